@@ -1,0 +1,156 @@
+import { parseArgs, type ParseArgsConfig } from "node:util";
+import { tool, type ToolContext, type ToolDefinition } from "@opencode-ai/plugin";
+import { parseArgsStringToArgv } from "string-argv";
+import { OttoError, formatError, type Runtime } from "../core/index.ts";
+
+export type OptionSpec = NonNullable<ParseArgsConfig["options"]>;
+export type Values = Record<string, string | boolean | string[] | undefined>;
+
+export interface VerbInput {
+  values: Values;
+  positionals: string[];
+}
+
+export interface CommandContext {
+  runtime: Runtime;
+  tool: ToolContext;
+  /** Shows progress in the tool's title (TUI) while the verb runs. */
+  progress(title: string): void;
+}
+
+export type CommandResult = string | { title?: string; output: string; metadata?: Record<string, unknown> };
+
+export interface Verb {
+  /** Words that select this verb, e.g. ["task", "generate"]. */
+  path: string[];
+  /** Arguments after the verb words, e.g. "[--spec <slug>] <prompt>". */
+  args?: string;
+  summary: string;
+  options?: OptionSpec;
+  /** How many positionals the verb takes after its words. */
+  positionals?: { min?: number; max?: number };
+  run(input: VerbInput, ctx: CommandContext): Promise<CommandResult>;
+}
+
+export interface CommandSpec {
+  /** The slash command name without the leading slash, e.g. "otto-config". */
+  name: string;
+  summary: string;
+  verbs: Verb[];
+}
+
+export function toolName(command: string): string {
+  return command.replace(/-/g, "_");
+}
+
+/** Splits the raw $ARGUMENTS text into argv, honouring quotes. */
+export function splitArgs(raw: string): string[] {
+  return parseArgsStringToArgv(raw.trim());
+}
+
+function verbUsage(command: string, verb: Verb): string {
+  return `/${command} ${[...verb.path, verb.args ?? ""].join(" ").trim()}`;
+}
+
+export function usage(spec: CommandSpec): string {
+  const lines = spec.verbs.map((v) => `  ${verbUsage(spec.name, v).padEnd(48)} ${v.summary}`);
+  return [`/${spec.name}: ${spec.summary}`, "", "Usage:", ...lines, "", `Add --help after a verb for its options.`].join(
+    "\n",
+  );
+}
+
+function verbHelp(spec: CommandSpec, verb: Verb): string {
+  const options = Object.entries(verb.options ?? {}).map(([name, o]) => {
+    const short = o.short ? `-${o.short}, ` : "";
+    return `  ${short}--${name}${o.type === "string" ? " <value>" : ""}${o.multiple ? " (repeatable)" : ""}`;
+  });
+  return [`Usage: ${verbUsage(spec.name, verb)}`, "", verb.summary, ...(options.length ? ["", "Options:", ...options] : [])].join(
+    "\n",
+  );
+}
+
+/** Picks the verb whose words match the longest prefix of argv. */
+export function matchVerb(spec: CommandSpec, argv: string[]): { verb: Verb; rest: string[] } | undefined {
+  let best: { verb: Verb; rest: string[] } | undefined;
+  for (const verb of spec.verbs) {
+    const n = verb.path.length;
+    if (verb.path.every((word, i) => argv[i] === word) && (!best || n > best.verb.path.length)) {
+      best = { verb, rest: argv.slice(n) };
+    }
+  }
+  return best;
+}
+
+/** Parses argv for one verb; usage problems become OttoErrors that quote the usage line. */
+export function parseVerbArgs(spec: CommandSpec, verb: Verb, rest: string[]): VerbInput {
+  let parsed: { values: Values; positionals: string[] };
+  try {
+    parsed = parseArgs({ args: rest, options: verb.options ?? {}, allowPositionals: true, strict: true }) as {
+      values: Values;
+      positionals: string[];
+    };
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    throw new OttoError("usage", message, `Usage: ${verbUsage(spec.name, verb)}`);
+  }
+  const { min = 0, max = 0 } = verb.positionals ?? {};
+  const count = parsed.positionals.length;
+  if (count < min) {
+    throw new OttoError("usage", `Missing argument for '${verb.path.join(" ")}'.`, `Usage: ${verbUsage(spec.name, verb)}`);
+  }
+  if (count > max) {
+    const extra = parsed.positionals.slice(max).join(" ");
+    throw new OttoError("usage", `Unexpected argument '${extra}' for '${verb.path.join(" ")}'.`, `Usage: ${verbUsage(spec.name, verb)}`);
+  }
+  return parsed;
+}
+
+function normalise(result: CommandResult): { title?: string; output: string; metadata?: Record<string, unknown> } {
+  return typeof result === "string" ? { output: result } : result;
+}
+
+/**
+ * One tool per slash command. The command template only passes $ARGUMENTS through, so even a weak
+ * model dispatches correctly: all parsing and help happens here, in code.
+ */
+export function defineCommand(spec: CommandSpec, runtime: Runtime): ToolDefinition {
+  const verbs = spec.verbs.map((v) => v.path.join(" ")).join(", ");
+  return tool({
+    description: `Runs the /${spec.name} command (${spec.summary}). Pass the user's command arguments unchanged in \`args\` (verbs: ${verbs}).`,
+    args: {
+      args: tool.schema.string().describe(`The raw arguments of /${spec.name}, exactly as the user typed them (may be empty).`),
+    },
+    async execute({ args }, toolCtx) {
+      const ctx: CommandContext = {
+        runtime,
+        tool: toolCtx,
+        progress: (title) => toolCtx.metadata({ title }),
+      };
+      let argv: string[];
+      try {
+        argv = splitArgs(args ?? "");
+      } catch {
+        return `Error: could not split the arguments (unbalanced quotes?): ${args}\n\n${usage(spec)}`;
+      }
+      if (argv.length === 0 || argv[0] === "help" || argv[0] === "--help" || argv[0] === "-h") {
+        return usage(spec);
+      }
+      const match = matchVerb(spec, argv);
+      if (!match) {
+        return `Error: unknown verb '${argv[0]}' for /${spec.name}.\n\n${usage(spec)}`;
+      }
+      if (match.rest.includes("--help") || match.rest.includes("-h")) return verbHelp(spec, match.verb);
+      try {
+        const input = parseVerbArgs(spec, match.verb, match.rest);
+        const result = normalise(await match.verb.run(input, ctx));
+        if (result.title) toolCtx.metadata({ title: result.title, metadata: result.metadata });
+        return result.output;
+      } catch (error) {
+        runtime.log.log("warn", `/${spec.name} ${match.verb.path.join(" ")} failed`, {
+          error: error instanceof Error ? error.message : String(error),
+        });
+        return formatError(error);
+      }
+    },
+  });
+}

@@ -1,0 +1,10 @@
+import type { ToolDefinition } from "@opencode-ai/plugin";
+import type { Runtime } from "../core/index.ts";
+import { configCommand } from "./config.ts";
+
+/** Every tool otto registers. Slash command tools are named after their command (otto-config → otto_config). */
+export function buildTools(runtime: Runtime): Record<string, ToolDefinition> {
+  return {
+    otto_config: configCommand(runtime),
+  };
+}
