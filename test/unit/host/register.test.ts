@@ -1,0 +1,66 @@
+import { describe, expect, it } from "vitest";
+import type { Config } from "@opencode-ai/plugin";
+import { loadAgents, loadCommands, mergeUnder, registerOtto, withOttoPermissions } from "../../../src/host/register.ts";
+
+describe("assets", () => {
+  it("loads the role agents with their permissions", () => {
+    const agents = loadAgents();
+    expect(Object.keys(agents).sort()).toEqual(["otto", "otto-executor", "otto-reviewer"]);
+    expect(agents.otto?.mode).toBe("primary");
+    expect(agents["otto-reviewer"]).toMatchObject({ mode: "subagent", permission: { edit: "deny" } });
+    const bash = (agents["otto-executor"]?.permission as { bash: Record<string, string> }).bash;
+    expect(bash["git push --force*"]).toBe("deny");
+    expect(bash["git push -f*"]).toBe("deny");
+    expect(String(agents.otto?.prompt)).toContain("You are Otto");
+  });
+
+  it("loads every command with a template that passes $ARGUMENTS to its tool", () => {
+    const commands = loadCommands();
+    expect(Object.keys(commands)).toContain("otto-config");
+    for (const [name, command] of Object.entries(commands)) {
+      expect(command.template).toContain("$ARGUMENTS");
+      expect(command.template).toContain(`\`${name.replace(/-/g, "_")}\``);
+      expect(command.agent).toBe("otto");
+    }
+  });
+});
+
+describe("registerOtto", () => {
+  it("merges under the user's config: the user's keys win", () => {
+    const config = {
+      agent: { otto: { model: "mine/model", permission: { bash: "ask" } }, build: { model: "x/y" } },
+      command: { "otto-config": { description: "my own" }, other: { template: "t" } },
+    } as unknown as Config;
+    registerOtto(config);
+    const agent = config.agent as Record<string, Record<string, unknown>>;
+    expect(agent.otto?.model).toBe("mine/model");
+    expect(agent.otto?.mode).toBe("primary");
+    expect(agent.otto?.permission).toEqual({ "otto_*": "allow", bash: "ask" });
+    expect(agent.build).toEqual({ model: "x/y" });
+    const command = config.command as Record<string, Record<string, unknown>>;
+    expect(command["otto-config"]?.description).toBe("my own");
+    expect(command["otto-config"]?.template).toContain("otto_config");
+    expect(command.other).toEqual({ template: "t" });
+  });
+
+  it("denies otto tools and subagents globally, appended after the user's rules", () => {
+    expect(withOttoPermissions(undefined)).toEqual({ "otto_*": "deny", task: { "otto-*": "deny" } });
+    const fromString = withOttoPermissions("allow");
+    expect(Object.entries(fromString)).toEqual([
+      ["*", "allow"],
+      ["otto_*", "deny"],
+      ["task", { "otto-*": "deny" }],
+    ]);
+    expect(withOttoPermissions({ task: "allow" }).task).toEqual({ "*": "allow", "otto-*": "deny" });
+  });
+
+  it("lets the user opt in to otto tools or subagents", () => {
+    const out = withOttoPermissions({ "otto_*": "allow", task: { "otto-*": "allow" } });
+    expect(out["otto_*"]).toBe("allow");
+    expect(out.task).toEqual({ "otto-*": "allow" });
+  });
+
+  it("mergeUnder replaces arrays and merges objects", () => {
+    expect(mergeUnder({ a: { b: 1, c: [1, 2] } }, { a: { c: [3] } })).toEqual({ a: { b: 1, c: [3] } });
+  });
+});

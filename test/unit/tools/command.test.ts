@@ -1,0 +1,117 @@
+import { describe, expect, it } from "vitest";
+import type { ToolContext } from "@opencode-ai/plugin";
+import { EventBus, OttoError, silentLogger, type Runtime } from "../../../src/core/index.ts";
+import { defineCommand, matchVerb, splitArgs, type CommandSpec } from "../../../src/tools/command.ts";
+
+const calls: unknown[] = [];
+const spec: CommandSpec = {
+  name: "otto-demo",
+  summary: "demo command",
+  verbs: [
+    {
+      path: ["task"],
+      args: "<what>",
+      summary: "one task",
+      positionals: { min: 1, max: 1 },
+      run: async ({ positionals }) => {
+        calls.push(["task", positionals]);
+        return `task ${positionals[0]}`;
+      },
+    },
+    {
+      path: ["task", "generate"],
+      args: "[--spec <slug>]",
+      summary: "generate tasks",
+      options: { spec: { type: "string" } },
+      run: async ({ values }) => {
+        calls.push(["generate", values]);
+        return { title: "generated", output: `spec=${String(values.spec)}` };
+      },
+    },
+    {
+      path: ["fail"],
+      summary: "always fails",
+      run: () => Promise.reject(new OttoError("boom", "It broke.", "Run /otto-demo task x")),
+    },
+  ],
+};
+
+const runtime = {
+  client: {} as Runtime["client"],
+  directory: "/tmp",
+  worktree: "/tmp",
+  events: new EventBus(),
+  log: silentLogger,
+  env: {},
+  once: new Set<string>(),
+} satisfies Runtime;
+
+const titles: string[] = [];
+const toolCtx = {
+  sessionID: "s",
+  messageID: "m",
+  agent: "otto",
+  directory: "/tmp",
+  worktree: "/tmp",
+  abort: new AbortController().signal,
+  metadata: (input: { title?: string }) => {
+    if (input.title) titles.push(input.title);
+  },
+  ask: () => Promise.resolve(),
+} satisfies ToolContext;
+
+const tool = defineCommand(spec, runtime);
+const run = (args: string) => tool.execute({ args }, toolCtx);
+
+describe("splitArgs", () => {
+  it("honours quotes", () => {
+    expect(splitArgs(`add "rate limit the API" --spec 'a b'`)).toEqual(["add", "rate limit the API", "--spec", "a b"]);
+    expect(splitArgs("   ")).toEqual([]);
+  });
+});
+
+describe("matchVerb", () => {
+  it("prefers the longest verb path", () => {
+    expect(matchVerb(spec, ["task", "generate"])?.verb.path).toEqual(["task", "generate"]);
+    expect(matchVerb(spec, ["task", "x"])?.verb.path).toEqual(["task"]);
+    expect(matchVerb(spec, ["nope"])).toBeUndefined();
+  });
+});
+
+describe("defineCommand", () => {
+  it("prints usage for empty args and help, touching nothing", async () => {
+    calls.length = 0;
+    for (const args of ["", "help", "--help"]) {
+      const out = await run(args);
+      expect(out).toContain("/otto-demo task generate [--spec <slug>]");
+    }
+    expect(calls).toEqual([]);
+  });
+
+  it("dispatches to the verb with parsed options", async () => {
+    calls.length = 0;
+    expect(await run("task generate --spec rate")).toBe("spec=rate");
+    expect(titles).toContain("generated");
+    expect(await run(`task "hello world"`)).toBe("task hello world");
+    expect(calls).toHaveLength(2);
+  });
+
+  it("answers verb --help without running it", async () => {
+    calls.length = 0;
+    const out = await run("task generate --help");
+    expect(out).toContain("Usage: /otto-demo task generate");
+    expect(out).toContain("--spec <value>");
+    expect(calls).toEqual([]);
+  });
+
+  it("reports usage errors with the usage line", async () => {
+    expect(await run("task generate --bogus")).toMatch(/Error: .*bogus[\s\S]*Next step: Usage: \/otto-demo task generate/);
+    expect(await run("task")).toMatch(/Missing argument/);
+    expect(await run("task a b")).toMatch(/Unexpected argument 'b'/);
+    expect(await run("frobnicate")).toMatch(/unknown verb 'frobnicate'[\s\S]*Usage:/);
+  });
+
+  it("turns OttoError into an error with a next step", async () => {
+    expect(await run("fail")).toBe("Error: It broke.\nNext step: Run /otto-demo task x");
+  });
+});
