@@ -1,0 +1,146 @@
+import type { PromptName } from "./names.ts";
+
+/** A value a template can use: text, a number, a flag, or lists/records of these (for `{{list x}}`, `{{#each}}`). */
+export type PromptValue = string | number | boolean | readonly PromptValue[] | { readonly [key: string]: PromptValue };
+
+interface Contract {
+  /** Must be passed on every render (may be an empty string where the prompt says so). */
+  readonly variables: readonly string[];
+  /** May be omitted; the template only uses them inside `{{#if name}}`. */
+  readonly optional: readonly string[];
+}
+
+/**
+ * The variables each prompt takes, for the type checker. The prompt files' frontmatter says the
+ * same thing for people editing them, and is what renderPrompt checks at run time; a unit test
+ * keeps the two identical.
+ */
+export const PROMPT_CONTRACTS = {
+  requirements: {
+    variables: ["request"],
+    optional: ["requirements_md", "questions_md", "existing_artifacts", "codebase_summary"],
+  },
+  research: {
+    variables: ["requirements_md"],
+    optional: ["existing_research_md", "design_md", "tasks_md", "questions_md", "codebase_summary"],
+  },
+  design: {
+    variables: ["requirements_md", "research_md"],
+    optional: ["existing_design_md", "tasks_md", "questions_md", "codebase_summary"],
+  },
+  tasks: {
+    variables: ["requirements_md", "research_md", "design_md"],
+    optional: ["existing_tasks_md", "task_request", "questions_md", "codebase_summary"],
+  },
+  review: {
+    variables: ["artifact_name", "artifact", "context"],
+    optional: ["questions_md", "previous_review"],
+  },
+  "task-briefing": {
+    variables: [
+      "task_id",
+      "task_title",
+      "task_description",
+      "task_files",
+      "task_depends_on",
+      "tasks_md",
+      "requirements_md",
+      "research_md",
+      "design_md",
+    ],
+    optional: ["questions_md", "phase_summaries", "codebase_summary", "spec_dir"],
+  },
+  "phase-review": {
+    variables: ["phase_number", "tasks_md", "requirements_md", "design_md"],
+    optional: ["research_md", "execution_summaries", "questions_md", "codebase_summary"],
+  },
+  "external-assumptions": {
+    variables: ["phase_number"],
+    optional: ["requirements_md", "research_md", "design_md", "tasks_md", "check_commands", "codebase_summary"],
+  },
+  "domain-hardening": {
+    variables: ["phase_number"],
+    optional: ["requirements_md", "design_md", "tasks_md", "check_commands", "codebase_summary"],
+  },
+  "documentation-alignment": {
+    variables: ["requirements_md", "design_md"],
+    optional: ["tasks_md", "base_ref", "critique", "codebase_summary"],
+  },
+  "question-harvest": {
+    variables: ["execution_logs"],
+    optional: ["phase_number", "questions_md", "requirements_md", "design_md"],
+  },
+  "question-resolve": {
+    variables: ["question"],
+    optional: [
+      "question_context",
+      "requirements_md",
+      "research_md",
+      "design_md",
+      "tasks_md",
+      "questions_md",
+      "codebase_summary",
+    ],
+  },
+  "pr-review": {
+    variables: ["pr_title", "pr_description", "target_branch"],
+    optional: ["pr_url", "existing_comments", "codebase_summary"],
+  },
+  "pr-comment-respond": {
+    variables: [
+      "pr_title",
+      "pr_description",
+      "comment_author",
+      "comment_body",
+      "comment_file",
+      "comment_line",
+      "comment_thread",
+      "code_context",
+    ],
+    optional: ["target_branch", "check_commands", "codebase_summary"],
+  },
+  refine: {
+    variables: ["artifact_name", "artifact", "critique", "context"],
+    optional: ["questions_md"],
+  },
+  "json-retry": {
+    variables: ["validation_error", "expected_shape"],
+    optional: [],
+  },
+  "phase-fix": {
+    variables: ["phase_number", "review_report"],
+    optional: ["requirements_md", "design_md", "tasks_md", "check_commands", "codebase_summary"],
+  },
+  "question-validate": {
+    variables: ["question", "proposed_answer"],
+    optional: [
+      "evidence",
+      "question_context",
+      "requirements_md",
+      "research_md",
+      "design_md",
+      "questions_md",
+      "codebase_summary",
+    ],
+  },
+  "pr-failure-analysis": {
+    variables: ["pr_title", "failed_checks", "log_files"],
+    optional: ["pr_description", "target_branch"],
+  },
+  "pr-fix": {
+    variables: ["pr_title", "failure_summary"],
+    optional: ["pr_description", "target_branch", "previous_attempts", "check_commands", "codebase_summary"],
+  },
+} as const satisfies Record<PromptName, Contract>;
+
+type ContractOf<N extends PromptName> = (typeof PROMPT_CONTRACTS)[N];
+
+/**
+ * The variables one prompt takes: required names as required keys, optional names as optional
+ * keys (`undefined` counts as omitted). Distributes over a union of names.
+ */
+export type PromptVars<N extends PromptName> = N extends PromptName
+  ? { [K in ContractOf<N>["variables"][number]]: PromptValue } & {
+      [K in ContractOf<N>["optional"][number]]?: PromptValue | undefined;
+    }
+  : never;

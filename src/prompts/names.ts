@@ -1,0 +1,34 @@
+/**
+ * Every prompt otto ships, one `prompts/<name>.md` file each. The 14 named in the design
+ * document come first; the rest support them (see docs/prompts.md for who uses which).
+ */
+export const PROMPT_NAMES = [
+  "requirements",
+  "research",
+  "design",
+  "tasks",
+  "review",
+  "task-briefing",
+  "phase-review",
+  "external-assumptions",
+  "domain-hardening",
+  "documentation-alignment",
+  "question-harvest",
+  "question-resolve",
+  "pr-review",
+  "pr-comment-respond",
+  // Support prompts: the third pass of multi-model review, the JSON repair turn, the second
+  // halves of the phase gate and of question auto-resolution, and the two-phase PR fix.
+  "refine",
+  "json-retry",
+  "phase-fix",
+  "question-validate",
+  "pr-failure-analysis",
+  "pr-fix",
+] as const;
+
+export type PromptName = (typeof PROMPT_NAMES)[number];
+
+export function isPromptName(value: string): value is PromptName {
+  return (PROMPT_NAMES as readonly string[]).includes(value);
+}
