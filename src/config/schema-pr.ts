@@ -1,0 +1,71 @@
+import { z } from "zod";
+import { Commands, Count, HttpUrl, NonEmpty } from "./fields.ts";
+
+const GithubProvider = z
+  .strictObject({
+    token: z.string().optional().describe("GitHub token. Prefer the GITHUB_TOKEN environment variable, which wins over this key."),
+    api_url: HttpUrl.default("https://api.github.com").describe(
+      "GitHub REST API base URL. For GitHub Enterprise Server use https://<host>/api/v3.",
+    ),
+    hosts: z
+      .array(NonEmpty)
+      .default([])
+      .describe("Extra web hosts whose PR URLs belong to this provider (GitHub Enterprise), e.g. [\"github.example.com\"]."),
+  });
+
+const AdoProvider = z
+  .strictObject({
+    organization: NonEmpty.optional().describe("Azure DevOps organization, e.g. myorg in https://dev.azure.com/myorg."),
+    project: NonEmpty.optional().describe("Azure DevOps project used when a PR is added by number."),
+    pat: z.string().optional().describe("Azure DevOps personal access token. Prefer the OTTO_ADO_PAT environment variable, which wins over this key."),
+    base_url: HttpUrl.default("https://dev.azure.com").describe("Azure DevOps base URL (for on-premises servers or the legacy visualstudio.com hosts)."),
+    auto_complete: z.boolean().default(true).describe("Set auto-complete on PRs otto creates or tracks."),
+    merlinbot: z.boolean().default(true).describe("Address MerlinBot comments automatically while watching a PR."),
+    create_work_item: z.boolean().default(true).describe("Create a work item for a PR through the PR comment convention."),
+  });
+
+export const PrConfig = z
+  .strictObject({
+    default_provider: z
+      .enum(["github", "ado"])
+      .optional()
+      .describe("Provider used when a PR is added by number instead of URL. Unset: pass --provider."),
+    max_fix_attempts: Count(0).default(5).describe("How many times otto tries to fix a failing PR pipeline before giving up."),
+    verify: Commands.default([]).describe("Commands that must pass before otto pushes a fix, e.g. [\"npm test\"]. Empty: push without local checks."),
+    providers: z
+      .strictObject({
+        github: GithubProvider.prefault({}).describe("GitHub pull request backend."),
+        ado: AdoProvider.prefault({}).describe("Azure DevOps pull request backend."),
+      })
+      .prefault({})
+      .describe("Settings for each pull request backend."),
+  });
+
+const Repo = z
+  .strictObject({
+    name: NonEmpty.describe("Short name used by --repo, e.g. my-service."),
+    primary_dir: NonEmpty.describe("The main clone. A leading ~/ means your home directory."),
+    worktree_dir: NonEmpty.optional().describe("Where worktrees are created (worktree strategy). A leading ~/ means your home directory."),
+    git_strategy: z
+      .enum(["worktree", "branch", "hands-off"])
+      .default("worktree")
+      .describe("worktree: one git worktree per task; branch: branches in primary_dir; hands-off: otto never creates or switches branches."),
+    branch_template: NonEmpty.optional().describe("Branch name for a new worktree or branch; {{name}} is the name given, e.g. users/me/{{name}}."),
+    branch_patterns: z
+      .array(NonEmpty)
+      .default([])
+      .describe("Glob patterns of branches that belong to otto-managed work, e.g. [\"feature/*\", \"users/me/*\"]."),
+  })
+  .describe("A repository otto manages.");
+
+export const ReposConfig = z
+  .array(Repo)
+  .superRefine((repos, ctx) => {
+    const seen = new Set<string>();
+    repos.forEach((repo, index) => {
+      if (seen.has(repo.name)) {
+        ctx.addIssue({ code: "custom", path: [index, "name"], input: repo.name, message: `a name not used by another repo ('${repo.name}' appears twice)` });
+      }
+      seen.add(repo.name);
+    });
+  });

@@ -1,0 +1,81 @@
+import { z } from "zod";
+import { Count, Duration, HttpUrl, HttpsUrl, ModelRef, NonEmpty, PermissionAction, Commands } from "./fields.ts";
+import { PrConfig, ReposConfig } from "./schema-pr.ts";
+
+const Models = z
+  .strictObject({
+    primary: ModelRef.optional().describe("Main workhorse model (provider/model). Unset: the model of the session that runs the command."),
+    secondary: ModelRef.optional().describe("Critical reviewer model (provider/model). Unset: the model of the session that runs the command."),
+    reviewers: z
+      .array(ModelRef)
+      .min(1)
+      .max(5)
+      .optional()
+      .describe("1 to 5 models that review artifacts and PRs in parallel. Unset: the secondary model."),
+    fix: ModelRef.optional().describe("Model that fixes failing pipelines and review findings. Unset: the primary model."),
+  });
+
+const Opencode = z
+  .strictObject({
+    url: HttpUrl.default("http://localhost:4096").describe("OpenCode server URL used by the otto server (the plugin talks to its own host)."),
+    auto_start: z.boolean().default(true).describe("Start `opencode serve` when nothing answers at url."),
+    username: NonEmpty.default("opencode").describe("Basic auth username of the OpenCode server. OPENCODE_SERVER_USERNAME wins over this key."),
+    password: z.string().optional().describe("Basic auth password of the OpenCode server. Prefer OPENCODE_SERVER_PASSWORD, which wins over this key."),
+    permissions: z
+      .union([PermissionAction, z.record(NonEmpty, PermissionAction)], {
+        message: "allow, ask or deny, or an object mapping tool names to allow/ask/deny",
+      })
+      .default("allow")
+      .describe("Permission for tool calls in otto's sessions: one action for all tools, or per tool (e.g. {\"bash\": \"ask\"})."),
+  });
+
+const Server = z
+  .strictObject({
+    poll_interval: Duration.default("2m").describe("How often the otto server polls tracked PRs, e.g. 2m."),
+    port: Count(1).max(65535).default(4097).describe("Port of the otto server's local HTTP API."),
+    log_dir: NonEmpty.optional().describe("Directory for otto server logs. Default: $XDG_DATA_HOME/otto/logs (~/.local/share/otto/logs)."),
+  });
+
+const Spec = z
+  .strictObject({
+    max_parallel_tasks: Count(1).default(4).describe("How many tasks of one phase run at the same time."),
+    task_timeout: Duration.default("30m").describe("Time limit of one task attempt, e.g. 30m."),
+    max_task_retries: Count(0).default(15).describe("Retries of a failed task before the run stops."),
+    task_briefing: z.boolean().default(true).describe("Distil the spec into a brief for each task before it runs."),
+    verify: Commands.default([]).describe("Commands run after each phase, e.g. [\"npm run lint\", \"npm test\"]. Empty: no checks."),
+    max_verify_fixes: Count(0).default(2).describe("Fix attempts when a verify command fails after a phase."),
+  });
+
+const Notifications = z
+  .strictObject({
+    webhook_url: HttpsUrl.optional().describe("Webhook (Power Automate / Teams workflow) that receives a JSON message when a PR goes green, otto gives up, or a spec run ends."),
+    command: NonEmpty.optional().describe("Shell command run for the same events; the message is passed in OTTO_MESSAGE."),
+  });
+
+/**
+ * One otto.jsonc file as written: every key optional, unknown keys rejected. Parsing the merged
+ * files with it fills the defaults: `z.input` is the file, `z.output` the resolved config.
+ * Sections use `prefault({})` so their own defaults apply when the section is absent.
+ */
+export const ConfigFile = z
+  .strictObject({
+    $schema: z.string().optional().describe("JSON Schema for editor completion, e.g. the path of otto.schema.json."),
+    models: Models.prefault({}).describe("Models in OpenCode provider/model form."),
+    opencode: Opencode.prefault({}).describe("How otto reaches OpenCode."),
+    pr: PrConfig.prefault({}).describe("Pull request lifecycle: tracking, fixing pipeline failures, responding to reviewers."),
+    repos: ReposConfig.default([]).describe("Repositories otto manages. An array: the repo file's list replaces the user file's list."),
+    server: Server.prefault({}).describe("The long-running otto server (PR monitoring)."),
+    spec: Spec.prefault({}).describe("The spec pipeline and task execution."),
+    notifications: Notifications.prefault({}).describe("Where otto reports events that need attention."),
+  })
+  .describe("otto configuration (~/.config/otto/otto.jsonc, <repo>/.otto/otto.jsonc).");
+
+/** A config file as written (all keys optional). */
+export type ConfigFile = z.input<typeof ConfigFile>;
+
+type Parsed = z.output<typeof ConfigFile>;
+
+/** The resolved config: files merged, env applied, defaults filled, `~/` expanded. */
+export type Config = Omit<Parsed, "$schema" | "server"> & { server: Parsed["server"] & { log_dir: string } };
+
+export type Repo = Config["repos"][number];

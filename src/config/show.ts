@@ -1,0 +1,64 @@
+import { redact } from "../core/index.ts";
+import { formatKeyPath, isPlainObject } from "./keypath.ts";
+import type { LoadedConfig } from "./load.ts";
+import { maskSecrets } from "./secrets.ts";
+
+/** "user (/home/me/.config/otto/otto.jsonc)" → "user": the files are listed once above the config. */
+function shortSource(source: string | undefined): string {
+  return (source ?? "default").replace(/^(user|repo) \(.*\)$/, "$1");
+}
+
+function renderObject(value: Record<string, unknown>, path: string[], indent: string, sources: Record<string, string>, out: string[]): void {
+  const entries = Object.entries(value).filter(([, v]) => v !== undefined);
+  entries.forEach(([key, child], i) => {
+    const comma = i < entries.length - 1 ? "," : "";
+    const childPath = [...path, key];
+    const head = `${indent}  ${JSON.stringify(key)}: `;
+    if (isPlainObject(child) && Object.keys(child).length > 0) {
+      out.push(`${head}{`);
+      renderObject(child, childPath, `${indent}  `, sources, out);
+      out.push(`${indent}  }${comma}`);
+      return;
+    }
+    const comment = isPlainObject(child) ? "nothing set" : shortSource(sources[formatKeyPath(childPath)]);
+    const multiline = Array.isArray(child) && child.some((item) => typeof item === "object" && item !== null);
+    if (!multiline) {
+      const inline = JSON.stringify(child).replace(/","/g, '", "');
+      out.push(`${head}${inline}${comma}  // ${comment}`);
+      return;
+    }
+    const lines = JSON.stringify(child, null, 2).split("\n");
+    out.push(`${head}${lines[0] ?? "["}  // ${comment}`);
+    for (const line of lines.slice(1, -1)) out.push(`${indent}  ${line}`);
+    out.push(`${indent}  ${lines[lines.length - 1] ?? "]"}${comma}`);
+  });
+}
+
+function fileLine(scope: string, file: string | undefined, found: boolean): string {
+  if (!file) return `- ${scope}: (not inside a git repository)`;
+  return `- ${scope}: ${file}${found ? "" : " (not found)"}`;
+}
+
+/** The resolved config as commented JSONC inside markdown, secrets masked, each key's source as a comment. */
+export function renderConfigJsonc(loaded: LoadedConfig): string {
+  const lines: string[] = [];
+  renderObject(maskSecrets(loaded.config), [], "", loaded.sources, lines);
+  const text = [
+    "Config files (repo wins over user, environment variables win over both):",
+    fileLine("user", loaded.files.user, loaded.found.user),
+    fileLine("repo", loaded.files.repo, loaded.found.repo),
+    "",
+    "```jsonc",
+    "{",
+    ...lines,
+    "}",
+    "```",
+  ].join("\n");
+  return redact(text, loaded.secrets);
+}
+
+/** The resolved config as JSON (secrets masked) with its sources and files. */
+export function renderConfigJson(loaded: LoadedConfig): string {
+  const { config, sources, files, found } = loaded;
+  return redact(JSON.stringify({ files, found, config: maskSecrets(config), sources }, null, 2), loaded.secrets);
+}

@@ -1,0 +1,105 @@
+import type { ToolDefinition } from "@opencode-ai/plugin";
+import { maskSecret, isOttoError, type Runtime } from "../core/index.ts";
+import {
+  ENV_OVERRIDES,
+  formatProblems,
+  isSecretKey,
+  loadConfig,
+  locateConfigFiles,
+  parseKeyPath,
+  renderConfigJson,
+  renderConfigJsonc,
+  setConfigValue,
+  validateConfig,
+  type SetResult,
+} from "../config/index.ts";
+import { defineCommand, type Verb } from "./command.ts";
+
+function showValue(key: string, value: unknown): string {
+  if (value === undefined) return "(unset)";
+  if (isSecretKey(parseKeyPath(key))) return maskSecret(typeof value === "string" ? value : JSON.stringify(value));
+  return JSON.stringify(value);
+}
+
+const show: Verb = {
+  path: ["show"],
+  args: "[--json]",
+  summary: "Show the merged config with the source of every key (secrets masked)",
+  options: { json: { type: "boolean" } },
+  async run({ values }, { runtime }) {
+    const loaded = await loadConfig({ directory: runtime.directory, env: runtime.env });
+    return values.json === true ? renderConfigJson(loaded) : renderConfigJsonc(loaded);
+  },
+};
+
+/** Notes on what still wins over the file just written: an env variable, or the repo file. */
+async function overrideNotes(runtime: Runtime, result: SetResult): Promise<string[]> {
+  const env = ENV_OVERRIDES.find((o) => o.key === result.key && runtime.env[o.name]);
+  if (env) return [`Note: ${env.name} is set in the environment and wins over this file.`];
+  try {
+    const loaded = await loadConfig({ directory: runtime.directory, env: runtime.env });
+    const source = loaded.sources[result.key];
+    if (source?.startsWith("repo (") && result.file !== loaded.files.repo) {
+      return [`Note: the repo config (${loaded.files.repo}) also sets ${result.key} and wins over this file.`];
+    }
+    return [];
+  } catch (error) {
+    if (!isOttoError(error)) throw error;
+    return ["Note: the config has other problems; run /otto-config validate."];
+  }
+}
+
+const set: Verb = {
+  path: ["set"],
+  args: "<key> <value> [--user]",
+  summary: "Set one key in the repo config (or the user config with --user); JSON values in single quotes",
+  options: { user: { type: "boolean" } },
+  positionals: { min: 2, max: 100 },
+  async run({ values, positionals }, { runtime }) {
+    const [key = "", ...words] = positionals;
+    const files = await locateConfigFiles({ directory: runtime.directory, env: runtime.env });
+    // Outside a repository there is no repo file to write, so the user file is the target.
+    const scope = values.user === true || files.repo === undefined ? "user" : "repo";
+    const file = scope === "repo" && files.repo ? files.repo : files.user;
+    const result = await setConfigValue(file, key, words.join(" "), { scope });
+    const lines = result.changed
+      ? [`Set ${result.key} in the ${scope} config ${result.file}${result.created ? " (created the file)" : ""}:`]
+      : [`${result.key} already had this value in the ${scope} config ${result.file}; nothing changed.`];
+    if (result.changed) lines.push(`  before: ${showValue(result.key, result.previous)}`, `  after:  ${showValue(result.key, result.value)}`);
+    if (values.user !== true && files.repo === undefined) lines.push("Not inside a git repository, so the user config was changed.");
+    lines.push(...(await overrideNotes(runtime, result)));
+    return { title: `otto config: set ${result.key}`, output: lines.join("\n") };
+  },
+};
+
+const validate: Verb = {
+  path: ["validate"],
+  summary: "Check the user and repo config files; lists every problem with file:line:column",
+  async run(_input, { runtime }) {
+    const report = await validateConfig({ directory: runtime.directory, env: runtime.env });
+    const files = [
+      `  user: ${report.files.user}${report.found.user ? "" : " (not found)"}`,
+      `  repo: ${report.files.repo ?? "(not inside a git repository)"}${report.files.repo && !report.found.repo ? " (not found)" : ""}`,
+    ];
+    if (report.problems.length === 0) return ["OK", ...files].join("\n");
+    const count = report.problems.length === 1 ? "1 problem" : `${report.problems.length} problems`;
+    return [`Invalid otto config (${count}):`, formatProblems(report.problems), "", "Files:", ...files].join("\n");
+  },
+};
+
+const paths: Verb = {
+  path: ["path"],
+  summary: "Print the paths of the user and repo config files",
+  async run(_input, { runtime }) {
+    const files = await locateConfigFiles({ directory: runtime.directory, env: runtime.env });
+    return [`user: ${files.user}`, `repo: ${files.repo ?? "(not inside a git repository)"}`].join("\n");
+  },
+};
+
+/** /otto-config: show, set, validate and locate otto's configuration. */
+export function configCommand(runtime: Runtime): ToolDefinition {
+  return defineCommand(
+    { name: "otto-config", summary: "show, change and check otto's configuration", verbs: [show, set, validate, paths] },
+    runtime,
+  );
+}

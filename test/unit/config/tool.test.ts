@@ -1,0 +1,155 @@
+import fs from "node:fs/promises";
+import path from "node:path";
+import type { ToolContext } from "@opencode-ai/plugin";
+import { describe, expect, it } from "vitest";
+import type { Env } from "../../../src/core/index.ts";
+import { EventBus, silentLogger, type Runtime } from "../../../src/core/index.ts";
+import { configCommand } from "../../../src/tools/config.ts";
+import { sandbox, type Sandbox } from "./temp.ts";
+
+const GH_TOKEN = "ghp_0123456789abcdefghijABCDEFGHIJ0123";
+const ADO_PAT = "adopat-secret-value-42";
+
+function toolFor(directory: string, env: Env) {
+  const runtime: Runtime = {
+    client: {} as Runtime["client"],
+    directory,
+    worktree: directory,
+    events: new EventBus(),
+    log: silentLogger,
+    env,
+    once: new Set(),
+  };
+  const toolCtx = {
+    sessionID: "s",
+    messageID: "m",
+    agent: "otto",
+    directory,
+    worktree: directory,
+    abort: new AbortController().signal,
+    metadata: () => undefined,
+    ask: () => Promise.resolve(),
+  } satisfies ToolContext;
+  const tool = configCommand(runtime);
+  return (args: string) => tool.execute({ args }, toolCtx) as Promise<string>;
+}
+
+async function withSecrets(): Promise<Sandbox> {
+  const box = await sandbox();
+  await box.write(box.userFile, `{ "pr": { "providers": { "ado": { "pat": "${ADO_PAT}" } } }, "models": { "primary": "u/p" } }`);
+  await box.write(box.repoFile, `{ "spec": { "max_parallel_tasks": 8 } }`);
+  return box;
+}
+
+describe("/otto-config show", () => {
+  it("shows the merged config with sources, secrets masked", async () => {
+    const box = await withSecrets();
+    const out = await toolFor(box.repo, { ...box.env, GITHUB_TOKEN: GH_TOKEN })("show");
+    expect(out).toContain(`- user: ${box.userFile}`);
+    expect(out).toContain(`- repo: ${box.repoFile}`);
+    expect(out).toContain(`"max_parallel_tasks": 8,  // repo`);
+    expect(out).toContain(`"primary": "u/p"  // user`);
+    expect(out).toContain(`"task_timeout": "30m",  // default`);
+    expect(out).toMatch(/"token": "\[REDACTED\] \(\d+ chars\)".*\/\/ env \(GITHUB_TOKEN\)/);
+    expect(out).toMatch(/"pat": "\[REDACTED\] \(22 chars\)".*\/\/ user/);
+    expect(out).not.toContain(GH_TOKEN);
+    expect(out).not.toContain(ADO_PAT);
+  });
+
+  it("--json prints masked JSON with sources", async () => {
+    const box = await withSecrets();
+    const out = await toolFor(box.repo, box.env)("show --json");
+    const parsed = JSON.parse(out) as { config: { spec: { max_parallel_tasks: number } }; sources: Record<string, string> };
+    expect(parsed.config.spec.max_parallel_tasks).toBe(8);
+    expect(parsed.sources["spec.max_parallel_tasks"]).toBe(`repo (${box.repoFile})`);
+    expect(out).not.toContain(ADO_PAT);
+  });
+
+  it("turns an invalid config into an error naming file:line:col", async () => {
+    const box = await sandbox();
+    await box.write(box.repoFile, `{\n  "spec": { "max_parallel_tasks": true }\n}`);
+    const out = await toolFor(box.repo, box.env)("show");
+    expect(out).toMatch(/^Error: Invalid otto config \(1 problem\):/);
+    expect(out).toContain(`${box.repoFile}:2:35 spec.max_parallel_tasks: expected a number, found true (boolean)`);
+    expect(out).toContain("Next step: Fix each problem above, then run /otto-config validate.");
+  });
+});
+
+describe("/otto-config set", () => {
+  it("writes the repo file by default and says what changed where", async () => {
+    const box = await withSecrets();
+    const out = await toolFor(path.join(box.repo), box.env)("set spec.max_parallel_tasks 3");
+    expect(out).toBe(`Set spec.max_parallel_tasks in the repo config ${box.repoFile}:\n  before: 8\n  after:  3`);
+  });
+
+  it("--user writes the user file and notes that the repo file wins", async () => {
+    const box = await withSecrets();
+    const out = await toolFor(box.repo, box.env)("set spec.max_parallel_tasks 5 --user");
+    expect(out).toContain(`Set spec.max_parallel_tasks in the user config ${box.userFile}:`);
+    expect(out).toContain("  before: (unset)");
+    expect(out).toContain(`the repo config (${box.repoFile}) also sets spec.max_parallel_tasks and wins`);
+    expect(await box.read(box.userFile)).toContain('"max_parallel_tasks": 5');
+  });
+
+  it("masks secrets it sets and notes env overrides", async () => {
+    const box = await sandbox();
+    const out = await toolFor(box.repo, { ...box.env, GITHUB_TOKEN: GH_TOKEN })(`set pr.providers.github.token ghp_fromconfigfile123456 --user`);
+    expect(out).toContain("after:  [REDACTED] (24 chars)");
+    expect(out).toContain("GITHUB_TOKEN is set in the environment and wins over this file.");
+    expect(out).not.toContain("ghp_fromconfigfile123456");
+  });
+
+  it("joins words and takes quoted JSON", async () => {
+    const box = await sandbox();
+    const run = toolFor(box.repo, box.env);
+    await run(`set notifications.command notify-send otto done`);
+    await run(`set spec.verify '["npm test", "npm run lint"]'`);
+    const text = await box.read(box.repoFile);
+    expect(JSON.parse(text)).toEqual({ notifications: { command: "notify-send otto done" }, spec: { verify: ["npm test", "npm run lint"] } });
+  });
+
+  it("outside a git repository, writes the user file and says so", async () => {
+    const box = await sandbox();
+    const plain = path.join(box.root, "plain");
+    await fs.mkdir(plain);
+    const out = await toolFor(plain, box.env)("set spec.task_briefing false");
+    expect(out).toContain(`in the user config ${box.userFile}`);
+    expect(out).toContain("Not inside a git repository");
+  });
+
+  it("gives actionable errors for unknown keys, bad values and missing arguments", async () => {
+    const box = await sandbox();
+    const run = toolFor(box.repo, box.env);
+    expect(await run("set spec.max_paralel_tasks 3")).toContain("Did you mean 'spec.max_parallel_tasks'?");
+    const bad = await run("set server.port 99999");
+    expect(bad).toContain("Refused to set server.port");
+    expect(bad).toContain("expected a number at most 65535, found 99999 (number)");
+    expect(await run("set spec.task_timeout")).toContain("Usage: /otto-config set <key> <value> [--user]");
+    expect(await run("frobnicate")).toContain("unknown verb 'frobnicate'");
+    await expect(fs.stat(box.repoFile)).rejects.toMatchObject({ code: "ENOENT" });
+  });
+});
+
+describe("/otto-config validate and path", () => {
+  it("prints OK with the file paths", async () => {
+    const box = await withSecrets();
+    const out = await toolFor(box.repo, box.env)("validate");
+    expect(out).toBe(["OK", `  user: ${box.userFile}`, `  repo: ${box.repoFile}`].join("\n"));
+  });
+
+  it("lists every problem of both files", async () => {
+    const box = await sandbox();
+    await box.write(box.userFile, `{ "modles": {} }`);
+    await box.write(box.repoFile, `{\n  "spec": {\n    "max_parallel_tasks": -1\n  }\n}`);
+    const out = await toolFor(box.repo, box.env)("validate");
+    expect(out).toContain("Invalid otto config (2 problems):");
+    expect(out).toContain(`${box.userFile}:1:3 modles:`);
+    expect(out).toContain(`Did you mean "models"?`);
+    expect(out).toContain(`${box.repoFile}:3:27 spec.max_parallel_tasks: expected a number at least 1, found -1 (number)`);
+  });
+
+  it("path prints both files", async () => {
+    const box = await sandbox();
+    expect(await toolFor(box.repo, box.env)("path")).toBe(`user: ${box.userFile}\nrepo: ${box.repoFile}`);
+  });
+});
