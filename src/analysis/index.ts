@@ -1,0 +1,19 @@
+export { analyzeCodebase, DEFAULT_ANALYZE_OPTIONS } from "./analyze-codebase.ts";
+export { renderCodebaseSummary, MAX_RENDERED_LINES } from "./render-summary.ts";
+export { runGit } from "./run-git.ts";
+export type {
+  AnalyzeOptions,
+  Archetype,
+  ArchetypeKind,
+  ArchetypeMatch,
+  CodebaseSummary,
+  Conventions,
+  Dependency,
+  Ecosystem,
+  Finding,
+  GitResult,
+  GitRunner,
+  Layout,
+  Manifest,
+  ManifestKind,
+} from "./types.ts";
