@@ -1,0 +1,11 @@
+/** src/review: the multi-model review pipeline (see docs/sessions.md). */
+export {
+  reviewArtifact,
+  DEFAULT_REVIEW_AGENTS,
+  type ReviewAgents,
+  type ReviewOptions,
+  type ReviewPass,
+  type ReviewResult,
+} from "./pipeline.ts";
+export { Critique, Finding, Severity, isApproval, summarizeCritique, formatCritique } from "./critique.ts";
+export { changedSubstantially, lineChangeRatio, normaliseLines, SUBSTANTIAL_CHANGE } from "./changed.ts";

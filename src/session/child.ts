@@ -1,0 +1,149 @@
+import type { Part, TextPart } from "@opencode-ai/sdk";
+import type { z } from "zod";
+import { OttoError, redact, type Env } from "../core/index.ts";
+import { renderDialog, type DialogOptions } from "./dialog.ts";
+import { describeError, errorFromHttp, errorFromProvider } from "./errors.ts";
+import { promptJson, type JsonOptions, type JsonReply } from "./json.ts";
+import { formatModel, sameModel, type ModelRef } from "./model.ts";
+import { runTurn, type TurnDeps } from "./turn.ts";
+import type { PromptRenderer, TurnReply } from "./types.ts";
+
+export interface ChildOptions {
+  /** The invoking session (the tool's `ctx.sessionID`), so the TUI shows the child under it. */
+  parentID?: string;
+  directory: string;
+  /** Role agent: `otto-reviewer` (read-only), `otto-executor` (edits), … */
+  agent: string;
+  model: ModelRef;
+  title: string;
+  /** Limit for each prompt (one model turn), not for the whole session. */
+  timeoutMs: number;
+  /** Keep the session after close (ad-hoc runs the user may continue). */
+  keep?: boolean;
+  /** The tool's `ctx.abort`: aborting it aborts the running turn. */
+  signal?: AbortSignal;
+}
+
+export interface PromptReply extends TurnReply {
+  /** The assistant's text parts, joined. */
+  text: string;
+}
+
+/** What a child session needs from its runner (kept narrow to avoid an import cycle). */
+export interface ChildContext {
+  turn: TurnDeps;
+  graceMs: number;
+  env?: Env;
+  render: PromptRenderer;
+  schedule<T>(task: () => Promise<T>, signal?: AbortSignal): Promise<T>;
+}
+
+/** The assistant's own text (synthetic and ignored parts are OpenCode's, not the model's). */
+export function replyText(parts: readonly Part[]): string {
+  return parts
+    .filter((part): part is TextPart => part.type === "text" && !part.ignored && !part.synthetic)
+    .map((part) => part.text)
+    .join("\n\n")
+    .trim();
+}
+
+/** One OpenCode child session with a fixed agent and model. Create it with `SessionRunner.openChild`. */
+export class ChildSession {
+  #closed = false;
+
+  constructor(
+    private readonly context: ChildContext,
+    readonly id: string,
+    readonly options: ChildOptions,
+  ) {}
+
+  get model(): ModelRef {
+    return this.options.model;
+  }
+
+  /** Sends one prompt and returns the reply, verified to come from the requested model and agent. */
+  async prompt(text: string, opts: { system?: string } = {}): Promise<PromptReply> {
+    if (this.#closed) throw new OttoError("session_closed", `Session ${this.id} is already closed.`);
+    const { options, context } = this;
+    const ctx = { sessionID: this.id, model: options.model };
+    const body = { agent: options.agent, model: options.model, system: opts.system, parts: [{ type: "text" as const, text }] };
+    const reply = await context.schedule(
+      () =>
+        runTurn(context.turn, {
+          ...ctx,
+          directory: options.directory,
+          body,
+          timeoutMs: options.timeoutMs,
+          graceMs: context.graceMs,
+          signal: options.signal,
+        }),
+      options.signal,
+    );
+    if (reply.info.error) throw errorFromProvider(reply.info.error, ctx);
+    verifyModel(reply, options, this.id);
+    return { ...reply, text: replyText(reply.parts) };
+  }
+
+  /** Prompts for a BEGIN_JSON envelope, retrying in this session when it does not validate. */
+  promptJson<S extends z.ZodType>(text: string, schema: S, opts: JsonOptions = {}): Promise<JsonReply<z.output<S>>> {
+    return promptJson(this, text, schema, opts, { render: this.context.render, env: this.context.env });
+  }
+
+  /** The whole conversation as redacted markdown (call before close: close deletes the session). */
+  async dialog(options: DialogOptions = {}): Promise<string> {
+    const result = await this.context.turn.client.session.messages({
+      path: { id: this.id },
+      query: { directory: this.options.directory },
+    });
+    if (result.error !== undefined || !result.data) {
+      throw errorFromHttp(result.error, "read the session's messages", { sessionID: this.id });
+    }
+    return renderDialog(result.data, options);
+  }
+
+  async abort(): Promise<void> {
+    const result = await this.context.turn.client.session.abort({
+      path: { id: this.id },
+      query: { directory: this.options.directory },
+    });
+    if (result.error !== undefined) throw errorFromHttp(result.error, "abort the session", { sessionID: this.id });
+  }
+
+  /** Deletes the session unless `keep`. Never throws: a failed cleanup must not fail finished work. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    if (this.options.keep) return;
+    const { client, log } = this.context.turn;
+    try {
+      const result = await client.session.delete({ path: { id: this.id }, query: { directory: this.options.directory } });
+      if (result.error !== undefined) log.log("warn", `could not delete session ${this.id}`, { error: redact(describeError(result.error)) });
+    } catch (error) {
+      log.log("warn", `could not delete session ${this.id}`, { error: redact(describeError(error)) });
+    }
+  }
+}
+
+/**
+ * The reply must come from the requested model and agent: OpenCode records both on the assistant
+ * message. Accepting another model silently would make a "second opinion" the first one again.
+ */
+function verifyModel(reply: TurnReply, options: ChildOptions, sessionID: string): void {
+  const { info } = reply;
+  if (!sameModel(info, options.model)) {
+    throw new OttoError(
+      "model_mismatch",
+      `Asked for ${formatModel(options.model)} but the reply came from ${info.providerID}/${info.modelID} (session ${sessionID}).`,
+      "Check the model name with `opencode models` and set it exactly in otto.jsonc (models.*).",
+    );
+  }
+  // v1 types only declare `mode`; OpenCode 1.18 also sets `agent` (both are the agent's name).
+  const agent = (info as { agent?: string }).agent ?? info.mode;
+  if (agent && agent !== options.agent) {
+    throw new OttoError(
+      "agent_mismatch",
+      `Asked for agent ${options.agent} but the reply came from agent ${agent} (session ${sessionID}).`,
+      "Make sure the otto plugin's agents are registered (restart OpenCode), then run the command again.",
+    );
+  }
+}

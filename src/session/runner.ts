@@ -1,0 +1,118 @@
+import pLimit, { type LimitFunction } from "p-limit";
+import type { z } from "zod";
+import { OttoError, type Runtime } from "../core/index.ts";
+import { renderPrompt } from "../prompts/index.ts";
+import { ChildSession, type ChildContext, type ChildOptions, type PromptReply } from "./child.ts";
+import { errorFromHttp } from "./errors.ts";
+import type { JsonOptions, JsonReply } from "./json.ts";
+import { systemClock, type SessionDeps } from "./types.ts";
+
+export interface RunnerOptions {
+  /**
+   * Model turns in flight at once, across every feature of this plugin instance. Default 4: model
+   * calls wait on the network, not the CPU, and providers rate-limit long before 4 parallel turns hurt.
+   */
+  concurrency?: number;
+  /** After `session.idle`, how long to wait for the prompt's HTTP reply before reading messages. */
+  graceMs?: number;
+}
+
+export interface RunOptions {
+  system?: string;
+  /** Also return the conversation as markdown (read before the session is deleted). */
+  withDialog?: boolean;
+}
+
+export type RunReply = PromptReply & { sessionID: string; dialog?: string };
+
+/**
+ * The one way otto talks to models: child sessions of the invoking session, each with a role agent
+ * and an explicit model. The limit applies to prompts (model turns), not to open sessions, so a
+ * feature holding a session open while it prompts another cannot deadlock the pool.
+ */
+export class SessionRunner {
+  readonly #limit: LimitFunction;
+  readonly #context: ChildContext;
+
+  constructor(
+    readonly deps: SessionDeps,
+    options: RunnerOptions = {},
+  ) {
+    this.#limit = pLimit(options.concurrency ?? 4);
+    this.#context = {
+      turn: { client: deps.client, events: deps.events, log: deps.log, clock: deps.clock ?? systemClock },
+      graceMs: options.graceMs ?? 2000,
+      env: deps.env,
+      render: deps.render ?? renderPrompt,
+      schedule: (task, signal) => this.#schedule(task, signal),
+    };
+  }
+
+  /** Turns running / waiting for a slot. */
+  get activeCount(): number {
+    return this.#limit.activeCount;
+  }
+
+  get pendingCount(): number {
+    return this.#limit.pendingCount;
+  }
+
+  /** Runs `task` when a slot is free; a signal that fires while waiting rejects at once. */
+  #schedule<T>(task: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    if (!signal) return this.#limit(task);
+    const cancelled = () => new OttoError("session_aborted", "The model call was cancelled before it started.");
+    if (signal.aborted) return Promise.reject(cancelled());
+    return new Promise<T>((resolve, reject) => {
+      // Only while queued: once the turn runs, runTurn handles the signal (and aborts the child).
+      const onAbort = () => reject(cancelled());
+      signal.addEventListener("abort", onAbort, { once: true });
+      this.#limit(() => {
+        signal.removeEventListener("abort", onAbort);
+        return signal.aborted ? Promise.reject(cancelled()) : task();
+      }).then(resolve, reject);
+    });
+  }
+
+  /** Creates a child session in `directory`. Close it in `finally` (or use `runChild`). */
+  async openChild(options: ChildOptions): Promise<ChildSession> {
+    if (options.signal?.aborted) throw new OttoError("session_aborted", "The model call was cancelled before it started.");
+    const result = await this.deps.client.session.create({
+      body: { parentID: options.parentID, title: options.title },
+      query: { directory: options.directory },
+    });
+    if (result.error !== undefined || !result.data) throw errorFromHttp(result.error, "create a session", { model: options.model });
+    return new ChildSession(this.#context, result.data.id, options);
+  }
+
+  /** Opens a child, sends one prompt, collects the reply, closes the child. */
+  async runChild(options: ChildOptions, prompt: string, run: RunOptions = {}): Promise<RunReply> {
+    const child = await this.openChild(options);
+    try {
+      const reply = await child.prompt(prompt, { system: run.system });
+      const dialog = run.withDialog ? await child.dialog() : undefined;
+      return { ...reply, sessionID: child.id, dialog };
+    } finally {
+      await child.close();
+    }
+  }
+
+  /** Like `runChild`, for a BEGIN_JSON envelope validated by `schema` (retries in the same session). */
+  async runChildJson<S extends z.ZodType>(
+    options: ChildOptions,
+    prompt: string,
+    schema: S,
+    json: JsonOptions = {},
+  ): Promise<JsonReply<z.output<S>>> {
+    const child = await this.openChild(options);
+    try {
+      return await child.promptJson(prompt, schema, json);
+    } finally {
+      await child.close();
+    }
+  }
+}
+
+/** The runner for one plugin instance: its client, event bus, log and environment. */
+export function createSessionRunner(runtime: Runtime, options: RunnerOptions = {}): SessionRunner {
+  return new SessionRunner({ client: runtime.client, events: runtime.events, log: runtime.log, env: runtime.env }, options);
+}
