@@ -1,0 +1,53 @@
+import { OttoError } from "../core/errors.ts";
+import type { Artifact } from "./layout.ts";
+
+/** Pipeline stages; `run` (ad hoc) and `questions` are never gated. */
+export type Stage = "requirements" | "research" | "design" | "task-generate" | "execute" | "run" | "questions";
+
+/** The design's gate table: the artifacts each stage needs, in pipeline order. */
+export const STAGE_REQUIRES: Readonly<Record<Stage, readonly Artifact[]>> = {
+  requirements: ["requirements"],
+  research: ["requirements"],
+  design: ["requirements", "research"],
+  "task-generate": ["requirements", "research", "design"],
+  execute: ["requirements", "research", "design", "tasks"],
+  run: [],
+  questions: [],
+};
+
+const STAGE_NAMES: Readonly<Record<Stage, string>> = {
+  requirements: "requirements",
+  research: "research",
+  design: "design",
+  "task-generate": "task generate",
+  execute: "execute",
+  run: "run",
+  questions: "questions",
+};
+
+/** The command that writes each gated artifact. */
+function commandFor(artifact: Artifact, slug: string): string {
+  switch (artifact) {
+    case "requirements":
+      // Only `spec add` creates requirements.md (or the user writes it by hand).
+      return `/otto-spec add "<prompt>" (or write .otto/specs/${slug}/requirements.md)`;
+    case "tasks":
+      return `/otto-spec task generate --spec ${slug}`;
+    default:
+      return `/otto-spec ${artifact} --spec ${slug}`;
+  }
+}
+
+/**
+ * Artifact gates (file existence only). Throws `gate_blocked` naming the first missing file
+ * in pipeline order, with the command that creates it as the fix.
+ */
+export function checkGate(stage: Stage, present: ReadonlySet<Artifact>, slug: string): void {
+  const missing = STAGE_REQUIRES[stage].find((artifact) => !present.has(artifact));
+  if (missing === undefined) return;
+  throw new OttoError(
+    "gate_blocked",
+    `Cannot run ${STAGE_NAMES[stage]} — ${missing}.md has not been written yet.`,
+    commandFor(missing, slug),
+  );
+}
