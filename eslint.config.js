@@ -3,7 +3,7 @@ import eslint from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["node_modules/**", "dist/**", "coverage/**", ".otto/**", "test/fixtures/**"] },
+  { ignores: ["node_modules/**", "dist/**", "coverage/**", ".otto/**", "test/fixtures/**", "tmp/**"] },
   eslint.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -15,6 +15,8 @@ export default tseslint.config(
       "no-console": "error",
       "@typescript-eslint/no-floating-promises": "error",
       "@typescript-eslint/consistent-type-imports": "error",
+      // OpenCode's hook and tool interfaces are async by contract; many implementations need no await.
+      "@typescript-eslint/require-await": "off",
     },
   },
   {

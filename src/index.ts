@@ -1,6 +1,7 @@
 import type { Plugin } from "@opencode-ai/plugin";
 import { EventBus, createLogger, type Runtime } from "./core/index.ts";
 import { registerOtto } from "./host/register.ts";
+import { SessionRunner } from "./session/index.ts";
 import { buildTools } from "./tools/index.ts";
 
 /**
@@ -9,14 +10,17 @@ import { buildTools } from "./tools/index.ts";
  * (Only this function is exported: OpenCode treats every exported function as a plugin.)
  */
 export const OttoPlugin: Plugin = async (input) => {
+  const events = new EventBus();
+  const log = createLogger(input.client);
   const runtime: Runtime = {
     client: input.client,
     directory: input.directory,
     worktree: input.worktree,
-    events: new EventBus(),
-    log: createLogger(input.client),
+    events,
+    log,
     env: process.env,
     once: new Set(),
+    sessions: new SessionRunner({ client: input.client, events, log, env: process.env }),
   };
   return {
     config: async (config) => {

@@ -53,5 +53,5 @@ export function readMarkdownAsset(dir: string, name: string): MarkdownAsset | un
   }
   // gray-matter caches by content; pass a copy of the options object to keep parses independent.
   const parsed = matter(text, {});
-  return { name, file, data: parsed.data as Record<string, unknown>, body: parsed.content.trim() };
+  return { name, file, data: parsed.data, body: parsed.content.trim() };
 }

@@ -107,6 +107,10 @@ export const PROMPT_CONTRACTS = {
     variables: ["validation_error", "expected_shape"],
     optional: [],
   },
+  "model-check": {
+    variables: ["role", "model"],
+    optional: [],
+  },
   "phase-fix": {
     variables: ["phase_number", "review_report"],
     optional: ["requirements_md", "design_md", "tasks_md", "check_commands", "codebase_summary"],

@@ -25,6 +25,8 @@ export const PROMPT_NAMES = [
   "question-validate",
   "pr-failure-analysis",
   "pr-fix",
+  // Connectivity check of each model role (/otto-config models).
+  "model-check",
 ] as const;
 
 export type PromptName = (typeof PROMPT_NAMES)[number];

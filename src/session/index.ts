@@ -28,3 +28,4 @@ export {
   type SessionMessage,
   type TurnReply,
 } from "./types.ts";
+export { checkModels, type ModelCheck, type RoleToCheck } from "./check-models.ts";

@@ -113,6 +113,6 @@ export class SessionRunner {
 }
 
 /** The runner for one plugin instance: its client, event bus, log and environment. */
-export function createSessionRunner(runtime: Runtime, options: RunnerOptions = {}): SessionRunner {
+export function createSessionRunner(runtime: Pick<Runtime, "client" | "events" | "log" | "env">, options: RunnerOptions = {}): SessionRunner {
   return new SessionRunner({ client: runtime.client, events: runtime.events, log: runtime.log, env: runtime.env }, options);
 }

@@ -14,6 +14,7 @@ import {
   type SetResult,
 } from "../config/index.ts";
 import { defineCommand, type Verb } from "./command.ts";
+import { modelsVerb } from "./config-models.ts";
 
 function showValue(key: string, value: unknown): string {
   if (value === undefined) return "(unset)";
@@ -99,7 +100,7 @@ const paths: Verb = {
 /** /otto-config: show, set, validate and locate otto's configuration. */
 export function configCommand(runtime: Runtime): ToolDefinition {
   return defineCommand(
-    { name: "otto-config", summary: "show, change and check otto's configuration", verbs: [show, set, validate, paths] },
+    { name: "otto-config", summary: "show, change and check otto's configuration", verbs: [show, set, validate, paths, modelsVerb] },
     runtime,
   );
 }

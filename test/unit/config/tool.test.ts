@@ -19,6 +19,7 @@ function toolFor(directory: string, env: Env) {
     log: silentLogger,
     env,
     once: new Set(),
+    sessions: {} as Runtime["sessions"],
   };
   const toolCtx = {
     sessionID: "s",

@@ -44,6 +44,7 @@ const runtime = {
   log: silentLogger,
   env: {},
   once: new Set<string>(),
+  sessions: {} as Runtime["sessions"],
 } satisfies Runtime;
 
 const titles: string[] = [];
