@@ -1,0 +1,104 @@
+/**
+ * npm run bench: side-by-side measurements in one run, written to docs/benchmarks.md.
+ *
+ * 1. Wall time of `opencode run "<prompt>"` with and without otto loaded, same scripted model,
+ *    runs interleaved (with, without, with, …) so machine noise hits both sides alike.
+ * 2. Bytes of tool schemas in the model request: a `build`-agent request with and without otto,
+ *    and an `otto`-agent request.
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { createWorkspace, opencodeVersion, REPO_ROOT, runOpencode, startModelServer, text, type ModelServer, type Workspace } from "../test/support/index.ts";
+
+const RUNS = Number(process.env.OTTO_BENCH_RUNS ?? 7);
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? (s[mid] ?? 0) : ((s[mid - 1] ?? 0) + (s[mid] ?? 0)) / 2;
+};
+
+async function timedRun(model: ModelServer, ws: Workspace, args: string[]): Promise<number> {
+  model.script({ reply: text("ok") });
+  const result = await runOpencode(ws, args, { timeoutMs: 120_000 });
+  if (result.exitCode !== 0) throw new Error(`opencode ${args.join(" ")} failed (${String(result.exitCode)}):\n${result.stderr}`);
+  return result.durationMs;
+}
+
+/** Bytes of the `tools` array of the last non-title request, as sent on the wire. */
+function toolBytes(model: ModelServer): { bytes: number; names: string[] } {
+  const turn = model.turns().at(-1);
+  if (!turn) throw new Error("no model request recorded");
+  return { bytes: Buffer.byteLength(JSON.stringify(turn.body.tools ?? [])), names: turn.toolNames };
+}
+
+async function main(): Promise<void> {
+  const model = await startModelServer();
+  const withOtto = await createWorkspace({ model });
+  // Same seeded OpenCode config dir on both sides; only the plugin list differs.
+  const without = await createWorkspace({ model });
+  without.updateConfig({ plugin: [] });
+  try {
+    const prompt = ["run", "Say hello."];
+    // Warm-up: the first run of a workspace pays one-time costs (sqlite, snapshots, caches).
+    await timedRun(model, withOtto, prompt);
+    await timedRun(model, without, prompt);
+    const times = { with: [] as number[], without: [] as number[] };
+    for (let i = 0; i < RUNS; i++) {
+      times.with.push(await timedRun(model, withOtto, prompt));
+      times.without.push(await timedRun(model, without, prompt));
+      process.stdout.write(`run ${i + 1}/${RUNS}: with ${times.with.at(-1)} ms, without ${times.without.at(-1)} ms\n`);
+    }
+
+    model.reset();
+    await timedRun(model, without, prompt);
+    const buildWithout = toolBytes(model);
+    model.reset();
+    await timedRun(model, withOtto, prompt);
+    const buildWith = toolBytes(model);
+    model.reset();
+    await timedRun(model, withOtto, ["run", "--agent", "otto", "Say hello."]);
+    const ottoAgent = toolBytes(model);
+    await model.close();
+
+    const ratio = median(times.with) / median(times.without);
+    const ottoTools = ottoAgent.names.filter((n) => n.startsWith("otto_"));
+    const report = [
+      "# Benchmarks",
+      "",
+      `Written by \`npm run bench\` on ${new Date().toISOString().slice(0, 10)}: OpenCode ${opencodeVersion()}, Node ${process.version}, ${os.cpus().length} cores, ${RUNS} interleaved runs per side after one warm-up each, scripted local model.`,
+      "",
+      "## `opencode run` wall time, with and without otto",
+      "",
+      "| | median | min | max |",
+      "|---|---|---|---|",
+      `| without otto | ${median(times.without)} ms | ${Math.min(...times.without)} ms | ${Math.max(...times.without)} ms |`,
+      `| with otto | ${median(times.with)} ms | ${Math.min(...times.with)} ms | ${Math.max(...times.with)} ms |`,
+      "",
+      `**Ratio with/without (medians): ${ratio.toFixed(3)}** (target ≤ 1.05).`,
+      "",
+      "## Tool schemas in the model request",
+      "",
+      "| request | tools | bytes of `tools` |",
+      "|---|---|---|",
+      `| \`build\` agent, without otto | ${buildWithout.names.length} | ${buildWithout.bytes} |`,
+      `| \`build\` agent, with otto | ${buildWith.names.length} | ${buildWith.bytes} |`,
+      `| \`otto\` agent | ${ottoAgent.names.length} | ${ottoAgent.bytes} |`,
+      "",
+      `**Otto adds ${buildWith.bytes - buildWithout.bytes} bytes to a \`build\`-agent request** (target 0). The \`otto\` agent is offered otto's tools (${ottoTools.join(", ") || "none"}).`,
+      "",
+    ].join("\n");
+    fs.writeFileSync(path.join(REPO_ROOT, "docs", "benchmarks.md"), report);
+    process.stdout.write(`\n${report}`);
+  } finally {
+    await withOtto.cleanup();
+    await without.cleanup();
+    await model.close().catch(() => undefined);
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});
