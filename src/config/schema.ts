@@ -44,6 +44,7 @@ const Spec = z
     task_briefing: z.boolean().default(true).describe("Distil the spec into a brief for each task before it runs."),
     verify: Commands.default([]).describe("Commands run after each phase, e.g. [\"npm run lint\", \"npm test\"]. Empty: no checks."),
     max_verify_fixes: Count(0).default(2).describe("Fix attempts when a verify command fails after a phase."),
+    stage_timeout: Duration.default("20m").describe("Time limit of one model turn in a /otto-spec stage (writing, reviewing or refining an artifact, answering a question), e.g. 20m."),
   });
 
 const Notifications = z

@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import { isDeepStrictEqual } from "node:util";
 import { applyEdits, modify, parse, type FormattingOptions, type ParseError } from "jsonc-parser";
-import { OttoError } from "../core/index.ts";
+import { OttoError, realTarget, withFileLock, writeFileAtomic } from "../core/index.ts";
 import { readConfigText } from "./files.ts";
 import { acceptsValue, keyElsewhere, objectKeys, schemaAt } from "./introspect.ts";
 import { formatKeyPath, getAtPath, parseKeyPath, type KeyPath } from "./keypath.ts";
@@ -9,7 +9,6 @@ import { JSONC, parseConfigText, type ParseOptions } from "./parse.ts";
 import { configError, sameProblem } from "./problems.ts";
 import { isSecretKey } from "./secrets.ts";
 import { closest } from "./suggest.ts";
-import { realTarget, withFileLock, writeFileAtomic } from "./write.ts";
 
 export interface SetPlan {
   /** The whole new file text. */

@@ -111,6 +111,14 @@ export const PROMPT_CONTRACTS = {
     variables: ["role", "model"],
     optional: [],
   },
+  "document-retry": {
+    variables: ["artifact_name", "problems"],
+    optional: [],
+  },
+  "spec-run": {
+    variables: ["request", "spec_dir", "spec_files"],
+    optional: ["codebase_summary"],
+  },
   "phase-fix": {
     variables: ["phase_number", "review_report"],
     optional: ["requirements_md", "design_md", "tasks_md", "check_commands", "codebase_summary"],

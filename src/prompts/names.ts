@@ -27,6 +27,9 @@ export const PROMPT_NAMES = [
   "pr-fix",
   // Connectivity check of each model role (/otto-config models).
   "model-check",
+  // /otto-spec: the repair turn for a document that failed otto's checks (tasks.md), and ad-hoc runs.
+  "document-retry",
+  "spec-run",
 ] as const;
 
 export type PromptName = (typeof PROMPT_NAMES)[number];

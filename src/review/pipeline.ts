@@ -1,7 +1,8 @@
-import { OttoError, formatError, isOttoError } from "../core/index.ts";
+import { formatError, isOttoError } from "../core/index.ts";
 import { formatModel, type ChildOptions, type ModelRef, type SessionRunner } from "../session/index.ts";
 import { changedSubstantially, lineChangeRatio } from "./changed.ts";
 import { Critique, isApproval, summarizeCritique } from "./critique.ts";
+import { generateChecked, inChild, type Acceptance, type PassDialog } from "./generate.ts";
 
 /**
  * Agents of the three roles. The generator and refiner must read the code base but must not edit
@@ -29,7 +30,17 @@ export interface ReviewOptions {
   reviewPrompt(artifact: string): string;
   refinePrompt(artifact: string, critique: Critique): string;
   /** The artifact inside a generator/refiner reply, e.g. `extractDocument`. */
-  extract(text: string): string;
+  extract: (text: string) => string;
+  /**
+   * Checks a generated or refined artifact in code (and may normalise it); problems go back to the
+   * same session through `repairPrompt`, up to `maxRepairs` times. A generator that never passes
+   * fails the pipeline (`invalid_artifact`); a refiner that never passes keeps the last good version.
+   */
+  accept?: (artifact: string) => Acceptance;
+  repairPrompt?: (problems: string) => string;
+  maxRepairs?: number;
+  /** Receives each pass's conversation (redacted markdown) before its session is deleted. */
+  onDialog?: (dialog: PassDialog) => void;
   /** Review+refine cycles at most (the design's "max 2 cycles"). */
   maxCycles?: number;
   timeoutMs: number;
@@ -77,26 +88,36 @@ export async function reviewArtifact(opts: ReviewOptions): Promise<ReviewResult>
   /** Cancellation stops the pipeline; any other failure of a later pass is survived. */
   const survivable = (error: unknown) => !opts.signal?.aborted && !(isOttoError(error) && error.code === "session_aborted");
 
+  const checked = {
+    artifact: opts.artifact,
+    extract: opts.extract,
+    accept: opts.accept,
+    repairPrompt: opts.repairPrompt,
+    maxRepairs: opts.maxRepairs,
+    onDialog: opts.onDialog,
+  };
+  const repaired = (attempts: number) => (attempts > 1 ? ` (valid after ${attempts} answers)` : "");
+
   progress(1, 3, `primary generating ${opts.artifact}`);
-  const generated = await opts.runner.runChild(child("generator", opts.primary, "generate"), opts.generate.prompt, {
+  const generated = await generateChecked(opts.runner, child("generator", opts.primary, "generate"), "generate", opts.generate.prompt, {
+    ...checked,
     system: opts.generate.system,
   });
-  let current = opts.extract(generated.text);
-  if (!current.trim()) {
-    throw new OttoError(
-      "empty_artifact",
-      `The primary model (${formatModel(opts.primary)}) returned no ${opts.artifact} (session ${generated.sessionID}).`,
-      "Run the command again; if it keeps happening, try another primary model in otto.jsonc.",
-    );
-  }
-  passes.push({ role: "generate", model: formatModel(opts.primary), sessionID: generated.sessionID, summary: `generated ${opts.artifact}` });
+  let current = generated.artifact;
+  passes.push({
+    role: "generate",
+    model: formatModel(opts.primary),
+    sessionID: generated.sessionID,
+    summary: `generated ${opts.artifact}${repaired(generated.attempts)}`,
+  });
 
   for (let cycle = 1; cycle <= maxCycles; cycle++) {
     const total = 1 + 2 * cycle;
     progress(total - 1, total, "secondary reviewing (clean session)");
     let critique: Critique;
     try {
-      const review = await opts.runner.runChildJson(child("reviewer", opts.secondary, "review"), opts.reviewPrompt(current), Critique);
+      const prompt = opts.reviewPrompt(current);
+      const review = await inChild(opts.runner, child("reviewer", opts.secondary, "review"), "review", (c) => c.promptJson(prompt, Critique), opts.onDialog);
       critique = review.value;
       critiques.push(critique);
       passes.push({ role: "review", model: formatModel(opts.secondary), sessionID: review.sessionID, summary: summarizeCritique(critique) });
@@ -111,11 +132,10 @@ export async function reviewArtifact(opts: ReviewOptions): Promise<ReviewResult>
     progress(total, total, "primary incorporating feedback (clean session)");
     let refined: string;
     let sessionID: string;
+    let attempts: number;
     try {
-      const reply = await opts.runner.runChild(child("refiner", opts.primary, "refine"), opts.refinePrompt(current, critique));
-      refined = opts.extract(reply.text);
-      sessionID = reply.sessionID;
-      if (!refined.trim()) throw new Error("the refinement was empty");
+      const reply = await generateChecked(opts.runner, child("refiner", opts.primary, "refine"), "refine", opts.refinePrompt(current, critique), checked);
+      ({ artifact: refined, sessionID, attempts } = reply);
     } catch (error) {
       if (!survivable(error)) throw error;
       warnings.push(`Incorporating the review of ${opts.artifact} failed, so the previous version was kept: ${formatError(error)}`);
@@ -128,7 +148,7 @@ export async function reviewArtifact(opts: ReviewOptions): Promise<ReviewResult>
       role: "refine",
       model: formatModel(opts.primary),
       sessionID,
-      summary: `incorporated feedback (${Math.round(ratio * 100)}% of lines changed)`,
+      summary: `incorporated feedback (${Math.round(ratio * 100)}% of lines changed)${repaired(attempts)}`,
     });
     current = refined;
     if (!substantial) break;

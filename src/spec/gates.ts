@@ -2,7 +2,7 @@ import { OttoError } from "../core/errors.ts";
 import type { Artifact } from "./layout.ts";
 
 /** Pipeline stages; `run` (ad hoc) and `questions` are never gated. */
-export type Stage = "requirements" | "research" | "design" | "task-generate" | "execute" | "run" | "questions";
+export type Stage = "requirements" | "research" | "design" | "task-generate" | "task-add" | "task-list" | "execute" | "run" | "questions";
 
 /** The design's gate table: the artifacts each stage needs, in pipeline order. */
 export const STAGE_REQUIRES: Readonly<Record<Stage, readonly Artifact[]>> = {
@@ -10,6 +10,9 @@ export const STAGE_REQUIRES: Readonly<Record<Stage, readonly Artifact[]>> = {
   research: ["requirements"],
   design: ["requirements", "research"],
   "task-generate": ["requirements", "research", "design"],
+  // Adding a task splices it into an existing tasks.md, with the documents task generate reads.
+  "task-add": ["requirements", "research", "design", "tasks"],
+  "task-list": ["tasks"],
   execute: ["requirements", "research", "design", "tasks"],
   run: [],
   questions: [],
@@ -20,6 +23,8 @@ const STAGE_NAMES: Readonly<Record<Stage, string>> = {
   research: "research",
   design: "design",
   "task-generate": "task generate",
+  "task-add": "task add",
+  "task-list": "task list",
   execute: "execute",
   run: "run",
   questions: "questions",

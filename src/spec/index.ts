@@ -19,3 +19,6 @@ export { slugFromPrompt, assertSafeSlug } from "./slug.ts";
 export { ARTIFACTS, specsDir, specPaths, listSpecs, readArtifacts, type Artifact, type SpecPaths, type SpecEntry } from "./layout.ts";
 export { resolveSpec, type SpecCandidate } from "./resolve.ts";
 export { checkGate, STAGE_REQUIRES, type Stage } from "./gates.ts";
+
+// The /otto-spec pipeline: stages, questions flow, ad-hoc runs, listings (src/spec/pipeline).
+export * from "./pipeline/index.ts";

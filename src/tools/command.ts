@@ -2,6 +2,7 @@ import { parseArgs, type ParseArgsConfig } from "node:util";
 import { tool, type ToolContext, type ToolDefinition } from "@opencode-ai/plugin";
 import { parseArgsStringToArgv } from "string-argv";
 import { OttoError, formatError, type Runtime } from "../core/index.ts";
+import { liveTitle } from "./live-title.ts";
 
 export type OptionSpec = NonNullable<ParseArgsConfig["options"]>;
 export type Values = Record<string, string | boolean | string[] | undefined>;
@@ -121,11 +122,8 @@ export function defineCommand(spec: CommandSpec, runtime: Runtime): ToolDefiniti
       args: tool.schema.string().describe(`The raw arguments of /${spec.name}, exactly as the user typed them (may be empty).`),
     },
     async execute({ args }, toolCtx) {
-      const ctx: CommandContext = {
-        runtime,
-        tool: toolCtx,
-        progress: (title) => toolCtx.metadata({ title }),
-      };
+      const title = liveTitle(runtime, toolCtx);
+      const ctx: CommandContext = { runtime, tool: toolCtx, progress: (text) => title.set(text) };
       let argv: string[];
       try {
         argv = splitArgs(args ?? "");
@@ -143,9 +141,11 @@ export function defineCommand(spec: CommandSpec, runtime: Runtime): ToolDefiniti
       try {
         const input = parseVerbArgs(spec, match.verb, match.rest);
         const result = normalise(await match.verb.run(input, ctx));
-        if (result.title) toolCtx.metadata({ title: result.title, metadata: result.metadata });
-        return result.output;
+        await title.flush();
+        // The returned title is what OpenCode shows once the tool is done.
+        return result.title ? { title: result.title, output: result.output, metadata: result.metadata ?? {} } : result.output;
       } catch (error) {
+        await title.flush();
         runtime.log.log("warn", `/${spec.name} ${match.verb.path.join(" ")} failed`, {
           error: error instanceof Error ? error.message : String(error),
         });

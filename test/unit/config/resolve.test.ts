@@ -15,6 +15,7 @@ describe("resolveConfig defaults", () => {
       task_briefing: true,
       verify: [],
       max_verify_fixes: 2,
+      stage_timeout: "20m",
     });
     expect(config.server).toEqual({ poll_interval: "2m", port: 4097, log_dir: "/data/otto/logs" });
     expect(config.opencode).toEqual({ url: "http://localhost:4096", auto_start: true, username: "opencode", permissions: "allow" });

@@ -91,8 +91,7 @@ describe("defineCommand", () => {
 
   it("dispatches to the verb with parsed options", async () => {
     calls.length = 0;
-    expect(await run("task generate --spec rate")).toBe("spec=rate");
-    expect(titles).toContain("generated");
+    expect(await run("task generate --spec rate")).toEqual({ title: "generated", output: "spec=rate", metadata: {} });
     expect(await run(`task "hello world"`)).toBe("task hello world");
     expect(calls).toHaveLength(2);
   });
