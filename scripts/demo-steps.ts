@@ -3,6 +3,8 @@
  * headless; `demoScript` is what the scripted model answers to the child sessions that step starts.
  */
 import { text, type ScriptEntry } from "../test/support/index.ts";
+import { DESIGN_V1, REQUIREMENTS, RESEARCH_DRAFT, RESEARCH_FINAL, TASKS_GOOD } from "../test/e2e/spec/fixtures.ts";
+import { doc, envelope as specEnvelope, specModel, subjectOf } from "../test/e2e/spec/spec-model.ts";
 
 export interface DemoStep {
   command: string;
@@ -22,7 +24,55 @@ export const DEMO_FILES: Record<string, string> = {
 export const DEMO_STEPS: DemoStep[] = [
   { command: "otto-config", tool: "otto_config", args: ["validate"], explain: "otto checks its configuration files" },
   { command: "otto-config", tool: "otto_config", args: ["models"], explain: "each model role answers in a child session, from the model that was asked for" },
+  ...specSteps("add-rate-limiting-api"),
 ];
+
+/** A prompt to a reviewed, validated tasks.md: each step writes one spec document through the multi-model review. */
+function specSteps(slug: string): DemoStep[] {
+  const step = (args: string[], explain: string, file?: string): DemoStep => ({
+    command: "otto-spec",
+    tool: "otto_spec",
+    args,
+    explain,
+    show: file ? [`.otto/specs/${slug}/${file}`] : undefined,
+  });
+  return [
+    step(["add", "Add rate limiting to the API"], "a new spec: the primary writes requirements.md, the secondary reviews it", "requirements.md"),
+    step(["requirements"], "re-running a stage refines the existing document instead of regenerating it"),
+    step(["research"], "research.md: this time the secondary asks for changes and the primary refines", "research.md"),
+    step(["design"], "design.md from requirements and research", "design.md"),
+    step(["task", "generate"], "tasks.md, checked in code (ids, dependencies, parallel groups) before it is written", "tasks.md"),
+    step(["questions"], "open questions the stages raised: auto-answered from evidence, or left for you"),
+  ];
+}
+
+/** The scripted model's side of the spec steps: answers chosen by which otto prompt it receives. */
+const specAnswers = specModel((kind, req) => {
+  switch (kind) {
+    case "requirements":
+      return doc(REQUIREMENTS);
+    case "research":
+      return doc(RESEARCH_DRAFT);
+    case "design":
+      return doc(DESIGN_V1);
+    case "tasks":
+      return doc(TASKS_GOOD);
+    case "refine":
+      return doc(RESEARCH_FINAL);
+    case "review":
+      return subjectOf(req) === "research.md" && !req.lastUser.includes("Counters in memory")
+        ? specEnvelope({ verdict: "revise", summary: "Misses a risk.", issues: [{ severity: "major", location: "Risks", problem: "In-memory counters reset on restart.", fix: "Add it to Risks and Unknowns." }] })
+        : undefined;
+    case "question-resolve":
+      return subjectOf(req).startsWith("Which header")
+        ? specEnvelope({ answerable: true, answer: "X-Api-Key, as the design assumes; nothing in the code reads another header.", confidence: "high", evidence: ["src/server.js: no header is read yet"] })
+        : specEnvelope({ answerable: false, answer: "A product decision: nothing in the code base settles it.", confidence: "low", evidence: [] });
+    case "question-validate":
+      return specEnvelope({ verdict: "accept", reason: "Checked src/server.js." });
+    default:
+      return undefined;
+  }
+});
 
 const envelope = (value: unknown) => text(`BEGIN_JSON\n${JSON.stringify(value)}\nEND_JSON`);
 
@@ -38,5 +88,6 @@ export function demoScript(step: DemoStep): ScriptEntry[] {
       },
     ];
   }
+  if (step.tool === "otto_spec") return [specAnswers];
   return [];
 }

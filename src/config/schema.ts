@@ -40,10 +40,15 @@ const Spec = z
   .strictObject({
     max_parallel_tasks: Count(1).default(4).describe("How many tasks of one phase run at the same time."),
     task_timeout: Duration.default("30m").describe("Time limit of one task attempt, e.g. 30m."),
-    max_task_retries: Count(0).default(15).describe("Retries of a failed task before the run stops."),
+    max_task_retries: Count(0).default(15).describe("Retries of a failed task, each in a fresh session told the previous error, before the task is marked failed."),
     task_briefing: z.boolean().default(true).describe("Distil the spec into a brief for each task before it runs."),
     verify: Commands.default([]).describe("Commands run after each phase, e.g. [\"npm run lint\", \"npm test\"]. Empty: no checks."),
     max_verify_fixes: Count(0).default(2).describe("Fix attempts when a verify command fails after a phase."),
+    verify_timeout: Duration.default("10m").describe("Time limit of one spec.verify command; it is killed and counts as failed when it passes, e.g. 10m."),
+    review_gate: z.boolean().default(true).describe("After each phase, the secondary model reviews the phase's changes (read-only) and the primary model fixes what it found."),
+    external_assumptions: z.boolean().default(true).describe("After each phase's review gate, the primary model checks and repairs the code's assumptions about external systems."),
+    domain_hardening: z.boolean().default(true).describe("After each phase's review gate, the primary model hardens and polishes the phase's code (error handling, resilience, clarity)."),
+    docs_alignment: z.boolean().default(true).describe("After the last phase, the primary model updates the documentation to match the code, the secondary reviews it, and it is committed separately."),
     stage_timeout: Duration.default("20m").describe("Time limit of one model turn in a /otto-spec stage (writing, reviewing or refining an artifact, answering a question), e.g. 20m."),
   });
 

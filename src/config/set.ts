@@ -66,14 +66,24 @@ function formattingOf(text: string): FormattingOptions {
 /** Pure: the new text of a config file with `keyPath` set, validated. Throws when the result would be invalid. */
 export function planSet(text: string, options: ParseOptions, keyPath: string, rawValue: string): SetPlan {
   const path = parseKeyPath(keyPath);
-  const key = formatKeyPath(path);
   const unknown = unknownKey(path);
   if (unknown) throw unknown;
+  return planEdit(text, options, path, coerceValue(path, rawValue));
+}
+
+/**
+ * Pure: the new text with the value at `path` replaced, or removed when `value` is undefined; an
+ * array index one past the end appends. Comments and formatting elsewhere are kept; the result is
+ * validated like planSet's (only new problems are refused).
+ */
+export function planEdit(text: string, options: ParseOptions, path: KeyPath, value: unknown): SetPlan {
+  const key = formatKeyPath(path);
   const errors: ParseError[] = [];
   const current: unknown = parse(text, errors, JSONC);
   const before = parseConfigText(text, options);
   if (errors.length > 0) throw configError(before.problems, `Cannot edit ${options.file}: fix its JSONC syntax first:`);
-  const value = coerceValue(path, rawValue);
+  const previous = getAtPath(current, path);
+  if (value === undefined && previous === undefined) return { text, key, value, previous, changed: false };
   const formattingOptions = formattingOf(text);
   let next: string;
   try {
@@ -87,9 +97,8 @@ export function planSet(text: string, options: ParseOptions, keyPath: string, ra
   // Refuse only new problems: an already broken file can still be repaired one key at a time.
   const fresh = parseConfigText(next, options).problems.filter((p) => !before.problems.some((b) => sameProblem(b, p)));
   if (fresh.length > 0) {
-    throw configError(fresh, `Refused to set ${key} in ${options.file}; the file was not changed. The result would be invalid:`);
+    throw configError(fresh, `Refused to ${value === undefined ? "remove" : "set"} ${key} in ${options.file}; the file was not changed. The result would be invalid:`);
   }
-  const previous = getAtPath(current, path);
   return { text: next, key, value, previous, changed: !isDeepStrictEqual(previous, value) };
 }
 
@@ -103,16 +112,24 @@ export async function setConfigValue(
   rawValue: string,
   options: { scope?: ParseOptions["scope"] } = {},
 ): Promise<SetResult> {
+  return editConfigFile(file, (text) => planSet(text, { file, scope: options.scope }, keyPath, rawValue));
+}
+
+/**
+ * The read-plan-write cycle of every config edit, under the file's lock: `plan` gets the current
+ * text ("" when the file does not exist) and returns what to write (see planSet, planEdit), so a
+ * decision that depends on the file (e.g. the index to append at) sees what is really there.
+ */
+export async function editConfigFile(file: string, plan: (text: string) => SetPlan): Promise<SetResult> {
   const target = await realTarget(file);
   return withFileLock(target, async () => {
     const text = await readConfigText(target);
-    const plan = planSet(text ?? "", { file, scope: options.scope }, keyPath, rawValue);
-    const { text: next, ...rest } = plan;
-    if (plan.changed || text === undefined) {
+    const { text: next, ...rest } = plan(text ?? "");
+    if (rest.changed) {
       const mode = text === undefined ? undefined : (await fs.stat(target)).mode & 0o777;
       // New files that hold a credential are readable by their owner only.
-      await writeFileAtomic(target, next, mode ?? (isSecretKey(parseKeyPath(keyPath)) ? 0o600 : 0o644));
+      await writeFileAtomic(target, next, mode ?? (isSecretKey(parseKeyPath(rest.key)) ? 0o600 : 0o644));
     }
-    return { ...rest, file, created: text === undefined };
+    return { ...rest, file, created: text === undefined && rest.changed };
   });
 }

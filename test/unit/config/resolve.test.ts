@@ -15,6 +15,11 @@ describe("resolveConfig defaults", () => {
       task_briefing: true,
       verify: [],
       max_verify_fixes: 2,
+      verify_timeout: "10m",
+      review_gate: true,
+      external_assumptions: true,
+      domain_hardening: true,
+      docs_alignment: true,
       stage_timeout: "20m",
     });
     expect(config.server).toEqual({ poll_interval: "2m", port: 4097, log_dir: "/data/otto/logs" });

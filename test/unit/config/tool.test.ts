@@ -32,7 +32,11 @@ function toolFor(directory: string, env: Env) {
     ask: () => Promise.resolve(),
   } satisfies ToolContext;
   const tool = configCommand(runtime);
-  return (args: string) => tool.execute({ args }, toolCtx) as Promise<string>;
+  // Verbs with a title return { title, output, metadata }; the tests read what the user sees.
+  return async (args: string) => {
+    const result = await tool.execute({ args }, toolCtx);
+    return typeof result === "string" ? result : result.output;
+  };
 }
 
 async function withSecrets(): Promise<Sandbox> {

@@ -1,0 +1,98 @@
+import { analyzeCodebase, renderCodebaseSummary } from "../../analysis/index.ts";
+import { findRepoRoot, loadConfig, modelRoles, parseDuration } from "../../config/index.ts";
+import { OttoError, formatError, type Env, type Logger, type Runtime } from "../../core/index.ts";
+import { resolveRoleModel, type ModelRef, type SessionClient, type SessionRunner } from "../../session/index.ts";
+
+/**
+ * Everything a spec verb touches, built once per command from the tool context. Tests build it
+ * by hand with a fake runner, a fixed clock and a canned codebase summary.
+ */
+export interface SpecDeps {
+  runner: SessionRunner;
+  /** Reads the invoking session's model when a role is unset. */
+  client: SessionClient;
+  /** The git top-level of the directory the command runs in. */
+  repoRoot: string;
+  /** The invoking session: every child session shows under it. */
+  parentID: string;
+  /** The tool's abort signal: cancelling the command aborts the running model turn. */
+  signal?: AbortSignal;
+  /** Shows progress in the tool's title. */
+  progress: (message: string) => void;
+  /** `models.primary` / `models.secondary` as configured (unset: the session's model). */
+  models: { primary?: string; secondary?: string };
+  /** `spec.stage_timeout`: the limit of one model turn. */
+  stageTimeoutMs: number;
+  once: Set<string>;
+  log: Logger;
+  env: Env;
+  now: () => Date;
+  /** The `codebase_summary` prompt variable; undefined for an empty repository. */
+  codebaseSummary: (root: string) => Promise<string | undefined>;
+}
+
+export interface CommandInput {
+  runtime: Runtime;
+  sessionID: string;
+  /** The tool context's directory (the session's project directory). */
+  directory: string;
+  signal?: AbortSignal;
+  progress: (message: string) => void;
+}
+
+/** Loads the config and finds the repository; refuses to run outside a git repository. */
+export async function createSpecDeps(input: CommandInput): Promise<SpecDeps> {
+  const { runtime } = input;
+  const repoRoot = await findRepoRoot(input.directory);
+  if (!repoRoot) {
+    throw new OttoError(
+      "not_a_repository",
+      `${input.directory} is not inside a git repository; specs live in <repo>/.otto/specs.`,
+      "Run `git init` in the project (or start OpenCode inside a repository), then run the command again.",
+    );
+  }
+  const loaded = await loadConfig({ directory: input.directory, env: runtime.env });
+  const roles = modelRoles(loaded.config);
+  return {
+    runner: runtime.sessions,
+    client: runtime.client,
+    repoRoot,
+    parentID: input.sessionID,
+    signal: input.signal,
+    progress: input.progress,
+    models: { primary: roles.primary, secondary: roles.secondary },
+    stageTimeoutMs: parseDuration(loaded.config.spec.stage_timeout),
+    once: runtime.once,
+    log: runtime.log,
+    env: runtime.env,
+    now: () => new Date(),
+    codebaseSummary: (root) => summarizeCodebase(root, runtime.log),
+  };
+}
+
+/** The analysis never fails a stage: without it the prompts simply lack the summary. */
+async function summarizeCodebase(root: string, log: Logger): Promise<string | undefined> {
+  try {
+    const summary = await analyzeCodebase(root);
+    return summary.empty ? undefined : renderCodebaseSummary(summary);
+  } catch (error) {
+    log.log("warn", `codebase analysis of ${root} failed`, { error: formatError(error) });
+    return undefined;
+  }
+}
+
+export interface StageModels {
+  primary: ModelRef;
+  secondary: ModelRef;
+  /** "models.secondary is not set; using …", once per process: show them in the output. */
+  notes: string[];
+}
+
+/** The primary and secondary models, falling back to the invoking session's model. */
+export async function resolveStageModels(deps: SpecDeps): Promise<StageModels> {
+  const roleDeps = { client: deps.client, sessionID: deps.parentID, directory: deps.repoRoot, once: deps.once, log: deps.log };
+  const primary = await resolveRoleModel("primary", deps.models.primary, roleDeps);
+  const secondary = await resolveRoleModel("secondary", deps.models.secondary, roleDeps);
+  const notes = [primary.note, secondary.note].filter((n): n is string => n !== undefined);
+  return { primary: primary.model, secondary: secondary.model, notes };
+}

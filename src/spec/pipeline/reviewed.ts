@@ -1,0 +1,97 @@
+import { formatError } from "../../core/index.ts";
+import { renderPrompt } from "../../prompts/index.ts";
+import { formatCritique, reviewArtifact, type Acceptance, type PassDialog, type ReviewResult } from "../../review/index.ts";
+import { extractDocument, formatModel } from "../../session/index.ts";
+import type { SpecDeps, StageModels } from "./deps.ts";
+import { historyFileName, renderHistory, type HistoryRecord } from "./history.ts";
+import { writeHistoryFile } from "./spec-files.ts";
+import { designVars, doc, requirementsVars, researchVars, reviewContext, tasksVars, type ArtifactStage, type StageInput } from "./stage-vars.ts";
+import type { SpecTarget } from "./target.ts";
+
+/** The generator prompt of a stage, rendered with the user's overrides (pure apart from reading prompt files). */
+export function renderStagePrompt(stage: ArtifactStage, input: StageInput, env: SpecDeps["env"]): string {
+  switch (stage) {
+    case "requirements":
+      return renderPrompt("requirements", requirementsVars(input), { env });
+    case "research":
+      return renderPrompt("research", researchVars(input), { env });
+    case "design":
+      return renderPrompt("design", designVars(input), { env });
+    case "tasks":
+      return renderPrompt("tasks", tasksVars(input), { env });
+  }
+}
+
+export interface ReviewedRun {
+  deps: SpecDeps;
+  target: Pick<SpecTarget, "slug" | "paths">;
+  stage: ArtifactStage;
+  /** Name of the history record, e.g. `add`, `design`, `task-generate`. */
+  record: string;
+  input: StageInput;
+  models: StageModels;
+  accept?: (artifact: string) => Acceptance;
+}
+
+export interface ReviewedResult extends ReviewResult {
+  dialogs: PassDialog[];
+}
+
+export function modelsOf(models: StageModels): Record<string, string> {
+  return { primary: formatModel(models.primary), secondary: formatModel(models.secondary) };
+}
+
+/**
+ * A stage's multi-model review: primary writes (refining the existing file when there is one),
+ * secondary critiques in a clean session, primary refines. Progress goes to the tool's title. A
+ * failure is recorded in history/ (with the primary's dialog) before it is rethrown.
+ */
+export async function runReviewed(run: ReviewedRun): Promise<ReviewedResult> {
+  const { deps, stage, input } = run;
+  const artifact = `${stage}.md`;
+  const context = reviewContext(stage, input);
+  const questions_md = doc(input.docs.questions);
+  const dialogs: PassDialog[] = [];
+  try {
+    const result = await reviewArtifact({
+      runner: deps.runner,
+      directory: deps.repoRoot,
+      parentID: deps.parentID,
+      primary: run.models.primary,
+      secondary: run.models.secondary,
+      artifact,
+      generate: { prompt: renderStagePrompt(stage, input, deps.env) },
+      reviewPrompt: (current) => renderPrompt("review", { artifact_name: artifact, artifact: current, context, questions_md }, { env: deps.env }),
+      refinePrompt: (current, critique) =>
+        renderPrompt("refine", { artifact_name: artifact, artifact: current, critique: formatCritique(critique), context, questions_md }, { env: deps.env }),
+      extract: extractDocument,
+      accept: run.accept,
+      repairPrompt: (problems) => renderPrompt("document-retry", { artifact_name: artifact, problems }, { env: deps.env }),
+      timeoutMs: deps.stageTimeoutMs,
+      signal: deps.signal,
+      onProgress: deps.progress,
+      onDialog: (d) => dialogs.push(d),
+    });
+    return { ...result, dialogs };
+  } catch (error) {
+    await saveHistory(deps, run.target, {
+      stage: run.record,
+      slug: run.target.slug,
+      at: deps.now(),
+      outcome: `failed: ${formatError(error).replace(/^Error: /, "")}`,
+      models: modelsOf(run.models),
+      dialogs,
+    });
+    throw error;
+  }
+}
+
+/** Writes a history record; a failure to do so is logged, never fatal. Returns the file or undefined. */
+export async function saveHistory(deps: SpecDeps, target: Pick<SpecTarget, "paths">, record: HistoryRecord): Promise<string | undefined> {
+  try {
+    return await writeHistoryFile(target.paths, historyFileName(record.at, record.stage), renderHistory(record));
+  } catch (error) {
+    deps.log.log("warn", `could not write the history record of ${record.stage}`, { error: formatError(error) });
+    return undefined;
+  }
+}

@@ -1,0 +1,106 @@
+import type { PromptVars } from "../../prompts/index.ts";
+import type { Artifact } from "../layout.ts";
+import type { SpecDocs } from "./spec-files.ts";
+
+/**
+ * What each spec prompt is given (pure). The rule of the design's idempotency principle lives here:
+ * when an artifact exists, it is passed back (`existing_design_md` …) so the prompt switches to
+ * refinement, together with every other spec document and questions.md.
+ */
+
+export type DocStage = "requirements" | "research" | "design";
+export type ArtifactStage = DocStage | "tasks";
+
+export interface StageInput {
+  docs: SpecDocs;
+  codebaseSummary?: string;
+  /** requirements: the user's words (add) or an extra instruction (refinement). */
+  request?: string;
+  /** tasks: the work to splice in (task add). */
+  taskRequest?: string;
+}
+
+/** Documents without surrounding blank lines; empty ones count as absent, so `{{#if}}` sections stay out. */
+export const doc = (text: string | undefined): string | undefined => (text?.trim() ? text.trim() : undefined);
+const required = (text: string | undefined): string => doc(text) ?? "";
+
+export function requirementsVars(input: StageInput): PromptVars<"requirements"> {
+  const { docs } = input;
+  return {
+    request: input.request ?? "",
+    requirements_md: doc(docs.requirements),
+    questions_md: doc(docs.questions),
+    existing_artifacts: doc(joinDocs(docs, ["research", "design", "tasks"])),
+    codebase_summary: doc(input.codebaseSummary),
+  };
+}
+
+export function researchVars(input: StageInput): PromptVars<"research"> {
+  const { docs } = input;
+  return {
+    requirements_md: required(docs.requirements),
+    existing_research_md: doc(docs.research),
+    design_md: doc(docs.design),
+    tasks_md: doc(docs.tasks),
+    questions_md: doc(docs.questions),
+    codebase_summary: doc(input.codebaseSummary),
+  };
+}
+
+export function designVars(input: StageInput): PromptVars<"design"> {
+  const { docs } = input;
+  return {
+    requirements_md: required(docs.requirements),
+    research_md: required(docs.research),
+    existing_design_md: doc(docs.design),
+    tasks_md: doc(docs.tasks),
+    questions_md: doc(docs.questions),
+    codebase_summary: doc(input.codebaseSummary),
+  };
+}
+
+export function tasksVars(input: StageInput): PromptVars<"tasks"> {
+  const { docs } = input;
+  return {
+    requirements_md: required(docs.requirements),
+    research_md: required(docs.research),
+    design_md: required(docs.design),
+    existing_tasks_md: doc(docs.tasks),
+    task_request: doc(input.taskRequest),
+    questions_md: doc(docs.questions),
+    codebase_summary: doc(input.codebaseSummary),
+  };
+}
+
+/** `## research.md` + text, for each present document, in pipeline order. */
+export function joinDocs(docs: SpecDocs, which: readonly Artifact[]): string {
+  return which
+    .filter((a) => doc(docs[a]) !== undefined)
+    .map((a) => `## ${a}.md\n\n${required(docs[a])}`)
+    .join("\n\n");
+}
+
+/** The upstream documents an artifact must be faithful to: the `context` of review and refine. */
+export function reviewContext(stage: ArtifactStage, input: StageInput): string {
+  const { docs } = input;
+  const parts: string[] = [];
+  if (stage === "requirements") {
+    const label = doc(docs.requirements) ? "The user's instruction for this refinement" : "The user's request";
+    if (input.request?.trim()) parts.push(`## ${label}\n\n${input.request.trim()}`);
+    // A refinement has no other upstream: the previous version shows what must not be lost.
+    if (doc(docs.requirements)) parts.push(`## requirements.md before this run\n\n${(docs.requirements ?? "").trim()}`);
+  } else {
+    const upstream: Record<ArtifactStage, Artifact[]> = {
+      requirements: [],
+      research: ["requirements"],
+      design: ["requirements", "research"],
+      tasks: ["requirements", "research", "design"],
+    };
+    parts.push(joinDocs(docs, upstream[stage]));
+    if (stage === "tasks" && doc(docs.tasks)) {
+      parts.push(`## tasks.md before this run (tasks with status completed must stay exactly as they are)\n\n${(docs.tasks ?? "").trim()}`);
+    }
+  }
+  if (doc(input.codebaseSummary)) parts.push((input.codebaseSummary ?? "").trim());
+  return parts.filter((p) => p.trim()).join("\n\n") || "(no upstream documents)";
+}

@@ -1,0 +1,132 @@
+import { OttoError, formatError } from "../../core/index.ts";
+import { renderPrompt } from "../../prompts/index.ts";
+import { generateChecked, type Acceptance, type PassDialog } from "../../review/index.ts";
+import { extractDocument, formatModel } from "../../session/index.ts";
+import type { SpecPaths } from "../layout.ts";
+import { parseTasks } from "../tasks/parse-tasks.ts";
+import type { Task, TaskList } from "../tasks/schema.ts";
+import { resolveStageModels, type SpecDeps } from "./deps.ts";
+import type { VerbResult } from "./document-stage.ts";
+import { renderStageReport } from "./render-output.ts";
+import { modelsOf, renderStagePrompt, runReviewed, saveHistory } from "./reviewed.ts";
+import { readSpecDocs, updateSpecFile } from "./spec-files.ts";
+import { addedTasks, checkTasksText, countGroups } from "./tasks-check.ts";
+import { nextStepAfter, resolveTarget } from "./target.ts";
+
+/** The check every model answer goes through; restored-task notes of accepted answers are collected. */
+function tasksAcceptor(existing: TaskList | undefined, notes: Set<string>): (artifact: string) => Acceptance {
+  return (artifact) => {
+    const check = checkTasksText(artifact, existing);
+    if (!check.ok) return { ok: false, problems: check.problems };
+    check.notes.forEach((n) => notes.add(n));
+    return { ok: true, artifact: check.text };
+  };
+}
+
+/**
+ * Writes the final tasks.md under its lock, merged once more with the file as it is NOW (the
+ * execution engine may have completed tasks while the model was thinking). Never writes an invalid list.
+ */
+function writeTasks(paths: SpecPaths, text: string, notes: Set<string>): Promise<TaskList> {
+  return updateSpecFile(paths.tasks, (current) => {
+    const check = checkTasksText(text, current === undefined ? undefined : parseTasks(current).tasks);
+    if (!check.ok) {
+      throw new OttoError("tasks_conflict", `tasks.md changed while the model worked, and the result no longer fits it:\n${check.problems}`, "Run the command again.");
+    }
+    check.notes.forEach((n) => notes.add(n));
+    return { text: check.text, result: check.list };
+  });
+}
+
+const describeTask = (t: Task) =>
+  `${t.id} (group ${t.parallel_group}${t.depends_on.length ? `, depends on ${t.depends_on.join(", ")}` : ""}): ${t.title}`;
+
+/** `/otto-spec task generate`: tasks.md through the review, validated in code, completed tasks kept. */
+export async function generateTasks(deps: SpecDeps, flag?: string): Promise<VerbResult> {
+  const target = resolveTarget(deps.repoRoot, flag, "task-generate");
+  const { paths, slug, rel } = target;
+  const docs = await readSpecDocs(paths);
+  const existing = docs.tasks === undefined ? undefined : parseTasks(docs.tasks).tasks;
+  const models = await resolveStageModels(deps);
+  const notes = new Set<string>();
+  const input = { docs, codebaseSummary: await deps.codebaseSummary(deps.repoRoot) };
+  const result = await runReviewed({ deps, target, stage: "tasks", record: "task-generate", input, models, accept: tasksAcceptor(existing, notes) });
+  const list = await writeTasks(paths, result.final, notes);
+
+  const completed = list.tasks.filter((t) => t.status === "completed").length;
+  const lines = [
+    `${existing ? "Refined" : "Generated"} ${list.tasks.length} tasks in ${countGroups(list)} parallel groups${completed ? ` (${completed} completed, kept as they were)` : ""}.`,
+    ...[...notes].map((n) => `Restored: ${n}`),
+  ];
+  const history = await saveHistory(deps, target, {
+    stage: "task-generate",
+    slug,
+    at: deps.now(),
+    outcome: `wrote tasks.md (${list.tasks.length} tasks)`,
+    models: modelsOf(models),
+    passes: result.passes,
+    critiques: result.critiques,
+    notes: [...result.warnings, ...notes],
+    dialogs: result.dialogs,
+  });
+  const output = renderStageReport({
+    heading: `tasks.md ${existing ? "refined" : "generated"} for ${slug}`,
+    written: [rel(paths.tasks)],
+    lines,
+    passes: result.passes,
+    warnings: result.warnings,
+    notes: models.notes,
+    history: history ? rel(history) : undefined,
+    next: nextStepAfter("tasks", slug),
+  });
+  return { title: `otto-spec: ${list.tasks.length} tasks for ${slug}`, output };
+}
+
+/** `/otto-spec task add <prompt>`: the primary splices the work into tasks.md (add-task mode), checked like generate. */
+export async function addTask(deps: SpecDeps, flag: string | undefined, request: string): Promise<VerbResult> {
+  if (!request.trim()) throw new OttoError("usage", "The task description is empty.", '/otto-spec task add "<the work to add>"');
+  const target = resolveTarget(deps.repoRoot, flag, "task-add");
+  const { paths, slug, rel } = target;
+  const docs = await readSpecDocs(paths);
+  const existing = parseTasks(docs.tasks ?? "").tasks;
+  const models = await resolveStageModels(deps);
+  const notes = new Set<string>();
+  const dialogs: PassDialog[] = [];
+  const prompt = renderStagePrompt("tasks", { docs, codebaseSummary: await deps.codebaseSummary(deps.repoRoot), taskRequest: request }, deps.env);
+  const record = { stage: "task-add", slug, models: modelsOf(models), dialogs };
+
+  deps.progress("primary adding the task to tasks.md");
+  let list: TaskList;
+  try {
+    const reply = await generateChecked(
+      deps.runner,
+      { parentID: deps.parentID, directory: deps.repoRoot, agent: "otto-reviewer", model: models.primary, title: "otto: add a task to tasks.md", timeoutMs: deps.stageTimeoutMs, signal: deps.signal },
+      "generate",
+      prompt,
+      {
+        artifact: "tasks.md",
+        extract: extractDocument,
+        accept: tasksAcceptor(existing, notes),
+        repairPrompt: (problems) => renderPrompt("document-retry", { artifact_name: "tasks.md", problems }, { env: deps.env }),
+        onDialog: (d) => dialogs.push(d),
+      },
+    );
+    list = await writeTasks(paths, reply.artifact, notes);
+  } catch (error) {
+    await saveHistory(deps, target, { ...record, at: deps.now(), outcome: `failed: ${formatError(error).replace(/^Error: /, "")}` });
+    throw error;
+  }
+
+  const added = addedTasks(existing, list);
+  const history = await saveHistory(deps, target, { ...record, at: deps.now(), outcome: `added ${added.map((t) => t.id).join(", ") || "no task"}`, notes: [...notes] });
+  const output = renderStageReport({
+    heading: `Task added to ${slug}`,
+    written: [rel(paths.tasks)],
+    lines: [...added.map((t) => `Added ${describeTask(t)}`), ...[...notes].map((n) => `Restored: ${n}`)],
+    warnings: added.length === 0 ? [`The model added no task with a new id (${formatModel(models.primary)}); check tasks.md.`] : [],
+    notes: models.notes,
+    history: history ? rel(history) : undefined,
+    next: nextStepAfter("tasks", slug),
+  });
+  return { title: `otto-spec: added ${added.length} task(s) to ${slug}`, output };
+}

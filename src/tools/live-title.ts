@@ -1,0 +1,63 @@
+import type { ToolContext } from "@opencode-ai/plugin";
+import type { ToolPart } from "@opencode-ai/sdk";
+import { formatError, type Runtime } from "../core/index.ts";
+
+/** The request function under the v1 SDK's classes (hey-api); the SDK has no method for this route. */
+interface RawClient {
+  patch(options: {
+    url: string;
+    path: Record<string, string>;
+    query?: Record<string, string>;
+    body: unknown;
+    headers: Record<string, string>;
+  }): Promise<{ error?: unknown }>;
+}
+
+export interface LiveTitle {
+  set(title: string): void;
+  /** Waits for the last update, so none can land after the tool has returned. */
+  flush(): Promise<void>;
+}
+
+/**
+ * Progress in a running tool's title. `ctx.metadata({ title })` is the plugin API for it, but in
+ * OpenCode 1.18.33 it does nothing for plugin tools: the context's `metadata` returns an Effect that
+ * nobody runs (docs/decisions.md). So the title is also written to the tool's part through
+ * OpenCode's own route, PATCH /session/{sessionID}/message/{messageID}/part/{partID}, which
+ * publishes `message.part.updated` for the TUI. Updates run one at a time and only the newest
+ * pending title is sent; failures are logged, never thrown.
+ */
+export function liveTitle(runtime: Pick<Runtime, "client" | "log">, ctx: ToolContext): LiveTitle {
+  let chain: Promise<void> = Promise.resolve();
+  let latest: string | undefined;
+  const callID = (ctx as ToolContext & { callID?: string }).callID;
+
+  async function write(title: string): Promise<void> {
+    const { sessionID, messageID, directory } = ctx;
+    const message = await runtime.client.session.message({ path: { id: sessionID, messageID }, query: { directory } });
+    const part = message.data?.parts.find(
+      (p): p is ToolPart => p.type === "tool" && (callID ? p.callID === callID : p.state.status === "running"),
+    );
+    if (!part || part.state.status !== "running") return;
+    const raw = (runtime.client.session as unknown as { _client: RawClient })._client;
+    const result = await raw.patch({
+      url: "/session/{sessionID}/message/{messageID}/part/{partID}",
+      path: { sessionID, messageID, partID: part.id },
+      query: { directory },
+      body: { ...part, state: { ...part.state, title } },
+      headers: { "Content-Type": "application/json" },
+    });
+    if (result.error !== undefined) throw new Error(JSON.stringify(result.error));
+  }
+
+  return {
+    set(title) {
+      ctx.metadata({ title });
+      latest = title;
+      chain = chain
+        .then(() => (latest === title ? write(title) : undefined))
+        .catch((error: unknown) => runtime.log.log("debug", "could not update the tool title", { error: formatError(error) }));
+    },
+    flush: () => chain,
+  };
+}

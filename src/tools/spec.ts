@@ -1,0 +1,114 @@
+import type { ToolDefinition } from "@opencode-ai/plugin";
+import type { Runtime } from "../core/index.ts";
+import {
+  addSpec,
+  addTask,
+  answerOne,
+  createSpecDeps,
+  generateTasks,
+  listVerb,
+  resolveQuestions,
+  runAdhoc,
+  runDocumentStage,
+  taskListVerb,
+  type DocStage,
+  type SpecDeps,
+} from "../spec/index.ts";
+import { defineCommand, type CommandContext, type Values, type Verb } from "./command.ts";
+
+const SPEC = { spec: { type: "string" as const } };
+const MANY = 10_000;
+
+function depsFor(ctx: CommandContext): Promise<SpecDeps> {
+  return createSpecDeps({
+    runtime: ctx.runtime,
+    sessionID: ctx.tool.sessionID,
+    directory: ctx.tool.directory,
+    signal: ctx.tool.abort,
+    progress: (message) => ctx.progress(message),
+  });
+}
+
+const flag = (values: Values): string | undefined => (typeof values.spec === "string" ? values.spec : undefined);
+
+function documentVerb(stage: DocStage, summary: string): Verb {
+  return {
+    path: [stage],
+    args: stage === "requirements" ? "[--spec <slug>] [<instruction>]" : "[--spec <slug>]",
+    summary,
+    options: SPEC,
+    positionals: { max: stage === "requirements" ? MANY : 0 },
+    run: async ({ values, positionals }, ctx) => runDocumentStage(await depsFor(ctx), stage, flag(values), positionals.join(" ") || undefined),
+  };
+}
+
+const verbs: Verb[] = [
+  {
+    path: ["add"],
+    args: "<prompt>",
+    summary: "Create a spec from a prompt: reviewed requirements.md in .otto/specs/<slug>/",
+    positionals: { min: 1, max: MANY },
+    run: async ({ positionals }, ctx) => addSpec(await depsFor(ctx), positionals.join(" ")),
+  },
+  {
+    path: ["list"],
+    summary: "List the specs with their artifacts, task progress, open questions and next step",
+    run: async (_input, ctx) => listVerb((await depsFor(ctx)).repoRoot),
+  },
+  documentVerb("requirements", "Refine requirements.md (multi-model review), optionally with an extra instruction"),
+  documentVerb("research", "Write or refine research.md from the requirements (multi-model review)"),
+  documentVerb("design", "Write or refine design.md from requirements and research (multi-model review)"),
+  {
+    path: ["task", "generate"],
+    args: "[--spec <slug>]",
+    summary: "Write or refine tasks.md (validated in code; completed tasks are always kept)",
+    options: SPEC,
+    run: async ({ values }, ctx) => generateTasks(await depsFor(ctx), flag(values)),
+  },
+  {
+    path: ["task", "list"],
+    args: "[--spec <slug>]",
+    summary: "Show the tasks with status, parallel group, dependencies and progress",
+    options: SPEC,
+    run: async ({ values }, ctx) => taskListVerb((await depsFor(ctx)).repoRoot, flag(values)),
+  },
+  {
+    path: ["task", "add"],
+    args: "[--spec <slug>] <prompt>",
+    summary: "Splice new work into tasks.md (id, dependencies and group chosen by the model, checked in code)",
+    options: SPEC,
+    positionals: { min: 1, max: MANY },
+    run: async ({ values, positionals }, ctx) => addTask(await depsFor(ctx), flag(values), positionals.join(" ")),
+  },
+  {
+    path: ["questions"],
+    args: "[--spec <slug>]",
+    summary: "Auto-answer open questions from evidence (checked by the secondary model), list the rest for you",
+    options: SPEC,
+    run: async ({ values }, ctx) => resolveQuestions(await depsFor(ctx), flag(values)),
+  },
+  {
+    path: ["questions", "answer"],
+    args: "[--spec <slug>] <Qn> <answer>",
+    summary: "Record your answer to a question",
+    options: SPEC,
+    positionals: { min: 2, max: MANY },
+    run: async ({ values, positionals }, ctx) => {
+      const [ref = "", ...words] = positionals;
+      return answerOne(await depsFor(ctx), flag(values), ref, words.join(" "));
+    },
+  },
+  {
+    path: ["run"],
+    args: "[--spec <slug>] <prompt>",
+    summary: "Ad-hoc prompt with every spec file as context; no review, the session is kept for you to continue",
+    options: SPEC,
+    positionals: { min: 1, max: MANY },
+    run: async ({ values, positionals }, ctx) => runAdhoc(await depsFor(ctx), flag(values), positionals.join(" ")),
+  },
+];
+
+/** /otto-spec: from a prompt to a reviewed, validated tasks.md (docs/spec.md). */
+export function specCommand(runtime: Runtime): ToolDefinition {
+  return defineCommand({ name: "otto-spec", summary: "specs: requirements → research → design → tasks, each reviewed by a second model", verbs }, runtime);
+}
