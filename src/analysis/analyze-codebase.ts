@@ -1,16 +1,16 @@
 import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
-import { OttoError } from "../core/index.ts";
+import { OttoError, isOttoError } from "../core/index.ts";
+import { runGit } from "../repo/index.ts";
 import { classifyArchetype } from "./classify-archetype.ts";
 import { countLanguages } from "./detect-languages.ts";
 import { detectConventions, pickKeyDependencies } from "./detect-conventions.ts";
 import { listFiles } from "./list-files.ts";
 import { readManifests } from "./read-manifests.ts";
-import { runGit } from "./run-git.ts";
 import { sampleSources } from "./sample-sources.ts";
 import { addSignal } from "./scan-source.ts";
 import { summarizeLayout } from "./summarize-layout.ts";
-import type { AnalyzeOptions, CodebaseSummary, Manifest, Signals } from "./types.ts";
+import type { AnalyzeOptions, CodebaseSummary, GitRunner, Manifest, Signals } from "./types.ts";
 
 export const DEFAULT_ANALYZE_OPTIONS = {
   maxFiles: 20_000,
@@ -18,6 +18,20 @@ export const DEFAULT_ANALYZE_OPTIONS = {
   timeBudgetMs: 3_000,
   maxSampleFiles: 200,
 } as const;
+
+/**
+ * The analysis falls back to a directory walk when git fails, so the runner's own errors (a
+ * timeout, no git binary) come back as a failed result here instead of an exception.
+ */
+const analysisGit: GitRunner = async (args, { cwd, timeoutMs }) => {
+  try {
+    // `ls-files -z` on a repository with ~1M paths is tens of MB.
+    return await runGit(args, { cwd, timeoutMs, maxBuffer: 512 * 1024 * 1024 });
+  } catch (error) {
+    if (!isOttoError(error)) throw error;
+    return { exitCode: -1, stdout: "", stderr: error.message };
+  }
+};
 
 /** Enough to characterise a project in a prompt without listing its lockfile. */
 const MAX_KEY_DEPENDENCIES = 25;
@@ -34,7 +48,7 @@ export async function analyzeCodebase(root: string, options: AnalyzeOptions = {}
   const absolute = resolve(root);
   await assertDirectory(absolute);
 
-  const listing = await listFiles(absolute, { maxFiles: settings.maxFiles, deadline, now, git: options.git ?? runGit });
+  const listing = await listFiles(absolute, { maxFiles: settings.maxFiles, deadline, now, git: options.git ?? analysisGit });
   const { files } = listing;
   const notes = [...listing.notes];
   if (listing.truncated && files.length >= settings.maxFiles) {

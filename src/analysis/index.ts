@@ -1,6 +1,5 @@
 export { analyzeCodebase, DEFAULT_ANALYZE_OPTIONS } from "./analyze-codebase.ts";
 export { renderCodebaseSummary, MAX_RENDERED_LINES } from "./render-summary.ts";
-export { runGit } from "./run-git.ts";
 export type {
   AnalyzeOptions,
   Archetype,

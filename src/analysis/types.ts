@@ -1,3 +1,5 @@
+import type { GitResult as RepoGitResult } from "../repo/index.ts";
+
 /**
  * Plain data produced by the codebase analysis. Nothing here holds functions or handles, so a
  * summary can be cached as JSON and rendered later. These are interfaces rather than zod
@@ -129,11 +131,8 @@ export interface AnalyzeOptions {
   git?: GitRunner;
 }
 
-export interface GitResult {
-  exitCode: number;
-  stdout: string;
-  stderr: string;
-}
+/** The git runner's result (src/repo is otto's one git runner). */
+export type GitResult = RepoGitResult;
 
 export type GitRunner = (args: string[], options: { cwd: string; timeoutMs: number }) => Promise<GitResult>;
 

@@ -1,0 +1,159 @@
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import { OttoError, type Env } from "../core/index.ts";
+
+/** What a git command produced. A non-zero exit is data, not an exception. */
+export interface GitResult {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** How otto finds and runs git; tests swap the binary or PATH to fake a hung git. */
+export interface GitEnv {
+  /** The environment git runs with (default process.env); otto adds its own variables on top. */
+  env?: Env;
+  /** The git executable, looked up on `env.PATH` (default "git"). */
+  binary?: string;
+  /** Overrides of GIT_TIMEOUTS, e.g. milliseconds in tests. */
+  timeouts?: Partial<Record<keyof typeof GIT_TIMEOUTS, number>>;
+}
+
+export interface GitOptions extends GitEnv {
+  cwd: string;
+  /** Default by operation: GIT_TIMEOUTS.read, or GIT_TIMEOUTS.write for network and work-tree writes. */
+  timeoutMs?: number;
+  /** Bytes of stdout before git is stopped (default 64 MiB). */
+  maxBuffer?: number;
+}
+
+/**
+ * Local reads (status, rev-parse, config) answer in milliseconds even on big repositories; 10 s
+ * means git is stuck (a lock, a hung filesystem). Fetch, push and work-tree writes (checkout,
+ * worktree add) move data and get 30 s. Both are the issue's "10-30 s by operation".
+ */
+export const GIT_TIMEOUTS = { read: 10_000, write: 30_000 } as const;
+
+const SLOW = new Set(["fetch", "push", "pull", "clone", "ls-remote", "checkout", "switch", "worktree", "merge", "rebase", "reset", "commit", "gc"]);
+
+/** The subcommand: the first word that is not a global option (`-c key=value`, `-C dir`, `--no-pager`). */
+function subcommand(args: readonly string[]): string | undefined {
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] ?? "";
+    if (arg === "-c" || arg === "-C") i++;
+    else if (!arg.startsWith("-")) return arg;
+  }
+  return undefined;
+}
+
+export function defaultTimeout(args: readonly string[], timeouts: GitEnv["timeouts"] = {}): number {
+  return SLOW.has(subcommand(args) ?? "") ? (timeouts.write ?? GIT_TIMEOUTS.write) : (timeouts.read ?? GIT_TIMEOUTS.read);
+}
+
+// Variables that point git at another repository than `cwd` (set inside git hooks, for one):
+// otto always names the directory it means, so these would only send git elsewhere.
+const REPO_LOCATION = ["GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_COMMON_DIR", "GIT_PREFIX"];
+
+export function gitEnvironment(env: Env = process.env): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(env)) {
+    if (value !== undefined && !REPO_LOCATION.includes(key)) out[key] = value;
+  }
+  return {
+    ...out,
+    // Never wait for a password on a terminal nobody sees; fail instead.
+    GIT_TERMINAL_PROMPT: "0",
+    // Reads (status) must not take index.lock and collide with the user's own git commands.
+    GIT_OPTIONAL_LOCKS: "0",
+    // English messages, so failures can be recognised (see git-errors.ts).
+    LC_ALL: "C",
+  };
+}
+
+/** `git -C <cwd> <args>` as a person would type it, for messages. */
+export function describeCommand(args: readonly string[], cwd: string): string {
+  const quote = (word: string) => (/^[\w@%+=:,./^~-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`);
+  return ["git", "-C", quote(cwd), ...args.map(quote)].join(" ");
+}
+
+/**
+ * Every git call otto makes goes through here. Resolves with the exit code and output whatever
+ * the exit code; throws OttoError `git_timeout` (after killing git and everything it started),
+ * `git_missing` when git cannot be started, `git_output` when the output exceeds maxBuffer.
+ */
+export function runGit(args: readonly string[], options: GitOptions): Promise<GitResult> {
+  const timeoutMs = options.timeoutMs ?? defaultTimeout(args, options.timeouts);
+  const maxBuffer = options.maxBuffer ?? 64 * 1024 * 1024;
+  const command = describeCommand(args, options.cwd);
+  return new Promise((resolve, reject) => {
+    // detached: git gets its own process group, so a timeout can kill ssh or credential helpers
+    // it started too; they inherit stderr and would otherwise keep the pipe (and us) waiting.
+    const child = spawn(options.binary ?? "git", [...args], {
+      cwd: options.cwd,
+      env: gitEnvironment(options.env),
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: process.platform !== "win32",
+    });
+    const stdout: Buffer[] = [];
+    const stderr: Buffer[] = [];
+    let size = 0;
+    let settled = false;
+    const finish = (fn: () => void): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      fn();
+    };
+    const kill = (): void => {
+      try {
+        if (child.pid !== undefined && process.platform !== "win32") process.kill(-child.pid, "SIGKILL");
+        else child.kill("SIGKILL");
+      } catch {
+        // Already gone.
+      }
+    };
+    const timer = setTimeout(() => {
+      kill();
+      finish(() =>
+        reject(
+          new OttoError(
+            "git_timeout",
+            `\`${command}\` did not finish within ${timeoutMs / 1000} s and was stopped.`,
+            `Run it yourself to see where it waits (a credential prompt, a lock, the network): ${command}`,
+          ),
+        ),
+      );
+    }, timeoutMs);
+    child.stdout.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > maxBuffer) {
+        kill();
+        finish(() => reject(new OttoError("git_output", `\`${command}\` printed more than ${maxBuffer} bytes and was stopped.`)));
+      } else stdout.push(chunk);
+    });
+    child.stderr.on("data", (chunk: Buffer) => stderr.push(chunk));
+    child.on("error", (error: NodeJS.ErrnoException) => finish(() => reject(spawnError(error, options))));
+    child.on("close", (code, signal) => {
+      finish(() =>
+        resolve({
+          exitCode: code ?? (signal ? 128 : -1),
+          stdout: Buffer.concat(stdout).toString("utf8"),
+          stderr: Buffer.concat(stderr).toString("utf8"),
+        }),
+      );
+    });
+  });
+}
+
+function spawnError(error: NodeJS.ErrnoException, options: GitOptions): OttoError {
+  // spawn reports a missing working directory as ENOENT too, like a missing binary.
+  if (!fs.existsSync(options.cwd)) {
+    return new OttoError("git_no_directory", `The directory ${options.cwd} does not exist.`, "Check the path (was the clone moved or deleted?).", { cause: error });
+  }
+  return new OttoError(
+    "git_missing",
+    `Could not run git (${options.binary ?? "git"}): ${error.code ?? error.message}.`,
+    "Install git and make sure it is on the PATH of the process that runs OpenCode.",
+    { cause: error },
+  );
+}
