@@ -9,6 +9,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { benchExecute, writeSection as writeExecuteSection } from "./execute.ts";
 import { createWorkspace, opencodeVersion, REPO_ROOT, runOpencode, startModelServer, text, type ModelServer, type Workspace } from "../test/support/index.ts";
 
 const RUNS = Number(process.env.OTTO_BENCH_RUNS ?? 7);
@@ -91,6 +92,10 @@ async function main(): Promise<void> {
     ].join("\n");
     fs.writeFileSync(path.join(REPO_ROOT, "docs", "benchmarks.md"), report);
     process.stdout.write(`\n${report}`);
+    // The other benches append their own sections to the file just written.
+    const execute = await benchExecute((line) => process.stdout.write(`${line}\n`));
+    writeExecuteSection(execute);
+    process.stdout.write(`\n${execute}`);
   } finally {
     await withOtto.cleanup();
     await without.cleanup();

@@ -5,6 +5,8 @@
 import { text, type ScriptEntry } from "../test/support/index.ts";
 import { DESIGN_V1, REQUIREMENTS, RESEARCH_DRAFT, RESEARCH_FINAL, TASKS_GOOD } from "../test/e2e/spec/fixtures.ts";
 import { doc, envelope as specEnvelope, specModel, subjectOf } from "../test/e2e/spec/spec-model.ts";
+import { execModel, writes } from "../test/e2e/execute/exec-model.ts";
+import { taskIdOf } from "../test/e2e/execute/kinds.ts";
 
 export interface DemoStep {
   command: string;
@@ -13,6 +15,8 @@ export interface DemoStep {
   explain: string;
   /** Files of the scratch repo to print after the step. */
   show?: string[];
+  /** Print the scratch repo's recent commits after the step. */
+  commits?: boolean;
 }
 
 export const DEMO_FILES: Record<string, string> = {
@@ -43,6 +47,10 @@ function specSteps(slug: string): DemoStep[] {
     step(["design"], "design.md from requirements and research", "design.md"),
     step(["task", "generate"], "tasks.md, checked in code (ids, dependencies, parallel groups) before it is written", "tasks.md"),
     step(["questions"], "open questions the stages raised: auto-answered from evidence, or left for you"),
+    {
+      ...step(["execute"], "tasks.md to committed code: phase by phase, tasks in parallel child sessions, review gate, hardening, one commit per phase, then docs"),
+      commits: true,
+    },
   ];
 }
 
@@ -76,8 +84,16 @@ const specAnswers = specModel((kind, req) => {
 
 const envelope = (value: unknown) => text(`BEGIN_JSON\n${JSON.stringify(value)}\nEND_JSON`);
 
+/** The scripted executor writes a small module per task with OpenCode's real `write` tool. */
+const executeAnswers = (project: string): ScriptEntry =>
+  execModel(project, (kind, req) => {
+    if (kind !== "execute-task") return undefined;
+    const task = taskIdOf(req.lastUser) ?? "task";
+    return writes(project, req, { [`src/${task}.js`]: `// ${task}: implemented by the otto demo's scripted executor.\nexport const ${task.replace(/-/g, "_")} = true;\n` }, `Created src/${task}.js and checked it loads.`);
+  });
+
 /** The scripted model's answers for a step's child sessions (the slash command itself is scripted by the caller). */
-export function demoScript(step: DemoStep): ScriptEntry[] {
+export function demoScript(step: DemoStep, project: string): ScriptEntry[] {
   if (step.tool === "otto_config" && step.args[0] === "models") {
     return [
       {
@@ -88,6 +104,7 @@ export function demoScript(step: DemoStep): ScriptEntry[] {
       },
     ];
   }
+  if (step.tool === "otto_spec" && step.args[0] === "execute") return [executeAnswers(project)];
   if (step.tool === "otto_spec") return [specAnswers];
   return [];
 }

@@ -28,7 +28,7 @@ async function scriptedRunner(): Promise<Runner> {
     describe: "a scripted local model (no network, no credentials): it plays a short, pre-written session. Set OTTO_DEMO_MODEL=provider/model to use a real model.",
     project: ws.project,
     async run(step) {
-      model.script(...slashCommand(step.tool), ...demoScript(step));
+      model.script(...slashCommand(step.tool), ...demoScript(step, ws.project));
       const result = await runOpencode(ws, ["run", "--command", step.command, "--", ...step.args], { timeoutMs: 300_000 });
       return { exitCode: result.exitCode, stdout: result.stdout, stderr: result.stderr };
     },
@@ -90,6 +90,10 @@ async function main(): Promise<void> {
         failed = true;
         say(`  step failed (exit ${String(result.exitCode)}):\n${result.stderr.split("\n").slice(-15).join("\n")}`);
         break;
+      }
+      if (step.commits) {
+        const log = await execa("git", ["log", "--format=%h %s", "-n", "8"], { cwd: runner.project, reject: false });
+        say(`\n  --- git log ---\n${String(log.stdout).trim().replace(/^/gm, "  ")}`);
       }
       for (const file of step.show ?? []) {
         const full = path.join(runner.project, file);

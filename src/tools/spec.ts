@@ -1,5 +1,6 @@
 import type { ToolDefinition } from "@opencode-ai/plugin";
 import type { Runtime } from "../core/index.ts";
+import { executeVerb, taskRunVerb, type ExecuteInput } from "../execute/index.ts";
 import {
   addSpec,
   addTask,
@@ -28,6 +29,14 @@ function depsFor(ctx: CommandContext): Promise<SpecDeps> {
     progress: (message) => ctx.progress(message),
   });
 }
+
+const executeInput = (ctx: CommandContext): ExecuteInput => ({
+  runtime: ctx.runtime,
+  sessionID: ctx.tool.sessionID,
+  directory: ctx.tool.directory,
+  signal: ctx.tool.abort,
+  progress: (message) => ctx.progress(message),
+});
 
 const flag = (values: Values): string | undefined => (typeof values.spec === "string" ? values.spec : undefined);
 
@@ -79,6 +88,20 @@ const verbs: Verb[] = [
     options: SPEC,
     positionals: { min: 1, max: MANY },
     run: async ({ values, positionals }, ctx) => addTask(await depsFor(ctx), flag(values), positionals.join(" ")),
+  },
+  {
+    path: ["execute"],
+    args: "[--spec <slug>]",
+    summary: "Run tasks.md phase by phase: parallel tasks, review gate, hardening, spec.verify, one commit per phase, then docs; resumable",
+    options: SPEC,
+    run: ({ values }, ctx) => executeVerb(executeInput(ctx), flag(values)),
+  },
+  {
+    path: ["task", "run"],
+    args: "[--spec <slug>] [--id <task-id>]",
+    summary: "Run one task (the only runnable one without --id), verify and commit it",
+    options: { ...SPEC, id: { type: "string" as const } },
+    run: ({ values }, ctx) => taskRunVerb(executeInput(ctx), flag(values), typeof values.id === "string" ? values.id : undefined),
   },
   {
     path: ["questions"],

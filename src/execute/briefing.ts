@@ -1,0 +1,31 @@
+import { renderPrompt } from "../prompts/index.ts";
+import { extractDocument } from "../session/index.ts";
+import type { Task } from "../spec/index.ts";
+import { briefingVars, type SpecContext } from "./context.ts";
+import { errorLine, promptPass, REVIEWER } from "./pass.ts";
+import type { ExecuteDeps, Models } from "./types.ts";
+
+export interface Briefing {
+  /** The brief; undefined when briefing is off or failed (the executor gets the documents). */
+  brief?: string;
+  /** For history: "brief by mock/m1 (otto-reviewer), session …" or "static context (why)". */
+  note: string;
+}
+
+/**
+ * The design's task briefing: the primary model reads every spec document (and the code, read
+ * only) and distils what this one task needs. Any failure (model error, timeout, no document in
+ * the reply) falls back to the static context: briefing can make a task better, never block it.
+ */
+export async function briefTask(deps: ExecuteDeps, models: Models, ctx: SpecContext, task: Task): Promise<Briefing> {
+  if (!deps.settings.taskBriefing) return { note: "static context (spec.task_briefing is off)" };
+  const prompt = renderPrompt("task-briefing", briefingVars(ctx, task), { env: deps.env });
+  const pass = await promptPass(deps, { agent: REVIEWER, model: models.primary, title: `otto: brief ${task.id}`, dialog: false }, prompt);
+  if (pass.error !== undefined) {
+    deps.log.log("warn", `briefing of ${task.id} failed; using the static context`, { error: errorLine(pass.error) });
+    return { note: `static context (briefing failed: ${errorLine(pass.error)})` };
+  }
+  const brief = extractDocument(pass.text).trim();
+  if (!brief) return { note: `static context (the briefing reply had no document, session ${pass.sessionID ?? "?"})` };
+  return { brief, note: `brief by ${pass.model}, session ${pass.sessionID ?? "?"}` };
+}

@@ -1,0 +1,87 @@
+import { analyzeCodebase, renderCodebaseSummary } from "../analysis/index.ts";
+import { findRepoRoot, loadConfig, modelRoles, parseDuration, type Config } from "../config/index.ts";
+import { OttoError, formatError, type Logger, type Runtime } from "../core/index.ts";
+import { createSessionRunner } from "../session/index.ts";
+import { runGit } from "./git.ts";
+import { Background } from "./pass.ts";
+import type { ExecuteDeps, ExecuteSettings, ToastVariant } from "./types.ts";
+
+export interface ExecuteInput {
+  runtime: Runtime;
+  /** The invoking session (the tool's ctx.sessionID). */
+  sessionID: string;
+  /** The tool context's directory. */
+  directory: string;
+  signal?: AbortSignal;
+  progress: (title: string) => void;
+}
+
+/** spec.* as the engine uses it (durations parsed). */
+export function executeSettings(spec: Config["spec"]): ExecuteSettings {
+  return {
+    maxParallelTasks: spec.max_parallel_tasks,
+    taskTimeoutMs: parseDuration(spec.task_timeout),
+    maxTaskRetries: spec.max_task_retries,
+    taskBriefing: spec.task_briefing,
+    verify: [...spec.verify],
+    verifyTimeoutMs: parseDuration(spec.verify_timeout),
+    maxVerifyFixes: spec.max_verify_fixes,
+    reviewGate: spec.review_gate,
+    externalAssumptions: spec.external_assumptions,
+    domainHardening: spec.domain_hardening,
+    docsAlignment: spec.docs_alignment,
+  };
+}
+
+/** Loads the config and finds the repository; refuses to run outside a git repository. */
+export async function createExecuteDeps(input: ExecuteInput): Promise<ExecuteDeps> {
+  const { runtime } = input;
+  const repoRoot = await findRepoRoot(input.directory);
+  if (!repoRoot) {
+    throw new OttoError(
+      "not_a_repository",
+      `${input.directory} is not inside a git repository; specs live in <repo>/.otto/specs and each phase is committed.`,
+      "Run `git init` in the project (or start OpenCode inside a repository), then run the command again.",
+    );
+  }
+  const { config } = await loadConfig({ directory: input.directory, env: runtime.env });
+  const settings = executeSettings(config.spec);
+  const roles = modelRoles(config);
+  return {
+    // Its own limiter sized to spec.max_parallel_tasks: each task holds one model turn for its
+    // whole run, so the plugin's shared limit (4) would cap a larger setting.
+    runner: createSessionRunner(runtime, { concurrency: settings.maxParallelTasks }),
+    client: runtime.client,
+    repoRoot,
+    parentID: input.sessionID,
+    signal: input.signal,
+    progress: input.progress,
+    toast: (message, variant) => toast(runtime, repoRoot, message, variant),
+    models: { primary: roles.primary, secondary: roles.secondary },
+    settings,
+    git: runGit,
+    background: new Background(),
+    once: runtime.once,
+    log: runtime.log,
+    env: runtime.env,
+    now: () => new Date(),
+    codebaseSummary: (root) => summarizeCodebase(root, runtime.log),
+  };
+}
+
+/** Toasts are a courtesy: headless runs have no TUI, and a failed toast is only logged. */
+function toast(runtime: Runtime, directory: string, message: string, variant: ToastVariant): void {
+  runtime.client.tui
+    .showToast({ body: { title: "otto", message, variant }, query: { directory } })
+    .catch((error: unknown) => runtime.log.log("debug", "could not show a toast", { error: formatError(error) }));
+}
+
+async function summarizeCodebase(root: string, log: Logger): Promise<string | undefined> {
+  try {
+    const summary = await analyzeCodebase(root);
+    return summary.empty ? undefined : renderCodebaseSummary(summary);
+  } catch (error) {
+    log.log("warn", `codebase analysis of ${root} failed`, { error: formatError(error) });
+    return undefined;
+  }
+}

@@ -1,0 +1,127 @@
+import { OttoError, isOttoError } from "../core/index.ts";
+import { resolveRoleModel } from "../session/index.ts";
+import { checkGate, listSpecs, phases, readArtifacts, resolveSpec, specPaths, summarizeTasks, type SpecPaths } from "../spec/index.ts";
+import { summaryOf } from "./commit-message.ts";
+import { readDocs, relativeSpecDir, type SpecContext } from "./context.ts";
+import { alignDocs, docsDue } from "./docs-align.ts";
+import { committedPhases, gitDir, ottoCommits } from "./git.ts";
+import { cancelled, errorLine } from "./pass.ts";
+import { phasesToRun, startChanges } from "./plan.ts";
+import { renderReport, type RunReport } from "./progress.ts";
+import { lockRun, type Release } from "./run-lock.ts";
+import { runPhase } from "./run-phase.ts";
+import { TaskStore } from "./task-store.ts";
+import type { ExecuteDeps, Models } from "./types.ts";
+
+export interface ExecuteResult {
+  title: string;
+  output: string;
+  report: RunReport;
+}
+
+/** The spec a command works on, gated like the design says (all four documents must exist). */
+export function resolveExecuteTarget(repoRoot: string, flag: string | undefined): { slug: string; paths: SpecPaths } {
+  const slug = resolveSpec(listSpecs(repoRoot), flag);
+  checkGate("execute", readArtifacts(repoRoot, slug), slug);
+  return { slug, paths: specPaths(repoRoot, slug) };
+}
+
+export async function resolveModels(deps: ExecuteDeps): Promise<Models> {
+  const roleDeps = { client: deps.client, sessionID: deps.parentID, directory: deps.repoRoot, once: deps.once, log: deps.log };
+  const primary = await resolveRoleModel("primary", deps.models.primary, roleDeps);
+  const secondary = await resolveRoleModel("secondary", deps.models.secondary, roleDeps);
+  return { primary: primary.model, secondary: secondary.model, notes: [primary.note, secondary.note].filter((n): n is string => n !== undefined) };
+}
+
+/** Holds the spec's run lock while `fn` runs. */
+export async function withRunLock<T>(deps: ExecuteDeps, slug: string, fn: () => Promise<T>): Promise<T> {
+  const dir = await gitDir(deps.git, deps.repoRoot);
+  if (!dir) throw new OttoError("not_a_repository", `${deps.repoRoot} is not a git repository; otto commits each phase.`, "Run `git init`, then run the command again.");
+  const release: Release = await lockRun(dir, slug);
+  try {
+    return await fn();
+  } finally {
+    await deps.background.settle();
+    await release();
+  }
+}
+
+/** What every prompt of the run gets about the spec; the docs are read again before each phase. */
+export async function baseContext(deps: ExecuteDeps, slug: string, paths: SpecPaths): Promise<SpecContext> {
+  return {
+    slug,
+    paths,
+    specDir: relativeSpecDir(deps.repoRoot, paths),
+    docs: await readDocs(paths),
+    codebaseSummary: await deps.codebaseSummary(deps.repoRoot),
+    checkCommands: deps.settings.verify.length ? deps.settings.verify.join("\n") : undefined,
+  };
+}
+
+/**
+ * `/otto-spec execute`: the outer loop. Deterministic and resumable: tasks.md holds the task
+ * statuses, git's history holds which phases are committed (trailers), so a re-run after any
+ * crash runs only what is left: completed tasks never run again, a committed phase is never
+ * committed again. Task failures never stop the loop; a failed commit or a cancel does.
+ */
+export async function executeSpec(deps: ExecuteDeps, flag?: string): Promise<ExecuteResult> {
+  const started = Date.now();
+  const { slug, paths } = resolveExecuteTarget(deps.repoRoot, flag);
+  return withRunLock(deps, slug, async () => {
+    const store = await TaskStore.open(paths.tasks, slug, { onLockWait: deps.onLockWait });
+    let commits = await ottoCommits(deps.git, deps.repoRoot, slug);
+    const committed = committedPhases(commits);
+    const recovered = startChanges(store.list);
+    for (const change of recovered) await store.set(change.id, change.status);
+    const models = await resolveModels(deps);
+    const base = await baseContext(deps, slug, paths);
+    const report: RunReport = { slug, list: store.list, phases: [], recovered, cancelled: false, notes: [...models.notes], durationMs: 0 };
+    const toRun = new Set(phasesToRun(store.list, new Set(committed.keys())));
+
+    for (const { group } of phases(store.list)) {
+      if (!toRun.has(group)) {
+        report.phases.push({ group, results: [], skipped: [], steps: [], earlier: committed.get(group)?.slice(0, 7) });
+        continue;
+      }
+      const ctx: SpecContext = { ...base, docs: await readDocs(paths), phaseSummaries: phaseSummaries(commits) };
+      try {
+        report.phases.push(await runPhase({ deps, models, store, ctx, group, committed: committed.get(group) }));
+      } catch (error) {
+        report.phases.push({ group, results: [], skipped: [], steps: [], note: isOttoError(error) && error.code === "commit_failed" ? "the commit failed" : "stopped by an error" });
+        report.error = `phase ${group}: ${errorLine(error)}`;
+        break;
+      }
+      commits = await ottoCommits(deps.git, deps.repoRoot, slug);
+      if (cancelled(deps)) break;
+    }
+
+    const counts = summarizeTasks(store.list).byStatus;
+    report.cancelled = cancelled(deps);
+    if (!report.cancelled && !report.error && counts.pending + counts.running === 0 && deps.settings.docsAlignment && docsDue(commits)) {
+      try {
+        report.docs = await alignDocs(deps, models, base, commits);
+      } catch (error) {
+        report.docs = { steps: [], note: "the commit failed" };
+        report.error = `documentation: ${errorLine(error)}`;
+      }
+    } else if (!deps.settings.docsAlignment) {
+      report.docs = { steps: [], note: "skipped (spec.docs_alignment is off)" };
+    }
+    report.cancelled = cancelled(deps);
+    report.list = await store.reload();
+    report.durationMs = Date.now() - started;
+    const after = summarizeTasks(report.list);
+    const title = `otto-spec execute ${slug}: ${after.byStatus.completed}/${after.total} completed${after.byStatus.failed ? `, ${after.byStatus.failed} failed` : ""}${report.cancelled ? " (cancelled)" : ""}`;
+    return { title, output: renderReport(report), report };
+  });
+}
+
+/** The commit summaries of the committed phases, oldest first: what later phases are told. */
+export function phaseSummaries(commits: readonly { trailer: { kind: string }; message: string }[]): string | undefined {
+  const text = commits
+    .filter((c) => c.trailer.kind !== "docs")
+    .reverse()
+    .map((c) => summaryOf(c.message))
+    .join("\n\n---\n\n");
+  return text.trim() ? text : undefined;
+}

@@ -1,0 +1,111 @@
+import type { z } from "zod";
+import { formatError } from "../core/index.ts";
+import { formatModel, type ChildSession, type ModelRef } from "../session/index.ts";
+import type { ExecuteDeps } from "./types.ts";
+
+/** otto's role agents: edits allowed (force-push denied) / read-only. */
+export const EXECUTOR = "otto-executor";
+export const REVIEWER = "otto-reviewer";
+
+export interface PassOptions {
+  agent: typeof EXECUTOR | typeof REVIEWER;
+  model: ModelRef;
+  /** Session title, shown under the invoking session in the TUI. */
+  title: string;
+  /** Read the conversation before the session is deleted (default true; history and harvesting need it). */
+  dialog?: boolean;
+}
+
+export interface PassResult<T = string> {
+  /** Set when the session answered; undefined when it failed. */
+  value?: T;
+  /** The reply's text ("" on failure). */
+  text: string;
+  error?: unknown;
+  sessionID?: string;
+  /** The conversation as redacted markdown, read before the session was deleted. */
+  dialog: string;
+  /** "provider/model (agent)" */
+  model: string;
+  durationMs: number;
+}
+
+/**
+ * One fresh child session of the run: opened under the invoking session, scoped to the
+ * repository, limited by spec.task_timeout (the session layer aborts it when the time is up),
+ * closed (deleted) after its dialog is saved. Failures come back as data: the loop never dies.
+ */
+export async function runPass<T = string>(
+  deps: ExecuteDeps,
+  options: PassOptions,
+  ask: (child: ChildSession) => Promise<{ value: T; text: string }>,
+): Promise<PassResult<T>> {
+  const started = Date.now();
+  const model = `${formatModel(options.model)} (${options.agent})`;
+  let child: ChildSession | undefined;
+  try {
+    child = await deps.runner.openChild({
+      parentID: deps.parentID,
+      directory: deps.repoRoot,
+      agent: options.agent,
+      model: options.model,
+      title: options.title,
+      timeoutMs: deps.settings.taskTimeoutMs,
+      signal: deps.signal,
+    });
+    const { value, text } = await ask(child);
+    const dialog = options.dialog === false ? "" : await dialogOf(child);
+    return { value, text, sessionID: child.id, dialog, model, durationMs: Date.now() - started };
+  } catch (error) {
+    const dialog = child && options.dialog !== false ? await dialogOf(child) : "";
+    return { text: "", error, sessionID: child?.id, dialog, model, durationMs: Date.now() - started };
+  } finally {
+    // Deleting the session is cleanup, not part of the task's chain: it runs in the background
+    // (close never throws) and the run waits for all of them before it returns.
+    if (child) deps.background.add(child.close());
+  }
+}
+
+/** Work that must finish before the run returns but need not hold up the next step. */
+export class Background {
+  readonly #pending = new Set<Promise<unknown>>();
+
+  add(task: Promise<unknown>): void {
+    const tracked = task.catch(() => undefined).finally(() => this.#pending.delete(tracked));
+    this.#pending.add(tracked);
+  }
+
+  async settle(): Promise<void> {
+    while (this.#pending.size > 0) await Promise.all([...this.#pending]);
+  }
+}
+
+/** A plain prompt: the value is the reply's text. */
+export function promptPass(deps: ExecuteDeps, options: PassOptions, prompt: string): Promise<PassResult> {
+  return runPass(deps, options, async (child) => {
+    const reply = await child.prompt(prompt);
+    return { value: reply.text, text: reply.text };
+  });
+}
+
+/** A prompt answered with a BEGIN_JSON envelope (retried in the same session when invalid). */
+export function jsonPass<S extends z.ZodType>(deps: ExecuteDeps, options: PassOptions, prompt: string, schema: S): Promise<PassResult<z.output<S>>> {
+  return runPass(deps, options, async (child) => {
+    const reply = await child.promptJson(prompt, schema);
+    return { value: reply.value, text: reply.text };
+  });
+}
+
+async function dialogOf(child: ChildSession): Promise<string> {
+  return child.dialog().catch((error: unknown) => `_(could not read the dialog: ${formatError(error)})_`);
+}
+
+/** The tool was cancelled: stop the run (this is not a task failure). */
+export function cancelled(deps: Pick<ExecuteDeps, "signal">): boolean {
+  return deps.signal?.aborted === true;
+}
+
+/** A failure as one line for summaries and tasks.md (`Error: ` prefix dropped). */
+export function errorLine(error: unknown): string {
+  return formatError(error).replace(/^Error: /, "").split("\n")[0] ?? "";
+}

@@ -1,0 +1,121 @@
+import { summarizeTasks, type TaskList } from "../spec/index.ts";
+import type { VerifyState } from "./commit-message.ts";
+import { formatDuration } from "./history.ts";
+import type { StatusChange } from "./plan.ts";
+import type { StepRecord, TaskResult } from "./types.ts";
+
+/** Live counts of one phase, for the tool's title. */
+export interface PhaseCounts {
+  group: number;
+  total: number;
+  done: number;
+  running: number;
+  failed: number;
+}
+
+/** "Phase 2: 3/5 done, 1 running, 0 failed" */
+export function phaseTitle(c: PhaseCounts): string {
+  return `Phase ${c.group}: ${c.done}/${c.total} done, ${c.running} running, ${c.failed} failed`;
+}
+
+/** What happened to one phase in this run. */
+export interface PhaseReport {
+  group: number;
+  results: TaskResult[];
+  skipped: StatusChange[];
+  steps: StepRecord[];
+  verify?: VerifyState;
+  /** Short sha of this run's commit. */
+  commit?: string;
+  /** Committed by an earlier run (short sha): nothing was done. */
+  earlier?: string;
+  /** Why the phase was not committed, or what stopped it. */
+  note?: string;
+}
+
+export interface RunReport {
+  slug: string;
+  list: TaskList;
+  phases: PhaseReport[];
+  recovered: StatusChange[];
+  docs?: { steps: StepRecord[]; commit?: string; note?: string };
+  cancelled: boolean;
+  /** An error that stopped the run (a failed commit). */
+  error?: string;
+  notes: string[];
+  durationMs: number;
+}
+
+function firstLine(text: string, max = 90): string {
+  const line = text.split(/\r?\n/).map((l) => l.replace(/^[#>*\s-]+/, "").trim()).find((l) => l !== "") ?? "";
+  return (line.length > max ? `${line.slice(0, max - 1)}…` : line).replace(/\|/g, "\\|");
+}
+
+function phaseLine(p: PhaseReport): string {
+  if (p.earlier) {
+    const again = p.results.length ? `; ${p.results.length} task(s) run again did not complete` : "";
+    return `Phase ${p.group}: committed earlier (${p.earlier})${again}`;
+  }
+  const steps = p.steps.map((s) => `${s.name}: ${s.outcome}`);
+  const end = p.commit ? `committed ${p.commit}` : `not committed${p.note ? ` (${p.note})` : ""}`;
+  return `Phase ${p.group}: ${[...steps, end].join(" · ")}`;
+}
+
+/** The final markdown: the task table, one line per phase and its commit, failures with their reasons, the next step. */
+export function renderReport(report: RunReport): string {
+  const results = new Map(report.phases.flatMap((p) => p.results).map((r) => [r.id, r]));
+  const skipped = new Map(report.phases.flatMap((p) => p.skipped).map((s) => [s.id, s]));
+  const rows = report.list.tasks.map((t) => {
+    const r = results.get(t.id);
+    const note = r ? firstLine(r.status === "completed" ? r.summary : (r.error ?? "")) : skipped.has(t.id) ? firstLine(skipped.get(t.id)?.reason ?? "") : t.status === "completed" ? "(completed earlier)" : "";
+    return `| ${t.parallel_group} | ${t.id} | ${t.status} | ${r ? r.attempts : "-"} | ${r ? formatDuration(r.durationMs) : "-"} | ${note} |`;
+  });
+  const summary = summarizeTasks(report.list);
+  const s = summary.byStatus;
+  const out = [
+    `## otto-spec execute: ${report.slug}`,
+    "",
+    "| phase | task | status | attempts | time | result |",
+    "|---|---|---|---|---|---|",
+    ...rows,
+    "",
+    ...report.phases.map(phaseLine),
+  ];
+  if (report.docs) out.push(`Docs: ${[...report.docs.steps.map((st) => `${st.name}: ${st.outcome}`), report.docs.commit ? `committed ${report.docs.commit}` : (report.docs.note ?? "not committed")].join(" · ")}`);
+  out.push("", `Progress: ${s.completed}/${summary.total} completed | ${s.running} running | ${s.pending} pending | ${s.failed} failed | ${s.skipped} skipped (${formatDuration(report.durationMs)})`);
+
+  const failed = [...results.values()].filter((r) => r.status === "failed");
+  if (failed.length) {
+    out.push("", "Failed:");
+    for (const r of failed) out.push(`- ${r.id}: ${r.error ?? "failed"} (${r.attempts} attempt${r.attempts === 1 ? "" : "s"}; ${r.history.at(-1) ?? "no history"})`);
+  }
+  if (skipped.size) {
+    out.push("", "Skipped:");
+    for (const sk of skipped.values()) out.push(`- ${sk.id}: ${sk.reason}`);
+  }
+  if (report.recovered.length) {
+    out.push("", "Recovered from an earlier run:");
+    for (const c of report.recovered) out.push(`- ${c.id} → ${c.status}: ${c.reason}`);
+  }
+  const warnings = [...report.phases.flatMap((p) => p.steps), ...(report.docs?.steps ?? [])].filter((st) => st.warning);
+  if (warnings.length) {
+    out.push("", "Warnings:");
+    for (const w of warnings) out.push(`- ${w.name}: ${w.warning}`);
+  }
+  for (const note of report.notes) out.push("", `Note: ${note}`);
+  if (report.error) out.push("", `Error: ${report.error}`);
+  out.push("", `Next step: ${nextStep(report)}`);
+  return out.join("\n");
+}
+
+function nextStep(report: RunReport): string {
+  const s = summarizeTasks(report.list).byStatus;
+  if (report.cancelled) return `the run was cancelled; run /otto-spec execute --spec ${report.slug} to resume (completed tasks are not run again)`;
+  if (report.error) return `fix the error above, then run /otto-spec execute --spec ${report.slug} again`;
+  if (s.failed > 0) {
+    const first = report.list.tasks.find((t) => t.status === "failed");
+    return `look at the failures above (history/ has each attempt's dialog), then /otto-spec task run --spec ${report.slug} --id ${first?.id ?? "<id>"}, or /otto-spec execute --spec ${report.slug}`;
+  }
+  if (s.pending > 0 || s.skipped > 0) return `/otto-spec execute --spec ${report.slug}`;
+  return "every task is completed; review the commits (git log) and open a pull request";
+}

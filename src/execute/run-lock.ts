@@ -1,0 +1,45 @@
+import fs from "node:fs/promises";
+import path from "node:path";
+import lockfile from "proper-lockfile";
+import { OttoError } from "../core/index.ts";
+
+/*
+ * One run per spec and working tree at a time: a second `execute` would reset the first one's
+ * `running` tasks to pending and run them twice. The lock lives in the git directory (the working
+ * tree stays clean). proper-lockfile refreshes it while the run lives; a run killed with SIGKILL
+ * leaves it behind, and it counts as stale STALE_MS later, so a re-run waits at most that long.
+ * https://github.com/moxystudio/node-proper-lockfile#lockfile-options
+ */
+const STALE_MS = 5_000;
+const RETRIES = { retries: 7, factor: 1, minTimeout: 1_000, maxTimeout: 1_000 };
+
+export type Release = () => Promise<void>;
+
+export async function lockRun(lockDir: string, slug: string, retries: number | typeof RETRIES = RETRIES): Promise<Release> {
+  await fs.mkdir(lockDir, { recursive: true });
+  const target = path.join(lockDir, `otto-execute-${slug}`);
+  let compromised = false;
+  try {
+    const release = await lockfile.lock(target, {
+      realpath: false,
+      stale: STALE_MS,
+      retries,
+      // The default throws from a timer, which would crash OpenCode; the run goes on without it.
+      onCompromised: () => {
+        compromised = true;
+      },
+    });
+    return async () => {
+      if (!compromised) await release().catch(() => undefined);
+    };
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ELOCKED") {
+      throw new OttoError(
+        "execute_running",
+        `Another /otto-spec execute (or task run) of ${slug} is running in this working tree.`,
+        "Wait for it to finish (or cancel it), then run the command again.",
+      );
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,123 @@
+import pLimit from "p-limit";
+import { commitAll } from "./git.ts";
+import { renderCommitMessage, type OttoTrailer } from "./commit-message.ts";
+import { readDocs, type SpecContext } from "./context.ts";
+import { harvestQuestions } from "./harvest.ts";
+import { writeStepRecord } from "./history.ts";
+import { cancelled, errorLine } from "./pass.ts";
+import { hardeningPass, reviewGate } from "./phase-gates.ts";
+import { blockedInPhase, phaseHasWork, runnableInPhase, tasksOf } from "./plan.ts";
+import { phaseTitle, type PhaseCounts, type PhaseReport } from "./progress.ts";
+import { runTask } from "./run-task.ts";
+import type { TaskStore } from "./task-store.ts";
+import type { ExecuteDeps, Models, StepRecord, TaskResult } from "./types.ts";
+import { verifyPhase } from "./verify-phase.ts";
+
+export interface PhaseRun {
+  deps: ExecuteDeps;
+  models: Models;
+  store: TaskStore;
+  ctx: SpecContext;
+  group: number;
+  /** Sha of the phase's commit when an earlier run committed it. */
+  committed?: string;
+}
+
+/**
+ * One phase: skip what a failed dependency blocks, run the runnable tasks concurrently (at most
+ * spec.max_parallel_tasks), then, when at least one task is completed, the review gate, the two
+ * hardening passes, question harvesting (alongside the gates, never blocking), verification, and
+ * one commit of everything in the working tree. A commit failure throws (the run stops there).
+ */
+export async function runPhase(run: PhaseRun): Promise<PhaseReport> {
+  const { deps, models, store, group } = run;
+  const report: PhaseReport = { group, results: [], skipped: [], steps: [] };
+  for (const change of blockedInPhase(store.list, group)) {
+    await store.set(change.id, "skipped", { skip_reason: change.reason });
+    report.skipped.push(change);
+  }
+  const counts = countPhase(run);
+  const runnable = runnableInPhase(store.list, group);
+  deps.progress(phaseTitle(counts));
+  if (runnable.length > 0) deps.toast(`Phase ${group}: ${runnable.length} task${runnable.length === 1 ? "" : "s"} starting`, "info");
+
+  const limit = pLimit(Math.max(1, deps.settings.maxParallelTasks));
+  report.results = await Promise.all(
+    runnable.map((task) =>
+      limit(async (): Promise<TaskResult> => {
+        counts.running++;
+        deps.progress(phaseTitle(counts));
+        const result = await runTask({ ...run, task, parallel: runnable.filter((t) => t.id !== task.id) }).catch((error: unknown) => crashed(run, task.id, error));
+        counts.running--;
+        if (result.status === "completed") counts.done++;
+        if (result.status === "failed") counts.failed++;
+        deps.progress(phaseTitle(counts));
+        return result;
+      }),
+    ),
+  );
+  if (cancelled(deps)) return { ...report, note: "cancelled" };
+  if (!phaseHasWork(store.list, group)) return { ...report, note: "no task of the phase is completed" };
+  // Committed earlier and nothing new completed now: committing again would record nothing new.
+  if (run.committed && !report.results.some((r) => r.status === "completed")) return { ...report, earlier: run.committed.slice(0, 7) };
+
+  const ctx: SpecContext = { ...run.ctx, docs: await readDocs(run.ctx.paths) };
+  const summaries = report.results.map((r) => `### ${r.id} (${r.status})\n\n${r.summary.trim() || "(no summary)"}`).join("\n\n");
+  const harvest = harvestQuestions(deps, models, ctx, group, report.results.flatMap((r) => r.dialogs));
+  const step = async (label: string, fn: () => Promise<StepRecord | StepRecord[]>): Promise<void> => {
+    if (cancelled(deps)) return;
+    deps.progress(`Phase ${group}: ${label}`);
+    report.steps.push(...[await fn()].flat());
+  };
+  await step("review gate (secondary reviews, primary fixes)", () => reviewGate(deps, models, ctx, group, summaries));
+  await step("external assumptions (primary)", () => hardeningPass(deps, models, ctx, group, "external-assumptions"));
+  await step("domain hardening (primary)", () => hardeningPass(deps, models, ctx, group, "domain-hardening"));
+  deps.progress(`Phase ${group}: verification`);
+  const verify = await verifyPhase(deps, models, ctx, group);
+  report.steps.push(...verify.steps);
+  report.verify = verify.state;
+  report.steps.push(await harvest);
+  if (cancelled(deps)) return { ...report, note: "cancelled" };
+
+  const trailer: OttoTrailer = { kind: "phase", slug: ctx.slug, group };
+  const tasks = tasksOf(store.list, group);
+  const notes = new Map(report.results.map((r) => [r.id, r.status === "completed" ? r.summary : r.error]));
+  const message = renderCommitMessage({
+    slug: ctx.slug,
+    trailer,
+    subject: `phase ${group}: ${tasks.map((t) => t.id).join(", ")}`,
+    tasks: tasks.map((t) => ({ id: t.id, title: t.title, status: t.status, note: notes.get(t.id) ?? report.skipped.find((s) => s.id === t.id)?.reason })),
+    steps: [...report.steps.filter((s) => !s.name.startsWith("verification")).map((s) => `${capitalise(s.name)}: ${s.outcome}`), verify.line],
+    verify: verify.state,
+  });
+  deps.progress(`Phase ${group}: committing`);
+  await writeStepRecord(ctx.paths.history, { slug: ctx.slug, name: `phase-${group}`, heading: `Phase ${group}`, at: deps.now(), steps: report.steps });
+  report.commit = await commitAll(deps.git, deps.repoRoot, message);
+  const failed = tasks.filter((t) => t.status !== "completed").length;
+  deps.toast(`Phase ${group} committed: ${report.commit} (${verify.state === "failed" ? "verification FAILED" : `verification ${verify.state}`}${failed ? `, ${failed} task(s) not completed` : ""})`, verify.state === "failed" || failed ? "warning" : "success");
+  return report;
+}
+
+/**
+ * A task whose bookkeeping failed (tasks.md unreadable, history not writable): recorded as failed
+ * so the other tasks of the phase run to their end instead of being abandoned mid-session.
+ */
+async function crashed(run: PhaseRun, id: string, error: unknown): Promise<TaskResult> {
+  const task = run.store.list.tasks.find((t) => t.id === id);
+  const reason = `otto could not record the task: ${errorLine(error)}`;
+  await run.store.set(id, "failed", { last_error: reason }).catch(() => undefined);
+  return { id, title: task?.title ?? id, group: run.group, status: "failed", attempts: 0, durationMs: 0, summary: reason, error: reason, history: [], dialogs: [] };
+}
+
+function countPhase(run: PhaseRun): PhaseCounts {
+  const tasks = tasksOf(run.store.list, run.group);
+  return {
+    group: run.group,
+    total: tasks.length,
+    done: tasks.filter((t) => t.status === "completed").length,
+    running: 0,
+    failed: tasks.filter((t) => t.status === "failed").length,
+  };
+}
+
+const capitalise = (text: string): string => text.charAt(0).toUpperCase() + text.slice(1);

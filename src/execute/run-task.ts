@@ -1,0 +1,112 @@
+import path from "node:path";
+import { isOttoError } from "../core/index.ts";
+import { renderPrompt } from "../prompts/index.ts";
+import type { Task } from "../spec/index.ts";
+import { briefTask } from "./briefing.ts";
+import { executeTaskVars, type SpecContext } from "./context.ts";
+import { writeAttempt } from "./history.ts";
+import { cancelled, errorLine, EXECUTOR, promptPass, type PassResult } from "./pass.ts";
+import { taskFailedReason } from "./plan.ts";
+import type { TaskStore } from "./task-store.ts";
+import type { ExecuteDeps, Models, TaskResult } from "./types.ts";
+
+export interface TaskRun {
+  deps: ExecuteDeps;
+  models: Models;
+  ctx: SpecContext;
+  store: TaskStore;
+  task: Task;
+  /** The other tasks of the phase that run at the same time. */
+  parallel: readonly Task[];
+  /** Called when an attempt starts (progress). */
+  onAttempt?: (attempt: number) => void;
+}
+
+/** The end of a failed attempt's final message the next attempt is shown. */
+const OUTPUT_TAIL = 3_000;
+
+/**
+ * One task to `completed` or `failed`: status `running` in tasks.md, a brief (once per task),
+ * then attempts in fresh executor sessions until one is done, at most 1 + spec.max_task_retries.
+ * Done means the session ended without error or timeout and its final message does not end with
+ * `TASK_FAILED: <reason>`. Each retry is told the previous attempt's error and output. Every
+ * attempt is recorded in history/run-NNN.md before its session is deleted.
+ */
+export async function runTask(run: TaskRun): Promise<TaskResult> {
+  const { deps, models, ctx, store, task } = run;
+  const started = Date.now();
+  const maxAttempts = 1 + deps.settings.maxTaskRetries;
+  const result: TaskResult = { id: task.id, title: task.title, group: task.parallel_group, status: "failed", attempts: 0, durationMs: 0, summary: "", history: [], dialogs: [] };
+  // Not awaited: the store's queue keeps its writes in order, so `running` always lands before the
+  // final status, and the task need not wait for the file lock to start (crash-wise, a task still
+  // `pending` on disk is the same as a `running` one: both run again).
+  const marked = store.set(task.id, "running");
+  // Handled here so a failed write cannot become an unhandled rejection; `await marked` below rethrows it.
+  marked.catch(() => undefined);
+  const briefing = await briefTask(deps, models, ctx, task);
+  let previous: string | undefined;
+
+  for (let attempt = 1; attempt <= maxAttempts && !cancelled(deps); attempt++) {
+    run.onAttempt?.(attempt);
+    result.attempts = attempt;
+    const prompt = renderPrompt("execute-task", executeTaskVars(ctx, task, { brief: briefing.brief, parallel: run.parallel, previous }), { env: deps.env });
+    const startedAt = deps.now();
+    const pass = await promptPass(deps, { agent: EXECUTOR, model: models.primary, title: `otto: ${task.id} attempt ${attempt}` }, prompt);
+    const verdict = judge(pass);
+    const file = await writeAttempt(ctx.paths.history, {
+      slug: ctx.slug,
+      taskId: task.id,
+      title: task.title,
+      attempt,
+      maxAttempts,
+      model: pass.model,
+      sessionID: pass.sessionID,
+      startedAt,
+      durationMs: pass.durationMs,
+      result: verdict.ok ? "completed" : `failed: ${verdict.reason}`,
+      briefing: briefing.note,
+      finalMessage: pass.text,
+      dialog: pass.dialog,
+    });
+    result.history.push(path.relative(deps.repoRoot, file));
+    result.dialogs.push(`## ${task.id} (attempt ${attempt}: ${verdict.ok ? "completed" : "failed"})\n\n${pass.dialog}`);
+    if (verdict.ok) {
+      result.status = "completed";
+      result.summary = pass.text;
+      result.error = undefined;
+      break;
+    }
+    result.error = verdict.reason;
+    previous = previousAttempt(attempt, verdict.reason, pass.text);
+  }
+
+  result.durationMs = Date.now() - started;
+  await marked;
+  if (result.status === "completed") {
+    await store.set(task.id, "completed");
+  } else if (cancelled(deps)) {
+    // Cancelling is not failing: the task runs again on the next execute.
+    result.status = "pending";
+    result.cancelled = true;
+    await store.set(task.id, "pending");
+  } else {
+    result.summary = result.error ?? "failed";
+    await store.set(task.id, "failed", { last_error: `${result.error ?? "failed"} (after ${result.attempts} attempt${result.attempts === 1 ? "" : "s"})` });
+  }
+  return result;
+}
+
+function judge(pass: PassResult): { ok: true } | { ok: false; reason: string } {
+  if (pass.error !== undefined) {
+    const timeout = isOttoError(pass.error) && pass.error.code === "session_timeout";
+    return { ok: false, reason: `${timeout ? "timed out: " : ""}${errorLine(pass.error)}` };
+  }
+  const failed = taskFailedReason(pass.text);
+  if (failed !== undefined) return { ok: false, reason: `TASK_FAILED: ${failed}` };
+  return { ok: true };
+}
+
+function previousAttempt(attempt: number, reason: string, output: string): string {
+  const tail = output.trim().length > OUTPUT_TAIL ? `…${output.trim().slice(-OUTPUT_TAIL)}` : output.trim();
+  return [`Attempt ${attempt} failed: ${reason}`, tail ? `\nThe end of its final message:\n\n${tail}` : ""].join("\n");
+}

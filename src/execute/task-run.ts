@@ -1,0 +1,56 @@
+import { OttoError } from "../core/index.ts";
+import { renderCommitMessage } from "./commit-message.ts";
+import { commitAll, ottoCommits } from "./git.ts";
+import { formatDuration } from "./history.ts";
+import { pickTask } from "./plan.ts";
+import { runTask } from "./run-task.ts";
+import { baseContext, phaseSummaries, resolveExecuteTarget, resolveModels, withRunLock } from "./execute-spec.ts";
+import { TaskStore } from "./task-store.ts";
+import type { ExecuteDeps } from "./types.ts";
+import { verifyPhase } from "./verify-phase.ts";
+
+/**
+ * `/otto-spec task run [--id <task>]`: one task, as execute runs it (brief, attempts with
+ * retries, history), then spec.verify with its fix sessions and a commit of the working tree
+ * with the trailer `Otto-Task: <slug>/<id>`. Without --id, the only runnable task. A failed or
+ * skipped task may be run this way; a completed one never runs again.
+ */
+export async function runOneTask(deps: ExecuteDeps, flag: string | undefined, id: string | undefined): Promise<{ title: string; output: string }> {
+  const { slug, paths } = resolveExecuteTarget(deps.repoRoot, flag);
+  return withRunLock(deps, slug, async () => {
+    const store = await TaskStore.open(paths.tasks, slug, { onLockWait: deps.onLockWait });
+    for (const task of store.list.tasks.filter((t) => t.status === "running")) await store.set(task.id, "pending");
+    const picked = pickTask(store.list, id);
+    if ("error" in picked) {
+      const fix = picked.candidates.length
+        ? `Pass --id with one of: ${picked.candidates.join(", ")} (e.g. /otto-spec task run --spec ${slug} --id ${picked.candidates[0]})`
+        : `See the statuses with /otto-spec task list --spec ${slug}`;
+      throw new OttoError("task_not_runnable", picked.error, fix);
+    }
+    const { task } = picked;
+    const models = await resolveModels(deps);
+    const commits = await ottoCommits(deps.git, deps.repoRoot, slug);
+    const ctx = { ...(await baseContext(deps, slug, paths)), phaseSummaries: phaseSummaries(commits) };
+    deps.progress(`${task.id}: running`);
+    const result = await runTask({ deps, models, ctx, store, task, parallel: [], onAttempt: (n) => deps.progress(`${task.id}: attempt ${n}`) });
+    const head = `## otto-spec task run: ${task.id} ${result.status} (${result.attempts} attempt${result.attempts === 1 ? "" : "s"}, ${formatDuration(result.durationMs)})`;
+    const lines = [head, "", result.status === "completed" ? result.summary.trim() || "(no summary)" : `Reason: ${result.error ?? result.status}`, "", `History: ${result.history.join(", ") || "(none)"}`];
+    if (result.status !== "completed") {
+      lines.push("", `Nothing was committed. Next step: ${result.cancelled ? `/otto-spec task run --spec ${slug} --id ${task.id}` : `read the history, then /otto-spec task run --spec ${slug} --id ${task.id}`}`);
+      return { title: `otto-spec task run ${task.id}: ${result.status}`, output: lines.join("\n") };
+    }
+    deps.progress(`${task.id}: verification`);
+    const verify = await verifyPhase(deps, models, ctx, task.parallel_group, task.id);
+    const message = renderCommitMessage({
+      slug,
+      trailer: { kind: "task", slug, id: task.id },
+      subject: `${task.id}: ${task.title}`,
+      tasks: [{ id: task.id, title: task.title, status: "completed", note: result.summary }],
+      steps: [verify.line],
+      verify: verify.state,
+    });
+    const commit = await commitAll(deps.git, deps.repoRoot, message);
+    lines.push("", verify.line, `Committed: ${commit}`, "", `Next step: /otto-spec execute --spec ${slug}`);
+    return { title: `otto-spec task run ${task.id}: completed, committed ${commit}`, output: lines.join("\n") };
+  });
+}

@@ -1,0 +1,91 @@
+import type { Env, Logger } from "../core/index.ts";
+import type { ModelRef, SessionClient, SessionRunner } from "../session/index.ts";
+import type { GitRun } from "./git.ts";
+import type { Background } from "./pass.ts";
+
+/** spec.* settings of the engine, resolved (durations in milliseconds). */
+export interface ExecuteSettings {
+  maxParallelTasks: number;
+  /** Limit of one model turn of any execute session (task attempts, gates, fixes, docs). */
+  taskTimeoutMs: number;
+  maxTaskRetries: number;
+  taskBriefing: boolean;
+  verify: string[];
+  verifyTimeoutMs: number;
+  maxVerifyFixes: number;
+  reviewGate: boolean;
+  externalAssumptions: boolean;
+  domainHardening: boolean;
+  docsAlignment: boolean;
+}
+
+export type ToastVariant = "info" | "success" | "warning" | "error";
+
+/**
+ * Everything the engine touches, built once per command from the tool context (deps.ts). Tests
+ * pass a runner over a fake OpenCode, a temp git repository and a fixed clock.
+ */
+export interface ExecuteDeps {
+  runner: SessionRunner;
+  /** Reads the invoking session's model when a role is unset. */
+  client: SessionClient;
+  /** The git top-level the spec lives in; every session is scoped to it. */
+  repoRoot: string;
+  /** The invoking session: every child session shows under it. */
+  parentID: string;
+  signal?: AbortSignal;
+  /** The tool's title (live progress). */
+  progress(title: string): void;
+  /** A TUI toast at phase boundaries (fire and forget). */
+  toast(message: string, variant: ToastVariant): void;
+  models: { primary?: string; secondary?: string };
+  settings: ExecuteSettings;
+  git: GitRun;
+  once: Set<string>;
+  log: Logger;
+  env: Env;
+  now(): Date;
+  /** The `codebase_summary` prompt variable; undefined for an empty repository. */
+  codebaseSummary(root: string): Promise<string | undefined>;
+  /** Session deletions in flight; the run settles them before it returns. */
+  background: Background;
+  /** Receives lock waits of tasks.md writes (bench). */
+  onLockWait?: (ms: number) => void;
+}
+
+export interface Models {
+  primary: ModelRef;
+  secondary: ModelRef;
+  /** "models.secondary is not set; using …", once per process. */
+  notes: string[];
+}
+
+/** How one task run ended. */
+export interface TaskResult {
+  id: string;
+  title: string;
+  group: number;
+  status: "completed" | "failed" | "pending";
+  attempts: number;
+  durationMs: number;
+  /** The executor's final message (completed), or the last failure reason. */
+  summary: string;
+  error?: string;
+  /** history/run-NNN.md of each attempt, relative to the repository. */
+  history: string[];
+  /** Each attempt's dialog, headed by the task id, for question harvesting. */
+  dialogs: string[];
+  /** The tool was cancelled while it ran: the task went back to pending. */
+  cancelled?: boolean;
+}
+
+/** One post-task step of a phase (review gate, hardening, verification …) for the summary. */
+export interface StepRecord {
+  name: string;
+  /** One line: "revise: 1 major; fixes applied", "passed", "skipped (spec.review_gate is off)". */
+  outcome: string;
+  model?: string;
+  sessionID?: string;
+  dialog?: string;
+  warning?: string;
+}

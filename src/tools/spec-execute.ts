@@ -1,0 +1,37 @@
+import { tool, type ToolDefinition } from "@opencode-ai/plugin";
+import { formatError, type Runtime } from "../core/index.ts";
+import { executeVerb } from "../execute/index.ts";
+import { liveTitle } from "./live-title.ts";
+
+/**
+ * `otto_spec_execute`: the typed form of `/otto-spec execute`, for the otto agent to call with
+ * structured arguments. Same code as the slash command's verb; blocks until the run ends, with
+ * live progress in the tool's title.
+ */
+export function specExecuteTool(runtime: Runtime): ToolDefinition {
+  return tool({
+    description:
+      "Runs a spec's tasks.md to committed, verified code: phase by phase, tasks of a phase in parallel child sessions, a review gate, hardening passes, the spec.verify commands and one git commit per phase, then a documentation pass. Resumes where an earlier run stopped (completed tasks never run again). Returns a markdown summary with the commits and any failures.",
+    args: {
+      spec: tool.schema
+        .string()
+        .optional()
+        .describe("The spec's slug under .otto/specs (a unique prefix is enough). Omit it when the repository has exactly one spec."),
+    },
+    async execute({ spec }, toolCtx) {
+      const title = liveTitle(runtime, toolCtx);
+      try {
+        const result = await executeVerb(
+          { runtime, sessionID: toolCtx.sessionID, directory: toolCtx.directory, signal: toolCtx.abort, progress: (text) => title.set(text) },
+          spec,
+        );
+        await title.flush();
+        return { title: result.title, output: result.output, metadata: {} };
+      } catch (error) {
+        await title.flush();
+        runtime.log.log("warn", "otto_spec_execute failed", { error: formatError(error) });
+        return formatError(error);
+      }
+    },
+  });
+}

@@ -1,0 +1,145 @@
+import { afterEach, describe, expect, it } from "vitest";
+import fs from "node:fs";
+import path from "node:path";
+import { executeSpec, lockRun, parseTrailers } from "../../../src/execute/index.ts";
+import { parseTasks } from "../../../src/spec/index.ts";
+import { tasksMd } from "../../e2e/execute/kinds.ts";
+import { envelope, fakeExecute, SLUG, type Call } from "./fake-execute.ts";
+
+type Fake = Awaited<ReturnType<typeof fakeExecute>>;
+const fakes: Fake[] = [];
+afterEach(() => {
+  for (const f of fakes.splice(0)) f.cleanup();
+});
+async function setup(...args: Parameters<typeof fakeExecute>): Promise<Fake> {
+  const f = await fakeExecute(...args);
+  fakes.push(f);
+  return f;
+}
+const statuses = (f: Fake) => Object.fromEntries(parseTasks(f.tasks()).tasks.tasks.map((t) => [t.id, t.status]));
+const of = (calls: Call[], kind: Call["kind"], task?: string) => calls.filter((c) => c.kind === kind && (task === undefined || c.task === task));
+const ONE = tasksMd([["t1", "pending", 1, [], "Only"]]);
+const QUIET = { externalAssumptions: false, domainHardening: false, docsAlignment: false };
+
+describe("executeSpec: done criteria, gates and recovery", () => {
+  it("a verify command that fails goes to a fix session with its output; the commit records the result", async () => {
+    const f = await setup(ONE, (call) => {
+      if (call.kind === "phase-fix") {
+        f.write("fixed.txt", "yes\n");
+        return { text: "fixed: the missing file" };
+      }
+      return undefined;
+    }, { ...QUIET, verify: ["test -f fixed.txt || (echo 'fixed.txt is missing' && exit 4)"] });
+    await executeSpec(f.deps);
+    const fix = of(f.calls, "phase-fix")[0];
+    expect(fix?.text).toContain("failed (exit 4)");
+    expect(fix?.text).toContain("fixed.txt is missing");
+    expect(fix?.body).toMatchObject({ agent: "otto-executor", model: { modelID: "primary-1" } });
+    const [head] = await f.log();
+    expect(head).toContain("Verification: passed after 1 fix");
+    expect(head).toContain("Otto-Verify: passed");
+  });
+
+  it("verification that stays red is committed anyway, marked failed, after spec.max_verify_fixes fixes", async () => {
+    const f = await setup(ONE, () => undefined, { ...QUIET, verify: ["false"], maxVerifyFixes: 1 });
+    const { output } = await executeSpec(f.deps);
+    expect(of(f.calls, "phase-fix")).toHaveLength(1);
+    const [head] = await f.log();
+    expect(head).toContain("Verification: FAILED after 1 fix (false: exit 1)");
+    expect(parseTrailers(head ?? "")).toEqual([{ kind: "phase", slug: SLUG, group: 1 }]);
+    expect(head).toContain("Otto-Verify: failed");
+    expect(output).toContain("verification: false: exit 1");
+  });
+
+  it("a review with findings is fixed by the primary; a failing gate is a warning, not a stop", async () => {
+    const f = await setup(ONE, (call) => {
+      if (call.kind === "phase-review") return { text: envelope({ verdict: "revise", summary: "bug", issues: [{ severity: "major", location: "src/x", problem: "off by one", fix: "+1" }]}) };
+      if (call.kind === "external-assumptions") return { httpError: { message: "provider down" } };
+      return undefined;
+    }, { docsAlignment: false });
+    const { output } = await executeSpec(f.deps);
+    expect(of(f.calls, "phase-fix")[0]?.text).toContain("off by one");
+    expect(statuses(f)).toEqual({ t1: "completed" });
+    expect(output).toContain("review gate (secondary): revise: 1 major");
+    expect(output).toContain("review fixes (primary): fixes applied");
+    expect(output).toMatch(/Warnings:\n- external assumptions: OpenCode could not/);
+    expect((await f.log())[0]).toContain("Otto-Phase: greeting/1");
+  });
+
+  it("a timed-out attempt is aborted and retried in a fresh session; a failed briefing falls back to the documents", async () => {
+    let first = true;
+    const f = await setup(ONE, (call) => {
+      if (call.kind === "task-briefing") return { httpError: { message: "briefing model unavailable" } };
+      if (call.kind === "execute-task" && first) {
+        first = false;
+        return { hang: true, text: "" };
+      }
+      return undefined;
+    }, { ...QUIET, taskTimeoutMs: 300 });
+    const { report } = await executeSpec(f.deps);
+    const attempts = of(f.calls, "execute-task");
+    expect(attempts).toHaveLength(2);
+    expect(new Set(attempts.map((a) => a.sessionID)).size).toBe(2);
+    expect(f.fake.aborted).toContain(attempts[0]?.sessionID);
+    expect(attempts[1]?.text).toContain("Attempt 1 failed: timed out: The model did not finish within 0s");
+    expect(attempts[0]?.text).toContain("<requirements_md>");
+    expect(attempts[0]?.text).not.toContain("# Your brief");
+    expect(f.read(`.otto/specs/${SLUG}/history/run-001.md`)).toContain("- **briefing**: static context (briefing failed: OpenCode could not");
+    expect(report.phases[0]?.results[0]).toMatchObject({ status: "completed", attempts: 2 });
+  });
+
+  it("resumes after a crash: running goes back to pending, completed tasks and committed phases are left alone", async () => {
+    const tasks = tasksMd([
+      ["t1", "completed", 1, [], "Done before the crash"],
+      ["t2", "running", 1, [], "Running at the crash"],
+      ["t3", "pending", 2, ["t1", "t2"], "Next"],
+    ]);
+    const f = await setup(tasks, () => undefined, QUIET);
+    const { output } = await executeSpec(f.deps);
+    expect(of(f.calls, "execute-task").map((c) => c.task)).toEqual(["t2", "t3"]);
+    expect(output).toContain("Recovered from an earlier run:\n- t2 → pending: was running when an earlier run stopped");
+    expect(statuses(f)).toEqual({ t1: "completed", t2: "completed", t3: "completed" });
+    // Phase 1 committed, then the run "crashes" before phase 2's commit: the re-run commits only phase 2.
+    f.write(`.otto/specs/${SLUG}/tasks.md`, f.tasks().replace(/(id\*\*: t3\n- \*\*status\*\*: )completed/, "$1running"));
+    const count = (await f.log()).length;
+    const before = f.calls.length;
+    await executeSpec(f.deps);
+    expect(of(f.calls.slice(before), "execute-task").map((c) => c.task)).toEqual(["t3"]);
+    const subjects = (await f.log()).map((m) => m.split("\n")[0]);
+    expect(subjects.length).toBe(count + 1);
+    expect(subjects.filter((s) => s?.includes("phase 1"))).toHaveLength(1);
+  });
+
+  it("cancelling puts the running task back to pending and commits nothing", async () => {
+    const f = await setup(ONE, (call) => {
+      if (call.kind === "execute-task") {
+        setTimeout(() => f.controller.abort(), 20);
+        return { hang: true, text: "" };
+      }
+      return undefined;
+    }, QUIET);
+    const { output, title } = await executeSpec(f.deps);
+    expect(statuses(f)).toEqual({ t1: "pending" });
+    expect(await f.log()).toHaveLength(1);
+    expect(title).toContain("(cancelled)");
+    expect(output).toContain("Next step: the run was cancelled; run /otto-spec execute");
+  });
+
+  it("refuses a second run of the same spec while one holds the lock, and takes over a dead run's lock", async () => {
+    const f = await setup(ONE, () => undefined, QUIET);
+    const dir = path.join(f.repoRoot, ".git");
+    const release = await lockRun(dir, SLUG, 0);
+    const refused = await lockRun(dir, SLUG, 0).catch((error: unknown) => error);
+    expect(refused).toMatchObject({ code: "execute_running" });
+    expect((refused as Error & { fix: string }).fix).toContain("Wait for it");
+    await expect(lockRun(dir, "other-spec", 0).then((r) => r())).resolves.toBeUndefined();
+    await release();
+    // A lock left by a killed process (no refresh) is stale after 5 s and taken over.
+    fs.mkdirSync(path.join(dir, `otto-execute-${SLUG}.lock`));
+    const old = new Date(Date.now() - 60_000);
+    fs.utimesSync(path.join(dir, `otto-execute-${SLUG}.lock`), old, old);
+    const taken = await lockRun(dir, SLUG, 0);
+    await taken();
+    expect(fs.existsSync(path.join(dir, `otto-execute-${SLUG}.lock`))).toBe(false);
+  });
+});

@@ -1,0 +1,141 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { executeSpec, parseTrailers, runOneTask } from "../../../src/execute/index.ts";
+import { parseTasks } from "../../../src/spec/index.ts";
+import { tasksMd } from "../../e2e/execute/kinds.ts";
+import { fakeExecute, SLUG, type Call } from "./fake-execute.ts";
+
+type Fake = Awaited<ReturnType<typeof fakeExecute>>;
+const fakes: Fake[] = [];
+afterEach(() => {
+  for (const f of fakes.splice(0)) f.cleanup();
+});
+
+async function setup(...args: Parameters<typeof fakeExecute>): Promise<Fake> {
+  const f = await fakeExecute(...args);
+  fakes.push(f);
+  return f;
+}
+
+const statuses = (f: Fake) => Object.fromEntries(parseTasks(f.tasks()).tasks.tasks.map((t) => [t.id, t.status]));
+const of = (calls: Call[], kind: Call["kind"], task?: string) => calls.filter((c) => c.kind === kind && (task === undefined || c.task === task));
+
+const TWO_PHASES = tasksMd([
+  ["t1", "pending", 1, [], "First"],
+  ["t2", "pending", 1, [], "Second"],
+  ["t3", "pending", 2, ["t1", "t2"], "Third"],
+]);
+
+describe("executeSpec", () => {
+  it("runs a two-phase spec to completed tasks, one commit per phase plus one for docs, with history", async () => {
+    let inFlight = 0;
+    let maxInFlight = 0;
+    const f = await setup(TWO_PHASES, async (call) => {
+      if (call.kind !== "execute-task") return undefined;
+      maxInFlight = Math.max(maxInFlight, ++inFlight);
+      await new Promise((r) => setTimeout(r, 60));
+      inFlight--;
+      f.write(`src/${call.task}.txt`, `${call.task}\n`);
+      return { text: `Created src/${call.task}.txt.` };
+    });
+    const { output, report, title } = await executeSpec(f.deps);
+
+    expect(statuses(f)).toEqual({ t1: "completed", t2: "completed", t3: "completed" });
+    const log = await f.log();
+    expect(log.map((m) => m.split("\n")[0])).toEqual([`otto(${SLUG}): align documentation`, `otto(${SLUG}): phase 2: t3`, `otto(${SLUG}): phase 1: t1, t2`, "Initial commit"]);
+    expect(log.map((m) => parseTrailers(m)[0]?.kind)).toEqual(["docs", "phase", "phase", undefined]);
+    expect(await f.status()).toBe("");
+    expect(f.history().filter((h) => h.startsWith("run-"))).toEqual(["run-001.md", "run-002.md", "run-003.md"]);
+    expect(f.history().filter((h) => !h.startsWith("run-")).map((h) => h.replace(/-2026.*/, ""))).toEqual(["docs", "phase-1", "phase-2"]);
+    expect(f.read(`.otto/specs/${SLUG}/history/run-003.md`)).toMatch(/# run-003: t3 attempt 1\/3[\s\S]*- \*\*result\*\*: completed[\s\S]*## Dialog/);
+
+    // Parallel tasks overlap; every session is a child of the invoking one and is deleted.
+    expect(maxInFlight).toBe(2);
+    expect(f.fake.deleted.length).toBe(f.created.length);
+    expect(f.fake.sessions.size).toBe(0);
+    expect([...new Set(f.created.map((s) => `${s.parentID} ${s.directory}`))]).toEqual([`ses_parent ${f.repoRoot}`]);
+    // Briefed prompts, phase 1's summary handed to phase 2, the gates in order.
+    expect(of(f.calls, "execute-task", "t3")[0]?.text).toContain("# Your brief");
+    expect(of(f.calls, "execute-task", "t3")[0]?.text).toContain(`otto(${SLUG}): phase 1: t1, t2`);
+    expect(of(f.calls, "execute-task", "t3")[0]?.body.agent).toBe("otto-executor");
+    expect(of(f.calls, "phase-review")[0]?.body).toMatchObject({ agent: "otto-reviewer", model: { modelID: "secondary-1" } });
+    // Question harvesting runs alongside the gates (it only reads dialogs), so it is counted apart.
+    expect(of(f.calls, "question-harvest")).toHaveLength(2);
+    const gates = f.calls.filter((c) => !["execute-task", "task-briefing", "question-harvest"].includes(c.kind ?? ""));
+    expect(gates.map((c) => c.kind)).toEqual([
+      "phase-review",
+      "external-assumptions",
+      "domain-hardening",
+      "phase-review",
+      "external-assumptions",
+      "domain-hardening",
+      "docs-align",
+      "review",
+    ]);
+    expect(f.progress).toContain("Phase 1: 0/2 done, 2 running, 0 failed");
+    expect(f.progress).toContain("Phase 2: 1/1 done, 0 running, 0 failed");
+    expect(f.toasts.some((t) => t.startsWith("Phase 1 committed: "))).toBe(true);
+    expect(title).toBe(`otto-spec execute ${SLUG}: 3/3 completed`);
+    expect(output).toContain("| 1 | t1 | completed | 1 |");
+    expect(output).toMatch(/Phase 1: .*committed [0-9a-f]{7}/);
+    expect(report.docs?.commit).toMatch(/^[0-9a-f]{7}/);
+
+    // A second run has nothing left to do.
+    const before = f.calls.length;
+    const again = await executeSpec(f.deps);
+    expect(f.calls.length).toBe(before);
+    expect((await f.log()).length).toBe(4);
+    expect(again.output).toContain("Phase 1: committed earlier");
+  }, 30_000);
+
+  it("a task that always fails ends failed, its dependents skipped, other phases still run; retries see the error", async () => {
+    const tasks = tasksMd([
+      ["t1", "pending", 1, [], "Broken"],
+      ["t2", "pending", 1, [], "Fine"],
+      ["t3", "pending", 2, ["t1"], "Needs broken"],
+      ["t4", "pending", 2, ["t2"], "Needs fine"],
+      ["t5", "pending", 3, ["t3"], "Needs skipped"],
+    ]);
+    const f = await setup(tasks, (call) => {
+      if (call.kind !== "execute-task") return undefined;
+      if (call.task === "t1") return { text: "I tried.\nTASK_FAILED: the widget API is missing" };
+      f.write(`src/${call.task}.txt`, "ok\n");
+      return { text: "Done." };
+    }, { maxTaskRetries: 1, docsAlignment: false });
+    const { output, report } = await executeSpec(f.deps);
+
+    expect(statuses(f)).toEqual({ t1: "failed", t2: "completed", t3: "skipped", t4: "completed", t5: "skipped" });
+    const attempts = of(f.calls, "execute-task", "t1");
+    expect(attempts).toHaveLength(2);
+    expect(attempts[1]?.text).toContain("Attempt 1 failed: TASK_FAILED: the widget API is missing");
+    expect(f.tasks()).toContain("- **last_error**: TASK_FAILED: the widget API is missing (after 2 attempts)");
+    expect(f.tasks()).toContain("- **skip_reason**: depends on t1, which failed");
+    expect(f.tasks()).toContain("- **skip_reason**: depends on t3, which was skipped");
+    expect((await f.log()).map((m) => m.split("\n")[0])).toEqual([`otto(${SLUG}): phase 2: t3, t4`, `otto(${SLUG}): phase 1: t1, t2`, "Initial commit"]);
+    expect(report.phases.find((p) => p.group === 3)?.note).toBe("no task of the phase is completed");
+    expect(output).toContain("Failed:\n- t1: TASK_FAILED: the widget API is missing (2 attempts;");
+    expect(output).toContain("- t3: depends on t1, which failed");
+    expect(output).toContain(`Next step: look at the failures above (history/ has each attempt's dialog), then /otto-spec task run --spec ${SLUG} --id t1`);
+
+    // task run retries the failed task and commits it on its own; execute then runs what it unblocked.
+    f.deps.settings.docsAlignment = true;
+    const calls = f.calls.length;
+    f.answer((call) => {
+      if (call.kind !== "execute-task") return undefined;
+      f.write(`src/${call.task}.txt`, "ok\n");
+      return { text: "Done." };
+    });
+    const one = await runOneTask(f.deps, undefined, "t1");
+    expect(one.title).toMatch(/^otto-spec task run t1: completed, committed [0-9a-f]{7}$/);
+    expect(parseTrailers((await f.log())[0] ?? "")).toEqual([{ kind: "task", slug: SLUG, id: "t1" }]);
+    const resumed = await executeSpec(f.deps);
+    expect(statuses(f)).toEqual({ t1: "completed", t2: "completed", t3: "completed", t4: "completed", t5: "completed" });
+    expect(of(f.calls.slice(calls), "execute-task").map((c) => c.task)).toEqual(["t1", "t3", "t5"]);
+    expect(resumed.output).toContain("Phase 1: committed earlier");
+    expect((await f.log()).map((m) => m.split("\n")[0]).slice(0, 4)).toEqual([
+      `otto(${SLUG}): align documentation`,
+      `otto(${SLUG}): phase 3: t5`,
+      `otto(${SLUG}): phase 2: t3, t4`,
+      `otto(${SLUG}): t1: Broken`,
+    ]);
+  }, 30_000);
+});
