@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Commands, Count, HttpUrl, NonEmpty } from "./fields.ts";
+import { Commands, Count, Duration, HttpUrl, NonEmpty } from "./fields.ts";
 
 const GithubProvider = z
   .strictObject({
@@ -31,6 +31,9 @@ export const PrConfig = z
       .optional()
       .describe("Provider used when a PR is added by number instead of URL. Unset: pass --provider."),
     max_fix_attempts: Count(0).default(5).describe("How many times otto tries to fix a failing PR pipeline before giving up."),
+    request_timeout: Duration.default("30s").describe(
+      "Time limit of one request to GitHub or Azure DevOps, e.g. 30s; a request that passes it is retried like a server error.",
+    ),
     verify: Commands.default([]).describe("Commands that must pass before otto pushes a fix, e.g. [\"npm test\"]. Empty: push without local checks."),
     providers: z
       .strictObject({

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Count, Duration, HttpUrl, HttpsUrl, ModelRef, NonEmpty, PermissionAction, Commands } from "./fields.ts";
+import { Count, Duration, HttpUrl, ModelRef, NonEmpty, PermissionAction, Commands } from "./fields.ts";
 import { PrConfig, ReposConfig } from "./schema-pr.ts";
 
 const Models = z
@@ -52,10 +52,23 @@ const Spec = z
     stage_timeout: Duration.default("20m").describe("Time limit of one model turn in a /otto-spec stage (writing, reviewing or refining an artifact, answering a question), e.g. 20m."),
   });
 
-const Notifications = z
+const Webhook = z
   .strictObject({
-    webhook_url: HttpsUrl.optional().describe("Webhook (Power Automate / Teams workflow) that receives a JSON message when a PR goes green, otto gives up, or a spec run ends."),
+    type: z
+      .enum(["teams", "slack", "json"])
+      .describe("Payload format: teams (Adaptive Card, for a Teams workflow / Power Automate webhook), slack (incoming webhook), json (otto's own event object)."),
+    url: HttpUrl.describe("Webhook URL. A secret: the URL carries its signature."),
+  })
+  .describe("A webhook that receives otto's notifications.");
+
+const Notify = z
+  .strictObject({
+    webhooks: z
+      .array(Webhook)
+      .default([])
+      .describe("Webhooks notified when a PR goes green, otto gives up on a PR, a spec run finishes, or a human is needed."),
     command: NonEmpty.optional().describe("Shell command run for the same events; the message is passed in OTTO_MESSAGE."),
+    toast: z.boolean().default(true).describe("Also show the notification as a toast in the OpenCode TUI."),
   });
 
 /**
@@ -72,7 +85,7 @@ export const ConfigFile = z
     repos: ReposConfig.default([]).describe("Repositories otto manages. An array: the repo file's list replaces the user file's list."),
     server: Server.prefault({}).describe("The long-running otto server (PR monitoring)."),
     spec: Spec.prefault({}).describe("The spec pipeline and task execution."),
-    notifications: Notifications.prefault({}).describe("Where otto reports events that need attention."),
+    notify: Notify.prefault({}).describe("Where otto reports events that need attention."),
   })
   .describe("otto configuration (~/.config/otto/otto.jsonc, <repo>/.otto/otto.jsonc).");
 

@@ -1,26 +1,52 @@
 import { maskSecret } from "../core/index.ts";
-import { formatKeyPath, getAtPath, isPlainObject } from "./keypath.ts";
+import { formatKeyPath, isPlainObject } from "./keypath.ts";
 
-/** Keys whose values are credentials. A webhook URL carries its signature, so it is one too. */
+/**
+ * Keys whose values are credentials; `[]` stands for any array index. A webhook URL carries its
+ * signature, so it is one too.
+ */
 export const SECRET_KEYS = [
   "pr.providers.github.token",
   "pr.providers.ado.pat",
   "opencode.password",
-  "notifications.webhook_url",
+  "notify.webhooks[].url",
 ] as const;
 
 export function isSecretKey(path: readonly PropertyKey[]): boolean {
-  return (SECRET_KEYS as readonly string[]).includes(formatKeyPath(path));
+  const generic = path.map((segment) => (typeof segment === "number" ? "[]" : segment));
+  return (SECRET_KEYS as readonly string[]).includes(formatKeyPath(generic).replace(/\.\[\]/g, "[]"));
+}
+
+type Visit = (parent: Record<string, unknown>, key: string) => void;
+
+/** Calls `visit` for every place in `value` a secret key names (every item of an array). */
+function eachSecret(value: unknown, visit: Visit): void {
+  for (const key of SECRET_KEYS) {
+    const segments = key.split(/\.|(?=\[\])/).filter((s) => s !== "");
+    walk(value, segments, visit);
+  }
+}
+
+function walk(node: unknown, segments: readonly string[], visit: Visit): void {
+  const [head, ...rest] = segments;
+  if (head === undefined) return;
+  if (head === "[]") {
+    if (Array.isArray(node)) for (const item of node) walk(item, rest, visit);
+    return;
+  }
+  if (!isPlainObject(node)) return;
+  if (rest.length === 0) visit(node, head);
+  else walk(node[head], rest, visit);
 }
 
 /** Secret values present in any of the given configs (files, env layer, resolved), for redaction. */
 export function collectSecrets(...configs: unknown[]): string[] {
   const out = new Set<string>();
   for (const config of configs) {
-    for (const key of SECRET_KEYS) {
-      const value = getAtPath(config, key.split("."));
+    eachSecret(config, (parent, key) => {
+      const value = parent[key];
       if (typeof value === "string" && value !== "") out.add(value);
-    }
+    });
   }
   return [...out];
 }
@@ -28,11 +54,8 @@ export function collectSecrets(...configs: unknown[]): string[] {
 /** A copy of the config with every set secret replaced by maskSecret's text. */
 export function maskSecrets<T>(config: T): T {
   const copy = structuredClone(config);
-  for (const key of SECRET_KEYS) {
-    const path = key.split(".");
-    const parent = getAtPath(copy, path.slice(0, -1));
-    const last = path[path.length - 1] ?? "";
-    if (isPlainObject(parent) && typeof parent[last] === "string") parent[last] = maskSecret(parent[last]);
-  }
+  eachSecret(copy, (parent, key) => {
+    if (typeof parent[key] === "string") parent[key] = maskSecret(parent[key]);
+  });
   return copy;
 }

@@ -106,8 +106,8 @@ describe("parseConfigText", () => {
   });
 
   it("never echoes a secret, even a malformed one", () => {
-    const [problem] = problemsOf(`{ "notifications": { "webhook_url": "http://example.com/hook?sig=SECRETSIG" } }`);
-    expect(problem?.key).toBe("notifications.webhook_url");
+    const [problem] = problemsOf(`{ "notify": { "webhooks": [{ "type": "teams", "url": "ftp://example.com/hook?sig=SECRETSIG" }] } }`);
+    expect(problem?.key).toBe("notify.webhooks[0].url");
     expect(JSON.stringify(problem)).not.toContain("SECRETSIG");
   });
 

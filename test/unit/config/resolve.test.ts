@@ -31,7 +31,7 @@ describe("resolveConfig defaults", () => {
     expect(config.pr.providers.ado).toEqual({ base_url: "https://dev.azure.com", auto_complete: true, merlinbot: true, create_work_item: true });
     expect(config.models).toEqual({});
     expect(config.repos).toEqual([]);
-    expect(config.notifications).toEqual({});
+    expect(config.notify).toEqual({ webhooks: [], toast: true });
   });
 
   it("fills defaults inside written sections and array items, and expands ~/", () => {

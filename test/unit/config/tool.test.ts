@@ -107,10 +107,10 @@ describe("/otto-config set", () => {
   it("joins words and takes quoted JSON", async () => {
     const box = await sandbox();
     const run = toolFor(box.repo, box.env);
-    await run(`set notifications.command notify-send otto done`);
+    await run(`set notify.command notify-send otto done`);
     await run(`set spec.verify '["npm test", "npm run lint"]'`);
     const text = await box.read(box.repoFile);
-    expect(JSON.parse(text)).toEqual({ notifications: { command: "notify-send otto done" }, spec: { verify: ["npm test", "npm run lint"] } });
+    expect(JSON.parse(text)).toEqual({ notify: { command: "notify-send otto done" }, spec: { verify: ["npm test", "npm run lint"] } });
   });
 
   it("outside a git repository, writes the user file and says so", async () => {

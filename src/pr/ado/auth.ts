@@ -1,0 +1,20 @@
+import { OttoError } from "../../core/index.ts";
+import type { BackendDeps } from "../backend.ts";
+import { cliToken } from "../token.ts";
+
+/** Azure DevOps' application id, the resource an Entra token must be issued for. */
+// https://learn.microsoft.com/en-us/azure/devops/integrate/get-started/authentication/service-principal-managed-identity#q-can-i-use-a-service-principal-or-managed-identity-with-azure-cli
+const ADO_RESOURCE = "499b84ac-1321-427f-aa17-267ca6975798";
+
+/** The Authorization header: a PAT (config or OTTO_ADO_PAT) as Basic, else an Entra token from `az` as Bearer. */
+export async function adoAuthorization(deps: Pick<BackendDeps, "config" | "exec" | "log">): Promise<string> {
+  const pat = deps.config.pr.providers.ado.pat;
+  if (pat) return `Basic ${Buffer.from(`:${pat}`).toString("base64")}`;
+  const token = await cliToken(deps, "az", ["account", "get-access-token", "--resource", ADO_RESOURCE, "--query", "accessToken", "--output", "tsv"]);
+  if (token) return `Bearer ${token}`;
+  throw new OttoError(
+    "pr_auth",
+    "No Azure DevOps credentials: no PAT in the config or OTTO_ADO_PAT, and no token from `az account get-access-token`.",
+    "Set OTTO_ADO_PAT (a PAT with Code read & write and Build read), or run az login.",
+  );
+}

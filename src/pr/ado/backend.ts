@@ -1,0 +1,128 @@
+import { OttoError, redact } from "../../core/index.ts";
+import { parseDuration } from "../../config/index.ts";
+import type { BackendDeps, PrBackend } from "../backend.ts";
+import { overallState } from "../pipeline.ts";
+import type { PrInfo, PrLocator } from "../types.ts";
+import { adoAuthorization } from "./auth.ts";
+import { createAdoHttp, type AdoHttp } from "./http.ts";
+import { adoParts, locateAdoId, matchesAdoHost, parseAdoUrl } from "./locate.ts";
+import { buildChecks, failedTasks, mapAdoPull, mapThreads, policyChecks, type AdoPullPayload, type BuildPayload, type PolicyEvaluationPayload, type ThreadPayload, type TimelineRecord } from "./map.ts";
+import { runAdoWorkflow } from "./workflow.ts";
+
+/** Per failed task; the end of a log holds the failure. */
+const MAX_TASK_LOG_CHARS = 60_000;
+
+interface List<T> {
+  value: T[];
+}
+
+const seg = encodeURIComponent;
+// https://learn.microsoft.com/en-us/rest/api/azure/devops/git/pull-request-threads/update#commentthreadstatus
+const STATUS = { resolved: "fixed", wont_fix: "wontFix", by_design: "byDesign", closed: "closed", active: "active" } as const;
+
+/** The Azure DevOps backend: REST api-version 7.1 over fetch. */
+export function createAdoBackend(deps: BackendDeps): PrBackend {
+  const settings = deps.config.pr.providers.ado;
+  const base = settings.base_url.replace(/\/+$/, "");
+  const clients = new Map<string, AdoHttp>();
+  const http = (org: string): AdoHttp => {
+    let client = clients.get(org);
+    if (!client) {
+      client = createAdoHttp({
+        orgUrl: `${base}/${seg(org)}`,
+        authorization: () => adoAuthorization(deps),
+        fetch: deps.fetch,
+        sleep: deps.sleep,
+        timeoutMs: parseDuration(deps.config.pr.request_timeout),
+        retryBaseMs: deps.retryBaseMs,
+      });
+      clients.set(org, client);
+    }
+    return client;
+  };
+  const threadsPath = (pr: PrInfo): string => {
+    const { project } = adoParts(pr);
+    return `${seg(project)}/_apis/git/repositories/${pr.meta.repositoryId ?? ""}/pullRequests/${pr.number}/threads`;
+  };
+
+  const backend: PrBackend = {
+    name: "ado",
+    matchesUrl: (url) => matchesAdoHost(url, settings),
+    parseUrl: (url) => parseAdoUrl(url, settings),
+    locateId: (id, context) => locateAdoId(id, context, settings),
+
+    async getPr(pr: PrLocator, options = {}) {
+      const { org, project } = adoParts(pr);
+      const pull = await http(org).json<AdoPullPayload>(`${seg(project)}/_apis/git/pullrequests/${pr.number}`, { signal: options.signal });
+      return mapAdoPull(pr, pull, base);
+    },
+
+    async getPipelineStatus(pr, options = {}) {
+      const { org, project } = adoParts(pr);
+      // Build and status policies are what the PR's completion waits for; without them, the merge builds.
+      const artifactId = `vstfs:///CodeReview/CodeReviewId/${pr.meta.projectId ?? ""}/${pr.number}`;
+      const evaluations = await http(org).json<List<PolicyEvaluationPayload>>(`${seg(project)}/_apis/policy/evaluations`, { query: { artifactId }, apiVersion: "7.1-preview.1", signal: options.signal });
+      let checks = policyChecks(evaluations.value);
+      if (checks.length === 0) {
+        const builds = await http(org).json<List<BuildPayload>>(`${seg(project)}/_apis/build/builds`, {
+          query: { branchName: `refs/pull/${pr.number}/merge`, queryOrder: "queueTimeDescending", $top: 50 },
+          signal: options.signal,
+        });
+        checks = buildChecks(builds.value);
+      }
+      checks.sort((a, b) => a.name.localeCompare(b.name));
+      return { state: overallState(checks), headSha: pr.headSha, checks };
+    },
+
+    async getBuildLogs(pr, logId, options = {}) {
+      const { org, project } = adoParts(pr);
+      const build = `${seg(project)}/_apis/build/builds/${seg(logId)}`;
+      const timeline = await http(org).json<{ records: TimelineRecord[] } | undefined>(`${build}/timeline`, { signal: options.signal });
+      const parts: string[] = [];
+      for (const task of failedTasks(timeline?.records ?? [])) {
+        const text = await http(org).text(`${build}/logs/${task.log?.id ?? 0}`, { signal: options.signal });
+        const issues = (task.issues ?? []).filter((i) => i.type === "error").map((i) => `error: ${i.message}`);
+        parts.push(`=== ${task.name} (failed) ===`, ...issues, text.length > MAX_TASK_LOG_CHARS ? text.slice(-MAX_TASK_LOG_CHARS) : text);
+      }
+      return redact(parts.length > 0 ? parts.join("\n") : `Build ${logId} has no failed task with a log.`);
+    },
+
+    async getComments(pr, options = {}) {
+      const threads = await http(adoParts(pr).org).json<List<ThreadPayload>>(threadsPath(pr), { signal: options.signal });
+      return mapThreads(threads.value);
+    },
+
+    async postComment(pr, body) {
+      // Closed: an informational comment must not hold up completion under the comment-resolution policy.
+      await http(adoParts(pr).org).json(threadsPath(pr), { method: "POST", body: { comments: [{ parentCommentId: 0, content: body, commentType: "text" }], status: "closed" } });
+    },
+
+    async postInlineComment(pr, comment) {
+      const position = { line: comment.line, offset: 1 };
+      const side = comment.side === "LEFT" ? { leftFileStart: position, leftFileEnd: position } : { rightFileStart: position, rightFileEnd: position };
+      await http(adoParts(pr).org).json(threadsPath(pr), {
+        method: "POST",
+        body: { comments: [{ parentCommentId: 0, content: comment.body, commentType: "text" }], status: "active", threadContext: { filePath: `/${comment.path.replace(/^\//, "")}`, ...side } },
+      });
+    },
+
+    async replyToComment(pr, commentId, body) {
+      const [thread, parent] = threadRef(commentId);
+      await http(adoParts(pr).org).json(`${threadsPath(pr)}/${thread}/comments`, { method: "POST", body: { content: body, parentCommentId: parent, commentType: "text" } });
+    },
+
+    async resolveComment(pr, commentId, resolution) {
+      const [thread] = threadRef(commentId);
+      await http(adoParts(pr).org).json(`${threadsPath(pr)}/${thread}`, { method: "PATCH", body: { status: STATUS[resolution] } });
+    },
+
+    runWorkflow: (pr, action) => runAdoWorkflow({ http: http(adoParts(pr).org), settings, pr, action }),
+  };
+  return backend;
+}
+
+function threadRef(commentId: string): [number, number] {
+  const match = /^(\d+)\/(\d+)$/.exec(commentId);
+  if (!match) throw new OttoError("pr_comment_not_found", `'${commentId}' is not an Azure DevOps comment id.`, "Use an id from getComments (<thread>/<comment>).");
+  return [Number(match[1]), Number(match[2])];
+}

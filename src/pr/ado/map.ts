@@ -1,0 +1,164 @@
+import type { Check, CheckState, PrComment, PrInfo, PrLocator } from "../types.ts";
+
+/*
+ * Pure mapping from Azure DevOps REST 7.1 payloads to otto's model. Input types name only the
+ * fields read here. https://learn.microsoft.com/en-us/rest/api/azure/devops/git/pull-requests/get-pull-request-by-id
+ */
+
+export interface AdoPullPayload {
+  pullRequestId: number;
+  status: string;
+  title: string;
+  isDraft?: boolean;
+  creationDate: string;
+  sourceRefName: string;
+  targetRefName: string;
+  createdBy?: { displayName?: string; uniqueName?: string };
+  lastMergeSourceCommit?: { commitId: string };
+  repository: { id: string; name: string; webUrl?: string; project: { id: string; name: string } };
+}
+
+const branch = (ref: string): string => ref.replace(/^refs\/heads\//, "");
+
+export function mapAdoPull(locator: PrLocator, pull: AdoPullPayload, webBase: string): PrInfo {
+  const [org = ""] = locator.repo.split("/");
+  const project = pull.repository.project.name;
+  const web = pull.repository.webUrl ?? `${webBase}/${encodeURIComponent(org)}/${encodeURIComponent(project)}/_git/${encodeURIComponent(pull.repository.name)}`;
+  return {
+    provider: "ado",
+    number: pull.pullRequestId,
+    repo: `${org}/${project}/${pull.repository.name}`,
+    url: `${web}/pullrequest/${pull.pullRequestId}`,
+    title: pull.title,
+    state: pull.status === "completed" ? "merged" : pull.status === "abandoned" ? "abandoned" : "open",
+    draft: pull.isDraft === true,
+    sourceBranch: branch(pull.sourceRefName),
+    targetBranch: branch(pull.targetRefName),
+    headSha: pull.lastMergeSourceCommit?.commitId ?? "",
+    author: pull.createdBy?.displayName ?? pull.createdBy?.uniqueName ?? "unknown",
+    createdAt: pull.creationDate,
+    meta: { repositoryId: pull.repository.id, projectId: pull.repository.project.id },
+  };
+}
+
+/** Policy types that are CI: Build and Status (external checks). */
+// https://learn.microsoft.com/en-us/rest/api/azure/devops/policy/types/list
+export const BUILD_POLICY = "0609b952-1397-4640-95ec-e00a01b2c241";
+export const STATUS_POLICY = "cbdc66da-9728-4af8-aada-9a5a32e4a226";
+
+export interface PolicyEvaluationPayload {
+  status: string;
+  configuration: {
+    isEnabled?: boolean;
+    type: { id: string; displayName?: string };
+    settings?: { displayName?: string | null; statusName?: string };
+  };
+  context?: { buildId?: number; buildDefinitionName?: string } | null;
+}
+
+// https://learn.microsoft.com/en-us/rest/api/azure/devops/policy/evaluations/list#policyevaluationstatus
+function policyState(status: string): CheckState {
+  if (status === "approved") return "success";
+  if (status === "notApplicable") return "skipped";
+  return status === "rejected" || status === "broken" ? "failure" : "pending";
+}
+
+/** CI checks from policy evaluations; [] when the branch has no build or status policy. */
+export function policyChecks(evaluations: readonly PolicyEvaluationPayload[]): Check[] {
+  return evaluations
+    .filter((e) => e.configuration.isEnabled !== false && [BUILD_POLICY, STATUS_POLICY].includes(e.configuration.type.id))
+    .map((e): Check => {
+      const name = e.configuration.settings?.displayName || e.context?.buildDefinitionName || e.configuration.settings?.statusName || e.configuration.type.displayName || "policy";
+      const state = policyState(e.status);
+      const buildId = e.context?.buildId;
+      return { name, state, ...(state === "failure" ? { detail: `policy ${e.status}` } : {}), ...(buildId ? { logId: String(buildId) } : {}) };
+    });
+}
+
+export interface BuildPayload {
+  id: number;
+  status: string;
+  result?: string;
+  definition: { id: number; name: string };
+  _links?: { web?: { href: string } };
+}
+
+// https://learn.microsoft.com/en-us/rest/api/azure/devops/build/builds/list#buildresult
+function buildState(build: BuildPayload): CheckState {
+  if (build.status !== "completed") return "pending";
+  if (build.result === "succeeded" || build.result === "partiallySucceeded") return "success";
+  return build.result === "none" ? "skipped" : "failure";
+}
+
+/** CI checks from the PR's merge builds: the newest build of each definition. */
+export function buildChecks(builds: readonly BuildPayload[]): Check[] {
+  const latest = new Map<number, BuildPayload>();
+  for (const build of builds) {
+    const seen = latest.get(build.definition.id);
+    // Build ids grow with queue time.
+    if (!seen || build.id > seen.id) latest.set(build.definition.id, build);
+  }
+  return [...latest.values()].map((b): Check => {
+    const state = buildState(b);
+    const url = b._links?.web?.href;
+    return { name: b.definition.name, state, ...(state === "failure" ? { detail: `build ${b.result ?? "failed"}` } : {}), ...(url ? { url } : {}), logId: String(b.id) };
+  });
+}
+
+export interface ThreadPayload {
+  id: number;
+  status?: string;
+  isDeleted?: boolean;
+  threadContext?: { filePath?: string; rightFileStart?: { line: number }; leftFileStart?: { line: number } } | null;
+  comments: Array<{
+    id: number;
+    parentCommentId?: number;
+    content?: string;
+    commentType?: string;
+    isDeleted?: boolean;
+    publishedDate: string;
+    author: { displayName?: string; uniqueName?: string };
+  }>;
+}
+
+/** Thread states that count as handled. https://learn.microsoft.com/en-us/rest/api/azure/devops/git/pull-request-threads/list#commentthreadstatus */
+const OPEN_STATES = new Set(["active", "pending", "unknown"]);
+
+/** Text comments of every live thread; ids are `<thread>/<comment>`. */
+export function mapThreads(threads: readonly ThreadPayload[]): PrComment[] {
+  const out: PrComment[] = [];
+  for (const thread of threads) {
+    if (thread.isDeleted) continue;
+    const path = thread.threadContext?.filePath?.replace(/^\//, "");
+    const line = thread.threadContext?.rightFileStart?.line ?? thread.threadContext?.leftFileStart?.line;
+    for (const c of thread.comments) {
+      if (c.isDeleted || c.commentType === "system") continue;
+      out.push({
+        id: `${thread.id}/${c.id}`,
+        kind: path ? "inline" : "conversation",
+        author: c.author.displayName ?? c.author.uniqueName ?? "unknown",
+        body: c.content ?? "",
+        createdAt: c.publishedDate,
+        ...(path ? { path } : {}),
+        ...(path && line ? { line } : {}),
+        resolved: !OPEN_STATES.has(thread.status ?? "unknown"),
+        ...(c.parentCommentId ? { inReplyTo: `${thread.id}/${c.parentCommentId}` } : {}),
+      });
+    }
+  }
+  return out.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+}
+
+export interface TimelineRecord {
+  id: string;
+  type: string;
+  name: string;
+  result?: string | null;
+  log?: { id: number } | null;
+  issues?: Array<{ type: string; message: string }> | null;
+}
+
+/** Failed tasks that have a log, in timeline order. */
+export function failedTasks(records: readonly TimelineRecord[]): TimelineRecord[] {
+  return records.filter((r) => r.type === "Task" && r.result === "failed" && r.log);
+}

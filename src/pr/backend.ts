@@ -1,0 +1,88 @@
+import type { Env } from "../core/index.ts";
+import type { Config } from "../config/index.ts";
+import type { WriteLimiter } from "./github/octokit.ts";
+import type {
+  CommentResolution,
+  InlineComment,
+  PipelineStatus,
+  PrComment,
+  PrInfo,
+  PrLocator,
+  ProviderName,
+  WorkflowAction,
+  WorkflowResult,
+} from "./types.ts";
+
+/** A response kept with its ETag, so an unchanged resource costs a 304 and nothing else. */
+export interface CachedResponse {
+  etag: string;
+  value: unknown;
+}
+
+/** Per-PR store of conditional responses (the watcher keeps one file per PR). */
+export interface ResponseCache {
+  get(key: string): CachedResponse | undefined;
+  set(key: string, value: CachedResponse): void;
+}
+
+export interface CallOptions {
+  cache?: ResponseCache;
+  signal?: AbortSignal;
+}
+
+/** Where a bare id was typed: the repository of the current directory, when there is one. */
+export interface IdContext {
+  /** The `origin` URL of the repository OpenCode runs in. */
+  remoteUrl?: string;
+}
+
+/**
+ * One forge behind otto's PR features (the design's PRBackend). Implemented by `github/` and
+ * `ado/`; everything outside src/pr talks to this interface and never to a provider by name.
+ * Methods throw OttoError with a fix line (auth, not found); network trouble has been retried.
+ */
+export interface PrBackend {
+  readonly name: ProviderName;
+  /** True when the web URL's host belongs to this provider (github.com, dev.azure.com, configured hosts). */
+  matchesUrl(url: URL): boolean;
+  /** The PR a web URL points to; undefined when it is not a PR URL of this provider. */
+  parseUrl(url: URL): PrLocator | undefined;
+  /** A bare id (`42`, or `owner/repo#42` on GitHub) against the config and the current repository. */
+  locateId(id: string, context: IdContext): PrLocator;
+
+  getPr(pr: PrLocator, options?: CallOptions): Promise<PrInfo>;
+  getPipelineStatus(pr: PrInfo, options?: CallOptions): Promise<PipelineStatus>;
+  /** Logs of one failed check (its `logId`): the failed steps' output, trimmed to the end. */
+  getBuildLogs(pr: PrInfo, logId: string, options?: CallOptions): Promise<string>;
+  getComments(pr: PrInfo, options?: CallOptions): Promise<PrComment[]>;
+  postComment(pr: PrInfo, body: string): Promise<void>;
+  postInlineComment(pr: PrInfo, comment: InlineComment): Promise<void>;
+  replyToComment(pr: PrInfo, commentId: string, body: string): Promise<void>;
+  /** Marks the comment's thread resolved; a comment kind without threads is left as is. */
+  resolveComment(pr: PrInfo, commentId: string, resolution: CommentResolution): Promise<void>;
+  /** Provider-specific lifecycle steps (auto-complete, work items, bots, re-runs). */
+  runWorkflow(pr: PrInfo, action: WorkflowAction): Promise<WorkflowResult>;
+}
+
+/** A subprocess result, as every otto runner returns it. */
+export interface ExecResult {
+  exitCode: number | undefined;
+  stdout: string;
+}
+
+/** Side effects the backends use, injected so tests pass fakes and timing runs in milliseconds. */
+export interface BackendDeps {
+  config: Config;
+  env: Env;
+  fetch: typeof globalThis.fetch;
+  /** Runs a CLI (gh, az) for a token; resolves with exitCode undefined when it is not installed. */
+  exec: (file: string, args: string[], options: { timeoutMs: number }) => Promise<ExecResult>;
+  sleep: (ms: number) => Promise<void>;
+  /** Base of every retry delay (1 s in production: GitHub's and Azure DevOps's guidance is seconds). */
+  retryBaseMs: number;
+  log: (message: string, extra?: Record<string, unknown>) => void;
+  /** Spacing of GitHub writes; unset keeps GitHub's recommended pauses (see github/octokit.ts). */
+  githubWriteLimiter?: WriteLimiter;
+}
+
+export type BackendFactory = (deps: BackendDeps) => PrBackend;

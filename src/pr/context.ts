@@ -1,0 +1,55 @@
+import path from "node:path";
+import { execa } from "execa";
+import { loadConfig, type LoadedConfig } from "../config/index.ts";
+import { xdgPaths, type Runtime } from "../core/index.ts";
+import { notifierFor, type Notify } from "../notify/index.ts";
+import type { BackendDeps } from "./backend.ts";
+import { createRegistry, type BackendRegistry } from "./registry.ts";
+import { createPrStore, type PrStore } from "./store/store.ts";
+
+/** Everything a PR command or a watcher cycle needs, built from the plugin runtime and the config. */
+export interface PrContext {
+  loaded: LoadedConfig;
+  store: PrStore;
+  registry: BackendRegistry;
+  notify: Notify;
+  /** $XDG_DATA_HOME/otto */
+  dataDir: string;
+}
+
+export type PrRuntime = Pick<Runtime, "client" | "env" | "log" | "directory">;
+
+/** 1 s: GitHub's Retry-After and Azure DevOps' are in seconds, and so is plugin-retry's backoff. */
+const RETRY_BASE_MS = 1000;
+
+export function backendDeps(runtime: PrRuntime, loaded: LoadedConfig): BackendDeps {
+  return {
+    config: loaded.config,
+    env: runtime.env,
+    fetch: globalThis.fetch,
+    async exec(file, args, { timeoutMs }) {
+      const result = await execa(file, args, { timeout: timeoutMs, reject: false, stdin: "ignore", env: runtime.env as Record<string, string> });
+      // ENOENT: the CLI is not installed.
+      return { exitCode: result.failed && result.exitCode === undefined ? undefined : result.exitCode, stdout: result.stdout };
+    },
+    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    retryBaseMs: RETRY_BASE_MS,
+    log: (message, extra) => runtime.log.log("info", message, extra),
+  };
+}
+
+export function prStoreDir(env: Runtime["env"]): string {
+  return path.join(xdgPaths(env).ottoDataDir, "prs");
+}
+
+/** Loads the config of `directory` (default: where OpenCode runs) and wires the store, backends and notifier. */
+export async function createPrContext(runtime: PrRuntime, directory = runtime.directory): Promise<PrContext> {
+  const loaded = await loadConfig({ directory, env: runtime.env });
+  return {
+    loaded,
+    store: createPrStore(prStoreDir(runtime.env)),
+    registry: createRegistry(backendDeps(runtime, loaded)),
+    notify: notifierFor(runtime, loaded),
+    dataDir: xdgPaths(runtime.env).ottoDataDir,
+  };
+}

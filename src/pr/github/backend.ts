@@ -1,0 +1,168 @@
+import { OttoError, redact } from "../../core/index.ts";
+import { parseDuration } from "../../config/index.ts";
+import type { BackendDeps, CallOptions, PrBackend } from "../backend.ts";
+import { cliToken, lazy } from "../token.ts";
+import type { PrInfo, PrLocator, WorkflowAction, WorkflowResult } from "../types.ts";
+import { conditionalGet } from "./conditional.ts";
+import { githubError } from "./errors.ts";
+import { githubHosts, locateGithubId, parseGithubUrl } from "./locate.ts";
+import {
+  compactIssueComment,
+  compactReviewComment,
+  compactRun,
+  compactStatus,
+  mapComments,
+  mapPull,
+  mergeChecks,
+  type CheckRunPayload, type IssueCommentPayload, type PullPayload, type ReviewCommentPayload, type StatusPayload, type ThreadMap } from "./map.ts";
+import type { GithubClient } from "./octokit.ts";
+import { fetchThreadMap, resolveThreadOf } from "./threads.ts";
+
+/** Job logs can be megabytes; the end holds the failure. */
+const MAX_LOG_CHARS = 200_000;
+
+const repoParams = (pr: PrLocator) => {
+  const [owner = "", repo = ""] = pr.repo.split("/");
+  return { owner, repo };
+};
+
+const numericId = (commentId: string, kind: "issue" | "review"): number | undefined => {
+  const match = new RegExp(`^${kind}-(\\d+)$`).exec(commentId);
+  return match ? Number(match[1]) : undefined;
+};
+
+/** The GitHub backend: REST through Octokit (throttled, retried, conditional), threads through GraphQL. */
+export function createGithubBackend(deps: BackendDeps): PrBackend {
+  const settings = deps.config.pr.providers.github;
+  const hosts = githubHosts(settings);
+  const apiHost = new URL(settings.api_url).hostname;
+  const client = lazy(async (): Promise<GithubClient> => {
+    const token =
+      settings.token || deps.env.GH_TOKEN || (await cliToken(deps, "gh", ["auth", "token", "--hostname", apiHost === "api.github.com" ? "github.com" : apiHost]));
+    if (!token) deps.log("no GitHub token (config, GITHUB_TOKEN, GH_TOKEN or gh auth token): requests are anonymous");
+    // Octokit is loaded on first use, so loading the plugin stays cheap.
+    const { createGithubClient } = await import("./octokit.ts");
+    return createGithubClient({
+      apiUrl: settings.api_url,
+      token,
+      fetch: deps.fetch,
+      timeoutMs: parseDuration(deps.config.pr.request_timeout),
+      retryBaseMs: deps.retryBaseMs,
+      log: (message) => deps.log(redact(message)),
+      ...(deps.githubWriteLimiter ? { writeLimiter: deps.githubWriteLimiter } : {}),
+    });
+  });
+
+  async function call<T>(what: string, run: (octokit: GithubClient) => Promise<T>): Promise<T> {
+    try {
+      return await run(await client());
+    } catch (error) {
+      throw githubError(error, what);
+    }
+  }
+
+  const backend: PrBackend = {
+    name: "github",
+    matchesUrl: (url) => hosts.has(url.hostname.toLowerCase()),
+    parseUrl: (url) => parseGithubUrl(url, hosts),
+    locateId: (id, context) => locateGithubId(id, context, hosts),
+
+    getPr: (pr, options: CallOptions = {}) =>
+      call(`pull request ${pr.repo}#${pr.number}`, async (octokit) => {
+        const pull = await conditionalGet(octokit, options.cache, "GET /repos/{owner}/{repo}/pulls/{pull_number}", { ...repoParams(pr), pull_number: pr.number }, (data) => mapPull(pr, data as PullPayload), options);
+        return pull.value;
+      }),
+
+    getPipelineStatus: (pr, options: CallOptions = {}) =>
+      call(`checks of ${pr.repo}#${pr.number}`, async (octokit) => {
+        const params = { ...repoParams(pr), ref: pr.headSha };
+        const [runs, combined] = await Promise.all([
+          conditionalGet(octokit, options.cache, "GET /repos/{owner}/{repo}/commits/{ref}/check-runs", { ...params, per_page: 100 }, (data) => (data as { check_runs: CheckRunPayload[] }).check_runs.map(compactRun), options),
+          conditionalGet(octokit, options.cache, "GET /repos/{owner}/{repo}/commits/{ref}/status", { ...params, per_page: 100 }, (data) => (data as { statuses: StatusPayload[] }).statuses.map(compactStatus), options),
+        ]);
+        return mergeChecks(pr.headSha, runs.value, combined.value);
+      }),
+
+    getBuildLogs: (pr, logId) =>
+      call(`logs of job ${logId} in ${pr.repo}`, async (octokit) => {
+        // Answers 302 to a short-lived URL; fetch follows it (and drops the Authorization header).
+        const response = await octokit.request("GET /repos/{owner}/{repo}/actions/jobs/{job_id}/logs", { ...repoParams(pr), job_id: Number(logId) });
+        const text = typeof response.data === "string" ? response.data : String(response.data);
+        return redact(text.length > MAX_LOG_CHARS ? text.slice(-MAX_LOG_CHARS) : text);
+      }),
+
+    getComments: (pr, options: CallOptions = {}) =>
+      call(`comments of ${pr.repo}#${pr.number}`, async (octokit) => {
+        const params = { ...repoParams(pr), per_page: 100 };
+        const [issue, review] = await Promise.all([
+          conditionalGet(octokit, options.cache, "GET /repos/{owner}/{repo}/issues/{issue_number}/comments", { ...params, issue_number: pr.number }, (d) => (d as IssueCommentPayload[]).map(compactIssueComment), { ...options, paginate: true }),
+          conditionalGet(octokit, options.cache, "GET /repos/{owner}/{repo}/pulls/{pull_number}/comments", { ...params, pull_number: pr.number }, (d) => (d as ReviewCommentPayload[]).map(compactReviewComment), { ...options, paginate: true }),
+        ]);
+        // Thread state costs GraphQL points, so it is asked only when the review comments changed.
+        const threadKey = `threads ${pr.repo}#${pr.number}`;
+        const cachedThreads = options.cache?.get(threadKey)?.value as ThreadMap | undefined;
+        let threads: ThreadMap = cachedThreads ?? {};
+        if (review.value.length > 0 && (review.changed || !cachedThreads)) {
+          threads = await fetchThreadMap(octokit, pr.repo, pr.number);
+          options.cache?.set(threadKey, { etag: "", value: threads });
+        }
+        return mapComments(issue.value, review.value, threads);
+      }),
+
+    postComment: (pr, body) =>
+      call(`a new comment on ${pr.repo}#${pr.number}`, async (octokit) => {
+        await octokit.request("POST /repos/{owner}/{repo}/issues/{issue_number}/comments", { ...repoParams(pr), issue_number: pr.number, body });
+      }),
+
+    postInlineComment: (pr, comment) =>
+      call(`a new review comment on ${pr.repo}#${pr.number}`, async (octokit) => {
+        await octokit.request("POST /repos/{owner}/{repo}/pulls/{pull_number}/comments", {
+          ...repoParams(pr),
+          pull_number: pr.number,
+          commit_id: pr.headSha,
+          path: comment.path,
+          line: comment.line,
+          side: comment.side,
+          body: comment.body,
+        });
+      }),
+
+    replyToComment: (pr, commentId, body) =>
+      call(`a reply to ${commentId} on ${pr.repo}#${pr.number}`, async (octokit) => {
+        const review = numericId(commentId, "review");
+        if (review !== undefined) {
+          await octokit.request("POST /repos/{owner}/{repo}/pulls/{pull_number}/comments/{comment_id}/replies", { ...repoParams(pr), pull_number: pr.number, comment_id: review, body });
+          return;
+        }
+        const issue = numericId(commentId, "issue");
+        if (issue === undefined) throw new OttoError("pr_comment_not_found", `'${commentId}' is not a GitHub comment id.`, "Use an id from getComments (issue-N or review-N).");
+        // Conversation comments have no threads: answer with a new comment that quotes the author.
+        const original = await octokit.request("GET /repos/{owner}/{repo}/issues/comments/{comment_id}", { ...repoParams(pr), comment_id: issue });
+        const quote = `> @${original.data.user?.login ?? "ghost"} wrote:\n> ${(original.data.body ?? "").split("\n").slice(0, 3).join("\n> ")}`;
+        await octokit.request("POST /repos/{owner}/{repo}/issues/{issue_number}/comments", { ...repoParams(pr), issue_number: pr.number, body: `${quote}\n\n${body}` });
+      }),
+
+    resolveComment: (pr, commentId, resolution) =>
+      call(`the thread of ${commentId} on ${pr.repo}#${pr.number}`, async (octokit) => {
+        const review = numericId(commentId, "review");
+        // GitHub resolves threads without a reason; the reply carries it. Conversation comments have no state.
+        if (review !== undefined) await resolveThreadOf(octokit, pr.repo, pr.number, review, resolution !== "active");
+      }),
+
+    runWorkflow: (pr, action) => call(`${action} on ${pr.repo}#${pr.number}`, (octokit) => runGithubWorkflow(octokit, backend, pr, action)),
+  };
+  return backend;
+}
+
+async function runGithubWorkflow(octokit: GithubClient, backend: PrBackend, pr: PrInfo, action: WorkflowAction): Promise<WorkflowResult> {
+  if (action !== "rerun_failed") return { done: false, message: `GitHub has no ${action.replace(/_/g, " ")} step; nothing to do.` };
+  const status = await backend.getPipelineStatus(pr);
+  const jobs = status.checks.filter((c) => c.state === "failure" && c.logId !== undefined);
+  const runs = new Set<number>();
+  for (const job of jobs) {
+    const { data } = await octokit.request("GET /repos/{owner}/{repo}/actions/jobs/{job_id}", { ...repoParams(pr), job_id: Number(job.logId) });
+    runs.add(Number(data.run_id));
+  }
+  for (const run of runs) await octokit.request("POST /repos/{owner}/{repo}/actions/runs/{run_id}/rerun-failed-jobs", { ...repoParams(pr), run_id: run });
+  return { done: runs.size > 0, message: runs.size > 0 ? `Re-ran the failed jobs of ${runs.size} workflow run(s).` : "No failed GitHub Actions jobs to re-run." };
+}

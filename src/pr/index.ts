@@ -1,0 +1,31 @@
+/** PR tracking: backends (GitHub, Azure DevOps) behind one interface, the PR store, the watcher. */
+export type { BackendDeps, CachedResponse, CallOptions, IdContext, PrBackend, ResponseCache } from "./backend.ts";
+export { createRegistry, locatePr, type BackendRegistry, type LocateInput } from "./registry.ts";
+export {
+  CheckState,
+  CommentResolution,
+  PrLocator,
+  ProviderName,
+  WorkflowAction,
+  type Check,
+  type InlineComment,
+  type PipelineStatus,
+  type PrComment,
+  type PrInfo,
+  type PrState,
+  type WorkflowResult,
+} from "./types.ts";
+export { pipelineSummary, overallState } from "./pipeline.ts";
+export { FINAL_STATUSES, PrFrontmatter, PrStatus, parsePrDocument, renderPrDocument, type PrDocument } from "./store/document.ts";
+export { createPrStore, documentKey, type PrStore } from "./store/store.ts";
+export { findPr } from "./store/find.ts";
+export { createPrContext, prStoreDir, type PrContext, type PrRuntime } from "./context.ts";
+export { addPr } from "./commands/add.ts";
+export { listPrs, prLog, prStatus, removePr } from "./commands/show.ts";
+export { runCycle, type CommentsContext, type CycleDeps, type CycleReport, type FailureContext, type PrResult } from "./watch/cycle.ts";
+export { OTTO_MARKER, planRefresh, unhandledComments, type PrEvent } from "./watch/plan.ts";
+export { createWatcher, type Watcher } from "./watch/watcher.ts";
+export { cronFor, systemClock, type Clock, type Scheduled } from "./watch/schedule.ts";
+export { watchControllerFor, createWatchController, type WatchController } from "./watch/controller.ts";
+export { WATCH_ENV } from "./watch/detach.ts";
+export { originUrl } from "./remote.ts";

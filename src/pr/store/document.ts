@@ -1,0 +1,117 @@
+import matter from "gray-matter";
+import { z } from "zod";
+import { OttoError } from "../../core/index.ts";
+import { Check, ProviderName } from "../types.ts";
+
+/*
+ * One tracked PR as markdown with YAML frontmatter (the design's "PR Document Model"). Parsing
+ * and rendering are pure; src/pr/store/store.ts does the I/O. The frontmatter is the machine
+ * state; the body is for people: a generated "Current State", the fix and comment histories the
+ * PR flows append to (kept verbatim), and a log of what the watcher saw.
+ */
+
+export const PrStatus = z.enum(["watching", "fixing", "green", "failed", "merged", "closed", "abandoned"]);
+export type PrStatus = z.infer<typeof PrStatus>;
+
+/** Statuses the watcher stops polling at; the document stays. */
+export const FINAL_STATUSES: readonly PrStatus[] = ["merged", "closed", "abandoned"];
+
+/** YAML turns an unquoted ISO time written by hand into a Date; keep times as ISO strings. */
+const Timestamp = z.preprocess((v) => (v instanceof Date ? v.toISOString() : v), z.string());
+
+export const PrFrontmatter = z.object({
+  id: z.coerce.string(),
+  provider: ProviderName,
+  repo: z.string(),
+  branch: z.string().default(""),
+  target: z.string().default(""),
+  status: PrStatus,
+  url: z.string(),
+  title: z.string().default(""),
+  created: Timestamp,
+  last_checked: Timestamp.optional(),
+  head_sha: z.string().optional(),
+  pipeline: z.enum(["pending", "success", "failure", "none"]).optional(),
+  checks: z.array(Check).default([]),
+  fix_attempts: z.number().int().min(0).default(0),
+  max_fix_attempts: z.number().int().min(0).default(5),
+  seen_comment_ids: z.array(z.coerce.string()).default([]),
+  /** Comments not yet handled by the comment flow (its ids are not in seen_comment_ids). */
+  unseen_comments: z.number().int().min(0).default(0),
+  /** Head SHA the success comment was posted for: one per SHA. */
+  green_sha: z.string().optional(),
+  /** Consecutive failed polls, and when the next one may run. */
+  errors: z.number().int().min(0).default(0),
+  last_error: z.string().optional(),
+  retry_at: Timestamp.optional(),
+  /** Provider ids the backend needs again (repository and project ids). */
+  meta: z.record(z.string(), z.string()).default({}),
+});
+export type PrFrontmatter = z.infer<typeof PrFrontmatter>;
+
+export interface PrDocument {
+  /** `<provider>-<…>`, the file name without `.md`. */
+  key: string;
+  data: PrFrontmatter;
+  /** `## Fix History`, `## Comment History` and any section a person added, verbatim, in order. */
+  sections: Array<{ title: string; body: string }>;
+  /** `## Log` lines without the leading "- ", oldest first. */
+  log: string[];
+}
+
+const GENERATED = new Set(["Current State", "Log"]);
+/** The log keeps its newest lines; older ones are dropped. */
+export const MAX_LOG_LINES = 200;
+
+export function parsePrDocument(key: string, text: string): PrDocument {
+  let parsed: matter.GrayMatterFile<string>;
+  try {
+    // A fresh options object: gray-matter caches parses by content otherwise.
+    parsed = matter(text, {});
+  } catch (error) {
+    throw new OttoError("pr_document", `PR document ${key} has broken frontmatter: ${error instanceof Error ? error.message : String(error)}`, `Fix or delete ${key}.md.`);
+  }
+  const data = PrFrontmatter.safeParse(parsed.data);
+  if (!data.success) {
+    const issue = data.error.issues[0];
+    throw new OttoError("pr_document", `PR document ${key}: ${issue?.path.join(".") ?? "?"}: ${issue?.message ?? "invalid"}.`, `Fix or delete ${key}.md.`);
+  }
+  const sections: PrDocument["sections"] = [];
+  let log: string[] = [];
+  for (const chunk of parsed.content.split(/^## /m).slice(1)) {
+    const newline = chunk.indexOf("\n");
+    const title = (newline < 0 ? chunk : chunk.slice(0, newline)).trim();
+    const body = newline < 0 ? "" : chunk.slice(newline + 1).trim();
+    if (title === "Log") log = body.split("\n").filter((l) => l.startsWith("- ")).map((l) => l.slice(2));
+    else if (!GENERATED.has(title)) sections.push({ title, body });
+  }
+  return { key, data: data.data, sections, log };
+}
+
+function currentState(data: PrFrontmatter): string[] {
+  const sha = data.head_sha ? ` on \`${data.head_sha.slice(0, 7)}\`` : "";
+  const when = data.last_checked ? ` (checked ${data.last_checked})` : " (not checked yet)";
+  const lines = [`Status **${data.status}**; pipeline ${data.pipeline ?? "unknown"}${sha}${when}.`];
+  if (data.last_error) lines.push("", `Last error (${data.errors} in a row, next try ${data.retry_at ?? "next cycle"}): ${data.last_error}`);
+  const failed = data.checks.filter((c) => c.state === "failure");
+  if (failed.length > 0) {
+    lines.push("", "### Failed Checks");
+    for (const check of failed) lines.push(`- \`${check.name}\`${check.detail ? `: ${check.detail}` : ""}${check.url ? ` ([details](${check.url}))` : ""}`);
+  }
+  return lines;
+}
+
+export function renderPrDocument(doc: PrDocument): string {
+  const body = [`# PR #${doc.data.id}: ${doc.data.title}`, "", "## Current State", "", ...currentState(doc.data)];
+  for (const section of doc.sections) body.push("", `## ${section.title}`, "", section.body);
+  body.push("", "## Log", "", ...doc.log.slice(-MAX_LOG_LINES).map((l) => `- ${l}`));
+  // Keys in schema order (stable files, readable diffs), undefined ones dropped: YAML cannot write them.
+  const source = doc.data as Record<string, unknown>;
+  const data = Object.fromEntries(Object.keys(PrFrontmatter.shape).filter((k) => source[k] !== undefined).map((k) => [k, source[k]]));
+  return matter.stringify(`${body.join("\n")}\n`, data);
+}
+
+/** A log line, one line long, stamped with the time. */
+export function logLine(time: string, text: string): string {
+  return `${time} ${text.replace(/\s*\n\s*/g, " ")}`;
+}

@@ -1,0 +1,99 @@
+import { z } from "zod";
+
+/*
+ * The provider-neutral model of a pull request, as the design's PRInfo / PipelineStatus /
+ * Comment. Backends map their payloads into these; the store, the watcher and the tools only
+ * ever see these shapes.
+ */
+
+export const ProviderName = z.enum(["github", "ado"]);
+export type ProviderName = z.infer<typeof ProviderName>;
+
+/** Where a PR lives: enough to call its provider again. */
+export const PrLocator = z.object({
+  provider: ProviderName,
+  /** The provider's PR number. */
+  number: z.number().int().positive(),
+  /** github: `owner/repo`; ado: `org/project/repo` (or `org/project` before the PR was read). */
+  repo: z.string().min(1),
+});
+export type PrLocator = z.infer<typeof PrLocator>;
+
+export const PrState = z.enum(["open", "merged", "closed", "abandoned"]);
+export type PrState = z.infer<typeof PrState>;
+
+export interface PrInfo extends PrLocator {
+  /** The PR's web page. */
+  url: string;
+  title: string;
+  state: PrState;
+  draft: boolean;
+  sourceBranch: string;
+  targetBranch: string;
+  /** The commit CI runs on (GitHub head SHA, Azure DevOps last merge source commit). */
+  headSha: string;
+  author: string;
+  createdAt: string;
+  /** Ids the backend needs again (repository or project ids, node ids); opaque to everyone else. */
+  meta: Record<string, string>;
+}
+
+export const CheckState = z.enum(["pending", "success", "failure", "skipped"]);
+export type CheckState = z.infer<typeof CheckState>;
+
+export const Check = z.object({
+  name: z.string(),
+  state: CheckState,
+  /** Why it failed or what it waits for, when the provider says. */
+  detail: z.string().optional(),
+  url: z.string().optional(),
+  /** Pass to getBuildLogs for this check's logs (GitHub Actions job id, Azure DevOps build id). */
+  logId: z.string().optional(),
+});
+export type Check = z.infer<typeof Check>;
+
+export interface PipelineStatus {
+  /** success: every check passed (or was skipped) and there is at least one; none: no checks at all. */
+  state: "pending" | "success" | "failure" | "none";
+  headSha: string;
+  checks: Check[];
+}
+
+export interface PrComment {
+  /** Unique within the PR across comment kinds, stable across polls (e.g. `review-123`, `12/3`). */
+  id: string;
+  kind: "conversation" | "inline";
+  author: string;
+  body: string;
+  createdAt: string;
+  path?: string;
+  line?: number;
+  resolved: boolean;
+  /** The comment this one answers, when it is a reply. */
+  inReplyTo?: string;
+  url?: string;
+}
+
+export interface InlineComment {
+  path: string;
+  line: number;
+  body: string;
+  /** LEFT: the old version of the file, RIGHT: the new one. */
+  side: "LEFT" | "RIGHT";
+}
+
+/**
+ * What to do with a comment's thread: the design's three resolutions, plus closing it without a
+ * verdict and reopening it (`active`).
+ */
+export const CommentResolution = z.enum(["resolved", "wont_fix", "by_design", "closed", "active"]);
+export type CommentResolution = z.infer<typeof CommentResolution>;
+
+export const WorkflowAction = z.enum(["auto_complete", "create_work_item", "address_bot", "rerun_failed"]);
+export type WorkflowAction = z.infer<typeof WorkflowAction>;
+
+export interface WorkflowResult {
+  /** False when the provider has no such step (GitHub has no auto-complete); not an error. */
+  done: boolean;
+  message: string;
+}

@@ -1,0 +1,33 @@
+import fs from "node:fs/promises";
+import path from "node:path";
+import { execa } from "execa";
+import { xdgPaths } from "../../core/index.ts";
+import { UNIT_NAME, renderUnit } from "./systemd.ts";
+
+export interface InstallOptions {
+  opencode: string;
+  directory: string;
+  port: number;
+  env: Record<string, string | undefined>;
+  /** Also run systemctl --user daemon-reload and enable --now. */
+  enable: boolean;
+}
+
+/** Writes `$XDG_CONFIG_HOME/systemd/user/otto-watch.service`; with `enable`, enables and starts it. */
+export async function installUnit(options: InstallOptions): Promise<string> {
+  const file = path.join(xdgPaths(options.env).config, "systemd", "user", UNIT_NAME);
+  await fs.mkdir(path.dirname(file), { recursive: true });
+  await fs.writeFile(file, renderUnit(options));
+  const commands = [`systemctl --user daemon-reload`, `systemctl --user enable --now ${UNIT_NAME}`];
+  const lines = [`Wrote ${file}: opencode serve on 127.0.0.1:${options.port} in ${options.directory}, with the PR watcher.`];
+  if (!options.enable) {
+    lines.push("Enable it with:", ...commands.map((c) => `  ${c}`), "Tokens come from otto.jsonc, or add an EnvironmentFile with systemctl --user edit otto-watch.");
+    return lines.join("\n");
+  }
+  for (const command of commands) {
+    const [file0 = "systemctl", ...args] = command.split(" ");
+    const result = await execa(file0, args, { reject: false, timeout: 30_000, stdin: "ignore" });
+    lines.push(`$ ${command} → ${result.exitCode === 0 ? "ok" : `failed (${String(result.exitCode ?? result.code)}): ${String(result.stderr).trim()}`}`);
+  }
+  return lines.join("\n");
+}

@@ -1,0 +1,135 @@
+import { redact } from "../../core/index.ts";
+import { FINAL_STATUSES, type PrDocument, type PrFrontmatter, type PrStatus } from "../store/document.ts";
+import { pipelineSummary } from "../pipeline.ts";
+import type { PipelineStatus, PrComment, PrInfo } from "../types.ts";
+
+/*
+ * What one poll of a PR means, as a pure function of the document and what the provider said:
+ * the next frontmatter, log lines and events. The cycle does the I/O around it.
+ */
+
+/** Marks otto's own comments, so they never count as reviewer comments. */
+export const OTTO_MARKER = "<!-- otto -->";
+
+export type PrEvent = "green" | "failure" | "merged" | "closed" | "abandoned" | "new_commit" | "new_comments";
+
+export interface Observed {
+  pr: PrInfo;
+  /** Absent for a PR that is no longer open. */
+  pipeline?: PipelineStatus;
+  comments?: PrComment[];
+}
+
+export interface RefreshPlan {
+  data: PrFrontmatter;
+  log: string[];
+  events: PrEvent[];
+  /** True when the success comment for this head SHA has not been posted yet. */
+  postGreenComment: boolean;
+}
+
+const short = (sha: string): string => sha.slice(0, 7);
+
+export function greenComment(pipeline: PipelineStatus): string {
+  return `${OTTO_MARKER}\n✅ otto: all checks pass on \`${short(pipeline.headSha)}\` (${pipelineSummary(pipeline.checks)}).`;
+}
+
+function nextStatus(current: PrStatus, pipeline: PipelineStatus, newCommit: boolean): PrStatus {
+  if (pipeline.state === "success") return "green";
+  // The fix flow owns a PR it is fixing until the pipeline goes green or it gives up.
+  if (current === "fixing") return "fixing";
+  if (pipeline.state === "failure") return "failed";
+  return newCommit || current === "green" || current === "failed" ? "watching" : current;
+}
+
+const failedNames = (checks: PrFrontmatter["checks"]): string =>
+  checks
+    .filter((c) => c.state === "failure")
+    .map((c) => c.name)
+    .join(", ");
+
+export function planRefresh(doc: PrDocument, observed: Observed, now: string): RefreshPlan {
+  const { pr, pipeline, comments } = observed;
+  const before = doc.data;
+  const data: PrFrontmatter = {
+    ...before,
+    title: pr.title,
+    url: pr.url,
+    repo: pr.repo,
+    branch: pr.sourceBranch,
+    target: pr.targetBranch,
+    head_sha: pr.headSha,
+    meta: pr.meta,
+    last_checked: now,
+    errors: 0,
+    last_error: undefined,
+    retry_at: undefined,
+  };
+  const log: string[] = [];
+  const events: PrEvent[] = [];
+  if (pr.state !== "open") {
+    data.status = pr.state;
+    if (before.status !== pr.state) {
+      log.push(`${before.status} → ${pr.state}; polling stopped`);
+      events.push(pr.state);
+    }
+    return { data, log, events, postGreenComment: false };
+  }
+  const newCommit = before.head_sha !== undefined && before.head_sha !== pr.headSha;
+  if (newCommit) {
+    log.push(`new head commit ${short(pr.headSha)}`);
+    events.push("new_commit");
+  }
+  if (pipeline) {
+    data.pipeline = pipeline.state;
+    data.checks = pipeline.checks;
+    data.status = nextStatus(before.status, pipeline, newCommit);
+    const failedChanged = failedNames(pipeline.checks) !== failedNames(before.checks);
+    if (data.status !== before.status || (pipeline.state === "failure" && (failedChanged || newCommit))) {
+      const what = pipeline.state === "failure" ? `pipeline failed: ${failedNames(pipeline.checks)}` : `pipeline ${pipeline.state}`;
+      log.push(`${before.status === data.status ? data.status : `${before.status} → ${data.status}`}: ${what} (${pipelineSummary(pipeline.checks)})`);
+      if (pipeline.state === "failure") events.push("failure");
+    }
+    if (pipeline.state === "success" && before.green_sha !== pipeline.headSha) events.push("green");
+  }
+  if (comments) {
+    const unseen = unhandledComments(comments, before.seen_comment_ids).length;
+    if (unseen > before.unseen_comments) {
+      log.push(`${unseen - before.unseen_comments} new reviewer comment(s), ${unseen} unhandled`);
+      events.push("new_comments");
+    }
+    data.unseen_comments = unseen;
+  }
+  return { data, log, events, postGreenComment: events.includes("green") };
+}
+
+/** Reviewer comments the comment flow has not handled: not seen, not resolved, not otto's own. */
+export function unhandledComments(comments: readonly PrComment[], seenIds: readonly string[]): PrComment[] {
+  const seen = new Set(seenIds);
+  return comments.filter((c) => !seen.has(c.id) && !c.resolved && !c.body.includes(OTTO_MARKER));
+}
+
+/** Skipped polls after `errors` failures in a row: none after the first, then doubling up to an hour. */
+export function backoffMs(errors: number, intervalMs: number): number {
+  if (errors <= 1) return 0;
+  return Math.min(intervalMs * 2 ** (errors - 1), 60 * 60 * 1000);
+}
+
+export function planError(doc: PrDocument, error: string, now: Date, intervalMs: number): { data: PrFrontmatter; log: string[] } {
+  const errors = doc.data.errors + 1;
+  const wait = backoffMs(errors, intervalMs);
+  // Half an interval of slack so the retry falls on a cycle, not just after one.
+  const retry = wait > 0 ? new Date(now.getTime() + wait - intervalMs / 2).toISOString() : undefined;
+  const message = redact(error).slice(0, 500);
+  return {
+    data: { ...doc.data, errors, last_error: message, retry_at: retry, last_checked: now.toISOString() },
+    log: [`poll failed (${errors} in a row${retry ? `, next try after ${retry}` : ""}): ${message}`],
+  };
+}
+
+/** Whether a cycle polls this PR now: not merged/closed/abandoned, not backing off (unless forced). */
+export function shouldPoll(doc: PrDocument, now: Date, force: boolean): "poll" | "final" | "backoff" {
+  if (FINAL_STATUSES.includes(doc.data.status)) return "final";
+  if (!force && doc.data.retry_at && Date.parse(doc.data.retry_at) > now.getTime()) return "backoff";
+  return "poll";
+}

@@ -1,0 +1,74 @@
+import type { ToolDefinition } from "@opencode-ai/plugin";
+import type { Runtime } from "../core/index.ts";
+import { addPr, createPrContext, listPrs, originUrl, prLog, prStatus, removePr, watchControllerFor } from "../pr/index.ts";
+import { defineCommand, type CommandContext, type Verb } from "./command.ts";
+import { runWatchAction, type WatchAction } from "./pr-watch.ts";
+
+const contextFor = (ctx: CommandContext) => createPrContext(ctx.runtime, ctx.tool.directory);
+
+const one = (positionals: string[]): string | undefined => positionals[0];
+
+function watchVerb(action: WatchAction, summary: string, options: Verb["options"] = {}, args?: string): Verb {
+  return {
+    path: ["watch", action],
+    ...(args ? { args } : {}),
+    summary,
+    options,
+    run: async ({ values }, ctx) => {
+      ctx.progress(`otto pr: watch ${action}`);
+      return runWatchAction(watchControllerFor(ctx.runtime), action, { detach: values.detach === true, enable: values.enable === true });
+    },
+  };
+}
+
+const verbs: Verb[] = [
+  {
+    path: ["add"],
+    args: "<url|id> [--provider github|ado]",
+    summary: "Track a PR: by URL (GitHub, Azure DevOps), or by number (--provider, pr.default_provider, or the origin remote)",
+    options: { provider: { type: "string" } },
+    positionals: { min: 1, max: 1 },
+    run: async ({ values, positionals }, ctx) => {
+      ctx.progress("otto pr: reading the PR");
+      const remote = await originUrl(ctx.tool.directory);
+      return addPr(await contextFor(ctx), {
+        text: positionals[0] ?? "",
+        ...(typeof values.provider === "string" ? { provider: values.provider } : {}),
+        ...(remote ? { remoteUrl: remote } : {}),
+        now: new Date(),
+      });
+    },
+  },
+  { path: ["list"], summary: "List every tracked PR with status and pipeline (e.g. 2/3 passing)", run: async (_i, ctx) => listPrs(await contextFor(ctx)) },
+  {
+    path: ["status"],
+    args: "[id]",
+    summary: "One PR in detail: status, checks, failures, last poll (id optional with one PR tracked)",
+    positionals: { max: 1 },
+    run: async ({ positionals }, ctx) => prStatus(await contextFor(ctx), one(positionals)),
+  },
+  {
+    path: ["remove"],
+    args: "<id>",
+    summary: "Stop tracking a PR and delete its document",
+    positionals: { min: 1, max: 1 },
+    run: async ({ positionals }, ctx) => removePr(await contextFor(ctx), positionals[0] ?? ""),
+  },
+  {
+    path: ["log"],
+    args: "[id]",
+    summary: "Fix history and the watcher's log of a PR (id optional with one PR tracked)",
+    positionals: { max: 1 },
+    run: async ({ positionals }, ctx) => prLog(await contextFor(ctx), one(positionals)),
+  },
+  watchVerb("start", "Poll every tracked PR at server.poll_interval in this OpenCode (TUI), or with --detach in a background opencode serve", { detach: { type: "boolean" } }, "[--detach]"),
+  watchVerb("stop", "Stop the PR watcher (this process's, or the background one)"),
+  watchVerb("status", "Watcher PID, last and next cycle, and each PR's state"),
+  watchVerb("once", "Run one watcher cycle now and show what changed"),
+  watchVerb("install", "Write a systemd user unit that runs the watcher (--enable also enables and starts it)", { enable: { type: "boolean" } }, "[--enable]"),
+];
+
+/** /otto-pr: track PRs and run the watcher (docs/pr.md). */
+export function prCommand(runtime: Runtime): ToolDefinition {
+  return defineCommand({ name: "otto-pr", summary: "track GitHub and Azure DevOps PRs and watch their pipelines", verbs }, runtime);
+}

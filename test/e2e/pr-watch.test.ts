@@ -1,0 +1,167 @@
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { assertPluginLoaded, slashCommand, useE2E, type Workspace } from "../support/index.ts";
+import { ottoPr, useForges } from "./pr/forges.ts";
+
+const prsDir = (ws: Workspace) => path.join(ws.dirs.dataHome, "otto", "prs");
+const lockFile = (ws: Workspace) => path.join(ws.dirs.dataHome, "otto", "watcher.json");
+const readDoc = (ws: Workspace, key: string) => fs.readFileSync(path.join(prsDir(ws), `${key}.md`), "utf8");
+const statusOf = (ws: Workspace, key: string) => /\nstatus: (\w+)\n/.exec(readDoc(ws, key))?.[1];
+
+/** A PID that is certainly dead: a process that has already exited. */
+function deadPid(): number {
+  const child = spawnSync(process.execPath, ["-e", "console.log(process.pid)"], { encoding: "utf8" });
+  return Number(child.stdout.trim());
+}
+
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise<void>((r) => server.close(() => r()));
+  return port;
+}
+
+async function until<T>(what: string, probe: () => T | undefined, timeoutMs = 30_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const value = probe();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+describe("otto_pr_watch through real OpenCode against fake GitHub and Azure DevOps", () => {
+  const e2e = useE2E();
+  const forges = useForges();
+  const script = () => e2e.model.script({ ...slashCommand("otto_pr")[0]!, times: Infinity }, { ...slashCommand("otto_pr")[1]!, times: Infinity });
+
+  it("watch once: green (one comment per SHA, webhook), failure recorded, merged stops polling; a second watcher is refused, a stale lock taken over", async () => {
+    const f = await forges();
+    const green = f.gh.state.addPr({ number: 1, title: "Add auth" });
+    f.gh.state.setChecks(green, [{ name: "build" }, { name: "unit", status: "in_progress" }]);
+    const red = f.gh.state.addPr({ number: 2 });
+    f.gh.state.setChecks(red, [{ name: "unit", conclusion: "failure", log: "FAIL auth.test.ts" }]);
+    const merged = f.ado.state.addPr({ id: 30 });
+    f.ado.state.setChecks(merged, [{ name: "ci", status: "inProgress" }]);
+    const ws = await e2e.workspace({ userOttoConfig: f.ottoConfig(), env: f.env });
+    const { client } = await e2e.serve(ws);
+    await assertPluginLoaded(client);
+    script();
+    for (const url of ["https://github.com/octo/app/pull/1", "https://github.com/octo/app/pull/2", "https://dev.azure.com/contoso/payments/_git/app/pullrequest/30"]) {
+      expect(await ottoPr(client, `add ${url}`)).toContain("Tracking PR");
+    }
+
+    let once = await ottoPr(client, "watch once");
+    expect(once).toMatch(/Cycle \S+: 3 PR\(s\) in [\d.]+ s, 0 error\(s\)\./);
+    expect(once).toContain("| github-octo-app-2 | failed | 0/1 passing (1 failing) | changed |");
+    expect(statusOf(ws, "github-octo-app-1")).toBe("watching");
+    expect(readDoc(ws, "github-octo-app-2")).toContain("### Failed Checks\n- `unit`: unit failed");
+
+    f.gh.state.setChecks(green, [{ name: "build" }, { name: "unit" }]);
+    f.ado.state.complete(merged);
+    once = await ottoPr(client, "watch once");
+    expect(once).toContain("| github-octo-app-1 | green | 2/2 passing | changed |");
+    expect(once).toContain("| ado-contoso-30 | merged |");
+    expect(f.gh.state.comments.map((c) => c.body)).toEqual([expect.stringContaining("✅ otto: all checks pass on")]);
+    const hooks = await until("the webhook", () => f.hooks.calls.find((c) => c.path === "/hook"));
+    expect(hooks.body).toMatchObject({ source: "otto", event: "pr_green", url: "https://github.com/octo/app/pull/1" });
+
+    const adoCalls = f.ado.calls.length;
+    once = await ottoPr(client, "watch once");
+    expect(once).toContain("| ado-contoso-30 | merged | 0/1 passing (1 pending) | not polled (closed) |");
+    expect(f.ado.calls.length).toBe(adoCalls);
+    expect(f.gh.state.comments).toHaveLength(1);
+    expect(readDoc(ws, "ado-contoso-30")).toMatch(/- \S+ watching → merged; polling stopped/);
+
+    // Another live watcher holds the lock: refused.
+    const now = new Date().toISOString();
+    const holder = { pid: process.pid, host: os.hostname(), token: "other", mode: "foreground", started: now, heartbeat: now, interval_ms: 120_000 };
+    fs.writeFileSync(lockFile(ws), JSON.stringify(holder));
+    expect(await ottoPr(client, "watch once")).toMatch(new RegExp(`^Error: A PR watcher is already running \\(pid ${process.pid}, foreground`));
+    expect(await ottoPr(client, "watch status")).toContain(`PR watcher: running in pid ${process.pid}`);
+    // Its process died: the stale lock is taken over.
+    fs.writeFileSync(lockFile(ws), JSON.stringify({ ...holder, pid: deadPid() }));
+    expect(await ottoPr(client, "watch once")).toMatch(/^Cycle /);
+    const record = JSON.parse(fs.readFileSync(lockFile(ws), "utf8")) as { mode: string; stopped?: string; last_cycle?: { results: unknown[] } };
+    expect(record).toMatchObject({ mode: "once", stopped: expect.any(String) as unknown, last_cycle: { results: expect.any(Array) as unknown } });
+    expect(e2e.model.unmatched()).toEqual([]);
+  });
+
+  it("keeps cycling through 500s, timeouts and secondary rate limits on 30% of requests; one broken PR does not stop the others", async () => {
+    const f = await forges();
+    // CI still running everywhere: this test is about polling, not about comments.
+    for (let n = 1; n <= 4; n++) f.gh.state.setChecks(f.gh.state.addPr({ number: n }), [{ name: "build", status: "in_progress" }]);
+    f.ado.state.setChecks(f.ado.state.addPr({ id: 40 }), [{ name: "ci", status: "inProgress" }]);
+    const ws = await e2e.workspace({ userOttoConfig: f.ottoConfig(), env: f.env });
+    const { client } = await e2e.serve(ws);
+    script();
+    for (let n = 1; n <= 4; n++) await ottoPr(client, `add https://github.com/octo/app/pull/${n}`);
+    await ottoPr(client, "add 40 --provider ado");
+    // PR 3 disappears (404 on every poll); everything else fails 30% of the time.
+    f.gh.state.prs.find((p) => p.number === 3)!.number = 303;
+    f.gh.faults({ rate: 0.3, kinds: ["500", "timeout", "rate_limit"], seed: 11 });
+    f.ado.faults({ rate: 0.3, kinds: ["500", "timeout", "rate_limit"], seed: 12 });
+    const once = await ottoPr(client, "watch once");
+    expect(once).toMatch(/5 PR\(s\) in [\d.]+ s, 1 error\(s\)\./);
+    expect(once).toMatch(/\| github-octo-app-3 \| watching \| 0\/1 passing \(1 pending\) \| poll failed: GitHub has no pull request octo\/app#3/);
+    for (const key of ["github-octo-app-1", "github-octo-app-2", "github-octo-app-4", "ado-contoso-40"]) {
+      const doc = readDoc(ws, key);
+      expect(doc, key).toMatch(/\nlast_checked: '/);
+      expect(doc, key).toMatch(/\nerrors: 0\n/);
+    }
+    const faults = [...f.gh.calls, ...f.ado.calls].filter((c) => c.fault);
+    expect(new Set(faults.map((c) => c.fault))).toEqual(new Set(["500", "timeout", "rate_limit"]));
+    // No state lost: every document parses (list shows all six) and no temp file is left.
+    const list = await ottoPr(client, "list");
+    expect(list).toContain("5 tracked PR(s).");
+    expect(list).toContain("| 3 | github | octo/app | feature/3 | watching (poll errors) |");
+    expect(fs.readdirSync(prsDir(ws)).filter((n) => n.includes(".tmp"))).toEqual([]);
+    expect(readDoc(ws, "github-octo-app-3")).toMatch(/errors: 1\n/);
+  });
+
+  it("watch start: in-process under serve, refused in opencode run, --detach runs a background serve; status and stop", async () => {
+    const f = await forges();
+    const pr = f.gh.state.addPr({ number: 7 });
+    f.gh.state.setChecks(pr, [{ name: "build", status: "in_progress" }]);
+    const port = await freePort();
+    const ws = await e2e.workspace({ userOttoConfig: f.ottoConfig({ server: { poll_interval: "1s", port } }), env: f.env });
+    script();
+    const headless = await e2e.run(ws, ["run", "--command", "otto-pr", "--", "watch", "start"]);
+    expect(headless.stdout).toContain("`opencode run` exits as soon as this command ends");
+    expect(headless.stdout).toContain("/otto-pr watch start --detach");
+
+    const { client } = await e2e.serve(ws);
+    await ottoPr(client, "add https://github.com/octo/app/pull/7");
+    expect(await ottoPr(client, "watch start")).toMatch(/^PR watcher running in this OpenCode process \(pid \d+\), every 1 s; first cycle now\./);
+    // The first cycle runs at once, the next ones on node-cron's schedule (inside Bun).
+    const checked = () => /\nlast_checked: '([^']+)'/.exec(readDoc(ws, "github-octo-app-7"))?.[1];
+    const first = await until("a first cycle in the serve process", checked);
+    await until("a scheduled cycle", () => (checked() ?? first) > first);
+    expect(await ottoPr(client, "watch status")).toMatch(/PR watcher: running in this OpenCode process \(foreground, every 1 s/);
+    expect(await ottoPr(client, "watch start --detach")).toMatch(/^Error: A PR watcher is already running/);
+    expect(await ottoPr(client, "watch stop")).toMatch(/^Stopped the PR watcher of this OpenCode process/);
+
+    const detached = await ottoPr(client, "watch start --detach");
+    expect(detached).toMatch(new RegExp(`^Started the PR watcher in the background: opencode serve \\(pid (\\d+)\\) on 127.0.0.1:${port}, polling every 1s\\.`));
+    const pid = Number(/pid (\d+)/.exec(detached)?.[1]);
+    expect(fs.readFileSync(path.join(ws.dirs.dataHome, "otto", "watcher.pid"), "utf8").trim()).toBe(String(pid));
+    // The background watcher polls on its own: it sees the PR go green and comments.
+    f.gh.state.setChecks(pr, [{ name: "build" }]);
+    await until("the background watcher to see green", () => statusOf(ws, "github-octo-app-7") === "green");
+    expect(f.gh.state.comments).toHaveLength(1);
+    const status = await ottoPr(client, "watch status");
+    expect(status).toContain(`PR watcher: running in pid ${pid}`);
+    expect(status).toMatch(/\(detached, every 1 s/);
+    expect(status).toContain("| github-octo-app-7 | green | success |");
+    expect(fs.readFileSync(path.join(ws.dirs.dataHome, "otto", "logs", "otto-watch.log"), "utf8")).toContain("opencode server listening");
+    expect(await ottoPr(client, "watch stop")).toBe(`Stopped the background PR watcher (pid ${pid}).`);
+    expect(() => process.kill(pid, 0)).toThrow();
+    expect(await ottoPr(client, "watch status")).toContain("PR watcher: not running.");
+  });
+});

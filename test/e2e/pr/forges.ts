@@ -1,0 +1,56 @@
+import type { OpencodeClient, Part, ToolPart } from "@opencode-ai/sdk";
+import { afterEach } from "vitest";
+import { FAKE_ADO_PAT, FAKE_GITHUB_TOKEN, startFakeAdo, startFakeGithub, startFakeHttp, type FakeAdo, type FakeGithub, type FakeHttp } from "../../support/index.ts";
+
+/** Fake GitHub, fake Azure DevOps and a webhook receiver for one test, closed after it. */
+export interface Forges {
+  gh: FakeGithub;
+  ado: FakeAdo;
+  hooks: FakeHttp;
+  /** otto.jsonc (user) pointing otto at the fakes, as a user would point it at GitHub Enterprise or Azure DevOps Server. */
+  ottoConfig(extra?: Record<string, unknown>): Record<string, unknown>;
+  /** Credentials, the way users pass them. */
+  env: Record<string, string>;
+}
+
+export function useForges(): () => Promise<Forges> {
+  const open: Forges[] = [];
+  afterEach(async () => {
+    for (const f of open.splice(0)) {
+      await f.gh.close();
+      await f.ado.close();
+      await f.hooks.close();
+    }
+  });
+  return async () => {
+    const gh = await startFakeGithub({ hangMs: 2_500 });
+    const ado = await startFakeAdo({ hangMs: 2_500 });
+    const hooks = await startFakeHttp({ handle: () => ({ status: 202 }), faultReply: () => ({ status: 500 }) });
+    const forges: Forges = {
+      gh,
+      ado,
+      hooks,
+      ottoConfig: (extra = {}) => ({
+        pr: {
+          request_timeout: "1s",
+          providers: { github: { api_url: gh.apiUrl }, ado: { base_url: ado.baseUrl, organization: "contoso", project: "payments" } },
+        },
+        notify: { webhooks: [{ type: "json", url: `${hooks.url}/hook?sig=webhook-signature-42` }], toast: true },
+        ...extra,
+      }),
+      env: { GITHUB_TOKEN: FAKE_GITHUB_TOKEN, OTTO_ADO_PAT: FAKE_ADO_PAT },
+    };
+    open.push(forges);
+    return forges;
+  };
+}
+
+/** Runs `/otto-pr <args>` in a new session of a served OpenCode and returns the tool's output. */
+export async function ottoPr(client: OpencodeClient, args: string): Promise<string> {
+  const session = (await client.session.create({ body: { title: `otto-pr ${args}` }, throwOnError: true })).data;
+  await client.session.command({ path: { id: session.id }, body: { command: "otto-pr", arguments: args }, throwOnError: true });
+  const messages = (await client.session.messages({ path: { id: session.id }, throwOnError: true })).data;
+  const tool = messages.flatMap((m) => m.parts).find((p: Part): p is ToolPart => p.type === "tool" && p.tool === "otto_pr");
+  if (!tool || tool.state.status !== "completed") throw new Error(`otto_pr did not complete for '${args}': ${JSON.stringify(tool?.state ?? messages.map((m) => m.parts))}`);
+  return tool.state.output;
+}

@@ -1,0 +1,106 @@
+import type { IncomingRequest, Reply } from "../fake-http.ts";
+import { build, identity, policyEvaluation, pullRequest, thread, timeline } from "./payloads.ts";
+import type { AdoState, FakeThread } from "./state.ts";
+
+/*
+ * Routes of the fake Azure DevOps, under /{org}. Paths match case-insensitively, as on the real
+ * service (pullRequests and pullrequests both work).
+ */
+
+type Params = Record<string, string>;
+type Route = { method: string; pattern: RegExp; names: string[]; preview?: boolean; run: (p: Params, req: IncomingRequest) => Reply };
+
+function route(method: string, template: string, run: Route["run"], preview = false): Route {
+  const names: string[] = [];
+  const source = template.replace(/\{(\w+)\}/g, (_m, name: string) => (names.push(name), "([^/]+)"));
+  return { method, pattern: new RegExp(`^${source}$`, "i"), names, run, preview };
+}
+
+const error = (status: number, message: string, typeKey: string): Reply => ({
+  status,
+  body: { $id: "1", innerException: null, message, typeName: `Microsoft.TeamFoundation.${typeKey}, Microsoft.TeamFoundation`, typeKey, errorCode: 0, eventId: 3000 },
+});
+
+const list = (value: unknown[]): Reply => ({ status: 200, body: { count: value.length, value } });
+
+// https://learn.microsoft.com/en-us/rest/api/azure/devops/git/pull-request-threads/create#commentthreadstatus
+const THREAD_STATUS: Record<string, FakeThread["status"]> = { "1": "active", "2": "fixed", "3": "wontFix", "4": "closed", "5": "byDesign", "6": "pending" };
+const threadStatus = (value: unknown): FakeThread["status"] => THREAD_STATUS[String(value)] ?? (value as FakeThread["status"]);
+
+export function adoRoutes(state: AdoState, base: () => string): Route[] {
+  const prOf = (p: Params) => state.pr(Number(p.id));
+  const notFound = (what: string) => error(404, `TF401180: The requested ${what} was not found.`, "GitPullRequestNotFoundException");
+  const threadsOf = (p: Params) => state.threads.filter((t) => t.prId === Number(p.id));
+  return [
+    route("GET", "/_apis/connectionData", () => ({ status: 200, body: { authenticatedUser: { ...identity(state.me, base()), providerDisplayName: state.me.displayName, isActive: true }, authorizedUser: identity(state.me, base()), instanceId: "a4c8d59e-1c5b-4cc1-8ee3-9a3ab0e0cc12", deploymentType: "hosted" } }), true),
+    route("GET", "/{project}/_apis/git/pullrequests/{id}", (p) => {
+      const pr = prOf(p);
+      return pr ? { status: 200, body: pullRequest(state, pr, base()) } : notFound("pull request");
+    }),
+    route("GET", "/{project}/_apis/git/repositories/{repo}/pullrequests/{id}", (p) => {
+      const pr = prOf(p);
+      return pr ? { status: 200, body: pullRequest(state, pr, base()) } : notFound("pull request");
+    }),
+    route("PATCH", "/{project}/_apis/git/repositories/{repo}/pullrequests/{id}", (p, req) => {
+      const pr = prOf(p);
+      if (!pr) return notFound("pull request");
+      const body = req.body as { autoCompleteSetBy?: { id: string } };
+      if (body.autoCompleteSetBy?.id === state.me.id) pr.autoCompleteSetBy = state.me;
+      return { status: 200, body: pullRequest(state, pr, base()) };
+    }),
+    route(
+      "GET",
+      "/{project}/_apis/policy/evaluations",
+      (_p, req) => {
+        const artifact = /^vstfs:\/\/\/CodeReview\/CodeReviewId\/([^/]+)\/(\d+)$/.exec(req.query.get("artifactId") ?? "");
+        if (!artifact || artifact[1] !== state.project.id) return error(400, "The artifact ID is not valid.", "InvalidArgumentValueException");
+        const pr = state.pr(Number(artifact[2]));
+        return list(pr ? (state.policies.get(pr.id) ?? []).map((policy) => policyEvaluation(state, policy, pr, base())) : []);
+      },
+      true,
+    ),
+    route("GET", "/{project}/_apis/build/builds", (_p, req) => {
+      const branch = req.query.get("branchName");
+      const builds = state.builds.filter((b) => !branch || b.sourceBranch === branch).sort((a, b) => b.id - a.id);
+      return list(builds.slice(0, Number(req.query.get("$top") ?? 1000)).map((b) => build(state, b, base())));
+    }),
+    route("GET", "/{project}/_apis/build/builds/{id}/timeline", (p) => {
+      if (!state.builds.some((b) => b.id === Number(p.id))) return error(404, `The requested build ${p.id} could not be found.`, "BuildNotFoundException");
+      return { status: 200, body: timeline(state, Number(p.id), base()) };
+    }),
+    route("GET", "/{project}/_apis/build/builds/{id}/logs/{log}", (p) => {
+      const text = state.logs.get(`${p.id}/${p.log}`);
+      return text === undefined ? error(404, "The log was not found.", "BuildLogNotFoundException") : { status: 200, body: text.split("\n").map((l) => `2026-02-06T10:04:00.0000000Z ${l}`).join("\n") };
+    }),
+    route("GET", "/{project}/_apis/git/repositories/{repo}/pullRequests/{id}/threads", (p) => list(threadsOf(p).map((t) => thread(state, t, base())))),
+    route("POST", "/{project}/_apis/git/repositories/{repo}/pullRequests/{id}/threads", (p, req) => {
+      const pr = prOf(p);
+      if (!pr) return notFound("pull request");
+      const body = req.body as { comments?: Array<{ content?: string }>; status?: unknown; threadContext?: { filePath?: string; rightFileStart?: { line: number }; leftFileStart?: { line: number } } };
+      const content = body.comments?.[0]?.content;
+      if (!content) return error(400, "The comment content is empty.", "InvalidArgumentValueException");
+      const context = body.threadContext;
+      const created = state.addThread(pr, {
+        content,
+        author: state.me.displayName,
+        status: threadStatus(body.status ?? "active"),
+        ...(context?.filePath ? { filePath: context.filePath, line: context.rightFileStart?.line ?? context.leftFileStart?.line ?? 1 } : {}),
+      });
+      return { status: 200, body: thread(state, created, base()) };
+    }),
+    route("POST", "/{project}/_apis/git/repositories/{repo}/pullRequests/{id}/threads/{thread}/comments", (p, req) => {
+      const target = threadsOf(p).find((t) => t.id === Number(p.thread));
+      if (!target) return notFound("thread");
+      const body = req.body as { content?: string; parentCommentId?: number };
+      state.reply(target, body.content ?? "", state.me.displayName, body.parentCommentId ?? 0);
+      return { status: 200, body: thread(state, target, base()).comments.at(-1) };
+    }),
+    route("PATCH", "/{project}/_apis/git/repositories/{repo}/pullRequests/{id}/threads/{thread}", (p, req) => {
+      const target = threadsOf(p).find((t) => t.id === Number(p.thread));
+      if (!target) return notFound("thread");
+      const status = (req.body as { status?: unknown }).status;
+      if (status !== undefined) target.status = threadStatus(status);
+      return { status: 200, body: thread(state, target, base()) };
+    }),
+  ];
+}

@@ -1,0 +1,199 @@
+import { randomUUID } from "node:crypto";
+
+/*
+ * The fake Azure DevOps world: one organization and project, repositories, pull requests, build
+ * policies and their builds (with timelines and logs), and comment threads.
+ */
+
+export interface AdoIdentity {
+  id: string;
+  displayName: string;
+  uniqueName: string;
+}
+
+export interface FakeAdoPr {
+  id: number;
+  repo: string;
+  title: string;
+  description: string;
+  status: "active" | "completed" | "abandoned";
+  isDraft: boolean;
+  sourceRefName: string;
+  targetRefName: string;
+  sourceCommit: string;
+  createdBy: AdoIdentity;
+  creationDate: string;
+  closedDate?: string;
+  autoCompleteSetBy?: AdoIdentity;
+}
+
+export interface FakeBuild {
+  id: number;
+  definition: { id: number; name: string };
+  status: "completed" | "inProgress" | "notStarted";
+  result?: "succeeded" | "partiallySucceeded" | "failed" | "canceled";
+  sourceBranch: string;
+  sourceVersion: string;
+  queueTime: string;
+  prId: number;
+}
+
+export interface FakePolicy {
+  evaluationId: string;
+  configurationId: number;
+  kind: "build" | "status" | "reviewers";
+  displayName: string;
+  status: "approved" | "rejected" | "running" | "queued" | "notApplicable" | "broken";
+  buildId?: number;
+}
+
+export interface TimelineTask {
+  id: string;
+  name: string;
+  result: "succeeded" | "failed" | "skipped";
+  logId: number;
+  issues: string[];
+}
+
+export interface FakeThread {
+  id: number;
+  prId: number;
+  status: "active" | "fixed" | "wontFix" | "closed" | "byDesign" | "pending";
+  filePath?: string;
+  line?: number;
+  comments: Array<{ id: number; parentCommentId: number; content: string; author: AdoIdentity; publishedDate: string; commentType: "text" | "system" }>;
+}
+
+export interface CheckSpec {
+  name: string;
+  result?: FakeBuild["result"];
+  status?: FakeBuild["status"];
+  log?: string;
+}
+
+const BASE_TIME = Date.parse("2026-02-06T10:00:00Z");
+
+export class AdoState {
+  readonly org = "contoso";
+  readonly project = { id: "6ce954b1-ce1f-45d1-b94d-e6bf2464ba2c", name: "payments" };
+  readonly me: AdoIdentity = { id: "d6245f20-2af8-44f4-9451-8107cb2767db", displayName: "Otto Bot", uniqueName: "otto@contoso.com" };
+  repos = new Map<string, { id: string; name: string }>();
+  prs: FakeAdoPr[] = [];
+  builds: FakeBuild[] = [];
+  policies = new Map<number, FakePolicy[]>();
+  timelines = new Map<number, TimelineTask[]>();
+  logs = new Map<string, string>();
+  threads: FakeThread[] = [];
+  #ids = 100;
+  #tick = 0;
+
+  nextId(): number {
+    return ++this.#ids;
+  }
+
+  time(): string {
+    return new Date(BASE_TIME + ++this.#tick * 1000).toISOString();
+  }
+
+  repo(name: string): { id: string; name: string } {
+    let repo = this.repos.get(name.toLowerCase()) ?? [...this.repos.values()].find((r) => r.id === name);
+    if (!repo) {
+      repo = { id: randomUUID(), name };
+      this.repos.set(name.toLowerCase(), repo);
+    }
+    return repo;
+  }
+
+  addPr(input: { id: number; repo?: string; title?: string; branch?: string; target?: string; draft?: boolean }): FakeAdoPr {
+    this.repo(input.repo ?? "app");
+    const pr: FakeAdoPr = {
+      id: input.id,
+      repo: input.repo ?? "app",
+      title: input.title ?? `Change ${input.id}`,
+      description: "What this changes.",
+      status: "active",
+      isDraft: input.draft ?? false,
+      sourceRefName: `refs/heads/${input.branch ?? `feature/${input.id}`}`,
+      targetRefName: `refs/heads/${input.target ?? "main"}`,
+      sourceCommit: this.commit(),
+      createdBy: { id: randomUUID(), displayName: "Dev Eloper", uniqueName: "dev@contoso.com" },
+      creationDate: this.time(),
+    };
+    this.prs.push(pr);
+    return pr;
+  }
+
+  pr(id: number): FakeAdoPr | undefined {
+    return this.prs.find((p) => p.id === id);
+  }
+
+  commit(): string {
+    return this.nextId().toString(16).padStart(40, "c");
+  }
+
+  /** New builds for the PR's merge ref, one per check; with `policies`, each is a build policy too. */
+  setChecks(pr: FakeAdoPr, checks: CheckSpec[], options: { policies?: boolean } = {}): void {
+    const policies: FakePolicy[] = [];
+    checks.forEach((check, index) => {
+      const status = check.status ?? "completed";
+      const build: FakeBuild = {
+        id: this.nextId(),
+        definition: { id: index + 1, name: check.name },
+        status,
+        ...(status === "completed" ? { result: check.result ?? "succeeded" } : {}),
+        sourceBranch: `refs/pull/${pr.id}/merge`,
+        sourceVersion: pr.sourceCommit,
+        queueTime: this.time(),
+        prId: pr.id,
+      };
+      this.builds.push(build);
+      const failed = build.result === "failed";
+      this.timelines.set(build.id, [
+        { id: randomUUID(), name: "Checkout", result: "succeeded", logId: 1, issues: [] },
+        { id: randomUUID(), name: check.name, result: failed ? "failed" : "succeeded", logId: 2, issues: failed ? ["Process completed with exit code 1."] : [] },
+      ]);
+      this.logs.set(`${build.id}/1`, "Syncing repository\n");
+      this.logs.set(`${build.id}/2`, check.log ?? (failed ? `${check.name}: 1 failing\n` : `${check.name}: ok\n`));
+      const policyStatus: FakePolicy["status"] = status !== "completed" ? "running" : failed || build.result === "canceled" ? "rejected" : "approved";
+      policies.push({ evaluationId: randomUUID(), configurationId: index + 10, kind: "build", displayName: check.name, status: policyStatus, buildId: build.id });
+    });
+    if (options.policies !== false) {
+      // Every real branch policy set has non-CI policies too; they must not count as checks.
+      policies.push({ evaluationId: randomUUID(), configurationId: 99, kind: "reviewers", displayName: "Minimum number of reviewers", status: "running" });
+      this.policies.set(pr.id, policies);
+    } else this.policies.set(pr.id, []);
+  }
+
+  pushCommit(pr: FakeAdoPr): string {
+    pr.sourceCommit = this.commit();
+    return pr.sourceCommit;
+  }
+
+  complete(pr: FakeAdoPr): void {
+    pr.status = "completed";
+    pr.closedDate = this.time();
+  }
+
+  abandon(pr: FakeAdoPr): void {
+    pr.status = "abandoned";
+    pr.closedDate = this.time();
+  }
+
+  addThread(pr: FakeAdoPr, input: { content: string; author?: string; filePath?: string; line?: number; status?: FakeThread["status"] }): FakeThread {
+    const thread: FakeThread = {
+      id: this.nextId(),
+      prId: pr.id,
+      status: input.status ?? "active",
+      ...(input.filePath ? { filePath: input.filePath, line: input.line ?? 1 } : {}),
+      comments: [],
+    };
+    this.threads.push(thread);
+    this.reply(thread, input.content, input.author ?? "Reviewer", 0);
+    return thread;
+  }
+
+  reply(thread: FakeThread, content: string, author: string, parentCommentId: number): void {
+    const identity = author === this.me.displayName ? this.me : { id: randomUUID(), displayName: author, uniqueName: `${author.toLowerCase().replace(/\s+/g, ".")}@contoso.com` };
+    thread.comments.push({ id: thread.comments.length + 1, parentCommentId, content, author: identity, publishedDate: this.time(), commentType: "text" });
+  }
+}

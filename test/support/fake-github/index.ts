@@ -1,0 +1,125 @@
+import { createHash } from "node:crypto";
+import { startFakeHttp, type FaultKind, type FaultPlan, type IncomingRequest, type RecordedCall, type Reply } from "../fake-http.ts";
+import { githubRoutes, graphql } from "./routes.ts";
+import { GithubState } from "./state.ts";
+
+export { GithubState, type CheckSpec, type FakePr } from "./state.ts";
+
+/*
+ * A fake GitHub for tests, reached through the same setting users have (pr.providers.github.api_url):
+ * REST with ETags (304s free against the rate limit), rate-limit headers, a 302 to job logs,
+ * GraphQL review threads, token auth, request recording and fault injection.
+ */
+
+export interface FakeGithubOptions {
+  /** The token clients must send (default "ghp_fake…"); undefined accepts anything. */
+  token?: string;
+  /** "/api/v3" makes it look like GitHub Enterprise Server (GraphQL at /api/graphql). */
+  prefix?: "" | "/api/v3";
+  /** How long an injected timeout holds a request (default 3 s). */
+  hangMs?: number;
+}
+
+export interface FakeGithub {
+  /** The value for pr.providers.github.api_url. */
+  apiUrl: string;
+  state: GithubState;
+  /** Every request (REST, GraphQL, log downloads), in order. */
+  calls: RecordedCall[];
+  token: string | undefined;
+  faults(plan: FaultPlan | undefined): void;
+  /** REST calls answered 304, and all REST calls, since `from` (an index into calls). */
+  conditionalStats(from?: number): { total: number; notModified: number };
+  blobCalls: RecordedCall[];
+  close(): Promise<void>;
+}
+
+export const FAKE_GITHUB_TOKEN = "ghp_fakeTokenForOttoTests0123456789abcd";
+const RATE_LIMIT = 5000;
+
+function faultReply(kind: Exclude<FaultKind, "timeout">): Reply {
+  if (kind === "rate_limit") {
+    // https://docs.github.com/en/rest/using-the-rest-api/rate-limits-for-the-rest-api#about-secondary-rate-limits
+    return {
+      status: 403,
+      headers: { "retry-after": "1", "x-ratelimit-remaining": "4000" },
+      body: { message: "You have exceeded a secondary rate limit. Please wait a few minutes before you try again.", documentation_url: "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits", status: "403" },
+    };
+  }
+  return { status: 500, body: { message: "Server Error" } };
+}
+
+export async function startFakeGithub(options: FakeGithubOptions = {}): Promise<FakeGithub> {
+  const state = new GithubState();
+  const token = "token" in options ? options.token : FAKE_GITHUB_TOKEN;
+  const prefix = options.prefix ?? "";
+  let used = 0;
+  // Known once the servers listen; the routes read them per request.
+  let serverUrl = "";
+  let blobUrl = "";
+  const urls = () => ({ api: `${serverUrl}${prefix}`, web: "https://github.com", blobs: blobUrl });
+
+  function handle(req: IncomingRequest): Reply {
+    const auth = req.headers.authorization ?? "";
+    if (token !== undefined && auth !== `token ${token}` && auth !== `bearer ${token}` && auth !== `Bearer ${token}`) {
+      return { status: 401, body: { message: "Bad credentials", documentation_url: "https://docs.github.com/rest", status: "401" } };
+    }
+    const graphqlPath = prefix === "/api/v3" ? "/api/graphql" : "/graphql";
+    if (req.method === "POST" && req.path === graphqlPath) return graphql(state, req);
+    if (!req.path.startsWith(prefix)) return { status: 404, body: { message: "Not Found" } };
+    const path = req.path.slice(prefix.length);
+    for (const r of githubRoutes(state, urls(), prefix)) {
+      const match = r.method === req.method ? r.pattern.exec(path) : null;
+      if (!match) continue;
+      const params = Object.fromEntries(r.names.map((n, i) => [n, decodeURIComponent(match[i + 1] ?? "")]));
+      const reply = r.run(params, req);
+      return withEtag(req, reply);
+    }
+    return { status: 404, body: { message: "Not Found", documentation_url: "https://docs.github.com/rest" } };
+  }
+
+  /** GitHub's conditional requests: a matching If-None-Match gets 304, which does not count against the limit. */
+  function withEtag(req: IncomingRequest, reply: Reply): Reply {
+    const reset = String(Math.floor(Date.now() / 1000) + 3600);
+    const limits = (remaining: number) => ({ "x-ratelimit-limit": String(RATE_LIMIT), "x-ratelimit-remaining": String(remaining), "x-ratelimit-reset": reset, "x-ratelimit-used": String(used), "x-ratelimit-resource": "core" });
+    if (req.method !== "GET" || reply.status !== 200) {
+      used++;
+      return { ...reply, headers: { ...limits(RATE_LIMIT - used), ...reply.headers } };
+    }
+    const etag = `W/"${createHash("sha1").update(JSON.stringify(reply.body)).digest("hex")}"`;
+    if (req.headers["if-none-match"] === etag) return { status: 304, headers: { etag, ...limits(RATE_LIMIT - used) } };
+    used++;
+    return { ...reply, headers: { etag, ...limits(RATE_LIMIT - used), ...reply.headers } };
+  }
+
+  // Job logs live on another origin (GitHub's blob storage); the signed URL needs no token, and a
+  // client that forwards one across origins is wrong.
+  const blobs = await startFakeHttp({
+    handle: (req) => {
+      if (req.headers.authorization) return { status: 400, body: "Authorization header must not be sent to the blob store" };
+      const log = state.logs.get(Number(req.path.split("/").pop()));
+      return log === undefined ? { status: 404, body: "not found" } : { status: 200, body: log };
+    },
+    faultReply,
+  });
+  blobUrl = blobs.url;
+  const http = await startFakeHttp({ handle, faultReply, ...(options.hangMs ? { hangMs: options.hangMs } : {}) });
+  serverUrl = http.url;
+  return {
+    apiUrl: `${http.url}${prefix}`,
+    state,
+    calls: http.calls,
+    token,
+    faults: (plan) => http.faults(plan),
+    conditionalStats(from = 0) {
+      const rest = http.calls.slice(from).filter((c) => !c.path.endsWith("graphql"));
+      return { total: rest.length, notModified: rest.filter((c) => c.status === 304).length };
+    },
+    /** Log downloads, which reach the blob store. */
+    blobCalls: blobs.calls,
+    close: async () => {
+      await http.close();
+      await blobs.close();
+    },
+  };
+}

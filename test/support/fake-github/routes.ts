@@ -1,0 +1,134 @@
+import type { IncomingRequest, Reply } from "../fake-http.ts";
+import { checkRun, combinedStatus, issueComment, job, pullRequest, reviewComment, type Urls } from "./payloads.ts";
+import type { GithubState } from "./state.ts";
+
+/*
+ * REST routes of the fake (paths relative to the API base) and the GraphQL subset otto uses
+ * (review threads, resolveReviewThread). Unknown routes answer 404 like GitHub does.
+ */
+
+const NOT_FOUND: Reply = { status: 404, body: { message: "Not Found", documentation_url: "https://docs.github.com/rest", status: "404" } };
+
+type Params = Record<string, string>;
+type Route = { method: string; pattern: RegExp; names: string[]; run: (p: Params, req: IncomingRequest) => Reply };
+
+function route(method: string, template: string, run: Route["run"]): Route {
+  const names: string[] = [];
+  const pattern = new RegExp(`^${template.replace(/\{(\w+)\}/g, (_m, name: string) => (names.push(name), "([^/]+)"))}$`);
+  return { method, pattern, names, run };
+}
+
+function page<T>(items: T[], query: URLSearchParams): T[] {
+  const perPage = Math.min(Number(query.get("per_page") ?? 30), 100);
+  const n = Number(query.get("page") ?? 1);
+  return items.slice((n - 1) * perPage, n * perPage);
+}
+
+/** A Link header for the next page, as GitHub sends it. */
+function linkHeader(total: number, req: IncomingRequest, apiBase: string): Record<string, string> {
+  const perPage = Math.min(Number(req.query.get("per_page") ?? 30), 100);
+  const n = Number(req.query.get("page") ?? 1);
+  if (n * perPage >= total) return {};
+  const next = new URLSearchParams(req.query);
+  next.set("page", String(n + 1));
+  return { link: `<${apiBase}${req.path}?${next.toString()}>; rel="next"` };
+}
+
+export function githubRoutes(state: GithubState, urls: Urls, prefix: string): Route[] {
+  const prOf = (p: Params) => state.pr(p.owner ?? "", p.repo ?? "", Number(p.number));
+  const ofPr = <T extends { owner: string; repo: string; number: number }>(items: T[], p: Params) =>
+    items.filter((c) => c.owner.toLowerCase() === p.owner?.toLowerCase() && c.repo.toLowerCase() === p.repo?.toLowerCase() && c.number === Number(p.number));
+  const user = (req: IncomingRequest) => state.user(req.headers["x-fake-user"] ?? "otto-bot");
+  return [
+    route("GET", "/repos/{owner}/{repo}/pulls/{number}", (p) => {
+      const pr = prOf(p);
+      return pr ? { status: 200, body: pullRequest(state, pr, urls) } : NOT_FOUND;
+    }),
+    route("GET", "/repos/{owner}/{repo}/commits/{ref}/check-runs", (p, req) => {
+      const runs = state.checkRuns.filter((r) => r.head_sha === p.ref && r.owner === p.owner && r.repo === p.repo);
+      return { status: 200, body: { total_count: runs.length, check_runs: page(runs, req.query).map((r) => checkRun(state, r, urls)) } };
+    }),
+    route("GET", "/repos/{owner}/{repo}/commits/{ref}/status", (p) => {
+      const statuses = state.statuses.filter((s) => s.sha === p.ref);
+      return { status: 200, body: combinedStatus(state, p.owner ?? "", p.repo ?? "", p.ref ?? "", statuses, urls) };
+    }),
+    route("GET", "/repos/{owner}/{repo}/issues/{number}/comments", (p, req) => {
+      const all = ofPr(state.comments, p);
+      return { status: 200, headers: linkHeader(all.length, req, urls.api.replace(new RegExp(`${prefix}$`), "")), body: page(all, req.query).map((c) => issueComment(c, urls)) };
+    }),
+    route("POST", "/repos/{owner}/{repo}/issues/{number}/comments", (p, req) => {
+      const pr = prOf(p);
+      if (!pr) return NOT_FOUND;
+      const body = (req.body as { body?: string } | undefined)?.body;
+      if (!body) return { status: 422, body: { message: "Validation Failed", errors: [{ resource: "IssueComment", code: "missing_field", field: "body" }] } };
+      const comment = state.addComment(pr, body, user(req).login);
+      return { status: 201, headers: { location: `${urls.api}/repos/${pr.owner}/${pr.repo}/issues/comments/${comment.id}` }, body: issueComment(comment, urls) };
+    }),
+    route("GET", "/repos/{owner}/{repo}/issues/comments/{id}", (p) => {
+      const comment = state.comments.find((c) => c.id === Number(p.id));
+      return comment ? { status: 200, body: issueComment(comment, urls) } : NOT_FOUND;
+    }),
+    route("GET", "/repos/{owner}/{repo}/pulls/{number}/comments", (p, req) => {
+      const all = ofPr(state.reviewComments, p);
+      return { status: 200, headers: linkHeader(all.length, req, urls.api.replace(new RegExp(`${prefix}$`), "")), body: page(all, req.query).map((c) => reviewComment(c, urls)) };
+    }),
+    route("POST", "/repos/{owner}/{repo}/pulls/{number}/comments", (p, req) => {
+      const pr = prOf(p);
+      const input = req.body as { body?: string; path?: string; line?: number; side?: "LEFT" | "RIGHT"; commit_id?: string } | undefined;
+      if (!pr) return NOT_FOUND;
+      if (!input?.body || !input.path || !input.line || !input.commit_id) return { status: 422, body: { message: "Validation Failed" } };
+      const comment = state.addReviewComment(pr, { path: input.path, line: input.line, body: input.body, author: user(req).login, ...(input.side ? { side: input.side } : {}) });
+      return { status: 201, body: reviewComment(comment, urls) };
+    }),
+    route("POST", "/repos/{owner}/{repo}/pulls/{number}/comments/{id}/replies", (p, req) => {
+      const pr = prOf(p);
+      const parent = state.reviewComments.find((c) => c.id === Number(p.id));
+      if (!pr || !parent) return NOT_FOUND;
+      const comment = state.addReviewComment(pr, { path: parent.path, line: parent.line, body: (req.body as { body: string }).body, author: user(req).login, inReplyTo: parent.id });
+      return { status: 201, body: reviewComment(comment, urls) };
+    }),
+    route("GET", "/repos/{owner}/{repo}/actions/jobs/{id}", (p) => {
+      const run = state.checkRuns.find((r) => r.id === Number(p.id) && r.app === "github-actions");
+      return run ? { status: 200, body: job(run, urls) } : NOT_FOUND;
+    }),
+    route("GET", "/repos/{owner}/{repo}/actions/jobs/{id}/logs", (p) => {
+      if (!state.logs.has(Number(p.id))) return NOT_FOUND;
+      // Like GitHub: a redirect to a short-lived, signed URL on another path.
+      return { status: 302, headers: { location: `${urls.blobs}/job-logs/${p.id}?sig=s1gn4ture` } };
+    }),
+    route("POST", "/repos/{owner}/{repo}/actions/runs/{id}/rerun-failed-jobs", (p) => {
+      state.rerunRuns.push(Number(p.id));
+      return { status: 201, body: {} };
+    }),
+  ];
+}
+
+interface GraphqlBody {
+  query?: string;
+  variables?: Record<string, unknown>;
+}
+
+/** The two GraphQL operations otto sends, answered from the state. */
+export function graphql(state: GithubState, req: IncomingRequest): Reply {
+  const { query = "", variables = {} } = (req.body ?? {}) as GraphqlBody;
+  const mutation = /\b(unresolveReviewThread|resolveReviewThread)\b/.exec(query)?.[1];
+  if (mutation) {
+    const id = String(variables.threadId);
+    const thread = state.threads.get(id);
+    if (!thread) return { status: 200, body: { data: null, errors: [{ type: "NOT_FOUND", message: `Could not resolve to a node with the global id of '${id}'` }] } };
+    thread.resolved = mutation === "resolveReviewThread";
+    return { status: 200, body: { data: { [mutation]: { thread: { id, isResolved: thread.resolved } } } } };
+  }
+  if (query.includes("reviewThreads")) {
+    const pr = state.pr(String(variables.owner), String(variables.name), Number(variables.number));
+    if (!pr) return { status: 200, body: { data: { repository: { pullRequest: null } } } };
+    const comments = state.reviewComments.filter((c) => c.owner === pr.owner && c.repo === pr.repo && c.number === pr.number);
+    const nodes = [...new Set(comments.map((c) => c.thread))].map((id) => ({
+      id,
+      isResolved: state.threads.get(id)?.resolved ?? false,
+      comments: { nodes: comments.filter((c) => c.thread === id).map((c) => ({ databaseId: c.id })) },
+    }));
+    return { status: 200, body: { data: { repository: { pullRequest: { reviewThreads: { pageInfo: { hasNextPage: false, endCursor: null }, nodes } } } } } };
+  }
+  return { status: 200, body: { errors: [{ message: "fake GitHub: unsupported GraphQL operation" }] } };
+}

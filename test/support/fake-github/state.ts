@@ -1,0 +1,219 @@
+/*
+ * The fake GitHub's in-memory world: pull requests, check runs, commit statuses, comments,
+ * review threads and job logs. Tests change it directly (push a commit, fail a check, merge).
+ */
+
+export interface FakeUser {
+  login: string;
+  id: number;
+}
+
+export interface FakePr {
+  owner: string;
+  repo: string;
+  number: number;
+  id: number;
+  title: string;
+  body: string | null;
+  state: "open" | "closed";
+  merged: boolean;
+  draft: boolean;
+  head: { ref: string; sha: string };
+  base: { ref: string; sha: string };
+  user: FakeUser;
+  created_at: string;
+  updated_at: string;
+  closed_at: string | null;
+  merged_at: string | null;
+}
+
+export type Conclusion = "success" | "failure" | "neutral" | "cancelled" | "skipped" | "timed_out" | "action_required";
+
+export interface FakeCheckRun {
+  id: number;
+  owner: string;
+  repo: string;
+  head_sha: string;
+  name: string;
+  status: "queued" | "in_progress" | "completed";
+  conclusion: Conclusion | null;
+  started_at: string;
+  completed_at: string | null;
+  app: "github-actions" | "other-ci";
+  output: { title: string | null; summary: string | null };
+  run_id: number;
+}
+
+export interface FakeStatus {
+  id: number;
+  sha: string;
+  context: string;
+  state: "success" | "failure" | "pending" | "error";
+  description: string | null;
+  target_url: string | null;
+  created_at: string;
+}
+
+export interface FakeComment {
+  id: number;
+  owner: string;
+  repo: string;
+  number: number;
+  body: string;
+  user: FakeUser;
+  created_at: string;
+}
+
+export interface FakeReviewComment extends FakeComment {
+  path: string;
+  line: number;
+  side: "LEFT" | "RIGHT";
+  commit_id: string;
+  in_reply_to_id?: number;
+  thread: string;
+}
+
+export interface CheckSpec {
+  name: string;
+  status?: FakeCheckRun["status"];
+  conclusion?: Conclusion;
+  app?: FakeCheckRun["app"];
+  title?: string;
+  /** The job's log (Actions checks), served through the 302 redirect. */
+  log?: string;
+}
+
+const BASE_TIME = Date.parse("2026-02-06T10:00:00Z");
+
+export class GithubState {
+  prs: FakePr[] = [];
+  checkRuns: FakeCheckRun[] = [];
+  statuses: FakeStatus[] = [];
+  comments: FakeComment[] = [];
+  reviewComments: FakeReviewComment[] = [];
+  threads = new Map<string, { resolved: boolean }>();
+  logs = new Map<number, string>();
+  rerunRuns: number[] = [];
+  #ids = 1000;
+  #tick = 0;
+
+  nextId(): number {
+    return ++this.#ids;
+  }
+
+  /** Monotonic fake time, one second per change. */
+  time(): string {
+    return new Date(BASE_TIME + ++this.#tick * 1000).toISOString();
+  }
+
+  sha(): string {
+    return this.nextId().toString(16).padStart(40, "a");
+  }
+
+  user(login: string): FakeUser {
+    return { login, id: [...login].reduce((n, c) => n * 31 + c.charCodeAt(0), 7) % 1_000_000 };
+  }
+
+  addPr(input: { owner?: string; repo?: string; number: number; title?: string; branch?: string; base?: string; author?: string; draft?: boolean }): FakePr {
+    const now = this.time();
+    const pr: FakePr = {
+      owner: input.owner ?? "octo",
+      repo: input.repo ?? "app",
+      number: input.number,
+      id: this.nextId(),
+      title: input.title ?? `Change ${input.number}`,
+      body: "What this changes.",
+      state: "open",
+      merged: false,
+      draft: input.draft ?? false,
+      head: { ref: input.branch ?? `feature/${input.number}`, sha: this.sha() },
+      base: { ref: input.base ?? "main", sha: this.sha() },
+      user: this.user(input.author ?? "dev"),
+      created_at: now,
+      updated_at: now,
+      closed_at: null,
+      merged_at: null,
+    };
+    this.prs.push(pr);
+    return pr;
+  }
+
+  pr(owner: string, repo: string, number: number): FakePr | undefined {
+    return this.prs.find((p) => p.owner.toLowerCase() === owner.toLowerCase() && p.repo.toLowerCase() === repo.toLowerCase() && p.number === number);
+  }
+
+  /** Replaces the check runs of `sha` (a new run of the same name replaces the old one on GitHub too). */
+  setChecks(pr: FakePr, checks: CheckSpec[], sha = pr.head.sha): void {
+    this.checkRuns = this.checkRuns.filter((r) => r.head_sha !== sha);
+    for (const spec of checks) {
+      const status = spec.status ?? "completed";
+      const run: FakeCheckRun = {
+        id: this.nextId(),
+        owner: pr.owner,
+        repo: pr.repo,
+        head_sha: sha,
+        name: spec.name,
+        status,
+        conclusion: status === "completed" ? (spec.conclusion ?? "success") : null,
+        started_at: this.time(),
+        completed_at: status === "completed" ? this.time() : null,
+        app: spec.app ?? "github-actions",
+        output: { title: spec.title ?? (spec.conclusion === "failure" ? `${spec.name} failed` : null), summary: null },
+        run_id: 9000 + this.#ids,
+      };
+      this.checkRuns.push(run);
+      if (run.app === "github-actions") this.logs.set(run.id, spec.log ?? `##[group]Run ${spec.name}\nok\n##[endgroup]\n`);
+    }
+  }
+
+  setStatus(pr: FakePr, context: string, state: FakeStatus["state"], description: string | null = null, sha = pr.head.sha): void {
+    this.statuses = this.statuses.filter((s) => !(s.sha === sha && s.context === context));
+    this.statuses.push({ id: this.nextId(), sha, context, state, description, target_url: `https://ci.example.com/${context}`, created_at: this.time() });
+  }
+
+  pushCommit(pr: FakePr): string {
+    pr.head.sha = this.sha();
+    pr.updated_at = this.time();
+    return pr.head.sha;
+  }
+
+  merge(pr: FakePr): void {
+    pr.state = "closed";
+    pr.merged = true;
+    pr.merged_at = pr.closed_at = pr.updated_at = this.time();
+  }
+
+  close(pr: FakePr): void {
+    pr.state = "closed";
+    pr.closed_at = pr.updated_at = this.time();
+  }
+
+  addComment(pr: FakePr, body: string, author = "reviewer"): FakeComment {
+    const comment = { id: this.nextId(), owner: pr.owner, repo: pr.repo, number: pr.number, body, user: this.user(author), created_at: this.time() };
+    this.comments.push(comment);
+    return comment;
+  }
+
+  addReviewComment(pr: FakePr, input: { path: string; line: number; body: string; author?: string; inReplyTo?: number; side?: "LEFT" | "RIGHT" }): FakeReviewComment {
+    const parent = input.inReplyTo === undefined ? undefined : this.reviewComments.find((c) => c.id === input.inReplyTo);
+    const thread = parent?.thread ?? `PRRT_${this.nextId()}`;
+    if (!this.threads.has(thread)) this.threads.set(thread, { resolved: false });
+    const comment: FakeReviewComment = {
+      id: this.nextId(),
+      owner: pr.owner,
+      repo: pr.repo,
+      number: pr.number,
+      body: input.body,
+      user: this.user(input.author ?? "reviewer"),
+      created_at: this.time(),
+      path: parent?.path ?? input.path,
+      line: parent?.line ?? input.line,
+      side: input.side ?? "RIGHT",
+      commit_id: pr.head.sha,
+      thread,
+      ...(parent ? { in_reply_to_id: parent.id } : {}),
+    };
+    this.reviewComments.push(comment);
+    return comment;
+  }
+}

@@ -1,0 +1,105 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createAdoBackend } from "../../../src/pr/ado/backend.ts";
+import type { PrBackend } from "../../../src/pr/index.ts";
+import { FAKE_ADO_PAT, startFakeAdo, type FakeAdo } from "../../support/fake-ado/index.ts";
+import { testConfig, testDeps } from "./support.ts";
+
+const locator = (number: number) => ({ provider: "ado" as const, repo: "contoso/payments/app", number });
+
+describe("Azure DevOps backend against the fake Azure DevOps", () => {
+  let ado: FakeAdo;
+  let backend: PrBackend;
+  const config = (extra: Record<string, unknown> = {}) => testConfig({ pr: { providers: { ado: { base_url: ado.baseUrl, pat: FAKE_ADO_PAT, ...extra } } } });
+  beforeEach(async () => {
+    ado = await startFakeAdo();
+    backend = createAdoBackend(testDeps(config()));
+  });
+  afterEach(async () => ado.close());
+
+  it("reads a PR and its build policies; other policies are not checks", async () => {
+    const pr = ado.state.addPr({ id: 41, title: "Add auth", branch: "feature/auth" });
+    ado.state.setChecks(pr, [{ name: "ci", result: "failed", log: "error TS2322: wrong type" }, { name: "lint" }]);
+    const info = await backend.getPr(locator(41));
+    expect(info).toMatchObject({ number: 41, repo: "contoso/payments/app", state: "open", sourceBranch: "feature/auth", targetBranch: "main", headSha: pr.sourceCommit, title: "Add auth" });
+    expect(info.url).toBe(`${ado.baseUrl}/contoso/payments/_git/app/pullrequest/41`);
+    const status = await backend.getPipelineStatus(info);
+    expect(status.state).toBe("failure");
+    expect(status.checks.map((c) => [c.name, c.state])).toEqual([["ci", "failure"], ["lint", "success"]]);
+    const logs = await backend.getBuildLogs(info, status.checks[0]?.logId ?? "");
+    expect(logs).toContain("=== ci (failed) ===");
+    expect(logs).toContain("error: Process completed with exit code 1.");
+    expect(logs).toContain("error TS2322: wrong type");
+    expect(logs).not.toContain("Syncing repository");
+  });
+
+  it("falls back to the PR's merge builds without build policies", async () => {
+    const pr = ado.state.addPr({ id: 42 });
+    ado.state.setChecks(pr, [{ name: "ci", status: "inProgress" }], { policies: false });
+    const info = await backend.getPr(locator(42));
+    expect(await backend.getPipelineStatus(info)).toMatchObject({ state: "pending", checks: [{ name: "ci", state: "pending" }] });
+    expect(ado.calls.some((c) => c.path.endsWith("/_apis/build/builds") && c.query.branchName === "refs/pull/42/merge")).toBe(true);
+  });
+
+  it("maps completed and abandoned PRs", async () => {
+    ado.state.complete(ado.state.addPr({ id: 43 }));
+    ado.state.abandon(ado.state.addPr({ id: 44 }));
+    expect((await backend.getPr(locator(43))).state).toBe("merged");
+    expect((await backend.getPr(locator(44))).state).toBe("abandoned");
+  });
+
+  it("lists, creates, answers and resolves threads, and sets auto-complete", async () => {
+    const pr = ado.state.addPr({ id: 45 });
+    const thread = ado.state.addThread(pr, { content: "Missing null check", filePath: "/src/a.ts", line: 12 });
+    ado.state.addThread(pr, { content: "done already", status: "fixed" });
+    const info = await backend.getPr(locator(45));
+    const comments = await backend.getComments(info);
+    expect(comments.map((c) => [c.id, c.kind, c.path, c.line, c.resolved])).toEqual([
+      [`${thread.id}/1`, "inline", "src/a.ts", 12, false],
+      [expect.stringMatching(/\/1$/), "conversation", undefined, undefined, true],
+    ]);
+    await backend.replyToComment(info, `${thread.id}/1`, "Fixed in abc1234");
+    await backend.resolveComment(info, `${thread.id}/1`, "wont_fix");
+    expect(thread.comments.at(-1)).toMatchObject({ content: "Fixed in abc1234", parentCommentId: 1 });
+    expect(thread.status).toBe("wontFix");
+    for (const [resolution, status] of [["by_design", "byDesign"], ["closed", "closed"], ["active", "active"], ["resolved", "fixed"]] as const) {
+      await backend.resolveComment(info, `${thread.id}/1`, resolution);
+      expect(thread.status).toBe(status);
+    }
+    await backend.postComment(info, "otto: green");
+    expect(ado.state.threads.at(-1)).toMatchObject({ status: "closed", comments: [{ content: "otto: green" }] });
+    await backend.postInlineComment(info, { path: "src/b.ts", line: 3, side: "RIGHT", body: "note" });
+    expect(ado.state.threads.at(-1)).toMatchObject({ status: "active", filePath: "/src/b.ts", line: 3 });
+    expect(await backend.runWorkflow(info, "auto_complete")).toMatchObject({ done: true });
+    expect(pr.autoCompleteSetBy?.id).toBe(ado.state.me.id);
+    const off = createAdoBackend(testDeps(config({ auto_complete: false })));
+    expect(await off.runWorkflow(info, "auto_complete")).toMatchObject({ done: false });
+  });
+
+  it("reports bad credentials and a missing PAT clearly, and uses az when there is no PAT", async () => {
+    const wrong = createAdoBackend(testDeps(config({ pat: "wrong-pat-value-123" })));
+    await expect(wrong.getPr(locator(1))).rejects.toMatchObject({ code: "pr_auth" });
+    const none = createAdoBackend(testDeps(testConfig({ pr: { providers: { ado: { base_url: ado.baseUrl } } } })));
+    await expect(none.getPr(locator(1))).rejects.toMatchObject({ code: "pr_auth", fix: expect.stringContaining("OTTO_ADO_PAT") as unknown });
+    const entra = await startFakeAdo({ bearer: "eyJ0eXAiOiJKV1Q.entra" });
+    try {
+      entra.state.addPr({ id: 7 });
+      const deps = testDeps(testConfig({ pr: { providers: { ado: { base_url: entra.baseUrl } } } }), { cli: { az: { exitCode: 0, stdout: "eyJ0eXAiOiJKV1Q.entra\n" } } });
+      expect((await createAdoBackend(deps).getPr(locator(7))).number).toBe(7);
+      expect(deps.execCalls[0]?.args).toContain("499b84ac-1321-427f-aa17-267ca6975798");
+    } finally {
+      await entra.close();
+    }
+    await expect(backend.getPr(locator(999))).rejects.toMatchObject({ code: "pr_not_found" });
+  });
+
+  it("honours Retry-After on 429 and retries server errors and timeouts", async () => {
+    ado.state.addPr({ id: 46 });
+    const deps = testDeps(config());
+    const quick = createAdoBackend({ ...deps, config: testConfig({ pr: { request_timeout: "300ms", providers: { ado: { base_url: ado.baseUrl, pat: FAKE_ADO_PAT } } } }) });
+    ado.faults({ rate: 0.5, kinds: ["500", "rate_limit", "timeout"], seed: 5 });
+    for (let i = 0; i < 10; i++) expect((await quick.getPr(locator(46))).number).toBe(46);
+    expect(new Set(ado.calls.filter((c) => c.fault).map((c) => c.fault))).toEqual(new Set(["500", "rate_limit", "timeout"]));
+    // Retry-After: 1 (second), scaled by retryBaseMs (2 ms in tests) like Octokit's retryAfterBaseValue.
+    expect(deps.sleeps).toContain(2);
+  });
+});

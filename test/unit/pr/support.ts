@@ -1,0 +1,63 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach } from "vitest";
+import { resolveConfig, type Config } from "../../../src/config/index.ts";
+import type { BackendDeps, ExecResult } from "../../../src/pr/backend.ts";
+
+/** Runs GitHub writes at once (production spaces them by a second). */
+export const immediateLimiter = {
+  key: () => ({ schedule: async (_options: unknown, task: (...args: never[]) => unknown, ...args: unknown[]) => (task as (...a: unknown[]) => unknown)(...args) }),
+};
+
+/** A resolved config from a partial one (defaults filled), as otto would load it. */
+export function testConfig(value: Record<string, unknown> = {}): Config {
+  return resolveConfig({ layers: [{ scope: "user", file: "/u/otto.jsonc", value }], env: { HOME: "/home/test" } }).config;
+}
+
+export interface TestDeps extends BackendDeps {
+  logs: string[];
+  execCalls: Array<{ file: string; args: string[] }>;
+  sleeps: number[];
+}
+
+/** Backend deps with millisecond retries, recorded sleeps, and CLIs that are "not installed" unless given. */
+export function testDeps(config: Config, overrides: Partial<BackendDeps> & { cli?: Record<string, ExecResult> } = {}): TestDeps {
+  const logs: string[] = [];
+  const execCalls: TestDeps["execCalls"] = [];
+  const sleeps: number[] = [];
+  const { cli = {}, ...rest } = overrides;
+  return {
+    config,
+    env: {},
+    fetch: globalThis.fetch,
+    exec: async (file, args) => {
+      execCalls.push({ file, args });
+      return cli[file] ?? { exitCode: undefined, stdout: "" };
+    },
+    sleep: async (ms) => {
+      sleeps.push(ms);
+      await new Promise((r) => setTimeout(r, Math.min(ms, 5)));
+    },
+    retryBaseMs: 2,
+    githubWriteLimiter: immediateLimiter,
+    log: (message) => logs.push(message),
+    logs,
+    execCalls,
+    sleeps,
+    ...rest,
+  };
+}
+
+/** A temp dir removed after the test. */
+export function useTempDir(): () => string {
+  const dirs: string[] = [];
+  afterEach(() => {
+    for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+  });
+  return () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "otto-pr-"));
+    dirs.push(dir);
+    return dir;
+  };
+}
