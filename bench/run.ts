@@ -10,6 +10,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { benchExecute, writeSection as writeExecuteSection } from "./execute.ts";
+import { benchPr, writeSection as writePrSection } from "./pr.ts";
 import { createWorkspace, opencodeVersion, REPO_ROOT, runOpencode, startModelServer, text, type ModelServer, type Workspace } from "../test/support/index.ts";
 
 const RUNS = Number(process.env.OTTO_BENCH_RUNS ?? 7);
@@ -96,6 +97,9 @@ async function main(): Promise<void> {
     const execute = await benchExecute((line) => process.stdout.write(`${line}\n`));
     writeExecuteSection(execute);
     process.stdout.write(`\n${execute}`);
+    const pr = await benchPr((line) => process.stdout.write(`${line}\n`));
+    writePrSection(pr);
+    process.stdout.write(`\n${pr}`);
   } finally {
     await withOtto.cleanup();
     await without.cleanup();

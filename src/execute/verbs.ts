@@ -1,3 +1,4 @@
+import { sendNotification } from "../notify/index.ts";
 import { createExecuteDeps, type ExecuteInput } from "./deps.ts";
 import { executeSpec } from "./execute-spec.ts";
 import { runOneTask } from "./task-run.ts";
@@ -10,6 +11,8 @@ import { runOneTask } from "./task-run.ts";
  */
 export async function executeVerb(input: ExecuteInput, spec?: string): Promise<{ title: string; output: string }> {
   const { title, output } = await executeSpec(await createExecuteDeps(input), spec);
+  // People who configured notifications hear about a finished run wherever they are (never throws).
+  await sendNotification(input.runtime, input.directory, { kind: "spec_finished", title, text: output.split("\n").slice(0, 12).join("\n") });
   return { title, output };
 }
 
