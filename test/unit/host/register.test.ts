@@ -5,7 +5,9 @@ import { loadAgents, loadCommands, mergeUnder, registerOtto, withOttoPermissions
 describe("assets", () => {
   it("loads the role agents with their permissions", () => {
     const agents = loadAgents();
-    expect(Object.keys(agents).sort()).toEqual(["otto", "otto-executor", "otto-reviewer"]);
+    expect(Object.keys(agents).sort()).toEqual(["otto", "otto-crew", "otto-executor", "otto-reviewer"]);
+    // The crew's tools: offered to crew agents, not to the orchestrator.
+    expect(agents["otto-crew"]?.permission).toMatchObject({ "otto_*": "deny", "otto_agent_*": "allow", question: "deny" });
     expect(agents.otto?.mode).toBe("primary");
     expect(agents["otto-reviewer"]).toMatchObject({ mode: "subagent", permission: { edit: "deny" } });
     const bash = (agents["otto-executor"]?.permission as { bash: Record<string, string> }).bash;
@@ -35,7 +37,7 @@ describe("registerOtto", () => {
     const agent = config.agent as Record<string, Record<string, unknown>>;
     expect(agent.otto?.model).toBe("mine/model");
     expect(agent.otto?.mode).toBe("primary");
-    expect(agent.otto?.permission).toEqual({ "otto_*": "allow", bash: "ask" });
+    expect(agent.otto?.permission).toEqual({ "otto_*": "allow", "otto_agent_*": "deny", bash: "ask" });
     expect(agent.build).toEqual({ model: "x/y" });
     const command = config.command as Record<string, Record<string, unknown>>;
     expect(command["otto-config"]?.description).toBe("my own");

@@ -1,0 +1,42 @@
+import type { Event } from "@opencode-ai/sdk";
+import { redact } from "../core/index.ts";
+import type { Crew } from "./context.ts";
+import { onError, onIdle, type Transition } from "./policy.ts";
+import type { Agent } from "./schema.ts";
+import { readCrew, transact } from "./store.ts";
+import { dispatch } from "./wake.ts";
+
+function errorOf(event: Extract<Event, { type: "session.error" }>): { name: string; message: string } {
+  const error = event.properties.error;
+  const data = (error?.data ?? {}) as { message?: unknown };
+  return { name: error?.name ?? "UnknownError", message: redact(typeof data.message === "string" ? data.message : "unknown error") };
+}
+
+/** The session an event is about, when it can change an agent's state. */
+function sessionOf(event: Event): string | undefined {
+  if (event.type === "session.idle") return event.properties.sessionID;
+  if (event.type === "session.error") return event.properties.sessionID;
+  return undefined;
+}
+
+/**
+ * An agent's turn ended (`session.idle`) or failed (`session.error`): apply the policy under the
+ * lock, on the state as it is then, and wake whoever the resulting notice is for. Cheap for the
+ * sessions of everyone else: one read of crew.json, none when there is no crew.
+ */
+export async function handleCrewEvent(crew: Crew, event: Event): Promise<void> {
+  const sessionID = sessionOf(event);
+  if (!sessionID) return;
+  const known = (await readCrew(crew.paths)).agents.some((a) => a.sessionID === sessionID);
+  if (!known) return;
+  const decide = (agent: Agent, now: Date): Transition | undefined =>
+    event.type === "session.error" ? onError(agent, errorOf(event), now) : onIdle(agent, now);
+  const committed = await transact(crew.paths, crew.now, ({ crew: state, post, now }) => {
+    const agent = state.agents.find((a) => a.sessionID === sessionID);
+    const transition = agent && decide(agent, now);
+    if (!agent || !transition) return;
+    Object.assign(agent, transition.patch);
+    if (transition.notice) post(transition.notice);
+  });
+  dispatch(crew, committed.posted, committed.crew);
+}

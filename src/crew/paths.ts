@@ -1,0 +1,68 @@
+import fs from "node:fs/promises";
+import path from "node:path";
+import type { Env } from "../core/index.ts";
+import { runGit } from "../repo/index.ts";
+
+export interface CrewPaths {
+  /** The directory holding `.otto/crew` (the main clone's root). */
+  root: string;
+  dir: string;
+  /** Agents, cursors, orchestrator; also the lock every write takes. */
+  crew: string;
+  /** The shared stream, JSON Lines. */
+  messages: string;
+  /** Archived agents, JSON Lines. */
+  archive: string;
+}
+
+export function crewPaths(root: string): CrewPaths {
+  const dir = path.join(root, ".otto", "crew");
+  return {
+    root,
+    dir,
+    crew: path.join(dir, "crew.json"),
+    messages: path.join(dir, "messages.jsonl"),
+    archive: path.join(dir, "archive.jsonl"),
+  };
+}
+
+async function gitLine(args: string[], cwd: string, env: Env): Promise<string | undefined> {
+  try {
+    const result = await runGit(args, { cwd, env });
+    return result.exitCode === 0 ? result.stdout.trim() || undefined : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Where a directory's crew lives: the root of the repository's main clone, found through git's
+ * common dir, so an agent working in a worktree (an OpenCode instance of its own) reads and writes
+ * the same crew as the orchestrator. Outside git: the directory itself.
+ */
+export async function findCrewRoot(directory: string, env: Env = process.env): Promise<string> {
+  const common = await gitLine(["rev-parse", "--path-format=absolute", "--git-common-dir"], directory, env);
+  if (common && path.basename(common) === ".git") return path.dirname(common);
+  return (await gitLine(["rev-parse", "--show-toplevel"], directory, env)) ?? path.resolve(directory);
+}
+
+export const EXCLUDE_LINE = "/.otto/crew/";
+
+/**
+ * Keeps `.otto/crew/` out of git through `.git/info/exclude` (never the user's .gitignore): the
+ * crew is local, per-machine state. Does nothing outside git.
+ */
+export async function excludeFromGit(root: string, env: Env = process.env): Promise<void> {
+  const file = await gitLine(["rev-parse", "--path-format=absolute", "--git-path", "info/exclude"], root, env);
+  if (!file) return;
+  let text = "";
+  try {
+    text = await fs.readFile(file, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+  }
+  if (text.split(/\r?\n/).some((line) => line.trim() === EXCLUDE_LINE)) return;
+  await fs.mkdir(path.dirname(file), { recursive: true });
+  const prefix = text === "" || text.endsWith("\n") ? "" : "\n";
+  await fs.appendFile(file, `${prefix}# otto crew state (local)\n${EXCLUDE_LINE}\n`);
+}

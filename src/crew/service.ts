@@ -1,0 +1,88 @@
+import type { Event } from "@opencode-ai/sdk";
+import { loadConfig } from "../config/index.ts";
+import { formatError, type Runtime } from "../core/index.ts";
+import { notifierFor, type NotifyEvent } from "../notify/index.ts";
+import { compactionContext } from "./compaction.ts";
+import { abortableSleep, crewAt, processAlive, type Crew, type CrewDeps } from "./context.ts";
+import { handleCrewEvent } from "./events.ts";
+import { processGates } from "./gate.ts";
+import { openCodeHost } from "./host.ts";
+import { findCrewRoot } from "./paths.ts";
+
+/** The crew side of one plugin instance: crews by directory, the event hook, the compaction hook. */
+export interface CrewService {
+  /** The crew a directory belongs to (the main clone's, for a worktree). */
+  at(directory: string): Promise<Crew>;
+  onEvent(event: Event): void;
+  compacting(input: { sessionID: string }, output: { context: string[] }): Promise<void>;
+}
+
+type CrewRuntime = Pick<Runtime, "client" | "directory" | "env" | "log">;
+
+/** Sends config.notify's webhooks and command; the toast is the crew's own (shown where the orchestrator runs). */
+async function notifyHuman(runtime: CrewRuntime, root: string, event: NotifyEvent): Promise<void> {
+  try {
+    const loaded = await loadConfig({ directory: root, env: runtime.env });
+    const notify = notifierFor(runtime, { secrets: loaded.secrets, config: { notify: { ...loaded.config.notify, toast: false } } });
+    const report = await notify(event);
+    for (const failed of report.failed) runtime.log.log("warn", `crew notification via ${failed.channel} failed`, { error: failed.error });
+  } catch (error) {
+    runtime.log.log("warn", "could not send the crew's notification", { error: formatError(error) });
+  }
+}
+
+export function createCrewService(runtime: CrewRuntime, overrides: Partial<CrewDeps> = {}): CrewService {
+  const deps: CrewDeps = {
+    host: openCodeHost(runtime.client),
+    gates: processGates(runtime.log),
+    log: runtime.log,
+    env: runtime.env,
+    now: () => new Date(),
+    notify: (root, event) => notifyHuman(runtime, root, event),
+    sleep: abortableSleep,
+    pid: process.pid,
+    isAlive: processAlive,
+    ...overrides,
+  };
+  const roots = new Map<string, Promise<string>>();
+  const at = async (directory: string): Promise<Crew> => {
+    let root = roots.get(directory);
+    if (!root) {
+      root = findCrewRoot(directory, runtime.env);
+      roots.set(directory, root);
+    }
+    return crewAt(await root, deps);
+  };
+  const report = (what: string) => (error: unknown) => runtime.log.log("warn", `crew: ${what} failed`, { error: formatError(error) });
+
+  return {
+    at,
+    onEvent(event) {
+      deps.gates.observe(event);
+      if (event.type !== "session.idle" && event.type !== "session.error") return;
+      void at(runtime.directory)
+        .then((crew) => handleCrewEvent(crew, event))
+        .catch(report(event.type));
+    },
+    async compacting(input, output) {
+      try {
+        const text = await compactionContext(await at(runtime.directory), input.sessionID, runtime.directory);
+        if (text) output.context.push(text);
+      } catch (error) {
+        report("compaction context")(error);
+      }
+    },
+  };
+}
+
+const services = new WeakMap<object, CrewService>();
+
+/** The crew service of a plugin instance (one per runtime). */
+export function crewFor(runtime: CrewRuntime): CrewService {
+  let service = services.get(runtime);
+  if (!service) {
+    service = createCrewService(runtime);
+    services.set(runtime, service);
+  }
+  return service;
+}

@@ -1,0 +1,35 @@
+import type { Crew } from "./context.ts";
+import type { Orchestrator } from "./orchestrate.ts";
+import { unreadFor } from "./policy.ts";
+import { reconcileCrew } from "./reconcile.ts";
+import { countLine, renderStatusTable } from "./render.ts";
+import { ORCHESTRATOR } from "./schema.ts";
+import { readCrew, readStream, transact } from "./store.ts";
+
+/**
+ * `/otto-agent status`: reconciles after a restart, then the table (people who are needed first)
+ * and what is unread. The calling session becomes the orchestrator, so a new conversation that
+ * looks at the crew is the one woken from then on.
+ */
+export async function crewStatus(crew: Crew, orchestrator?: Orchestrator): Promise<string> {
+  const reconciled = await reconcileCrew(crew);
+  const [state, stream] = await Promise.all([readCrew(crew.paths), readStream(crew.paths)]);
+  if (state.agents.length === 0) {
+    return "The crew has no agents. Start one with /otto-agent spawn <name> <task>.";
+  }
+  if (orchestrator && state.orchestrator?.sessionID !== orchestrator.sessionID) {
+    await transact(crew.paths, crew.now, ({ crew: current }) => {
+      current.orchestrator = orchestrator;
+    });
+  }
+  const lines = [`**Crew** in ${crew.paths.root}: ${countLine(state.agents)}`, ""];
+  const human = state.agents.filter((a) => a.human);
+  if (human.length) {
+    lines.push(`**Needs a human**: ${human.map((a) => `@${a.name} (#${a.human?.seq ?? "?"})`).join(", ")}; answer with /otto-agent prompt <name> <text>.`, "");
+  }
+  lines.push(renderStatusTable(state.agents, crew.now()));
+  if (reconciled.length) lines.push("", "Reconciled with OpenCode's sessions after a restart:", ...reconciled.map((l) => `- ${l}`));
+  const unread = unreadFor(ORCHESTRATOR, state, stream).length;
+  if (unread) lines.push("", `${unread} unread message${unread === 1 ? "" : "s"}: /otto-agent messages`);
+  return lines.join("\n");
+}
