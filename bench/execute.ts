@@ -12,6 +12,7 @@
  *    made directly, against the same `opencode serve`.
  * 3. tasks.md lock waits: 16 writers × 50 status updates, p50/p99.
  */
+import { writeSection as writeBenchSection } from "./sections.ts";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -22,7 +23,7 @@ import { SessionRunner } from "../src/session/index.ts";
 import { executeTool } from "../test/e2e/execute/drive.ts";
 import { defaultStep, kindOf } from "../test/e2e/execute/exec-model.ts";
 import { specFiles, taskIdOf, tasksMd } from "../test/e2e/execute/kinds.ts";
-import { createWorkspace, delay, REPO_ROOT, startModelServer, startServe, text, toolCall, type ModelServer, type RecordedRequest, type Serve } from "../test/support/index.ts";
+import { createWorkspace, delay, startModelServer, startServe, text, toolCall, type ModelServer, type RecordedRequest, type Serve } from "../test/support/index.ts";
 
 // Real models take 5-60 s a turn; 2 s keeps the run short while OpenCode's own per-turn cost
 // (snapshots, message writes) stays a minority of a turn, as it is in real use.
@@ -216,15 +217,8 @@ export async function benchExecute(log: (line: string) => void = () => undefined
   ].join("\n");
 }
 
-/** Puts the section into docs/benchmarks.md, replacing an older one (bench/run.ts writes the rest). */
 export function writeSection(section: string): void {
-  const file = path.join(REPO_ROOT, "docs", "benchmarks.md");
-  const current = fs.existsSync(file) ? fs.readFileSync(file, "utf8") : "# Benchmarks\n";
-  const start = current.indexOf("## Execution engine");
-  const next = start < 0 ? -1 : current.indexOf("\n## ", start + 1);
-  const rest = next < 0 ? "" : `\n${current.slice(next + 1)}`;
-  const updated = start < 0 ? `${current.trimEnd()}\n\n${section}` : `${current.slice(0, start)}${section.trimEnd()}\n${rest}`;
-  fs.writeFileSync(file, updated);
+  writeBenchSection("## Execution engine", section);
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {

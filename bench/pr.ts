@@ -8,6 +8,7 @@
  * 2. Cycle time for 50 tracked PRs against the fake servers: the first (cold) cycle and an idle
  *    one, at the watcher's production concurrency and retry settings.
  */
+import { writeSection as writeBenchSection } from "./sections.ts";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -15,7 +16,7 @@ import { pathToFileURL } from "node:url";
 import { resolveConfig } from "../src/config/index.ts";
 import type { PrContext } from "../src/pr/context.ts";
 import { addPr, createPrStore, createRegistry, runCycle, type BackendDeps } from "../src/pr/index.ts";
-import { FAKE_ADO_PAT, FAKE_GITHUB_TOKEN, REPO_ROOT, startFakeAdo, startFakeGithub, type RecordedCall } from "../test/support/index.ts";
+import { FAKE_ADO_PAT, FAKE_GITHUB_TOKEN, startFakeAdo, startFakeGithub, type RecordedCall } from "../test/support/index.ts";
 
 const PRS = Number(process.env.OTTO_BENCH_PRS ?? 50);
 const IDLE_CYCLES = 3;
@@ -118,14 +119,8 @@ export async function benchPr(log: (line: string) => void = () => undefined): Pr
   ].join("\n");
 }
 
-/** Puts the section into docs/benchmarks.md, replacing an older one (bench/run.ts writes the rest). */
 export function writeSection(section: string): void {
-  const file = path.join(REPO_ROOT, "docs", "benchmarks.md");
-  const current = fs.existsSync(file) ? fs.readFileSync(file, "utf8") : "# Benchmarks\n";
-  const start = current.indexOf("## PR tracking");
-  const next = start < 0 ? -1 : current.indexOf("\n## ", start + 1);
-  const updated = start < 0 ? `${current.trimEnd()}\n\n${section}` : `${current.slice(0, start)}${section}${next < 0 ? "" : current.slice(next + 1)}`;
-  fs.writeFileSync(file, updated);
+  writeBenchSection("## PR tracking", section);
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {

@@ -16,3 +16,4 @@ export type {
   Manifest,
   ManifestKind,
 } from "./types.ts";
+export { codebaseSummaryFor } from "./summary-for.ts";

@@ -1,6 +1,6 @@
-import { analyzeCodebase, renderCodebaseSummary } from "../analysis/index.ts";
+import { codebaseSummaryFor } from "../analysis/index.ts";
 import { findRepoRoot, loadConfig, modelRoles, parseDuration, type Config } from "../config/index.ts";
-import { OttoError, formatError, type Logger, type Runtime } from "../core/index.ts";
+import { OttoError, formatError, type Runtime } from "../core/index.ts";
 import { createSessionRunner } from "../session/index.ts";
 import { runGit } from "./git.ts";
 import { Background } from "./pass.ts";
@@ -65,7 +65,7 @@ export async function createExecuteDeps(input: ExecuteInput): Promise<ExecuteDep
     log: runtime.log,
     env: runtime.env,
     now: () => new Date(),
-    codebaseSummary: (root) => summarizeCodebase(root, runtime.log),
+    codebaseSummary: (root) => codebaseSummaryFor(root, runtime.log),
   };
 }
 
@@ -76,12 +76,3 @@ function toast(runtime: Runtime, directory: string, message: string, variant: To
     .catch((error: unknown) => runtime.log.log("debug", "could not show a toast", { error: formatError(error) }));
 }
 
-async function summarizeCodebase(root: string, log: Logger): Promise<string | undefined> {
-  try {
-    const summary = await analyzeCodebase(root);
-    return summary.empty ? undefined : renderCodebaseSummary(summary);
-  } catch (error) {
-    log.log("warn", `codebase analysis of ${root} failed`, { error: formatError(error) });
-    return undefined;
-  }
-}

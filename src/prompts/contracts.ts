@@ -143,6 +143,53 @@ export const PROMPT_CONTRACTS = {
     variables: ["pr_title", "failure_summary"],
     optional: ["pr_description", "target_branch", "previous_attempts", "check_commands", "codebase_summary"],
   },
+  "execute-task": {
+    variables: ["task_id", "task_title", "task_description", "task_files", "spec_dir", "spec_files"],
+    optional: [
+      "brief",
+      "requirements_md",
+      "research_md",
+      "design_md",
+      "questions_md",
+      "phase_summaries",
+      "parallel_tasks",
+      "previous_attempt",
+      "check_commands",
+      "codebase_summary",
+    ],
+  },
+  "build-start": {
+    variables: ["target", "tasks_file", "tasks_format", "doc_dir", "progress", "next_task"],
+    optional: ["verify_commands"],
+  },
+  "build-continue": {
+    variables: ["progress", "next_task", "tasks_file"],
+    optional: ["reminder"],
+  },
+  "build-fix": {
+    variables: ["failures", "tasks_file"],
+    optional: [],
+  },
+  "build-verify": {
+    variables: ["tasks_file"],
+    optional: ["verify_commands"],
+  },
+  "crew-agent": {
+    variables: ["name", "task", "directory"],
+    optional: ["crew", "branch"],
+  },
+  "crew-wake": {
+    variables: ["messages", "state"],
+    optional: [],
+  },
+  "crew-deliver": {
+    variables: ["name", "messages"],
+    optional: [],
+  },
+  "crew-compaction": {
+    variables: ["crew"],
+    optional: ["unread", "specs"],
+  },
 } as const satisfies Record<PromptName, Contract>;
 
 type ContractOf<N extends PromptName> = (typeof PROMPT_CONTRACTS)[N];

@@ -30,6 +30,19 @@ export const PROMPT_NAMES = [
   // /otto-spec: the repair turn for a document that failed otto's checks (tasks.md), and ad-hoc runs.
   "document-retry",
   "spec-run",
+  // /otto-spec execute: the executor's prompt for one task.
+  "execute-task",
+  // /otto-build: the build loop's first prompt, its continuations, and the verify phase's fix and confirm turns.
+  "build-start",
+  "build-continue",
+  "build-fix",
+  "build-verify",
+  // /otto-agent (the crew): an agent's first prompt, wake-ups of the orchestrator, messages for an
+  // agent, and otto's state added to the orchestrator's compaction.
+  "crew-agent",
+  "crew-wake",
+  "crew-deliver",
+  "crew-compaction",
 ] as const;
 
 export type PromptName = (typeof PROMPT_NAMES)[number];

@@ -1,4 +1,5 @@
 import type { ToolDefinition } from "@opencode-ai/plugin";
+import { BuildStore, specListJson, taskListJson } from "../build/index.ts";
 import type { Runtime } from "../core/index.ts";
 import { executeVerb, taskRunVerb, type ExecuteInput } from "../execute/index.ts";
 import {
@@ -18,6 +19,8 @@ import {
 import { defineCommand, type CommandContext, type Values, type Verb } from "./command.ts";
 
 const SPEC = { spec: { type: "string" as const } };
+// Machine-readable views for other tools (src/build/views.ts).
+const JSON_FLAG = { json: { type: "boolean" as const } };
 const MANY = 10_000;
 
 function depsFor(ctx: CommandContext): Promise<SpecDeps> {
@@ -61,8 +64,13 @@ const verbs: Verb[] = [
   },
   {
     path: ["list"],
-    summary: "List the specs with their artifacts, task progress, open questions and next step",
-    run: async (_input, ctx) => listVerb((await depsFor(ctx)).repoRoot),
+    args: "[--json]",
+    summary: "List the specs with their artifacts, task progress, open questions and next step (--json: progress, state, sessions)",
+    options: JSON_FLAG,
+    run: async ({ values }, ctx) => {
+      const { repoRoot } = await depsFor(ctx);
+      return values.json ? specListJson(repoRoot, await new BuildStore(repoRoot).list()) : listVerb(repoRoot);
+    },
   },
   documentVerb("requirements", "Refine requirements.md (multi-model review), optionally with an extra instruction"),
   documentVerb("research", "Write or refine research.md from the requirements (multi-model review)"),
@@ -76,10 +84,13 @@ const verbs: Verb[] = [
   },
   {
     path: ["task", "list"],
-    args: "[--spec <slug>]",
-    summary: "Show the tasks with status, parallel group, dependencies and progress",
-    options: SPEC,
-    run: async ({ values }, ctx) => taskListVerb((await depsFor(ctx)).repoRoot, flag(values)),
+    args: "[--spec <slug>] [--json]",
+    summary: "Show the tasks with status, parallel group, dependencies and progress (--json: with state and sessions)",
+    options: { ...SPEC, ...JSON_FLAG },
+    run: async ({ values }, ctx) => {
+      const { repoRoot } = await depsFor(ctx);
+      return values.json ? taskListJson(repoRoot, flag(values), await new BuildStore(repoRoot).list()) : taskListVerb(repoRoot, flag(values));
+    },
   },
   {
     path: ["task", "add"],

@@ -44,15 +44,6 @@ export interface LockDeps {
   hostname?: string;
 }
 
-export function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: the process exists but belongs to someone else.
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
 
 /** A heartbeat older than three intervals (at least two minutes) means the holder is stuck or gone. */
 export function staleAfterMs(intervalMs: number): number {

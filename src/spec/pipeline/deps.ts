@@ -1,6 +1,6 @@
-import { analyzeCodebase, renderCodebaseSummary } from "../../analysis/index.ts";
+import { codebaseSummaryFor } from "../../analysis/index.ts";
 import { findRepoRoot, loadConfig, modelRoles, parseDuration } from "../../config/index.ts";
-import { OttoError, formatError, type Env, type Logger, type Runtime } from "../../core/index.ts";
+import { OttoError, type Env, type Logger, type Runtime } from "../../core/index.ts";
 import { resolveRoleModel, type ModelRef, type SessionClient, type SessionRunner } from "../../session/index.ts";
 
 /**
@@ -66,20 +66,10 @@ export async function createSpecDeps(input: CommandInput): Promise<SpecDeps> {
     log: runtime.log,
     env: runtime.env,
     now: () => new Date(),
-    codebaseSummary: (root) => summarizeCodebase(root, runtime.log),
+    codebaseSummary: (root) => codebaseSummaryFor(root, runtime.log),
   };
 }
 
-/** The analysis never fails a stage: without it the prompts simply lack the summary. */
-async function summarizeCodebase(root: string, log: Logger): Promise<string | undefined> {
-  try {
-    const summary = await analyzeCodebase(root);
-    return summary.empty ? undefined : renderCodebaseSummary(summary);
-  } catch (error) {
-    log.log("warn", `codebase analysis of ${root} failed`, { error: formatError(error) });
-    return undefined;
-  }
-}
 
 export interface StageModels {
   primary: ModelRef;

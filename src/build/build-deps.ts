@@ -1,0 +1,89 @@
+import { findRepoRoot, loadConfig, modelRoles } from "../config/index.ts";
+import { OttoError, formatError, type Runtime } from "../core/index.ts";
+import { executeSettings, runChecks, runGit } from "../execute/index.ts";
+import { notifierFor } from "../notify/index.ts";
+import { resolveRoleModel } from "../session/index.ts";
+import { archiveTarget } from "./archive.ts";
+import type { BuildDeps } from "./run-build.ts";
+import { BuildStore } from "./state.ts";
+import type { Builder } from "./turn.ts";
+
+export interface BuildInput {
+  runtime: Runtime;
+  /** The invoking session: the builder shows under it. */
+  sessionID: string;
+  directory: string;
+  signal?: AbortSignal;
+  progress: (title: string) => void;
+}
+
+/** The git top-level of the tool's directory; build mode commits, so it refuses to run outside a repository. */
+export async function repoRootOf(directory: string): Promise<string> {
+  const root = await findRepoRoot(directory);
+  if (!root) {
+    throw new OttoError("not_a_repository", `${directory} is not inside a git repository.`, "Run `git init` in the project, then /otto-build again.");
+  }
+  return root;
+}
+
+/** Wires the build loop to OpenCode, git, the config and the notifier. */
+export async function createBuildDeps(input: BuildInput): Promise<BuildDeps> {
+  const { runtime } = input;
+  const repoRoot = await repoRootOf(input.directory);
+  const loaded = await loadConfig({ directory: input.directory, env: runtime.env });
+  const settings = executeSettings(loaded.config.spec);
+  const roles = modelRoles(loaded.config);
+  const primary = await resolveRoleModel("primary", roles.primary, {
+    client: runtime.client,
+    sessionID: input.sessionID,
+    directory: input.directory,
+    once: runtime.once,
+    log: runtime.log,
+  });
+  const notify = notifierFor(runtime, loaded);
+  return {
+    repoRoot,
+    store: new BuildStore(repoRoot),
+    git: runGit,
+    verify: settings.verify,
+    runChecks: () => runChecks(settings.verify, { cwd: repoRoot, timeoutMs: settings.verifyTimeoutMs, signal: input.signal, env: runtime.env }),
+    archive: (target) => archiveTarget(target, { repoRoot, now: () => new Date(), env: runtime.env }),
+    notify: async (event) => {
+      const report = await notify(event);
+      for (const f of report.failed) runtime.log.log("warn", `notification via ${f.channel} failed`, { error: f.error });
+    },
+    progress: input.progress,
+    now: () => new Date(),
+    pid: process.pid,
+    signal: input.signal,
+    openBuilder: async (target) => {
+      const child = await runtime.sessions.openChild({
+        parentID: input.sessionID,
+        directory: repoRoot,
+        agent: "otto-executor",
+        model: primary.model,
+        title: `otto build: ${target.name}`,
+        // One builder turn may do several tasks: spec.task_timeout bounds each turn.
+        timeoutMs: settings.taskTimeoutMs,
+        keep: true,
+        signal: input.signal,
+      });
+      const builder: Builder & { close(): Promise<void> } = {
+        id: child.id,
+        prompt: (text) => child.prompt(text),
+        abort: () => child.abort(),
+        close: () => child.close(),
+        // The session layer has no call for this; the count tells otto's prompts from anyone else's.
+        userMessages: async () => {
+          const result = await runtime.client.session.messages({ path: { id: child.id }, query: { directory: repoRoot } });
+          if (result.error !== undefined || !result.data) {
+            runtime.log.log("warn", "could not read the builder's messages", { error: formatError(result.error) });
+            return 0;
+          }
+          return result.data.filter((m) => m.info.role === "user").length;
+        },
+      };
+      return builder;
+    },
+  };
+}

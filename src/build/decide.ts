@@ -1,0 +1,61 @@
+/**
+ * The build loop's policy, pure: what to do after a builder turn, from what otto observed. The
+ * loop (run-loop.ts) gathers the observation and carries the decision out.
+ */
+export interface Observation {
+  /** Turns prompted so far for this target, the one just finished included. */
+  iteration: number;
+  maxIterations: number;
+  /** Tasks not done yet, and all of them. */
+  remaining: number;
+  total: number;
+  /** The tasks file's text differs from what it was when the turn was prompted. */
+  tasksChanged: boolean;
+  /** Some file of the working tree (outside the tasks file) changed during the turn. */
+  filesChanged: boolean;
+  /** Turns in a row, before this one, in which nothing changed. */
+  stagnantTurns: number;
+  /** Stop after this many turns in a row without any change (K). */
+  stagnationLimit: number;
+  /** Someone else aborted the turn or wrote in the builder's session. */
+  interrupted: boolean;
+  /** `/otto-build stop` was asked for. */
+  stopRequested: boolean;
+  /** The turn just finished was a verify turn (the agent was asked to fix or confirm). */
+  verifying: boolean;
+  /** The reply ends with the VERIFIED marker. */
+  claimedVerified: boolean;
+  /** spec.verify, run by otto once every task is done; undefined while tasks remain. */
+  checks?: { passed: boolean };
+}
+
+export type Decision =
+  | { kind: "stop"; reason: "stop_requested" }
+  | { kind: "pause"; reason: "interrupted" }
+  | { kind: "stop"; reason: "stagnation" | "max_iterations" }
+  | { kind: "continue"; remind: boolean }
+  | { kind: "fix" }
+  | { kind: "confirm" }
+  | { kind: "done" };
+
+/** Nothing at all changed in the turn: no task status, no file. */
+export function isStagnant(o: Pick<Observation, "tasksChanged" | "filesChanged">): boolean {
+  return !o.tasksChanged && !o.filesChanged;
+}
+
+export function decide(o: Observation): Decision {
+  if (o.stopRequested) return { kind: "stop", reason: "stop_requested" };
+  if (o.interrupted) return { kind: "pause", reason: "interrupted" };
+  // Done is judged before the limits: a loop that just finished must not be stopped for them.
+  if (o.remaining === 0 && o.checks?.passed && o.verifying && o.claimedVerified) return { kind: "done" };
+  if (isStagnant(o) && o.stagnantTurns + 1 >= o.stagnationLimit) return { kind: "stop", reason: "stagnation" };
+  if (o.iteration >= o.maxIterations) return { kind: "stop", reason: "max_iterations" };
+  if (o.remaining > 0) return { kind: "continue", remind: !o.tasksChanged && o.filesChanged };
+  if (o.checks && !o.checks.passed) return { kind: "fix" };
+  return { kind: "confirm" };
+}
+
+/** The stagnation counter after a turn. */
+export function nextStagnant(o: Pick<Observation, "tasksChanged" | "filesChanged" | "stagnantTurns">): number {
+  return isStagnant(o) ? o.stagnantTurns + 1 : 0;
+}

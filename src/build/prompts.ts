@@ -1,0 +1,59 @@
+import type { CheckResult } from "../execute/index.ts";
+import { renderPrompt } from "../prompts/index.ts";
+import type { TaskSource, TaskView } from "./task-source.ts";
+
+/** The marker the builder writes, on a line of its own, to confirm the work (accepted only when the checks pass). */
+export const VERIFIED = "VERIFIED";
+
+/** The reply's last non-empty line is exactly VERIFIED (markdown emphasis allowed). */
+export function claimsVerified(text: string): boolean {
+  const lines = text.split(/\r?\n/).map((l) => l.trim().replace(/^[*_`]+|[*_`]+$/g, "")).filter((l) => l !== "");
+  return lines[lines.length - 1] === VERIFIED;
+}
+
+/** "Tasks remaining 3/7" */
+export function progressText(view: Pick<TaskView, "total" | "done">): string {
+  return `Tasks remaining ${view.total - view.done}/${view.total}`;
+}
+
+export function nextText(view: TaskView): string {
+  return view.next ? `${view.next.id} ${view.next.title}`.trim() : "none (every task is marked done)";
+}
+
+const bullets = (commands: readonly string[]): string | undefined => (commands.length ? commands.map((c) => `- \`${c}\``).join("\n") : undefined);
+
+export function startPrompt(source: TaskSource, view: TaskView, rel: (p: string) => string, verify: readonly string[]): string {
+  const label = source.target.kind === "spec" ? `the otto spec '${source.target.name}'` : `the OpenSpec change '${source.target.name}'`;
+  return renderPrompt("build-start", {
+    target: label,
+    tasks_file: rel(source.file),
+    tasks_format: source.format,
+    doc_dir: rel(source.dir),
+    progress: progressText(view),
+    next_task: nextText(view),
+    verify_commands: bullets(verify),
+  });
+}
+
+export const REMINDER =
+  "Reminder: files changed in your last turn but the tasks file did not. Mark every task you finished as done in the tasks file now; otto only counts what the file says.";
+
+export function continuePrompt(source: TaskSource, view: TaskView, rel: (p: string) => string, remind: boolean): string {
+  return renderPrompt("build-continue", {
+    progress: progressText(view),
+    next_task: nextText(view),
+    tasks_file: rel(source.file),
+    reminder: remind ? REMINDER : undefined,
+  });
+}
+
+export function fixPrompt(source: TaskSource, failed: readonly CheckResult[], rel: (p: string) => string): string {
+  const failures = failed
+    .map((r) => [`### \`${r.command}\` ${r.timedOut ? "timed out" : `failed (exit ${r.exitCode})`}`, "", "```", r.output.replace(/```/g, "ʼʼʼ") || "(no output)", "```"].join("\n"))
+    .join("\n\n");
+  return renderPrompt("build-fix", { failures, tasks_file: rel(source.file) });
+}
+
+export function verifyPrompt(source: TaskSource, verify: readonly string[], rel: (p: string) => string): string {
+  return renderPrompt("build-verify", { tasks_file: rel(source.file), verify_commands: bullets(verify) });
+}

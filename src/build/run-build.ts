@@ -1,0 +1,166 @@
+import { OttoError } from "../core/index.ts";
+import { commitAll, type CheckResult, type GitRun } from "../execute/index.ts";
+import type { NotifyEvent } from "../notify/index.ts";
+import type { ArchiveResult } from "./archive.ts";
+import { treeFingerprint } from "./fingerprint.ts";
+import { runLoop, type LoopEnd } from "./run-loop.ts";
+import type { BuildState, BuildStore, BuildTarget } from "./state.ts";
+import { taskSource } from "./task-source.ts";
+import type { Builder } from "./turn.ts";
+
+/** Everything a build touches; build-deps.ts wires the real ones, tests pass fakes. */
+export interface BuildDeps {
+  repoRoot: string;
+  store: BuildStore;
+  /** Opens the builder child session for a target (kept after the loop, for the user). */
+  openBuilder(target: BuildTarget): Promise<Builder & { close(): Promise<void> }>;
+  git: GitRun;
+  verify: readonly string[];
+  runChecks: () => Promise<CheckResult[]>;
+  archive(target: BuildTarget): Promise<ArchiveResult>;
+  notify(event: NotifyEvent): Promise<void>;
+  progress: (title: string) => void;
+  now: () => Date;
+  pid: number;
+  signal?: AbortSignal;
+  pollMs?: number;
+}
+
+export interface BuildOptions {
+  maxIterations: number;
+  stagnationLimit: number;
+}
+
+export interface TargetResult {
+  target: BuildTarget;
+  end: LoopEnd;
+  sessionID: string;
+  commit?: string;
+  archive?: ArchiveResult;
+}
+
+/** Builds the targets in order; the next one starts only when the previous one is done. */
+export async function runBuild(deps: BuildDeps, targets: readonly BuildTarget[], options: BuildOptions): Promise<TargetResult[]> {
+  const results: TargetResult[] = [];
+  for (const target of targets) {
+    const result = await buildOne(deps, target, options);
+    results.push(result);
+    if (result.end.kind !== "done") break;
+  }
+  return results;
+}
+
+/** A paused or stopped loop resumes with its counters; any other ending starts afresh. */
+function resumable(state: BuildState | undefined): state is BuildState {
+  return state !== undefined && (state.status === "paused" || state.status === "stopped");
+}
+
+async function buildOne(deps: BuildDeps, target: BuildTarget, options: BuildOptions): Promise<TargetResult> {
+  const previous = await deps.store.read(target);
+  if (previous?.status === "running" && previous.pid !== undefined && previous.pid !== deps.pid && alive(previous.pid)) {
+    throw new OttoError("build_running", `A build loop for '${target.name}' is already running (process ${previous.pid}).`, "/otto-build status, or /otto-build stop");
+  }
+  await deps.store.clearStop(target);
+  const source = taskSource(deps.repoRoot, target);
+  // A target without a tasks file fails here, before a session is opened for nothing.
+  await source.read();
+  const builder = await deps.openBuilder(target);
+  const resume = resumable(previous) ? previous : undefined;
+  let state: BuildState = {
+    target,
+    status: "running",
+    phase: "build",
+    iteration: resume?.iteration ?? 0,
+    maxIterations: options.maxIterations,
+    stagnantTurns: resume?.stagnantTurns ?? 0,
+    sessionID: builder.id,
+    pid: deps.pid,
+    updatedAt: deps.now().toISOString(),
+  };
+  const save = async (patch: Partial<BuildState>): Promise<void> => {
+    state = { ...state, ...patch, updatedAt: deps.now().toISOString() };
+    await deps.store.write(state);
+  };
+  await save({});
+  try {
+    const end = await runLoop(
+      {
+        repoRoot: deps.repoRoot,
+        source,
+        builder,
+        fingerprint: () => treeFingerprint(deps.git, deps.repoRoot),
+        verify: deps.verify,
+        runChecks: deps.runChecks,
+        stopRequested: () => deps.store.stopRequested(target),
+        save: ({ done, total, ...rest }) => save({ ...rest, progress: { done, total } }),
+        progress: deps.progress,
+        signal: deps.signal,
+        pollMs: deps.pollMs,
+      },
+      { maxIterations: options.maxIterations, stagnationLimit: options.stagnationLimit, iteration: state.iteration, stagnantTurns: state.stagnantTurns },
+    );
+    const result: TargetResult = { target, end, sessionID: builder.id };
+    if (end.kind === "done") {
+      result.archive = await deps.archive(target);
+      result.commit = await commitAll(deps.git, deps.repoRoot, commitMessage(target, end));
+    }
+    await save({ status: statusOf(end), note: noteOf(end), pid: undefined });
+    await deps.store.clearStop(target);
+    if (end.kind === "stop" && end.reason !== "stop_requested") await deps.notify(humanNeeded(target, noteOf(end)));
+    if (end.kind === "failed") await deps.notify(humanNeeded(target, noteOf(end)));
+    if (end.kind === "done") {
+      await deps.notify({ kind: "spec_finished", title: `otto build ${target.name}: done and verified`, text: noteOf(end), facts: { commit: result.commit ?? "-" } });
+    }
+    return result;
+  } catch (error) {
+    // Cancelled or crashed: resumable with /otto-build, from the counters saved after the last turn.
+    await save({ status: "stopped", note: error instanceof Error ? error.message : String(error), pid: undefined });
+    throw error;
+  } finally {
+    await builder.close();
+  }
+}
+
+export function statusOf(end: LoopEnd): BuildState["status"] {
+  if (end.kind === "done") return "done";
+  if (end.kind === "pause") return "paused";
+  if (end.kind === "failed") return "failed";
+  return end.reason === "stop_requested" ? "stopped" : end.reason === "stagnation" ? "stagnated" : "max_iterations";
+}
+
+export function noteOf(end: LoopEnd): string {
+  switch (end.kind) {
+    case "done":
+      return `done and verified in ${end.iterations} turn(s)`;
+    case "pause":
+      return "paused: the builder session was interrupted (a message or an abort from someone else)";
+    case "failed":
+      return `the builder gave up: ${end.reason}`;
+    case "stop":
+      return end.reason === "stop_requested"
+        ? "stopped on request"
+        : end.reason === "stagnation"
+          ? `stopped: nothing changed (no task status, no file) for several turns in a row, after ${end.iterations} turn(s)`
+          : `stopped: max iterations (${end.iterations}) reached`;
+  }
+}
+
+function commitMessage(target: BuildTarget, end: Extract<LoopEnd, { kind: "done" }>): string {
+  const checks = end.checks.length ? end.checks.map((c) => `${c.command}: passed`).join(", ") : "no spec.verify commands";
+  return `feat(${target.name}): implementation complete\n\nBuilt by /otto-build in ${end.iterations} turn(s); verify: ${checks}.`;
+}
+
+function humanNeeded(target: BuildTarget, note: string): NotifyEvent {
+  return { kind: "human_needed", title: `otto build ${target.name}: ${note.split(":")[0] ?? note}`, text: note, facts: { target: `${target.kind} ${target.name}` } };
+}
+
+/** Whether a process still exists (signal 0 checks without sending anything). */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists but belongs to someone else.
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}

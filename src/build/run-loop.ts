@@ -1,0 +1,119 @@
+import path from "node:path";
+import { taskFailedReason, type CheckResult } from "../execute/index.ts";
+import { decide, nextStagnant, type Decision } from "./decide.ts";
+import { claimsVerified, continuePrompt, fixPrompt, nextText, progressText, startPrompt, verifyPrompt } from "./prompts.ts";
+import type { TaskSource, TaskView } from "./task-source.ts";
+import { runTurn, type Builder } from "./turn.ts";
+
+export interface LoopDeps {
+  repoRoot: string;
+  source: TaskSource;
+  builder: Builder;
+  /** A hash of the working tree's changes (fingerprint.ts). */
+  fingerprint(): Promise<string>;
+  /** spec.verify, run by otto. */
+  verify: readonly string[];
+  runChecks: () => Promise<CheckResult[]>;
+  stopRequested: () => Promise<boolean>;
+  /** Persists the loop's counters after every turn (state.ts). */
+  save(update: { iteration: number; stagnantTurns: number; phase: "build" | "verify"; done: number; total: number }): Promise<void>;
+  progress: (title: string) => void;
+  signal?: AbortSignal;
+  /** How often the stop file is looked for during a turn (default 1 s). */
+  pollMs?: number;
+}
+
+export interface LoopOptions {
+  maxIterations: number;
+  stagnationLimit: number;
+  /** Counters of a resumed loop. */
+  iteration?: number;
+  stagnantTurns?: number;
+}
+
+export type LoopEnd =
+  | { kind: "done"; iterations: number; checks: CheckResult[] }
+  | { kind: "stop"; reason: "stop_requested" | "stagnation" | "max_iterations"; iterations: number; view: TaskView }
+  | { kind: "pause"; reason: "interrupted"; iterations: number; view: TaskView }
+  | { kind: "failed"; reason: string; iterations: number; view: TaskView };
+
+/**
+ * The build loop for one target: prompt the builder, read the tasks, decide (decide.ts), until the
+ * work is done and verified or a reason to stop comes up. Runs inside the tool call.
+ */
+export async function runLoop(deps: LoopDeps, options: LoopOptions): Promise<LoopEnd> {
+  const { source, builder } = deps;
+  const rel = (p: string): string => path.relative(deps.repoRoot, p) || ".";
+  let iteration = options.iteration ?? 0;
+  let stagnantTurns = options.stagnantTurns ?? 0;
+  let view = await source.read();
+  let checks: CheckResult[] = [];
+  let verifying = false;
+  let prompt: string;
+  if (view.done < view.total) {
+    prompt = startPrompt(source, view, rel, deps.verify);
+  } else {
+    checks = await deps.runChecks();
+    verifying = true;
+    prompt = nextPrompt({ kind: checks.every((c) => c.passed) ? "confirm" : "fix" });
+  }
+  let sent = await builder.userMessages();
+
+  function nextPrompt(decision: Decision, remind = false): string {
+    if (decision.kind === "fix") return fixPrompt(source, checks.filter((c) => !c.passed), rel);
+    if (decision.kind === "confirm") return verifyPrompt(source, deps.verify, rel);
+    return continuePrompt(source, view, rel, remind);
+  }
+
+  for (;;) {
+    if (await deps.stopRequested()) return { kind: "stop", reason: "stop_requested", iterations: iteration, view };
+    if (iteration >= options.maxIterations) return { kind: "stop", reason: "max_iterations", iterations: iteration, view };
+    const before = { text: view.text, tree: await deps.fingerprint() };
+    iteration++;
+    await deps.save({ iteration, stagnantTurns, phase: verifying ? "verify" : "build", done: view.done, total: view.total });
+    deps.progress(`otto build ${source.target.name}: turn ${iteration}/${options.maxIterations} · ${verifying ? "verifying" : `${progressText(view)}; next: ${nextText(view)}`}`);
+    sent++;
+    const turn = await runTurn(builder, prompt, { stopRequested: deps.stopRequested, pollMs: deps.pollMs ?? 1000, signal: deps.signal });
+    if (turn.kind === "stopped") return { kind: "stop", reason: "stop_requested", iterations: iteration, view };
+    const reply = turn.kind === "reply" ? turn.text : "";
+    const interrupted = turn.kind === "aborted" || (await builder.userMessages()) > sent;
+    if (turn.kind === "foreign" && !interrupted) throw turn.error;
+    view = await source.read();
+    const tasksChanged = view.text !== before.text;
+    const filesChanged = (await deps.fingerprint()) !== before.tree;
+    const failed = taskFailedReason(reply);
+    if (failed && !interrupted) return { kind: "failed", reason: failed, iterations: iteration, view };
+    checks = view.done >= view.total && !interrupted ? await deps.runChecks() : [];
+    const decision = decide({
+      iteration,
+      maxIterations: options.maxIterations,
+      remaining: view.total - view.done,
+      total: view.total,
+      tasksChanged,
+      filesChanged,
+      stagnantTurns,
+      stagnationLimit: options.stagnationLimit,
+      interrupted,
+      stopRequested: await deps.stopRequested(),
+      verifying,
+      claimedVerified: claimsVerified(reply),
+      checks: view.done >= view.total ? { passed: checks.every((c) => c.passed) } : undefined,
+    });
+    stagnantTurns = nextStagnant({ tasksChanged, filesChanged, stagnantTurns });
+    verifying = decision.kind === "fix" || decision.kind === "confirm";
+    await deps.save({ iteration, stagnantTurns, phase: verifying ? "verify" : "build", done: view.done, total: view.total });
+    switch (decision.kind) {
+      case "done":
+        return { kind: "done", iterations: iteration, checks };
+      case "stop":
+        return { kind: "stop", reason: decision.reason, iterations: iteration, view };
+      case "pause":
+        return { kind: "pause", reason: decision.reason, iterations: iteration, view };
+      case "continue":
+        prompt = nextPrompt(decision, decision.remind);
+        break;
+      default:
+        prompt = nextPrompt(decision);
+    }
+  }
+}

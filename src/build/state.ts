@@ -1,0 +1,109 @@
+import fs from "node:fs/promises";
+import path from "node:path";
+import { z } from "zod";
+import { withFileLock, writeFileAtomic } from "../core/index.ts";
+
+/** What is being built: an otto spec, or an OpenSpec change. */
+export const BuildTarget = z.object({ kind: z.enum(["spec", "openspec"]), name: z.string().min(1) });
+export type BuildTarget = z.infer<typeof BuildTarget>;
+
+export const BUILD_STATUSES = ["running", "paused", "stopped", "stagnated", "max_iterations", "done", "failed"] as const;
+
+/** `.otto/build/<key>.json`: enough to show status and to resume a stopped loop. */
+export const BuildState = z.object({
+  target: BuildTarget,
+  status: z.enum(BUILD_STATUSES),
+  phase: z.enum(["build", "verify"]),
+  iteration: z.number().int().min(0),
+  maxIterations: z.number().int().min(1),
+  stagnantTurns: z.number().int().min(0),
+  /** The builder session of the current (or last) loop. */
+  sessionID: z.string().optional(),
+  /** The OpenCode process's pid while running, so status can tell a dead loop from a live one. */
+  pid: z.number().int().optional(),
+  progress: z.object({ done: z.number().int(), total: z.number().int() }).optional(),
+  /** Why the loop ended, in words. */
+  note: z.string().optional(),
+  updatedAt: z.string(),
+});
+export type BuildState = z.infer<typeof BuildState>;
+
+/** The file name of a target's state: `demo` for a spec, `openspec-add-auth` for a change. */
+export function stateKey(target: BuildTarget): string {
+  return target.kind === "spec" ? target.name : `openspec-${target.name}`;
+}
+
+export function buildDir(repoRoot: string): string {
+  return path.join(repoRoot, ".otto", "build");
+}
+
+/** The loop's state files; none of them are ever committed (the folder ignores itself). */
+export class BuildStore {
+  constructor(readonly repoRoot: string) {}
+
+  file(target: BuildTarget): string {
+    return path.join(buildDir(this.repoRoot), `${stateKey(target)}.json`);
+  }
+
+  stopFile(target: BuildTarget): string {
+    return path.join(buildDir(this.repoRoot), `${stateKey(target)}.stop`);
+  }
+
+  async read(target: BuildTarget): Promise<BuildState | undefined> {
+    return readState(this.file(target));
+  }
+
+  async write(state: BuildState): Promise<void> {
+    await this.#ensureDir();
+    const file = this.file(state.target);
+    await withFileLock(file, () => writeFileAtomic(file, `${JSON.stringify(state, null, 2)}\n`, 0o644));
+  }
+
+  /** Every state file, newest first. */
+  async list(): Promise<BuildState[]> {
+    let names: string[];
+    try {
+      names = await fs.readdir(buildDir(this.repoRoot));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+      throw error;
+    }
+    const states = await Promise.all(names.filter((n) => n.endsWith(".json")).map((n) => readState(path.join(buildDir(this.repoRoot), n))));
+    return states.filter((s): s is BuildState => s !== undefined).sort((a, b) => b.updatedAt.localeCompare(a.updatedAt));
+  }
+
+  async requestStop(target: BuildTarget): Promise<void> {
+    await this.#ensureDir();
+    await fs.writeFile(this.stopFile(target), `${new Date().toISOString()}\n`);
+  }
+
+  async stopRequested(target: BuildTarget): Promise<boolean> {
+    return fs.access(this.stopFile(target)).then(
+      () => true,
+      () => false,
+    );
+  }
+
+  async clearStop(target: BuildTarget): Promise<void> {
+    await fs.rm(this.stopFile(target), { force: true });
+  }
+
+  async #ensureDir(): Promise<void> {
+    const dir = buildDir(this.repoRoot);
+    await fs.mkdir(dir, { recursive: true });
+    // Loop state is per machine: `git add -A` of the final commit must not pick it up.
+    await fs.writeFile(path.join(dir, ".gitignore"), "*\n", { flag: "wx" }).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== "EEXIST") throw error;
+    });
+  }
+}
+
+async function readState(file: string): Promise<BuildState | undefined> {
+  try {
+    const parsed = BuildState.safeParse(JSON.parse(await fs.readFile(file, "utf8")));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    // Missing or half-written by a killed process: no state (a new loop starts).
+    return undefined;
+  }
+}

@@ -1,0 +1,38 @@
+import fs from "node:fs";
+import path from "node:path";
+import { OttoError } from "../core/index.ts";
+import { listSpecs, resolveSpec } from "../spec/index.ts";
+import { buildOrder } from "./order.ts";
+import type { BuildTarget } from "./state.ts";
+import { openspecDir } from "./task-source.ts";
+
+export interface TargetFlags {
+  spec?: string;
+  all?: boolean;
+  openspec?: string;
+}
+
+/** The specs `--all` builds: those with a tasks.md and work left, numeric prefixes first, then by name. */
+export function incompleteSpecs(repoRoot: string): string[] {
+  const open = listSpecs(repoRoot).filter((s) => s.tasks && s.tasks.byStatus.completed + s.tasks.byStatus.skipped < s.tasks.total);
+  return buildOrder(open.map((s) => s.slug));
+}
+
+/** What one `/otto-build` builds, from its flags (one of --spec, --all, --openspec; none: the only spec). */
+export function resolveTargets(repoRoot: string, flags: TargetFlags): BuildTarget[] {
+  const given = [flags.spec !== undefined, flags.all === true, flags.openspec !== undefined].filter(Boolean).length;
+  if (given > 1) throw new OttoError("usage", "Use one of --spec, --all and --openspec.", "/otto-build [--spec <slug> | --all | --openspec <change>]");
+  if (flags.openspec !== undefined) {
+    const dir = openspecDir(repoRoot, flags.openspec);
+    if (!fs.existsSync(path.join(dir, "tasks.md"))) {
+      throw new OttoError("change_not_found", `No OpenSpec change '${flags.openspec}' with a tasks.md in ${path.relative(repoRoot, dir)}.`, "Run `openspec list` to see the changes");
+    }
+    return [{ kind: "openspec", name: flags.openspec }];
+  }
+  if (flags.all) {
+    const slugs = incompleteSpecs(repoRoot);
+    if (slugs.length === 0) throw new OttoError("nothing_to_build", "Every spec with a tasks.md is complete.", "/otto-spec list");
+    return slugs.map((name) => ({ kind: "spec", name }));
+  }
+  return [{ kind: "spec", name: resolveSpec(listSpecs(repoRoot), flags.spec) }];
+}

@@ -1,0 +1,98 @@
+import { OttoError, formatError } from "../core/index.ts";
+import { addSpec, createSpecDeps, generateTasks, listSpecs, runDocumentStage } from "../spec/index.ts";
+import { createBuildDeps, repoRootOf, type BuildInput } from "./build-deps.ts";
+import { alive, noteOf, runBuild, type TargetResult } from "./run-build.ts";
+import { BuildStore, type BuildState } from "./state.ts";
+import { resolveTargets, type TargetFlags } from "./targets.ts";
+
+export interface VerbResult {
+  title: string;
+  output: string;
+}
+
+export interface RunFlags extends TargetFlags {
+  maxIterations?: number;
+  stagnation?: number;
+}
+
+/** Defaults of `--max-iterations` and of the stagnation limit K. */
+export const MAX_ITERATIONS = 50;
+export const STAGNATION_LIMIT = 3;
+
+/** `/otto-build [--spec s | --all | --openspec c]`: the loop, inside the tool call. */
+export async function buildVerb(input: BuildInput, flags: RunFlags): Promise<VerbResult> {
+  const deps = await createBuildDeps(input);
+  const targets = resolveTargets(deps.repoRoot, flags);
+  const results = await runBuild(deps, targets, {
+    maxIterations: flags.maxIterations ?? MAX_ITERATIONS,
+    stagnationLimit: flags.stagnation ?? STAGNATION_LIMIT,
+  });
+  return renderResults(results, targets.length);
+}
+
+function renderResults(results: readonly TargetResult[], planned: number): VerbResult {
+  const lines = ["## otto build", ""];
+  for (const r of results) {
+    const what = `${r.target.kind === "openspec" ? "OpenSpec change" : "spec"} ${r.target.name}`;
+    lines.push(`- **${what}**: ${noteOf(r.end)}${r.commit ? ` · committed ${r.commit}` : ""}${r.archive?.archivedTo ? ` · archived to ${r.archive.archivedTo}` : ""}`);
+    if (r.archive?.note) lines.push(`  - ${r.archive.note}`);
+    if (r.end.kind !== "done") lines.push(`  - progress: ${r.end.view.done}/${r.end.view.total} tasks done · builder session ${r.sessionID}`);
+  }
+  const last = results[results.length - 1];
+  const skipped = planned - results.length;
+  if (skipped > 0) lines.push("", `${skipped} more spec(s) not started because this one did not finish.`);
+  const next = !last || last.end.kind === "done" ? "review the commit (git show)" : nextStep(last);
+  lines.push("", `Next step: ${next}`);
+  const title = last ? `otto build: ${last.target.name} ${noteOf(last.end).split(":")[0]}` : "otto build";
+  return { title, output: lines.join("\n") };
+}
+
+function nextStep(r: TargetResult): string {
+  const flag = r.target.kind === "openspec" ? `--openspec ${r.target.name}` : `--spec ${r.target.name}`;
+  if (r.end.kind === "pause") return `continue the conversation in the builder session, then /otto-build ${flag} to resume`;
+  if (r.end.kind === "failed") return `look at the builder session ${r.sessionID}, fix the cause, then /otto-build ${flag}`;
+  return `look at the builder session ${r.sessionID} and the task list, then /otto-build ${flag} to resume`;
+}
+
+/** `/otto-build status`: every loop otto knows of in this repository. */
+export async function statusVerb(directory: string): Promise<VerbResult> {
+  const states = await new BuildStore(await repoRootOf(directory)).list();
+  if (states.length === 0) return { title: "otto build: no loops", output: "No build loops yet.\n\nNext step: /otto-build --spec <slug>" };
+  // A loop whose OpenCode process is gone (killed) is no longer running, whatever its file says.
+  const shown = (s: BuildState): string => (s.status === "running" && s.pid !== undefined && !alive(s.pid) ? "stopped (process gone)" : s.status);
+  const rows = states.map((s) => `| ${s.target.kind} ${s.target.name} | ${shown(s)} | ${s.phase} | ${s.iteration}/${s.maxIterations} | ${s.progress ? `${s.progress.done}/${s.progress.total}` : "-"} | ${s.sessionID ?? "-"} | ${s.note ?? ""} |`);
+  const output = ["## otto build loops", "", "| target | status | phase | turns | tasks done | builder session | note |", "|---|---|---|---|---|---|---|", ...rows].join("\n");
+  return { title: `otto build: ${states.filter((s) => s.status === "running").length} running`, output };
+}
+
+/** `/otto-build stop`: asks the running loops (or the one of --spec/--openspec) to stop; they stop within a second. */
+export async function stopVerb(directory: string, flags: TargetFlags): Promise<VerbResult> {
+  const store = new BuildStore(await repoRootOf(directory));
+  const running = (await store.list()).filter((s) => s.status === "running");
+  const wanted = flags.spec ?? flags.openspec;
+  const chosen: BuildState[] = wanted ? running.filter((s) => s.target.name === wanted || s.target.name.startsWith(wanted)) : running;
+  if (chosen.length === 0) return { title: "otto build: nothing to stop", output: "No build loop is running.\n\nNext step: /otto-build status" };
+  for (const s of chosen) await store.requestStop(s.target);
+  const names = chosen.map((s) => s.target.name).join(", ");
+  return { title: `otto build: stop requested (${names})`, output: `Asked ${names} to stop; the current turn is aborted and the state is kept.\n\nNext step: /otto-build status` };
+}
+
+/** `/otto-build plan <prompt>`: add → requirements → research → design → task generate, unattended. */
+export async function planVerb(input: BuildInput, prompt: string): Promise<VerbResult> {
+  const deps = await createSpecDeps(input);
+  const before = new Set(listSpecs(deps.repoRoot).map((s) => s.slug));
+  const done: string[] = [];
+  const added = await addSpec(deps, prompt);
+  const slug = listSpecs(deps.repoRoot).map((s) => s.slug).find((s) => !before.has(s));
+  if (!slug) throw new OttoError("plan_failed", `The spec was not created: ${added.output.slice(0, 500)}`, `/otto-spec add "${prompt}"`);
+  done.push(`add: ${added.title}`);
+  try {
+    for (const stage of ["research", "design"] as const) done.push(`${stage}: ${(await runDocumentStage(deps, stage, slug)).title}`);
+    done.push(`task generate: ${(await generateTasks(deps, slug)).title}`);
+  } catch (error) {
+    const output = [`## otto build plan: ${slug}`, "", ...done.map((d) => `- ${d}`), "", formatError(error)].join("\n");
+    return { title: `otto build plan: ${slug} stopped`, output };
+  }
+  const output = [`## otto build plan: ${slug}`, "", ...done.map((d) => `- ${d}`), "", `Review .otto/specs/${slug}/ (requirements, research, design, tasks).`, "", `Next step: /otto-build --spec ${slug}`].join("\n");
+  return { title: `otto build plan: ${slug} ready for review`, output };
+}

@@ -1,0 +1,56 @@
+import fs from "node:fs";
+import { listSpecs, parseTasks, resolveSpec, runnableTasks, specPaths, summarizeTasks, type TaskList } from "../spec/index.ts";
+import type { BuildState } from "./state.ts";
+
+/** ready: a task can start; blocked: work remains but no task's dependencies are met; all_done: nothing left. */
+export type WorkState = "ready" | "blocked" | "all_done" | "no_tasks";
+
+export interface Progress {
+  done: number;
+  total: number;
+  percent: number;
+}
+
+/** Pure: progress and state of a task list (skipped tasks count as done, as in the build loop). */
+export function workState(list: TaskList): { progress: Progress; state: WorkState } {
+  const summary = summarizeTasks(list);
+  const done = summary.byStatus.completed + summary.byStatus.skipped;
+  const progress = { done, total: summary.total, percent: summary.total ? Math.round((100 * done) / summary.total) : 0 };
+  if (summary.total === 0) return { progress, state: "no_tasks" };
+  if (done === summary.total) return { progress, state: "all_done" };
+  return { progress, state: runnableTasks(list).length > 0 || summary.byStatus.running > 0 ? "ready" : "blocked" };
+}
+
+/** The builder sessions working on a spec now (from `.otto/build/` states). */
+function sessionsFor(states: readonly BuildState[], slug: string): Array<{ sessionID: string; status: string; iteration: number }> {
+  return states
+    .filter((s) => s.target.kind === "spec" && s.target.name === slug && s.status === "running" && s.sessionID)
+    .map((s) => ({ sessionID: s.sessionID ?? "", status: s.status, iteration: s.iteration }));
+}
+
+function readList(repoRoot: string, slug: string): TaskList | undefined {
+  try {
+    return parseTasks(fs.readFileSync(specPaths(repoRoot, slug).tasks, "utf8")).tasks;
+  } catch {
+    // No tasks.md yet: the spec is still being planned.
+    return undefined;
+  }
+}
+
+/** `/otto-spec list --json` (the design's project_changes). */
+export function specListJson(repoRoot: string, states: readonly BuildState[]): string {
+  const specs = listSpecs(repoRoot).map((s) => {
+    const list = readList(repoRoot, s.slug);
+    const work = list ? workState(list) : { progress: { done: 0, total: 0, percent: 0 }, state: "no_tasks" as const };
+    return { slug: s.slug, artifacts: s.artifacts, ...work, sessions: sessionsFor(states, s.slug) };
+  });
+  return JSON.stringify({ specs }, null, 2);
+}
+
+/** `/otto-spec task list --json` (the design's project_tasks). */
+export function taskListJson(repoRoot: string, flag: string | undefined, states: readonly BuildState[]): string {
+  const slug = resolveSpec(listSpecs(repoRoot), flag);
+  const list = readList(repoRoot, slug) ?? { preamble: "", tasks: [] };
+  const tasks = list.tasks.map((t) => ({ id: t.id, title: t.title, status: t.status, parallel_group: t.parallel_group, depends_on: t.depends_on }));
+  return JSON.stringify({ slug, ...workState(list), tasks, sessions: sessionsFor(states, slug) }, null, 2);
+}

@@ -1,0 +1,150 @@
+import fs from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { runLoop, taskSource, type LoopDeps } from "../../../src/build/index.ts";
+import { OttoError } from "../../../src/core/index.ts";
+import type { CheckResult } from "../../../src/execute/index.ts";
+import { ABORT, FakeBuilder, completeNext, tasksMd, tempRepoDir, type Step } from "./fixtures.ts";
+
+const check = (passed: boolean): CheckResult => ({ command: "npm test", exitCode: passed ? 0 : 1, passed, timedOut: false, durationMs: 1, output: passed ? "ok" : "1 failing" });
+
+function setup(n: number, step: Step, options: { verify?: () => boolean; stop?: () => boolean } = {}) {
+  const repoRoot = tempRepoDir();
+  const source = taskSource(repoRoot, { kind: "spec", name: "demo" });
+  fs.mkdirSync(path.dirname(source.file), { recursive: true });
+  fs.writeFileSync(source.file, tasksMd(n));
+  let tree = 0;
+  const builder = new FakeBuilder(step);
+  const saved: number[] = [];
+  const deps: LoopDeps = {
+    repoRoot,
+    source,
+    builder,
+    fingerprint: async () => String(tree),
+    verify: options.verify ? ["npm test"] : [],
+    runChecks: async () => (options.verify ? [check(options.verify())] : []),
+    stopRequested: async () => options.stop?.() ?? false,
+    save: async ({ iteration }) => {
+      saved.push(iteration);
+    },
+    progress: () => undefined,
+    pollMs: 5,
+  };
+  return { deps, builder, source, saved, touch: () => tree++ };
+}
+
+describe("runLoop", () => {
+  it("prompts once per task, then verifies, and ends when VERIFIED comes with passing checks", async () => {
+    const env = setup(3, (turn) => {
+      if (turn <= 3) {
+        completeNext(env.source.file);
+        env.touch();
+        return `did task ${turn}`;
+      }
+      return "All good.\nVERIFIED";
+    });
+    const end = await runLoop(env.deps, { maxIterations: 10, stagnationLimit: 3 });
+    expect(end.kind).toBe("done");
+    expect(env.builder.prompts).toHaveLength(4);
+    expect(env.builder.prompts[0]).toContain("Tasks remaining 3/3");
+    expect(env.builder.prompts[1]).toContain("Tasks remaining 2/3; next: task-002 Step 2");
+    expect(env.builder.prompts[2]).toContain("Tasks remaining 1/3; next: task-003 Step 3");
+    expect(env.builder.prompts[3]).toContain("`VERIFIED`");
+    expect(env.saved).toEqual([1, 1, 2, 2, 3, 3, 4, 4]);
+  });
+
+  it("stops after K turns in a row in which nothing changed", async () => {
+    const env = setup(2, () => "thinking…");
+    const end = await runLoop(env.deps, { maxIterations: 10, stagnationLimit: 3 });
+    expect(end).toMatchObject({ kind: "stop", reason: "stagnation", iterations: 3 });
+  });
+
+  it("reminds the builder when files changed but the tasks file did not", async () => {
+    const env = setup(2, (turn) => {
+      if (turn === 1) env.touch();
+      else completeNext(env.source.file);
+      return "worked";
+    });
+    await runLoop(env.deps, { maxIterations: 3, stagnationLimit: 5 });
+    expect(env.builder.prompts[1]).toContain("Reminder: files changed in your last turn but the tasks file did not");
+    expect(env.builder.prompts[2]).not.toContain("Reminder");
+  });
+
+  it("stops at max iterations", async () => {
+    const env = setup(5, () => {
+      env.touch();
+      return "busy";
+    });
+    const end = await runLoop(env.deps, { maxIterations: 2, stagnationLimit: 3 });
+    expect(end).toMatchObject({ kind: "stop", reason: "max_iterations", iterations: 2 });
+    expect(env.builder.prompts).toHaveLength(2);
+  });
+
+  it("pauses when someone else wrote in the builder's session", async () => {
+    const env = setup(3, () => {
+      completeNext(env.source.file);
+      env.builder.extraUserMessages = 1;
+      return "answered the user";
+    });
+    const end = await runLoop(env.deps, { maxIterations: 10, stagnationLimit: 3 });
+    expect(end).toMatchObject({ kind: "pause", reason: "interrupted", iterations: 1 });
+  });
+
+  it("pauses when someone else aborted the turn", async () => {
+    const env = setup(3, () => ABORT);
+    const end = await runLoop(env.deps, { maxIterations: 10, stagnationLimit: 3 });
+    expect(end).toMatchObject({ kind: "pause", reason: "interrupted" });
+  });
+
+  it("stop aborts the running turn", async () => {
+    let stop = false;
+    const env = setup(3, () => {
+      stop = true;
+      return new Promise<string>(() => undefined);
+    }, { stop: () => stop });
+    const end = await runLoop(env.deps, { maxIterations: 10, stagnationLimit: 3 });
+    expect(end).toMatchObject({ kind: "stop", reason: "stop_requested", iterations: 1 });
+    expect(env.builder.aborted).toBe(1);
+  });
+
+  it("sends the failing checks for fixes, and accepts VERIFIED only once they pass", async () => {
+    let fixed = false;
+    const env = setup(
+      1,
+      (turn, prompt) => {
+        if (turn === 1) {
+          completeNext(env.source.file);
+          return "done.\nVERIFIED";
+        }
+        if (prompt.includes("the project's checks failed")) {
+          env.touch();
+          if (turn < 3) return "VERIFIED";
+          fixed = true;
+          return "fixed the failing test";
+        }
+        return "VERIFIED";
+      },
+      { verify: () => fixed },
+    );
+    const end = await runLoop(env.deps, { maxIterations: 10, stagnationLimit: 3 });
+    expect(end.kind).toBe("done");
+    // Turn 1 claimed VERIFIED while the checks failed: not accepted; turn 2 still failing; turn 3 fixed; turn 4 confirms.
+    expect(env.builder.prompts.map((p) => (p.includes("checks failed") ? "fix" : p.includes("`VERIFIED`") ? "confirm" : "work"))).toEqual(["work", "fix", "fix", "confirm"]);
+    expect(env.builder.prompts[1]).toContain("1 failing");
+  });
+
+  it("pauses when the turn's reply came from someone else's message (another agent answered last)", async () => {
+    const env = setup(3, () => {
+      env.builder.extraUserMessages = 1;
+      throw new OttoError("agent_mismatch", "Asked for agent otto-executor but the reply came from agent build");
+    });
+    const end = await runLoop(env.deps, { maxIterations: 10, stagnationLimit: 3 });
+    expect(end).toMatchObject({ kind: "pause", reason: "interrupted" });
+  });
+
+  it("stops when the builder gives up with TASK_FAILED", async () => {
+    const env = setup(2, () => "no way\nTASK_FAILED: the API does not exist");
+    const end = await runLoop(env.deps, { maxIterations: 10, stagnationLimit: 3 });
+    expect(end).toMatchObject({ kind: "failed", reason: "the API does not exist" });
+  });
+});
