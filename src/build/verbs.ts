@@ -87,7 +87,7 @@ export async function planVerb(input: BuildInput, prompt: string): Promise<VerbR
   if (!slug) throw new OttoError("plan_failed", `The spec was not created: ${added.output.slice(0, 500)}`, `/otto-spec add "${prompt}"`);
   done.push(`add: ${added.title}`);
   try {
-    for (const stage of ["research", "design"] as const) done.push(`${stage}: ${(await runDocumentStage(deps, stage, slug)).title}`);
+    for (const stage of ["requirements", "research", "design"] as const) done.push(`${stage}: ${(await runDocumentStage(deps, stage, slug)).title}`);
     done.push(`task generate: ${(await generateTasks(deps, slug)).title}`);
   } catch (error) {
     const output = [`## otto build plan: ${slug}`, "", ...done.map((d) => `- ${d}`), "", formatError(error)].join("\n");

@@ -6,7 +6,7 @@ import { doc, kindOf, specModel } from "./spec/spec-model.ts";
 describe("/otto-build plan, headless", () => {
   const e2e = useE2E();
 
-  it("runs add → research → design → task generate unattended and stops for review", async () => {
+  it("runs add → requirements → research → design → task generate unattended and stops for review", async () => {
     const ws = await e2e.workspace({ ottoConfig: { models: { primary: "mock/m1", secondary: "mock/m2" } } });
     const docs = { requirements: REQUIREMENTS, research: RESEARCH_FINAL, design: DESIGN_V1, tasks: TASKS_GOOD } as const;
     e2e.model.script(
@@ -23,7 +23,7 @@ describe("/otto-build plan, headless", () => {
       const kind = kindOf(r);
       return kind && kind !== "review" ? [kind] : [];
     });
-    expect(stages).toEqual(["requirements", "research", "design", "tasks"]);
+    expect(stages).toEqual(["requirements", "requirements", "research", "design", "tasks"]);
     expect(e2e.model.unmatched()).toEqual([]);
   });
 });
