@@ -24,5 +24,5 @@ export default tseslint.config(
     files: ["test/**", "bench/**", "scripts/**"],
     rules: { "no-console": "off" },
   },
-  { files: ["eslint.config.js"], ...tseslint.configs.disableTypeChecked },
+  { files: ["**/*.js", "**/*.mjs"], ...tseslint.configs.disableTypeChecked },
 );

@@ -1,3 +1,4 @@
+/* global process, URL */
 // The npm registry reachable from otto's machines does not serve other platforms' optional
 // binaries (opencode-darwin-arm64 …), so `npm install` leaves them out of package-lock.json and
 // `npm ci` then refuses the lock as out of sync. This adds the missing optional entries (version,
