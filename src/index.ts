@@ -1,14 +1,18 @@
 import type { Plugin } from "@opencode-ai/plugin";
-import { EventBus, createLogger, type Runtime } from "./core/index.ts";
-import { crewFor } from "./crew/index.ts";
+// Direct imports, not the core barrel: the barrel pulls in file locking and more, and load time counts.
+import { formatError } from "./core/errors.ts";
+import { EventBus } from "./core/events.ts";
+import { createLogger } from "./core/log.ts";
+import type { Runtime } from "./core/runtime.ts";
+import type { CrewService } from "./crew/index.ts";
 import { registerOtto } from "./host/register.ts";
-import { WATCH_ENV, watchControllerFor } from "./pr/index.ts";
-import { SessionRunner } from "./session/index.ts";
+import type { SessionRunner } from "./session/index.ts";
 import { buildTools } from "./tools/index.ts";
 
 /**
  * The otto plugin. Loading must stay cheap and must never fail: configuration is read and
- * validated when a command runs, not here, so a broken otto.jsonc cannot stop OpenCode.
+ * validated when a command runs, not here, so a broken otto.jsonc cannot stop OpenCode. Otto's
+ * subsystems are imported on first use (a tool call, a session event), not at load.
  * (Only this function is exported: OpenCode treats every exported function as a plugin.)
  */
 export const OttoPlugin: Plugin = async (input) => {
@@ -22,29 +26,42 @@ export const OttoPlugin: Plugin = async (input) => {
     log,
     env: process.env,
     once: new Set(),
-    sessions: new SessionRunner({ client: input.client, events, log, env: process.env }),
+    // Created with the tools' code on their first call (src/tools/registry.ts).
+    sessions: undefined as unknown as SessionRunner,
   };
+  const report = (what: string) => (error: unknown) => log.log("warn", `otto: ${what} failed`, { error: formatError(error) });
+
+  // The crew reacts to session.idle / session.error (wake-ups, failures). It is loaded by the first
+  // such event or the first otto tool call; from then on it sees every event (its prompt gates).
+  let crew: CrewService | undefined;
+  let crewLoading: Promise<CrewService> | undefined;
+  const loadCrew = () => (crewLoading ??= import("./crew/index.ts").then((m) => (crew = m.crewFor(runtime))));
+  events.on((event) => {
+    if (crew) return crew.onEvent(event);
+    if (event.type === "session.idle" || event.type === "session.error") {
+      loadCrew().then((loaded) => loaded.onEvent(event), report("crew event"));
+    }
+  });
+
   // A headless `opencode serve` started by `/otto-pr watch start --detach` (or the systemd unit)
   // carries OTTO_WATCH=1: only then does otto start its PR watcher on load. autostart never throws.
-  if (process.env[WATCH_ENV] === "1") void watchControllerFor(runtime).autostart();
-  // The crew reacts to session.idle / session.error (wake-ups, failures): it reads .otto/crew then, never at load.
-  const crew = crewFor(runtime);
-  events.on((event) => crew.onEvent(event));
+  if (process.env.OTTO_WATCH === "1") {
+    import("./pr/index.ts").then((m) => m.watchControllerFor(runtime).autostart(), report("watcher start"));
+  }
+
   return {
     config: async (config) => {
       try {
         registerOtto(config);
       } catch (error) {
-        runtime.log.log("error", "otto could not register its agents and commands", {
-          error: error instanceof Error ? error.message : String(error),
-        });
+        log.log("error", "otto could not register its agents and commands", { error: formatError(error) });
       }
     },
     event: async ({ event }) => {
       runtime.events.emit(event);
     },
-    tool: buildTools(runtime),
+    tool: buildTools(runtime, () => void loadCrew().catch(report("crew load"))),
     // Keeps otto's state (crew, unread messages, specs in progress) in the orchestrator's summary.
-    "experimental.session.compacting": (input, output) => crew.compacting(input, output),
+    "experimental.session.compacting": async (hookInput, output) => (await loadCrew()).compacting(hookInput, output),
   };
 };

@@ -1,5 +1,5 @@
 import type { Config } from "@opencode-ai/plugin";
-import { builtinDir, listAssetNames, readMarkdownAsset } from "../core/index.ts";
+import { builtinDir, listAssetNames, readMarkdownAsset } from "../core/assets.ts";
 
 type Json = Record<string, unknown>;
 

@@ -1,29 +1,30 @@
-import type { ToolDefinition } from "@opencode-ai/plugin";
+import type { ToolContext, ToolDefinition } from "@opencode-ai/plugin";
 import type { Runtime } from "../core/index.ts";
-import { agentCommand } from "./agent.ts";
-import { buildCommand } from "./build.ts";
-import { configCommand } from "./config.ts";
-import { crewTools } from "./crew.ts";
-import { prCommand } from "./pr.ts";
-import { prWatchTool } from "./pr-watch.ts";
-import { repoCommand } from "./repo.ts";
-import { specCommand } from "./spec.ts";
-import { specExecuteTool } from "./spec-execute.ts";
-import { worktreeCommand } from "./worktree.ts";
+import { TOOL_MANIFEST } from "./manifest.ts";
 
-/** Every tool otto registers. Slash command tools are named after their command (otto-config → otto_config). */
-export function buildTools(runtime: Runtime): Record<string, ToolDefinition> {
-  return {
-    otto_config: configCommand(runtime),
-    otto_spec: specCommand(runtime),
-    otto_pr: prCommand(runtime),
-    otto_pr_watch: prWatchTool(runtime),
-    otto_spec_execute: specExecuteTool(runtime),
-    otto_repo: repoCommand(runtime),
-    otto_worktree: worktreeCommand(runtime),
-    otto_agent: agentCommand(runtime),
-    otto_build: buildCommand(runtime),
-    // Offered only in crew agents' sessions (see src/tools/crew.ts).
-    ...crewTools(runtime),
-  };
+/**
+ * Every tool otto registers, as light stand-ins: the name, description and arguments come from the
+ * generated manifest, and the code behind them (all of otto's subsystems) is imported on the first
+ * call. Loading otto then costs OpenCode almost nothing (bench/run.ts measures it).
+ */
+export function buildTools(runtime: Runtime, onLoad?: () => void): Record<string, ToolDefinition> {
+  let real: Promise<Record<string, ToolDefinition>> | undefined;
+  const load = () =>
+    (real ??= import("./registry.ts").then((m) => {
+      onLoad?.();
+      return m.buildTools(runtime);
+    }));
+  const tools: Record<string, ToolDefinition> = {};
+  for (const [name, spec] of Object.entries(TOOL_MANIFEST)) {
+    tools[name] = {
+      description: spec.description,
+      args: spec.args,
+      async execute(args: never, ctx: ToolContext) {
+        const tool = (await load())[name];
+        if (!tool) throw new Error(`otto: tool ${name} is in the manifest but not in the registry; run npm run manifest`);
+        return tool.execute(args, ctx);
+      },
+    };
+  }
+  return tools;
 }

@@ -1,0 +1,32 @@
+import type { ToolDefinition } from "@opencode-ai/plugin";
+import type { Runtime } from "../core/index.ts";
+import { SessionRunner } from "../session/index.ts";
+import { agentCommand } from "./agent.ts";
+import { buildCommand } from "./build.ts";
+import { configCommand } from "./config.ts";
+import { crewTools } from "./crew.ts";
+import { prCommand } from "./pr.ts";
+import { prWatchTool } from "./pr-watch.ts";
+import { repoCommand } from "./repo.ts";
+import { specCommand } from "./spec.ts";
+import { specExecuteTool } from "./spec-execute.ts";
+import { worktreeCommand } from "./worktree.ts";
+
+/** Every tool otto registers. Slash command tools are named after their command (otto-config → otto_config). */
+export function buildTools(runtime: Runtime): Record<string, ToolDefinition> {
+  // The plugin creates the runtime without a session runner, to keep its load cheap (src/index.ts).
+  runtime.sessions ??= new SessionRunner({ client: runtime.client, events: runtime.events, log: runtime.log, env: runtime.env });
+  return {
+    otto_config: configCommand(runtime),
+    otto_spec: specCommand(runtime),
+    otto_pr: prCommand(runtime),
+    otto_pr_watch: prWatchTool(runtime),
+    otto_spec_execute: specExecuteTool(runtime),
+    otto_repo: repoCommand(runtime),
+    otto_worktree: worktreeCommand(runtime),
+    otto_agent: agentCommand(runtime),
+    otto_build: buildCommand(runtime),
+    // Offered only in crew agents' sessions (see src/tools/crew.ts).
+    ...crewTools(runtime),
+  };
+}
