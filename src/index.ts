@@ -5,6 +5,7 @@ import { EventBus } from "./core/events.ts";
 import { createLogger } from "./core/log.ts";
 import type { Runtime } from "./core/runtime.ts";
 import type { CrewService } from "./crew/index.ts";
+import { crewMayExist } from "./host/crew-present.ts";
 import { registerOtto } from "./host/register.ts";
 import type { SessionRunner } from "./session/index.ts";
 import { buildTools } from "./tools/index.ts";
@@ -32,13 +33,14 @@ export const OttoPlugin: Plugin = async (input) => {
   const report = (what: string) => (error: unknown) => log.log("warn", `otto: ${what} failed`, { error: formatError(error) });
 
   // The crew reacts to session.idle / session.error (wake-ups, failures). It is loaded by the first
-  // such event or the first otto tool call; from then on it sees every event (its prompt gates).
+  // such event in a project that has a crew, or by the first otto tool call; from then on it sees
+  // every event (its prompt gates).
   let crew: CrewService | undefined;
   let crewLoading: Promise<CrewService> | undefined;
   const loadCrew = () => (crewLoading ??= import("./crew/index.ts").then((m) => (crew = m.crewFor(runtime))));
   events.on((event) => {
     if (crew) return crew.onEvent(event);
-    if (event.type === "session.idle" || event.type === "session.error") {
+    if ((event.type === "session.idle" || event.type === "session.error") && (crewMayExist(runtime.directory) || crewMayExist(runtime.worktree))) {
       loadCrew().then((loaded) => loaded.onEvent(event), report("crew event"));
     }
   });
