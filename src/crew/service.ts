@@ -56,13 +56,16 @@ export function createCrewService(runtime: CrewRuntime, overrides: Partial<CrewD
   };
   const report = (what: string) => (error: unknown) => runtime.log.log("warn", `crew: ${what} failed`, { error: formatError(error) });
 
+  // Events are handled one after another, in arrival order: an agent's session.error must be
+  // recorded before the session.idle that follows it (both wait on the same locked state file).
+  let handled: Promise<void> = Promise.resolve();
   return {
     at,
     onEvent(event) {
       deps.gates.observe(event);
       if (event.type !== "session.idle" && event.type !== "session.error") return;
-      void at(runtime.directory)
-        .then((crew) => handleCrewEvent(crew, event))
+      handled = handled
+        .then(async () => handleCrewEvent(await at(runtime.directory), event))
         .catch(report(event.type));
     },
     async compacting(input, output) {
