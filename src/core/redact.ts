@@ -9,6 +9,11 @@ const PATTERNS: RegExp[] = [
   /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{12,}/gi,
   /\b(xox[abpr]-[A-Za-z0-9-]{10,})\b/g,
   /\bsk-[A-Za-z0-9_-]{20,}\b/g,
+  // AWS access key ids and secret keys written as assignments (aws_secret_access_key = …).
+  /\b(?:AKIA|ASIA)[A-Z0-9]{16}\b/g,
+  /(aws_secret_access_key\s*[=:]\s*["']?)[A-Za-z0-9/+=]{40}/gi,
+  // PEM private keys, whole block.
+  /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)/g,
 ];
 
 export const REDACTED = "[REDACTED]";
@@ -18,7 +23,7 @@ export function redact(text: string, extraSecrets: readonly string[] = []): stri
   for (const secret of extraSecrets) {
     if (secret && secret.length >= 6) out = out.split(secret).join(REDACTED);
   }
-  for (const pattern of PATTERNS) out = out.replace(pattern, REDACTED);
+  for (const pattern of PATTERNS) out = out.replace(pattern, (match: string, prefix: unknown) => (typeof prefix === "string" && /aws_secret/i.test(prefix) ? `${prefix}${REDACTED}` : REDACTED));
   return out;
 }
 

@@ -1,0 +1,134 @@
+import fs from "node:fs";
+import path from "node:path";
+import type { Env } from "../../core/index.ts";
+import { currentBranch, gitFailure, headSha, runGit, type GitResult } from "../../repo/index.ts";
+
+/*
+ * How otto lands a fix on a PR branch (fix flow, comment responses, review loop): commit what the
+ * model left uncommitted, push HEAD to the PR's own branch and nowhere else, never with force. A
+ * push rejected because the branch moved is answered with fetch + rebase and one more push.
+ */
+
+export interface PushInput {
+  /** The PR's working tree. */
+  dir: string;
+  /** The PR's source branch: the only branch otto pushes to. */
+  branch: string;
+  /** The remote that holds it (PrWorkdir.remote). */
+  remote: string;
+  /** Message of the commit otto makes for changes the model left uncommitted. */
+  message: string;
+  env?: Env;
+  /**
+   * Called once when the rebase stops on conflicts (conflict markers in `files`): a session that
+   * resolves them in `dir`. True when it did; otto then checks and continues the rebase.
+   */
+  resolveConflicts?: (conflict: { dir: string; files: string[] }) => Promise<boolean>;
+}
+
+export type PushOutcome = "pushed" | "nothing" | "conflict" | "rejected" | "wrong_branch";
+
+export interface PushResult {
+  outcome: PushOutcome;
+  /** HEAD after the call (the pushed commit when outcome is pushed). */
+  sha: string;
+  /** Otto committed changes the model had left in the working tree. */
+  committed: boolean;
+  rebased: boolean;
+  /** What happened, for the PR document and the summary. */
+  detail: string;
+}
+
+const REJECTED = /\[rejected\]|non-fast-forward|fetch first|Updates were rejected/;
+
+export async function commitAndPush(input: PushInput): Promise<PushResult> {
+  const { dir, branch, remote } = input;
+  const git = (args: string[], env: Env = {}): Promise<GitResult> => runGit(args, { cwd: dir, env: { ...(input.env ?? process.env), ...env } });
+  const must = async (args: string[], env: Env = {}): Promise<string> => {
+    const result = await git(args, env);
+    if (result.exitCode !== 0) throw gitFailure(args, dir, result);
+    return result.stdout.trim();
+  };
+  const head = async (): Promise<string> => (await headSha(dir, { env: input.env ?? process.env })) ?? "";
+  const base = { committed: false, rebased: false };
+
+  const current = await currentBranch(dir, { env: input.env ?? process.env });
+  if (current !== branch) {
+    return { ...base, outcome: "wrong_branch", sha: await head(), detail: `${dir} has ${current ?? "a detached HEAD"} checked out, not the PR's branch '${branch}': nothing pushed.` };
+  }
+
+  const status = await must(["status", "--porcelain"]);
+  let committed = false;
+  if (status !== "") {
+    await must(["add", "-A"]);
+    await must(["commit", "-q", "-m", input.message]);
+    committed = true;
+  }
+
+  // Anything to push? The remote-tracking ref is refreshed first: the branch may have moved.
+  await must(["fetch", "-q", remote, `+refs/heads/${branch}:refs/remotes/${remote}/${branch}`]);
+  const ahead = Number(await must(["rev-list", "--count", `refs/remotes/${remote}/${branch}..HEAD`]));
+  if (ahead === 0) return { ...base, committed, outcome: "nothing", sha: await head(), detail: `Nothing to push: ${branch} on ${remote} already has every commit.` };
+
+  const push = (): Promise<GitResult> => git(["push", "--porcelain", remote, `HEAD:refs/heads/${branch}`]);
+  const first = await push();
+  if (first.exitCode === 0) return { ...base, committed, outcome: "pushed", sha: await head(), detail: `Pushed ${ahead} commit(s) to ${remote}/${branch}.` };
+  if (!REJECTED.test(first.stderr + first.stdout)) throw gitFailure(["push", remote, `HEAD:refs/heads/${branch}`], dir, first);
+
+  // The branch moved under us: replay our commits on top of it, once.
+  await must(["fetch", "-q", remote, `+refs/heads/${branch}:refs/remotes/${remote}/${branch}`]);
+  const rebase = await git(["rebase", `refs/remotes/${remote}/${branch}`]);
+  if (rebase.exitCode !== 0) {
+    const resolved = await resolveRebase(input, git, must);
+    if (!resolved.ok) {
+      await git(["rebase", "--abort"]);
+      return { ...base, committed, rebased: false, outcome: "conflict", sha: await head(), detail: resolved.detail };
+    }
+  }
+  const second = await push();
+  if (second.exitCode === 0) return { ...base, committed, rebased: true, outcome: "pushed", sha: await head(), detail: `${branch} had moved on ${remote}: rebased onto it and pushed.` };
+  if (REJECTED.test(second.stderr + second.stdout)) {
+    return { ...base, committed, rebased: true, outcome: "rejected", sha: await head(), detail: `${remote} rejected the push to ${branch} again after a rebase (the branch keeps moving); nothing was forced.` };
+  }
+  throw gitFailure(["push", remote, `HEAD:refs/heads/${branch}`], dir, second);
+}
+
+async function conflicted(git: (args: string[]) => Promise<GitResult>): Promise<string[]> {
+  const result = await git(["diff", "--name-only", "--diff-filter=U"]);
+  return result.stdout.split("\n").map((l) => l.trim()).filter(Boolean);
+}
+
+/** One resolution session for the whole rebase; a second stop on conflicts gives up. */
+async function resolveRebase(
+  input: PushInput,
+  git: (args: string[], env?: Env) => Promise<GitResult>,
+  must: (args: string[], env?: Env) => Promise<string>,
+): Promise<{ ok: boolean; detail: string }> {
+  const files = await conflicted(git);
+  const describe = (list: string[]) => list.join(", ") || "(unknown files)";
+  if (!input.resolveConflicts) return { ok: false, detail: `Rebasing onto the moved ${input.branch} stopped on conflicts in ${describe(files)}; rebase aborted, nothing pushed.` };
+  const resolved = await input.resolveConflicts({ dir: input.dir, files });
+  const unresolved = files.filter((file) => hasMarkers(path.join(input.dir, file)));
+  if (!resolved || unresolved.length > 0) {
+    return { ok: false, detail: `The conflict-resolution session did not resolve ${describe(unresolved.length > 0 ? unresolved : files)}; rebase aborted, nothing pushed.` };
+  }
+  await must(["add", "-A"]);
+  if ((await conflicted(git)).length > 0) return { ok: false, detail: `Conflicts remain in ${describe(await conflicted(git))}; rebase aborted, nothing pushed.` };
+  // GIT_EDITOR=true keeps the commit messages as they are; the session may also have continued it.
+  const inProgress = (await git(["rev-parse", "-q", "--verify", "REBASE_HEAD"])).exitCode === 0;
+  if (!inProgress) return { ok: true, detail: "" };
+  const next = await git(["rebase", "--continue"], { GIT_EDITOR: "true" });
+  if (next.exitCode !== 0) return { ok: false, detail: `The rebase stopped again after resolving ${describe(files)} (${(await conflicted(git)).join(", ") || next.stderr.trim()}); rebase aborted, nothing pushed.` };
+  return { ok: true, detail: "" };
+}
+
+function hasMarkers(file: string): boolean {
+  try {
+    return /^(<{7}|>{7}) /m.test(fs.readFileSync(file, "utf8"));
+  } catch {
+    // Deleted as part of the resolution.
+    return false;
+  }
+}
+
+export { headSha };
