@@ -1,4 +1,4 @@
-import type { FakeCheckRun, FakeComment, FakePr, FakeReviewComment, FakeStatus, FakeUser, GithubState } from "./state.ts";
+import type { FakeCheckRun, FakeComment, FakePr, FakeReview, FakeReviewComment, FakeStatus, FakeUser, GithubState } from "./state.ts";
 
 /*
  * GitHub REST payloads with every field the OpenAPI description requires (checked by
@@ -37,6 +37,26 @@ export function user(u: FakeUser, urls: Urls) {
     received_events_url: `${url}/received_events`,
     type: "User",
     site_admin: false,
+  };
+}
+
+/** GET /user: the token's user, as the public-user shape (a private user adds plan and disk fields). */
+export function authenticatedUser(u: FakeUser, urls: Urls) {
+  return {
+    ...user(u, urls),
+    name: null,
+    company: null,
+    blog: null,
+    location: null,
+    email: null,
+    hireable: null,
+    bio: null,
+    public_repos: 0,
+    public_gists: 0,
+    followers: 0,
+    following: 0,
+    created_at: "2020-01-01T00:00:00Z",
+    updated_at: "2020-01-01T00:00:00Z",
   };
 }
 
@@ -111,6 +131,11 @@ export function pullRequest(state: GithubState, pr: FakePr, urls: Urls) {
   const repo = repository(state, pr.owner, pr.repo, urls);
   const author = user(pr.user, urls);
   const ref = (side: FakePr["head"]) => ({ label: `${pr.owner}:${side.ref}`, ref: side.ref, sha: side.sha, user: user(state.user(pr.owner), urls), repo });
+  // A fork's head names the fork's repository (and its owner), like GitHub.
+  const fork = pr.headRepo;
+  const headRef = fork
+    ? { label: `${fork.owner}:${pr.head.ref}`, ref: pr.head.ref, sha: pr.head.sha, user: user(state.user(fork.owner), urls), repo: { ...repository(state, fork.owner, fork.repo, urls), fork: true } }
+    : ref(pr.head);
   return {
     url,
     id: pr.id,
@@ -142,7 +167,7 @@ export function pullRequest(state: GithubState, pr: FakePr, urls: Urls) {
     assignees: [],
     requested_reviewers: [],
     requested_teams: [],
-    head: ref(pr.head),
+    head: headRef,
     base: ref(pr.base),
     _links: {
       self: { href: url },
@@ -260,7 +285,7 @@ export function reviewComment(c: FakeReviewComment, urls: Urls) {
   const prUrl = `${repoUrl}/pulls/${c.number}`;
   return {
     url,
-    pull_request_review_id: c.id + 1,
+    pull_request_review_id: c.review_id ?? c.id + 1,
     id: c.id,
     node_id: nodeId("PullRequestReviewComment", c.id),
     diff_hunk: `@@ -1,3 +1,3 @@\n line`,
@@ -283,6 +308,24 @@ export function reviewComment(c: FakeReviewComment, urls: Urls) {
     original_start_line: null,
     start_side: null,
     subject_type: "line",
+  };
+}
+
+export function review(r: FakeReview, urls: Urls) {
+  const prUrl = `${urls.api}/repos/${r.owner}/${r.repo}/pulls/${r.number}`;
+  const html = `${urls.web}/${r.owner}/${r.repo}/pull/${r.number}#pullrequestreview-${r.id}`;
+  return {
+    id: r.id,
+    node_id: nodeId("PullRequestReview", r.id),
+    user: user(r.user, urls),
+    body: r.body,
+    state: r.state,
+    html_url: html,
+    pull_request_url: prUrl,
+    _links: { html: { href: html }, pull_request: { href: prUrl } },
+    ...(r.submitted_at ? { submitted_at: r.submitted_at } : {}),
+    commit_id: r.commit_id,
+    author_association: r.author_association,
   };
 }
 

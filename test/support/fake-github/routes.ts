@@ -1,6 +1,6 @@
 import type { IncomingRequest, Reply } from "../fake-http.ts";
-import { checkRun, combinedStatus, issueComment, job, pullRequest, reviewComment, type Urls } from "./payloads.ts";
-import type { GithubState } from "./state.ts";
+import { authenticatedUser, checkRun, combinedStatus, issueComment, job, pullRequest, review, reviewComment, type Urls } from "./payloads.ts";
+import type { GithubState, ReviewState } from "./state.ts";
 
 /*
  * REST routes of the fake (paths relative to the API base) and the GraphQL subset otto uses
@@ -40,6 +40,7 @@ export function githubRoutes(state: GithubState, urls: Urls, prefix: string): Ro
     items.filter((c) => c.owner.toLowerCase() === p.owner?.toLowerCase() && c.repo.toLowerCase() === p.repo?.toLowerCase() && c.number === Number(p.number));
   const user = (req: IncomingRequest) => state.user(req.headers["x-fake-user"] ?? "otto-bot");
   return [
+    route("GET", "/user", (_p, req) => ({ status: 200, body: authenticatedUser(user(req), urls) })),
     route("GET", "/repos/{owner}/{repo}/pulls/{number}", (p) => {
       const pr = prOf(p);
       return pr ? { status: 200, body: pullRequest(state, pr, urls) } : NOT_FOUND;
@@ -87,6 +88,16 @@ export function githubRoutes(state: GithubState, urls: Urls, prefix: string): Ro
       const comment = state.addReviewComment(pr, { path: parent.path, line: parent.line, body: (req.body as { body: string }).body, author: user(req).login, inReplyTo: parent.id });
       return { status: 201, body: reviewComment(comment, urls) };
     }),
+    route("GET", "/repos/{owner}/{repo}/pulls/{number}/reviews", (p, req) => {
+      if (!prOf(p)) return NOT_FOUND;
+      const all = ofPr(state.reviews, p);
+      return { status: 200, headers: linkHeader(all.length, req, urls.api.replace(new RegExp(`${prefix}$`), "")), body: page(all, req.query).map((r) => review(r, urls)) };
+    }),
+    route("POST", "/repos/{owner}/{repo}/pulls/{number}/reviews", (p, req) => {
+      const pr = prOf(p);
+      if (!pr) return NOT_FOUND;
+      return createReview(state, pr, req, urls);
+    }),
     route("GET", "/repos/{owner}/{repo}/actions/jobs/{id}", (p) => {
       const run = state.checkRuns.find((r) => r.id === Number(p.id) && r.app === "github-actions");
       return run ? { status: 200, body: job(run, urls) } : NOT_FOUND;
@@ -101,6 +112,34 @@ export function githubRoutes(state: GithubState, urls: Urls, prefix: string): Ro
       return { status: 201, body: {} };
     }),
   ];
+}
+
+// https://docs.github.com/en/rest/pulls/reviews#create-a-review-for-a-pull-request
+const EVENTS: Record<string, ReviewState> = { APPROVE: "APPROVED", REQUEST_CHANGES: "CHANGES_REQUESTED", COMMENT: "COMMENTED" };
+
+interface ReviewInput {
+  commit_id?: string;
+  body?: string;
+  event?: string;
+  comments?: Array<{ path?: string; line?: number; side?: "LEFT" | "RIGHT"; body?: string }>;
+}
+
+/** POST …/reviews: one review and its inline comments, all or nothing, with GitHub's 422s. */
+function createReview(state: GithubState, pr: NonNullable<ReturnType<GithubState["pr"]>>, req: IncomingRequest, urls: Urls): Reply {
+  const input = (req.body ?? {}) as ReviewInput;
+  const invalid = (message: string): Reply => ({ status: 422, body: { message: "Unprocessable Entity", errors: [message], documentation_url: "https://docs.github.com/rest/pulls/reviews#create-a-review-for-a-pull-request", status: "422" } });
+  if (input.event !== undefined && !(input.event in EVENTS)) return invalid(`Unknown event ${input.event}`);
+  if ((input.event === "COMMENT" || input.event === "REQUEST_CHANGES") && !input.body) return invalid("Review body is required");
+  const comments = input.comments ?? [];
+  for (const c of comments) {
+    if (!c.path || !c.body || !c.line) return invalid("Each comment needs path, line and body");
+    const lines = pr.diffLines?.[c.path];
+    if (pr.diffLines && (c.side ?? "RIGHT") === "RIGHT" && !lines?.includes(c.line)) return invalid("Pull request review thread line must be part of the diff");
+  }
+  const login = req.headers["x-fake-user"] ?? "otto-bot";
+  const created = state.addReview(pr, { author: login, state: input.event ? (EVENTS[input.event] ?? "PENDING") : "PENDING", body: input.body ?? "", commitId: input.commit_id ?? pr.head.sha });
+  for (const c of comments) state.addReviewComment(pr, { path: c.path ?? "", line: c.line ?? 0, body: c.body ?? "", author: login, reviewId: created.id, ...(c.side ? { side: c.side } : {}) });
+  return { status: 200, body: review(created, urls) };
 }
 
 interface GraphqlBody {

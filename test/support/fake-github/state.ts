@@ -19,12 +19,19 @@ export interface FakePr {
   merged: boolean;
   draft: boolean;
   head: { ref: string; sha: string };
+  /** Set for a PR from a fork: the repository the head branch lives in. */
+  headRepo?: { owner: string; repo: string };
   base: { ref: string; sha: string };
   user: FakeUser;
   created_at: string;
   updated_at: string;
   closed_at: string | null;
   merged_at: string | null;
+  /**
+   * New-side lines inside the diff's hunks per file, when a test sets it: review comments elsewhere
+   * are refused with GitHub's 422, as the real API does. Unset: every line is accepted.
+   */
+  diffLines?: Record<string, number[]>;
 }
 
 export type Conclusion = "success" | "failure" | "neutral" | "cancelled" | "skipped" | "timed_out" | "action_required";
@@ -71,6 +78,27 @@ export interface FakeReviewComment extends FakeComment {
   commit_id: string;
   in_reply_to_id?: number;
   thread: string;
+  /** The review it was submitted with (POST …/reviews). */
+  review_id?: number;
+}
+
+/** https://docs.github.com/en/rest/pulls/reviews (state values) */
+export type ReviewState = "APPROVED" | "CHANGES_REQUESTED" | "COMMENTED" | "DISMISSED" | "PENDING";
+
+/** GitHub's author_association: how the author relates to the repository. */
+export type AuthorAssociation = "OWNER" | "MEMBER" | "COLLABORATOR" | "CONTRIBUTOR" | "FIRST_TIMER" | "FIRST_TIME_CONTRIBUTOR" | "MANNEQUIN" | "NONE";
+
+export interface FakeReview {
+  id: number;
+  owner: string;
+  repo: string;
+  number: number;
+  user: FakeUser;
+  body: string;
+  state: ReviewState;
+  commit_id: string;
+  submitted_at: string | undefined;
+  author_association: AuthorAssociation;
 }
 
 export interface CheckSpec {
@@ -91,6 +119,9 @@ export class GithubState {
   statuses: FakeStatus[] = [];
   comments: FakeComment[] = [];
   reviewComments: FakeReviewComment[] = [];
+  reviews: FakeReview[] = [];
+  /** author_association of users on every repository (default CONTRIBUTOR). */
+  associations = new Map<string, AuthorAssociation>();
   threads = new Map<string, { resolved: boolean }>();
   logs = new Map<number, string>();
   rerunRuns: number[] = [];
@@ -114,7 +145,7 @@ export class GithubState {
     return { login, id: [...login].reduce((n, c) => n * 31 + c.charCodeAt(0), 7) % 1_000_000 };
   }
 
-  addPr(input: { owner?: string; repo?: string; number: number; title?: string; branch?: string; base?: string; author?: string; draft?: boolean }): FakePr {
+  addPr(input: { owner?: string; repo?: string; number: number; title?: string; branch?: string; base?: string; author?: string; draft?: boolean; fork?: { owner: string; repo: string } }): FakePr {
     const now = this.time();
     const pr: FakePr = {
       owner: input.owner ?? "octo",
@@ -127,6 +158,7 @@ export class GithubState {
       merged: false,
       draft: input.draft ?? false,
       head: { ref: input.branch ?? `feature/${input.number}`, sha: this.sha() },
+      ...(input.fork ? { headRepo: input.fork } : {}),
       base: { ref: input.base ?? "main", sha: this.sha() },
       user: this.user(input.author ?? "dev"),
       created_at: now,
@@ -194,7 +226,27 @@ export class GithubState {
     return comment;
   }
 
-  addReviewComment(pr: FakePr, input: { path: string; line: number; body: string; author?: string; inReplyTo?: number; side?: "LEFT" | "RIGHT" }): FakeReviewComment {
+  /** A submitted review (or a pending one); its inline comments are added with addReviewComment({ reviewId }). */
+  addReview(pr: FakePr, input: { author?: string; state?: ReviewState; body?: string; association?: AuthorAssociation; commitId?: string } = {}): FakeReview {
+    const login = input.author ?? "reviewer";
+    const state = input.state ?? "COMMENTED";
+    const review: FakeReview = {
+      id: this.nextId(),
+      owner: pr.owner,
+      repo: pr.repo,
+      number: pr.number,
+      user: this.user(login),
+      body: input.body ?? "",
+      state,
+      commit_id: input.commitId ?? pr.head.sha,
+      submitted_at: state === "PENDING" ? undefined : this.time(),
+      author_association: input.association ?? this.associations.get(login) ?? "CONTRIBUTOR",
+    };
+    this.reviews.push(review);
+    return review;
+  }
+
+  addReviewComment(pr: FakePr, input: { path: string; line: number; body: string; author?: string; inReplyTo?: number; side?: "LEFT" | "RIGHT"; reviewId?: number }): FakeReviewComment {
     const parent = input.inReplyTo === undefined ? undefined : this.reviewComments.find((c) => c.id === input.inReplyTo);
     const thread = parent?.thread ?? `PRRT_${this.nextId()}`;
     if (!this.threads.has(thread)) this.threads.set(thread, { resolved: false });
@@ -212,6 +264,7 @@ export class GithubState {
       commit_id: pr.head.sha,
       thread,
       ...(parent ? { in_reply_to_id: parent.id } : {}),
+      ...(input.reviewId === undefined ? {} : { review_id: input.reviewId }),
     };
     this.reviewComments.push(comment);
     return comment;

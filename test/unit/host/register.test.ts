@@ -21,7 +21,9 @@ describe("assets", () => {
     expect(Object.keys(commands)).toContain("otto-config");
     for (const [name, command] of Object.entries(commands)) {
       expect(command.template).toContain("$ARGUMENTS");
-      expect(command.template).toContain(`\`${name.replace(/-/g, "_")}\``);
+      // /pr-review's tool is otto_pr_review: every otto tool name starts with otto_ (the permission rules rely on it).
+      const tool = name.replace(/-/g, "_");
+      expect(command.template).toContain(`\`${tool.startsWith("otto_") ? tool : `otto_${tool}`}\``);
       expect(command.agent).toBe("otto");
     }
   });

@@ -35,6 +35,10 @@ describe("fake GitHub vs GitHub's OpenAPI description", () => {
     await backend.replyToComment(info, `review-${inline.id}`, "because");
     await backend.replyToComment(info, comments.find((c) => c.kind === "conversation")?.id ?? "", "thanks");
     await backend.runWorkflow(info, "rerun_failed");
+    await backend.postReview(info, { body: "otto review", comments: [{ path: "src/x.ts", line: 6, side: "RIGHT", body: "inline" }] });
+    gh.state.addReview(pr, { author: "lead", state: "CHANGES_REQUESTED", association: "MEMBER" });
+    gh.state.addReview(pr, { author: "drafter", state: "PENDING" });
+    await backend.getReviews(info);
     gh.state.merge(pr);
     await backend.getPr({ provider: "github", repo: "octo/app", number: 5 });
   }, 60_000);
@@ -79,6 +83,8 @@ describe("fake GitHub vs GitHub's OpenAPI description", () => {
         "POST /repos/{owner}/{repo}/pulls/{pull_number}/comments/{comment_id}/replies",
         "GET /repos/{owner}/{repo}/actions/jobs/{job_id}",
         "POST /repos/{owner}/{repo}/actions/runs/{run_id}/rerun-failed-jobs",
+        "POST /repos/{owner}/{repo}/pulls/{pull_number}/reviews",
+        "GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews",
       ]),
     );
   });

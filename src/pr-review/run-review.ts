@@ -1,0 +1,100 @@
+import { codebaseSummaryFor } from "../analysis/index.ts";
+import { OttoError, redact, type Runtime } from "../core/index.ts";
+import type { PrInfo } from "../pr/index.ts";
+import { renderPrompt } from "../prompts/index.ts";
+import { gitOutput, headSha } from "../repo/index.ts";
+import { formatModel, type ModelRef } from "../session/index.ts";
+import type { ReviewCheckout } from "./checkout.ts";
+import { classifyComments } from "./classify.ts";
+import { commentableLines } from "./diff-lines.ts";
+import type { Draft } from "./draft.ts";
+import { ReviewEnvelope } from "./envelope.ts";
+
+/**
+ * One model turn that reads a whole PR (diff, files, callers): the same bound as a spec stage's
+ * default (spec.stage_timeout, 20 min).
+ */
+const REVIEW_TIMEOUT_MS = 20 * 60_000;
+
+export interface ReviewCheckoutInput {
+  runtime: Runtime;
+  pr: PrInfo;
+  checkout: ReviewCheckout;
+  model: ModelRef;
+  /** Redacted from the model's comments before they are shown or saved. */
+  secrets: readonly string[];
+  sessionID: string;
+  focus?: string;
+  signal?: AbortSignal;
+  progress(message: string): void;
+  /** A line for the command's report. */
+  report(line: string): void;
+  /** The PR's open comments for the prompt (renderExistingComments); undefined when none or unreadable. */
+  existingComments(): Promise<string | undefined>;
+}
+
+/** `git diff <remote>/<target>...HEAD` with fixed prefixes and unquoted paths, whatever the user's git config says. */
+function prDiff(checkout: ReviewCheckout, pr: PrInfo, runtime: Runtime): Promise<string> {
+  const args = ["-c", "core.quotepath=off", "diff", "--no-color", "--no-ext-diff", "--src-prefix=a/", "--dst-prefix=b/", `${checkout.remote}/${pr.targetBranch}...HEAD`];
+  return gitOutput(args, { cwd: checkout.dir, env: runtime.env });
+}
+
+/**
+ * The review itself, in a checkout of the PR: one read-only `otto-reviewer` session with the
+ * pr-review prompt, its comments checked against the diff otto computes itself. Returns the draft.
+ */
+export async function reviewCheckout(input: ReviewCheckoutInput): Promise<Draft> {
+  const { runtime, pr, checkout } = input;
+  const base = `${checkout.remote}/${pr.targetBranch}`;
+  const diff = await prDiff(checkout, pr, runtime);
+  // Deleted and binary files count too, though no comment can go inline on them.
+  const files = diff.split("\n").filter((line) => line.startsWith("diff --git ")).length;
+  if (files === 0) {
+    throw new OttoError("pr_review_empty", `PR #${pr.number} changes nothing against ${base}.`, "Check that the PR's branch has commits, then review it again.");
+  }
+  const commentable = commentableLines(diff);
+  const model = formatModel(input.model);
+  input.report(`Reviewing changes (${files} file${files === 1 ? "" : "s"}, git diff ${base}...HEAD) with ${model}...`);
+  input.progress(`pr-review: ${model} reviewing PR #${pr.number}`);
+  const [summary, existing] = await Promise.all([codebaseSummaryFor(checkout.dir, runtime.log), input.existingComments()]);
+  const prompt = renderPrompt(
+    "pr-review",
+    {
+      pr_title: pr.title,
+      pr_description: pr.description ?? "",
+      target_branch: base,
+      pr_url: pr.url,
+      ...(input.focus ? { focus: input.focus } : {}),
+      ...(summary ? { codebase_summary: summary } : {}),
+      ...(existing ? { existing_comments: existing } : {}),
+    },
+    { env: runtime.env },
+  );
+  const reply = await runtime.sessions.runChildJson(
+    {
+      parentID: input.sessionID,
+      directory: checkout.dir,
+      agent: "otto-reviewer",
+      model: input.model,
+      title: `otto: review PR #${pr.number}`,
+      timeoutMs: REVIEW_TIMEOUT_MS,
+      ...(input.signal ? { signal: input.signal } : {}),
+    },
+    prompt,
+    ReviewEnvelope,
+  );
+  const clean = (text: string) => redact(text, input.secrets);
+  return {
+    version: 1,
+    pr: { provider: pr.provider, repo: pr.repo, number: pr.number, url: pr.url, title: pr.title, sourceBranch: pr.sourceBranch, targetBranch: pr.targetBranch, headSha: pr.headSha },
+    reviewedSha: (await headSha(checkout.dir, { env: runtime.env })) ?? "",
+    model,
+    createdAt: new Date().toISOString(),
+    summary: clean(reply.value.summary),
+    comments: classifyComments(
+      reply.value.comments.map((c) => ({ ...c, title: clean(c.title), body: clean(c.body) })),
+      commentable,
+    ),
+    posted: [],
+  };
+}

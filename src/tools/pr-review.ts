@@ -1,0 +1,59 @@
+import type { ToolDefinition } from "@opencode-ai/plugin";
+import { OttoError, type Runtime } from "../core/index.ts";
+import { postDraft, reviewPr, runReviewLoop } from "../pr-review/index.ts";
+import { defineCommand, type Values, type Verb } from "./command.ts";
+
+const text = (values: Values, key: string): string | undefined => (typeof values[key] === "string" ? values[key] : undefined);
+
+function postMode(value: string | undefined): boolean {
+  if (value === undefined || value === "none") return false;
+  if (value === "all") return true;
+  throw new OttoError("usage", `--post takes all or none, not '${value}'.`, "Use --post all to post every comment at once, or leave it out to approve them with /pr-review post <ids>.");
+}
+
+const verbs: Verb[] = [
+  {
+    path: [],
+    args: "<url|number> [--post all|none] [--focus <text>] [--provider github|ado] [--loop]",
+    summary: "Review a PR in a local checkout and show numbered comments to approve (a draft); --post all posts them at once; --loop runs the multi-model review-and-fix loop",
+    options: { post: { type: "string" }, focus: { type: "string" }, provider: { type: "string" }, loop: { type: "boolean" } },
+    positionals: { min: 1, max: 1 },
+    run: async ({ values, positionals }, ctx) => {
+      const target = positionals[0] ?? "";
+      const provider = text(values, "provider");
+      const common = { runtime: ctx.runtime, directory: ctx.tool.directory, target, ...(provider ? { provider } : {}), sessionID: ctx.tool.sessionID, signal: ctx.tool.abort, progress: (m: string) => ctx.progress(m) };
+      if (values.loop === true) {
+        if (values.post !== undefined || values.focus !== undefined) throw new OttoError("usage", "--post and --focus belong to the one-shot review, not to --loop.", "Run /pr-review <url> --loop alone (the loop posts its own reports), or drop --loop.");
+        return runReviewLoop(common);
+      }
+      const focus = text(values, "focus");
+      return reviewPr({ ...common, ...(focus ? { focus } : {}), postAll: postMode(text(values, "post")) });
+    },
+  },
+  {
+    path: ["post"],
+    args: "<ids|all> [--summary] [--pr <url|number>] [--provider github|ado]",
+    summary: "Post the chosen comments of the newest review draft (or --pr's) as one review; --summary adds the model's summary",
+    options: { summary: { type: "boolean" }, pr: { type: "string" }, provider: { type: "string" } },
+    positionals: { min: 1, max: 50 },
+    run: async ({ values, positionals }, ctx) => {
+      const pr = text(values, "pr");
+      const provider = text(values, "provider");
+      return postDraft({
+        runtime: ctx.runtime,
+        directory: ctx.tool.directory,
+        // "1, 3" arrives as two words.
+        selection: positionals.join(","),
+        summary: values.summary === true,
+        ...(pr ? { pr } : {}),
+        ...(provider ? { provider } : {}),
+        progress: (m: string) => ctx.progress(m),
+      });
+    },
+  },
+];
+
+/** /pr-review: review a PR once (draft, approve, post) or in a review-and-fix loop (docs/pr-review.md). */
+export function prReviewCommand(runtime: Runtime): ToolDefinition {
+  return defineCommand({ name: "pr-review", summary: "review a GitHub or Azure DevOps PR and post the approved comments", verbs }, runtime);
+}
