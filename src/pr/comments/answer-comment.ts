@@ -1,0 +1,134 @@
+import { OttoError, formatError, type Env } from "../../core/index.ts";
+import { runChecks } from "../../execute/index.ts";
+import { renderPrompt } from "../../prompts/index.ts";
+import { headSha, isDirty } from "../../repo/index.ts";
+import { formatModel, type ModelRef, type SessionRunner } from "../../session/index.ts";
+import type { PrBackend } from "../backend.ts";
+import { commitAndPush } from "../git/push.ts";
+import { sanitizeForPost } from "../sanitize.ts";
+import type { PrComment, PrInfo } from "../types.ts";
+import type { HistoryEntry } from "./comment-history.ts";
+import { commentPromptVars, readCodeContext } from "./comment-prompt.ts";
+import { CommentVerdict, RESOLUTION, type Decision } from "./decision.ts";
+import { discardChanges, type PrWork } from "./prepare-workdir.ts";
+import { ownReplies, replyBody } from "./reply-marker.ts";
+import { threadOf } from "./select-comments.ts";
+
+/*
+ * One reviewer comment, answered: a fresh executor session in the PR's worktree decides AGREE /
+ * BY_DESIGN / WONT_FIX (making the fix for AGREE), otto commits and pushes the fix (never forced),
+ * posts the reply with its marker, and resolves the thread. The caller records the result.
+ */
+
+/** otto's editing agent: the fix for an AGREE is made in the answering session. */
+const EXECUTOR = "otto-executor";
+
+export interface AnswerDeps {
+  sessions: SessionRunner;
+  model: ModelRef;
+  parentID?: string | undefined;
+  timeoutMs: number;
+  secrets: readonly string[];
+  env: Env;
+  /** pr.verify: shown to the model, and run by otto before an AGREE fix is pushed. */
+  checkCommands: readonly string[];
+  verifyTimeoutMs: number;
+  signal?: AbortSignal | undefined;
+  now: () => Date;
+  log: (level: "info" | "warn", message: string, extra?: Record<string, unknown>) => void;
+}
+
+export interface AnswerInput {
+  pr: PrInfo;
+  backend: PrBackend;
+  work: PrWork;
+  comment: PrComment;
+  /** Every comment of the PR, for the thread. */
+  comments: readonly PrComment[];
+}
+
+export type Answer =
+  | { status: "answered"; decision: Decision; entry: HistoryEntry; sha?: string | undefined }
+  /** Otto's reply appeared on the forge while the session ran (another otto process answered). */
+  | { status: "already"; decision: Decision; entry: HistoryEntry };
+
+const short = (sha: string): string => sha.slice(0, 7);
+
+const RESOLVED_AS: Record<Decision, string> = { AGREE: "fixed", BY_DESIGN: "by design", WONT_FIX: "won't fix" };
+
+export async function answerComment(deps: AnswerDeps, input: AnswerInput): Promise<Answer> {
+  const { pr, backend, work, comment } = input;
+  const thread = threadOf(comment, input.comments);
+  // GitHub replies only to a thread's first comment; Azure DevOps threads are resolved as a whole.
+  const root = thread[0] ?? comment;
+  const prompt = renderPrompt(
+    "pr-comment-respond",
+    commentPromptVars({ pr, comment, thread, codeContext: await readCodeContext(work.dir, comment), checkCommands: deps.checkCommands }),
+    { env: deps.env },
+  );
+  const model = `${formatModel(deps.model)} (${EXECUTOR})`;
+  const startHead = await headSha(work.dir, { env: deps.env });
+  const verdict = await deps.sessions.runChildJson(
+    {
+      ...(deps.parentID ? { parentID: deps.parentID } : {}),
+      directory: work.dir,
+      agent: EXECUTOR,
+      model: deps.model,
+      title: `otto: PR #${pr.number} comment ${comment.id}`,
+      timeoutMs: deps.timeoutMs,
+      ...(deps.signal ? { signal: deps.signal } : {}),
+    },
+    prompt,
+    CommentVerdict,
+  );
+  const { decision, reply, fix_description } = verdict.value;
+
+  let text = reply;
+  let sha: string | undefined;
+  let action: string;
+  if (decision === "AGREE") {
+    await verify(deps, work.dir, comment, startHead);
+    const subject = (fix_description.trim() || `Address review comment by ${comment.author}`).split("\n")[0] ?? "";
+    const message = sanitizeForPost(`${subject}\n\nIn answer to ${comment.url ?? comment.id} (${comment.author}).`, deps.secrets);
+    const pushed = await commitAndPush({ dir: work.dir, branch: work.branch, remote: work.remote, message, env: deps.env });
+    if (pushed.outcome === "pushed") {
+      sha = pushed.sha;
+      text = `Fixed in ${short(pushed.sha)}: ${reply}`;
+      action = `Fixed in ${short(pushed.sha)}${pushed.rebased ? " (rebased onto the moved branch)" : ""}; thread resolved`;
+    } else if (pushed.outcome === "nothing") {
+      action = "Agreed; no change needed (already addressed); thread resolved";
+    } else {
+      throw new OttoError("comment_push_failed", `The fix for ${comment.id} was not pushed: ${pushed.detail}`, `Push ${work.branch} from ${work.dir} by hand, then answer the comment.`);
+    }
+  } else {
+    if (await discardChanges(work.dir, deps.env)) deps.log("info", `discarded edits of the ${decision} answer to ${comment.id} in ${work.dir}`);
+    action = `Replied; thread resolved (${RESOLVED_AS[decision]})`;
+  }
+
+  const entry = (what: string): HistoryEntry => ({ comment, time: deps.now().toISOString(), decision, action: what, reply: text, model });
+  // The session took minutes: another otto (the watcher, a manual pass) may have answered meanwhile.
+  const current = await backend.getComments(pr);
+  if (ownReplies(current).has(comment.id)) return { status: "already", decision, entry: entry("Already answered by another otto run; not posted again") };
+
+  await backend.replyToComment(pr, root.id, sanitizeForPost(replyBody(comment.id, decision, text), deps.secrets));
+  try {
+    await backend.resolveComment(pr, root.id, RESOLUTION[decision]);
+  } catch (error) {
+    // The answer is posted; a thread left open is for the reviewer to close, not a reason to answer again.
+    deps.log("warn", `could not resolve the thread of ${comment.id}`, { error: formatError(error) });
+    action = action.replace(/; thread resolved.*$/, "; thread NOT resolved: ") + formatError(error).replace(/^Error: /, "");
+  }
+  return { status: "answered", decision, entry: entry(action), sha };
+}
+
+/** pr.verify must pass before a fix is pushed (docs/configuration.md); a failure is the answer's failure. */
+async function verify(deps: AnswerDeps, dir: string, comment: PrComment, startHead: string | undefined): Promise<void> {
+  if (deps.checkCommands.length === 0) return;
+  // Nothing changed (the model may also have committed, against its instructions): nothing to check.
+  if (!(await isDirty(dir, { env: deps.env })) && (await headSha(dir, { env: deps.env })) === startHead) return;
+  const results = await runChecks(deps.checkCommands, { cwd: dir, timeoutMs: deps.verifyTimeoutMs, env: deps.env, ...(deps.signal ? { signal: deps.signal } : {}) });
+  const failed = results.filter((r) => !r.passed);
+  if (failed.length === 0) return;
+  const what = failed.map((r) => `\`${r.command}\` (${r.timedOut ? "timed out" : `exit ${r.exitCode}`})`).join(", ");
+  throw new OttoError("comment_verify_failed", `pr.verify failed on the fix for ${comment.id}, nothing pushed: ${what}.`, "Check the commands in pr.verify; the comment is tried again at the next poll.");
+}

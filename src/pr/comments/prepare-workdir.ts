@@ -1,0 +1,50 @@
+import { OttoError, type Env } from "../../core/index.ts";
+import type { Repo } from "../../config/index.ts";
+import { isDirty, mapPrToWorkdir, readStatus, repoUrlOfPr, runGit } from "../../repo/index.ts";
+import type { PrInfo } from "../types.ts";
+
+/*
+ * The PR's working tree, ready for a session: on the PR's branch, clean (so whatever is there
+ * afterwards is the session's work and nothing of the user's gets committed or discarded), and
+ * fast-forwarded to the remote branch when it can be.
+ */
+
+export interface PrWork {
+  dir: string;
+  /** The git remote that holds the PR's branch. */
+  remote: string;
+  branch: string;
+}
+
+export async function prepareWorkdir(input: { pr: PrInfo; repos: readonly Repo[]; cwd: string; env: Env }): Promise<PrWork> {
+  const { pr, env } = input;
+  const git = { env };
+  const workdir = await mapPrToWorkdir({ repoUrl: repoUrlOfPr(pr.url), branch: pr.sourceBranch, config: { repos: input.repos }, cwd: input.cwd, git });
+  if (!workdir.onBranch) {
+    throw new OttoError(
+      "pr_branch_not_checked_out",
+      `${workdir.dir} is a clone of ${pr.repo} but does not have the PR's branch '${pr.sourceBranch}' checked out, so otto cannot answer comments with changes there.`,
+      `git -C ${workdir.dir} switch ${pr.sourceBranch}, or track the repo with /otto-repo add (worktree strategy) so otto uses a worktree of its own.`,
+    );
+  }
+  if (await isDirty(workdir.dir, git)) {
+    const status = await readStatus(workdir.dir, git);
+    throw new OttoError(
+      "worktree_dirty",
+      `The PR's working tree ${workdir.dir} has uncommitted changes (${status.changes.slice(0, 5).join(", ")}); otto does not mix its fixes with them.`,
+      `Commit or stash them (git -C ${workdir.dir} stash -u); the next cycle answers the comments.`,
+    );
+  }
+  // Best effort: a branch that moved is also handled at push time (rebase), but the model should read current code.
+  const fetched = await runGit(["fetch", "-q", workdir.remote, `+refs/heads/${pr.sourceBranch}:refs/remotes/${workdir.remote}/${pr.sourceBranch}`], { ...git, cwd: workdir.dir });
+  if (fetched.exitCode === 0) await runGit(["merge", "-q", "--ff-only", `refs/remotes/${workdir.remote}/${pr.sourceBranch}`], { ...git, cwd: workdir.dir });
+  return { dir: workdir.dir, remote: workdir.remote, branch: pr.sourceBranch };
+}
+
+/** Drops what a session changed (the tree was clean before it ran): for answers that change no code. */
+export async function discardChanges(dir: string, env: Env): Promise<boolean> {
+  if (!(await isDirty(dir, { env }))) return false;
+  await runGit(["reset", "-q", "--hard", "HEAD"], { env, cwd: dir });
+  await runGit(["clean", "-q", "-fd"], { env, cwd: dir });
+  return true;
+}

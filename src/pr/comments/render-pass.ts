@@ -1,0 +1,20 @@
+import type { PrInfo } from "../types.ts";
+import type { CommentPassReport, PassItem } from "./run-comments.ts";
+
+/** A comment pass as markdown, for /otto-pr comments. Pure. */
+export function renderCommentPass(report: CommentPassReport, pr: PrInfo): string {
+  const total = report.answered.length + report.recovered.length + report.failed.length;
+  const head = `Comments on PR #${pr.number} (${report.key}): ${report.answered.length} answered, ${report.recovered.length} recorded from an earlier run, ${report.failed.length} failed, ${report.skipped.length} not for otto.`;
+  if (total === 0) return `${head}\nNo new reviewer comments to answer.`;
+  const cell = (text: string) => text.replace(/\|/g, "\\|").replace(/\s+/g, " ").slice(0, 160);
+  const row = (item: PassItem) => `| ${item.comment.id} | ${cell(item.comment.author)} | ${item.comment.path ? cell(`${item.comment.path}${item.comment.line ? `:${item.comment.line}` : ""}`) : "conversation"} | ${item.decision ?? "—"} | ${cell(item.action)} |`;
+  return [
+    head,
+    "",
+    "| comment | author | where | decision | what otto did |",
+    "|---|---|---|---|---|",
+    ...[...report.answered, ...report.recovered, ...report.failed].map(row),
+    "",
+    `The PR document's Comment History has the details: /otto-pr log ${report.key}`,
+  ].join("\n");
+}

@@ -1,0 +1,44 @@
+import { OTTO_MARKER } from "../watch/plan.ts";
+import type { PrComment } from "../types.ts";
+import { Decision } from "./decision.ts";
+
+/*
+ * Every reply otto posts names the comment it answers in a hidden marker, with the decision. The
+ * forge is the source of truth: if otto crashed after posting and before recording, the next pass
+ * finds the marker and records the reply instead of answering twice.
+ */
+
+const MARKER = /<!-- otto:reply:([^\s:]+):(AGREE|BY_DESIGN|WONT_FIX) -->/g;
+
+export function replyMarker(commentId: string, decision: Decision): string {
+  return `<!-- otto:reply:${commentId}:${decision} -->`;
+}
+
+/** The body otto posts: otto's marker, the reply marker, then the text people read. */
+export function replyBody(commentId: string, decision: Decision, text: string): string {
+  return `${OTTO_MARKER}\n${replyMarker(commentId, decision)}\n${text.trim()}`;
+}
+
+export interface OwnReply {
+  decision: Decision;
+  reply: PrComment;
+}
+
+/** Replies otto already posted, by the id of the comment each answers (the first one wins). */
+export function ownReplies(comments: readonly PrComment[]): Map<string, OwnReply> {
+  const out = new Map<string, OwnReply>();
+  for (const comment of comments) {
+    if (!comment.body.includes(OTTO_MARKER)) continue;
+    for (const match of comment.body.matchAll(MARKER)) {
+      const id = match[1] ?? "";
+      const decision = Decision.safeParse(match[2]);
+      if (id && decision.success && !out.has(id)) out.set(id, { decision: decision.data, reply: comment });
+    }
+  }
+  return out;
+}
+
+/** A body without otto's hidden markers, for showing a thread to the model. */
+export function stripMarkers(body: string): string {
+  return body.replaceAll(OTTO_MARKER, "").replace(MARKER, "").trim();
+}

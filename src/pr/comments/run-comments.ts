@@ -1,0 +1,230 @@
+import { formatError, isOttoError, redact, type Env } from "../../core/index.ts";
+import type { Config } from "../../config/index.ts";
+import { parseDuration } from "../../config/index.ts";
+import type { Notify } from "../../notify/index.ts";
+import type { ModelRef, SessionRunner } from "../../session/index.ts";
+import type { PrBackend } from "../backend.ts";
+import type { PrDocument } from "../store/document.ts";
+import type { PrStore } from "../store/store.ts";
+import type { PrComment, PrInfo } from "../types.ts";
+import { unhandledComments } from "../watch/plan.ts";
+import { answerComment, type AnswerDeps } from "./answer-comment.ts";
+import { recordComments, type HistoryEntry } from "./comment-history.ts";
+import { RESOLUTION, type Decision } from "./decision.ts";
+import { discardChanges, prepareWorkdir, type PrWork } from "./prepare-workdir.ts";
+import { selectComments, threadOf, type BotPolicy, type SkipReason } from "./select-comments.ts";
+
+/*
+ * One pass of the comment flow over one PR (the watcher's onComments hook, /otto-pr comments):
+ * read every comment, record what is not for otto, record answers found on the forge that a
+ * crash kept out of the document, then answer the rest one by one, recording each answer as soon
+ * as it is posted.
+ */
+
+/** Failed answers to one comment before otto records it as seen and asks a human. */
+export const MAX_COMMENT_FAILURES = 2;
+
+/** Setup errors that are a person's working state (src/pr/comments/prepare-workdir.ts, src/repo), retried without counting. */
+const WAIT_FOR_PERSON = new Set(["worktree_dirty", "pr_branch_not_checked_out", "hands_off_branch", "worktree_conflict"]);
+
+export interface CommentFlowDeps {
+  store: PrStore;
+  sessions: SessionRunner;
+  /** The primary model; asked for only when a comment is answered. */
+  model: () => Promise<ModelRef>;
+  /** The invoking session (commands); the watcher has none. */
+  parentID?: string | undefined;
+  /** Where the command runs: the PR's repository when no tracked repo matches it. */
+  cwd: string;
+  config: Config;
+  secrets: readonly string[];
+  env: Env;
+  notify: Notify;
+  now: () => Date;
+  log: (level: "info" | "warn", message: string, extra?: Record<string, unknown>) => void;
+  signal?: AbortSignal | undefined;
+  progress?: (message: string) => void;
+}
+
+export interface CommentPassInput {
+  doc: PrDocument;
+  pr: PrInfo;
+  backend: PrBackend;
+}
+
+export interface PassItem {
+  comment: PrComment;
+  decision?: Decision | undefined;
+  action: string;
+}
+
+export interface CommentPassReport {
+  key: string;
+  answered: PassItem[];
+  recovered: PassItem[];
+  failed: PassItem[];
+  skipped: Array<{ comment: PrComment; reason: SkipReason }>;
+}
+
+/** Writes seen ids, history entries and log lines (and one comment's failure count; undefined clears it). */
+type Recorder = (seen: string[], entries: HistoryEntry[], log: string[], failure?: { id: string; count: number | undefined }) => Promise<PrDocument | undefined>;
+
+/** Which bot's comments count as review comments on this PR (Azure DevOps MerlinBot). */
+export function botPolicy(config: Config, pr: PrInfo): BotPolicy {
+  const ado = config.pr.providers.ado;
+  return pr.provider === "ado" ? { names: ado.bot_names, handle: ado.merlinbot } : { names: [], handle: false };
+}
+
+export async function runCommentPass(deps: CommentFlowDeps, input: CommentPassInput): Promise<CommentPassReport> {
+  const { pr, backend, doc } = input;
+  const report: CommentPassReport = { key: doc.key, answered: [], recovered: [], failed: [], skipped: [] };
+  const comments = await backend.getComments(pr);
+  const me = await backend.currentUser(pr).catch((error: unknown) => {
+    deps.log("warn", `could not read the token's user for ${doc.key}; its own replies may be answered`, { error: redact(formatError(error), deps.secrets) });
+    return undefined;
+  });
+  const plan = selectComments({ comments, seen: doc.data.seen_comment_ids, me, bot: botPolicy(deps.config, pr) });
+  report.skipped = plan.skipped;
+  const record: Recorder = (seen, entries, log, failure) =>
+    deps.store.update(doc.key, (current) => {
+      const failures = { ...current.data.comment_failures };
+      if (failure) {
+        if (failure.count === undefined) delete failures[failure.id];
+        else failures[failure.id] = failure.count;
+      }
+      const allSeen = [...current.data.seen_comment_ids, ...seen];
+      return recordComments(current, { seen, entries, failures, unseen: unhandledComments(comments, allSeen).length, log, now: deps.now().toISOString(), secrets: deps.secrets });
+    });
+
+  const recoveredEntries: HistoryEntry[] = [];
+  for (const { comment, decision, reply } of plan.recovered) {
+    // The crash may have come before the thread was resolved.
+    const root = threadOf(comment, comments)[0] ?? comment;
+    let action = "Answered in an earlier run (its reply is on the PR); recorded now, not answered again";
+    if (!comment.resolved) {
+      await backend.resolveComment(pr, root.id, RESOLUTION[decision]).catch((error: unknown) => {
+        action += `; thread not resolved: ${formatError(error).replace(/^Error: /, "")}`;
+      });
+    }
+    recoveredEntries.push({ comment, time: deps.now().toISOString(), decision, action, reply: reply.body });
+    report.recovered.push({ comment, decision, action });
+  }
+  const quiet = [...plan.skipped.map((s) => s.comment.id), ...plan.recovered.map((r) => r.comment.id)];
+  if (quiet.length > 0) {
+    const log = [
+      ...(plan.skipped.length > 0 ? [`comments not for otto (${describeSkips(plan.skipped)}) recorded as seen`] : []),
+      ...plan.recovered.map((r) => `comment ${r.comment.id}: otto's earlier ${r.decision} reply found on the PR; recorded`),
+    ];
+    await record(quiet, recoveredEntries, log);
+  }
+  if (plan.handle.length === 0) return report;
+  if (pr.fork === true) {
+    await handOffFork(deps, { doc, pr, comments: plan.handle, record, report });
+    return report;
+  }
+
+  let work: PrWork;
+  let model: ModelRef;
+  try {
+    work = await prepareWorkdir({ pr, repos: deps.config.repos, cwd: deps.cwd, env: deps.env });
+    model = await deps.model();
+  } catch (error) {
+    // A dirty or switched clone is a person at work: wait for them. Anything else would fail every
+    // poll forever, so it counts against each comment like a failed answer.
+    if (!isOttoError(error) || WAIT_FOR_PERSON.has(error.code)) throw error;
+    for (const comment of plan.handle) await failed(deps, { doc, pr, comment, error, record, report });
+    return report;
+  }
+  const answerDeps: AnswerDeps = {
+    sessions: deps.sessions,
+    model,
+    parentID: deps.parentID,
+    timeoutMs: parseDuration(deps.config.spec.task_timeout),
+    secrets: deps.secrets,
+    env: deps.env,
+    checkCommands: deps.config.pr.verify,
+    verifyTimeoutMs: parseDuration(deps.config.spec.verify_timeout),
+    signal: deps.signal,
+    now: deps.now,
+    log: deps.log,
+  };
+  for (const [index, comment] of plan.handle.entries()) {
+    if (deps.signal?.aborted) break;
+    deps.progress?.(`otto pr: answering comment ${index + 1}/${plan.handle.length} (${comment.id} by ${comment.author})`);
+    try {
+      const answer = await answerComment(answerDeps, { pr, backend, work, comment, comments });
+      await record([comment.id], [answer.entry], [`comment ${comment.id} by ${comment.author}: ${answer.decision}, ${answer.entry.action}`], { id: comment.id, count: undefined });
+      report.answered.push({ comment, decision: answer.decision, action: answer.entry.action });
+    } catch (error) {
+      // Cancelled (the tool's abort): not the comment's failure; it is answered next time, on a clean tree.
+      if (deps.signal?.aborted) {
+        await discardChanges(work.dir, deps.env).catch(() => false);
+        break;
+      }
+      await failed(deps, { doc, pr, comment, error, work: work.dir, record, report });
+    }
+  }
+  return report;
+}
+
+async function failed(
+  deps: CommentFlowDeps,
+  input: {
+    doc: PrDocument;
+    pr: PrInfo;
+    comment: PrComment;
+    error: unknown;
+    /** The working tree to clean up, when the answer got that far. */
+    work?: string;
+    record: Recorder;
+    report: CommentPassReport;
+  },
+): Promise<void> {
+  const { doc, pr, comment, report } = input;
+  const message = redact(formatError(input.error).replace(/^Error: /, ""), deps.secrets);
+  deps.log("warn", `answering comment ${comment.id} on ${doc.key} failed`, { error: message });
+  // Whatever the session left is not an answer anyone agreed to.
+  if (input.work) await discardChanges(input.work, deps.env).catch(() => false);
+  const count = (doc.data.comment_failures[comment.id] ?? 0) + 1;
+  const giveUp = count >= MAX_COMMENT_FAILURES;
+  const action = giveUp ? `Failed ${count} times, gave up (a human should answer): ${message}` : `Failed (attempt ${count} of ${MAX_COMMENT_FAILURES}, retried next cycle): ${message}`;
+  const entry: HistoryEntry = { comment, time: deps.now().toISOString(), action };
+  await input.record(giveUp ? [comment.id] : [], [entry], [`comment ${comment.id}: ${action}`], { id: comment.id, count: giveUp ? undefined : count });
+  report.failed.push({ comment, action });
+  if (giveUp) {
+    await deps.notify({
+      kind: "human_needed",
+      title: `PR #${pr.number}: otto could not answer a comment by ${comment.author}`,
+      text: `${action}\n\n> ${comment.body.split("\n").slice(0, 3).join("\n> ")}`,
+      url: comment.url ?? pr.url,
+      facts: { Repository: pr.repo, Comment: comment.id },
+    });
+  }
+}
+
+function describeSkips(skipped: ReadonlyArray<{ reason: SkipReason }>): string {
+  const counts = new Map<SkipReason, number>();
+  for (const s of skipped) counts.set(s.reason, (counts.get(s.reason) ?? 0) + 1);
+  const label: Record<SkipReason, string> = { own: "by the token's user", bot: "by bots", covered: "answered with a newer comment of their thread" };
+  return [...counts].map(([reason, n]) => `${n} ${label[reason]}`).join(", ");
+}
+
+/** A fork's branch is not otto's to push to (the fix flow refuses it too): record the comments and ask a human, once. */
+async function handOffFork(deps: CommentFlowDeps, input: { doc: PrDocument; pr: PrInfo; comments: PrComment[]; record: Recorder; report: CommentPassReport }): Promise<void> {
+  const { pr, comments } = input;
+  const action = `Not answered: the PR's branch is in a fork${pr.headRepo ? ` (${pr.headRepo})` : ""} otto cannot push to`;
+  const time = deps.now().toISOString();
+  await input.record(
+    comments.map((c) => c.id),
+    comments.map((comment) => ({ comment, time, action })),
+    [`${comments.length} reviewer comment(s) not answered: the head branch is in a fork`],
+  );
+  for (const comment of comments) input.report.failed.push({ comment, action });
+  await deps.notify({
+    kind: "human_needed",
+    title: `PR #${pr.number}: ${comments.length} reviewer comment(s) to answer by hand`,
+    text: `${action}.`,
+    url: pr.url,
+    facts: { Repository: pr.repo, Comments: comments.map((c) => c.id).join(", ") },
+  });
+}

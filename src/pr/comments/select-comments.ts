@@ -1,0 +1,121 @@
+import type { PrComment } from "../types.ts";
+import { OTTO_MARKER, unhandledComments } from "../watch/plan.ts";
+import type { Decision } from "./decision.ts";
+import { ownReplies } from "./reply-marker.ts";
+
+/*
+ * Which comments of a PR otto answers now, as a pure function of every comment on the PR and the
+ * document's seen ids. Otto's own comments carry OTTO_MARKER and never count; comments by the
+ * token's user (the person otto works for) and by bots are recorded as seen and left alone, except
+ * the configured review bot (Azure DevOps MerlinBot) when it is switched on.
+ */
+
+export interface BotPolicy {
+  /** Authors that are the configured review bot, e.g. ["MerlinBot"]. */
+  names: readonly string[];
+  /** Answer the configured bot like a reviewer (pr.providers.ado.merlinbot). */
+  handle: boolean;
+}
+
+export interface SelectInput {
+  comments: readonly PrComment[];
+  seen: readonly string[];
+  /** The user the token belongs to (GitHub login, Azure DevOps display name); unknown: undefined. */
+  me?: string | undefined;
+  bot: BotPolicy;
+}
+
+export type SkipReason = "own" | "bot" | "covered";
+
+export interface Recovered {
+  comment: PrComment;
+  decision: Decision;
+  /** Otto's reply found on the forge. */
+  reply: PrComment;
+}
+
+export interface CommentPlan {
+  /** To answer one by one, oldest first: the newest new comment of each thread. */
+  handle: PrComment[];
+  /** Answered in an earlier pass that crashed before recording: record (and resolve), never answer again. */
+  recovered: Recovered[];
+  /** Recorded as seen without an answer. `covered`: an older comment of a thread whose newest one is answered. */
+  skipped: Array<{ comment: PrComment; reason: SkipReason }>;
+}
+
+const same = (a: string, b: string): boolean => a.trim().toLowerCase() === b.trim().toLowerCase();
+
+/** GitHub Apps post as `<name>[bot]`; the configured review bot may be named with or without the suffix. */
+export function botKind(author: string, bot: BotPolicy): "review_bot" | "bot" | undefined {
+  const bare = author.replace(/\[bot\]$/i, "");
+  if (bot.names.some((name) => same(name.replace(/\[bot\]$/i, ""), bare))) return "review_bot";
+  return /\[bot\]$/i.test(author) ? "bot" : undefined;
+}
+
+/**
+ * The thread a comment belongs to. Azure DevOps ids are `<thread>/<comment>`; elsewhere a reply
+ * points at the comment it answers (GitHub: the thread's first comment) and a comment without
+ * `inReplyTo` starts its own thread.
+ */
+export function threadKey(comment: PrComment, byId: ReadonlyMap<string, PrComment>): string {
+  const ado = /^(\d+)\/\d+$/.exec(comment.id);
+  if (ado) return `thread-${ado[1]}`;
+  let current = comment;
+  const visited = new Set<string>();
+  while (current.inReplyTo !== undefined && !visited.has(current.id)) {
+    visited.add(current.id);
+    const parent = byId.get(current.inReplyTo);
+    if (!parent) return current.inReplyTo;
+    current = parent;
+  }
+  return current.id;
+}
+
+/** Every comment of the comment's thread, oldest first (the first one is the thread's root). */
+export function threadOf(comment: PrComment, comments: readonly PrComment[]): PrComment[] {
+  const byId = new Map(comments.map((c) => [c.id, c]));
+  const key = threadKey(comment, byId);
+  return comments.filter((c) => threadKey(c, byId) === key).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+}
+
+export function selectComments(input: SelectInput): CommentPlan {
+  const { comments, seen, me, bot } = input;
+  const answered = ownReplies(comments);
+  const byId = new Map(comments.map((c) => [c.id, c]));
+  const plan: CommentPlan = { handle: [], recovered: [], skipped: [] };
+  const newest = new Map<string, PrComment>();
+  const seenIds = new Set(seen);
+  // Answered and resolved before a crash: unhandledComments leaves resolved threads out, but the history should have them.
+  for (const comment of comments) {
+    const reply = answered.get(comment.id);
+    if (comment.resolved && reply && !seenIds.has(comment.id) && !comment.body.includes(OTTO_MARKER)) {
+      plan.recovered.push({ comment, decision: reply.decision, reply: reply.reply });
+    }
+  }
+  for (const comment of unhandledComments(comments, seen)) {
+    const reply = answered.get(comment.id);
+    if (reply) {
+      plan.recovered.push({ comment, decision: reply.decision, reply: reply.reply });
+      continue;
+    }
+    if (me !== undefined && same(comment.author, me)) {
+      plan.skipped.push({ comment, reason: "own" });
+      continue;
+    }
+    const kind = botKind(comment.author, bot);
+    if (kind === "bot" || (kind === "review_bot" && !bot.handle)) {
+      plan.skipped.push({ comment, reason: "bot" });
+      continue;
+    }
+    const key = threadKey(comment, byId);
+    const previous = newest.get(key);
+    if (previous && previous.createdAt > comment.createdAt) {
+      plan.skipped.push({ comment, reason: "covered" });
+      continue;
+    }
+    if (previous) plan.skipped.push({ comment: previous, reason: "covered" });
+    newest.set(key, comment);
+  }
+  plan.handle = [...newest.values()].sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  return plan;
+}

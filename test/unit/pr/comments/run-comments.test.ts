@@ -1,0 +1,126 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { newDocument } from "../../../../src/pr/commands/add.ts";
+import { replyBody, runCommentPass, type CommentFlowDeps } from "../../../../src/pr/comments/index.ts";
+import { createPrStore, type PrBackend, type PrComment, type PrInfo } from "../../../../src/pr/index.ts";
+import type { NotifyEvent } from "../../../../src/notify/index.ts";
+import type { SessionRunner } from "../../../../src/session/index.ts";
+import { testConfig } from "../support.ts";
+
+/*
+ * The pass without sessions: what is recorded when nothing needs a model (skips, answers found on
+ * the forge after a crash, a fork). The answering itself is covered end to end in
+ * test/e2e/pr-comments.test.ts.
+ */
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+});
+
+const pr: PrInfo = {
+  provider: "github",
+  number: 42,
+  repo: "octo/app",
+  url: "https://github.com/octo/app/pull/42",
+  title: "Add auth",
+  state: "open",
+  draft: false,
+  sourceBranch: "feature/auth",
+  targetBranch: "main",
+  headSha: "0123456789abcdef0123456789abcdef01234567",
+  author: "dev",
+  createdAt: "2026-02-06T10:00:00Z",
+  meta: {},
+};
+
+let tick = 0;
+const c = (id: string, over: Partial<PrComment> = {}): PrComment => ({ id, kind: "inline", author: "alice", body: `body ${id}`, createdAt: new Date(Date.parse("2026-02-06T11:00:00Z") + ++tick * 1000).toISOString(), path: "a.ts", line: 1, resolved: false, ...over });
+
+function fakeBackend(comments: PrComment[]) {
+  const calls: string[] = [];
+  const backend = {
+    name: "github",
+    getComments: () => Promise.resolve(comments),
+    currentUser: () => Promise.resolve("me"),
+    replyToComment: (_pr: PrInfo, id: string) => (calls.push(`reply ${id}`), Promise.resolve()),
+    resolveComment: (_pr: PrInfo, id: string, how: string) => (calls.push(`resolve ${id} ${how}`), Promise.resolve()),
+  } as unknown as PrBackend;
+  return { backend, calls };
+}
+
+async function setup(comments: PrComment[], info: PrInfo = pr) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "otto-comments-"));
+  dirs.push(dir);
+  const store = createPrStore(dir);
+  const doc = newDocument(info, "github-octo-app-42", 5, "2026-02-06T10:00:00.000Z");
+  await store.create(doc);
+  const notified: NotifyEvent[] = [];
+  const deps: CommentFlowDeps = {
+    store,
+    sessions: {} as SessionRunner,
+    model: () => Promise.reject(new Error("no model may be asked for")),
+    cwd: dir,
+    config: testConfig(),
+    secrets: [],
+    env: {},
+    notify: (event) => (notified.push(event), Promise.resolve({ delivered: [], failed: [] })),
+    now: () => new Date("2026-02-06T12:00:00.000Z"),
+    log: () => undefined,
+  };
+  const { backend, calls } = fakeBackend(comments);
+  return { store, doc, deps, backend, calls, notified };
+}
+
+describe("runCommentPass", () => {
+  it("records skipped comments and answers found on the PR, resolving only threads still open, without a session", async () => {
+    const open = c("review-1");
+    const closed = c("review-3", { resolved: true });
+    const comments = [
+      open,
+      c("review-2", { author: "otto-bot", inReplyTo: "review-1", body: replyBody("review-1", "AGREE", "Fixed in abc1234: done.") }),
+      closed,
+      c("review-4", { author: "otto-bot", inReplyTo: "review-3", resolved: true, body: replyBody("review-3", "WONT_FIX", "Later.") }),
+      c("issue-5", { kind: "conversation", author: "me" }),
+      c("issue-6", { kind: "conversation", author: "renovate[bot]" }),
+    ];
+    const { store, doc, deps, backend, calls } = await setup(comments);
+    const report = await runCommentPass(deps, { doc, pr, backend });
+    expect(report.recovered.map((r) => [r.comment.id, r.decision])).toEqual([["review-3", "WONT_FIX"], ["review-1", "AGREE"]]);
+    expect(report.skipped.map((s) => [s.comment.id, s.reason])).toEqual([["issue-5", "own"], ["issue-6", "bot"]]);
+    expect(calls).toEqual(["resolve review-1 resolved"]);
+    const after = await store.read(doc.key);
+    expect(after?.data.seen_comment_ids.sort()).toEqual(["issue-5", "issue-6", "review-1", "review-3"]);
+    expect(after?.data.unseen_comments).toBe(0);
+    expect(after?.sections.find((s) => s.title === "Comment History")?.body).toContain("### Comment review-1 — @alice");
+  });
+
+  it("counts a missing local clone against each comment, then records them and asks a human, instead of failing every poll", async () => {
+    const { store, doc, deps, backend, calls, notified } = await setup([c("review-1")]);
+    const first = await runCommentPass(deps, { doc, pr, backend });
+    expect(first.failed.map((f) => f.action)).toEqual([expect.stringMatching(/^Failed \(attempt 1 of 2, retried next cycle\): Cannot find local repo for https:\/\/github.com\/octo\/app/)]);
+    expect((await store.read(doc.key))?.data.comment_failures).toEqual({ "review-1": 1 });
+    const second = await runCommentPass(deps, { doc: (await store.read(doc.key))!, pr, backend });
+    expect(second.failed.map((f) => f.action)).toEqual([expect.stringMatching(/^Failed 2 times, gave up/)]);
+    expect((await store.read(doc.key))?.data).toMatchObject({ seen_comment_ids: ["review-1"], comment_failures: {} });
+    expect(notified.map((n) => n.kind)).toEqual(["human_needed"]);
+    expect(calls).toEqual([]);
+  });
+
+  it("does not answer on a fork's branch: records the comments and asks a human once", async () => {
+    const comments = [c("review-1"), c("review-2")];
+    const fork = { ...pr, fork: true, headRepo: "someone/app" };
+    const { store, doc, deps, backend, calls, notified } = await setup(comments, fork);
+    const report = await runCommentPass(deps, { doc, pr: fork, backend });
+    expect(report.failed.map((f) => f.action)).toEqual([expect.stringContaining("fork (someone/app)"), expect.stringContaining("fork (someone/app)")]);
+    expect(calls).toEqual([]);
+    expect(notified.map((n) => n.kind)).toEqual(["human_needed"]);
+    expect((await store.read(doc.key))?.data.seen_comment_ids).toEqual(["review-1", "review-2"]);
+    // Next pass: nothing left, nobody notified again.
+    const again = await runCommentPass(deps, { doc: (await store.read(doc.key))!, pr: fork, backend });
+    expect(again.failed).toEqual([]);
+    expect(notified).toHaveLength(1);
+  });
+});
