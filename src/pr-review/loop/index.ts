@@ -1,4 +1,11 @@
-import { OttoError, type Runtime } from "../../core/index.ts";
+import { redact, type Runtime } from "../../core/index.ts";
+import { parseDuration } from "../../config/index.ts";
+import { preflight, type LoopSetup } from "./preflight.ts";
+import type { RunContext } from "./run-review.ts";
+import { runRounds } from "./run-rounds.ts";
+import { renderSummary, type RoundRecord } from "./summary.ts";
+
+export { MAX_ROUNDS } from "./run-rounds.ts";
 
 export interface ReviewLoopInput {
   runtime: Runtime;
@@ -13,7 +20,38 @@ export interface ReviewLoopInput {
   progress(message: string): void;
 }
 
+/** The URL of each posted report, found again by its tag; the PR's URL stands in when it is not found. */
+async function findLinks(setup: LoopSetup, rounds: readonly RoundRecord[]): Promise<Map<string, string>> {
+  const links = new Map<string, string>();
+  if (!rounds.some((r) => r.comments.length > 0)) return links;
+  try {
+    const comments = await setup.backend.getComments(setup.pr);
+    for (const r of rounds) {
+      for (const c of r.comments) {
+        const url = comments.find((x) => x.body.includes(`<!-- otto-loop:${c.tag} -->`))?.url;
+        if (url) links.set(c.tag, url);
+      }
+    }
+  } catch {
+    // Links are a convenience: the reports are on the PR whatever happens here.
+  }
+  return links;
+}
+
 /** /pr-review --loop: the multi-model review-and-fix loop (docs/pr-review-loop.md). */
 export async function runReviewLoop(input: ReviewLoopInput): Promise<string> {
-  throw new OttoError("not_implemented", `The review loop is not built yet (${input.target}).`, "Run /pr-review without --loop.");
+  input.progress("pr-review loop: preflight (config, token, PR, local branch, push access)");
+  const setup = await preflight(input);
+  const { config } = setup;
+  const ctx: RunContext = {
+    runtime: input.runtime,
+    setup,
+    ...(input.sessionID ? { sessionID: input.sessionID } : {}),
+    ...(input.signal ? { signal: input.signal } : {}),
+    reviewTimeoutMs: parseDuration(config.spec.stage_timeout),
+  };
+  const result = await runRounds(ctx, (message) => input.progress(message));
+  const links = await findLinks(setup, result.rounds);
+  const summary = renderSummary({ pr: setup.pr, ...result, notes: setup.notes, links });
+  return redact(summary, setup.secrets);
 }

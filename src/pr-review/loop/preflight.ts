@@ -1,0 +1,151 @@
+import { OttoError, type Env, type Runtime } from "../../core/index.ts";
+import type { Config } from "../../config/index.ts";
+import { createPrContext, locatePr, originUrl, type PrBackend, type PrInfo } from "../../pr/index.ts";
+import { currentBranch, mapPrToWorkdir, readStatus, repoUrlOfPr, runGit } from "../../repo/index.ts";
+import { parseModel, resolveRoleModel, type ModelRef } from "../../session/index.ts";
+
+export interface LoopSetup {
+  config: Config;
+  backend: PrBackend;
+  pr: PrInfo;
+  /** The PR branch's working tree. */
+  dir: string;
+  remote: string;
+  /** What reviewers diff against: `<remote>/<target>` once fetched, else the target's name. */
+  targetRef: string;
+  /** `git diff --name-only` of the PR, for the reviewers' prompt. */
+  changedFiles: string[];
+  reviewers: ModelRef[];
+  analyzer: ModelRef;
+  fixModel: ModelRef;
+  canPush: boolean;
+  pushBlocker?: string;
+  /** Values redacted from everything posted: the configured and environment tokens. */
+  secrets: string[];
+  notes: string[];
+}
+
+export interface PreflightInput {
+  runtime: Runtime;
+  directory: string;
+  target: string;
+  provider?: string;
+  sessionID?: string;
+}
+
+/** Tokens otto knows, wherever they came from: none of them may appear in a comment. */
+export function knownSecrets(config: Config, env: Env): string[] {
+  const values = [config.pr.providers.github.token, config.pr.providers.ado.pat, config.opencode.password, env.GITHUB_TOKEN, env.GH_TOKEN, env.OTTO_ADO_PAT, env.OPENCODE_SERVER_PASSWORD];
+  return [...new Set(values.filter((v): v is string => typeof v === "string" && v.length > 0))];
+}
+
+function reviewerModels(config: Config): ModelRef[] {
+  const names = config.models.reviewers;
+  if (!names || names.length === 0) {
+    throw new OttoError(
+      "loop_reviewers_unset",
+      "The review loop needs models.reviewers: 1 to 5 models that review the PR in parallel.",
+      'Add them to otto.jsonc, e.g. "models": { "reviewers": ["openai/gpt-5", "anthropic/claude-sonnet-4-5"] }, then run the command again.',
+    );
+  }
+  return names.map((name) => parseModel(name));
+}
+
+/**
+ * Git facts about pushing: the local branch must not be behind the remote (the reviewers would
+ * read stale code), and a dry-run push must be accepted (credentials, permissions).
+ */
+async function pushState(dir: string, remote: string, branch: string, env: Env): Promise<{ canPush: boolean; blocker?: string }> {
+  const git = (args: string[]) => runGit(args, { cwd: dir, env });
+  const fetch = await git(["fetch", "-q", remote, `+refs/heads/${branch}:refs/remotes/${remote}/${branch}`]);
+  if (fetch.exitCode !== 0) return { canPush: false, blocker: `git fetch ${remote} ${branch} failed: ${fetch.stderr.trim().split("\n")[0] ?? ""}` };
+  const behind = await git(["rev-list", "--count", `HEAD..refs/remotes/${remote}/${branch}`]);
+  if (behind.exitCode === 0 && Number(behind.stdout.trim()) > 0) {
+    throw new OttoError(
+      "loop_branch_behind",
+      `The local '${branch}' in ${dir} is ${behind.stdout.trim()} commit(s) behind ${remote}/${branch}: the reviewers would review stale code.`,
+      `Run git -C ${dir} pull --ff-only, then run the command again.`,
+    );
+  }
+  const dry = await git(["push", "--dry-run", "--porcelain", remote, `HEAD:refs/heads/${branch}`]);
+  if (dry.exitCode !== 0) return { canPush: false, blocker: `git push --dry-run was refused: ${(dry.stderr || dry.stdout).trim().split("\n")[0] ?? ""}` };
+  return { canPush: true };
+}
+
+/** The target branch fetched, and the files the PR changes against it. */
+async function targetOf(dir: string, remote: string, target: string, env: Env): Promise<{ ref: string; files: string[] }> {
+  const fetched = await runGit(["fetch", "-q", remote, `+refs/heads/${target}:refs/remotes/${remote}/${target}`], { cwd: dir, env });
+  const ref = fetched.exitCode === 0 ? `${remote}/${target}` : target;
+  const diff = await runGit(["diff", "--name-only", `${ref}...HEAD`], { cwd: dir, env });
+  return { ref, files: diff.exitCode === 0 ? diff.stdout.split("\n").map((l) => l.trim()).filter(Boolean) : [] };
+}
+
+/**
+ * Everything checked before the first model call or comment: config and models, the token (by
+ * reading the PR), the PR is open, the local clone, its branch and cleanliness, and pushing.
+ */
+export async function preflight(input: PreflightInput): Promise<LoopSetup> {
+  const { runtime } = input;
+  const ctx = await createPrContext(runtime, input.directory);
+  const config = ctx.loaded.config;
+  const reviewers = reviewerModels(config);
+  const notes: string[] = [];
+  const roleDeps = { client: runtime.client, sessionID: input.sessionID ?? "", directory: input.directory, once: runtime.once, log: runtime.log };
+  const fixRole = config.models.fix ? { model: parseModel(config.models.fix) } : await resolveRoleModel("primary", config.models.primary, roleDeps);
+  if ("note" in fixRole && fixRole.note) notes.push(fixRole.note);
+  const analyzer = config.models.secondary ? parseModel(config.models.secondary) : (reviewers[0] as ModelRef);
+
+  const remoteUrl = await originUrl(input.directory);
+  const { backend, locator } = locatePr(ctx.registry, {
+    text: input.target,
+    ...(input.provider ? { provider: input.provider } : {}),
+    ...(config.pr.default_provider ? { defaultProvider: config.pr.default_provider } : {}),
+    context: remoteUrl ? { remoteUrl } : {},
+  });
+  const pr = await backend.getPr(locator);
+  if (pr.state !== "open") {
+    throw new OttoError("loop_pr_not_open", `PR #${pr.number} (${pr.repo}) is ${pr.state}: there is nothing to review and fix.`, "Pass an open PR.");
+  }
+
+  const env = runtime.env;
+  const work = await mapPrToWorkdir({ repoUrl: repoUrlOfPr(pr.url), branch: pr.sourceBranch, config, cwd: input.directory, git: { env } });
+  const branch = await currentBranch(work.dir, { env });
+  if (!work.onBranch || branch !== pr.sourceBranch) {
+    throw new OttoError(
+      "loop_wrong_branch",
+      `${work.dir} has ${branch === undefined ? "a detached HEAD" : `'${branch}'`} checked out, not the PR's branch '${pr.sourceBranch}'.`,
+      `Run git -C ${work.dir} checkout ${pr.sourceBranch}, then run the command again.`,
+    );
+  }
+  const status = await readStatus(work.dir, { env });
+  if (status.dirty) {
+    throw new OttoError(
+      "loop_dirty",
+      `${work.dir} has uncommitted changes; the loop commits whatever the fix agent changes, so it starts from a clean tree:\n${status.changes.slice(0, 10).map((c) => `  ${c}`).join("\n")}`,
+      `Commit or stash them (git -C ${work.dir} stash -u), then run the command again.`,
+    );
+  }
+  // A fork's branch is not on the remote that matched the PR's repository; otherwise a dry-run
+  // push decides (credentials, branch protection), also when the provider does not say.
+  const push = pr.fork === true
+    ? { canPush: false, blocker: `the PR's branch lives in a fork (${pr.headRepo ?? "another repository"})` }
+    : await pushState(work.dir, work.remote, pr.sourceBranch, env);
+  if (!push.canPush) notes.push(`review only: ${push.blocker ?? "cannot push"}`);
+  const target = await targetOf(work.dir, work.remote, pr.targetBranch, env);
+  return {
+    targetRef: target.ref,
+    changedFiles: target.files,
+    config,
+    backend,
+    pr,
+    dir: work.dir,
+    remote: work.remote,
+    reviewers,
+    analyzer,
+    fixModel: fixRole.model,
+    canPush: push.canPush,
+    ...(push.blocker ? { pushBlocker: push.blocker } : {}),
+    secrets: knownSecrets(config, env),
+    notes,
+  };
+}

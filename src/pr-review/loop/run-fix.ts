@@ -1,0 +1,97 @@
+import { runChecks, type CheckResult } from "../../execute/index.ts";
+import { commitAndPush, type PushResult } from "../../pr/git/push.ts";
+import { renderPrompt } from "../../prompts/index.ts";
+import { headSha } from "../../repo/index.ts";
+import { accountFor, closeAccount, type FixAccount } from "./fix-plan.ts";
+import type { RunContext } from "./run-review.ts";
+import { FixReply, type FixPayload } from "./schemas.ts";
+
+export interface FixOutcome {
+  account: FixAccount;
+  checks: CheckResult[];
+  push?: PushResult;
+  /** Set when the loop must stop after this fix (checks failed, push refused, head did not move). */
+  failure?: string;
+}
+
+export interface FixOptions {
+  fixTimeoutMs: number;
+  verifyTimeoutMs: number;
+}
+
+function retryText(missing: readonly string[]): string {
+  return [
+    `Your answer did not account for ${missing.length} of the issues to fix: ${missing.join(", ")}.`,
+    "Every id of issuesToFix must appear once, in fixedIssues or in rejectedIssues. Fix them now or reject them with a reason,",
+    "then answer again with the complete envelope (all issues, including those you already reported): a line BEGIN_JSON, the JSON object, a line END_JSON, and nothing after it.",
+  ].join(" ");
+}
+
+/** Asks the fix session for A5, and once more for the issues it left out; the rest counts as rejected. */
+async function fixSession(ctx: RunContext, payload: FixPayload, options: FixOptions): Promise<FixAccount> {
+  const { setup } = ctx;
+  const { pr } = setup;
+  const child = await ctx.runtime.sessions.openChild({
+    ...(ctx.sessionID ? { parentID: ctx.sessionID } : {}),
+    directory: setup.dir,
+    agent: "otto-executor",
+    model: setup.fixModel,
+    title: `otto: PR #${pr.number} review loop, fixes of round ${payload.round}`,
+    timeoutMs: options.fixTimeoutMs,
+    ...(ctx.signal ? { signal: ctx.signal } : {}),
+  });
+  try {
+    const prompt = renderPrompt(
+      "pr-loop-fix",
+      {
+        pr_title: pr.title,
+        target_branch: setup.targetRef,
+        round: payload.round,
+        fix_payload: JSON.stringify(payload, null, 2),
+        ...(pr.description ? { pr_description: pr.description } : {}),
+        ...(setup.config.pr.verify.length > 0 ? { check_commands: setup.config.pr.verify.join("\n") } : {}),
+      },
+      { env: ctx.runtime.env },
+    );
+    const first = await child.promptJson(prompt, FixReply, { retries: 1 });
+    let account = accountFor(payload.issuesToFix, first.value);
+    if (account.missing.length > 0) {
+      const second = await child.promptJson(retryText(account.missing), FixReply, { retries: 1 });
+      account = accountFor(payload.issuesToFix, {
+        fixedIssues: [...account.fixed, ...second.value.fixedIssues],
+        rejectedIssues: [...account.rejected, ...second.value.rejectedIssues],
+      });
+    }
+    return closeAccount(account);
+  } finally {
+    await child.close();
+  }
+}
+
+function commitMessage(payload: FixPayload, account: FixAccount): string {
+  const titles = new Map(payload.issuesToFix.map((f) => [f.id, f.title]));
+  const lines = account.fixed.map((f) => `- ${f.findingId}: ${titles.get(f.findingId) ?? f.description}`);
+  return [`fix: address review findings (otto review loop, round ${payload.round})`, "", ...lines].join("\n");
+}
+
+/**
+ * The fix step: the fix session edits the working tree, otto runs pr.verify, commits and pushes
+ * (never forced), and checks the branch moved when anything was reported fixed.
+ */
+export async function runFix(ctx: RunContext, payload: FixPayload, options: FixOptions): Promise<FixOutcome> {
+  const { setup } = ctx;
+  const env = ctx.runtime.env;
+  const before = (await headSha(setup.dir, { env })) ?? "";
+  const account = await fixSession(ctx, payload, options);
+  const checks = await runChecks(setup.config.pr.verify, { cwd: setup.dir, timeoutMs: options.verifyTimeoutMs, ...(ctx.signal ? { signal: ctx.signal } : {}), env });
+  const failed = checks.filter((c) => !c.passed);
+  if (failed.length > 0) {
+    return { account, checks, failure: `pr.verify failed (${failed.map((c) => `\`${c.command}\``).join(", ")}): nothing was pushed; the fix agent's changes are left uncommitted in ${setup.dir}.` };
+  }
+  const push = await commitAndPush({ dir: setup.dir, branch: setup.pr.sourceBranch, remote: setup.remote, message: commitMessage(payload, account), env });
+  if (push.outcome !== "pushed" && push.outcome !== "nothing") return { account, checks, push, failure: `the push did not land (${push.outcome}): ${push.detail}` };
+  if (account.fixed.length > 0 && (push.outcome === "nothing" || push.sha === before)) {
+    return { account, checks, push, failure: `the fix agent reported ${account.fixed.length} finding(s) fixed, but the branch did not move (no change to commit or push).` };
+  }
+  return { account, checks, push };
+}

@@ -1,0 +1,114 @@
+import { OttoError, isOttoError, redact, type Runtime } from "../../core/index.ts";
+import { renderPrompt } from "../../prompts/index.ts";
+import { formatModel, type ModelRef } from "../../session/index.ts";
+import { reviewStateOf } from "./consensus.ts";
+import { toFinding } from "./findings.ts";
+import type { LoopSetup } from "./preflight.ts";
+import type { ReviewerOutcome } from "./report.ts";
+import { CommentsReply, ReviewerReply, type Finding, type ReviewState } from "./schemas.ts";
+import { openThreads, threadFindings } from "./threads.ts";
+
+export interface RunContext {
+  runtime: Runtime;
+  setup: LoopSetup;
+  sessionID?: string;
+  signal?: AbortSignal;
+  /** One model turn of a reviewer or the analyzer. */
+  reviewTimeoutMs: number;
+}
+
+export interface ReviewRound {
+  reviewers: ReviewerOutcome[];
+  findings: Finding[];
+  threads: Finding[];
+  reviewState: ReviewState;
+}
+
+/** Errors that end the loop at once instead of counting as one failed reviewer. */
+const HARD_STOPS = new Set(["model_mismatch", "agent_mismatch", "session_aborted"]);
+
+export function isHardStop(error: unknown): error is OttoError {
+  return isOttoError(error) && HARD_STOPS.has(error.code);
+}
+
+function describe(error: unknown): string {
+  if (isOttoError(error)) return redact(`${error.code}: ${error.message}`);
+  return redact(error instanceof Error ? error.message : String(error));
+}
+
+const reviewerName = (i: number): string => `reviewer-${i + 1}`;
+
+function child(ctx: RunContext, model: ModelRef, title: string) {
+  return {
+    ...(ctx.sessionID ? { parentID: ctx.sessionID } : {}),
+    directory: ctx.setup.dir,
+    agent: "otto-reviewer",
+    model,
+    title,
+    timeoutMs: ctx.reviewTimeoutMs,
+    ...(ctx.signal ? { signal: ctx.signal } : {}),
+  };
+}
+
+async function runReviewer(ctx: RunContext, round: number, i: number, model: ModelRef): Promise<{ outcome: ReviewerOutcome; findings: Finding[] }> {
+  const { pr, targetRef, changedFiles } = ctx.setup;
+  const name = reviewerName(i);
+  const prompt = renderPrompt(
+    "pr-loop-reviewer",
+    {
+      pr_title: pr.title,
+      pr_description: pr.description ?? "",
+      target_branch: targetRef,
+      reviewer: name,
+      round,
+      pr_url: pr.url,
+      ...(changedFiles.length > 0 ? { changed_files: changedFiles } : {}),
+    },
+    { env: ctx.runtime.env },
+  );
+  const reply = await ctx.runtime.sessions.runChildJson(child(ctx, model, `otto: PR #${pr.number} review loop, round ${round}, ${name}`), prompt, ReviewerReply, { retries: 1 });
+  const findings = reply.value.findings.map((f) => toFinding(f, name));
+  return { outcome: { name, model: formatModel(model), ok: true, findings: findings.length, conclusion: reply.value.conclusion, report: reply.value.fullReport }, findings };
+}
+
+async function runAnalyzer(ctx: RunContext, threads: ReturnType<typeof openThreads>, state: ReviewState): Promise<CommentsReply | undefined> {
+  if (threads.length === 0) return undefined;
+  const { pr } = ctx.setup;
+  const prompt = renderPrompt(
+    "pr-loop-comments",
+    { pr_title: pr.title, threads: JSON.stringify(threads, null, 2), review_state: JSON.stringify(state, null, 2), pr_url: pr.url },
+    { env: ctx.runtime.env },
+  );
+  const reply = await ctx.runtime.sessions.runChildJson(child(ctx, ctx.setup.analyzer, `otto: PR #${pr.number} review loop, comments`), prompt, CommentsReply, { retries: 1 });
+  return reply.value;
+}
+
+/**
+ * One review round: the forge's reviews and comments, then every reviewer and the comments
+ * analyzer in parallel. A failed reviewer is recorded (partial review); a model or agent
+ * mismatch or a cancellation anywhere, or a failed analyzer, throws (the loop stops).
+ */
+export async function runReviewRound(ctx: RunContext, round: number): Promise<ReviewRound> {
+  const { backend, pr } = ctx.setup;
+  const [reviews, comments] = await Promise.all([backend.getReviews(pr), backend.getComments(pr)]);
+  const reviewState = reviewStateOf(reviews);
+  const threads = openThreads(comments);
+  const [analyzed, ...settled] = await Promise.allSettled([runAnalyzer(ctx, threads, reviewState), ...ctx.setup.reviewers.map((m, i) => runReviewer(ctx, round, i, m))]);
+  const hard = [analyzed, ...settled].find((s) => s?.status === "rejected" && isHardStop(s.reason));
+  if (hard?.status === "rejected") throw hard.reason;
+  if (analyzed?.status === "rejected") {
+    throw new OttoError("loop_analyzer_failed", `The comments analyzer (${formatModel(ctx.setup.analyzer)}) failed: ${describe(analyzed.reason)}`, "Check the model with /otto-config models, then run the command again.");
+  }
+  const reviewers: ReviewerOutcome[] = [];
+  const findings: Finding[] = [];
+  settled.forEach((s, i) => {
+    if (s.status === "fulfilled") {
+      reviewers.push(s.value.outcome);
+      findings.push(...s.value.findings);
+    } else {
+      reviewers.push({ name: reviewerName(i), model: formatModel(ctx.setup.reviewers[i] as ModelRef), ok: false, error: describe(s.reason), findings: 0 });
+    }
+  });
+  const reply = analyzed?.status === "fulfilled" ? analyzed.value : undefined;
+  return { reviewers, findings, threads: threadFindings(threads, reply), reviewState };
+}

@@ -1,0 +1,112 @@
+import { isOttoError, redact } from "../../core/index.ts";
+import { parseDuration } from "../../config/index.ts";
+import { consensusOf } from "./consensus.ts";
+import { decideRound } from "./decide.ts";
+import { countByPriority } from "./findings.ts";
+import { fixPayload, stuckIds } from "./fix-plan.ts";
+import { finishComment, renderFailureReport, renderFixReport, renderReviewReport } from "./report.ts";
+import { runFix } from "./run-fix.ts";
+import { isHardStop, runReviewRound, type RunContext } from "./run-review.ts";
+import type { Consensus, Finding } from "./schemas.ts";
+import type { RoundRecord } from "./summary.ts";
+
+/** Plan 003: "Hard cap: 3 rounds". */
+export const MAX_ROUNDS = 3;
+
+function errorText(error: unknown): string {
+  if (isOttoError(error)) return `${error.message}${error.fix ? ` (${error.fix})` : ""}`;
+  return error instanceof Error ? error.message : String(error);
+}
+
+export interface RoundsResult {
+  rounds: RoundRecord[];
+  consensus?: Consensus;
+  outcome: string;
+  stuck: Finding[];
+}
+
+/** The loop after preflight: rounds of review, report, fix, report; returns how it ended. */
+export async function runRounds(ctx: RunContext, progress: (message: string) => void): Promise<RoundsResult> {
+  const { setup } = ctx;
+  const { config } = setup;
+  const rounds: RoundRecord[] = [];
+  const reportedFixed = new Set<string>();
+  let stuck = new Set<string>();
+  const stuckFindings = new Map<string, Finding>();
+  let consensus: Consensus | undefined;
+
+  const post = async (record: RoundRecord, kind: RoundRecord["comments"][number]["kind"], body: string): Promise<void> => {
+    const tag = `round-${record.round}-${kind.replace(/ /g, "-")}`;
+    await setup.backend.postComment(setup.pr, finishComment(tag, body, setup.secrets));
+    record.comments.push({ kind, tag });
+  };
+  const fail = async (record: RoundRecord, reason: string, detail?: string): Promise<string> => {
+    record.next = `stopped: ${reason}`;
+    await post(record, "failure report", renderFailureReport(record.round, reason, detail));
+    return `Stopped in round ${record.round}: ${reason}`;
+  };
+
+  for (let round = 1; round <= MAX_ROUNDS; round++) {
+    const record: RoundRecord = { round, next: "", comments: [] };
+    rounds.push(record);
+    progress(`pr-review loop: round ${round}/${MAX_ROUNDS}, ${setup.reviewers.length} reviewer(s)`);
+    let review;
+    try {
+      review = await runReviewRound(ctx, round);
+    } catch (error) {
+      if (isOttoError(error) && error.code === "session_aborted") throw error;
+      const reason = isHardStop(error) ? `model check failed, the loop stops: ${errorText(error)}` : errorText(error);
+      return { rounds, consensus, outcome: await fail(record, redact(reason, setup.secrets)), stuck: [...stuckFindings.values()] };
+    }
+    record.reviewers = review.reviewers;
+    if (review.reviewers.every((r) => !r.ok)) {
+      const detail = review.reviewers.map((r) => `- ${r.name} (${r.model}): ${r.error ?? "no answer"}`).join("\n");
+      return { rounds, consensus, outcome: await fail(record, `all ${review.reviewers.length} reviewer(s) failed; there is no credible review, so nothing is fixed.`, detail), stuck: [...stuckFindings.values()] };
+    }
+
+    stuck = stuckIds(review.findings, reportedFixed, stuck);
+    for (const f of review.findings) if (stuck.has(f.id) && !stuckFindings.has(f.id)) stuckFindings.set(f.id, f);
+    const payload = fixPayload(setup.pr.number, round, review.findings, stuck);
+    const counts = countByPriority([...review.findings, ...review.threads]);
+    consensus = consensusOf(counts, review.reviewState);
+    Object.assign(record, { consensus, counts });
+    const decision = decideRound({
+      round,
+      maxRounds: MAX_ROUNDS,
+      consensus,
+      reviewState: review.reviewState,
+      toFix: payload.issuesToFix.length,
+      stuck: review.findings.filter((f) => stuck.has(f.id)).length,
+      threads: review.threads,
+      canPush: setup.canPush,
+      ...(setup.pushBlocker ? { pushBlocker: setup.pushBlocker } : {}),
+    });
+    record.next = decision.next;
+    await post(record, "review report", renderReviewReport({ round, maxRounds: MAX_ROUNDS, consensus, reviewers: review.reviewers, reviewState: review.reviewState, findings: review.findings, threads: review.threads, stuck: review.findings.filter((f) => stuck.has(f.id)), next: decision.next }));
+    if (decision.action === "approved") return { rounds, consensus, outcome: `Approved in round ${round}.`, stuck: [...stuckFindings.values()] };
+    if (decision.action === "stop") return { rounds, consensus, outcome: `Stopped in round ${round}: ${decision.reason}`, stuck: [...stuckFindings.values()] };
+
+    progress(`pr-review loop: round ${round}/${MAX_ROUNDS}, fixing ${payload.issuesToFix.length} finding(s)`);
+    let fix;
+    try {
+      fix = await runFix(ctx, payload, {
+        fixTimeoutMs: parseDuration(config.spec.task_timeout),
+        verifyTimeoutMs: parseDuration(config.spec.verify_timeout),
+      });
+    } catch (error) {
+      if (isOttoError(error) && error.code === "session_aborted") throw error;
+      return { rounds, consensus, outcome: await fail(record, redact(`the fix step failed: ${errorText(error)}`, setup.secrets)), stuck: [...stuckFindings.values()] };
+    }
+    for (const f of fix.account.fixed) reportedFixed.add(f.findingId);
+    record.fix = { fixed: fix.account.fixed.length, rejected: fix.account.rejected.length, ...(fix.push?.outcome === "pushed" ? { pushed: fix.push.sha } : {}) };
+    const pushText = fix.push ? `${fix.push.outcome}: ${fix.push.detail}${fix.push.outcome === "pushed" ? ` (${fix.push.sha.slice(0, 7)})` : ""}` : "not pushed.";
+    const stopNote = fix.failure ? `**Stopped:** ${fix.failure}` : decision.stopAfter ? `**Stopped:** ${decision.stopAfter}` : `**Next:** review round ${round + 1}.`;
+    await post(record, "fix report", renderFixReport({ round, account: fix.account, checks: fix.checks, push: pushText, note: stopNote }));
+    if (fix.failure) {
+      record.next = `stopped after the fix: ${fix.failure}`;
+      return { rounds, consensus, outcome: `Stopped in round ${round}: ${fix.failure}`, stuck: [...stuckFindings.values()] };
+    }
+    if (decision.stopAfter) return { rounds, consensus, outcome: `Stopped after round ${round}: ${decision.stopAfter}`, stuck: [...stuckFindings.values()] };
+  }
+  return { rounds, consensus, outcome: `Stopped: max rounds reached (${MAX_ROUNDS}).`, stuck: [...stuckFindings.values()] };
+}

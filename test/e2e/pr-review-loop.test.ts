@@ -1,0 +1,441 @@
+import fs from "node:fs";
+import path from "node:path";
+import type { OpencodeClient, Part, ToolPart } from "@opencode-ai/sdk";
+import { describe, expect, it } from "vitest";
+import { assertPluginLoaded, FAKE_GITHUB_TOKEN, slashCommand, text, toolCall, useE2E, type RecordedRequest, type ScriptEntry, type Step, type Workspace } from "../support/index.ts";
+import { useForges, type Forges } from "./pr/forges.ts";
+
+/*
+ * /pr-review <url> --loop through real OpenCode: two reviewer models (mock/m1, mock/m2) on the
+ * scripted model server, the fake GitHub, and a real clone whose origin is a bare repository
+ * (reached through url.insteadOf, so the remote still names github.com/octo/app).
+ */
+
+const PR_URL = "https://github.com/octo/app/pull/1";
+const BRANCH = "feature/greet";
+const LOOP_MARKER = "<!-- pr-review-loop-marker -->";
+const RUN_TIMEOUT = 180_000;
+
+type Kind = { kind: "reviewer"; reviewer: string; round: number } | { kind: "comments" } | { kind: "fix"; round: number };
+
+function kindOf(req: RecordedRequest): Kind | undefined {
+  if (req.isTitle) return undefined;
+  const reviewer = /You are (reviewer-\d+), one of several independent senior engineers .*\(review round (\d+)\)/.exec(req.lastUser);
+  if (reviewer) return { kind: "reviewer", reviewer: reviewer[1] ?? "", round: Number(reviewer[2]) };
+  if (req.lastUser.includes("You analyse the unresolved reviewer comments")) return { kind: "comments" };
+  const fix = /Reviewers found problems in a pull request \(review round (\d+)\)/.exec(req.lastUser);
+  if (fix) return { kind: "fix", round: Number(fix[1]) };
+  return undefined;
+}
+
+const envelope = (value: unknown): Step => text(`Done.\nBEGIN_JSON\n${JSON.stringify(value)}\nEND_JSON`);
+const approve = (): Step => envelope({ conclusion: "approve", findings: [], fullReport: "Looks right." });
+const finding = (title: string, extra: Record<string, unknown> = {}) => ({ priority: "P1", category: "quality", file: "greet.txt", line: 1, title, description: `${title}: the greeting is wrong.`, suggestion: "Say hello, world.", ...extra });
+const requestChanges = (...findings: unknown[]): Step => envelope({ conclusion: "request_changes", findings, fullReport: "One problem." });
+
+/** Finding ids of the fix payload the fix session was given (computed by otto). */
+function payloadIds(req: RecordedRequest): string[] {
+  const payload = /<fix_payload>\n([\s\S]*?)\n<\/fix_payload>/.exec(req.lastUser)?.[1] ?? "{}";
+  return (JSON.parse(payload) as { issuesToFix: Array<{ id: string }> }).issuesToFix.map((f) => f.id);
+}
+
+/** A fix session that writes `file` with the real write tool, then reports every issue fixed. */
+function fixWrites(project: string, req: RecordedRequest, file: string, content: string): Step {
+  if (req.lastRole !== "tool") return toolCall("write", { filePath: path.join(project, file), content });
+  return envelope({ fixedIssues: payloadIds(req).map((findingId) => ({ findingId, description: `Rewrote ${file}.` })), rejectedIssues: [] });
+}
+
+type Respond = (kind: Kind, req: RecordedRequest) => Step | undefined;
+
+/** One entry answering every loop session; reviewers approve and fixes write greet.txt unless `respond` says otherwise. */
+function loopModel(project: string, respond: Respond): ScriptEntry {
+  return {
+    label: "loop model",
+    times: Infinity,
+    match: (req) => kindOf(req) !== undefined,
+    reply: (req) => {
+      const kind = kindOf(req) as Kind;
+      const step = respond(kind, req);
+      if (step) return step;
+      if (kind.kind === "fix") return fixWrites(project, req, "greet.txt", "hello, world\n");
+      if (kind.kind === "comments") return envelope({ threads: [], fullReport: "" });
+      return approve();
+    },
+  };
+}
+
+/** The PR on the fake GitHub and its branch in a clone whose origin is a bare repository. */
+async function setup(e2e: ReturnType<typeof useE2E>, f: Forges, options: { verify?: string[]; extraConfig?: Record<string, unknown>; fork?: { owner: string; repo: string } } = {}): Promise<Workspace> {
+  f.gh.state.addPr({ number: 1, title: "Greet the world", branch: BRANCH, ...(options.fork ? { fork: options.fork } : {}) });
+  const config = f.ottoConfig() as { pr: Record<string, unknown> } & Record<string, unknown>;
+  config.pr = { ...config.pr, verify: options.verify ?? [] };
+  config.models = { reviewers: ["mock/m1", "mock/m2"], primary: "mock/m1", fix: "mock/m1" };
+  const ws = await e2e.workspace({ remote: true, files: { "greet.txt": "hello\n" }, userOttoConfig: config, env: f.env, ...(options.extraConfig ? { config: options.extraConfig } : {}) });
+  const { repo } = ws;
+  await repo.git(["checkout", "-q", "-b", BRANCH]);
+  await repo.commit("Greet", { "greet.txt": "helo wrld\n" });
+  await repo.git(["push", "-q", "origin", BRANCH]);
+  await repo.git(["branch", "-q", "--set-upstream-to", `origin/${BRANCH}`]);
+  // The PR's repository is github.com/octo/app; git reaches it in the bare repository.
+  await repo.git(["remote", "set-url", "origin", "https://github.com/octo/app.git"]);
+  await repo.git(["config", `url.${repo.remote}.insteadOf`, "https://github.com/octo/app.git"]);
+  return ws;
+}
+
+/** Bodies of the comments otto posted on the fake GitHub, in order. */
+const posted = (f: Forges): string[] => f.gh.state.comments.map((c) => c.body);
+
+async function runLoop(e2e: ReturnType<typeof useE2E>, ws: Workspace) {
+  const run = await e2e.run(ws, ["run", "--command", "pr-review", "--", PR_URL, "--loop"], { timeoutMs: RUN_TIMEOUT });
+  expect(run.exitCode, run.stderr).toBe(0);
+  return run;
+}
+
+/** Runs `/pr-review <args>` in a new session of a served OpenCode and returns the tool's output. */
+async function prReview(client: OpencodeClient, args: string): Promise<string> {
+  const session = (await client.session.create({ body: { title: `pr-review ${args}` }, throwOnError: true })).data;
+  await client.session.command({ path: { id: session.id }, body: { command: "pr-review", arguments: args }, throwOnError: true });
+  const messages = (await client.session.messages({ path: { id: session.id }, throwOnError: true })).data;
+  const tool = messages.flatMap((m) => m.parts).find((p: Part): p is ToolPart => p.type === "tool" && p.tool === "otto_pr_review");
+  if (!tool || tool.state.status !== "completed") throw new Error(`otto_pr_review did not complete for '${args}': ${JSON.stringify(tool?.state ?? null)}`);
+  return tool.state.output;
+}
+
+describe("/pr-review --loop (real OpenCode, scripted reviewer models, fake GitHub, real git)", () => {
+  const e2e = useE2E();
+  const forges = useForges();
+
+  it("approves in round 1: both reviewers run on their own models, one marked report, no fix, nothing pushed", async () => {
+    const f = await forges();
+    const ws = await setup(e2e, f);
+    const before = await ws.repo.remoteLog(BRANCH);
+    e2e.model.script(...slashCommand("otto_pr_review"), loopModel(ws.project, () => undefined));
+    const run = await runLoop(e2e, ws);
+
+    expect(run.stdout).toContain("Final consensus: **approve**. Approved in round 1.");
+    expect(run.stdout).toContain(`- review report: ${PR_URL}#issuecomment-${f.gh.state.comments[0]?.id ?? "?"}`);
+    const reviewers = e2e.model.turns().filter((r) => kindOf(r)?.kind === "reviewer");
+    expect(reviewers.map((r) => [(kindOf(r) as { reviewer: string }).reviewer, r.model]).sort()).toEqual([["reviewer-1", "m1"], ["reviewer-2", "m2"]]);
+    expect(reviewers.every((r) => r.system.includes("You are a rigorous, independent reviewer"))).toBe(true);
+    expect(e2e.model.turns().some((r) => kindOf(r)?.kind === "fix" || kindOf(r)?.kind === "comments")).toBe(false);
+    const comments = posted(f);
+    expect(comments).toHaveLength(1);
+    expect(comments[0]).toContain(LOOP_MARKER);
+    expect(comments[0]).toContain("round 1/3, consensus **approve**");
+    expect(comments[0]).toContain("| 0 | 0 | 0 | 0 |");
+    expect(await ws.repo.remoteLog(BRANCH)).toEqual(before);
+    expect(e2e.model.unmatched()).toEqual([]);
+  });
+
+  it("P1 found → the fix session edits → pr.verify passes → otto pushes → round 2 approves", async () => {
+    const f = await forges();
+    const ws = await setup(e2e, f, { verify: ["grep -q 'hello, world' greet.txt"] });
+    const before = await ws.repo.remoteLog(BRANCH);
+    e2e.model.script(
+      ...slashCommand("otto_pr_review"),
+      loopModel(ws.project, (k) => (k.kind === "reviewer" && k.round === 1 && k.reviewer === "reviewer-1" ? requestChanges(finding("Misspelt greeting")) : undefined)),
+    );
+    const run = await runLoop(e2e, ws);
+
+    expect(run.stdout).toContain("Final consensus: **approve**. Approved in round 2.");
+    expect(run.stdout).toMatch(/\| 1 \| request changes \| 0 \| 1 \| 0 \| 0 \| 2\/2 \| 1 fixed, 0 rejected, pushed [0-9a-f]{7} \|/);
+    const log = await ws.repo.remoteLog(BRANCH);
+    expect(log).toHaveLength(before.length + 1);
+    expect(log[0]?.subject).toBe("fix: address review findings (otto review loop, round 1)");
+    expect(await ws.repo.remoteFile("greet.txt", BRANCH)).toBe("hello, world\n");
+    // Fast-forward only: the old head is still in the history.
+    expect(log.slice(1)).toEqual(before);
+
+    const comments = posted(f);
+    expect(comments).toHaveLength(3);
+    for (const c of comments) expect(c).toContain(LOOP_MARKER);
+    expect(comments[0]).toContain("consensus **request changes**");
+    expect(comments[0]).toMatch(/### P1\n\n- \*\*QUAL-[0-9a-f]{8}\*\* `greet.txt:1`: Misspelt greeting \(reviewer-1\)/);
+    expect(comments[1]).toContain("fixes of round 1");
+    expect(comments[1]).toContain("Fixed: 1, rejected: 0.");
+    expect(comments[1]).toContain("- ✅ `grep -q 'hello, world' greet.txt`");
+    expect(comments[2]).toContain("round 2/3, consensus **approve**");
+    // The fix session got otto's id for the finding, not one the reviewer made up.
+    const fixTurn = e2e.model.turns().find((r) => kindOf(r)?.kind === "fix");
+    expect(payloadIds(fixTurn as RecordedRequest)).toEqual([expect.stringMatching(/^QUAL-[0-9a-f]{8}$/)]);
+    expect(fixTurn?.model).toBe("m1");
+    expect(fs.readFileSync(path.join(ws.project, "greet.txt"), "utf8")).toBe("hello, world\n");
+    expect(await ws.repo.git(["status", "--porcelain"])).toBe("");
+    expect(e2e.model.unmatched()).toEqual([]);
+  });
+
+  it("pr.verify failing after a fix: the fix report shows the output, nothing is pushed, the loop stops", async () => {
+    const f = await forges();
+    const ws = await setup(e2e, f, { verify: ["echo 'lint: greet.txt is not shouting' >&2; grep -q HELLO greet.txt"] });
+    const before = await ws.repo.remoteLog(BRANCH);
+    e2e.model.script(...slashCommand("otto_pr_review"), loopModel(ws.project, (k) => (k.kind === "reviewer" && k.reviewer === "reviewer-1" ? requestChanges(finding("Misspelt greeting")) : undefined)));
+    const run = await runLoop(e2e, ws);
+
+    expect(run.stdout).toContain("Stopped in round 1: pr.verify failed");
+    expect(await ws.repo.remoteLog(BRANCH)).toEqual(before);
+    const report = posted(f)[1] ?? "";
+    expect(report).toContain("- ❌ `echo 'lint: greet.txt is not shouting' >&2; grep -q HELLO greet.txt`");
+    expect(report).toContain("lint: greet.txt is not shouting");
+    expect(report).toContain("nothing was pushed; the fix agent's changes are left uncommitted");
+    expect(await ws.repo.git(["status", "--porcelain"])).toBe("M greet.txt");
+  });
+
+  it("a PR from a fork is reviewed but not fixed (review only)", async () => {
+    const f = await forges();
+    const ws = await setup(e2e, f, { fork: { owner: "contributor", repo: "app" } });
+    e2e.model.script(...slashCommand("otto_pr_review"), loopModel(ws.project, (k) => (k.kind === "reviewer" && k.reviewer === "reviewer-1" ? requestChanges(finding("Misspelt greeting")) : undefined)));
+    const run = await runLoop(e2e, ws);
+
+    expect(run.stdout).toContain("Stopped in round 1: review only: 1 finding(s) to fix, but otto cannot push to the PR's branch (the PR's branch lives in a fork (contributor/app))");
+    expect(posted(f)).toHaveLength(1);
+    expect(posted(f)[0]).toContain("**Next:** review only");
+    expect(e2e.model.turns().some((r) => kindOf(r)?.kind === "fix")).toBe(false);
+  });
+
+  it("changes requested by a MEMBER make the consensus request_changes even when every reviewer approves", async () => {
+    const f = await forges();
+    const ws = await setup(e2e, f);
+    const pr = f.gh.state.pr("octo", "app", 1);
+    if (!pr) throw new Error("no PR");
+    f.gh.state.addReview(pr, { author: "lead", state: "CHANGES_REQUESTED", association: "MEMBER", body: "Not like this." });
+    f.gh.state.addReview(pr, { author: "drive-by", state: "CHANGES_REQUESTED", association: "CONTRIBUTOR" });
+    e2e.model.script(...slashCommand("otto_pr_review"), loopModel(ws.project, () => undefined));
+    const run = await runLoop(e2e, ws);
+
+    expect(run.stdout).toContain("Final consensus: **request changes**");
+    expect(run.stdout).toContain("manual intervention required");
+    const comments = posted(f);
+    expect(comments).toHaveLength(1);
+    expect(comments[0]).toContain("changes requested by @lead (MEMBER)");
+    expect(comments[0]).not.toContain("drive-by");
+    expect(e2e.model.turns().some((r) => kindOf(r)?.kind === "fix")).toBe(false);
+  });
+
+  it("the comments analyzer judges unresolved reviewer comments; open requests block, settled ones and otto's own reports do not", async () => {
+    const f = await forges();
+    const ws = await setup(e2e, f);
+    const pr = f.gh.state.pr("octo", "app", 1);
+    if (!pr) throw new Error("no PR");
+    const inline = f.gh.state.addReviewComment(pr, { path: "greet.txt", line: 1, body: "This must say hello, world.", author: "lead" });
+    const thanks = f.gh.state.addComment(pr, "Thanks for the quick turnaround!", "friend");
+    const resolved = f.gh.state.addReviewComment(pr, { path: "greet.txt", line: 1, body: "Old point.", author: "lead" });
+    const thread = f.gh.state.threads.get(resolved.thread);
+    if (thread) thread.resolved = true;
+    f.gh.state.addComment(pr, `${LOOP_MARKER}\nan earlier loop report`, "otto-bot");
+    e2e.model.script(
+      ...slashCommand("otto_pr_review"),
+      loopModel(ws.project, (k) =>
+        k.kind === "comments"
+          ? envelope({
+              threads: [
+                { id: `review-${inline.id}`, actionable: true, priority: "P1", title: "Say hello, world", suggestion: "Change the greeting." },
+                { id: `issue-${thanks.id}`, actionable: false, priority: "P3", title: "Thanks", suggestion: "" },
+              ],
+              fullReport: "One open request, one thank-you.",
+            })
+          : undefined,
+      ),
+    );
+    const run = await runLoop(e2e, ws);
+
+    const analyzer = e2e.model.turns().find((r) => kindOf(r)?.kind === "comments");
+    expect(analyzer?.model).toBe("m1");
+    expect(analyzer?.lastUser).toContain(`"id": "review-${inline.id}"`);
+    expect(analyzer?.lastUser).toContain(`"id": "issue-${thanks.id}"`);
+    expect(analyzer?.lastUser).not.toContain("Old point.");
+    expect(analyzer?.lastUser).not.toContain("earlier loop report");
+    expect(run.stdout).toContain("Final consensus: **request changes**");
+    expect(run.stdout).toContain("manual intervention required: 1 unresolved review comment(s) need a reply or resolution");
+    const report = posted(f).at(-1) ?? "";
+    expect(report).toContain(`### Unresolved review comments\n\n- **THREAD-review-${inline.id}** \`greet.txt:1\`: Say hello, world (lead)`);
+    expect(report).not.toContain(`THREAD-issue-${thanks.id}`);
+    expect(e2e.model.turns().some((r) => kindOf(r)?.kind === "fix")).toBe(false);
+  });
+
+  it("preflight refuses, before any model call or comment, with the step to take", async () => {
+    const f = await forges();
+    const ws = await setup(e2e, f);
+    const { client } = await e2e.serve(ws);
+    await assertPluginLoaded(client);
+    e2e.model.script({ ...slashCommand("otto_pr_review")[0]!, times: Infinity }, { ...slashCommand("otto_pr_review")[1]!, times: Infinity });
+    const loop = () => prReview(client, `${PR_URL} --loop`);
+    const config = JSON.parse(fs.readFileSync(path.join(ws.dirs.configHome, "otto", "otto.jsonc"), "utf8")) as Record<string, unknown>;
+
+    ws.writeOttoConfig({ ...config, models: { primary: "mock/m1" } }, "user");
+    expect(await loop()).toMatch(/^Error: The review loop needs models.reviewers: 1 to 5 models .*\nNext step: Add them to otto.jsonc/);
+    ws.writeOttoConfig({ ...config, models: { reviewers: ["mock/m1", "mock/m2", "mock/m1", "mock/m2", "mock/m1", "mock/m2"] } }, "user");
+    expect(await loop()).toMatch(/^Error: Invalid otto config \(1 problem\):[\s\S]*models\.reviewers/);
+    ws.writeOttoConfig(config, "user");
+
+    ws.writeFiles({ "greet.txt": "uncommitted\n" });
+    expect(await loop()).toMatch(/has uncommitted changes[\s\S]*\nNext step: Commit or stash them/);
+    await ws.repo.git(["checkout", "-q", "--", "greet.txt"]);
+    await ws.repo.git(["checkout", "-q", "main"]);
+    expect(await loop()).toMatch(/has 'main' checked out, not the PR's branch 'feature\/greet'\.\nNext step: Run git -C .* checkout feature\/greet/);
+    await ws.repo.git(["checkout", "-q", BRANCH]);
+    const pr = f.gh.state.pr("octo", "app", 1);
+    if (pr) f.gh.state.close(pr);
+    expect(await loop()).toMatch(/^Error: PR #1 \(octo\/app\) is closed/);
+
+    expect(f.gh.state.comments).toEqual([]);
+    expect(e2e.model.turns().some((r) => kindOf(r) !== undefined)).toBe(false);
+  });
+
+  it("a reviewer answering garbage is a partial review, reported; the other's verdict stands", async () => {
+    const f = await forges();
+    const ws = await setup(e2e, f);
+    e2e.model.script(...slashCommand("otto_pr_review"), loopModel(ws.project, (k) => (k.kind === "reviewer" && k.reviewer === "reviewer-2" ? text("I think it is fine, no JSON for you.") : undefined)));
+    // reviewer-2's json-retry turn (same session) gets garbage again.
+    e2e.model.script({ label: "retry garbage", times: Infinity, match: (req) => !req.isTitle && req.model === "m2" && /BEGIN_JSON/.test(req.lastUser) && kindOf(req) === undefined, reply: text("still no JSON") });
+    const run = await runLoop(e2e, ws);
+
+    expect(run.stdout).toContain("Final consensus: **approve**");
+    expect(run.stdout).toContain("| 1/2 (partial) |");
+    const comments = posted(f);
+    expect(comments).toHaveLength(1);
+    expect(comments[0]).toContain("Reviewers: 1/2 answered");
+    expect(comments[0]).toMatch(/partial review: reviewer-2 \(mock\/m2\) failed: invalid_envelope/);
+  });
+
+  it("all reviewers failing stops the loop with a failure report and no fix", async () => {
+    const f = await forges();
+    const ws = await setup(e2e, f);
+    e2e.model.script(...slashCommand("otto_pr_review"), loopModel(ws.project, (k) => (k.kind === "reviewer" ? text("no envelope") : undefined)));
+    e2e.model.script({ label: "retry garbage", times: Infinity, match: (req) => !req.isTitle && /BEGIN_JSON/.test(req.lastUser) && kindOf(req) === undefined && !req.toolNames.includes("otto_pr_review"), reply: text("still none") });
+    const run = await runLoop(e2e, ws);
+
+    expect(run.stdout).toContain("Final consensus: **none**. Stopped in round 1: all 2 reviewer(s) failed");
+    const comments = posted(f);
+    expect(comments).toHaveLength(1);
+    expect(comments[0]).toContain(LOOP_MARKER);
+    expect(comments[0]).toContain("otto review loop stopped in round 1");
+    expect(comments[0]).toContain("- reviewer-1 (mock/m1): invalid_envelope");
+    expect(e2e.model.turns().some((r) => kindOf(r)?.kind === "fix")).toBe(false);
+  });
+
+  it("a finding reported fixed that comes back is stuck: excluded from fixing, listed, the loop stops", async () => {
+    const f = await forges();
+    const ws = await setup(e2e, f);
+    e2e.model.script(
+      ...slashCommand("otto_pr_review"),
+      loopModel(ws.project, (k, req) => {
+        if (k.kind === "reviewer" && k.reviewer === "reviewer-1") return requestChanges(finding("Misspelt greeting"));
+        // The first account leaves the finding out: otto asks once more in the same session.
+        if (k.kind === "fix" && req.lastRole === "tool") return envelope({ fixedIssues: [], rejectedIssues: [] });
+        return undefined;
+      }),
+      {
+        label: "fix account retry",
+        match: { lastUser: "did not account for" },
+        reply: (req) => envelope({ fixedIssues: [...req.lastUser.matchAll(/QUAL-[0-9a-f]{8}/g)].map((m) => ({ findingId: m[0], description: "Fixed the spelling." })), rejectedIssues: [] }),
+      },
+    );
+    const run = await runLoop(e2e, ws);
+
+    expect(e2e.model.pending()).toEqual([]);
+    expect(run.stdout).toContain("| 1 fixed, 0 rejected, pushed");
+    expect(run.stdout).toContain("Stopped in round 2: manual intervention required: 1 stuck finding(s)");
+    expect(run.stdout).toMatch(/### Stuck findings \(need a person\)\n\n- \*\*QUAL-[0-9a-f]{8}\*\* `greet.txt:1`: Misspelt greeting/);
+    expect(e2e.model.turns().filter((r) => kindOf(r)?.kind === "fix" && r.lastRole !== "tool")).toHaveLength(1);
+    const comments = posted(f);
+    expect(comments).toHaveLength(3);
+    expect(comments[2]).toContain("### Stuck (reported fixed, found again; not sent to the fix agent again)");
+  });
+
+  it("stops after 3 rounds, each with its own fix", async () => {
+    const f = await forges();
+    const ws = await setup(e2e, f);
+    e2e.model.script(
+      ...slashCommand("otto_pr_review"),
+      loopModel(ws.project, (k, req) => {
+        if (k.kind === "reviewer" && k.reviewer === "reviewer-1") return requestChanges(finding(`Problem of round ${k.round}`));
+        if (k.kind === "fix") return fixWrites(ws.project, req, "greet.txt", `hello, round ${k.round}\n`);
+        return undefined;
+      }),
+    );
+    const before = await ws.repo.remoteLog(BRANCH);
+    const run = await runLoop(e2e, ws);
+
+    expect(run.stdout).toContain("Stopped after round 3: max rounds reached (3)");
+    expect(await ws.repo.remoteLog(BRANCH)).toHaveLength(before.length + 3);
+    expect(await ws.repo.remoteFile("greet.txt", BRANCH)).toBe("hello, round 3\n");
+    expect(posted(f)).toHaveLength(6);
+    expect(e2e.model.turns().some((r) => (kindOf(r) as { round?: number } | undefined)?.round === 4)).toBe(false);
+  });
+
+  it("a reply from another model than the one asked for is a hard stop, not a partial review", async () => {
+    const f = await forges();
+    // A second plugin routes reviewer-2's prompt to mock/m1 although otto asked for mock/m2.
+    const ws = await setup(e2e, f);
+    const pluginFile = path.join(ws.dirs.home, "reroute.js");
+    fs.writeFileSync(
+      pluginFile,
+      `export const Reroute = async () => ({\n  "chat.message": async (_input, output) => {\n    const text = output.parts.map((p) => (p.type === "text" ? p.text : "")).join("");\n    if (text.includes("You are reviewer-2, one of several")) output.message.model = { providerID: "mock", modelID: "m1" };\n  },\n});\n`,
+    );
+    const config = JSON.parse(fs.readFileSync(ws.configFile, "utf8")) as { plugin: string[] };
+    ws.updateConfig({ plugin: [...config.plugin, `file://${pluginFile}`] });
+    e2e.model.script(...slashCommand("otto_pr_review"), loopModel(ws.project, (k) => (k.kind === "reviewer" ? requestChanges(finding("Misspelt greeting")) : undefined)));
+    const before = await ws.repo.remoteLog(BRANCH);
+    const run = await runLoop(e2e, ws);
+
+    expect(run.stdout).toContain("Stopped in round 1: model check failed, the loop stops: Asked for mock/m2 but the reply came from mock/m1");
+    const comments = posted(f);
+    expect(comments).toHaveLength(1);
+    expect(comments[0]).toContain("otto review loop stopped in round 1");
+    expect(comments[0]).not.toContain("partial review");
+    expect(e2e.model.turns().some((r) => kindOf(r)?.kind === "fix")).toBe(false);
+    expect(await ws.repo.remoteLog(BRANCH)).toEqual(before);
+  });
+
+  it("redacts planted secrets and diffs in every posted comment", async () => {
+    const f = await forges();
+    const ws = await setup(e2e, f);
+    const secrets = [
+      `ghp_${"Q1w2".repeat(9)}`,
+      "AKIAIOSFODNN7EXAMPLE",
+      "xoxb-123456789012-abcdefghijkl",
+      "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAplanted\n-----END RSA PRIVATE KEY-----",
+      FAKE_GITHUB_TOKEN,
+    ];
+    const leaky = `Found ${secrets.join(" and ")} in the tree.\n\n\`\`\`diff\ndiff --git a/greet.txt b/greet.txt\n--- a/greet.txt\n+++ b/greet.txt\n@@ -1 +1 @@\n-hello\n+helo wrld\n\`\`\``;
+    e2e.model.script(
+      ...slashCommand("otto_pr_review"),
+      loopModel(ws.project, (k, req) => {
+        if (k.kind === "reviewer" && k.round === 1) return requestChanges(finding("Secrets in the tree", { description: leaky, suggestion: secrets[0] }));
+        if (k.kind === "fix" && req.lastRole === "tool") return envelope({ fixedIssues: payloadIds(req).map((findingId) => ({ findingId, description: leaky })), rejectedIssues: [] });
+        return undefined;
+      }),
+    );
+    await runLoop(e2e, ws);
+
+    const bodies = f.gh.calls.filter((c) => c.method === "POST" && c.path.endsWith("/comments")).map((c) => JSON.stringify(c.body));
+    expect(bodies.length).toBeGreaterThanOrEqual(3);
+    for (const body of bodies) {
+      for (const secret of [...secrets.slice(0, 3), "MIIEowIBAAKCAQEAplanted", FAKE_GITHUB_TOKEN, "diff --git"]) expect(body).not.toContain(secret);
+    }
+    expect(bodies.join("\n")).toContain("[REDACTED]");
+  });
+
+  it("the fix agent's `git push --force` is denied and the remote is unchanged", async () => {
+    const f = await forges();
+    const ws = await setup(e2e, f);
+    e2e.model.script(
+      ...slashCommand("otto_pr_review"),
+      loopModel(ws.project, (k, req) => {
+        if (k.kind === "reviewer" && k.round === 1 && k.reviewer === "reviewer-1") return requestChanges(finding("Misspelt greeting"));
+        if (k.kind === "fix" && req.lastRole !== "tool") return toolCall("bash", { command: `git push --force origin HEAD~1:refs/heads/${BRANCH}`, description: "Rewind the branch" });
+        if (k.kind === "fix") return envelope({ fixedIssues: [], rejectedIssues: payloadIds(req).map((findingId) => ({ findingId, reason: "Could not push." })) });
+        return undefined;
+      }),
+    );
+    const before = await ws.repo.remoteLog(BRANCH);
+    await runLoop(e2e, ws);
+
+    const followUp = e2e.model.turns().find((r) => kindOf(r)?.kind === "fix" && r.lastRole === "tool");
+    // OpenCode refused it by the otto-executor agent's rule; had it run, the branch would have lost its head commit.
+    expect(followUp?.toolResults[0]?.content ?? "").toContain("The user has specified a rule which prevents you from using this specific tool call");
+    expect(followUp?.toolResults[0]?.content ?? "").toContain('"pattern":"git push --force*","action":"deny"');
+    expect(await ws.repo.remoteLog(BRANCH)).toEqual(before);
+    expect(posted(f)[1]).toContain("Fixed: 0, rejected: 1.");
+  });
+});
