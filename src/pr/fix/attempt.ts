@@ -1,0 +1,101 @@
+import { redact, type Env } from "../../core/index.ts";
+import { runChecks, type CheckResult } from "../../execute/index.ts";
+import { runGit } from "../../repo/index.ts";
+import type { ModelRef } from "../../session/index.ts";
+import type { commitAndPush } from "../git/push.ts";
+import type { PrInfo } from "../types.ts";
+import { commitMessage, type AttemptOutcome } from "./decide.ts";
+import { fixFailure, resolveConflicts, type SessionContext } from "./sessions.ts";
+import { fixSummary } from "./verdict.ts";
+
+/*
+ * Phase 2, one attempt: a fresh executor session fixes the code, otto runs pr.verify, then commits
+ * what the session left and pushes it to the PR's branch (rebasing once if the branch moved, with
+ * one conflict-resolution session).
+ */
+
+export interface AttemptInput {
+  session: SessionContext;
+  model: ModelRef;
+  pr: PrInfo;
+  key: string;
+  remote: string;
+  summary: string;
+  previous?: string | undefined;
+  attempt: number;
+  failedChecks: readonly string[];
+  verify: readonly string[];
+  verifyTimeoutMs: number;
+  secrets: readonly string[];
+  env: Env;
+  push: typeof commitAndPush;
+  progress(message: string): void;
+}
+
+export interface AttemptResult {
+  outcome: AttemptOutcome;
+  /** One line for Fix History and the summary. */
+  detail: string;
+  /** The pushed commit. */
+  sha?: string;
+  /** What the next attempt should know (failed checks' output, the session's reason). */
+  note?: string;
+  /** The session said the failure is not the code's (`TASK_FAILED: infrastructure: …`). */
+  infrastructure?: boolean;
+}
+
+const describeRuns = (results: readonly CheckResult[]): string =>
+  results.map((r) => `${r.command}: ${r.passed ? "passed" : r.timedOut ? "timed out" : `exit ${r.exitCode}`}`).join(", ");
+
+async function changed(dir: string, env: Env, startHead: string): Promise<boolean> {
+  const status = await runGit(["status", "--porcelain"], { cwd: dir, env });
+  const head = await runGit(["rev-parse", "HEAD"], { cwd: dir, env });
+  return status.stdout.trim() !== "" || head.stdout.trim() !== startHead;
+}
+
+export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
+  const { session, pr } = input;
+  const dir = session.dir;
+  const startHead = (await runGit(["rev-parse", "HEAD"], { cwd: dir, env: input.env })).stdout.trim();
+  input.progress(`otto pr fix: phase 2, fix attempt ${input.attempt} (${input.model.providerID}/${input.model.modelID})`);
+  const reply = await fixFailure(session, input.model, { pr, summary: input.summary, previous: input.previous, checkCommands: input.verify, attempt: input.attempt });
+  const subject = fixSummary(reply.text);
+  if (reply.failed !== undefined) {
+    const reason = redact(reply.failed, input.secrets);
+    if (/^infra(structure)?\b/i.test(reason)) return { outcome: "task_failed", detail: `the fix session found no code to fix: ${reason}`, infrastructure: true };
+    // Work it did before giving up stays in the tree for the next attempt (dirty state is otto's).
+    return { outcome: "task_failed", detail: `the fix session gave up: ${reason}`, note: `The previous session gave up: ${reason}` };
+  }
+  if (!(await changed(dir, input.env, startHead))) return { outcome: "nothing", detail: "the fix session changed nothing", note: "The previous session changed no file." };
+
+  if (input.verify.length > 0) {
+    input.progress(`otto pr fix: running pr.verify (${input.verify.length} command(s))`);
+    const results = await runChecks(input.verify, { cwd: dir, timeoutMs: input.verifyTimeoutMs, env: input.env, ...(session.signal ? { signal: session.signal } : {}) });
+    const failed = results.filter((r) => !r.passed);
+    if (failed.length > 0) {
+      const output = failed.map((r) => `$ ${r.command} (exit ${r.exitCode})\n${r.output.slice(-3000)}`).join("\n\n");
+      return {
+        outcome: "verify_failed",
+        detail: `pr.verify failed, nothing pushed: ${describeRuns(results)}`,
+        note: `The previous session's changes are still in the working tree, but otto's checks failed on them:\n${redact(output, input.secrets)}`,
+      };
+    }
+  }
+
+  input.progress(`otto pr fix: pushing to ${pr.sourceBranch}`);
+  const message = redact(commitMessage({ number: pr.number, key: input.key, attempt: input.attempt, subject, checks: input.failedChecks }), input.secrets);
+  const pushed = await input.push({
+    dir,
+    branch: pr.sourceBranch,
+    remote: input.remote,
+    message,
+    env: input.env,
+    resolveConflicts: async ({ files }) => {
+      input.progress(`otto pr fix: resolving rebase conflicts in ${files.join(", ")}`);
+      return resolveConflicts(session, input.model, { pr, files, change: subject ?? input.summary.slice(0, 2000) });
+    },
+  });
+  if (pushed.outcome === "pushed") return { outcome: "pushed", sha: pushed.sha, detail: `pushed to ${pr.sourceBranch}${pushed.rebased ? " after rebasing onto the moved branch" : ""}: ${subject ?? "fix"}` };
+  if (pushed.outcome === "nothing") return { outcome: "nothing", detail: pushed.detail, note: "The previous session's changes were already on the branch: the pipeline still failed with them." };
+  return { outcome: pushed.outcome, detail: pushed.detail };
+}

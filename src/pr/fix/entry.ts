@@ -1,0 +1,96 @@
+import { OttoError, type Runtime } from "../../core/index.ts";
+import { parseModel, resolveRoleModel } from "../../session/index.ts";
+import type { PrContext, PrRuntime } from "../context.ts";
+import { pipelineSummary } from "../pipeline.ts";
+import { findPr } from "../store/find.ts";
+import { logLine } from "../store/document.ts";
+import type { FailureContext } from "../watch/cycle.ts";
+import { planRefresh } from "../watch/plan.ts";
+import { runFix, type FixDeps, type FixModels, type FixOutcome } from "./run-fix.ts";
+
+/*
+ * The two ways into the fix flow: the watcher's onFailure hook (no session to borrow a model
+ * from, so models.primary must be set) and `/otto-pr fix [id]` (blocks until done).
+ */
+
+type Models = PrContext["loaded"]["config"]["models"];
+
+/** Models for a run without an invoking session (the watcher). */
+export function configuredModels(models: Models): FixModels {
+  if (!models.primary) {
+    throw new OttoError(
+      "model_unset",
+      "models.primary is not set, and the PR watcher has no session whose model it could use for the fix flow.",
+      "Set it: /otto-config set models.primary <provider/model> (models.fix, if set, does the fixing).",
+    );
+  }
+  const analysis = parseModel(models.primary);
+  return { analysis, fix: models.fix ? parseModel(models.fix) : analysis };
+}
+
+function baseDeps(runtime: PrRuntime, ctx: PrContext, cwd: string): Omit<FixDeps, "models"> {
+  return {
+    store: ctx.store,
+    config: ctx.loaded.config,
+    secrets: ctx.loaded.secrets,
+    notify: ctx.notify,
+    sessions: runtime.sessions,
+    env: runtime.env,
+    cwd,
+    now: () => new Date(),
+    log: (level, message, extra) => runtime.log.log(level, message, extra),
+  };
+}
+
+/** The watcher's onFailure: runs the fix flow for a PR whose failure was just recorded. */
+export function fixOnFailure(runtime: PrRuntime, ctx: PrContext): (failure: FailureContext) => Promise<void> {
+  return async (failure) => {
+    const outcome = await runFix({ ...baseDeps(runtime, ctx, runtime.directory), models: async () => configuredModels(ctx.loaded.config.models) }, { ...failure, trigger: "watcher" });
+    runtime.log.log("info", `fix flow for ${outcome.key}: ${outcome.result}`, { detail: outcome.lines.join(" ") });
+  };
+}
+
+export interface FixCommandInput {
+  query: string | undefined;
+  /** The tool's directory and session (the children show under it; its model is the fallback). */
+  directory: string;
+  sessionID: string;
+  signal?: AbortSignal;
+  progress(message: string): void;
+}
+
+/** `/otto-pr fix [id]`: reads the PR and its pipeline now, and fixes it if it is red. */
+export async function fixCommand(runtime: Pick<Runtime, "client" | "env" | "log" | "directory" | "sessions" | "once">, ctx: PrContext, input: FixCommandInput): Promise<string> {
+  const { docs } = await ctx.store.list();
+  const doc = findPr(docs, input.query);
+  const backend = ctx.registry.get(doc.data.provider);
+  input.progress(`otto pr fix: reading PR #${doc.data.id}`);
+  const pr = await backend.getPr({ provider: doc.data.provider, number: Number(doc.data.id), repo: doc.data.repo });
+  if (pr.state !== "open") return `PR #${doc.data.id} is ${pr.state}; there is nothing to fix.`;
+  const pipeline = await backend.getPipelineStatus(pr);
+  const now = new Date().toISOString();
+  // Record what was seen, as a poll would: the fix starts from the current head and checks.
+  const current = await ctx.store.update(doc.key, (d) => {
+    const plan = planRefresh(d, { pr, pipeline }, now);
+    return { ...d, data: plan.data, log: [...d.log, ...plan.log.map((l) => logLine(now, l))] };
+  });
+  if (!current) throw new OttoError("pr_not_tracked", `PR ${doc.key} is no longer tracked.`, "Add it again with /otto-pr add <url>.");
+  if (pipeline.state !== "failure") return `PR #${doc.data.id}: the pipeline is ${pipeline.state} (${pipelineSummary(pipeline.checks)}) on \`${pr.headSha.slice(0, 7)}\`; nothing to fix.`;
+
+  const notes: string[] = [];
+  const models = async (): Promise<FixModels> => {
+    const roleDeps = { client: runtime.client, sessionID: input.sessionID, directory: input.directory, once: runtime.once, log: runtime.log };
+    const primary = await resolveRoleModel("primary", ctx.loaded.config.models.primary, roleDeps);
+    if (primary.note) notes.push(primary.note);
+    return { analysis: primary.model, fix: ctx.loaded.config.models.fix ? parseModel(ctx.loaded.config.models.fix) : primary.model };
+  };
+  const outcome = await runFix(
+    { ...baseDeps(runtime, ctx, input.directory), models, progress: (m) => input.progress(m), parentID: input.sessionID, ...(input.signal ? { signal: input.signal } : {}) },
+    { doc: current, pr, pipeline, backend, trigger: "manual" },
+  );
+  return renderOutcome(outcome, notes);
+}
+
+export function renderOutcome(outcome: FixOutcome, notes: readonly string[] = []): string {
+  return [`## otto-pr fix: ${outcome.key} (${outcome.result})`, "", ...outcome.lines, ...notes.map((n) => `Note: ${n}`)].join("\n").trim();
+}

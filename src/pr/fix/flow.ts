@@ -1,0 +1,113 @@
+import { OttoError, redact, type Env } from "../../core/index.ts";
+import type { Config } from "../../config/index.ts";
+import type { Notify } from "../../notify/index.ts";
+import type { ModelRef, SessionRunner } from "../../session/index.ts";
+import type { PrBackend } from "../backend.ts";
+import type { commitAndPush } from "../git/push.ts";
+import { logLine, type PrDocument } from "../store/document.ts";
+import type { PrStore } from "../store/store.ts";
+import type { PipelineStatus, PrInfo } from "../types.ts";
+import { appendHistory, renderEntry, type HistoryEntry, type Trigger } from "./decide.ts";
+import type { Verdict } from "./verdict.ts";
+
+/* One run of the fix flow: its dependencies, the PR it works on, and how it records what happens. */
+
+export interface FixModels {
+  /** Phase 1 (models.primary). */
+  analysis: ModelRef;
+  /** Phase 2 and conflict resolution (models.fix, else primary). */
+  fix: ModelRef;
+}
+
+export interface FixDeps {
+  store: PrStore;
+  config: Config;
+  /** Credentials of the config, redacted from everything written or posted. */
+  secrets: readonly string[];
+  notify: Notify;
+  sessions: SessionRunner;
+  env: Env;
+  /** Where the command runs: the PR's repository when no tracked repo holds it. */
+  cwd: string;
+  models(): Promise<FixModels>;
+  now(): Date;
+  log(level: "info" | "warn", message: string, extra?: Record<string, unknown>): void;
+  progress?(message: string): void;
+  parentID?: string | undefined;
+  signal?: AbortSignal | undefined;
+  /** The push seam (tests fail it on purpose). */
+  push?: typeof commitAndPush;
+}
+
+export interface FixInput {
+  doc: PrDocument;
+  pr: PrInfo;
+  pipeline: PipelineStatus;
+  backend: PrBackend;
+  trigger: Trigger;
+}
+
+export type FixResult = "pushed" | "rerun" | "gave_up" | "stopped" | "refused" | "busy" | "human";
+
+export interface FixOutcome {
+  key: string;
+  result: FixResult;
+  /** Markdown lines for the user. */
+  lines: string[];
+}
+
+export const short = (sha: string): string => sha.slice(0, 7);
+
+export class Flow {
+  readonly key: string;
+  readonly failedChecks: string[];
+  summary: string | undefined;
+  verdict: Verdict | undefined;
+
+  constructor(
+    readonly deps: FixDeps,
+    readonly input: FixInput,
+  ) {
+    this.key = input.doc.key;
+    this.failedChecks = input.pipeline.checks.filter((c) => c.state === "failure").map((c) => c.name);
+  }
+
+  progress(message: string): void {
+    this.deps.progress?.(message);
+  }
+
+  time(): string {
+    return this.deps.now().toISOString();
+  }
+
+  entry(title: string, result: string, extra: Partial<HistoryEntry> = {}): HistoryEntry {
+    return { time: this.time(), trigger: this.input.trigger, title, headSha: this.input.pr.headSha, failedChecks: this.failedChecks, verdict: this.verdict, result, ...extra };
+  }
+
+  /** One locked read-modify-write: frontmatter changes, a Fix History entry, log lines; redacted. */
+  async record(change: { data?: Partial<PrDocument["data"]>; entry?: HistoryEntry; log?: string[] }): Promise<PrDocument> {
+    const clean = (text: string): string => redact(text, this.deps.secrets);
+    const written = await this.deps.store.update(this.key, (current) => ({
+      ...current,
+      data: { ...current.data, ...change.data },
+      sections: change.entry ? appendHistory(current.sections, clean(renderEntry(change.entry))) : current.sections,
+      log: [...current.log, ...(change.log ?? []).map((l) => logLine(this.time(), clean(l)))],
+    }));
+    if (!written) throw new OttoError("pr_not_tracked", `PR ${this.key} is no longer tracked; the fix stopped.`, "Add it again with /otto-pr add <url>.");
+    return written;
+  }
+
+  async notifyHuman(title: string, text: string): Promise<void> {
+    const { doc } = this.input;
+    const report = await this.deps.notify({ kind: "human_needed", title, text, url: doc.data.url, facts: { Repository: doc.data.repo, Branch: doc.data.branch } });
+    for (const failure of report.failed) this.deps.log("warn", `notification via ${failure.channel} failed`, { error: failure.error });
+  }
+
+  outcome(result: FixResult, ...lines: string[]): FixOutcome {
+    return { key: this.key, result, lines };
+  }
+}
+
+export function summaryLines(flow: Flow): string[] {
+  return flow.summary ? ["", `Verdict: ${flow.verdict ?? "none given"}. Failure summary and every attempt: /otto-pr log ${flow.input.doc.data.id}`] : [];
+}

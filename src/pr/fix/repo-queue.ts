@@ -1,0 +1,26 @@
+/*
+ * Fixes of PRs in the same repository run one after another within a plugin instance: with the
+ * `branch` strategy they share one working tree (the PR's branch is checked out in it), and two
+ * sessions editing, committing and pushing there at once would mix their changes. Keyed by the
+ * instance's session runner, so plugin instances never share a queue.
+ */
+
+const queues = new WeakMap<object, Map<string, Promise<unknown>>>();
+
+export function inRepoQueue<T>(owner: object, repository: string, run: () => Promise<T>): Promise<T> {
+  let map = queues.get(owner);
+  if (!map) {
+    map = new Map();
+    queues.set(owner, map);
+  }
+  const key = repository.toLowerCase().replace(/\.git$|\/+$/g, "");
+  const previous = map.get(key) ?? Promise.resolve();
+  const next = previous.then(run, run);
+  const settled = next.catch(() => undefined);
+  map.set(key, settled);
+  // Forget the repository once nothing is queued behind this run.
+  void settled.then(() => {
+    if (map.get(key) === settled) map.delete(key);
+  });
+  return next;
+}

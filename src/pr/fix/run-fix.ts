@@ -1,0 +1,135 @@
+import fs from "node:fs/promises";
+import { OttoError, formatError, redact, type Env } from "../../core/index.ts";
+import { parseDuration } from "../../config/index.ts";
+import { mapPrToWorkdir, repoUrlOfPr, runGit } from "../../repo/index.ts";
+import { commitAndPush } from "../git/push.ts";
+import { logLine, type PrDocument } from "../store/document.ts";
+import { runAttempt, type AttemptResult } from "./attempt.ts";
+import { nextStep, planStart, previousAttempts } from "./decide.ts";
+import { giveUp, infrastructure, refuseFork } from "./endings.ts";
+import { Flow, short, summaryLines, type FixDeps, type FixInput, type FixOutcome } from "./flow.ts";
+import { collectLogs } from "./logs.ts";
+import { inRepoQueue } from "./repo-queue.ts";
+import { analyseFailure, type SessionContext } from "./sessions.ts";
+import { isInfrastructure, parseVerdict } from "./verdict.ts";
+
+/*
+ * The fix flow (docs/pr-fix.md): a red pipeline on a tracked PR → logs → phase 1 (failure
+ * summary, code or infrastructure) → re-run, or phase 2 attempts until one is pushed or
+ * max_fix_attempts is reached → one giving-up comment. Every step is recorded in the PR document.
+ */
+
+export type { FixDeps, FixInput, FixModels, FixOutcome, FixResult } from "./flow.ts";
+
+export async function runFix(deps: FixDeps, input: FixInput): Promise<FixOutcome> {
+  const flow = new Flow(deps, input);
+  const { pr } = input;
+  const start = planStart(input.doc.data, pr, deps.now());
+  if (start.kind === "busy") return flow.outcome("busy", `A fix of ${flow.key} is already running (since ${start.since}).`);
+  if (start.kind === "gave_up") return flow.outcome("gave_up", `otto gave up on ${flow.key} at ${start.since} (${input.doc.data.fix_attempts} attempts); raise max_fix_attempts in its document to try again.`);
+  if (start.kind === "fork") return refuseFork(flow, start.notify);
+  if (start.kind === "give_up") return giveUp(flow);
+
+  let claimed = false;
+  const doc = await deps.store.update(flow.key, (current) => {
+    if (planStart(current.data, pr, deps.now()).kind !== "fix") return undefined;
+    claimed = true;
+    const log = [`${current.data.status} → fixing (${input.trigger}): ${flow.failedChecks.join(", ") || "pipeline failed"} on ${short(pr.headSha)}`];
+    // Someone else pushed since otto's last fix: noticed, nothing reset.
+    if (current.data.fix_sha && current.data.fix_sha !== pr.headSha) log.push(`head ${short(pr.headSha)} is not otto's last fix ${short(current.data.fix_sha)} (pushed by someone else); fix attempts not reset`);
+    return { ...current, data: { ...current.data, status: "fixing", fix_started: flow.time() }, log: [...current.log, ...log.map((l) => logLine(flow.time(), l))] };
+  });
+  if (!doc) throw new OttoError("pr_not_tracked", `PR ${flow.key} is no longer tracked.`, "Add it again with /otto-pr add <url>.");
+  if (!claimed) return flow.outcome("busy", `A fix of ${flow.key} is already running.`);
+  try {
+    return await inRepoQueue(deps.sessions, repoUrlOfPr(pr.url), () => fixClaimed(flow, doc));
+  } catch (error) {
+    const message = redact(formatError(error), deps.secrets);
+    await flow
+      .record({ data: { status: "failed", fix_started: undefined }, entry: flow.entry("Error", `the fix stopped: ${message}`, { summary: flow.summary }), log: [`fixing → failed: fix stopped: ${message}`] })
+      .catch(() => undefined);
+    if (input.trigger === "watcher" && input.doc.data.human_sha !== pr.headSha) {
+      await flow.record({ data: { human_sha: pr.headSha } }).catch(() => undefined);
+      await flow.notifyHuman(`otto could not fix PR #${pr.number}: ${pr.title}`, message);
+    }
+    throw error;
+  }
+}
+
+async function fixClaimed(flow: Flow, claimed: PrDocument): Promise<FixOutcome> {
+  const { deps, input } = flow;
+  const { pr } = input;
+  const models = await deps.models();
+  flow.progress("otto pr fix: finding the PR's worktree");
+  const workdir = await mapPrToWorkdir({ repoUrl: repoUrlOfPr(pr.url), branch: pr.sourceBranch, config: { repos: deps.config.repos }, cwd: deps.cwd, git: { env: deps.env } });
+  if (!workdir.onBranch) {
+    throw new OttoError("pr_wrong_branch", `${workdir.dir} is a clone of ${pr.repo} but does not have the PR's branch '${pr.sourceBranch}' checked out.`, `git -C ${workdir.dir} checkout ${pr.sourceBranch}, or track the repo with /otto-repo add (worktree strategy) so otto keeps one worktree per PR branch.`);
+  }
+  await syncBranch(workdir.dir, workdir.remote, pr.sourceBranch, deps.env);
+
+  flow.progress(`otto pr fix: downloading the logs of ${flow.failedChecks.join(", ")}`);
+  const logs = await collectLogs({ backend: input.backend, pr, key: flow.key, checks: input.pipeline.checks, dir: workdir.dir, storeDir: deps.store.dir, secrets: deps.secrets, env: deps.env, ...(deps.signal ? { signal: deps.signal } : {}) });
+  const session: SessionContext = {
+    sessions: deps.sessions,
+    env: deps.env,
+    dir: workdir.dir,
+    parentID: deps.parentID,
+    signal: deps.signal,
+    timeoutMs: parseDuration(deps.config.spec.task_timeout),
+  };
+  flow.progress(`otto pr fix: phase 1, analysing ${logs.files.length} log(s)`);
+  try {
+    flow.summary = redact(await analyseFailure(session, models.analysis, { pr, checks: input.pipeline.checks, files: logs.files, missing: logs.missing }), deps.secrets);
+  } finally {
+    await fs.rm(logs.worktreeDir, { recursive: true, force: true });
+  }
+  flow.verdict = parseVerdict(flow.summary);
+  if (isInfrastructure(flow.verdict)) return infrastructure(flow, claimed);
+
+  let doc = claimed;
+  let note: string | undefined;
+  for (;;) {
+    const attempt = doc.data.fix_attempts + 1;
+    const previous = [previousAttempts(doc.sections), note].filter(Boolean).join("\n\n") || undefined;
+    const result: AttemptResult = await runAttempt({
+      session,
+      model: models.fix,
+      pr,
+      key: flow.key,
+      remote: workdir.remote,
+      summary: flow.summary,
+      previous,
+      attempt,
+      failedChecks: flow.failedChecks,
+      verify: deps.config.pr.verify,
+      verifyTimeoutMs: parseDuration(deps.config.spec.verify_timeout),
+      secrets: deps.secrets,
+      env: deps.env,
+      push: deps.push ?? commitAndPush,
+      progress: (m) => flow.progress(m),
+    });
+    if (result.infrastructure) return infrastructure(flow, doc, result.detail);
+    const step = nextStep(result.outcome, attempt, doc.data.max_fix_attempts);
+    const status = step === "wait" ? "watching" : step === "retry" ? "fixing" : "failed";
+    doc = await flow.record({
+      data: { fix_attempts: attempt, status, ...(result.sha ? { fix_sha: result.sha } : {}), ...(status === "fixing" ? {} : { fix_started: undefined }) },
+      entry: flow.entry(`Attempt ${attempt}`, result.detail, { commit: result.sha, summary: attempt === claimed.data.fix_attempts + 1 ? flow.summary : undefined }),
+      log: [`fix attempt ${attempt}/${doc.data.max_fix_attempts}: ${result.detail}${status === "fixing" ? "" : ` (fixing → ${status})`}`],
+    });
+    if (step === "wait") {
+      return flow.outcome("pushed", `Attempt ${attempt}/${doc.data.max_fix_attempts}: pushed \`${short(result.sha ?? "")}\` to ${pr.sourceBranch}; the next poll shows whether the pipeline passes.`, ...summaryLines(flow));
+    }
+    if (step === "give_up") return giveUp(flow, `Attempt ${attempt}: ${result.detail}`);
+    if (step === "stop") return flow.outcome("stopped", `Attempt ${attempt}/${doc.data.max_fix_attempts} stopped: ${result.detail}`, ...summaryLines(flow));
+    note = result.note;
+  }
+}
+
+/** Fetch and fast-forward the PR branch when the tree allows it, so the fix starts from the PR's head. */
+async function syncBranch(dir: string, remote: string, branch: string, env: Env): Promise<void> {
+  // No forced refspec: if the branch was rewritten on the server, the sync is skipped and the push's rebase deals with it.
+  const fetched = await runGit(["fetch", "-q", remote, `refs/heads/${branch}:refs/remotes/${remote}/${branch}`], { cwd: dir, env });
+  if (fetched.exitCode !== 0) return;
+  // Best effort: a dirty tree or diverged history is left to commitAndPush's rebase.
+  await runGit(["merge", "--ff-only", "-q", `refs/remotes/${remote}/${branch}`], { cwd: dir, env });
+}

@@ -1,0 +1,100 @@
+import type { Env } from "../../core/index.ts";
+import { renderPrompt } from "../../prompts/index.ts";
+import { extractDocument, type ModelRef, type SessionRunner } from "../../session/index.ts";
+import type { Check, PrInfo } from "../types.ts";
+import { taskFailure } from "./verdict.ts";
+
+/*
+ * The fix flow's three kinds of child session, each fresh and deleted after its reply was read:
+ * phase 1 distils the logs (read-only reviewer), phase 2 fixes the code (executor), and a rebase
+ * that stopped on conflicts gets one resolution session (executor).
+ */
+
+export interface SessionContext {
+  sessions: SessionRunner;
+  env: Env;
+  /** The PR's worktree: every session runs there. */
+  dir: string;
+  parentID?: string | undefined;
+  signal?: AbortSignal | undefined;
+  timeoutMs: number;
+}
+
+const base = (ctx: SessionContext, agent: string, model: ModelRef, title: string) => ({
+  directory: ctx.dir,
+  agent,
+  model,
+  title,
+  timeoutMs: ctx.timeoutMs,
+  ...(ctx.parentID ? { parentID: ctx.parentID } : {}),
+  ...(ctx.signal ? { signal: ctx.signal } : {}),
+});
+
+export function describeChecks(checks: readonly Check[]): string {
+  return checks
+    .filter((c) => c.state === "failure")
+    .map((c) => `- ${c.name}: ${c.state}${c.detail ? ` (${c.detail})` : ""}${c.url ? ` ${c.url}` : ""}`)
+    .join("\n");
+}
+
+/** Phase 1: the failure summary (the document between BEGIN_DOCUMENT and END_DOCUMENT). */
+export async function analyseFailure(ctx: SessionContext, model: ModelRef, input: { pr: PrInfo; checks: readonly Check[]; files: readonly string[]; missing: readonly string[] }): Promise<string> {
+  const failed = [describeChecks(input.checks), ...input.missing.map((m) => `- (no log) ${m}`)].filter(Boolean).join("\n");
+  const prompt = renderPrompt(
+    "pr-failure-analysis",
+    {
+      pr_title: input.pr.title,
+      failed_checks: failed || "(the provider named no failed check)",
+      log_files: input.files.length > 0 ? [...input.files] : "(no logs could be downloaded; work from the failed checks above and the repository)",
+      target_branch: input.pr.targetBranch,
+      ...(input.pr.description ? { pr_description: input.pr.description } : {}),
+    },
+    { env: ctx.env },
+  );
+  const reply = await ctx.sessions.runChild(base(ctx, "otto-reviewer", model, `otto: analyse the failed pipeline of PR #${input.pr.number}`), prompt);
+  return extractDocument(reply.text);
+}
+
+export interface FixReply {
+  text: string;
+  /** The session's TASK_FAILED reason, if it gave up. */
+  failed?: string | undefined;
+}
+
+/** Phase 2: the executor fixes the code in the worktree (otto commits and pushes). */
+export async function fixFailure(
+  ctx: SessionContext,
+  model: ModelRef,
+  input: { pr: PrInfo; summary: string; previous?: string | undefined; checkCommands: readonly string[]; attempt: number },
+): Promise<FixReply> {
+  const prompt = renderPrompt(
+    "pr-fix",
+    {
+      pr_title: input.pr.title,
+      failure_summary: input.summary,
+      target_branch: input.pr.targetBranch,
+      ...(input.pr.description ? { pr_description: input.pr.description } : {}),
+      ...(input.previous ? { previous_attempts: input.previous } : {}),
+      ...(input.checkCommands.length > 0 ? { check_commands: input.checkCommands.join("\n") } : {}),
+    },
+    { env: ctx.env },
+  );
+  const reply = await ctx.sessions.runChild(base(ctx, "otto-executor", model, `otto: fix the pipeline of PR #${input.pr.number} (attempt ${input.attempt})`), prompt);
+  return { text: reply.text, failed: taskFailure(reply.text) };
+}
+
+/** One conflict-resolution session; true when it says it resolved them (otto checks the files). */
+export async function resolveConflicts(ctx: SessionContext, model: ModelRef, input: { pr: PrInfo; files: readonly string[]; change?: string | undefined }): Promise<boolean> {
+  const prompt = renderPrompt(
+    "pr-rebase-conflicts",
+    {
+      branch: input.pr.sourceBranch,
+      conflicted_files: input.files.length > 0 ? [...input.files] : "(git did not name them: run git status)",
+      pr_title: input.pr.title,
+      ...(input.change ? { change_summary: input.change } : {}),
+    },
+    { env: ctx.env },
+  );
+  const reply = await ctx.sessions.runChild(base(ctx, "otto-executor", model, `otto: resolve rebase conflicts on PR #${input.pr.number}`), prompt);
+  return taskFailure(reply.text) === undefined;
+}

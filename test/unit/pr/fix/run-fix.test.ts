@@ -1,0 +1,145 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { newDocument } from "../../../../src/pr/commands/add.ts";
+import { runFix, type FixDeps } from "../../../../src/pr/fix/index.ts";
+import type { PushInput, PushResult } from "../../../../src/pr/git/push.ts";
+import { createPrStore, type PipelineStatus, type PrBackend, type PrInfo, type PrStore } from "../../../../src/pr/index.ts";
+import type { NotifyEvent } from "../../../../src/notify/index.ts";
+import type { SessionRunner } from "../../../../src/session/index.ts";
+import { createRepo, gitEnv, type Repo } from "../../../support/git.ts";
+import { testConfig } from "../support.ts";
+
+/*
+ * runFix with real git and a real store, and fakes for what is remote or a model: the backend, the
+ * session runner (answers by prompt), the push (an outcome chosen by the test), the notifier.
+ */
+
+const KEY = "github-o-r-7";
+const pr = (over: Partial<PrInfo> = {}): PrInfo => ({
+  provider: "github",
+  number: 7,
+  repo: "o/r",
+  url: "https://github.com/o/r/pull/7",
+  title: "T",
+  state: "open",
+  draft: false,
+  sourceBranch: "feature/x",
+  targetBranch: "main",
+  headSha: "1111111aaaa",
+  author: "a",
+  createdAt: "",
+  meta: {},
+  fork: false,
+  ...over,
+});
+const pipeline: PipelineStatus = { state: "failure", headSha: "1111111aaaa", checks: [{ name: "unit", state: "failure", logId: "5" }] };
+const SUMMARY = "BEGIN_DOCUMENT\n# Pipeline Failure Summary\n\n## Verdict\ncode: broken\nEND_DOCUMENT";
+
+describe("runFix", () => {
+  const cleanup: Array<() => void> = [];
+  afterEach(() => {
+    for (const c of cleanup.splice(0)) c();
+  });
+
+  async function setup(options: { clone?: boolean; push?: PushResult["outcome"]; fixReply?: string } = {}) {
+    const repo: Repo = await createRepo({ remote: true });
+    const data = fs.mkdtempSync(path.join(os.tmpdir(), "otto-fix-"));
+    cleanup.push(() => void repo.cleanup(), () => fs.rmSync(data, { recursive: true, force: true }));
+    await repo.git(["checkout", "-q", "-b", "feature/x"]);
+    if (options.clone !== false) await repo.git(["remote", "set-url", "origin", "https://github.com/o/r"]);
+    const store: PrStore = createPrStore(path.join(data, "prs"));
+    await store.create({ ...newDocument(pr(), KEY, 3, "2026-03-01T10:00:00.000Z"), key: KEY });
+    const prompts: string[] = [];
+    const children: Array<{ agent: string; model: string; directory: string }> = [];
+    const sessions = {
+      runChild: async (child: { agent: string; model: { modelID: string }; directory: string }, prompt: string) => {
+        prompts.push(prompt);
+        children.push({ agent: child.agent, model: child.model.modelID, directory: child.directory });
+        if (prompt.includes("Another engineer will fix it")) return { text: SUMMARY };
+        fs.writeFileSync(path.join(repo.dir, "fix.txt"), "fixed\n");
+        return { text: options.fixReply ?? "Fix summary: Fix it" };
+      },
+    } as unknown as SessionRunner;
+    const pushes: PushInput[] = [];
+    const notified: NotifyEvent[] = [];
+    const backend = { getBuildLogs: async () => "Error: boom", postComment: async () => undefined } as unknown as PrBackend;
+    const deps: FixDeps = {
+      store,
+      config: testConfig({ models: { primary: "mock/m1" } }),
+      secrets: [],
+      notify: async (event) => {
+        notified.push(event);
+        return { delivered: [], failed: [] };
+      },
+      sessions,
+      env: gitEnv(),
+      cwd: repo.dir,
+      models: async () => ({ analysis: { providerID: "mock", modelID: "m1" }, fix: { providerID: "mock", modelID: "m2" } }),
+      now: () => new Date("2026-03-01T12:00:00.000Z"),
+      log: () => undefined,
+      push: async (input) => {
+        pushes.push(input);
+        return { outcome: options.push ?? "pushed", sha: "2222222bbbb", committed: true, rebased: false, detail: `outcome ${options.push ?? "pushed"}` };
+      },
+    };
+    const doc = async () => (await store.read(KEY))!;
+    return { repo, store, deps, prompts, children, pushes, notified, backend, doc };
+  }
+
+  it("an error (no local clone) is recorded, the status is failed, and the watcher notifies a person once per head", async () => {
+    const t = await setup({ clone: false });
+    const run = async () => runFix(t.deps, { doc: await t.doc(), pr: pr(), pipeline, backend: t.backend, trigger: "watcher" });
+    await expect(run()).rejects.toThrow(/Cannot find local repo for https:\/\/github.com\/o\/r/);
+    const after = await t.doc();
+    expect(after.data).toMatchObject({ status: "failed", fix_attempts: 0, human_sha: "1111111aaaa" });
+    expect(after.data.fix_started).toBeUndefined();
+    expect(after.sections[0]?.body).toMatch(/^### Error — 2026-03-01T12:00:00.000Z\n- \*\*Trigger\*\*: watcher/);
+    await expect(run()).rejects.toThrow(/Cannot find local repo/);
+    expect(t.notified.map((n) => n.kind)).toEqual(["human_needed"]);
+    expect(t.prompts).toEqual([]);
+  });
+
+  it("does not start while another fix of the PR runs", async () => {
+    const t = await setup();
+    await t.store.update(KEY, (d) => ({ ...d, data: { ...d.data, status: "fixing", fix_started: "2026-03-01T11:59:00.000Z" } }));
+    const out = await runFix(t.deps, { doc: await t.doc(), pr: pr(), pipeline, backend: t.backend, trigger: "manual" });
+    expect(out.result).toBe("busy");
+    expect(t.prompts).toEqual([]);
+  });
+
+  it("pushes with the fix model, notices a head pushed by someone else, and records the attempt", async () => {
+    const t = await setup();
+    await t.store.update(KEY, (d) => ({ ...d, data: { ...d.data, status: "failed", fix_sha: "0000000cccc", fix_attempts: 1 } }));
+    const out = await runFix(t.deps, { doc: await t.doc(), pr: pr(), pipeline, backend: t.backend, trigger: "watcher" });
+    expect(out.result).toBe("pushed");
+    expect(t.children).toEqual([
+      { agent: "otto-reviewer", model: "m1", directory: t.repo.dir },
+      { agent: "otto-executor", model: "m2", directory: t.repo.dir },
+    ]);
+    expect(t.pushes).toHaveLength(1);
+    expect(t.pushes[0]).toMatchObject({ dir: t.repo.dir, branch: "feature/x", remote: "origin" });
+    expect(t.pushes[0]?.message).toMatch(/^Fix it\n\n.*\n\nOtto-Fix: github-o-r-7 attempt 2\n$/s);
+    const after = await t.doc();
+    expect(after.data).toMatchObject({ status: "watching", fix_attempts: 2, fix_sha: "2222222bbbb" });
+    expect(after.log.join("\n")).toContain("head 1111111 is not otto's last fix 0000000 (pushed by someone else); fix attempts not reset");
+    expect(after.log.join("\n")).toContain("fix attempt 2/3: pushed to feature/x: Fix it");
+  });
+
+  it("stops after a conflict (another session would meet it again); gives up when the last attempt fails", async () => {
+    const t = await setup({ push: "conflict" });
+    const out = await runFix(t.deps, { doc: await t.doc(), pr: pr(), pipeline, backend: t.backend, trigger: "manual" });
+    expect(out.result).toBe("stopped");
+    expect(t.pushes).toHaveLength(1);
+    expect((await t.doc()).data).toMatchObject({ status: "failed", fix_attempts: 1 });
+
+    const last = await setup({ fixReply: "TASK_FAILED: no idea" });
+    await last.store.update(KEY, (d) => ({ ...d, data: { ...d.data, status: "failed", fix_attempts: 2 } }));
+    const gaveUp = await runFix(last.deps, { doc: await last.doc(), pr: pr(), pipeline, backend: last.backend, trigger: "watcher" });
+    expect(gaveUp.result).toBe("gave_up");
+    expect(last.pushes).toEqual([]);
+    expect((await last.doc()).data).toMatchObject({ status: "failed", fix_attempts: 3, gave_up: "2026-03-01T12:00:00.000Z" });
+    expect(last.notified.map((n) => n.kind)).toEqual(["pr_gave_up"]);
+  });
+});
