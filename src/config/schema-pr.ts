@@ -20,8 +20,16 @@ const AdoProvider = z
     pat: z.string().optional().describe("Azure DevOps personal access token. Prefer the OTTO_ADO_PAT environment variable, which wins over this key."),
     base_url: HttpUrl.default("https://dev.azure.com").describe("Azure DevOps base URL (for on-premises servers or the legacy visualstudio.com hosts)."),
     auto_complete: z.boolean().default(true).describe("Set auto-complete on PRs otto creates or tracks."),
-    merlinbot: z.boolean().default(true).describe("Address MerlinBot comments automatically while watching a PR."),
-    create_work_item: z.boolean().default(true).describe("Create a work item for a PR through the PR comment convention."),
+    merlinbot: z.boolean().default(true).describe("Answer MerlinBot comments like a reviewer's while watching a PR (off: bot comments are ignored)."),
+    bot_names: z
+      .array(NonEmpty)
+      .default(["MerlinBot"])
+      .describe("Display names of the review bot whose comments `merlinbot` turns on, e.g. [\"MerlinBot\"]."),
+    create_work_item: z.boolean().default(true).describe("Create a work item for a PR through the PR comment convention (posts `work_item_comment` once per PR)."),
+    work_item_comment: z
+      .string()
+      .optional()
+      .describe("The comment your organization's convention uses to create and link a work item, e.g. \"#workitem create\". Unset: no comment is posted."),
   });
 
 export const PrConfig = z

@@ -8,7 +8,9 @@ import type {
   PrComment,
   PrInfo,
   PrLocator,
+  PrReview,
   ProviderName,
+  ReviewPost,
   WorkflowAction,
   WorkflowResult,
 } from "./types.ts";
@@ -55,8 +57,14 @@ export interface PrBackend {
   /** Logs of one failed check (its `logId`): the failed steps' output, trimmed to the end. */
   getBuildLogs(pr: PrInfo, logId: string, options?: CallOptions): Promise<string>;
   getComments(pr: PrInfo, options?: CallOptions): Promise<PrComment[]>;
+  /** Who the token acts as, spelt like `PrComment.author` (GitHub login, Azure DevOps display name). */
+  currentUser(pr: PrInfo): Promise<string>;
+  /** Submitted reviews (GitHub) or reviewer votes (Azure DevOps), oldest first. */
+  getReviews(pr: PrInfo, options?: CallOptions): Promise<PrReview[]>;
   postComment(pr: PrInfo, body: string): Promise<void>;
   postInlineComment(pr: PrInfo, comment: InlineComment): Promise<void>;
+  /** One review of the PR at `pr.headSha`: the body plus inline comments (lines must be inside the diff's hunks). */
+  postReview(pr: PrInfo, review: ReviewPost): Promise<void>;
   replyToComment(pr: PrInfo, commentId: string, body: string): Promise<void>;
   /** Marks the comment's thread resolved; a comment kind without threads is left as is. */
   resolveComment(pr: PrInfo, commentId: string, resolution: CommentResolution): Promise<void>;

@@ -12,6 +12,8 @@ export {
   type PipelineStatus,
   type PrComment,
   type PrInfo,
+  type PrReview,
+  type ReviewPost,
   type PrState,
   type WorkflowResult,
 } from "./types.ts";
@@ -29,3 +31,6 @@ export { cronFor, systemClock, type Clock, type Scheduled } from "./watch/schedu
 export { watchControllerFor, createWatchController, type WatchController } from "./watch/controller.ts";
 export { WATCH_ENV } from "./watch/detach.ts";
 export { originUrl } from "./remote.ts";
+export { commentsCommand } from "./comments/index.ts";
+export { fixCommand, fixOnFailure } from "./fix/index.ts";
+export { sanitizeForPost, DIFF_PLACEHOLDER } from "./sanitize.ts";

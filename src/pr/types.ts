@@ -26,6 +26,8 @@ export interface PrInfo extends PrLocator {
   /** The PR's web page. */
   url: string;
   title: string;
+  /** The PR's description (body), as the author wrote it; "" when empty. */
+  description?: string;
   state: PrState;
   draft: boolean;
   sourceBranch: string;
@@ -36,6 +38,13 @@ export interface PrInfo extends PrLocator {
   createdAt: string;
   /** Ids the backend needs again (repository or project ids, node ids); opaque to everyone else. */
   meta: Record<string, string>;
+  /**
+   * The head branch lives in another repository (a fork): otto's clone cannot push to it, so the
+   * fix flow refuses such PRs. Undefined when the provider did not say.
+   */
+  fork?: boolean;
+  /** The repository of the head branch when it is a fork (`owner/repo`, or the Azure DevOps repository name). */
+  headRepo?: string;
 }
 
 export const CheckState = z.enum(["pending", "success", "failure", "skipped"]);
@@ -72,6 +81,26 @@ export interface PrComment {
   /** The comment this one answers, when it is a reply. */
   inReplyTo?: string;
   url?: string;
+}
+
+/** A submitted review of the PR (GitHub reviews; Azure DevOps reviewer votes). */
+export interface PrReview {
+  author: string;
+  /**
+   * GitHub's author_association (OWNER, MEMBER, COLLABORATOR, CONTRIBUTOR, NONE, …). Azure DevOps
+   * has none: anyone who can vote is a project member, so its reviews say MEMBER.
+   */
+  association: string;
+  state: "approved" | "changes_requested" | "commented" | "dismissed" | "pending";
+  submittedAt?: string;
+  /** The forge's own words for the verdict, shown in reports instead of the association (Azure DevOps: `vote -10: rejected`). */
+  note?: string;
+}
+
+/** A review posted at once: GitHub one review with inline comments; Azure DevOps one thread per comment and one for the body. */
+export interface ReviewPost {
+  body: string;
+  comments: InlineComment[];
 }
 
 export interface InlineComment {

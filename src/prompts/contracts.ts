@@ -84,7 +84,7 @@ export const PROMPT_CONTRACTS = {
   },
   "pr-review": {
     variables: ["pr_title", "pr_description", "target_branch"],
-    optional: ["pr_url", "existing_comments", "codebase_summary"],
+    optional: ["pr_url", "existing_comments", "codebase_summary", "focus"],
   },
   "pr-comment-respond": {
     variables: [
@@ -143,6 +143,10 @@ export const PROMPT_CONTRACTS = {
     variables: ["pr_title", "failure_summary"],
     optional: ["pr_description", "target_branch", "previous_attempts", "check_commands", "codebase_summary"],
   },
+  "pr-rebase-conflicts": {
+    variables: ["branch", "conflicted_files"],
+    optional: ["pr_title", "change_summary"],
+  },
   "execute-task": {
     variables: ["task_id", "task_title", "task_description", "task_files", "spec_dir", "spec_files"],
     optional: [
@@ -189,6 +193,18 @@ export const PROMPT_CONTRACTS = {
   "crew-compaction": {
     variables: ["crew"],
     optional: ["unread", "specs"],
+  },
+  "pr-loop-reviewer": {
+    variables: ["pr_title", "pr_description", "target_branch", "reviewer", "round"],
+    optional: ["pr_url", "changed_files"],
+  },
+  "pr-loop-comments": {
+    variables: ["pr_title", "threads", "review_state"],
+    optional: ["pr_url"],
+  },
+  "pr-loop-fix": {
+    variables: ["pr_title", "target_branch", "round", "fix_payload"],
+    optional: ["pr_description", "check_commands"],
   },
 } as const satisfies Record<PromptName, Contract>;
 

@@ -25,6 +25,8 @@ export const PROMPT_NAMES = [
   "question-validate",
   "pr-failure-analysis",
   "pr-fix",
+  // A rebase that stopped on conflicts when a PR branch moved while otto was changing it.
+  "pr-rebase-conflicts",
   // Connectivity check of each model role (/otto-config models).
   "model-check",
   // /otto-spec: the repair turn for a document that failed otto's checks (tasks.md), and ad-hoc runs.
@@ -43,6 +45,10 @@ export const PROMPT_NAMES = [
   "crew-wake",
   "crew-deliver",
   "crew-compaction",
+  // /pr-review --loop: each reviewer, the comments analyzer, and the fix agent.
+  "pr-loop-reviewer",
+  "pr-loop-comments",
+  "pr-loop-fix",
 ] as const;
 
 export type PromptName = (typeof PROMPT_NAMES)[number];

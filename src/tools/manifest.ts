@@ -15,7 +15,7 @@ export const TOOL_MANIFEST = {
     },
   },
   otto_pr: {
-    description: "Runs the /otto-pr command (track GitHub and Azure DevOps PRs and watch their pipelines). Pass the user's command arguments unchanged in `args` (verbs: add, list, status, remove, log, watch start, watch stop, watch status, watch once, watch install).",
+    description: "Runs the /otto-pr command (track GitHub and Azure DevOps PRs and watch their pipelines). Pass the user's command arguments unchanged in `args` (verbs: add, list, status, remove, log, comments, fix, watch start, watch stop, watch status, watch once, watch install).",
     args: {
       args: z.string().describe("The raw arguments of /otto-pr, exactly as the user typed them (may be empty)."),
     },
@@ -26,6 +26,12 @@ export const TOOL_MANIFEST = {
       action: z.enum(["start","stop","status","once","install"]).describe("What to do: start, stop, status, once or install."),
       detach: z.boolean().optional().describe("With action=start: run the watcher in a background `opencode serve` that survives this session."),
       enable: z.boolean().optional().describe("With action=install: also run systemctl --user enable --now."),
+    },
+  },
+  otto_pr_review: {
+    description: "Runs the /pr-review command (review a GitHub or Azure DevOps PR and post the approved comments). Pass the user's command arguments unchanged in `args` (verbs: , post).",
+    args: {
+      args: z.string().describe("The raw arguments of /pr-review, exactly as the user typed them (may be empty)."),
     },
   },
   otto_spec_execute: {

@@ -1,6 +1,6 @@
 import type { ToolDefinition } from "@opencode-ai/plugin";
 import type { Runtime } from "../core/index.ts";
-import { addPr, createPrContext, listPrs, originUrl, prLog, prStatus, removePr, watchControllerFor } from "../pr/index.ts";
+import { addPr, commentsCommand, createPrContext, fixCommand, listPrs, originUrl, prLog, prStatus, removePr, watchControllerFor } from "../pr/index.ts";
 import { defineCommand, type CommandContext, type Verb } from "./command.ts";
 import { runWatchAction, type WatchAction } from "./pr-watch.ts";
 
@@ -60,6 +60,22 @@ const verbs: Verb[] = [
     summary: "Fix history and the watcher's log of a PR (id optional with one PR tracked)",
     positionals: { max: 1 },
     run: async ({ positionals }, ctx) => prLog(await contextFor(ctx), one(positionals)),
+  },
+  {
+    path: ["comments"],
+    args: "[id]",
+    summary: "Answer the PR's new reviewer comments now, one by one (fix + reply, or reply with the reasoning), and resolve their threads",
+    positionals: { max: 1 },
+    run: async ({ positionals }, ctx) =>
+      commentsCommand(ctx.runtime, await contextFor(ctx), { id: one(positionals), sessionID: ctx.tool.sessionID, directory: ctx.tool.directory, signal: ctx.tool.abort, progress: (m) => ctx.progress(m) }),
+  },
+  {
+    path: ["fix"],
+    args: "[id]",
+    summary: "Fix the PR's red pipeline now: logs → failure summary → re-run (infrastructure) or fix, verify, commit and push; waits until done",
+    positionals: { max: 1 },
+    run: async ({ positionals }, ctx) =>
+      fixCommand(ctx.runtime, await contextFor(ctx), { query: one(positionals), directory: ctx.tool.directory, sessionID: ctx.tool.sessionID, signal: ctx.tool.abort, progress: (m) => ctx.progress(m) }),
   },
   watchVerb("start", "Poll every tracked PR at server.poll_interval in this OpenCode (TUI), or with --detach in a background opencode serve", { detach: { type: "boolean" } }, "[--detach]"),
   watchVerb("stop", "Stop the PR watcher (this process's, or the background one)"),

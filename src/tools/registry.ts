@@ -6,6 +6,7 @@ import { buildCommand } from "./build.ts";
 import { configCommand } from "./config.ts";
 import { crewTools } from "./crew.ts";
 import { prCommand } from "./pr.ts";
+import { prReviewCommand } from "./pr-review.ts";
 import { prWatchTool } from "./pr-watch.ts";
 import { repoCommand } from "./repo.ts";
 import { specCommand } from "./spec.ts";
@@ -21,6 +22,7 @@ export function buildTools(runtime: Runtime): Record<string, ToolDefinition> {
     otto_spec: specCommand(runtime),
     otto_pr: prCommand(runtime),
     otto_pr_watch: prWatchTool(runtime),
+    otto_pr_review: prReviewCommand(runtime),
     otto_spec_execute: specExecuteTool(runtime),
     otto_repo: repoCommand(runtime),
     otto_worktree: worktreeCommand(runtime),

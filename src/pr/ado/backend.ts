@@ -6,7 +6,7 @@ import type { PrInfo, PrLocator } from "../types.ts";
 import { adoAuthorization } from "./auth.ts";
 import { createAdoHttp, type AdoHttp } from "./http.ts";
 import { adoParts, locateAdoId, matchesAdoHost, parseAdoUrl } from "./locate.ts";
-import { buildChecks, failedTasks, mapAdoPull, mapThreads, policyChecks, type AdoPullPayload, type BuildPayload, type PolicyEvaluationPayload, type ThreadPayload, type TimelineRecord } from "./map.ts";
+import { buildChecks, failedTasks, mapAdoPull, mapAdoReviewers, mapThreads, policyChecks, type AdoPullPayload, type AdoReviewerPayload, type BuildPayload, type PolicyEvaluationPayload, type ThreadPayload, type TimelineRecord } from "./map.ts";
 import { runAdoWorkflow } from "./workflow.ts";
 
 /** Per failed task; the end of a log holds the failure. */
@@ -87,9 +87,22 @@ export function createAdoBackend(deps: BackendDeps): PrBackend {
       return redact(parts.length > 0 ? parts.join("\n") : `Build ${logId} has no failed task with a log.`);
     },
 
+    async currentUser(pr) {
+      // connectionData names the token's identity (what auto-complete uses too); comments carry its display name.
+      const data = await http(adoParts(pr).org).json<{ authenticatedUser: { providerDisplayName?: string; customDisplayName?: string } }>("_apis/connectionData", { apiVersion: "7.1-preview" });
+      return data.authenticatedUser.customDisplayName ?? data.authenticatedUser.providerDisplayName ?? "";
+    },
+
     async getComments(pr, options = {}) {
       const threads = await http(adoParts(pr).org).json<List<ThreadPayload>>(threadsPath(pr), { signal: options.signal });
-      return mapThreads(threads.value);
+      // The PR page opened at the thread: what the web UI's own links to a comment look like.
+      return mapThreads(threads.value).map((c) => ({ ...c, url: `${pr.url}?discussionId=${c.id.split("/")[0] ?? ""}` }));
+    },
+
+    async getReviews(pr, options = {}) {
+      const { org, project } = adoParts(pr);
+      const reviewers = await http(org).json<List<AdoReviewerPayload>>(`${seg(project)}/_apis/git/repositories/${pr.meta.repositoryId ?? ""}/pullRequests/${pr.number}/reviewers`, { signal: options.signal });
+      return mapAdoReviewers(reviewers.value);
     },
 
     async postComment(pr, body) {
@@ -104,6 +117,12 @@ export function createAdoBackend(deps: BackendDeps): PrBackend {
         method: "POST",
         body: { comments: [{ parentCommentId: 0, content: comment.body, commentType: "text" }], status: "active", threadContext: { filePath: `/${comment.path.replace(/^\//, "")}`, ...side } },
       });
+    },
+
+    async postReview(pr, review) {
+      // Azure DevOps has no review object: one thread per comment, then the body as its own thread.
+      for (const comment of review.comments) await backend.postInlineComment(pr, comment);
+      if (review.body.trim()) await backend.postComment(pr, review.body);
     },
 
     async replyToComment(pr, commentId, body) {

@@ -1,4 +1,4 @@
-import type { Check, CheckState, PrComment, PrInfo, PrLocator } from "../types.ts";
+import type { Check, CheckState, PrComment, PrInfo, PrLocator, PrReview } from "../types.ts";
 
 /*
  * Pure mapping from Azure DevOps REST 7.1 payloads to otto's model. Input types name only the
@@ -9,13 +9,17 @@ export interface AdoPullPayload {
   pullRequestId: number;
   status: string;
   title: string;
+  description?: string;
   isDraft?: boolean;
   creationDate: string;
   sourceRefName: string;
   targetRefName: string;
   createdBy?: { displayName?: string; uniqueName?: string };
+  autoCompleteSetBy?: { id: string } | null;
   lastMergeSourceCommit?: { commitId: string };
   repository: { id: string; name: string; webUrl?: string; project: { id: string; name: string } };
+  /** Set when the source branch is in a fork of the repository. */
+  forkSource?: { repository?: { name?: string } };
 }
 
 const branch = (ref: string): string => ref.replace(/^refs\/heads\//, "");
@@ -30,6 +34,7 @@ export function mapAdoPull(locator: PrLocator, pull: AdoPullPayload, webBase: st
     repo: `${org}/${project}/${pull.repository.name}`,
     url: `${web}/pullrequest/${pull.pullRequestId}`,
     title: pull.title,
+    description: pull.description ?? "",
     state: pull.status === "completed" ? "merged" : pull.status === "abandoned" ? "abandoned" : "open",
     draft: pull.isDraft === true,
     sourceBranch: branch(pull.sourceRefName),
@@ -37,7 +42,9 @@ export function mapAdoPull(locator: PrLocator, pull: AdoPullPayload, webBase: st
     headSha: pull.lastMergeSourceCommit?.commitId ?? "",
     author: pull.createdBy?.displayName ?? pull.createdBy?.uniqueName ?? "unknown",
     createdAt: pull.creationDate,
-    meta: { repositoryId: pull.repository.id, projectId: pull.repository.project.id },
+    meta: { repositoryId: pull.repository.id, projectId: pull.repository.project.id, ...(pull.autoCompleteSetBy?.id ? { autoCompleteSetBy: pull.autoCompleteSetBy.id } : {}) },
+    fork: pull.forkSource !== undefined,
+    ...(pull.forkSource?.repository?.name ? { headRepo: pull.forkSource.repository.name } : {}),
   };
 }
 
@@ -162,3 +169,27 @@ export interface TimelineRecord {
 export function failedTasks(records: readonly TimelineRecord[]): TimelineRecord[] {
   return records.filter((r) => r.type === "Task" && r.result === "failed" && r.log);
 }
+
+export interface AdoReviewerPayload {
+  displayName?: string;
+  uniqueName?: string;
+  vote: number;
+}
+
+/**
+ * Reviewer votes as reviews: 10 approved, 5 approved with suggestions, 0 no vote, -5 waiting for
+ * the author, -10 rejected; both negative votes hold the PR back. Voters are project members.
+ * https://learn.microsoft.com/en-us/rest/api/azure/devops/git/pull-request-reviewers/list#identityrefwithvote
+ */
+export function mapAdoReviewers(reviewers: readonly AdoReviewerPayload[]): PrReview[] {
+  return reviewers
+    .filter((r) => r.vote !== 0)
+    .map((r) => ({
+      author: r.uniqueName ?? r.displayName ?? "unknown",
+      association: "MEMBER",
+      state: r.vote < 0 ? "changes_requested" : "approved",
+      note: `vote ${r.vote}${VOTES[r.vote] ? `: ${VOTES[r.vote]}` : ""}`,
+    }));
+}
+
+const VOTES: Record<number, string> = { 10: "approved", 5: "approved with suggestions", [-5]: "waiting for author", [-10]: "rejected" };

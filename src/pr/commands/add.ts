@@ -37,6 +37,8 @@ export function newDocument(pr: PrInfo, key: string, maxFixAttempts: number, now
       max_fix_attempts: maxFixAttempts,
       seen_comment_ids: [],
       unseen_comments: 0,
+      comment_failures: {},
+      workflow_done: [],
       errors: 0,
       meta: pr.meta,
     },

@@ -13,8 +13,9 @@ import {
   compactStatus,
   mapComments,
   mapPull,
+  mapReview,
   mergeChecks,
-  type CheckRunPayload, type IssueCommentPayload, type PullPayload, type ReviewCommentPayload, type StatusPayload, type ThreadMap } from "./map.ts";
+  type CheckRunPayload, type IssueCommentPayload, type PullPayload, type ReviewCommentPayload, type ReviewPayload, type StatusPayload, type ThreadMap } from "./map.ts";
 import type { GithubClient } from "./octokit.ts";
 import { fetchThreadMap, resolveThreadOf } from "./threads.ts";
 
@@ -61,6 +62,9 @@ export function createGithubBackend(deps: BackendDeps): PrBackend {
     }
   }
 
+  // The token's user never changes for a backend's life (the config is read again each cycle).
+  const me = lazy(() => call("the token's user", async (octokit) => (await octokit.request("GET /user")).data.login));
+
   const backend: PrBackend = {
     name: "github",
     matchesUrl: (url) => hosts.has(url.hostname.toLowerCase()),
@@ -91,6 +95,8 @@ export function createGithubBackend(deps: BackendDeps): PrBackend {
         return redact(text.length > MAX_LOG_CHARS ? text.slice(-MAX_LOG_CHARS) : text);
       }),
 
+    currentUser: () => me(),
+
     getComments: (pr, options: CallOptions = {}) =>
       call(`comments of ${pr.repo}#${pr.number}`, async (octokit) => {
         const params = { ...repoParams(pr), per_page: 100 };
@@ -109,6 +115,13 @@ export function createGithubBackend(deps: BackendDeps): PrBackend {
         return mapComments(issue.value, review.value, threads);
       }),
 
+    getReviews: (pr, options: CallOptions = {}) =>
+      call(`reviews of ${pr.repo}#${pr.number}`, async (octokit) => {
+        const params = { ...repoParams(pr), pull_number: pr.number, per_page: 100 };
+        const reviews = await conditionalGet(octokit, options.cache, "GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews", params, (d) => (d as ReviewPayload[]).map(mapReview), { ...options, paginate: true });
+        return reviews.value;
+      }),
+
     postComment: (pr, body) =>
       call(`a new comment on ${pr.repo}#${pr.number}`, async (octokit) => {
         await octokit.request("POST /repos/{owner}/{repo}/issues/{issue_number}/comments", { ...repoParams(pr), issue_number: pr.number, body });
@@ -124,6 +137,20 @@ export function createGithubBackend(deps: BackendDeps): PrBackend {
           line: comment.line,
           side: comment.side,
           body: comment.body,
+        });
+      }),
+
+    postReview: (pr, review) =>
+      call(`a review of ${pr.repo}#${pr.number}`, async (octokit) => {
+        // One review, so the author gets one notification; COMMENT neither approves nor blocks.
+        // https://docs.github.com/en/rest/pulls/reviews#create-a-review-for-a-pull-request
+        await octokit.request("POST /repos/{owner}/{repo}/pulls/{pull_number}/reviews", {
+          ...repoParams(pr),
+          pull_number: pr.number,
+          commit_id: pr.headSha,
+          event: "COMMENT",
+          body: review.body,
+          comments: review.comments.map((c) => ({ path: c.path, line: c.line, side: c.side, body: c.body })),
         });
       }),
 

@@ -1,5 +1,5 @@
 import { overallState } from "../pipeline.ts";
-import type { Check, CheckState, PipelineStatus, PrComment, PrInfo, PrLocator } from "../types.ts";
+import type { Check, CheckState, PipelineStatus, PrComment, PrInfo, PrLocator, PrReview } from "../types.ts";
 
 /*
  * Pure mapping from GitHub REST payloads to otto's model. The input types name only the fields
@@ -10,14 +10,27 @@ export interface PullPayload {
   number: number;
   html_url: string;
   title: string;
+  body?: string | null;
   state: string;
   draft?: boolean;
   merged_at: string | null;
   created_at: string;
   node_id: string;
   user: { login: string } | null;
-  head: { ref: string; sha: string };
-  base: { ref: string };
+  head: { ref: string; sha: string; repo?: { full_name: string } | null };
+  base: { ref: string; repo?: { full_name: string } };
+}
+
+/**
+ * Whether the head branch is in another repository. A deleted fork (`head.repo` null) counts as
+ * one: there is nothing otto could push to.
+ */
+function forkOf(pull: PullPayload): { fork?: boolean; headRepo?: string } {
+  const head = pull.head.repo;
+  const base = pull.base.repo?.full_name;
+  if (head === undefined || base === undefined) return {};
+  if (head === null) return { fork: true };
+  return head.full_name.toLowerCase() === base.toLowerCase() ? { fork: false } : { fork: true, headRepo: head.full_name };
 }
 
 export function mapPull(locator: PrLocator, pull: PullPayload): PrInfo {
@@ -25,6 +38,7 @@ export function mapPull(locator: PrLocator, pull: PullPayload): PrInfo {
     ...locator,
     url: pull.html_url,
     title: pull.title,
+    description: pull.body ?? "",
     state: pull.merged_at ? "merged" : pull.state === "closed" ? "closed" : "open",
     draft: pull.draft === true,
     sourceBranch: pull.head.ref,
@@ -33,6 +47,7 @@ export function mapPull(locator: PrLocator, pull: PullPayload): PrInfo {
     author: pull.user?.login ?? "ghost",
     createdAt: pull.created_at,
     meta: { nodeId: pull.node_id },
+    ...forkOf(pull),
   };
 }
 
@@ -194,3 +209,28 @@ export const compactReviewComment = (c: ReviewCommentPayload): ReviewCommentPayl
   original_line: c.original_line ?? null,
   ...(c.in_reply_to_id ? { in_reply_to_id: c.in_reply_to_id } : {}),
 });
+
+export interface ReviewPayload {
+  user: { login: string } | null;
+  state: string;
+  author_association: string;
+  submitted_at?: string | null;
+}
+
+// https://docs.github.com/en/rest/pulls/reviews#list-reviews-for-a-pull-request (state values)
+const REVIEW_STATES: Record<string, PrReview["state"]> = {
+  APPROVED: "approved",
+  CHANGES_REQUESTED: "changes_requested",
+  COMMENTED: "commented",
+  DISMISSED: "dismissed",
+  PENDING: "pending",
+};
+
+export function mapReview(review: ReviewPayload): PrReview {
+  return {
+    author: review.user?.login ?? "ghost",
+    association: review.author_association,
+    state: REVIEW_STATES[review.state.toUpperCase()] ?? "commented",
+    ...(review.submitted_at ? { submittedAt: review.submitted_at } : {}),
+  };
+}

@@ -35,9 +35,23 @@ export const PrFrontmatter = z.object({
   checks: z.array(Check).default([]),
   fix_attempts: z.number().int().min(0).default(0),
   max_fix_attempts: z.number().int().min(0).default(5),
+  /** Head SHAs whose failed jobs the fix flow re-ran (infrastructure failures): one re-run per SHA. */
+  rerun_shas: z.array(z.string()).optional(),
+  /** The commit the fix flow last pushed. */
+  fix_sha: z.string().optional(),
+  /** When the running fix started (status fixing); an old one is a fix that crashed. */
+  fix_started: Timestamp.optional(),
+  /** When the fix flow gave up (max_fix_attempts reached); the giving-up comment is posted once. */
+  gave_up: Timestamp.optional(),
+  /** Head SHA the fix flow handed to a human (fork, repeated infrastructure failure): notified once per SHA. */
+  human_sha: z.string().optional(),
   seen_comment_ids: z.array(z.coerce.string()).default([]),
   /** Comments not yet handled by the comment flow (its ids are not in seen_comment_ids). */
   unseen_comments: z.number().int().min(0).default(0),
+  /** Failed answers by comment id; after two the comment is recorded as seen and a human is notified. */
+  comment_failures: z.record(z.string(), z.number().int().min(0)).default({}),
+  /** Provider workflow steps done once per PR (`auto_complete`, `work_item`; Azure DevOps). */
+  workflow_done: z.array(z.string()).default([]),
   /** Head SHA the success comment was posted for: one per SHA. */
   green_sha: z.string().optional(),
   /** Consecutive failed polls, and when the next one may run. */

@@ -3,6 +3,8 @@ import path from "node:path";
 import { OttoError, formatError, xdgPaths } from "../../core/index.ts";
 import { parseDuration } from "../../config/index.ts";
 import { createPrContext, type PrRuntime } from "../context.ts";
+import { watcherHooks } from "../comments/index.ts";
+import { fixOnFailure } from "../fix/index.ts";
 import { runCycle } from "./cycle.ts";
 import { WATCH_ENV, WATCH_MODE_ENV, readPidFile, startDetached, stopProcess } from "./detach.ts";
 import { hostKind } from "./host.ts";
@@ -61,6 +63,8 @@ export function createWatchController(runtime: PrRuntime, deps: ControllerDeps):
           intervalMs,
           concurrency: CONCURRENCY,
           force,
+          ...watcherHooks(runtime, fresh, { now: () => deps.clock.now(), log: (level, message, extra) => runtime.log.log(level, message, extra) }),
+          onFailure: fixOnFailure(runtime, fresh),
         });
       },
       log: (level, message, extra) => runtime.log.log(level, message, extra),

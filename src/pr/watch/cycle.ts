@@ -30,6 +30,12 @@ export interface CommentsContext {
   backend: PrBackend;
 }
 
+export interface PolledContext {
+  doc: PrDocument;
+  pr: PrInfo;
+  backend: PrBackend;
+}
+
 export interface CycleDeps {
   store: PrStore;
   registry: BackendRegistry;
@@ -51,6 +57,8 @@ export interface CycleDeps {
   onFailure?(context: FailureContext): Promise<void>;
   /** The comment flow's entry point: called each poll while a PR has unhandled reviewer comments. */
   onComments?(context: CommentsContext): Promise<void>;
+  /** Provider workflow steps (Azure DevOps auto-complete, work item): called after each poll of an open PR. */
+  onPolled?(context: PolledContext): Promise<void>;
 }
 
 export type Outcome = "updated" | "unchanged" | "final" | "backoff" | "error" | "removed";
@@ -116,6 +124,11 @@ async function refresh(doc: PrDocument, deps: CycleDeps): Promise<PrResult> {
       // The fix flow's own errors are its business; the poll itself succeeded.
       await deps.onFailure({ doc: written, pr: observed.pr, pipeline: observed.pipeline, backend }).catch((error: unknown) => {
         deps.log("warn", `fix flow for ${doc.key} failed`, { error: redact(formatError(error), deps.secrets) });
+      });
+    }
+    if (deps.onPolled && observed.pr.state === "open") {
+      await deps.onPolled({ doc: written, pr: observed.pr, backend }).catch((error: unknown) => {
+        deps.log("warn", `workflow steps for ${doc.key} failed`, { error: redact(formatError(error), deps.secrets) });
       });
     }
     const unhandled = unhandledComments(observed.comments ?? [], written.data.seen_comment_ids);

@@ -11,6 +11,18 @@ import type { PipelineStatus, PrComment, PrInfo } from "../types.ts";
 /** Marks otto's own comments, so they never count as reviewer comments. */
 export const OTTO_MARKER = "<!-- otto -->";
 
+/**
+ * A fix older than this crashed or hangs: polls treat the PR as failed again and the next trigger
+ * takes it over. Two hours: two fix sessions at the default 30 min task timeout, a rebase, checks.
+ */
+export const FIX_STALE_MS = 2 * 60 * 60 * 1000;
+
+function staleFix(data: PrFrontmatter, now: string): boolean {
+  if (data.status !== "fixing") return false;
+  const started = data.fix_started ? Date.parse(data.fix_started) : Number.NaN;
+  return Number.isFinite(started) && Date.parse(now) - started >= FIX_STALE_MS;
+}
+
 export type PrEvent = "green" | "failure" | "merged" | "closed" | "abandoned" | "new_commit" | "new_comments";
 
 export interface Observed {
@@ -83,7 +95,8 @@ export function planRefresh(doc: PrDocument, observed: Observed, now: string): R
   if (pipeline) {
     data.pipeline = pipeline.state;
     data.checks = pipeline.checks;
-    data.status = nextStatus(before.status, pipeline, newCommit);
+    // A crashed fix gives the PR back: its failure is seen again and handed to the fix flow.
+    data.status = nextStatus(staleFix(before, now) ? "watching" : before.status, pipeline, newCommit);
     const failedChanged = failedNames(pipeline.checks) !== failedNames(before.checks);
     if (data.status !== before.status || (pipeline.state === "failure" && (failedChanged || newCommit))) {
       const what = pipeline.state === "failure" ? `pipeline failed: ${failedNames(pipeline.checks)}` : `pipeline ${pipeline.state}`;

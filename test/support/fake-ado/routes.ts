@@ -72,6 +72,11 @@ export function adoRoutes(state: AdoState, base: () => string): Route[] {
       const text = state.logs.get(`${p.id}/${p.log}`);
       return text === undefined ? error(404, "The log was not found.", "BuildLogNotFoundException") : { status: 200, body: text.split("\n").map((l) => `2026-02-06T10:04:00.0000000Z ${l}`).join("\n") };
     }),
+    route("GET", "/{project}/_apis/git/repositories/{repo}/pullRequests/{id}/reviewers", (p) => {
+      const pr = prOf(p);
+      if (!pr) return notFound("pull request");
+      return list((state.votes.get(pr.id) ?? []).map((v) => ({ ...identity(v.who, base()), vote: v.vote, hasDeclined: false, isFlagged: false, reviewerUrl: `${base()}/_apis/git/repositories/${pr.repo}/pullRequests/${pr.id}/reviewers/${v.who.id}` })));
+    }),
     route("GET", "/{project}/_apis/git/repositories/{repo}/pullRequests/{id}/threads", (p) => list(threadsOf(p).map((t) => thread(state, t, base())))),
     route("POST", "/{project}/_apis/git/repositories/{repo}/pullRequests/{id}/threads", (p, req) => {
       const pr = prOf(p);

@@ -211,7 +211,7 @@ describe("prompt content", () => {
     ["question-resolve", ["answer", "answerable", "confidence", "evidence"]],
     ["question-validate", ["reason", "verdict"]],
     ["pr-review", ["comments", "summary"]],
-    ["pr-comment-respond", ["decision", "reply", "summary_of_change"]],
+    ["pr-comment-respond", ["decision", "fix_description", "reply"]],
   ] as const)("%s shows an example with the documented top-level fields", (name, fields) => {
     const example = JSON.parse(jsonExample(loadPrompt(name, { env }).body) ?? "") as Record<string, unknown>;
     expect(Object.keys(example).sort()).toEqual([...fields]);
