@@ -69,7 +69,9 @@ describe("otto_pr_watch through real OpenCode against fake GitHub and Azure DevO
     expect(once).toContain("| github-octo-app-1 | green | 2/2 passing | changed |");
     expect(once).toContain("| ado-contoso-30 | merged |");
     expect(f.gh.state.comments.map((c) => c.body)).toEqual([expect.stringContaining("✅ otto: all checks pass on")]);
-    const hooks = await until("the webhook", () => f.hooks.calls.find((c) => c.path === "/hook"));
+    // PR 2's fix flow cannot start without models.primary and asks for a person (human_needed) first.
+    const hooks = await until("the webhook", () => f.hooks.calls.find((c) => c.path === "/hook" && (c.body as { event?: string }).event === "pr_green"));
+    expect(f.hooks.calls.map((c) => (c.body as { event?: string }).event)).toContain("human_needed");
     expect(hooks.body).toMatchObject({ source: "otto", event: "pr_green", url: "https://github.com/octo/app/pull/1" });
 
     const adoCalls = f.ado.calls.length;
