@@ -1,7 +1,6 @@
-import fs from "node:fs/promises";
 import path from "node:path";
 import type { Env } from "../core/index.ts";
-import { runGit } from "../repo/index.ts";
+import { excludeFromGit, runGit } from "../repo/index.ts";
 
 export interface CrewPaths {
   /** The directory holding `.otto/crew` (the main clone's root). */
@@ -49,20 +48,8 @@ export async function findCrewRoot(directory: string, env: Env = process.env): P
 export const EXCLUDE_LINE = "/.otto/crew/";
 
 /**
- * Keeps `.otto/crew/` out of git through `.git/info/exclude` (never the user's .gitignore): the
- * crew is local, per-machine state. Does nothing outside git.
+ * Keeps `.otto/crew/` out of git: the crew is local, per-machine state. Does nothing outside git.
  */
-export async function excludeFromGit(root: string, env: Env = process.env): Promise<void> {
-  const file = await gitLine(["rev-parse", "--path-format=absolute", "--git-path", "info/exclude"], root, env);
-  if (!file) return;
-  let text = "";
-  try {
-    text = await fs.readFile(file, "utf8");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
-  }
-  if (text.split(/\r?\n/).some((line) => line.trim() === EXCLUDE_LINE)) return;
-  await fs.mkdir(path.dirname(file), { recursive: true });
-  const prefix = text === "" || text.endsWith("\n") ? "" : "\n";
-  await fs.appendFile(file, `${prefix}# otto crew state (local)\n${EXCLUDE_LINE}\n`);
+export function excludeCrewFromGit(root: string, env: Env = process.env): Promise<void> {
+  return excludeFromGit(root, EXCLUDE_LINE, "otto crew state (local)", env);
 }

@@ -3,7 +3,7 @@ import { renderPrompt } from "../prompts/index.ts";
 import type { ModelRef } from "../session/index.ts";
 import type { Crew } from "./context.ts";
 import type { PermissionRule } from "./host.ts";
-import { excludeFromGit } from "./paths.ts";
+import { excludeCrewFromGit } from "./paths.ts";
 import { AGENT_NAME, RESERVED_NAMES, type Agent, type CrewFile } from "./schema.ts";
 import { transact } from "./store.ts";
 import { markUndeliverable } from "./wake.ts";
@@ -61,7 +61,7 @@ function roster(state: CrewFile, name: string): string[] {
 /** Creates the agent's session, records it as busy, and sends its first prompt through the gate. */
 export async function spawnAgent(crew: Crew, input: SpawnInput, state: CrewFile): Promise<Agent> {
   checkName(input.name, state);
-  await excludeFromGit(crew.paths.root, crew.env);
+  await excludeCrewFromGit(crew.paths.root, crew.env);
   const agentName = input.agent ?? CREW_AGENT;
   const sessionID = await crew.host.createSession({
     parentID: input.orchestrator.sessionID,

@@ -30,3 +30,4 @@ export { listWorktrees, type WorktreeListing, type WorktreeEntry, type ActiveSpe
 export { removeWorktree, type RemoveOptions, type WorktreeRemoved } from "./worktree-remove.ts";
 export { readTrackedPrs, prDocumentsDir, prBelongsTo, repoUrlOfPr, type TrackedPr } from "./tracked-prs.ts";
 export { mapPrToWorkdir, type MapPrInput, type PrWorkdir } from "./map-pr.ts";
+export { excludeFromGit } from "./exclude.ts";

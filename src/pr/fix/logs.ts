@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { formatError, redact, type Env } from "../../core/index.ts";
-import { runGit } from "../../repo/index.ts";
+import { excludeFromGit } from "../../repo/index.ts";
 import type { PrBackend } from "../backend.ts";
 import type { Check, PrInfo } from "../types.ts";
 import { trimLog } from "./trim-log.ts";
@@ -77,19 +77,7 @@ export async function collectLogs(input: CollectInput): Promise<CollectedLogs> {
   return { files, worktreeDir, recordDir, missing };
 }
 
-/** Adds `/.otto/pr-logs/` to the repository's info/exclude (shared by its worktrees) once. */
-export async function excludeLogDir(dir: string, env?: Env): Promise<void> {
-  const result = await runGit(["rev-parse", "--path-format=absolute", "--git-path", "info/exclude"], { cwd: dir, ...(env ? { env } : {}) });
-  const file = result.stdout.trim();
-  if (result.exitCode !== 0 || file === "") return;
-  let text = "";
-  try {
-    text = await fs.readFile(file, "utf8");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
-  }
-  if (text.split(/\r?\n/).some((line) => line.trim() === EXCLUDE_LINE)) return;
-  await fs.mkdir(path.dirname(file), { recursive: true });
-  const prefix = text === "" || text.endsWith("\n") ? "" : "\n";
-  await fs.appendFile(file, `${prefix}# otto: CI logs of PRs being fixed (local)\n${EXCLUDE_LINE}\n`);
+/** Keeps the log copies out of git (info/exclude, shared by the repository's worktrees). */
+function excludeLogDir(dir: string, env?: Env): Promise<void> {
+  return excludeFromGit(dir, EXCLUDE_LINE, "otto: CI logs of PRs being fixed (local)", env);
 }

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { excludeFromGit, findCrewRoot } from "../../../src/crew/index.ts";
+import { excludeCrewFromGit, findCrewRoot } from "../../../src/crew/index.ts";
 import { createRepo, git, gitEnv, type Repo } from "../../support/index.ts";
 
 let repo: Repo | undefined;
@@ -27,7 +27,7 @@ describe("where a crew lives", () => {
   it("is the directory itself outside git", async () => {
     const dir = fs.mkdtempSync(path.join(fs.realpathSync("/tmp"), "otto-crew-nogit-"));
     expect(await findCrewRoot(dir, gitEnv({ GIT_CEILING_DIRECTORIES: path.dirname(dir) }))).toBe(dir);
-    await excludeFromGit(dir, gitEnv({ GIT_CEILING_DIRECTORIES: path.dirname(dir) }));
+    await excludeCrewFromGit(dir, gitEnv({ GIT_CEILING_DIRECTORIES: path.dirname(dir) }));
     expect(fs.readdirSync(dir)).toEqual([]);
     fs.rmSync(dir, { recursive: true });
   });
@@ -36,8 +36,8 @@ describe("where a crew lives", () => {
     repo = await createRepo({ remote: false });
     const exclude = path.join(repo.dir, ".git", "info", "exclude");
     fs.writeFileSync(exclude, "*.log");
-    await excludeFromGit(repo.dir, gitEnv());
-    await excludeFromGit(repo.dir, gitEnv());
+    await excludeCrewFromGit(repo.dir, gitEnv());
+    await excludeCrewFromGit(repo.dir, gitEnv());
     expect(fs.readFileSync(exclude, "utf8")).toBe("*.log\n# otto crew state (local)\n/.otto/crew/\n");
     fs.mkdirSync(path.join(repo.dir, ".otto", "crew"), { recursive: true });
     fs.writeFileSync(path.join(repo.dir, ".otto", "crew", "crew.json"), "{}");
