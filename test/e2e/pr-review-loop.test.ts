@@ -438,4 +438,23 @@ describe("/pr-review --loop (real OpenCode, scripted reviewer models, fake GitHu
     expect(await ws.repo.remoteLog(BRANCH)).toEqual(before);
     expect(posted(f)[1]).toContain("Fixed: 0, rejected: 1.");
   });
+
+  it("preflight refuses a local branch that is behind its remote: a clear message, nothing posted, no model call", async () => {
+    const f = await forges();
+    const ws = await setup(e2e, f);
+    // Someone else pushed to the PR's branch: the remote has a commit the clone has not pulled.
+    await ws.repo.commit("Teammate's change", { "greet.txt": "hello, team\n" });
+    await ws.repo.git(["push", "-q", "origin", BRANCH]);
+    await ws.repo.git(["reset", "-q", "--hard", "HEAD~1"]);
+    const remote = await ws.repo.remoteLog(BRANCH);
+    e2e.model.script(...slashCommand("otto_pr_review"), loopModel(ws.project, () => undefined));
+    const run = await runLoop(e2e, ws);
+
+    expect(run.stdout).toMatch(/Error: The local 'feature\/greet' in \S+ is 1 commit\(s\) behind origin\/feature\/greet: the reviewers would review stale code\.\nNext step: Run git -C \S+ pull --ff-only, then run the command again\./);
+    expect(f.gh.calls.filter((c) => c.method !== "GET")).toEqual([]);
+    expect(f.gh.state.comments).toEqual([]);
+    expect(e2e.model.turns().some((r) => kindOf(r) !== undefined)).toBe(false);
+    expect(await ws.repo.remoteLog(BRANCH)).toEqual(remote);
+    expect(await ws.repo.git(["status", "--porcelain"])).toBe("");
+  });
 });

@@ -18,7 +18,7 @@ export function reviewStateOf(reviews: readonly PrReview[]): ReviewState {
   }
   const by = [...standing.values()]
     .filter((r) => r.state === "changes_requested" && BINDING.has(r.association.toUpperCase()))
-    .map((r) => ({ login: r.author, association: r.association.toUpperCase() }));
+    .map((r) => ({ login: r.author, association: r.association.toUpperCase(), ...(r.note ? { note: r.note } : {}) }));
   return { hasChangesRequested: by.length > 0, changesRequestedBy: by };
 }
 

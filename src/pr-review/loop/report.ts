@@ -98,7 +98,7 @@ function reviewersLine(reviewers: readonly ReviewerOutcome[]): string[] {
 
 function stateLine(state: ReviewState): string {
   if (!state.hasChangesRequested) return "Review state: no changes requested by an owner, member or collaborator.";
-  return `Review state: changes requested by ${state.changesRequestedBy.map((b) => `@${b.login} (${b.association})`).join(", ")}.`;
+  return `Review state: changes requested by ${state.changesRequestedBy.map((b) => `@${b.login} (${b.note ?? b.association})`).join(", ")}.`;
 }
 
 /** The review report of one round (posted on the PR). */

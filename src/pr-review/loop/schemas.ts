@@ -72,7 +72,8 @@ export type Counts = Record<Priority, number>;
 /** Computed in code from the forge's reviews, never by a model (A3 reviewState). */
 export interface ReviewState {
   hasChangesRequested: boolean;
-  changesRequestedBy: Array<{ login: string; association: string }>;
+  /** `note`: the forge's words for the verdict (Azure DevOps votes), shown instead of the association. */
+  changesRequestedBy: Array<{ login: string; association: string; note?: string }>;
 }
 
 export type Consensus = "approve" | "request_changes" | "needs_major_work";

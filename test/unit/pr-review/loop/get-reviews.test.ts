@@ -47,10 +47,10 @@ describe("getReviews: the review state the loop computes in code", () => {
     const info = await backend.getPr({ provider: "ado", repo: "contoso/payments/app", number: 44 });
     const reviews = await backend.getReviews(info);
     expect(reviews).toEqual([
-      { author: "rejecter@contoso.com", association: "MEMBER", state: "changes_requested" },
-      { author: "waiter@contoso.com", association: "MEMBER", state: "changes_requested" },
-      { author: "approver@contoso.com", association: "MEMBER", state: "approved" },
-      { author: "suggester@contoso.com", association: "MEMBER", state: "approved" },
+      { author: "rejecter@contoso.com", association: "MEMBER", state: "changes_requested", note: "vote -10: rejected" },
+      { author: "waiter@contoso.com", association: "MEMBER", state: "changes_requested", note: "vote -5: waiting for author" },
+      { author: "approver@contoso.com", association: "MEMBER", state: "approved", note: "vote 10: approved" },
+      { author: "suggester@contoso.com", association: "MEMBER", state: "approved", note: "vote 5: approved with suggestions" },
     ]);
     expect(reviewStateOf(reviews).changesRequestedBy.map((b) => b.login)).toEqual(["rejecter@contoso.com", "waiter@contoso.com"]);
   });
