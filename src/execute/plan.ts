@@ -69,20 +69,7 @@ export function phaseHasWork(list: TaskList, group: number): boolean {
   return tasksOf(list, group).some((t) => t.status === "completed");
 }
 
-const TASK_FAILED = /^\s*TASK_FAILED:\s*(.*)$/;
-
-/**
- * The executor's own verdict: its final message ends with a line `TASK_FAILED: <reason>` when it
- * could not do the job (trailing blank lines and closing code fences are ignored). Returns the
- * reason, or undefined when the line is absent.
- */
-export function taskFailedReason(finalMessage: string): string | undefined {
-  const lines = finalMessage.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== "" && !/^`{3,}$/.test(l));
-  const last = lines[lines.length - 1];
-  if (last === undefined) return undefined;
-  const match = TASK_FAILED.exec(last.replace(/^[*_`]+|[*_`]+$/g, ""));
-  return match ? match[1]?.trim() || "(no reason given)" : undefined;
-}
+export { taskFailedReason } from "../session/task-failed.ts";
 
 /**
  * The task `task run` works on: the `--id` given (any status but completed), or the only runnable

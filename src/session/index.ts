@@ -29,3 +29,4 @@ export {
   type TurnReply,
 } from "./types.ts";
 export { checkModels, type ModelCheck, type RoleToCheck } from "./check-models.ts";
+export { taskFailedReason } from "./task-failed.ts";

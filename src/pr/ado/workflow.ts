@@ -1,8 +1,13 @@
 import type { Config } from "../../config/index.ts";
 import type { PrInfo, WorkflowAction, WorkflowResult } from "../types.ts";
 import { OTTO_MARKER } from "../watch/plan.ts";
+import { isOttoError } from "../../core/index.ts";
 import type { AdoHttp } from "./http.ts";
 import { adoParts } from "./locate.ts";
+import { BUILD_POLICY, buildChecks, policyChecks, STATUS_POLICY, type BuildPayload, type PolicyEvaluationPayload } from "./map.ts";
+
+// The policy evaluations API exists only as a preview. https://learn.microsoft.com/en-us/rest/api/azure/devops/policy/evaluations
+const POLICY_API = "7.1-preview.1";
 
 interface WorkflowInput {
   http: AdoHttp;
@@ -35,7 +40,60 @@ export async function runAdoWorkflow({ http, settings, pr, action }: WorkflowInp
     });
     return { done: true, message: `Posted the work item comment on PR ${pr.number}.` };
   }
-  if (action === "rerun_failed") return { done: false, message: "Azure DevOps re-runs builds by policy (re-queue from the PR page); nothing done." };
+  if (action === "rerun_failed") return rerunFailed(http, pr);
   // MerlinBot's threads are answered by the comment flow (pr.providers.ado.merlinbot).
   return { done: false, message: "Bot comments are answered by the comment flow; nothing to do here." };
+}
+
+type Evaluation = PolicyEvaluationPayload & { evaluationId: string };
+
+/** Policy states that block the PR. https://learn.microsoft.com/en-us/rest/api/azure/devops/policy/evaluations/list#policyevaluationstatus */
+const FAILED_POLICY = new Set(["rejected", "broken"]);
+
+/**
+ * Re-runs the PR's failed CI, the way getPipelineStatus found it:
+ * - Build policies gate the PR: a failed one is re-queued, like "Re-queue" on the PR page. The
+ *   policy queues a fresh build of the current merge commit, which it then tracks; retrying the
+ *   old build would not satisfy a policy that considers it expired or not current, and classic
+ *   pipelines cannot retry at all. https://learn.microsoft.com/en-us/rest/api/azure/devops/policy/evaluations/requeue-policy-evaluation
+ * - Without policies, the newest merge build of each pipeline is the check: a failed one gets
+ *   "Rerun failed jobs" (only its failed jobs run again, in the same build).
+ *   https://learn.microsoft.com/en-us/rest/api/azure/devops/build/builds/update-build (retry)
+ * Status policies are posted by external services otto cannot re-run.
+ */
+async function rerunFailed(http: AdoHttp, pr: PrInfo): Promise<WorkflowResult> {
+  const project = encodeURIComponent(adoParts(pr).project);
+  const artifactId = `vstfs:///CodeReview/CodeReviewId/${pr.meta.projectId ?? ""}/${pr.number}`;
+  const evaluations = await http.json<{ value: Evaluation[] }>(`${project}/_apis/policy/evaluations`, { query: { artifactId }, apiVersion: POLICY_API });
+  const done: string[] = [];
+  const failed: string[] = [];
+  const attempt = async (what: string, request: () => Promise<unknown>) => {
+    try {
+      await request();
+      done.push(what);
+    } catch (error) {
+      // Bad credentials fail every call: the caller's error handling says what to do.
+      if (isOttoError(error) && error.code === "pr_auth") throw error;
+      failed.push(`${what}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  };
+
+  if (policyChecks(evaluations.value).length > 0) {
+    const failing = evaluations.value.filter((e) => e.configuration.isEnabled !== false && FAILED_POLICY.has(e.status));
+    for (const e of failing.filter((x) => x.configuration.type.id === BUILD_POLICY)) {
+      const name = policyChecks([e])[0]?.name ?? "build policy";
+      await attempt(`re-queued the build policy '${name}'`, () => http.json(`${project}/_apis/policy/evaluations/${encodeURIComponent(e.evaluationId)}`, { method: "PATCH", body: {}, apiVersion: POLICY_API }));
+    }
+    const external = failing.filter((x) => x.configuration.type.id === STATUS_POLICY).map((x) => policyChecks([x])[0]?.name ?? "status");
+    if (external.length > 0) failed.push(`${external.join(", ")}: status checks posted by an external service; otto cannot re-run them`);
+  } else {
+    const builds = await http.json<{ value: BuildPayload[] }>(`${project}/_apis/build/builds`, { query: { branchName: `refs/pull/${pr.number}/merge`, queryOrder: "queueTimeDescending", $top: 50 } });
+    for (const check of buildChecks(builds.value).filter((c) => c.state === "failure")) {
+      await attempt(`retried the failed jobs of build ${check.logId ?? "?"} (${check.name})`, () => http.json(`${project}/_apis/build/builds/${check.logId ?? ""}`, { method: "PATCH", query: { retry: "true" }, body: {} }));
+    }
+  }
+
+  const also = failed.length > 0 ? ` Not re-run: ${failed.join("; ")}.` : "";
+  if (done.length === 0) return { done: false, message: failed.length > 0 ? `nothing could be re-run on PR ${pr.number}.${also}` : `PR ${pr.number} has no failed build to re-run.` };
+  return { done: true, message: `Azure DevOps ${done.join(", ")}.${also}` };
 }

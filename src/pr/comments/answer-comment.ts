@@ -5,6 +5,7 @@ import { headSha, isDirty } from "../../repo/index.ts";
 import { formatModel, type ModelRef, type SessionRunner } from "../../session/index.ts";
 import type { PrBackend } from "../backend.ts";
 import { commitAndPush } from "../git/push.ts";
+import { resolveConflicts } from "../git/resolve-conflicts.ts";
 import { sanitizeForPost } from "../sanitize.ts";
 import type { PrComment, PrInfo } from "../types.ts";
 import type { HistoryEntry } from "./comment-history.ts";
@@ -90,7 +91,19 @@ export async function answerComment(deps: AnswerDeps, input: AnswerInput): Promi
     await verify(deps, work.dir, comment, startHead);
     const subject = (fix_description.trim() || `Address review comment by ${comment.author}`).split("\n")[0] ?? "";
     const message = sanitizeForPost(`${subject}\n\nIn answer to ${comment.url ?? comment.id} (${comment.author}).`, deps.secrets);
-    const pushed = await commitAndPush({ dir: work.dir, branch: work.branch, remote: work.remote, message, env: deps.env });
+    const pushed = await commitAndPush({
+      dir: work.dir,
+      branch: work.branch,
+      remote: work.remote,
+      message,
+      env: deps.env,
+      // The branch moved and the rebase stopped: one resolution session, as in the fix flow.
+      resolveConflicts: ({ files }) => {
+        deps.log("info", `resolving rebase conflicts in ${files.join(", ")} for ${comment.id}`);
+        const ctx = { sessions: deps.sessions, env: deps.env, dir: work.dir, parentID: deps.parentID, signal: deps.signal, timeoutMs: deps.timeoutMs };
+        return resolveConflicts(ctx, deps.model, { pr, files, change: `${subject}\n\nIn answer to this review comment by ${comment.author}:\n${comment.body.slice(0, 1500)}` });
+      },
+    });
     if (pushed.outcome === "pushed") {
       sha = pushed.sha;
       text = `Fixed in ${short(pushed.sha)}: ${reply}`;

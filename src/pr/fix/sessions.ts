@@ -1,13 +1,12 @@
 import type { Env } from "../../core/index.ts";
 import { renderPrompt } from "../../prompts/index.ts";
-import { extractDocument, type ModelRef, type SessionRunner } from "../../session/index.ts";
+import { extractDocument, taskFailedReason, type ModelRef, type SessionRunner } from "../../session/index.ts";
 import type { Check, PrInfo } from "../types.ts";
-import { taskFailure } from "./verdict.ts";
 
 /*
  * The fix flow's three kinds of child session, each fresh and deleted after its reply was read:
  * phase 1 distils the logs (read-only reviewer), phase 2 fixes the code (executor), and a rebase
- * that stopped on conflicts gets one resolution session (executor).
+ * that stopped on conflicts gets one resolution session (executor, src/pr/git/resolve-conflicts.ts).
  */
 
 export interface SessionContext {
@@ -80,21 +79,8 @@ export async function fixFailure(
     { env: ctx.env },
   );
   const reply = await ctx.sessions.runChild(base(ctx, "otto-executor", model, `otto: fix the pipeline of PR #${input.pr.number} (attempt ${input.attempt})`), prompt);
-  return { text: reply.text, failed: taskFailure(reply.text) };
+  return { text: reply.text, failed: taskFailedReason(reply.text) };
 }
 
-/** One conflict-resolution session; true when it says it resolved them (otto checks the files). */
-export async function resolveConflicts(ctx: SessionContext, model: ModelRef, input: { pr: PrInfo; files: readonly string[]; change?: string | undefined }): Promise<boolean> {
-  const prompt = renderPrompt(
-    "pr-rebase-conflicts",
-    {
-      branch: input.pr.sourceBranch,
-      conflicted_files: input.files.length > 0 ? [...input.files] : "(git did not name them: run git status)",
-      pr_title: input.pr.title,
-      ...(input.change ? { change_summary: input.change } : {}),
-    },
-    { env: ctx.env },
-  );
-  const reply = await ctx.sessions.runChild(base(ctx, "otto-executor", model, `otto: resolve rebase conflicts on PR #${input.pr.number}`), prompt);
-  return taskFailure(reply.text) === undefined;
-}
+// Shared with the comment flow's AGREE fixes.
+export { resolveConflicts } from "../git/resolve-conflicts.ts";

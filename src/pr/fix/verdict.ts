@@ -38,13 +38,6 @@ export function isInfrastructure(verdict: Verdict | undefined): boolean {
   return verdict === "infrastructure";
 }
 
-/** The fix session's own verdict: `TASK_FAILED: <reason>` as the last such line, if any. */
-export function taskFailure(reply: string): string | undefined {
-  const matches = [...reply.matchAll(/^\s*TASK_FAILED:\s*(.*)$/gm)];
-  const last = matches[matches.length - 1];
-  return last ? (last[1] ?? "").trim() || "no reason given" : undefined;
-}
-
 /** The fix session's `Fix summary: …` line (a commit subject), if any. */
 export function fixSummary(reply: string): string | undefined {
   const matches = [...reply.matchAll(/^\s*\**Fix summary:?\**:?\s*(.+)$/gim)];

@@ -32,7 +32,11 @@ async function restPages(client: GithubClient, link: string | undefined): Promis
   return out;
 }
 
-/** GET `route` with If-None-Match from `cache`; `map` turns the body into what is cached and returned. */
+/**
+ * GET `route` with If-None-Match from `cache`; `map` turns the body into what is cached and
+ * returned. The mapped value is cached, not the payload: when a `map` changes what it returns,
+ * bump CACHE_VERSION (src/pr/store/store.ts) or a 304 keeps serving the old shape.
+ */
 export async function conditionalGet<T>(
   client: GithubClient,
   cache: ResponseCache | undefined,

@@ -35,6 +35,19 @@ export interface PrStore {
   loadCache(key: string): Promise<FileCache>;
 }
 
+/**
+ * The cache file's format, bumped whenever a backend changes what it caches: the values are
+ * mapped (src/pr/github/conditional.ts), so a new field in a mapping (PrInfo.fork, headRepo,
+ * description) would otherwise stay missing until the PR changed upstream. A file of another
+ * version (or of none, before versions) loads as an empty cache: one full poll per PR.
+ */
+export const CACHE_VERSION = 2;
+
+interface CacheFile {
+  version: number;
+  entries: Record<string, CachedResponse>;
+}
+
 export interface FileCache extends ResponseCache {
   save(): Promise<void>;
 }
@@ -109,7 +122,8 @@ export function createPrStore(dir: string): PrStore {
       const file = cacheOf(key);
       let entries: Record<string, CachedResponse> = {};
       try {
-        entries = JSON.parse((await readText(file)) ?? "{}") as Record<string, CachedResponse>;
+        const parsed = JSON.parse((await readText(file)) ?? "{}") as Partial<CacheFile>;
+        if (parsed.version === CACHE_VERSION && parsed.entries) entries = parsed.entries;
       } catch {
         // A broken cache costs one full poll, nothing more.
       }
@@ -123,7 +137,8 @@ export function createPrStore(dir: string): PrStore {
         async save() {
           if (!dirty) return;
           await fs.mkdir(path.dirname(file), { recursive: true });
-          await writeFileAtomic(file, JSON.stringify(entries), 0o600);
+          const content: CacheFile = { version: CACHE_VERSION, entries };
+          await writeFileAtomic(file, JSON.stringify(content), 0o600);
           dirty = false;
         },
       };

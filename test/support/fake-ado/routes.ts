@@ -64,6 +64,26 @@ export function adoRoutes(state: AdoState, base: () => string): Route[] {
       const builds = state.builds.filter((b) => !branch || b.sourceBranch === branch).sort((a, b) => b.id - a.id);
       return list(builds.slice(0, Number(req.query.get("$top") ?? 1000)).map((b) => build(state, b, base())));
     }),
+    // https://learn.microsoft.com/en-us/rest/api/azure/devops/build/builds/update-build (retry: "Rerun failed jobs")
+    route("PATCH", "/{project}/_apis/build/builds/{id}", (p, req) => {
+      if (!state.builds.some((b) => b.id === Number(p.id))) return error(404, `The requested build ${p.id} could not be found.`, "BuildNotFoundException");
+      // Other updates (keepForever, status) are not modelled: fail loudly rather than pretend.
+      if (req.query.get("retry") !== "true") return error(400, "The fake Azure DevOps models only retry=true build updates.", "InvalidArgumentValueException");
+      const retried = state.retryBuild(Number(p.id));
+      if (!retried) return error(400, `Build ${p.id} cannot be retried: it has no failed or canceled jobs.`, "InvalidBuildException");
+      return { status: 200, body: build(state, retried, base()) };
+    }),
+    // https://learn.microsoft.com/en-us/rest/api/azure/devops/policy/evaluations/requeue-policy-evaluation
+    route(
+      "PATCH",
+      "/{project}/_apis/policy/evaluations/{evaluation}",
+      (p) => {
+        const found = state.requeueEvaluation(p.evaluation ?? "");
+        if (!found) return error(404, `The policy evaluation ${p.evaluation} does not exist.`, "PolicyEvaluationNotFoundException");
+        return { status: 200, body: policyEvaluation(state, found.policy, found.pr, base()) };
+      },
+      true,
+    ),
     route("GET", "/{project}/_apis/build/builds/{id}/timeline", (p) => {
       if (!state.builds.some((b) => b.id === Number(p.id))) return error(404, `The requested build ${p.id} could not be found.`, "BuildNotFoundException");
       return { status: 200, body: timeline(state, Number(p.id), base()) };

@@ -86,6 +86,10 @@ export class AdoState {
   threads: FakeThread[] = [];
   /** Reviewer votes per PR id (10 approved, 5 with suggestions, -5 waiting for author, -10 rejected). */
   votes = new Map<number, Array<{ who: AdoIdentity; vote: number }>>();
+  /** Builds whose failed jobs were retried (PATCH builds/{id}?retry=true), in order. */
+  retried: number[] = [];
+  /** Policy evaluations re-queued (PATCH policy/evaluations/{id}), in order. */
+  requeued: string[] = [];
   #ids = 100;
   #tick = 0;
 
@@ -164,6 +168,45 @@ export class AdoState {
       policies.push({ evaluationId: randomUUID(), configurationId: 99, kind: "reviewers", displayName: "Minimum number of reviewers", status: "running" });
       this.policies.set(pr.id, policies);
     } else this.policies.set(pr.id, []);
+  }
+
+  /** "Rerun failed jobs": the same build runs again (its failed jobs); undefined when it has none. */
+  retryBuild(id: number): FakeBuild | undefined {
+    const build = this.builds.find((b) => b.id === id);
+    if (!build || build.status !== "completed" || (build.result !== "failed" && build.result !== "canceled")) return undefined;
+    build.status = "inProgress";
+    delete build.result;
+    this.retried.push(id);
+    // The policy that gates the PR on this build follows it.
+    for (const policy of this.policies.get(build.prId) ?? []) if (policy.buildId === id) policy.status = "running";
+    return build;
+  }
+
+  /** "Re-queue" on the PR page: a build policy queues a new build of the PR's current merge commit. */
+  requeueEvaluation(evaluationId: string): { pr: FakeAdoPr; policy: FakePolicy } | undefined {
+    for (const [prId, policies] of this.policies) {
+      const policy = policies.find((p) => p.evaluationId === evaluationId);
+      const pr = this.pr(prId);
+      if (!policy || !pr) continue;
+      this.requeued.push(evaluationId);
+      // Only build policies act on a re-queue (the REST reference says so); others keep their state.
+      if (policy.kind !== "build") return { pr, policy };
+      const old = this.builds.find((b) => b.id === policy.buildId);
+      const build: FakeBuild = {
+        id: this.nextId(),
+        definition: old?.definition ?? { id: policy.configurationId, name: policy.displayName },
+        status: "notStarted",
+        sourceBranch: `refs/pull/${pr.id}/merge`,
+        sourceVersion: pr.sourceCommit,
+        queueTime: this.time(),
+        prId: pr.id,
+      };
+      this.builds.push(build);
+      policy.buildId = build.id;
+      policy.status = "queued";
+      return { pr, policy };
+    }
+    return undefined;
   }
 
   pushCommit(pr: FakeAdoPr): string {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { fixSummary, isInfrastructure, parseVerdict, taskFailure } from "../../../../src/pr/fix/index.ts";
+import { fixSummary, isInfrastructure, parseVerdict } from "../../../../src/pr/fix/index.ts";
+import { taskFailedReason as taskFailure } from "../../../../src/session/index.ts";
 
 const summary = (verdict: string): string => `# Pipeline Failure Summary\n\n## Verdict\n${verdict}\n\n## unit\n- **Kind**: test\n- **Root error**: code error in infrastructure/db.ts`;
 
