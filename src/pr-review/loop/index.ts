@@ -1,5 +1,6 @@
 import { redact, type Runtime } from "../../core/index.ts";
 import { parseDuration } from "../../config/index.ts";
+import { withWorkLock, workTreeBusy } from "../../pr/git/work-lock.ts";
 import { preflight, type LoopSetup } from "./preflight.ts";
 import type { RunContext } from "./run-review.ts";
 import { runRounds } from "./run-rounds.ts";
@@ -50,7 +51,10 @@ export async function runReviewLoop(input: ReviewLoopInput): Promise<string> {
     ...(input.signal ? { signal: input.signal } : {}),
     reviewTimeoutMs: parseDuration(config.spec.stage_timeout),
   };
-  const result = await runRounds(ctx, (message) => input.progress(message));
+  // The fix and comment flows (the watcher, another OpenCode) edit and push in this tree too: one job at a time.
+  const held = await withWorkLock(setup.dir, `the review loop of PR #${setup.pr.number} (/pr-review --loop)`, () => runRounds(ctx, (message) => input.progress(message)), { env: input.runtime.env });
+  if (held.busy) throw workTreeBusy(setup.dir, held.holder, "run /pr-review --loop again");
+  const result = held.value;
   const links = await findLinks(setup, result.rounds);
   const summary = renderSummary({ pr: setup.pr, ...result, notes: setup.notes, links });
   return redact(summary, setup.secrets);

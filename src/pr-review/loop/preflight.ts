@@ -3,6 +3,7 @@ import type { Config } from "../../config/index.ts";
 import { createPrContext, locatePr, originUrl, type PrBackend, type PrInfo } from "../../pr/index.ts";
 import { currentBranch, mapPrToWorkdir, readStatus, repoUrlOfPr, runGit } from "../../repo/index.ts";
 import { parseModel, resolveRoleModel, type ModelRef } from "../../session/index.ts";
+import { workLockHolder, workTreeBusy } from "../../pr/git/work-lock.ts";
 
 export interface LoopSetup {
   config: Config;
@@ -117,6 +118,9 @@ export async function preflight(input: PreflightInput): Promise<LoopSetup> {
       `Run git -C ${work.dir} checkout ${pr.sourceBranch}, then run the command again.`,
     );
   }
+  // An otto job (a fix, a comment answer) at work there leaves the tree dirty for a while: say so, not "stash it".
+  const lock = await workLockHolder(work.dir, { env });
+  if (lock.busy) throw workTreeBusy(work.dir, lock.holder, "run /pr-review --loop again");
   const status = await readStatus(work.dir, { env });
   if (status.dirty) {
     throw new OttoError(

@@ -17,9 +17,13 @@ export interface PrWork {
 }
 
 export async function prepareWorkdir(input: { pr: PrInfo; repos: readonly Repo[]; cwd: string; env: Env }): Promise<PrWork> {
+  return readyWorkdir(await locateWorkdir(input), input.env);
+}
+
+/** The PR's working tree on the PR's branch, not yet touched (the caller takes its work lock first). */
+export async function locateWorkdir(input: { pr: PrInfo; repos: readonly Repo[]; cwd: string; env: Env }): Promise<PrWork> {
   const { pr, env } = input;
-  const git = { env };
-  const workdir = await mapPrToWorkdir({ repoUrl: repoUrlOfPr(pr.url), branch: pr.sourceBranch, config: { repos: input.repos }, cwd: input.cwd, git });
+  const workdir = await mapPrToWorkdir({ repoUrl: repoUrlOfPr(pr.url), branch: pr.sourceBranch, config: { repos: input.repos }, cwd: input.cwd, git: { env } });
   if (!workdir.onBranch) {
     throw new OttoError(
       "pr_branch_not_checked_out",
@@ -27,6 +31,13 @@ export async function prepareWorkdir(input: { pr: PrInfo; repos: readonly Repo[]
       `git -C ${workdir.dir} switch ${pr.sourceBranch}, or track the repo with /otto-repo add (worktree strategy) so otto uses a worktree of its own.`,
     );
   }
+  return { dir: workdir.dir, remote: workdir.remote, branch: pr.sourceBranch };
+}
+
+/** Checks the located tree is clean and fast-forwards it to the remote branch when it can. */
+export async function readyWorkdir(workdir: PrWork, env: Env): Promise<PrWork> {
+  const git = { env };
+  const pr = { sourceBranch: workdir.branch };
   if (await isDirty(workdir.dir, git)) {
     const status = await readStatus(workdir.dir, git);
     throw new OttoError(
@@ -38,7 +49,7 @@ export async function prepareWorkdir(input: { pr: PrInfo; repos: readonly Repo[]
   // Best effort: a branch that moved is also handled at push time (rebase), but the model should read current code.
   const fetched = await runGit(["fetch", "-q", workdir.remote, `+refs/heads/${pr.sourceBranch}:refs/remotes/${workdir.remote}/${pr.sourceBranch}`], { ...git, cwd: workdir.dir });
   if (fetched.exitCode === 0) await runGit(["merge", "-q", "--ff-only", `refs/remotes/${workdir.remote}/${pr.sourceBranch}`], { ...git, cwd: workdir.dir });
-  return { dir: workdir.dir, remote: workdir.remote, branch: pr.sourceBranch };
+  return workdir;
 }
 
 /** Drops what a session changed (the tree was clean before it ran): for answers that change no code. */

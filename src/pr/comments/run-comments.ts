@@ -11,7 +11,8 @@ import { unhandledComments } from "../watch/plan.ts";
 import { answerComment, type AnswerDeps } from "./answer-comment.ts";
 import { recordComments, type HistoryEntry } from "./comment-history.ts";
 import { RESOLUTION, type Decision } from "./decision.ts";
-import { discardChanges, prepareWorkdir, type PrWork } from "./prepare-workdir.ts";
+import { discardChanges, locateWorkdir, readyWorkdir, type PrWork } from "./prepare-workdir.ts";
+import { describeHolder, withWorkLock } from "../git/work-lock.ts";
 import { selectComments, threadOf, type BotPolicy, type SkipReason } from "./select-comments.ts";
 
 /*
@@ -64,6 +65,8 @@ export interface CommentPassReport {
   recovered: PassItem[];
   failed: PassItem[];
   skipped: Array<{ comment: PrComment; reason: SkipReason }>;
+  /** Who held the PR's working tree when this pass wanted it: nothing was answered, the next pass tries again. */
+  busy?: string;
 }
 
 /** Writes seen ids, history entries and log lines (and one comment's failure count; undefined clears it). */
@@ -123,17 +126,45 @@ export async function runCommentPass(deps: CommentFlowDeps, input: CommentPassIn
     return report;
   }
 
-  let work: PrWork;
-  let model: ModelRef;
-  try {
-    work = await prepareWorkdir({ pr, repos: deps.config.repos, cwd: deps.cwd, env: deps.env });
-    model = await deps.model();
-  } catch (error) {
+  const setupFailed = async (error: unknown): Promise<void> => {
     // A dirty or switched clone is a person at work: wait for them. Anything else would fail every
     // poll forever, so it counts against each comment like a failed answer.
     if (!isOttoError(error) || WAIT_FOR_PERSON.has(error.code)) throw error;
     for (const comment of plan.handle) await failed(deps, { doc, pr, comment, error, record, report });
+  };
+  let located: PrWork;
+  try {
+    located = await locateWorkdir({ pr, repos: deps.config.repos, cwd: deps.cwd, env: deps.env });
+  } catch (error) {
+    await setupFailed(error);
     return report;
+  }
+  // A fix or the review loop (this process or another) may be editing the tree: answer next pass.
+  const held = await withWorkLock(located.dir, `the comment flow of ${doc.key}`, () => answerAll(deps, { pr, backend, doc, comments, handle: plan.handle, located, record, report, setupFailed }), {
+    env: deps.env,
+    now: deps.now,
+  });
+  if (held.busy) {
+    report.busy = describeHolder(held.holder);
+    deps.log("info", `comments on ${doc.key} deferred to the next pass: ${located.dir} is busy with ${report.busy}`);
+  }
+  return report;
+}
+
+/** Answers the comments one by one in the (locked) working tree. */
+async function answerAll(
+  deps: CommentFlowDeps,
+  input: { pr: PrInfo; backend: PrBackend; doc: PrDocument; comments: PrComment[]; handle: PrComment[]; located: PrWork; record: Recorder; report: CommentPassReport; setupFailed: (error: unknown) => Promise<void> },
+): Promise<void> {
+  const { pr, backend, doc, comments, handle, record, report } = input;
+  let work: PrWork;
+  let model: ModelRef;
+  try {
+    work = await readyWorkdir(input.located, deps.env);
+    model = await deps.model();
+  } catch (error) {
+    await input.setupFailed(error);
+    return;
   }
   const answerDeps: AnswerDeps = {
     sessions: deps.sessions,
@@ -148,9 +179,9 @@ export async function runCommentPass(deps: CommentFlowDeps, input: CommentPassIn
     now: deps.now,
     log: deps.log,
   };
-  for (const [index, comment] of plan.handle.entries()) {
+  for (const [index, comment] of handle.entries()) {
     if (deps.signal?.aborted) break;
-    deps.progress?.(`otto pr: answering comment ${index + 1}/${plan.handle.length} (${comment.id} by ${comment.author})`);
+    deps.progress?.(`otto pr: answering comment ${index + 1}/${handle.length} (${comment.id} by ${comment.author})`);
     try {
       const answer = await answerComment(answerDeps, { pr, backend, work, comment, comments });
       await record([comment.id], [answer.entry], [`comment ${comment.id} by ${comment.author}: ${answer.decision}, ${answer.entry.action}`], { id: comment.id, count: undefined });
@@ -164,7 +195,6 @@ export async function runCommentPass(deps: CommentFlowDeps, input: CommentPassIn
       await failed(deps, { doc, pr, comment, error, work: work.dir, record, report });
     }
   }
-  return report;
 }
 
 async function failed(

@@ -3,11 +3,12 @@ import { OttoError, formatError, redact, type Env } from "../../core/index.ts";
 import { parseDuration } from "../../config/index.ts";
 import { mapPrToWorkdir, repoUrlOfPr, runGit } from "../../repo/index.ts";
 import { commitAndPush } from "../git/push.ts";
+import { describeHolder, withWorkLock } from "../git/work-lock.ts";
 import { logLine, type PrDocument } from "../store/document.ts";
 import { runAttempt, type AttemptResult } from "./attempt.ts";
 import { nextStep, planStart, previousAttempts } from "./decide.ts";
 import { giveUp, infrastructure, refuseFork } from "./endings.ts";
-import { Flow, short, summaryLines, type FixDeps, type FixInput, type FixOutcome } from "./flow.ts";
+import { Flow, short, summaryLines, type FixDeps, type FixInput, type FixModels, type FixOutcome } from "./flow.ts";
 import { collectLogs } from "./logs.ts";
 import { inRepoQueue } from "./repo-queue.ts";
 import { analyseFailure, type SessionContext } from "./sessions.ts";
@@ -65,6 +66,24 @@ async function fixClaimed(flow: Flow, claimed: PrDocument): Promise<FixOutcome> 
   if (!workdir.onBranch) {
     throw new OttoError("pr_wrong_branch", `${workdir.dir} is a clone of ${pr.repo} but does not have the PR's branch '${pr.sourceBranch}' checked out.`, `git -C ${workdir.dir} checkout ${pr.sourceBranch}, or track the repo with /otto-repo add (worktree strategy) so otto keeps one worktree per PR branch.`);
   }
+  // Another job (the comment flow, the review loop, another process's fix) may be editing this tree.
+  const owner = `the fix flow of ${flow.key} (${input.trigger === "manual" ? "/otto-pr fix" : "PR watcher"})`;
+  const held = await withWorkLock(workdir.dir, owner, () => fixInTree(flow, claimed, workdir, models), { env: deps.env, now: () => deps.now() });
+  if (!held.busy) return held.value;
+  // Not an attempt: the PR goes back to watching, so the next poll sees the failure again and hands it back.
+  const holder = describeHolder(held.holder);
+  deps.log("info", `fix of ${flow.key} deferred: ${workdir.dir} is busy with ${holder}`);
+  await flow.record({ data: { status: "watching", fix_started: undefined }, log: [`fixing → watching: the working tree ${workdir.dir} is busy with ${holder}; the failure is left for the next cycle`] });
+  return flow.outcome(
+    "busy",
+    `The working tree ${workdir.dir} is busy with ${holder}; nothing was changed.`,
+    input.trigger === "manual" ? "Run /otto-pr fix again when that job has finished; a running PR watcher picks the failure up on its next poll." : "The next poll hands the failure to the fix flow again.",
+  );
+}
+
+async function fixInTree(flow: Flow, claimed: PrDocument, workdir: { dir: string; remote: string }, models: FixModels): Promise<FixOutcome> {
+  const { deps, input } = flow;
+  const { pr } = input;
   await syncBranch(workdir.dir, workdir.remote, pr.sourceBranch, deps.env);
 
   flow.progress(`otto pr fix: downloading the logs of ${flow.failedChecks.join(", ")}`);

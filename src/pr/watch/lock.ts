@@ -50,6 +50,14 @@ export function staleAfterMs(intervalMs: number): number {
   return Math.max(3 * intervalMs, 120_000);
 }
 
+/**
+ * How often the holder refreshes its heartbeat, whatever its cycles do: well inside the stale
+ * limit, so a fix that runs for half an hour inside one cycle never looks stale.
+ */
+export function heartbeatMs(intervalMs: number): number {
+  return Math.min(30_000, Math.max(1_000, Math.floor(intervalMs / 2)));
+}
+
 export async function readWatcherRecord(file: string): Promise<WatcherRecord | undefined> {
   try {
     return WatcherRecord.parse(JSON.parse(await fs.readFile(file, "utf8")));

@@ -17,6 +17,15 @@ export interface Clock {
   sleep: (ms: number) => Promise<void>;
   /** Calls `tick` every `intervalMs` until stopped; a tick still running is not started again. */
   schedule: (intervalMs: number, tick: () => Promise<void>) => Scheduled;
+  /** A plain repeating timer (the lock's heartbeat); returns its cancel. A timer when absent. */
+  repeat?: (intervalMs: number, run: () => void) => () => void;
+}
+
+/** setInterval that does not keep the process alive (the watcher's host does that). */
+export function timerRepeat(intervalMs: number, run: () => void): () => void {
+  const timer = setInterval(run, intervalMs);
+  timer.unref?.();
+  return () => clearInterval(timer);
 }
 
 const SIXTY_DIVISORS = [1, 2, 3, 4, 5, 6, 10, 12, 15, 20, 30];
@@ -46,6 +55,7 @@ export function cronFor(intervalMs: number): { expression: string; everyMs: numb
 
 export const systemClock: Clock = {
   now: () => new Date(),
+  repeat: timerRepeat,
   sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
   schedule(intervalMs, tick) {
     let task: ScheduledTask | undefined;

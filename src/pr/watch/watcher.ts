@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { formatError } from "../../core/index.ts";
 import type { CycleReport } from "./cycle.ts";
-import { acquireWatcherLock, releaseWatcherLock, touchWatcherLock, type CycleSummary, type LockDeps, type WatchMode } from "./lock.ts";
-import type { Clock, Scheduled } from "./schedule.ts";
+import { acquireWatcherLock, heartbeatMs, releaseWatcherLock, touchWatcherLock, type CycleSummary, type LockDeps, type WatchMode } from "./lock.ts";
+import { timerRepeat, type Clock, type Scheduled } from "./schedule.ts";
 
 export interface WatcherOptions {
   lock: Omit<LockDeps, "now">;
@@ -33,19 +33,68 @@ export function summarize(report: CycleReport): CycleSummary {
   };
 }
 
-/** The PR watcher of one process: a schedule, the cross-process lock, and cycles that never overlap. */
+const lostLock = (error: unknown): boolean => error instanceof Error && "code" in error && error.code === "watcher_lost";
+
+/**
+ * The PR watcher of one process: a schedule, the cross-process lock, and cycles that never
+ * overlap. The lock's heartbeat runs on a timer of its own while the lock is held, because one
+ * cycle may run a fix for tens of minutes; a tick that comes while a cycle still runs is skipped,
+ * not queued, so a long cycle is not followed by a burst of back-to-back ones.
+ */
 export function createWatcher(options: WatcherOptions): Watcher {
   const lock: LockDeps = { ...options.lock, now: () => options.clock.now() };
+  const repeat = options.clock.repeat ?? timerRepeat;
   let token: string | undefined;
   let mode: WatchMode | undefined;
   let scheduled: Scheduled | undefined;
-  // Cycles run one after another, whether scheduled or asked for.
+  let stopBeat: (() => void) | undefined;
+  // Cycles run one after another, whether scheduled or asked for; `active` counts queued and running ones.
   let chain: Promise<unknown> = Promise.resolve();
+  let active = 0;
+  let skipLogged = false;
 
   function serialize<T>(run: () => Promise<T>): Promise<T> {
-    const next = chain.then(run, run);
+    active++;
+    const counted = async (): Promise<T> => {
+      try {
+        return await run();
+      } finally {
+        active--;
+        if (active === 0) skipLogged = false;
+      }
+    };
+    const next = chain.then(counted, counted);
     chain = next.catch(() => undefined);
     return next;
+  }
+
+  /** Refreshes the holder's heartbeat every few seconds until cancelled; `onLost` when another watcher took over. */
+  function heartbeat(holder: string, onLost: () => void): () => void {
+    let touching = false;
+    let warned = false;
+    return repeat(heartbeatMs(options.intervalMs), () => {
+      // A slow disk must not pile up touches.
+      if (touching) return;
+      touching = true;
+      touchWatcherLock(lock, holder)
+        .then(
+          () => {
+            warned = false;
+          },
+          (error: unknown) => {
+            if (lostLock(error)) {
+              options.log("warn", "PR watcher lost its lock to another watcher; stopping", { error: formatError(error) });
+              onLost();
+            } else if (!warned) {
+              warned = true;
+              options.log("warn", "PR watcher could not refresh its heartbeat", { error: formatError(error) });
+            }
+          },
+        )
+        .finally(() => {
+          touching = false;
+        });
+    });
   }
 
   async function cycleUnderLock(holder: string, force: boolean): Promise<CycleReport> {
@@ -59,15 +108,24 @@ export function createWatcher(options: WatcherOptions): Watcher {
   async function tick(): Promise<void> {
     const holder = token;
     if (!holder) return;
+    if (active > 0) {
+      if (!skipLogged) {
+        skipLogged = true;
+        options.log("info", "PR watcher: the previous cycle is still running; skipping ticks until it ends");
+      }
+      return;
+    }
     try {
       await serialize(() => cycleUnderLock(holder, false));
     } catch (error) {
       options.log("warn", "PR watcher cycle failed", { error: formatError(error) });
-      if (error instanceof Error && "code" in error && error.code === "watcher_lost") await stop();
+      if (lostLock(error) && token === holder) await stop();
     }
   }
 
   async function stop(): Promise<void> {
+    stopBeat?.();
+    stopBeat = undefined;
     scheduled?.stop();
     scheduled = undefined;
     const holder = token;
@@ -89,6 +147,9 @@ export function createWatcher(options: WatcherOptions): Watcher {
       const result = await acquireWatcherLock(lock, { pid: options.pid, token: holder, mode: startMode, intervalMs: options.intervalMs });
       token = holder;
       mode = startMode;
+      stopBeat = heartbeat(holder, () => {
+        if (token === holder) void stop();
+      });
       scheduled = options.clock.schedule(options.intervalMs, tick);
       options.log("info", `PR watcher started (${startMode}, every ${options.intervalMs} ms)`);
       void tick();
@@ -102,9 +163,12 @@ export function createWatcher(options: WatcherOptions): Watcher {
       }
       const holder = randomUUID();
       await acquireWatcherLock(lock, { pid: options.pid, token: holder, mode: "once", intervalMs: options.intervalMs });
+      // A single cycle can run a long fix too: keep its lock fresh the same way.
+      const cancel = heartbeat(holder, () => undefined);
       try {
         return await serialize(() => cycleUnderLock(holder, true));
       } finally {
+        cancel();
         await releaseWatcherLock(lock, holder);
       }
     },

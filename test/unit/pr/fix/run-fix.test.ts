@@ -74,7 +74,8 @@ describe("runFix", () => {
         return { delivered: [], failed: [] };
       },
       sessions,
-      env: gitEnv(),
+      // The work lock lives under XDG_DATA_HOME: keep it out of the real home.
+      env: gitEnv({ XDG_DATA_HOME: data }),
       cwd: repo.dir,
       models: async () => ({ analysis: { providerID: "mock", modelID: "m1" }, fix: { providerID: "mock", modelID: "m2" } }),
       now: () => new Date("2026-03-01T12:00:00.000Z"),
