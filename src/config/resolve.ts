@@ -5,7 +5,7 @@ import { issueToProblems } from "./issues.ts";
 import { deepMerge } from "./merge.ts";
 import { configError } from "./problems.ts";
 import { ConfigFile, type Config } from "./schema.ts";
-import { collectSecrets } from "./secrets.ts";
+import { SECRET_ENV, collectSecrets } from "./secrets.ts";
 import { computeSources, type ConfigLayer, type ConfigSources } from "./sources.ts";
 
 export interface ResolvedConfig {
@@ -47,6 +47,6 @@ export function resolveConfig(input: { layers: readonly ConfigLayer[]; env: Env 
   return {
     config,
     sources: computeSources(config, input.layers, fromEnv.applied),
-    secrets: collectSecrets(...input.layers.map((l) => l.value), fromEnv.value),
+    secrets: [...new Set([...collectSecrets(...input.layers.map((l) => l.value), fromEnv.value), ...SECRET_ENV.map((name) => input.env[name] ?? "").filter((v) => v !== "")])],
   };
 }

@@ -40,6 +40,12 @@ function walk(node: unknown, segments: readonly string[], visit: Visit): void {
 }
 
 /** Secret values present in any of the given configs (files, env layer, resolved), for redaction. */
+/**
+ * Credentials otto or OpenCode read from the environment without a config key of their own
+ * (GH_TOKEN is the GitHub CLI's; GITHUB_TOKEN and OTTO_ADO_PAT also arrive through the env layer).
+ */
+export const SECRET_ENV = ["GITHUB_TOKEN", "GH_TOKEN", "OTTO_ADO_PAT", "OPENCODE_SERVER_PASSWORD"] as const;
+
 export function collectSecrets(...configs: unknown[]): string[] {
   const out = new Set<string>();
   for (const config of configs) {

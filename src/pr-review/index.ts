@@ -11,5 +11,4 @@ export { Draft, draftsDir, draftFile, readDraft, saveDraft } from "./draft.ts";
 export { planReview, postReviewFromDraft, type PlannedReview, type PostResult } from "./post.ts";
 export { checkoutPr, type ReviewCheckout } from "./checkout.ts";
 export { reviewCheckout, type ReviewCheckoutInput } from "./run-review.ts";
-export { configuredSecrets } from "./secrets.ts";
 export { runReviewLoop, type ReviewLoopInput } from "./loop/index.ts";

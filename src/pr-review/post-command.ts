@@ -3,7 +3,6 @@ import { createPrContext } from "../pr/index.ts";
 import { draftsDir, readDraft } from "./draft.ts";
 import { postReviewFromDraft } from "./post.ts";
 import { locateTarget, postedLine, readPr } from "./review.ts";
-import { configuredSecrets } from "./secrets.ts";
 import { parseSelection } from "./selection.ts";
 
 export interface PostCommandInput {
@@ -28,6 +27,6 @@ export async function postDraft(input: PostCommandInput): Promise<string> {
   input.progress(`pr-review: posting on PR #${draft.pr.number}`);
   const { pr, backend, ctx } = await readPr(runtime, input.directory, { provider: draft.pr.provider, repo: draft.pr.repo, number: draft.pr.number });
   if (pr.state !== "open") throw new OttoError("pr_not_open", `PR #${pr.number} (${pr.repo}) is ${pr.state}; otto does not post reviews on it.`, "Nothing to do; delete the draft if you like: " + file);
-  const result = await postReviewFromDraft({ file, backend, pr, ids, summary: input.summary, secrets: configuredSecrets(ctx.loaded.config, runtime.env) });
+  const result = await postReviewFromDraft({ file, backend, pr, ids, summary: input.summary, secrets: ctx.loaded.secrets });
   return postedLine(result);
 }

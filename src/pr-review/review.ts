@@ -8,7 +8,6 @@ import { renderExistingComments } from "./existing-comments.ts";
 import { postReviewFromDraft, type PostResult } from "./post.ts";
 import { renderTable } from "./render.ts";
 import { reviewCheckout } from "./run-review.ts";
-import { configuredSecrets } from "./secrets.ts";
 
 export interface ReviewInput {
   runtime: Runtime;
@@ -70,7 +69,7 @@ export async function reviewPr(input: ReviewInput): Promise<string> {
   const { pr, backend, ctx } = await readPr(runtime, input.directory, input.target, input.provider);
   if (pr.state !== "open") throw new OttoError("pr_not_open", `PR #${pr.number} (${pr.repo}) is ${pr.state}; there is nothing to review.`, "Review an open PR.");
   const config = ctx.loaded.config;
-  const secrets = configuredSecrets(config, runtime.env);
+  const secrets = ctx.loaded.secrets;
   const roles = modelRoles(config);
   // The first reviewer model reviews; without models.reviewers, the primary; without either, the session's model.
   const configured = roles.reviewers?.[0] ?? roles.primary;

@@ -34,12 +34,6 @@ export interface PreflightInput {
   sessionID?: string;
 }
 
-/** Tokens otto knows, wherever they came from: none of them may appear in a comment. */
-export function knownSecrets(config: Config, env: Env): string[] {
-  const values = [config.pr.providers.github.token, config.pr.providers.ado.pat, config.opencode.password, env.GITHUB_TOKEN, env.GH_TOKEN, env.OTTO_ADO_PAT, env.OPENCODE_SERVER_PASSWORD];
-  return [...new Set(values.filter((v): v is string => typeof v === "string" && v.length > 0))];
-}
-
 function reviewerModels(config: Config): ModelRef[] {
   const names = config.models.reviewers;
   if (!names || names.length === 0) {
@@ -149,7 +143,7 @@ export async function preflight(input: PreflightInput): Promise<LoopSetup> {
     fixModel: fixRole.model,
     canPush: push.canPush,
     ...(push.blocker ? { pushBlocker: push.blocker } : {}),
-    secrets: knownSecrets(config, env),
+    secrets: ctx.loaded.secrets,
     notes,
   };
 }

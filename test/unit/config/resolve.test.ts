@@ -81,8 +81,8 @@ describe("env overrides", () => {
   });
 
   it("lists every secret present in the files and the environment", () => {
-    const { secrets } = resolveConfig({ layers: files, env: { ...env, GITHUB_TOKEN: "env-gh-token" } });
-    expect(secrets.sort()).toEqual(["env-gh-token", "file-ado-pat", "file-gh-token", "file-pw"]);
+    const { secrets } = resolveConfig({ layers: files, env: { ...env, GITHUB_TOKEN: "env-gh-token", GH_TOKEN: "gh-cli-token", OPENCODE_SERVER_PASSWORD: "serve-pw" } });
+    expect(secrets.sort()).toEqual(["env-gh-token", "file-ado-pat", "file-gh-token", "file-pw", "gh-cli-token", "serve-pw"]);
   });
 });
 
