@@ -1,7 +1,8 @@
 import path from "node:path";
 import { execa } from "execa";
 import { loadConfig, type LoadedConfig } from "../config/index.ts";
-import { xdgPaths, type Runtime } from "../core/index.ts";
+import { OttoError, xdgPaths, type Runtime } from "../core/index.ts";
+import { parseModel, type ModelRef } from "../session/index.ts";
 import { notifierFor, type Notify } from "../notify/index.ts";
 import type { BackendDeps } from "./backend.ts";
 import { createRegistry, type BackendRegistry } from "./registry.ts";
@@ -52,4 +53,13 @@ export async function createPrContext(runtime: PrRuntime, directory = runtime.di
     notify: notifierFor(runtime, loaded),
     dataDir: xdgPaths(runtime.env).ottoDataDir,
   };
+}
+
+/**
+ * The watcher runs without an invoking session whose model it could borrow, so its flows need
+ * models.primary. `job` says what for ("the fix flow", "answering review comments").
+ */
+export function watcherPrimary(primary: string | undefined, job: string, fix = "Set it: /otto-config set models.primary <provider/model>"): ModelRef {
+  if (!primary) throw new OttoError("model_unset", `models.primary is not set, and the PR watcher has no session whose model it could use for ${job}.`, fix);
+  return parseModel(primary);
 }

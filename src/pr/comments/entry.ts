@@ -1,6 +1,6 @@
-import { OttoError, type Runtime } from "../../core/index.ts";
-import { parseModel, resolveRoleModel, type ModelRef } from "../../session/index.ts";
-import type { PrContext, PrRuntime } from "../context.ts";
+import type { Runtime } from "../../core/index.ts";
+import { resolveRoleModel, type ModelRef } from "../../session/index.ts";
+import { watcherPrimary, type PrContext, type PrRuntime } from "../context.ts";
 import { findPr } from "../store/find.ts";
 import type { CycleDeps } from "../watch/cycle.ts";
 import { renderCommentPass } from "./render-pass.ts";
@@ -29,15 +29,7 @@ function flowDeps(runtime: PrRuntime, ctx: PrContext, extra: Pick<CommentFlowDep
 
 /** The watcher has no session to borrow a model from: models.primary must say which one answers. */
 function configuredPrimary(ctx: PrContext): () => Promise<ModelRef> {
-  return () => {
-    const primary = ctx.loaded.config.models.primary;
-    if (!primary) {
-      return Promise.reject(
-        new OttoError("model_unset", "models.primary is not set, and the PR watcher has no session whose model it could use to answer review comments.", "Set it: /otto-config set models.primary <provider/model>"),
-      );
-    }
-    return Promise.resolve(parseModel(primary));
-  };
+  return async () => watcherPrimary(ctx.loaded.config.models.primary, "answering review comments");
 }
 
 /** onComments and onPolled for a watcher cycle built from `ctx` (the cycle's fresh context). */

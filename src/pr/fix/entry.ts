@@ -1,6 +1,6 @@
 import { OttoError, type Runtime } from "../../core/index.ts";
 import { parseModel, resolveRoleModel } from "../../session/index.ts";
-import type { PrContext, PrRuntime } from "../context.ts";
+import { watcherPrimary, type PrContext, type PrRuntime } from "../context.ts";
 import { pipelineSummary } from "../pipeline.ts";
 import { findPr } from "../store/find.ts";
 import { logLine } from "../store/document.ts";
@@ -17,14 +17,7 @@ type Models = PrContext["loaded"]["config"]["models"];
 
 /** Models for a run without an invoking session (the watcher). */
 export function configuredModels(models: Models): FixModels {
-  if (!models.primary) {
-    throw new OttoError(
-      "model_unset",
-      "models.primary is not set, and the PR watcher has no session whose model it could use for the fix flow.",
-      "Set it: /otto-config set models.primary <provider/model> (models.fix, if set, does the fixing).",
-    );
-  }
-  const analysis = parseModel(models.primary);
+  const analysis = watcherPrimary(models.primary, "the fix flow", "Set it: /otto-config set models.primary <provider/model> (models.fix, if set, does the fixing).");
   return { analysis, fix: models.fix ? parseModel(models.fix) : analysis };
 }
 
