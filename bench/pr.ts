@@ -16,6 +16,7 @@ import { pathToFileURL } from "node:url";
 import { resolveConfig } from "../src/config/index.ts";
 import type { PrContext } from "../src/pr/context.ts";
 import { addPr, createPrStore, createRegistry, runCycle, type BackendDeps } from "../src/pr/index.ts";
+import { trimLog } from "../src/pr/fix/trim-log.ts";
 import { FAKE_ADO_PAT, FAKE_GITHUB_TOKEN, startFakeAdo, startFakeGithub, type RecordedCall } from "../test/support/index.ts";
 
 const PRS = Number(process.env.OTTO_BENCH_PRS ?? 50);
@@ -96,12 +97,49 @@ async function measure(provider: "github" | "ado", log: (line: string) => void):
   }
 }
 
+/**
+ * A synthetic Actions job log: timestamped, coloured, tens of thousands of passing-test lines,
+ * with three real failures buried in it (what phase 1 of the fix flow must not lose).
+ */
+function syntheticLog(lines: number): { text: string; roots: string[] } {
+  const roots = ["src/auth/token.ts(42,7): error TS2322: Type 'string' is not assignable to type 'number'.", "FAIL test/auth.test.ts > refresh > rejects an expired token", "AssertionError: expected 401 to be 200"];
+  const out: string[] = [];
+  for (let i = 0; i < lines; i++) {
+    const stamp = new Date(Date.UTC(2026, 1, 6, 10, 0, 0, i)).toISOString();
+    if (i === Math.floor(lines * 0.3)) out.push(`${stamp} ${roots[0]}`);
+    else if (i === Math.floor(lines * 0.6)) out.push(`${stamp} \u001b[31m${roots[1]}\u001b[0m`);
+    else if (i === Math.floor(lines * 0.6) + 3) out.push(`${stamp} ${roots[2]}`);
+    else out.push(`${stamp} \u001b[32m✓\u001b[0m test/unit/module-${i % 500}.test.ts > case ${i} (${i % 17} ms)`);
+  }
+  out.push(`${new Date(Date.UTC(2026, 1, 6, 11)).toISOString()} ##[error]Process completed with exit code 1.`);
+  return { text: out.join("\n"), roots };
+}
+
+interface TrimMeasure {
+  rawBytes: number;
+  trimmedBytes: number;
+  ms: number;
+  rootsKept: number;
+  roots: number;
+}
+
+function measureTrim(lines: number): TrimMeasure {
+  const { text, roots } = syntheticLog(lines);
+  const started = performance.now();
+  const trimmed = trimLog(text);
+  const ms = performance.now() - started;
+  return { rawBytes: Buffer.byteLength(text), trimmedBytes: Buffer.byteLength(trimmed), ms, rootsKept: roots.filter((r) => trimmed.includes(r)).length, roots: roots.length };
+}
+
+const kb = (bytes: number): string => `${(bytes / 1024).toFixed(0)} KB`;
+
 const median = (xs: readonly number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
 
 /** The "PR tracking" section of docs/benchmarks.md. */
 export async function benchPr(log: (line: string) => void = () => undefined): Promise<string> {
   const github = await measure("github", log);
   const ado = await measure("ado", log);
+  const trims = [5_000, 50_000, 200_000].map((lines) => ({ lines, ...measureTrim(lines) }));
   return [
     "## PR tracking (`otto_pr_watch`)",
     "",
@@ -115,6 +153,14 @@ export async function benchPr(log: (line: string) => void = () => undefined): Pr
     `| idle cycle, ${PRS} PRs | ${median(github.idleMs)} ms | ${median(ado.idleMs)} ms |`,
     "",
     "GitHub: an idle poll is the PR, its check runs, its combined status, its conversation comments and its review comments, each sent with the ETag of the last answer; GraphQL (review threads) is asked only when the review comments changed. Azure DevOps: the PR, its policy evaluations and its threads.",
+    "",
+    "### Fix flow: CI logs cut down in code before the analysis session",
+    "",
+    "A synthetic GitHub Actions job log (timestamps, ANSI colours, one passing test per line) with three root errors buried in it, through `trimLog` (src/pr/fix/trim-log.ts), measured in the same run:",
+    "",
+    "| log lines | raw | handed to the session | kept | root errors kept | time |",
+    "|---|---|---|---|---|---|",
+    ...trims.map((t) => `| ${t.lines.toLocaleString("en")} | ${kb(t.rawBytes)} | ${kb(t.trimmedBytes)} | ${((t.trimmedBytes / t.rawBytes) * 100).toFixed(2)} % | ${t.rootsKept}/${t.roots} | ${t.ms.toFixed(0)} ms |`),
     "",
   ].join("\n");
 }
