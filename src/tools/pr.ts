@@ -57,7 +57,7 @@ const verbs: Verb[] = [
   {
     path: ["log"],
     args: "[id]",
-    summary: "Fix history and the watcher's log of a PR (id optional with one PR tracked)",
+    summary: "Fix and comment histories and the watcher's log of a PR (id optional with one PR tracked)",
     positionals: { max: 1 },
     run: async ({ positionals }, ctx) => prLog(await contextFor(ctx), one(positionals)),
   },

@@ -131,6 +131,7 @@ describe("answering reviewer comments on tracked PRs (real OpenCode, fake forges
     expect(doc).toMatch(/Answered in an earlier run \(its reply is on the PR\); recorded now, not answered again/);
     expect(doc).not.toContain(PLANTED);
     expect(doc).toMatch(/\nunseen_comments: 0\n/);
+    expect(await ottoPr(client, "log")).toContain(`### Comment review-${agree.id} — @reviewer`);
 
     // Idempotent: a second pass answers nothing and writes nothing.
     const writes = () => f.gh.calls.filter((c) => c.method !== "GET" && !(c.path.endsWith("graphql") && !JSON.stringify(c.body).includes("mutation"))).length;

@@ -39,7 +39,7 @@ describe("/otto-pr through real OpenCode against fake GitHub and Azure DevOps", 
     expect(status).toContain("  - unit: unit failed (https://github.com/octo/app/actions/runs/");
     expect(await ottoPr(client, `status https://dev.azure.com/contoso/payments/_git/app/pullrequest/30`)).toContain("PR #30: users/me/retry → main (ado, contoso/payments/app)");
     expect(await ottoPr(client, "status")).toMatch(/^Error: 3 PRs are tracked; which one\?\nNext step: Pass one of: github-octo-app-1/);
-    expect(await ottoPr(client, "log 30")).toMatch(/## Fix History\n\n_No fix attempts yet._\n\n## Log\n\n- \S+ added \(watching\), pipeline success \(1\/1 passing\)/);
+    expect(await ottoPr(client, "log 30")).toMatch(/## Fix History\n\n_No fix attempts yet._\n\n## Comment History\n\n_No comments handled yet._\n\n## Log\n\n- \S+ added \(watching\), pipeline success \(1\/1 passing\)/);
 
     expect(await ottoPr(client, "remove 2")).toBe("Stopped tracking PR #2 (octo/app); removed github-octo-app-2.md.");
     const dir = path.join(ws.dirs.dataHome, "otto", "prs");

@@ -67,11 +67,11 @@ export async function prStatus(ctx: ShowContext, query: string | undefined): Pro
   return lines.join("\n");
 }
 
-/** `pr log`: the fix history and the watcher's log of one PR. */
+/** `pr log`: the fix and comment histories and the watcher's log of one PR. */
 export async function prLog(ctx: ShowContext, query: string | undefined): Promise<string> {
   const d = await findTracked(ctx, query);
   const lines = [`# PR #${d.data.id} (${d.data.repo}): ${d.data.title}`];
-  for (const section of d.sections.filter((s) => s.title === "Fix History")) lines.push("", `## ${section.title}`, "", section.body);
+  for (const section of d.sections.filter((s) => s.title === "Fix History" || s.title === "Comment History")) lines.push("", `## ${section.title}`, "", section.body);
   lines.push("", "## Log", "", ...(d.log.length > 0 ? d.log.map((l) => `- ${l}`) : ["(empty)"]));
   return lines.join("\n");
 }
