@@ -2,8 +2,9 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { withWorkLock } from "../../src/pr/git/work-lock.ts";
-import { assertPluginLoaded, slashCommand, text, toolCall, useE2E, type RecordedRequest, type ScriptEntry, type Step, type Workspace } from "../support/index.ts";
+import { slashCommand, assertPluginLoaded, useE2E } from "../support/index.ts";
 import { ottoPr, useForges } from "./pr/forges.ts";
+import { BRANCH, PR_URL, KEY, BROKEN, FIXED, readDoc, field, cloneOfPr, isAnalysis, isFix, followUp, summary, analysis, fixer } from "./pr/fix-script.ts";
 
 /*
  * The watcher's fix when the PR's working tree is busy: while this test process holds the tree's
@@ -13,45 +14,8 @@ import { ottoPr, useForges } from "./pr/forges.ts";
  * `watch once` hands the same failure (same head SHA) to the fix flow again, which fixes and pushes.
  */
 
-const BRANCH = "feature/1";
-const PR_URL = "https://github.com/octo/app/pull/1";
-const KEY = "github-octo-app-1";
-const BROKEN = "export const add = (a, b) => a - b;\n";
-const FIXED = "export const add = (a, b) => a + b;\n";
 const JOB_LOG = ["FAIL test/math.test.js", "  ● add › adds two numbers: expected 3, received -1", "##[error]Process completed with exit code 1."].join("\n");
 const HOLDER = "the comment flow of PR #1 (a test)";
-
-const readDoc = (ws: Workspace): string => fs.readFileSync(path.join(ws.dirs.dataHome, "otto", "prs", `${KEY}.md`), "utf8");
-const field = (ws: Workspace, name: string): string | undefined => new RegExp(`\\n${name}: '?([^'\\n]*)'?\\n`).exec(readDoc(ws))?.[1];
-
-const isAnalysis = (req: RecordedRequest): boolean => req.lastUser.includes("Another engineer will fix it in a fresh session");
-const isFix = (req: RecordedRequest): boolean => req.lastUser.includes("the failures have been analysed");
-const followUp = (req: RecordedRequest): boolean => req.lastRole === "tool";
-
-const SUMMARY = "BEGIN_DOCUMENT\n# Pipeline Failure Summary\n\n## Verdict\ncode: add() subtracts\n\n## unit\n- **Kind**: test\n- **Location**: src/math.js:1\nEND_DOCUMENT";
-
-function analysis(ws: Workspace): ScriptEntry {
-  return {
-    label: "analysis",
-    times: Infinity,
-    match: isAnalysis,
-    reply: (req) => {
-      if (followUp(req)) return text(SUMMARY);
-      const file = /^- (\.otto\/pr-logs\/\S+\.log)$/m.exec(req.lastUser)?.[1];
-      if (!file) throw new Error(`no log file in the analysis prompt:\n${req.lastUser}`);
-      return toolCall("read", { filePath: path.join(ws.project, file) });
-    },
-  };
-}
-
-function fixer(ws: Workspace): ScriptEntry {
-  return {
-    label: "fix",
-    times: Infinity,
-    match: isFix,
-    reply: (req): Step => (followUp(req) ? text("Changed src/math.js.\nFix summary: Add instead of subtract in add()") : toolCall("write", { filePath: path.join(ws.project, "src/math.js"), content: FIXED })),
-  };
-}
 
 describe("the watcher's fix on a busy working tree", () => {
   const e2e = useE2E();
@@ -63,14 +27,10 @@ describe("the watcher's fix on a busy working tree", () => {
     f.gh.state.setChecks(pr, [{ name: "unit", conclusion: "failure", log: JOB_LOG }]);
     const ws = await e2e.workspace({ userOttoConfig: f.ottoConfig({ models: { primary: "mock/m1" } }), env: f.env, remote: true });
     // The project is the PR's clone; its pushes land in the bare repository.
-    await ws.repo.git(["checkout", "-q", "-b", BRANCH]);
-    await ws.repo.commit("Add math", { "src/math.js": BROKEN });
-    await ws.repo.git(["push", "-q", "-u", "origin", BRANCH]);
-    await ws.repo.git(["config", `url.${ws.repo.remote}.insteadOf`, "https://github.com/octo/app"]);
-    await ws.repo.git(["remote", "set-url", "origin", "https://github.com/octo/app"]);
+    await cloneOfPr(ws);
     const { client } = await e2e.serve(ws);
     await assertPluginLoaded(client);
-    e2e.model.script({ ...slashCommand("otto_pr")[0]!, times: Infinity }, { ...slashCommand("otto_pr")[1]!, times: Infinity }, analysis(ws), fixer(ws));
+    e2e.model.script({ ...slashCommand("otto_pr")[0]!, times: Infinity }, { ...slashCommand("otto_pr")[1]!, times: Infinity }, analysis(ws, summary("code: add() subtracts")), fixer(ws, FIXED));
     expect(await ottoPr(client, `add ${PR_URL}`)).toContain("Tracking PR");
     const before = (await ws.repo.remoteLog(BRANCH))[0]?.sha;
     const lockEnv = { XDG_DATA_HOME: ws.dirs.dataHome };

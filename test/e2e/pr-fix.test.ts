@@ -1,10 +1,9 @@
-import { execFileSync } from "node:child_process";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { assertPluginLoaded, gitEnv, slashCommand, text, toolCall, useE2E, type RecordedRequest, type ScriptEntry, type Step, type Workspace } from "../support/index.ts";
+import { slashCommand, assertPluginLoaded, text, toolCall, useE2E } from "../support/index.ts";
 import { ottoPr, useForges, type Forges } from "./pr/forges.ts";
+import { BRANCH, PR_URL, KEY, BROKEN, FIXED, readDoc, field, cloneOfPr, pushBehindOttosBack, isAnalysis, isFix, isConflict, followUp, summary, analysis, fixer } from "./pr/fix-script.ts";
 
 /*
  * The fix flow end to end: real OpenCode loading otto, the scripted model answering the analysis,
@@ -13,12 +12,7 @@ import { ottoPr, useForges, type Forges } from "./pr/forges.ts";
  * (url.<bare>.insteadOf), so otto's pushes can be checked in the remote.
  */
 
-const BRANCH = "feature/1";
-const PR_URL = "https://github.com/octo/app/pull/1";
-const KEY = "github-octo-app-1";
 const PLANTED = "ghp_plantedSecretToken0123456789abcdefXYZ";
-const BROKEN = "export const add = (a, b) => a - b;\n";
-const FIXED = "export const add = (a, b) => a + b;\n";
 const JOB_LOG = [
   ...Array.from({ length: 300 }, (_, i) => `2026-02-06T10:00:${String(i % 60).padStart(2, "0")}.0000000Z npm install progress ${i}`),
   "2026-02-06T10:01:00.0000000Z FAIL test/math.test.js",
@@ -26,72 +20,6 @@ const JOB_LOG = [
   ...Array.from({ length: 200 }, (_, i) => `2026-02-06T10:02:00.0000000Z teardown ${i}`),
   "2026-02-06T10:03:00.0000000Z ##[error]Process completed with exit code 1.",
 ].join("\n");
-
-const readDoc = (ws: Workspace): string => fs.readFileSync(path.join(ws.dirs.dataHome, "otto", "prs", `${KEY}.md`), "utf8");
-const field = (ws: Workspace, name: string): string | undefined => new RegExp(`\\n${name}: '?([^'\\n]*)'?\\n`).exec(readDoc(ws))?.[1];
-
-/** The project becomes the PR's clone: branch pushed, origin named like GitHub, pushes to the bare repo. */
-async function cloneOfPr(ws: Workspace): Promise<void> {
-  await ws.repo.git(["checkout", "-q", "-b", BRANCH]);
-  await ws.repo.commit("Add math", { "src/math.js": BROKEN });
-  await ws.repo.git(["push", "-q", "-u", "origin", BRANCH]);
-  await ws.repo.git(["config", `url.${ws.repo.remote}.insteadOf`, "https://github.com/octo/app"]);
-  await ws.repo.git(["remote", "set-url", "origin", "https://github.com/octo/app"]);
-}
-
-/** Someone else pushes to the PR branch behind otto's back (synchronous: called from a model reply). */
-function pushBehindOttosBack(ws: Workspace, file: string, content: string): void {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "otto-other-"));
-  const run = (args: string[], cwd = dir): string => execFileSync("git", args, { cwd, env: gitEnv(), encoding: "utf8" });
-  try {
-    run(["clone", "-q", "-b", BRANCH, ws.repo.remote, "c"]);
-    const clone = path.join(dir, "c");
-    fs.mkdirSync(path.dirname(path.join(clone, file)), { recursive: true });
-    fs.writeFileSync(path.join(clone, file), content);
-    run(["add", "-A"], clone);
-    run(["-c", "user.name=Other Dev", "-c", "user.email=other@example.invalid", "commit", "-q", "-m", "Other change"], clone);
-    run(["push", "-q", "origin", BRANCH], clone);
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-const isAnalysis = (req: RecordedRequest): boolean => req.lastUser.includes("Another engineer will fix it in a fresh session");
-const isFix = (req: RecordedRequest): boolean => req.lastUser.includes("the failures have been analysed");
-const isConflict = (req: RecordedRequest): boolean => req.lastUser.includes("the rebase stopped on conflicts");
-const followUp = (req: RecordedRequest): boolean => req.lastRole === "tool";
-
-const summary = (verdict: string, extra = ""): string =>
-  `Read the log.\nBEGIN_DOCUMENT\n# Pipeline Failure Summary\n\n## Verdict\n${verdict}\n\n## unit\n- **Kind**: test\n- **Root error**:\n  add › adds two numbers: expected 3, received -1\n- **Location**: src/math.js:1${extra}\nEND_DOCUMENT`;
-
-/** Phase 1: reads the first log file the prompt names with OpenCode's read tool, then answers `answer`. */
-function analysis(ws: Workspace, answer: string, times = Infinity): ScriptEntry {
-  return {
-    label: "analysis",
-    times,
-    match: isAnalysis,
-    reply: (req) => {
-      if (followUp(req)) return text(answer);
-      const file = /^- (\.otto\/pr-logs\/\S+\.log)$/m.exec(req.lastUser)?.[1];
-      if (!file) throw new Error(`no log file in the analysis prompt:\n${req.lastUser}`);
-      return toolCall("read", { filePath: path.join(ws.project, file) });
-    },
-  };
-}
-
-/** Phase 2: writes `content` to src/math.js, then reports (before: something to do first, e.g. move the branch). */
-function fixer(ws: Workspace, content: string, options: { before?: () => void; times?: number; reply?: string } = {}): ScriptEntry {
-  return {
-    label: "fix",
-    times: options.times ?? Infinity,
-    match: isFix,
-    reply: (req): Step => {
-      if (followUp(req)) return text(options.reply ?? "Changed src/math.js: add() subtracted.\nFix summary: Add instead of subtract in add()");
-      options.before?.();
-      return toolCall("write", { filePath: path.join(ws.project, "src/math.js"), content });
-    },
-  };
-}
 
 async function setup(e2e: ReturnType<typeof useE2E>, forges: () => Promise<Forges>, maxAttempts = 3) {
   const f = await forges();
