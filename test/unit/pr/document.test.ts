@@ -2,23 +2,9 @@ import { describe, expect, it } from "vitest";
 import { findPr, parsePrDocument, renderPrDocument, type PrDocument } from "../../../src/pr/index.ts";
 import { newDocument } from "../../../src/pr/commands/add.ts";
 import type { PrInfo } from "../../../src/pr/index.ts";
+import { samplePr } from "./sample-pr.ts";
 
-const info = (over: Partial<PrInfo> = {}): PrInfo => ({
-  provider: "github",
-  number: 42,
-  repo: "octo/app",
-  url: "https://github.com/octo/app/pull/42",
-  title: "Add auth",
-  state: "open",
-  draft: false,
-  sourceBranch: "feature/auth",
-  targetBranch: "main",
-  headSha: "0123456789abcdef0123456789abcdef01234567",
-  author: "dev",
-  createdAt: "2026-02-06T10:00:00Z",
-  meta: { nodeId: "PR_1" },
-  ...over,
-});
+const info = (over: Partial<PrInfo> = {}): PrInfo => samplePr({ meta: { nodeId: "PR_1" }, ...over });
 
 describe("PR documents", () => {
   it("round-trips through markdown with the design's frontmatter and sections", () => {

@@ -9,6 +9,7 @@ import { createPrStore, type PrBackend, type PrInfo } from "../../../src/pr/inde
 import type { SessionRunner } from "../../../src/session/index.ts";
 import { gitEnv } from "../../support/git.ts";
 import { testConfig, useTempDir } from "./support.ts";
+import { samplePr } from "./sample-pr.ts";
 
 const tempDir = useTempDir();
 
@@ -92,21 +93,7 @@ describe("the work lock's callers", () => {
     git("init", "-q", "-b", "feature/auth");
     git("remote", "add", "origin", "https://github.com/octo/app");
     git("-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "-q", "--allow-empty", "-m", "init");
-    const pr: PrInfo = {
-      provider: "github",
-      number: 42,
-      repo: "octo/app",
-      url: "https://github.com/octo/app/pull/42",
-      title: "Add auth",
-      state: "open",
-      draft: false,
-      sourceBranch: "feature/auth",
-      targetBranch: "main",
-      headSha: "0123456789abcdef0123456789abcdef01234567",
-      author: "dev",
-      createdAt: "2026-02-06T10:00:00Z",
-      meta: {},
-    };
+    const pr: PrInfo = samplePr();
     const store = createPrStore(path.join(env.XDG_DATA_HOME, "prs"));
     const doc = newDocument(pr, "github-octo-app-42", 5, "2026-02-06T10:00:00.000Z");
     await store.create(doc);

@@ -4,22 +4,9 @@ import { recordComments, renderHistoryEntry } from "../../../../src/pr/comments/
 import { codeExcerpt, threadText } from "../../../../src/pr/comments/comment-prompt.ts";
 import { renderCommentPass } from "../../../../src/pr/comments/render-pass.ts";
 import { parsePrDocument, renderPrDocument, type PrComment, type PrInfo } from "../../../../src/pr/index.ts";
+import { samplePr } from "../sample-pr.ts";
 
-const pr: PrInfo = {
-  provider: "github",
-  number: 42,
-  repo: "octo/app",
-  url: "https://github.com/octo/app/pull/42",
-  title: "Add auth",
-  state: "open",
-  draft: false,
-  sourceBranch: "feature/auth",
-  targetBranch: "main",
-  headSha: "0123456789abcdef0123456789abcdef01234567",
-  author: "dev",
-  createdAt: "2026-02-06T10:00:00Z",
-  meta: {},
-};
+const pr: PrInfo = samplePr();
 const comment: PrComment = {
   id: "review-7",
   kind: "inline",

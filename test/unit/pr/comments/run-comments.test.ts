@@ -8,6 +8,7 @@ import { createPrStore, type PrBackend, type PrComment, type PrInfo } from "../.
 import type { NotifyEvent } from "../../../../src/notify/index.ts";
 import type { SessionRunner } from "../../../../src/session/index.ts";
 import { testConfig } from "../support.ts";
+import { samplePr } from "../sample-pr.ts";
 
 /*
  * The pass without sessions: what is recorded when nothing needs a model (skips, answers found on
@@ -20,21 +21,7 @@ afterEach(() => {
   for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
 });
 
-const pr: PrInfo = {
-  provider: "github",
-  number: 42,
-  repo: "octo/app",
-  url: "https://github.com/octo/app/pull/42",
-  title: "Add auth",
-  state: "open",
-  draft: false,
-  sourceBranch: "feature/auth",
-  targetBranch: "main",
-  headSha: "0123456789abcdef0123456789abcdef01234567",
-  author: "dev",
-  createdAt: "2026-02-06T10:00:00Z",
-  meta: {},
-};
+const pr: PrInfo = samplePr();
 
 let tick = 0;
 const c = (id: string, over: Partial<PrComment> = {}): PrComment => ({ id, kind: "inline", author: "alice", body: `body ${id}`, createdAt: new Date(Date.parse("2026-02-06T11:00:00Z") + ++tick * 1000).toISOString(), path: "a.ts", line: 1, resolved: false, ...over });
