@@ -1,9 +1,10 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { slashCommand, text, toolCall, useE2E, type RecordedRequest, type ScriptEntry, type Step, type Workspace } from "../support/index.ts";
+import { slashCommand, useE2E, type RecordedRequest, type Workspace } from "../support/index.ts";
 import type { FakeThread } from "../support/fake-ado/state.ts";
 import { useForges, type Forges } from "./pr/forges.ts";
+import { BRANCH, LOOP_MARKER, envelope, finding, kindOf, loopModel, loopWorkspace, payloadIds, requestChanges, runLoop as runSharedLoop } from "./pr/loop-script.ts";
 
 /*
  * /pr-review <url> --loop on Azure DevOps through real OpenCode: two scripted reviewer models, the
@@ -13,81 +14,17 @@ import { useForges, type Forges } from "./pr/forges.ts";
 
 // The fakes share a host, so the PR is named by its dev.azure.com URL (otto reaches the fake through base_url).
 const PR_URL = "https://dev.azure.com/contoso/payments/_git/app/pullrequest/30";
-const BRANCH = "feature/greet";
-const LOOP_MARKER = "<!-- pr-review-loop-marker -->";
-const RUN_TIMEOUT = 180_000;
-
-type Kind = { kind: "reviewer"; reviewer: string; round: number } | { kind: "comments" } | { kind: "fix"; round: number };
-
-function kindOf(req: RecordedRequest): Kind | undefined {
-  if (req.isTitle) return undefined;
-  const reviewer = /You are (reviewer-\d+), one of several independent senior engineers .*\(review round (\d+)\)/.exec(req.lastUser);
-  if (reviewer) return { kind: "reviewer", reviewer: reviewer[1] ?? "", round: Number(reviewer[2]) };
-  if (req.lastUser.includes("You analyse the unresolved reviewer comments")) return { kind: "comments" };
-  const fix = /Reviewers found problems in a pull request \(review round (\d+)\)/.exec(req.lastUser);
-  if (fix) return { kind: "fix", round: Number(fix[1]) };
-  return undefined;
-}
-
-const envelope = (value: unknown): Step => text(`Done.\nBEGIN_JSON\n${JSON.stringify(value)}\nEND_JSON`);
-const approve = (): Step => envelope({ conclusion: "approve", findings: [], fullReport: "Looks right." });
-const finding = (title: string) => ({ priority: "P1", category: "quality", file: "greet.txt", line: 1, title, description: `${title}: the greeting is wrong.`, suggestion: "Say hello, world." });
-const requestChanges = (...findings: unknown[]): Step => envelope({ conclusion: "request_changes", findings, fullReport: "One problem." });
-
-function payloadIds(req: RecordedRequest): string[] {
-  const payload = /<fix_payload>\n([\s\S]*?)\n<\/fix_payload>/.exec(req.lastUser)?.[1] ?? "{}";
-  return (JSON.parse(payload) as { issuesToFix: Array<{ id: string }> }).issuesToFix.map((f) => f.id);
-}
-
-type Respond = (kind: Kind, req: RecordedRequest) => Step | undefined;
-
-/** Answers every loop session: reviewers approve, the fix session writes greet.txt with the real write tool, unless `respond` says otherwise. */
-function loopModel(project: string, respond: Respond): ScriptEntry {
-  return {
-    label: "loop model",
-    times: Infinity,
-    match: (req) => kindOf(req) !== undefined,
-    reply: (req) => {
-      const kind = kindOf(req) as Kind;
-      const step = respond(kind, req);
-      if (step) return step;
-      if (kind.kind === "fix") {
-        if (req.lastRole !== "tool") return toolCall("write", { filePath: path.join(project, "greet.txt"), content: "hello, world\n" });
-        return envelope({ fixedIssues: payloadIds(req).map((findingId) => ({ findingId, description: "Rewrote greet.txt." })), rejectedIssues: [] });
-      }
-      if (kind.kind === "comments") return envelope({ threads: [], fullReport: "" });
-      return approve();
-    },
-  };
-}
-
 /** PR 30 on the fake Azure DevOps and its branch in a clone whose origin is a bare repository. */
 async function setup(e2e: ReturnType<typeof useE2E>, f: Forges, options: { verify?: string[] } = {}): Promise<Workspace> {
   f.ado.state.addPr({ id: 30, title: "Greet the world", branch: BRANCH });
-  const config = f.ottoConfig() as { pr: Record<string, unknown> } & Record<string, unknown>;
-  config.pr = { ...config.pr, verify: options.verify ?? [] };
-  config.models = { reviewers: ["mock/m1", "mock/m2"], primary: "mock/m1", fix: "mock/m1" };
-  const ws = await e2e.workspace({ remote: true, files: { "greet.txt": "hello\n" }, userOttoConfig: config, env: f.env });
-  const { repo } = ws;
-  await repo.git(["checkout", "-q", "-b", BRANCH]);
-  await repo.commit("Greet", { "greet.txt": "helo wrld\n" });
-  await repo.git(["push", "-q", "origin", BRANCH]);
-  await repo.git(["branch", "-q", "--set-upstream-to", `origin/${BRANCH}`]);
-  const hosted = `${f.ado.baseUrl}/contoso/payments/_git/app`;
-  await repo.git(["remote", "set-url", "origin", hosted]);
-  await repo.git(["config", `url.${repo.remote}.insteadOf`, hosted]);
-  return ws;
+  return loopWorkspace(e2e, f, `${f.ado.baseUrl}/contoso/payments/_git/app`, options);
 }
 
 /** Threads otto created on PR 30, in order. */
 const ottoThreads = (f: Forges): FakeThread[] => f.ado.state.threads.filter((t) => t.prId === 30 && t.comments[0]?.author.displayName === f.ado.state.me.displayName);
 const bodies = (f: Forges): string[] => ottoThreads(f).map((t) => t.comments[0]?.content ?? "");
 
-async function runLoop(e2e: ReturnType<typeof useE2E>, ws: Workspace) {
-  const run = await e2e.run(ws, ["run", "--command", "pr-review", "--", PR_URL, "--loop"], { timeoutMs: RUN_TIMEOUT });
-  expect(run.exitCode, run.stderr).toBe(0);
-  return run;
-}
+const runLoop = (e2e: ReturnType<typeof useE2E>, ws: Workspace) => runSharedLoop(e2e, ws, PR_URL);
 
 describe("/pr-review --loop on Azure DevOps (real OpenCode, scripted reviewer models, fake ADO, real git)", () => {
   const e2e = useE2E();

@@ -2,8 +2,9 @@ import fs from "node:fs";
 import path from "node:path";
 import type { OpencodeClient, Part, ToolPart } from "@opencode-ai/sdk";
 import { describe, expect, it } from "vitest";
-import { assertPluginLoaded, FAKE_GITHUB_TOKEN, slashCommand, text, toolCall, useE2E, type RecordedRequest, type ScriptEntry, type Step, type Workspace } from "../support/index.ts";
+import { assertPluginLoaded, FAKE_GITHUB_TOKEN, slashCommand, text, toolCall, useE2E, type RecordedRequest, type Workspace } from "../support/index.ts";
 import { useForges, type Forges } from "./pr/forges.ts";
+import { BRANCH, LOOP_MARKER, envelope, finding, fixWrites, kindOf, loopModel, loopWorkspace, payloadIds, requestChanges, runLoop as runSharedLoop } from "./pr/loop-script.ts";
 
 /*
  * /pr-review <url> --loop through real OpenCode: two reviewer models (mock/m1, mock/m2) on the
@@ -12,84 +13,17 @@ import { useForges, type Forges } from "./pr/forges.ts";
  */
 
 const PR_URL = "https://github.com/octo/app/pull/1";
-const BRANCH = "feature/greet";
-const LOOP_MARKER = "<!-- pr-review-loop-marker -->";
-const RUN_TIMEOUT = 180_000;
-
-type Kind = { kind: "reviewer"; reviewer: string; round: number } | { kind: "comments" } | { kind: "fix"; round: number };
-
-function kindOf(req: RecordedRequest): Kind | undefined {
-  if (req.isTitle) return undefined;
-  const reviewer = /You are (reviewer-\d+), one of several independent senior engineers .*\(review round (\d+)\)/.exec(req.lastUser);
-  if (reviewer) return { kind: "reviewer", reviewer: reviewer[1] ?? "", round: Number(reviewer[2]) };
-  if (req.lastUser.includes("You analyse the unresolved reviewer comments")) return { kind: "comments" };
-  const fix = /Reviewers found problems in a pull request \(review round (\d+)\)/.exec(req.lastUser);
-  if (fix) return { kind: "fix", round: Number(fix[1]) };
-  return undefined;
-}
-
-const envelope = (value: unknown): Step => text(`Done.\nBEGIN_JSON\n${JSON.stringify(value)}\nEND_JSON`);
-const approve = (): Step => envelope({ conclusion: "approve", findings: [], fullReport: "Looks right." });
-const finding = (title: string, extra: Record<string, unknown> = {}) => ({ priority: "P1", category: "quality", file: "greet.txt", line: 1, title, description: `${title}: the greeting is wrong.`, suggestion: "Say hello, world.", ...extra });
-const requestChanges = (...findings: unknown[]): Step => envelope({ conclusion: "request_changes", findings, fullReport: "One problem." });
-
-/** Finding ids of the fix payload the fix session was given (computed by otto). */
-function payloadIds(req: RecordedRequest): string[] {
-  const payload = /<fix_payload>\n([\s\S]*?)\n<\/fix_payload>/.exec(req.lastUser)?.[1] ?? "{}";
-  return (JSON.parse(payload) as { issuesToFix: Array<{ id: string }> }).issuesToFix.map((f) => f.id);
-}
-
-/** A fix session that writes `file` with the real write tool, then reports every issue fixed. */
-function fixWrites(project: string, req: RecordedRequest, file: string, content: string): Step {
-  if (req.lastRole !== "tool") return toolCall("write", { filePath: path.join(project, file), content });
-  return envelope({ fixedIssues: payloadIds(req).map((findingId) => ({ findingId, description: `Rewrote ${file}.` })), rejectedIssues: [] });
-}
-
-type Respond = (kind: Kind, req: RecordedRequest) => Step | undefined;
-
-/** One entry answering every loop session; reviewers approve and fixes write greet.txt unless `respond` says otherwise. */
-function loopModel(project: string, respond: Respond): ScriptEntry {
-  return {
-    label: "loop model",
-    times: Infinity,
-    match: (req) => kindOf(req) !== undefined,
-    reply: (req) => {
-      const kind = kindOf(req) as Kind;
-      const step = respond(kind, req);
-      if (step) return step;
-      if (kind.kind === "fix") return fixWrites(project, req, "greet.txt", "hello, world\n");
-      if (kind.kind === "comments") return envelope({ threads: [], fullReport: "" });
-      return approve();
-    },
-  };
-}
-
 /** The PR on the fake GitHub and its branch in a clone whose origin is a bare repository. */
 async function setup(e2e: ReturnType<typeof useE2E>, f: Forges, options: { verify?: string[]; extraConfig?: Record<string, unknown>; fork?: { owner: string; repo: string } } = {}): Promise<Workspace> {
   f.gh.state.addPr({ number: 1, title: "Greet the world", branch: BRANCH, ...(options.fork ? { fork: options.fork } : {}) });
-  const config = f.ottoConfig() as { pr: Record<string, unknown> } & Record<string, unknown>;
-  config.pr = { ...config.pr, verify: options.verify ?? [] };
-  config.models = { reviewers: ["mock/m1", "mock/m2"], primary: "mock/m1", fix: "mock/m1" };
-  const ws = await e2e.workspace({ remote: true, files: { "greet.txt": "hello\n" }, userOttoConfig: config, env: f.env, ...(options.extraConfig ? { config: options.extraConfig } : {}) });
-  const { repo } = ws;
-  await repo.git(["checkout", "-q", "-b", BRANCH]);
-  await repo.commit("Greet", { "greet.txt": "helo wrld\n" });
-  await repo.git(["push", "-q", "origin", BRANCH]);
-  await repo.git(["branch", "-q", "--set-upstream-to", `origin/${BRANCH}`]);
   // The PR's repository is github.com/octo/app; git reaches it in the bare repository.
-  await repo.git(["remote", "set-url", "origin", "https://github.com/octo/app.git"]);
-  await repo.git(["config", `url.${repo.remote}.insteadOf`, "https://github.com/octo/app.git"]);
-  return ws;
+  return loopWorkspace(e2e, f, "https://github.com/octo/app.git", options);
 }
 
 /** Bodies of the comments otto posted on the fake GitHub, in order. */
 const posted = (f: Forges): string[] => f.gh.state.comments.map((c) => c.body);
 
-async function runLoop(e2e: ReturnType<typeof useE2E>, ws: Workspace) {
-  const run = await e2e.run(ws, ["run", "--command", "pr-review", "--", PR_URL, "--loop"], { timeoutMs: RUN_TIMEOUT });
-  expect(run.exitCode, run.stderr).toBe(0);
-  return run;
-}
+const runLoop = (e2e: ReturnType<typeof useE2E>, ws: Workspace) => runSharedLoop(e2e, ws, PR_URL);
 
 /** Runs `/pr-review <args>` in a new session of a served OpenCode and returns the tool's output. */
 async function prReview(client: OpencodeClient, args: string): Promise<string> {
