@@ -5,6 +5,7 @@ import { answerComment, type AnswerDeps } from "../../../../src/pr/comments/answ
 import type { PrBackend, PrComment, PrInfo } from "../../../../src/pr/index.ts";
 import type { SessionRunner } from "../../../../src/session/index.ts";
 import { createRepoWithRemote, git, gitEnv, type Repo } from "../../../support/git.ts";
+import { samplePr } from "../sample-pr.ts";
 
 /*
  * An AGREE fix whose push meets a branch that moved with a conflicting change: commitAndPush
@@ -18,21 +19,7 @@ afterEach(() => {
   for (const r of repos.splice(0)) r.cleanup();
 });
 
-const pr: PrInfo = {
-  provider: "github",
-  number: 42,
-  repo: "octo/app",
-  url: "https://github.com/octo/app/pull/42",
-  title: "Add auth",
-  state: "open",
-  draft: false,
-  sourceBranch: "feature",
-  targetBranch: "main",
-  headSha: "0123456789abcdef0123456789abcdef01234567",
-  author: "dev",
-  createdAt: "2026-02-06T10:00:00Z",
-  meta: {},
-};
+const pr: PrInfo = samplePr({ sourceBranch: "feature" });
 
 const comment: PrComment = { id: "review-7", kind: "inline", author: "alice", body: "Call it `limit`, not `max`.", createdAt: "2026-02-06T11:00:00Z", path: "a.ts", line: 1, resolved: false };
 

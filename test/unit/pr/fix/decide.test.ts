@@ -2,24 +2,10 @@ import { describe, expect, it } from "vitest";
 import { newDocument } from "../../../../src/pr/commands/add.ts";
 import { appendHistory, commitMessage, giveUpComment, nextStep, planInfrastructure, planStart, renderEntry } from "../../../../src/pr/fix/index.ts";
 import { previousAttempts } from "../../../../src/pr/fix/decide.ts";
-import { OTTO_MARKER, planRefresh, type PipelineStatus, type PrInfo } from "../../../../src/pr/index.ts";
+import { OTTO_MARKER, planRefresh, type PipelineStatus } from "../../../../src/pr/index.ts";
+import { fixPr } from "./fix-pr.ts";
 
-const pr = (over: Partial<PrInfo> = {}): PrInfo => ({
-  provider: "github",
-  number: 7,
-  repo: "o/r",
-  url: "https://github.com/o/r/pull/7",
-  title: "T",
-  state: "open",
-  draft: false,
-  sourceBranch: "feature/x",
-  targetBranch: "main",
-  headSha: "abcdef1234567890",
-  author: "a",
-  createdAt: "",
-  meta: {},
-  ...over,
-});
+const pr = fixPr;
 const NOW = new Date("2026-03-01T12:00:00.000Z");
 const doc = newDocument(pr(), "github-o-r-7", 3, "2026-03-01T10:00:00.000Z");
 const data = (over: Partial<typeof doc.data>) => ({ ...doc.data, ...over });

@@ -10,6 +10,7 @@ import type { NotifyEvent } from "../../../../src/notify/index.ts";
 import type { SessionRunner } from "../../../../src/session/index.ts";
 import { createRepo, gitEnv, type Repo } from "../../../support/git.ts";
 import { testConfig } from "../support.ts";
+import { fixPr } from "./fix-pr.ts";
 
 /*
  * runFix with real git and a real store, and fakes for what is remote or a model: the backend, the
@@ -17,23 +18,7 @@ import { testConfig } from "../support.ts";
  */
 
 const KEY = "github-o-r-7";
-const pr = (over: Partial<PrInfo> = {}): PrInfo => ({
-  provider: "github",
-  number: 7,
-  repo: "o/r",
-  url: "https://github.com/o/r/pull/7",
-  title: "T",
-  state: "open",
-  draft: false,
-  sourceBranch: "feature/x",
-  targetBranch: "main",
-  headSha: "1111111aaaa",
-  author: "a",
-  createdAt: "",
-  meta: {},
-  fork: false,
-  ...over,
-});
+const pr = (over: Partial<PrInfo> = {}): PrInfo => fixPr({ headSha: "1111111aaaa", fork: false, ...over });
 const pipeline: PipelineStatus = { state: "failure", headSha: "1111111aaaa", checks: [{ name: "unit", state: "failure", logId: "5" }] };
 const SUMMARY = "BEGIN_DOCUMENT\n# Pipeline Failure Summary\n\n## Verdict\ncode: broken\nEND_DOCUMENT";
 
