@@ -12,11 +12,10 @@
  *    made directly, against the same `opencode serve`.
  * 3. tasks.md lock waits: 16 writers × 50 status updates, p50/p99.
  */
-import { writeSection as writeBenchSection } from "./sections.ts";
+import { runStandalone, writeSection as writeBenchSection } from "./sections.ts";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { pathToFileURL } from "node:url";
 import { EventBus, silentLogger } from "../src/core/index.ts";
 import { TaskStore } from "../src/execute/index.ts";
 import { SessionRunner } from "../src/session/index.ts";
@@ -221,14 +220,4 @@ export function writeSection(section: string): void {
   writeBenchSection("## Execution engine", section);
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
-  benchExecute((line) => process.stdout.write(`${line}\n`))
-    .then((section) => {
-      process.stdout.write(`\n${section}`);
-      if (process.argv.includes("--write")) writeSection(section);
-    })
-    .catch((error: unknown) => {
-      console.error(error);
-      process.exitCode = 1;
-    });
-}
+runStandalone(import.meta.url, benchExecute, writeSection);

@@ -8,11 +8,10 @@
  * 2. Cycle time for 50 tracked PRs against the fake servers: the first (cold) cycle and an idle
  *    one, at the watcher's production concurrency and retry settings.
  */
-import { writeSection as writeBenchSection } from "./sections.ts";
+import { runStandalone, writeSection as writeBenchSection } from "./sections.ts";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { pathToFileURL } from "node:url";
 import { resolveConfig } from "../src/config/index.ts";
 import type { PrContext } from "../src/pr/context.ts";
 import { addPr, createPrStore, createRegistry, runCycle, type BackendDeps } from "../src/pr/index.ts";
@@ -169,14 +168,4 @@ export function writeSection(section: string): void {
   writeBenchSection("## PR tracking", section);
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
-  benchPr((line) => process.stdout.write(`${line}\n`))
-    .then((section) => {
-      process.stdout.write(`\n${section}`);
-      if (process.argv.includes("--write")) writeSection(section);
-    })
-    .catch((error: unknown) => {
-      console.error(error);
-      process.exitCode = 1;
-    });
-}
+runStandalone(import.meta.url, benchPr, writeSection);
