@@ -1,23 +1,11 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import fs from "node:fs";
 import path from "node:path";
 import { executeSpec, lockRun, parseTrailers } from "../../../src/execute/index.ts";
-import { parseTasks } from "../../../src/spec/index.ts";
 import { tasksMd } from "../../e2e/execute/kinds.ts";
-import { envelope, fakeExecute, SLUG, type Call } from "./fake-execute.ts";
+import { envelope, SLUG, useFakeExecute, statuses, of } from "./fake-execute.ts";
 
-type Fake = Awaited<ReturnType<typeof fakeExecute>>;
-const fakes: Fake[] = [];
-afterEach(() => {
-  for (const f of fakes.splice(0)) f.cleanup();
-});
-async function setup(...args: Parameters<typeof fakeExecute>): Promise<Fake> {
-  const f = await fakeExecute(...args);
-  fakes.push(f);
-  return f;
-}
-const statuses = (f: Fake) => Object.fromEntries(parseTasks(f.tasks()).tasks.tasks.map((t) => [t.id, t.status]));
-const of = (calls: Call[], kind: Call["kind"], task?: string) => calls.filter((c) => c.kind === kind && (task === undefined || c.task === task));
+const setup = useFakeExecute();
 const ONE = tasksMd([["t1", "pending", 1, [], "Only"]]);
 const QUIET = { externalAssumptions: false, domainHardening: false, docsAlignment: false };
 

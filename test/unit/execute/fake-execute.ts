@@ -1,10 +1,12 @@
 import fs from "node:fs";
+import { afterEach } from "vitest";
 import os from "node:os";
 import path from "node:path";
 import { silentLogger } from "../../../src/core/index.ts";
 import type { ExecuteDeps, ExecuteSettings } from "../../../src/execute/index.ts";
 import { Background, runGit } from "../../../src/execute/index.ts";
 import { SessionRunner } from "../../../src/session/index.ts";
+import { parseTasks } from "../../../src/spec/index.ts";
 import { execKindOf, SPEC_DOCS, taskIdOf, type ExecKind } from "../../e2e/execute/kinds.ts";
 import { git } from "../../support/git.ts";
 import { FakeOpencode, type FakeTurn, type PromptCall } from "../session/fake-opencode.ts";
@@ -136,3 +138,23 @@ export async function fakeExecute(tasks: string, answer: (call: Call, calls: Cal
     cleanup: () => fs.rmSync(repoRoot, { recursive: true, force: true }),
   };
 }
+
+export type Fake = Awaited<ReturnType<typeof fakeExecute>>;
+
+/** `setup(…)` = fakeExecute, cleaned up after each test of the calling file. */
+export function useFakeExecute(): (...args: Parameters<typeof fakeExecute>) => Promise<Fake> {
+  const fakes: Fake[] = [];
+  afterEach(() => {
+    for (const f of fakes.splice(0)) f.cleanup();
+  });
+  return async (...args) => {
+    const f = await fakeExecute(...args);
+    fakes.push(f);
+    return f;
+  };
+}
+
+/** Task id → status, as tasks.md says now. */
+export const statuses = (f: Fake) => Object.fromEntries(parseTasks(f.tasks()).tasks.tasks.map((t) => [t.id, t.status]));
+/** The calls of one kind (and task). */
+export const of = (calls: Call[], kind: Call["kind"], task?: string) => calls.filter((c) => c.kind === kind && (task === undefined || c.task === task));
