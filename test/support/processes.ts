@@ -40,7 +40,9 @@ function readProc(pid: number): ProcInfo | undefined {
 
 function hasToken(pid: number, token: string): boolean {
   try {
-    return fs.readFileSync(`/proc/${pid}/environ`, "utf8").includes(`\0${TOKEN_VAR}=${token}\0`);
+    // Each entry ends in NUL; the leading NUL added here lets the first entry match too (the
+    // order of a child's environment is up to whoever spawned it, e.g. OpenCode's bash tool).
+    return `\0${fs.readFileSync(`/proc/${pid}/environ`, "utf8")}`.includes(`\0${TOKEN_VAR}=${token}\0`);
   } catch {
     return false;
   }
