@@ -49,12 +49,3 @@ export async function locateConfigFiles(input: { directory: string; env: Env }):
   return { user: userConfigFile(input.env), repo, repoRoot };
 }
 
-/** The file's text, or undefined when it does not exist (a missing file is not an error). */
-export async function readConfigText(file: string): Promise<string | undefined> {
-  try {
-    return await fs.readFile(file, "utf8");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw error;
-  }
-}

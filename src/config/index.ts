@@ -7,7 +7,7 @@ export { parseConfigText, type ParseOptions, type ParsedFile } from "./parse.ts"
 export { deepMerge } from "./merge.ts";
 export { ENV_OVERRIDES, envLayer } from "./env.ts";
 export { computeSources, type ConfigLayer, type ConfigSources } from "./sources.ts";
-export { locateConfigFiles, findRepoRoot, userConfigFile, repoConfigFile, readConfigText, type ConfigFiles } from "./files.ts";
+export { locateConfigFiles, findRepoRoot, userConfigFile, repoConfigFile, type ConfigFiles } from "./files.ts";
 export { setConfigValue, editConfigFile, planSet, planEdit, type SetPlan, type SetResult } from "./set.ts";
 export { formatProblem, formatProblems, type ConfigProblem } from "./problems.ts";
 export { SECRET_KEYS, isSecretKey, maskSecrets } from "./secrets.ts";

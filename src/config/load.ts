@@ -1,5 +1,5 @@
-import type { Env } from "../core/index.ts";
-import { locateConfigFiles, readConfigText, type ConfigFiles } from "./files.ts";
+import { readTextIfExists, type Env } from "../core/index.ts";
+import { locateConfigFiles, type ConfigFiles } from "./files.ts";
 import { parseConfigText } from "./parse.ts";
 import { configError, type ConfigProblem } from "./problems.ts";
 import { resolveConfig, type ResolvedConfig } from "./resolve.ts";
@@ -34,7 +34,7 @@ async function readLayer(file: string | undefined, scope: ConfigLayer["scope"]):
   if (!file) return { found: false, layer: undefined, problems: [] };
   let text: string | undefined;
   try {
-    text = await readConfigText(file);
+    text = await readTextIfExists(file);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? String(error);
     const fix = `Check that ${file} is a readable file.`;

@@ -1,8 +1,7 @@
 import fs from "node:fs/promises";
 import { isDeepStrictEqual } from "node:util";
 import { applyEdits, modify, parse, type FormattingOptions, type ParseError } from "jsonc-parser";
-import { OttoError, realTarget, withFileLock, writeFileAtomic } from "../core/index.ts";
-import { readConfigText } from "./files.ts";
+import { OttoError, readTextIfExists, realTarget, withFileLock, writeFileAtomic } from "../core/index.ts";
 import { acceptsValue, keyElsewhere, objectKeys, schemaAt } from "./introspect.ts";
 import { formatKeyPath, getAtPath, parseKeyPath, type KeyPath } from "./keypath.ts";
 import { JSONC, parseConfigText, type ParseOptions } from "./parse.ts";
@@ -123,7 +122,7 @@ export async function setConfigValue(
 export async function editConfigFile(file: string, plan: (text: string) => SetPlan): Promise<SetResult> {
   const target = await realTarget(file);
   return withFileLock(target, async () => {
-    const text = await readConfigText(target);
+    const text = await readTextIfExists(target);
     const { text: next, ...rest } = plan(text ?? "");
     if (rest.changed) {
       const mode = text === undefined ? undefined : (await fs.stat(target)).mode & 0o777;

@@ -23,6 +23,16 @@ const LOCK_OPTIONS = {
  * The file a write must replace: the target of a symlink (dotfile managers link otto.jsonc, for instance),
  * so renaming over it does not turn the link into a plain file.
  */
+/** The file's text, or undefined when it does not exist (a missing file is not an error). */
+export async function readTextIfExists(file: string): Promise<string | undefined> {
+  try {
+    return await fs.readFile(file, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw error;
+  }
+}
+
 export async function realTarget(file: string): Promise<string> {
   try {
     return await fs.realpath(file);

@@ -1,19 +1,10 @@
 import fs from "node:fs/promises";
-import { OttoError, withFileLock, writeFileAtomic } from "../core/index.ts";
+import { OttoError, readTextIfExists, withFileLock, writeFileAtomic } from "../core/index.ts";
 import type { CrewPaths } from "./paths.ts";
 import { CrewFile, Message, emptyCrew, type NewMessage } from "./schema.ts";
 
 /** Clock for message and activity times; tests pass a fixed one. */
 export type Now = () => Date;
-
-async function readText(file: string): Promise<string | undefined> {
-  try {
-    return await fs.readFile(file, "utf8");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw error;
-  }
-}
 
 /** crew.json parsed and checked; an empty crew when there is none yet. */
 export function parseCrew(text: string | undefined, file: string): CrewFile {
@@ -51,11 +42,11 @@ export function parseStream(text: string | undefined): Message[] {
 }
 
 export async function readCrew(paths: CrewPaths): Promise<CrewFile> {
-  return parseCrew(await readText(paths.crew), paths.crew);
+  return parseCrew(await readTextIfExists(paths.crew), paths.crew);
 }
 
 export async function readStream(paths: CrewPaths): Promise<Message[]> {
-  return parseStream(await readText(paths.messages));
+  return parseStream(await readTextIfExists(paths.messages));
 }
 
 export interface Transaction {
@@ -82,9 +73,9 @@ export interface Committed<T> {
  */
 export async function transact<T>(paths: CrewPaths, now: Now, change: (tx: Transaction) => T | Promise<T>): Promise<Committed<T>> {
   return withFileLock(paths.crew, async () => {
-    const crewText = await readText(paths.crew);
+    const crewText = await readTextIfExists(paths.crew);
     const crew = parseCrew(crewText, paths.crew);
-    const streamText = await readText(paths.messages);
+    const streamText = await readTextIfExists(paths.messages);
     const stream = parseStream(streamText);
     const time = now();
     let seq = stream.at(-1)?.seq ?? 0;

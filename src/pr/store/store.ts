@@ -1,6 +1,6 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { OttoError, withFileLock, writeFileAtomic } from "../../core/index.ts";
+import { OttoError, readTextIfExists, withFileLock, writeFileAtomic } from "../../core/index.ts";
 import type { CachedResponse, ResponseCache } from "../backend.ts";
 import type { PrLocator } from "../types.ts";
 import { parsePrDocument, renderPrDocument, type PrDocument } from "./document.ts";
@@ -52,15 +52,6 @@ export interface FileCache extends ResponseCache {
   save(): Promise<void>;
 }
 
-async function readText(file: string): Promise<string | undefined> {
-  try {
-    return await fs.readFile(file, "utf8");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw error;
-  }
-}
-
 export function createPrStore(dir: string): PrStore {
   const fileOf = (key: string): string => {
     if (!/^[a-z0-9._-]+$/.test(key)) throw new OttoError("pr_bad_id", `'${key}' is not a PR document name.`, "Run /otto-pr list for the tracked PRs.");
@@ -69,7 +60,7 @@ export function createPrStore(dir: string): PrStore {
   const cacheOf = (key: string): string => path.join(dir, ".cache", `${key}.json`);
 
   async function read(key: string): Promise<PrDocument | undefined> {
-    const text = await readText(fileOf(key));
+    const text = await readTextIfExists(fileOf(key));
     return text === undefined ? undefined : parsePrDocument(key, text);
   }
 
@@ -98,7 +89,7 @@ export function createPrStore(dir: string): PrStore {
     read,
     create: (doc) =>
       withFileLock(fileOf(doc.key), async () => {
-        if ((await readText(fileOf(doc.key))) !== undefined) return false;
+        if ((await readTextIfExists(fileOf(doc.key))) !== undefined) return false;
         await writeFileAtomic(fileOf(doc.key), renderPrDocument(doc), 0o600);
         return true;
       }),
@@ -113,7 +104,7 @@ export function createPrStore(dir: string): PrStore {
       }),
     remove: (key) =>
       withFileLock(fileOf(key), async () => {
-        const existed = (await readText(fileOf(key))) !== undefined;
+        const existed = (await readTextIfExists(fileOf(key))) !== undefined;
         await fs.rm(fileOf(key), { force: true });
         await fs.rm(cacheOf(key), { force: true });
         return existed;
@@ -122,7 +113,7 @@ export function createPrStore(dir: string): PrStore {
       const file = cacheOf(key);
       let entries: Record<string, CachedResponse> = {};
       try {
-        const parsed = JSON.parse((await readText(file)) ?? "{}") as Partial<CacheFile>;
+        const parsed = JSON.parse((await readTextIfExists(file)) ?? "{}") as Partial<CacheFile>;
         if (parsed.version === CACHE_VERSION && parsed.entries) entries = parsed.entries;
       } catch {
         // A broken cache costs one full poll, nothing more.

@@ -1,13 +1,13 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { OttoError } from "../../core/index.ts";
+import { OttoError, readTextIfExists } from "../../core/index.ts";
 import { listSpecs, specPaths } from "../layout.ts";
 import { slugFromPrompt } from "../slug.ts";
 import { resolveStageModels, type SpecDeps } from "./deps.ts";
 import { isoDate, recordRaisedQuestions } from "./questions-file.ts";
 import { renderStageReport } from "./render-output.ts";
 import { modelsOf, runReviewed, saveHistory } from "./reviewed.ts";
-import { readSpecDocs, readText, writeSpecFile } from "./spec-files.ts";
+import { readSpecDocs, writeSpecFile } from "./spec-files.ts";
 import type { DocStage } from "./stage-vars.ts";
 import { nextStepAfter, relativeTo, resolveTarget, type SpecTarget } from "./target.ts";
 
@@ -38,7 +38,7 @@ export async function addSpec(deps: SpecDeps, prompt: string): Promise<VerbResul
     return await writeDocument(deps, target, "requirements", "add", prompt);
   } catch (error) {
     // A spec without requirements.md would only confuse --spec inference: remove what was made.
-    if ((await readText(paths.requirements)) === undefined) await fs.rm(paths.dir, { recursive: true, force: true });
+    if ((await readTextIfExists(paths.requirements)) === undefined) await fs.rm(paths.dir, { recursive: true, force: true });
     throw error;
   }
 }

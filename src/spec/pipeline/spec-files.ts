@@ -1,24 +1,15 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { realTarget, withFileLock, writeFileAtomic } from "../../core/index.ts";
+import { readTextIfExists, realTarget, withFileLock, writeFileAtomic } from "../../core/index.ts";
 import { ARTIFACTS, type Artifact, type SpecPaths } from "../layout.ts";
 
 /** The text of each spec file that exists. */
 export type SpecDocs = Partial<Record<Artifact, string>>;
 
-export async function readText(file: string): Promise<string | undefined> {
-  try {
-    return await fs.readFile(file, "utf8");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw error;
-  }
-}
-
 export async function readSpecDocs(paths: SpecPaths): Promise<SpecDocs> {
   const docs: SpecDocs = {};
   for (const artifact of ARTIFACTS) {
-    const text = await readText(paths[artifact]);
+    const text = await readTextIfExists(paths[artifact]);
     if (text !== undefined) docs[artifact] = text;
   }
   return docs;
@@ -36,7 +27,7 @@ function withNewline(text: string): string {
 export async function updateSpecFile<T>(file: string, edit: (current: string | undefined) => { text?: string; result: T }): Promise<T> {
   const target = await realTarget(file);
   return withFileLock(target, async () => {
-    const current = await readText(target);
+    const current = await readTextIfExists(target);
     const { text, result } = edit(current);
     if (text !== undefined && text !== current) await writeFileAtomic(target, withNewline(text), 0o644);
     return result;
