@@ -1,6 +1,6 @@
-import type { Env } from "../../core/index.ts";
 import { renderPrompt } from "../../prompts/index.ts";
-import { extractDocument, taskFailedReason, type ModelRef, type SessionRunner } from "../../session/index.ts";
+import { extractDocument, taskFailedReason, type ModelRef } from "../../session/index.ts";
+import type { ConflictSessionContext } from "../git/resolve-conflicts.ts";
 import type { Check, PrInfo } from "../types.ts";
 
 /*
@@ -9,15 +9,8 @@ import type { Check, PrInfo } from "../types.ts";
  * that stopped on conflicts gets one resolution session (executor, src/pr/git/resolve-conflicts.ts).
  */
 
-export interface SessionContext {
-  sessions: SessionRunner;
-  env: Env;
-  /** The PR's worktree: every session runs there. */
-  dir: string;
-  parentID?: string | undefined;
-  signal?: AbortSignal | undefined;
-  timeoutMs: number;
-}
+/** Same shape as the conflict-resolution session's: every fix-flow session runs in the PR's worktree. */
+export type SessionContext = ConflictSessionContext;
 
 const base = (ctx: SessionContext, agent: string, model: ModelRef, title: string) => ({
   directory: ctx.dir,
