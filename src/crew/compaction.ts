@@ -2,6 +2,7 @@ import { renderPrompt } from "../prompts/index.ts";
 import { ARTIFACTS, listSpecs, type SpecEntry } from "../spec/index.ts";
 import type { Crew } from "./context.ts";
 import { unreadFor } from "./policy.ts";
+import { reconcileCrew } from "./reconcile.ts";
 import { countLine, formatMessages, renderStatusTable } from "./render.ts";
 import { ORCHESTRATOR } from "./schema.ts";
 import { readCrew, readStream } from "./store.ts";
@@ -33,12 +34,14 @@ function specsInProgress(root: string): string[] {
  * `otto` agent), so the summary still knows what it was doing. Undefined for other sessions.
  */
 export async function compactionContext(crew: Crew, sessionID: string, directory: string): Promise<string | undefined> {
-  const state = await readCrew(crew.paths);
-  if (state.orchestrator?.sessionID !== sessionID) {
-    if (state.agents.some((a) => a.sessionID === sessionID)) return undefined;
+  const seen = await readCrew(crew.paths);
+  if (seen.orchestrator?.sessionID !== sessionID) {
+    if (seen.agents.some((a) => a.sessionID === sessionID)) return undefined;
     const role = await crew.host.lastRole(sessionID, directory).catch(() => ({ agent: undefined }));
     if (role.agent !== ORCHESTRATOR) return undefined;
   }
+  // After a restart the summary must not keep agents that died with the old process as busy.
+  const state = (await reconcileCrew(crew)).length ? await readCrew(crew.paths) : seen;
   const now = crew.now();
   const crewText = state.agents.length ? `${countLine(state.agents)}\n\n${renderStatusTable(state.agents, now)}` : "No agents.";
   const unread = unreadFor(ORCHESTRATOR, state, await readStream(crew.paths));

@@ -41,7 +41,6 @@ export async function promptAgent(crew: Crew, orchestrator: Orchestrator, name: 
     // Answered: it leaves the top of the status list now, not when the prompt reaches the session.
     agent.human = undefined;
     state.orchestrator = orchestrator;
-    state.host = { pid: crew.pid };
     return { agent: { ...agent }, message };
   });
   const queued = committed.result.agent.state === "busy";

@@ -1,5 +1,6 @@
 import { formatError } from "../core/index.ts";
 import type { Crew } from "./context.ts";
+import type { Orchestrator } from "./orchestrate.ts";
 import { failureNotice } from "./policy.ts";
 import type { Agent, CrewFile } from "./schema.ts";
 import { readCrew, transact } from "./store.ts";
@@ -29,9 +30,12 @@ async function inspect(crew: Crew, agent: Agent): Promise<Finding | undefined> {
 /**
  * After an OpenCode restart, compares the crew with the sessions that exist: an agent whose session
  * is gone, or that was busy and is now idle, is marked failed with a notice (which wakes otto);
- * nobody is forgotten. Returns one line per change, for `/otto-agent status`.
+ * nobody is forgotten. Runs before every orchestrator verb and the compaction hook; once this
+ * process owns the crew it costs one read. `orchestrator` (the session running the verb) is
+ * recorded first, so the notices wake it and not a conversation that has ended. Returns one line per
+ * change; they also wait in crew.json until `/otto-agent status` shows them.
  */
-export async function reconcileCrew(crew: Crew): Promise<string[]> {
+export async function reconcileCrew(crew: Crew, orchestrator?: Orchestrator): Promise<string[]> {
   const state = await readCrew(crew.paths);
   if (!needsReconcile(state, crew)) return [];
   const findings: Finding[] = [];
@@ -44,6 +48,9 @@ export async function reconcileCrew(crew: Crew): Promise<string[]> {
     }
   }
   const committed = await transact(crew.paths, crew.now, ({ crew: current, post, now }) => {
+    // Another verb of this process may have reconciled while we looked at the sessions.
+    if (!needsReconcile(current, crew)) return [];
+    if (orchestrator) current.orchestrator = orchestrator;
     const lines: string[] = [];
     for (const finding of findings) {
       const agent = current.agents.find((a) => a.name === finding.name);
@@ -58,6 +65,7 @@ export async function reconcileCrew(crew: Crew): Promise<string[]> {
       }
     }
     current.host = { pid: crew.pid };
+    if (lines.length) current.reconciled = [...(current.reconciled ?? []), ...lines];
     return lines;
   });
   dispatch(crew, committed.posted, committed.crew);

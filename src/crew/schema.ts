@@ -54,6 +54,8 @@ export const CrewFile = z.object({
   orchestrator: z.object({ sessionID: z.string(), directory: z.string() }).optional(),
   /** The OpenCode process that runs the crew's sessions (restart detection, reconcile.ts). */
   host: z.object({ pid: z.number().int() }).optional(),
+  /** What the last reconciliation changed, kept until `status` shows it (any verb may have reconciled). */
+  reconciled: z.array(z.string()).optional(),
   /** Reader → seq of the last message it has seen (otto and every agent). */
   cursors: z.record(z.string(), z.number().int()),
   agents: z.array(Agent),

@@ -81,11 +81,11 @@ export function createCrewService(runtime: CrewRuntime, overrides: Partial<CrewD
 
 const services = new WeakMap<object, CrewService>();
 
-/** The crew service of a plugin instance (one per runtime). */
-export function crewFor(runtime: CrewRuntime): CrewService {
+/** The crew service of a plugin instance (one per runtime); `overrides` apply when it is made (tests fake OpenCode). */
+export function crewFor(runtime: CrewRuntime, overrides?: Partial<CrewDeps>): CrewService {
   let service = services.get(runtime);
   if (!service) {
-    service = createCrewService(runtime);
+    service = createCrewService(runtime, overrides);
     services.set(runtime, service);
   }
   return service;

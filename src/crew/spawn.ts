@@ -84,10 +84,12 @@ export async function spawnAgent(crew: Crew, input: SpawnInput, state: CrewFile)
       activeAt: at,
       worktree: input.worktree,
     };
+    // Only reconciliation moves a crew to another process, once it has checked the sessions
+    // (reconcile.ts); a crew without agents has none to check.
+    if (current.agents.length === 0) current.host = { pid: crew.pid };
     current.agents.push(agent);
     current.cursors[input.name] = stream.at(-1)?.seq ?? 0;
     current.orchestrator = input.orchestrator;
-    current.host = { pid: crew.pid };
     return { agent, roster: roster(current, input.name) };
   });
   const { agent } = committed.result;

@@ -7,20 +7,27 @@ import { ORCHESTRATOR } from "./schema.ts";
 import { readCrew, readStream, transact } from "./store.ts";
 
 /**
- * `/otto-agent status`: reconciles after a restart, then the table (people who are needed first)
- * and what is unread. The calling session becomes the orchestrator, so a new conversation that
- * looks at the crew is the one woken from then on.
+ * `/otto-agent status`: reconciles after a restart, then the table (people who are needed first),
+ * what the reconciliation changed (shown once, whichever verb ran it) and what is unread. The
+ * calling session becomes the orchestrator, so a new conversation that looks at the crew is the one
+ * woken from then on.
  */
 export async function crewStatus(crew: Crew, orchestrator?: Orchestrator): Promise<string> {
-  const reconciled = await reconcileCrew(crew);
-  const [state, stream] = await Promise.all([readCrew(crew.paths), readStream(crew.paths)]);
+  await reconcileCrew(crew, orchestrator);
+  const [read, stream] = await Promise.all([readCrew(crew.paths), readStream(crew.paths)]);
+  let state = read;
   if (state.agents.length === 0) {
     return "The crew has no agents. Start one with /otto-agent spawn <name> <task>.";
   }
-  if (orchestrator && state.orchestrator?.sessionID !== orchestrator.sessionID) {
-    await transact(crew.paths, crew.now, ({ crew: current }) => {
-      current.orchestrator = orchestrator;
+  let reconciled: string[] = [];
+  if (state.reconciled?.length || (orchestrator && state.orchestrator?.sessionID !== orchestrator.sessionID)) {
+    const committed = await transact(crew.paths, crew.now, ({ crew: current }) => {
+      const shown = current.reconciled ?? [];
+      current.reconciled = undefined;
+      if (orchestrator) current.orchestrator = orchestrator;
+      return shown;
     });
+    [state, reconciled] = [committed.crew, committed.result];
   }
   const lines = [`**Crew** in ${crew.paths.root}: ${countLine(state.agents)}`, ""];
   const human = state.agents.filter((a) => a.human);

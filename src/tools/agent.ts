@@ -12,6 +12,7 @@ import {
   killAgent,
   promptAgent,
   readMessages,
+  reconcileCrew,
   snapshot,
   spawnAgent,
   waitForAgent,
@@ -25,7 +26,16 @@ import { defineCommand, type CommandContext, type Values, type Verb } from "./co
 const str = (values: Values, key: string): string | undefined => (typeof values[key] === "string" ? values[key] : undefined);
 const cwdOf = (ctx: CommandContext): string => ctx.tool.directory || ctx.runtime.directory;
 const orchestratorOf = (ctx: CommandContext): Orchestrator => ({ sessionID: ctx.tool.sessionID, directory: cwdOf(ctx) });
-const crewOf = (ctx: CommandContext): Promise<Crew> => crewFor(ctx.runtime).at(cwdOf(ctx));
+
+/**
+ * The crew, reconciled first if OpenCode restarted since it last ran (before any verb, so dead
+ * agents are reported whichever verb comes first). `orchestrator`: the verb speaks for the crew.
+ */
+async function crewOf(ctx: CommandContext, orchestrator?: Orchestrator): Promise<Crew> {
+  const crew = await crewFor(ctx.runtime).at(cwdOf(ctx));
+  await reconcileCrew(crew, orchestrator);
+  return crew;
+}
 const MANY = { min: 0, max: 1000 };
 
 async function checkAgentExists(crew: Crew, directory: string, agent: string): Promise<void> {
@@ -55,9 +65,9 @@ const spawn: Verb = {
   positionals: { min: 2, max: 1000 },
   async run({ values, positionals }, ctx) {
     const [name = "", ...words] = positionals;
-    const crew = await crewOf(ctx);
-    checkName(name, (await snapshot(crew)).state);
     const orchestrator = orchestratorOf(ctx);
+    const crew = await crewOf(ctx, orchestrator);
+    checkName(name, (await snapshot(crew)).state);
     const agent = str(values, "agent");
     if (agent) await checkAgentExists(crew, orchestrator.directory, agent);
     const modelFlag = str(values, "model");
@@ -89,7 +99,7 @@ const status: Verb = {
   path: ["status"],
   summary: "Every agent: state, task, age, last activity; who needs the human first",
   async run(_input, ctx) {
-    return { title: "otto agent: status", output: await crewStatus(await crewOf(ctx), orchestratorOf(ctx)) };
+    return { title: "otto agent: status", output: await crewStatus(await crewOf(ctx, orchestratorOf(ctx)), orchestratorOf(ctx)) };
   },
 };
 
@@ -99,7 +109,7 @@ const messages: Verb = {
   summary: "The crew's message stream: unread first (--all: the earlier ones too); marks them read",
   options: { all: { type: "boolean" } },
   async run({ values }, ctx) {
-    const { unread, earlier } = await readMessages(await crewOf(ctx), orchestratorOf(ctx));
+    const { unread, earlier } = await readMessages(await crewOf(ctx, orchestratorOf(ctx)), orchestratorOf(ctx));
     const lines = [unread.length ? `**Unread** (${unread.length}):\n${formatMessages(unread)}` : "No unread messages."];
     if (values.all === true) lines.push(earlier.length ? `**Earlier** (${earlier.length}):\n${formatMessages(earlier)}` : "No earlier messages.");
     else if (earlier.length) lines.push(`(${earlier.length} earlier: /otto-agent messages --all)`);
@@ -114,7 +124,7 @@ const prompt: Verb = {
   positionals: { min: 2, max: 1000 },
   async run({ positionals }, ctx) {
     const [name = "", ...words] = positionals;
-    const { message, queued } = await promptAgent(await crewOf(ctx), orchestratorOf(ctx), name, words.join(" "));
+    const { message, queued } = await promptAgent(await crewOf(ctx, orchestratorOf(ctx)), orchestratorOf(ctx), name, words.join(" "));
     return `Sent #${message.seq} to @${name}${queued ? "; it is busy, so it gets the message when its current turn ends" : ""}.`;
   },
 };
@@ -139,7 +149,7 @@ const kill: Verb = {
   summary: "Abort an agent's turn and drop its queued prompts (it stays, idle; prompt it to resume)",
   positionals: { min: 1, max: 1 },
   async run({ positionals }, ctx) {
-    const agent = await killAgent(await crewOf(ctx), orchestratorOf(ctx), positionals[0] ?? "");
+    const agent = await killAgent(await crewOf(ctx, orchestratorOf(ctx)), orchestratorOf(ctx), positionals[0] ?? "");
     return `Stopped @${agent.name}; it is idle. /otto-agent prompt ${agent.name} <text> resumes it, /otto-agent archive removes it.`;
   },
 };

@@ -5,7 +5,7 @@ import { agentState, idle, inTask, orchestratorScript, ottoAgent, readCrew, unti
 describe("crew: state survives an OpenCode restart, and the orchestrator's compaction keeps it", () => {
   const e2e = useE2E();
 
-  it("reconciles the crew with the sessions that exist after a restart; compaction carries the crew", async () => {
+  it("reconciles the crew with the sessions that exist after a restart, whichever verb comes first; compaction carries the crew", async () => {
     const ws = await e2e.workspace();
     const first = await e2e.serve(ws);
     await assertPluginLoaded(first.client);
@@ -17,6 +17,8 @@ describe("crew: state survives an OpenCode restart, and the orchestrator's compa
       { label: "ivan waits", match: inTask("ivan", "tool"), reply: text("Waiting.") },
       { label: "jo completes", match: inTask("jo", "user"), reply: toolCall("otto_agent_complete", { summary: "Changelog updated." }) },
       { label: "jo done", match: inTask("jo", "tool"), reply: text("Done.") },
+      { label: "kim completes", match: inTask("kim", "user"), reply: toolCall("otto_agent_complete", { summary: "README tidied." }) },
+      { label: "kim done", match: inTask("kim", "tool"), reply: text("Done.") },
       { label: "summary", match: { system: "summarization" }, reply: text("## Objective\n- Run the crew.") },
     );
     await ottoAgent(first.client, otto.id, "spawn gina Port the build to Bazel");
@@ -31,16 +33,24 @@ describe("crew: state survives an OpenCode restart, and the orchestrator's compa
 
     await first.close();
     const second = await e2e.serve(ws);
-    const status = await ottoAgent(second.client, otto.id, "status");
-    expect(status).toContain("3 agents: 1 done, 2 failed");
-    expect(status).toMatch(/\| gina \| failed \|.*idle after OpenCode restarted/);
-    expect(status).toMatch(/\| ivan \| failed \|.*no longer exists/);
-    expect(status).toMatch(/\| jo \| done \|.*Changelog updated/);
-    expect(status).toContain("Reconciled with OpenCode's sessions after a restart:");
+    // The first verb after the restart is a spawn: it reconciles first, so the new process does not
+    // take over a crew whose dead agents still look busy.
+    expect(await ottoAgent(second.client, otto.id, "spawn kim Tidy the README")).toContain("Spawned @kim");
     // The failures are news for the orchestrator: it is woken with each.
     await e2e.model.waitForRequest(wakeWith("@gina failed: its session is idle after OpenCode restarted"), 60_000);
     await e2e.model.waitForRequest(wakeWith("@ivan failed: its session no longer exists"), 60_000);
+    await e2e.model.waitForRequest(wakeWith("README tidied."), 60_000);
+    await until("kim done", () => agentState(ws, "kim") === "done");
     await idle(second.client, otto.id);
+    const status = await ottoAgent(second.client, otto.id, "status");
+    expect(status).toContain("4 agents: 2 done, 2 failed");
+    expect(status).toMatch(/\| gina \| failed \|.*idle after OpenCode restarted/);
+    expect(status).toMatch(/\| ivan \| failed \|.*no longer exists/);
+    expect(status).toMatch(/\| jo \| done \|.*Changelog updated/);
+    expect(status).toMatch(/\| kim \| done \|.*README tidied/);
+    // Shown by the first status, though the spawn did the reconciling.
+    expect(status).toContain("Reconciled with OpenCode's sessions after a restart:\n- gina: failed, its session is idle after OpenCode restarted");
+    expect(status).toContain("- ivan: failed, its session no longer exists");
 
     await second.client.session.summarize({ path: { id: otto.id }, body: { providerID: "mock", modelID: "m1" }, throwOnError: true });
     const compaction = await e2e.model.waitForRequest({ system: "summarization" }, 60_000);

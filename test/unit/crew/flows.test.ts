@@ -1,3 +1,5 @@
+import fs from "node:fs";
+import path from "node:path";
 import type { Event } from "@opencode-ai/sdk";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import {
@@ -212,5 +214,60 @@ describe("crew flows on real files with a fake OpenCode", () => {
     expect(await compactionContext(f.crew, alice.sessionID, "/project")).toBeUndefined();
     // Another session of the otto agent (the fake says every session's last prompt was otto's).
     expect(await compactionContext(f.crew, "ses_other", "/project")).toContain("Otto's state");
+  });
+
+  it("an agent's @otto mention wakes the orchestrator with the message; a plain say wakes nobody", async () => {
+    f = fakeCrew();
+    const alice = await spawn("alice");
+    await say(f.crew, alice.sessionID, "progress: schema drafted");
+    expect(f.gates.pending(ORCH.sessionID)).toBe(0);
+    const said = await say(f.crew, alice.sessionID, "@otto the schema is done; should the API be REST or gRPC?");
+    expect(said.woken).toEqual(["otto"]);
+    const wakes = () => f.host.prompts.filter((p) => p.sessionID === ORCH.sessionID);
+    await vi.waitFor(() => expect(wakes()).toHaveLength(1));
+    expect(wakes()[0]).toMatchObject({ directory: "/project", agent: "otto" });
+    expect(wakes()[0]?.text).toContain("**Crew update**");
+    // The unread message before the mention comes along; the mention does not change alice's state.
+    expect(wakes()[0]?.text).toContain("#1 alice: progress: schema drafted\n#2 alice: @otto the schema is done; should the API be REST or gRPC?");
+    expect(wakes()[0]?.text).toContain("Crew: alice busy");
+    expect(await state("alice")).toMatchObject({ state: "busy" });
+  });
+
+  it("compaction after a restart reconciles first; status still lists what that reconcile changed", async () => {
+    f = fakeCrew({ pid: 1 });
+    const alice = await spawn("alice");
+    await vi.waitFor(() => expect(f.host.prompts).toHaveLength(1));
+    const restarted = { ...f.crew, pid: 2 };
+    const text = await compactionContext(restarted, ORCH.sessionID, "/project");
+    expect(text).toMatch(/\| alice \| failed \|.*idle after OpenCode restarted/);
+    await vi.waitFor(() => expect(f.host.prompts.find((p) => p.sessionID === ORCH.sessionID)?.text).toContain("crew notice: @alice failed"));
+    expect(await state("alice")).toMatchObject({ sessionID: alice.sessionID, state: "failed", note: "reconciled after a restart" });
+    expect(await crewStatus(restarted, ORCH)).toContain(
+      "Reconciled with OpenCode's sessions after a restart:\n- alice: failed, its session is idle after OpenCode restarted: it stopped without completing",
+    );
+    expect(await crewStatus(restarted, ORCH)).not.toContain("Reconciled");
+  });
+
+  it("compaction context names the specs in progress and how far they are; finished specs are left out", async () => {
+    f = fakeCrew();
+    const write = (rel: string, text: string) => {
+      const file = path.join(f.crew.paths.root, ".otto", "specs", rel);
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      fs.writeFileSync(file, text);
+    };
+    const tasks = (...statuses: string[]) =>
+      `# Tasks\n\n${statuses
+        .map((status, i) => `## Task ${i + 1}: Step ${i + 1}\n- **id**: task-00${i + 1}\n- **status**: ${status}\n- **parallel_group**: 1\n- **depends_on**: []\n- **description**: Do step ${i + 1}.\n`)
+        .join("\n")}`;
+    write("add-auth/requirements.md", "# Requirements\n");
+    write("add-auth/tasks.md", tasks("completed", "completed", "failed", "pending"));
+    write("rate-limit/requirements.md", "# Requirements\n");
+    write("rate-limit/research.md", "# Research\n");
+    write("shipped/tasks.md", tasks("completed", "skipped"));
+    const text = await compactionContext(f.crew, ORCH.sessionID, "/project");
+    expect(text).toContain(
+      "## Specs in progress (`/otto-spec list`)\n\n- add-auth: 2/4 tasks completed, 1 failed\n- rate-limit: requirements, research written; no tasks yet\n",
+    );
+    expect(text).not.toContain("shipped");
   });
 });

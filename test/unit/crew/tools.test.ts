@@ -2,10 +2,12 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { ToolContext } from "@opencode-ai/plugin";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { EventBus, silentLogger, type Runtime } from "../../../src/core/index.ts";
+import { crewFor, snapshot, spawnAgent } from "../../../src/crew/index.ts";
 import { agentCommand } from "../../../src/tools/agent.ts";
 import { crewTools } from "../../../src/tools/crew.ts";
+import { fakeCrew, ORCH } from "./fake-crew.ts";
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "otto-crew-tools-"));
 afterEach(() => fs.rmSync(path.join(dir, ".otto"), { recursive: true, force: true }));
@@ -40,5 +42,46 @@ describe("crew tools at the tool boundary", () => {
     expect(await tool.execute({ args: "prompt alice" }, ctx)).toContain("Usage: /otto-agent prompt <name> <text>");
     expect(await tool.execute({ args: "status" }, ctx)).toMatchObject({ output: "The crew has no agents. Start one with /otto-agent spawn <name> <task>." });
     expect(fs.existsSync(path.join(dir, ".otto"))).toBe(false);
+  });
+
+  it("after an OpenCode restart the first verb, whichever it is, reconciles; status still lists what changed", async () => {
+    // The first OpenCode process (pid 1) runs alice and bob.
+    const before = fakeCrew({ pid: 1, root: dir });
+    for (const name of ["alice", "bob"]) {
+      await spawnAgent(before.crew, { name, task: `task of ${name}`, orchestrator: ORCH, directory: dir }, (await snapshot(before.crew)).state);
+    }
+    await vi.waitFor(() => expect(before.host.prompts).toHaveLength(2));
+    const bob = (await snapshot(before.crew)).state.agents[1];
+    // It dies: alice's turn died with it, bob's session was deleted. A new process (pid 2) starts,
+    // and a new conversation's first verb is spawn, which used to take the crew over unchecked.
+    before.host.deleted.add(bob?.sessionID ?? "");
+    const restarted = { ...runtime };
+    crewFor(restarted, { ...before.crew, pid: 2 });
+    const tool = agentCommand(restarted);
+    const run = async (args: string): Promise<string> => {
+      const result: unknown = await tool.execute({ args }, ctx);
+      return typeof result === "string" ? result : (result as { output: string }).output;
+    };
+
+    expect(await run("spawn carol Write the docs")).toContain("Spawned @carol");
+    const agents = (await snapshot(before.crew)).state.agents;
+    expect(agents.map((a) => [a.name, a.state, a.error])).toEqual([
+      ["alice", "failed", "its session is idle after OpenCode restarted: it stopped without completing"],
+      ["bob", "failed", "its session no longer exists"],
+      ["carol", "busy", undefined],
+    ]);
+    // The calling session is told, not the conversation that ran the crew before the restart.
+    const wakes = () => before.host.prompts.filter((p) => p.sessionID === ctx.sessionID).map((p) => p.text).join("\n");
+    await vi.waitFor(() => expect(wakes()).toContain("crew notice: @alice failed: its session is idle after OpenCode restarted"));
+    before.idle(ctx.sessionID);
+    await vi.waitFor(() => expect(wakes()).toContain("crew notice: @bob failed: its session no longer exists"));
+    expect(before.host.prompts.filter((p) => p.sessionID === ORCH.sessionID)).toEqual([]);
+
+    const status = await run("status");
+    expect(status).toContain("3 agents: 1 busy, 2 failed");
+    expect(status).toContain(
+      "Reconciled with OpenCode's sessions after a restart:\n- alice: failed, its session is idle after OpenCode restarted: it stopped without completing\n- bob: failed, its session no longer exists",
+    );
+    expect(await run("status")).not.toContain("Reconciled");
   });
 });
