@@ -56,8 +56,8 @@ export async function createBuildDeps(input: BuildInput): Promise<BuildDeps> {
     now: () => new Date(),
     pid: process.pid,
     signal: input.signal,
-    openBuilder: async (target) => {
-      const child = await runtime.sessions.openChild({
+    openBuilder: async (target, resume) => {
+      const options = {
         parentID: input.sessionID,
         directory: repoRoot,
         agent: "otto-executor",
@@ -67,7 +67,10 @@ export async function createBuildDeps(input: BuildInput): Promise<BuildDeps> {
         timeoutMs: settings.taskTimeoutMs,
         keep: true,
         signal: input.signal,
-      });
+      };
+      // A resumed loop goes on in its session, where the user may have talked to the builder.
+      const reopen = resume !== undefined && (await sessionExists(runtime, resume, repoRoot));
+      const child = reopen ? runtime.sessions.attachChild(resume, options) : await runtime.sessions.openChild(options);
       const builder: Builder & { close(): Promise<void> } = {
         id: child.id,
         prompt: (text) => child.prompt(text),
@@ -86,4 +89,12 @@ export async function createBuildDeps(input: BuildInput): Promise<BuildDeps> {
       return builder;
     },
   };
+}
+
+/** Whether a session still exists (the user may have deleted a stopped loop's builder). */
+async function sessionExists(runtime: Runtime, id: string, directory: string): Promise<boolean> {
+  const result = await runtime.client.session.get({ path: { id }, query: { directory } });
+  if (result.data) return true;
+  if (result.response?.status !== 404) runtime.log.log("warn", `could not read the builder session ${id}; opening a new one`, { error: formatError(result.error) });
+  return false;
 }

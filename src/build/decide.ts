@@ -13,6 +13,8 @@ export interface Observation {
   tasksChanged: boolean;
   /** Some file of the working tree (outside the tasks file) changed during the turn. */
   filesChanged: boolean;
+  /** The reply says work got done (prompts.ts claimsProgress). */
+  claimedProgress: boolean;
   /** Turns in a row, before this one, in which nothing changed. */
   stagnantTurns: number;
   /** Stop after this many turns in a row without any change (K). */
@@ -29,11 +31,14 @@ export interface Observation {
   checks?: { passed: boolean };
 }
 
+/** Why a continuation reminds the builder to update the tasks file (the texts are in prompts.ts). */
+export type Reminder = "files_changed" | "claimed_progress";
+
 export type Decision =
   | { kind: "stop"; reason: "stop_requested" }
   | { kind: "pause"; reason: "interrupted" }
   | { kind: "stop"; reason: "stagnation" | "max_iterations" }
-  | { kind: "continue"; remind: boolean }
+  | { kind: "continue"; remind?: Reminder }
   | { kind: "fix" }
   | { kind: "confirm" }
   | { kind: "done" };
@@ -50,9 +55,19 @@ export function decide(o: Observation): Decision {
   if (o.remaining === 0 && o.checks?.passed && o.verifying && o.claimedVerified) return { kind: "done" };
   if (isStagnant(o) && o.stagnantTurns + 1 >= o.stagnationLimit) return { kind: "stop", reason: "stagnation" };
   if (o.iteration >= o.maxIterations) return { kind: "stop", reason: "max_iterations" };
-  if (o.remaining > 0) return { kind: "continue", remind: !o.tasksChanged && o.filesChanged };
+  if (o.remaining > 0) return { kind: "continue", remind: reminder(o) };
   if (o.checks && !o.checks.passed) return { kind: "fix" };
   return { kind: "confirm" };
+}
+
+/**
+ * The tasks file is what otto counts: when it did not change although the turn did work, or the
+ * builder says it did, the next prompt reminds it. A claim alone still counts toward stagnation.
+ */
+function reminder(o: Observation): Reminder | undefined {
+  if (o.tasksChanged) return undefined;
+  if (o.filesChanged) return "files_changed";
+  return o.claimedProgress ? "claimed_progress" : undefined;
 }
 
 /** The stagnation counter after a turn. */

@@ -3,13 +3,13 @@ export { buildVerb, statusVerb, stopVerb, planVerb, MAX_ITERATIONS, STAGNATION_L
 export { createBuildDeps, type BuildInput } from "./build-deps.ts";
 export { runBuild, statusOf, noteOf, type BuildDeps, type BuildOptions, type TargetResult } from "./run-build.ts";
 export { runLoop, type LoopDeps, type LoopEnd, type LoopOptions } from "./run-loop.ts";
-export { decide, isStagnant, nextStagnant, type Decision, type Observation } from "./decide.ts";
-export { BuildStore, BuildState, BuildTarget, stateKey, buildDir } from "./state.ts";
+export { decide, isStagnant, nextStagnant, type Decision, type Observation, type Reminder } from "./decide.ts";
+export { BuildStore, BuildState, BuildTarget, stateKey, buildDir, crashed } from "./state.ts";
 export { parseCheckboxTasks, setCheckboxTask, type CheckboxTask } from "./openspec-tasks.ts";
 export { taskSource, viewSpecTasks, viewCheckboxTasks, type TaskSource, type TaskView } from "./task-source.ts";
 export { buildOrder } from "./order.ts";
-export { resolveTargets, incompleteSpecs, type TargetFlags } from "./targets.ts";
+export { resolveTargets, incompleteSpecs, targetFlag, type TargetFlags } from "./targets.ts";
 export { archiveTarget, archiveName, type ArchiveResult } from "./archive.ts";
 export { specListJson, taskListJson, workState, type WorkState } from "./views.ts";
-export { claimsVerified, VERIFIED } from "./prompts.ts";
+export { claimsProgress, claimsVerified, VERIFIED } from "./prompts.ts";
 export type { Builder } from "./turn.ts";

@@ -1,5 +1,6 @@
 import type { CheckResult } from "../execute/index.ts";
 import { renderPrompt } from "../prompts/index.ts";
+import type { Reminder } from "./decide.ts";
 import type { TaskSource, TaskView } from "./task-source.ts";
 
 /** The marker the builder writes, on a line of its own, to confirm the work (accepted only when the checks pass). */
@@ -9,6 +10,21 @@ export const VERIFIED = "VERIFIED";
 export function claimsVerified(text: string): boolean {
   const lines = text.split(/\r?\n/).map((l) => l.trim().replace(/^[*_`]+|[*_`]+$/g, "")).filter((l) => l !== "");
   return lines[lines.length - 1] === VERIFIED;
+}
+
+const PROGRESS_WORD = /\b(?:done|completed|(?:is|are|now) complete|finished|implemented|fixed|marked)\b/gi;
+/** "not done", "haven't finished", "nothing implemented", "I will mark it done": no claim. */
+const NEGATION = /(?:\b(?:not|never|nothing|no|none|will)|n't)\W+(?:\w+\W+){0,2}$/i;
+
+/**
+ * The reply says work got done ("Finished task-002", "Implemented the route", "Done."), unless
+ * negated. Deliberately loose: a claim read where there is none only costs a reminder.
+ */
+export function claimsProgress(text: string): boolean {
+  for (const match of text.matchAll(PROGRESS_WORD)) {
+    if (!NEGATION.test(text.slice(Math.max(0, match.index - 30), match.index))) return true;
+  }
+  return false;
 }
 
 /** "Tasks remaining 3/7" */
@@ -35,15 +51,19 @@ export function startPrompt(source: TaskSource, view: TaskView, rel: (p: string)
   });
 }
 
-export const REMINDER =
-  "Reminder: files changed in your last turn but the tasks file did not. Mark every task you finished as done in the tasks file now; otto only counts what the file says.";
+export const REMINDERS: Record<Reminder, string> = {
+  files_changed:
+    "Reminder: files changed in your last turn but the tasks file did not. Mark every task you finished as done in the tasks file now; otto only counts what the file says.",
+  claimed_progress:
+    "Reminder: your last answer says work was done, but the tasks file did not change. Mark every task you finished as done in the tasks file now; otto only counts what the file says.",
+};
 
-export function continuePrompt(source: TaskSource, view: TaskView, rel: (p: string) => string, remind: boolean): string {
+export function continuePrompt(source: TaskSource, view: TaskView, rel: (p: string) => string, remind?: Reminder): string {
   return renderPrompt("build-continue", {
     progress: progressText(view),
     next_task: nextText(view),
     tasks_file: rel(source.file),
-    reminder: remind ? REMINDER : undefined,
+    reminder: remind ? REMINDERS[remind] : undefined,
   });
 }
 

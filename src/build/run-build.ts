@@ -1,10 +1,11 @@
-import { OttoError } from "../core/index.ts";
 import { commitAll, type CheckResult, type GitRun } from "../execute/index.ts";
 import type { NotifyEvent } from "../notify/index.ts";
 import type { ArchiveResult } from "./archive.ts";
+import { lockTarget } from "./build-lock.ts";
 import { treeFingerprint } from "./fingerprint.ts";
 import { runLoop, type LoopEnd } from "./run-loop.ts";
 import type { BuildState, BuildStore, BuildTarget } from "./state.ts";
+import { targetFlag } from "./targets.ts";
 import { taskSource } from "./task-source.ts";
 import type { Builder } from "./turn.ts";
 
@@ -12,8 +13,11 @@ import type { Builder } from "./turn.ts";
 export interface BuildDeps {
   repoRoot: string;
   store: BuildStore;
-  /** Opens the builder child session for a target (kept after the loop, for the user). */
-  openBuilder(target: BuildTarget): Promise<Builder & { close(): Promise<void> }>;
+  /**
+   * Opens the builder child session for a target (kept after the loop, for the user): the session
+   * `resume` when it still exists (a resumed loop keeps its conversation), else a new one.
+   */
+  openBuilder(target: BuildTarget, resume?: string): Promise<Builder & { close(): Promise<void> }>;
   git: GitRun;
   verify: readonly string[];
   runChecks: () => Promise<CheckResult[]>;
@@ -35,6 +39,8 @@ export interface TargetResult {
   target: BuildTarget;
   end: LoopEnd;
   sessionID: string;
+  /** Said when a resumed loop could not reopen its builder session. */
+  sessionNote?: string;
   commit?: string;
   archive?: ArchiveResult;
 }
@@ -50,22 +56,36 @@ export async function runBuild(deps: BuildDeps, targets: readonly BuildTarget[],
   return results;
 }
 
-/** A paused or stopped loop resumes with its counters; any other ending starts afresh. */
+/**
+ * A paused or stopped loop resumes with its counters and its builder session; any other ending
+ * starts afresh. Read under the target's lock, `running` is a loop whose process died mid-turn.
+ */
 function resumable(state: BuildState | undefined): state is BuildState {
-  return state !== undefined && (state.status === "paused" || state.status === "stopped");
+  return state !== undefined && (state.status === "paused" || state.status === "stopped" || state.status === "running");
 }
 
 async function buildOne(deps: BuildDeps, target: BuildTarget, options: BuildOptions): Promise<TargetResult> {
-  const previous = await deps.store.read(target);
-  if (previous?.status === "running" && previous.pid !== undefined && previous.pid !== deps.pid && alive(previous.pid)) {
-    throw new OttoError("build_running", `A build loop for '${target.name}' is already running (process ${previous.pid}).`, "/otto-build status, or /otto-build stop");
+  const release = await lockTarget(deps.store.lockPath(target), target.name, { holder: () => deps.store.read(target), flag: targetFlag(target) });
+  try {
+    return await buildLocked(deps, target, options);
+  } finally {
+    await release();
   }
+}
+
+async function buildLocked(deps: BuildDeps, target: BuildTarget, options: BuildOptions): Promise<TargetResult> {
+  const previous = await deps.store.read(target);
   await deps.store.clearStop(target);
   const source = taskSource(deps.repoRoot, target);
   // A target without a tasks file fails here, before a session is opened for nothing.
   await source.read();
-  const builder = await deps.openBuilder(target);
   const resume = resumable(previous) ? previous : undefined;
+  const builder = await deps.openBuilder(target, resume?.sessionID);
+  const sessionNote =
+    resume?.sessionID !== undefined && builder.id !== resume.sessionID
+      ? `The builder session ${resume.sessionID} of the previous loop no longer exists; the loop goes on in a new session, ${builder.id}.`
+      : undefined;
+  if (sessionNote) deps.progress(`otto build ${target.name}: ${sessionNote}`);
   let state: BuildState = {
     target,
     status: "running",
@@ -99,7 +119,7 @@ async function buildOne(deps: BuildDeps, target: BuildTarget, options: BuildOpti
       },
       { maxIterations: options.maxIterations, stagnationLimit: options.stagnationLimit, iteration: state.iteration, stagnantTurns: state.stagnantTurns },
     );
-    const result: TargetResult = { target, end, sessionID: builder.id };
+    const result: TargetResult = { target, end, sessionID: builder.id, sessionNote };
     if (end.kind === "done") {
       result.archive = await deps.archive(target);
       result.commit = await commitAll(deps.git, deps.repoRoot, commitMessage(target, end));
@@ -152,15 +172,4 @@ function commitMessage(target: BuildTarget, end: Extract<LoopEnd, { kind: "done"
 
 function humanNeeded(target: BuildTarget, note: string): NotifyEvent {
   return { kind: "human_needed", title: `otto build ${target.name}: ${note.split(":")[0] ?? note}`, text: note, facts: { target: `${target.kind} ${target.name}` } };
-}
-
-/** Whether a process still exists (signal 0 checks without sending anything). */
-export function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it exists but belongs to someone else.
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
 }

@@ -1,7 +1,7 @@
 import path from "node:path";
 import { taskFailedReason, type CheckResult } from "../execute/index.ts";
 import { decide, nextStagnant, type Decision } from "./decide.ts";
-import { claimsVerified, continuePrompt, fixPrompt, nextText, progressText, startPrompt, verifyPrompt } from "./prompts.ts";
+import { claimsProgress, claimsVerified, continuePrompt, fixPrompt, nextText, progressText, startPrompt, verifyPrompt } from "./prompts.ts";
 import type { TaskSource, TaskView } from "./task-source.ts";
 import { runTurn, type Builder } from "./turn.ts";
 
@@ -59,10 +59,10 @@ export async function runLoop(deps: LoopDeps, options: LoopOptions): Promise<Loo
   }
   let sent = await builder.userMessages();
 
-  function nextPrompt(decision: Decision, remind = false): string {
+  function nextPrompt(decision: Decision): string {
     if (decision.kind === "fix") return fixPrompt(source, checks.filter((c) => !c.passed), rel);
     if (decision.kind === "confirm") return verifyPrompt(source, deps.verify, rel);
-    return continuePrompt(source, view, rel, remind);
+    return continuePrompt(source, view, rel, decision.kind === "continue" ? decision.remind : undefined);
   }
 
   for (;;) {
@@ -91,6 +91,7 @@ export async function runLoop(deps: LoopDeps, options: LoopOptions): Promise<Loo
       total: view.total,
       tasksChanged,
       filesChanged,
+      claimedProgress: claimsProgress(reply),
       stagnantTurns,
       stagnationLimit: options.stagnationLimit,
       interrupted,
@@ -109,9 +110,6 @@ export async function runLoop(deps: LoopDeps, options: LoopOptions): Promise<Loo
         return { kind: "stop", reason: decision.reason, iterations: iteration, view };
       case "pause":
         return { kind: "pause", reason: decision.reason, iterations: iteration, view };
-      case "continue":
-        prompt = nextPrompt(decision, decision.remind);
-        break;
       default:
         prompt = nextPrompt(decision);
     }

@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
-import { withFileLock, writeFileAtomic } from "../core/index.ts";
+import { processAlive, withFileLock, writeFileAtomic } from "../core/index.ts";
 
 /** What is being built: an otto spec, or an OpenSpec change. */
 export const BuildTarget = z.object({ kind: z.enum(["spec", "openspec"]), name: z.string().min(1) });
@@ -28,6 +28,11 @@ export const BuildState = z.object({
 });
 export type BuildState = z.infer<typeof BuildState>;
 
+/** A `running` state whose process is gone (killed, crashed): a stopped loop, whatever the file says. */
+export function crashed(state: BuildState): boolean {
+  return state.status === "running" && state.pid !== undefined && !processAlive(state.pid);
+}
+
 /** The file name of a target's state: `demo` for a spec, `openspec-add-auth` for a change. */
 export function stateKey(target: BuildTarget): string {
   return target.kind === "spec" ? target.name : `openspec-${target.name}`;
@@ -43,6 +48,11 @@ export class BuildStore {
 
   file(target: BuildTarget): string {
     return path.join(buildDir(this.repoRoot), `${stateKey(target)}.json`);
+  }
+
+  /** What build-lock.ts locks: proper-lockfile makes `.otto/build/<key>.lock` beside the state. */
+  lockPath(target: BuildTarget): string {
+    return path.join(buildDir(this.repoRoot), stateKey(target));
   }
 
   stopFile(target: BuildTarget): string {

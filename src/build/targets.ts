@@ -36,3 +36,8 @@ export function resolveTargets(repoRoot: string, flags: TargetFlags): BuildTarge
   }
   return [{ kind: "spec", name: resolveSpec(listSpecs(repoRoot), flags.spec) }];
 }
+
+/** `--spec demo` or `--openspec add-auth`: how a command names the target. */
+export function targetFlag(target: BuildTarget): string {
+  return target.kind === "openspec" ? `--openspec ${target.name}` : `--spec ${target.name}`;
+}

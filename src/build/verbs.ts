@@ -1,9 +1,9 @@
 import { OttoError, formatError } from "../core/index.ts";
 import { addSpec, createSpecDeps, generateTasks, listSpecs, runDocumentStage } from "../spec/index.ts";
 import { createBuildDeps, repoRootOf, type BuildInput } from "./build-deps.ts";
-import { alive, noteOf, runBuild, type TargetResult } from "./run-build.ts";
-import { BuildStore, type BuildState } from "./state.ts";
-import { resolveTargets, type TargetFlags } from "./targets.ts";
+import { noteOf, runBuild, type TargetResult } from "./run-build.ts";
+import { BuildStore, crashed, type BuildState } from "./state.ts";
+import { resolveTargets, targetFlag, type TargetFlags } from "./targets.ts";
 
 export interface VerbResult {
   title: string;
@@ -36,6 +36,7 @@ function renderResults(results: readonly TargetResult[], planned: number): VerbR
     const what = `${r.target.kind === "openspec" ? "OpenSpec change" : "spec"} ${r.target.name}`;
     lines.push(`- **${what}**: ${noteOf(r.end)}${r.commit ? ` · committed ${r.commit}` : ""}${r.archive?.archivedTo ? ` · archived to ${r.archive.archivedTo}` : ""}`);
     if (r.archive?.note) lines.push(`  - ${r.archive.note}`);
+    if (r.sessionNote) lines.push(`  - ${r.sessionNote}`);
     if (r.end.kind !== "done") lines.push(`  - progress: ${r.end.view.done}/${r.end.view.total} tasks done · builder session ${r.sessionID}`);
   }
   const last = results[results.length - 1];
@@ -48,7 +49,7 @@ function renderResults(results: readonly TargetResult[], planned: number): VerbR
 }
 
 function nextStep(r: TargetResult): string {
-  const flag = r.target.kind === "openspec" ? `--openspec ${r.target.name}` : `--spec ${r.target.name}`;
+  const flag = targetFlag(r.target);
   if (r.end.kind === "pause") return `continue the conversation in the builder session, then /otto-build ${flag} to resume`;
   if (r.end.kind === "failed") return `look at the builder session ${r.sessionID}, fix the cause, then /otto-build ${flag}`;
   return `look at the builder session ${r.sessionID} and the task list, then /otto-build ${flag} to resume`;
@@ -59,16 +60,16 @@ export async function statusVerb(directory: string): Promise<VerbResult> {
   const states = await new BuildStore(await repoRootOf(directory)).list();
   if (states.length === 0) return { title: "otto build: no loops", output: "No build loops yet.\n\nNext step: /otto-build --spec <slug>" };
   // A loop whose OpenCode process is gone (killed) is no longer running, whatever its file says.
-  const shown = (s: BuildState): string => (s.status === "running" && s.pid !== undefined && !alive(s.pid) ? "stopped (process gone)" : s.status);
+  const shown = (s: BuildState): string => (crashed(s) ? "stopped (process gone)" : s.status);
   const rows = states.map((s) => `| ${s.target.kind} ${s.target.name} | ${shown(s)} | ${s.phase} | ${s.iteration}/${s.maxIterations} | ${s.progress ? `${s.progress.done}/${s.progress.total}` : "-"} | ${s.sessionID ?? "-"} | ${s.note ?? ""} |`);
   const output = ["## otto build loops", "", "| target | status | phase | turns | tasks done | builder session | note |", "|---|---|---|---|---|---|---|", ...rows].join("\n");
-  return { title: `otto build: ${states.filter((s) => s.status === "running").length} running`, output };
+  return { title: `otto build: ${states.filter((s) => s.status === "running" && !crashed(s)).length} running`, output };
 }
 
 /** `/otto-build stop`: asks the running loops (or the one of --spec/--openspec) to stop; they stop within a second. */
 export async function stopVerb(directory: string, flags: TargetFlags): Promise<VerbResult> {
   const store = new BuildStore(await repoRootOf(directory));
-  const running = (await store.list()).filter((s) => s.status === "running");
+  const running = (await store.list()).filter((s) => s.status === "running" && !crashed(s));
   const wanted = flags.spec ?? flags.openspec;
   const chosen: BuildState[] = wanted ? running.filter((s) => s.target.name === wanted || s.target.name.startsWith(wanted)) : running;
   if (chosen.length === 0) return { title: "otto build: nothing to stop", output: "No build loop is running.\n\nNext step: /otto-build status" };

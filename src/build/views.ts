@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import { listSpecs, parseTasks, resolveSpec, runnableTasks, specPaths, summarizeTasks, type TaskList } from "../spec/index.ts";
-import type { BuildState } from "./state.ts";
+import { crashed, type BuildState } from "./state.ts";
 
 /** ready: a task can start; blocked: work remains but no task's dependencies are met; all_done: nothing left. */
 export type WorkState = "ready" | "blocked" | "all_done" | "no_tasks";
@@ -21,11 +21,14 @@ export function workState(list: TaskList): { progress: Progress; state: WorkStat
   return { progress, state: runnableTasks(list).length > 0 || summary.byStatus.running > 0 ? "ready" : "blocked" };
 }
 
-/** The builder sessions working on a spec now (from `.otto/build/` states). */
+/**
+ * The builder sessions of a spec's running loops (from `.otto/build/` states); a loop whose process
+ * died while running shows as `stopped`, so no tool waits on it.
+ */
 function sessionsFor(states: readonly BuildState[], slug: string): Array<{ sessionID: string; status: string; iteration: number }> {
   return states
     .filter((s) => s.target.kind === "spec" && s.target.name === slug && s.status === "running" && s.sessionID)
-    .map((s) => ({ sessionID: s.sessionID ?? "", status: s.status, iteration: s.iteration }));
+    .map((s) => ({ sessionID: s.sessionID ?? "", status: crashed(s) ? "stopped" : s.status, iteration: s.iteration }));
 }
 
 function readList(repoRoot: string, slug: string): TaskList | undefined {

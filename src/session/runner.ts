@@ -84,6 +84,11 @@ export class SessionRunner {
     return new ChildSession(this.#context, result.data.id, options);
   }
 
+  /** A child for a session that already exists (a resumed build loop's builder); no request is made. */
+  attachChild(id: string, options: ChildOptions): ChildSession {
+    return new ChildSession(this.#context, id, options);
+  }
+
   /** Opens a child, sends one prompt, collects the reply, closes the child. */
   async runChild(options: ChildOptions, prompt: string, run: RunOptions = {}): Promise<RunReply> {
     const child = await this.openChild(options);

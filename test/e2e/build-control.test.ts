@@ -32,6 +32,29 @@ describe("/otto-build: stop, --all, OpenSpec changes, interruptions", () => {
     expect(buildPrompts(e2e.model.requests)).toEqual(["start"]);
   });
 
+  it("refuses a second loop for the same spec from another session of the same server, and says how to stop the first", async () => {
+    const ws = await e2e.workspace({ files: { "README.md": "# demo\n", ".otto/specs/demo/tasks.md": tasksMd(["One", "Two"]) }, ottoConfig: OTTO });
+    e2e.model.script(...slashCommand("otto_build"), ...slashCommand("otto_build"), ...slashCommand("otto_build"), {
+      label: "builder hangs",
+      match: (req) => buildKindOf(req.lastUser) === "start",
+      reply: hang(),
+    });
+    const { client } = await e2e.serve(ws);
+    const first = (await client.session.create({ body: {}, throwOnError: true })).data;
+    const building = client.session.command({ path: { id: first.id }, body: { command: "otto-build", arguments: "--spec demo" }, throwOnError: true });
+    await e2e.model.waitForRequest((req) => buildKindOf(req.lastUser) === "start", 60_000);
+    const second = (await client.session.create({ body: {}, throwOnError: true })).data;
+    await client.session.command({ path: { id: second.id }, body: { command: "otto-build", arguments: "--spec demo" }, throwOnError: true });
+    const refusal = e2e.model.requests.find((r) => r.lastRole === "tool" && r.toolResults[0]?.content.includes("already running"))?.toolResults[0]?.content ?? "";
+    expect(refusal).toContain("A build loop for 'demo' is already running");
+    expect(refusal).toContain(`builder session ${state(ws.project, "demo").sessionID ?? "?"}`);
+    expect(refusal).toContain("/otto-build stop --spec demo");
+    await client.session.command({ path: { id: second.id }, body: { command: "otto-build", arguments: "stop --spec demo" }, throwOnError: true });
+    await building;
+    expect(state(ws.project, "demo")).toMatchObject({ status: "stopped", iteration: 1 });
+    expect(buildPrompts(e2e.model.requests)).toEqual(["start"]);
+  });
+
   it("--all builds the incomplete specs in order (numeric prefixes first), one commit and archive each", async () => {
     const ws = await e2e.workspace({
       files: { "README.md": "# demo\n", ".otto/specs/beta/tasks.md": tasksMd(["Beta"]), ".otto/specs/1-alpha/tasks.md": tasksMd(["Alpha"]) },
@@ -77,5 +100,14 @@ describe("/otto-build: stop, --all, OpenSpec changes, interruptions", () => {
     const after = state(ws.project, "demo");
     expect(after, JSON.stringify(after)).toMatchObject({ status: "paused", iteration: 1 });
     expect(buildPrompts(e2e.model.requests)).toEqual(["start"]);
+
+    // `/otto-build` again, from another session: the loop goes on in the builder's session, with the user's exchange in it.
+    e2e.model.script(...slashCommand("otto_build"), builderModel(ws.project, oneTaskPerTurn(ws.project)));
+    const other = (await client.session.create({ body: {}, throwOnError: true })).data;
+    await client.session.command({ path: { id: other.id }, body: { command: "otto-build", arguments: "--spec demo" }, throwOnError: true });
+    expect(state(ws.project, "demo")).toMatchObject({ status: "done", sessionID: builder, iteration: 4 });
+    const resumed = e2e.model.requests.filter((r) => !r.isTitle && r.lastRole === "user" && buildKindOf(r.lastUser) === "start")[1];
+    expect(JSON.stringify(resumed?.messages)).toContain("What are you doing?");
+    expect(JSON.stringify(resumed?.messages)).toContain("Building task-001.");
   });
 });

@@ -29,13 +29,15 @@ export type Step = (turn: number, prompt: string) => string | typeof ABORT | Pro
 
 /** A builder whose turns are scripted: each step may edit files and returns the reply text. */
 export class FakeBuilder implements Builder {
-  readonly id = "ses_builder";
   prompts: string[] = [];
   extraUserMessages = 0;
   aborted = 0;
   #abortTurn?: () => void;
 
-  constructor(private readonly step: Step) {}
+  constructor(
+    private readonly step: Step,
+    readonly id = "ses_builder",
+  ) {}
 
   async prompt(text: string): Promise<{ text: string }> {
     this.prompts.push(text);

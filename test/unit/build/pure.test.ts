@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { buildOrder, claimsVerified, decide, parseCheckboxTasks, setCheckboxTask, viewCheckboxTasks, workState, type Observation } from "../../../src/build/index.ts";
+import { buildOrder, claimsProgress, claimsVerified, decide, nextStagnant, parseCheckboxTasks, setCheckboxTask, viewCheckboxTasks, workState, type Observation } from "../../../src/build/index.ts";
 import { parseTasks } from "../../../src/spec/index.ts";
 import { tasksMd } from "./fixtures.ts";
 
@@ -10,6 +10,7 @@ const base: Observation = {
   total: 3,
   tasksChanged: true,
   filesChanged: true,
+  claimedProgress: false,
   stagnantTurns: 0,
   stagnationLimit: 3,
   interrupted: false,
@@ -20,8 +21,17 @@ const base: Observation = {
 
 describe("decide", () => {
   it("continues while tasks remain, reminding only when files changed but the tasks file did not", () => {
-    expect(decide(base)).toEqual({ kind: "continue", remind: false });
-    expect(decide({ ...base, tasksChanged: false })).toEqual({ kind: "continue", remind: true });
+    expect(decide(base)).toEqual({ kind: "continue" });
+    expect(decide({ ...base, tasksChanged: false })).toEqual({ kind: "continue", remind: "files_changed" });
+    expect(decide({ ...base, tasksChanged: false, claimedProgress: true })).toEqual({ kind: "continue", remind: "files_changed" });
+  });
+  it("reminds when the reply claims progress but the tasks file did not change; the claim alone is still stagnation", () => {
+    const claim = { ...base, tasksChanged: false, filesChanged: false, claimedProgress: true };
+    expect(decide(claim)).toEqual({ kind: "continue", remind: "claimed_progress" });
+    expect(decide({ ...claim, tasksChanged: true })).toEqual({ kind: "continue" });
+    expect(decide({ ...claim, claimedProgress: false })).toEqual({ kind: "continue" });
+    expect(nextStagnant({ ...claim, stagnantTurns: 1 })).toBe(2);
+    expect(decide({ ...claim, stagnantTurns: 2 })).toEqual({ kind: "stop", reason: "stagnation" });
   });
   it("puts stop before interruption before everything else", () => {
     expect(decide({ ...base, stopRequested: true, interrupted: true })).toEqual({ kind: "stop", reason: "stop_requested" });
@@ -29,7 +39,7 @@ describe("decide", () => {
   });
   it("stops on the K-th turn in a row without change, and at max iterations", () => {
     const still = { ...base, tasksChanged: false, filesChanged: false };
-    expect(decide({ ...still, stagnantTurns: 1 })).toEqual({ kind: "continue", remind: false });
+    expect(decide({ ...still, stagnantTurns: 1 })).toEqual({ kind: "continue" });
     expect(decide({ ...still, stagnantTurns: 2 })).toEqual({ kind: "stop", reason: "stagnation" });
     expect(decide({ ...base, iteration: 10 })).toEqual({ kind: "stop", reason: "max_iterations" });
   });
@@ -39,6 +49,20 @@ describe("decide", () => {
     expect(decide({ ...done, checks: { passed: true } })).toEqual({ kind: "confirm" });
     expect(decide({ ...done, checks: { passed: true }, verifying: true })).toEqual({ kind: "confirm" });
     expect(decide({ ...done, checks: { passed: true }, verifying: true, claimedVerified: true, iteration: 10 })).toEqual({ kind: "done" });
+  });
+});
+
+describe("claimsProgress", () => {
+  it("reads a claim of finished work in the reply", () => {
+    for (const reply of ["Finished task 2 and marked it done.", "Implemented the login route.", "task-002 is complete", "Done.", "I completed task-003", "Fixed the handler"]) {
+      expect(claimsProgress(reply), reply).toBe(true);
+    }
+  });
+  it("not when the work is negated or only planned", () => {
+    for (const reply of ["I am thinking about it.", "nothing to do", "Not done yet.", "I haven't finished task-002.", "Nothing was implemented.", "I will complete it next.", "No task completed", "I will mark it done after the tests.", ""]) {
+      expect(claimsProgress(reply), reply).toBe(false);
+    }
+    expect(claimsProgress("I could not run the tests, but I implemented the route.")).toBe(true);
   });
 });
 

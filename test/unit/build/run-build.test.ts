@@ -1,13 +1,18 @@
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
-import { BuildStore, archiveTarget, resolveTargets, runBuild, type BuildDeps, type BuildTarget } from "../../../src/build/index.ts";
+import { describe, expect, it, vi } from "vitest";
+import { BuildStore, archiveTarget, resolveTargets, runBuild, type BuildDeps, type BuildState, type BuildTarget } from "../../../src/build/index.ts";
+import { OttoError } from "../../../src/core/index.ts";
 import { runGit } from "../../../src/execute/index.ts";
 import type { NotifyEvent } from "../../../src/notify/index.ts";
 import { FakeBuilder, completeNext, tasksMd, tempRepoDir, type Step } from "./fixtures.ts";
 
 const NOW = new Date("2026-11-21T10:00:00Z");
+const DEMO: BuildTarget = { kind: "spec", name: "demo" };
+/** Above Linux's default pid_max (2^22): no process has it. */
+const DEAD_PID = 2 ** 22 + 1;
+const DEMO_STATE: BuildState = { target: DEMO, status: "stopped", phase: "build", iteration: 1, maxIterations: 10, stagnantTurns: 0, updatedAt: NOW.toISOString() };
 
 function repoWith(specs: Record<string, string>): string {
   const root = tempRepoDir();
@@ -35,15 +40,26 @@ const worker = (root: string): Step => (_turn, prompt) => {
   return "one more task done";
 };
 
-function deps(root: string, step: Step, notified: NotifyEvent[] = []): { deps: BuildDeps; builders: FakeBuilder[] } {
+/** Sessions that exist on the fake server: a resumed loop may reopen them. */
+const sessions = new Set<string>();
+let opened = 0;
+
+function deps(root: string, step: Step, notified: NotifyEvent[] = []): { deps: BuildDeps; builders: FakeBuilder[]; resumes: Array<string | undefined>; titles: string[] } {
   const builders: FakeBuilder[] = [];
+  const resumes: Array<string | undefined> = [];
+  const titles: string[] = [];
   return {
     builders,
+    resumes,
+    titles,
     deps: {
       repoRoot: root,
       store: new BuildStore(root),
-      openBuilder: async () => {
-        const b = new FakeBuilder(step);
+      openBuilder: async (_target, resume) => {
+        resumes.push(resume);
+        const id = resume !== undefined && sessions.has(resume) ? resume : `ses_${++opened}`;
+        sessions.add(id);
+        const b = new FakeBuilder(step, id);
         builders.push(b);
         return b;
       },
@@ -54,7 +70,7 @@ function deps(root: string, step: Step, notified: NotifyEvent[] = []): { deps: B
       notify: async (event) => {
         notified.push(event);
       },
-      progress: () => undefined,
+      progress: (title) => titles.push(title),
       now: () => NOW,
       pid: process.pid,
       pollMs: 5,
@@ -111,12 +127,65 @@ describe("runBuild", () => {
     const resumed = deps(root, worker(root));
     const [r] = await runBuild(resumed.deps, [{ kind: "spec", name: "demo" }], { maxIterations: 10, stagnationLimit: 3 });
     expect(r?.end).toMatchObject({ kind: "done", iterations: 4 });
+    // The resume goes on in the paused loop's session, where the user talked to the builder.
+    const pausedSession = paused.builders[0]?.id;
+    expect(resumed.resumes).toEqual([pausedSession]);
+    expect(resumed.builders[0]?.id).toBe(pausedSession);
+    expect(resumed.builders[0]?.prompts).toHaveLength(3);
+    expect(r?.sessionID).toBe(pausedSession);
+    expect(r?.sessionNote).toBeUndefined();
   });
 
-  it("leaves an OpenSpec change in place when the openspec CLI is missing", async () => {
-    const root = tempRepoDir();
-    expect(await archiveTarget({ kind: "openspec", name: "add-auth" }, { repoRoot: root, now: () => NOW, openspec: async () => undefined })).toEqual({
-      note: "The openspec CLI is not installed, so the change was left in openspec/changes/add-auth: archive it with `openspec archive add-auth`.",
+  it("a resume whose builder session is gone goes on in a new one, and says so", async () => {
+    const root = repoWith({ demo: tasksMd(1) });
+    await new BuildStore(root).write({ ...DEMO_STATE, status: "stopped", sessionID: "ses_deleted" });
+    const d = deps(root, worker(root));
+    const [r] = await runBuild(d.deps, [DEMO], { maxIterations: 10, stagnationLimit: 3 });
+    expect(d.resumes).toEqual(["ses_deleted"]);
+    expect(r?.sessionID).not.toBe("ses_deleted");
+    expect(r?.sessionNote).toBe(`The builder session ses_deleted of the previous loop no longer exists; the loop goes on in a new session, ${r?.sessionID}.`);
+    expect(d.titles[0]).toContain("ses_deleted of the previous loop no longer exists");
+    // The counters are resumed all the same: turn 1 was the stopped loop's.
+    expect(r?.end).toMatchObject({ kind: "done", iterations: 3 });
+  });
+
+  it("refuses a second loop for a target whose loop runs in this process, saying who runs it and how to stop it", async () => {
+    const root = repoWith({ demo: tasksMd(2) });
+    const first = deps(root, () => new Promise<string>(() => undefined));
+    const running = runBuild(first.deps, [DEMO], { maxIterations: 10, stagnationLimit: 3 });
+    await vi.waitFor(() => expect(first.builders[0]?.prompts).toHaveLength(1));
+    const second = deps(root, worker(root));
+    const refused = await runBuild(second.deps, [DEMO], { maxIterations: 10, stagnationLimit: 3 }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(OttoError);
+    expect(refused).toMatchObject({
+      code: "build_running",
+      message: `A build loop for 'demo' is already running (OpenCode process ${process.pid}, this one, builder session ${first.builders[0]?.id}, turn 1/10); a second one would work the same tasks.`,
+      fix: "Stop it with /otto-build stop --spec demo (from any session), or watch it with /otto-build status.",
     });
+    expect(second.builders).toHaveLength(0);
+    // The refusal left the running loop alone: its stop request still reaches it.
+    await new BuildStore(root).requestStop(DEMO);
+    const [r] = await running;
+    expect(r?.end).toMatchObject({ kind: "stop", reason: "stop_requested" });
+    // The lock went with the loop: the next start runs.
+    const [next] = await runBuild(second.deps, [DEMO], { maxIterations: 10, stagnationLimit: 3 });
+    expect(next?.end.kind).toBe("done");
+  });
+
+  it("takes over the state and the lock of a loop whose process died, resuming its counters and session", async () => {
+    const root = repoWith({ demo: tasksMd(2) });
+    sessions.add("ses_crashed");
+    await new BuildStore(root).write({ ...DEMO_STATE, status: "running", iteration: 2, sessionID: "ses_crashed", pid: DEAD_PID });
+    // The dead process's lock: no longer refreshed, so older than proper-lockfile's stale limit.
+    const lock = path.join(root, ".otto/build/demo.lock");
+    fs.mkdirSync(lock);
+    const old = new Date(Date.now() - 60_000);
+    fs.utimesSync(lock, old, old);
+    const d = deps(root, worker(root));
+    const [r] = await runBuild(d.deps, [DEMO], { maxIterations: 10, stagnationLimit: 3 });
+    expect(d.resumes).toEqual(["ses_crashed"]);
+    expect(r?.end).toMatchObject({ kind: "done", iterations: 5 });
+    expect(await new BuildStore(root).read(DEMO)).toMatchObject({ status: "done", sessionID: "ses_crashed", iteration: 5 });
+    expect(fs.existsSync(lock)).toBe(false);
   });
 });

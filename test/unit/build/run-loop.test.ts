@@ -16,6 +16,7 @@ function setup(n: number, step: Step, options: { verify?: () => boolean; stop?: 
   let tree = 0;
   const builder = new FakeBuilder(step);
   const saved: number[] = [];
+  const titles: string[] = [];
   const deps: LoopDeps = {
     repoRoot,
     source,
@@ -27,10 +28,10 @@ function setup(n: number, step: Step, options: { verify?: () => boolean; stop?: 
     save: async ({ iteration }) => {
       saved.push(iteration);
     },
-    progress: () => undefined,
+    progress: (title) => titles.push(title),
     pollMs: 5,
   };
-  return { deps, builder, source, saved, touch: () => tree++ };
+  return { deps, builder, source, saved, titles, touch: () => tree++ };
 }
 
 describe("runLoop", () => {
@@ -51,6 +52,13 @@ describe("runLoop", () => {
     expect(env.builder.prompts[2]).toContain("Tasks remaining 1/3; next: task-003 Step 3");
     expect(env.builder.prompts[3]).toContain("`VERIFIED`");
     expect(env.saved).toEqual([1, 1, 2, 2, 3, 3, 4, 4]);
+    // The tool's title follows the loop: turn, tasks remaining, next task, then the verify phase.
+    expect(env.titles).toEqual([
+      "otto build demo: turn 1/10 · Tasks remaining 3/3; next: task-001 Step 1",
+      "otto build demo: turn 2/10 · Tasks remaining 2/3; next: task-002 Step 2",
+      "otto build demo: turn 3/10 · Tasks remaining 1/3; next: task-003 Step 3",
+      "otto build demo: turn 4/10 · verifying",
+    ]);
   });
 
   it("stops after K turns in a row in which nothing changed", async () => {
@@ -68,6 +76,24 @@ describe("runLoop", () => {
     await runLoop(env.deps, { maxIterations: 3, stagnationLimit: 5 });
     expect(env.builder.prompts[1]).toContain("Reminder: files changed in your last turn but the tasks file did not");
     expect(env.builder.prompts[2]).not.toContain("Reminder");
+  });
+
+  it("reminds the builder when its reply claims work done but the tasks file did not change", async () => {
+    const env = setup(2, (turn) => {
+      if (turn === 1) return "Finished task-001.";
+      completeNext(env.source.file);
+      return "Finished task-001, for real.";
+    });
+    await runLoop(env.deps, { maxIterations: 3, stagnationLimit: 5 });
+    expect(env.builder.prompts[1]).toContain("Reminder: your last answer says work was done, but the tasks file did not change.");
+    expect(env.builder.prompts[2]).not.toContain("Reminder");
+  });
+
+  it("a claim of progress with nothing changed still stops after K turns", async () => {
+    const env = setup(2, () => "Done with task-001.");
+    const end = await runLoop(env.deps, { maxIterations: 10, stagnationLimit: 3 });
+    expect(end).toMatchObject({ kind: "stop", reason: "stagnation", iterations: 3 });
+    expect(env.builder.prompts.slice(1).every((p) => p.includes("your last answer says work was done"))).toBe(true);
   });
 
   it("stops at max iterations", async () => {

@@ -5,6 +5,9 @@ import { BuildStore, specListJson, statusVerb, stopVerb, taskListJson, type Buil
 import { tasksMd, tempRepoDir } from "./fixtures.ts";
 import { execFileSync } from "node:child_process";
 
+/** Above Linux's default pid_max (2^22): no process has it. */
+const DEAD_PID = 2 ** 22 + 1;
+
 function running(name: string, sessionID: string): BuildState {
   return { target: { kind: "spec", name }, status: "running", phase: "build", iteration: 2, maxIterations: 50, stagnantTurns: 0, sessionID, pid: process.pid, updatedAt: "2026-11-21T10:00:00.000Z" };
 }
@@ -34,7 +37,7 @@ describe("BuildStore", () => {
     expect(await store.stopRequested({ kind: "spec", name: "demo" })).toBe(false);
     expect((await statusVerb(root)).output).toContain("| spec demo | running | build | 2/50 | - | ses_1 |  |");
     // A loop whose process is gone is not shown as running.
-    await store.write({ ...running("demo", "ses_1"), pid: 2 ** 22 + 1 });
+    await store.write({ ...running("demo", "ses_1"), pid: DEAD_PID });
     expect((await statusVerb(root)).output).toContain("| spec demo | stopped (process gone) |");
   });
 
@@ -46,7 +49,52 @@ describe("BuildStore", () => {
   });
 });
 
+describe("/otto-build status", () => {
+  it("renders every loop from its state file, newest first; a loop whose process is gone is not counted as running", async () => {
+    const root = repo();
+    expect(await statusVerb(root)).toEqual({ title: "otto build: no loops", output: "No build loops yet.\n\nNext step: /otto-build --spec <slug>" });
+    const dir = path.join(root, ".otto/build");
+    fs.mkdirSync(dir, { recursive: true });
+    const write = (key: string, state: object) => fs.writeFileSync(path.join(dir, `${key}.json`), JSON.stringify(state));
+    write("demo", { ...running("demo", "ses_1"), progress: { done: 1, total: 3 }, updatedAt: "2026-11-21T10:03:00.000Z" });
+    write("openspec-add-auth", {
+      target: { kind: "openspec", name: "add-auth" },
+      status: "stagnated",
+      phase: "build",
+      iteration: 3,
+      maxIterations: 50,
+      stagnantTurns: 3,
+      sessionID: "ses_2",
+      progress: { done: 0, total: 2 },
+      note: "stopped: nothing changed (no task status, no file) for several turns in a row, after 3 turn(s)",
+      updatedAt: "2026-11-21T10:02:00.000Z",
+    });
+    write("crashed", { ...running("crashed", "ses_3"), pid: DEAD_PID, updatedAt: "2026-11-21T10:01:00.000Z" });
+    expect(await statusVerb(root)).toEqual({
+      title: "otto build: 1 running",
+      output: [
+        "## otto build loops",
+        "",
+        "| target | status | phase | turns | tasks done | builder session | note |",
+        "|---|---|---|---|---|---|---|",
+        "| spec demo | running | build | 2/50 | 1/3 | ses_1 |  |",
+        "| openspec add-auth | stagnated | build | 3/50 | 0/2 | ses_2 | stopped: nothing changed (no task status, no file) for several turns in a row, after 3 turn(s) |",
+        "| spec crashed | stopped (process gone) | build | 2/50 | - | ses_3 |  |",
+      ].join("\n"),
+    });
+    // Nothing to ask of a dead loop: stop only reaches live ones.
+    expect((await stopVerb(root, {})).output).toContain("Asked demo to stop;");
+    expect(await new BuildStore(root).stopRequested({ kind: "spec", name: "crashed" })).toBe(false);
+  });
+});
+
 describe("machine-readable views", () => {
+  it("a loop marked running whose process is gone shows as stopped", () => {
+    const root = repo();
+    const view = JSON.parse(taskListJson(root, "demo", [{ ...running("demo", "ses_9"), pid: DEAD_PID }])) as { sessions: unknown[] };
+    expect(view.sessions).toEqual([{ sessionID: "ses_9", status: "stopped", iteration: 2 }]);
+  });
+
   it("/otto-spec list --json: progress, state and the sessions building each spec", () => {
     const root = repo();
     expect(JSON.parse(specListJson(root, [running("demo", "ses_1")]))).toEqual({
