@@ -3,8 +3,9 @@ import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
+import type { OpencodeClient, Part, ToolPart } from "@opencode-ai/sdk";
 import { describe, expect, it } from "vitest";
-import { assertPluginLoaded, slashCommand, useE2E, type Workspace } from "../support/index.ts";
+import { assertPluginLoaded, slashCommand, text, toolCall, useE2E, type Workspace } from "../support/index.ts";
 import { ottoPr, useForges } from "./pr/forges.ts";
 
 const prsDir = (ws: Workspace) => path.join(ws.dirs.dataHome, "otto", "prs");
@@ -24,6 +25,35 @@ async function freePort(): Promise<number> {
   const { port } = server.address() as net.AddressInfo;
   await new Promise<void>((r) => server.close(() => r()));
   return port;
+}
+
+/** Process group and session of a live process, from /proc/<pid>/stat (man 5 proc); undefined when gone or a zombie. */
+function procIds(pid: number): { pgid: number; sid: number } | undefined {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return fields[0] === "Z" ? undefined : { pgid: Number(fields[2]), sid: Number(fields[3]) };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Live pids in a process group. */
+const groupMembers = (pgid: number): number[] =>
+  fs
+    .readdirSync("/proc")
+    .filter((e) => /^\d+$/.test(e))
+    .map(Number)
+    .filter((pid) => procIds(pid)?.pgid === pgid);
+
+/** Asks the otto agent in a new session; the scripted model calls the typed otto_pr_watch tool. Returns its output. */
+async function ottoPrWatchTool(client: OpencodeClient, message: string): Promise<string> {
+  const session = (await client.session.create({ body: { title: "watch tool" }, throwOnError: true })).data;
+  await client.session.prompt({ path: { id: session.id }, body: { agent: "otto", parts: [{ type: "text", text: message }] }, throwOnError: true });
+  const messages = (await client.session.messages({ path: { id: session.id }, throwOnError: true })).data;
+  const tool = messages.flatMap((m) => m.parts).find((p: Part): p is ToolPart => p.type === "tool" && p.tool === "otto_pr_watch");
+  if (!tool || tool.state.status !== "completed") throw new Error(`otto_pr_watch did not complete: ${JSON.stringify(tool?.state ?? messages.map((m) => m.parts))}`);
+  return tool.state.output;
 }
 
 async function until<T>(what: string, probe: () => T | undefined, timeoutMs = 30_000): Promise<T> {
@@ -52,12 +82,23 @@ describe("otto_pr_watch through real OpenCode against fake GitHub and Azure DevO
     const ws = await e2e.workspace({ userOttoConfig: f.ottoConfig(), env: f.env });
     const { client } = await e2e.serve(ws);
     await assertPluginLoaded(client);
+    // The first cycle goes through the typed tool, as an agent would call it (before script(): its
+    // entries answer every request that offers otto_pr).
+    const ask = "Run one PR watcher cycle now.";
+    e2e.model.script(
+      { label: "otto_pr_watch call", match: { lastUser: ask, lastRole: "user" }, reply: toolCall("otto_pr_watch", { action: "once" }) },
+      { label: "otto_pr_watch echo", match: { lastUser: ask, lastRole: "tool" }, reply: (req) => text(req.toolResults[0]?.content ?? "") },
+    );
     script();
     for (const url of ["https://github.com/octo/app/pull/1", "https://github.com/octo/app/pull/2", "https://dev.azure.com/contoso/payments/_git/app/pullrequest/30"]) {
       expect(await ottoPr(client, `add ${url}`)).toContain("Tracking PR");
     }
 
-    let once = await ottoPr(client, "watch once");
+    const polls = f.gh.calls.length;
+    let once = await ottoPrWatchTool(client, ask);
+    const asked = e2e.model.turns().find((r) => r.answeredBy === "otto_pr_watch call");
+    expect(asked?.tools.find((t) => t.name === "otto_pr_watch")?.parameters).toMatchObject({ properties: { action: { enum: ["start", "stop", "status", "once", "install"] } } });
+    expect(f.gh.calls.length).toBeGreaterThan(polls);
     expect(once).toMatch(/Cycle \S+: 3 PR\(s\) in [\d.]+ s, 0 error\(s\)\./);
     expect(once).toContain("| github-octo-app-2 | failed | 0/1 passing (1 failing) | changed |");
     expect(statusOf(ws, "github-octo-app-1")).toBe("watching");
@@ -138,7 +179,8 @@ describe("otto_pr_watch through real OpenCode against fake GitHub and Azure DevO
     expect(headless.stdout).toContain("`opencode run` exits as soon as this command ends");
     expect(headless.stdout).toContain("/otto-pr watch start --detach");
 
-    const { client } = await e2e.serve(ws);
+    const serve = await e2e.serve(ws);
+    const { client } = serve;
     await ottoPr(client, "add https://github.com/octo/app/pull/7");
     expect(await ottoPr(client, "watch start")).toMatch(/^PR watcher running in this OpenCode process \(pid \d+\), every 1 s; first cycle now\./);
     // The first cycle runs at once, the next ones on node-cron's schedule (inside Bun).
@@ -162,8 +204,25 @@ describe("otto_pr_watch through real OpenCode against fake GitHub and Azure DevO
     expect(status).toMatch(/\(detached, every 1 s/);
     expect(status).toContain("| github-octo-app-7 | green | success |");
     expect(fs.readFileSync(path.join(ws.dirs.dataHome, "otto", "logs", "otto-watch.log"), "utf8")).toContain("opencode server listening");
-    expect(await ottoPr(client, "watch stop")).toBe(`Stopped the background PR watcher (pid ${pid}).`);
-    expect(() => process.kill(pid, 0)).toThrow();
-    expect(await ottoPr(client, "watch status")).toContain("PR watcher: not running.");
-  });
+
+    // It survives the terminal: its own session and process group, not the starter's, so closing
+    // the terminal (SIGHUP to the starter's group) and killing that group leave it running.
+    // (Only the group is killed here: the harness would also kill it through its inherited test token.)
+    expect(procIds(pid)).toEqual({ pgid: pid, sid: pid });
+    expect(procIds(serve.process.pgid)?.sid).not.toBe(pid);
+    process.kill(-serve.process.pgid, "SIGHUP");
+    process.kill(-serve.process.pgid, "SIGKILL");
+    await until("the starting OpenCode's process group to be gone", () => groupMembers(serve.process.pgid).length === 0);
+    const starterGone = new Date().toISOString();
+    const polled = f.gh.calls.length;
+    // Still polling: new requests reach the fake GitHub and the document is checked again.
+    await until("a poll by the watcher after its starter died", () => (checked() ?? "") > starterGone && f.gh.calls.length > polled);
+    expect(procIds(pid)).toEqual({ pgid: pid, sid: pid });
+
+    // Another OpenCode (a headless run) stops it through the PID file.
+    const stop = await e2e.run(ws, ["run", "--command", "otto-pr", "--", "watch", "stop"]);
+    expect(stop.stdout).toContain(`Stopped the background PR watcher (pid ${pid}).`);
+    expect(procIds(pid)).toBeUndefined();
+    expect(fs.existsSync(path.join(ws.dirs.dataHome, "otto", "watcher.pid"))).toBe(false);
+  }, 300_000);
 });

@@ -48,6 +48,17 @@ describe("/otto-pr through real OpenCode against fake GitHub and Azure DevOps", 
     for (const name of fs.readdirSync(dir).filter((n) => n.endsWith(".md"))) expect(fs.readFileSync(path.join(dir, name), "utf8")).not.toContain(FAKE_GITHUB_TOKEN);
     expect(await ottoPr(client, "remove 30")).toContain("removed ado-contoso-30.md");
     expect(await ottoPr(client, "log")).toContain("# PR #1 (octo/app): Add auth");
+
+    // pr.default_provider (the repo's otto.jsonc, read per command) picks the backend of a bare id,
+    // although origin is on GitHub; --provider still wins over it.
+    f.ado.state.addPr({ id: 31, title: "Default provider", branch: "users/me/default" });
+    ws.writeOttoConfig({ pr: { default_provider: "ado" } });
+    const ghPolls = f.gh.calls.length;
+    const viaDefault = await ottoPr(client, "add 31");
+    expect(viaDefault).toContain("Detected backend: ado\nTracking PR #31 (users/me/default → main) in contoso/payments/app: Default provider");
+    expect(f.gh.calls.length).toBe(ghPolls);
+    expect(fs.existsSync(path.join(dir, "ado-contoso-31.md"))).toBe(true);
+    expect(await ottoPr(client, "add 31 --provider github")).toMatch(/^Error: GitHub has no pull request octo\/app#31/);
     expect(e2e.model.unmatched()).toEqual([]);
   });
 });

@@ -26,7 +26,8 @@ export async function installUnit(options: InstallOptions): Promise<string> {
   }
   for (const command of commands) {
     const [file0 = "systemctl", ...args] = command.split(" ");
-    const result = await execa(file0, args, { reject: false, timeout: 30_000, stdin: "ignore" });
+    // options.env: the same environment the unit is rendered from (the runtime's), so PATH finds the same systemctl.
+    const result = await execa(file0, args, { reject: false, timeout: 30_000, stdin: "ignore", env: options.env });
     lines.push(`$ ${command} → ${result.exitCode === 0 ? "ok" : `failed (${String(result.exitCode ?? result.code)}): ${String(result.stderr).trim()}`}`);
   }
   return lines.join("\n");

@@ -17,6 +17,11 @@ export interface FakeAdoOptions {
   /** An Entra token (Bearer) accepted as well, for `az account get-access-token`. */
   bearer?: string;
   hangMs?: number;
+  /**
+   * How a wrong PAT is answered: 401 (default), or 203 with the HTML sign-in page, which is what
+   * Azure DevOps Services serves for a PAT it does not know.
+   */
+  badCredentials?: 401 | 203;
 }
 
 export interface FakeAdo {
@@ -52,6 +57,7 @@ export async function startFakeAdo(options: FakeAdoOptions = {}): Promise<FakeAd
     if (auth === "") return { status: 203, headers: { "content-type": "text/html; charset=utf-8" }, body: SIGN_IN };
     const okBasic = auth === `Basic ${Buffer.from(`:${pat}`).toString("base64")}`;
     const okBearer = options.bearer !== undefined && auth === `Bearer ${options.bearer}`;
+    if (!okBasic && !okBearer && options.badCredentials === 203) return { status: 203, headers: { "content-type": "text/html; charset=utf-8" }, body: SIGN_IN };
     if (!okBasic && !okBearer) return { status: 401, headers: { "www-authenticate": 'Bearer authorization_uri=https://login.microsoftonline.com/' }, body: "" };
     const prefix = `/${state.org}`;
     if (!req.path.toLowerCase().startsWith(`${prefix.toLowerCase()}/`)) return { status: 404, body: { message: `TF400813: organization not found` } };

@@ -66,7 +66,7 @@ export async function startFakeGithub(options: FakeGithubOptions = {}): Promise<
     }
     const graphqlPath = prefix === "/api/v3" ? "/api/graphql" : "/graphql";
     if (req.method === "POST" && req.path === graphqlPath) return graphql(state, req);
-    if (!req.path.startsWith(prefix)) return { status: 404, body: { message: "Not Found" } };
+    if (!req.path.startsWith(prefix)) return { status: 404, body: { message: "Not Found", documentation_url: "https://docs.github.com/rest" } };
     const path = req.path.slice(prefix.length);
     for (const r of githubRoutes(state, urls(), prefix)) {
       const match = r.method === req.method ? r.pattern.exec(path) : null;

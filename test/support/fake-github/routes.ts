@@ -54,6 +54,8 @@ export function githubRoutes(state: GithubState, urls: Urls, prefix: string): Ro
       return { status: 200, body: combinedStatus(state, p.owner ?? "", p.repo ?? "", p.ref ?? "", statuses, urls) };
     }),
     route("GET", "/repos/{owner}/{repo}/issues/{number}/comments", (p, req) => {
+      // GitHub answers 404 for an issue that does not exist, not an empty list.
+      if (!prOf(p)) return NOT_FOUND;
       const all = ofPr(state.comments, p);
       return { status: 200, headers: linkHeader(all.length, req, urls.api.replace(new RegExp(`${prefix}$`), "")), body: page(all, req.query).map((c) => issueComment(c, urls)) };
     }),

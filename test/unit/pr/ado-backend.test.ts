@@ -92,6 +92,25 @@ describe("Azure DevOps backend against the fake Azure DevOps", () => {
     await expect(backend.getPr(locator(999))).rejects.toMatchObject({ code: "pr_not_found" });
   });
 
+  it("reports the 203 sign-in page Azure DevOps serves for an unknown PAT as an auth error, not a parse error", async () => {
+    const signIn = await startFakeAdo({ badCredentials: 203 });
+    try {
+      signIn.state.addPr({ id: 8 });
+      const deps = testDeps(testConfig({ pr: { providers: { ado: { base_url: signIn.baseUrl, pat: "expired-pat-value-456" } } } }));
+      const error = await createAdoBackend(deps).getPr(locator(8)).catch((e: unknown) => e);
+      expect(signIn.calls.map((c) => c.status)).toEqual([203]);
+      expect(error).toMatchObject({
+        code: "pr_auth",
+        message: expect.stringMatching(/^Azure DevOps rejected the credentials for GET \/contoso\/payments\/_apis\/git\/pullrequests\/8 \(203\)\.$/) as unknown,
+        fix: expect.stringContaining("Check OTTO_ADO_PAT") as unknown,
+      });
+      // Not retried: a wrong PAT does not get better by asking again.
+      expect(deps.sleeps).toEqual([]);
+    } finally {
+      await signIn.close();
+    }
+  });
+
   it("honours Retry-After on 429 and retries server errors and timeouts", async () => {
     ado.state.addPr({ id: 46 });
     const deps = testDeps(config());

@@ -137,7 +137,8 @@ describe("a watcher cycle against the fake GitHub and Azure DevOps", () => {
     expect(unreadable).toEqual([]);
     expect(docs).toHaveLength(6);
     expect(fs.readdirSync(store.dir).filter((f) => f.endsWith(".tmp"))).toEqual([]);
-  });
+    // Four cycles with injected timeouts (300 ms each, retried): more than the 5 s default on a busy machine.
+  }, 20_000);
 
   it("hands unhandled reviewer comments to the comment flow until they are seen, and sets auto-complete on Azure DevOps", async () => {
     const pr = ado.state.addPr({ id: 50 });

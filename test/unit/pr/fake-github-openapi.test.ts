@@ -5,6 +5,7 @@ import { PACKAGE_ROOT } from "../../../src/core/index.ts";
 import { createGithubBackend } from "../../../src/pr/github/backend.ts";
 import { FAKE_GITHUB_TOKEN, startFakeGithub, type FakeGithub } from "../../support/fake-github/index.ts";
 import { matchPath, responseSchema, validate, type OpenApiDocument } from "../../support/openapi-validate.ts";
+import type { RecordedCall } from "../../support/fake-http.ts";
 import { testConfig, testDeps } from "./support.ts";
 
 /*
@@ -98,5 +99,92 @@ describe("fake GitHub vs GitHub's OpenAPI description", () => {
     expect(validate(doc, schema ?? {}, drifted)).toEqual(
       expect.arrayContaining(["$.state: expected string, found integer", "$.head_sha: not in the description", "$.html_url: required but missing"]),
     );
+  });
+});
+
+/*
+ * The answers otto's error handling depends on: 304 (ETag hit), 401, 404 and the secondary rate
+ * limit. Where the route's description lists the status, the body must match that response (the
+ * response objects are $refs into components.responses); where it does not (GitHub answers 401 and
+ * rate limits on every route without saying so per route), the body must match the shared
+ * `basic-error` schema. Either way it carries `message` and `documentation_url`, as GitHub's do.
+ */
+describe("fake GitHub's error and conditional answers vs the description", () => {
+  type Described = { $ref?: string; content?: Record<string, { schema?: object }> };
+  let doc: OpenApiDocument & { components: { responses: Record<string, Described> } };
+  let gh: FakeGithub;
+  beforeAll(async () => {
+    doc = JSON.parse(fs.readFileSync(path.join(PACKAGE_ROOT, "node_modules/@octokit/openapi/generated/api.github.com.json"), "utf8")) as typeof doc;
+    gh = await startFakeGithub();
+    gh.state.addPr({ number: 5 });
+  });
+  afterAll(async () => gh.close());
+
+  const send = async (method: string, route: string, headers: Record<string, string> = {}, body?: unknown): Promise<RecordedCall> => {
+    const response = await fetch(`${gh.apiUrl}${route}`, {
+      method,
+      headers: { authorization: `token ${FAKE_GITHUB_TOKEN}`, accept: "application/vnd.github+json", ...headers },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    await response.text();
+    const call = gh.calls.at(-1);
+    if (!call) throw new Error("nothing recorded");
+    return call;
+  };
+
+  /** The route's documented response for a status (its $ref followed), or undefined when not listed. */
+  const described = (call: RecordedCall): Described | undefined => {
+    const template = matchPath(doc, call.path);
+    let response: Described | undefined = template ? doc.paths[template]?.[call.method.toLowerCase()]?.responses?.[String(call.status)] : undefined;
+    while (response?.$ref) response = doc.components.responses[response.$ref.replace("#/components/responses/", "")];
+    return response;
+  };
+
+  const basicError = { $ref: "#/components/schemas/basic-error" };
+  const checkError = (call: RecordedCall, status: number, listed: boolean): void => {
+    expect(call.status).toBe(status);
+    const response = described(call);
+    expect(response !== undefined, `${call.method} ${call.path} ${status} listed in the description`).toBe(listed);
+    const schema = response?.content?.["application/json"]?.schema ?? basicError;
+    expect(validate(doc, schema, call.response)).toEqual([]);
+    expect(validate(doc, basicError, call.response)).toEqual([]);
+    expect(Object.keys(call.response as object)).toEqual(expect.arrayContaining(["message", "documentation_url"]));
+  };
+
+  it("304: an ETag hit has no body, the ETag and the rate-limit headers, on a route that lists 304", async () => {
+    const first = await send("GET", "/repos/octo/app/pulls/5");
+    const etag = first.responseHeaders.etag ?? "";
+    expect(etag).toMatch(/^W\/"[0-9a-f]+"$/);
+    const hit = await send("GET", "/repos/octo/app/pulls/5", { "if-none-match": etag });
+    expect(hit.status).toBe(304);
+    expect(described(hit)).toEqual({ description: "Not modified" });
+    expect(hit.response).toBeUndefined();
+    expect(hit.responseHeaders).toMatchObject({ etag, "x-ratelimit-limit": "5000", "x-ratelimit-resource": "core" });
+    // Free against the rate limit: remaining is what it was after the 200.
+    expect(hit.responseHeaders["x-ratelimit-remaining"]).toBe(first.responseHeaders["x-ratelimit-remaining"]);
+  });
+
+  it("404: a missing PR (listed for the route) and an unknown route", async () => {
+    checkError(await send("GET", "/repos/octo/app/pulls/999"), 404, true);
+    checkError(await send("GET", "/repos/octo/app/issues/999/comments"), 404, true);
+    checkError(await send("GET", "/repos/octo/app/no-such-thing"), 404, false);
+  });
+
+  it("401: bad credentials, as GitHub answers on every route", async () => {
+    checkError(await send("GET", "/repos/octo/app/pulls/5", { authorization: "token ghp_wrong" }), 401, false);
+    checkError(await send("GET", "/user", { authorization: "token ghp_wrong" }), 401, true);
+  });
+
+  it("403 secondary rate limit: basic-error body with Retry-After; listed as forbidden where the route has 403", async () => {
+    gh.faults({ rate: 1, kinds: ["rate_limit"], maxConsecutive: 1 });
+    try {
+      const call = await send("POST", "/repos/octo/app/issues/5/comments", { "content-type": "application/json" }, { body: "hi" });
+      checkError(call, 403, true);
+      expect(call.responseHeaders["retry-after"]).toMatch(/^\d+$/);
+      expect(call.response).toMatchObject({ message: expect.stringContaining("secondary rate limit") as unknown });
+      checkError(await send("GET", "/repos/octo/app/pulls/5", { "if-none-match": "x" }), 403, false);
+    } finally {
+      gh.faults(undefined);
+    }
   });
 });

@@ -28,7 +28,7 @@ export async function clone(files?: Record<string, string>): Promise<TestRepo> {
 }
 
 /** The resolved config entry for a clone (worktree strategy, users/me/{{name}} unless overridden). */
-export function trackedRepo(repo: TestRepo, overrides: Partial<Repo> = {}): Repo {
+export function trackedRepo(repo: Pick<TestRepo, "dir">, overrides: Partial<Repo> = {}): Repo {
   return {
     name: "app",
     primary_dir: repo.dir,

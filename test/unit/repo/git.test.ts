@@ -1,8 +1,10 @@
 import fs from "node:fs";
+import http from "node:http";
+import type net from "node:net";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { isOttoError, type OttoError } from "../../../src/core/index.ts";
-import { defaultTimeout, gitOutput, runGit } from "../../../src/repo/index.ts";
+import { defaultTimeout, gitFailure, gitOutput, runGit } from "../../../src/repo/index.ts";
 import { git, gitEnv } from "../../support/git.ts";
 import { GIT, clone, fakeGit, tempDir } from "./fixtures.ts";
 
@@ -124,6 +126,31 @@ describe("git failures become errors with a fix", () => {
     expect(error.code).toBe("git_non_fast_forward");
     expect(error.fix).toContain("pull --rebase");
   });
+
+  it("a remote that wants credentials: git_auth, since git runs with terminal prompts disabled", async () => {
+    // What an HTTPS forge answers a clone without credentials: 401 with a Basic challenge.
+    const server = http.createServer((_req, res) => res.writeHead(401, { "www-authenticate": 'Basic realm="forge"' }).end());
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const repo = await clone();
+      const url = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}/org/app.git`;
+      const error = await rejection(gitOutput(["fetch", url], { ...GIT, cwd: repo.dir }));
+      expect(error.code).toBe("git_auth");
+      expect(error.message).toContain(`\`git -C ${repo.dir} fetch ${url}\` could not authenticate with the remote.`);
+      expect(error.message).toMatch(/git said: .*could not read Username/);
+      expect(error.fix).toContain("credential helper");
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it.each(["git@github.com: Permission denied (publickey).\nfatal: Could not read from remote repository.", "remote: Invalid username or token.\nfatal: Authentication failed for 'https://github.com/org/app.git/'"])(
+    "classifies the ssh and https auth failures git prints: %s",
+    (stderr) => {
+      expect(gitFailure(["push", "origin", "main"], "/r", { exitCode: 128, stdout: "", stderr }).code).toBe("git_auth");
+    },
+  );
 
   it("anything else keeps git's message and the command to rerun", async () => {
     const repo = await clone();

@@ -1,10 +1,10 @@
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isOttoError } from "../../../src/core/index.ts";
 import { addWorktree, currentBranch, mapPrToWorkdir, type PrWorkdir } from "../../../src/repo/index.ts";
-import { git } from "../../support/git.ts";
+import { createRepoWithRemote, git } from "../../support/git.ts";
 import { GIT, clone, fakeGit, tempDir, trackedRepo } from "./fixtures.ts";
 
 type Clone = Awaited<ReturnType<typeof clone>>;
@@ -34,46 +34,73 @@ async function failure(promise: Promise<PrWorkdir>) {
   return error;
 }
 
-const GITHUB_FORMS = [
-  "https://github.com/org/app",
-  "https://github.com/Org/App.git",
-  "ssh://git@github.com/org/app.git",
-  "git@github.com:org/app",
-  "HTTPS://GITHUB.COM/org/app/",
+/** Every spelling of a PR's repository URL otto must match, with the origin the clone has. */
+const GITHUB_ORIGIN = "git@github.com:org/app.git";
+const ADO_ORIGIN = "https://dev.azure.com/org/proj/_git/app";
+const URL_FORMS: Array<[form: string, repoUrl: string, origin: string]> = [
+  ["GitHub https", "https://github.com/org/app", GITHUB_ORIGIN],
+  ["GitHub https .git, other case", "https://github.com/Org/App.git", GITHUB_ORIGIN],
+  ["GitHub https, upper-case host, trailing slash", "HTTPS://GITHUB.COM/org/app/", GITHUB_ORIGIN],
+  ["GitHub ssh://", "ssh://git@github.com/org/app.git", GITHUB_ORIGIN],
+  ["GitHub scp-like", "git@github.com:org/app", GITHUB_ORIGIN],
+  ["ADO dev.azure.com", "https://dev.azure.com/org/proj/_git/app", ADO_ORIGIN],
+  ["ADO dev.azure.com with user", "https://org@dev.azure.com/org/proj/_git/app", ADO_ORIGIN],
+  ["ADO visualstudio.com", "https://org.visualstudio.com/proj/_git/app", ADO_ORIGIN],
+  ["ADO visualstudio.com/DefaultCollection", "https://org.visualstudio.com/DefaultCollection/proj/_git/app", ADO_ORIGIN],
+  ["ADO ssh.dev.azure.com", "git@ssh.dev.azure.com:v3/org/proj/app", ADO_ORIGIN],
+  ["ADO vs-ssh.visualstudio.com", "org@vs-ssh.visualstudio.com:v3/org/proj/app", ADO_ORIGIN],
 ];
+const STRATEGIES = ["worktree", "branch", "hands-off"] as const;
+const MATRIX = URL_FORMS.flatMap(([form, repoUrl, origin]) => STRATEGIES.map((strategy) => ({ form, repoUrl, origin, strategy })));
+const BRANCH = "users/me/fix-auth";
 
-const ADO_FORMS = [
-  "https://dev.azure.com/org/proj/_git/app",
-  "https://org@dev.azure.com/org/proj/_git/app",
-  "git@ssh.dev.azure.com:v3/org/proj/app",
-  "org@vs-ssh.visualstudio.com:v3/org/proj/app",
-  "https://org.visualstudio.com/proj/_git/app",
-];
+describe("mapPrToWorkdir: every URL form × every strategy", () => {
+  // One bare remote with main and the PR branch for the whole table; each case clones it once,
+  // with origin spelled as the hosted URL (url.<bare>.insteadOf sends fetches to the bare repo).
+  let source: Awaited<ReturnType<typeof createRepoWithRemote>>;
+  beforeAll(async () => {
+    source = await createRepoWithRemote();
+    await source.git(["checkout", "-q", "-b", BRANCH]);
+    await source.commit("PR work");
+    await source.git(["push", "-q", "origin", BRANCH]);
+  });
+  afterAll(() => source.cleanup());
+
+  it.each(MATRIX)("$form × $strategy: $repoUrl", async ({ repoUrl, origin, strategy }) => {
+    const dir = path.join(tempDir(), "app");
+    await git(["clone", "-q", "-c", `url.${source.remote}.insteadOf=${origin}`, origin, dir], path.dirname(dir));
+    const config = { repos: [trackedRepo({ dir }, { git_strategy: strategy })] };
+    const input = { repoUrl, branch: BRANCH, config, cwd: tempDir(), git: GIT };
+    if (strategy === "worktree") {
+      // Created on demand, then reused.
+      const wt = path.join(`${dir}-wt`, "fix-auth");
+      expect(await mapPrToWorkdir(input)).toMatchObject({ dir: wt, strategy, created: true, onBranch: true, remote: "origin" });
+      expect(await currentBranch(wt, GIT)).toBe(BRANCH);
+      expect(await git(["log", "-1", "--format=%s"], wt)).toBe("PR work");
+      expect(await mapPrToWorkdir(input)).toMatchObject({ dir: wt, created: false, commands: [] });
+    } else if (strategy === "branch") {
+      // Fetched and checked out in the primary dir, tracking the remote branch.
+      expect(await mapPrToWorkdir(input)).toMatchObject({ dir, strategy, created: false, onBranch: true });
+      expect(await currentBranch(dir, GIT)).toBe(BRANCH);
+      expect(await git(["rev-parse", "--abbrev-ref", `${BRANCH}@{upstream}`], dir)).toBe(`origin/${BRANCH}`);
+    } else {
+      // Found, but otto never switches branches: refused until the user checks the branch out.
+      expect((await failure(mapPrToWorkdir(input))).code).toBe("hands_off_branch");
+      await git(["checkout", "-q", BRANCH], dir);
+      expect(await mapPrToWorkdir(input)).toMatchObject({ dir, strategy, created: false, onBranch: true, commands: [] });
+    }
+  });
+});
 
 describe("mapPrToWorkdir", () => {
-  it.each(GITHUB_FORMS)("worktree strategy, GitHub repo URL %s: creates the worktree on demand, then reuses it", async (repoUrl) => {
-    const app = await hosted("git@github.com:org/app.git");
-    const config = { repos: [trackedRepo(app)] };
-    const mapped = await mapPrToWorkdir({ repoUrl, branch: "users/me/fix-auth", config, cwd: tempDir(), git: GIT });
+  it("worktree strategy: the commands it ran are reported", async () => {
+    const app = await hosted(GITHUB_ORIGIN);
+    const mapped = await mapPrToWorkdir({ repoUrl: "https://github.com/org/app", branch: BRANCH, config: { repos: [trackedRepo(app)] }, cwd: tempDir(), git: GIT });
     const dir = path.join(`${app.dir}-wt`, "fix-auth");
-    expect(mapped).toMatchObject({ dir, strategy: "worktree", created: true, onBranch: true, remote: "origin" });
     expect(mapped.commands).toEqual([
-      `git -C ${app.dir} fetch origin +refs/heads/users/me/fix-auth:refs/remotes/origin/users/me/fix-auth`,
-      `git -C ${app.dir} worktree add --track -b users/me/fix-auth ${dir} origin/users/me/fix-auth`,
+      `git -C ${app.dir} fetch origin +refs/heads/${BRANCH}:refs/remotes/origin/${BRANCH}`,
+      `git -C ${app.dir} worktree add --track -b ${BRANCH} ${dir} origin/${BRANCH}`,
     ]);
-    expect(await currentBranch(dir, GIT)).toBe("users/me/fix-auth");
-    expect(await git(["log", "-1", "--format=%s"], dir)).toBe("PR work");
-    const again = await mapPrToWorkdir({ repoUrl, branch: "users/me/fix-auth", config, cwd: tempDir(), git: GIT });
-    expect(again).toMatchObject({ dir, created: false, commands: [] });
-  });
-
-  it.each(ADO_FORMS)("branch strategy, Azure DevOps repo URL %s: fetches and checks out in the primary dir", async (repoUrl) => {
-    const app = await hosted("https://dev.azure.com/org/proj/_git/app", "feature/pr-7");
-    const config = { repos: [trackedRepo(app, { git_strategy: "branch" })] };
-    const mapped = await mapPrToWorkdir({ repoUrl, branch: "feature/pr-7", config, cwd: tempDir(), git: GIT });
-    expect(mapped).toMatchObject({ dir: app.dir, strategy: "branch", created: false, onBranch: true });
-    expect(await currentBranch(app.dir, GIT)).toBe("feature/pr-7");
-    expect(await app.git(["rev-parse", "--abbrev-ref", "feature/pr-7@{upstream}"])).toBe("origin/feature/pr-7");
   });
 
   it("worktree strategy: a branch that does not follow branch_template gets a safe folder name; an existing local branch is reused", async () => {

@@ -113,6 +113,11 @@ describe("/otto-repo", () => {
     expect(missing).toContain("Added repo 'later'");
     expect(missing).toContain(`primary_dir:     ${b.env.HOME ?? ""}/src/not-cloned`);
     expect(missing).toContain("is not a git clone (yet)");
+    // list marks a directory that does not exist (the clone above was never made).
+    const list = await b.run("repo", "list", tempDir());
+    expect(list).toContain(`  primary dir:  ${b.env.HOME ?? ""}/src/not-cloned (missing)\n`);
+    expect(list).toContain(`  worktree dir: ${b.env.HOME ?? ""}/src/not-cloned-wt (not created yet)`);
+    expect(list).toContain("  remote:       (none)");
   });
 
   it("remove edits the config only; an unknown name is an error", async () => {
