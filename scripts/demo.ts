@@ -75,6 +75,11 @@ async function realRunner(modelName: string): Promise<Runner> {
 async function main(): Promise<void> {
   const modelName = process.env.OTTO_DEMO_MODEL;
   const runner = modelName ? await realRunner(modelName) : await scriptedRunner();
+  // OpenCode runs in its own process group, so Ctrl-C (or a test stopping the demo) never reaches
+  // it: close the runner, then exit, which also fires the harness's hook that kills what is left.
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    process.once(signal, () => void runner.close().finally(() => process.exit(130)));
+  }
   say("otto demo");
   say(`Model: ${runner.describe}`);
   say(`Scratch repo: ${runner.project}`);

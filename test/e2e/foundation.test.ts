@@ -1,6 +1,7 @@
+import fs from "node:fs";
 import type { Event } from "@opencode-ai/sdk";
 import { describe, expect, it } from "vitest";
-import { assertPluginLoaded, hang, slashCommand, text, useE2E, type RecordedRequest } from "../support/index.ts";
+import { assertPluginLoaded, hang, slashCommand, text, toolCalls, useE2E, type RecordedRequest } from "../support/index.ts";
 
 const envelope = (value: unknown) => text(`BEGIN_JSON\n${JSON.stringify(value)}\nEND_JSON`);
 const REVIEWER_PROMPT = "rigorous, independent reviewer";
@@ -43,7 +44,8 @@ describe("foundation: otto inside real OpenCode", () => {
     const task = JSON.stringify(request?.tools.filter((t) => JSON.stringify(t).includes('"task"')));
     expect(toolNames(request)).toContain("task");
     expect(task).toContain("general");
-    expect(task).not.toMatch(/otto-(reviewer|executor)/);
+    // Every otto agent (otto, otto-reviewer, otto-executor, otto-crew …), whatever is added later.
+    expect(task).not.toMatch(/otto/i);
 
     e2e.model.script({ match: { lastUser: "otto question" }, reply: text("otto answer") });
     const otto = await e2e.run(ws, ["run", "--agent", "otto", "otto question"]);
@@ -82,16 +84,69 @@ describe("foundation: otto inside real OpenCode", () => {
 
   it("times out a model that never answers, aborts it, and reports the role as failed", async () => {
     const ws = await e2e.workspace({ ottoConfig: { models: { primary: "mock/m1", secondary: "mock/m2" } } });
+    const { client, events } = await e2e.serve(ws);
+    await assertPluginLoaded(client);
     e2e.model.script(
       ...slashCommand("otto_config"),
       { match: { lastUser: checkOf("primary") }, reply: envelope({ role: "primary", ok: true }) },
       { label: "secondary hangs", match: { lastUser: checkOf("secondary") }, reply: hang() },
     );
-    const run = await e2e.run(ws, ["run", "--command", "otto-config", "--", "models", "--timeout", "3s"], { timeoutMs: 90_000 });
-    expect(run.exitCode, run.stderr).toBe(0);
-    expect(run.timedOut).toBe(false);
-    expect(run.stdout).toContain("Model check: 1/2 ok");
-    expect(run.stdout).toContain("FAILED: session_timeout");
+    const parent = (await client.session.create({ body: { title: "parent" }, throwOnError: true })).data;
+    await client.session.command({ path: { id: parent.id }, body: { command: "otto-config", arguments: "models --timeout 3s" }, throwOnError: true });
+    const messages = JSON.stringify((await client.session.messages({ path: { id: parent.id }, throwOnError: true })).data);
+    expect(messages).toContain("Model check: 1/2 ok");
+    expect(messages).toContain("FAILED: session_timeout");
+
+    // The hung turn was aborted: its child session got the abort and was deleted, and the model
+    // server saw the request go away.
+    const hung = e2e.model.requests.find((r) => r.answeredBy === "secondary hangs");
+    const child = events.all.find(
+      (e): e is Extract<Event, { type: "session.created" }> => e.type === "session.created" && e.properties.info.parentID === parent.id && e.properties.info.title.includes("secondary"),
+    );
+    expect(child, JSON.stringify(events.all.filter((e) => e.type === "session.created"))).toBeDefined();
+    const childID = child?.properties.info.id ?? "";
+    await events.waitFor((e) => e.type === "session.deleted" && e.properties.info.id === childID, { after: 0, timeoutMs: 30_000 });
+    const aborted = events.all.find((e) => e.type === "session.error" && e.properties.sessionID === childID);
+    expect(JSON.stringify(aborted?.properties)).toContain("MessageAbortedError");
+    await expect.poll(() => hung?.aborted, { timeout: 30_000 }).toBe(true);
+    expect(hung?.endedAt).toBeDefined();
+  });
+
+  it("the reviewer agent cannot write through bash: writing options and redirections are denied, reads work", async () => {
+    const ws = await e2e.workspace({ files: { "README.md": "# tiny\n", "x.txt": "x\n", "y.txt": "y\n" } });
+    ws.writeFiles({ "README.md": "# tiny, changed\n" });
+    const { client } = await e2e.serve(ws);
+    await assertPluginLoaded(client);
+    const writing = [
+      "find . -name x.txt -delete",
+      "find . -name y.txt -exec rm {} \\;",
+      "git diff --output=out.txt",
+      "cat README.md > copy.txt",
+      "ls && touch and.txt",
+      "git difftool -y -x 'touch tool.txt'",
+    ];
+    const reading = ["git diff", "find . -name '*.txt'", "cat x.txt"];
+    const commands = [...writing, ...reading];
+    e2e.model.script(
+      { label: "bash calls", match: { system: REVIEWER_PROMPT, lastUser: "try the commands", lastRole: "user" }, reply: toolCalls(commands.map((command) => ({ name: "bash", args: { command, description: "try" } }))) },
+      { label: "after the tools", match: { system: REVIEWER_PROMPT, lastRole: "tool" }, reply: text("tried") },
+    );
+    const before = fs.readdirSync(ws.project).sort();
+    const session = (await client.session.create({ body: {}, throwOnError: true })).data;
+    await client.session.prompt({
+      path: { id: session.id },
+      body: { agent: "otto-reviewer", model: { providerID: "mock", modelID: "m1" }, parts: [{ type: "text", text: "try the commands" }] },
+      throwOnError: true,
+    });
+    expect(fs.readdirSync(ws.project).sort()).toEqual(before);
+    expect(await ws.repo.git(["status", "--porcelain"])).toBe("M README.md");
+    const results = e2e.model.turns().find((r) => r.answeredBy === "after the tools")?.toolResults.map((r) => r.content) ?? [];
+    expect(results).toHaveLength(commands.length);
+    writing.forEach((command, i) => expect(results[i], command).toContain("prevents you from using this specific tool call"));
+    expect(results[writing.length]).toContain("+# tiny, changed");
+    expect(results[writing.length + 1]).toContain("./x.txt");
+    expect(results[writing.length + 2]).toContain("x");
+    expect(e2e.model.unmatched()).toEqual([]);
   });
 
   it("creates checks as child sessions of the invoking session and deletes them afterwards", async () => {

@@ -1,13 +1,18 @@
-import { OttoError } from "../../core/index.ts";
+import fs from "node:fs/promises";
+import { OttoError, formatError } from "../../core/index.ts";
 import { renderPrompt } from "../../prompts/index.ts";
 import { inChild, type PassDialog } from "../../review/index.ts";
 import { formatModel } from "../../session/index.ts";
-import { ARTIFACTS } from "../layout.ts";
-import { resolveStageModels, type SpecDeps } from "./deps.ts";
+import { ARTIFACTS, type SpecPaths } from "../layout.ts";
+import { resolvePrimaryModel, type SpecDeps } from "./deps.ts";
 import type { VerbResult } from "./document-stage.ts";
+import { historyFileName } from "./history.ts";
+import { extractOpenQuestions } from "./open-questions.ts";
+import { isoDate, recordRaisedQuestions } from "./questions-file.ts";
 import { saveHistory } from "./reviewed.ts";
-import { readSpecDocs, type SpecDocs } from "./spec-files.ts";
-import { resolveTarget } from "./target.ts";
+import { checkQuestionsEdit, checkTasksEdit, type RunEdit } from "./run-guard.ts";
+import { readSpecDocs, updateSpecFile, writeHistoryFile, type SpecDocs } from "./spec-files.ts";
+import { resolveTarget, type SpecTarget } from "./target.ts";
 
 /** Every spec file that exists, each under its repository-relative path (pure). */
 export function specFilesContext(docs: SpecDocs, specDir: string): string {
@@ -25,7 +30,8 @@ export async function runAdhoc(deps: SpecDeps, flag: string | undefined, request
   const target = resolveTarget(deps.repoRoot, flag, "run");
   const { paths, slug, rel } = target;
   const docs = await readSpecDocs(paths);
-  const models = await resolveStageModels(deps);
+  // No review: only the primary is used, so an unset secondary is neither resolved nor reported.
+  const models = await resolvePrimaryModel(deps);
   const specDir = rel(paths.dir);
   const codebase_summary = await deps.codebaseSummary(deps.repoRoot);
   const prompt = renderPrompt("spec-run", { request, spec_dir: specDir, spec_files: specFilesContext(docs, specDir), codebase_summary }, { env: deps.env });
@@ -42,19 +48,39 @@ export async function runAdhoc(deps: SpecDeps, flag: string | undefined, request
     signal: deps.signal,
     keep: true,
   };
-  const reply = await inChild(deps.runner, options, "run", async (child) => ({ ...(await child.prompt(prompt)), sessionID: child.id }), (d) => dialogs.push(d));
+  const guard = async (at: Date) => [
+    ...(await guardEdit(target, "tasks", docs.tasks, checkTasksEdit, at)),
+    ...(await guardEdit(target, "questions", docs.questions, checkQuestionsEdit, at)),
+  ];
+  let reply: { text: string; sessionID: string };
+  try {
+    reply = await inChild(deps.runner, options, "run", async (child) => ({ ...(await child.prompt(prompt)), sessionID: child.id }), (d) => dialogs.push(d));
+  } catch (error) {
+    // A run that failed or was cancelled midway may have left a half-edited file behind.
+    const at = deps.now();
+    const notes = await guard(at);
+    await saveHistory(deps, target, { stage: "run", slug, at, outcome: `failed: ${formatError(error).replace(/^Error: /, "")}`, models: { primary: formatModel(models.primary) }, notes, dialogs });
+    throw error;
+  }
+  const at = deps.now();
+  const checks = await guard(at);
+  const questions = await recordRaisedQuestions(paths, extractOpenQuestions(reply.text), `run (${isoDate(at)})`);
+  const raised = questions.added.map((q) => `Q${q.number} raised: ${q.title}`);
   const history = await saveHistory(deps, target, {
     stage: "run",
     slug,
-    at: deps.now(),
+    at,
     outcome: `ad-hoc run in session ${reply.sessionID} (kept)`,
     models: { primary: formatModel(models.primary) },
+    notes: [...checks, ...raised],
     dialogs,
   });
   const output = [
     reply.text || "_(the model returned no text)_",
     "",
     "---",
+    ...checks,
+    ...(raised.length > 0 ? [`Questions ${raised.join(", ")}; added to ${rel(paths.questions)}.`] : []),
     `Session ${reply.sessionID} is kept (${formatModel(models.primary)}, agent otto-executor): open it under this conversation in the TUI to continue, or run \`opencode run --session ${reply.sessionID} "…"\`.`,
     ...models.notes.map((n) => `Note: ${n}`),
     ...(history ? [`History: ${rel(history)}`] : []),
@@ -62,4 +88,39 @@ export async function runAdhoc(deps: SpecDeps, flag: string | undefined, request
     `Next step: continue in session ${reply.sessionID}, or /otto-spec list`,
   ].join("\n");
   return { title: `otto-spec run: ${slug} (session ${reply.sessionID})`, output };
+}
+
+/**
+ * Re-reads a spec file the run may have edited and applies the run guard's verdict under the
+ * file's lock: repaired (completed tasks restored) or restored to its previous text, with the
+ * run's version kept under history/ so nothing it wrote is lost. Returns lines for the output.
+ */
+async function guardEdit(
+  target: SpecTarget,
+  file: "tasks" | "questions",
+  before: string | undefined,
+  check: (before: string | undefined, after: string | undefined) => RunEdit,
+  at: Date,
+): Promise<string[]> {
+  const { paths, rel } = target;
+  const name = `${file}.md`;
+  const edit = await updateSpecFile<{ verdict: RunEdit; after: string | undefined }>(paths[file], (after) => {
+    const verdict = check(before, after);
+    const text = verdict.action === "write" ? verdict.text : verdict.action === "restore" ? before : undefined;
+    return { text, result: { verdict, after } };
+  });
+  const { verdict, after } = edit;
+  if (verdict.action === "keep") return [];
+  if (verdict.action === "write") return verdict.notes.map((n) => `Restored in ${name}: ${n}`);
+  if (before === undefined) await fs.rm(paths[file], { force: true });
+  const kept = after === undefined ? undefined : await keepRejected(paths, at, file, after);
+  return [
+    `Warning: the run left ${rel(paths[file])} invalid, so ${before === undefined ? "it was removed" : "its previous version was restored"}` +
+      `${kept ? ` (the run's version is in ${rel(kept)})` : ""}. Problems:`,
+    ...verdict.problems.split("\n").map((p) => `  ${p}`),
+  ];
+}
+
+function keepRejected(paths: SpecPaths, at: Date, file: string, text: string): Promise<string> {
+  return writeHistoryFile(paths, historyFileName(at, `run-rejected-${file}`), text);
 }

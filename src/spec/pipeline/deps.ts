@@ -78,11 +78,17 @@ export interface StageModels {
   notes: string[];
 }
 
+const roleDepsOf = (deps: SpecDeps) => ({ client: deps.client, sessionID: deps.parentID, directory: deps.repoRoot, once: deps.once, log: deps.log });
+
+/** The primary model alone, for verbs without a review (`run`): an unset secondary is no concern of theirs. */
+export async function resolvePrimaryModel(deps: SpecDeps): Promise<Omit<StageModels, "secondary">> {
+  const primary = await resolveRoleModel("primary", deps.models.primary, roleDepsOf(deps));
+  return { primary: primary.model, notes: primary.note ? [primary.note] : [] };
+}
+
 /** The primary and secondary models, falling back to the invoking session's model. */
 export async function resolveStageModels(deps: SpecDeps): Promise<StageModels> {
-  const roleDeps = { client: deps.client, sessionID: deps.parentID, directory: deps.repoRoot, once: deps.once, log: deps.log };
-  const primary = await resolveRoleModel("primary", deps.models.primary, roleDeps);
-  const secondary = await resolveRoleModel("secondary", deps.models.secondary, roleDeps);
-  const notes = [primary.note, secondary.note].filter((n): n is string => n !== undefined);
-  return { primary: primary.model, secondary: secondary.model, notes };
+  const { primary, notes } = await resolvePrimaryModel(deps);
+  const secondary = await resolveRoleModel("secondary", deps.models.secondary, roleDepsOf(deps));
+  return { primary, secondary: secondary.model, notes: secondary.note ? [...notes, secondary.note] : notes };
 }

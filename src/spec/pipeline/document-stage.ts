@@ -4,6 +4,7 @@ import { OttoError, readTextIfExists } from "../../core/index.ts";
 import { listSpecs, specPaths } from "../layout.ts";
 import { slugFromPrompt } from "../slug.ts";
 import { resolveStageModels, type SpecDeps } from "./deps.ts";
+import { extractOpenQuestions } from "./open-questions.ts";
 import { isoDate, recordRaisedQuestions } from "./questions-file.ts";
 import { renderStageReport } from "./render-output.ts";
 import { modelsOf, runReviewed, saveHistory } from "./reviewed.ts";
@@ -54,7 +55,7 @@ async function writeDocument(deps: SpecDeps, target: SpecTarget, stage: DocStage
 
   await writeSpecFile(paths[stage], result.final);
   const at = deps.now();
-  const questions = await recordRaisedQuestions(paths, result.final, `${stage} (${isoDate(at)})`);
+  const questions = await recordRaisedQuestions(paths, extractOpenQuestions(result.final), `${stage} (${isoDate(at)})`);
   const questionNotes = questions.added.map((q) => `Q${q.number} raised: ${q.title}`);
   const history = await saveHistory(deps, target, {
     stage: record,

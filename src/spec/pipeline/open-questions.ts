@@ -1,3 +1,4 @@
+import { MARKERS } from "../../prompts/index.ts";
 import { normalizeQuestionText } from "../questions/edit-questions.ts";
 import type { NewQuestion, QuestionList } from "../questions/schema.ts";
 
@@ -35,6 +36,18 @@ export function extractOpenQuestions(document: string): RaisedQuestion[] {
     else if (line.trim() && items.length > 0) items[items.length - 1]?.push(line.trim());
   }
   return items.map((item) => item.join(" ").trim()).filter((text) => text && !NONE.test(text)).map(readEntry);
+}
+
+const DOCUMENT_BLOCK = new RegExp(`${MARKERS.documentBegin}[\\s\\S]*?${MARKERS.documentEnd}`, "g");
+
+/**
+ * The open questions a reply lists OUTSIDE its BEGIN_DOCUMENT … END_DOCUMENT block: tasks.md has
+ * no room for them (its parser allows nothing between tasks), so the tasks prompt asks for them
+ * after the block. A reply without markers is all document: nothing is read from it.
+ */
+export function questionsOutsideDocument(reply: string): RaisedQuestion[] {
+  const outside = reply.replace(DOCUMENT_BLOCK, "\n");
+  return outside === reply ? [] : extractOpenQuestions(outside);
 }
 
 function readEntry(text: string): RaisedQuestion {

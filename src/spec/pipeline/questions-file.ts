@@ -3,7 +3,7 @@ import { parseQuestions } from "../questions/parse-questions.ts";
 import type { Question, QuestionList } from "../questions/schema.ts";
 import { serializeQuestion, serializeQuestions } from "../questions/serialize-questions.ts";
 import type { SpecPaths } from "../layout.ts";
-import { extractOpenQuestions, newQuestions } from "./open-questions.ts";
+import { newQuestions, type RaisedQuestion } from "./open-questions.ts";
 import { updateSpecFile } from "./spec-files.ts";
 
 export function readQuestionList(text: string | undefined): QuestionList {
@@ -26,11 +26,11 @@ export interface RaisedResult {
 }
 
 /**
- * Appends the questions a stage's document raises to questions.md, under its lock. New entries are
- * appended to the file as it is, so hand edits elsewhere in it stay byte for byte.
+ * Appends the questions a stage raised (its document's `## Open Questions`, or those a tasks or
+ * run reply lists) to questions.md, under its lock. New entries are appended to the file as it is,
+ * so hand edits elsewhere in it stay byte for byte.
  */
-export function recordRaisedQuestions(paths: SpecPaths, document: string, source: string): Promise<RaisedResult> {
-  const raised = extractOpenQuestions(document);
+export function recordRaisedQuestions(paths: SpecPaths, raised: readonly RaisedQuestion[], source: string): Promise<RaisedResult> {
   return updateSpecFile(paths.questions, (current) => {
     const list = readQuestionList(current);
     const { added } = appendQuestions(list, newQuestions(list, raised, source));

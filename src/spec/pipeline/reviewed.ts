@@ -31,6 +31,8 @@ export interface ReviewedRun {
   input: StageInput;
   models: StageModels;
   accept?: (artifact: string) => Acceptance;
+  /** The artifact inside a reply (default extractDocument); tasks reads the questions around it too. */
+  extract?: (reply: string) => string;
 }
 
 export interface ReviewedResult extends ReviewResult {
@@ -64,7 +66,7 @@ export async function runReviewed(run: ReviewedRun): Promise<ReviewedResult> {
       reviewPrompt: (current) => renderPrompt("review", { artifact_name: artifact, artifact: current, context, questions_md }, { env: deps.env }),
       refinePrompt: (current, critique) =>
         renderPrompt("refine", { artifact_name: artifact, artifact: current, critique: formatCritique(critique), context, questions_md }, { env: deps.env }),
-      extract: extractDocument,
+      extract: run.extract ?? extractDocument,
       accept: run.accept,
       repairPrompt: (problems) => renderPrompt("document-retry", { artifact_name: artifact, problems }, { env: deps.env }),
       timeoutMs: deps.stageTimeoutMs,

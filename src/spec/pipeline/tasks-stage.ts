@@ -5,22 +5,43 @@ import { extractDocument, formatModel } from "../../session/index.ts";
 import type { SpecPaths } from "../layout.ts";
 import { parseTasks } from "../tasks/parse-tasks.ts";
 import type { Task, TaskList } from "../tasks/schema.ts";
-import { resolveStageModels, type SpecDeps } from "./deps.ts";
+import type { Question } from "../questions/schema.ts";
+import { resolvePrimaryModel, resolveStageModels, type SpecDeps } from "./deps.ts";
 import type { VerbResult } from "./document-stage.ts";
+import { questionsOutsideDocument, type RaisedQuestion } from "./open-questions.ts";
+import { isoDate, recordRaisedQuestions } from "./questions-file.ts";
 import { renderStageReport } from "./render-output.ts";
 import { modelsOf, renderStagePrompt, runReviewed, saveHistory } from "./reviewed.ts";
 import { readSpecDocs, updateSpecFile } from "./spec-files.ts";
 import { addedTasks, checkTasksText, countGroups } from "./tasks-check.ts";
 import { nextStepAfter, resolveTarget } from "./target.ts";
 
-/** The check every model answer goes through; restored-task notes of accepted answers are collected. */
-function tasksAcceptor(existing: TaskList | undefined, notes: Set<string>): (artifact: string) => Acceptance {
-  return (artifact) => {
-    const check = checkTasksText(artifact, existing);
-    if (!check.ok) return { ok: false, problems: check.problems };
-    check.notes.forEach((n) => notes.add(n));
-    return { ok: true, artifact: check.text };
+/**
+ * How every model answer is read and checked. Restored-task notes and the open questions listed
+ * after the document are collected from accepted answers only (generate and refine alike: the
+ * refine prompt does not repeat the questions, so the generator's would be lost otherwise).
+ */
+function tasksReader(existing: TaskList | undefined, notes: Set<string>, raised: RaisedQuestion[]) {
+  let questions: RaisedQuestion[] = [];
+  return {
+    extract: (reply: string): string => {
+      questions = questionsOutsideDocument(reply);
+      return extractDocument(reply);
+    },
+    accept: (artifact: string): Acceptance => {
+      const check = checkTasksText(artifact, existing);
+      if (!check.ok) return { ok: false, problems: check.problems };
+      check.notes.forEach((n) => notes.add(n));
+      raised.push(...questions);
+      return { ok: true, artifact: check.text };
+    },
   };
+}
+
+/** Appends the questions the tasks stage raised to questions.md; the report's `questions` entry. */
+async function recordTaskQuestions(paths: SpecPaths, raised: readonly RaisedQuestion[], stage: string, at: Date, rel: (file: string) => string, slug: string) {
+  const result = await recordRaisedQuestions(paths, raised, `${stage} (${isoDate(at)})`);
+  return { ...result, file: rel(paths.questions), command: `/otto-spec questions --spec ${slug}` };
 }
 
 /**
@@ -38,6 +59,8 @@ function writeTasks(paths: SpecPaths, text: string, notes: Set<string>): Promise
   });
 }
 
+const raisedNotes = (added: readonly Question[]) => added.map((q) => `Q${q.number} raised: ${q.title}`);
+
 const describeTask = (t: Task) =>
   `${t.id} (group ${t.parallel_group}${t.depends_on.length ? `, depends on ${t.depends_on.join(", ")}` : ""}): ${t.title}`;
 
@@ -49,9 +72,12 @@ export async function generateTasks(deps: SpecDeps, flag?: string): Promise<Verb
   const existing = docs.tasks === undefined ? undefined : parseTasks(docs.tasks).tasks;
   const models = await resolveStageModels(deps);
   const notes = new Set<string>();
+  const raised: RaisedQuestion[] = [];
   const input = { docs, codebaseSummary: await deps.codebaseSummary(deps.repoRoot) };
-  const result = await runReviewed({ deps, target, stage: "tasks", record: "task-generate", input, models, accept: tasksAcceptor(existing, notes) });
+  const result = await runReviewed({ deps, target, stage: "tasks", record: "task-generate", input, models, ...tasksReader(existing, notes, raised) });
   const list = await writeTasks(paths, result.final, notes);
+  const at = deps.now();
+  const questions = await recordTaskQuestions(paths, raised, "tasks", at, rel, slug);
 
   const completed = list.tasks.filter((t) => t.status === "completed").length;
   const lines = [
@@ -61,12 +87,12 @@ export async function generateTasks(deps: SpecDeps, flag?: string): Promise<Verb
   const history = await saveHistory(deps, target, {
     stage: "task-generate",
     slug,
-    at: deps.now(),
+    at,
     outcome: `wrote tasks.md (${list.tasks.length} tasks)`,
     models: modelsOf(models),
     passes: result.passes,
     critiques: result.critiques,
-    notes: [...result.warnings, ...notes],
+    notes: [...result.warnings, ...notes, ...raisedNotes(questions.added)],
     dialogs: result.dialogs,
   });
   const output = renderStageReport({
@@ -74,6 +100,7 @@ export async function generateTasks(deps: SpecDeps, flag?: string): Promise<Verb
     written: [rel(paths.tasks)],
     lines,
     passes: result.passes,
+    questions,
     warnings: result.warnings,
     notes: models.notes,
     history: history ? rel(history) : undefined,
@@ -89,11 +116,14 @@ export async function addTask(deps: SpecDeps, flag: string | undefined, request:
   const { paths, slug, rel } = target;
   const docs = await readSpecDocs(paths);
   const existing = parseTasks(docs.tasks ?? "").tasks;
-  const models = await resolveStageModels(deps);
+  // No review: the secondary is not needed, so an unset one is not resolved (nor reported).
+  const models = await resolvePrimaryModel(deps);
   const notes = new Set<string>();
+  const raised: RaisedQuestion[] = [];
   const dialogs: PassDialog[] = [];
   const prompt = renderStagePrompt("tasks", { docs, codebaseSummary: await deps.codebaseSummary(deps.repoRoot), taskRequest: request }, deps.env);
-  const record = { stage: "task-add", slug, models: modelsOf(models), dialogs };
+  const record = { stage: "task-add", slug, models: { primary: formatModel(models.primary) }, dialogs };
+  const reader = tasksReader(existing, notes, raised);
 
   deps.progress("primary adding the task to tasks.md");
   let list: TaskList;
@@ -105,8 +135,8 @@ export async function addTask(deps: SpecDeps, flag: string | undefined, request:
       prompt,
       {
         artifact: "tasks.md",
-        extract: extractDocument,
-        accept: tasksAcceptor(existing, notes),
+        extract: reader.extract,
+        accept: reader.accept,
         repairPrompt: (problems) => renderPrompt("document-retry", { artifact_name: "tasks.md", problems }, { env: deps.env }),
         onDialog: (d) => dialogs.push(d),
       },
@@ -118,11 +148,19 @@ export async function addTask(deps: SpecDeps, flag: string | undefined, request:
   }
 
   const added = addedTasks(existing, list);
-  const history = await saveHistory(deps, target, { ...record, at: deps.now(), outcome: `added ${added.map((t) => t.id).join(", ") || "no task"}`, notes: [...notes] });
+  const at = deps.now();
+  const questions = await recordTaskQuestions(paths, raised, "task add", at, rel, slug);
+  const history = await saveHistory(deps, target, {
+    ...record,
+    at,
+    outcome: `added ${added.map((t) => t.id).join(", ") || "no task"}`,
+    notes: [...notes, ...raisedNotes(questions.added)],
+  });
   const output = renderStageReport({
     heading: `Task added to ${slug}`,
     written: [rel(paths.tasks)],
     lines: [...added.map((t) => `Added ${describeTask(t)}`), ...[...notes].map((n) => `Restored: ${n}`)],
+    questions,
     warnings: added.length === 0 ? [`The model added no task with a new id (${formatModel(models.primary)}); check tasks.md.`] : [],
     notes: models.notes,
     history: history ? rel(history) : undefined,

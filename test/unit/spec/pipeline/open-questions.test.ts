@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { extractOpenQuestions, newQuestions, parseQuestions } from "../../../../src/spec/index.ts";
+import { questionsOutsideDocument } from "../../../../src/spec/pipeline/open-questions.ts";
 import { REQUIREMENTS } from "./fake-spec.ts";
 
 describe("extractOpenQuestions", () => {
@@ -49,5 +50,16 @@ describe("newQuestions", () => {
   it("skips duplicates within one batch", () => {
     const twice = [{ title: "A", question: "Same?" }, { title: "B", question: "same" }];
     expect(newQuestions({ preamble: "", questions: [] }, twice, "x")).toHaveLength(1);
+  });
+});
+
+describe("questionsOutsideDocument", () => {
+  it("reads the questions after (or before) the document block, never inside it", () => {
+    const reply = `Split task 2.\nBEGIN_DOCUMENT\n# Tasks\n\n## Open Questions\n- **Inside**: not read?\nEND_DOCUMENT\n\n## Open Questions\n- **Outside**: read? Why it matters: scope.`;
+    expect(questionsOutsideDocument(reply)).toEqual([{ title: "Outside", question: "read?", context: "Why it matters: scope." }]);
+  });
+
+  it("reads nothing from a reply without markers (it is all document)", () => {
+    expect(questionsOutsideDocument(REQUIREMENTS)).toEqual([]);
   });
 });

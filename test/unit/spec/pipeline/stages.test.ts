@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { isOttoError } from "../../../../src/core/index.ts";
-import { addSpec, addTask, generateTasks, parseTasks, runDocumentStage } from "../../../../src/spec/index.ts";
+import { addSpec, addTask, generateTasks, parseQuestions, parseTasks, runDocumentStage } from "../../../../src/spec/index.ts";
 import { doc, envelope, fakeSpec, REQUIREMENTS, tasksMd } from "./fake-spec.ts";
 
 let env: ReturnType<typeof fakeSpec> | undefined;
@@ -156,6 +156,34 @@ describe("task generate and task add", () => {
     expect(result.output).toContain("Added task-002 (group 2, depends on task-001): Add a cache");
     expect(result.output).toContain("Restored: task-001 is completed; the generated version changed its title");
     expect(env.history("rl")[0]).toMatch(/task-add\.md$/);
+  });
+
+  it("task generate and task add append the questions listed after the document to questions.md", async () => {
+    const open = "\n## Open Questions\n- **Counter storage**: Redis or memory? Why it matters: deployment. Assumed until answered: memory.";
+    env = fakeSpec((call) => {
+      if (call.kind === "tasks" && call.text.includes("<task_request>")) return { text: `${doc(tasksMd([["task-001", "pending", 1, [], "Create store"], ["task-002", "pending", 2, ["task-001"], "Cache"]]))}\n## Open Questions\n- **Cache TTL**: How long? Why it matters: staleness.` };
+      if (call.kind === "tasks") return { text: `${doc(good)}${open}` };
+      if (call.kind === "review") return { text: envelope({ verdict: "revise", summary: "split", issues: [{ severity: "minor", problem: "x" }] }) };
+      // The refiner lists no questions: the generator's must survive the refinement.
+      if (call.kind === "refine") return { text: doc(good.replace("Do add middleware.", "Do add the middleware.")) };
+      return undefined;
+    });
+    env.write("rl", { ...DOCS, "questions.md": "# Questions\n\n## Q1: Limit per key\n- **source**: requirements (2026-02-06)\n- **status**: unanswered\n- **question**: What is the default limit per API key?\n" });
+    const generated = await generateTasks(env.deps);
+    expect(env.read("rl", "tasks.md")).toContain("Do add the middleware.");
+    expect(env.read("rl", "tasks.md")).not.toContain("Open Questions");
+    expect(env.read("rl", "questions.md")).toContain("## Q2: Counter storage\n- **source**: tasks (2026-02-06)\n- **status**: unanswered\n- **question**: Redis or memory?");
+    expect(generated.output).toContain("Questions raised: Q2 (Counter storage), added to .otto/specs/rl/questions.md.");
+    expect(env.read("rl", `history/${env.history("rl")[0]}`)).toContain("- Q2 raised: Counter storage");
+
+    // Re-running raises nothing new: the same question is not added twice.
+    const rerun = await generateTasks(env.deps);
+    expect(rerun.output).not.toContain("Questions raised");
+
+    const added = await addTask(env.deps, "rl", "Add a cache");
+    expect(env.read("rl", "questions.md")).toContain("## Q3: Cache TTL\n- **source**: task add (2026-02-06)");
+    expect(added.output).toContain("Questions raised: Q3 (Cache TTL)");
+    expect(parseQuestions(env.read("rl", "questions.md")).problems).toEqual([]);
   });
 
   it("task add needs tasks.md", async () => {
