@@ -7,7 +7,9 @@ const PATTERNS: RegExp[] = [
   /\bgh[pousr]_[A-Za-z0-9]{20,}\b/g,
   /\bgithub_pat_[A-Za-z0-9_]{20,}\b/g,
   /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{12,}/gi,
-  /\b(xox[abpr]-[A-Za-z0-9-]{10,})\b/g,
+  // Slack: every xox?- token type, and rotating tokens' refresh form (xoxe.xoxp-…).
+  // https://api.slack.com/concepts/token-types
+  /\bxox[a-z](?:\.xox[a-z])?-[A-Za-z0-9-]{10,}\b/g,
   /\bsk-[A-Za-z0-9_-]{20,}\b/g,
   // AWS access key ids and secret keys written as assignments (aws_secret_access_key = …).
   /\b(?:AKIA|ASIA)[A-Z0-9]{16}\b/g,

@@ -80,7 +80,7 @@ export async function checkoutPr(input: CheckoutInput): Promise<ReviewCheckout> 
     throw new OttoError(
       "pr_review_fork",
       `PR #${input.pr.number}'s branch '${input.pr.sourceBranch}' is in a fork${input.pr.headRepo ? ` (${input.pr.headRepo})` : ""}, not in ${input.pr.repo}; otto reviews branches of the repository itself.`,
-      "Review it from a clone that has the fork as a remote, or ask the author to push the branch to the repository.",
+      "/pr-review does not review PRs from forks yet; ask the author to push the branch to the repository itself.",
     );
   }
   const git: GitEnv = { env: input.env };

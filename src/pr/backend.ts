@@ -89,6 +89,11 @@ export interface BackendDeps {
   /** Base of every retry delay (1 s in production: GitHub's and Azure DevOps's guidance is seconds). */
   retryBaseMs: number;
   log: (message: string, extra?: Record<string, unknown>) => void;
+  /**
+   * The values redacted from everything otto posts and logs (LoadedConfig.secrets, shared by
+   * reference): a token a CLI hands out at run time (gh, az) is added to it (see token.ts).
+   */
+  secrets?: string[];
   /** Spacing of GitHub writes; unset keeps GitHub's recommended pauses (see github/octokit.ts). */
   githubWriteLimiter?: WriteLimiter;
 }

@@ -36,6 +36,7 @@ export function backendDeps(runtime: PrRuntime, loaded: LoadedConfig): BackendDe
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
     retryBaseMs: RETRY_BASE_MS,
     log: (message, extra) => runtime.log.log("info", message, extra),
+    secrets: loaded.secrets,
   };
 }
 

@@ -69,6 +69,7 @@ describe("answering reviewer comments on tracked PRs (real OpenCode, fake forges
   it("GitHub: AGREE fixes, commits, pushes, replies 'Fixed in <sha>' and resolves; BY_DESIGN and WONT_FIX reply; own, bot and already-answered comments are not answered; secrets never posted", async () => {
     const f = await forges();
     const pr = f.gh.state.addPr({ number: 1, title: "Add totals", branch: "feature/1" });
+    pr.body = "Totals for the invoice page, VAT included.";
     f.gh.state.setChecks(pr, [{ name: "build", status: "in_progress" }]);
     const ws = await e2e.workspace({ remote: true, userOttoConfig: f.ottoConfig({ models: { primary: "mock/m1" } }), env: f.env });
     await checkoutPrBranch(ws, "https://github.com/octo/app", "feature/1");
@@ -96,6 +97,10 @@ describe("answering reviewer comments on tracked PRs (real OpenCode, fake forges
 
     const out = await ottoPr(client, "comments");
     expect(out).toContain("3 answered, 1 recorded from an earlier run, 0 failed, 2 not for otto.");
+    // The AGREE session saw what the PR is for and the commented line among its neighbours, numbered.
+    const asked = e2e.model.turns().find((r) => r.lastRole === "user" && r.lastUser.includes("Name the magic number 1.19."));
+    expect(asked?.lastUser).toContain("Totals for the invoice page, VAT included.");
+    expect(asked?.lastUser).toContain("src/calc.ts\n  1 | export function total(price: number): number {\n> 2 |   return price * 1.19;\n  3 | }");
     expect(out).toMatch(/\| review-\d+ \| reviewer \| src\/calc.ts:2 \| AGREE \| Fixed in [0-9a-f]{7}; thread resolved \|/);
 
     // The fix is on the PR's branch in the remote: a fast-forward on top of the old head.

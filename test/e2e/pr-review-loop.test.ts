@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type { OpencodeClient, Part, ToolPart } from "@opencode-ai/sdk";
 import { describe, expect, it } from "vitest";
-import { assertPluginLoaded, FAKE_GITHUB_TOKEN, slashCommand, text, toolCall, useE2E, type RecordedRequest, type Workspace } from "../support/index.ts";
+import { assertPluginLoaded, FAKE_GITHUB_TOKEN, slashCommand, text, toolCalls, useE2E, type RecordedRequest, type Workspace } from "../support/index.ts";
 import { useForges, type Forges } from "./pr/forges.ts";
 import { BRANCH, LOOP_MARKER, envelope, finding, fixWrites, kindOf, loopModel, loopWorkspace, payloadIds, requestChanges, runLoop as runSharedLoop } from "./pr/loop-script.ts";
 
@@ -14,7 +14,7 @@ import { BRANCH, LOOP_MARKER, envelope, finding, fixWrites, kindOf, loopModel, l
 
 const PR_URL = "https://github.com/octo/app/pull/1";
 /** The PR on the fake GitHub and its branch in a clone whose origin is a bare repository. */
-async function setup(e2e: ReturnType<typeof useE2E>, f: Forges, options: { verify?: string[]; extraConfig?: Record<string, unknown>; fork?: { owner: string; repo: string } } = {}): Promise<Workspace> {
+async function setup(e2e: ReturnType<typeof useE2E>, f: Forges, options: { verify?: string[]; extraConfig?: Record<string, unknown>; fork?: { owner: string; repo: string }; fixModel?: "mock/m3" } = {}): Promise<Workspace> {
   f.gh.state.addPr({ number: 1, title: "Greet the world", branch: BRANCH, ...(options.fork ? { fork: options.fork } : {}) });
   // The PR's repository is github.com/octo/app; git reaches it in the bare repository.
   return loopWorkspace(e2e, f, "https://github.com/octo/app.git", options);
@@ -61,9 +61,9 @@ describe("/pr-review --loop (real OpenCode, scripted reviewer models, fake GitHu
     expect(e2e.model.unmatched()).toEqual([]);
   });
 
-  it("P1 found → the fix session edits → pr.verify passes → otto pushes → round 2 approves", async () => {
+  it("P1 found → the fix session (models.fix) edits → pr.verify passes → otto pushes → round 2 approves", async () => {
     const f = await forges();
-    const ws = await setup(e2e, f, { verify: ["grep -q 'hello, world' greet.txt"] });
+    const ws = await setup(e2e, f, { verify: ["grep -q 'hello, world' greet.txt"], fixModel: "mock/m3" });
     const before = await ws.repo.remoteLog(BRANCH);
     e2e.model.script(
       ...slashCommand("otto_pr_review"),
@@ -92,7 +92,8 @@ describe("/pr-review --loop (real OpenCode, scripted reviewer models, fake GitHu
     // The fix session got otto's id for the finding, not one the reviewer made up.
     const fixTurn = e2e.model.turns().find((r) => kindOf(r)?.kind === "fix");
     expect(payloadIds(fixTurn as RecordedRequest)).toEqual([expect.stringMatching(/^QUAL-[0-9a-f]{8}$/)]);
-    expect(fixTurn?.model).toBe("m1");
+    // models.fix, not the primary or a reviewer: every turn of the fix session.
+    expect(e2e.model.turns().filter((r) => kindOf(r)?.kind === "fix").map((r) => r.model)).toEqual(["m3", "m3"]);
     expect(fs.readFileSync(path.join(ws.project, "greet.txt"), "utf8")).toBe("hello, world\n");
     expect(await ws.repo.git(["status", "--porcelain"])).toBe("");
     expect(e2e.model.unmatched()).toEqual([]);
@@ -350,27 +351,56 @@ describe("/pr-review --loop (real OpenCode, scripted reviewer models, fake GitHu
     expect(bodies.join("\n")).toContain("[REDACTED]");
   });
 
-  it("the fix agent's `git push --force` is denied and the remote is unchanged", async () => {
+  it("the fix agent's pushes (`git push --force`, `-uf`, `git -C . push … HEAD:main`) are denied and the remote is unchanged", async () => {
     const f = await forges();
     const ws = await setup(e2e, f);
+    const pushes = [
+      `git push --force origin HEAD~1:refs/heads/${BRANCH}`,
+      `git push -uf origin HEAD~1:${BRANCH}`,
+      "git -C . push origin HEAD:main",
+    ];
     e2e.model.script(
       ...slashCommand("otto_pr_review"),
       loopModel(ws.project, (k, req) => {
         if (k.kind === "reviewer" && k.round === 1 && k.reviewer === "reviewer-1") return requestChanges(finding("Misspelt greeting"));
-        if (k.kind === "fix" && req.lastRole !== "tool") return toolCall("bash", { command: `git push --force origin HEAD~1:refs/heads/${BRANCH}`, description: "Rewind the branch" });
+        if (k.kind === "fix" && req.lastRole !== "tool") return toolCalls(pushes.map((command) => ({ name: "bash", args: { command, description: "Push" } })));
         if (k.kind === "fix") return envelope({ fixedIssues: [], rejectedIssues: payloadIds(req).map((findingId) => ({ findingId, reason: "Could not push." })) });
         return undefined;
       }),
     );
     const before = await ws.repo.remoteLog(BRANCH);
+    const mainBefore = await ws.repo.remoteLog("main");
     await runLoop(e2e, ws);
 
     const followUp = e2e.model.turns().find((r) => kindOf(r)?.kind === "fix" && r.lastRole === "tool");
-    // OpenCode refused it by the otto-executor agent's rule; had it run, the branch would have lost its head commit.
-    expect(followUp?.toolResults[0]?.content ?? "").toContain("The user has specified a rule which prevents you from using this specific tool call");
+    // OpenCode refused each by the otto-executor agent's rules; had they run, the branch would have
+    // lost its head commit and main would have received the PR's commits.
+    expect(followUp?.toolResults).toHaveLength(pushes.length);
+    for (const result of followUp?.toolResults ?? []) {
+      expect(result.content).toContain("The user has specified a rule which prevents you from using this specific tool call");
+    }
     expect(followUp?.toolResults[0]?.content ?? "").toContain('"pattern":"git push --force*","action":"deny"');
+    expect(followUp?.toolResults[2]?.content ?? "").toContain('"pattern":"git * push *","action":"deny"');
     expect(await ws.repo.remoteLog(BRANCH)).toEqual(before);
+    expect(await ws.repo.remoteLog("main")).toEqual(mainBefore);
     expect(posted(f)[1]).toContain("Fixed: 0, rejected: 1.");
+  });
+
+  it("preflight refuses a local branch with commits the PR's head lacks: named, nothing reviewed, posted or pushed", async () => {
+    const f = await forges();
+    const ws = await setup(e2e, f);
+    const sha = await ws.repo.commit("Unpushed experiment", { "greet.txt": "experimental\n" });
+    const remote = await ws.repo.remoteLog(BRANCH);
+    e2e.model.script(...slashCommand("otto_pr_review"), loopModel(ws.project, () => undefined));
+    const run = await runLoop(e2e, ws);
+
+    expect(run.stdout).toContain(`Error: The local '${BRANCH}' in `);
+    expect(run.stdout).toContain(`has 1 commit(s) that are not on origin/${BRANCH}, the PR's head`);
+    expect(run.stdout).toContain(`${sha.slice(0, 7)} Unpushed experiment`);
+    expect(run.stdout).toMatch(/Next step: Push them \(git -C \S+ push origin feature\/greet\) or drop them \(git -C \S+ reset --keep origin\/feature\/greet\), then run again\./);
+    expect(f.gh.calls.filter((c) => c.method !== "GET")).toEqual([]);
+    expect(e2e.model.turns().some((r) => kindOf(r) !== undefined)).toBe(false);
+    expect(await ws.repo.remoteLog(BRANCH)).toEqual(remote);
   });
 
   it("preflight refuses a local branch that is behind its remote: a clear message, nothing posted, no model call", async () => {

@@ -3,6 +3,7 @@ import type { Config } from "../../config/index.ts";
 import { createPrContext, locatePr, originUrl, type PrBackend, type PrInfo } from "../../pr/index.ts";
 import { currentBranch, mapPrToWorkdir, readStatus, repoUrlOfPr, runGit } from "../../repo/index.ts";
 import { parseModel, resolveRoleModel, type ModelRef } from "../../session/index.ts";
+import { refuseUnpushed } from "../../pr/git/unpushed.ts";
 import { workLockHolder, workTreeBusy } from "../../pr/git/work-lock.ts";
 
 export interface LoopSetup {
@@ -47,8 +48,9 @@ function reviewerModels(config: Config): ModelRef[] {
 }
 
 /**
- * Git facts about pushing: the local branch must not be behind the remote (the reviewers would
- * read stale code), and a dry-run push must be accepted (credentials, permissions).
+ * Git facts about pushing: the local branch must be the remote's, neither behind (the reviewers
+ * would read stale code) nor ahead (they would review, and otto push, commits that are not the
+ * PR's), and a dry-run push must be accepted (credentials, permissions).
  */
 async function pushState(dir: string, remote: string, branch: string, env: Env): Promise<{ canPush: boolean; blocker?: string }> {
   const git = (args: string[]) => runGit(args, { cwd: dir, env });
@@ -62,6 +64,7 @@ async function pushState(dir: string, remote: string, branch: string, env: Env):
       `Run git -C ${dir} pull --ff-only, then run the command again.`,
     );
   }
+  await refuseUnpushed({ dir, remote, branch, env });
   const dry = await git(["push", "--dry-run", "--porcelain", remote, `HEAD:refs/heads/${branch}`]);
   if (dry.exitCode !== 0) return { canPush: false, blocker: `git push --dry-run was refused: ${(dry.stderr || dry.stdout).trim().split("\n")[0] ?? ""}` };
   return { canPush: true };

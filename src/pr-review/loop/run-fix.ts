@@ -1,5 +1,6 @@
 import { runChecks, type CheckResult } from "../../execute/index.ts";
 import { commitAndPush, type PushResult } from "../../pr/git/push.ts";
+import { sanitizeForPost } from "../../pr/index.ts";
 import { renderPrompt } from "../../prompts/index.ts";
 import { headSha } from "../../repo/index.ts";
 import { accountFor, closeAccount, type FixAccount } from "./fix-plan.ts";
@@ -68,10 +69,11 @@ async function fixSession(ctx: RunContext, payload: FixPayload, options: FixOpti
   }
 }
 
-function commitMessage(payload: FixPayload, account: FixAccount): string {
+/** Pushed, so posted: the reviewers' titles and the fix agent's words pass sanitizeForPost. */
+function commitMessage(payload: FixPayload, account: FixAccount, secrets: readonly string[]): string {
   const titles = new Map(payload.issuesToFix.map((f) => [f.id, f.title]));
   const lines = account.fixed.map((f) => `- ${f.findingId}: ${titles.get(f.findingId) ?? f.description}`);
-  return [`fix: address review findings (otto review loop, round ${payload.round})`, "", ...lines].join("\n");
+  return sanitizeForPost([`fix: address review findings (otto review loop, round ${payload.round})`, "", ...lines].join("\n"), secrets);
 }
 
 /**
@@ -88,7 +90,7 @@ export async function runFix(ctx: RunContext, payload: FixPayload, options: FixO
   if (failed.length > 0) {
     return { account, checks, failure: `pr.verify failed (${failed.map((c) => `\`${c.command}\``).join(", ")}): nothing was pushed; the fix agent's changes are left uncommitted in ${setup.dir}.` };
   }
-  const push = await commitAndPush({ dir: setup.dir, branch: setup.pr.sourceBranch, remote: setup.remote, message: commitMessage(payload, account), env });
+  const push = await commitAndPush({ dir: setup.dir, branch: setup.pr.sourceBranch, remote: setup.remote, message: commitMessage(payload, account, setup.secrets), env });
   if (push.outcome !== "pushed" && push.outcome !== "nothing") return { account, checks, push, failure: `the push did not land (${push.outcome}): ${push.detail}` };
   if (account.fixed.length > 0 && (push.outcome === "nothing" || push.sha === before)) {
     return { account, checks, push, failure: `the fix agent reported ${account.fixed.length} finding(s) fixed, but the branch did not move (no change to commit or push).` };

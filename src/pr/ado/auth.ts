@@ -7,7 +7,7 @@ import { cliToken } from "../token.ts";
 const ADO_RESOURCE = "499b84ac-1321-427f-aa17-267ca6975798";
 
 /** The Authorization header: a PAT (config or OTTO_ADO_PAT) as Basic, else an Entra token from `az` as Bearer. */
-export async function adoAuthorization(deps: Pick<BackendDeps, "config" | "exec" | "log">): Promise<string> {
+export async function adoAuthorization(deps: Pick<BackendDeps, "config" | "exec" | "log" | "secrets">): Promise<string> {
   const pat = deps.config.pr.providers.ado.pat;
   if (pat) return `Basic ${Buffer.from(`:${pat}`).toString("base64")}`;
   const token = await cliToken(deps, "az", ["account", "get-access-token", "--resource", ADO_RESOURCE, "--query", "accessToken", "--output", "tsv"]);

@@ -37,6 +37,8 @@ export interface AnswerDeps {
   signal?: AbortSignal | undefined;
   now: () => Date;
   log: (level: "info" | "warn", message: string, extra?: Record<string, unknown>) => void;
+  /** The token's user: only its comments are otto's replies (undefined: the marker alone decides). */
+  me?: string | undefined;
 }
 
 export interface AnswerInput {
@@ -114,14 +116,14 @@ export async function answerComment(deps: AnswerDeps, input: AnswerInput): Promi
       throw new OttoError("comment_push_failed", `The fix for ${comment.id} was not pushed: ${pushed.detail}`, `Push ${work.branch} from ${work.dir} by hand, then answer the comment.`);
     }
   } else {
-    if (await discardChanges(work.dir, deps.env)) deps.log("info", `discarded edits of the ${decision} answer to ${comment.id} in ${work.dir}`);
+    if (startHead && (await discardChanges(work.dir, deps.env, startHead))) deps.log("info", `discarded edits of the ${decision} answer to ${comment.id} in ${work.dir}`);
     action = `Replied; thread resolved (${RESOLVED_AS[decision]})`;
   }
 
   const entry = (what: string): HistoryEntry => ({ comment, time: deps.now().toISOString(), decision, action: what, reply: text, model });
   // The session took minutes: another otto (the watcher, a manual pass) may have answered meanwhile.
   const current = await backend.getComments(pr);
-  if (ownReplies(current).has(comment.id)) return { status: "already", decision, entry: entry("Already answered by another otto run; not posted again") };
+  if (ownReplies(current, deps.me).has(comment.id)) return { status: "already", decision, entry: entry("Already answered by another otto run; not posted again") };
 
   await backend.replyToComment(pr, root.id, sanitizeForPost(replyBody(comment.id, decision, text), deps.secrets));
   try {

@@ -1,6 +1,7 @@
 import { OttoError, type Env } from "../../core/index.ts";
 import type { Repo } from "../../config/index.ts";
-import { isDirty, mapPrToWorkdir, readStatus, repoUrlOfPr, runGit } from "../../repo/index.ts";
+import { headSha, isDirty, mapPrToWorkdir, readStatus, repoUrlOfPr, runGit } from "../../repo/index.ts";
+import { refuseUnpushed } from "../git/unpushed.ts";
 import type { PrInfo } from "../types.ts";
 
 /*
@@ -49,13 +50,20 @@ export async function readyWorkdir(workdir: PrWork, env: Env): Promise<PrWork> {
   // Best effort: a branch that moved is also handled at push time (rebase), but the model should read current code.
   const fetched = await runGit(["fetch", "-q", workdir.remote, `+refs/heads/${pr.sourceBranch}:refs/remotes/${workdir.remote}/${pr.sourceBranch}`], { ...git, cwd: workdir.dir });
   if (fetched.exitCode === 0) await runGit(["merge", "-q", "--ff-only", `refs/remotes/${workdir.remote}/${pr.sourceBranch}`], { ...git, cwd: workdir.dir });
+  // Unpushed local commits would be pushed with the first AGREE fix, and reset away by a discarded answer.
+  await refuseUnpushed({ dir: workdir.dir, remote: workdir.remote, branch: pr.sourceBranch, env });
   return workdir;
 }
 
-/** Drops what a session changed (the tree was clean before it ran): for answers that change no code. */
-export async function discardChanges(dir: string, env: Env): Promise<boolean> {
-  if (!(await isDirty(dir, { env }))) return false;
-  await runGit(["reset", "-q", "--hard", "HEAD"], { env, cwd: dir });
+/**
+ * Drops what a session did, back to `startHead` (HEAD before it ran): its edits and any commit it
+ * made against its instructions, which the next AGREE would otherwise push. Safe because
+ * readyWorkdir checked the tree was clean and had no unpushed commits before the first session.
+ */
+export async function discardChanges(dir: string, env: Env, startHead: string): Promise<boolean> {
+  const moved = (await headSha(dir, { env })) !== startHead;
+  if (!moved && !(await isDirty(dir, { env }))) return false;
+  await runGit(["reset", "-q", "--hard", startHead], { env, cwd: dir });
   await runGit(["clean", "-q", "-fd"], { env, cwd: dir });
   return true;
 }

@@ -1,4 +1,4 @@
-import { OTTO_MARKER } from "../watch/plan.ts";
+import { isOttoComment, OTTO_MARKER } from "../watch/plan.ts";
 import type { PrComment } from "../types.ts";
 import { Decision } from "./decision.ts";
 
@@ -24,11 +24,14 @@ export interface OwnReply {
   reply: PrComment;
 }
 
-/** Replies otto already posted, by the id of the comment each answers (the first one wins). */
-export function ownReplies(comments: readonly PrComment[]): Map<string, OwnReply> {
+/**
+ * Replies otto already posted, by the id of the comment each answers (the first one wins). With
+ * `me` (the token's user) only that user's comments count: a pasted marker answers nothing.
+ */
+export function ownReplies(comments: readonly PrComment[], me?: string): Map<string, OwnReply> {
   const out = new Map<string, OwnReply>();
   for (const comment of comments) {
-    if (!comment.body.includes(OTTO_MARKER)) continue;
+    if (!isOttoComment(comment, me)) continue;
     for (const match of comment.body.matchAll(MARKER)) {
       const id = match[1] ?? "";
       const decision = Decision.safeParse(match[2]);

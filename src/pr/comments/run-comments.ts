@@ -3,6 +3,7 @@ import type { Config } from "../../config/index.ts";
 import { parseDuration } from "../../config/index.ts";
 import type { Notify } from "../../notify/index.ts";
 import type { ModelRef, SessionRunner } from "../../session/index.ts";
+import { headSha } from "../../repo/index.ts";
 import type { PrBackend } from "../backend.ts";
 import type { PrDocument } from "../store/document.ts";
 import type { PrStore } from "../store/store.ts";
@@ -26,7 +27,7 @@ import { selectComments, threadOf, type BotPolicy, type SkipReason } from "./sel
 export const MAX_COMMENT_FAILURES = 2;
 
 /** Setup errors that are a person's working state (src/pr/comments/prepare-workdir.ts, src/repo), retried without counting. */
-const WAIT_FOR_PERSON = new Set(["worktree_dirty", "pr_branch_not_checked_out", "hands_off_branch", "worktree_conflict"]);
+const WAIT_FOR_PERSON = new Set(["worktree_dirty", "pr_branch_not_checked_out", "hands_off_branch", "worktree_conflict", "pr_local_ahead"]);
 
 export interface CommentFlowDeps {
   store: PrStore;
@@ -96,7 +97,7 @@ export async function runCommentPass(deps: CommentFlowDeps, input: CommentPassIn
         else failures[failure.id] = failure.count;
       }
       const allSeen = [...current.data.seen_comment_ids, ...seen];
-      return recordComments(current, { seen, entries, failures, unseen: unhandledComments(comments, allSeen).length, log, now: deps.now().toISOString(), secrets: deps.secrets });
+      return recordComments(current, { seen, entries, failures, unseen: unhandledComments(comments, allSeen, me).length, log, now: deps.now().toISOString(), secrets: deps.secrets });
     });
 
   const recoveredEntries: HistoryEntry[] = [];
@@ -140,7 +141,7 @@ export async function runCommentPass(deps: CommentFlowDeps, input: CommentPassIn
     return report;
   }
   // A fix or the review loop (this process or another) may be editing the tree: answer next pass.
-  const held = await withWorkLock(located.dir, `the comment flow of ${doc.key}`, () => answerAll(deps, { pr, backend, doc, comments, handle: plan.handle, located, record, report, setupFailed }), {
+  const held = await withWorkLock(located.dir, `the comment flow of ${doc.key}`, () => answerAll(deps, { pr, backend, doc, comments, handle: plan.handle, located, record, report, setupFailed, me }), {
     env: deps.env,
     now: deps.now,
   });
@@ -154,7 +155,18 @@ export async function runCommentPass(deps: CommentFlowDeps, input: CommentPassIn
 /** Answers the comments one by one in the (locked) working tree. */
 async function answerAll(
   deps: CommentFlowDeps,
-  input: { pr: PrInfo; backend: PrBackend; doc: PrDocument; comments: PrComment[]; handle: PrComment[]; located: PrWork; record: Recorder; report: CommentPassReport; setupFailed: (error: unknown) => Promise<void> },
+  input: {
+    pr: PrInfo;
+    backend: PrBackend;
+    doc: PrDocument;
+    comments: PrComment[];
+    handle: PrComment[];
+    located: PrWork;
+    record: Recorder;
+    report: CommentPassReport;
+    setupFailed: (error: unknown) => Promise<void>;
+    me: string | undefined;
+  },
 ): Promise<void> {
   const { pr, backend, doc, comments, handle, record, report } = input;
   let work: PrWork;
@@ -178,10 +190,13 @@ async function answerAll(
     signal: deps.signal,
     now: deps.now,
     log: deps.log,
+    me: input.me,
   };
   for (const [index, comment] of handle.entries()) {
     if (deps.signal?.aborted) break;
     deps.progress?.(`otto pr: answering comment ${index + 1}/${handle.length} (${comment.id} by ${comment.author})`);
+    // Where a failed answer is reset to: the tree is clean and pushed here (readyWorkdir, or the previous answer).
+    const start = await headSha(work.dir, { env: deps.env });
     try {
       const answer = await answerComment(answerDeps, { pr, backend, work, comment, comments });
       await record([comment.id], [answer.entry], [`comment ${comment.id} by ${comment.author}: ${answer.decision}, ${answer.entry.action}`], { id: comment.id, count: undefined });
@@ -189,10 +204,10 @@ async function answerAll(
     } catch (error) {
       // Cancelled (the tool's abort): not the comment's failure; it is answered next time, on a clean tree.
       if (deps.signal?.aborted) {
-        await discardChanges(work.dir, deps.env).catch(() => false);
+        if (start) await discardChanges(work.dir, deps.env, start).catch(() => false);
         break;
       }
-      await failed(deps, { doc, pr, comment, error, work: work.dir, record, report });
+      await failed(deps, { doc, pr, comment, error, work: start ? { dir: work.dir, start } : undefined, record, report });
     }
   }
 }
@@ -204,8 +219,8 @@ async function failed(
     pr: PrInfo;
     comment: PrComment;
     error: unknown;
-    /** The working tree to clean up, when the answer got that far. */
-    work?: string;
+    /** The working tree to reset, and HEAD before the answer, when the answer got that far. */
+    work?: { dir: string; start: string } | undefined;
     record: Recorder;
     report: CommentPassReport;
   },
@@ -214,7 +229,7 @@ async function failed(
   const message = redact(formatError(input.error).replace(/^Error: /, ""), deps.secrets);
   deps.log("warn", `answering comment ${comment.id} on ${doc.key} failed`, { error: message });
   // Whatever the session left is not an answer anyone agreed to.
-  if (input.work) await discardChanges(input.work, deps.env).catch(() => false);
+  if (input.work) await discardChanges(input.work.dir, deps.env, input.work.start).catch(() => false);
   const count = (doc.data.comment_failures[comment.id] ?? 0) + 1;
   const giveUp = count >= MAX_COMMENT_FAILURES;
   const action = giveUp ? `Failed ${count} times, gave up (a human should answer): ${message}` : `Failed (attempt ${count} of ${MAX_COMMENT_FAILURES}, retried next cycle): ${message}`;

@@ -1,13 +1,13 @@
 import type { PrComment } from "../types.ts";
-import { OTTO_MARKER, unhandledComments } from "../watch/plan.ts";
+import { isOttoComment, unhandledComments } from "../watch/plan.ts";
 import type { Decision } from "./decision.ts";
 import { ownReplies } from "./reply-marker.ts";
 
 /*
  * Which comments of a PR otto answers now, as a pure function of every comment on the PR and the
- * document's seen ids. Otto's own comments carry OTTO_MARKER and never count; comments by the
- * token's user (the person otto works for) and by bots are recorded as seen and left alone, except
- * the configured review bot (Azure DevOps MerlinBot) when it is switched on.
+ * document's seen ids. Otto's own comments (OTTO_MARKER, posted by the token's user) never count;
+ * other comments by the token's user (the person otto works for) and by bots are recorded as seen
+ * and left alone, except the configured review bot (Azure DevOps MerlinBot) when it is switched on.
  */
 
 export interface BotPolicy {
@@ -80,7 +80,7 @@ export function threadOf(comment: PrComment, comments: readonly PrComment[]): Pr
 
 export function selectComments(input: SelectInput): CommentPlan {
   const { comments, seen, me, bot } = input;
-  const answered = ownReplies(comments);
+  const answered = ownReplies(comments, me);
   const byId = new Map(comments.map((c) => [c.id, c]));
   const plan: CommentPlan = { handle: [], recovered: [], skipped: [] };
   const newest = new Map<string, PrComment>();
@@ -88,11 +88,11 @@ export function selectComments(input: SelectInput): CommentPlan {
   // Answered and resolved before a crash: unhandledComments leaves resolved threads out, but the history should have them.
   for (const comment of comments) {
     const reply = answered.get(comment.id);
-    if (comment.resolved && reply && !seenIds.has(comment.id) && !comment.body.includes(OTTO_MARKER)) {
+    if (comment.resolved && reply && !seenIds.has(comment.id) && !isOttoComment(comment, me)) {
       plan.recovered.push({ comment, decision: reply.decision, reply: reply.reply });
     }
   }
-  for (const comment of unhandledComments(comments, seen)) {
+  for (const comment of unhandledComments(comments, seen, me)) {
     const reply = answered.get(comment.id);
     if (reply) {
       plan.recovered.push({ comment, decision: reply.decision, reply: reply.reply });

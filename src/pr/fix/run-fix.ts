@@ -3,6 +3,7 @@ import { OttoError, formatError, redact, type Env } from "../../core/index.ts";
 import { parseDuration } from "../../config/index.ts";
 import { mapPrToWorkdir, repoUrlOfPr, runGit } from "../../repo/index.ts";
 import { commitAndPush } from "../git/push.ts";
+import { refuseUnpushed } from "../git/unpushed.ts";
 import { describeHolder, withWorkLock } from "../git/work-lock.ts";
 import { logLine, type PrDocument } from "../store/document.ts";
 import { runAttempt, type AttemptResult } from "./attempt.ts";
@@ -144,11 +145,15 @@ async function fixInTree(flow: Flow, claimed: PrDocument, workdir: { dir: string
   }
 }
 
-/** Fetch and fast-forward the PR branch when the tree allows it, so the fix starts from the PR's head. */
+/**
+ * Fetch and fast-forward the PR branch when the tree allows it, so the fix starts from the PR's
+ * head; local commits the PR's branch does not have are refused, not pushed with the fix.
+ */
 async function syncBranch(dir: string, remote: string, branch: string, env: Env): Promise<void> {
   // No forced refspec: if the branch was rewritten on the server, the sync is skipped and the push's rebase deals with it.
   const fetched = await runGit(["fetch", "-q", remote, `refs/heads/${branch}:refs/remotes/${remote}/${branch}`], { cwd: dir, env });
   if (fetched.exitCode !== 0) return;
-  // Best effort: a dirty tree or diverged history is left to commitAndPush's rebase.
+  // Best effort: a dirty tree is left to commitAndPush.
   await runGit(["merge", "--ff-only", "-q", `refs/remotes/${remote}/${branch}`], { cwd: dir, env });
+  await refuseUnpushed({ dir, remote, branch, env });
 }

@@ -116,10 +116,18 @@ export function planRefresh(doc: PrDocument, observed: Observed, now: string): R
   return { data, log, events, postGreenComment: events.includes("green") };
 }
 
+/**
+ * Otto's own comment: its marker, posted by the token's user when that user is known (`me`), so a
+ * reviewer who pastes the marker is still answered and cannot pass for otto. Unknown: the marker alone.
+ */
+export function isOttoComment(comment: PrComment, me?: string): boolean {
+  return comment.body.includes(OTTO_MARKER) && (me === undefined || comment.author.trim().toLowerCase() === me.trim().toLowerCase());
+}
+
 /** Reviewer comments the comment flow has not handled: not seen, not resolved, not otto's own. */
-export function unhandledComments(comments: readonly PrComment[], seenIds: readonly string[]): PrComment[] {
+export function unhandledComments(comments: readonly PrComment[], seenIds: readonly string[], me?: string): PrComment[] {
   const seen = new Set(seenIds);
-  return comments.filter((c) => !seen.has(c.id) && !c.resolved && !c.body.includes(OTTO_MARKER));
+  return comments.filter((c) => !seen.has(c.id) && !c.resolved && !isOttoComment(c, me));
 }
 
 /** Skipped polls after `errors` failures in a row: none after the first, then doubling up to an hour. */

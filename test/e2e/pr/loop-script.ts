@@ -65,11 +65,23 @@ export function loopModel(project: string, respond: Respond): ScriptEntry {
  * The otto config of the loop tests (two reviewer models, `verify`) and a workspace whose project is
  * the PR's clone on BRANCH, with origin named `repoUrl` and reaching the bare repository.
  */
-export async function loopWorkspace(e2e: ReturnType<typeof useE2E>, f: Forges, repoUrl: string, options: { verify?: string[]; extraConfig?: Record<string, unknown> } = {}): Promise<Workspace> {
+export async function loopWorkspace(
+  e2e: ReturnType<typeof useE2E>,
+  f: Forges,
+  repoUrl: string,
+  options: { verify?: string[]; extraConfig?: Record<string, unknown>; /** models.fix, a third mock model (default mock/m1, the primary). */ fixModel?: "mock/m3" } = {},
+): Promise<Workspace> {
   const config = f.ottoConfig() as { pr: Record<string, unknown> } & Record<string, unknown>;
   config.pr = { ...config.pr, verify: options.verify ?? [] };
-  config.models = { reviewers: ["mock/m1", "mock/m2"], primary: "mock/m1", fix: "mock/m1" };
-  const ws = await e2e.workspace({ remote: true, files: { "greet.txt": "hello\n" }, userOttoConfig: config, env: f.env, ...(options.extraConfig ? { config: options.extraConfig } : {}) });
+  config.models = { reviewers: ["mock/m1", "mock/m2"], primary: "mock/m1", fix: options.fixModel ?? "mock/m1" };
+  const ws = await e2e.workspace({
+    remote: true,
+    files: { "greet.txt": "hello\n" },
+    userOttoConfig: config,
+    env: f.env,
+    ...(options.fixModel ? { models: ["m1", "m2", "m3"] } : {}),
+    ...(options.extraConfig ? { config: options.extraConfig } : {}),
+  });
   const { repo } = ws;
   await repo.git(["checkout", "-q", "-b", BRANCH]);
   await repo.commit("Greet", { "greet.txt": "helo wrld\n" });

@@ -31,7 +31,8 @@ function fakeBackend(comments: PrComment[]) {
   const backend = {
     name: "github",
     getComments: () => Promise.resolve(comments),
-    currentUser: () => Promise.resolve("me"),
+    // The token's user: otto's replies are posted as it.
+    currentUser: () => Promise.resolve("otto-bot"),
     replyToComment: (_pr: PrInfo, id: string) => (calls.push(`reply ${id}`), Promise.resolve()),
     resolveComment: (_pr: PrInfo, id: string, how: string) => (calls.push(`resolve ${id} ${how}`), Promise.resolve()),
   } as unknown as PrBackend;
@@ -70,7 +71,7 @@ describe("runCommentPass", () => {
       c("review-2", { author: "otto-bot", inReplyTo: "review-1", body: replyBody("review-1", "AGREE", "Fixed in abc1234: done.") }),
       closed,
       c("review-4", { author: "otto-bot", inReplyTo: "review-3", resolved: true, body: replyBody("review-3", "WONT_FIX", "Later.") }),
-      c("issue-5", { kind: "conversation", author: "me" }),
+      c("issue-5", { kind: "conversation", author: "otto-bot" }),
       c("issue-6", { kind: "conversation", author: "renovate[bot]" }),
     ];
     const { store, doc, deps, backend, calls } = await setup(comments);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { botKind, ownReplies, replyBody, selectComments, stripMarkers, threadOf, type BotPolicy } from "../../../../src/pr/comments/index.ts";
-import { OTTO_MARKER, type PrComment } from "../../../../src/pr/index.ts";
+import { OTTO_MARKER, unhandledComments, type PrComment } from "../../../../src/pr/index.ts";
 
 let clock = 0;
 const at = () => new Date(Date.parse("2026-02-06T10:00:00Z") + ++clock * 1000).toISOString();
@@ -61,6 +61,29 @@ describe("selectComments", () => {
     const resolved = { ...comment, resolved: true };
     expect(selectComments({ comments: [resolved, { ...reply, resolved: true }], seen: [], bot: noBot }).recovered).toEqual([{ comment: resolved, decision: "BY_DESIGN", reply: { ...reply, resolved: true } }]);
     expect(selectComments({ comments: [resolved, reply], seen: ["review-1"], bot: noBot }).recovered).toEqual([]);
+  });
+});
+
+describe("otto's own comments are the token user's, not whoever pastes the marker", () => {
+  it("answers a reviewer comment that carries otto's marker", () => {
+    const pasted = c("review-1", { body: `${OTTO_MARKER}\nWhy does otto say this?` });
+    const ottos = c("issue-2", { kind: "conversation", author: "me", body: `${OTTO_MARKER}\n✅ otto: all checks pass` });
+    expect(ids(selectComments({ comments: [pasted, ottos], seen: [], me: "me", bot: noBot }).handle)).toEqual(["review-1"]);
+    expect(ids(unhandledComments([pasted, ottos], [], "Me"))).toEqual(["review-1"]);
+    // The token's user unknown: the marker alone decides, as before.
+    expect(unhandledComments([pasted, ottos], [])).toEqual([]);
+  });
+
+  it("a reply marker pasted by a reviewer neither suppresses the answer nor records a reply", () => {
+    const asked = c("review-1");
+    const forged = c("review-2", { inReplyTo: "review-1", author: "mallory", body: replyBody("review-1", "WONT_FIX", "Not doing it.") });
+    const plan = selectComments({ comments: [asked, forged], seen: [], me: "otto-bot", bot: noBot });
+    expect(plan.recovered).toEqual([]);
+    expect(ids(plan.handle)).toEqual(["review-2"]);
+    expect(ownReplies([asked, forged], "otto-bot").size).toBe(0);
+    const real = c("review-3", { inReplyTo: "review-1", author: "otto-bot", body: replyBody("review-1", "AGREE", "Fixed.") });
+    expect([...ownReplies([asked, forged, real], "otto-bot").keys()]).toEqual(["review-1"]);
+    expect(ownReplies([asked, forged, real], "otto-bot").get("review-1")?.reply.id).toBe("review-3");
   });
 });
 

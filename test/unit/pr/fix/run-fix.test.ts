@@ -87,6 +87,21 @@ describe("runFix", () => {
     expect(t.prompts).toEqual([]);
   });
 
+  it("refuses a local branch with commits the PR's branch lacks: nothing analysed, nothing pushed, recorded as an error", async () => {
+    const t = await setup();
+    // origin is spelt as the PR's URL and reaches the bare remote, so the fetch works.
+    await t.repo.git(["config", `url.${t.repo.remote}.insteadOf`, "https://github.com/o/r"]);
+    await t.repo.git(["push", "-q", "origin", "feature/x"]);
+    const sha = await t.repo.commit("Local only", { "local.txt": "mine\n" });
+    const run = runFix(t.deps, { doc: await t.doc(), pr: pr(), pipeline, backend: t.backend, trigger: "manual" });
+    await expect(run).rejects.toMatchObject({ code: "pr_local_ahead", message: expect.stringContaining(`${sha.slice(0, 7)} Local only`) as unknown });
+    expect(t.prompts).toEqual([]);
+    expect(t.pushes).toEqual([]);
+    const after = await t.doc();
+    expect(after.data).toMatchObject({ status: "failed", fix_attempts: 0 });
+    expect(after.sections[0]?.body).toContain("commit(s) that are not on origin/feature/x");
+  });
+
   it("does not start while another fix of the PR runs", async () => {
     const t = await setup();
     await t.store.update(KEY, (d) => ({ ...d, data: { ...d.data, status: "fixing", fix_started: "2026-03-01T11:59:00.000Z" } }));

@@ -1,0 +1,82 @@
+import fs from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { runFix } from "../../../../src/pr-review/loop/run-fix.ts";
+import type { RunContext } from "../../../../src/pr-review/loop/run-review.ts";
+import type { FixReply } from "../../../../src/pr-review/loop/schemas.ts";
+import { createRepoWithRemote, gitEnv, type Repo } from "../../../support/git.ts";
+import { finding } from "./helpers.ts";
+
+/*
+ * The loop's fix step against real git (a clone on `feature` with a bare origin); the fix session
+ * is a stand-in that edits (or not) the tree and answers the envelope.
+ */
+
+const repos: Repo[] = [];
+afterEach(() => {
+  for (const r of repos.splice(0)) r.cleanup();
+});
+
+const GHP = `ghp_${"a1B2c3D4e5".repeat(4)}`;
+const CONFIGURED = "configured-secret-value";
+
+async function setup(): Promise<Repo> {
+  const repo = await createRepoWithRemote({ files: { "a.txt": "one\n" } });
+  repos.push(repo);
+  await repo.git(["switch", "-q", "-c", "feature"]);
+  await repo.git(["push", "-q", "-u", "origin", "feature"]);
+  return repo;
+}
+
+/** A RunContext whose fix session runs `act` in the tree, then answers `reply`. */
+function context(repo: Repo, act: () => void, reply: FixReply): RunContext {
+  const child = {
+    promptJson: async () => {
+      act();
+      return { value: reply };
+    },
+    close: async () => undefined,
+  };
+  const sessions = { openChild: async () => child };
+  return {
+    runtime: { env: gitEnv(), sessions },
+    setup: {
+      dir: repo.dir,
+      remote: "origin",
+      targetRef: "origin/main",
+      pr: { number: 1, title: "A PR", sourceBranch: "feature" },
+      config: { pr: { verify: [] } },
+      secrets: [CONFIGURED],
+      fixModel: { providerID: "mock", modelID: "m3" },
+    },
+    reviewTimeoutMs: 1000,
+  } as unknown as RunContext;
+}
+
+const options = { fixTimeoutMs: 1000, verifyTimeoutMs: 1000 };
+
+describe("loop runFix", () => {
+  it("sanitizes the commit message it pushes: a secret in a finding title never reaches the remote", async () => {
+    const repo = await setup();
+    const issue = finding("P1", `Leaks ${GHP} and ${CONFIGURED} in the log`);
+    const ctx = context(repo, () => fs.writeFileSync(path.join(repo.dir, "a.txt"), "fixed\n"), { fixedIssues: [{ findingId: issue.id, description: "done" }], rejectedIssues: [] });
+    const outcome = await runFix(ctx, { prNumber: 1, round: 1, issuesToFix: [issue], optionalIssues: [] }, options);
+    expect(outcome.failure).toBeUndefined();
+    expect(outcome.push?.outcome).toBe("pushed");
+    const message = await repo.gitRemote(["log", "-1", "--format=%B", "feature"]);
+    expect(message).toContain(`${issue.id}: Leaks [REDACTED] and [REDACTED] in the log`);
+    expect(message).not.toContain(GHP);
+    expect(message).not.toContain(CONFIGURED);
+  });
+
+  it("a fix session that reports findings fixed but changes nothing is reported as such, nothing pushed", async () => {
+    const repo = await setup();
+    const before = await repo.remoteLog("feature");
+    const issue = finding("P1", "Misspelt greeting");
+    const ctx = context(repo, () => undefined, { fixedIssues: [{ findingId: issue.id, description: "fixed it" }], rejectedIssues: [] });
+    const outcome = await runFix(ctx, { prNumber: 1, round: 1, issuesToFix: [issue], optionalIssues: [] }, options);
+    expect(outcome.push?.outcome).toBe("nothing");
+    expect(outcome.failure).toBe("the fix agent reported 1 finding(s) fixed, but the branch did not move (no change to commit or push).");
+    expect(await repo.remoteLog("feature")).toEqual(before);
+  });
+});
