@@ -25,6 +25,7 @@ export function createAdoBackend(deps: BackendDeps): PrBackend {
   const settings = deps.config.pr.providers.ado;
   const base = settings.base_url.replace(/\/+$/, "");
   const clients = new Map<string, AdoHttp>();
+  const users = new Map<string, Promise<string>>();
   const http = (org: string): AdoHttp => {
     let client = clients.get(org);
     if (!client) {
@@ -87,10 +88,20 @@ export function createAdoBackend(deps: BackendDeps): PrBackend {
       return redact(parts.length > 0 ? parts.join("\n") : `Build ${logId} has no failed task with a log.`);
     },
 
-    async currentUser(pr) {
-      // connectionData names the token's identity (what auto-complete uses too); comments carry its display name.
-      const data = await http(adoParts(pr).org).json<{ authenticatedUser: { providerDisplayName?: string; customDisplayName?: string } }>("_apis/connectionData", { apiVersion: "7.1-preview" });
-      return data.authenticatedUser.customDisplayName ?? data.authenticatedUser.providerDisplayName ?? "";
+    currentUser(pr) {
+      // connectionData names the token's identity (what auto-complete uses too); comments carry its
+      // display name. Asked once per organization: the watcher may need it every cycle.
+      const org = adoParts(pr).org;
+      let user = users.get(org);
+      if (!user) {
+        user = http(org)
+          .json<{ authenticatedUser: { providerDisplayName?: string; customDisplayName?: string } }>("_apis/connectionData", { apiVersion: "7.1-preview" })
+          .then((data) => data.authenticatedUser.customDisplayName ?? data.authenticatedUser.providerDisplayName ?? "");
+        // A failed lookup is not remembered: the next call asks again.
+        user.catch(() => users.delete(org));
+        users.set(org, user);
+      }
+      return user;
     },
 
     async getComments(pr, options = {}) {

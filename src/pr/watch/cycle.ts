@@ -7,7 +7,7 @@ import { logLine, type PrDocument, type PrStatus } from "../store/document.ts";
 import type { PrStore } from "../store/store.ts";
 import { pipelineSummary } from "../pipeline.ts";
 import type { PipelineStatus, PrComment, PrInfo } from "../types.ts";
-import { greenComment, planError, planRefresh, shouldPoll, unhandledComments, type Observed, type PrEvent } from "./plan.ts";
+import { OTTO_MARKER, greenComment, planError, planRefresh, shouldPoll, unhandledComments, type Observed, type PrEvent } from "./plan.ts";
 
 /*
  * One watcher cycle: every tracked PR is refreshed, in parallel up to a limit. One PR's error
@@ -78,6 +78,21 @@ export interface CycleReport {
   results: PrResult[];
 }
 
+/**
+ * New reviewer comments. Only a comment carrying otto's marker needs the token's user to tell
+ * otto's own from a reviewer who pasted it; that lookup happens only then, so idle polls stay free.
+ */
+async function reviewerComments(backend: PrBackend, observed: Observed, seen: readonly string[], deps: CycleDeps): Promise<PrComment[]> {
+  const unhandled = unhandledComments(observed.comments ?? [], seen);
+  const marked = (observed.comments ?? []).some((c) => !c.resolved && !seen.includes(c.id) && c.body.includes(OTTO_MARKER));
+  if (!marked) return unhandled;
+  const me = await backend.currentUser(observed.pr).catch((error: unknown) => {
+    deps.log("warn", `could not read the token's user for ${observed.pr.url}; otto's marker alone decides`, { error: redact(formatError(error), deps.secrets) });
+    return undefined;
+  });
+  return me === undefined ? unhandled : unhandledComments(observed.comments ?? [], seen, me);
+}
+
 async function observe(backend: PrBackend, doc: PrDocument, deps: CycleDeps): Promise<Observed> {
   const cache = await deps.store.loadCache(doc.key);
   const options = { cache };
@@ -131,7 +146,7 @@ async function refresh(doc: PrDocument, deps: CycleDeps): Promise<PrResult> {
         deps.log("warn", `workflow steps for ${doc.key} failed`, { error: redact(formatError(error), deps.secrets) });
       });
     }
-    const unhandled = unhandledComments(observed.comments ?? [], written.data.seen_comment_ids);
+    const unhandled = await reviewerComments(backend, observed, written.data.seen_comment_ids, deps);
     if (unhandled.length > 0 && deps.onComments) {
       await deps.onComments({ doc: written, pr: observed.pr, comments: unhandled, backend }).catch((error: unknown) => {
         deps.log("warn", `comment flow for ${doc.key} failed`, { error: redact(formatError(error), deps.secrets) });

@@ -86,10 +86,11 @@ describe("a watcher cycle against the fake GitHub and Azure DevOps", () => {
     expect(ado.state.threads.filter((t) => t.comments[0]?.content.includes("all checks pass"))).toHaveLength(1);
     expect(events.map((e) => [e.kind, e.url])).toEqual([["pr_green", `${ado.baseUrl}/contoso/payments/_git/app/pullrequest/30`], ["pr_green", "https://github.com/octo/app/pull/1"]]);
 
-    // The next poll sees otto's own comment (the PR's comment count and its comments changed)…
+    // The next poll sees otto's own comment (the PR's comment count and its comments changed; a
+    // marked comment makes it ask once for the token's user, to tell its own from a pasted marker)…
     const settle = gh.calls.length;
     await runCycle(deps());
-    expect(gh.conditionalStats(settle)).toEqual({ total: 10, notModified: 8 });
+    expect(gh.conditionalStats(settle)).toEqual({ total: 11, notModified: 8 });
     const mark = { gh: gh.calls.length, ado: ado.calls.length };
     report = await runCycle(deps());
     expect(report.results.find((r) => r.key === "ado-contoso-30")?.outcome).toBe("final");
@@ -159,6 +160,24 @@ describe("a watcher cycle against the fake GitHub and Azure DevOps", () => {
     await runCycle(flow);
     expect(handed).toHaveLength(1);
     expect((await store.read("ado-contoso-50"))?.data.unseen_comments).toBe(0);
+  });
+
+  it("hands over a reviewer comment that pastes otto's marker, but not otto's own comments", async () => {
+    const pr = gh.state.addPr({ number: 7 });
+    gh.state.setChecks(pr, [{ name: "build", status: "in_progress" }]);
+    gh.state.addComment(pr, "<!-- otto -->\n✅ otto: all checks pass", "otto-bot");
+    gh.state.addComment(pr, "Copied from otto: <!-- otto --> but please rename this", "reviewer");
+    await add("https://github.com/octo/app/pull/7");
+    const users = () => gh.calls.filter((c) => c.method === "GET" && c.path === "/user").length;
+    expect(users()).toBe(0);
+    const handed: string[][] = [];
+    const flow = deps({ onComments: async ({ comments }) => void handed.push(comments.map((c) => `${c.author}: ${c.body}`)) });
+    await runCycle(flow);
+    await runCycle(flow);
+    const pasted = ["reviewer: Copied from otto: <!-- otto --> but please rename this"];
+    expect(handed).toEqual([pasted, pasted]);
+    // The token's user is asked for once, not every cycle.
+    expect(users()).toBe(1);
   });
 
   it("skips a PR removed while the cycle ran, and never stores tokens", async () => {

@@ -18,9 +18,11 @@ function decide(rules: Record<string, string>, command: string): string {
   return Object.entries(rules).findLast(([pattern]) => match(command, pattern))?.[1] ?? "ask";
 }
 
-const bash = (loadAgents()["otto-executor"]?.permission as { bash: Record<string, string> }).bash;
+const bashOf = (agent: string) => (loadAgents()[agent]?.permission as { bash: Record<string, string> }).bash;
 
-describe("otto-executor bash permissions", () => {
+describe.each(["otto-executor", "otto-crew"])("%s bash permissions", (agent) => {
+  const bash = bashOf(agent);
+
   it.each([
     "git push",
     "git push origin feature",
