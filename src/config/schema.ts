@@ -44,7 +44,7 @@ const Spec = z
     task_briefing: z.boolean().default(true).describe("Distil the spec into a brief for each task before it runs."),
     verify: Commands.default([]).describe("Commands run after each phase, e.g. [\"npm run lint\", \"npm test\"]. Empty: no checks."),
     max_verify_fixes: Count(0).default(2).describe("Fix attempts when a verify command fails after a phase."),
-    verify_timeout: Duration.default("10m").describe("Time limit of one spec.verify command; it is killed and counts as failed when it passes, e.g. 10m."),
+    verify_timeout: Duration.default("10m").describe("Time limit of one spec.verify command; a command still running then is killed and counts as failed, e.g. 10m."),
     review_gate: z.boolean().default(true).describe("After each phase, the secondary model reviews the phase's changes (read-only) and the primary model fixes what it found."),
     external_assumptions: z.boolean().default(true).describe("After each phase's review gate, the primary model checks and repairs the code's assumptions about external systems."),
     domain_hardening: z.boolean().default(true).describe("After each phase's review gate, the primary model hardens and polishes the phase's code (error handling, resilience, clarity)."),

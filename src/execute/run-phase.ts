@@ -11,7 +11,7 @@ import { phaseTitle, type PhaseCounts, type PhaseReport } from "./progress.ts";
 import { runTask } from "./run-task.ts";
 import type { TaskStore } from "./task-store.ts";
 import type { ExecuteDeps, Models, StepRecord, TaskResult } from "./types.ts";
-import { verifyPhase } from "./verify-phase.ts";
+import { verifyFailure, verifyPhase } from "./verify-phase.ts";
 
 export interface PhaseRun {
   deps: ExecuteDeps;
@@ -27,7 +27,8 @@ export interface PhaseRun {
  * One phase: skip what a failed dependency blocks, run the runnable tasks concurrently (at most
  * spec.max_parallel_tasks), then, when at least one task is completed, the review gate, the two
  * hardening passes, question harvesting (alongside the gates, never blocking), verification, and
- * one commit of everything in the working tree. A commit failure throws (the run stops there).
+ * one commit of everything in the working tree. Tasks are done only when verification passes
+ * (failUnverified). A commit failure throws (the run stops there).
  */
 export async function runPhase(run: PhaseRun): Promise<PhaseReport> {
   const { deps, models, store, group } = run;
@@ -78,10 +79,12 @@ export async function runPhase(run: PhaseRun): Promise<PhaseReport> {
   report.verify = verify.state;
   report.steps.push(await harvest);
   if (cancelled(deps)) return { ...report, note: "cancelled" };
+  if (verify.state === "failed") await failUnverified(run, report, verifyFailure(verify), counts);
 
   const trailer: OttoTrailer = { kind: "phase", slug: ctx.slug, group };
   const tasks = tasksOf(store.list, group);
-  const notes = new Map(report.results.map((r) => [r.id, r.status === "completed" ? r.summary : r.error]));
+  // A task failed by verification keeps its executor's summary: the work is committed and later phases build on it.
+  const notes = new Map(report.results.map((r) => [r.id, r.status === "completed" ? r.summary : r.summary && r.summary !== r.error ? `${r.error ?? "failed"}\n\n${r.summary}` : r.error]));
   const message = renderCommitMessage({
     slug: ctx.slug,
     trailer,
@@ -96,6 +99,26 @@ export async function runPhase(run: PhaseRun): Promise<PhaseReport> {
   const failed = tasks.filter((t) => t.status !== "completed").length;
   deps.toast(`Phase ${group} committed: ${report.commit} (${verify.state === "failed" ? "verification FAILED" : `verification ${verify.state}`}${failed ? `, ${failed} task(s) not completed` : ""})`, verify.state === "failed" || failed ? "warning" : "success");
   return report;
+}
+
+/**
+ * Done means verified: when spec.verify stays red after the fix sessions, the tasks this commit
+ * would be the first to record as completed (all of the phase's completed tasks, or only this
+ * run's when an earlier run committed the phase) become `failed`. Their work is still committed;
+ * dependents are skipped, and the next execute retries them as it retries any failed task.
+ */
+async function failUnverified(run: PhaseRun, report: PhaseReport, reason: string, counts: PhaseCounts): Promise<void> {
+  const thisRun = new Set(report.results.filter((r) => r.status === "completed").map((r) => r.id));
+  const unverified = tasksOf(run.store.list, run.group).filter((t) => t.status === "completed" && (!run.committed || thisRun.has(t.id)));
+  for (const task of unverified) await run.store.set(task.id, "failed", { last_error: reason });
+  for (const result of report.results) {
+    if (!unverified.some((t) => t.id === result.id)) continue;
+    result.status = "failed";
+    result.error = reason;
+  }
+  counts.done -= unverified.length;
+  counts.failed += unverified.length;
+  run.deps.progress(phaseTitle(counts));
 }
 
 /**

@@ -7,13 +7,14 @@ import { runTask } from "./run-task.ts";
 import { baseContext, phaseSummaries, resolveExecuteTarget, resolveModels, withRunLock } from "./execute-spec.ts";
 import { TaskStore } from "./task-store.ts";
 import type { ExecuteDeps } from "./types.ts";
-import { verifyPhase } from "./verify-phase.ts";
+import { verifyFailure, verifyPhase } from "./verify-phase.ts";
 
 /**
  * `/otto-spec task run [--id <task>]`: one task, as execute runs it (brief, attempts with
  * retries, history), then spec.verify with its fix sessions and a commit of the working tree
- * with the trailer `Otto-Task: <slug>/<id>`. Without --id, the only runnable task. A failed or
- * skipped task may be run this way; a completed one never runs again.
+ * with the trailer `Otto-Task: <slug>/<id>`; the task is failed when verification stays red.
+ * Without --id, the only runnable task. A failed or skipped task may be run this way; a
+ * completed one never runs again.
  */
 export async function runOneTask(deps: ExecuteDeps, flag: string | undefined, id: string | undefined): Promise<{ title: string; output: string }> {
   const { slug, paths } = resolveExecuteTarget(deps.repoRoot, flag);
@@ -41,16 +42,24 @@ export async function runOneTask(deps: ExecuteDeps, flag: string | undefined, id
     }
     deps.progress(`${task.id}: verification`);
     const verify = await verifyPhase(deps, models, ctx, task.parallel_group, task.id);
+    // Done means verified: a red spec.verify fails the task, and its work is committed all the same.
+    const unverified = verify.state === "failed" ? verifyFailure(verify) : undefined;
+    if (unverified) {
+      await store.set(task.id, "failed", { last_error: unverified });
+      lines[0] = head.replace(` ${task.id} completed `, ` ${task.id} failed verification `);
+    }
+    const status = unverified ? "failed" : "completed";
     const message = renderCommitMessage({
       slug,
       trailer: { kind: "task", slug, id: task.id },
       subject: `${task.id}: ${task.title}`,
-      tasks: [{ id: task.id, title: task.title, status: "completed", note: result.summary }],
+      tasks: [{ id: task.id, title: task.title, status, note: unverified ? `${unverified}\n\n${result.summary}` : result.summary }],
       steps: [verify.line],
       verify: verify.state,
     });
     const commit = await commitAll(deps.git, deps.repoRoot, message);
-    lines.push("", verify.line, `Committed: ${commit}`, "", `Next step: /otto-spec execute --spec ${slug}`);
-    return { title: `otto-spec task run ${task.id}: completed, committed ${commit}`, output: lines.join("\n") };
+    const next = unverified ? `fix what spec.verify reports, then /otto-spec task run --spec ${slug} --id ${task.id}` : `/otto-spec execute --spec ${slug}`;
+    lines.push("", verify.line, `Committed: ${commit}`, "", `Next step: ${next}`);
+    return { title: `otto-spec task run ${task.id}: ${unverified ? "failed verification" : "completed"}, committed ${commit}`, output: lines.join("\n") };
   });
 }

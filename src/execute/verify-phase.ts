@@ -19,7 +19,8 @@ export interface VerifyOutcome {
  * spec.verify after a phase: otto runs the commands (with spec.verify_timeout, output captured);
  * when one fails, a primary fix session gets the failing output (phase-fix prompt), then the
  * commands run again, up to spec.max_verify_fixes times. The phase is committed either way; the
- * commit records whether verification passed.
+ * commit records whether verification passed, and when it stays red the phase's tasks are not
+ * done (failed, see verifyFailure).
  */
 export async function verifyPhase(deps: ExecuteDeps, models: Models, ctx: SpecContext, group: number, label = `phase ${group}`): Promise<VerifyOutcome> {
   const { verify, verifyTimeoutMs, maxVerifyFixes } = deps.settings;
@@ -64,6 +65,22 @@ export async function verifyPhase(deps: ExecuteDeps, models: Models, ctx: SpecCo
   const passed = results.length > 0 && results.every((r) => r.passed);
   const after = fixes > 0 ? ` after ${fixes} fix${fixes === 1 ? "" : "es"}` : "";
   return { state: passed ? "passed" : "failed", line: `Verification: ${passed ? "passed" : "FAILED"}${after} (${describeChecks(results)})`, steps, rounds };
+}
+
+/** Longest command quoted in a task's `last_error`; the full output is in the phase's history. */
+const COMMAND_MAX = 80;
+
+/**
+ * Why the tasks of a phase whose verification stayed red are not done, for their `last_error`:
+ * "spec.verify failed after 2 fixes: `npm test` exit 1".
+ */
+export function verifyFailure(outcome: VerifyOutcome): string {
+  const last = outcome.rounds.at(-1) ?? [];
+  const fixes = outcome.rounds.length - 1;
+  const failed = last
+    .filter((r) => !r.passed)
+    .map((r) => `\`${r.command.length > COMMAND_MAX ? `${r.command.slice(0, COMMAND_MAX - 1)}…` : r.command}\` ${r.timedOut ? "timed out" : `exit ${r.exitCode}`}`);
+  return `spec.verify failed${fixes > 0 ? ` after ${fixes} fix${fixes === 1 ? "" : "es"}` : ""}: ${failed.join(", ") || "no command ran"}`;
 }
 
 const capitalise = (text: string): string => text.charAt(0).toUpperCase() + text.slice(1);

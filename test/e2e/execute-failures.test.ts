@@ -80,6 +80,8 @@ describe("otto_spec_execute through opencode serve: failures, skips, task run, p
     const subjects = (await ws.repo.log()).map((c) => c.subject);
     expect(subjects.filter((s) => s.includes("phase 1"))).toHaveLength(1);
     expect(subjects.slice(0, 3)).toEqual([`otto(${SLUG}): align documentation`, `otto(${SLUG}): phase 2: task-003, task-004`, `otto(${SLUG}): task-001: Broken greeting`]);
+    // The reasons of the earlier failure and skip went when the tasks completed.
+    expect(ws.readFile(`${SPEC}/tasks.md`)).not.toMatch(/last_error|skip_reason/);
     expect(e2e.model.unmatched()).toEqual([]);
   }, 300_000);
 });

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import fs from "node:fs";
 import path from "node:path";
-import { executeSpec, lockRun, parseTrailers } from "../../../src/execute/index.ts";
+import { executeSpec, lockRun, parseTrailers, runOneTask } from "../../../src/execute/index.ts";
+import { git } from "../../support/git.ts";
 import { tasksMd } from "../../e2e/execute/kinds.ts";
 import { envelope, SLUG, useFakeExecute, statuses, of } from "./fake-execute.ts";
 
@@ -28,15 +29,92 @@ describe("executeSpec: done criteria, gates and recovery", () => {
     expect(head).toContain("Otto-Verify: passed");
   });
 
-  it("verification that stays red is committed anyway, marked failed, after spec.max_verify_fixes fixes", async () => {
-    const f = await setup(ONE, () => undefined, { ...QUIET, verify: ["false"], maxVerifyFixes: 1 });
-    const { output } = await executeSpec(f.deps);
+  it("verification that stays red is committed anyway, but its tasks are failed: dependents skipped, a re-run retries them", async () => {
+    const tasks = tasksMd([
+      ["t1", "pending", 1, [], "Only"],
+      ["t2", "pending", 2, ["t1"], "After"],
+    ]);
+    const f = await setup(tasks, (call) => (call.kind === "execute-task" ? (f.write(`src/${call.task}.txt`, "x\n"), { text: `Wrote src/${call.task}.txt.` }) : undefined), {
+      ...QUIET,
+      verify: ["test -f ok.txt"],
+      maxVerifyFixes: 1,
+    });
+    const { output, title } = await executeSpec(f.deps);
     expect(of(f.calls, "phase-fix")).toHaveLength(1);
     const [head] = await f.log();
-    expect(head).toContain("Verification: FAILED after 1 fix (false: exit 1)");
+    expect(head).toContain("Verification: FAILED after 1 fix (test -f ok.txt: exit 1)");
     expect(parseTrailers(head ?? "")).toEqual([{ kind: "phase", slug: SLUG, group: 1 }]);
     expect(head).toContain("Otto-Verify: failed");
-    expect(output).toContain("verification: false: exit 1");
+    expect(head).toContain("- t1 failed: Only");
+    // The work is committed, not discarded (phase 2's skip is the only change left).
+    expect(await git(["show", "--name-only", "--format=", "HEAD"], f.repoRoot)).toContain("src/t1.txt");
+    expect(await f.status()).toBe(`M .otto/specs/${SLUG}/tasks.md`);
+    expect(statuses(f)).toEqual({ t1: "failed", t2: "skipped" });
+    expect(f.tasks()).toContain("- **last_error**: spec.verify failed after 1 fix: `test -f ok.txt` exit 1\n");
+    expect(f.tasks()).toContain("- **skip_reason**: depends on t1, which failed");
+    expect(of(f.calls, "execute-task", "t2")).toHaveLength(0);
+    expect(title).toBe(`otto-spec execute ${SLUG}: 0/2 completed, 1 failed`);
+    expect(output).toContain("| 1 | t1 | failed | 1 |");
+    expect(output).toContain("Failed:\n- t1: spec.verify failed after 1 fix: `test -f ok.txt` exit 1 (1 attempt;");
+    expect(output).toContain("verification: test -f ok.txt: exit 1");
+
+    // The re-run retries t1 (failed → pending), verification passes, t2 runs; the stale notes go.
+    const before = f.calls.length;
+    f.write("ok.txt", "ok\n");
+    const again = await executeSpec(f.deps);
+    expect(of(f.calls.slice(before), "execute-task").map((c) => c.task)).toEqual(["t1", "t2"]);
+    expect(statuses(f)).toEqual({ t1: "completed", t2: "completed" });
+    expect(f.tasks()).not.toMatch(/last_error|skip_reason/);
+    expect(again.title).toBe(`otto-spec execute ${SLUG}: 2/2 completed`);
+    expect((await f.log()).map((m) => m.split("\n")[0])).toEqual([`otto(${SLUG}): phase 2: t2`, `otto(${SLUG}): phase 1: t1`, `otto(${SLUG}): phase 1: t1`, "Initial commit"]);
+    expect((await f.log())[1]).toContain("Otto-Verify: passed");
+  });
+
+  it("task run fails a task whose verification stays red, and still commits its work", async () => {
+    const f = await setup(ONE, (call) => (call.kind === "execute-task" ? (f.write("src/t1.txt", "x\n"), { text: "Wrote it." }) : undefined), { ...QUIET, verify: ["false"], maxVerifyFixes: 0 });
+    const one = await runOneTask(f.deps, undefined, "t1");
+    expect(one.title).toMatch(/^otto-spec task run t1: failed verification, committed [0-9a-f]{7}$/);
+    expect(one.output).toContain("## otto-spec task run: t1 failed verification (1 attempt");
+    expect(statuses(f)).toEqual({ t1: "failed" });
+    expect(f.tasks()).toContain("- **last_error**: spec.verify failed: `false` exit 1\n");
+    const [head] = await f.log();
+    expect(head).toContain("- t1 failed: Only");
+    expect(head).toContain("Otto-Verify: failed");
+    expect(await f.status()).toBe("");
+  });
+
+  it("includes changes present before the run (dirty state) in phase 1's commit", async () => {
+    const f = await setup(ONE, () => undefined, QUIET);
+    f.write("notes/untracked.txt", "left by the user\n");
+    f.write("README.md", "# project, edited\n");
+    await executeSpec(f.deps);
+    const files = await git(["show", "--name-only", "--format=%s", "HEAD"], f.repoRoot);
+    expect(files.split("\n")[0]).toBe(`otto(${SLUG}): phase 1: t1`);
+    expect(files).toContain("notes/untracked.txt");
+    expect(files).toContain("README.md");
+    expect(await f.status()).toBe("");
+  });
+
+  it("a phase whose tasks all completed but whose commit is missing (crash before the commit) is committed once, its tasks not run again", async () => {
+    const tasks = tasksMd([
+      ["t1", "completed", 1, [], "Done before the crash"],
+      ["t2", "completed", 1, [], "Also done"],
+    ]);
+    const f = await setup(tasks, () => undefined, QUIET);
+    f.write("src/t1.txt", "work of the crashed run\n");
+    const { output } = await executeSpec(f.deps);
+    expect(of(f.calls, "execute-task")).toHaveLength(0);
+    expect(of(f.calls, "task-briefing")).toHaveLength(0);
+    expect(of(f.calls, "phase-review")).toHaveLength(1);
+    const log = await f.log();
+    expect(log.map((m) => m.split("\n")[0])).toEqual([`otto(${SLUG}): phase 1: t1, t2`, "Initial commit"]);
+    expect(log[0]).toContain("Otto-Phase: greeting/1");
+    expect(await git(["show", "--name-only", "--format=", "HEAD"], f.repoRoot)).toContain("src/t1.txt");
+    expect(output).toMatch(/Phase 1: .*committed [0-9a-f]{7}/);
+    // And a re-run does not commit it again.
+    await executeSpec(f.deps);
+    expect((await f.log()).length).toBe(2);
+    expect(of(f.calls, "execute-task")).toHaveLength(0);
   });
 
   it("a review with findings is fixed by the primary; a failing gate is a warning, not a stop", async () => {

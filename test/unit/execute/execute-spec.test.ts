@@ -73,6 +73,25 @@ describe("executeSpec", () => {
     expect(again.output).toContain("Phase 1: committed earlier");
   }, 30_000);
 
+  it("runs at most spec.max_parallel_tasks tasks of a phase at once", async () => {
+    const tasks = tasksMd(["t1", "t2", "t3", "t4", "t5"].map((id): [string, string, number, string[], string] => [id, "pending", 1, [], id]));
+    let inFlight = 0;
+    let maxInFlight = 0;
+    const f = await setup(tasks, async (call) => {
+      if (call.kind !== "execute-task") return undefined;
+      maxInFlight = Math.max(maxInFlight, ++inFlight);
+      await new Promise((r) => setTimeout(r, 40));
+      inFlight--;
+      return { text: "Done." };
+    }, { maxParallelTasks: 2, reviewGate: false, externalAssumptions: false, domainHardening: false, docsAlignment: false });
+    await executeSpec(f.deps);
+    expect(statuses(f)).toEqual({ t1: "completed", t2: "completed", t3: "completed", t4: "completed", t5: "completed" });
+    expect(of(f.calls, "execute-task")).toHaveLength(5);
+    expect(maxInFlight).toBe(2);
+    expect(f.progress).toContain("Phase 1: 0/5 done, 2 running, 0 failed");
+    expect(f.progress.some((t) => /, [3-5] running,/.test(t))).toBe(false);
+  });
+
   it("a task that always fails ends failed, its dependents skipped, other phases still run; retries see the error", async () => {
     const tasks = tasksMd([
       ["t1", "pending", 1, [], "Broken"],
@@ -115,6 +134,8 @@ describe("executeSpec", () => {
     expect(parseTrailers((await f.log())[0] ?? "")).toEqual([{ kind: "task", slug: SLUG, id: "t1" }]);
     const resumed = await executeSpec(f.deps);
     expect(statuses(f)).toEqual({ t1: "completed", t2: "completed", t3: "completed", t4: "completed", t5: "completed" });
+    // The reasons of the earlier failure and skips go with them.
+    expect(f.tasks()).not.toMatch(/last_error|skip_reason/);
     expect(of(f.calls.slice(calls), "execute-task").map((c) => c.task)).toEqual(["t1", "t3", "t5"]);
     expect(resumed.output).toContain("Phase 1: committed earlier");
     expect((await f.log()).map((m) => m.split("\n")[0]).slice(0, 4)).toEqual([
