@@ -97,5 +97,23 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
   });
   if (pushed.outcome === "pushed") return { outcome: "pushed", sha: pushed.sha, detail: `pushed to ${pr.sourceBranch}${pushed.rebased ? " after rebasing onto the moved branch" : ""}: ${subject ?? "fix"}` };
   if (pushed.outcome === "nothing") return { outcome: "nothing", detail: pushed.detail, note: "The previous session's changes were already on the branch: the pipeline still failed with them." };
+  if (pushed.outcome === "conflict" || pushed.outcome === "rejected") {
+    const kept = await setAside(dir, input.env, startHead, `otto/fix-${pr.number}-attempt-${input.attempt}`);
+    return { outcome: pushed.outcome, detail: kept ? `${pushed.detail} ${kept}` : pushed.detail };
+  }
   return { outcome: pushed.outcome, detail: pushed.detail };
+}
+
+/**
+ * An unpushed fix would block the next attempt (the PR branch would be ahead of its remote), and
+ * it is otto's own work: it moves to a branch of its own and the PR branch goes back to where the
+ * attempt started. Says what it did; undefined when there was nothing to move or git refused.
+ */
+async function setAside(dir: string, env: Env, startHead: string, branch: string): Promise<string | undefined> {
+  const head = (await runGit(["rev-parse", "HEAD"], { cwd: dir, env })).stdout.trim();
+  if (!head || head === startHead) return undefined;
+  if ((await runGit(["branch", "-f", branch, head], { cwd: dir, env })).exitCode !== 0) return undefined;
+  // --keep refuses rather than touch uncommitted changes; commitAndPush committed everything.
+  if ((await runGit(["reset", "-q", "--keep", startHead], { cwd: dir, env })).exitCode !== 0) return `The unpushed fix is also on branch ${branch}.`;
+  return `The unpushed fix is kept on branch ${branch}; the PR branch is back at ${startHead.slice(0, 7)}.`;
 }

@@ -67,6 +67,11 @@ describe("runFix", () => {
       log: () => undefined,
       push: async (input) => {
         pushes.push(input);
+        if (options.push === "conflict") {
+          // What commitAndPush leaves after an aborted rebase: the fix committed, not pushed.
+          await repo.git(["add", "-A"]);
+          await repo.git(["commit", "-qm", "fix"]);
+        }
         return { outcome: options.push ?? "pushed", sha: "2222222bbbb", committed: true, rebased: false, detail: `outcome ${options.push ?? "pushed"}` };
       },
     };
@@ -130,10 +135,16 @@ describe("runFix", () => {
 
   it("stops after a conflict (another session would meet it again); gives up when the last attempt fails", async () => {
     const t = await setup({ push: "conflict" });
+    const start = (await t.repo.git(["rev-parse", "HEAD"])).trim();
     const out = await runFix(t.deps, { doc: await t.doc(), pr: pr(), pipeline, backend: t.backend, trigger: "manual" });
     expect(out.result).toBe("stopped");
     expect(t.pushes).toHaveLength(1);
     expect((await t.doc()).data).toMatchObject({ status: "failed", fix_attempts: 1 });
+    // The unpushed fix moved to a branch of its own, so the next attempt starts from the PR's head.
+    expect((await t.repo.git(["rev-parse", "HEAD"])).trim()).toBe(start);
+    expect(await t.repo.git(["status", "--porcelain"])).toBe("");
+    expect((await t.repo.git(["show", "otto/fix-7-attempt-1:fix.txt"])).trim()).toBe("fixed");
+    expect((await t.doc()).log.join("\n")).toContain("kept on branch otto/fix-7-attempt-1");
 
     const last = await setup({ fixReply: "TASK_FAILED: no idea" });
     await last.store.update(KEY, (d) => ({ ...d, data: { ...d.data, status: "failed", fix_attempts: 2 } }));
