@@ -5,7 +5,7 @@ import path from "node:path";
 import type { Repo } from "../config/index.ts";
 import { OttoError, type Env, type Logger } from "../core/index.ts";
 import type { PrInfo } from "../pr/index.ts";
-import { describeCommand, gitOutput, mapPrToWorkdir, repoUrlOfPr, runGit, type GitEnv } from "../repo/index.ts";
+import { describeCommand, gitOutput, mapPrToWorkdir, normalizeRemoteUrl, remoteKeys, repoRoot, repoUrlOfPr, runGit, type GitEnv } from "../repo/index.ts";
 
 /*
  * Where the review runs: the PR's source branch checked out locally, so the reviewer reads whole
@@ -48,8 +48,9 @@ async function fetchBranch(dir: string, remote: string, branch: string, git: Git
   throw new OttoError("git_failed", `\`${describeCommand(args, dir)}\` failed: ${result.stderr.trim() || `exit ${result.exitCode}`}`, `Run it yourself to see why: ${describeCommand(args, dir)}`);
 }
 
-async function temporaryWorktree(input: CheckoutInput, root: string, remote: string, git: GitEnv): Promise<ReviewCheckout> {
-  await fetchBranch(root, remote, input.pr.sourceBranch, git);
+async function temporaryWorktree(input: CheckoutInput, root: string, remote: string, git: GitEnv, head?: { ref: string; label: string }): Promise<ReviewCheckout> {
+  const ref = head?.ref ?? `refs/remotes/${remote}/${input.pr.sourceBranch}`;
+  if (!head) await fetchBranch(root, remote, input.pr.sourceBranch, git);
   const parent = await fs.mkdtemp(path.join(input.tempRoot ?? os.tmpdir(), `otto-review-${input.pr.number}-`));
   const dir = path.join(parent, `pr-${input.pr.number}-${randomUUID().slice(0, 8)}`);
   const release = async (): Promise<void> => {
@@ -65,24 +66,17 @@ async function temporaryWorktree(input: CheckoutInput, root: string, remote: str
   };
   try {
     // Detached: no local branch is created or moved, whatever the user has checked out.
-    await gitOutput(["worktree", "add", "--detach", dir, `refs/remotes/${remote}/${input.pr.sourceBranch}`], { ...git, cwd: root });
+    await gitOutput(["worktree", "add", "--detach", dir, ref], { ...git, cwd: root });
   } catch (error) {
     await release();
     throw error;
   }
-  return { dir, remote, temporary: true, how: `temporary worktree of ${remote}/${input.pr.sourceBranch} in ${dir}`, release };
+  return { dir, remote, temporary: true, how: `temporary worktree of ${head?.label ?? `${remote}/${input.pr.sourceBranch}`} in ${dir}`, release };
 }
 
 /** Checks out the PR's source branch and fetches its target, so `git diff <remote>/<target>...HEAD` is the PR's change. */
 export async function checkoutPr(input: CheckoutInput): Promise<ReviewCheckout> {
-  if (input.pr.fork === true) {
-    // Its branch is not on the repository's remote, so no clone of it can check it out by name.
-    throw new OttoError(
-      "pr_review_fork",
-      `PR #${input.pr.number}'s branch '${input.pr.sourceBranch}' is in a fork${input.pr.headRepo ? ` (${input.pr.headRepo})` : ""}, not in ${input.pr.repo}; otto reviews branches of the repository itself.`,
-      "/pr-review does not review PRs from forks yet; ask the author to push the branch to the repository itself.",
-    );
-  }
+  if (input.pr.fork === true) return forkCheckout(input);
   const git: GitEnv = { env: input.env };
   const mapped = await mapPrToWorkdir({ repoUrl: repoUrlOfPr(input.pr.url), branch: input.pr.sourceBranch, config: { repos: input.repos }, cwd: input.cwd, git });
   const checkout =
@@ -91,6 +85,62 @@ export async function checkoutPr(input: CheckoutInput): Promise<ReviewCheckout> 
       : { dir: mapped.dir, remote: mapped.remote, temporary: false, how: `${mapped.strategy} strategy of repo '${mapped.repo?.name ?? "?"}' in ${mapped.dir}`, release: async () => {} };
   try {
     await fetchBranch(checkout.dir, checkout.remote, input.pr.targetBranch, git);
+  } catch (error) {
+    await checkout.release();
+    throw error;
+  }
+  return checkout;
+}
+
+/** The clone of the PR's repository: a tracked repo's primary dir, else the current directory's repository. */
+async function findClone(input: CheckoutInput, git: GitEnv): Promise<{ dir: string; remote: string } | undefined> {
+  const key = normalizeRemoteUrl(repoUrlOfPr(input.pr.url));
+  const roots = [...input.repos.map((r) => r.primary_dir), await repoRoot(input.cwd, git)];
+  for (const dir of roots) {
+    if (dir === undefined) continue;
+    const match = (await remoteKeys(dir, git)).find((k) => k.key === key);
+    if (match) return { dir, remote: match.remote };
+  }
+  return undefined;
+}
+
+/**
+ * A fork's branch is not on the repository's remote, but GitHub keeps every PR's head there as
+ * `refs/pull/<n>/head`: fetched into a ref of otto's own and reviewed in a temporary detached
+ * worktree, whatever the repo's strategy (no local branch is made for someone else's fork).
+ */
+async function forkCheckout(input: CheckoutInput): Promise<ReviewCheckout> {
+  const { pr } = input;
+  const from = `'${pr.sourceBranch}' of ${pr.headRepo ?? "a fork"}`;
+  if (pr.provider !== "github") {
+    throw new OttoError(
+      "pr_review_fork",
+      `PR ${pr.number}'s branch ${from} is not in ${pr.repo}; otto reviews Azure DevOps PRs from branches of the repository itself.`,
+      "Ask the author to push the branch to the repository itself, or review it in the web UI.",
+    );
+  }
+  const git: GitEnv = { env: input.env };
+  const clone = await findClone(input, git);
+  if (!clone) {
+    throw new OttoError("repo_not_found", `Cannot find a local clone of ${pr.repo} for PR #${pr.number}.`, "Run /pr-review inside your clone of it, or add it with /otto-repo add (otto never clones).");
+  }
+  const ref = `refs/otto/pull/${pr.number}/head`;
+  const args = ["fetch", "--no-tags", clone.remote, `+refs/pull/${pr.number}/head:${ref}`];
+  const fetched = await runGit(args, { ...git, cwd: clone.dir });
+  if (fetched.exitCode !== 0) {
+    throw new OttoError("git_failed", `PR #${pr.number} is from a fork (${from}) and \`${describeCommand(args, clone.dir)}\` failed: ${fetched.stderr.trim() || `exit ${fetched.exitCode}`}`, `Run it yourself to see why: ${describeCommand(args, clone.dir)}`);
+  }
+  const worktree = await temporaryWorktree(input, clone.dir, clone.remote, git, { ref, label: `PR #${pr.number}'s head (refs/pull/${pr.number}/head, from ${pr.headRepo ?? "a fork"})` });
+  // Nothing of the review stays in the user's clone: the fetched ref goes with the worktree.
+  const checkout: ReviewCheckout = {
+    ...worktree,
+    release: async () => {
+      await worktree.release();
+      await runGit(["update-ref", "-d", ref], { ...git, cwd: clone.dir });
+    },
+  };
+  try {
+    await fetchBranch(checkout.dir, checkout.remote, pr.targetBranch, git);
   } catch (error) {
     await checkout.release();
     throw error;

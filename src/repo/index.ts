@@ -24,7 +24,7 @@ export { renderBranchName, parseBranchName, templatePattern, worktreeNameFor, as
 export { globPattern, managedBranchMatcher, parseBranchRefs, listBranchRefs, type BranchRef } from "./branch-refs.ts";
 export { addRepoEntry, removeRepoEntry, type RepoEntry, type RepoEdit } from "./repos-config.ts";
 export { proposeRepo, type RepoProposal } from "./propose-repo.ts";
-export { findRepo, worktreeDirOf, realPath, isInside } from "./find-repo.ts";
+export { findRepo, worktreeDirOf, realPath, isInside, remoteKeys } from "./find-repo.ts";
 export { addWorktree, type WorktreeAdded } from "./worktree-add.ts";
 export { listWorktrees, type WorktreeListing, type WorktreeEntry, type ActiveSpec, type SpecsIn, type ListOptions } from "./worktree-list.ts";
 export { removeWorktree, type RemoveOptions, type WorktreeRemoved } from "./worktree-remove.ts";

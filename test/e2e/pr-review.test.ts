@@ -160,6 +160,31 @@ describe("/pr-review one-shot through real OpenCode", () => {
     expect(e2e.model.unmatched()).toEqual([]);
   });
 
+  it("GitHub PR from a fork: reviewed from refs/pull/<n>/head in a temporary worktree; nothing stays in the clone", async () => {
+    const f = await forges();
+    f.gh.state.addPr({ number: 8, title: "Add auth", branch: "patch-1", fork: { owner: "someone", repo: "app" } });
+    const ws = await e2e.workspace({ remote: true, files: { "src/auth.ts": MAIN_AUTH }, userOttoConfig: f.ottoConfig({ models: { reviewers: ["mock/m2"] } }), env: f.env });
+    await prBranch(ws, "https://github.com/octo/app.git");
+    // As on GitHub: the fork's branch is not on the repository, its head is, as refs/pull/8/head.
+    await ws.repo.git(["push", "-q", "origin", "feature/auth:refs/pull/8/head", ":refs/heads/feature/auth"]);
+    await ws.repo.git(["branch", "-q", "-D", "feature/auth"]);
+    const [call, echo] = slashCommand("otto_pr_review");
+    e2e.model.script({ ...call!, times: Infinity }, { ...echo!, times: Infinity }, reviewer("m2"));
+
+    const review = await e2e.run(ws, ["run", "--command", "pr-review", "--", "https://github.com/octo/app/pull/8"]);
+    expect(review.exitCode, review.stderr).toBe(0);
+    expect(review.stdout).toContain("refs/pull/8/head, from someone/app");
+    expect(review.stdout).toContain("Reviewing changes (2 files, git diff origin/main...HEAD) with mock/m2");
+    expect(review.stdout).toContain("| 1 | src/auth.ts | 5 | error | Unchecked fetch: The response status is never checked. |");
+    const dir = /from someone\/app\) in (\S+)/.exec(review.stdout)?.[1] ?? "";
+    expect(e2e.model.requests.find((r) => r.answeredBy === "reviewer")?.system).toContain(dir);
+    expect(fs.existsSync(dir)).toBe(false);
+    expect(await worktrees(ws)).toHaveLength(1);
+    expect(await ws.repo.git(["for-each-ref", "refs/otto"])).toBe("");
+    expect(await ws.repo.git(["branch", "--show-current"])).toBe("main");
+    expect(e2e.model.unmatched()).toEqual([]);
+  });
+
   it("removes the temporary worktree when the review fails, and posts nothing", async () => {
     const f = await forges();
     f.gh.state.addPr({ number: 6, branch: "feature/auth" });

@@ -59,8 +59,28 @@ describe("checkoutPr", () => {
     expect(fs.existsSync(path.join(app.dir, "x.ts"))).toBe(true);
   });
 
-  it("refuses a PR from a fork, whose branch no clone of the repository has", async () => {
-    await expect(checkoutPr({ pr: { ...pr(), fork: true, headRepo: "someone/app" }, repos: [], cwd: tempDir(), env: gitEnv(), log: silentLogger })).rejects.toMatchObject({ code: "pr_review_fork", message: expect.stringContaining("(someone/app)") as unknown });
+  it("a GitHub PR from a fork: its refs/pull/<n>/head in a temporary worktree, even in a tracked repo, removed by release", async () => {
+    const app = await hostedClone();
+    // GitHub keeps a fork PR's head on the base repository as refs/pull/<n>/head; the branch itself is not there.
+    await app.git(["fetch", "-q", "origin", "feature/x"]);
+    await app.git(["push", "-q", "origin", "FETCH_HEAD:refs/pull/9/head", ":refs/heads/feature/x"]);
+    const fork: PrInfo = { ...pr("patch-1"), fork: true, headRepo: "someone/app" };
+    const checkout = await checkoutPr({ pr: fork, repos: [trackedRepo(app, { git_strategy: "branch" })], cwd: tempDir(), env: gitEnv(), log: silentLogger });
+    expect(checkout).toMatchObject({ temporary: true, remote: "origin", how: expect.stringContaining("refs/pull/9/head, from someone/app") as unknown });
+    expect(fs.readFileSync(path.join(checkout.dir, "x.ts"), "utf8")).toBe("export const x = 1;\n");
+    // The diff base is fetched too, and the user's checkout and branches are untouched.
+    expect(await git(["rev-parse", "--verify", "origin/main"], checkout.dir)).toMatch(/^[0-9a-f]{40}$/);
+    expect(await app.git(["branch", "--show-current"])).toBe("main");
+    expect(await app.git(["branch", "--list", "patch-1"])).toBe("");
+    await checkout.release();
+    expect(fs.existsSync(checkout.dir)).toBe(false);
+    expect(await app.git(["for-each-ref", "refs/otto"])).toBe("");
+  });
+
+  it("refuses an Azure DevOps PR from a fork, and a fork PR without a local clone", async () => {
+    const ado: PrInfo = { ...pr(), provider: "ado", fork: true, headRepo: "someone/app" };
+    await expect(checkoutPr({ pr: ado, repos: [], cwd: tempDir(), env: gitEnv(), log: silentLogger })).rejects.toMatchObject({ code: "pr_review_fork", message: expect.stringContaining("of someone/app") as unknown });
+    await expect(checkoutPr({ pr: { ...pr(), fork: true }, repos: [], cwd: tempDir(), env: gitEnv(), log: silentLogger })).rejects.toMatchObject({ code: "repo_not_found" });
   });
 
   it("refuses when no local clone matches", async () => {
