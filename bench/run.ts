@@ -11,6 +11,7 @@ import os from "node:os";
 import path from "node:path";
 import { benchExecute, writeSection as writeExecuteSection } from "./execute.ts";
 import { benchPr, writeSection as writePrSection } from "./pr.ts";
+import { benchTasksFile, writeSection as writeTasksFileSection } from "./tasks-file.ts";
 import { createWorkspace, opencodeVersion, REPO_ROOT, runOpencode, startModelServer, text, type ModelServer, type Workspace } from "../test/support/index.ts";
 
 const RUNS = Number(process.env.OTTO_BENCH_RUNS ?? 7);
@@ -106,6 +107,9 @@ async function main(): Promise<void> {
     const pr = await benchPr((line) => process.stdout.write(`${line}\n`));
     writePrSection(pr);
     process.stdout.write(`\n${pr}`);
+    const tasksFile = await benchTasksFile((line) => process.stdout.write(`${line}\n`));
+    writeTasksFileSection(tasksFile);
+    process.stdout.write(`\n${tasksFile}`);
   } finally {
     await withOtto.cleanup();
     await without.cleanup();

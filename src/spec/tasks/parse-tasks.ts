@@ -15,8 +15,11 @@ export const TASK_SCAN_RULES: ScanRules = {
   isProse: (key) => key === "description" || !KNOWN.has(key),
 };
 
+// A Map, not the record: a lookup per field line stays cheap, and `constructor` is not an alias.
+const ALIASES = new Map<string, string>(Object.entries(TASK_FIELD_ALIASES));
+
 export function canonicalTaskKey(key: string): string {
-  return TASK_FIELD_ALIASES[key] ?? key;
+  return ALIASES.get(key) ?? key;
 }
 
 const STATUS_WORDS: Readonly<Record<string, TaskStatus>> = {

@@ -17,6 +17,9 @@ export function updateTaskStatus(text: string, id: string, status: TaskStatus, e
   let lines = splitLines(text);
 
   const section = findTask(lines, id);
+  // The scan stays valid while no line is added or removed: a rewritten status line is still the
+  // same field. Reusing it saves a scan of the whole file per extra field.
+  let scanned: ScannedSection | undefined = section;
   const statusField = findField(section, "status");
   if (statusField) {
     // Keep the prefix and any trailing `<!-- … -->` comment; replace only the value.
@@ -28,6 +31,7 @@ export function updateTaskStatus(text: string, id: string, status: TaskStatus, e
     const idField = findField(section, "id");
     const at = idField ? idField.end : section.start + 1;
     lines.splice(at, 0, `${" ".repeat(idField?.indent ?? 0)}- **status**: ${status}`);
+    scanned = undefined;
   }
 
   for (const [rawKey, value] of Object.entries(extra)) {
@@ -35,7 +39,8 @@ export function updateTaskStatus(text: string, id: string, status: TaskStatus, e
     if (!EXTRA_KEY.test(key) || (TASK_FIELDS as readonly string[]).includes(canonicalTaskKey(key))) {
       throw new OttoError("invalid_task_field", `Cannot set '${rawKey}' as an extra task field: use a snake_case name that is not one of ${TASK_FIELDS.join(", ")}.`);
     }
-    lines = setExtra(lines, id, key, value);
+    lines = setExtra(lines, scanned ?? findTask(lines, id), key, value);
+    scanned = undefined;
   }
   return lines.join(eol);
 }
@@ -56,8 +61,7 @@ function findTask(lines: string[], id: string): ScannedSection {
   return section;
 }
 
-function setExtra(lines: string[], id: string, key: string, value: string): string[] {
-  const section = findTask(lines, id);
+function setExtra(lines: string[], section: ScannedSection, key: string, value: string): string[] {
   const field = section.fields.find((f) => canonicalTaskKey(f.key) === key);
   const formatted = formatField(key, value);
   const next = [...lines];

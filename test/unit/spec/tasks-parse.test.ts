@@ -136,6 +136,9 @@ describe("parseTasks tolerance", () => {
     ["[]", []],
     ["\n  - a.ts\n  - `b/c.ts`", ["a.ts", "b/c.ts"]],
     ['[\n    "a.ts",\n    "b/c.ts"\n  ]', ["a.ts", "b/c.ts"]],
+    // JSON is tried only for `["…`: a comma inside a quoted name shows whether it was read as JSON.
+    ['[ "a, b.ts", "c.ts" ]', ["a, b.ts", "c.ts"]],
+    ['["a.ts", 1]', ["a.ts", "1"]],
   ])("files %j", (value, expected) => {
     expect(one(`${BASE}\n- **description**: x\n- **files**: ${value}`).files).toEqual(expected);
   });
@@ -175,6 +178,10 @@ describe("parseTasks tolerance", () => {
     const task = one(`${BASE}\n- **description**: Do it\n- **estimate**: 2h\n- **last_error**: boom`);
     expect(task.description).toBe("Do it");
     expect(task.extra).toEqual({ estimate: "2h", last_error: "boom" });
+  });
+
+  it("reads a field named like an Object property as an extra, not an alias", () => {
+    expect(one(`${BASE}\n- **description**: Do it\n- **constructor**: x\n- **to_string**: y`).extra).toEqual({ constructor: "x", to_string: "y" });
   });
 
   it("keeps extra-field-looking lines of a fenced code block in the description", () => {

@@ -3,7 +3,9 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import type { OttoError} from "../../../src/core/errors.ts";
 import { isOttoError } from "../../../src/core/errors.ts";
-import { parseTasks, updateTaskStatus } from "../../../src/spec/index.ts";
+import { normalizeProse } from "../../../src/spec/fields.ts";
+import { parseTasks, serializeTasks, updateTaskStatus } from "../../../src/spec/index.ts";
+import { prose, random, taskList } from "./fuzz-content.ts";
 
 const messy = fs.readFileSync(fileURLToPath(new URL("../../fixtures/spec/tasks-messy-model.md", import.meta.url)), "utf8");
 const designDoc = fs.readFileSync(fileURLToPath(new URL("../../fixtures/spec/tasks-design-doc.md", import.meta.url)), "utf8");
@@ -90,5 +92,34 @@ describe("updateTaskStatus", () => {
   it("rejects an unknown status and extra keys that are known fields", () => {
     expect(thrown(() => updateTaskStatus(designDoc, "task-001", "done" as "pending")).code).toBe("invalid_task_status");
     expect(thrown(() => updateTaskStatus(designDoc, "task-001", "failed", { depends_on: "[]" })).code).toBe("invalid_task_field");
+  });
+});
+
+describe("updateTaskStatus on generated files", () => {
+  const STATUSES = ["pending", "running", "completed", "failed", "skipped"] as const;
+  it.each(Array.from({ length: 200 }, (_, seed) => seed))("changes the target task's status and extras only, seed %i", (seed) => {
+    const rand = random(5000 + seed);
+    const model = taskList(rand);
+    const target = model.tasks[Math.floor(rand() * model.tasks.length)] ?? model.tasks[0];
+    if (!target) throw new Error("no task generated");
+    let text = serializeTasks(model);
+    // A missing status line makes the update insert one, which moves every line after it.
+    if (rand() < 0.3) text = text.replace(`- **id**: ${target.id}\n- **status**: ${target.status}\n`, `- **id**: ${target.id}\n`);
+    const status = STATUSES[Math.floor(rand() * STATUSES.length)] ?? "pending";
+    const keys = ["last_error", "note", "step"].filter(() => rand() < 0.6);
+    const extra = Object.fromEntries(keys.map((k) => [k, prose(rand)]));
+
+    const updated = updateTaskStatus(text, target.id, status, extra);
+    const before = parseTasks(text).tasks;
+    const normalized = Object.fromEntries(Object.entries(extra).map(([k, v]) => [k, normalizeProse(v)]));
+    expect(parseTasks(updated).tasks).toEqual({
+      ...before,
+      tasks: before.tasks.map((t) => (t.id === target.id ? { ...t, status, extra: { ...t.extra, ...normalized } } : t)),
+    });
+    // Lines outside the target's section stay as they were.
+    const heading = `## Task ${target.number}:`;
+    const next = (s: string): number => s.indexOf("\n## Task ", s.indexOf(heading) + 1);
+    expect(updated.slice(0, updated.indexOf(heading))).toBe(text.slice(0, text.indexOf(heading)));
+    expect(next(updated) < 0 ? "" : updated.slice(next(updated))).toBe(next(text) < 0 ? "" : text.slice(next(text)));
   });
 });
