@@ -10,6 +10,7 @@ import { phasesToRun, startChanges } from "./plan.ts";
 import { renderReport, type RunReport } from "./progress.ts";
 import { lockRun, type Release } from "./run-lock.ts";
 import { runPhase } from "./run-phase.ts";
+import { RunSessions, runSessionsFile } from "./run-sessions.ts";
 import { TaskStore } from "./task-store.ts";
 import type { ExecuteDeps, Models } from "./types.ts";
 
@@ -33,13 +34,17 @@ export async function resolveModels(deps: ExecuteDeps): Promise<Models> {
   return { primary: primary.model, secondary: secondary.model, notes: [primary.note, secondary.note].filter((n): n is string => n !== undefined) };
 }
 
-/** Holds the spec's run lock while `fn` runs. */
-export async function withRunLock<T>(deps: ExecuteDeps, slug: string, fn: () => Promise<T>): Promise<T> {
+/**
+ * Holds the spec's run lock while `fn` runs. Under the lock, the sessions a killed run left open are
+ * deleted (`cleaned` counts them), and `fn` gets deps that record the sessions this run opens.
+ */
+export async function withRunLock<T>(deps: ExecuteDeps, slug: string, fn: (run: ExecuteDeps, cleaned: number) => Promise<T>): Promise<T> {
   const dir = await gitDir(deps.git, deps.repoRoot);
   if (!dir) throw new OttoError("not_a_repository", `${deps.repoRoot} is not a git repository; otto commits each phase.`, "Run `git init`, then run the command again.");
   const release: Release = await lockRun(dir, slug);
   try {
-    return await fn();
+    const { sessions, cleaned } = await RunSessions.resume(runSessionsFile(dir, slug), { client: deps.client, directory: deps.repoRoot, log: deps.log });
+    return await fn({ ...deps, sessions }, cleaned);
   } finally {
     await deps.background.settle();
     await release();
@@ -67,7 +72,8 @@ export async function baseContext(deps: ExecuteDeps, slug: string, paths: SpecPa
 export async function executeSpec(deps: ExecuteDeps, flag?: string): Promise<ExecuteResult> {
   const started = Date.now();
   const { slug, paths } = resolveExecuteTarget(deps.repoRoot, flag);
-  return withRunLock(deps, slug, async () => {
+  // The run's deps shadow the command's: only they record the sessions the run opens.
+  return withRunLock(deps, slug, async (deps, cleaned) => {
     const store = await TaskStore.open(paths.tasks, slug, { onLockWait: deps.onLockWait });
     let commits = await ottoCommits(deps.git, deps.repoRoot, slug);
     const committed = committedPhases(commits);
@@ -75,7 +81,7 @@ export async function executeSpec(deps: ExecuteDeps, flag?: string): Promise<Exe
     for (const change of recovered) await store.set(change.id, change.status);
     const models = await resolveModels(deps);
     const base = await baseContext(deps, slug, paths);
-    const report: RunReport = { slug, list: store.list, phases: [], recovered, cancelled: false, notes: [...models.notes], durationMs: 0 };
+    const report: RunReport = { slug, list: store.list, phases: [], recovered, cancelled: false, notes: [...models.notes, ...cleanedNote(cleaned)], durationMs: 0 };
     const toRun = new Set(phasesToRun(store.list, new Set(committed.keys())));
 
     for (const { group } of phases(store.list)) {
@@ -124,4 +130,9 @@ export function phaseSummaries(commits: readonly { trailer: { kind: string }; me
     .map((c) => summaryOf(c.message))
     .join("\n\n---\n\n");
   return text.trim() ? text : undefined;
+}
+
+/** Said in the run's output, so sessions vanishing from the list are explained. */
+export function cleanedNote(cleaned: number): string[] {
+  return cleaned ? [`cleaned up ${cleaned} session${cleaned === 1 ? "" : "s"} left by the crashed run.`] : [];
 }

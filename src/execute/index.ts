@@ -12,5 +12,6 @@ export { runChecks, runCheck, type CheckResult } from "./verify.ts";
 export { phaseTitle, renderReport, type RunReport, type PhaseReport, type PhaseCounts } from "./progress.ts";
 export { renderAttempt, writeAttempt, formatDuration, type AttemptRecord } from "./history.ts";
 export { lockRun } from "./run-lock.ts";
+export { RunSessions, runSessionsFile } from "./run-sessions.ts";
 export { Background } from "./pass.ts";
 export { appendHarvest, Harvest } from "./harvest.ts";

@@ -53,6 +53,7 @@ export async function runPass<T = string>(
       timeoutMs: deps.settings.taskTimeoutMs,
       signal: deps.signal,
     });
+    await deps.sessions?.add(child.id);
     const { value, text } = await ask(child);
     const dialog = options.dialog === false ? "" : await dialogOf(child);
     return { value, text, sessionID: child.id, dialog, model, durationMs: Date.now() - started };
@@ -61,8 +62,12 @@ export async function runPass<T = string>(
     return { text: "", error, sessionID: child?.id, dialog, model, durationMs: Date.now() - started };
   } finally {
     // Deleting the session is cleanup, not part of the task's chain: it runs in the background
-    // (close never throws) and the run waits for all of them before it returns.
-    if (child) deps.background.add(child.close());
+    // (close never throws) and the run waits for all of them before it returns. A session that
+    // could not be deleted stays in the run's record, for the next run to delete.
+    if (child) {
+      const open = child;
+      deps.background.add(open.close().then(() => (open.deleted ? deps.sessions?.remove(open.id) : undefined)));
+    }
   }
 }
 

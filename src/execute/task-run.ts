@@ -4,7 +4,7 @@ import { commitAll, ottoCommits } from "./git.ts";
 import { formatDuration } from "./history.ts";
 import { pickTask } from "./plan.ts";
 import { runTask } from "./run-task.ts";
-import { baseContext, phaseSummaries, resolveExecuteTarget, resolveModels, withRunLock } from "./execute-spec.ts";
+import { baseContext, cleanedNote, phaseSummaries, resolveExecuteTarget, resolveModels, withRunLock } from "./execute-spec.ts";
 import { TaskStore } from "./task-store.ts";
 import type { ExecuteDeps } from "./types.ts";
 import { verifyFailure, verifyPhase } from "./verify-phase.ts";
@@ -18,7 +18,8 @@ import { verifyFailure, verifyPhase } from "./verify-phase.ts";
  */
 export async function runOneTask(deps: ExecuteDeps, flag: string | undefined, id: string | undefined): Promise<{ title: string; output: string }> {
   const { slug, paths } = resolveExecuteTarget(deps.repoRoot, flag);
-  return withRunLock(deps, slug, async () => {
+  // The run's deps shadow the command's: only they record the sessions the run opens.
+  return withRunLock(deps, slug, async (deps, cleaned) => {
     const store = await TaskStore.open(paths.tasks, slug, { onLockWait: deps.onLockWait });
     for (const task of store.list.tasks.filter((t) => t.status === "running")) await store.set(task.id, "pending");
     const picked = pickTask(store.list, id);
@@ -36,6 +37,7 @@ export async function runOneTask(deps: ExecuteDeps, flag: string | undefined, id
     const result = await runTask({ deps, models, ctx, store, task, parallel: [], onAttempt: (n) => deps.progress(`${task.id}: attempt ${n}`) });
     const head = `## otto-spec task run: ${task.id} ${result.status} (${result.attempts} attempt${result.attempts === 1 ? "" : "s"}, ${formatDuration(result.durationMs)})`;
     const lines = [head, "", result.status === "completed" ? result.summary.trim() || "(no summary)" : `Reason: ${result.error ?? result.status}`, "", `History: ${result.history.join(", ") || "(none)"}`];
+    for (const note of cleanedNote(cleaned)) lines.push("", `Note: ${note}`);
     if (result.status !== "completed") {
       lines.push("", `Nothing was committed. Next step: ${result.cancelled ? `/otto-spec task run --spec ${slug} --id ${task.id}` : `read the history, then /otto-spec task run --spec ${slug} --id ${task.id}`}`);
       return { title: `otto-spec task run ${task.id}: ${result.status}`, output: lines.join("\n") };

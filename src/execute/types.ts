@@ -2,6 +2,7 @@ import type { Env, Logger } from "../core/index.ts";
 import type { ModelRef, SessionClient, SessionRunner } from "../session/index.ts";
 import type { GitRun } from "./git.ts";
 import type { Background } from "./pass.ts";
+import type { RunSessions } from "./run-sessions.ts";
 
 /** spec.* settings of the engine, resolved (durations in milliseconds). */
 export interface ExecuteSettings {
@@ -49,6 +50,8 @@ export interface ExecuteDeps {
   codebaseSummary(root: string): Promise<string | undefined>;
   /** Session deletions in flight; the run settles them before it returns. */
   background: Background;
+  /** The run's record of its open child sessions (set under the run lock), for a re-run to clean up. */
+  sessions?: RunSessions;
   /** Receives lock waits of tasks.md writes (bench). */
   onLockWait?: (ms: number) => void;
 }

@@ -50,6 +50,7 @@ export function replyText(parts: readonly Part[]): string {
 /** One OpenCode child session with a fixed agent and model. Create it with `SessionRunner.openChild`. */
 export class ChildSession {
   #closed = false;
+  #deleted = false;
 
   constructor(
     private readonly context: ChildContext,
@@ -109,6 +110,11 @@ export class ChildSession {
     if (result.error !== undefined) throw errorFromHttp(result.error, "abort the session", { sessionID: this.id });
   }
 
+  /** Whether close deleted the session (a caller keeping a record of open sessions needs to know). */
+  get deleted(): boolean {
+    return this.#deleted;
+  }
+
   /** Deletes the session unless `keep`. Never throws: a failed cleanup must not fail finished work. */
   async close(): Promise<void> {
     if (this.#closed) return;
@@ -117,7 +123,8 @@ export class ChildSession {
     const { client, log } = this.context.turn;
     try {
       const result = await client.session.delete({ path: { id: this.id }, query: { directory: this.options.directory } });
-      if (result.error !== undefined) log.log("warn", `could not delete session ${this.id}`, { error: redact(describeError(result.error)) });
+      if (result.error === undefined) this.#deleted = true;
+      else log.log("warn", `could not delete session ${this.id}`, { error: redact(describeError(result.error)) });
     } catch (error) {
       log.log("warn", `could not delete session ${this.id}`, { error: redact(describeError(error)) });
     }

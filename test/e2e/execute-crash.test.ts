@@ -43,6 +43,10 @@ describe("/otto-spec execute survives a crash", () => {
     await e2e.model.waitForRequest((r) => attempts([r], "task-002").length === 1, 90_000);
     await until("task-003 completed", () => statusOf(ws.readFile(`${SPEC}/tasks.md`), "task-003") === "completed");
     expect((await ws.repo.log()).map((c) => c.subject)).toEqual([`otto(${SLUG}): phase 1: task-001`, "Initial commit"]);
+    // The sessions of the crashed run: the invoking one and its children (task-002's executor at least).
+    const beforeCrash = (await serve.client.session.list({ throwOnError: true })).data;
+    const orphans = beforeCrash.filter((s) => s.parentID).map((s) => s.id);
+    expect(orphans.length).toBeGreaterThan(0);
     process.kill(-serve.process.pgid, "SIGKILL");
     for (const pid of survivors(serve.process)) process.kill(pid, "SIGKILL");
     await serve.close();
@@ -64,5 +68,13 @@ describe("/otto-spec execute survives a crash", () => {
     expect(bodies.match(new RegExp(`^Otto-Phase: ${SLUG}/1$`, "gm"))).toHaveLength(1);
     expect(bodies.match(new RegExp(`^Otto-Phase: ${SLUG}/2$`, "gm"))).toHaveLength(1);
     expect(await ws.repo.git(["status", "--porcelain"])).toBe("");
+
+    // The re-run deleted the child sessions the killed run left behind, and said so.
+    const after = (await (await e2e.serve(ws)).client.session.list({ throwOnError: true })).data;
+    expect(after.filter((s) => orphans.includes(s.id))).toEqual([]);
+    expect(after.filter((s) => s.parentID)).toEqual([]);
+    expect(after.map((s) => s.id)).toContain(beforeCrash.find((s) => !s.parentID)?.id);
+    const cleaned = /Note: cleaned up (\d+) sessions? left by the crashed run\./.exec(rerun.stdout);
+    expect(Number(cleaned?.[1])).toBeGreaterThan(0);
   }, 300_000);
 });

@@ -11,17 +11,52 @@ const TWO_PHASES = tasksMd([
   ["t3", "pending", 2, ["t1", "t2"], "Third"],
 ]);
 
+/**
+ * Holds each task until `cap` tasks run at once, or all that are left of its phase, so a test of
+ * overlap does not depend on timing: a serial engine waits out the deadline and shows 1, one that
+ * ignores the cap shows more than `cap`.
+ */
+function holdUntilOverlap(cap: number) {
+  let inFlight = 0;
+  let max = 0;
+  const finished = new Map<string, number>();
+  const waiting: Array<() => void> = [];
+  const wakeAll = () => {
+    for (const wake of waiting.splice(0)) wake();
+  };
+  return {
+    max: () => max,
+    async run<T>(phase: { name: string; tasks: number }, work: () => T): Promise<T> {
+      max = Math.max(max, ++inFlight);
+      wakeAll();
+      const deadline = Date.now() + 10_000;
+      const left = () => phase.tasks - (finished.get(phase.name) ?? 0);
+      while (inFlight < Math.min(cap, left()) && Date.now() < deadline) {
+        await new Promise<void>((resolve) => {
+          waiting.push(resolve);
+          setTimeout(resolve, 200);
+        });
+      }
+      try {
+        return work();
+      } finally {
+        inFlight--;
+        finished.set(phase.name, (finished.get(phase.name) ?? 0) + 1);
+        wakeAll();
+      }
+    },
+  };
+}
+
 describe("executeSpec", () => {
   it("runs a two-phase spec to completed tasks, one commit per phase plus one for docs, with history", async () => {
-    let inFlight = 0;
-    let maxInFlight = 0;
+    const overlap = holdUntilOverlap(4);
     const f = await setup(TWO_PHASES, async (call) => {
       if (call.kind !== "execute-task") return undefined;
-      maxInFlight = Math.max(maxInFlight, ++inFlight);
-      await new Promise((r) => setTimeout(r, 60));
-      inFlight--;
-      f.write(`src/${call.task}.txt`, `${call.task}\n`);
-      return { text: `Created src/${call.task}.txt.` };
+      return overlap.run(call.task === "t3" ? { name: "2", tasks: 1 } : { name: "1", tasks: 2 }, () => {
+        f.write(`src/${call.task}.txt`, `${call.task}\n`);
+        return { text: `Created src/${call.task}.txt.` };
+      });
     });
     const { output, report, title } = await executeSpec(f.deps);
 
@@ -35,7 +70,7 @@ describe("executeSpec", () => {
     expect(f.read(`.otto/specs/${SLUG}/history/run-003.md`)).toMatch(/# run-003: t3 attempt 1\/3[\s\S]*- \*\*result\*\*: completed[\s\S]*## Dialog/);
 
     // Parallel tasks overlap; every session is a child of the invoking one and is deleted.
-    expect(maxInFlight).toBe(2);
+    expect(overlap.max()).toBe(2);
     expect(f.fake.deleted.length).toBe(f.created.length);
     expect(f.fake.sessions.size).toBe(0);
     expect([...new Set(f.created.map((s) => `${s.parentID} ${s.directory}`))]).toEqual([`ses_parent ${f.repoRoot}`]);
@@ -75,19 +110,15 @@ describe("executeSpec", () => {
 
   it("runs at most spec.max_parallel_tasks tasks of a phase at once", async () => {
     const tasks = tasksMd(["t1", "t2", "t3", "t4", "t5"].map((id): [string, string, number, string[], string] => [id, "pending", 1, [], id]));
-    let inFlight = 0;
-    let maxInFlight = 0;
+    const overlap = holdUntilOverlap(2);
     const f = await setup(tasks, async (call) => {
       if (call.kind !== "execute-task") return undefined;
-      maxInFlight = Math.max(maxInFlight, ++inFlight);
-      await new Promise((r) => setTimeout(r, 40));
-      inFlight--;
-      return { text: "Done." };
+      return overlap.run({ name: "1", tasks: 5 }, () => ({ text: "Done." }));
     }, { maxParallelTasks: 2, reviewGate: false, externalAssumptions: false, domainHardening: false, docsAlignment: false });
     await executeSpec(f.deps);
     expect(statuses(f)).toEqual({ t1: "completed", t2: "completed", t3: "completed", t4: "completed", t5: "completed" });
     expect(of(f.calls, "execute-task")).toHaveLength(5);
-    expect(maxInFlight).toBe(2);
+    expect(overlap.max()).toBe(2);
     expect(f.progress).toContain("Phase 1: 0/5 done, 2 running, 0 failed");
     expect(f.progress.some((t) => /, [3-5] running,/.test(t))).toBe(false);
   });
