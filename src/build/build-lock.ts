@@ -1,7 +1,4 @@
-import fs from "node:fs/promises";
-import path from "node:path";
-import lockfile from "proper-lockfile";
-import { OttoError, processAlive } from "../core/index.ts";
+import { OttoError, holdLock, processAlive } from "../core/index.ts";
 import type { BuildState } from "./state.ts";
 
 /*
@@ -27,38 +24,21 @@ export interface LockOptions {
 
 /** Takes the target's lock (`.otto/build/<key>.lock`), or refuses when a live loop holds it. */
 export async function lockTarget(file: string, name: string, options: LockOptions): Promise<Release> {
-  await fs.mkdir(path.dirname(file), { recursive: true });
   try {
-    return await lock(file, 0);
+    return await holdLock(file, 0, STALE_MS);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "ELOCKED") throw error;
     const holder = await options.holder();
     // The state names a dead process: its lock stops being refreshed, take it over once stale.
     if (holder?.pid !== undefined && !processAlive(holder.pid)) {
       try {
-        return await lock(file, TAKEOVER);
+        return await holdLock(file, TAKEOVER, STALE_MS);
       } catch (retry) {
         if ((retry as NodeJS.ErrnoException).code !== "ELOCKED") throw retry;
       }
     }
     throw refusal(name, holder, options.flag);
   }
-}
-
-async function lock(file: string, retries: number | typeof TAKEOVER): Promise<Release> {
-  let compromised = false;
-  const release = await lockfile.lock(file, {
-    realpath: false,
-    stale: STALE_MS,
-    retries,
-    // The default throws from a timer, which would crash OpenCode; the loop goes on without it.
-    onCompromised: () => {
-      compromised = true;
-    },
-  });
-  return async () => {
-    if (!compromised) await release().catch(() => undefined);
-  };
 }
 
 function refusal(name: string, holder: BuildState | undefined, flag: string): OttoError {

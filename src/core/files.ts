@@ -42,6 +42,32 @@ export async function realTarget(file: string): Promise<string> {
   }
 }
 
+/** How often `holdLock` tries again while another holder has the lock (proper-lockfile's retries). */
+export type LockRetries = number | { retries: number; factor: number; minTimeout: number; maxTimeout: number };
+
+/**
+ * Takes the lock of `file` for a long job (a run, a loop) and returns its release. proper-lockfile
+ * refreshes it while the process lives; a killed holder's lock counts as stale `staleMs` later.
+ * Throws proper-lockfile's ELOCKED error when someone else holds it.
+ * https://github.com/moxystudio/node-proper-lockfile#lockfile-options
+ */
+export async function holdLock(file: string, retries: LockRetries, staleMs = 5_000): Promise<() => Promise<void>> {
+  await fs.mkdir(path.dirname(file), { recursive: true });
+  let compromised = false;
+  const release = await lockfile.lock(file, {
+    realpath: false,
+    stale: staleMs,
+    retries,
+    // The default throws from a timer, which would crash OpenCode; the job goes on without it.
+    onCompromised: () => {
+      compromised = true;
+    },
+  });
+  return async () => {
+    if (!compromised) await release().catch(() => undefined);
+  };
+}
+
 /** Runs `fn` holding the lock of `file`; creates the file's directory first. */
 export async function withFileLock<T>(file: string, fn: () => Promise<T>): Promise<T> {
   await fs.mkdir(path.dirname(file), { recursive: true });

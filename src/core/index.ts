@@ -5,5 +5,5 @@ export { redact, maskSecret, REDACTED } from "./redact.ts";
 export { EventBus, type Listener } from "./events.ts";
 export type { Runtime, OpencodeClient } from "./runtime.ts";
 export { assetPath, builtinDir, listAssetNames, readMarkdownAsset, type AssetFolder, type MarkdownAsset } from "./assets.ts";
-export { readTextIfExists, realTarget, withFileLock, writeFileAtomic } from "./files.ts";
+export { holdLock, readTextIfExists, realTarget, withFileLock, writeFileAtomic, type LockRetries } from "./files.ts";
 export { processAlive } from "./process.ts";

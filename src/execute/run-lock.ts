@@ -1,7 +1,5 @@
-import fs from "node:fs/promises";
 import path from "node:path";
-import lockfile from "proper-lockfile";
-import { OttoError } from "../core/index.ts";
+import { OttoError, holdLock, type LockRetries } from "../core/index.ts";
 
 /*
  * One run per spec and working tree at a time: a second `execute` would reset the first one's
@@ -15,23 +13,9 @@ const RETRIES = { retries: 7, factor: 1, minTimeout: 1_000, maxTimeout: 1_000 };
 
 export type Release = () => Promise<void>;
 
-export async function lockRun(lockDir: string, slug: string, retries: number | typeof RETRIES = RETRIES): Promise<Release> {
-  await fs.mkdir(lockDir, { recursive: true });
-  const target = path.join(lockDir, `otto-execute-${slug}`);
-  let compromised = false;
+export async function lockRun(lockDir: string, slug: string, retries: LockRetries = RETRIES): Promise<Release> {
   try {
-    const release = await lockfile.lock(target, {
-      realpath: false,
-      stale: STALE_MS,
-      retries,
-      // The default throws from a timer, which would crash OpenCode; the run goes on without it.
-      onCompromised: () => {
-        compromised = true;
-      },
-    });
-    return async () => {
-      if (!compromised) await release().catch(() => undefined);
-    };
+    return await holdLock(path.join(lockDir, `otto-execute-${slug}`), retries, STALE_MS);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ELOCKED") {
       throw new OttoError(
