@@ -1,10 +1,11 @@
 import fs from "node:fs";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runFix } from "../../../../src/pr-review/loop/run-fix.ts";
 import type { RunContext } from "../../../../src/pr-review/loop/run-review.ts";
 import type { FixReply } from "../../../../src/pr-review/loop/schemas.ts";
-import { createRepoWithRemote, gitEnv, type Repo } from "../../../support/git.ts";
+import { gitEnv, type Repo } from "../../../support/git.ts";
+import { useFeatureClone } from "../../pr/feature-clone.ts";
 import { finding } from "./helpers.ts";
 
 /*
@@ -12,21 +13,11 @@ import { finding } from "./helpers.ts";
  * is a stand-in that edits (or not) the tree and answers the envelope.
  */
 
-const repos: Repo[] = [];
-afterEach(() => {
-  for (const r of repos.splice(0)) r.cleanup();
-});
 
 const GHP = `ghp_${"a1B2c3D4e5".repeat(4)}`;
 const CONFIGURED = "configured-secret-value";
 
-async function setup(): Promise<Repo> {
-  const repo = await createRepoWithRemote({ files: { "a.txt": "one\n" } });
-  repos.push(repo);
-  await repo.git(["switch", "-q", "-c", "feature"]);
-  await repo.git(["push", "-q", "-u", "origin", "feature"]);
-  return repo;
-}
+const setup = useFeatureClone();
 
 /** A RunContext whose fix session runs `act` in the tree, then answers `reply`. */
 function context(repo: Repo, act: () => void, reply: FixReply): RunContext {

@@ -1,25 +1,16 @@
 import fs from "node:fs";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { OttoError } from "../../../../src/core/index.ts";
 import { discardChanges, readyWorkdir } from "../../../../src/pr/comments/prepare-workdir.ts";
 import { refuseUnpushed } from "../../../../src/pr/git/unpushed.ts";
-import { createRepoWithRemote, git, gitEnv, type Repo } from "../../../support/git.ts";
+import { git, gitEnv, type Repo } from "../../../support/git.ts";
+import { useFeatureClone } from "../feature-clone.ts";
 
 /* The PR's tree before and after a comment session, with real git: a clone on `feature` and a bare origin. */
 
-const repos: Repo[] = [];
-afterEach(() => {
-  for (const r of repos.splice(0)) r.cleanup();
-});
 
-async function setup(): Promise<Repo> {
-  const repo = await createRepoWithRemote({ files: { "a.txt": "one\n" } });
-  repos.push(repo);
-  await repo.git(["switch", "-q", "-c", "feature"]);
-  await repo.git(["push", "-q", "-u", "origin", "feature"]);
-  return repo;
-}
+const setup = useFeatureClone();
 
 const work = (repo: Repo) => ({ dir: repo.dir, remote: "origin", branch: "feature" });
 const env = gitEnv();
