@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import fs from "node:fs/promises";
 import { OttoError, realTarget, withFileLock, writeFileAtomic } from "../core/index.ts";
 import { formatProblems, parseTasks, updateTaskStatus, validateTasks, type TaskList, type TaskStatus } from "../spec/index.ts";
@@ -60,7 +59,7 @@ export class TaskStore {
    */
   set(id: string, status: TaskStatus, extra: Record<string, string> = {}): Promise<TaskList> {
     const stale = Object.entries(STATUS_NOTES).filter(([key, owner]) => owner !== status && !(key in extra)).map(([key]) => key);
-    return this.#enqueue(async (text) => removeFields(updateTaskStatus(text, id, status, oneLine(extra)), id, status, stale), false);
+    return this.#enqueue(async (text) => updateTaskStatus(text, id, status, oneLine(extra), stale), false);
   }
 
   /** Re-reads and re-validates the file (the user may edit it during a run). */
@@ -92,27 +91,6 @@ export class TaskStore {
 
 /** Extra fields that explain a status, by the status they belong to. */
 const STATUS_NOTES: Readonly<Record<string, TaskStatus>> = { last_error: "failed", skip_reason: "skipped" };
-
-/**
- * Removes extra fields of one task. The spec subsystem can only set fields, so each one is set
- * to a unique marker (which finds the field exactly as the parser does, a multi-line value
- * included, or appends it) and the marked line is dropped: a missing field leaves the text as is.
- */
-function removeFields(text: string, id: string, status: TaskStatus, keys: readonly string[]): string {
-  let out = text;
-  // Most writes have no note to remove: skip the scans when no line can hold one.
-  for (const key of keys.filter((k) => text.includes(k))) {
-    const mark = `otto-remove-${randomUUID()}`;
-    const lines = updateTaskStatus(out, id, status, { [key]: mark }).split(/(?<=\n)/);
-    const at = lines.findIndex((line) => line.trimEnd().endsWith(mark));
-    if (at < 0) continue;
-    // The last line of a file without a final newline: the line before it loses its newline instead.
-    if (at > 0 && !(lines[at] ?? "").endsWith("\n")) lines[at - 1] = (lines[at - 1] ?? "").replace(/\r?\n$/, "");
-    lines.splice(at, 1);
-    out = lines.join("");
-  }
-  return out;
-}
 
 /** Extra fields are single-line values in tasks.md; a multi-line error keeps its first line, cut short. */
 function oneLine(extra: Record<string, string>): Record<string, string> {

@@ -5,11 +5,12 @@ import { canonicalTaskKey, readTaskId, TASK_SCAN_RULES } from "./parse-tasks.ts"
 import { TASK_FIELDS, TASK_STATUSES, type TaskStatus } from "./schema.ts";
 
 /**
- * Sets one task's status (and optionally extra fields such as `last_error`) in the text of
- * tasks.md, touching only those lines: the rest of the file, comments and odd formatting
- * included, stays byte for byte. The execution engine calls this under a file lock.
+ * Sets one task's status (and optionally extra fields such as `last_error`, or removes extra
+ * fields named in `remove`) in the text of tasks.md, touching only those lines: the rest of the
+ * file, comments and odd formatting included, stays byte for byte. The execution engine calls
+ * this under a file lock.
  */
-export function updateTaskStatus(text: string, id: string, status: TaskStatus, extra: Record<string, string> = {}): string {
+export function updateTaskStatus(text: string, id: string, status: TaskStatus, extra: Record<string, string> = {}, remove: readonly string[] = []): string {
   if (!(TASK_STATUSES as readonly string[]).includes(status)) {
     throw new OttoError("invalid_task_status", `Unknown task status '${String(status)}'; use one of: ${TASK_STATUSES.join(", ")}.`);
   }
@@ -26,7 +27,7 @@ export function updateTaskStatus(text: string, id: string, status: TaskStatus, e
     const line = lines[statusField.start] ?? "";
     const comment = /\s*<!--.*$/.exec(statusField.value)?.[0] ?? "";
     lines[statusField.start] = `${statusField.prefix}${status}${comment}`;
-    if (line === lines[statusField.start] && Object.keys(extra).length === 0) return text;
+    if (line === lines[statusField.start] && Object.keys(extra).length === 0 && remove.length === 0) return text;
   } else {
     const idField = findField(section, "id");
     const at = idField ? idField.end : section.start + 1;
@@ -40,6 +41,12 @@ export function updateTaskStatus(text: string, id: string, status: TaskStatus, e
       throw new OttoError("invalid_task_field", `Cannot set '${rawKey}' as an extra task field: use a snake_case name that is not one of ${TASK_FIELDS.join(", ")}.`);
     }
     lines = setExtra(lines, scanned ?? findTask(lines, id), key, value);
+    scanned = undefined;
+  }
+  for (const key of remove) {
+    const field = (scanned ?? findTask(lines, id)).fields.find((f) => canonicalTaskKey(f.key) === normalizeKey(key));
+    if (!field) continue;
+    lines.splice(field.start, field.end - field.start);
     scanned = undefined;
   }
   return lines.join(eol);
