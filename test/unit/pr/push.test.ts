@@ -1,24 +1,16 @@
 import fs from "node:fs";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { commitAndPush } from "../../../src/pr/git/push.ts";
-import { createRepoWithRemote, git, gitEnv, type Repo } from "../../support/git.ts";
+import { git, gitEnv, type Repo } from "../../support/git.ts";
+import { useFeatureClone } from "./feature-clone.ts";
 
-const repos: Repo[] = [];
-afterEach(() => {
-  for (const r of repos.splice(0)) r.cleanup();
-});
+const featureClone = useFeatureClone();
 
 /** A repo on branch `feature` tracking origin/feature, and a second clone to move the remote behind otto's back. */
 async function setup(files: Record<string, string> = { "a.txt": "one\ntwo\nthree\n" }) {
-  const repo = await createRepoWithRemote({ files });
-  repos.push(repo);
-  await repo.git(["switch", "-q", "-c", "feature"]);
-  await repo.git(["push", "-q", "-u", "origin", "feature"]);
-  const other = path.join(path.dirname(repo.dir), "other");
-  await git(["clone", "-q", "-b", "feature", repo.remote, other], path.dirname(repo.dir));
-  await git(["config", "user.name", "Someone Else"], other);
-  await git(["config", "user.email", "else@example.invalid"], other);
+  const repo = await featureClone(files);
+  const other = await repo.other();
   const moveRemote = async (file: string, content: string) => {
     fs.writeFileSync(path.join(other, file), content);
     await git(["commit", "-qam", `remote change to ${file}`], other);

@@ -1,10 +1,11 @@
 import fs from "node:fs";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { answerComment, type AnswerDeps } from "../../../../src/pr/comments/answer-comment.ts";
 import type { PrBackend, PrComment, PrInfo } from "../../../../src/pr/index.ts";
 import type { SessionRunner } from "../../../../src/session/index.ts";
-import { createRepoWithRemote, git, gitEnv, type Repo } from "../../../support/git.ts";
+import { git, gitEnv } from "../../../support/git.ts";
+import { useFeatureClone } from "../feature-clone.ts";
 import { samplePr } from "../sample-pr.ts";
 
 /*
@@ -14,10 +15,7 @@ import { samplePr } from "../sample-pr.ts";
  * and the forge are fakes that record what they were asked.
  */
 
-const repos: Repo[] = [];
-afterEach(() => {
-  for (const r of repos.splice(0)) r.cleanup();
-});
+const featureClone = useFeatureClone();
 
 const pr: PrInfo = samplePr({ sourceBranch: "feature" });
 
@@ -29,14 +27,8 @@ interface Recorded {
 }
 
 async function setup(resolution: { content: string; reply: string }) {
-  const repo = await createRepoWithRemote({ files: { "a.ts": "export const max = 1;\n" } });
-  repos.push(repo);
-  await repo.git(["switch", "-q", "-c", "feature"]);
-  await repo.git(["push", "-q", "-u", "origin", "feature"]);
-  const other = path.join(path.dirname(repo.dir), "other");
-  await git(["clone", "-q", "-b", "feature", repo.remote, other], path.dirname(repo.dir));
-  await git(["config", "user.name", "Someone Else"], other);
-  await git(["config", "user.email", "else@example.invalid"], other);
+  const repo = await featureClone({ "a.ts": "export const max = 1;\n" });
+  const other = await repo.other();
 
   const recorded: Recorded = { sessions: [], forge: [] };
   const sessions = {
