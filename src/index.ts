@@ -1,13 +1,10 @@
 import type { Plugin } from "@opencode-ai/plugin";
 // Direct imports, not the core barrel: the barrel pulls in file locking and more, and load time counts.
 import { formatError } from "./core/errors.ts";
-import { EventBus } from "./core/events.ts";
-import { createLogger } from "./core/log.ts";
-import type { Runtime } from "./core/runtime.ts";
 import type { CrewService } from "./crew/index.ts";
 import { crewMayExist } from "./host/crew-present.ts";
 import { registerOtto } from "./host/register.ts";
-import type { SessionRunner } from "./session/index.ts";
+import { createRuntime } from "./runtime.ts";
 import { buildTools } from "./tools/index.ts";
 
 /**
@@ -17,19 +14,8 @@ import { buildTools } from "./tools/index.ts";
  * (Only this function is exported: OpenCode treats every exported function as a plugin.)
  */
 export const OttoPlugin: Plugin = async (input) => {
-  const events = new EventBus();
-  const log = createLogger(input.client);
-  const runtime: Runtime = {
-    client: input.client,
-    directory: input.directory,
-    worktree: input.worktree,
-    events,
-    log,
-    env: process.env,
-    once: new Set(),
-    // Created with the tools' code on their first call (src/tools/registry.ts).
-    sessions: undefined as unknown as SessionRunner,
-  };
+  const runtime = createRuntime(input);
+  const { events, log } = runtime;
   const report = (what: string) => (error: unknown) => log.log("warn", `otto: ${what} failed`, { error: formatError(error) });
 
   // The crew reacts to session.idle / session.error (wake-ups, failures). It is loaded by the first

@@ -1,7 +1,7 @@
 import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { OttoError, isOttoError } from "../core/index.ts";
-import { runGit } from "../repo/index.ts";
+import { runGit } from "../workspace/index.ts";
 import { classifyArchetype } from "./classify-archetype.ts";
 import { countLanguages } from "./detect-languages.ts";
 import { detectConventions, pickKeyDependencies } from "./detect-conventions.ts";

@@ -1,4 +1,4 @@
-import type { GitResult as RepoGitResult } from "../repo/index.ts";
+import type { GitResult as RepoGitResult } from "../workspace/index.ts";
 
 /**
  * Plain data produced by the codebase analysis. Nothing here holds functions or handles, so a

@@ -1,6 +1,8 @@
 import { findRepoRoot, loadConfig, modelRoles } from "../config/index.ts";
-import { OttoError, formatError, type Runtime } from "../core/index.ts";
-import { executeSettings, runChecks, runGit } from "../execute/index.ts";
+import { OttoError, formatError } from "../core/index.ts";
+import type { Runtime } from "../runtime.ts";
+import { executeSettings } from "../execute/index.ts";
+import { runChecks, runGit } from "../workspace/index.ts";
 import { notifierFor } from "../notify/index.ts";
 import { resolveRoleModel } from "../session/index.ts";
 import { archiveTarget } from "./archive.ts";
@@ -70,7 +72,7 @@ export async function createBuildDeps(input: BuildInput): Promise<BuildDeps> {
       };
       // A resumed loop goes on in its session, where the user may have talked to the builder.
       const reopen = resume !== undefined && (await sessionExists(runtime, resume, repoRoot));
-      const child = reopen ? runtime.sessions.attachChild(resume, options) : await runtime.sessions.openChild(options);
+      const child = reopen ? await runtime.sessions.attachChild(resume, options) : await runtime.sessions.openChild(options);
       const builder: Builder & { close(): Promise<void> } = {
         id: child.id,
         prompt: (text) => child.prompt(text),

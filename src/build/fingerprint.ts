@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import fs from "node:fs/promises";
 import path from "node:path";
-import type { GitRun } from "../execute/index.ts";
+import type { GitRun } from "../workspace/index.ts";
 
 /**
  * A hash of the working tree's changes (paths git reports, with each file's size and mtime), so

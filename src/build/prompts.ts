@@ -1,4 +1,4 @@
-import type { CheckResult } from "../execute/index.ts";
+import type { CheckResult } from "../workspace/index.ts";
 import { renderPrompt } from "../prompts/index.ts";
 import type { Reminder } from "./decide.ts";
 import type { TaskSource, TaskView } from "./task-source.ts";

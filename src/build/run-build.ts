@@ -1,4 +1,4 @@
-import { commitAll, type CheckResult, type GitRun } from "../execute/index.ts";
+import { commitAll, type CheckResult, type GitRun } from "../workspace/index.ts";
 import type { NotifyEvent } from "../notify/index.ts";
 import type { ArchiveResult } from "./archive.ts";
 import { lockTarget } from "./build-lock.ts";

@@ -1,5 +1,6 @@
 import path from "node:path";
-import { taskFailedReason, type CheckResult } from "../execute/index.ts";
+import { taskFailedReason } from "../execute/index.ts";
+import { type CheckResult } from "../workspace/index.ts";
 import { decide, nextStagnant, type Decision } from "./decide.ts";
 import { claimsProgress, claimsVerified, continuePrompt, fixPrompt, nextText, progressText, startPrompt, verifyPrompt } from "./prompts.ts";
 import type { TaskSource, TaskView } from "./task-source.ts";

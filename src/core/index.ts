@@ -3,7 +3,6 @@ export { PACKAGE_ROOT, xdgPaths, type Env } from "./paths.ts";
 export { createLogger, silentLogger, type Logger, type LogLevel } from "./log.ts";
 export { redact, maskSecret, REDACTED } from "./redact.ts";
 export { EventBus, type Listener } from "./events.ts";
-export type { Runtime, OpencodeClient } from "./runtime.ts";
 export { assetPath, builtinDir, listAssetNames, readMarkdownAsset, type AssetFolder, type MarkdownAsset } from "./assets.ts";
 export { holdLock, readTextIfExists, realTarget, withFileLock, writeFileAtomic, type LockRetries } from "./files.ts";
 export { processAlive } from "./process.ts";

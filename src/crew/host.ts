@@ -1,5 +1,6 @@
 import type { Message as SdkMessage, Part } from "@opencode-ai/sdk";
-import { OttoError, redact, type OpencodeClient } from "../core/index.ts";
+import { OttoError, redact } from "../core/index.ts";
+import type { OpencodeClient } from "../runtime.ts";
 import type { ModelRef } from "../session/index.ts";
 
 /** One OpenCode permission rule, as `POST /session` takes them (last match wins). */

@@ -1,6 +1,7 @@
 import path from "node:path";
 import type { Env } from "../core/index.ts";
-import { excludeFromGit, runGit } from "../repo/index.ts";
+import { excludeFromGit } from "../repo/index.ts";
+import { runGit } from "../workspace/index.ts";
 
 export interface CrewPaths {
   /** The directory holding `.otto/crew` (the main clone's root). */

@@ -1,6 +1,7 @@
 import type { Event } from "@opencode-ai/sdk";
 import { loadConfig } from "../config/index.ts";
-import { formatError, type Runtime } from "../core/index.ts";
+import { formatError } from "../core/index.ts";
+import type { Runtime } from "../runtime.ts";
 import { notifierFor, type NotifyEvent } from "../notify/index.ts";
 import { compactionContext } from "./compaction.ts";
 import { processAlive } from "../core/index.ts";

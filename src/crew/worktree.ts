@@ -2,7 +2,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { loadConfig } from "../config/index.ts";
 import { OttoError, type Env } from "../core/index.ts";
-import { addWorktree, currentBranch, findRepo, worktreeDirOf } from "../repo/index.ts";
+import { addWorktree, findRepo, worktreeDirOf } from "../repo/index.ts";
+import { currentBranch } from "../workspace/index.ts";
 import type { Agent } from "./schema.ts";
 
 /**

@@ -1,8 +1,9 @@
 import { codebaseSummaryFor } from "../analysis/index.ts";
 import { findRepoRoot, loadConfig, modelRoles, parseDuration, type Config } from "../config/index.ts";
-import { OttoError, formatError, type Runtime } from "../core/index.ts";
+import { OttoError, formatError } from "../core/index.ts";
+import type { Runtime } from "../runtime.ts";
 import { createSessionRunner } from "../session/index.ts";
-import { runGit } from "./git.ts";
+import { runGit } from "../workspace/index.ts";
 import { Background } from "./pass.ts";
 import type { ExecuteDeps, ExecuteSettings, ToastVariant } from "./types.ts";
 

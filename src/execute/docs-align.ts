@@ -3,7 +3,8 @@ import { Critique, formatCritique, isApproval, summarizeCritique } from "../revi
 import { extractDocument } from "../session/index.ts";
 import { renderCommitMessage } from "./commit-message.ts";
 import { doc, readDocs, required, type SpecContext } from "./context.ts";
-import { commitAll, pendingDiff, type OttoCommit } from "./git.ts";
+import { commitAll, pendingDiff } from "../workspace/index.ts";
+import { type OttoCommit } from "./git.ts";
 import { writeStepRecord } from "./history.ts";
 import { cancelled, errorLine, EXECUTOR, jsonPass, promptPass, REVIEWER } from "./pass.ts";
 import { taskFailedReason } from "./plan.ts";

@@ -4,7 +4,8 @@ import { checkGate, listSpecs, phases, readArtifacts, resolveSpec, specPaths, su
 import { summaryOf } from "./commit-message.ts";
 import { readDocs, relativeSpecDir, type SpecContext } from "./context.ts";
 import { alignDocs, docsDue } from "./docs-align.ts";
-import { committedPhases, gitDir, ottoCommits } from "./git.ts";
+import { committedPhases, ottoCommits } from "./git.ts";
+import { gitDir } from "../workspace/index.ts";
 import { cancelled, errorLine } from "./pass.ts";
 import { phasesToRun, startChanges } from "./plan.ts";
 import { renderReport, type RunReport } from "./progress.ts";

@@ -7,8 +7,7 @@ export type { ExecuteDeps, ExecuteSettings, TaskResult, StepRecord, ToastVariant
 export { TaskStore, parseTaskFile } from "./task-store.ts";
 export { startChanges, phasesToRun, blockedInPhase, runnableInPhase, taskFailedReason, pickTask, type StatusChange } from "./plan.ts";
 export { parseTrailers, renderCommitMessage, trailerLine, summaryOf, type OttoTrailer, type VerifyState } from "./commit-message.ts";
-export { runGit, ottoCommits, committedPhases, commitAll, type GitRun, type GitResult, type OttoCommit } from "./git.ts";
-export { runChecks, runCheck, type CheckResult } from "./verify.ts";
+export { ottoCommits, committedPhases, type OttoCommit } from "./git.ts";
 export { phaseTitle, renderReport, type RunReport, type PhaseReport, type PhaseCounts } from "./progress.ts";
 export { renderAttempt, writeAttempt, formatDuration, type AttemptRecord } from "./history.ts";
 export { lockRun } from "./run-lock.ts";

@@ -1,5 +1,5 @@
 import pLimit from "p-limit";
-import { commitAll } from "./git.ts";
+import { commitAll } from "../workspace/index.ts";
 import { renderCommitMessage, type OttoTrailer } from "./commit-message.ts";
 import { readDocs, type SpecContext } from "./context.ts";
 import { harvestQuestions } from "./harvest.ts";

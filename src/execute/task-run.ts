@@ -1,6 +1,7 @@
 import { OttoError } from "../core/index.ts";
 import { renderCommitMessage } from "./commit-message.ts";
-import { commitAll, ottoCommits } from "./git.ts";
+import { commitAll } from "../workspace/index.ts";
+import { ottoCommits } from "./git.ts";
 import { formatDuration } from "./history.ts";
 import { pickTask } from "./plan.ts";
 import { runTask } from "./run-task.ts";

@@ -1,6 +1,6 @@
 import type { Env, Logger } from "../core/index.ts";
 import type { ModelRef, SessionClient, SessionRunner } from "../session/index.ts";
-import type { GitRun } from "./git.ts";
+import type { GitRun } from "../workspace/index.ts";
 import type { Background } from "./pass.ts";
 import type { RunSessions } from "./run-sessions.ts";
 

@@ -4,7 +4,8 @@ import { doc, type SpecContext } from "./context.ts";
 import { errorLine, EXECUTOR, promptPass } from "./pass.ts";
 import { taskFailedReason } from "./plan.ts";
 import type { ExecuteDeps, Models, StepRecord } from "./types.ts";
-import { describeChecks, runChecks, verifyReport, type CheckResult } from "./verify.ts";
+import { describeChecks, runChecks, type CheckResult } from "../workspace/index.ts";
+import { verifyReport } from "./verify-report.ts";
 
 export interface VerifyOutcome {
   state: VerifyState;

@@ -1,6 +1,7 @@
 import { execa } from "execa";
 import { loadConfig, type Config, type LoadedConfig } from "../config/index.ts";
-import { formatError, type Runtime } from "../core/index.ts";
+import { formatError } from "../core/index.ts";
+import type { Runtime } from "../runtime.ts";
 import { createNotifier } from "./notifier.ts";
 import type { Notify, NotifyEvent, NotifyReport } from "./types.ts";
 

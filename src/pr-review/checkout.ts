@@ -5,7 +5,8 @@ import path from "node:path";
 import type { Repo } from "../config/index.ts";
 import { OttoError, type Env, type Logger } from "../core/index.ts";
 import type { PrInfo } from "../pr/index.ts";
-import { describeCommand, gitOutput, mapPrToWorkdir, normalizeRemoteUrl, remoteKeys, repoRoot, repoUrlOfPr, runGit, type GitEnv } from "../repo/index.ts";
+import { describeCommand, gitOutput, normalizeRemoteUrl, repoRoot, runGit, type GitEnv } from "../workspace/index.ts";
+import { mapPrToWorkdir, remoteKeys, repoUrlOfPr } from "../repo/index.ts";
 
 /*
  * Where the review runs: the PR's source branch checked out locally, so the reviewer reads whole

@@ -1,4 +1,5 @@
-import { OttoError, type Runtime } from "../core/index.ts";
+import { OttoError } from "../core/index.ts";
+import type { Runtime } from "../runtime.ts";
 import { createPrContext } from "../pr/index.ts";
 import { draftsDir, readDraft } from "./draft.ts";
 import { postReviewFromDraft } from "./post.ts";

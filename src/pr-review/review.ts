@@ -1,5 +1,6 @@
 import { modelRoles } from "../config/index.ts";
-import { OttoError, formatError, type Runtime } from "../core/index.ts";
+import { OttoError, formatError } from "../core/index.ts";
+import type { Runtime } from "../runtime.ts";
 import { createPrContext, locatePr, originUrl, type PrBackend, type PrContext, type PrInfo, type PrLocator } from "../pr/index.ts";
 import { resolveRoleModel } from "../session/index.ts";
 import { checkoutPr } from "./checkout.ts";

@@ -1,8 +1,9 @@
 import { codebaseSummaryFor } from "../analysis/index.ts";
-import { OttoError, redact, type Runtime } from "../core/index.ts";
+import { OttoError, redact } from "../core/index.ts";
+import type { Runtime } from "../runtime.ts";
 import type { PrInfo } from "../pr/index.ts";
 import { renderPrompt } from "../prompts/index.ts";
-import { gitOutput, headSha } from "../repo/index.ts";
+import { gitOutput, headSha } from "../workspace/index.ts";
 import { formatModel, type ModelRef } from "../session/index.ts";
 import type { ReviewCheckout } from "./checkout.ts";
 import { classifyComments } from "./classify.ts";

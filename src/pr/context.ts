@@ -1,7 +1,8 @@
 import path from "node:path";
 import { execa } from "execa";
 import { loadConfig, type LoadedConfig } from "../config/index.ts";
-import { OttoError, xdgPaths, type Runtime } from "../core/index.ts";
+import { OttoError, xdgPaths } from "../core/index.ts";
+import type { Runtime } from "../runtime.ts";
 import { parseModel, type ModelRef } from "../session/index.ts";
 import { notifierFor, type Notify } from "../notify/index.ts";
 import type { BackendDeps } from "./backend.ts";

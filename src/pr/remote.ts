@@ -1,10 +1,8 @@
-import { remoteUrl } from "../repo/index.ts";
+import { remoteUrl } from "../workspace/index.ts";
 
 /*
- * What the PR features need from src/repo: the normalised form of a remote URL (one spelling
- * per repository) and the origin of the current directory.
+ * The origin of the current directory, for the PR features.
  */
-export { normalizeRemoteUrl } from "../repo/index.ts";
 
 /** The origin URL of the repository holding `directory`; undefined outside one (never throws). */
 export async function originUrl(directory: string): Promise<string | undefined> {

@@ -1,6 +1,6 @@
 import { templatePattern } from "./branch-template.ts";
-import { gitOutput } from "./git-errors.ts";
-import type { GitEnv } from "./git.ts";
+import { gitOutput } from "../workspace/index.ts";
+import type { GitEnv } from "../workspace/index.ts";
 
 /** A local branch with its upstream tracking state. */
 export interface BranchRef {

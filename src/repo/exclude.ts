@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import type { Env } from "../core/index.ts";
-import { runGit } from "./git.ts";
+import { runGit } from "../workspace/index.ts";
 
 /**
  * Keeps otto's local files out of git through the repository's `info/exclude` (shared by all its

@@ -2,9 +2,9 @@ import fs from "node:fs";
 import path from "node:path";
 import { OttoError } from "../core/index.ts";
 import type { Repo } from "../config/index.ts";
-import type { GitEnv } from "./git.ts";
-import { listGitWorktrees, listRemotes, repoRoot } from "./identity.ts";
-import { normalizeRemoteUrl } from "./remote-url.ts";
+import type { GitEnv } from "../workspace/index.ts";
+import { listGitWorktrees, listRemotes, repoRoot } from "../workspace/index.ts";
+import { normalizeRemoteUrl } from "../workspace/index.ts";
 
 /** Where a repo's worktrees go: `worktree_dir`, or `<primary_dir>-wt` when it is unset. */
 export function worktreeDirOf(repo: Repo): string {

@@ -1,25 +1,5 @@
-// The repo subsystem's public entry: the git runner, repository identity, tracked repos,
-// worktrees by strategy, and PR-to-worktree mapping. Other folders import from here only.
-export { runGit, defaultTimeout, describeCommand, gitEnvironment, GIT_TIMEOUTS, type GitResult, type GitOptions, type GitEnv } from "./git.ts";
-export { gitOutput, gitFailure, detachedHeadError } from "./git-errors.ts";
-export { normalizeRemoteUrl, sameRepository, repositoryName } from "./remote-url.ts";
-export { parseStatus, parseWorktreeList, type WorkingStatus, type GitWorktree } from "./status.ts";
-export {
-  repoRoot,
-  listRemotes,
-  remoteUrl,
-  normalizedRemoteUrl,
-  readStatus,
-  currentBranch,
-  headSha,
-  isDirty,
-  aheadBehind,
-  listGitWorktrees,
-  unpushedCommits,
-  branchExists,
-  refExists,
-  type Remote,
-} from "./identity.ts";
+// The repo subsystem's public entry: tracked repos, worktrees by strategy, branch names and
+// PR-to-worktree mapping (git itself is src/workspace). Other folders import from here only.
 export { renderBranchName, parseBranchName, templatePattern, worktreeNameFor, assertWorktreeName } from "./branch-template.ts";
 export { globPattern, managedBranchMatcher, parseBranchRefs, listBranchRefs, type BranchRef } from "./branch-refs.ts";
 export { addRepoEntry, removeRepoEntry, type RepoEntry, type RepoEdit } from "./repos-config.ts";

@@ -4,10 +4,10 @@ import { OttoError } from "../core/index.ts";
 import type { Repo } from "../config/index.ts";
 import { worktreeNameFor } from "./branch-template.ts";
 import { realPath, remoteKeys, worktreeDirOf } from "./find-repo.ts";
-import { gitFailure, gitOutput } from "./git-errors.ts";
-import { describeCommand, runGit, type GitEnv } from "./git.ts";
-import { branchExists, currentBranch, listGitWorktrees, readStatus, refExists, repoRoot } from "./identity.ts";
-import { normalizeRemoteUrl } from "./remote-url.ts";
+import { gitFailure, gitOutput } from "../workspace/index.ts";
+import { describeCommand, runGit, type GitEnv } from "../workspace/index.ts";
+import { branchExists, currentBranch, listGitWorktrees, readStatus, refExists, repoRoot } from "../workspace/index.ts";
+import { normalizeRemoteUrl } from "../workspace/index.ts";
 
 export interface MapPrInput {
   /** The PR's repository, in any URL form (https, ssh, scp-like; GitHub or Azure DevOps). */

@@ -1,7 +1,7 @@
 import path from "node:path";
-import type { GitEnv } from "./git.ts";
-import { listGitWorktrees, listRemotes, repoRoot } from "./identity.ts";
-import { repositoryName } from "./remote-url.ts";
+import type { GitEnv } from "../workspace/index.ts";
+import { listGitWorktrees, listRemotes, repoRoot } from "../workspace/index.ts";
+import { repositoryName } from "../workspace/index.ts";
 import type { RepoEntry } from "./repos-config.ts";
 
 export interface RepoProposal {

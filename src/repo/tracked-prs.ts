@@ -2,7 +2,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import matter from "gray-matter";
 import { z } from "zod";
-import { normalizeRemoteUrl } from "./remote-url.ts";
+import { normalizeRemoteUrl } from "../workspace/index.ts";
 
 /*
  * Tracked PR documents (`$XDG_DATA_HOME/otto/prs/<provider>-<id>.md`, written by the PR

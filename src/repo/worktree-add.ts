@@ -4,9 +4,9 @@ import { OttoError } from "../core/index.ts";
 import type { Repo } from "../config/index.ts";
 import { renderBranchName } from "./branch-template.ts";
 import { worktreeDirOf } from "./find-repo.ts";
-import { gitOutput } from "./git-errors.ts";
-import type { GitEnv } from "./git.ts";
-import { branchExists, currentBranch, headSha, repoRoot } from "./identity.ts";
+import { gitOutput } from "../workspace/index.ts";
+import type { GitEnv } from "../workspace/index.ts";
+import { branchExists, currentBranch, headSha, repoRoot } from "../workspace/index.ts";
 
 export interface WorktreeAdded {
   repo: string;

@@ -2,8 +2,8 @@ import fs from "node:fs";
 import type { Repo } from "../config/index.ts";
 import { listBranchRefs, managedBranchMatcher } from "./branch-refs.ts";
 import { isInside, remoteKeys, worktreeDirOf } from "./find-repo.ts";
-import type { GitEnv } from "./git.ts";
-import { listGitWorktrees, readStatus } from "./identity.ts";
+import type { GitEnv } from "../workspace/index.ts";
+import { listGitWorktrees, readStatus } from "../workspace/index.ts";
 import { prBelongsTo, readTrackedPrs, type TrackedPr } from "./tracked-prs.ts";
 import { assertPrimaryDir } from "./worktree-add.ts";
 

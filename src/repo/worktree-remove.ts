@@ -4,9 +4,9 @@ import { OttoError } from "../core/index.ts";
 import type { Repo } from "../config/index.ts";
 import { assertWorktreeName, renderBranchName } from "./branch-template.ts";
 import { realPath, worktreeDirOf } from "./find-repo.ts";
-import { gitOutput } from "./git-errors.ts";
-import type { GitEnv } from "./git.ts";
-import { branchExists, currentBranch, listGitWorktrees, readStatus, unpushedCommits } from "./identity.ts";
+import { gitOutput } from "../workspace/index.ts";
+import type { GitEnv } from "../workspace/index.ts";
+import { branchExists, currentBranch, listGitWorktrees, readStatus, unpushedCommits } from "../workspace/index.ts";
 import { assertPrimaryDir, handsOffError } from "./worktree-add.ts";
 
 export interface RemoveOptions {

@@ -1,11 +1,13 @@
 import pLimit, { type LimitFunction } from "p-limit";
 import type { z } from "zod";
-import { OttoError, type Runtime } from "../core/index.ts";
-import { renderPrompt } from "../prompts/index.ts";
-import { ChildSession, type ChildContext, type ChildOptions, type PromptReply } from "./child.ts";
-import { errorFromHttp } from "./errors.ts";
+// Direct imports: the plugin builds its runner at load, so this module stays light; the
+// session code (child.ts) and the prompt renderer load with the first child session.
+import { OttoError } from "../core/errors.ts";
+import type { renderPrompt } from "../prompts/index.ts";
+import type { Runtime } from "../runtime.ts";
+import type { ChildContext, ChildOptions, ChildSession, PromptReply } from "./child.ts";
 import type { JsonOptions, JsonReply } from "./json.ts";
-import { systemClock, type SessionDeps } from "./types.ts";
+import type { SessionDeps } from "./types.ts";
 
 export interface RunnerOptions {
   /**
@@ -32,20 +34,32 @@ export type RunReply = PromptReply & { sessionID: string; dialog?: string };
  */
 export class SessionRunner {
   readonly #limit: LimitFunction;
-  readonly #context: ChildContext;
+  readonly #graceMs: number;
+  #code: Promise<{ context: ChildContext; Child: typeof ChildSession }> | undefined;
 
   constructor(
     readonly deps: SessionDeps,
     options: RunnerOptions = {},
   ) {
     this.#limit = pLimit(options.concurrency ?? 4);
-    this.#context = {
-      turn: { client: deps.client, events: deps.events, log: deps.log, clock: deps.clock ?? systemClock },
-      graceMs: options.graceMs ?? 2000,
-      env: deps.env,
-      render: deps.render ?? renderPrompt,
-      schedule: (task, signal) => this.#schedule(task, signal),
-    };
+    this.#graceMs = options.graceMs ?? 2000;
+  }
+
+  /** The child-session code and its shared context, loaded once on first use. */
+  #load(): Promise<{ context: ChildContext; Child: typeof ChildSession }> {
+    return (this.#code ??= Promise.all([import("./child.ts"), import("./types.ts"), this.deps.render ? undefined : import("../prompts/index.ts")]).then(
+      ([child, types, prompts]) => {
+        const deps = this.deps;
+        const context: ChildContext = {
+          turn: { client: deps.client, events: deps.events, log: deps.log, clock: deps.clock ?? types.systemClock },
+          graceMs: this.#graceMs,
+          env: deps.env,
+          render: deps.render ?? (prompts as { renderPrompt: typeof renderPrompt }).renderPrompt,
+          schedule: (task, signal) => this.#schedule(task, signal),
+        };
+        return { context, Child: child.ChildSession };
+      },
+    ));
   }
 
   /** Turns running / waiting for a slot. */
@@ -80,13 +94,15 @@ export class SessionRunner {
       body: { parentID: options.parentID, title: options.title },
       query: { directory: options.directory },
     });
-    if (result.error !== undefined || !result.data) throw errorFromHttp(result.error, "create a session", { model: options.model });
-    return new ChildSession(this.#context, result.data.id, options);
+    const { context, Child } = await this.#load();
+    if (result.error !== undefined || !result.data) throw (await import("./errors.ts")).errorFromHttp(result.error, "create a session", { model: options.model });
+    return new Child(context, result.data.id, options);
   }
 
   /** A child for a session that already exists (a resumed build loop's builder); no request is made. */
-  attachChild(id: string, options: ChildOptions): ChildSession {
-    return new ChildSession(this.#context, id, options);
+  async attachChild(id: string, options: ChildOptions): Promise<ChildSession> {
+    const { context, Child } = await this.#load();
+    return new Child(context, id, options);
   }
 
   /** Opens a child, sends one prompt, collects the reply, closes the child. */

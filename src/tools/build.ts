@@ -1,5 +1,6 @@
 import type { ToolDefinition } from "@opencode-ai/plugin";
-import { OttoError, type Runtime } from "../core/index.ts";
+import { OttoError } from "../core/index.ts";
+import type { Runtime } from "../runtime.ts";
 import { buildVerb, planVerb, statusVerb, stopVerb, type BuildInput, type RunFlags } from "../build/index.ts";
 import { defineCommand, type CommandContext, type Values, type Verb } from "./command.ts";
 

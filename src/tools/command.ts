@@ -1,7 +1,8 @@
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { tool, type ToolContext, type ToolDefinition } from "@opencode-ai/plugin";
 import { parseArgsStringToArgv } from "string-argv";
-import { OttoError, formatError, type Runtime } from "../core/index.ts";
+import { OttoError, formatError } from "../core/index.ts";
+import type { Runtime } from "../runtime.ts";
 import { liveTitle } from "./live-title.ts";
 
 export type OptionSpec = NonNullable<ParseArgsConfig["options"]>;

@@ -1,5 +1,6 @@
 import type { ToolDefinition } from "@opencode-ai/plugin";
-import { maskSecret, isOttoError, type Runtime } from "../core/index.ts";
+import { maskSecret, isOttoError } from "../core/index.ts";
+import type { Runtime } from "../runtime.ts";
 import {
   ENV_OVERRIDES,
   formatProblems,

@@ -1,5 +1,6 @@
 import { tool, type ToolContext, type ToolDefinition } from "@opencode-ai/plugin";
-import { formatError, type Runtime } from "../core/index.ts";
+import { formatError } from "../core/index.ts";
+import type { Runtime } from "../runtime.ts";
 import { ask, complete, crewFor, say, type Crew, type Posted } from "../crew/index.ts";
 
 /*

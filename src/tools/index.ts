@@ -1,5 +1,5 @@
 import type { ToolContext, ToolDefinition } from "@opencode-ai/plugin";
-import type { Runtime } from "../core/index.ts";
+import type { Runtime } from "../runtime.ts";
 import { TOOL_MANIFEST } from "./manifest.ts";
 
 /**

@@ -1,6 +1,7 @@
 import type { ToolContext } from "@opencode-ai/plugin";
 import type { ToolPart } from "@opencode-ai/sdk";
-import { formatError, type Runtime } from "../core/index.ts";
+import { formatError } from "../core/index.ts";
+import type { Runtime } from "../runtime.ts";
 
 /** The request function under the v1 SDK's classes (hey-api); the SDK has no method for this route. */
 interface RawClient {

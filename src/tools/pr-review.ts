@@ -1,5 +1,6 @@
 import type { ToolDefinition } from "@opencode-ai/plugin";
-import { OttoError, type Runtime } from "../core/index.ts";
+import { OttoError } from "../core/index.ts";
+import type { Runtime } from "../runtime.ts";
 import { postDraft, reviewPr, runReviewLoop } from "../pr-review/index.ts";
 import { defineCommand, type Values, type Verb } from "./command.ts";
 

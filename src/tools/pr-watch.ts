@@ -1,5 +1,6 @@
 import { tool, type ToolDefinition } from "@opencode-ai/plugin";
-import { formatError, type Runtime } from "../core/index.ts";
+import { formatError } from "../core/index.ts";
+import type { Runtime } from "../runtime.ts";
 import { watchControllerFor, type WatchController } from "../pr/index.ts";
 
 export const WATCH_ACTIONS = ["start", "stop", "status", "once", "install"] as const;

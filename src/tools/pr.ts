@@ -1,5 +1,5 @@
 import type { ToolDefinition } from "@opencode-ai/plugin";
-import type { Runtime } from "../core/index.ts";
+import type { Runtime } from "../runtime.ts";
 import { addPr, commentsCommand, createPrContext, fixCommand, listPrs, originUrl, prLog, prStatus, removePr, watchControllerFor } from "../pr/index.ts";
 import { defineCommand, type CommandContext, type Verb } from "./command.ts";
 import { runWatchAction, type WatchAction } from "./pr-watch.ts";

@@ -1,6 +1,5 @@
 import type { ToolDefinition } from "@opencode-ai/plugin";
-import type { Runtime } from "../core/index.ts";
-import { createSessionRunner } from "../session/index.ts";
+import type { Runtime } from "../runtime.ts";
 import { agentCommand } from "./agent.ts";
 import { buildCommand } from "./build.ts";
 import { configCommand } from "./config.ts";
@@ -15,8 +14,6 @@ import { worktreeCommand } from "./worktree.ts";
 
 /** Every tool otto registers. Slash command tools are named after their command (otto-config → otto_config). */
 export function buildTools(runtime: Runtime): Record<string, ToolDefinition> {
-  // The plugin creates the runtime without a session runner, to keep its load cheap (src/index.ts).
-  runtime.sessions ??= createSessionRunner(runtime);
   return {
     otto_config: configCommand(runtime),
     otto_spec: specCommand(runtime),

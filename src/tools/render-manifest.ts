@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { EventBus, silentLogger, type Runtime } from "../core/index.ts";
+import { EventBus, silentLogger } from "../core/index.ts";
+import type { Runtime } from "../runtime.ts";
 import { buildTools } from "./registry.ts";
 
 interface JsonSchema {

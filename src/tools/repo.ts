@@ -1,9 +1,11 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { ToolDefinition } from "@opencode-ai/plugin";
-import { OttoError, xdgPaths, type Runtime } from "../core/index.ts";
+import { OttoError, xdgPaths } from "../core/index.ts";
+import type { Runtime } from "../runtime.ts";
 import { loadConfig, locateConfigFiles, type Repo } from "../config/index.ts";
-import { addRepoEntry, proposeRepo, remoteUrl, removeRepoEntry, renderBranchName, repoRoot, worktreeDirOf, type RepoEntry } from "../repo/index.ts";
+import { addRepoEntry, proposeRepo, removeRepoEntry, renderBranchName, worktreeDirOf, type RepoEntry } from "../repo/index.ts";
+import { remoteUrl, repoRoot } from "../workspace/index.ts";
 import { defineCommand, type CommandContext, type Values, type Verb } from "./command.ts";
 
 const STRATEGIES = ["worktree", "branch", "hands-off"] as const;

@@ -1,6 +1,6 @@
 import type { ToolDefinition } from "@opencode-ai/plugin";
 import { BuildStore, specListJson, taskListJson } from "../build/index.ts";
-import type { Runtime } from "../core/index.ts";
+import type { Runtime } from "../runtime.ts";
 import { executeVerb, taskRunVerb, type ExecuteInput } from "../execute/index.ts";
 import {
   addSpec,

@@ -1,17 +1,8 @@
 import type { ToolDefinition } from "@opencode-ai/plugin";
-import { xdgPaths, type Runtime } from "../core/index.ts";
+import { xdgPaths } from "../core/index.ts";
+import type { Runtime } from "../runtime.ts";
 import { loadConfig, type Repo } from "../config/index.ts";
-import {
-  addWorktree,
-  findRepo,
-  listWorktrees,
-  prDocumentsDir,
-  removeWorktree,
-  worktreeDirOf,
-  type ActiveSpec,
-  type WorktreeEntry,
-  type WorktreeRemoved,
-} from "../repo/index.ts";
+import { addWorktree, findRepo, listWorktrees, prDocumentsDir, removeWorktree, worktreeDirOf, type ActiveSpec, type WorktreeEntry, type WorktreeRemoved } from "../repo/index.ts";
 import { listSpecs } from "../spec/index.ts";
 import { defineCommand, type CommandContext, type Values, type Verb } from "./command.ts";
 

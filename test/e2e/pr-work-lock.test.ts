@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { withWorkLock } from "../../src/pr/git/work-lock.ts";
+import { withWorkLock } from "../../src/workspace/index.ts";
 import { slashCommand, useE2E } from "../support/index.ts";
 import { useForges } from "./pr/forges.ts";
 import { BRANCH, PR_URL, KEY, BROKEN, FIXED, readDoc, field, cloneOfPr, isAnalysis, isFix, summary, analysis, fixer } from "./pr/fix-script.ts";

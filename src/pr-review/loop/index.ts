@@ -1,6 +1,7 @@
-import { redact, type Runtime } from "../../core/index.ts";
+import { redact } from "../../core/index.ts";
+import type { Runtime } from "../../runtime.ts";
 import { parseDuration } from "../../config/index.ts";
-import { withWorkLock, workTreeBusy } from "../../pr/git/work-lock.ts";
+import { withWorkLock, workTreeBusy } from "../../workspace/index.ts";
 import { preflight, type LoopSetup } from "./preflight.ts";
 import type { RunContext } from "./run-review.ts";
 import { runRounds } from "./run-rounds.ts";

@@ -1,10 +1,12 @@
-import { OttoError, type Env, type Runtime } from "../../core/index.ts";
+import { OttoError, type Env } from "../../core/index.ts";
+import type { Runtime } from "../../runtime.ts";
 import type { Config } from "../../config/index.ts";
 import { createPrContext, locatePr, originUrl, type PrBackend, type PrInfo } from "../../pr/index.ts";
-import { currentBranch, mapPrToWorkdir, readStatus, repoUrlOfPr, runGit } from "../../repo/index.ts";
+import { currentBranch, readStatus, runGit } from "../../workspace/index.ts";
+import { mapPrToWorkdir, repoUrlOfPr } from "../../repo/index.ts";
 import { parseModel, resolveRoleModel, type ModelRef } from "../../session/index.ts";
-import { refuseUnpushed } from "../../pr/git/unpushed.ts";
-import { workLockHolder, workTreeBusy } from "../../pr/git/work-lock.ts";
+import { refuseUnpushed } from "../../workspace/index.ts";
+import { workLockHolder, workTreeBusy } from "../../workspace/index.ts";
 
 export interface LoopSetup {
   config: Config;

@@ -1,8 +1,8 @@
-import { runChecks, type CheckResult } from "../../execute/index.ts";
-import { commitAndPush, type PushResult } from "../../pr/git/push.ts";
+import { runChecks, type CheckResult } from "../../workspace/index.ts";
+import { commitAndPush, type PushResult } from "../../workspace/index.ts";
 import { sanitizeForPost } from "../../pr/index.ts";
 import { renderPrompt } from "../../prompts/index.ts";
-import { headSha } from "../../repo/index.ts";
+import { headSha } from "../../workspace/index.ts";
 import { accountFor, closeAccount, type FixAccount } from "./fix-plan.ts";
 import type { RunContext } from "./run-review.ts";
 import { FixReply, type FixPayload } from "./schemas.ts";

@@ -1,4 +1,5 @@
-import { OttoError, isOttoError, redact, type Runtime } from "../../core/index.ts";
+import { OttoError, isOttoError, redact } from "../../core/index.ts";
+import type { Runtime } from "../../runtime.ts";
 import { renderPrompt } from "../../prompts/index.ts";
 import { formatModel, type ModelRef } from "../../session/index.ts";
 import { reviewStateOf } from "./consensus.ts";

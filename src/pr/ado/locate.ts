@@ -1,7 +1,7 @@
 import { OttoError } from "../../core/index.ts";
 import type { Config } from "../../config/index.ts";
 import type { IdContext } from "../backend.ts";
-import { normalizeRemoteUrl } from "../remote.ts";
+import { normalizeRemoteUrl } from "../../workspace/index.ts";
 import type { PrLocator } from "../types.ts";
 
 type AdoConfig = Config["pr"]["providers"]["ado"];

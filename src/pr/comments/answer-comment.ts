@@ -1,11 +1,11 @@
 import { OttoError, formatError, type Env } from "../../core/index.ts";
-import { runChecks } from "../../execute/index.ts";
+import { runChecks } from "../../workspace/index.ts";
 import { renderPrompt } from "../../prompts/index.ts";
-import { headSha, isDirty } from "../../repo/index.ts";
+import { headSha, isDirty } from "../../workspace/index.ts";
 import { formatModel, type ModelRef, type SessionRunner } from "../../session/index.ts";
 import type { PrBackend } from "../backend.ts";
-import { commitAndPush } from "../git/push.ts";
-import { resolveConflicts } from "../git/resolve-conflicts.ts";
+import { commitAndPush } from "../../workspace/index.ts";
+import { resolveConflicts } from "../resolve-conflicts.ts";
 import { sanitizeForPost } from "../sanitize.ts";
 import type { PrComment, PrInfo } from "../types.ts";
 import type { HistoryEntry } from "./comment-history.ts";

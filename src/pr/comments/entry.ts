@@ -1,4 +1,4 @@
-import type { Runtime } from "../../core/index.ts";
+import type { Runtime } from "../../runtime.ts";
 import { resolveRoleModel, type ModelRef } from "../../session/index.ts";
 import { watcherPrimary, type PrContext, type PrRuntime } from "../context.ts";
 import { findPr } from "../store/find.ts";

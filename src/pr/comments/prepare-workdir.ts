@@ -1,7 +1,8 @@
 import { OttoError, type Env } from "../../core/index.ts";
 import type { Repo } from "../../config/index.ts";
-import { headSha, isDirty, mapPrToWorkdir, readStatus, repoUrlOfPr, runGit } from "../../repo/index.ts";
-import { refuseUnpushed } from "../git/unpushed.ts";
+import { headSha, isDirty, readStatus, runGit } from "../../workspace/index.ts";
+import { mapPrToWorkdir, repoUrlOfPr } from "../../repo/index.ts";
+import { refuseUnpushed } from "../../workspace/index.ts";
 import type { PrInfo } from "../types.ts";
 
 /*

@@ -3,7 +3,7 @@ import type { Config } from "../../config/index.ts";
 import { parseDuration } from "../../config/index.ts";
 import type { Notify } from "../../notify/index.ts";
 import type { ModelRef, SessionRunner } from "../../session/index.ts";
-import { headSha } from "../../repo/index.ts";
+import { headSha } from "../../workspace/index.ts";
 import type { PrBackend } from "../backend.ts";
 import type { PrDocument } from "../store/document.ts";
 import type { PrStore } from "../store/store.ts";
@@ -13,7 +13,7 @@ import { answerComment, type AnswerDeps } from "./answer-comment.ts";
 import { recordComments, type HistoryEntry } from "./comment-history.ts";
 import { RESOLUTION, type Decision } from "./decision.ts";
 import { discardChanges, locateWorkdir, readyWorkdir, type PrWork } from "./prepare-workdir.ts";
-import { describeHolder, withWorkLock } from "../git/work-lock.ts";
+import { describeHolder, withWorkLock } from "../../workspace/index.ts";
 import { selectComments, threadOf, type BotPolicy, type SkipReason } from "./select-comments.ts";
 
 /*

@@ -1,11 +1,12 @@
 import { redact, type Env } from "../../core/index.ts";
-import { runChecks, type CheckResult } from "../../execute/index.ts";
-import { runGit } from "../../repo/index.ts";
+import { runChecks, type CheckResult } from "../../workspace/index.ts";
+import { runGit } from "../../workspace/index.ts";
 import type { ModelRef } from "../../session/index.ts";
-import type { commitAndPush } from "../git/push.ts";
+import type { commitAndPush } from "../../workspace/index.ts";
 import type { PrInfo } from "../types.ts";
 import { commitMessage, type AttemptOutcome } from "./decide.ts";
-import { fixFailure, resolveConflicts, type SessionContext } from "./sessions.ts";
+import { resolveConflicts } from "../resolve-conflicts.ts";
+import { fixFailure, type SessionContext } from "./sessions.ts";
 import { fixSummary } from "./verdict.ts";
 
 /*

@@ -1,4 +1,5 @@
-import { OttoError, type Runtime } from "../../core/index.ts";
+import { OttoError } from "../../core/index.ts";
+import type { Runtime } from "../../runtime.ts";
 import { parseModel, resolveRoleModel } from "../../session/index.ts";
 import { watcherPrimary, type PrContext, type PrRuntime } from "../context.ts";
 import { pipelineSummary } from "../pipeline.ts";

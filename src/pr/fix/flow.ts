@@ -3,7 +3,7 @@ import type { Config } from "../../config/index.ts";
 import type { Notify } from "../../notify/index.ts";
 import type { ModelRef, SessionRunner } from "../../session/index.ts";
 import type { PrBackend } from "../backend.ts";
-import type { commitAndPush } from "../git/push.ts";
+import type { commitAndPush } from "../../workspace/index.ts";
 import { logLine, type PrDocument } from "../store/document.ts";
 import type { PrStore } from "../store/store.ts";
 import type { PipelineStatus, PrInfo } from "../types.ts";

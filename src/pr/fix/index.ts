@@ -4,4 +4,4 @@ export { runFix, type FixDeps, type FixInput, type FixModels, type FixOutcome, t
 export { trimLog, capChars, keptRanges, cleanLine } from "./trim-log.ts";
 export { parseVerdict, isInfrastructure, fixSummary, type Verdict } from "./verdict.ts";
 export { planStart, planInfrastructure, nextStep, renderEntry, appendHistory, giveUpComment, commitMessage, type Trigger } from "./decide.ts";
-export { resolveConflicts, type SessionContext } from "./sessions.ts";
+export type { SessionContext } from "./sessions.ts";

@@ -3,7 +3,7 @@
  * `branch` strategy they share one working tree (the PR's branch is checked out in it), and two
  * sessions editing, committing and pushing there at once would mix their changes. Keyed by the
  * instance's session runner, so plugin instances never share a queue. The work lock
- * (src/pr/git/work-lock.ts) guards the tree across processes and against the comment flow and the
+ * (src/workspace/work-lock.ts) guards the tree across processes and against the comment flow and the
  * review loop, but a busy tree defers a fix to the next cycle; this queue lets the watcher's
  * parallel fixes of one instance wait for each other instead.
  */

@@ -1,10 +1,11 @@
 import fs from "node:fs/promises";
 import { OttoError, formatError, redact, type Env } from "../../core/index.ts";
 import { parseDuration } from "../../config/index.ts";
-import { mapPrToWorkdir, repoUrlOfPr, runGit } from "../../repo/index.ts";
-import { commitAndPush } from "../git/push.ts";
-import { refuseUnpushed } from "../git/unpushed.ts";
-import { describeHolder, withWorkLock } from "../git/work-lock.ts";
+import { mapPrToWorkdir, repoUrlOfPr } from "../../repo/index.ts";
+import { runGit } from "../../workspace/index.ts";
+import { commitAndPush } from "../../workspace/index.ts";
+import { refuseUnpushed } from "../../workspace/index.ts";
+import { describeHolder, withWorkLock } from "../../workspace/index.ts";
 import { logLine, type PrDocument } from "../store/document.ts";
 import { runAttempt, type AttemptResult } from "./attempt.ts";
 import { nextStep, planStart, previousAttempts } from "./decide.ts";

@@ -1,12 +1,12 @@
 import { renderPrompt } from "../../prompts/index.ts";
 import { extractDocument, taskFailedReason, type ModelRef } from "../../session/index.ts";
-import type { ConflictSessionContext } from "../git/resolve-conflicts.ts";
+import type { ConflictSessionContext } from "../resolve-conflicts.ts";
 import type { Check, PrInfo } from "../types.ts";
 
 /*
  * The fix flow's three kinds of child session, each fresh and deleted after its reply was read:
  * phase 1 distils the logs (read-only reviewer), phase 2 fixes the code (executor), and a rebase
- * that stopped on conflicts gets one resolution session (executor, src/pr/git/resolve-conflicts.ts).
+ * that stopped on conflicts gets one resolution session (executor, src/pr/resolve-conflicts.ts).
  */
 
 /** Same shape as the conflict-resolution session's: every fix-flow session runs in the PR's worktree. */
@@ -75,5 +75,3 @@ export async function fixFailure(
   return { text: reply.text, failed: taskFailedReason(reply.text) };
 }
 
-// Shared with the comment flow's AGREE fixes.
-export { resolveConflicts } from "../git/resolve-conflicts.ts";

@@ -1,6 +1,7 @@
 import { codebaseSummaryFor } from "../../analysis/index.ts";
 import { findRepoRoot, loadConfig, modelRoles, parseDuration } from "../../config/index.ts";
-import { OttoError, type Env, type Logger, type Runtime } from "../../core/index.ts";
+import { OttoError, type Env, type Logger } from "../../core/index.ts";
+import type { Runtime } from "../../runtime.ts";
 import { resolveRoleModel, type ModelRef, type SessionClient, type SessionRunner } from "../../session/index.ts";
 
 /**

@@ -4,7 +4,7 @@ import path from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { BuildStore, archiveTarget, resolveTargets, runBuild, type BuildDeps, type BuildState, type BuildTarget } from "../../../src/build/index.ts";
 import { OttoError } from "../../../src/core/index.ts";
-import { runGit } from "../../../src/execute/index.ts";
+import { runGit } from "../../../src/workspace/index.ts";
 import type { NotifyEvent } from "../../../src/notify/index.ts";
 import { FakeBuilder, completeNext, tasksMd, tempRepoDir, type Step } from "./fixtures.ts";
 

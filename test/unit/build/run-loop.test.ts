@@ -3,7 +3,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { runLoop, taskSource, type LoopDeps } from "../../../src/build/index.ts";
 import { OttoError } from "../../../src/core/index.ts";
-import type { CheckResult } from "../../../src/execute/index.ts";
+import type { CheckResult } from "../../../src/workspace/index.ts";
 import { ABORT, FakeBuilder, completeNext, tasksMd, tempRepoDir, type Step } from "./fixtures.ts";
 
 const check = (passed: boolean): CheckResult => ({ command: "npm test", exitCode: passed ? 0 : 1, passed, timedOut: false, durationMs: 1, output: passed ? "ok" : "1 failing" });

@@ -3,7 +3,8 @@ import path from "node:path";
 import type { ToolContext } from "@opencode-ai/plugin";
 import { describe, expect, it } from "vitest";
 import type { Env } from "../../../src/core/index.ts";
-import { EventBus, silentLogger, type Runtime } from "../../../src/core/index.ts";
+import { EventBus, silentLogger } from "../../../src/core/index.ts";
+import type { Runtime } from "../../../src/runtime.ts";
 import { configCommand } from "../../../src/tools/config.ts";
 import { sandbox, type Sandbox } from "./temp.ts";
 

@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { maskSecrets } from "../../../src/config/index.ts";
-import type { Runtime } from "../../../src/core/index.ts";
+import type { Runtime } from "../../../src/runtime.ts";
 import { createNotifier, sendNotification, slackPayload, teamsPayload, type NotifyEvent } from "../../../src/notify/index.ts";
 
 const event: NotifyEvent = {

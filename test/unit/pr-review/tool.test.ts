@@ -3,7 +3,8 @@ import os from "node:os";
 import path from "node:path";
 import type { ToolContext } from "@opencode-ai/plugin";
 import { afterEach, describe, expect, it } from "vitest";
-import { EventBus, silentLogger, type Runtime } from "../../../src/core/index.ts";
+import { EventBus, silentLogger } from "../../../src/core/index.ts";
+import type { Runtime } from "../../../src/runtime.ts";
 import { prReviewCommand } from "../../../src/tools/pr-review.ts";
 
 /* The tool's argument handling: usage errors are answered before anything is read or run. */

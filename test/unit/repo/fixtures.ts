@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach } from "vitest";
 import type { Repo } from "../../../src/config/index.ts";
-import type { GitEnv } from "../../../src/repo/index.ts";
+import type { GitEnv } from "../../../src/workspace/index.ts";
 import { createRepoWithRemote, gitEnv, type Repo as TestRepo } from "../../support/git.ts";
 
 /** The runner's environment in tests: no GIT_* from the outside, no global or system git config. */

@@ -3,7 +3,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isOttoError } from "../../../src/core/index.ts";
-import { addWorktree, currentBranch, mapPrToWorkdir, type PrWorkdir } from "../../../src/repo/index.ts";
+import { addWorktree, mapPrToWorkdir, type PrWorkdir } from "../../../src/repo/index.ts";
+import { currentBranch } from "../../../src/workspace/index.ts";
 import { createRepoWithRemote, git } from "../../support/git.ts";
 import { GIT, clone, fakeGit, tempDir, trackedRepo } from "./fixtures.ts";
 

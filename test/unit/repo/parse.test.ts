@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { globPattern, managedBranchMatcher, parseBranchRefs, parseStatus, parseWorktreeList } from "../../../src/repo/index.ts";
+import { globPattern, managedBranchMatcher, parseBranchRefs } from "../../../src/repo/index.ts";
+import { parseStatus, parseWorktreeList } from "../../../src/workspace/index.ts";
 
 describe("parseStatus (git status --porcelain=v2 --branch)", () => {
   it("reads branch, head, upstream, ahead/behind and every kind of change", () => {

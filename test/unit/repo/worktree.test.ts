@@ -2,7 +2,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { isOttoError } from "../../../src/core/index.ts";
-import { addWorktree, currentBranch, listWorktrees, removeWorktree, unpushedCommits } from "../../../src/repo/index.ts";
+import { addWorktree, listWorktrees, removeWorktree } from "../../../src/repo/index.ts";
+import { currentBranch, unpushedCommits } from "../../../src/workspace/index.ts";
 import { GIT, clone, tempDir, trackedRepo } from "./fixtures.ts";
 
 async function codeOf(promise: Promise<unknown>): Promise<{ code: string; message: string; fix: string }> {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ToolContext } from "@opencode-ai/plugin";
-import { EventBus, OttoError, silentLogger, type Runtime } from "../../../src/core/index.ts";
+import { EventBus, OttoError, silentLogger } from "../../../src/core/index.ts";
+import type { Runtime } from "../../../src/runtime.ts";
 import { defineCommand, matchVerb, splitArgs, type CommandSpec } from "../../../src/tools/command.ts";
 
 const calls: unknown[] = [];

@@ -10,7 +10,7 @@ import { samplePr } from "../sample-pr.ts";
 
 /*
  * An AGREE fix whose push meets a branch that moved with a conflicting change: commitAndPush
- * rebases, the shared conflict-resolution session (src/pr/git/resolve-conflicts.ts) runs once in
+ * rebases, the shared conflict-resolution session (src/pr/resolve-conflicts.ts) runs once in
  * the worktree, and the reply names the pushed commit. Real git with a bare remote; the sessions
  * and the forge are fakes that record what they were asked.
  */

@@ -3,7 +3,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { OttoError } from "../../../../src/core/index.ts";
 import { discardChanges, readyWorkdir } from "../../../../src/pr/comments/prepare-workdir.ts";
-import { refuseUnpushed } from "../../../../src/pr/git/unpushed.ts";
+import { refuseUnpushed } from "../../../../src/workspace/index.ts";
 import { git, gitEnv, type Repo } from "../../../support/git.ts";
 import { useFeatureClone } from "../feature-clone.ts";
 

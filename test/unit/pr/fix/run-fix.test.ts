@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { newDocument } from "../../../../src/pr/commands/add.ts";
 import { runFix, type FixDeps } from "../../../../src/pr/fix/index.ts";
-import type { PushInput, PushResult } from "../../../../src/pr/git/push.ts";
+import type { PushInput, PushResult } from "../../../../src/workspace/index.ts";
 import { createPrStore, type PipelineStatus, type PrBackend, type PrInfo, type PrStore } from "../../../../src/pr/index.ts";
 import type { NotifyEvent } from "../../../../src/notify/index.ts";
 import type { SessionRunner } from "../../../../src/session/index.ts";

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { normalizeRemoteUrl, repositoryName, repoUrlOfPr, sameRepository } from "../../../src/repo/index.ts";
+import { normalizeRemoteUrl, repositoryName, sameRepository } from "../../../src/workspace/index.ts";
+import { repoUrlOfPr } from "../../../src/repo/index.ts";
 
 describe("normalizeRemoteUrl", () => {
   const github = [

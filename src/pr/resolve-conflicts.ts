@@ -1,10 +1,10 @@
-import type { Env } from "../../core/index.ts";
-import { renderPrompt } from "../../prompts/index.ts";
-import { taskFailedReason, type ModelRef, type SessionRunner } from "../../session/index.ts";
-import type { PrInfo } from "../types.ts";
+import type { Env } from "../core/index.ts";
+import { renderPrompt } from "../prompts/index.ts";
+import { taskFailedReason, type ModelRef, type SessionRunner } from "../session/index.ts";
+import type { PrInfo } from "./types.ts";
 
 /*
- * The one conflict-resolution session of a rebase that commitAndPush (./push.ts) started because
+ * The one conflict-resolution session of a rebase that commitAndPush (src/workspace) started because
  * the PR branch moved: shared by the fix flow and the comment flow's AGREE fixes. A fresh
  * executor session in the worktree, deleted after its reply (SessionRunner.runChild).
  */

@@ -1,9 +1,9 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { commitAndPush } from "../../../src/pr/git/push.ts";
+import { commitAndPush } from "../../../src/workspace/index.ts";
 import { git, gitEnv, type Repo } from "../../support/git.ts";
-import { useFeatureClone } from "./feature-clone.ts";
+import { useFeatureClone } from "../pr/feature-clone.ts";
 
 const featureClone = useFeatureClone();
 

@@ -2,21 +2,9 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { isOttoError } from "../../../src/core/index.ts";
-import {
-  aheadBehind,
-  addWorktree,
-  currentBranch,
-  findRepo,
-  headSha,
-  isDirty,
-  listRemotes,
-  normalizedRemoteUrl,
-  proposeRepo,
-  readStatus,
-  remoteUrl,
-  repoRoot,
-} from "../../../src/repo/index.ts";
-import { GIT, clone, tempDir, trackedRepo } from "./fixtures.ts";
+import { aheadBehind, currentBranch, headSha, isDirty, listRemotes, normalizedRemoteUrl, readStatus, remoteUrl, repoRoot } from "../../../src/workspace/index.ts";
+import { addWorktree, findRepo, proposeRepo } from "../../../src/repo/index.ts";
+import { GIT, clone, tempDir, trackedRepo } from "../repo/fixtures.ts";
 
 describe("repository identity", () => {
   it("remote URL (as configured, not rewritten by insteadOf) and its normalised form", async () => {

@@ -1,5 +1,5 @@
-import { OttoError, type Env } from "../../core/index.ts";
-import { runGit } from "../../repo/index.ts";
+import { OttoError, type Env } from "../core/index.ts";
+import { runGit } from "./git.ts";
 
 /*
  * Otto reviews, fixes and pushes the PR's head, not the clone's: a local PR branch with commits

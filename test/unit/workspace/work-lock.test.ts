@@ -4,12 +4,12 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { newDocument } from "../../../src/pr/commands/add.ts";
 import { runCommentPass } from "../../../src/pr/comments/index.ts";
-import { describeHolder, withWorkLock, workLockHolder, workLockPaths, workTreeBusy } from "../../../src/pr/git/work-lock.ts";
+import { describeHolder, withWorkLock, workLockHolder, workLockPaths, workTreeBusy } from "../../../src/workspace/index.ts";
 import { createPrStore, type PrBackend, type PrInfo } from "../../../src/pr/index.ts";
 import type { SessionRunner } from "../../../src/session/index.ts";
 import { gitEnv } from "../../support/git.ts";
-import { testConfig, useTempDir } from "./support.ts";
-import { samplePr } from "./sample-pr.ts";
+import { testConfig, useTempDir } from "../pr/support.ts";
+import { samplePr } from "../pr/sample-pr.ts";
 
 const tempDir = useTempDir();
 

@@ -1,7 +1,7 @@
 import { execa } from "execa";
 import { redact } from "../core/index.ts";
 
-/** One spec.verify command, run by otto (never by the model). */
+/** One check command (spec.verify, pr.verify), run by otto (never by the model). */
 export interface CheckResult {
   command: string;
   /** -1 when it could not start or was killed. */
@@ -80,24 +80,6 @@ export async function runCheck(command: string, options: VerifyOptions): Promise
 function tail(text: string): string {
   const trimmed = text.trimEnd();
   return trimmed.length > OUTPUT_MAX ? `… (${trimmed.length - OUTPUT_MAX} characters cut)\n${trimmed.slice(-OUTPUT_MAX)}` : trimmed;
-}
-
-/** The failed checks as a review report for the phase-fix prompt. */
-export function verifyReport(group: number, failed: readonly CheckResult[]): string {
-  const findings = failed.map((r) =>
-    [
-      `### critical: \`${r.command}\` ${r.timedOut ? "timed out" : `failed (exit ${r.exitCode})`}`,
-      `- **Location**: the project's checks (spec.verify), run by otto after phase ${group}`,
-      "- **Problem**: this check must pass before the phase is committed. Its output (the end of it):",
-      "",
-      "```",
-      r.output.replace(/```/g, "ʼʼʼ") || "(no output)",
-      "```",
-      "",
-      "- **Fix**: find the cause in the phase's changes and fix it; do not weaken, skip or delete the checks or tests.",
-    ].join("\n"),
-  );
-  return [`# Phase ${group} Verification`, "", "## Summary", `${failed.length} of the project's checks failed after phase ${group}.`, "", "## Findings", ...findings].join("\n");
 }
 
 export function describeChecks(results: readonly CheckResult[]): string {

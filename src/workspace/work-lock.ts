@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import lockfile from "proper-lockfile";
 import { z } from "zod";
-import { OttoError, realTarget, writeFileAtomic, xdgPaths, type Env } from "../../core/index.ts";
+import { OttoError, realTarget, writeFileAtomic, xdgPaths, type Env } from "../core/index.ts";
 
 /*
  * One job at a time per working tree, across processes: the fix flow, the comment flow and the

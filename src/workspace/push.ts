@@ -1,7 +1,9 @@
 import fs from "node:fs";
 import path from "node:path";
-import type { Env } from "../../core/index.ts";
-import { currentBranch, gitFailure, headSha, runGit, type GitResult } from "../../repo/index.ts";
+import type { Env } from "../core/index.ts";
+import { gitFailure } from "./git-errors.ts";
+import { runGit, type GitResult } from "./git.ts";
+import { currentBranch, headSha } from "./identity.ts";
 
 /*
  * How otto lands a fix on a PR branch (fix flow, comment responses, review loop): commit what the
@@ -131,4 +133,3 @@ function hasMarkers(file: string): boolean {
   }
 }
 
-export { headSha };

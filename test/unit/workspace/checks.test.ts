@@ -2,7 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { runChecks } from "../../../src/execute/index.ts";
+import { runChecks } from "../../../src/workspace/index.ts";
 
 describe("runChecks (spec.verify)", () => {
   const cwd = fs.mkdtempSync(path.join(os.tmpdir(), "otto-verify-"));

@@ -4,9 +4,9 @@ import type net from "node:net";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { isOttoError, type OttoError } from "../../../src/core/index.ts";
-import { defaultTimeout, gitFailure, gitOutput, runGit } from "../../../src/repo/index.ts";
+import { defaultTimeout, gitFailure, gitOutput, runGit } from "../../../src/workspace/index.ts";
 import { git, gitEnv } from "../../support/git.ts";
-import { GIT, clone, fakeGit, tempDir } from "./fixtures.ts";
+import { GIT, clone, fakeGit, tempDir } from "../repo/fixtures.ts";
 
 async function rejection(promise: Promise<unknown>): Promise<OttoError> {
   try {

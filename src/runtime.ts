@@ -1,0 +1,35 @@
+import type { PluginInput } from "@opencode-ai/plugin";
+// Direct imports, not barrels: the plugin builds its runtime at load, and load time counts.
+import { EventBus } from "./core/events.ts";
+import { createLogger, type Logger } from "./core/log.ts";
+import type { Env } from "./core/paths.ts";
+import { createSessionRunner, type SessionRunner } from "./session/runner.ts";
+
+export type OpencodeClient = PluginInput["client"];
+
+/** What one plugin instance shares with every tool and background job: no module-level state. */
+export interface Runtime {
+  client: OpencodeClient;
+  /** The directory OpenCode was started in (the project). */
+  directory: string;
+  worktree: string;
+  events: EventBus;
+  log: Logger;
+  env: Env;
+  /** Things worth saying once per process (e.g. "models.secondary unset, using the session's model"). */
+  once: Set<string>;
+  /** Every child session of this plugin instance goes through this runner (one concurrency limit). */
+  sessions: SessionRunner;
+}
+
+/**
+ * The whole runtime, built at load: a watcher started by `opencode serve` with OTTO_WATCH=1 never
+ * sees a tool call, and its fix and comment flows need the session runner as much as a command
+ * does. The runner loads its session code on the first child session, so this stays cheap.
+ */
+export function createRuntime(input: Pick<PluginInput, "client" | "directory" | "worktree">, env: Env = process.env): Runtime {
+  const events = new EventBus();
+  const log = createLogger(input.client);
+  const base = { client: input.client, directory: input.directory, worktree: input.worktree, events, log, env, once: new Set<string>() };
+  return { ...base, sessions: createSessionRunner(base) };
+}

@@ -1,0 +1,40 @@
+// The workspace subsystem's public entry: everything that touches a working tree, below the
+// features. The git runner and its errors, questions about a checkout, the project's checks,
+// commits, otto's one push path, the unpushed-commit guard and the cross-process work lock.
+// Execute, build, the PR flows and the review loop all go through here; other folders import
+// from this file only.
+export { runGit, defaultTimeout, describeCommand, gitEnvironment, GIT_TIMEOUTS, type GitResult, type GitOptions, type GitEnv } from "./git.ts";
+export { gitOutput, gitFailure, detachedHeadError } from "./git-errors.ts";
+export { normalizeRemoteUrl, sameRepository, repositoryName } from "./remote-url.ts";
+export { parseStatus, parseWorktreeList, type WorkingStatus, type GitWorktree } from "./status.ts";
+export {
+  repoRoot,
+  listRemotes,
+  remoteUrl,
+  normalizedRemoteUrl,
+  readStatus,
+  currentBranch,
+  headSha,
+  isDirty,
+  aheadBehind,
+  listGitWorktrees,
+  unpushedCommits,
+  branchExists,
+  refExists,
+  type Remote,
+} from "./identity.ts";
+export { runChecks, runCheck, describeChecks, type CheckResult, type VerifyOptions } from "./checks.ts";
+export { commitAll, pendingDiff, gitDir, type GitRun } from "./commit.ts";
+export { commitAndPush, type PushInput, type PushOutcome, type PushResult } from "./push.ts";
+export { commitsAhead, refuseUnpushed } from "./unpushed.ts";
+export {
+  withWorkLock,
+  workLockHolder,
+  workLockPaths,
+  describeHolder,
+  workTreeBusy,
+  WORK_LOCK_STALE_MS,
+  WorkLockHolder,
+  type WorkLockResult,
+  type WorkLockOptions,
+} from "./work-lock.ts";
