@@ -32,6 +32,23 @@ const AdoProvider = z
       .describe("The comment your organization's convention uses to create and link a work item, e.g. \"#workitem create\". Unset: no comment is posted."),
   });
 
+/** Who may steer otto through PR comments besides (or instead of) the people the forge says can write. */
+export const TrustedAuthors = z
+  .strictObject({
+    mode: z
+      .enum(["add", "only"])
+      .default("add")
+      .describe(
+        "add: the listed people are answered as well as everyone with write access (GitHub) or project membership (Azure DevOps); only: the listed people alone, the forge is not asked.",
+      ),
+    logins: z
+      .array(NonEmpty)
+      .default([])
+      .describe("GitHub logins, or Azure DevOps display names, unique names (emails) or identity ids; matched without case, e.g. [\"alice\", \"bob@contoso.com\"]."),
+  })
+  .describe("Whose PR comments otto acts on. Everyone else's comments are recorded and left for a person.");
+export type TrustedAuthors = z.infer<typeof TrustedAuthors>;
+
 export const PrConfig = z
   .strictObject({
     default_provider: z
@@ -43,6 +60,7 @@ export const PrConfig = z
       "Time limit of one request to GitHub or Azure DevOps, e.g. 30s; a request that passes it is retried like a server error.",
     ),
     verify: Commands.default([]).describe("Commands that must pass before otto pushes a fix, e.g. [\"npm test\"]. Empty: push without local checks."),
+    trusted_authors: TrustedAuthors.prefault({}),
     providers: z
       .strictObject({
         github: GithubProvider.prefault({}).describe("GitHub pull request backend."),

@@ -2,6 +2,8 @@ import type { Env } from "../core/index.ts";
 import type { Config } from "../config/index.ts";
 import type { WriteLimiter } from "./github/octokit.ts";
 import type {
+  AuthorAccess,
+  CommentAuthor,
   CommentResolution,
   InlineComment,
   PipelineStatus,
@@ -59,6 +61,13 @@ export interface PrBackend {
   getComments(pr: PrInfo, options?: CallOptions): Promise<PrComment[]>;
   /** Who the token acts as, spelt like `PrComment.author` (GitHub login, Azure DevOps display name). */
   currentUser(pr: PrInfo): Promise<string>;
+  /**
+   * Whether each author may change the repository, keyed by `authorKey` (src/pr/comments/trust.ts):
+   * GitHub asks the collaborator permission API (write, maintain, admin); Azure DevOps the
+   * members of the project's teams. Answers are kept for the backend's life (one watcher cycle,
+   * one command). Throws when the forge cannot be asked; the caller then trusts nobody.
+   */
+  authorAccess(pr: PrInfo, authors: readonly CommentAuthor[]): Promise<Map<string, AuthorAccess>>;
   /** Submitted reviews (GitHub) or reviewer votes (Azure DevOps), oldest first. */
   getReviews(pr: PrInfo, options?: CallOptions): Promise<PrReview[]>;
   postComment(pr: PrInfo, body: string): Promise<void>;

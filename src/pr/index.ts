@@ -7,7 +7,10 @@ export {
   PrLocator,
   ProviderName,
   WorkflowAction,
+  authorKey,
+  type AuthorAccess,
   type Check,
+  type CommentAuthor,
   type InlineComment,
   type PipelineStatus,
   type PrComment,
@@ -31,6 +34,6 @@ export { cronFor, systemClock, type Clock, type Scheduled } from "./watch/schedu
 export { watchControllerFor, createWatchController, type WatchController } from "./watch/controller.ts";
 export { WATCH_ENV } from "./watch/detach.ts";
 export { originUrl } from "./remote.ts";
-export { commentsCommand } from "./comments/index.ts";
+export { commentsCommand, resolveTrust, type TrustDecision } from "./comments/index.ts";
 export { fixCommand, fixOnFailure } from "./fix/index.ts";
 export { sanitizeForPost, DIFF_PLACEHOLDER } from "./sanitize.ts";

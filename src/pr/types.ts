@@ -81,6 +81,26 @@ export interface PrComment {
   /** The comment this one answers, when it is a reply. */
   inReplyTo?: string;
   url?: string;
+  /** GitHub's author_association on the comment (OWNER, MEMBER, COLLABORATOR, CONTRIBUTOR, NONE, …); absent elsewhere. */
+  association?: string;
+  /** The forge's stable id of the author (Azure DevOps identity id), when it gives one. */
+  authorId?: string;
+  /** The author's sign-in name when it differs from `author` (Azure DevOps uniqueName, e.g. an email). */
+  authorLogin?: string;
+}
+
+/** A comment's author, as the trust check asks the forge about them. */
+export type CommentAuthor = Pick<PrComment, "author" | "authorId" | "authorLogin">;
+
+/**
+ * What the forge says about an author: `write` can push to the repository (GitHub write, maintain
+ * or admin) or is a member of the project (Azure DevOps); `none` cannot.
+ */
+export type AuthorAccess = "write" | "none";
+
+/** The key an author's access is looked up and kept under: the most stable name the forge gave. */
+export function authorKey(author: CommentAuthor): string {
+  return (author.authorId ?? author.authorLogin ?? author.author).trim().toLowerCase();
 }
 
 /** A submitted review of the PR (GitHub reviews; Azure DevOps reviewer votes). */

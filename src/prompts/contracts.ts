@@ -8,7 +8,14 @@ interface Contract {
   readonly variables: readonly string[];
   /** May be omitted; the template only uses them inside `{{#if name}}`. */
   readonly optional: readonly string[];
+  /**
+   * Variables that carry forge or model text, with where it comes from: renderPrompt fences each
+   * as data (untrusted.ts), whatever the template (or a user's override) does with it.
+   */
+  readonly untrusted?: Readonly<Record<string, string>>;
 }
+
+const AUTHOR = "the pull request's author";
 
 /**
  * The variables each prompt takes, for the type checker. The prompt files' frontmatter says the
@@ -85,6 +92,7 @@ export const PROMPT_CONTRACTS = {
   "pr-review": {
     variables: ["pr_title", "pr_description", "target_branch"],
     optional: ["pr_url", "existing_comments", "codebase_summary", "focus"],
+    untrusted: { pr_title: AUTHOR, pr_description: AUTHOR, existing_comments: "the PR's commenters" },
   },
   "pr-comment-respond": {
     variables: [
@@ -98,6 +106,15 @@ export const PROMPT_CONTRACTS = {
       "code_context",
     ],
     optional: ["target_branch", "check_commands", "codebase_summary"],
+    untrusted: {
+      pr_title: AUTHOR,
+      pr_description: AUTHOR,
+      comment_author: "the forge (the comment author's name)",
+      comment_body: "the reviewer who wrote the comment",
+      comment_file: "the forge (the commented file's path)",
+      comment_thread: "the PR's commenters",
+      code_context: "the PR's branch (its code)",
+    },
   },
   refine: {
     variables: ["artifact_name", "artifact", "critique", "context"],
@@ -138,14 +155,22 @@ export const PROMPT_CONTRACTS = {
   "pr-failure-analysis": {
     variables: ["pr_title", "failed_checks", "log_files"],
     optional: ["pr_description", "target_branch"],
+    untrusted: { pr_title: AUTHOR, pr_description: AUTHOR, failed_checks: "the CI system (check names and messages)" },
   },
   "pr-fix": {
     variables: ["pr_title", "failure_summary"],
     optional: ["pr_description", "target_branch", "previous_attempts", "check_commands", "codebase_summary"],
+    untrusted: {
+      pr_title: AUTHOR,
+      pr_description: AUTHOR,
+      failure_summary: "a model's reading of the CI logs",
+      previous_attempts: "earlier fix sessions (model-written)",
+    },
   },
   "pr-rebase-conflicts": {
     variables: ["branch", "conflicted_files"],
     optional: ["pr_title", "change_summary"],
+    untrusted: { pr_title: AUTHOR, change_summary: "the session that made otto's change (model-written)" },
   },
   "execute-task": {
     variables: ["task_id", "task_title", "task_description", "task_files", "spec_dir", "spec_files"],
@@ -197,14 +222,17 @@ export const PROMPT_CONTRACTS = {
   "pr-loop-reviewer": {
     variables: ["pr_title", "pr_description", "target_branch", "reviewer", "round"],
     optional: ["pr_url", "changed_files"],
+    untrusted: { pr_title: AUTHOR, pr_description: AUTHOR },
   },
   "pr-loop-comments": {
     variables: ["pr_title", "threads", "review_state"],
     optional: ["pr_url"],
+    untrusted: { pr_title: AUTHOR, threads: "the PR's reviewers", review_state: "the forge's reviews" },
   },
   "pr-loop-fix": {
     variables: ["pr_title", "target_branch", "round", "fix_payload"],
     optional: ["pr_description", "check_commands"],
+    untrusted: { pr_title: AUTHOR, pr_description: AUTHOR, fix_payload: "the reviewer models' findings" },
   },
 } as const satisfies Record<PromptName, Contract>;
 

@@ -4,3 +4,4 @@ export { PromptMeta } from "./parse-prompt-file.ts";
 export { loadPrompt, listPrompts, userPromptDir, type LoadedPrompt, type PromptOptions } from "./load-prompt.ts";
 export { renderPrompt } from "./render-prompt.ts";
 export { MARKERS } from "./markers.ts";
+export { untrusted, type UntrustedOptions } from "./untrusted.ts";

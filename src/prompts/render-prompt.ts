@@ -1,7 +1,8 @@
 import { OttoError } from "../core/index.ts";
-import type { PromptValue, PromptVars } from "./contracts.ts";
+import { PROMPT_CONTRACTS, type PromptValue, type PromptVars } from "./contracts.ts";
 import { compilePrompt, type PromptOptions } from "./load-prompt.ts";
 import type { PromptName } from "./names.ts";
+import { untrusted, type UntrustedOptions } from "./untrusted.ts";
 
 function isPlainObject(value: object): boolean {
   const proto = Object.getPrototypeOf(value) as unknown;
@@ -43,8 +44,9 @@ function invalidValue(value: unknown, at: string): string | undefined {
  * otherwise silently drop context), and that values are text, numbers, booleans, arrays or plain
  * objects. `undefined` counts as omitted.
  */
-export function renderPrompt<N extends PromptName>(name: N, vars: PromptVars<N>, options: PromptOptions = {}): string {
+export function renderPrompt<N extends PromptName>(name: N, vars: PromptVars<N>, options: PromptOptions & UntrustedOptions = {}): string {
   const prompt = compilePrompt(name, options);
+  const fenced: Readonly<Record<string, string>> = (PROMPT_CONTRACTS[name] as { untrusted?: Record<string, string> }).untrusted ?? {};
   const { variables, optional } = prompt.meta;
   const known = new Set([...variables, ...optional]);
   const where = prompt.source === "user" ? `override ${prompt.file}` : prompt.file;
@@ -67,7 +69,9 @@ export function renderPrompt<N extends PromptName>(name: N, vars: PromptVars<N>,
         "Pass text, numbers, booleans, arrays or plain objects (format dates and class instances as text first).",
       );
     }
-    given[key] = value as PromptValue;
+    const source = fenced[key];
+    // Forge and model text is fenced here, below every caller and template.
+    given[key] = source === undefined ? (value as PromptValue) : untrusted(key.replace(/_/g, " "), typeof value === "string" ? value : JSON.stringify(value, null, 2), source, options);
   }
 
   for (const required of variables) {

@@ -62,7 +62,7 @@ describe("PR fix flow through real OpenCode, fake GitHub and a bare remote", () 
     expect(e2e.model.requests.find(isAnalysis)?.system).toContain("You are a rigorous, independent reviewer");
     expect(e2e.model.requests.find(isFix)?.system).toContain("You are an executor working for Otto");
     expect(e2e.model.requests.find(isFix)?.lastUser).toContain("expected 3, received -1");
-    expect(e2e.model.requests.find(isFix)?.lastUser).toContain("<pr_description>\nWhat this changes.\n</pr_description>");
+    expect(e2e.model.requests.find(isFix)?.lastUser).toMatch(/<(untrusted-[0-9a-f]+) label="pr description">\nWhat this changes\.\n<\/\1>/);
 
     // One fast-forward commit on the PR branch in the remote, with the fix and otto's trailer.
     const log = await ws.repo.remoteLog(BRANCH);

@@ -1,4 +1,5 @@
 import { OttoError, isOttoError, redact } from "../../core/index.ts";
+import { resolveTrust } from "../../pr/index.ts";
 import type { Runtime } from "../../runtime.ts";
 import { renderPrompt } from "../../prompts/index.ts";
 import { formatModel, type ModelRef } from "../../session/index.ts";
@@ -93,7 +94,11 @@ export async function runReviewRound(ctx: RunContext, round: number): Promise<Re
   const { backend, pr } = ctx.setup;
   const [reviews, comments] = await Promise.all([backend.getReviews(pr), backend.getComments(pr)]);
   const reviewState = reviewStateOf(reviews);
-  const threads = openThreads(comments);
+  const open = comments.filter((c) => !c.resolved);
+  const trust = await resolveTrust({ backend, pr, comments: open, policy: ctx.setup.config.pr.trusted_authors, secrets: ctx.setup.secrets, log: (level, message, extra) => ctx.runtime.log.log(level, message, extra) });
+  const threads = openThreads(comments, (c) => trust.get(c.id)?.trusted === true);
+  const ignored = open.filter((c) => trust.get(c.id)?.trusted !== true).map((c) => c.author);
+  if (ignored.length > 0) ctx.runtime.log.log("info", `pr-review loop: ${ignored.length} open comment(s) by people otto does not act for left out (${[...new Set(ignored)].join(", ")})`);
   const [analyzed, ...settled] = await Promise.allSettled([runAnalyzer(ctx, threads, reviewState), ...ctx.setup.reviewers.map((m, i) => runReviewer(ctx, round, i, m))]);
   const hard = [analyzed, ...settled].find((s) => s?.status === "rejected" && isHardStop(s.reason));
   if (hard?.status === "rejected") throw hard.reason;

@@ -20,15 +20,17 @@ const ours = (c: PrComment): boolean => c.body.includes(LOOP_MARKER) || c.body.i
 /**
  * Root comments that are unresolved and not otto's, with their replies (otto's replies included:
  * they say what was done). Comments of resolved threads, and otto's own reports, never count.
+ * Only comments by `trusted` authors are read (src/pr/comments/trust.ts): a stranger's comment
+ * neither reaches the analyzer nor holds the loop back.
  */
-export function openThreads(comments: readonly PrComment[]): OpenThread[] {
+export function openThreads(comments: readonly PrComment[], trusted: (comment: PrComment) => boolean): OpenThread[] {
   const replies = new Map<string, PrComment[]>();
   for (const c of comments) {
-    if (c.inReplyTo === undefined) continue;
+    if (c.inReplyTo === undefined || !trusted(c)) continue;
     replies.set(c.inReplyTo, [...(replies.get(c.inReplyTo) ?? []), c]);
   }
   return comments
-    .filter((c) => c.inReplyTo === undefined && !c.resolved && !ours(c))
+    .filter((c) => c.inReplyTo === undefined && !c.resolved && !ours(c) && trusted(c))
     .map((c) => ({
       id: c.id,
       kind: c.kind,

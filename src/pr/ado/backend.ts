@@ -2,12 +2,31 @@ import { OttoError, redact } from "../../core/index.ts";
 import { parseDuration } from "../../config/index.ts";
 import type { BackendDeps, PrBackend } from "../backend.ts";
 import { overallState } from "../pipeline.ts";
-import type { PrInfo, PrLocator } from "../types.ts";
+import { authorKey, type AuthorAccess, type PrInfo, type PrLocator } from "../types.ts";
 import { adoAuthorization } from "./auth.ts";
 import { createAdoHttp, type AdoHttp } from "./http.ts";
 import { adoParts, locateAdoId, matchesAdoHost, parseAdoUrl } from "./locate.ts";
-import { buildChecks, failedTasks, mapAdoPull, mapAdoReviewers, mapThreads, policyChecks, type AdoPullPayload, type AdoReviewerPayload, type BuildPayload, type PolicyEvaluationPayload, type ThreadPayload, type TimelineRecord } from "./map.ts";
+import {
+  buildChecks,
+  failedTasks,
+  mapAdoPull,
+  mapAdoReviewers,
+  mapThreads,
+  memberNames,
+  policyChecks,
+  type AdoPullPayload,
+  type AdoReviewerPayload,
+  type BuildPayload,
+  type PolicyEvaluationPayload,
+  type TeamMemberPayload,
+  type TeamPayload,
+  type ThreadPayload,
+  type TimelineRecord,
+} from "./map.ts";
 import { runAdoWorkflow } from "./workflow.ts";
+
+/** Teams and members read per request; the APIs default to 100. */
+const PAGE = 1000;
 
 /** Per failed task; the end of a log holds the failure. */
 const MAX_TASK_LOG_CHARS = 60_000;
@@ -26,6 +45,29 @@ export function createAdoBackend(deps: BackendDeps): PrBackend {
   const base = settings.base_url.replace(/\/+$/, "");
   const clients = new Map<string, AdoHttp>();
   const users = new Map<string, Promise<string>>();
+  // Members of each project, kept for the backend's life: one watcher cycle or one command.
+  const members = new Map<string, Promise<Set<string>>>();
+  const membersOf = (pr: PrInfo): Promise<Set<string>> => {
+    const { org, project } = adoParts(pr);
+    const projectId = pr.meta.projectId ?? project;
+    const key = `${org}/${projectId}`.toLowerCase();
+    let names = members.get(key);
+    if (!names) {
+      names = (async () => {
+        // The project's members are the members of its teams (every project has a default team);
+        // needs the token scope "Project and Team (read)".
+        const base = `_apis/projects/${seg(projectId)}/teams`;
+        // api-version: https://learn.microsoft.com/en-us/rest/api/azure/devops/core/teams/get-teams?view=azure-devops-rest-7.1
+        const teams = await http(org).json<List<TeamPayload>>(base, { query: { $top: PAGE }, apiVersion: "7.1-preview.3" });
+        const all: TeamMemberPayload[] = [];
+        for (const team of teams.value) all.push(...(await http(org).json<List<TeamMemberPayload>>(`${base}/${seg(team.id)}/members`, { query: { $top: PAGE }, apiVersion: "7.1-preview.2" })).value);
+        return memberNames(all);
+      })();
+      names.catch(() => members.delete(key));
+      members.set(key, names);
+    }
+    return names;
+  };
   const http = (org: string): AdoHttp => {
     let client = clients.get(org);
     if (!client) {
@@ -102,6 +144,17 @@ export function createAdoBackend(deps: BackendDeps): PrBackend {
         users.set(org, user);
       }
       return user;
+    },
+
+    async authorAccess(pr, authors) {
+      const names = await membersOf(pr);
+      const out = new Map<string, AuthorAccess>();
+      for (const author of authors) {
+        // Display names are not unique and anyone may pick one: only the identity id or the sign-in name counts.
+        const known = [author.authorId, author.authorLogin].some((n) => n !== undefined && names.has(n.toLowerCase()));
+        out.set(authorKey(author), known ? "write" : "none");
+      }
+      return out;
     },
 
     async getComments(pr, options = {}) {

@@ -124,7 +124,7 @@ export interface ThreadPayload {
     commentType?: string;
     isDeleted?: boolean;
     publishedDate: string;
-    author: { displayName?: string; uniqueName?: string };
+    author: { id?: string; displayName?: string; uniqueName?: string };
   }>;
 }
 
@@ -150,10 +150,38 @@ export function mapThreads(threads: readonly ThreadPayload[]): PrComment[] {
         ...(path && line ? { line } : {}),
         resolved: !OPEN_STATES.has(thread.status ?? "unknown"),
         ...(c.parentCommentId ? { inReplyTo: `${thread.id}/${c.parentCommentId}` } : {}),
+        ...(c.author.id ? { authorId: c.author.id } : {}),
+        ...(c.author.uniqueName ? { authorLogin: c.author.uniqueName } : {}),
       });
     }
   }
   return out.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+}
+
+/** A team of the project. https://learn.microsoft.com/en-us/rest/api/azure/devops/core/teams/get-teams */
+export interface TeamPayload {
+  id: string;
+  name: string;
+}
+
+/** https://learn.microsoft.com/en-us/rest/api/azure/devops/core/teams/get-team-members-with-extended-properties */
+export interface TeamMemberPayload {
+  identity: { id: string; displayName?: string; uniqueName?: string; isContainer?: boolean };
+  isTeamAdmin?: boolean;
+}
+
+/**
+ * The project's members as otto recognises them in comments: identity ids and unique names,
+ * lower case. A group inside a team is not expanded; its members are not in the set.
+ */
+export function memberNames(members: readonly TeamMemberPayload[]): Set<string> {
+  const names = new Set<string>();
+  for (const { identity } of members) {
+    if (identity.isContainer === true) continue;
+    names.add(identity.id.toLowerCase());
+    if (identity.uniqueName) names.add(identity.uniqueName.toLowerCase());
+  }
+  return names;
 }
 
 export interface TimelineRecord {

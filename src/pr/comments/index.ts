@@ -6,3 +6,5 @@ export { ownReplies, replyBody, replyMarker, stripMarkers } from "./reply-marker
 export { recordComments, renderHistoryEntry, HISTORY_TITLE, type HistoryEntry } from "./comment-history.ts";
 export { CommentVerdict, Decision, RESOLUTION } from "./decision.ts";
 export { runWorkflowSteps } from "./workflow-steps.ts";
+export { resolveTrust, type ResolveTrustInput } from "./resolve-trust.ts";
+export { decideTrust, distrustText, needsLookup, TRUSTED_ASSOCIATIONS, type TrustDecision, type TrustPolicy } from "./trust.ts";

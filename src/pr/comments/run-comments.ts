@@ -8,13 +8,15 @@ import type { PrBackend } from "../backend.ts";
 import type { PrDocument } from "../store/document.ts";
 import type { PrStore } from "../store/store.ts";
 import type { PrComment, PrInfo } from "../types.ts";
-import { unhandledComments } from "../watch/plan.ts";
+import { isOttoComment, unhandledComments } from "../watch/plan.ts";
 import { answerComment, type AnswerDeps } from "./answer-comment.ts";
 import { recordComments, type HistoryEntry } from "./comment-history.ts";
 import { RESOLUTION, type Decision } from "./decision.ts";
 import { discardChanges, locateWorkdir, readyWorkdir, type PrWork } from "./prepare-workdir.ts";
 import { describeHolder, withWorkLock } from "../../workspace/index.ts";
-import { selectComments, threadOf, type BotPolicy, type SkipReason } from "./select-comments.ts";
+import { resolveTrust } from "./resolve-trust.ts";
+import { botKind, isMine, reviewerComments, selectComments, threadOf, type BotPolicy, type SkipReason } from "./select-comments.ts";
+import { distrustText, type TrustDecision } from "./trust.ts";
 
 /*
  * One pass of the comment flow over one PR (the watcher's onComments hook, /otto-pr comments):
@@ -87,7 +89,11 @@ export async function runCommentPass(deps: CommentFlowDeps, input: CommentPassIn
     deps.log("warn", `could not read the token's user for ${doc.key}; its own replies may be answered`, { error: redact(formatError(error), deps.secrets) });
     return undefined;
   });
-  const plan = selectComments({ comments, seen: doc.data.seen_comment_ids, me, bot: botPolicy(deps.config, pr) });
+  const base = { comments, seen: doc.data.seen_comment_ids, me, bot: botPolicy(deps.config, pr) };
+  // Everyone's comments are judged when something is to be answered: the thread shown to the session needs it too.
+  const judged = reviewerComments(base).length > 0 ? comments.filter((c) => !isOttoComment(c, me) && !isMine(c, me) && botKind(c.author, base.bot) === undefined) : [];
+  const trust = await resolveTrust({ backend, pr, comments: judged, policy: deps.config.pr.trusted_authors, secrets: deps.secrets, log: deps.log });
+  const plan = selectComments({ ...base, trust });
   report.skipped = plan.skipped;
   const record: Recorder = (seen, entries, log, failure) =>
     deps.store.update(doc.key, (current) => {
@@ -113,13 +119,17 @@ export async function runCommentPass(deps: CommentFlowDeps, input: CommentPassIn
     recoveredEntries.push({ comment, time: deps.now().toISOString(), decision, action, reply: reply.body });
     report.recovered.push({ comment, decision, action });
   }
-  const quiet = [...plan.skipped.map((s) => s.comment.id), ...plan.recovered.map((r) => r.comment.id)];
+  const notForOtto = plan.skipped.filter((s) => s.reason !== "untrusted");
+  const quiet = [...notForOtto.map((s) => s.comment.id), ...plan.recovered.map((r) => r.comment.id)];
   if (quiet.length > 0) {
     const log = [
-      ...(plan.skipped.length > 0 ? [`comments not for otto (${describeSkips(plan.skipped)}) recorded as seen`] : []),
+      ...(notForOtto.length > 0 ? [`comments not for otto (${describeSkips(notForOtto)}) recorded as seen`] : []),
       ...plan.recovered.map((r) => `comment ${r.comment.id}: otto's earlier ${r.decision} reply found on the PR; recorded`),
     ];
     await record(quiet, recoveredEntries, log);
+  }
+  for (const { comment, reason } of plan.skipped) {
+    if (reason === "untrusted") await awaitPerson(deps, { pr, comment, decision: trust.get(comment.id), record });
   }
   if (plan.handle.length === 0) return report;
   if (pr.fork === true) {
@@ -141,7 +151,9 @@ export async function runCommentPass(deps: CommentFlowDeps, input: CommentPassIn
     return report;
   }
   // A fix or the review loop (this process or another) may be editing the tree: answer next pass.
-  const held = await withWorkLock(located.dir, `the comment flow of ${doc.key}`, () => answerAll(deps, { pr, backend, doc, comments, handle: plan.handle, located, record, report, setupFailed, me }), {
+  // The session sees the thread, but never the words of someone otto does not act for.
+  const shown = comments.map((c) => (trustedForContext(c, trust, me, base.bot) ? c : { ...c, body: `(not shown: otto does not act on comments by ${c.author})` }));
+  const held = await withWorkLock(located.dir, `the comment flow of ${doc.key}`, () => answerAll(deps, { pr, backend, doc, comments: shown, handle: plan.handle, located, record, report, setupFailed, me }), {
     env: deps.env,
     now: deps.now,
   });
@@ -247,10 +259,35 @@ async function failed(
   }
 }
 
+/** Whether a comment's words may reach a session: otto's and the user's own, the enabled review bot's, trusted authors'. */
+function trustedForContext(comment: PrComment, trust: ReadonlyMap<string, TrustDecision>, me: string | undefined, bot: BotPolicy): boolean {
+  if (isOttoComment(comment, me) || isMine(comment, me)) return true;
+  const kind = botKind(comment.author, bot);
+  if (kind !== undefined) return kind === "review_bot" && bot.handle;
+  return trust.get(comment.id)?.trusted === true;
+}
+
+/**
+ * A comment by someone otto does not act for: recorded as seen (never looked at again), one log
+ * line, one notification. No session reads it and nothing is posted.
+ */
+async function awaitPerson(deps: CommentFlowDeps, input: { pr: PrInfo; comment: PrComment; decision: TrustDecision | undefined; record: Recorder }): Promise<void> {
+  const { pr, comment } = input;
+  const why = distrustText(comment, input.decision?.reason ?? "lookup_failed", pr.provider);
+  await input.record([comment.id], [], [`comment ${comment.id} by ${comment.author} awaits a person: ${why}; otto does not act on it`]);
+  await deps.notify({
+    kind: "human_needed",
+    title: `PR #${pr.number}: a comment by ${comment.author} awaits a person`,
+    text: `${why}, so otto did not act on the comment: no session read it and nothing was posted. Answer it yourself, or add the author to pr.trusted_authors.`,
+    url: comment.url ?? pr.url,
+    facts: { Repository: pr.repo, Comment: comment.id },
+  });
+}
+
 function describeSkips(skipped: ReadonlyArray<{ reason: SkipReason }>): string {
   const counts = new Map<SkipReason, number>();
   for (const s of skipped) counts.set(s.reason, (counts.get(s.reason) ?? 0) + 1);
-  const label: Record<SkipReason, string> = { own: "by the token's user", bot: "by bots", covered: "answered with a newer comment of their thread" };
+  const label: Record<SkipReason, string> = { own: "by the token's user", bot: "by bots", covered: "answered with a newer comment of their thread", untrusted: "by people otto does not act for" };
   return [...counts].map(([reason, n]) => `${n} ${label[reason]}`).join(", ");
 }
 

@@ -2,12 +2,15 @@ import type { PrComment } from "../types.ts";
 import { isOttoComment, unhandledComments } from "../watch/plan.ts";
 import type { Decision } from "./decision.ts";
 import { ownReplies } from "./reply-marker.ts";
+import type { TrustDecision } from "./trust.ts";
 
 /*
  * Which comments of a PR otto answers now, as a pure function of every comment on the PR and the
  * document's seen ids. Otto's own comments (OTTO_MARKER, posted by the token's user) never count;
  * other comments by the token's user (the person otto works for) and by bots are recorded as seen
  * and left alone, except the configured review bot (Azure DevOps MerlinBot) when it is switched on.
+ * Everyone else is answered only when trusted (trust.ts): an untrusted comment is left for a
+ * person, and neither covers nor is covered by the comments of its thread.
  */
 
 export interface BotPolicy {
@@ -23,9 +26,11 @@ export interface SelectInput {
   /** The user the token belongs to (GitHub login, Azure DevOps display name); unknown: undefined. */
   me?: string | undefined;
   bot: BotPolicy;
+  /** The trust decision of each reviewer comment by id (resolve-trust.ts); a comment missing here is not trusted. */
+  trust: ReadonlyMap<string, TrustDecision>;
 }
 
-export type SkipReason = "own" | "bot" | "covered";
+export type SkipReason = "own" | "bot" | "covered" | "untrusted";
 
 export interface Recovered {
   comment: PrComment;
@@ -78,8 +83,20 @@ export function threadOf(comment: PrComment, comments: readonly PrComment[]): Pr
   return comments.filter((c) => threadKey(c, byId) === key).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
 }
 
+/** The comment's author is the token's user: the person otto works for. */
+export const isMine = (comment: PrComment, me: string | undefined): boolean => me !== undefined && same(comment.author, me);
+
+/**
+ * Comments whose authors the trust check must judge: new, unresolved, not otto's, not the token
+ * user's, not a bot's (the configured review bot is trusted by its setting), not answered before.
+ */
+export function reviewerComments(input: Omit<SelectInput, "trust">): PrComment[] {
+  const answered = ownReplies(input.comments, input.me);
+  return unhandledComments(input.comments, input.seen, input.me).filter((c) => !answered.has(c.id) && !isMine(c, input.me) && botKind(c.author, input.bot) === undefined);
+}
+
 export function selectComments(input: SelectInput): CommentPlan {
-  const { comments, seen, me, bot } = input;
+  const { comments, seen, me, bot, trust } = input;
   const answered = ownReplies(comments, me);
   const byId = new Map(comments.map((c) => [c.id, c]));
   const plan: CommentPlan = { handle: [], recovered: [], skipped: [] };
@@ -98,13 +115,17 @@ export function selectComments(input: SelectInput): CommentPlan {
       plan.recovered.push({ comment, decision: reply.decision, reply: reply.reply });
       continue;
     }
-    if (me !== undefined && same(comment.author, me)) {
+    if (isMine(comment, me)) {
       plan.skipped.push({ comment, reason: "own" });
       continue;
     }
     const kind = botKind(comment.author, bot);
     if (kind === "bot" || (kind === "review_bot" && !bot.handle)) {
       plan.skipped.push({ comment, reason: "bot" });
+      continue;
+    }
+    if (kind === undefined && trust.get(comment.id)?.trusted !== true) {
+      plan.skipped.push({ comment, reason: "untrusted" });
       continue;
     }
     const key = threadKey(comment, byId);

@@ -2,7 +2,7 @@ import { OttoError, redact } from "../../core/index.ts";
 import { parseDuration } from "../../config/index.ts";
 import type { BackendDeps, CallOptions, PrBackend } from "../backend.ts";
 import { cliToken, lazy } from "../token.ts";
-import type { PrInfo, PrLocator, WorkflowAction, WorkflowResult } from "../types.ts";
+import { authorKey, type AuthorAccess, type PrInfo, type PrLocator, type WorkflowAction, type WorkflowResult } from "../types.ts";
 import { conditionalGet } from "./conditional.ts";
 import { githubError } from "./errors.ts";
 import { githubHosts, locateGithubId, parseGithubUrl } from "./locate.ts";
@@ -64,6 +64,30 @@ export function createGithubBackend(deps: BackendDeps): PrBackend {
 
   // The token's user never changes for a backend's life (the config is read again each cycle).
   const me = lazy(() => call("the token's user", async (octokit) => (await octokit.request("GET /user")).data.login));
+  // Permissions by `repo login`, kept for the backend's life: one watcher cycle or one command.
+  const permissions = new Map<string, Promise<AuthorAccess>>();
+  const permissionOf = (pr: PrInfo, login: string): Promise<AuthorAccess> => {
+    const key = `${pr.repo.toLowerCase()} ${login.toLowerCase()}`;
+    let access = permissions.get(key);
+    if (!access) {
+      access = call(`the permission of ${login} on ${pr.repo}`, async (octokit) => {
+        try {
+          // https://docs.github.com/en/rest/collaborators/collaborators#get-repository-permissions-for-a-user
+          // `permission` is the legacy base role (maintain maps to write); role_name may be a custom role.
+          const { data } = await octokit.request("GET /repos/{owner}/{repo}/collaborators/{username}/permission", { ...repoParams(pr), username: login });
+          return data.permission === "admin" || data.permission === "write" ? "write" : "none";
+        } catch (error) {
+          // 404: not a collaborator (or no such user).
+          if ((error as { status?: unknown }).status === 404) return "none";
+          throw error;
+        }
+      });
+      // A failed lookup is not remembered: the next pass asks again.
+      access.catch(() => permissions.delete(key));
+      permissions.set(key, access);
+    }
+    return access;
+  };
 
   const backend: PrBackend = {
     name: "github",
@@ -96,6 +120,15 @@ export function createGithubBackend(deps: BackendDeps): PrBackend {
       }),
 
     currentUser: () => me(),
+
+    async authorAccess(pr, authors) {
+      const out = new Map<string, AuthorAccess>();
+      for (const author of authors) {
+        const key = authorKey(author);
+        if (!out.has(key)) out.set(key, await permissionOf(pr, author.author));
+      }
+      return out;
+    },
 
     getComments: (pr, options: CallOptions = {}) =>
       call(`comments of ${pr.repo}#${pr.number}`, async (octokit) => {

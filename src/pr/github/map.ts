@@ -135,6 +135,8 @@ export interface IssueCommentPayload {
   user: { login: string } | null;
   created_at: string;
   html_url: string;
+  /** Absent in ETag caches written before otto read it: then the permission API decides. */
+  author_association?: string;
 }
 
 export interface ReviewCommentPayload extends IssueCommentPayload {
@@ -157,6 +159,7 @@ export function mapComments(issue: readonly IssueCommentPayload[], review: reado
     createdAt: c.created_at,
     resolved: false,
     url: c.html_url,
+    ...(c.author_association ? { association: c.author_association } : {}),
   }));
   const inline = review.map((c): PrComment => {
     const line = c.line ?? c.original_line ?? undefined;
@@ -171,6 +174,7 @@ export function mapComments(issue: readonly IssueCommentPayload[], review: reado
       resolved: threads[String(c.id)]?.resolved ?? false,
       ...(c.in_reply_to_id ? { inReplyTo: `review-${c.in_reply_to_id}` } : {}),
       url: c.html_url,
+      ...(c.author_association ? { association: c.author_association } : {}),
     };
   });
   return [...conversation, ...inline].sort((a, b) => a.createdAt.localeCompare(b.createdAt));
@@ -199,6 +203,7 @@ export const compactIssueComment = (c: IssueCommentPayload): IssueCommentPayload
   user: c.user ? { login: c.user.login } : null,
   created_at: c.created_at,
   html_url: c.html_url,
+  ...(c.author_association ? { author_association: c.author_association } : {}),
 });
 
 export const compactReviewComment = (c: ReviewCommentPayload): ReviewCommentPayload => ({

@@ -32,7 +32,7 @@ export const requestChanges = (...findings: unknown[]): Step => envelope({ concl
 
 /** Finding ids of the fix payload the fix session was given (computed by otto). */
 export function payloadIds(req: RecordedRequest): string[] {
-  const payload = /<fix_payload>\n([\s\S]*?)\n<\/fix_payload>/.exec(req.lastUser)?.[1] ?? "{}";
+  const payload = /<(untrusted-[0-9a-f]+) label="fix payload">\n([\s\S]*?)\n<\/\1>/.exec(req.lastUser)?.[2] ?? "{}";
   return (JSON.parse(payload) as { issuesToFix: Array<{ id: string }> }).issuesToFix.map((f) => f.id);
 }
 

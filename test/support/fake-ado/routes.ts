@@ -32,6 +32,17 @@ export function adoRoutes(state: AdoState, base: () => string): Route[] {
   const notFound = (what: string) => error(404, `TF401180: The requested ${what} was not found.`, "GitPullRequestNotFoundException");
   const threadsOf = (p: Params) => state.threads.filter((t) => t.prId === Number(p.id));
   return [
+    // https://learn.microsoft.com/en-us/rest/api/azure/devops/core/teams/get-teams?view=azure-devops-rest-7.1
+    route("GET", "/_apis/projects/{projectId}/teams", (p) => {
+      if (p.projectId !== state.project.id && p.projectId?.toLowerCase() !== state.project.name) return error(404, `TF200016: The following project does not exist: ${p.projectId}.`, "ProjectDoesNotExistException");
+      const url = `${base()}/_apis/projects/${state.project.id}/teams/${state.team.id}`;
+      return list([{ id: state.team.id, name: state.team.name, url, description: "The default project team.", identityUrl: `${base()}/_apis/Identities/${state.team.id}`, projectName: state.project.name, projectId: state.project.id }]);
+    }, true),
+    // https://learn.microsoft.com/en-us/rest/api/azure/devops/core/teams/get-team-members-with-extended-properties?view=azure-devops-rest-7.1
+    route("GET", "/_apis/projects/{projectId}/teams/{teamId}/members", (p) => {
+      if (p.teamId !== state.team.id) return error(404, `TF400398: The team with id ${p.teamId} does not exist.`, "TeamNotFoundException");
+      return list(state.members().map((who) => ({ isTeamAdmin: who === state.me, identity: identity(who, base()) })));
+    }, true),
     route("GET", "/_apis/connectionData", () => ({ status: 200, body: { authenticatedUser: { ...identity(state.me, base()), providerDisplayName: state.me.displayName, isActive: true }, authorizedUser: identity(state.me, base()), instanceId: "a4c8d59e-1c5b-4cc1-8ee3-9a3ab0e0cc12", deploymentType: "hosted" } }), true),
     route("GET", "/{project}/_apis/git/pullrequests/{id}", (p) => {
       const pr = prOf(p);

@@ -90,6 +90,11 @@ export class AdoState {
   retried: number[] = [];
   /** Policy evaluations re-queued (PATCH policy/evaluations/{id}), in order. */
   requeued: string[] = [];
+  /** The project's one team (every project has a default team). */
+  readonly team = { id: "9a3f1c2e-6b1d-4f0e-8d7c-3b5a2e1f0c4d", name: "payments Team" };
+  /** Display names of people who comment without being in the project's team; everyone else is a member. */
+  outsiders = new Set<string>();
+  #people = new Map<string, AdoIdentity>();
   #ids = 100;
   #tick = 0;
 
@@ -237,8 +242,24 @@ export class AdoState {
     return thread;
   }
 
+  /** One identity per display name, so a person's comments share an id. */
+  identity(name: string): AdoIdentity {
+    if (name === this.me.displayName) return this.me;
+    let who = this.#people.get(name);
+    if (!who) {
+      who = { id: randomUUID(), displayName: name, uniqueName: `${name.toLowerCase().replace(/\s+/g, ".")}@contoso.com` };
+      this.#people.set(name, who);
+    }
+    return who;
+  }
+
+  /** The team's members: the token's user and everyone who commented, except outsiders. */
+  members(): AdoIdentity[] {
+    return [this.me, ...[...this.#people.values()].filter((p) => !this.outsiders.has(p.displayName))];
+  }
+
   reply(thread: FakeThread, content: string, author: string, parentCommentId: number): void {
-    const identity = author === this.me.displayName ? this.me : { id: randomUUID(), displayName: author, uniqueName: `${author.toLowerCase().replace(/\s+/g, ".")}@contoso.com` };
+    const identity = this.identity(author);
     thread.comments.push({ id: thread.comments.length + 1, parentCommentId, content, author: identity, publishedDate: this.time(), commentType: "text" });
   }
 }

@@ -3,7 +3,7 @@ import { startFakeHttp, type FaultKind, type FaultPlan, type IncomingRequest, ty
 import { githubRoutes, graphql } from "./routes.ts";
 import { GithubState } from "./state.ts";
 
-export { GithubState, type AuthorAssociation, type CheckSpec, type FakePr, type FakeReview, type ReviewState } from "./state.ts";
+export { GithubState, type AuthorAssociation, type CheckSpec, type FakePr, type FakeReview, type Permission, type ReviewState } from "./state.ts";
 
 /*
  * A fake GitHub for tests, reached through the same setting users have (pr.providers.github.api_url):

@@ -1,4 +1,4 @@
-import type { FakeCheckRun, FakeComment, FakePr, FakeReview, FakeReviewComment, FakeStatus, FakeUser, GithubState } from "./state.ts";
+import type { FakeCheckRun, FakeComment, FakePr, FakeReview, FakeReviewComment, FakeStatus, FakeUser, GithubState, Permission } from "./state.ts";
 
 /*
  * GitHub REST payloads with every field the OpenAPI description requires (checked by
@@ -37,6 +37,23 @@ export function user(u: FakeUser, urls: Urls) {
     received_events_url: `${url}/received_events`,
     type: "User",
     site_admin: false,
+  };
+}
+
+/**
+ * GET …/collaborators/{username}/permission: the legacy base role and the role name, with the user
+ * as a collaborator. https://docs.github.com/en/rest/collaborators/collaborators#get-repository-permissions-for-a-user
+ */
+export function collaboratorPermission(u: FakeUser, permission: Permission, urls: Urls) {
+  const rank = ["none", "read", "write", "admin"].indexOf(permission);
+  return {
+    permission,
+    role_name: permission,
+    user: {
+      ...user(u, urls),
+      permissions: { pull: rank >= 1, triage: rank >= 1, push: rank >= 2, maintain: rank >= 3, admin: rank >= 3 },
+      role_name: permission,
+    },
   };
 }
 
@@ -274,7 +291,7 @@ export function issueComment(c: FakeComment, urls: Urls) {
     created_at: c.created_at,
     updated_at: c.created_at,
     issue_url: `${repoUrl}/issues/${c.number}`,
-    author_association: "CONTRIBUTOR",
+    author_association: c.author_association,
   };
 }
 
@@ -299,7 +316,7 @@ export function reviewComment(c: FakeReviewComment, urls: Urls) {
     updated_at: c.created_at,
     html_url: html,
     pull_request_url: prUrl,
-    author_association: "CONTRIBUTOR",
+    author_association: c.author_association,
     _links: { self: { href: url }, html: { href: html }, pull_request: { href: prUrl } },
     line: c.line,
     original_line: c.line,

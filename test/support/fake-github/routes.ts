@@ -1,5 +1,5 @@
 import type { IncomingRequest, Reply } from "../fake-http.ts";
-import { authenticatedUser, checkRun, combinedStatus, issueComment, job, pullRequest, review, reviewComment, type Urls } from "./payloads.ts";
+import { authenticatedUser, checkRun, collaboratorPermission, combinedStatus, issueComment, job, pullRequest, review, reviewComment, type Urls } from "./payloads.ts";
 import type { GithubState, ReviewState } from "./state.ts";
 
 /*
@@ -41,6 +41,7 @@ export function githubRoutes(state: GithubState, urls: Urls, prefix: string): Ro
   const user = (req: IncomingRequest) => state.user(req.headers["x-fake-user"] ?? "otto-bot");
   return [
     route("GET", "/user", (_p, req) => ({ status: 200, body: authenticatedUser(user(req), urls) })),
+    route("GET", "/repos/{owner}/{repo}/collaborators/{username}/permission", (p) => ({ status: 200, body: collaboratorPermission(state.user(p.username ?? ""), state.permissionOf(p.username ?? ""), urls) })),
     route("GET", "/repos/{owner}/{repo}/pulls/{number}", (p) => {
       const pr = prOf(p);
       return pr ? { status: 200, body: pullRequest(state, pr, urls) } : NOT_FOUND;

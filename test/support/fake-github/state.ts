@@ -69,6 +69,7 @@ export interface FakeComment {
   body: string;
   user: FakeUser;
   created_at: string;
+  author_association: AuthorAssociation;
 }
 
 export interface FakeReviewComment extends FakeComment {
@@ -84,6 +85,9 @@ export interface FakeReviewComment extends FakeComment {
 
 /** https://docs.github.com/en/rest/pulls/reviews (state values) */
 export type ReviewState = "APPROVED" | "CHANGES_REQUESTED" | "COMMENTED" | "DISMISSED" | "PENDING";
+
+/** The legacy base roles the permission API answers with (maintain shows as write, triage as read). */
+export type Permission = "admin" | "write" | "read" | "none";
 
 /** GitHub's author_association: how the author relates to the repository. */
 export type AuthorAssociation = "OWNER" | "MEMBER" | "COLLABORATOR" | "CONTRIBUTOR" | "FIRST_TIMER" | "FIRST_TIME_CONTRIBUTOR" | "MANNEQUIN" | "NONE";
@@ -120,8 +124,13 @@ export class GithubState {
   comments: FakeComment[] = [];
   reviewComments: FakeReviewComment[] = [];
   reviews: FakeReview[] = [];
-  /** author_association of users on every repository (default CONTRIBUTOR). */
+  /** author_association of users on every repository (default COLLABORATOR: a test's reviewers can write). */
   associations = new Map<string, AuthorAssociation>();
+  /**
+   * Repository permission of users (GET …/collaborators/{username}/permission); unset: admin for
+   * OWNER, write for MEMBER and COLLABORATOR, read for everyone else (anyone can read a public repository).
+   */
+  permissions = new Map<string, Permission>();
   threads = new Map<string, { resolved: boolean }>();
   logs = new Map<number, string>();
   rerunRuns: number[] = [];
@@ -139,6 +148,24 @@ export class GithubState {
 
   sha(): string {
     return this.nextId().toString(16).padStart(40, "a");
+  }
+
+  associationOf(login: string): AuthorAssociation {
+    return this.associations.get(login) ?? "COLLABORATOR";
+  }
+
+  permissionOf(login: string): Permission {
+    const set = this.permissions.get(login);
+    if (set) return set;
+    const association = this.associationOf(login);
+    if (association === "OWNER") return "admin";
+    return association === "MEMBER" || association === "COLLABORATOR" ? "write" : "read";
+  }
+
+  /** A drive-by commenter: no association with the repository, read access only. */
+  stranger(login: string, association: AuthorAssociation = "NONE"): void {
+    this.associations.set(login, association);
+    this.permissions.set(login, "read");
   }
 
   user(login: string): FakeUser {
@@ -221,7 +248,7 @@ export class GithubState {
   }
 
   addComment(pr: FakePr, body: string, author = "reviewer"): FakeComment {
-    const comment = { id: this.nextId(), owner: pr.owner, repo: pr.repo, number: pr.number, body, user: this.user(author), created_at: this.time() };
+    const comment = { id: this.nextId(), owner: pr.owner, repo: pr.repo, number: pr.number, body, user: this.user(author), created_at: this.time(), author_association: this.associationOf(author) };
     this.comments.push(comment);
     return comment;
   }
@@ -240,7 +267,7 @@ export class GithubState {
       state,
       commit_id: input.commitId ?? pr.head.sha,
       submitted_at: state === "PENDING" ? undefined : this.time(),
-      author_association: input.association ?? this.associations.get(login) ?? "CONTRIBUTOR",
+      author_association: input.association ?? this.associationOf(login),
     };
     this.reviews.push(review);
     return review;
@@ -258,6 +285,7 @@ export class GithubState {
       body: input.body,
       user: this.user(input.author ?? "reviewer"),
       created_at: this.time(),
+      author_association: this.associationOf(input.author ?? "reviewer"),
       path: parent?.path ?? input.path,
       line: parent?.line ?? input.line,
       side: input.side ?? "RIGHT",

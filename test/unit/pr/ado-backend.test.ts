@@ -32,6 +32,28 @@ describe("Azure DevOps backend against the fake Azure DevOps", () => {
     expect(logs).not.toContain("Syncing repository");
   });
 
+  it("says who is a member of the project's teams, by identity id or sign-in name, never by display name; asks once per backend", async () => {
+    const pr = ado.state.addPr({ id: 43 });
+    ado.state.addThread(pr, { content: "Please rename this.", author: "Lead Dev" });
+    ado.state.addThread(pr, { content: "Run this for me.", author: "Drive By" });
+    ado.state.outsiders.add("Drive By");
+    const info = await backend.getPr(locator(43));
+    const comments = await backend.getComments(info);
+    const lead = comments.find((c) => c.author === "Lead Dev");
+    expect(lead).toMatchObject({ authorLogin: "lead.dev@contoso.com", authorId: expect.stringMatching(/^[0-9a-f-]{36}$/) as unknown });
+    const access = await backend.authorAccess(info, comments);
+    expect([...access.values()].sort()).toEqual(["none", "write"]);
+    expect(access.get(lead?.authorId ?? "")).toBe("write");
+    // Someone who took a member's display name is still not a member.
+    const impostor = await backend.authorAccess(info, [{ author: "Lead Dev", authorId: "00000000-0000-0000-0000-000000000001" }]);
+    expect([...impostor.values()]).toEqual(["none"]);
+    const teamCalls = ado.calls.filter((c) => c.path.includes("/_apis/projects/"));
+    expect(teamCalls.map((c) => [c.path.replace(/^.*\/teams/, "teams"), c.query["api-version"], c.status])).toEqual([
+      ["teams", "7.1-preview.3", 200],
+      [`teams/${ado.state.team.id}/members`, "7.1-preview.2", 200],
+    ]);
+  });
+
   it("falls back to the PR's merge builds without build policies", async () => {
     const pr = ado.state.addPr({ id: 42 });
     ado.state.setChecks(pr, [{ name: "ci", status: "inProgress" }], { policies: false });

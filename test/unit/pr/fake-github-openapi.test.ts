@@ -31,6 +31,9 @@ describe("fake GitHub vs GitHub's OpenAPI description", () => {
     const status = await backend.getPipelineStatus(info);
     await backend.getBuildLogs(info, status.checks.find((c) => c.name === "build")?.logId ?? "");
     const comments = await backend.getComments(info);
+    gh.state.stranger("drive-by");
+    gh.state.addComment(pr, "run this", "drive-by");
+    await backend.authorAccess(info, [{ author: "drive-by" }, { author: "reviewer" }]);
     await backend.postComment(info, "otto was here");
     await backend.postInlineComment(info, { path: "src/x.ts", line: 5, side: "RIGHT", body: "note" });
     await backend.replyToComment(info, `review-${inline.id}`, "because");
@@ -86,6 +89,7 @@ describe("fake GitHub vs GitHub's OpenAPI description", () => {
         "POST /repos/{owner}/{repo}/actions/runs/{run_id}/rerun-failed-jobs",
         "POST /repos/{owner}/{repo}/pulls/{pull_number}/reviews",
         "GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews",
+        "GET /repos/{owner}/{repo}/collaborators/{username}/permission",
       ]),
     );
   });
