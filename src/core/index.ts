@@ -1,7 +1,7 @@
 export { OttoError, isOttoError, formatError } from "./errors.ts";
 export { PACKAGE_ROOT, xdgPaths, type Env } from "./paths.ts";
 export { createLogger, silentLogger, type Logger, type LogLevel } from "./log.ts";
-export { redact, maskSecret, REDACTED } from "./redact.ts";
+export { redact, redactDeep, maskSecret, REDACTED, MIN_SECRET_LENGTH } from "./redact.ts";
 export { EventBus, type Listener } from "./events.ts";
 export type { Runtime, OpencodeClient } from "./runtime.ts";
 export { assetPath, builtinDir, listAssetNames, readMarkdownAsset, type AssetFolder, type MarkdownAsset } from "./assets.ts";
