@@ -4,6 +4,7 @@ import { formatError } from "./core/errors.ts";
 import { EventBus } from "./core/events.ts";
 import { createLogger } from "./core/log.ts";
 import type { Runtime } from "./core/runtime.ts";
+import { KnownSecrets, envSecrets } from "./core/secrets.ts";
 import type { CrewService } from "./crew/index.ts";
 import { crewMayExist } from "./host/crew-present.ts";
 import { registerOtto } from "./host/register.ts";
@@ -18,7 +19,8 @@ import { buildTools } from "./tools/index.ts";
  */
 export const OttoPlugin: Plugin = async (input) => {
   const events = new EventBus();
-  const log = createLogger(input.client);
+  const secrets = new KnownSecrets(envSecrets(process.env));
+  const log = createLogger(input.client, () => secrets.values());
   const runtime: Runtime = {
     client: input.client,
     directory: input.directory,
@@ -27,6 +29,7 @@ export const OttoPlugin: Plugin = async (input) => {
     log,
     env: process.env,
     once: new Set(),
+    secrets,
     // Created with the tools' code on their first call (src/tools/registry.ts).
     sessions: undefined as unknown as SessionRunner,
   };

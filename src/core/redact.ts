@@ -13,8 +13,11 @@
 const SECRET_WORD = String.raw`(?:password|passwd|passphrase|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credentials?)`;
 /** A whole identifier (the lookbehind) of at most 60 characters ending in a secret word: not `max_tokens`, `token_count`. */
 const SECRET_KEY = String.raw`(?<![A-Za-z0-9_.-])[A-Za-z0-9_.-]{0,60}${SECRET_WORD}`;
-/** Not a value but a reference to one: `$VAR`, `${{ secrets.X }}`, `$(cmd)`, `<placeholder>`, `{{ var }}`. */
-const NOT_A_REFERENCE = String.raw`(?![$<{])`;
+/**
+ * Not a value but a reference to one (`$VAR`, `${{ secrets.X }}`, `$(cmd)`, `<placeholder>`,
+ * `{{ var }}`), or one already masked ("[REDACTED] (40 chars)" as /otto-config show writes it).
+ */
+const NOT_A_REFERENCE = String.raw`(?![$<{]|\[REDACTED\])`;
 /** A token-like run of characters (base64url) that does not start inside a longer one. */
 const START = String.raw`(?<![A-Za-z0-9_-])`;
 
@@ -99,6 +102,9 @@ export function redactDeep<T>(value: T, extraSecrets: readonly string[] = []): T
     if (depth > 8 || node === null || typeof node !== "object") return node;
     if (node instanceof Error) return redact(node.stack ?? node.message, extraSecrets);
     if (Array.isArray(node)) return node.map((item) => visit(item, depth + 1));
+    // Only plain objects are rebuilt: a Date, Map or class instance stays as it is.
+    const proto: unknown = Object.getPrototypeOf(node);
+    if (proto !== Object.prototype && proto !== null) return node;
     return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, visit(v, depth + 1)]));
   };
   return visit(value, 0) as T;

@@ -2,6 +2,7 @@ import type { PluginInput } from "@opencode-ai/plugin";
 import type { EventBus } from "./events.ts";
 import type { Logger } from "./log.ts";
 import type { Env } from "./paths.ts";
+import type { KnownSecrets } from "./secrets.ts";
 import type { SessionRunner } from "../session/runner.ts";
 
 export type OpencodeClient = PluginInput["client"];
@@ -17,6 +18,8 @@ export interface Runtime {
   env: Env;
   /** Things worth saying once per process (e.g. "models.secondary unset, using the session's model"). */
   once: Set<string>;
+  /** The secrets known so far (environment, every loaded config): every sink redacts them. */
+  secrets: KnownSecrets;
   /** Every child session of this plugin instance goes through this runner (one concurrency limit). */
   sessions: SessionRunner;
 }

@@ -6,6 +6,7 @@ import type { Env } from "../../../src/core/index.ts";
 import { EventBus, silentLogger, type Runtime } from "../../../src/core/index.ts";
 import { configCommand } from "../../../src/tools/config.ts";
 import { sandbox, type Sandbox } from "./temp.ts";
+import { KnownSecrets } from "../../../src/core/secrets.ts";
 
 const GH_TOKEN = "ghp_0123456789abcdefghijABCDEFGHIJ0123";
 const ADO_PAT = "adopat-secret-value-42";
@@ -18,7 +19,7 @@ function toolFor(directory: string, env: Env) {
     events: new EventBus(),
     log: silentLogger,
     env,
-    once: new Set(),
+    once: new Set(), secrets: new KnownSecrets(),
     sessions: {} as Runtime["sessions"],
   };
   const toolCtx = {

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { ToolContext } from "@opencode-ai/plugin";
 import { EventBus, OttoError, silentLogger, type Runtime } from "../../../src/core/index.ts";
 import { defineCommand, matchVerb, splitArgs, type CommandSpec } from "../../../src/tools/command.ts";
+import { KnownSecrets } from "../../../src/core/secrets.ts";
 
 const calls: unknown[] = [];
 const spec: CommandSpec = {
@@ -43,7 +44,7 @@ const runtime = {
   events: new EventBus(),
   log: silentLogger,
   env: {},
-  once: new Set<string>(),
+  once: new Set<string>(), secrets: new KnownSecrets(),
   sessions: {} as Runtime["sessions"],
 } satisfies Runtime;
 
