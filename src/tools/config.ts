@@ -28,7 +28,7 @@ const show: Verb = {
   summary: "Show the merged config with the source of every key (secrets masked)",
   options: { json: { type: "boolean" } },
   async run({ values }, { runtime }) {
-    const loaded = await loadConfig({ directory: runtime.directory, env: runtime.env });
+    const loaded = await loadConfig({ directory: runtime.directory, env: runtime.env, runtime });
     return values.json === true ? renderConfigJson(loaded) : renderConfigJsonc(loaded);
   },
 };
@@ -38,7 +38,7 @@ async function overrideNotes(runtime: Runtime, result: SetResult): Promise<strin
   const env = ENV_OVERRIDES.find((o) => o.key === result.key && runtime.env[o.name]);
   if (env) return [`Note: ${env.name} is set in the environment and wins over this file.`];
   try {
-    const loaded = await loadConfig({ directory: runtime.directory, env: runtime.env });
+    const loaded = await loadConfig({ directory: runtime.directory, env: runtime.env, runtime });
     const source = loaded.sources[result.key];
     if (source?.startsWith("repo (") && result.file !== loaded.files.repo) {
       return [`Note: the repo config (${loaded.files.repo}) also sets ${result.key} and wins over this file.`];
