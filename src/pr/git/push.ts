@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import { assertNoCommittedSecrets } from "../../config/index.ts";
 import type { Env } from "../../core/index.ts";
 import { currentBranch, gitFailure, headSha, runGit, type GitResult } from "../../repo/index.ts";
 
@@ -60,6 +61,8 @@ export async function commitAndPush(input: PushInput): Promise<PushResult> {
   const status = await must(["status", "--porcelain"]);
   let committed = false;
   if (status !== "") {
+    // A credential in the repo's otto.jsonc must not be committed.
+    await assertNoCommittedSecrets(dir, (args) => git(args));
     await must(["add", "-A"]);
     await must(["commit", "-q", "-m", input.message]);
     committed = true;
