@@ -1,5 +1,5 @@
 import { MIN_SECRET_LENGTH, maskSecret } from "../core/index.ts";
-import { formatKeyPath, isPlainObject } from "./keypath.ts";
+import { formatKeyPath, getAtPath, isPlainObject, parseKeyPath } from "./keypath.ts";
 
 /**
  * Keys whose values are credentials; `[]` stands for any array index. A webhook URL carries its
@@ -83,12 +83,10 @@ function collectSet(node: unknown, segments: readonly string[], at: Array<string
   if (isPlainObject(node)) collectSet(node[head], rest, [...at, head], out);
 }
 
-/** Secret keys whose value is too short to redact (MIN_SECRET_LENGTH): almost certainly a mistake. */
+/** Secret keys (full paths) whose value is too short to redact (MIN_SECRET_LENGTH): almost certainly a mistake. */
 export function tooShortSecrets(config: unknown): string[] {
-  const out: string[] = [];
-  eachSecret(config, (parent, key) => {
-    const value = parent[key];
-    if (typeof value === "string" && value !== "" && value.length < MIN_SECRET_LENGTH) out.push(key);
+  return secretKeysSet(config).filter((key) => {
+    const value = getAtPath(config, parseKeyPath(key));
+    return typeof value === "string" && value.length < MIN_SECRET_LENGTH;
   });
-  return out;
 }

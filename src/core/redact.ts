@@ -27,7 +27,7 @@ const RULES: RegExp[] = [
   /\bgithub_pat_[A-Za-z0-9_]{20,}\b/g,
   // An Authorization header, whatever its scheme: the scheme is kept, the credentials are not.
   /(?<keep>\bAuthorization["']?[ \t]{0,4}[:=][ \t]{0,4}["']?(?:(?:token|Bearer|Basic|Digest|Negotiate|NTLM)[ \t]{1,4})?)[^\s"',;]{4,}/gi,
-  /(?<keep>\b(?:Bearer|Basic)\s{1,4})[A-Za-z0-9._~+/=-]{12,}/gi,
+  /\b(?:Bearer|Basic)\s{1,4}[A-Za-z0-9._~+/=-]{12,}/gi,
   // Slack: every xox?- token type, rotating tokens' refresh form (xoxe.xoxp-…), app-level tokens (xapp-).
   // https://api.slack.com/concepts/token-types
   new RegExp(String.raw`${START}xox[a-z](?:\.xox[a-z])?-[A-Za-z0-9-]{10,}\b`, "g"),
