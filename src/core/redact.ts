@@ -42,7 +42,7 @@ const RULES: RegExp[] = [
   // AWS access key ids.
   /\b(?:AKIA|ASIA)[A-Z0-9]{16}\b/g,
   // JWTs (JWS, JWE): a base64url JSON header `{"…` is `eyJ…`, then one to four dot-separated parts.
-  new RegExp(String.raw`${START}eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}(?:\.[A-Za-z0-9_-]*){0,3}`, "g"),
+  new RegExp(String.raw`${START}eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}(?:\.[A-Za-z0-9_-]+){0,3}`, "g"),
   // Credentials in a URL (https://user:pass@host): the scheme and the host stay.
   /(?<keep>\b[A-Za-z][A-Za-z0-9+.-]{0,20}:\/\/)[^\s/?#@:"'<>]{1,256}:[^\s/?#@"'<>]{1,256}(?<tail>@)/g,
   // PEM private keys and PGP private key blocks, whole block (to the end of the text when cut off).

@@ -29,7 +29,7 @@ describe("redact", () => {
     ["an AWS access key id", "AKIAIOSFODNN7EXAMPLE"],
     ["an OpenAI key", "sk-proj-abcdefghijklmnopqrstuvwxyz012345"],
   ])("redacts %s", (_, token) => {
-    expect(redact(`see ${token} here`)).toBe(`see ${REDACTED} here`);
+    expect(redact(`see ${token} here.`)).toBe(`see ${REDACTED} here.`);
   });
 
   it("redacts the credentials of a URL and keeps its scheme and host", () => {

@@ -118,8 +118,8 @@ async function sinkOutputs(): Promise<Record<string, string>> {
     command: "notify-me",
     toast: async (title, message) => void sent.push(`toast ${title} ${message}`),
     runCommand: async (command, env) => (sent.push(`command ${command} ${JSON.stringify(env)}`), { exitCode: 0 }),
-    fetch: (async (url: string, init: RequestInit) => {
-      sent.push(`webhook ${String(init.body)}`);
+    fetch: (async (url: string, init: { body: string }) => {
+      sent.push(`webhook ${init.body}`);
       return new Response(null, { status: url.includes("json") ? 500 : 200 });
     }) as unknown as typeof fetch,
     now: () => new Date("2026-02-06T12:00:00Z"),
@@ -140,7 +140,7 @@ async function sinkOutputs(): Promise<Record<string, string>> {
   const paths = specPaths(repo, "rate-limit");
   await writeSpecFile(paths.design, `# Design\n\n${BLOB}`, known);
   await recordRaisedQuestions(paths, [{ title: "Which token?", question: BLOB }], "design (2026-02-06)", known);
-  await writeHistoryFile(paths, "2026-02-06-design.md", renderHistory({ stage: "design", slug: "rate-limit", at: new Date(0), outcome: BLOB, models: {}, notes: [BLOB], dialogs: [{ role: "write", model: "m", sessionID: "s", dialog: BLOB }] }), known);
+  await writeHistoryFile(paths, "2026-02-06-design.md", renderHistory({ stage: "design", slug: "rate-limit", at: new Date(0), outcome: BLOB, models: {}, notes: [BLOB], dialogs: [{ role: "generate", model: "m", sessionID: "s", dialog: BLOB }] }), known);
   await writeAttempt(paths.history, { slug: "rate-limit", taskId: "1.1", title: "t", attempt: 1, maxAttempts: 2, model: "m", startedAt: new Date(0), durationMs: 1, result: "completed", briefing: "b", finalMessage: BLOB, dialog: BLOB }, known);
   await writeStepRecord(paths.history, { slug: "rate-limit", name: "phase-1", heading: "Phase 1", at: new Date(0), steps: [{ name: "verify", outcome: BLOB, dialog: BLOB }] }, known);
   const specFiles = await fs.readdir(paths.dir, { recursive: true });
