@@ -3,6 +3,7 @@ import type { PluginInput } from "@opencode-ai/plugin";
 import { EventBus } from "./core/events.ts";
 import { createLogger, type Logger } from "./core/log.ts";
 import type { Env } from "./core/paths.ts";
+import { KnownSecrets, envSecrets } from "./core/secrets.ts";
 import { createSessionRunner, type SessionRunner } from "./session/runner.ts";
 
 export type OpencodeClient = PluginInput["client"];
@@ -18,6 +19,8 @@ export interface Runtime {
   env: Env;
   /** Things worth saying once per process (e.g. "models.secondary unset, using the session's model"). */
   once: Set<string>;
+  /** The secrets known so far (environment, every loaded config): every sink redacts them. */
+  secrets: KnownSecrets;
   /** Every child session of this plugin instance goes through this runner (one concurrency limit). */
   sessions: SessionRunner;
 }
@@ -29,7 +32,8 @@ export interface Runtime {
  */
 export function createRuntime(input: Pick<PluginInput, "client" | "directory" | "worktree">, env: Env = process.env): Runtime {
   const events = new EventBus();
-  const log = createLogger(input.client);
-  const base = { client: input.client, directory: input.directory, worktree: input.worktree, events, log, env, once: new Set<string>() };
+  const secrets = new KnownSecrets(envSecrets(env));
+  const log = createLogger(input.client, () => secrets.values());
+  const base = { client: input.client, directory: input.directory, worktree: input.worktree, events, log, env, once: new Set<string>(), secrets };
   return { ...base, sessions: createSessionRunner(base) };
 }

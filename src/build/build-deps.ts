@@ -32,7 +32,7 @@ export async function repoRootOf(directory: string): Promise<string> {
 export async function createBuildDeps(input: BuildInput): Promise<BuildDeps> {
   const { runtime } = input;
   const repoRoot = await repoRootOf(input.directory);
-  const loaded = await loadConfig({ directory: input.directory, env: runtime.env });
+  const loaded = await loadConfig({ directory: input.directory, env: runtime.env, runtime });
   const settings = executeSettings(loaded.config.spec);
   const roles = modelRoles(loaded.config);
   const primary = await resolveRoleModel("primary", roles.primary, {

@@ -1,7 +1,7 @@
 /** Configuration: the otto.jsonc files, their schema, merging, env overrides and editing. */
 export { ConfigFile, type Config, type Repo } from "./schema.ts";
 export { parseDuration, tryParseDuration } from "./duration.ts";
-export { loadConfig, validateConfig, type LoadOptions, type LoadedConfig, type ValidationReport } from "./load.ts";
+export { loadConfig, validateConfig, untrustedNote, type LoadOptions, type LoadedConfig, type ValidationReport } from "./load.ts";
 export { resolveConfig, type ResolvedConfig } from "./resolve.ts";
 export { parseConfigText, type ParseOptions, type ParsedFile } from "./parse.ts";
 export { deepMerge } from "./merge.ts";
@@ -9,8 +9,10 @@ export { ENV_OVERRIDES, envLayer } from "./env.ts";
 export { computeSources, type ConfigLayer, type ConfigSources } from "./sources.ts";
 export { locateConfigFiles, findRepoRoot, userConfigFile, repoConfigFile, type ConfigFiles } from "./files.ts";
 export { setConfigValue, editConfigFile, planSet, planEdit, type SetPlan, type SetResult } from "./set.ts";
-export { formatProblem, formatProblems, type ConfigProblem } from "./problems.ts";
-export { SECRET_KEYS, isSecretKey, maskSecrets } from "./secrets.ts";
+export { configError, formatProblem, formatProblems, type ConfigProblem } from "./problems.ts";
+export { SECRET_KEYS, isSecretKey, maskSecrets, secretKeysSet } from "./secrets.ts";
+export { assertNoCommittedSecrets, repoFileSecrets, findRepoFileSecrets, describeRepoFileSecrets, type RepoFileSecret, type GitCheck } from "./committed.ts";
+export { TRUST_GATED_KEYS, gatedDigest, gatedValues, isRepoTrusted, listTrustedRepos, trustFile, trustRepo, untrustRepo, type TrustedRepo } from "./trust.ts";
 export { parseKeyPath, formatKeyPath } from "./keypath.ts";
 export { allKeyPaths } from "./introspect.ts";
 export { modelRoles, type ModelRoles } from "./models.ts";

@@ -1,17 +1,21 @@
 import path from "node:path";
-import { xdgPaths, type Env } from "../core/index.ts";
+import { envSecrets, xdgPaths, type Env } from "../core/index.ts";
 import { envLayer } from "./env.ts";
 import { issueToProblems } from "./issues.ts";
 import { deepMerge } from "./merge.ts";
 import { configError } from "./problems.ts";
 import { ConfigFile, type Config } from "./schema.ts";
-import { SECRET_ENV, collectSecrets } from "./secrets.ts";
+import { collectSecrets } from "./secrets.ts";
 import { computeSources, type ConfigLayer, type ConfigSources } from "./sources.ts";
 
 export interface ResolvedConfig {
   config: Config;
   sources: ConfigSources;
-  /** Every secret value present in the files or the environment, for redaction. */
+  /**
+   * Every secret value present in the files or the environment (config tokens, webhook URLs,
+   * GITHUB_TOKEN, GH_TOKEN, OTTO_ADO_PAT, SYSTEM_ACCESSTOKEN, OPENCODE_SERVER_PASSWORD): what every
+   * sink redacts. loadConfig with a runtime adds the runtime's other known secrets.
+   */
   secrets: string[];
 }
 
@@ -47,6 +51,6 @@ export function resolveConfig(input: { layers: readonly ConfigLayer[]; env: Env 
   return {
     config,
     sources: computeSources(config, input.layers, fromEnv.applied),
-    secrets: [...new Set([...collectSecrets(...input.layers.map((l) => l.value), fromEnv.value), ...SECRET_ENV.map((name) => input.env[name] ?? "").filter((v) => v !== "")])],
+    secrets: [...new Set([...collectSecrets(...input.layers.map((l) => l.value), fromEnv.value), ...envSecrets(input.env)])],
   };
 }

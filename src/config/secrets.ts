@@ -1,5 +1,5 @@
-import { maskSecret } from "../core/index.ts";
-import { formatKeyPath, isPlainObject } from "./keypath.ts";
+import { MIN_SECRET_LENGTH, maskSecret } from "../core/index.ts";
+import { formatKeyPath, getAtPath, isPlainObject, parseKeyPath } from "./keypath.ts";
 
 /**
  * Keys whose values are credentials; `[]` stands for any array index. A webhook URL carries its
@@ -40,12 +40,6 @@ function walk(node: unknown, segments: readonly string[], visit: Visit): void {
 }
 
 /** Secret values present in any of the given configs (files, env layer, resolved), for redaction. */
-/**
- * Credentials otto or OpenCode read from the environment without a config key of their own
- * (GH_TOKEN is the GitHub CLI's; GITHUB_TOKEN and OTTO_ADO_PAT also arrive through the env layer).
- */
-export const SECRET_ENV = ["GITHUB_TOKEN", "GH_TOKEN", "OTTO_ADO_PAT", "OPENCODE_SERVER_PASSWORD"] as const;
-
 export function collectSecrets(...configs: unknown[]): string[] {
   const out = new Set<string>();
   for (const config of configs) {
@@ -64,4 +58,35 @@ export function maskSecrets<T>(config: T): T {
     if (typeof parent[key] === "string") parent[key] = maskSecret(parent[key]);
   });
   return copy;
+}
+
+/** Where a secret is set: its key path with array indexes (`notify.webhooks[0].url`). */
+export function secretKeysSet(config: unknown): string[] {
+  const out: string[] = [];
+  for (const key of SECRET_KEYS) {
+    const segments = key.split(/\.|(?=\[\])/).filter((s) => s !== "");
+    collectSet(config, segments, [], out);
+  }
+  return out;
+}
+
+function collectSet(node: unknown, segments: readonly string[], at: Array<string | number>, out: string[]): void {
+  const [head, ...rest] = segments;
+  if (head === undefined) {
+    if (typeof node === "string" && node !== "") out.push(formatKeyPath(at));
+    return;
+  }
+  if (head === "[]") {
+    if (Array.isArray(node)) node.forEach((item, i) => collectSet(item, rest, [...at, i], out));
+    return;
+  }
+  if (isPlainObject(node)) collectSet(node[head], rest, [...at, head], out);
+}
+
+/** Secret keys (full paths) whose value is too short to redact (MIN_SECRET_LENGTH): almost certainly a mistake. */
+export function tooShortSecrets(config: unknown): string[] {
+  return secretKeysSet(config).filter((key) => {
+    const value = getAtPath(config, parseKeyPath(key));
+    return typeof value === "string" && value.length < MIN_SECRET_LENGTH;
+  });
 }

@@ -54,7 +54,7 @@ async function post(
     if (mentions.includes(HUMAN)) agent.human = { seq: message.seq, text: message.text };
     update(agent, message, tx);
     return { agent: { ...agent }, message, unknown: parsed.unknown, names };
-  });
+  }, crew.secrets?.() ?? []);
   const { result } = committed;
   dispatch(crew, committed.posted, committed.crew);
   const woken = wakeTargets(result.message, committed.crew).map((t) => (t.kind === "otto" ? "otto" : t.name));

@@ -21,6 +21,8 @@ export interface CrewDeps {
   /** This process, and whether another one still runs (restart detection in reconcile.ts). */
   pid: number;
   isAlive(pid: number): boolean;
+  /** The runtime's known secrets: redacted from messages and the crew's state. */
+  secrets?: () => readonly string[];
 }
 
 /** One crew: its files and its dependencies. */

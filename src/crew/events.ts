@@ -37,6 +37,6 @@ export async function handleCrewEvent(crew: Crew, event: Event): Promise<void> {
     if (!agent || !transition) return;
     Object.assign(agent, transition.patch);
     if (transition.notice) post(transition.notice);
-  });
+  }, crew.secrets?.() ?? []);
   dispatch(crew, committed.posted, committed.crew);
 }

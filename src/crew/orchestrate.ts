@@ -42,7 +42,7 @@ export async function promptAgent(crew: Crew, orchestrator: Orchestrator, name: 
     agent.human = undefined;
     state.orchestrator = orchestrator;
     return { agent: { ...agent }, message };
-  });
+  }, crew.secrets?.() ?? []);
   const queued = committed.result.agent.state === "busy";
   dispatch(crew, committed.posted, committed.crew);
   return { ...committed.result, queued };
@@ -55,7 +55,7 @@ export async function killAgent(crew: Crew, orchestrator: Orchestrator, name: st
     Object.assign(agent, { state: "idle", resume: undefined, error: "stopped by /otto-agent kill", activeAt: now.toISOString() });
     state.orchestrator = orchestrator;
     return { ...agent };
-  });
+  }, crew.secrets?.() ?? []);
   const agent = committed.result;
   crew.gates.clear(agent.sessionID);
   await crew.host.abort(agent.sessionID, agent.directory);
@@ -80,7 +80,7 @@ export async function archiveAgents(crew: Crew, names: readonly string[]): Promi
     for (const agent of chosen) delete state.cursors[agent.name];
     if (chosen.length) await fs.appendFile(crew.paths.archive, chosen.map((a) => `${JSON.stringify({ ...a, archivedAt: now.toISOString() })}\n`).join(""));
     return chosen;
-  });
+  }, crew.secrets?.() ?? []);
   const archived = committed.result;
   for (const agent of archived) crew.gates.clear(agent.sessionID);
   return archived;
@@ -93,7 +93,7 @@ export async function readMessages(crew: Crew, orchestrator: Orchestrator): Prom
     state.cursors[ORCHESTRATOR] = stream.at(-1)?.seq ?? 0;
     state.orchestrator = orchestrator;
     return { unread, earlier: stream.filter((m) => !unread.includes(m)) };
-  });
+  }, crew.secrets?.() ?? []);
   return committed.result;
 }
 
@@ -119,7 +119,7 @@ export async function waitForAgent(crew: Crew, orchestrator: Orchestrator, name:
       state.cursors[ORCHESTRATOR] = stream.at(-1)?.seq ?? 0;
       state.orchestrator = orchestrator;
       return { agent: { ...agent }, unread };
-    });
+    }, crew.secrets?.() ?? []);
     if (committed.result) return committed.result;
     await crew.sleep(pollMs, signal);
   }

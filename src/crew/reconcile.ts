@@ -67,7 +67,7 @@ export async function reconcileCrew(crew: Crew, orchestrator?: Orchestrator): Pr
     current.host = { pid: crew.pid };
     if (lines.length) current.reconciled = [...(current.reconciled ?? []), ...lines];
     return lines;
-  });
+  }, crew.secrets?.() ?? []);
   dispatch(crew, committed.posted, committed.crew);
   return committed.result;
 }

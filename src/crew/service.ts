@@ -19,12 +19,12 @@ export interface CrewService {
   compacting(input: { sessionID: string }, output: { context: string[] }): Promise<void>;
 }
 
-type CrewRuntime = Pick<Runtime, "client" | "directory" | "env" | "log">;
+type CrewRuntime = Pick<Runtime, "client" | "directory" | "env" | "log"> & Partial<Pick<Runtime, "secrets">>;
 
 /** Sends config.notify's webhooks and command; the toast is the crew's own (shown where the orchestrator runs). */
 async function notifyHuman(runtime: CrewRuntime, root: string, event: NotifyEvent): Promise<void> {
   try {
-    const loaded = await loadConfig({ directory: root, env: runtime.env });
+    const loaded = await loadConfig({ directory: root, env: runtime.env, runtime });
     const notify = notifierFor(runtime, { secrets: loaded.secrets, config: { notify: { ...loaded.config.notify, toast: false } } });
     const report = await notify(event);
     for (const failed of report.failed) runtime.log.log("warn", `crew notification via ${failed.channel} failed`, { error: failed.error });
@@ -44,6 +44,7 @@ export function createCrewService(runtime: CrewRuntime, overrides: Partial<CrewD
     sleep: abortableSleep,
     pid: process.pid,
     isAlive: processAlive,
+    secrets: () => runtime.secrets?.values() ?? [],
     ...overrides,
   };
   const roots = new Map<string, Promise<string>>();

@@ -91,7 +91,7 @@ export async function spawnAgent(crew: Crew, input: SpawnInput, state: CrewFile)
     current.cursors[input.name] = stream.at(-1)?.seq ?? 0;
     current.orchestrator = input.orchestrator;
     return { agent, roster: roster(current, input.name) };
-  });
+  }, crew.secrets?.() ?? []);
   const { agent } = committed.result;
   const text = renderPrompt(
     "crew-agent",

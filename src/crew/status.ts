@@ -26,7 +26,7 @@ export async function crewStatus(crew: Crew, orchestrator?: Orchestrator): Promi
       current.reconciled = undefined;
       if (orchestrator) current.orchestrator = orchestrator;
       return shown;
-    });
+    }, crew.secrets?.() ?? []);
     [state, reconciled] = [committed.crew, committed.result];
   }
   const lines = [`**Crew** in ${crew.paths.root}: ${countLine(state.agents)}`, ""];

@@ -1,5 +1,5 @@
 import fs from "node:fs/promises";
-import { OttoError, readTextIfExists, withFileLock, writeFileAtomic } from "../core/index.ts";
+import { OttoError, readTextIfExists, redact, redactDeep, withFileLock, writeFileAtomic } from "../core/index.ts";
 import type { CrewPaths } from "./paths.ts";
 import { CrewFile, Message, emptyCrew, type NewMessage } from "./schema.ts";
 
@@ -70,8 +70,11 @@ export interface Committed<T> {
  * process and plugin instance): read both files, apply `change`, append the new messages to the
  * stream, then replace crew.json atomically. Sequence numbers come from the stream itself, so
  * they stay unique even if crew.json is older than the stream after a crash.
+ *
+ * Messages and the crew's state are redacted (token formats and `secrets`) before they are
+ * written, so what agents and wake-ups read back, and toasts and notifications show, is too.
  */
-export async function transact<T>(paths: CrewPaths, now: Now, change: (tx: Transaction) => T | Promise<T>): Promise<Committed<T>> {
+export async function transact<T>(paths: CrewPaths, now: Now, change: (tx: Transaction) => T | Promise<T>, secrets: readonly string[] = []): Promise<Committed<T>> {
   return withFileLock(paths.crew, async () => {
     const crewText = await readTextIfExists(paths.crew);
     const crew = parseCrew(crewText, paths.crew);
@@ -81,11 +84,12 @@ export async function transact<T>(paths: CrewPaths, now: Now, change: (tx: Trans
     let seq = stream.at(-1)?.seq ?? 0;
     const posted: Message[] = [];
     const post = (message: NewMessage): Message => {
-      const full = Message.parse({ ...message, seq: ++seq, at: time.toISOString() });
+      const full = Message.parse({ ...message, text: redact(message.text, secrets), seq: ++seq, at: time.toISOString() });
       posted.push(full);
       return full;
     };
     const result = await change({ crew, stream, post, now: time });
+    Object.assign(crew, redactDeep(crew, secrets));
     if (posted.length > 0) {
       // A torn last line (crash mid-append) must not swallow the next message.
       const prefix = streamText && !streamText.endsWith("\n") ? "\n" : "";

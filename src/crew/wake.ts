@@ -62,7 +62,7 @@ async function deliverToOrchestrator(crew: Crew, sessionID: string, trigger: num
   // Read once delivered; the gate sends one prompt per session at a time, so nobody raced us here.
   await transact(crew.paths, crew.now, ({ crew: current }) => {
     current.cursors[ORCHESTRATOR] = Math.max(current.cursors[ORCHESTRATOR] ?? 0, trigger);
-  });
+  }, crew.secrets?.() ?? []);
   return "sent";
 }
 
@@ -78,7 +78,7 @@ async function deliverToAgent(crew: Crew, name: string, trigger: number): Promis
     state.cursors[name] = Math.max(state.cursors[name] ?? 0, trigger);
     Object.assign(agent, onDeliver(agent, messages, now));
     return { agent: { ...agent }, messages };
-  });
+  }, crew.secrets?.() ?? []);
   const found = claimed.result;
   if (!found) return "nothing";
   const { agent, messages } = found;
@@ -100,7 +100,7 @@ export async function markUndeliverable(crew: Crew, name: string, error: unknown
     const reason = `could not prompt its session: ${formatError(error).replace(/^Error: /, "")}`;
     Object.assign(agent, { state: "failed", resume: undefined, error: reason, activeAt: now.toISOString() });
     post(failureNotice(name, reason));
-  });
+  }, crew.secrets?.() ?? []);
   dispatch(crew, committed.posted, committed.crew);
 }
 

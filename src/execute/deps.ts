@@ -45,7 +45,7 @@ export async function createExecuteDeps(input: ExecuteInput): Promise<ExecuteDep
       "Run `git init` in the project (or start OpenCode inside a repository), then run the command again.",
     );
   }
-  const { config } = await loadConfig({ directory: input.directory, env: runtime.env });
+  const { config, secrets } = await loadConfig({ directory: input.directory, env: runtime.env, runtime });
   const settings = executeSettings(config.spec);
   const roles = modelRoles(config);
   return {
@@ -65,6 +65,7 @@ export async function createExecuteDeps(input: ExecuteInput): Promise<ExecuteDep
     once: runtime.once,
     log: runtime.log,
     env: runtime.env,
+    secrets,
     now: () => new Date(),
     codebaseSummary: (root) => codebaseSummaryFor(root, runtime.log),
   };

@@ -74,7 +74,7 @@ export async function alignDocs(deps: ExecuteDeps, models: Models, base: SpecCon
     steps.push(step("docs finalize (primary)", finalize, finalize.error !== undefined ? `failed: ${errorLine(finalize.error)}` : "done"));
   }
   if (cancelled(deps)) return { steps, note: "cancelled" };
-  await writeStepRecord(ctx.paths.history, { slug: ctx.slug, name: "docs", heading: "Documentation alignment", at: deps.now(), steps });
+  await writeStepRecord(ctx.paths.history, { slug: ctx.slug, name: "docs", heading: "Documentation alignment", at: deps.now(), steps }, deps.secrets);
   const message = renderCommitMessage({
     slug: ctx.slug,
     trailer: { kind: "docs", slug: ctx.slug },

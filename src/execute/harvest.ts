@@ -1,6 +1,6 @@
 import fs from "node:fs/promises";
 import { z } from "zod";
-import { realTarget, withFileLock, writeFileAtomic } from "../core/index.ts";
+import { realTarget, redact, withFileLock, writeFileAtomic } from "../core/index.ts";
 import { renderPrompt } from "../prompts/index.ts";
 import { appendQuestions, parseQuestions, serializeQuestion, type NewQuestion } from "../spec/index.ts";
 import { doc, type SpecContext } from "./context.ts";
@@ -47,7 +47,7 @@ export async function harvestQuestions(deps: ExecuteDeps, models: Models, ctx: S
   if (!pass.value) return { name: "question harvest", outcome: `failed: ${errorLine(pass.error)}`, model: pass.model, sessionID: pass.sessionID, warning: errorLine(pass.error) };
   try {
     const date = deps.now().toISOString().slice(0, 10);
-    const added = await appendHarvest(ctx.paths.questions, pass.value, group, date);
+    const added = await appendHarvest(ctx.paths.questions, pass.value, group, date, deps.secrets);
     const outcome = added.length ? `added ${added.map((n) => `Q${n}`).join(", ")} to questions.md` : "no new questions";
     return { name: "question harvest", outcome, model: pass.model, sessionID: pass.sessionID };
   } catch (error) {
@@ -56,7 +56,7 @@ export async function harvestQuestions(deps: ExecuteDeps, models: Models, ctx: S
 }
 
 /** Appends the new questions (duplicates of existing ones skipped) under questions.md's lock; returns their numbers. */
-export async function appendHarvest(file: string, harvest: Harvest, group: number, date: string): Promise<number[]> {
+export async function appendHarvest(file: string, harvest: Harvest, group: number, date: string, secrets: readonly string[] = []): Promise<number[]> {
   const target = await realTarget(file);
   return withFileLock(target, async () => {
     const current = await fs.readFile(target, "utf8").catch((error: NodeJS.ErrnoException) => {
@@ -71,7 +71,7 @@ export async function appendHarvest(file: string, harvest: Harvest, group: numbe
     const { added } = appendQuestions(list, entries);
     if (added.length === 0) return [];
     const head = current.trim() ? current.trimEnd() : "# Questions";
-    await writeFileAtomic(target, `${[head, ...added.map(serializeQuestion)].join("\n\n")}\n`, 0o644);
+    await writeFileAtomic(target, `${redact([head, ...added.map(serializeQuestion)].join("\n\n"), secrets)}\n`, 0o644);
     return added.map((q) => q.number);
   });
 }

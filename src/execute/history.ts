@@ -29,7 +29,7 @@ export function formatDuration(ms: number): string {
   return `${Math.floor(s / 60)}m ${String(s % 60).padStart(2, "0")}s`;
 }
 
-export function renderAttempt(r: AttemptRecord, run: number): string {
+export function renderAttempt(r: AttemptRecord, run: number, secrets: readonly string[] = []): string {
   const lines = [
     `# run-${pad(run)}: ${r.taskId} attempt ${r.attempt}/${r.maxAttempts}`,
     "",
@@ -51,7 +51,7 @@ export function renderAttempt(r: AttemptRecord, run: number): string {
     "",
     r.dialog.trim() || "_(none)_",
   ];
-  return `${redact(lines.join("\n"))}\n`;
+  return `${redact(lines.join("\n"), secrets)}\n`;
 }
 
 const pad = (n: number): string => String(n).padStart(3, "0");
@@ -61,13 +61,13 @@ const RUN_FILE = /^run-(\d+)\.md$/;
  * Writes history/run-NNN.md with the next free number. Parallel tasks may pick the same number;
  * the exclusive create (`wx`) makes the loser take the next one, so no record overwrites another.
  */
-export async function writeAttempt(historyDir: string, record: AttemptRecord): Promise<string> {
+export async function writeAttempt(historyDir: string, record: AttemptRecord, secrets: readonly string[] = []): Promise<string> {
   await fs.mkdir(historyDir, { recursive: true });
   const used = (await fs.readdir(historyDir)).map((f) => Number(RUN_FILE.exec(f)?.[1] ?? 0));
   for (let n = Math.max(0, ...used) + 1; ; n++) {
     const file = path.join(historyDir, `run-${pad(n)}.md`);
     try {
-      await fs.writeFile(file, renderAttempt(record, n), { flag: "wx" });
+      await fs.writeFile(file, renderAttempt(record, n, secrets), { flag: "wx" });
       return file;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
@@ -79,6 +79,7 @@ export async function writeAttempt(historyDir: string, record: AttemptRecord): P
 export async function writeStepRecord(
   historyDir: string,
   record: { slug: string; name: string; heading: string; at: Date; steps: readonly StepRecord[] },
+  secrets: readonly string[] = [],
 ): Promise<string> {
   await fs.mkdir(historyDir, { recursive: true });
   const lines = [`# ${record.heading} of ${record.slug}`, "", `- **at**: ${record.at.toISOString()}`, ""];
@@ -89,6 +90,6 @@ export async function writeStepRecord(
   for (const step of record.steps) if (step.dialog) lines.push("", `## Dialog: ${step.name}`, "", step.dialog.trim());
   const stamp = record.at.toISOString().replace(/[:.]/g, "-");
   const file = path.join(historyDir, `${record.name}-${stamp}.md`);
-  await fs.writeFile(file, `${redact(lines.join("\n"))}\n`);
+  await fs.writeFile(file, `${redact(lines.join("\n"), secrets)}\n`);
   return file;
 }

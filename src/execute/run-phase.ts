@@ -94,7 +94,7 @@ export async function runPhase(run: PhaseRun): Promise<PhaseReport> {
     verify: verify.state,
   });
   deps.progress(`Phase ${group}: committing`);
-  await writeStepRecord(ctx.paths.history, { slug: ctx.slug, name: `phase-${group}`, heading: `Phase ${group}`, at: deps.now(), steps: report.steps });
+  await writeStepRecord(ctx.paths.history, { slug: ctx.slug, name: `phase-${group}`, heading: `Phase ${group}`, at: deps.now(), steps: report.steps }, deps.secrets);
   report.commit = await commitAll(deps.git, deps.repoRoot, message);
   const failed = tasks.filter((t) => t.status !== "completed").length;
   deps.toast(`Phase ${group} committed: ${report.commit} (${verify.state === "failed" ? "verification FAILED" : `verification ${verify.state}`}${failed ? `, ${failed} task(s) not completed` : ""})`, verify.state === "failed" || failed ? "warning" : "success");

@@ -67,7 +67,7 @@ export async function runTask(run: TaskRun): Promise<TaskResult> {
       briefing: briefing.note,
       finalMessage: pass.text,
       dialog: pass.dialog,
-    });
+    }, deps.secrets);
     result.history.push(path.relative(deps.repoRoot, file));
     result.dialogs.push(`## ${task.id} (attempt ${attempt}: ${verdict.ok ? "completed" : "failed"})\n\n${pass.dialog}`);
     if (verdict.ok) {

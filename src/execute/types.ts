@@ -45,6 +45,8 @@ export interface ExecuteDeps {
   once: Set<string>;
   log: Logger;
   env: Env;
+  /** The runtime's known secrets (config tokens, webhook URLs, the environment's): redacted from history and questions. */
+  secrets: readonly string[];
   now(): Date;
   /** The `codebase_summary` prompt variable; undefined for an empty repository. */
   codebaseSummary(root: string): Promise<string | undefined>;

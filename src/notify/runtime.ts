@@ -40,7 +40,7 @@ export function notifierFor(runtime: Pick<Runtime, "client" | "env">, loaded: Pi
  */
 export async function sendNotification(runtime: Pick<Runtime, "client" | "env" | "log">, directory: string, event: NotifyEvent): Promise<NotifyReport> {
   try {
-    const loaded = await loadConfig({ directory, env: runtime.env });
+    const loaded = await loadConfig({ directory, env: runtime.env, runtime });
     const report = await notifierFor(runtime, loaded)(event);
     for (const failure of report.failed) runtime.log.log("warn", `notification via ${failure.channel} failed`, { error: failure.error });
     return report;

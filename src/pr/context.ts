@@ -47,10 +47,10 @@ export function prStoreDir(env: Runtime["env"]): string {
 
 /** Loads the config of `directory` (default: where OpenCode runs) and wires the store, backends and notifier. */
 export async function createPrContext(runtime: PrRuntime, directory = runtime.directory): Promise<PrContext> {
-  const loaded = await loadConfig({ directory, env: runtime.env });
+  const loaded = await loadConfig({ directory, env: runtime.env, runtime });
   return {
     loaded,
-    store: createPrStore(prStoreDir(runtime.env)),
+    store: createPrStore(prStoreDir(runtime.env), () => loaded.secrets),
     registry: createRegistry(backendDeps(runtime, loaded)),
     notify: notifierFor(runtime, loaded),
     dataDir: xdgPaths(runtime.env).ottoDataDir,

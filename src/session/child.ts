@@ -35,6 +35,8 @@ export interface ChildContext {
   graceMs: number;
   env?: Env;
   render: PromptRenderer;
+  /** The runtime's known secrets: every dialog is redacted with them. */
+  secrets?: () => readonly string[];
   schedule<T>(task: () => Promise<T>, signal?: AbortSignal): Promise<T>;
 }
 
@@ -99,7 +101,7 @@ export class ChildSession {
     if (result.error !== undefined || !result.data) {
       throw errorFromHttp(result.error, "read the session's messages", { sessionID: this.id });
     }
-    return renderDialog(result.data, options);
+    return renderDialog(result.data, { ...options, secrets: [...(options.secrets ?? []), ...(this.context.secrets?.() ?? [])] });
   }
 
   async abort(): Promise<void> {

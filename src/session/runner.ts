@@ -55,6 +55,7 @@ export class SessionRunner {
           graceMs: this.#graceMs,
           env: deps.env,
           render: deps.render ?? (prompts as { renderPrompt: typeof renderPrompt }).renderPrompt,
+          secrets: deps.secrets ?? (() => []),
           schedule: (task, signal) => this.#schedule(task, signal),
         };
         return { context, Child: child.ChildSession };
@@ -134,6 +135,7 @@ export class SessionRunner {
 }
 
 /** The runner for one plugin instance: its client, event bus, log and environment. */
-export function createSessionRunner(runtime: Pick<Runtime, "client" | "events" | "log" | "env">, options: RunnerOptions = {}): SessionRunner {
-  return new SessionRunner({ client: runtime.client, events: runtime.events, log: runtime.log, env: runtime.env }, options);
+export function createSessionRunner(runtime: Pick<Runtime, "client" | "events" | "log" | "env"> & Partial<Pick<Runtime, "secrets">>, options: RunnerOptions = {}): SessionRunner {
+  const known = runtime.secrets;
+  return new SessionRunner({ client: runtime.client, events: runtime.events, log: runtime.log, env: runtime.env, secrets: () => known?.values() ?? [] }, options);
 }

@@ -67,4 +67,6 @@ export interface SessionDeps {
   clock?: Clock;
   /** Renders the `json-retry` prompt; default: src/prompts' renderPrompt. */
   render?: PromptRenderer;
+  /** The runtime's known secrets, redacted from every dialog (read at the time of the call). */
+  secrets?: () => readonly string[];
 }

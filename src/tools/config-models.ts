@@ -6,7 +6,7 @@ import type { CommandContext, Verb } from "./command.ts";
 /** Every configured role, with unset ones falling back to the invoking session's model. */
 async function rolesToCheck(ctx: CommandContext): Promise<{ roles: RoleToCheck[]; notes: string[] }> {
   const { runtime, tool } = ctx;
-  const loaded = await loadConfig({ directory: tool.directory, env: runtime.env });
+  const loaded = await loadConfig({ directory: tool.directory, env: runtime.env, runtime });
   const configured = modelRoles(loaded.config);
   const session = await readSessionModel({ client: runtime.client, sessionID: tool.sessionID, directory: tool.directory });
   const roles: RoleToCheck[] = [];

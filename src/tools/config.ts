@@ -11,9 +11,11 @@ import {
   renderConfigJson,
   renderConfigJsonc,
   setConfigValue,
+  untrustedNote,
   validateConfig,
   type SetResult,
 } from "../config/index.ts";
+import { trustVerb } from "./config-trust.ts";
 import { defineCommand, type Verb } from "./command.ts";
 import { modelsVerb } from "./config-models.ts";
 
@@ -29,8 +31,9 @@ const show: Verb = {
   summary: "Show the merged config with the source of every key (secrets masked)",
   options: { json: { type: "boolean" } },
   async run({ values }, { runtime }) {
-    const loaded = await loadConfig({ directory: runtime.directory, env: runtime.env });
-    return values.json === true ? renderConfigJson(loaded) : renderConfigJsonc(loaded);
+    const loaded = await loadConfig({ directory: runtime.directory, env: runtime.env, runtime });
+    const note = loaded.untrusted?.length && loaded.files.repo ? `\n\nNote: ${untrustedNote(loaded.files.repo, loaded.untrusted)}` : "";
+    return values.json === true ? renderConfigJson(loaded) : `${renderConfigJsonc(loaded)}${note}`;
   },
 };
 
@@ -39,7 +42,7 @@ async function overrideNotes(runtime: Runtime, result: SetResult): Promise<strin
   const env = ENV_OVERRIDES.find((o) => o.key === result.key && runtime.env[o.name]);
   if (env) return [`Note: ${env.name} is set in the environment and wins over this file.`];
   try {
-    const loaded = await loadConfig({ directory: runtime.directory, env: runtime.env });
+    const loaded = await loadConfig({ directory: runtime.directory, env: runtime.env, runtime });
     const source = loaded.sources[result.key];
     if (source?.startsWith("repo (") && result.file !== loaded.files.repo) {
       return [`Note: the repo config (${loaded.files.repo}) also sets ${result.key} and wins over this file.`];
@@ -54,14 +57,16 @@ async function overrideNotes(runtime: Runtime, result: SetResult): Promise<strin
 const set: Verb = {
   path: ["set"],
   args: "<key> <value> [--user]",
-  summary: "Set one key in the repo config (or the user config with --user); JSON values in single quotes",
+  summary: "Set one key in the repo config (or the user config with --user; secrets always go there); JSON values in single quotes",
   options: { user: { type: "boolean" } },
   positionals: { min: 2, max: 100 },
   async run({ values, positionals }, { runtime }) {
     const [key = "", ...words] = positionals;
     const files = await locateConfigFiles({ directory: runtime.directory, env: runtime.env });
-    // Outside a repository there is no repo file to write, so the user file is the target.
-    const scope = values.user === true || files.repo === undefined ? "user" : "repo";
+    // Outside a repository there is no repo file to write, so the user file is the target. A
+    // secret never goes to the repo file: it is committed and pushed with the repo.
+    const secret = isSecretKey(parseKeyPath(key));
+    const scope = values.user === true || files.repo === undefined || secret ? "user" : "repo";
     const file = scope === "repo" && files.repo ? files.repo : files.user;
     const result = await setConfigValue(file, key, words.join(" "), { scope });
     const lines = result.changed
@@ -69,6 +74,7 @@ const set: Verb = {
       : [`${result.key} already had this value in the ${scope} config ${result.file}; nothing changed.`];
     if (result.changed) lines.push(`  before: ${showValue(result.key, result.previous)}`, `  after:  ${showValue(result.key, result.value)}`);
     if (values.user !== true && files.repo === undefined) lines.push("Not inside a git repository, so the user config was changed.");
+    else if (values.user !== true && secret) lines.push(`${result.key} is a secret, so it went to your user config, never the repo config (${files.repo ?? ""}), which is committed with the repo.`);
     lines.push(...(await overrideNotes(runtime, result)));
     return { title: `otto config: set ${result.key}`, output: lines.join("\n") };
   },
@@ -83,9 +89,10 @@ const validate: Verb = {
       `  user: ${report.files.user}${report.found.user ? "" : " (not found)"}`,
       `  repo: ${report.files.repo ?? "(not inside a git repository)"}${report.files.repo && !report.found.repo ? " (not found)" : ""}`,
     ];
-    if (report.problems.length === 0) return ["OK", ...files].join("\n");
+    const warnings = report.warnings.length > 0 ? ["", "Warnings:", ...report.warnings.map((w) => `- ${w}`)] : [];
+    if (report.problems.length === 0) return [report.warnings.length > 0 ? "OK, with warnings" : "OK", ...files, ...warnings].join("\n");
     const count = report.problems.length === 1 ? "1 problem" : `${report.problems.length} problems`;
-    return [`Invalid otto config (${count}):`, formatProblems(report.problems), "", "Files:", ...files].join("\n");
+    return [`Invalid otto config (${count}):`, formatProblems(report.problems), "", "Files:", ...files, ...warnings].join("\n");
   },
 };
 
@@ -101,7 +108,7 @@ const paths: Verb = {
 /** /otto-config: show, set, validate and locate otto's configuration. */
 export function configCommand(runtime: Runtime): ToolDefinition {
   return defineCommand(
-    { name: "otto-config", summary: "show, change and check otto's configuration", verbs: [show, set, validate, paths, modelsVerb] },
+    { name: "otto-config", summary: "show, change and check otto's configuration; trust a repo's config", verbs: [show, set, validate, paths, modelsVerb, trustVerb] },
     runtime,
   );
 }

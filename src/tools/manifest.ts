@@ -3,7 +3,7 @@ import { z } from "zod";
 
 export const TOOL_MANIFEST = {
   otto_config: {
-    description: "Runs the /otto-config command (show, change and check otto's configuration). Pass the user's command arguments unchanged in `args` (verbs: show, set, validate, path, models).",
+    description: "Runs the /otto-config command (show, change and check otto's configuration; trust a repo's config). Pass the user's command arguments unchanged in `args` (verbs: show, set, validate, path, models, trust).",
     args: {
       args: z.string().describe("The raw arguments of /otto-config, exactly as the user typed them (may be empty)."),
     },

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { EventBus, silentLogger } from "../core/index.ts";
 import type { Runtime } from "../runtime.ts";
 import { buildTools } from "./registry.ts";
+import { KnownSecrets } from "../core/secrets.ts";
 
 interface JsonSchema {
   type?: string;
@@ -17,7 +18,7 @@ function zodSource(schema: JsonSchema, optional: boolean): string {
 
 /** The text of src/tools/manifest.ts for the tools as they are now. */
 export function renderToolManifest(): string {
-  const runtime = { client: {}, directory: "/", worktree: "/", events: new EventBus(), log: silentLogger, env: {}, once: new Set(), sessions: {} } as unknown as Runtime;
+  const runtime = { client: {}, directory: "/", worktree: "/", events: new EventBus(), log: silentLogger, env: {}, once: new Set(), secrets: new KnownSecrets(), sessions: {} } as unknown as Runtime;
   const tools = buildTools(runtime);
   const entries = Object.entries(tools).map(([name, tool]) => {
     const json = z.toJSONSchema(z.object(tool.args)) as { properties?: Record<string, JsonSchema>; required?: string[] };

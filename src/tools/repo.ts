@@ -80,7 +80,7 @@ async function notesFor(entry: RepoEntry, ctx: CommandContext): Promise<string[]
   const notes: string[] = [];
   if ((await repoRoot(entry.primary_dir, gitOf(ctx.runtime))) === undefined) notes.push(`Note: ${entry.primary_dir} is not a git clone (yet); otto never clones, so clone it there before using it.`);
   try {
-    const loaded = await loadConfig({ directory: cwdOf(ctx), env: ctx.runtime.env });
+    const loaded = await loadConfig({ directory: cwdOf(ctx), env: ctx.runtime.env, runtime: ctx.runtime });
     const source = loaded.sources.repos;
     if (source?.startsWith("repo (")) notes.push(`Note: the repo config ${loaded.files.repo} also sets repos, and its list replaces the user's while you work in that repository.`);
   } catch {
@@ -148,7 +148,7 @@ const list: Verb = {
   path: ["list"],
   summary: "List tracked repos: strategy, dirs (and whether they exist), remote URL",
   async run(_input, ctx) {
-    const loaded = await loadConfig({ directory: cwdOf(ctx), env: ctx.runtime.env });
+    const loaded = await loadConfig({ directory: cwdOf(ctx), env: ctx.runtime.env, runtime: ctx.runtime });
     const repos = loaded.config.repos;
     if (repos.length === 0) return "No repos are tracked. Add one: run /otto-repo add inside a clone.";
     const blocks = await Promise.all(repos.map((r) => describeRepo(r, ctx)));

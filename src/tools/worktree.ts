@@ -12,7 +12,7 @@ const cwdOf = (ctx: CommandContext): string => ctx.tool.directory || ctx.runtime
 const gitOf = (runtime: Runtime) => ({ env: runtime.env });
 
 async function repoFor(values: Values, ctx: CommandContext): Promise<Repo> {
-  const loaded = await loadConfig({ directory: cwdOf(ctx), env: ctx.runtime.env });
+  const loaded = await loadConfig({ directory: cwdOf(ctx), env: ctx.runtime.env, runtime: ctx.runtime });
   const name = typeof values.repo === "string" ? values.repo : undefined;
   return findRepo(loaded.config.repos, { name, cwd: cwdOf(ctx), git: gitOf(ctx.runtime) });
 }

@@ -1,4 +1,5 @@
-import { OttoError } from "../core/index.ts";
+import { assertNoCommittedSecrets } from "../config/index.ts";
+import { OttoError, redact } from "../core/index.ts";
 import type { GitResult } from "./git.ts";
 
 /** What the commit helpers run git with; tests pass a counting or failing runner. */
@@ -13,9 +14,11 @@ const WRITE_TIMEOUT_MS = 300_000;
  * nothing to change is still recorded as committed. Returns the short sha.
  */
 export async function commitAll(git: GitRun, cwd: string, message: string): Promise<string> {
+  // A credential in the repo's otto.jsonc must not be committed (the message may quote a model: redacted).
+  await assertNoCommittedSecrets(cwd, git);
   const add = await git(["add", "-A"], { cwd, timeoutMs: WRITE_TIMEOUT_MS });
   if (add.exitCode !== 0) throw commitError("git add -A", add);
-  const commit = await git(["commit", "-q", "--allow-empty", "-m", message], { cwd, timeoutMs: WRITE_TIMEOUT_MS });
+  const commit = await git(["commit", "-q", "--allow-empty", "-m", redact(message)], { cwd, timeoutMs: WRITE_TIMEOUT_MS });
   if (commit.exitCode !== 0) throw commitError("git commit", commit);
   const head = await git(["rev-parse", "--short", "HEAD"], { cwd });
   return head.stdout.trim();

@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import { assertNoCommittedSecrets } from "../config/index.ts";
 import type { Env } from "../core/index.ts";
 import { gitFailure } from "./git-errors.ts";
 import { runGit, type GitResult } from "./git.ts";
@@ -62,6 +63,8 @@ export async function commitAndPush(input: PushInput): Promise<PushResult> {
   const status = await must(["status", "--porcelain"]);
   let committed = false;
   if (status !== "") {
+    // A credential in the repo's otto.jsonc must not be committed.
+    await assertNoCommittedSecrets(dir, (args) => git(args));
     await must(["add", "-A"]);
     await must(["commit", "-q", "-m", input.message]);
     committed = true;

@@ -1,6 +1,6 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { OttoError, readTextIfExists, withFileLock, writeFileAtomic } from "../../core/index.ts";
+import { OttoError, readTextIfExists, redactDeep, withFileLock, writeFileAtomic } from "../../core/index.ts";
 import type { CachedResponse, ResponseCache } from "../backend.ts";
 import type { PrLocator } from "../types.ts";
 import { parsePrDocument, renderPrDocument, type PrDocument } from "./document.ts";
@@ -52,7 +52,12 @@ export interface FileCache extends ResponseCache {
   save(): Promise<void>;
 }
 
-export function createPrStore(dir: string): PrStore {
+/**
+ * `secrets` (read at each write: a token resolved later joins them) and the token formats are
+ * redacted from every document written: sections, log lines and frontmatter alike.
+ */
+export function createPrStore(dir: string, secrets: () => readonly string[] = () => []): PrStore {
+  const render = (doc: PrDocument): string => renderPrDocument(redactDeep(doc, secrets()));
   const fileOf = (key: string): string => {
     if (!/^[a-z0-9._-]+$/.test(key)) throw new OttoError("pr_bad_id", `'${key}' is not a PR document name.`, "Run /otto-pr list for the tracked PRs.");
     return path.join(dir, `${key}.md`);
@@ -90,7 +95,7 @@ export function createPrStore(dir: string): PrStore {
     create: (doc) =>
       withFileLock(fileOf(doc.key), async () => {
         if ((await readTextIfExists(fileOf(doc.key))) !== undefined) return false;
-        await writeFileAtomic(fileOf(doc.key), renderPrDocument(doc), 0o600);
+        await writeFileAtomic(fileOf(doc.key), render(doc), 0o600);
         return true;
       }),
     update: (key, change) =>
@@ -99,7 +104,7 @@ export function createPrStore(dir: string): PrStore {
         if (!current) return undefined;
         const next = change(current);
         if (!next) return current;
-        await writeFileAtomic(fileOf(key), renderPrDocument(next), 0o600);
+        await writeFileAtomic(fileOf(key), render(next), 0o600);
         return next;
       }),
     remove: (key) =>

@@ -49,8 +49,8 @@ export async function runAdhoc(deps: SpecDeps, flag: string | undefined, request
     keep: true,
   };
   const guard = async (at: Date) => [
-    ...(await guardEdit(target, "tasks", docs.tasks, checkTasksEdit, at)),
-    ...(await guardEdit(target, "questions", docs.questions, checkQuestionsEdit, at)),
+    ...(await guardEdit(target, "tasks", docs.tasks, checkTasksEdit, at, deps.secrets)),
+    ...(await guardEdit(target, "questions", docs.questions, checkQuestionsEdit, at, deps.secrets)),
   ];
   let reply: { text: string; sessionID: string };
   try {
@@ -64,7 +64,7 @@ export async function runAdhoc(deps: SpecDeps, flag: string | undefined, request
   }
   const at = deps.now();
   const checks = await guard(at);
-  const questions = await recordRaisedQuestions(paths, extractOpenQuestions(reply.text), `run (${isoDate(at)})`);
+  const questions = await recordRaisedQuestions(paths, extractOpenQuestions(reply.text), `run (${isoDate(at)})`, deps.secrets);
   const raised = questions.added.map((q) => `Q${q.number} raised: ${q.title}`);
   const history = await saveHistory(deps, target, {
     stage: "run",
@@ -101,6 +101,7 @@ async function guardEdit(
   before: string | undefined,
   check: (before: string | undefined, after: string | undefined) => RunEdit,
   at: Date,
+  secrets: readonly string[],
 ): Promise<string[]> {
   const { paths, rel } = target;
   const name = `${file}.md`;
@@ -108,12 +109,12 @@ async function guardEdit(
     const verdict = check(before, after);
     const text = verdict.action === "write" ? verdict.text : verdict.action === "restore" ? before : undefined;
     return { text, result: { verdict, after } };
-  });
+  }, secrets);
   const { verdict, after } = edit;
   if (verdict.action === "keep") return [];
   if (verdict.action === "write") return verdict.notes.map((n) => `Restored in ${name}: ${n}`);
   if (before === undefined) await fs.rm(paths[file], { force: true });
-  const kept = after === undefined ? undefined : await keepRejected(paths, at, file, after);
+  const kept = after === undefined ? undefined : await keepRejected(paths, at, file, after, secrets);
   return [
     `Warning: the run left ${rel(paths[file])} invalid, so ${before === undefined ? "it was removed" : "its previous version was restored"}` +
       `${kept ? ` (the run's version is in ${rel(kept)})` : ""}. Problems:`,
@@ -121,6 +122,6 @@ async function guardEdit(
   ];
 }
 
-function keepRejected(paths: SpecPaths, at: Date, file: string, text: string): Promise<string> {
-  return writeHistoryFile(paths, historyFileName(at, `run-rejected-${file}`), text);
+function keepRejected(paths: SpecPaths, at: Date, file: string, text: string, secrets: readonly string[]): Promise<string> {
+  return writeHistoryFile(paths, historyFileName(at, `run-rejected-${file}`), text, secrets);
 }

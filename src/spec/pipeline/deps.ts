@@ -27,6 +27,8 @@ export interface SpecDeps {
   once: Set<string>;
   log: Logger;
   env: Env;
+  /** The runtime's known secrets (config tokens, webhook URLs, the environment's): redacted from every spec file and history record. */
+  secrets: readonly string[];
   now: () => Date;
   /** The `codebase_summary` prompt variable; undefined for an empty repository. */
   codebaseSummary: (root: string) => Promise<string | undefined>;
@@ -52,7 +54,7 @@ export async function createSpecDeps(input: CommandInput): Promise<SpecDeps> {
       "Run `git init` in the project (or start OpenCode inside a repository), then run the command again.",
     );
   }
-  const loaded = await loadConfig({ directory: input.directory, env: runtime.env });
+  const loaded = await loadConfig({ directory: input.directory, env: runtime.env, runtime });
   const roles = modelRoles(loaded.config);
   return {
     runner: runtime.sessions,
@@ -66,6 +68,7 @@ export async function createSpecDeps(input: CommandInput): Promise<SpecDeps> {
     once: runtime.once,
     log: runtime.log,
     env: runtime.env,
+    secrets: loaded.secrets,
     now: () => new Date(),
     codebaseSummary: (root) => codebaseSummaryFor(root, runtime.log),
   };

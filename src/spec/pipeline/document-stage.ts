@@ -53,9 +53,9 @@ async function writeDocument(deps: SpecDeps, target: SpecTarget, stage: DocStage
   const input = { docs, codebaseSummary, request };
   const result = await runReviewed({ deps, target, stage, record, input, models });
 
-  await writeSpecFile(paths[stage], result.final);
+  await writeSpecFile(paths[stage], result.final, deps.secrets);
   const at = deps.now();
-  const questions = await recordRaisedQuestions(paths, extractOpenQuestions(result.final), `${stage} (${isoDate(at)})`);
+  const questions = await recordRaisedQuestions(paths, extractOpenQuestions(result.final), `${stage} (${isoDate(at)})`, deps.secrets);
   const questionNotes = questions.added.map((q) => `Q${q.number} raised: ${q.title}`);
   const history = await saveHistory(deps, target, {
     stage: record,

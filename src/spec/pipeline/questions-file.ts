@@ -30,7 +30,7 @@ export interface RaisedResult {
  * run reply lists) to questions.md, under its lock. New entries are appended to the file as it is,
  * so hand edits elsewhere in it stay byte for byte.
  */
-export function recordRaisedQuestions(paths: SpecPaths, raised: readonly RaisedQuestion[], source: string): Promise<RaisedResult> {
+export function recordRaisedQuestions(paths: SpecPaths, raised: readonly RaisedQuestion[], source: string, secrets: readonly string[] = []): Promise<RaisedResult> {
   return updateSpecFile(paths.questions, (current) => {
     const list = readQuestionList(current);
     const { added } = appendQuestions(list, newQuestions(list, raised, source));
@@ -38,7 +38,7 @@ export function recordRaisedQuestions(paths: SpecPaths, raised: readonly RaisedQ
     if (added.length === 0) return { result: { added, open } };
     const head = current?.trim() ? current.trimEnd() : "# Questions";
     return { text: [head, ...added.map(serializeQuestion)].join("\n\n"), result: { added, open } };
-  });
+  }, secrets);
 }
 
 export interface AnswerEdit {
@@ -51,7 +51,7 @@ export interface AnswerEdit {
  * Records answers under the lock, against questions.md as it is now. With `onlyUnanswered`, a
  * question the user answered meanwhile is left alone (auto-answers never overwrite a person's).
  */
-export function recordAnswers(paths: SpecPaths, edits: readonly AnswerEdit[], onlyUnanswered = false): Promise<Question[]> {
+export function recordAnswers(paths: SpecPaths, edits: readonly AnswerEdit[], onlyUnanswered = false, secrets: readonly string[] = []): Promise<Question[]> {
   return updateSpecFile(paths.questions, (current) => {
     let list = readQuestionList(current);
     const written: Question[] = [];
@@ -64,5 +64,5 @@ export function recordAnswers(paths: SpecPaths, edits: readonly AnswerEdit[], on
       if (after) written.push(after);
     }
     return { text: written.length > 0 ? serializeQuestions(list) : undefined, result: written };
-  });
+  }, secrets);
 }

@@ -82,7 +82,7 @@ export async function resolveQuestions(deps: SpecDeps, flag?: string): Promise<V
   const edits = results.flatMap(({ question, outcome }) =>
     outcome.kind === "auto-answered" ? [{ ref: question.number, answer: outcome.answer, options: { status: "auto-answered" as const, validated_by: "secondary" } }] : [],
   );
-  const written = edits.length > 0 ? await recordAnswers(paths, edits, true) : [];
+  const written = edits.length > 0 ? await recordAnswers(paths, edits, true, deps.secrets) : [];
   const after = readQuestionList((await readSpecDocs(paths)).questions);
   await saveQuestionsHistory(deps, target, results, modelsOf(models));
   const output = renderQuestionsReport({
@@ -104,7 +104,7 @@ function saveQuestionsHistory(deps: SpecDeps, target: SpecTarget, results: Reado
 /** `/otto-spec questions answer Qn <text>`: records the user's answer as `answered`. */
 export async function answerOne(deps: SpecDeps, flag: string | undefined, ref: string, text: string): Promise<VerbResult> {
   const { paths, slug, rel } = resolveTarget(deps.repoRoot, flag, "questions");
-  const [written] = await recordAnswers(paths, [{ ref, answer: text }]);
+  const [written] = await recordAnswers(paths, [{ ref, answer: text }], false, deps.secrets);
   const left = unanswered(readQuestionList((await readSpecDocs(paths)).questions));
   const next = left[0] ? answerCommand(left[0], slug) : foldInCommand(written ? [written] : [], slug);
   const output = [

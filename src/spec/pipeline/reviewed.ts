@@ -91,7 +91,7 @@ export async function runReviewed(run: ReviewedRun): Promise<ReviewedResult> {
 /** Writes a history record; a failure to do so is logged, never fatal. Returns the file or undefined. */
 export async function saveHistory(deps: SpecDeps, target: Pick<SpecTarget, "paths">, record: HistoryRecord): Promise<string | undefined> {
   try {
-    return await writeHistoryFile(target.paths, historyFileName(record.at, record.stage), renderHistory(record));
+    return await writeHistoryFile(target.paths, historyFileName(record.at, record.stage), renderHistory(record), deps.secrets);
   } catch (error) {
     deps.log.log("warn", `could not write the history record of ${record.stage}`, { error: formatError(error) });
     return undefined;

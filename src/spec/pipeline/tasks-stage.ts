@@ -39,8 +39,8 @@ function tasksReader(existing: TaskList | undefined, notes: Set<string>, raised:
 }
 
 /** Appends the questions the tasks stage raised to questions.md; the report's `questions` entry. */
-async function recordTaskQuestions(paths: SpecPaths, raised: readonly RaisedQuestion[], stage: string, at: Date, rel: (file: string) => string, slug: string) {
-  const result = await recordRaisedQuestions(paths, raised, `${stage} (${isoDate(at)})`);
+async function recordTaskQuestions(paths: SpecPaths, raised: readonly RaisedQuestion[], stage: string, at: Date, rel: (file: string) => string, slug: string, secrets: readonly string[]) {
+  const result = await recordRaisedQuestions(paths, raised, `${stage} (${isoDate(at)})`, secrets);
   return { ...result, file: rel(paths.questions), command: `/otto-spec questions --spec ${slug}` };
 }
 
@@ -48,7 +48,7 @@ async function recordTaskQuestions(paths: SpecPaths, raised: readonly RaisedQues
  * Writes the final tasks.md under its lock, merged once more with the file as it is NOW (the
  * execution engine may have completed tasks while the model was thinking). Never writes an invalid list.
  */
-function writeTasks(paths: SpecPaths, text: string, notes: Set<string>): Promise<TaskList> {
+function writeTasks(paths: SpecPaths, text: string, notes: Set<string>, secrets: readonly string[]): Promise<TaskList> {
   return updateSpecFile(paths.tasks, (current) => {
     const check = checkTasksText(text, current === undefined ? undefined : parseTasks(current).tasks);
     if (!check.ok) {
@@ -56,7 +56,7 @@ function writeTasks(paths: SpecPaths, text: string, notes: Set<string>): Promise
     }
     check.notes.forEach((n) => notes.add(n));
     return { text: check.text, result: check.list };
-  });
+  }, secrets);
 }
 
 const raisedNotes = (added: readonly Question[]) => added.map((q) => `Q${q.number} raised: ${q.title}`);
@@ -75,9 +75,9 @@ export async function generateTasks(deps: SpecDeps, flag?: string): Promise<Verb
   const raised: RaisedQuestion[] = [];
   const input = { docs, codebaseSummary: await deps.codebaseSummary(deps.repoRoot) };
   const result = await runReviewed({ deps, target, stage: "tasks", record: "task-generate", input, models, ...tasksReader(existing, notes, raised) });
-  const list = await writeTasks(paths, result.final, notes);
+  const list = await writeTasks(paths, result.final, notes, deps.secrets);
   const at = deps.now();
-  const questions = await recordTaskQuestions(paths, raised, "tasks", at, rel, slug);
+  const questions = await recordTaskQuestions(paths, raised, "tasks", at, rel, slug, deps.secrets);
 
   const completed = list.tasks.filter((t) => t.status === "completed").length;
   const lines = [
@@ -141,7 +141,7 @@ export async function addTask(deps: SpecDeps, flag: string | undefined, request:
         onDialog: (d) => dialogs.push(d),
       },
     );
-    list = await writeTasks(paths, reply.artifact, notes);
+    list = await writeTasks(paths, reply.artifact, notes, deps.secrets);
   } catch (error) {
     await saveHistory(deps, target, { ...record, at: deps.now(), outcome: `failed: ${formatError(error).replace(/^Error: /, "")}` });
     throw error;
@@ -149,7 +149,7 @@ export async function addTask(deps: SpecDeps, flag: string | undefined, request:
 
   const added = addedTasks(existing, list);
   const at = deps.now();
-  const questions = await recordTaskQuestions(paths, raised, "task add", at, rel, slug);
+  const questions = await recordTaskQuestions(paths, raised, "task add", at, rel, slug, deps.secrets);
   const history = await saveHistory(deps, target, {
     ...record,
     at,

@@ -7,6 +7,7 @@ import { EventBus, silentLogger } from "../../../src/core/index.ts";
 import type { Runtime } from "../../../src/runtime.ts";
 import { configCommand } from "../../../src/tools/config.ts";
 import { sandbox, type Sandbox } from "./temp.ts";
+import { KnownSecrets } from "../../../src/core/secrets.ts";
 
 const GH_TOKEN = "ghp_0123456789abcdefghijABCDEFGHIJ0123";
 const ADO_PAT = "adopat-secret-value-42";
@@ -19,7 +20,7 @@ function toolFor(directory: string, env: Env) {
     events: new EventBus(),
     log: silentLogger,
     env,
-    once: new Set(),
+    once: new Set(), secrets: new KnownSecrets(),
     sessions: {} as Runtime["sessions"],
   };
   const toolCtx = {
@@ -157,5 +158,46 @@ describe("/otto-config validate and path", () => {
   it("path prints both files", async () => {
     const box = await sandbox();
     expect(await toolFor(box.repo, box.env)("path")).toBe(`user: ${box.userFile}\nrepo: ${box.repoFile}`);
+  });
+});
+
+describe("/otto-config secrets and trust", () => {
+  it("set of a secret key writes the user file even without --user, and says why", async () => {
+    const box = await sandbox();
+    const out = await toolFor(box.repo, box.env)("set pr.providers.ado.pat ado-secret-123");
+    expect(out).toContain(`Set pr.providers.ado.pat in the user config ${box.userFile}`);
+    expect(out).toContain("is a secret, so it went to your user config, never the repo config");
+    expect(out).not.toContain("ado-secret-123");
+    expect(await box.read(box.userFile)).toContain("ado-secret-123");
+    await expect(fs.stat(box.repoFile)).rejects.toMatchObject({ code: "ENOENT" });
+  });
+
+  it("validate warns about a credential in the repo file without showing it", async () => {
+    const box = await sandbox();
+    await box.write(box.repoFile, `{ "pr": { "providers": { "github": { "token": "${GH_TOKEN}" } } } }`);
+    const out = await toolFor(box.repo, box.env)("validate");
+    expect(out).toMatch(/^OK, with warnings/);
+    expect(out).toContain("pr.providers.github.token: a secret");
+    expect(out).not.toContain(GH_TOKEN);
+  });
+
+  it("show says what it ignored; trust makes it count; trust --list and --revoke", async () => {
+    const box = await sandbox();
+    await box.write(box.repoFile, `{ "pr": { "providers": { "github": { "api_url": "https://ghe.example.com/api/v3" } } }, "notify": { "webhooks": [{ "type": "slack", "url": "https://hooks.slack.com/services/T/B/sig123" }] } }`);
+    const run = toolFor(box.repo, box.env);
+    const before = await run("show");
+    expect(before).toContain('"api_url": "https://api.github.com"');
+    expect(before).toContain("Ignored pr.providers.github.api_url, notify.webhooks");
+    const trusted = await run("trust");
+    expect(trusted).toContain(`Trusted ${box.repo}`);
+    expect(trusted).toContain('pr.providers.github.api_url: "https://ghe.example.com/api/v3"');
+    expect(trusted).toContain("notify.webhooks[0].url: [REDACTED] (43 chars) (host hooks.slack.com)");
+    expect(trusted).not.toContain("sig123");
+    const after = await run("show");
+    expect(after).toContain('"api_url": "https://ghe.example.com/api/v3"');
+    expect(after).not.toContain("Ignored");
+    expect(await run("trust --list")).toContain(`- ${box.repo} (since `);
+    expect(await run("trust --revoke")).toContain("is no longer trusted");
+    expect(await run("show")).toContain("Ignored pr.providers.github.api_url");
   });
 });

@@ -9,6 +9,7 @@ import { crewFor, snapshot, spawnAgent } from "../../../src/crew/index.ts";
 import { agentCommand } from "../../../src/tools/agent.ts";
 import { crewTools } from "../../../src/tools/crew.ts";
 import { fakeCrew, ORCH } from "./fake-crew.ts";
+import { KnownSecrets } from "../../../src/core/secrets.ts";
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "otto-crew-tools-"));
 afterEach(() => fs.rmSync(path.join(dir, ".otto"), { recursive: true, force: true }));
@@ -20,7 +21,7 @@ const runtime = {
   events: new EventBus(),
   log: silentLogger,
   env: { PATH: process.env.PATH, GIT_CEILING_DIRECTORIES: path.dirname(dir) },
-  once: new Set<string>(),
+  once: new Set<string>(), secrets: new KnownSecrets(),
   sessions: {} as Runtime["sessions"],
 } satisfies Runtime;
 

@@ -107,7 +107,7 @@ export async function fakeExecute(tasks: string, answer: (call: Call, calls: Cal
     settings: { ...SETTINGS, ...settings },
     git: runGit,
     background: new Background(),
-    once: new Set(),
+    once: new Set(), secrets: [] as string[],
     log: silentLogger,
     env: ENV,
     now: () => new Date("2026-02-06T12:00:00.000Z"),

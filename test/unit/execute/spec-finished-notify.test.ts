@@ -8,6 +8,7 @@ import { executeVerb } from "../../../src/execute/verbs.ts";
 import { tasksMd } from "../../e2e/execute/kinds.ts";
 import { startFakeHttp, type FakeHttp } from "../../support/fake-http.ts";
 import { SLUG, statuses, useFakeExecute } from "./fake-execute.ts";
+import { KnownSecrets } from "../../../src/core/secrets.ts";
 
 /*
  * "Spec execution finished" reaches notify.webhooks through the execute verb itself (what
@@ -55,7 +56,7 @@ describe("executeVerb notifies when a spec run finishes", () => {
       events: f.fake.events as unknown as Runtime["events"],
       log: silentLogger,
       env,
-      once: new Set<string>(),
+      once: new Set<string>(), secrets: new KnownSecrets(),
       sessions: {} as Runtime["sessions"],
     } satisfies Runtime;
 
@@ -71,7 +72,7 @@ describe("executeVerb notifies when a spec run finishes", () => {
   it("a run that fails before it starts sends nothing (the error is the answer)", async () => {
     const f = await setup(tasksMd([["t1", "pending", 1, [], "First"]]), () => undefined);
     const { env, hooks } = await userConfig();
-    const runtime = { client: f.fake.client, directory: f.repoRoot, worktree: f.repoRoot, events: f.fake.events, log: silentLogger, env, once: new Set<string>(), sessions: {} } as unknown as Runtime;
+    const runtime = { client: f.fake.client, directory: f.repoRoot, worktree: f.repoRoot, events: f.fake.events, log: silentLogger, env, once: new Set<string>(), secrets: new KnownSecrets(), sessions: {} } as unknown as Runtime;
     await expect(executeVerb({ runtime, sessionID: "ses_parent", directory: f.repoRoot, progress: () => undefined }, "no-such-spec")).rejects.toMatchObject({ code: "spec_not_found" });
     expect(hooks.calls).toEqual([]);
   });

@@ -9,6 +9,7 @@ import { repoCommand } from "../../../src/tools/repo.ts";
 import { worktreeCommand } from "../../../src/tools/worktree.ts";
 import { gitEnv } from "../../support/git.ts";
 import { clone, tempDir } from "./fixtures.ts";
+import { KnownSecrets } from "../../../src/core/secrets.ts";
 
 const TASKS = `# Tasks
 
@@ -44,7 +45,7 @@ function box(): Box {
     userFile: path.join(home, ".config", "otto", "otto.jsonc"),
     dataDir: path.join(home, ".local", "share", "otto"),
     async run(command, args, cwd) {
-      const runtime: Runtime = { client: {} as Runtime["client"], directory: cwd, worktree: cwd, events: new EventBus(), log: silentLogger, env, once: new Set(), sessions: {} as Runtime["sessions"] };
+      const runtime: Runtime = { client: {} as Runtime["client"], directory: cwd, worktree: cwd, events: new EventBus(), log: silentLogger, env, once: new Set(), secrets: new KnownSecrets(), sessions: {} as Runtime["sessions"] };
       const toolCtx = { sessionID: "s", messageID: "m", agent: "otto", directory: cwd, worktree: cwd, abort: new AbortController().signal, metadata: () => undefined, ask: () => Promise.resolve() } satisfies ToolContext;
       const tool = command === "repo" ? repoCommand(runtime) : worktreeCommand(runtime);
       const result = await tool.execute({ args }, toolCtx);

@@ -3,6 +3,7 @@ import type { ToolContext } from "@opencode-ai/plugin";
 import { EventBus, OttoError, silentLogger } from "../../../src/core/index.ts";
 import type { Runtime } from "../../../src/runtime.ts";
 import { defineCommand, matchVerb, splitArgs, type CommandSpec } from "../../../src/tools/command.ts";
+import { KnownSecrets } from "../../../src/core/secrets.ts";
 
 const calls: unknown[] = [];
 const spec: CommandSpec = {
@@ -44,7 +45,7 @@ const runtime = {
   events: new EventBus(),
   log: silentLogger,
   env: {},
-  once: new Set<string>(),
+  once: new Set<string>(), secrets: new KnownSecrets(),
   sessions: {} as Runtime["sessions"],
 } satisfies Runtime;
 

@@ -66,7 +66,7 @@ export function fakeSpec(answer: (call: Call, calls: Call[]) => FakeTurn | undef
     progress: (m) => progress.push(m),
     models: { primary: "acme/primary-1", secondary: "acme/secondary-1" },
     stageTimeoutMs: 5_000,
-    once: new Set(),
+    once: new Set(), secrets: [] as string[],
     log: silentLogger,
     env: ENV,
     now: () => new Date("2026-02-06T12:00:00.000Z"),
