@@ -103,6 +103,17 @@ describe("the headless PR watcher (opencode serve, OTTO_WATCH=1) with no tool ca
     await until("the thread resolved", () => f.gh.state.threads.get(question.thread)?.resolved === true);
     await until("the answer recorded in the PR document", () => readDoc(ws).includes(`### Comment review-${question.id} — @reviewer`));
 
+    // (c) CI passes on the pushed commit: the daemon says so once on the PR and notifies (webhook,
+    // and a toast that no TUI shows but that must not fail either).
+    f.gh.state.pushCommit(pr);
+    f.gh.state.setChecks(pr, [{ name: "build" }, { name: "unit" }]);
+    const hook = await until("the pr_green webhook", () => f.hooks.calls.find((c) => (c.body as { event?: string }).event === "pr_green"));
+    expect(hook.body).toMatchObject({ source: "otto", event: "pr_green", url: PR_URL });
+    expect(f.gh.state.comments.map((c) => c.body)).toEqual([expect.stringContaining("✅ otto: all checks pass on")]);
+    expect(field(ws, "status")).toBe("green");
+    expect(serve.events.all.some((e) => e.type === "tui.toast.show")).toBe(true);
+    expect(ws.logs()).not.toContain("notification via");
+
     // No tool call in the daemon: its model requests are the flows' child sessions (never an agent
     // that is offered otto's tools), each session ran with the role asked for, and every one was
     // deleted after use: the only sessions left are the `opencode run` of the add.
