@@ -44,7 +44,8 @@ describe("the headless PR watcher (opencode serve, OTTO_WATCH=1) with no tool ca
     const f = await forges();
     const pr = f.gh.state.addPr({ number: 1, title: "Add math", branch: BRANCH });
     f.gh.state.setChecks(pr, [{ name: "build" }, { name: "unit", conclusion: "failure", log: JOB_LOG }]);
-    // A collaborator, whose comments otto answers whatever its trust rules by author_association.
+    // The reviewer is a collaborator (someone otto answers whatever its rules on author_association).
+    // The fake reports associations on reviews; its comment payloads still say CONTRIBUTOR.
     f.gh.state.associations.set("reviewer", "COLLABORATOR");
     const question = f.gh.state.addReviewComment(pr, { path: "src/math.js", line: 1, body: QUESTION });
     const config = f.ottoConfig({ models: { primary: "mock/m1" }, server: { poll_interval: "1s" } });
@@ -70,7 +71,8 @@ describe("the headless PR watcher (opencode serve, OTTO_WATCH=1) with no tool ca
     const started = Date.now();
     const serve = await e2e.serve(ws, { env: { OTTO_WATCH: "1" } });
     // The harness's event stream makes serve load the project (and otto), as the detached start's
-    // one request does; from here on the test only watches the fake forge, git and the files.
+    // one request does. From here on the test only reads: the fake forge, git, the files and, at the
+    // end, the session list and events.
     const record = await until("the watcher to take its lock", () => {
       const r = watcherRecord(ws);
       return r?.mode === "detached" && r;
