@@ -16,9 +16,17 @@ const PASSED = ["PATH", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "X
 // https://www.freedesktop.org/software/systemd/man/latest/systemd.service.html#Command%20lines ("$$" is a literal $)
 const quote = (value: string): string => `"${value.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/%/g, "%%").replace(/\$/g, "$$$$")}"`;
 
-function pokeScript(port: number, directory: string): string {
-  const url = `http://127.0.0.1:${port}/path?directory=${encodeURIComponent(directory)}`;
-  return `for i in $(seq 60); do curl -fsS -o /dev/null '${url}' && exit 0; sleep 1; done; exit 1`;
+/**
+ * The one request that makes the service's `opencode serve` load otto. A server with
+ * OPENCODE_SERVER_PASSWORD (from an EnvironmentFile, say) refuses a request without basic auth and
+ * never loads otto, so the header is built from the service's environment (as `poke` does for
+ * `--detach`); it reaches curl on stdin (`-H @-`), never on a command line that `ps` shows.
+ */
+export function pokeScript(port: number, directory: string): string {
+  // encodeURIComponent leaves ' alone, and the URL sits in single quotes.
+  const url = `http://127.0.0.1:${port}/path?directory=${encodeURIComponent(directory).replace(/'/g, "%27")}`;
+  const auth = `auth() { [ -n "$OPENCODE_SERVER_PASSWORD" ] && printf 'Authorization: Basic %s\\n' "$(printf '%s:%s' "\${OPENCODE_SERVER_USERNAME:-opencode}" "$OPENCODE_SERVER_PASSWORD" | base64 | tr -d '\\n')"; }`;
+  return `${auth}; for i in $(seq 60); do auth | curl -fsS -o /dev/null -H @- '${url}' && exit 0; sleep 1; done; exit 1`;
 }
 
 export function renderUnit(options: { opencode: string; directory: string; port: number; env: Record<string, string | undefined> }): string {
