@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { commitAndPush } from "../../../src/workspace/index.ts";
+import { CLEAN_TREE, commitAndPush } from "../../../src/workspace/index.ts";
 import { git, gitEnv, type Repo } from "../../support/git.ts";
 import { useFeatureClone } from "../pr/feature-clone.ts";
 
@@ -19,7 +19,7 @@ async function setup(files: Record<string, string> = { "a.txt": "one\ntwo\nthree
   return { repo, moveRemote };
 }
 
-const input = (repo: Repo, extra: Partial<Parameters<typeof commitAndPush>[0]> = {}) => ({ dir: repo.dir, branch: "feature", remote: "origin", message: "otto: fix CI", env: gitEnv(), ...extra });
+const input = (repo: Repo, extra: Partial<Parameters<typeof commitAndPush>[0]> = {}) => ({ dir: repo.dir, branch: "feature", remote: "origin", message: "otto: fix CI", baseline: CLEAN_TREE, env: gitEnv(), ...extra });
 
 describe("commitAndPush", () => {
   it("commits what was left uncommitted and pushes it, fast-forward", async () => {
