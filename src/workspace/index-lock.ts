@@ -5,7 +5,8 @@ import path from "node:path";
  * A git killed by a timeout cannot delete the `index.lock` it took, and a lock left behind stops
  * every later write in that tree ("Unable to create index.lock: File exists"). Otto removes it only
  * when it can tell the lock is its own killed git's, never a person's running git:
- * - the lock is not older than the killed git's start (a lock from before is someone else's);
+ * - the lock is not older than the killed git's start (a lock from before is someone else's; a
+ *   git that found one would have failed at once with "File exists", not hung);
  * - no running process holds the file open, and no running git works in the same tree (read from
  *   /proc; where there is no /proc the lock is left and the error names it).
  * The killed git's whole process group is dead by then (SIGKILL), so it holds nothing.
@@ -28,6 +29,7 @@ export function findGitDir(dir: string): string | undefined {
 }
 
 const PROC = "/proc";
+const CLOCK_SLACK_MS = 20;
 
 /** Pids whose open files include `file`, or whose cwd is inside `tree` and whose command is git. */
 function holders(file: string, tree: string): number[] | undefined {
@@ -81,7 +83,8 @@ export async function removeOwnIndexLock(options: { cwd: string }, startedAt: nu
     if (!gitDir) return undefined;
     const lock = path.join(gitDir, "index.lock");
     const stat = await fs.promises.stat(lock).catch(() => undefined);
-    if (!stat || stat.mtimeMs < startedAt) return undefined;
+    // File times come from the kernel's coarse clock, a few ms behind Date.now(): allow one tick.
+    if (!stat || stat.mtimeMs < startedAt - CLOCK_SLACK_MS) return undefined;
     // SIGKILL is delivered at once, but the kernel may still be closing the killed git's files.
     await new Promise((resolve) => setTimeout(resolve, 50));
     const tree = path.basename(gitDir) === ".git" ? path.dirname(gitDir) : options.cwd;
