@@ -1,4 +1,5 @@
-import { commitAll, type CheckResult, type GitRun } from "../workspace/index.ts";
+import path from "node:path";
+import { commitAll, snapshotTree, type CheckResult, type GitRun } from "../workspace/index.ts";
 import type { NotifyEvent } from "../notify/index.ts";
 import type { ArchiveResult } from "./archive.ts";
 import { lockTarget } from "./build-lock.ts";
@@ -42,6 +43,8 @@ export interface TargetResult {
   /** Said when a resumed loop could not reopen its builder session. */
   sessionNote?: string;
   commit?: string;
+  /** Paths left uncommitted: they had the user's changes before the loop and the builder changed them too. */
+  kept?: string[];
   archive?: ArchiveResult;
 }
 
@@ -80,6 +83,9 @@ async function buildLocked(deps: BuildDeps, target: BuildTarget, options: BuildO
   // A target without a tasks file fails here, before a session is opened for nothing.
   await source.read();
   const resume = resumable(previous) ? previous : undefined;
+  // Taken before the first turn and kept with the loop's state, so a resumed loop commits its own
+  // earlier work too, and never the user's uncommitted edits.
+  const baseline = resume?.baseline ?? (await snapshotTree(deps.git, deps.repoRoot));
   const builder = await deps.openBuilder(target, resume?.sessionID);
   const sessionNote =
     resume?.sessionID !== undefined && builder.id !== resume.sessionID
@@ -94,6 +100,7 @@ async function buildLocked(deps: BuildDeps, target: BuildTarget, options: BuildO
     maxIterations: options.maxIterations,
     stagnantTurns: resume?.stagnantTurns ?? 0,
     sessionID: builder.id,
+    baseline,
     pid: deps.pid,
     updatedAt: deps.now().toISOString(),
   };
@@ -122,7 +129,9 @@ async function buildLocked(deps: BuildDeps, target: BuildTarget, options: BuildO
     const result: TargetResult = { target, end, sessionID: builder.id, sessionNote };
     if (end.kind === "done") {
       result.archive = await deps.archive(target);
-      result.commit = await commitAll(deps.git, deps.repoRoot, commitMessage(target, end));
+      const commit = await commitAll(deps.git, deps.repoRoot, commitMessage(target, end), { baseline, include: buildInclude(deps.repoRoot, source.dir, result.archive) });
+      result.commit = commit.sha;
+      if (commit.kept.length > 0) result.kept = commit.kept;
     }
     await save({ status: statusOf(end), note: noteOf(end), pid: undefined });
     await deps.store.clearStop(target);
@@ -172,4 +181,10 @@ function commitMessage(target: BuildTarget, end: Extract<LoopEnd, { kind: "done"
 
 function humanNeeded(target: BuildTarget, note: string): NotifyEvent {
   return { kind: "human_needed", title: `otto build ${target.name}: ${note.split(":")[0] ?? note}`, text: note, facts: { target: `${target.kind} ${target.name}` } };
+}
+
+/** The target's own folders (its tasks and where it was archived): otto's state, always committed. */
+function buildInclude(repoRoot: string, sourceDir: string, archive: ArchiveResult | undefined): string[] {
+  const rel = (dir: string): string => `${path.relative(repoRoot, path.resolve(repoRoot, dir)).split(path.sep).join("/")}/`;
+  return [rel(sourceDir), ...(archive?.archivedTo ? [rel(archive.archivedTo)] : [])];
 }

@@ -2,6 +2,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
 import { processAlive, withFileLock, writeFileAtomic } from "../core/index.ts";
+import { TreeSnapshot } from "../workspace/index.ts";
 
 /** What is being built: an otto spec, or an OpenSpec change. */
 export const BuildTarget = z.object({ kind: z.enum(["spec", "openspec"]), name: z.string().min(1) });
@@ -19,6 +20,8 @@ export const BuildState = z.object({
   stagnantTurns: z.number().int().min(0),
   /** The builder session of the current (or last) loop. */
   sessionID: z.string().optional(),
+  /** The tree before the loop's first turn (src/workspace/snapshot.ts): the final commit takes only what changed since. */
+  baseline: TreeSnapshot.optional(),
   /** The OpenCode process's pid while running, so status can tell a dead loop from a live one. */
   pid: z.number().int().optional(),
   progress: z.object({ done: z.number().int(), total: z.number().int() }).optional(),

@@ -34,7 +34,7 @@ function renderResults(results: readonly TargetResult[], planned: number): VerbR
   const lines = ["## otto build", ""];
   for (const r of results) {
     const what = `${r.target.kind === "openspec" ? "OpenSpec change" : "spec"} ${r.target.name}`;
-    lines.push(`- **${what}**: ${noteOf(r.end)}${r.commit ? ` · committed ${r.commit}` : ""}${r.archive?.archivedTo ? ` · archived to ${r.archive.archivedTo}` : ""}`);
+    lines.push(`- **${what}**: ${noteOf(r.end)}${r.commit ? ` · committed ${r.commit}` : ""}${r.archive?.archivedTo ? ` · archived to ${r.archive.archivedTo}` : ""}${r.kept?.length ? ` · left uncommitted (they had your changes before the loop and the builder changed them too): ${r.kept.join(", ")}` : ""}`);
     if (r.archive?.note) lines.push(`  - ${r.archive.note}`);
     if (r.sessionNote) lines.push(`  - ${r.sessionNote}`);
     if (r.end.kind !== "done") lines.push(`  - progress: ${r.end.view.done}/${r.end.view.total} tasks done · builder session ${r.sessionID}`);

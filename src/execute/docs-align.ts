@@ -4,6 +4,7 @@ import { extractDocument } from "../session/index.ts";
 import { renderCommitMessage } from "./commit-message.ts";
 import { doc, readDocs, required, type SpecContext } from "./context.ts";
 import { commitAll, pendingDiff } from "../workspace/index.ts";
+import { baselineOf } from "./baseline.ts";
 import { type OttoCommit } from "./git.ts";
 import { writeStepRecord } from "./history.ts";
 import { cancelled, errorLine, EXECUTOR, jsonPass, promptPass, REVIEWER } from "./pass.ts";
@@ -14,6 +15,7 @@ export interface DocsReport {
   steps: StepRecord[];
   commit?: string;
   note?: string;
+  kept?: string[];
 }
 
 /**
@@ -54,7 +56,7 @@ export async function alignDocs(deps: ExecuteDeps, models: Models, base: SpecCon
 
   deps.progress("Docs: secondary reviewing the documentation changes");
   const report = extractDocument(write.text);
-  const diff = await pendingDiff(deps.git, deps.repoRoot);
+  const diff = await pendingDiff(deps.git, deps.repoRoot, { baseline: baselineOf(deps), include: deps.specInclude ?? [] });
   const artifact = `${report}\n\n## The changes (git diff)\n\n${diff || "(no changes)"}`;
   const context = [`## requirements.md\n\n${vars.requirements_md}`, `## design.md\n\n${vars.design_md}`].join("\n\n");
   const review = await jsonPass(
@@ -84,9 +86,9 @@ export async function alignDocs(deps: ExecuteDeps, models: Models, base: SpecCon
     verify: "none",
   });
   deps.progress("Docs: committing");
-  const commit = await commitAll(deps.git, deps.repoRoot, message);
+  const { sha: commit, kept } = await commitAll(deps.git, deps.repoRoot, message, { baseline: baselineOf(deps), include: deps.specInclude ?? [] });
   deps.toast(`Documentation committed: ${commit}`, "success");
-  return { steps, commit };
+  return { steps, commit, ...(kept.length > 0 ? { kept } : {}) };
 }
 
 function step(name: string, pass: { model: string; sessionID?: string; dialog: string; error?: unknown }, outcome: string): StepRecord {

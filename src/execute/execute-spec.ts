@@ -11,6 +11,7 @@ import { phasesToRun, startChanges } from "./plan.ts";
 import { renderReport, type RunReport } from "./progress.ts";
 import { lockRun, type Release } from "./run-lock.ts";
 import { runPhase } from "./run-phase.ts";
+import { closeBaseline, openBaseline } from "./baseline.ts";
 import { RunSessions, runSessionsFile } from "./run-sessions.ts";
 import { TaskStore } from "./task-store.ts";
 import type { ExecuteDeps, Models } from "./types.ts";
@@ -45,7 +46,11 @@ export async function withRunLock<T>(deps: ExecuteDeps, slug: string, fn: (run: 
   const release: Release = await lockRun(dir, slug);
   try {
     const { sessions, cleaned } = await RunSessions.resume(runSessionsFile(dir, slug), { client: deps.client, directory: deps.repoRoot, log: deps.log });
-    return await fn({ ...deps, sessions }, cleaned);
+    const baseline = await openBaseline(deps.git, deps.repoRoot, dir, slug);
+    const specInclude = [`${relativeSpecDir(deps.repoRoot, specPaths(deps.repoRoot, slug))}/`];
+    const result = await fn({ ...deps, sessions, baseline, specInclude }, cleaned);
+    await closeBaseline(deps.git, deps.repoRoot, dir, slug, baseline, specInclude);
+    return result;
   } finally {
     await deps.background.settle();
     await release();

@@ -31,6 +31,8 @@ export interface PhaseReport {
   earlier?: string;
   /** Why the phase was not committed, or what stopped it. */
   note?: string;
+  /** Paths left uncommitted: they had the user's changes before the run and a session changed them too. */
+  kept?: string[];
 }
 
 export interface RunReport {
@@ -38,7 +40,7 @@ export interface RunReport {
   list: TaskList;
   phases: PhaseReport[];
   recovered: StatusChange[];
-  docs?: { steps: StepRecord[]; commit?: string; note?: string };
+  docs?: { steps: StepRecord[]; commit?: string; note?: string; kept?: string[] };
   cancelled: boolean;
   /** An error that stopped the run (a failed commit). */
   error?: string;
@@ -102,6 +104,8 @@ export function renderReport(report: RunReport): string {
     out.push("", "Warnings:");
     for (const w of warnings) out.push(`- ${w.name}: ${w.warning}`);
   }
+  const kept = [...new Set([...report.phases.flatMap((p) => p.kept ?? []), ...(report.docs?.kept ?? [])])];
+  if (kept.length) out.push("", keptLine(kept));
   for (const note of report.notes) out.push("", `Note: ${note}`);
   if (report.error) out.push("", `Error: ${report.error}`);
   out.push("", `Next step: ${nextStep(report)}`);
@@ -118,4 +122,10 @@ function nextStep(report: RunReport): string {
   }
   if (s.pending > 0 || s.skipped > 0) return `/otto-spec execute --spec ${report.slug}`;
   return "every task is completed; review the commits (git log) and open a pull request";
+}
+
+/** The summary's line for files a commit left alone because they held the user's edits too. */
+export function keptLine(kept: readonly string[]): string {
+  const list = kept.slice(0, 20).join(", ") + (kept.length > 20 ? ` and ${kept.length - 20} more` : "");
+  return `Left uncommitted: ${list}: ${kept.length === 1 ? "it" : "they"} had your changes before the run and a session changed ${kept.length === 1 ? "it" : "them"} too; review and commit by hand (git diff).`;
 }

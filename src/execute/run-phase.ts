@@ -1,5 +1,6 @@
 import pLimit from "p-limit";
 import { commitAll } from "../workspace/index.ts";
+import { baselineOf } from "./baseline.ts";
 import { renderCommitMessage, type OttoTrailer } from "./commit-message.ts";
 import { readDocs, type SpecContext } from "./context.ts";
 import { harvestQuestions } from "./harvest.ts";
@@ -27,7 +28,7 @@ export interface PhaseRun {
  * One phase: skip what a failed dependency blocks, run the runnable tasks concurrently (at most
  * spec.max_parallel_tasks), then, when at least one task is completed, the review gate, the two
  * hardening passes, question harvesting (alongside the gates, never blocking), verification, and
- * one commit of everything in the working tree. Tasks are done only when verification passes
+ * one commit of what the run changed (never the user's own uncommitted edits: see baseline.ts). Tasks are done only when verification passes
  * (failUnverified). A commit failure throws (the run stops there).
  */
 export async function runPhase(run: PhaseRun): Promise<PhaseReport> {
@@ -95,7 +96,9 @@ export async function runPhase(run: PhaseRun): Promise<PhaseReport> {
   });
   deps.progress(`Phase ${group}: committing`);
   await writeStepRecord(ctx.paths.history, { slug: ctx.slug, name: `phase-${group}`, heading: `Phase ${group}`, at: deps.now(), steps: report.steps }, deps.secrets);
-  report.commit = await commitAll(deps.git, deps.repoRoot, message);
+  const commit = await commitAll(deps.git, deps.repoRoot, message, { baseline: baselineOf(deps), include: deps.specInclude ?? [] });
+  report.commit = commit.sha;
+  if (commit.kept.length > 0) report.kept = commit.kept;
   const failed = tasks.filter((t) => t.status !== "completed").length;
   deps.toast(`Phase ${group} committed: ${report.commit} (${verify.state === "failed" ? "verification FAILED" : `verification ${verify.state}`}${failed ? `, ${failed} task(s) not completed` : ""})`, verify.state === "failed" || failed ? "warning" : "success");
   return report;

@@ -1,6 +1,8 @@
 import { OttoError } from "../core/index.ts";
 import { renderCommitMessage } from "./commit-message.ts";
 import { commitAll } from "../workspace/index.ts";
+import { baselineOf } from "./baseline.ts";
+import { keptLine } from "./progress.ts";
 import { ottoCommits } from "./git.ts";
 import { formatDuration } from "./history.ts";
 import { pickTask } from "./plan.ts";
@@ -60,7 +62,8 @@ export async function runOneTask(deps: ExecuteDeps, flag: string | undefined, id
       steps: [verify.line],
       verify: verify.state,
     });
-    const commit = await commitAll(deps.git, deps.repoRoot, message);
+    const { sha: commit, kept } = await commitAll(deps.git, deps.repoRoot, message, { baseline: baselineOf(deps), include: deps.specInclude ?? [] });
+    if (kept.length > 0) lines.push("", keptLine(kept));
     const next = unverified ? `fix what spec.verify reports, then /otto-spec task run --spec ${slug} --id ${task.id}` : `/otto-spec execute --spec ${slug}`;
     lines.push("", verify.line, `Committed: ${commit}`, "", `Next step: ${next}`);
     return { title: `otto-spec task run ${task.id}: ${unverified ? "failed verification" : "completed"}, committed ${commit}`, output: lines.join("\n") };

@@ -1,6 +1,6 @@
 import type { Env, Logger } from "../core/index.ts";
 import type { ModelRef, SessionClient, SessionRunner } from "../session/index.ts";
-import type { GitRun } from "../workspace/index.ts";
+import type { GitRun, TreeSnapshot } from "../workspace/index.ts";
 import type { Background } from "./pass.ts";
 import type { RunSessions } from "./run-sessions.ts";
 
@@ -54,6 +54,10 @@ export interface ExecuteDeps {
   background: Background;
   /** The run's record of its open child sessions (set under the run lock), for a re-run to clean up. */
   sessions?: RunSessions;
+  /** The tree before the run's first session (set by withRunLock): commits take only what changed since. */
+  baseline?: TreeSnapshot;
+  /** The spec's folder relative to the repository (".otto/specs/<slug>/"): otto's own state, always committed. */
+  specInclude?: string[];
   /** Receives lock waits of tasks.md writes (bench). */
   onLockWait?: (ms: number) => void;
 }

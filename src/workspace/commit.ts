@@ -1,35 +1,90 @@
 import { assertNoCommittedSecrets } from "../config/index.ts";
 import { OttoError, redact } from "../core/index.ts";
 import type { GitResult } from "./git.ts";
+import { changesSince, type GitRun, type TreeChanges, type TreeSnapshot } from "./snapshot.ts";
 
-/** What the commit helpers run git with; tests pass a counting or failing runner. */
-export type GitRun = (args: string[], options: { cwd: string; timeoutMs?: number }) => Promise<GitResult>;
+export type { GitRun } from "./snapshot.ts";
 
-/** `git add -A` and `git commit` touch every file of the tree and run hooks: minutes, not seconds. */
-const WRITE_TIMEOUT_MS = 300_000;
-
-/**
- * `git add -A && git commit`: everything in the working tree, including changes that were there
- * before the run (the design's dirty-state rule). `--allow-empty` so a phase whose gates found
- * nothing to change is still recorded as committed. Returns the short sha.
- */
-export async function commitAll(git: GitRun, cwd: string, message: string): Promise<string> {
-  // A credential in the repo's otto.jsonc must not be committed (the message may quote a model: redacted).
-  await assertNoCommittedSecrets(cwd, git);
-  const add = await git(["add", "-A"], { cwd, timeoutMs: WRITE_TIMEOUT_MS });
-  if (add.exitCode !== 0) throw commitError("git add -A", add);
-  const commit = await git(["commit", "-q", "--allow-empty", "-m", redact(message)], { cwd, timeoutMs: WRITE_TIMEOUT_MS });
-  if (commit.exitCode !== 0) throw commitError("git commit", commit);
-  const head = await git(["rev-parse", "--short", "HEAD"], { cwd });
-  return head.stdout.trim();
+export interface CommitOptions {
+  message: string;
+  /** The tree before the sessions ran (snapshotTree): only what changed since is committed. */
+  baseline: TreeSnapshot;
+  /**
+   * Record a commit even when the sessions changed nothing (an execute phase whose gates found
+   * nothing to change is still recorded as committed). Never takes anything the user staged.
+   */
+  allowEmpty?: boolean;
+  /**
+   * Folders (relative to the top of the tree, ending in "/") that are otto's own state and always
+   * committed when changed, even when they were dirty before the run: the spec an execute or build
+   * works through (written by otto's spec pipeline, which never commits).
+   */
+  include?: readonly string[];
+  /** What to do when the commit fails: the `fix` of the commit_failed error. */
+  fix?: string;
 }
 
-function commitError(command: string, result: GitResult): OttoError {
-  return new OttoError(
-    "commit_failed",
-    `${command} failed (exit ${result.exitCode}): ${(result.stderr || result.stdout).trim().slice(0, 2000)}`,
-    "Fix the cause (git identity: git config user.name/user.email; a failing pre-commit hook), then run /otto-spec execute again: the work stays in the working tree and nothing finished is run again.",
-  );
+export interface CommitResult {
+  /** Short sha of the new commit; undefined when there was nothing to commit (and allowEmpty was off). */
+  sha: string | undefined;
+  /** The paths the commit took. */
+  committed: string[];
+  /** Paths that had the user's changes before the run and were changed by a session too: left uncommitted. */
+  kept: string[];
+}
+
+const DEFAULT_FIX =
+  "Fix the cause (git identity: git config user.name/user.email; a failing pre-commit hook), then run /otto-spec execute again: the work stays in the working tree and nothing finished is run again.";
+
+/** NUL-separated, for `--pathspec-from-file=- --pathspec-file-nul`: any file name, no argument-length limit. */
+const pathspec = (paths: readonly string[]): string => paths.map((p) => `${p}\0`).join("");
+
+/**
+ * Stages and commits only what changed since `baseline` (never `add -A` of the whole tree), with
+ * `commit --only` so whatever the user had staged stays staged and out of the commit. Pathspecs are
+ * literal (`--literal-pathspecs`): a file named `*.ts` is that file, not a glob.
+ */
+export async function commitChanges(git: GitRun, cwd: string, options: CommitOptions): Promise<CommitResult> {
+  const changes: TreeChanges = takeIncluded(await changesSince(git, cwd, options.baseline), options.include ?? []);
+  const fix = options.fix ?? DEFAULT_FIX;
+  if (changes.paths.length === 0 && !options.allowEmpty) return { sha: undefined, committed: [], kept: changes.kept };
+  // A credential in the repo's otto.jsonc must not be committed.
+  await assertNoCommittedSecrets(cwd, git);
+  const spec = ["--pathspec-from-file=-", "--pathspec-file-nul"];
+  if (changes.paths.length > 0) {
+    // --all with a pathspec: additions, edits and deletions of exactly these paths.
+    const add = await git(["--literal-pathspecs", "add", "--all", ...spec], { cwd, input: pathspec(changes.paths) });
+    if (add.exitCode !== 0) throw commitError("git add", add, fix);
+  }
+  const args = ["--literal-pathspecs", "commit", "-q", "--only", ...(options.allowEmpty ? ["--allow-empty"] : []), "-m", redact(options.message)];
+  const commit = await git(changes.paths.length > 0 ? [...args, ...spec] : args, { cwd, ...(changes.paths.length > 0 ? { input: pathspec(changes.paths) } : {}) });
+  if (commit.exitCode !== 0) throw commitError("git commit", commit, fix);
+  const head = await git(["rev-parse", "--short", "HEAD"], { cwd });
+  return { sha: head.stdout.trim(), committed: changes.paths, kept: changes.kept };
+}
+
+/**
+ * An execute or build commit: only the run's changes, and recorded even when empty. Returns the
+ * short sha and the paths left uncommitted because they held the user's edits too.
+ */
+export async function commitAll(git: GitRun, cwd: string, message: string, options: { baseline: TreeSnapshot; include?: readonly string[] }): Promise<{ sha: string; kept: string[] }> {
+  const result = await commitChanges(git, cwd, { message, baseline: options.baseline, include: options.include ?? [], allowEmpty: true });
+  return { sha: result.sha ?? "", kept: result.kept };
+}
+
+/** Pure: every uncommitted path inside an `include` folder is committed, whoever changed it. */
+export function takeIncluded(changes: TreeChanges, include: readonly string[]): TreeChanges {
+  if (include.length === 0) return changes;
+  const inside = (p: string): boolean => include.some((dir) => p.startsWith(dir));
+  return {
+    paths: [...changes.paths, ...changes.kept.filter(inside), ...changes.untouched.filter(inside)].sort(),
+    kept: changes.kept.filter((p) => !inside(p)),
+    untouched: changes.untouched.filter((p) => !inside(p)),
+  };
+}
+
+function commitError(command: string, result: GitResult, fix: string): OttoError {
+  return new OttoError("commit_failed", `${command} failed (exit ${result.exitCode}): ${(result.stderr || result.stdout).trim().slice(0, 2000)}`, fix);
 }
 
 /** `.git` of the working tree (a worktree has its own), for the run lock. */
@@ -39,13 +94,26 @@ export async function gitDir(git: GitRun, cwd: string): Promise<string | undefin
 }
 
 /**
- * Everything the next commit would hold, as a diff cut to `max` characters: stages the tree first
- * (`git add -A`, what the commit does anyway) so new files show too.
+ * What the next commit would hold (the changes since `baseline`), as a diff cut to `max`
+ * characters. Nothing is staged: new files are shown with `git diff --no-index` against nothing.
  */
-export async function pendingDiff(git: GitRun, cwd: string, max = 30_000): Promise<string> {
-  await git(["add", "-A"], { cwd, timeoutMs: WRITE_TIMEOUT_MS });
-  const stat = await git(["diff", "--cached", "--stat"], { cwd });
-  const diff = await git(["diff", "--cached"], { cwd });
-  const text = `${stat.stdout.trim()}\n\n${diff.stdout}`.trim();
+export async function pendingDiff(git: GitRun, cwd: string, options: { baseline: TreeSnapshot; include?: readonly string[] }, max = 30_000): Promise<string> {
+  const { paths } = takeIncluded(await changesSince(git, cwd, options.baseline), options.include ?? []);
+  if (paths.length === 0) return "";
+  const tracked = await git(["--literal-pathspecs", "ls-files", "-z", "--pathspec-from-file=-", "--pathspec-file-nul"], { cwd, input: pathspec(paths) });
+  const known = new Set(tracked.stdout.split("\0").filter(Boolean));
+  const parts: string[] = [];
+  const old = paths.filter((p) => known.has(p));
+  if (old.length > 0) {
+    const stat = await git(["--literal-pathspecs", "diff", "HEAD", "--stat", "--", ...old], { cwd });
+    const diff = await git(["--literal-pathspecs", "diff", "HEAD", "--", ...old], { cwd });
+    parts.push(stat.stdout.trim(), diff.stdout);
+  }
+  for (const p of paths.filter((x) => !known.has(x))) {
+    // Exit 1 means "differs", which a new file always does.
+    const diff = await git(["diff", "--no-index", "--", "/dev/null", p], { cwd });
+    parts.push(diff.stdout);
+  }
+  const text = parts.join("\n\n").trim();
   return text.length > max ? `${text.slice(0, max)}\n… (diff cut at ${max} characters)` : text;
 }

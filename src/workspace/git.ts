@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import { OttoError, type Env } from "../core/index.ts";
+import { removeOwnIndexLock } from "./index-lock.ts";
 
 /** What a git command produced. A non-zero exit is data, not an exception. */
 export interface GitResult {
@@ -25,16 +26,21 @@ export interface GitOptions extends GitEnv {
   timeoutMs?: number;
   /** Bytes of stdout before git is stopped (default 64 MiB). */
   maxBuffer?: number;
+  /** Written to git's stdin (e.g. NUL-separated paths for `--pathspec-from-file=-`). */
+  input?: string;
 }
 
 /**
  * Local reads (status, rev-parse, config) answer in milliseconds even on big repositories; 10 s
- * means git is stuck (a lock, a hung filesystem). Fetch, push and work-tree writes (checkout,
- * worktree add) move data and get 30 s. Both are the issue's "10-30 s by operation".
+ * means git is stuck (a lock, a hung filesystem). Network commands (fetch, push) move data and get
+ * 30 s. Commands that write the index or the work tree run hooks (pre-commit, post-checkout) or
+ * touch every file of a big checkout: `add`, `commit`, `rebase`, `worktree add` get 5 minutes.
  */
-export const GIT_TIMEOUTS = { read: 10_000, write: 30_000 } as const;
+export const GIT_TIMEOUTS = { read: 10_000, write: 30_000, work: 300_000 } as const;
 
-const SLOW = new Set(["fetch", "push", "pull", "clone", "ls-remote", "checkout", "switch", "worktree", "merge", "rebase", "reset", "commit", "gc"]);
+const NETWORK = new Set(["fetch", "push", "pull", "clone", "ls-remote"]);
+/** Subcommands that may take `index.lock` and run hooks. */
+const WORK = new Set(["add", "rm", "mv", "commit", "checkout", "switch", "restore", "worktree", "merge", "rebase", "cherry-pick", "revert", "reset", "stash", "clean", "gc", "update-index", "read-tree"]);
 
 /** The subcommand: the first word that is not a global option (`-c key=value`, `-C dir`, `--no-pager`). */
 function subcommand(args: readonly string[]): string | undefined {
@@ -47,7 +53,14 @@ function subcommand(args: readonly string[]): string | undefined {
 }
 
 export function defaultTimeout(args: readonly string[], timeouts: GitEnv["timeouts"] = {}): number {
-  return SLOW.has(subcommand(args) ?? "") ? (timeouts.write ?? GIT_TIMEOUTS.write) : (timeouts.read ?? GIT_TIMEOUTS.read);
+  const sub = subcommand(args) ?? "";
+  if (WORK.has(sub)) return timeouts.work ?? GIT_TIMEOUTS.work;
+  return NETWORK.has(sub) ? (timeouts.write ?? GIT_TIMEOUTS.write) : (timeouts.read ?? GIT_TIMEOUTS.read);
+}
+
+/** True for the commands after whose timeout runGit looks for the `index.lock` the killed git left. */
+export function writesIndex(args: readonly string[]): boolean {
+  return WORK.has(subcommand(args) ?? "");
 }
 
 // Variables that point git at another repository than `cwd` (set inside git hooks, for one):
@@ -88,12 +101,18 @@ export function runGit(args: readonly string[], options: GitOptions): Promise<Gi
   return new Promise((resolve, reject) => {
     // detached: git gets its own process group, so a timeout can kill ssh or credential helpers
     // it started too; they inherit stderr and would otherwise keep the pipe (and us) waiting.
+    const startedAt = Date.now();
     const child = spawn(options.binary ?? "git", [...args], {
       cwd: options.cwd,
       env: gitEnvironment(options.env),
-      stdio: ["ignore", "pipe", "pipe"],
+      stdio: [options.input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
       detached: process.platform !== "win32",
     });
+    if (options.input !== undefined && child.stdin) {
+      // git may exit before reading everything (a bad option): EPIPE is its answer, not ours.
+      child.stdin.on("error", () => undefined);
+      child.stdin.end(options.input);
+    }
     const stdout: Buffer[] = [];
     const stderr: Buffer[] = [];
     let size = 0;
@@ -114,24 +133,29 @@ export function runGit(args: readonly string[], options: GitOptions): Promise<Gi
     };
     const timer = setTimeout(() => {
       kill();
-      finish(() =>
-        reject(
-          new OttoError(
-            "git_timeout",
-            `\`${command}\` did not finish within ${timeoutMs / 1000} s and was stopped.`,
-            `Run it yourself to see where it waits (a credential prompt, a lock, the network): ${command}`,
-          ),
-        ),
-      );
+      const error = (removed: string | undefined): OttoError =>
+        new OttoError(
+          "git_timeout",
+          `\`${command}\` did not finish within ${timeoutMs / 1000} s and was stopped.${removed ? ` Removed the ${removed} it left behind.` : ""}`,
+          `Run it yourself to see where it waits (a hook, a credential prompt, a lock, the network): ${command}`,
+        );
+      if (!writesIndex(args)) {
+        finish(() => reject(error(undefined)));
+        return;
+      }
+      // The killed git cannot delete its index.lock; left there, it would stop every later git write.
+      settled = true;
+      clearTimeout(timer);
+      void removeOwnIndexLock(options, startedAt).then((removed) => reject(error(removed)));
     }, timeoutMs);
-    child.stdout.on("data", (chunk: Buffer) => {
+    child.stdout?.on("data", (chunk: Buffer) => {
       size += chunk.length;
       if (size > maxBuffer) {
         kill();
         finish(() => reject(new OttoError("git_output", `\`${command}\` printed more than ${maxBuffer} bytes and was stopped.`)));
       } else stdout.push(chunk);
     });
-    child.stderr.on("data", (chunk: Buffer) => stderr.push(chunk));
+    child.stderr?.on("data", (chunk: Buffer) => stderr.push(chunk));
     child.on("error", (error: NodeJS.ErrnoException) => finish(() => reject(spawnError(error, options))));
     child.on("close", (code, signal) => {
       finish(() =>

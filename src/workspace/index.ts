@@ -24,7 +24,8 @@ export {
   type Remote,
 } from "./identity.ts";
 export { runChecks, runCheck, describeChecks, type CheckResult, type VerifyOptions } from "./checks.ts";
-export { commitAll, pendingDiff, gitDir, type GitRun } from "./commit.ts";
+export { commitAll, commitChanges, pendingDiff, gitDir, takeIncluded, type CommitOptions, type CommitResult } from "./commit.ts";
+export { snapshotTree, changesSince, diffSnapshots, fingerprint, parsePorcelainZ, TreeSnapshot, CLEAN_TREE, type TreeChanges, type GitRun } from "./snapshot.ts";
 export { commitAndPush, type PushInput, type PushOutcome, type PushResult } from "./push.ts";
 export { commitsAhead, refuseUnpushed } from "./unpushed.ts";
 export {
@@ -38,3 +39,4 @@ export {
   type WorkLockResult,
   type WorkLockOptions,
 } from "./work-lock.ts";
+export { addTemporaryWorktree, type TemporaryWorktree, type TemporaryWorktreeInput } from "./temp-worktree.ts";

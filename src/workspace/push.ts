@@ -1,15 +1,17 @@
 import fs from "node:fs";
 import path from "node:path";
-import { assertNoCommittedSecrets } from "../config/index.ts";
-import type { Env } from "../core/index.ts";
+import { isOttoError, type Env } from "../core/index.ts";
+import { commitChanges } from "./commit.ts";
 import { gitFailure } from "./git-errors.ts";
 import { runGit, type GitResult } from "./git.ts";
 import { currentBranch, headSha } from "./identity.ts";
+import type { GitRun, TreeSnapshot } from "./snapshot.ts";
 
 /*
  * How otto lands a fix on a PR branch (fix flow, comment responses, review loop): commit what the
- * model left uncommitted, push HEAD to the PR's own branch and nowhere else, never with force. A
- * push rejected because the branch moved is answered with fetch + rebase and one more push.
+ * sessions changed since `baseline` (never the user's own uncommitted edits), push HEAD to the
+ * PR's own branch and nowhere else, never with force. A push rejected because the branch moved is
+ * answered with fetch + rebase and one more push; a rebase that stops or times out is aborted.
  */
 
 export interface PushInput {
@@ -21,6 +23,10 @@ export interface PushInput {
   remote: string;
   /** Message of the commit otto makes for changes the model left uncommitted. */
   message: string;
+  /** The tree before the sessions ran (snapshotTree; CLEAN_TREE for otto's own temporary worktree). */
+  baseline: TreeSnapshot;
+  /** `dir` is otto's temporary worktree with a detached HEAD at the PR's branch: push HEAD from there. */
+  detached?: boolean;
   env?: Env;
   /**
    * Called once when the rebase stops on conflicts (conflict markers in `files`): a session that
@@ -37,6 +43,8 @@ export interface PushResult {
   sha: string;
   /** Otto committed changes the model had left in the working tree. */
   committed: boolean;
+  /** Paths left uncommitted: they had the user's changes before the run and a session changed them too. */
+  kept: string[];
   rebased: boolean;
   /** What happened, for the PR document and the summary. */
   detail: string;
@@ -46,56 +54,63 @@ const REJECTED = /\[rejected\]|non-fast-forward|fetch first|Updates were rejecte
 
 export async function commitAndPush(input: PushInput): Promise<PushResult> {
   const { dir, branch, remote } = input;
-  const git = (args: string[], env: Env = {}): Promise<GitResult> => runGit(args, { cwd: dir, env: { ...(input.env ?? process.env), ...env } });
+  const git = (args: string[], env: Env = {}, input_?: string): Promise<GitResult> =>
+    runGit(args, { cwd: dir, env: { ...(input.env ?? process.env), ...env }, ...(input_ !== undefined ? { input: input_ } : {}) });
+  const run: GitRun = (args, options) => git(args, {}, options.input);
   const must = async (args: string[], env: Env = {}): Promise<string> => {
     const result = await git(args, env);
     if (result.exitCode !== 0) throw gitFailure(args, dir, result);
     return result.stdout.trim();
   };
   const head = async (): Promise<string> => (await headSha(dir, { env: input.env ?? process.env })) ?? "";
-  const base = { committed: false, rebased: false };
-
   const current = await currentBranch(dir, { env: input.env ?? process.env });
-  if (current !== branch) {
-    return { ...base, outcome: "wrong_branch", sha: await head(), detail: `${dir} has ${current ?? "a detached HEAD"} checked out, not the PR's branch '${branch}': nothing pushed.` };
+  if (input.detached ? current !== undefined : current !== branch) {
+    const expected = input.detached ? "a detached HEAD (otto's temporary worktree)" : `the PR's branch '${branch}'`;
+    return { committed: false, kept: [], rebased: false, outcome: "wrong_branch", sha: await head(), detail: `${dir} has ${current ?? "a detached HEAD"} checked out, not ${expected}: nothing pushed.` };
   }
 
-  const status = await must(["status", "--porcelain"]);
-  let committed = false;
-  if (status !== "") {
-    // A credential in the repo's otto.jsonc must not be committed.
-    await assertNoCommittedSecrets(dir, (args) => git(args));
-    await must(["add", "-A"]);
-    await must(["commit", "-q", "-m", input.message]);
-    committed = true;
-  }
+  const commit = await commitChanges(run, dir, { message: input.message, baseline: input.baseline, fix: `Fix the cause (a failing pre-commit hook, git's identity), then run the command again; the changes are still in ${dir}.` });
+  const committed = commit.sha !== undefined;
+  const base = { committed, kept: commit.kept, rebased: false };
 
   // Anything to push? The remote-tracking ref is refreshed first: the branch may have moved.
   await must(["fetch", "-q", remote, `+refs/heads/${branch}:refs/remotes/${remote}/${branch}`]);
   const ahead = Number(await must(["rev-list", "--count", `refs/remotes/${remote}/${branch}..HEAD`]));
-  if (ahead === 0) return { ...base, committed, outcome: "nothing", sha: await head(), detail: `Nothing to push: ${branch} on ${remote} already has every commit.` };
+  if (ahead === 0) return { ...base, outcome: "nothing", sha: await head(), detail: `Nothing to push: ${branch} on ${remote} already has every commit.` };
 
   const push = (): Promise<GitResult> => git(["push", "--porcelain", remote, `HEAD:refs/heads/${branch}`]);
   const first = await push();
-  if (first.exitCode === 0) return { ...base, committed, outcome: "pushed", sha: await head(), detail: `Pushed ${ahead} commit(s) to ${remote}/${branch}.` };
+  if (first.exitCode === 0) return { ...base, outcome: "pushed", sha: await head(), detail: `Pushed ${ahead} commit(s) to ${remote}/${branch}.` };
   if (!REJECTED.test(first.stderr + first.stdout)) throw gitFailure(["push", remote, `HEAD:refs/heads/${branch}`], dir, first);
 
   // The branch moved under us: replay our commits on top of it, once.
   await must(["fetch", "-q", remote, `+refs/heads/${branch}:refs/remotes/${remote}/${branch}`]);
-  const rebase = await git(["rebase", `refs/remotes/${remote}/${branch}`]);
+  // No --autostash: the PR flows run in a tree that was clean (or otto's temporary worktree); any
+  // edit of the user's that is still there makes git refuse the rebase, and nothing is touched.
+  const rebase = await abortOnTimeout(git, () => git(["rebase", `refs/remotes/${remote}/${branch}`]));
   if (rebase.exitCode !== 0) {
-    const resolved = await resolveRebase(input, git, must);
+    const resolved = await abortOnTimeout(git, () => resolveRebase(input, git, must));
     if (!resolved.ok) {
       await git(["rebase", "--abort"]);
-      return { ...base, committed, rebased: false, outcome: "conflict", sha: await head(), detail: resolved.detail };
+      return { ...base, rebased: false, outcome: "conflict", sha: await head(), detail: resolved.detail };
     }
   }
   const second = await push();
-  if (second.exitCode === 0) return { ...base, committed, rebased: true, outcome: "pushed", sha: await head(), detail: `${branch} had moved on ${remote}: rebased onto it and pushed.` };
+  if (second.exitCode === 0) return { ...base, rebased: true, outcome: "pushed", sha: await head(), detail: `${branch} had moved on ${remote}: rebased onto it and pushed.` };
   if (REJECTED.test(second.stderr + second.stdout)) {
-    return { ...base, committed, rebased: true, outcome: "rejected", sha: await head(), detail: `${remote} rejected the push to ${branch} again after a rebase (the branch keeps moving); nothing was forced.` };
+    return { ...base, rebased: true, outcome: "rejected", sha: await head(), detail: `${remote} rejected the push to ${branch} again after a rebase (the branch keeps moving); nothing was forced.` };
   }
   throw gitFailure(["push", remote, `HEAD:refs/heads/${branch}`], dir, second);
+}
+
+/** A rebase stopped by a timeout is aborted, so the tree is not left mid-rebase; the timeout is still the error. */
+async function abortOnTimeout<T>(git: (args: string[]) => Promise<GitResult>, step: () => Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (error) {
+    if (isOttoError(error) && error.code === "git_timeout") await git(["rebase", "--abort"]).catch(() => undefined);
+    throw error;
+  }
 }
 
 async function conflicted(git: (args: string[]) => Promise<GitResult>): Promise<string[]> {
@@ -117,7 +132,8 @@ async function resolveRebase(
   if (!resolved || unresolved.length > 0) {
     return { ok: false, detail: `The conflict-resolution session did not resolve ${describe(unresolved.length > 0 ? unresolved : files)}; rebase aborted, nothing pushed.` };
   }
-  await must(["add", "-A"]);
+  // Only the files that were in conflict: anything else in the tree is not the resolution's.
+  if (files.length > 0) await must(["--literal-pathspecs", "add", "--", ...files]);
   if ((await conflicted(git)).length > 0) return { ok: false, detail: `Conflicts remain in ${describe(await conflicted(git))}; rebase aborted, nothing pushed.` };
   // GIT_EDITOR=true keeps the commit messages as they are; the session may also have continued it.
   const inProgress = (await git(["rev-parse", "-q", "--verify", "REBASE_HEAD"])).exitCode === 0;

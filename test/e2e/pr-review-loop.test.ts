@@ -202,9 +202,7 @@ describe("/pr-review --loop (real OpenCode, scripted reviewer models, fake GitHu
     expect(await loop()).toMatch(/^Error: Invalid otto config \(1 problem\):[\s\S]*models\.reviewers/);
     ws.writeOttoConfig(config, "user");
 
-    ws.writeFiles({ "greet.txt": "uncommitted\n" });
-    expect(await loop()).toMatch(/has uncommitted changes[\s\S]*\nNext step: Commit or stash them/);
-    await ws.repo.git(["checkout", "-q", "--", "greet.txt"]);
+    // Uncommitted changes are no longer a refusal: the loop works in a temporary worktree (docs/pr-review-loop.md).
     await ws.repo.git(["checkout", "-q", "main"]);
     expect(await loop()).toMatch(/has 'main' checked out, not the PR's branch 'feature\/greet'\.\nNext step: Run git -C .* checkout feature\/greet/);
     await ws.repo.git(["checkout", "-q", BRANCH]);

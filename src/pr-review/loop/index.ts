@@ -53,8 +53,14 @@ export async function runReviewLoop(input: ReviewLoopInput): Promise<string> {
     reviewTimeoutMs: parseDuration(config.spec.stage_timeout),
   };
   // The fix and comment flows (the watcher, another OpenCode) edit and push in this tree too: one job at a time.
-  const held = await withWorkLock(setup.dir, `the review loop of PR #${setup.pr.number} (/pr-review --loop)`, () => runRounds(ctx, (message) => input.progress(message)), { env: input.runtime.env });
-  if (held.busy) throw workTreeBusy(setup.dir, held.holder, "run /pr-review --loop again");
+  let held;
+  try {
+    held = await withWorkLock(setup.checkoutDir, `the review loop of PR #${setup.pr.number} (/pr-review --loop)`, () => runRounds(ctx, (message) => input.progress(message)), { env: input.runtime.env });
+  } finally {
+    const problem = await setup.release();
+    if (problem) input.runtime.log.log("warn", problem);
+  }
+  if (held.busy) throw workTreeBusy(setup.checkoutDir, held.holder, "run /pr-review --loop again");
   const result = held.value;
   const links = await findLinks(setup, result.rounds);
   const summary = renderSummary({ pr: setup.pr, ...result, notes: setup.notes, links });

@@ -1,8 +1,8 @@
 import { OttoError, type Env } from "../../core/index.ts";
 import type { Runtime } from "../../runtime.ts";
 import type { Config } from "../../config/index.ts";
-import { createPrContext, locatePr, originUrl, type PrBackend, type PrInfo } from "../../pr/index.ts";
-import { currentBranch, readStatus, runGit } from "../../workspace/index.ts";
+import { createPrContext, locatePr, openPrTree, originUrl, type PrBackend, type PrInfo } from "../../pr/index.ts";
+import { currentBranch, runGit, type TreeSnapshot } from "../../workspace/index.ts";
 import { mapPrToWorkdir, repoUrlOfPr } from "../../repo/index.ts";
 import { parseModel, resolveRoleModel, type ModelRef } from "../../session/index.ts";
 import { refuseUnpushed } from "../../workspace/index.ts";
@@ -12,8 +12,16 @@ export interface LoopSetup {
   config: Config;
   backend: PrBackend;
   pr: PrInfo;
-  /** The PR branch's working tree. */
+  /** Where the loop reviews and fixes: the PR's checkout, or otto's temporary worktree of the PR branch when the checkout is dirty. */
   dir: string;
+  /** The PR's checkout (its work lock keeps the other PR flows out while the loop runs). */
+  checkoutDir: string;
+  /** The tree before the fix sessions ran: a commit takes only what changed since. */
+  baseline: TreeSnapshot;
+  /** `dir` is otto's temporary worktree (detached HEAD). */
+  detached: boolean;
+  /** Removes the temporary worktree; says what it could not remove. */
+  release: () => Promise<string | undefined>;
   remote: string;
   /** What reviewers diff against: `<remote>/<target>` once fetched, else the target's name. */
   targetRef: string;
@@ -120,14 +128,40 @@ export async function preflight(input: PreflightInput): Promise<LoopSetup> {
   // An otto job (a fix, a comment answer) at work there leaves the tree dirty for a while: say so, not "stash it".
   const lock = await workLockHolder(work.dir, { env });
   if (lock.busy) throw workTreeBusy(work.dir, lock.holder, "run /pr-review --loop again");
-  const status = await readStatus(work.dir, { env });
-  if (status.dirty) {
+  // A dirty checkout is the user's work: the loop runs in a temporary worktree instead (hands-off: not at all).
+  const tree = await openPrTree({ dir: work.dir, remote: work.remote, strategy: work.strategy, branch: pr.sourceBranch, env, label: `otto-loop-${pr.number}` });
+  if (tree.kind === "deferred") {
     throw new OttoError(
       "loop_dirty",
-      `${work.dir} has uncommitted changes; the loop commits whatever the fix agent changes, so it starts from a clean tree:\n${status.changes.slice(0, 10).map((c) => `  ${c}`).join("\n")}`,
+      `${work.dir} (hands-off) has uncommitted changes; otto does not touch that checkout, not even with a worktree of its own:\n${tree.changes.slice(0, 10).map((c) => `  ${c}`).join("\n")}`,
       `Commit or stash them (git -C ${work.dir} stash -u), then run the command again.`,
     );
   }
+  if (tree.temporary) notes.push(`working ${tree.how}`);
+  try {
+    return await finishPreflight({ config, backend, pr, reviewers, analyzer, fixModel: fixRole.model, secrets: ctx.loaded.secrets, notes, env, remote: work.remote, checkoutDir: work.dir, tree });
+  } catch (error) {
+    await tree.release();
+    throw error;
+  }
+}
+
+async function finishPreflight(input: {
+  config: Config;
+  backend: PrBackend;
+  pr: PrInfo;
+  reviewers: ModelRef[];
+  analyzer: ModelRef;
+  fixModel: ModelRef;
+  secrets: string[];
+  notes: string[];
+  env: Env;
+  remote: string;
+  checkoutDir: string;
+  tree: { dir: string; baseline: TreeSnapshot; temporary: boolean; release: () => Promise<string | undefined> };
+}): Promise<LoopSetup> {
+  const { config, backend, pr, reviewers, analyzer, fixModel, notes, env, tree } = input;
+  const work = { dir: tree.dir, remote: input.remote };
   // A fork's branch is not on the remote that matched the PR's repository; otherwise a dry-run
   // push decides (credentials, branch protection), also when the provider does not say.
   const push = pr.fork === true
@@ -142,13 +176,17 @@ export async function preflight(input: PreflightInput): Promise<LoopSetup> {
     backend,
     pr,
     dir: work.dir,
+    checkoutDir: input.checkoutDir,
+    baseline: tree.baseline,
+    detached: tree.temporary,
+    release: tree.release,
     remote: work.remote,
     reviewers,
     analyzer,
-    fixModel: fixRole.model,
+    fixModel,
     canPush: push.canPush,
     ...(push.blocker ? { pushBlocker: push.blocker } : {}),
-    secrets: ctx.loaded.secrets,
+    secrets: input.secrets,
     notes,
   };
 }

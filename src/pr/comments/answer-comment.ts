@@ -4,7 +4,7 @@ import { renderPrompt } from "../../prompts/index.ts";
 import { headSha, isDirty } from "../../workspace/index.ts";
 import { formatModel, type ModelRef, type SessionRunner } from "../../session/index.ts";
 import type { PrBackend } from "../backend.ts";
-import { commitAndPush } from "../../workspace/index.ts";
+import { CLEAN_TREE, commitAndPush } from "../../workspace/index.ts";
 import { resolveConflicts } from "../resolve-conflicts.ts";
 import { sanitizeForPost } from "../sanitize.ts";
 import type { PrComment, PrInfo } from "../types.ts";
@@ -98,6 +98,8 @@ export async function answerComment(deps: AnswerDeps, input: AnswerInput): Promi
       branch: work.branch,
       remote: work.remote,
       message,
+      baseline: work.baseline ?? CLEAN_TREE,
+      detached: work.detached ?? false,
       env: deps.env,
       // The branch moved and the rebase stopped: one resolution session, as in the fix flow.
       resolveConflicts: ({ files }) => {

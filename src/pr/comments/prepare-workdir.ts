@@ -2,7 +2,8 @@ import { OttoError, type Env } from "../../core/index.ts";
 import type { Repo } from "../../config/index.ts";
 import { headSha, isDirty, readStatus, runGit } from "../../workspace/index.ts";
 import { mapPrToWorkdir, repoUrlOfPr } from "../../repo/index.ts";
-import { refuseUnpushed } from "../../workspace/index.ts";
+import { refuseUnpushed, type TreeSnapshot } from "../../workspace/index.ts";
+import { openPrTree, type PrTreeInput } from "../pr-tree.ts";
 import type { PrInfo } from "../types.ts";
 
 /*
@@ -16,6 +17,12 @@ export interface PrWork {
   /** The git remote that holds the PR's branch. */
   remote: string;
   branch: string;
+  /** How the PR's checkout was found (hands-off: otto never adds a worktree there). */
+  strategy?: PrTreeInput["strategy"];
+  /** The tree before the sessions ran (clean): a fix commits only what changed since. */
+  baseline?: TreeSnapshot;
+  /** otto's temporary worktree of the PR branch (detached HEAD), used because the checkout is dirty. */
+  detached?: boolean;
 }
 
 export async function prepareWorkdir(input: { pr: PrInfo; repos: readonly Repo[]; cwd: string; env: Env }): Promise<PrWork> {
@@ -33,13 +40,37 @@ export async function locateWorkdir(input: { pr: PrInfo; repos: readonly Repo[];
       `git -C ${workdir.dir} switch ${pr.sourceBranch}, or track the repo with /otto-repo add (worktree strategy) so otto uses a worktree of its own.`,
     );
   }
-  return { dir: workdir.dir, remote: workdir.remote, branch: pr.sourceBranch };
+  return { dir: workdir.dir, remote: workdir.remote, branch: pr.sourceBranch, strategy: workdir.strategy };
+}
+
+/**
+ * Where the answers are made: the checkout when it is clean, else a temporary worktree of the PR
+ * branch (the user's uncommitted work is never touched); a dirty hands-off checkout waits for the
+ * person (worktree_dirty, retried without counting). `release` removes a temporary worktree.
+ */
+export async function openWorkTree(located: PrWork, env: Env, label: string): Promise<{ work: PrWork; release: () => Promise<string | undefined> }> {
+  const tree = await openPrTree({ dir: located.dir, remote: located.remote, strategy: located.strategy ?? "cwd", branch: located.branch, env, label });
+  if (tree.kind === "deferred") {
+    throw new OttoError(
+      "worktree_dirty",
+      `The PR's checkout ${located.dir} (hands-off) has uncommitted changes (${tree.changes.slice(0, 5).join(", ")}); otto did not touch it.`,
+      `Commit or stash them (git -C ${located.dir} stash -u); the next cycle answers the comments.`,
+    );
+  }
+  const work = { ...located, dir: tree.dir, baseline: tree.baseline, detached: tree.temporary };
+  try {
+    return { work: await readyWorkdir(work, env), release: tree.release };
+  } catch (error) {
+    await tree.release();
+    throw error;
+  }
 }
 
 /** Checks the located tree is clean and fast-forwards it to the remote branch when it can. */
 export async function readyWorkdir(workdir: PrWork, env: Env): Promise<PrWork> {
   const git = { env };
   const pr = { sourceBranch: workdir.branch };
+  // openWorkTree hands over a clean tree; a dirty one here means someone started editing meanwhile.
   if (await isDirty(workdir.dir, git)) {
     const status = await readStatus(workdir.dir, git);
     throw new OttoError(

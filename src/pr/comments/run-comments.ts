@@ -12,7 +12,7 @@ import { isOttoComment, unhandledComments } from "../watch/plan.ts";
 import { answerComment, type AnswerDeps } from "./answer-comment.ts";
 import { recordComments, type HistoryEntry } from "./comment-history.ts";
 import { RESOLUTION, type Decision } from "./decision.ts";
-import { discardChanges, locateWorkdir, readyWorkdir, type PrWork } from "./prepare-workdir.ts";
+import { discardChanges, locateWorkdir, openWorkTree, type PrWork } from "./prepare-workdir.ts";
 import { describeHolder, withWorkLock } from "../../workspace/index.ts";
 import { resolveTrust } from "./resolve-trust.ts";
 import { botKind, isMine, reviewerComments, selectComments, threadOf, type BotPolicy, type SkipReason } from "./select-comments.ts";
@@ -180,16 +180,31 @@ async function answerAll(
     me: string | undefined;
   },
 ): Promise<void> {
-  const { pr, backend, doc, comments, handle, record, report } = input;
+  const { pr } = input;
   let work: PrWork;
   let model: ModelRef;
+  let release: () => Promise<string | undefined> = async () => undefined;
   try {
-    work = await readyWorkdir(input.located, deps.env);
+    ({ work, release } = await openWorkTree(input.located, deps.env, `otto-comments-${pr.number}`));
     model = await deps.model();
   } catch (error) {
+    await release();
     await input.setupFailed(error);
     return;
   }
+  try {
+    await answerEach(deps, { ...input, work, model });
+  } finally {
+    const problem = await release();
+    if (problem) deps.log("warn", problem);
+  }
+}
+
+async function answerEach(
+  deps: CommentFlowDeps,
+  input: { pr: PrInfo; backend: PrBackend; doc: PrDocument; comments: PrComment[]; handle: PrComment[]; record: Recorder; report: CommentPassReport; me: string | undefined; work: PrWork; model: ModelRef },
+): Promise<void> {
+  const { pr, backend, doc, comments, handle, record, report, work, model } = input;
   const answerDeps: AnswerDeps = {
     sessions: deps.sessions,
     model,

@@ -2,7 +2,7 @@ import { redact, type Env } from "../../core/index.ts";
 import { runChecks, type CheckResult } from "../../workspace/index.ts";
 import { runGit } from "../../workspace/index.ts";
 import type { ModelRef } from "../../session/index.ts";
-import type { commitAndPush } from "../../workspace/index.ts";
+import type { commitAndPush, TreeSnapshot } from "../../workspace/index.ts";
 import type { PrInfo } from "../types.ts";
 import { commitMessage, type AttemptOutcome } from "./decide.ts";
 import { resolveConflicts } from "../resolve-conflicts.ts";
@@ -21,6 +21,10 @@ export interface AttemptInput {
   pr: PrInfo;
   key: string;
   remote: string;
+  /** The tree before the sessions ran: only what changed since is committed. */
+  baseline: TreeSnapshot;
+  /** The tree is otto's temporary worktree (detached HEAD). */
+  detached: boolean;
   summary: string;
   previous?: string | undefined;
   attempt: number;
@@ -90,6 +94,8 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
     branch: pr.sourceBranch,
     remote: input.remote,
     message,
+    baseline: input.baseline,
+    detached: input.detached,
     env: input.env,
     resolveConflicts: async ({ files }) => {
       input.progress(`otto pr fix: resolving rebase conflicts in ${files.join(", ")}`);

@@ -47,7 +47,7 @@ export interface FixInput {
   trigger: Trigger;
 }
 
-export type FixResult = "pushed" | "rerun" | "gave_up" | "stopped" | "refused" | "busy" | "human";
+export type FixResult = "pushed" | "rerun" | "gave_up" | "stopped" | "refused" | "busy" | "deferred" | "human";
 
 export interface FixOutcome {
   key: string;

@@ -1,8 +1,9 @@
 import fs from "node:fs/promises";
 import { OttoError, formatError, redact, type Env } from "../../core/index.ts";
 import { parseDuration } from "../../config/index.ts";
-import { mapPrToWorkdir, repoUrlOfPr } from "../../repo/index.ts";
-import { runGit } from "../../workspace/index.ts";
+import { mapPrToWorkdir, repoUrlOfPr, type PrWorkdir } from "../../repo/index.ts";
+import { deferredText, openPrTree } from "../pr-tree.ts";
+import { runGit, type TreeSnapshot } from "../../workspace/index.ts";
 import { commitAndPush } from "../../workspace/index.ts";
 import { refuseUnpushed } from "../../workspace/index.ts";
 import { describeHolder, withWorkLock } from "../../workspace/index.ts";
@@ -70,7 +71,7 @@ async function fixClaimed(flow: Flow, claimed: PrDocument): Promise<FixOutcome> 
   }
   // Another job (the comment flow, the review loop, another process's fix) may be editing this tree.
   const owner = `the fix flow of ${flow.key} (${input.trigger === "manual" ? "/otto-pr fix" : "PR watcher"})`;
-  const held = await withWorkLock(workdir.dir, owner, () => fixInTree(flow, claimed, workdir, models), { env: deps.env, now: () => deps.now() });
+  const held = await withWorkLock(workdir.dir, owner, () => fixInCheckout(flow, claimed, workdir, models), { env: deps.env, now: () => deps.now() });
   if (!held.busy) return held.value;
   // Not an attempt: the PR goes back to watching, so the next poll sees the failure again and hands it back.
   const holder = describeHolder(held.holder);
@@ -83,10 +84,50 @@ async function fixClaimed(flow: Flow, claimed: PrDocument): Promise<FixOutcome> 
   );
 }
 
-async function fixInTree(flow: Flow, claimed: PrDocument, workdir: { dir: string; remote: string }, models: FixModels): Promise<FixOutcome> {
+/**
+ * The user's uncommitted work is never touched: a dirty checkout gets the fix in a temporary
+ * worktree (removed afterwards, whatever happens), or, hands-off, no fix at all until it is clean.
+ */
+async function fixInCheckout(flow: Flow, claimed: PrDocument, workdir: PrWorkdir, models: FixModels): Promise<FixOutcome> {
   const { deps, input } = flow;
   const { pr } = input;
-  await syncBranch(workdir.dir, workdir.remote, pr.sourceBranch, deps.env);
+  const tree = await openPrTree({ dir: workdir.dir, remote: workdir.remote, strategy: workdir.strategy, branch: pr.sourceBranch, env: deps.env, label: `otto-fix-${pr.number}` });
+  if (tree.kind === "deferred") return deferDirty(flow, tree);
+  if (tree.temporary) flow.progress(`otto pr fix: working ${tree.how}`);
+  try {
+    // The checkout itself is brought up to the PR's head; a temporary worktree already is there.
+    if (!tree.temporary) await syncBranch(workdir.dir, workdir.remote, pr.sourceBranch, deps.env);
+    return await fixInTree(flow, claimed, { dir: tree.dir, remote: workdir.remote, baseline: tree.baseline, detached: tree.temporary }, models);
+  } finally {
+    const problem = await tree.release();
+    if (problem) deps.log("warn", problem);
+  }
+}
+
+/** Hands-off and dirty: nothing runs; noted in the PR document, and a person told once per head commit. */
+async function deferDirty(flow: Flow, tree: { dir: string; changes: string[] }): Promise<FixOutcome> {
+  const { input } = flow;
+  const { pr } = input;
+  const { title, text } = deferredText(pr, tree, `/otto-pr fix ${input.doc.data.id}`);
+  const notify = input.doc.data.human_sha !== pr.headSha;
+  await flow.record({
+    data: { status: "watching", fix_started: undefined, ...(notify ? { human_sha: pr.headSha } : {}) },
+    log: [`fixing → watching: not fixed: ${text}`],
+  });
+  if (notify) await flow.notifyHuman(title, text);
+  return flow.outcome("deferred", `${title}.`, text);
+}
+
+interface FixTree {
+  dir: string;
+  remote: string;
+  baseline: TreeSnapshot;
+  detached: boolean;
+}
+
+async function fixInTree(flow: Flow, claimed: PrDocument, workdir: FixTree, models: FixModels): Promise<FixOutcome> {
+  const { deps, input } = flow;
+  const { pr } = input;
 
   flow.progress(`otto pr fix: downloading the logs of ${flow.failedChecks.join(", ")}`);
   const logs = await collectLogs({ backend: input.backend, pr, key: flow.key, checks: input.pipeline.checks, dir: workdir.dir, storeDir: deps.store.dir, secrets: deps.secrets, env: deps.env, ...(deps.signal ? { signal: deps.signal } : {}) });
@@ -118,6 +159,8 @@ async function fixInTree(flow: Flow, claimed: PrDocument, workdir: { dir: string
       pr,
       key: flow.key,
       remote: workdir.remote,
+      baseline: workdir.baseline,
+      detached: workdir.detached,
       summary: flow.summary,
       previous,
       attempt,
@@ -154,7 +197,7 @@ async function syncBranch(dir: string, remote: string, branch: string, env: Env)
   // No forced refspec: if the branch was rewritten on the server, the sync is skipped and the push's rebase deals with it.
   const fetched = await runGit(["fetch", "-q", remote, `refs/heads/${branch}:refs/remotes/${remote}/${branch}`], { cwd: dir, env });
   if (fetched.exitCode !== 0) return;
-  // Best effort: a dirty tree is left to commitAndPush.
+  // Best effort (the tree is clean here: a dirty checkout gets a temporary worktree instead).
   await runGit(["merge", "--ff-only", "-q", `refs/remotes/${remote}/${branch}`], { cwd: dir, env });
   await refuseUnpushed({ dir, remote, branch, env });
 }

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import fs from "node:fs";
 import path from "node:path";
 import { executeSpec, lockRun, parseTrailers, runOneTask } from "../../../src/execute/index.ts";
+import { openBaseline } from "../../../src/execute/baseline.ts";
 import { git } from "../../support/git.ts";
 import { tasksMd } from "../../e2e/execute/kinds.ts";
 import { envelope, SLUG, useFakeExecute, statuses, of } from "./fake-execute.ts";
@@ -83,16 +84,22 @@ describe("executeSpec: done criteria, gates and recovery", () => {
     expect(await f.status()).toBe("");
   });
 
-  it("includes changes present before the run (dirty state) in phase 1's commit", async () => {
-    const f = await setup(ONE, () => undefined, QUIET);
+  it("commits only the run's changes: the user's uncommitted edits stay uncommitted, a file both changed is left and reported", async () => {
+    const f = await setup(ONE, (call) => (call.kind === "execute-task" ? (f.write("src/t1.txt", "x\n"), f.write("shared.txt", "user's line\nsession's line\n"), { text: "Wrote it." }) : undefined), QUIET);
     f.write("notes/untracked.txt", "left by the user\n");
     f.write("README.md", "# project, edited\n");
-    await executeSpec(f.deps);
+    f.write("shared.txt", "user's line\n");
+    const { output } = await executeSpec(f.deps);
     const files = await git(["show", "--name-only", "--format=%s", "HEAD"], f.repoRoot);
     expect(files.split("\n")[0]).toBe(`otto(${SLUG}): phase 1: t1`);
-    expect(files).toContain("notes/untracked.txt");
-    expect(files).toContain("README.md");
-    expect(await f.status()).toBe("");
+    expect(files).toContain("src/t1.txt");
+    expect(files).toContain(`.otto/specs/${SLUG}/tasks.md`);
+    expect(files).not.toContain("notes/untracked.txt");
+    expect(files).not.toContain("README.md");
+    expect(files).not.toContain("shared.txt");
+    expect((await f.status()).split("\n").map((l) => l.trim()).sort()).toEqual(["?? notes/", "?? shared.txt", "M README.md"]);
+    expect(fs.readFileSync(path.join(f.repoRoot, "README.md"), "utf8")).toBe("# project, edited\n");
+    expect(output).toContain("Left uncommitted: shared.txt: it had your changes before the run and a session changed it too");
   });
 
   it("a phase whose tasks all completed but whose commit is missing (crash before the commit) is committed once, its tasks not run again", async () => {
@@ -101,6 +108,8 @@ describe("executeSpec: done criteria, gates and recovery", () => {
       ["t2", "completed", 1, [], "Also done"],
     ]);
     const f = await setup(tasks, () => undefined, QUIET);
+    // The crashed run had stored its baseline (the tree before its first session) in the git dir.
+    await openBaseline(f.deps.git, f.repoRoot, path.join(f.repoRoot, ".git"), SLUG);
     f.write("src/t1.txt", "work of the crashed run\n");
     const { output } = await executeSpec(f.deps);
     expect(of(f.calls, "execute-task")).toHaveLength(0);

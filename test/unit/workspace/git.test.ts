@@ -70,12 +70,16 @@ describe("runGit", () => {
     expect((await rejection(runGit(["log"], { cwd: tempDir(), env: fake.env, maxBuffer: 1000 }))).code).toBe("git_output");
   });
 
-  it("gives local reads 10 s and network or work-tree writes 30 s", () => {
+  it("gives local reads 10 s, network commands 30 s, and index or work-tree writes (hooks) 5 minutes", () => {
     expect(defaultTimeout(["status", "--porcelain=v2"])).toBe(10_000);
     expect(defaultTimeout(["rev-parse", "HEAD"])).toBe(10_000);
     expect(defaultTimeout(["fetch", "origin"])).toBe(30_000);
     expect(defaultTimeout(["push"])).toBe(30_000);
-    expect(defaultTimeout(["worktree", "add", "x"])).toBe(30_000);
+    expect(defaultTimeout(["worktree", "add", "x"])).toBe(300_000);
+    expect(defaultTimeout(["add", "--all"])).toBe(300_000);
+    expect(defaultTimeout(["--literal-pathspecs", "commit", "-q"])).toBe(300_000);
+    expect(defaultTimeout(["rebase", "origin/x"])).toBe(300_000);
+    expect(defaultTimeout(["commit"], { work: 50 })).toBe(50);
     expect(defaultTimeout(["-C", "/x", "-c", "a=b", "fetch"])).toBe(30_000);
     expect(defaultTimeout(["log", "--grep", "fetch"])).toBe(10_000);
   });

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { commitAndPush } from "../../../src/workspace/index.ts";
+import { CLEAN_TREE, commitAndPush, runGit, snapshotTree } from "../../../src/workspace/index.ts";
 import { git, gitEnv, type Repo } from "../../support/git.ts";
 import { useFeatureClone } from "../pr/feature-clone.ts";
 
@@ -19,7 +19,7 @@ async function setup(files: Record<string, string> = { "a.txt": "one\ntwo\nthree
   return { repo, moveRemote };
 }
 
-const input = (repo: Repo, extra: Partial<Parameters<typeof commitAndPush>[0]> = {}) => ({ dir: repo.dir, branch: "feature", remote: "origin", message: "otto: fix CI", env: gitEnv(), ...extra });
+const input = (repo: Repo, extra: Partial<Parameters<typeof commitAndPush>[0]> = {}) => ({ dir: repo.dir, branch: "feature", remote: "origin", message: "otto: fix CI", baseline: CLEAN_TREE, env: gitEnv(), ...extra });
 
 describe("commitAndPush", () => {
   it("commits what was left uncommitted and pushes it, fast-forward", async () => {
@@ -29,6 +29,21 @@ describe("commitAndPush", () => {
     expect(result).toMatchObject({ outcome: "pushed", committed: true, rebased: false });
     expect((await repo.remoteLog("feature"))[0]).toMatchObject({ sha: result.sha, subject: "otto: fix CI" });
     expect(await repo.remoteFile("a.txt", "feature")).toBe("ONE\ntwo\nthree\n");
+  });
+
+  it("commits only what changed since the baseline: the user's edit and untracked .env are neither committed nor pushed", async () => {
+    const { repo } = await setup({ "a.txt": "one\n", "b.txt": "bee\n" });
+    fs.writeFileSync(path.join(repo.dir, "a.txt"), "the user's edit\n");
+    fs.writeFileSync(path.join(repo.dir, ".env"), "TOKEN=secret\n");
+    const baseline = await snapshotTree((args, options) => runGit(args, { ...options, env: gitEnv() }), repo.dir);
+    fs.writeFileSync(path.join(repo.dir, "b.txt"), "BEE\n");
+    const result = await commitAndPush(input(repo, { baseline }));
+    expect(result).toMatchObject({ outcome: "pushed", committed: true, kept: [] });
+    expect(await repo.remoteFile("b.txt", "feature")).toBe("BEE\n");
+    expect(await repo.remoteFile("a.txt", "feature")).toBe("one\n");
+    expect(await repo.remoteFile(".env", "feature")).toBeUndefined();
+    expect(fs.readFileSync(path.join(repo.dir, "a.txt"), "utf8")).toBe("the user's edit\n");
+    expect((await repo.git(["status", "--porcelain"])).split("\n").sort()).toEqual(["?? .env", "M a.txt"]);
   });
 
   it("says nothing to push when the remote already has everything", async () => {

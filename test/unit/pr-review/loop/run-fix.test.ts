@@ -33,6 +33,9 @@ function context(repo: Repo, act: () => void, reply: FixReply): RunContext {
     runtime: { env: gitEnv(), sessions },
     setup: {
       dir: repo.dir,
+      checkoutDir: repo.dir,
+      baseline: { entries: {} },
+      detached: false,
       remote: "origin",
       targetRef: "origin/main",
       pr: { number: 1, title: "A PR", sourceBranch: "feature" },

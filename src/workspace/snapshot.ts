@@ -1,0 +1,110 @@
+import { createHash } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import { z } from "zod";
+import { gitFailure } from "./git-errors.ts";
+import type { GitResult } from "./git.ts";
+
+/*
+ * What a checkout held before otto's sessions ran, so a commit takes only what they changed
+ * (docs/security-userwork.md). The snapshot is every path `git status` reports (modified, staged,
+ * deleted, untracked; ignored files never count) with a fingerprint of what is on disk there. After
+ * the sessions, a path whose fingerprint is the same is the user's and is not committed; a path
+ * that was clean and is now changed is the sessions'; a path that was dirty AND changed since has
+ * the user's edits mixed with a session's and is left uncommitted, and said so.
+ */
+
+/** What the helpers run git with; tests pass a counting or failing runner. */
+export type GitRun = (args: string[], options: { cwd: string; timeoutMs?: number; input?: string }) => Promise<GitResult>;
+
+/** Path (relative to the top of the work tree) → fingerprint of what was on disk. */
+export const TreeSnapshot = z.object({ entries: z.record(z.string(), z.string()) });
+export type TreeSnapshot = z.infer<typeof TreeSnapshot>;
+
+/** A snapshot of a clean tree: every change after it is the sessions'. */
+export const CLEAN_TREE: TreeSnapshot = { entries: {} };
+
+export interface TreeChanges {
+  /** Changed by the sessions only: what a commit may take. */
+  paths: string[];
+  /** Dirty before the run and changed since: the user's edits mixed with a session's, left uncommitted. */
+  kept: string[];
+  /** Dirty before the run and the same now: the user's, never committed. */
+  untouched: string[];
+}
+
+/** The paths `git status` reports, from `--porcelain=v1 -z --no-renames` (a rename is a deletion and an addition). */
+export function parsePorcelainZ(text: string): string[] {
+  return text
+    .split("\0")
+    .filter((entry) => entry.length > 3)
+    .map((entry) => entry.slice(3));
+}
+
+const STATUS = ["status", "--porcelain=v1", "-z", "--no-renames", "--untracked-files=all", "--ignore-submodules=none"];
+
+async function dirtyPaths(git: GitRun, dir: string): Promise<string[]> {
+  const result = await git(STATUS, { cwd: dir });
+  if (result.exitCode !== 0) throw gitFailure(STATUS, dir, result);
+  // Untracked directories listed whole (a nested repository) keep their trailing slash out of the key.
+  return parsePorcelainZ(result.stdout).map((p) => p.replace(/\/$/, ""));
+}
+
+/** What is on disk at `file`: absent, a symlink's target, a directory, or a file's mode and content hash. */
+export async function fingerprint(file: string): Promise<string> {
+  const stat = await fs.promises.lstat(file).catch(() => undefined);
+  if (!stat) return "absent";
+  if (stat.isSymbolicLink()) return `link:${await fs.promises.readlink(file)}`;
+  // A submodule or a nested repository: its own git knows what changed there; otto does not commit inside it.
+  if (stat.isDirectory()) return "dir";
+  const hash = createHash("sha256");
+  await new Promise<void>((resolve, reject) => {
+    fs.createReadStream(file)
+      .on("data", (chunk) => hash.update(chunk))
+      .on("end", resolve)
+      .on("error", reject);
+  });
+  return `file:${stat.mode & 0o111 ? "755" : "644"}:${hash.digest("hex")}`;
+}
+
+async function topLevel(git: GitRun, dir: string): Promise<string> {
+  const result = await git(["rev-parse", "--show-toplevel"], { cwd: dir });
+  if (result.exitCode !== 0) throw gitFailure(["rev-parse", "--show-toplevel"], dir, result);
+  return result.stdout.trim();
+}
+
+async function fingerprints(root: string, paths: readonly string[]): Promise<Record<string, string>> {
+  const entries: Record<string, string> = {};
+  for (const p of paths) entries[p] = await fingerprint(path.join(root, p));
+  return entries;
+}
+
+/** Every uncommitted path of the tree at `dir` with what is on disk there, before any session runs. */
+export async function snapshotTree(git: GitRun, dir: string): Promise<TreeSnapshot> {
+  const root = await topLevel(git, dir);
+  return { entries: await fingerprints(root, await dirtyPaths(git, root)) };
+}
+
+/** Pure: which paths changed since `before`, given what is dirty now (`after`, same keys as a snapshot). */
+export function diffSnapshots(before: TreeSnapshot, after: TreeSnapshot): TreeChanges {
+  const paths: string[] = [];
+  const kept: string[] = [];
+  const untouched: string[] = [];
+  const all = new Set([...Object.keys(before.entries), ...Object.keys(after.entries)]);
+  for (const p of [...all].sort()) {
+    // A path git no longer reports is clean: what HEAD holds.
+    const was = before.entries[p] ?? "clean";
+    const now = after.entries[p] ?? "clean";
+    if (was === now) untouched.push(p);
+    else if (was === "clean") paths.push(p);
+    else kept.push(p);
+  }
+  return { paths, kept, untouched };
+}
+
+/** What the sessions changed since `before`, and what they changed on top of the user's own edits. */
+export async function changesSince(git: GitRun, dir: string, before: TreeSnapshot): Promise<TreeChanges> {
+  const root = await topLevel(git, dir);
+  // A path dirty before and clean now counts as changed: a session reverted (or committed) the user's edit.
+  return diffSnapshots(before, { entries: await fingerprints(root, await dirtyPaths(git, root)) });
+}
