@@ -24,7 +24,8 @@ const C_ESCAPES: Record<string, string> = { "\n": "\\n", "\t": "\\t", "\r": "\\r
 function quoteWord(value: string): string {
   const escaped = value
     .replace(/[\\"]/g, (c) => `\\${c}`)
-    .replace(/[\x00-\x1f\x7f]/g, (c) => C_ESCAPES[c] ?? `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`)
+    // ASCII controls only: systemd's \xNN is a byte, and C1 controls are valid UTF-8 as they are.
+    .replace(/\p{Cc}/gu, (c) => (c.charCodeAt(0) > 0x7f ? c : (C_ESCAPES[c] ?? `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`)))
     .replace(/%/g, "%%");
   return `"${escaped}"`;
 }
@@ -50,7 +51,7 @@ const shellQuote = (value: string): string => `'${value.replace(/'/g, "'\\''")}'
  * trailing blanks are stripped, so such a path cannot be written and is refused.
  */
 function pathSetting(dir: string): string {
-  if (/[\x00-\x1f\x7f]/.test(dir) || /[\s\\]$/.test(dir) || !dir.startsWith("/")) {
+  if (/\p{Cc}/u.test(dir) || /[\s\\]$/.test(dir) || !dir.startsWith("/")) {
     throw new OttoError("watch_unit_path", `The directory ${JSON.stringify(dir)} cannot be written as a systemd WorkingDirectory= (control characters, a trailing blank or backslash, or not absolute).`, "Run /otto-pr watch install from a directory whose path has none of these, or use /otto-pr watch start --detach.");
   }
   return dir.replace(/%/g, "%%");
