@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { formatError } from "../../core/index.ts";
 import type { CycleReport } from "./cycle.ts";
 import { acquireWatcherLock, heartbeatMs, releaseWatcherLock, touchWatcherLock, type CycleSummary, type LockDeps, type WatchMode } from "./lock.ts";
+import type { BackgroundFixes } from "./fixes.ts";
 import { timerRepeat, type Clock, type Scheduled } from "./schedule.ts";
 
 export interface WatcherOptions {
@@ -12,6 +13,8 @@ export interface WatcherOptions {
   /** One cycle over every tracked PR (config is read again each time). */
   cycle(options: { force: boolean }): Promise<CycleReport>;
   log(level: "info" | "warn", message: string, extra?: Record<string, unknown>): void;
+  /** Work the cycles started that runs beside them (the fixes): cancelled by stop, awaited by a lone `once`. */
+  background?: Pick<BackgroundFixes, "idle" | "cancel" | "reopen">;
 }
 
 export interface Watcher {
@@ -123,15 +126,29 @@ export function createWatcher(options: WatcherOptions): Watcher {
     }
   }
 
-  async function stop(): Promise<void> {
-    stopBeat?.();
-    stopBeat = undefined;
-    scheduled?.stop();
-    scheduled = undefined;
-    const holder = token;
-    token = undefined;
-    mode = undefined;
-    if (holder) await releaseWatcherLock(lock, holder);
+  let stopping: Promise<void> | undefined;
+
+  /**
+   * No more ticks, then the running fixes are cancelled and waited for while the lock is still
+   * held (its heartbeat goes on), so no other watcher starts on a PR whose fix is winding down.
+   */
+  function stop(): Promise<void> {
+    stopping ??= (async () => {
+      scheduled?.stop();
+      scheduled = undefined;
+      const holder = token;
+      try {
+        await options.background?.cancel("the PR watcher is stopping");
+      } finally {
+        stopBeat?.();
+        stopBeat = undefined;
+        token = undefined;
+        mode = undefined;
+        stopping = undefined;
+        if (holder) await releaseWatcherLock(lock, holder);
+      }
+    })();
+    return stopping;
   }
 
   return {
@@ -143,10 +160,12 @@ export function createWatcher(options: WatcherOptions): Watcher {
     },
     async start(startMode) {
       if (token) return {};
+      if (stopping) await stopping;
       const holder = randomUUID();
       const result = await acquireWatcherLock(lock, { pid: options.pid, token: holder, mode: startMode, intervalMs: options.intervalMs });
       token = holder;
       mode = startMode;
+      options.background?.reopen();
       stopBeat = heartbeat(holder, () => {
         if (token === holder) void stop();
       });
@@ -165,8 +184,12 @@ export function createWatcher(options: WatcherOptions): Watcher {
       await acquireWatcherLock(lock, { pid: options.pid, token: holder, mode: "once", intervalMs: options.intervalMs });
       // A single cycle can run a long fix too: keep its lock fresh the same way.
       const cancel = heartbeat(holder, () => undefined);
+      options.background?.reopen();
       try {
-        return await serialize(() => cycleUnderLock(holder, true));
+        const report = await serialize(() => cycleUnderLock(holder, true));
+        // Nothing keeps running after a lone `once` (a headless run exits): its fixes finish inside it.
+        await options.background?.idle();
+        return report;
       } finally {
         cancel();
         await releaseWatcherLock(lock, holder);
