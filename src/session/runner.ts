@@ -5,6 +5,7 @@ import { renderPrompt } from "../prompts/index.ts";
 import { ChildSession, type ChildContext, type ChildOptions, type PromptReply } from "./child.ts";
 import { errorFromHttp } from "./errors.ts";
 import type { JsonOptions, JsonReply } from "./json.ts";
+import { ownSession } from "./permission-guard.ts";
 import { systemClock, type SessionDeps } from "./types.ts";
 
 export interface RunnerOptions {
@@ -81,11 +82,14 @@ export class SessionRunner {
       query: { directory: options.directory },
     });
     if (result.error !== undefined || !result.data) throw errorFromHttp(result.error, "create a session", { model: options.model });
+    // Its permission requests are answered by otto when nobody can (permission-guard.ts).
+    ownSession(result.data.id, options.directory, options.parentID !== undefined);
     return new ChildSession(this.#context, result.data.id, options);
   }
 
   /** A child for a session that already exists (a resumed build loop's builder); no request is made. */
   attachChild(id: string, options: ChildOptions): ChildSession {
+    ownSession(id, options.directory, options.parentID !== undefined);
     return new ChildSession(this.#context, id, options);
   }
 
