@@ -122,22 +122,25 @@ export function createWatcher(options: WatcherOptions): Watcher {
       await serialize(() => cycleUnderLock(holder, false));
     } catch (error) {
       options.log("warn", "PR watcher cycle failed", { error: formatError(error) });
-      if (lostLock(error) && token === holder) await stop();
+      if (lostLock(error) && token === holder) await stop({ lost: true });
     }
   }
 
   let stopping: Promise<void> | undefined;
 
   /**
-   * No more ticks, then the running fixes are cancelled and waited for while the lock is still
+   * No more ticks; the cycle under way ends (so none hands a failure over after the cancel and
+   * leaves it unfixed); then the running fixes are cancelled and waited for while the lock is still
    * held (its heartbeat goes on), so no other watcher starts on a PR whose fix is winding down.
    */
-  function stop(): Promise<void> {
+  function stop(how: { lost?: boolean } = {}): Promise<void> {
     stopping ??= (async () => {
       scheduled?.stop();
       scheduled = undefined;
       const holder = token;
       try {
+        // A watcher that lost its lock stops at once: the new holder polls from now on.
+        if (!how.lost) await chain;
         await options.background?.cancel("the PR watcher is stopping");
       } finally {
         stopBeat?.();
@@ -167,14 +170,14 @@ export function createWatcher(options: WatcherOptions): Watcher {
       mode = startMode;
       options.background?.reopen();
       stopBeat = heartbeat(holder, () => {
-        if (token === holder) void stop();
+        if (token === holder) void stop({ lost: true });
       });
       scheduled = options.clock.schedule(options.intervalMs, tick);
       options.log("info", `PR watcher started (${startMode}, every ${options.intervalMs} ms)`);
       void tick();
       return result;
     },
-    stop,
+    stop: () => stop(),
     async runOnce() {
       if (token) {
         const holder = token;
