@@ -10,6 +10,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { benchExecute, writeSection as writeExecuteSection } from "./execute.ts";
+import { benchPostOnce, writeSection as writePostOnceSection } from "./post-once.ts";
 import { benchPr, writeSection as writePrSection } from "./pr.ts";
 import { benchTasksFile, writeSection as writeTasksFileSection } from "./tasks-file.ts";
 import { createWorkspace, opencodeVersion, REPO_ROOT, runOpencode, startModelServer, text, type ModelServer, type Workspace } from "../test/support/index.ts";
@@ -107,6 +108,9 @@ async function main(): Promise<void> {
     const pr = await benchPr((line) => process.stdout.write(`${line}\n`));
     writePrSection(pr);
     process.stdout.write(`\n${pr}`);
+    const postOnce = await benchPostOnce((line) => process.stdout.write(`${line}\n`));
+    writePostOnceSection(postOnce);
+    process.stdout.write(`\n${postOnce}`);
     const tasksFile = await benchTasksFile((line) => process.stdout.write(`${line}\n`));
     writeTasksFileSection(tasksFile);
     process.stdout.write(`\n${tasksFile}`);

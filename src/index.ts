@@ -4,7 +4,9 @@ import { formatError } from "./core/errors.ts";
 import type { CrewService } from "./crew/index.ts";
 import { crewMayExist } from "./host/crew-present.ts";
 import { registerOtto } from "./host/register.ts";
+import { hostKind } from "./pr/watch/host.ts";
 import { createRuntime } from "./runtime.ts";
+import { permissionGuard } from "./session/permission-guard.ts";
 import { buildTools } from "./tools/index.ts";
 
 /**
@@ -30,6 +32,9 @@ export const OttoPlugin: Plugin = async (input) => {
       loadCrew().then((loaded) => loaded.onEvent(event), report("crew event"));
     }
   });
+
+  // Otto's child sessions never wait on a permission prompt nobody can answer (OpenCode 1.18 does not call `permission.ask`).
+  events.on(permissionGuard({ client: input.client, log, headless: hostKind() !== "tui" }));
 
   // A headless `opencode serve` started by `/otto-pr watch start --detach` (or the systemd unit)
   // carries OTTO_WATCH=1: only then does otto start its PR watcher on load. autostart never throws.

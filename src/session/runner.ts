@@ -7,6 +7,7 @@ import type { renderPrompt } from "../prompts/index.ts";
 import type { Runtime } from "../runtime.ts";
 import type { ChildContext, ChildOptions, ChildSession, PromptReply } from "./child.ts";
 import type { JsonOptions, JsonReply } from "./json.ts";
+import { ownSession } from "./permission-guard.ts";
 import type { SessionDeps } from "./types.ts";
 
 export interface RunnerOptions {
@@ -97,11 +98,14 @@ export class SessionRunner {
     });
     const { context, Child } = await this.#load();
     if (result.error !== undefined || !result.data) throw (await import("./errors.ts")).errorFromHttp(result.error, "create a session", { model: options.model });
+    // Its permission requests are answered by otto when nobody can (permission-guard.ts).
+    ownSession(result.data.id, options.directory, options.parentID !== undefined);
     return new Child(context, result.data.id, options);
   }
 
   /** A child for a session that already exists (a resumed build loop's builder); no request is made. */
   async attachChild(id: string, options: ChildOptions): Promise<ChildSession> {
+    ownSession(id, options.directory, options.parentID !== undefined);
     const { context, Child } = await this.#load();
     return new Child(context, id, options);
   }

@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { replyBody } from "../../src/pr/comments/index.ts";
+import { stripPostMarkers } from "../../src/pr/post-once.ts";
 import { assertPluginLoaded, slashCommand, text, toolCall, useE2E, type E2E, type ScriptEntry, type Workspace } from "../support/index.ts";
 import { ottoPr, useForges, type Forges } from "./pr/forges.ts";
 
@@ -111,14 +112,15 @@ describe("answering reviewer comments on tracked PRs (real OpenCode, fake forges
     const sha = remote[0]?.sha ?? "";
 
     const replies = f.gh.state.reviewComments.filter((c) => c.in_reply_to_id !== undefined && c.user.login === "otto-bot");
-    const replyTo = (id: number) => replies.filter((r) => r.in_reply_to_id === id).map((r) => r.body);
+    // Each post ends with its own post marker (src/pr/post-once.ts): compared without it.
+    const replyTo = (id: number) => replies.filter((r) => r.in_reply_to_id === id).map((r) => stripPostMarkers(r.body));
     expect(replyTo(agree.id)).toEqual([`<!-- otto -->\n<!-- otto:reply:review-${agree.id}:AGREE -->\nFixed in ${sha.slice(0, 7)}: The rate is now the named constant \`VAT\`.`]);
     expect(replyTo(wontFix.id)).toHaveLength(1);
     expect(replyTo(wontFix.id)[0]).toContain("Out of scope for this PR.");
     // Only the reply posted before the crash: not answered twice.
     expect(replyTo(crashed.id)).toHaveLength(1);
     const conversation = f.gh.state.comments.filter((c) => c.user.login === "otto-bot" && c.body.includes("<!-- otto -->"));
-    expect(conversation.map((c) => c.body)).toEqual([`> @alice wrote:\n> Why is there no cache for totals?\n\n<!-- otto -->\n<!-- otto:reply:issue-${byDesign.id}:BY_DESIGN -->\nA total is one multiplication; a cache would cost more than it saves.`]);
+    expect(conversation.map((c) => stripPostMarkers(c.body))).toEqual([`> @alice wrote:\n> Why is there no cache for totals?\n\n<!-- otto -->\n<!-- otto:reply:issue-${byDesign.id}:BY_DESIGN -->\nA total is one multiplication; a cache would cost more than it saves.`]);
     // Threads resolved: the answered ones and the recovered one (its crash may have come before resolving).
     for (const c of [agree, wontFix, crashed]) expect(f.gh.state.threads.get(c.thread)?.resolved, c.body).toBe(true);
     expect(f.gh.calls.filter((c) => c.path.endsWith("graphql") && JSON.stringify(c.body).includes("resolveReviewThread")).length).toBeGreaterThanOrEqual(3);
@@ -226,7 +228,7 @@ describe("answering reviewer comments on tracked PRs (real OpenCode, fake forges
 
     expect(await ottoPr(client, "watch once")).toMatch(/1 PR\(s\) in [\d.]+ s, 0 error\(s\)/);
     const status = (t: { id: number }) => f.ado.state.threads.find((x) => x.id === t.id)?.status;
-    const ottoReplies = (t: { id: number }) => (f.ado.state.threads.find((x) => x.id === t.id)?.comments ?? []).filter((c) => c.author.displayName === "Otto Bot").map((c) => c.content);
+    const ottoReplies = (t: { id: number }) => (f.ado.state.threads.find((x) => x.id === t.id)?.comments ?? []).filter((c) => c.author.displayName === "Otto Bot").map((c) => stripPostMarkers(c.content));
     expect([status(agree), status(byDesign), status(wontFix), status(merlinOff), status(crashed)]).toEqual(["fixed", "byDesign", "wontFix", "active", "wontFix"]);
     const remote = await ws.repo.remoteLog("feature/30");
     expect(remote[1]?.sha).toBe(before);

@@ -7,7 +7,15 @@ import type net from "node:net";
  * of them, deterministically (seeded), so tests can assert what the client did about it.
  */
 
-export type FaultKind = "500" | "timeout" | "rate_limit";
+/**
+ * "500", "timeout" and "rate_limit" fail before the request is applied; "timeout_after" and
+ * "500_after" apply it (a write happens) and then hang or answer 500, as a proxy or a slow server
+ * can: the client cannot tell whether its write was applied.
+ */
+export type FaultKind = "500" | "timeout" | "rate_limit" | "timeout_after" | "500_after";
+
+/** The faults answered with a reply of the fake's own. */
+export type ReplyFault = Exclude<FaultKind, "timeout" | "timeout_after" | "500_after">;
 
 export interface FaultPlan {
   /** Share of matching requests that fail, 0..1. */
@@ -68,7 +76,7 @@ export interface FakeHttp {
 export interface FakeHttpOptions {
   handle(request: IncomingRequest): Reply | Promise<Reply>;
   /** The reply for an injected server error or rate limit. */
-  faultReply(kind: Exclude<FaultKind, "timeout">): Reply;
+  faultReply(kind: ReplyFault): Reply;
   /** How long a "timeout" fault holds the request before dropping the connection (default 3 s). */
   hangMs?: number;
 }
@@ -127,13 +135,16 @@ export async function startFakeHttp(options: FakeHttpOptions): Promise<FakeHttp>
       calls.push(call);
       const fault = pickFault(method, url.pathname, `${method} ${url.pathname}${url.search}`);
       if (fault) call.fault = fault;
-      if (fault === "timeout") {
+      const apply = () => options.handle({ method, path: url.pathname, query: url.searchParams, headers, body });
+      if (fault === "timeout" || fault === "timeout_after") {
+        if (fault === "timeout_after") await Promise.resolve(apply()).catch(() => undefined);
         setTimeout(() => req.socket.destroy(), options.hangMs ?? 3_000).unref();
         return;
       }
       let reply: Reply;
       try {
-        reply = fault ? options.faultReply(fault) : await options.handle({ method, path: url.pathname, query: url.searchParams, headers, body });
+        if (fault === "500_after") await apply();
+        reply = fault ? options.faultReply(fault === "500_after" ? "500" : fault) : await apply();
       } catch (error) {
         reply = { status: 500, body: { message: `fake server bug: ${error instanceof Error ? error.stack : String(error)}` } };
       }

@@ -24,6 +24,7 @@ import {
   type TimelineRecord,
 } from "./map.ts";
 import { runAdoWorkflow } from "./workflow.ts";
+import { postOnce, withPostMarker } from "../post-once.ts";
 
 /** Teams and members read per request; the APIs default to 100. */
 const PAGE = 1000;
@@ -87,6 +88,30 @@ export function createAdoBackend(deps: BackendDeps): PrBackend {
     const { project } = adoParts(pr);
     return `${seg(project)}/_apis/git/repositories/${pr.meta.repositoryId ?? ""}/pullRequests/${pr.number}/threads`;
   };
+
+  /** Whether any comment of the PR's threads carries `marker` (deleted ones too: they were posted). */
+  const threadsHave = async (pr: PrInfo, marker: string): Promise<boolean> => {
+    const threads = await http(adoParts(pr).org).json<List<ThreadPayload>>(threadsPath(pr));
+    return threads.value.some((t) => t.comments.some((c) => (c.content ?? "").includes(marker)));
+  };
+  /** Every thread or comment otto creates goes through postOnce: POSTs are not retried by the client. */
+  const post = (pr: PrInfo, write: (marker: string) => Promise<unknown>): Promise<void> =>
+    postOnce({
+      write: async (marker) => {
+        await write(marker);
+      },
+      find: (marker) => threadsHave(pr, marker),
+      sleep: deps.sleep,
+      settleMs: deps.retryBaseMs,
+      log: (message) => deps.log(`${pr.url}: ${message}`),
+    }).then(() => undefined);
+  const postThread = (pr: PrInfo, content: string, status: "active" | "closed", threadContext?: object): Promise<void> =>
+    post(pr, (marker) =>
+      http(adoParts(pr).org).json(threadsPath(pr), {
+        method: "POST",
+        body: { comments: [{ parentCommentId: 0, content: withPostMarker(content, marker), commentType: "text" }], status, ...(threadContext ? { threadContext } : {}) },
+      }),
+    );
 
   const backend: PrBackend = {
     name: "ado",
@@ -171,16 +196,13 @@ export function createAdoBackend(deps: BackendDeps): PrBackend {
 
     async postComment(pr, body) {
       // Closed: an informational comment must not hold up completion under the comment-resolution policy.
-      await http(adoParts(pr).org).json(threadsPath(pr), { method: "POST", body: { comments: [{ parentCommentId: 0, content: body, commentType: "text" }], status: "closed" } });
+      await postThread(pr, body, "closed");
     },
 
     async postInlineComment(pr, comment) {
       const position = { line: comment.line, offset: 1 };
       const side = comment.side === "LEFT" ? { leftFileStart: position, leftFileEnd: position } : { rightFileStart: position, rightFileEnd: position };
-      await http(adoParts(pr).org).json(threadsPath(pr), {
-        method: "POST",
-        body: { comments: [{ parentCommentId: 0, content: comment.body, commentType: "text" }], status: "active", threadContext: { filePath: `/${comment.path.replace(/^\//, "")}`, ...side } },
-      });
+      await postThread(pr, comment.body, "active", { filePath: `/${comment.path.replace(/^\//, "")}`, ...side });
     },
 
     async postReview(pr, review) {
@@ -191,7 +213,7 @@ export function createAdoBackend(deps: BackendDeps): PrBackend {
 
     async replyToComment(pr, commentId, body) {
       const [thread, parent] = threadRef(commentId);
-      await http(adoParts(pr).org).json(`${threadsPath(pr)}/${thread}/comments`, { method: "POST", body: { content: body, parentCommentId: parent, commentType: "text" } });
+      await post(pr, (marker) => http(adoParts(pr).org).json(`${threadsPath(pr)}/${thread}/comments`, { method: "POST", body: { content: withPostMarker(body, marker), parentCommentId: parent, commentType: "text" } }));
     },
 
     async resolveComment(pr, commentId, resolution) {
@@ -199,7 +221,7 @@ export function createAdoBackend(deps: BackendDeps): PrBackend {
       await http(adoParts(pr).org).json(`${threadsPath(pr)}/${thread}`, { method: "PATCH", body: { status: STATUS[resolution] } });
     },
 
-    runWorkflow: (pr, action) => runAdoWorkflow({ http: http(adoParts(pr).org), settings, pr, action }),
+    runWorkflow: (pr, action) => runAdoWorkflow({ http: http(adoParts(pr).org), settings, pr, action, postThread: (content) => postThread(pr, content, "closed") }),
   };
   return backend;
 }

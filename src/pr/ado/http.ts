@@ -1,12 +1,15 @@
 import { OttoError, redact } from "../../core/index.ts";
 import { fetchWithTimeout, retryAfterMs, retryDelay } from "../http.ts";
+import { uncertainWrite } from "../post-once.ts";
 
 /*
  * A small Azure DevOps REST client: api-version 7.1, auth header, retries.
  * - 203 (the sign-in page served with "Non-Authoritative Information"), 401 and redirects to the
  *   sign-in page mean the credentials are wrong or expired.
  * - 429 waits for Retry-After: https://learn.microsoft.com/en-us/azure/devops/integrate/concepts/rate-limits
- * - 5xx, timeouts and network errors are retried with the shared backoff.
+ * - 5xx, timeouts and network errors are retried with the shared backoff, unless the request is
+ *   not idempotent (a POST creating a thread or comment, a re-queue): the server may have applied
+ *   it, so it fails as an uncertain write and src/pr/post-once.ts decides (see decisions.md).
  */
 
 export const API_VERSION = "7.1";
@@ -30,6 +33,8 @@ export interface RequestOptions {
   body?: unknown;
   apiVersion?: string;
   signal?: AbortSignal;
+  /** Whether sending it twice does no harm; default: every method but POST. */
+  idempotent?: boolean;
 }
 
 export interface AdoHttp {
@@ -38,7 +43,12 @@ export interface AdoHttp {
 }
 
 class Retryable extends Error {
-  constructor(message: string, readonly waitMs?: number) {
+  constructor(
+    message: string,
+    readonly waitMs?: number,
+    /** False when the server said it did nothing (429); true when it may have applied the request. */
+    readonly uncertain = true,
+  ) {
     super(message);
   }
 }
@@ -81,7 +91,7 @@ export function createAdoHttp(options: AdoHttpOptions): AdoHttp {
     }
     const body = await response.text();
     const what = `${request.method ?? "GET"} ${url.pathname}`;
-    if (response.status === 429) throw new Retryable("rate limited (429)", retryAfterMs(response.headers.get("retry-after"), Date.now()));
+    if (response.status === 429) throw new Retryable("rate limited (429)", retryAfterMs(response.headers.get("retry-after"), Date.now()), false);
     if (response.status >= 500) throw new Retryable(`server error (${response.status})`, retryAfterMs(response.headers.get("retry-after"), Date.now()));
     if (response.status !== 200 && response.status !== 201 && response.status !== 204) throw errorFor(response.status, body, what);
     // The sign-in page can also come back as a 200 HTML page.
@@ -95,6 +105,7 @@ export function createAdoHttp(options: AdoHttpOptions): AdoHttp {
         return await once(path, request, accept);
       } catch (error) {
         if (!(error instanceof Retryable)) throw error;
+        if (error.uncertain && !(request.idempotent ?? (request.method ?? "GET") !== "POST")) throw uncertainWrite(`Azure DevOps ${request.method ?? "GET"} ${path}`, error.message, error);
         if (attempt >= RETRIES) throw new OttoError("pr_api", `Azure DevOps ${path}: ${error.message}, ${RETRIES + 1} attempts.`, "otto retries on the next poll.");
         // Retry-After is in seconds; like Octokit's retryAfterBaseValue, retryBaseMs scales it (tests run in ms).
         const told = error.waitMs === undefined ? undefined : (error.waitMs * options.retryBaseMs) / 1000;

@@ -14,10 +14,12 @@ interface WorkflowInput {
   settings: Config["pr"]["providers"]["ado"];
   pr: PrInfo;
   action: WorkflowAction;
+  /** A closed thread through the posting path (src/pr/post-once.ts). */
+  postThread: (content: string) => Promise<void>;
 }
 
 /** Azure DevOps lifecycle steps. Auto-complete is set as the authenticated user. */
-export async function runAdoWorkflow({ http, settings, pr, action }: WorkflowInput): Promise<WorkflowResult> {
+export async function runAdoWorkflow({ http, settings, pr, action, postThread }: WorkflowInput): Promise<WorkflowResult> {
   const { project } = adoParts(pr);
   const prPath = `${encodeURIComponent(project)}/_apis/git/repositories/${pr.meta.repositoryId ?? ""}/pullrequests/${pr.number}`;
   if (action === "auto_complete") {
@@ -34,10 +36,7 @@ export async function runAdoWorkflow({ http, settings, pr, action }: WorkflowInp
     const text = settings.work_item_comment?.trim();
     if (!text) return { done: false, message: "pr.providers.ado.work_item_comment is not set: otto does not know your organization's work item comment." };
     // The convention is a comment a bot or service hook acts on. Closed, so it never holds up completion.
-    await http.json(`${prPath.replace("/pullrequests/", "/pullRequests/")}/threads`, {
-      method: "POST",
-      body: { comments: [{ parentCommentId: 0, content: `${text}\n\n${OTTO_MARKER}`, commentType: "text" }], status: "closed" },
-    });
+    await postThread(`${text}\n\n${OTTO_MARKER}`);
     return { done: true, message: `Posted the work item comment on PR ${pr.number}.` };
   }
   if (action === "rerun_failed") return rerunFailed(http, pr);
@@ -82,14 +81,14 @@ async function rerunFailed(http: AdoHttp, pr: PrInfo): Promise<WorkflowResult> {
     const failing = evaluations.value.filter((e) => e.configuration.isEnabled !== false && FAILED_POLICY.has(e.status));
     for (const e of failing.filter((x) => x.configuration.type.id === BUILD_POLICY)) {
       const name = policyChecks([e])[0]?.name ?? "build policy";
-      await attempt(`re-queued the build policy '${name}'`, () => http.json(`${project}/_apis/policy/evaluations/${encodeURIComponent(e.evaluationId)}`, { method: "PATCH", body: {}, apiVersion: POLICY_API }));
+      await attempt(`re-queued the build policy '${name}'`, () => http.json(`${project}/_apis/policy/evaluations/${encodeURIComponent(e.evaluationId)}`, { method: "PATCH", body: {}, apiVersion: POLICY_API, idempotent: false }));
     }
     const external = failing.filter((x) => x.configuration.type.id === STATUS_POLICY).map((x) => policyChecks([x])[0]?.name ?? "status");
     if (external.length > 0) failed.push(`${external.join(", ")}: status checks posted by an external service; otto cannot re-run them`);
   } else {
     const builds = await http.json<{ value: BuildPayload[] }>(`${project}/_apis/build/builds`, { query: { branchName: `refs/pull/${pr.number}/merge`, queryOrder: "queueTimeDescending", $top: 50 } });
     for (const check of buildChecks(builds.value).filter((c) => c.state === "failure")) {
-      await attempt(`retried the failed jobs of build ${check.logId ?? "?"} (${check.name})`, () => http.json(`${project}/_apis/build/builds/${check.logId ?? ""}`, { method: "PATCH", query: { retry: "true" }, body: {} }));
+      await attempt(`retried the failed jobs of build ${check.logId ?? "?"} (${check.name})`, () => http.json(`${project}/_apis/build/builds/${check.logId ?? ""}`, { method: "PATCH", query: { retry: "true" }, body: {}, idempotent: false }));
     }
   }
 

@@ -1,4 +1,5 @@
 import { isOttoComment, OTTO_MARKER } from "../watch/plan.ts";
+import { stripPostMarkers } from "../post-once.ts";
 import type { PrComment } from "../types.ts";
 import { Decision } from "./decision.ts";
 
@@ -43,5 +44,5 @@ export function ownReplies(comments: readonly PrComment[], me?: string): Map<str
 
 /** A body without otto's hidden markers, for showing a thread to the model. */
 export function stripMarkers(body: string): string {
-  return body.replaceAll(OTTO_MARKER, "").replace(MARKER, "").trim();
+  return stripPostMarkers(body.replaceAll(OTTO_MARKER, "").replace(MARKER, "")).trim();
 }

@@ -87,6 +87,8 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
     }
   }
 
+  // A cancelled fix pushes nothing, even when its checks passed before the signal came.
+  session.signal?.throwIfAborted();
   input.progress(`otto pr fix: pushing to ${pr.sourceBranch}`);
   const message = redact(commitMessage({ number: pr.number, key: input.key, attempt: input.attempt, subject, checks: input.failedChecks }), input.secrets);
   const pushed = await input.push({

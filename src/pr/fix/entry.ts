@@ -37,9 +37,12 @@ function baseDeps(runtime: PrRuntime, ctx: PrContext, cwd: string): Omit<FixDeps
 }
 
 /** The watcher's onFailure: runs the fix flow for a PR whose failure was just recorded. */
-export function fixOnFailure(runtime: PrRuntime, ctx: PrContext): (failure: FailureContext) => Promise<void> {
+export function fixOnFailure(runtime: PrRuntime, ctx: PrContext, options: { signal?: AbortSignal } = {}): (failure: FailureContext) => Promise<void> {
   return async (failure) => {
-    const outcome = await runFix({ ...baseDeps(runtime, ctx, runtime.directory), models: async () => configuredModels(ctx.loaded.config.models) }, { ...failure, trigger: "watcher" });
+    const outcome = await runFix(
+      { ...baseDeps(runtime, ctx, runtime.directory), models: async () => configuredModels(ctx.loaded.config.models), ...(options.signal ? { signal: options.signal } : {}) },
+      { ...failure, trigger: "watcher" },
+    );
     runtime.log.log("info", `fix flow for ${outcome.key}: ${outcome.result}`, { detail: outcome.lines.join(" ") });
   };
 }

@@ -48,6 +48,14 @@ export async function runFix(deps: FixDeps, input: FixInput): Promise<FixOutcome
   try {
     return await inRepoQueue(deps.sessions, repoUrlOfPr(pr.url), () => fixClaimed(flow, doc));
   } catch (error) {
+    if (deps.signal?.aborted) {
+      // Cancelled (the watcher stopped, the command was aborted): not the PR's failure and nobody to
+      // notify. Back to watching, so the next poll sees the failure and hands it over again.
+      await flow
+        .record({ data: { status: "watching", fix_started: undefined }, entry: flow.entry("Cancelled", "the fix was cancelled before it finished; no attempt counted for the unfinished step", { summary: flow.summary }), log: ["fixing → watching: fix cancelled; the next poll hands the failure back"] })
+        .catch(() => undefined);
+      throw error;
+    }
     const message = redact(formatError(error), deps.secrets);
     await flow
       .record({ data: { status: "failed", fix_started: undefined }, entry: flow.entry("Error", `the fix stopped: ${message}`, { summary: flow.summary }), log: [`fixing → failed: fix stopped: ${message}`] })
@@ -151,6 +159,7 @@ async function fixInTree(flow: Flow, claimed: PrDocument, workdir: FixTree, mode
   let doc = claimed;
   let note: string | undefined;
   for (;;) {
+    deps.signal?.throwIfAborted();
     const attempt = doc.data.fix_attempts + 1;
     const previous = [previousAttempts(doc.sections), note].filter(Boolean).join("\n\n") || undefined;
     const result: AttemptResult = await runAttempt({

@@ -17,6 +17,7 @@ import {
   mergeChecks,
   type CheckRunPayload, type IssueCommentPayload, type PullPayload, type ReviewCommentPayload, type ReviewPayload, type StatusPayload, type ThreadMap } from "./map.ts";
 import type { GithubClient } from "./octokit.ts";
+import { postOnce, uncertainWrite, withPostMarker } from "../post-once.ts";
 import { fetchThreadMap, resolveThreadOf } from "./threads.ts";
 
 /** Job logs can be megabytes; the end holds the failure. */
@@ -61,6 +62,29 @@ export function createGithubBackend(deps: BackendDeps): PrBackend {
       throw githubError(error, what);
     }
   }
+
+  /**
+   * One content write through postOnce: an answer of 5xx or none at all leaves the outcome
+   * unknown (the write is not retried by Octokit); `find` looks for the post's marker.
+   */
+  const post = (what: string, write: (octokit: GithubClient, marker: string) => Promise<unknown>, find: (octokit: GithubClient, marker: string) => Promise<boolean>): Promise<void> =>
+    call(what, async (octokit) => {
+      await postOnce({
+        write: async (marker) => {
+          try {
+            await write(octokit, marker);
+          } catch (error) {
+            const status = (error as { status?: unknown } | null)?.status;
+            if (typeof status === "number" && status < 500) throw error;
+            throw uncertainWrite(`GitHub: ${what}`, redact(error instanceof Error ? error.message : String(error)), error);
+          }
+        },
+        find: (marker) => find(octokit, marker),
+        sleep: deps.sleep,
+        settleMs: deps.retryBaseMs,
+        log: (message) => deps.log(`${what}: ${message}`),
+      });
+    });
 
   // The token's user never changes for a backend's life (the config is read again each cycle).
   const me = lazy(() => call("the token's user", async (octokit) => (await octokit.request("GET /user")).data.login));
@@ -156,51 +180,67 @@ export function createGithubBackend(deps: BackendDeps): PrBackend {
       }),
 
     postComment: (pr, body) =>
-      call(`a new comment on ${pr.repo}#${pr.number}`, async (octokit) => {
-        await octokit.request("POST /repos/{owner}/{repo}/issues/{issue_number}/comments", { ...repoParams(pr), issue_number: pr.number, body });
-      }),
+      post(
+        `a new comment on ${pr.repo}#${pr.number}`,
+        (octokit, marker) => octokit.request("POST /repos/{owner}/{repo}/issues/{issue_number}/comments", { ...repoParams(pr), issue_number: pr.number, body: withPostMarker(body, marker) }),
+        (octokit, marker) => issueCommentsHave(octokit, pr, marker),
+      ),
 
     postInlineComment: (pr, comment) =>
-      call(`a new review comment on ${pr.repo}#${pr.number}`, async (octokit) => {
-        await octokit.request("POST /repos/{owner}/{repo}/pulls/{pull_number}/comments", {
-          ...repoParams(pr),
-          pull_number: pr.number,
-          commit_id: pr.headSha,
-          path: comment.path,
-          line: comment.line,
-          side: comment.side,
-          body: comment.body,
-        });
-      }),
+      post(
+        `a new review comment on ${pr.repo}#${pr.number}`,
+        (octokit, marker) =>
+          octokit.request("POST /repos/{owner}/{repo}/pulls/{pull_number}/comments", {
+            ...repoParams(pr),
+            pull_number: pr.number,
+            commit_id: pr.headSha,
+            path: comment.path,
+            line: comment.line,
+            side: comment.side,
+            body: withPostMarker(comment.body, marker),
+          }),
+        (octokit, marker) => reviewCommentsHave(octokit, pr, marker),
+      ),
 
     postReview: (pr, review) =>
-      call(`a review of ${pr.repo}#${pr.number}`, async (octokit) => {
+      post(
+        `a review of ${pr.repo}#${pr.number}`,
         // One review, so the author gets one notification; COMMENT neither approves nor blocks.
         // https://docs.github.com/en/rest/pulls/reviews#create-a-review-for-a-pull-request
-        await octokit.request("POST /repos/{owner}/{repo}/pulls/{pull_number}/reviews", {
-          ...repoParams(pr),
-          pull_number: pr.number,
-          commit_id: pr.headSha,
-          event: "COMMENT",
-          body: review.body,
-          comments: review.comments.map((c) => ({ path: c.path, line: c.line, side: c.side, body: c.body })),
-        });
-      }),
+        (octokit, marker) =>
+          octokit.request("POST /repos/{owner}/{repo}/pulls/{pull_number}/reviews", {
+            ...repoParams(pr),
+            pull_number: pr.number,
+            commit_id: pr.headSha,
+            event: "COMMENT",
+            body: withPostMarker(review.body, marker),
+            comments: review.comments.map((c) => ({ path: c.path, line: c.line, side: c.side, body: c.body })),
+          }),
+        // The review is created with its comments in one request: its body's marker stands for all.
+        async (octokit, marker) => (await octokit.paginate("GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews", { ...repoParams(pr), pull_number: pr.number, per_page: 100 })).some((r) => (r.body ?? "").includes(marker)),
+      ),
 
-    replyToComment: (pr, commentId, body) =>
-      call(`a reply to ${commentId} on ${pr.repo}#${pr.number}`, async (octokit) => {
-        const review = numericId(commentId, "review");
-        if (review !== undefined) {
-          await octokit.request("POST /repos/{owner}/{repo}/pulls/{pull_number}/comments/{comment_id}/replies", { ...repoParams(pr), pull_number: pr.number, comment_id: review, body });
-          return;
-        }
-        const issue = numericId(commentId, "issue");
-        if (issue === undefined) throw new OttoError("pr_comment_not_found", `'${commentId}' is not a GitHub comment id.`, "Use an id from getComments (issue-N or review-N).");
-        // Conversation comments have no threads: answer with a new comment that quotes the author.
-        const original = await octokit.request("GET /repos/{owner}/{repo}/issues/comments/{comment_id}", { ...repoParams(pr), comment_id: issue });
-        const quote = `> @${original.data.user?.login ?? "ghost"} wrote:\n> ${(original.data.body ?? "").split("\n").slice(0, 3).join("\n> ")}`;
-        await octokit.request("POST /repos/{owner}/{repo}/issues/{issue_number}/comments", { ...repoParams(pr), issue_number: pr.number, body: `${quote}\n\n${body}` });
-      }),
+    replyToComment: async (pr, commentId, body) => {
+      const what = `a reply to ${commentId} on ${pr.repo}#${pr.number}`;
+      const review = numericId(commentId, "review");
+      if (review !== undefined) {
+        return post(
+          what,
+          (octokit, marker) => octokit.request("POST /repos/{owner}/{repo}/pulls/{pull_number}/comments/{comment_id}/replies", { ...repoParams(pr), pull_number: pr.number, comment_id: review, body: withPostMarker(body, marker) }),
+          (octokit, marker) => reviewCommentsHave(octokit, pr, marker),
+        );
+      }
+      const issue = numericId(commentId, "issue");
+      if (issue === undefined) throw new OttoError("pr_comment_not_found", `'${commentId}' is not a GitHub comment id.`, "Use an id from getComments (issue-N or review-N).");
+      // Conversation comments have no threads: answer with a new comment that quotes the author.
+      const original = await call(`comment ${commentId} on ${pr.repo}#${pr.number}`, (octokit) => octokit.request("GET /repos/{owner}/{repo}/issues/comments/{comment_id}", { ...repoParams(pr), comment_id: issue }));
+      const quote = `> @${original.data.user?.login ?? "ghost"} wrote:\n> ${(original.data.body ?? "").split("\n").slice(0, 3).join("\n> ")}`;
+      return post(
+        what,
+        (octokit, marker) => octokit.request("POST /repos/{owner}/{repo}/issues/{issue_number}/comments", { ...repoParams(pr), issue_number: pr.number, body: withPostMarker(`${quote}\n\n${body}`, marker) }),
+        (octokit, marker) => issueCommentsHave(octokit, pr, marker),
+      );
+    },
 
     resolveComment: (pr, commentId, resolution) =>
       call(`the thread of ${commentId} on ${pr.repo}#${pr.number}`, async (octokit) => {
@@ -212,6 +252,16 @@ export function createGithubBackend(deps: BackendDeps): PrBackend {
     runWorkflow: (pr, action) => call(`${action} on ${pr.repo}#${pr.number}`, (octokit) => runGithubWorkflow(octokit, backend, pr, action)),
   };
   return backend;
+}
+
+async function issueCommentsHave(octokit: GithubClient, pr: PrInfo, marker: string): Promise<boolean> {
+  const comments = await octokit.paginate("GET /repos/{owner}/{repo}/issues/{issue_number}/comments", { ...repoParams(pr), issue_number: pr.number, per_page: 100 });
+  return comments.some((c) => (c.body ?? "").includes(marker));
+}
+
+async function reviewCommentsHave(octokit: GithubClient, pr: PrInfo, marker: string): Promise<boolean> {
+  const comments = await octokit.paginate("GET /repos/{owner}/{repo}/pulls/{pull_number}/comments", { ...repoParams(pr), pull_number: pr.number, per_page: 100 });
+  return comments.some((c) => c.body.includes(marker));
 }
 
 async function runGithubWorkflow(octokit: GithubClient, backend: PrBackend, pr: PrInfo, action: WorkflowAction): Promise<WorkflowResult> {

@@ -45,7 +45,7 @@ const MAX_RATE_LIMIT_WAIT_S = 60;
  */
 export function createGithubClient(options: OctokitOptions): GithubClient {
   const warn = (message: string): void => options.log(message);
-  return new OttoOctokit({
+  const octokit = new OttoOctokit({
     baseUrl: options.apiUrl.replace(/\/+$/, ""),
     ...(options.token ? { auth: options.token } : {}),
     userAgent: "opencode-otto",
@@ -67,4 +67,16 @@ export function createGithubClient(options: OctokitOptions): GithubClient {
       },
     },
   });
+  // A REST POST creates content (comments, replies, reviews): a timeout or 5xx may have applied
+  // it, so it is never retried here; src/pr/post-once.ts looks for it before writing again.
+  // GraphQL POSTs are queries and idempotent thread updates, retried as usual.
+  octokit.hook.before("request", (request) => {
+    if (!isContentWrite(request.method, request.url)) return;
+    request.request = { ...request.request, retries: 0 };
+  });
+  return octokit;
+}
+
+export function isContentWrite(method: string, url: string): boolean {
+  return method.toUpperCase() === "POST" && !/\/graphql$/.test(url);
 }

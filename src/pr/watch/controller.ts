@@ -14,6 +14,7 @@ import { renderCycle, renderStatus } from "./render.ts";
 import { cronFor, systemClock, type Clock } from "./schedule.ts";
 import { installUnit } from "./install.ts";
 import { createWatcher, summarize, type Watcher } from "./watcher.ts";
+import { createBackgroundFixes, handOverFix } from "./fixes.ts";
 
 /** PRs polled at once in a cycle: enough to hide latency, few enough for secondary rate limits. */
 const CONCURRENCY = 4;
@@ -41,6 +42,7 @@ export interface WatchController {
 
 export function createWatchController(runtime: PrRuntime, deps: ControllerDeps): WatchController {
   let watcher: Watcher | undefined;
+  const fixes = createBackgroundFixes((level, message, extra) => runtime.log.log(level, message, extra));
   // Stopping must work even when otto.jsonc is broken: no config needed to find the lock.
   const dataDir = (): string => xdgPaths(runtime.env).ottoDataDir;
   const lockDeps = (dir: string): LockDeps => ({ file: path.join(dir, "watcher.json"), now: () => deps.clock.now(), isAlive: deps.isAlive });
@@ -64,10 +66,12 @@ export function createWatchController(runtime: PrRuntime, deps: ControllerDeps):
           concurrency: CONCURRENCY,
           force,
           ...watcherHooks(runtime, fresh, { now: () => deps.clock.now(), log: (level, message, extra) => runtime.log.log(level, message, extra) }),
-          onFailure: fixOnFailure(runtime, fresh),
+          // Beside the cycle, one per PR: a long fix never holds up the polling of the others.
+          onFailure: handOverFix(fixes, (failure, signal) => fixOnFailure(runtime, fresh, { signal })(failure), (level, message) => runtime.log.log(level, message)),
         });
       },
       log: (level, message, extra) => runtime.log.log(level, message, extra),
+      background: fixes,
     });
     return { watcher, intervalMs };
   }

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { formatError } from "../../core/index.ts";
 import type { CycleReport } from "./cycle.ts";
 import { acquireWatcherLock, heartbeatMs, releaseWatcherLock, touchWatcherLock, type CycleSummary, type LockDeps, type WatchMode } from "./lock.ts";
+import type { BackgroundFixes } from "./fixes.ts";
 import { timerRepeat, type Clock, type Scheduled } from "./schedule.ts";
 
 export interface WatcherOptions {
@@ -12,6 +13,8 @@ export interface WatcherOptions {
   /** One cycle over every tracked PR (config is read again each time). */
   cycle(options: { force: boolean }): Promise<CycleReport>;
   log(level: "info" | "warn", message: string, extra?: Record<string, unknown>): void;
+  /** Work the cycles started that runs beside them (the fixes): cancelled by stop, awaited by a lone `once`. */
+  background?: Pick<BackgroundFixes, "idle" | "cancel" | "reopen">;
 }
 
 export interface Watcher {
@@ -119,19 +122,36 @@ export function createWatcher(options: WatcherOptions): Watcher {
       await serialize(() => cycleUnderLock(holder, false));
     } catch (error) {
       options.log("warn", "PR watcher cycle failed", { error: formatError(error) });
-      if (lostLock(error) && token === holder) await stop();
+      if (lostLock(error) && token === holder) await stop({ lost: true });
     }
   }
 
-  async function stop(): Promise<void> {
-    stopBeat?.();
-    stopBeat = undefined;
-    scheduled?.stop();
-    scheduled = undefined;
-    const holder = token;
-    token = undefined;
-    mode = undefined;
-    if (holder) await releaseWatcherLock(lock, holder);
+  let stopping: Promise<void> | undefined;
+
+  /**
+   * No more ticks; the cycle under way ends (so none hands a failure over after the cancel and
+   * leaves it unfixed); then the running fixes are cancelled and waited for while the lock is still
+   * held (its heartbeat goes on), so no other watcher starts on a PR whose fix is winding down.
+   */
+  function stop(how: { lost?: boolean } = {}): Promise<void> {
+    stopping ??= (async () => {
+      scheduled?.stop();
+      scheduled = undefined;
+      const holder = token;
+      try {
+        // A watcher that lost its lock stops at once: the new holder polls from now on.
+        if (!how.lost) await chain;
+        await options.background?.cancel("the PR watcher is stopping");
+      } finally {
+        stopBeat?.();
+        stopBeat = undefined;
+        token = undefined;
+        mode = undefined;
+        stopping = undefined;
+        if (holder) await releaseWatcherLock(lock, holder);
+      }
+    })();
+    return stopping;
   }
 
   return {
@@ -143,19 +163,21 @@ export function createWatcher(options: WatcherOptions): Watcher {
     },
     async start(startMode) {
       if (token) return {};
+      if (stopping) await stopping;
       const holder = randomUUID();
       const result = await acquireWatcherLock(lock, { pid: options.pid, token: holder, mode: startMode, intervalMs: options.intervalMs });
       token = holder;
       mode = startMode;
+      options.background?.reopen();
       stopBeat = heartbeat(holder, () => {
-        if (token === holder) void stop();
+        if (token === holder) void stop({ lost: true });
       });
       scheduled = options.clock.schedule(options.intervalMs, tick);
       options.log("info", `PR watcher started (${startMode}, every ${options.intervalMs} ms)`);
       void tick();
       return result;
     },
-    stop,
+    stop: () => stop(),
     async runOnce() {
       if (token) {
         const holder = token;
@@ -165,8 +187,12 @@ export function createWatcher(options: WatcherOptions): Watcher {
       await acquireWatcherLock(lock, { pid: options.pid, token: holder, mode: "once", intervalMs: options.intervalMs });
       // A single cycle can run a long fix too: keep its lock fresh the same way.
       const cancel = heartbeat(holder, () => undefined);
+      options.background?.reopen();
       try {
-        return await serialize(() => cycleUnderLock(holder, true));
+        const report = await serialize(() => cycleUnderLock(holder, true));
+        // Nothing keeps running after a lone `once` (a headless run exits): its fixes finish inside it.
+        await options.background?.idle();
+        return report;
       } finally {
         cancel();
         await releaseWatcherLock(lock, holder);

@@ -1,4 +1,4 @@
-import { startFakeHttp, type FaultKind, type FaultPlan, type IncomingRequest, type RecordedCall, type Reply } from "../fake-http.ts";
+import { startFakeHttp, type FaultPlan, type ReplyFault, type IncomingRequest, type RecordedCall, type Reply } from "../fake-http.ts";
 import { adoRoutes } from "./routes.ts";
 import { AdoState } from "./state.ts";
 
@@ -33,7 +33,7 @@ export interface FakeAdo {
   close(): Promise<void>;
 }
 
-function faultReply(kind: Exclude<FaultKind, "timeout">): Reply {
+function faultReply(kind: ReplyFault): Reply {
   if (kind === "rate_limit") {
     // https://learn.microsoft.com/en-us/azure/devops/integrate/concepts/rate-limits#api-client-experience
     return { status: 429, headers: { "retry-after": "1", "x-ratelimit-resource": "Core", "x-ratelimit-delay": "0.5" }, body: { message: "Request was blocked due to exceeding usage of resource 'Core'." } };

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { startFakeHttp, type FaultKind, type FaultPlan, type IncomingRequest, type RecordedCall, type Reply } from "../fake-http.ts";
+import { startFakeHttp, type FaultPlan, type ReplyFault, type IncomingRequest, type RecordedCall, type Reply } from "../fake-http.ts";
 import { githubRoutes, graphql } from "./routes.ts";
 import { GithubState } from "./state.ts";
 
@@ -37,7 +37,7 @@ export interface FakeGithub {
 export const FAKE_GITHUB_TOKEN = "ghp_fakeTokenForOttoTests0123456789abcd";
 const RATE_LIMIT = 5000;
 
-function faultReply(kind: Exclude<FaultKind, "timeout">): Reply {
+function faultReply(kind: ReplyFault): Reply {
   if (kind === "rate_limit") {
     // https://docs.github.com/en/rest/using-the-rest-api/rate-limits-for-the-rest-api#about-secondary-rate-limits
     return {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAdoBackend } from "../../../src/pr/ado/backend.ts";
 import { createGithubBackend } from "../../../src/pr/github/backend.ts";
 import { FAKE_ADO_PAT, FAKE_GITHUB_TOKEN, startFakeAdo, startFakeGithub, type FakeAdo, type FakeGithub } from "../../support/index.ts";
-import { testConfig, testDeps } from "../pr/support.ts";
+import { postedBody, testConfig, testDeps } from "../pr/support.ts";
 
 /* PrBackend.postReview against the fake forges: one GitHub review, Azure DevOps threads. */
 
@@ -27,8 +27,8 @@ describe("postReview", () => {
     await backend.postReview({ ...info, headSha: "f".repeat(40) }, { body: "review", comments: [{ path: "src/a.ts", line: 3, side: "RIGHT", body: "one" }, { path: "src/a.ts", line: 4, side: "RIGHT", body: "two" }] });
     const reviews = gh.calls.filter((c) => c.method === "POST" && c.path === "/repos/octo/app/pulls/21/reviews");
     expect(reviews).toHaveLength(1);
-    expect(reviews[0]?.body).toMatchObject({ event: "COMMENT", body: "review", commit_id: "f".repeat(40) });
-    expect(gh.state.reviews.map((r) => [r.state, r.body])).toEqual([["COMMENTED", "review"]]);
+    expect(reviews[0]?.body).toMatchObject({ event: "COMMENT", body: postedBody("review"), commit_id: "f".repeat(40) });
+    expect(gh.state.reviews.map((r) => [r.state, r.body])).toEqual([["COMMENTED", postedBody("review")]]);
     expect(gh.state.reviewComments.map((c) => [c.line, c.review_id])).toEqual([[3, gh.state.reviews[0]?.id], [4, gh.state.reviews[0]?.id]]);
     await expect(backend.postReview(info, { body: "again", comments: [{ path: "src/a.ts", line: 9, side: "RIGHT", body: "far" }] })).rejects.toThrow();
     expect(gh.state.reviews).toHaveLength(1);
@@ -41,9 +41,9 @@ describe("postReview", () => {
     expect(info.description).toBe("What this changes.");
     await backend.postReview(info, { body: "summary", comments: [{ path: "src/a.ts", line: 3, side: "RIGHT", body: "one" }, { path: "/src/b.ts", line: 8, side: "RIGHT", body: "two" }] });
     expect(ado.state.threads.filter((t) => t.prId === 77).map((t) => [t.filePath, t.line, t.status, t.comments[0]?.content])).toEqual([
-      ["/src/a.ts", 3, "active", "one"],
-      ["/src/b.ts", 8, "active", "two"],
-      [undefined, undefined, "closed", "summary"],
+      ["/src/a.ts", 3, "active", postedBody("one")],
+      ["/src/b.ts", 8, "active", postedBody("two")],
+      [undefined, undefined, "closed", postedBody("summary")],
     ]);
   });
 });

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createAdoBackend } from "../../../src/pr/ado/backend.ts";
 import type { PrBackend } from "../../../src/pr/index.ts";
 import { FAKE_ADO_PAT, startFakeAdo, type FakeAdo } from "../../support/fake-ado/index.ts";
-import { testConfig, testDeps } from "./support.ts";
+import { postedBody, testConfig, testDeps } from "./support.ts";
 
 const locator = (number: number) => ({ provider: "ado" as const, repo: "contoso/payments/app", number });
 
@@ -81,14 +81,14 @@ describe("Azure DevOps backend against the fake Azure DevOps", () => {
     ]);
     await backend.replyToComment(info, `${thread.id}/1`, "Fixed in abc1234");
     await backend.resolveComment(info, `${thread.id}/1`, "wont_fix");
-    expect(thread.comments.at(-1)).toMatchObject({ content: "Fixed in abc1234", parentCommentId: 1 });
+    expect(thread.comments.at(-1)).toMatchObject({ content: postedBody("Fixed in abc1234"), parentCommentId: 1 });
     expect(thread.status).toBe("wontFix");
     for (const [resolution, status] of [["by_design", "byDesign"], ["closed", "closed"], ["active", "active"], ["resolved", "fixed"]] as const) {
       await backend.resolveComment(info, `${thread.id}/1`, resolution);
       expect(thread.status).toBe(status);
     }
     await backend.postComment(info, "otto: green");
-    expect(ado.state.threads.at(-1)).toMatchObject({ status: "closed", comments: [{ content: "otto: green" }] });
+    expect(ado.state.threads.at(-1)).toMatchObject({ status: "closed", comments: [{ content: postedBody("otto: green") }] });
     await backend.postInlineComment(info, { path: "src/b.ts", line: 3, side: "RIGHT", body: "note" });
     expect(ado.state.threads.at(-1)).toMatchObject({ status: "active", filePath: "/src/b.ts", line: 3 });
     expect(await backend.runWorkflow(info, "auto_complete")).toMatchObject({ done: true });

@@ -115,8 +115,9 @@ describe("a watcher cycle against the fake GitHub and Azure DevOps", () => {
       gh.state.setChecks(pr, [{ name: "build" }]);
       await add(`https://github.com/octo/app/pull/${n}`);
     }
-    // PR 3 always fails; everything else fails 30% of the time (and is retried).
-    gh.faults({ rate: 0.3, kinds: ["500", "timeout", "rate_limit"], seed: 7 });
+    // PR 3 always fails; every read fails 30% of the time (and is retried). Writes are not retried
+    // blindly (a failed green comment waits for the next poll): test/unit/pr/post-once.test.ts.
+    gh.faults({ rate: 0.3, kinds: ["500", "timeout", "rate_limit"], seed: 7, match: (c) => c.method !== "POST" || c.path.endsWith("/graphql") });
     gh.state.prs.find((p) => p.number === 3)!.number = 33;
     let report = await runCycle(deps());
     expect(report.results).toHaveLength(6);

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createGithubBackend } from "../../../src/pr/github/backend.ts";
 import type { CachedResponse, PrBackend, ResponseCache } from "../../../src/pr/index.ts";
 import { FAKE_GITHUB_TOKEN, startFakeGithub, type FakeGithub } from "../../support/fake-github/index.ts";
-import { testConfig, testDeps } from "./support.ts";
+import { postedBody, testConfig, testDeps } from "./support.ts";
 
 function memoryCache(): ResponseCache & { entries: Map<string, CachedResponse> } {
   const entries = new Map<string, CachedResponse>();
@@ -78,8 +78,8 @@ describe("GitHub backend against the fake GitHub", () => {
     expect(gh.state.threads.get(inline.thread)?.resolved).toBe(false);
     await backend.resolveComment(info, `review-${inline.id}`, "closed");
     expect(gh.state.threads.get(inline.thread)?.resolved).toBe(true);
-    expect(gh.state.reviewComments.at(-1)).toMatchObject({ body: "Fixed in abc123", in_reply_to_id: inline.id });
-    expect(gh.state.comments.at(-1)?.body).toMatch(/^> @reviewer wrote:\n> general remark\n\nThanks$/);
+    expect(gh.state.reviewComments.at(-1)).toMatchObject({ body: postedBody("Fixed in abc123"), in_reply_to_id: inline.id });
+    expect(gh.state.comments.at(-1)?.body).toEqual(postedBody("> @reviewer wrote:\n> general remark\n\nThanks"));
     await backend.postInlineComment(info, { path: "src/b.ts", line: 2, side: "RIGHT", body: "note" });
     expect(gh.state.reviewComments.at(-1)).toMatchObject({ path: "src/b.ts", line: 2, commit_id: pr.head.sha });
   });

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterEach } from "vitest";
+import { afterEach, expect } from "vitest";
 import { resolveConfig, type Config } from "../../../src/config/index.ts";
 import type { BackendDeps, ExecResult } from "../../../src/pr/backend.ts";
 
@@ -60,4 +60,10 @@ export function useTempDir(): () => string {
     dirs.push(dir);
     return dir;
   };
+}
+
+/** A body as otto posts it: the text, then its post marker (src/pr/post-once.ts). */
+export function postedBody(text: string): unknown {
+  const escaped = text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  return expect.stringMatching(new RegExp(`^${escaped}\\n\\n<!-- otto:post id=[0-9a-f-]+ -->$`));
 }

@@ -2,6 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { OttoError } from "../../../../src/core/index.ts";
 import { newDocument } from "../../../../src/pr/commands/add.ts";
 import { runFix, type FixDeps } from "../../../../src/pr/fix/index.ts";
 import type { PushInput, PushResult } from "../../../../src/workspace/index.ts";
@@ -105,6 +106,27 @@ describe("runFix", () => {
     const after = await t.doc();
     expect(after.data).toMatchObject({ status: "failed", fix_attempts: 0 });
     expect(after.sections[0]?.body).toContain("commit(s) that are not on origin/feature/x");
+  });
+
+  it("a watcher fix cancelled in its fix session pushes nothing, notifies nobody and goes back to watching", async () => {
+    const t = await setup();
+    const controller = new AbortController();
+    const sessions = t.deps.sessions as unknown as { runChild: (child: unknown, prompt: string) => Promise<{ text: string }> };
+    const answer = sessions.runChild;
+    sessions.runChild = async (child, prompt) => {
+      if (prompt.includes("Another engineer will fix it")) return answer(child, prompt);
+      // The watcher stops while the fix session runs: the session is aborted.
+      controller.abort(new Error("the PR watcher is stopping"));
+      throw new OttoError("session_aborted", "The model call was cancelled.");
+    };
+    await expect(runFix({ ...t.deps, signal: controller.signal }, { doc: await t.doc(), pr: pr(), pipeline, backend: t.backend, trigger: "watcher" })).rejects.toThrow("cancelled");
+    expect(t.pushes).toEqual([]);
+    expect(t.notified).toEqual([]);
+    const after = await t.doc();
+    expect(after.data).toMatchObject({ status: "watching", fix_attempts: 0 });
+    expect(after.data.fix_started).toBeUndefined();
+    expect(after.sections[0]?.body).toMatch(/^### Cancelled — /);
+    expect(after.log.at(-1)).toContain("fixing → watching: fix cancelled; the next poll hands the failure back");
   });
 
   it("does not start while another fix of the PR runs", async () => {
