@@ -66,7 +66,6 @@ export function wordArg(word: Word): ShellArg {
 
 function simpleCommand(node: Command, source: string, piped: boolean): SimpleCommand {
   const assignments: SimpleCommand["assignments"] = [];
-  const redirects: ShellRedirect[] = [];
   const args: ShellArg[] = [];
   for (const item of node.prefix) {
     if (item.type === "Assignment") assignments.push({ name: item.name, value: item.value.type === "Word" ? wordArg(item.value) : { value: undefined, text: item.text } });
