@@ -3,6 +3,7 @@ import type { PluginInput } from "@opencode-ai/plugin";
 import { EventBus } from "./core/events.ts";
 import { createLogger, type Logger } from "./core/log.ts";
 import type { Env } from "./core/paths.ts";
+import { SessionGuard } from "./guard/session-guard.ts";
 import { createSessionRunner, type SessionRunner } from "./session/runner.ts";
 
 export type OpencodeClient = PluginInput["client"];
@@ -20,6 +21,8 @@ export interface Runtime {
   once: Set<string>;
   /** Every child session of this plugin instance goes through this runner (one concurrency limit). */
   sessions: SessionRunner;
+  /** Otto's sessions (by id and by agent) and the hooks that keep them from pushing (src/guard). */
+  guard: SessionGuard;
 }
 
 /**
@@ -31,5 +34,6 @@ export function createRuntime(input: Pick<PluginInput, "client" | "directory" | 
   const events = new EventBus();
   const log = createLogger(input.client);
   const base = { client: input.client, directory: input.directory, worktree: input.worktree, events, log, env, once: new Set<string>() };
-  return { ...base, sessions: createSessionRunner(base) };
+  const guard = new SessionGuard({ directory: input.directory, env, log });
+  return { ...base, guard, sessions: createSessionRunner(base, { onSession: (id) => guard.track(id) }) };
 }

@@ -17,6 +17,8 @@ export interface RunnerOptions {
   concurrency?: number;
   /** After `session.idle`, how long to wait for the prompt's HTTP reply before reading messages. */
   graceMs?: number;
+  /** Told the id of every session the runner creates or attaches (the guard: src/guard). */
+  onSession?: (sessionID: string) => void;
 }
 
 export interface RunOptions {
@@ -35,6 +37,7 @@ export type RunReply = PromptReply & { sessionID: string; dialog?: string };
 export class SessionRunner {
   readonly #limit: LimitFunction;
   readonly #graceMs: number;
+  readonly #onSession: (sessionID: string) => void;
   #code: Promise<{ context: ChildContext; Child: typeof ChildSession }> | undefined;
 
   constructor(
@@ -43,6 +46,7 @@ export class SessionRunner {
   ) {
     this.#limit = pLimit(options.concurrency ?? 4);
     this.#graceMs = options.graceMs ?? 2000;
+    this.#onSession = options.onSession ?? (() => undefined);
   }
 
   /** The child-session code and its shared context, loaded once on first use. */
@@ -96,12 +100,14 @@ export class SessionRunner {
     });
     const { context, Child } = await this.#load();
     if (result.error !== undefined || !result.data) throw (await import("./errors.ts")).errorFromHttp(result.error, "create a session", { model: options.model });
+    this.#onSession(result.data.id);
     return new Child(context, result.data.id, options);
   }
 
   /** A child for a session that already exists (a resumed build loop's builder); no request is made. */
   async attachChild(id: string, options: ChildOptions): Promise<ChildSession> {
     const { context, Child } = await this.#load();
+    this.#onSession(id);
     return new Child(context, id, options);
   }
 

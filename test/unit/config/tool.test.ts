@@ -21,6 +21,7 @@ function toolFor(directory: string, env: Env) {
     env,
     once: new Set(),
     sessions: {} as Runtime["sessions"],
+    guard: {} as Runtime["guard"],
   };
   const toolCtx = {
     sessionID: "s",

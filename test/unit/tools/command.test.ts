@@ -46,6 +46,7 @@ const runtime = {
   env: {},
   once: new Set<string>(),
   sessions: {} as Runtime["sessions"],
+  guard: {} as Runtime["guard"],
 } satisfies Runtime;
 
 const titles: string[] = [];
