@@ -26,6 +26,7 @@ export {
 export { runChecks, runCheck, describeChecks, type CheckResult, type VerifyOptions } from "./checks.ts";
 export { commitAll, pendingDiff, gitDir, type GitRun } from "./commit.ts";
 export { commitAndPush, type PushInput, type PushOutcome, type PushResult } from "./push.ts";
+export { snapshotGitControl, gitControlChanges, type GitControlSnapshot } from "./git-guard.ts";
 export { commitsAhead, refuseUnpushed } from "./unpushed.ts";
 export {
   withWorkLock,

@@ -1,7 +1,7 @@
 import { redact } from "../../core/index.ts";
 import type { Runtime } from "../../runtime.ts";
 import { parseDuration } from "../../config/index.ts";
-import { withWorkLock, workTreeBusy } from "../../workspace/index.ts";
+import { snapshotGitControl, withWorkLock, workTreeBusy } from "../../workspace/index.ts";
 import { preflight, type LoopSetup } from "./preflight.ts";
 import type { RunContext } from "./run-review.ts";
 import { runRounds } from "./run-rounds.ts";
@@ -53,7 +53,7 @@ export async function runReviewLoop(input: ReviewLoopInput): Promise<string> {
     reviewTimeoutMs: parseDuration(config.spec.stage_timeout),
   };
   // The fix and comment flows (the watcher, another OpenCode) edit and push in this tree too: one job at a time.
-  const held = await withWorkLock(setup.dir, `the review loop of PR #${setup.pr.number} (/pr-review --loop)`, () => runRounds(ctx, (message) => input.progress(message)), { env: input.runtime.env });
+  const held = await withWorkLock(setup.dir, `the review loop of PR #${setup.pr.number} (/pr-review --loop)`, async () => runRounds({ ...ctx, gitControl: await snapshotGitControl(setup.dir, { env: input.runtime.env }) }, (message) => input.progress(message)), { env: input.runtime.env });
   if (held.busy) throw workTreeBusy(setup.dir, held.holder, "run /pr-review --loop again");
   const result = held.value;
   const links = await findLinks(setup, result.rounds);

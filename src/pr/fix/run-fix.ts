@@ -3,7 +3,7 @@ import { OttoError, formatError, redact, type Env } from "../../core/index.ts";
 import { parseDuration } from "../../config/index.ts";
 import { mapPrToWorkdir, repoUrlOfPr } from "../../repo/index.ts";
 import { runGit } from "../../workspace/index.ts";
-import { commitAndPush } from "../../workspace/index.ts";
+import { commitAndPush, snapshotGitControl } from "../../workspace/index.ts";
 import { refuseUnpushed } from "../../workspace/index.ts";
 import { describeHolder, withWorkLock } from "../../workspace/index.ts";
 import { logLine, type PrDocument } from "../store/document.ts";
@@ -87,6 +87,8 @@ async function fixInTree(flow: Flow, claimed: PrDocument, workdir: { dir: string
   const { deps, input } = flow;
   const { pr } = input;
   await syncBranch(workdir.dir, workdir.remote, pr.sourceBranch, deps.env);
+  // Before any session has the tree: the push compares against it (src/workspace/git-guard.ts).
+  const gitControl = await snapshotGitControl(workdir.dir, { env: deps.env });
 
   flow.progress(`otto pr fix: downloading the logs of ${flow.failedChecks.join(", ")}`);
   const logs = await collectLogs({ backend: input.backend, pr, key: flow.key, checks: input.pipeline.checks, dir: workdir.dir, storeDir: deps.store.dir, secrets: deps.secrets, env: deps.env, ...(deps.signal ? { signal: deps.signal } : {}) });
@@ -127,6 +129,7 @@ async function fixInTree(flow: Flow, claimed: PrDocument, workdir: { dir: string
       secrets: deps.secrets,
       env: deps.env,
       push: deps.push ?? commitAndPush,
+      gitControl,
       progress: (m) => flow.progress(m),
     });
     if (result.infrastructure) return infrastructure(flow, doc, result.detail);
