@@ -54,6 +54,12 @@ export const OttoPlugin: Plugin = async (input) => {
       runtime.events.emit(event);
     },
     tool: buildTools(runtime, () => void loadCrew().catch(report("crew load"))),
+    // The push guard (src/guard): otto's sessions, known by id or by agent, cannot push, merge or
+    // call a forge; their shells get an environment where no push succeeds.
+    "chat.message": async (hookInput) => runtime.guard.noteAgent(hookInput.sessionID, hookInput.agent),
+    "chat.params": async (hookInput) => runtime.guard.noteAgent(hookInput.sessionID, hookInput.agent),
+    "shell.env": (hookInput, output) => runtime.guard.shellEnv(hookInput, output),
+    "tool.execute.before": (hookInput, output) => runtime.guard.beforeTool(hookInput, output),
     // Keeps otto's state (crew, unread messages, specs in progress) in the orchestrator's summary.
     "experimental.session.compacting": async (hookInput, output) => (await loadCrew()).compacting(hookInput, output),
   };

@@ -4,6 +4,7 @@ import { EventBus } from "./core/events.ts";
 import { createLogger, type Logger } from "./core/log.ts";
 import type { Env } from "./core/paths.ts";
 import { KnownSecrets, envSecrets } from "./core/secrets.ts";
+import { SessionGuard } from "./guard/session-guard.ts";
 import { createSessionRunner, type SessionRunner } from "./session/runner.ts";
 
 export type OpencodeClient = PluginInput["client"];
@@ -23,6 +24,8 @@ export interface Runtime {
   secrets: KnownSecrets;
   /** Every child session of this plugin instance goes through this runner (one concurrency limit). */
   sessions: SessionRunner;
+  /** Otto's sessions (by id and by agent) and the hooks that keep them from pushing (src/guard). */
+  guard: SessionGuard;
 }
 
 /**
@@ -35,5 +38,6 @@ export function createRuntime(input: Pick<PluginInput, "client" | "directory" | 
   const secrets = new KnownSecrets(envSecrets(env));
   const log = createLogger(input.client, () => secrets.values());
   const base = { client: input.client, directory: input.directory, worktree: input.worktree, events, log, env, once: new Set<string>(), secrets };
-  return { ...base, sessions: createSessionRunner(base) };
+  const guard = new SessionGuard({ directory: input.directory, env, log });
+  return { ...base, guard, sessions: createSessionRunner(base, { onSession: (id) => guard.track(id) }) };
 }

@@ -49,12 +49,15 @@ function check<T>(result: { data?: T; error?: unknown }, action: string): T {
   return result.data;
 }
 
-export function openCodeHost(client: OpencodeClient): CrewHost {
+/** `onSession` hears every session the crew creates (the guard keeps them from pushing: src/guard). */
+export function openCodeHost(client: OpencodeClient, onSession: (sessionID: string) => void = () => undefined): CrewHost {
   return {
     async createSession({ parentID, title, directory, permission }) {
       // `permission` is accepted by OpenCode 1.18's POST /session (v2 types) but missing from the v1 types.
       const body = { parentID, title, permission } as { parentID: string; title: string };
-      return check(await client.session.create({ body, query: { directory } }), "create the agent's session").id;
+      const id = check(await client.session.create({ body, query: { directory } }), "create the agent's session").id;
+      onSession(id);
+      return id;
     },
     async prompt(sessionID, directory, { agent, model, text }) {
       const result = await client.session.promptAsync({

@@ -19,7 +19,7 @@ export interface CrewService {
   compacting(input: { sessionID: string }, output: { context: string[] }): Promise<void>;
 }
 
-type CrewRuntime = Pick<Runtime, "client" | "directory" | "env" | "log"> & Partial<Pick<Runtime, "secrets">>;
+type CrewRuntime = Pick<Runtime, "client" | "directory" | "env" | "log"> & Partial<Pick<Runtime, "secrets" | "guard">>;
 
 /** Sends config.notify's webhooks and command; the toast is the crew's own (shown where the orchestrator runs). */
 async function notifyHuman(runtime: CrewRuntime, root: string, event: NotifyEvent): Promise<void> {
@@ -35,7 +35,7 @@ async function notifyHuman(runtime: CrewRuntime, root: string, event: NotifyEven
 
 export function createCrewService(runtime: CrewRuntime, overrides: Partial<CrewDeps> = {}): CrewService {
   const deps: CrewDeps = {
-    host: openCodeHost(runtime.client),
+    host: openCodeHost(runtime.client, (id) => runtime.guard?.track(id)),
     gates: processGates(runtime.log),
     log: runtime.log,
     env: runtime.env,

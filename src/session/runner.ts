@@ -18,6 +18,8 @@ export interface RunnerOptions {
   concurrency?: number;
   /** After `session.idle`, how long to wait for the prompt's HTTP reply before reading messages. */
   graceMs?: number;
+  /** Told the id of every session the runner creates or attaches (the guard: src/guard). */
+  onSession?: (sessionID: string) => void;
 }
 
 export interface RunOptions {
@@ -36,6 +38,7 @@ export type RunReply = PromptReply & { sessionID: string; dialog?: string };
 export class SessionRunner {
   readonly #limit: LimitFunction;
   readonly #graceMs: number;
+  readonly #onSession: (sessionID: string) => void;
   #code: Promise<{ context: ChildContext; Child: typeof ChildSession }> | undefined;
 
   constructor(
@@ -44,6 +47,7 @@ export class SessionRunner {
   ) {
     this.#limit = pLimit(options.concurrency ?? 4);
     this.#graceMs = options.graceMs ?? 2000;
+    this.#onSession = options.onSession ?? (() => undefined);
   }
 
   /** The child-session code and its shared context, loaded once on first use. */
@@ -100,6 +104,7 @@ export class SessionRunner {
     if (result.error !== undefined || !result.data) throw (await import("./errors.ts")).errorFromHttp(result.error, "create a session", { model: options.model });
     // Its permission requests are answered by otto when nobody can (permission-guard.ts).
     ownSession(result.data.id, options.directory, options.parentID !== undefined);
+    this.#onSession(result.data.id);
     return new Child(context, result.data.id, options);
   }
 
@@ -107,6 +112,7 @@ export class SessionRunner {
   async attachChild(id: string, options: ChildOptions): Promise<ChildSession> {
     ownSession(id, options.directory, options.parentID !== undefined);
     const { context, Child } = await this.#load();
+    this.#onSession(id);
     return new Child(context, id, options);
   }
 

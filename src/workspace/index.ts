@@ -27,6 +27,7 @@ export { runChecks, runCheck, describeChecks, type CheckResult, type VerifyOptio
 export { commitAll, commitChanges, pendingDiff, gitDir, takeIncluded, type CommitOptions, type CommitResult } from "./commit.ts";
 export { snapshotTree, changesSince, diffSnapshots, fingerprint, parsePorcelainZ, TreeSnapshot, CLEAN_TREE, type TreeChanges, type GitRun } from "./snapshot.ts";
 export { commitAndPush, type PushInput, type PushOutcome, type PushResult } from "./push.ts";
+export { snapshotGitControl, gitControlChanges, type GitControlSnapshot } from "./git-guard.ts";
 export { commitsAhead, refuseUnpushed } from "./unpushed.ts";
 export {
   withWorkLock,

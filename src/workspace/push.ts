@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { isOttoError, type Env } from "../core/index.ts";
 import { commitChanges } from "./commit.ts";
+import { gitControlChanges, type GitControlSnapshot } from "./git-guard.ts";
 import { gitFailure } from "./git-errors.ts";
 import { runGit, type GitResult } from "./git.ts";
 import { currentBranch, headSha } from "./identity.ts";
@@ -33,9 +34,15 @@ export interface PushInput {
    * resolves them in `dir`. True when it did; otto then checks and continues the rebase.
    */
   resolveConflicts?: (conflict: { dir: string; files: string[] }) => Promise<boolean>;
+  /**
+   * The checkout's git configuration and hooks as they were before otto handed the tree to its
+   * sessions (snapshotGitControl). If they changed, otto commits and pushes nothing: a session
+   * could have planted a hook or a push URL that otto's own git would run with the user's token.
+   */
+  guard?: GitControlSnapshot;
 }
 
-export type PushOutcome = "pushed" | "nothing" | "conflict" | "rejected" | "wrong_branch";
+export type PushOutcome = "pushed" | "nothing" | "conflict" | "rejected" | "wrong_branch" | "tampered";
 
 export interface PushResult {
   outcome: PushOutcome;
@@ -63,6 +70,9 @@ export async function commitAndPush(input: PushInput): Promise<PushResult> {
     return result.stdout.trim();
   };
   const head = async (): Promise<string> => (await headSha(dir, { env: input.env ?? process.env })) ?? "";
+  const tampered = await tamperedDetail(input);
+  if (tampered) return { committed: false, kept: [], rebased: false, outcome: "tampered", sha: await head(), detail: tampered };
+
   const current = await currentBranch(dir, { env: input.env ?? process.env });
   if (input.detached ? current !== undefined : current !== branch) {
     const expected = input.detached ? "a detached HEAD (otto's temporary worktree)" : `the PR's branch '${branch}'`;
@@ -95,6 +105,9 @@ export async function commitAndPush(input: PushInput): Promise<PushResult> {
       return { ...base, rebased: false, outcome: "conflict", sha: await head(), detail: resolved.detail };
     }
   }
+  // The conflict-resolution session had the tree too.
+  const tamperedAfter = await tamperedDetail(input);
+  if (tamperedAfter) return { ...base, rebased: true, outcome: "tampered", sha: await head(), detail: tamperedAfter };
   const second = await push();
   if (second.exitCode === 0) return { ...base, rebased: true, outcome: "pushed", sha: await head(), detail: `${branch} had moved on ${remote}: rebased onto it and pushed.` };
   if (REJECTED.test(second.stderr + second.stdout)) {
@@ -111,6 +124,15 @@ async function abortOnTimeout<T>(git: (args: string[]) => Promise<GitResult>, st
     if (isOttoError(error) && error.code === "git_timeout") await git(["rebase", "--abort"]).catch(() => undefined);
     throw error;
   }
+}
+
+/** Why otto must not commit or push in this tree (its git configuration or hooks changed), or undefined. */
+async function tamperedDetail(input: PushInput): Promise<string | undefined> {
+  if (!input.guard) return undefined;
+  const changes = await gitControlChanges(input.guard, { env: input.env ?? process.env });
+  if (changes.length === 0) return undefined;
+  const shown = changes.slice(0, 5).join("; ") + (changes.length > 5 ? `; and ${changes.length - 5} more` : "");
+  return `Nothing committed or pushed: the git configuration or hooks of ${input.dir} changed while otto's sessions worked in it (${shown}). A person must look before otto pushes from this checkout.`;
 }
 
 async function conflicted(git: (args: string[]) => Promise<GitResult>): Promise<string[]> {

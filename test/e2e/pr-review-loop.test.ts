@@ -349,7 +349,7 @@ describe("/pr-review --loop (real OpenCode, scripted reviewer models, fake GitHu
     expect(bodies.join("\n")).toContain("[REDACTED]");
   });
 
-  it("the fix agent's pushes (`git push --force`, `-uf`, `git -C . push … HEAD:main`) are denied and the remote is unchanged", async () => {
+  it("the fix agent's pushes (`git push --force`, `-uf`, `git -C . push … HEAD:main`) are refused by the push guard and the remote is unchanged", async () => {
     const f = await forges();
     const ws = await setup(e2e, f);
     const pushes = [
@@ -371,14 +371,12 @@ describe("/pr-review --loop (real OpenCode, scripted reviewer models, fake GitHu
     await runLoop(e2e, ws);
 
     const followUp = e2e.model.turns().find((r) => kindOf(r)?.kind === "fix" && r.lastRole === "tool");
-    // OpenCode refused each by the otto-executor agent's rules; had they run, the branch would have
-    // lost its head commit and main would have received the PR's commits.
+    // Otto's push guard (tool.execute.before, before OpenCode's own permission rules) refused each;
+    // had they run, the branch would have lost its head commit and main would have received the PR's commits.
     expect(followUp?.toolResults).toHaveLength(pushes.length);
     for (const result of followUp?.toolResults ?? []) {
-      expect(result.content).toContain("The user has specified a rule which prevents you from using this specific tool call");
+      expect(result.content).toMatch(/Otto blocked this: git push\..*Otto pushes for you after its checks pass/s);
     }
-    expect(followUp?.toolResults[0]?.content ?? "").toContain('"pattern":"git push --force*","action":"deny"');
-    expect(followUp?.toolResults[2]?.content ?? "").toContain('"pattern":"git * push *","action":"deny"');
     expect(await ws.repo.remoteLog(BRANCH)).toEqual(before);
     expect(await ws.repo.remoteLog("main")).toEqual(mainBefore);
     expect(posted(f)[1]).toContain("Fixed: 0, rejected: 1.");

@@ -1,7 +1,7 @@
 import { redact } from "../../core/index.ts";
 import type { Runtime } from "../../runtime.ts";
 import { parseDuration } from "../../config/index.ts";
-import { withWorkLock, workTreeBusy } from "../../workspace/index.ts";
+import { snapshotGitControl, withWorkLock, workTreeBusy } from "../../workspace/index.ts";
 import { preflight, type LoopSetup } from "./preflight.ts";
 import type { RunContext } from "./run-review.ts";
 import { runRounds } from "./run-rounds.ts";
@@ -55,7 +55,7 @@ export async function runReviewLoop(input: ReviewLoopInput): Promise<string> {
   // The fix and comment flows (the watcher, another OpenCode) edit and push in this tree too: one job at a time.
   let held;
   try {
-    held = await withWorkLock(setup.checkoutDir, `the review loop of PR #${setup.pr.number} (/pr-review --loop)`, () => runRounds(ctx, (message) => input.progress(message)), { env: input.runtime.env });
+    held = await withWorkLock(setup.checkoutDir, `the review loop of PR #${setup.pr.number} (/pr-review --loop)`, async () => runRounds({ ...ctx, gitControl: await snapshotGitControl(setup.dir, { env: input.runtime.env }) }, (message) => input.progress(message)), { env: input.runtime.env });
   } finally {
     const problem = await setup.release();
     if (problem) input.runtime.log.log("warn", problem);

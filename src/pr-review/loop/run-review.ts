@@ -1,6 +1,7 @@
 import { OttoError, isOttoError, redact } from "../../core/index.ts";
 import { resolveTrust } from "../../pr/index.ts";
 import type { Runtime } from "../../runtime.ts";
+import type { GitControlSnapshot } from "../../workspace/index.ts";
 import { renderPrompt } from "../../prompts/index.ts";
 import { formatModel, type ModelRef } from "../../session/index.ts";
 import { reviewStateOf } from "./consensus.ts";
@@ -17,6 +18,8 @@ export interface RunContext {
   signal?: AbortSignal;
   /** One model turn of a reviewer or the analyzer. */
   reviewTimeoutMs: number;
+  /** The tree's git configuration and hooks before the loop's first session: the push refuses if they changed. */
+  gitControl?: GitControlSnapshot;
 }
 
 export interface ReviewRound {

@@ -101,6 +101,7 @@ export async function answerComment(deps: AnswerDeps, input: AnswerInput): Promi
       baseline: work.baseline ?? CLEAN_TREE,
       detached: work.detached ?? false,
       env: deps.env,
+      ...(work.gitControl ? { guard: work.gitControl } : {}),
       // The branch moved and the rebase stopped: one resolution session, as in the fix flow.
       resolveConflicts: ({ files }) => {
         deps.log("info", `resolving rebase conflicts in ${files.join(", ")} for ${comment.id}`);

@@ -2,7 +2,7 @@ import { OttoError, type Env } from "../../core/index.ts";
 import type { Repo } from "../../config/index.ts";
 import { headSha, isDirty, readStatus, runGit } from "../../workspace/index.ts";
 import { mapPrToWorkdir, repoUrlOfPr } from "../../repo/index.ts";
-import { refuseUnpushed, type TreeSnapshot } from "../../workspace/index.ts";
+import { refuseUnpushed, snapshotGitControl, type GitControlSnapshot, type TreeSnapshot } from "../../workspace/index.ts";
 import { openPrTree, type PrTreeInput } from "../pr-tree.ts";
 import type { PrInfo } from "../types.ts";
 
@@ -23,6 +23,8 @@ export interface PrWork {
   baseline?: TreeSnapshot;
   /** otto's temporary worktree of the PR branch (detached HEAD), used because the checkout is dirty. */
   detached?: boolean;
+  /** The tree's git configuration and hooks once ready, before any session: commitAndPush compares. */
+  gitControl?: GitControlSnapshot;
 }
 
 export async function prepareWorkdir(input: { pr: PrInfo; repos: readonly Repo[]; cwd: string; env: Env }): Promise<PrWork> {
@@ -84,7 +86,7 @@ export async function readyWorkdir(workdir: PrWork, env: Env): Promise<PrWork> {
   if (fetched.exitCode === 0) await runGit(["merge", "-q", "--ff-only", `refs/remotes/${workdir.remote}/${pr.sourceBranch}`], { ...git, cwd: workdir.dir });
   // Unpushed local commits would be pushed with the first AGREE fix, and reset away by a discarded answer.
   await refuseUnpushed({ dir: workdir.dir, remote: workdir.remote, branch: pr.sourceBranch, env });
-  return workdir;
+  return { ...workdir, gitControl: await snapshotGitControl(workdir.dir, { env }) };
 }
 
 /**

@@ -2,7 +2,7 @@ import { redact, type Env } from "../../core/index.ts";
 import { runChecks, type CheckResult } from "../../workspace/index.ts";
 import { runGit } from "../../workspace/index.ts";
 import type { ModelRef } from "../../session/index.ts";
-import type { commitAndPush, TreeSnapshot } from "../../workspace/index.ts";
+import type { commitAndPush, GitControlSnapshot, TreeSnapshot } from "../../workspace/index.ts";
 import type { PrInfo } from "../types.ts";
 import { commitMessage, type AttemptOutcome } from "./decide.ts";
 import { resolveConflicts } from "../resolve-conflicts.ts";
@@ -34,6 +34,8 @@ export interface AttemptInput {
   secrets: readonly string[];
   env: Env;
   push: typeof commitAndPush;
+  /** The tree's git configuration and hooks before the flow's first session: the push refuses if they changed. */
+  gitControl?: GitControlSnapshot | undefined;
   progress(message: string): void;
 }
 
@@ -99,6 +101,7 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
     baseline: input.baseline,
     detached: input.detached,
     env: input.env,
+    ...(input.gitControl ? { guard: input.gitControl } : {}),
     resolveConflicts: async ({ files }) => {
       input.progress(`otto pr fix: resolving rebase conflicts in ${files.join(", ")}`);
       return resolveConflicts(session, input.model, { pr, files, change: subject ?? input.summary.slice(0, 2000) });

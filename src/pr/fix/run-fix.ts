@@ -4,7 +4,7 @@ import { parseDuration } from "../../config/index.ts";
 import { mapPrToWorkdir, repoUrlOfPr, type PrWorkdir } from "../../repo/index.ts";
 import { deferredText, openPrTree } from "../pr-tree.ts";
 import { runGit, type TreeSnapshot } from "../../workspace/index.ts";
-import { commitAndPush } from "../../workspace/index.ts";
+import { commitAndPush, snapshotGitControl } from "../../workspace/index.ts";
 import { refuseUnpushed } from "../../workspace/index.ts";
 import { describeHolder, withWorkLock } from "../../workspace/index.ts";
 import { logLine, type PrDocument } from "../store/document.ts";
@@ -136,6 +136,8 @@ interface FixTree {
 async function fixInTree(flow: Flow, claimed: PrDocument, workdir: FixTree, models: FixModels): Promise<FixOutcome> {
   const { deps, input } = flow;
   const { pr } = input;
+  // Before any session has the tree: the push compares against it (src/workspace/git-guard.ts).
+  const gitControl = await snapshotGitControl(workdir.dir, { env: deps.env });
 
   flow.progress(`otto pr fix: downloading the logs of ${flow.failedChecks.join(", ")}`);
   const logs = await collectLogs({ backend: input.backend, pr, key: flow.key, checks: input.pipeline.checks, dir: workdir.dir, storeDir: deps.store.dir, secrets: deps.secrets, env: deps.env, ...(deps.signal ? { signal: deps.signal } : {}) });
@@ -179,6 +181,7 @@ async function fixInTree(flow: Flow, claimed: PrDocument, workdir: FixTree, mode
       secrets: deps.secrets,
       env: deps.env,
       push: deps.push ?? commitAndPush,
+      gitControl,
       progress: (m) => flow.progress(m),
     });
     if (result.infrastructure) return infrastructure(flow, doc, result.detail);

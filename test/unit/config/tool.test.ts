@@ -22,6 +22,7 @@ function toolFor(directory: string, env: Env) {
     env,
     once: new Set(), secrets: new KnownSecrets(),
     sessions: {} as Runtime["sessions"],
+    guard: {} as Runtime["guard"],
   };
   const toolCtx = {
     sessionID: "s",

@@ -23,6 +23,7 @@ const runtime = {
   env: { PATH: process.env.PATH, GIT_CEILING_DIRECTORIES: path.dirname(dir) },
   once: new Set<string>(), secrets: new KnownSecrets(),
   sessions: {} as Runtime["sessions"],
+  guard: {} as Runtime["guard"],
 } satisfies Runtime;
 
 const ctx = { sessionID: "ses_x", messageID: "m", agent: "build", directory: dir, worktree: dir, abort: new AbortController().signal, metadata: () => undefined } as unknown as ToolContext;

@@ -58,6 +58,7 @@ describe("executeVerb notifies when a spec run finishes", () => {
       env,
       once: new Set<string>(), secrets: new KnownSecrets(),
       sessions: {} as Runtime["sessions"],
+      guard: {} as Runtime["guard"],
     } satisfies Runtime;
 
     const { title, output } = await executeVerb({ runtime, sessionID: "ses_parent", directory: f.repoRoot, progress: () => undefined });

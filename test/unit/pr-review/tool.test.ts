@@ -17,7 +17,7 @@ async function run(args: string): Promise<string> {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), "otto-prr-"));
   dirs.push(home);
   const env = { HOME: home, XDG_CONFIG_HOME: path.join(home, "config"), XDG_DATA_HOME: path.join(home, "data") };
-  const runtime: Runtime = { client: {} as Runtime["client"], directory: home, worktree: home, events: new EventBus(), log: silentLogger, env, once: new Set(), secrets: new KnownSecrets(), sessions: {} as Runtime["sessions"] };
+  const runtime: Runtime = { client: {} as Runtime["client"], directory: home, worktree: home, events: new EventBus(), log: silentLogger, env, once: new Set(), secrets: new KnownSecrets(), sessions: {} as Runtime["sessions"], guard: {} as Runtime["guard"] };
   const toolCtx = { sessionID: "s", messageID: "m", agent: "otto", directory: home, worktree: home, abort: new AbortController().signal, metadata: () => undefined, ask: () => Promise.resolve() } satisfies ToolContext;
   const result = await prReviewCommand(runtime).execute({ args }, toolCtx);
   return typeof result === "string" ? result : result.output;

@@ -45,7 +45,7 @@ function box(): Box {
     userFile: path.join(home, ".config", "otto", "otto.jsonc"),
     dataDir: path.join(home, ".local", "share", "otto"),
     async run(command, args, cwd) {
-      const runtime: Runtime = { client: {} as Runtime["client"], directory: cwd, worktree: cwd, events: new EventBus(), log: silentLogger, env, once: new Set(), secrets: new KnownSecrets(), sessions: {} as Runtime["sessions"] };
+      const runtime: Runtime = { client: {} as Runtime["client"], directory: cwd, worktree: cwd, events: new EventBus(), log: silentLogger, env, once: new Set(), secrets: new KnownSecrets(), sessions: {} as Runtime["sessions"], guard: {} as Runtime["guard"] };
       const toolCtx = { sessionID: "s", messageID: "m", agent: "otto", directory: cwd, worktree: cwd, abort: new AbortController().signal, metadata: () => undefined, ask: () => Promise.resolve() } satisfies ToolContext;
       const tool = command === "repo" ? repoCommand(runtime) : worktreeCommand(runtime);
       const result = await tool.execute({ args }, toolCtx);

@@ -47,6 +47,7 @@ const runtime = {
   env: {},
   once: new Set<string>(), secrets: new KnownSecrets(),
   sessions: {} as Runtime["sessions"],
+  guard: {} as Runtime["guard"],
 } satisfies Runtime;
 
 const titles: string[] = [];

@@ -24,7 +24,7 @@ async function refusal(p: Promise<unknown>): Promise<OttoError> {
 describe("readyWorkdir: the local branch is the PR's head", () => {
   it("accepts a clone equal to the remote branch, and fast-forwards one that is behind", async () => {
     const repo = await setup();
-    await expect(readyWorkdir(work(repo), env)).resolves.toEqual(work(repo));
+    await expect(readyWorkdir(work(repo), env)).resolves.toMatchObject(work(repo));
     const other = path.join(path.dirname(repo.dir), "other");
     await git(["clone", "-q", "-b", "feature", repo.remote, other], path.dirname(repo.dir));
     await git(["-c", "user.name=T", "-c", "user.email=t@example.invalid", "commit", "-q", "--allow-empty", "-m", "teammate"], other);

@@ -1,0 +1,198 @@
+import fs from "node:fs";
+import path from "node:path";
+import { xdgPaths, type Env } from "../core/paths.ts";
+import type { Logger } from "../core/log.ts";
+import type { ClassifyContext } from "./classify-command.ts";
+import { isGitControlPath } from "./git-paths.ts";
+import { pushBlockingEnv } from "./push-env.ts";
+
+/*
+ * The guard of one plugin instance: which sessions are otto's, and the two OpenCode hooks that
+ * hold them (`shell.env`, `tool.execute.before`). Loading stays cheap: the shell parser and the
+ * config loader are imported on the first guarded call.
+ */
+
+/** Otto's subagents: a session running as one of them is guarded however it was started (even by the user's `task` tool). */
+const OTTO_SUBAGENT = /^otto-/;
+
+/** Tools that write a file named by their arguments. */
+const FILE_TOOLS = new Set(["edit", "write", "multiedit", "patch", "apply_patch"]);
+
+/** How long the forge hosts and token values read from otto.jsonc are reused. */
+const CONFIG_TTL_MS = 60_000;
+/** Scripts larger than this are not read (the env layer still holds them). */
+const MAX_SCRIPT_BYTES = 256 * 1024;
+
+export interface GuardDeps {
+  /** The directory of this plugin instance (where the bash tool runs without a workdir). */
+  directory: string;
+  env: Env;
+  log: Logger;
+  now?: () => number;
+}
+
+interface ForgeConfig {
+  hosts: string[];
+  secrets: string[];
+}
+
+export class GuardBlocked extends Error {
+  override name = "GuardBlocked";
+}
+
+export class SessionGuard {
+  readonly #sessions = new Set<string>();
+  readonly #config = new Map<string, { at: number; value: Promise<ForgeConfig> }>();
+  #emptyDir: string | undefined;
+
+  constructor(readonly deps: GuardDeps) {}
+
+  /** A session otto created (SessionRunner, the crew): guarded from its first tool call. */
+  track(sessionID: string): void {
+    this.#sessions.add(sessionID);
+  }
+
+  /** From `chat.message` / `chat.params`: a session running one of otto's subagents is guarded. */
+  noteAgent(sessionID: string, agent: string | undefined): void {
+    if (agent && OTTO_SUBAGENT.test(agent)) this.#sessions.add(sessionID);
+  }
+
+  isGuarded(sessionID: string | undefined): boolean {
+    return sessionID !== undefined && this.#sessions.has(sessionID);
+  }
+
+  /** `shell.env`: a guarded session's shell gets an environment in which no push can succeed. */
+  async shellEnv(input: { cwd: string; sessionID?: string }, output: { env: Record<string, string> }): Promise<void> {
+    if (!this.isGuarded(input.sessionID)) return;
+    const env = { ...this.deps.env, ...output.env };
+    try {
+      const forge = await this.#forge(input.cwd);
+      Object.assign(output.env, pushBlockingEnv({ env, secrets: forge.secrets, emptyConfigDir: this.#emptyConfigDir() }));
+    } catch {
+      // Never fail the shell: without the config's token values, the rest of the environment holds.
+      Object.assign(output.env, pushBlockingEnv({ env }));
+    }
+  }
+
+  /** `tool.execute.before`: throws (the model reads the message) when a guarded session's call would push, call a forge or touch git's control files. */
+  async beforeTool(input: { tool: string; sessionID: string }, output: { args: unknown }): Promise<void> {
+    if (!this.isGuarded(input.sessionID)) return;
+    const args = (output.args ?? {}) as Record<string, unknown>;
+    if (input.tool === "bash") return this.#bash(args);
+    if (FILE_TOOLS.has(input.tool)) {
+      const file = filesOf(args).find(isGitControlPath);
+      if (file) throw blocked(`${input.tool} on ${file}`);
+    }
+  }
+
+  async #bash(args: Record<string, unknown>): Promise<void> {
+    const command = typeof args.command === "string" ? args.command : "";
+    const workdir = typeof args.workdir === "string" && args.workdir !== "" ? path.resolve(this.deps.directory, args.workdir) : this.deps.directory;
+    if (isGitControlPath(workdir) || workdir.split(path.sep).includes(".git")) throw blocked(`running commands inside a git directory (${workdir})`);
+    let reason: string | undefined;
+    try {
+      const { classifyCommand } = await import("./classify-command.ts");
+      const [forge, gitAliases] = await Promise.all([this.#forge(workdir), aliasesOf(workdir, this.deps.env)]);
+      const ctx: ClassifyContext = { forgeHosts: forge.hosts, gitAliases, readScript: (file) => readScript(workdir, file) };
+      const verdict = classifyCommand(command, ctx);
+      reason = verdict.allowed ? undefined : verdict.reason;
+    } catch (error) {
+      // Failing closed: a guarded command otto could not check does not run.
+      reason = `a command otto could not check (${error instanceof Error ? error.message : String(error)})`;
+    }
+    if (reason) {
+      this.deps.log.log("info", "otto guard: refused a session's command", { reason });
+      throw blocked(reason);
+    }
+  }
+
+  /** Forge hosts and token values of otto's config for `directory`; never throws. */
+  #forge(directory: string): Promise<ForgeConfig> {
+    const now = (this.deps.now ?? Date.now)();
+    const cached = this.#config.get(directory);
+    if (cached && now - cached.at < CONFIG_TTL_MS) return cached.value;
+    const value = import("../config/index.ts")
+      .then(({ loadConfig }) => loadConfig({ directory, env: this.deps.env }))
+      .then(({ config, secrets }) => ({ hosts: forgeHosts(config.pr.providers), secrets }))
+      .catch((error: unknown) => {
+        // A broken otto.jsonc must not stop a session's shell: the built-in hosts and the token
+        // variables by name still apply.
+        this.deps.log.log("warn", "otto guard: could not read otto's config; using the defaults", { error: error instanceof Error ? error.message : String(error) });
+        return { hosts: [], secrets: [] };
+      });
+    this.#config.set(directory, { at: now, value });
+    return value;
+  }
+
+  /** An empty directory for GH_CONFIG_DIR / AZURE_CONFIG_DIR: no stored CLI login in a session. */
+  #emptyConfigDir(): string | undefined {
+    if (this.#emptyDir) return this.#emptyDir;
+    try {
+      const dir = path.join(xdgPaths(this.deps.env).ottoDataDir, "guard", "no-forge-login");
+      fs.mkdirSync(dir, { recursive: true });
+      return (this.#emptyDir = dir);
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+function blocked(reason: string): GuardBlocked {
+  return new GuardBlocked(
+    `Otto blocked this: ${reason}. Sessions otto runs cannot push, merge, call the forge, or change the checkout's git configuration, hooks or the environment otto set. ` +
+      "Otto pushes for you after its checks pass: commit your work (if your task says to) and stop.",
+  );
+}
+
+function forgeHosts(providers: { github: { api_url: string; hosts: string[] }; ado: { base_url: string } }): string[] {
+  const hosts = [...providers.github.hosts];
+  for (const url of [providers.github.api_url, providers.ado.base_url]) {
+    try {
+      hosts.push(new URL(url).hostname);
+    } catch {
+      // The schema checked it; nothing to add otherwise.
+    }
+  }
+  return hosts.map((h) => h.toLowerCase());
+}
+
+/** The file paths a file tool's arguments name (edit/write: filePath; patches: their file headers). */
+export function filesOf(args: Record<string, unknown>): string[] {
+  const files: string[] = [];
+  for (const key of ["filePath", "file_path", "path"]) {
+    const value = args[key];
+    if (typeof value === "string") files.push(value);
+  }
+  for (const key of ["patchText", "patch", "input"]) {
+    const text = args[key];
+    if (typeof text !== "string") continue;
+    for (const match of text.matchAll(/^(?:\*\*\* (?:Add|Update|Delete) File:|\*\*\* Move to:|\+\+\+|---)\s+(?:[ab]\/)?(.+)$/gm)) {
+      if (match[1]) files.push(match[1].trim());
+    }
+  }
+  return files;
+}
+
+async function aliasesOf(cwd: string, env: Env): Promise<Record<string, string>> {
+  const { runGit } = await import("../workspace/git.ts");
+  const result = await runGit(["config", "-z", "--get-regexp", "^alias\\."], { cwd, env });
+  const aliases: Record<string, string> = {};
+  if (result.exitCode !== 0) return aliases;
+  for (const entry of result.stdout.split("\0")) {
+    const newline = entry.indexOf("\n");
+    if (newline < 0) continue;
+    aliases[entry.slice("alias.".length, newline).toLowerCase()] = entry.slice(newline + 1);
+  }
+  return aliases;
+}
+
+function readScript(cwd: string, file: string): string | undefined {
+  try {
+    const full = path.resolve(cwd, file);
+    const stat = fs.statSync(full);
+    if (!stat.isFile() || stat.size > MAX_SCRIPT_BYTES) return undefined;
+    return fs.readFileSync(full, "utf8");
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,90 @@
+import { createHash } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import type { Env } from "../core/index.ts";
+import { runGit } from "./git.ts";
+
+/*
+ * What a checkout's git runs and where it pushes is decided by its configuration (every scope git
+ * reads, included files too) and its hooks. A session could plant a pre-push hook, a pushurl or a
+ * `core.fsmonitor` program, and otto's own commit and push would then run it with the user's
+ * credentials. So otto snapshots both before it hands the tree to a session and compares before it
+ * commits and pushes: any change, and otto pushes nothing and says why.
+ */
+
+export interface GitControlSnapshot {
+  dir: string;
+  /** Item → digest: `config <origin> <key>` entries and `hook <path>` files. */
+  items: Record<string, string>;
+}
+
+const digest = (text: string | Buffer): string => createHash("sha256").update(text).digest("hex");
+
+/** `branch.<name>.*` only says what a branch tracks: otto pushes with an explicit remote and refspec, so a session may set it. */
+const IGNORED_KEY = /^branch\./;
+
+async function gitText(args: string[], dir: string, env: Env): Promise<string | undefined> {
+  const result = await runGit(args, { cwd: dir, env });
+  return result.exitCode === 0 ? result.stdout : undefined;
+}
+
+function hookFiles(dir: string, label: string, items: Record<string, string>): void {
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const file = path.join(dir, name);
+    try {
+      const stat = fs.lstatSync(file);
+      const content = stat.isSymbolicLink() ? `symlink:${fs.readlinkSync(file)}` : stat.isFile() ? fs.readFileSync(file) : `type:${stat.mode & 0o170000}`;
+      items[`hook ${label}/${name}`] = `${digest(content)} mode ${(stat.mode & 0o111) !== 0 ? "x" : "-"}`;
+    } catch {
+      items[`hook ${label}/${name}`] = "unreadable";
+    }
+  }
+}
+
+/** The checkout's git configuration (all scopes) and hooks (the hooks dir and core.hooksPath), as digests. */
+export async function snapshotGitControl(dir: string, options: { env?: Env } = {}): Promise<GitControlSnapshot> {
+  const env = options.env ?? process.env;
+  const items: Record<string, string> = {};
+  const config = (await gitText(["config", "--list", "--show-origin", "-z"], dir, env)) ?? "";
+  const fields = config.split("\0");
+  for (let i = 0; i + 1 < fields.length; i += 2) {
+    const origin = fields[i] ?? "";
+    const entry = fields[i + 1] ?? "";
+    const key = entry.split("\n")[0] ?? "";
+    if (IGNORED_KEY.test(key)) continue;
+    const item = `config ${origin} ${key}`;
+    // A key may repeat (multi-valued): the digest covers every value in order.
+    items[item] = digest(`${items[item] ?? ""}\0${entry}`);
+  }
+  const dirs = (await gitText(["rev-parse", "--git-dir", "--git-common-dir", "--show-toplevel"], dir, env))?.trim().split("\n") ?? [];
+  const [gitDir, commonDir, top] = dirs.map((d) => path.resolve(dir, d));
+  if (commonDir) hookFiles(path.join(commonDir, "hooks"), "hooks", items);
+  if (gitDir && gitDir !== commonDir) hookFiles(path.join(gitDir, "hooks"), "worktree hooks", items);
+  const hooksPath = (await gitText(["config", "--get", "core.hooksPath"], dir, env))?.trim();
+  if (hooksPath) {
+    const home = env.HOME ?? "";
+    const expanded = hooksPath.startsWith("~/") ? path.join(home, hooksPath.slice(2)) : hooksPath;
+    hookFiles(path.resolve(top ?? dir, expanded), `core.hooksPath ${hooksPath}`, items);
+  }
+  return { dir, items };
+}
+
+/** What changed since `before`, one line each (keys and hook names, never values); empty when nothing did. */
+export async function gitControlChanges(before: GitControlSnapshot, options: { env?: Env } = {}): Promise<string[]> {
+  const after = await snapshotGitControl(before.dir, options);
+  const keys = new Set([...Object.keys(before.items), ...Object.keys(after.items)]);
+  const changes: string[] = [];
+  for (const key of [...keys].sort()) {
+    const was = before.items[key];
+    const now = after.items[key];
+    if (was === now) continue;
+    changes.push(`${key} ${was === undefined ? "added" : now === undefined ? "removed" : "changed"}`);
+  }
+  return changes;
+}

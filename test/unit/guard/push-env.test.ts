@@ -1,0 +1,68 @@
+import path from "node:path";
+import { execa } from "execa";
+import { afterEach, describe, expect, it } from "vitest";
+import { pushBlockingEnv, TOKEN_VARIABLES } from "../../../src/guard/index.ts";
+import { createRepo, gitEnv, type Repo } from "../../support/git.ts";
+
+/** Runs a shell line in `cwd` with the environment a guarded session's shell gets. */
+async function guardedShell(line: string, cwd: string, extra: Record<string, string> = {}) {
+  const base = gitEnv(extra);
+  const env = { ...base, ...pushBlockingEnv({ env: base }) };
+  const result = await execa("sh", ["-c", line], { cwd, env, extendEnv: false, reject: false, stdin: "ignore", timeout: 30_000 });
+  return { exitCode: result.exitCode, output: `${result.stdout}\n${result.stderr}` };
+}
+
+describe("pushBlockingEnv", () => {
+  let repo: Repo | undefined;
+  afterEach(() => repo?.cleanup());
+
+  it("makes every push spelling to a local bare remote fail, and leaves fetch working", async () => {
+    repo = await createRepo({ files: { "a.txt": "one\n" } });
+    await repo.commit("second", { "a.txt": "two\n" });
+    const before = await repo.gitRemote(["rev-parse", "refs/heads/main"]);
+    const relative = path.relative(repo.dir, repo.remote);
+    const spellings = [
+      "git push origin HEAD:refs/heads/main",
+      "git push",
+      `git push ${repo.remote} HEAD:refs/heads/main`,
+      `git push ${relative} HEAD:refs/heads/main`,
+      `git push file://${repo.remote} HEAD:refs/heads/main`,
+      "sh -c 'git push origin HEAD:refs/heads/main'",
+      "env git push origin HEAD:refs/heads/main",
+      "git -c alias.p=push p origin HEAD:refs/heads/other",
+      "printf 'git push origin HEAD:refs/heads/main\\n' > p.sh && sh p.sh",
+    ];
+    for (const line of spellings) {
+      const result = await guardedShell(line, repo.dir);
+      expect(result.exitCode, `${line}\n${result.output}`).not.toBe(0);
+      expect(result.output).toContain("otto-blocks-pushes-from-sessions");
+    }
+    expect(await repo.gitRemote(["rev-parse", "refs/heads/main"])).toBe(before);
+    expect(await repo.gitRemote(["branch", "--list", "other"])).toBe("");
+    // Reading the remote still works: the session may fetch.
+    expect((await guardedShell("git fetch -q origin && git ls-remote origin main", repo.dir)).exitCode).toBe(0);
+  });
+
+  it("does not stop an explicit pushurl: that spelling is the command layer's (docs/security-push.md)", async () => {
+    repo = await createRepo();
+    await repo.commit("second", { "b.txt": "b\n" });
+    const result = await guardedShell(`git -c remote.origin.pushurl=${repo.remote} push -q origin HEAD:refs/heads/pushurl`, repo.dir);
+    expect(result.exitCode).toBe(0);
+  });
+
+  it("keeps the user's own GIT_CONFIG_n entries and adds otto's after them", () => {
+    const out = pushBlockingEnv({ env: { GIT_CONFIG_COUNT: "1", GIT_CONFIG_KEY_0: "user.name", GIT_CONFIG_VALUE_0: "me" } });
+    expect(out.GIT_CONFIG_COUNT).toBe("4");
+    expect(out.GIT_CONFIG_KEY_0).toBeUndefined();
+    expect(out.GIT_CONFIG_KEY_1).toMatch(/pushInsteadOf$/);
+    expect(out.GIT_CONFIG_VALUE_1).toBe("");
+  });
+
+  it("blanks forge tokens by name and any variable holding a configured token", () => {
+    const out = pushBlockingEnv({ env: { GITHUB_TOKEN: "ghp_x", MY_CI_TOKEN: "abc-secret-123", OTHER: "fine" }, secrets: ["abc-secret-123"], emptyConfigDir: "/tmp/empty" });
+    for (const name of TOKEN_VARIABLES) expect(out[name]).toBe("");
+    expect(out.MY_CI_TOKEN).toBe("");
+    expect(out.OTHER).toBeUndefined();
+    expect(out).toMatchObject({ GIT_TERMINAL_PROMPT: "0", GIT_ASKPASS: "false", SSH_ASKPASS: "false", GIT_SSH_COMMAND: "false", SSH_AUTH_SOCK: "", GH_CONFIG_DIR: "/tmp/empty" });
+  });
+});

@@ -1,0 +1,67 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { silentLogger } from "../../../src/core/index.ts";
+import { SessionGuard, filesOf } from "../../../src/guard/session-guard.ts";
+import { createRepo, gitEnv, type Repo } from "../../support/git.ts";
+
+describe("SessionGuard", () => {
+  let repo: Repo | undefined;
+  let home: string | undefined;
+  afterEach(() => {
+    repo?.cleanup();
+    if (home) fs.rmSync(home, { recursive: true, force: true });
+  });
+
+  async function guardIn(): Promise<SessionGuard> {
+    repo = await createRepo();
+    home = fs.mkdtempSync(path.join(os.tmpdir(), "otto-guard-"));
+    const env = gitEnv({ HOME: home, XDG_CONFIG_HOME: path.join(home, "config"), XDG_DATA_HOME: path.join(home, "data") });
+    return new SessionGuard({ directory: repo.dir, env, log: silentLogger });
+  }
+
+  it("guards the sessions otto created and those running otto's subagents, nothing else", async () => {
+    const guard = await guardIn();
+    guard.track("ses_runner");
+    guard.noteAgent("ses_task", "otto-executor");
+    guard.noteAgent("ses_user", "build");
+    guard.noteAgent("ses_otto", "otto");
+    expect(["ses_runner", "ses_task", "ses_user", "ses_otto", "ses_none"].map((id) => guard.isGuarded(id))).toEqual([true, true, false, false, false]);
+
+    const env: Record<string, string> = {};
+    await guard.shellEnv({ cwd: repo!.dir, sessionID: "ses_user" }, { env });
+    expect(env).toEqual({});
+    await guard.shellEnv({ cwd: repo!.dir, sessionID: "ses_task" }, { env });
+    expect(env.GITHUB_TOKEN).toBe("");
+    expect(env.GIT_CONFIG_COUNT).toBe("3");
+    expect(fs.existsSync(env.GH_CONFIG_DIR ?? "")).toBe(true);
+  });
+
+  it("refuses a guarded session's push with advice, resolving the checkout's aliases and scripts", async () => {
+    const guard = await guardIn();
+    guard.track("ses_1");
+    await repo!.git(["config", "alias.ship", "push origin HEAD"]);
+    fs.writeFileSync(path.join(repo!.dir, "p.sh"), "git push origin HEAD:refs/heads/main\n");
+    const bash = (command: string, sessionID = "ses_1") => guard.beforeTool({ tool: "bash", sessionID }, { args: { command } });
+
+    await expect(bash("git status && npm test")).resolves.toBeUndefined();
+    await expect(bash("git ship")).rejects.toThrow(/Otto blocked this: git push\..*Otto pushes for you after its checks pass/);
+    await expect(bash("./p.sh")).rejects.toThrow(/git push/);
+    await expect(bash("git ship", "ses_other")).resolves.toBeUndefined();
+    await expect(guard.beforeTool({ tool: "bash", sessionID: "ses_1" }, { args: { command: "echo x > pre-push", workdir: ".git/hooks" } })).rejects.toThrow(/inside a git directory/);
+  });
+
+  it("refuses file tools on the git directory's config and hooks", async () => {
+    const guard = await guardIn();
+    guard.noteAgent("ses_1", "otto-crew");
+    await expect(guard.beforeTool({ tool: "write", sessionID: "ses_1" }, { args: { filePath: path.join(repo!.dir, ".git/hooks/pre-push"), content: "x" } })).rejects.toThrow(/write on .*\.git\/hooks\/pre-push/);
+    await expect(guard.beforeTool({ tool: "edit", sessionID: "ses_1" }, { args: { filePath: ".git/config", oldString: "a", newString: "b" } })).rejects.toThrow(/\.git\/config/);
+    await expect(guard.beforeTool({ tool: "apply_patch", sessionID: "ses_1" }, { args: { patchText: "*** Begin Patch\n*** Add File: .git/hooks/pre-commit\n+x\n*** End Patch" } })).rejects.toThrow(/pre-commit/);
+    await expect(guard.beforeTool({ tool: "write", sessionID: "ses_1" }, { args: { filePath: "src/.gitignore", content: "x" } })).resolves.toBeUndefined();
+  });
+
+  it("reads the files of a patch", () => {
+    expect(filesOf({ patchText: "--- a/src/x.ts\n+++ b/src/x.ts\n@@\n*** Update File: y.ts\n*** Move to: .git/config" })).toEqual(["src/x.ts", "src/x.ts", "y.ts", ".git/config"]);
+  });
+});

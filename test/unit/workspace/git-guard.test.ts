@@ -1,0 +1,51 @@
+import fs from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { commitAndPush, gitControlChanges, runGit, snapshotGitControl, snapshotTree } from "../../../src/workspace/index.ts";
+import { createRepo, gitEnv, type Repo } from "../../support/git.ts";
+
+describe("snapshotGitControl / gitControlChanges", () => {
+  let repo: Repo | undefined;
+  afterEach(() => repo?.cleanup());
+  const env = gitEnv({ GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@t" });
+
+  it("sees a planted hook, a config change and a core.hooksPath target change; ignores branch tracking and commits", async () => {
+    repo = await createRepo();
+    const before = await snapshotGitControl(repo.dir, { env });
+    await repo.commit("work", { "x.txt": "x\n" });
+    await repo.git(["branch", "--set-upstream-to=origin/main"]);
+    expect(await gitControlChanges(before, { env })).toEqual([]);
+
+    fs.writeFileSync(path.join(repo.dir, ".git/hooks/pre-push"), "#!/bin/sh\nexit 0\n", { mode: 0o755 });
+    await repo.git(["config", "remote.origin.pushurl", "/tmp/elsewhere.git"]);
+    const changes = await gitControlChanges(before, { env });
+    expect(changes).toEqual(expect.arrayContaining([expect.stringMatching(/^hook hooks\/pre-push added$/), expect.stringMatching(/remote\.origin\.pushurl added$/)]));
+    expect(changes.join(" ")).not.toContain("/tmp/elsewhere.git");
+
+    await repo.git(["config", "core.hooksPath", ".husky"]);
+    fs.mkdirSync(path.join(repo.dir, ".husky"));
+    const withPath = await snapshotGitControl(repo.dir, { env });
+    fs.writeFileSync(path.join(repo.dir, ".husky/pre-push"), "#!/bin/sh\n", { mode: 0o755 });
+    expect(await gitControlChanges(withPath, { env })).toEqual(["hook core.hooksPath .husky/pre-push added"]);
+  });
+
+  it("commitAndPush pushes nothing when the hooks changed since the snapshot", async () => {
+    repo = await createRepo();
+    const guard = await snapshotGitControl(repo.dir, { env });
+    const baseline = await snapshotTree((args, o) => runGit(args, { ...o, env }), repo.dir);
+    const remoteBefore = await repo.gitRemote(["rev-parse", "main"]);
+    fs.writeFileSync(path.join(repo.dir, "fix.txt"), "fix\n");
+    fs.writeFileSync(path.join(repo.dir, ".git/hooks/pre-commit"), "#!/bin/sh\ntouch ran\n", { mode: 0o755 });
+    const result = await commitAndPush({ dir: repo.dir, branch: "main", remote: "origin", message: "fix", env, guard, baseline });
+    expect(result.outcome).toBe("tampered");
+    expect(result.detail).toMatch(/Nothing committed or pushed.*hook hooks\/pre-commit added/);
+    expect(result.committed).toBe(false);
+    expect(await repo.gitRemote(["rev-parse", "main"])).toBe(remoteBefore);
+    expect(fs.existsSync(path.join(repo.dir, "ran"))).toBe(false);
+
+    fs.rmSync(path.join(repo.dir, ".git/hooks/pre-commit"));
+    const pushed = await commitAndPush({ dir: repo.dir, branch: "main", remote: "origin", message: "fix", env, guard, baseline });
+    expect(pushed.outcome).toBe("pushed");
+    expect(await repo.gitRemote(["rev-parse", "main"])).toBe(pushed.sha);
+  });
+});
