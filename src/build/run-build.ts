@@ -1,5 +1,6 @@
 import path from "node:path";
-import { commitAll, snapshotTree, type CheckResult, type GitRun } from "../workspace/index.ts";
+import type { Env } from "../core/index.ts";
+import { commitAll, snapshotGitControl, snapshotTree, type CheckResult, type GitRun } from "../workspace/index.ts";
 import type { NotifyEvent } from "../notify/index.ts";
 import type { ArchiveResult } from "./archive.ts";
 import { lockTarget } from "./build-lock.ts";
@@ -29,6 +30,8 @@ export interface BuildDeps {
   pid: number;
   signal?: AbortSignal;
   pollMs?: number;
+  /** The environment git runs with (the plugin's). */
+  env?: Env;
 }
 
 export interface BuildOptions {
@@ -86,6 +89,9 @@ async function buildLocked(deps: BuildDeps, target: BuildTarget, options: BuildO
   // Taken before the first turn and kept with the loop's state, so a resumed loop commits its own
   // earlier work too, and never the user's uncommitted edits.
   const baseline = resume?.baseline ?? (await snapshotTree(deps.git, deps.repoRoot));
+  // Git's config and hooks before this loop's turns: the final commit runs hooks with otto's environment.
+  const env = deps.env ?? process.env;
+  const gitControl = await snapshotGitControl(deps.repoRoot, { env });
   const builder = await deps.openBuilder(target, resume?.sessionID);
   const sessionNote =
     resume?.sessionID !== undefined && builder.id !== resume.sessionID
@@ -129,7 +135,7 @@ async function buildLocked(deps: BuildDeps, target: BuildTarget, options: BuildO
     const result: TargetResult = { target, end, sessionID: builder.id, sessionNote };
     if (end.kind === "done") {
       result.archive = await deps.archive(target);
-      const commit = await commitAll(deps.git, deps.repoRoot, commitMessage(target, end), { baseline, include: buildInclude(deps.repoRoot, source.dir, result.archive) });
+      const commit = await commitAll(deps.git, deps.repoRoot, commitMessage(target, end), { baseline, include: buildInclude(deps.repoRoot, source.dir, result.archive), guard: { snapshot: gitControl, env } });
       result.commit = commit.sha;
       if (commit.kept.length > 0) result.kept = commit.kept;
     }

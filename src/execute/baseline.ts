@@ -1,7 +1,8 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { OttoError } from "../core/index.ts";
-import { changesSince, snapshotTree, TreeSnapshot, type GitRun } from "../workspace/index.ts";
+import type { Env } from "../core/index.ts";
+import { changesSince, snapshotTree, TreeSnapshot, type GitControlSnapshot, type GitRun } from "../workspace/index.ts";
 
 /*
  * What the working tree held before a run's first session (src/workspace/snapshot.ts): phase
@@ -35,4 +36,9 @@ export async function closeBaseline(git: GitRun, repoRoot: string, gitDir: strin
 export function baselineOf(deps: { baseline?: TreeSnapshot | undefined }): TreeSnapshot {
   if (!deps.baseline) throw new OttoError("execute_no_baseline", "otto tried to commit outside a run (no snapshot of the tree before it).", "Report this as a bug in otto.");
   return deps.baseline;
+}
+
+/** The commit guard of the run these deps belong to: its git config and hooks must not have changed. */
+export function guardOf(deps: { gitControl?: GitControlSnapshot | undefined; env: Env }): { guard?: { snapshot: GitControlSnapshot; env: Env } } {
+  return deps.gitControl ? { guard: { snapshot: deps.gitControl, env: deps.env } } : {};
 }

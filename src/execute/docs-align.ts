@@ -4,7 +4,7 @@ import { extractDocument } from "../session/index.ts";
 import { renderCommitMessage } from "./commit-message.ts";
 import { doc, readDocs, required, type SpecContext } from "./context.ts";
 import { commitAll, pendingDiff } from "../workspace/index.ts";
-import { baselineOf } from "./baseline.ts";
+import { baselineOf, guardOf } from "./baseline.ts";
 import { type OttoCommit } from "./git.ts";
 import { writeStepRecord } from "./history.ts";
 import { cancelled, errorLine, EXECUTOR, jsonPass, promptPass, REVIEWER } from "./pass.ts";
@@ -86,7 +86,7 @@ export async function alignDocs(deps: ExecuteDeps, models: Models, base: SpecCon
     verify: "none",
   });
   deps.progress("Docs: committing");
-  const { sha: commit, kept } = await commitAll(deps.git, deps.repoRoot, message, { baseline: baselineOf(deps), include: deps.specInclude ?? [] });
+  const { sha: commit, kept } = await commitAll(deps.git, deps.repoRoot, message, { baseline: baselineOf(deps), include: deps.specInclude ?? [], ...guardOf(deps) });
   deps.toast(`Documentation committed: ${commit}`, "success");
   return { steps, commit, ...(kept.length > 0 ? { kept } : {}) };
 }

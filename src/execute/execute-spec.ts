@@ -5,7 +5,7 @@ import { summaryOf } from "./commit-message.ts";
 import { readDocs, relativeSpecDir, type SpecContext } from "./context.ts";
 import { alignDocs, docsDue } from "./docs-align.ts";
 import { committedPhases, ottoCommits } from "./git.ts";
-import { gitDir } from "../workspace/index.ts";
+import { gitDir, snapshotGitControl } from "../workspace/index.ts";
 import { cancelled, errorLine } from "./pass.ts";
 import { phasesToRun, startChanges } from "./plan.ts";
 import { renderReport, type RunReport } from "./progress.ts";
@@ -48,7 +48,9 @@ export async function withRunLock<T>(deps: ExecuteDeps, slug: string, fn: (run: 
     const { sessions, cleaned } = await RunSessions.resume(runSessionsFile(dir, slug), { client: deps.client, directory: deps.repoRoot, log: deps.log });
     const baseline = await openBaseline(deps.git, deps.repoRoot, dir, slug);
     const specInclude = [`${relativeSpecDir(deps.repoRoot, specPaths(deps.repoRoot, slug))}/`];
-    const result = await fn({ ...deps, sessions, baseline, specInclude }, cleaned);
+    // Git's config and hooks before any session of this run: a commit runs hooks with otto's environment.
+    const gitControl = await snapshotGitControl(deps.repoRoot, { env: deps.env });
+    const result = await fn({ ...deps, sessions, baseline, specInclude, gitControl }, cleaned);
     await closeBaseline(deps.git, deps.repoRoot, dir, slug, baseline, specInclude);
     return result;
   } finally {

@@ -1,6 +1,6 @@
 import pLimit from "p-limit";
 import { commitAll } from "../workspace/index.ts";
-import { baselineOf } from "./baseline.ts";
+import { baselineOf, guardOf } from "./baseline.ts";
 import { renderCommitMessage, type OttoTrailer } from "./commit-message.ts";
 import { readDocs, type SpecContext } from "./context.ts";
 import { harvestQuestions } from "./harvest.ts";
@@ -96,7 +96,7 @@ export async function runPhase(run: PhaseRun): Promise<PhaseReport> {
   });
   deps.progress(`Phase ${group}: committing`);
   await writeStepRecord(ctx.paths.history, { slug: ctx.slug, name: `phase-${group}`, heading: `Phase ${group}`, at: deps.now(), steps: report.steps }, deps.secrets);
-  const commit = await commitAll(deps.git, deps.repoRoot, message, { baseline: baselineOf(deps), include: deps.specInclude ?? [] });
+  const commit = await commitAll(deps.git, deps.repoRoot, message, { baseline: baselineOf(deps), include: deps.specInclude ?? [], ...guardOf(deps) });
   report.commit = commit.sha;
   if (commit.kept.length > 0) report.kept = commit.kept;
   const failed = tasks.filter((t) => t.status !== "completed").length;

@@ -1,7 +1,7 @@
 import { OttoError } from "../core/index.ts";
 import { renderCommitMessage } from "./commit-message.ts";
 import { commitAll } from "../workspace/index.ts";
-import { baselineOf } from "./baseline.ts";
+import { baselineOf, guardOf } from "./baseline.ts";
 import { keptLine } from "./progress.ts";
 import { ottoCommits } from "./git.ts";
 import { formatDuration } from "./history.ts";
@@ -62,7 +62,7 @@ export async function runOneTask(deps: ExecuteDeps, flag: string | undefined, id
       steps: [verify.line],
       verify: verify.state,
     });
-    const { sha: commit, kept } = await commitAll(deps.git, deps.repoRoot, message, { baseline: baselineOf(deps), include: deps.specInclude ?? [] });
+    const { sha: commit, kept } = await commitAll(deps.git, deps.repoRoot, message, { baseline: baselineOf(deps), include: deps.specInclude ?? [], ...guardOf(deps) });
     if (kept.length > 0) lines.push("", keptLine(kept));
     const next = unverified ? `fix what spec.verify reports, then /otto-spec task run --spec ${slug} --id ${task.id}` : `/otto-spec execute --spec ${slug}`;
     lines.push("", verify.line, `Committed: ${commit}`, "", `Next step: ${next}`);

@@ -1,6 +1,6 @@
 import type { Env, Logger } from "../core/index.ts";
 import type { ModelRef, SessionClient, SessionRunner } from "../session/index.ts";
-import type { GitRun, TreeSnapshot } from "../workspace/index.ts";
+import type { GitControlSnapshot, GitRun, TreeSnapshot } from "../workspace/index.ts";
 import type { Background } from "./pass.ts";
 import type { RunSessions } from "./run-sessions.ts";
 
@@ -56,6 +56,8 @@ export interface ExecuteDeps {
   sessions?: RunSessions;
   /** The tree before the run's first session (set by withRunLock): commits take only what changed since. */
   baseline?: TreeSnapshot;
+  /** Git's configuration and hooks when the run took its lock: nothing is committed once a session changed them. */
+  gitControl?: GitControlSnapshot;
   /** The spec's folder relative to the repository (".otto/specs/<slug>/"): otto's own state, always committed. */
   specInclude?: string[];
   /** Receives lock waits of tasks.md writes (bench). */

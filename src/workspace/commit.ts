@@ -1,5 +1,7 @@
 import { assertNoCommittedSecrets } from "../config/index.ts";
 import { OttoError, redact } from "../core/index.ts";
+import type { Env } from "../core/index.ts";
+import { describeControlChanges, gitControlChanges, type GitControlSnapshot } from "./git-guard.ts";
 import type { GitResult } from "./git.ts";
 import { changesSince, type GitRun, type TreeChanges, type TreeSnapshot } from "./snapshot.ts";
 
@@ -22,6 +24,11 @@ export interface CommitOptions {
   include?: readonly string[];
   /** What to do when the commit fails: the `fix` of the commit_failed error. */
   fix?: string;
+  /**
+   * Git's configuration and hooks before the sessions ran (snapshotGitControl): a commit runs hooks
+   * with otto's environment, so nothing is committed when a session changed them.
+   */
+  guard?: { snapshot: GitControlSnapshot; env: Env };
 }
 
 export interface CommitResult {
@@ -50,6 +57,16 @@ export async function commitChanges(git: GitRun, cwd: string, options: CommitOpt
   if (changes.paths.length === 0 && !options.allowEmpty) return { sha: undefined, committed: [], kept: changes.kept };
   // A credential in the repo's otto.jsonc must not be committed.
   await assertNoCommittedSecrets(cwd, git);
+  if (options.guard) {
+    const tampered = await gitControlChanges(options.guard.snapshot, { env: options.guard.env });
+    if (tampered.length > 0) {
+      throw new OttoError(
+        "git_control_changed",
+        `Nothing committed: ${describeControlChanges(cwd, tampered)}`,
+        "Look at what changed (git config --list --show-origin; ls .git/hooks), undo what you did not make, then run the command again: the work stays in the working tree.",
+      );
+    }
+  }
   const spec = ["--pathspec-from-file=-", "--pathspec-file-nul"];
   if (changes.paths.length > 0) {
     // --all with a pathspec: additions, edits and deletions of exactly these paths.
@@ -67,8 +84,13 @@ export async function commitChanges(git: GitRun, cwd: string, options: CommitOpt
  * An execute or build commit: only the run's changes, and recorded even when empty. Returns the
  * short sha and the paths left uncommitted because they held the user's edits too.
  */
-export async function commitAll(git: GitRun, cwd: string, message: string, options: { baseline: TreeSnapshot; include?: readonly string[] }): Promise<{ sha: string; kept: string[] }> {
-  const result = await commitChanges(git, cwd, { message, baseline: options.baseline, include: options.include ?? [], allowEmpty: true });
+export async function commitAll(
+  git: GitRun,
+  cwd: string,
+  message: string,
+  options: { baseline: TreeSnapshot; include?: readonly string[]; guard?: CommitOptions["guard"] },
+): Promise<{ sha: string; kept: string[] }> {
+  const result = await commitChanges(git, cwd, { message, baseline: options.baseline, include: options.include ?? [], allowEmpty: true, ...(options.guard ? { guard: options.guard } : {}) });
   return { sha: result.sha ?? "", kept: result.kept };
 }
 

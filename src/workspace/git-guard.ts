@@ -88,3 +88,9 @@ export async function gitControlChanges(before: GitControlSnapshot, options: { e
   }
   return changes;
 }
+
+/** Why otto commits and pushes nothing in `dir`, naming what changed (never a value). */
+export function describeControlChanges(dir: string, changes: readonly string[]): string {
+  const shown = changes.slice(0, 5).join("; ") + (changes.length > 5 ? `; and ${changes.length - 5} more` : "");
+  return `the git configuration or hooks of ${dir} changed while otto's sessions worked in it (${shown}). A person must look before otto commits or pushes from this checkout.`;
+}

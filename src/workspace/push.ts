@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { isOttoError, type Env } from "../core/index.ts";
 import { commitChanges } from "./commit.ts";
-import { gitControlChanges, type GitControlSnapshot } from "./git-guard.ts";
+import { describeControlChanges, gitControlChanges, type GitControlSnapshot } from "./git-guard.ts";
 import { gitFailure } from "./git-errors.ts";
 import { runGit, type GitResult } from "./git.ts";
 import { currentBranch, headSha } from "./identity.ts";
@@ -131,8 +131,7 @@ async function tamperedDetail(input: PushInput): Promise<string | undefined> {
   if (!input.guard) return undefined;
   const changes = await gitControlChanges(input.guard, { env: input.env ?? process.env });
   if (changes.length === 0) return undefined;
-  const shown = changes.slice(0, 5).join("; ") + (changes.length > 5 ? `; and ${changes.length - 5} more` : "");
-  return `Nothing committed or pushed: the git configuration or hooks of ${input.dir} changed while otto's sessions worked in it (${shown}). A person must look before otto pushes from this checkout.`;
+  return `Nothing committed or pushed: ${describeControlChanges(input.dir, changes)}`;
 }
 
 async function conflicted(git: (args: string[]) => Promise<GitResult>): Promise<string[]> {

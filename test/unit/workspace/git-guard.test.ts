@@ -1,7 +1,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { commitAndPush, gitControlChanges, runGit, snapshotGitControl, snapshotTree } from "../../../src/workspace/index.ts";
+import { isOttoError } from "../../../src/core/index.ts";
+import { commitAll, commitAndPush, gitControlChanges, runGit, snapshotGitControl, snapshotTree } from "../../../src/workspace/index.ts";
 import { createRepo, gitEnv, type Repo } from "../../support/git.ts";
 
 describe("snapshotGitControl / gitControlChanges", () => {
@@ -47,5 +48,21 @@ describe("snapshotGitControl / gitControlChanges", () => {
     const pushed = await commitAndPush({ dir: repo.dir, branch: "main", remote: "origin", message: "fix", env, guard, baseline });
     expect(pushed.outcome).toBe("pushed");
     expect(await repo.gitRemote(["rev-parse", "main"])).toBe(pushed.sha);
+  });
+
+  it("commitAll (execute, build) commits nothing and runs no hook when a session planted one", async () => {
+    repo = await createRepo();
+    const git = (args: string[], o: { cwd: string }) => runGit(args, { ...o, env });
+    const snapshot = await snapshotGitControl(repo.dir, { env });
+    const baseline = await snapshotTree(git, repo.dir);
+    const head = await repo.git(["rev-parse", "HEAD"]);
+    fs.writeFileSync(path.join(repo.dir, "task.txt"), "done\n");
+    fs.writeFileSync(path.join(repo.dir, ".git/hooks/pre-commit"), "#!/bin/sh\ntouch ran\n", { mode: 0o755 });
+    const error = await commitAll(git, repo.dir, "feat: phase 1", { baseline, guard: { snapshot, env } }).catch((e: unknown) => e);
+    expect(isOttoError(error) && error.code).toBe("git_control_changed");
+    expect(String((error as Error).message)).toMatch(/Nothing committed: .*hook hooks\/pre-commit added/);
+    expect(await repo.git(["rev-parse", "HEAD"])).toBe(head);
+    expect(fs.existsSync(path.join(repo.dir, "ran"))).toBe(false);
+    expect(fs.readFileSync(path.join(repo.dir, "task.txt"), "utf8")).toBe("done\n");
   });
 });
