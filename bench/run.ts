@@ -11,6 +11,7 @@ import os from "node:os";
 import path from "node:path";
 import { benchExecute, writeSection as writeExecuteSection } from "./execute.ts";
 import { benchPostOnce, writeSection as writePostOnceSection } from "./post-once.ts";
+import { benchSafety, writeSection as writeSafetySection } from "./safety.ts";
 import { benchPr, writeSection as writePrSection } from "./pr.ts";
 import { benchTasksFile, writeSection as writeTasksFileSection } from "./tasks-file.ts";
 import { createWorkspace, opencodeVersion, REPO_ROOT, runOpencode, startModelServer, text, type ModelServer, type Workspace } from "../test/support/index.ts";
@@ -111,6 +112,9 @@ async function main(): Promise<void> {
     const postOnce = await benchPostOnce((line) => process.stdout.write(`${line}\n`));
     writePostOnceSection(postOnce);
     process.stdout.write(`\n${postOnce}`);
+    const safety = await benchSafety((line) => process.stdout.write(`${line}\n`));
+    writeSafetySection(safety);
+    process.stdout.write(`\n${safety}`);
     const tasksFile = await benchTasksFile((line) => process.stdout.write(`${line}\n`));
     writeTasksFileSection(tasksFile);
     process.stdout.write(`\n${tasksFile}`);

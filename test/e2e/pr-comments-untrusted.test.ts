@@ -3,6 +3,8 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { assertPluginLoaded, slashCommand, text, useE2E, type E2E, type RecordedRequest, type ScriptEntry, type Workspace } from "../support/index.ts";
 import { ottoPr, useForges } from "./pr/forges.ts";
+import { recordFigure } from "../support/figures.ts";
+import { stripPostMarkers } from "../../src/pr/post-once.ts";
 
 /*
  * Drive-by comments never steer a session that has a shell: on a PR where a collaborator and
@@ -91,7 +93,7 @@ describe("comments by people without write access (real OpenCode, fake forges)",
 
     // One reply, to the collaborator's thread; nothing in answer to the strangers.
     const posted = [...f.gh.state.comments, ...f.gh.state.reviewComments].filter((c) => c.user.login === "otto-bot");
-    expect(posted.map((c) => c.body)).toEqual([`<!-- otto -->\n<!-- otto:reply:review-${lead.id}:BY_DESIGN -->\nThe rate is set by law for this market; it changes with a release.`]);
+    expect(posted.map((c) => stripPostMarkers(c.body))).toEqual([`<!-- otto -->\n<!-- otto:reply:review-${lead.id}:BY_DESIGN -->\nThe rate is set by law for this market; it changes with a release.`]);
 
     const doc = readDoc(ws, "github-octo-app-7");
     for (const [c, who] of [[`review-${root.id}`, "first-timer"], [`review-${follow.id}`, "drive-by"], [`issue-${convo.id}`, "drive-by"]] as const) {
@@ -159,6 +161,7 @@ describe("comments by people without write access (real OpenCode, fake forges)",
     expect(e2e.model.unmatched()).toEqual([]);
 
     // The figure for docs/benchmarks.md and docs/security.md.
+    recordFigure({ name: "drive-by PR comments (GitHub NONE/CONTRIBUTOR, Azure DevOps non-member) reaching a session with a shell", tried: figure.planted, through: figure.reached });
     console.log(`drive-by comments: ${figure.planted} planted / ${figure.reached} reached a session`);
     expect(figure).toEqual({ planted: 4, reached: 0 });
   });

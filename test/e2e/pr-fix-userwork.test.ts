@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { slashCommand, assertPluginLoaded, text, toolCall, useE2E, type RecordedRequest, type ScriptEntry, type Step, type Workspace } from "../support/index.ts";
 import { ottoPr, useForges, type Forges } from "./pr/forges.ts";
 import { BRANCH, PR_URL, BROKEN, FIXED, readDoc, field, cloneOfPr, isAnalysis, isFix, followUp, summary } from "./pr/fix-script.ts";
+import { recordFigure } from "../support/figures.ts";
 
 /*
  * The user's uncommitted work in the PR's checkout is never taken: `/otto-pr fix` with an edited
@@ -115,7 +116,10 @@ describe("/otto-pr fix in a checkout holding the user's uncommitted work", () =>
     expect(await ws.repo.gitRemote(["log", "--format=%B", BRANCH])).not.toContain("the-users-own-secret");
 
     // The user's checkout: every file byte-identical (mtimes too), same HEAD, same branch.
-    expect(snapshotFiles(ws.project)).toEqual(before);
+    const after = snapshotFiles(ws.project);
+    const changed = Object.keys({ ...before, ...after }).filter((f) => JSON.stringify(before[f]) !== JSON.stringify(after[f])).length;
+    recordFigure({ name: "user files in the checkout before a fix (edited README, untracked .env, …) changed or lost after it", tried: Object.keys(before).length, through: changed });
+    expect(after).toEqual(before);
     expect(fs.readFileSync(path.join(ws.project, "src/math.js"), "utf8")).toBe(BROKEN);
     expect(await ws.repo.git(["rev-parse", "HEAD"])).toBe(head);
     expect(await ws.repo.git(["symbolic-ref", "--short", "HEAD"])).toBe(BRANCH);

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { assertPluginLoaded, slashCommand, text, toolCall, useE2E, type RecordedRequest, type ScriptEntry, type Step, type Workspace } from "../support/index.ts";
 import { ottoPr, useForges, type Forges } from "./pr/forges.ts";
 import { BRANCH, PR_URL, BROKEN, FIXED, analysis, cloneOfPr, field, isFix, readDoc, summary } from "./pr/fix-script.ts";
+import { recordFigure } from "../support/figures.ts";
 
 /*
  * The push guard end to end: the fix flow's executor session (real OpenCode, scripted model) tries
@@ -77,6 +78,10 @@ describe("push guard: otto's sessions cannot push, whatever they type", () => {
     // The remote: main and every other ref as before; feature/1 moved by otto's one commit only.
     const after = await remoteRefs(ws);
     const without = (refs: string) => refs.split("\n").filter((l) => !l.endsWith(`refs/heads/${BRANCH}`)).join("\n");
+    const moved = [...new Set([...without(after).split("\n")].filter((l) => !without(before).split("\n").includes(l)))].length;
+    const log0 = await ws.repo.remoteLog(BRANCH);
+    // Six pushes in five lines (the script pushes two refs).
+    recordFigure({ name: "push attempts by a fix session through OpenCode's bash tool (5 spellings)", tried: 6, through: moved + (log0[1]?.sha === featureBefore ? 0 : 1) });
     expect(without(after)).toBe(without(before));
     const log = await ws.repo.remoteLog(BRANCH);
     expect(log[1]?.sha).toBe(featureBefore);

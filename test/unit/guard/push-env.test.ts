@@ -3,6 +3,7 @@ import { execa } from "execa";
 import { afterEach, describe, expect, it } from "vitest";
 import { pushBlockingEnv, TOKEN_VARIABLES } from "../../../src/guard/index.ts";
 import { createRepo, gitEnv, type Repo } from "../../support/git.ts";
+import { recordFigure } from "../../support/figures.ts";
 
 /** Runs a shell line in `cwd` with the environment a guarded session's shell gets. */
 async function guardedShell(line: string, cwd: string, extra: Record<string, string> = {}) {
@@ -37,6 +38,8 @@ describe("pushBlockingEnv", () => {
       expect(result.exitCode, `${line}\n${result.output}`).not.toBe(0);
       expect(result.output).toContain("otto-blocks-pushes-from-sessions");
     }
+    const reached = Number((await repo.gitRemote(["rev-parse", "refs/heads/main"])) !== before) + Number((await repo.gitRemote(["branch", "--list", "other"])) !== "");
+    recordFigure({ name: "push spellings run by real git in a guarded session's environment", tried: spellings.length, through: reached });
     expect(await repo.gitRemote(["rev-parse", "refs/heads/main"])).toBe(before);
     expect(await repo.gitRemote(["branch", "--list", "other"])).toBe("");
     // Reading the remote still works: the session may fetch.

@@ -17,6 +17,7 @@ import { renderHistory } from "../../../src/spec/pipeline/history.ts";
 import { recordRaisedQuestions } from "../../../src/spec/pipeline/questions-file.ts";
 import { writeHistoryFile, writeSpecFile } from "../../../src/spec/pipeline/spec-files.ts";
 import { samplePr } from "../pr/sample-pr.ts";
+import { recordFigure } from "../../support/figures.ts";
 
 /*
  * The secrets corpus: secrets of every kind otto knows, planted in model output, CI logs and
@@ -179,6 +180,7 @@ describe("the secrets corpus", () => {
       expect(text.length, sink).toBeGreaterThan(0);
       for (const p of CORPUS) if (text.includes(p.needle)) leaks.push(`${p.kind} reached ${sink}`);
     }
+    recordFigure({ name: "secrets planted in model output, CI logs and comments, across every sink", tried: CORPUS.length, through: leaks.length });
     process.stdout.write(`secrets planted: ${CORPUS.length} / sinks: ${Object.keys(outputs).length} / reaching a sink: ${leaks.length}\n`);
     expect(leaks).toEqual([]);
     // The text around them survives: redaction is not blanking.
