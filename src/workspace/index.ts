@@ -24,6 +24,7 @@ export {
   type Remote,
 } from "./identity.ts";
 export { runChecks, runCheck, describeChecks, type CheckResult, type VerifyOptions } from "./checks.ts";
+export { compareToBaseline, describeBaseline, failureCount, isBlocking, type CheckComparison, type CheckVerdict } from "./check-baseline.ts";
 export { commitAll, pendingDiff, gitDir, type GitRun } from "./commit.ts";
 export { commitAndPush, type PushInput, type PushOutcome, type PushResult } from "./push.ts";
 export { commitsAhead, refuseUnpushed } from "./unpushed.ts";
