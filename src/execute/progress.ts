@@ -40,6 +40,10 @@ export interface RunReport {
   recovered: StatusChange[];
   docs?: { steps: StepRecord[]; commit?: string; note?: string };
   cancelled: boolean;
+  /** "checks: npm test (detected: package.json scripts.test)": what verification runs and where it came from. */
+  checks?: string;
+  /** "baseline: npm test: exit 1 (pre-existing, 2 failures)": the checks on the untouched tree. */
+  baseline?: string;
   /** An error that stopped the run (a failed commit). */
   error?: string;
   notes: string[];
@@ -81,6 +85,8 @@ export function renderReport(report: RunReport): string {
     "",
     ...report.phases.map(phaseLine),
   ];
+  if (report.checks) out.push(capitalise(report.checks));
+  if (report.baseline) out.push(`${capitalise(report.baseline)}${/pre-existing/.test(report.baseline) ? " (a check that already failed fails the tasks only if it gets worse)" : ""}`);
   if (report.docs) out.push(`Docs: ${[...report.docs.steps.map((st) => `${st.name}: ${st.outcome}`), report.docs.commit ? `committed ${report.docs.commit}` : (report.docs.note ?? "not committed")].join(" · ")}`);
   out.push("", `Progress: ${s.completed}/${summary.total} completed | ${s.running} running | ${s.pending} pending | ${s.failed} failed | ${s.skipped} skipped (${formatDuration(report.durationMs)})`);
 
@@ -119,3 +125,5 @@ function nextStep(report: RunReport): string {
   if (s.pending > 0 || s.skipped > 0) return `/otto-spec execute --spec ${report.slug}`;
   return "every task is completed; review the commits (git log) and open a pull request";
 }
+
+const capitalise = (text: string): string => text.charAt(0).toUpperCase() + text.slice(1);
