@@ -17,3 +17,14 @@ export type {
   ManifestKind,
 } from "./types.ts";
 export { codebaseSummaryFor } from "./summary-for.ts";
+export { detectChecks, makeTargets, type CheckDetection, type CheckFacts, type DetectedCheck } from "./detect-checks.ts";
+export {
+  readProjectChecks,
+  resolveChecks,
+  checkCommands,
+  describeCheck,
+  describeResolvedChecks,
+  type ChecksKey,
+  type ResolvedCheck,
+  type ResolvedChecks,
+} from "./resolve-checks.ts";

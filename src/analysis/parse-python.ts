@@ -32,7 +32,8 @@ export function parsePyproject(path: string, text: string): Manifest {
 
   const scripts = findTable(tables, "project.scripts") ?? findTable(tables, "tool.poetry.scripts");
   if (scripts && scripts.entries.size > 0) manifest.bin = true;
-  if (findTable(tables, "tool.pytest.ini_options")) manifest.facts = ["pytest-config"];
+  const facts = [findTable(tables, "tool.pytest.ini_options") && "pytest-config", findTable(tables, "tool.tox") && "tox-config"].filter((f): f is string => typeof f === "string");
+  if (facts.length > 0) manifest.facts = facts;
   return manifest;
 }
 

@@ -1,3 +1,4 @@
+import { resolveChecks } from "../analysis/index.ts";
 import { findRepoRoot, loadConfig, modelRoles } from "../config/index.ts";
 import { OttoError, formatError } from "../core/index.ts";
 import type { Runtime } from "../runtime.ts";
@@ -33,7 +34,7 @@ export async function createBuildDeps(input: BuildInput): Promise<BuildDeps> {
   const { runtime } = input;
   const repoRoot = await repoRootOf(input.directory);
   const loaded = await loadConfig({ directory: input.directory, env: runtime.env, runtime });
-  const settings = executeSettings(loaded.config.spec);
+  const settings = executeSettings(loaded.config.spec, await resolveChecks("spec.verify", loaded.config.spec.verify, repoRoot));
   const roles = modelRoles(loaded.config);
   const primary = await resolveRoleModel("primary", roles.primary, {
     client: runtime.client,

@@ -59,7 +59,9 @@ export const PrConfig = z
     request_timeout: Duration.default("30s").describe(
       "Time limit of one request to GitHub or Azure DevOps, e.g. 30s; a request that passes it is retried like a server error.",
     ),
-    verify: Commands.default([]).describe("Commands that must pass before otto pushes a fix, e.g. [\"npm test\"]. Empty: push without local checks."),
+    verify: Commands.optional().describe(
+      "Commands that must pass before otto pushes a fix, e.g. [\"npm test\"]. Unset: the project's own checks, detected from its manifests; [] pushes without local checks.",
+    ),
     trusted_authors: TrustedAuthors.prefault({}),
     providers: z
       .strictObject({

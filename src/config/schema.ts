@@ -42,7 +42,9 @@ const Spec = z
     task_timeout: Duration.default("30m").describe("Time limit of one task attempt, e.g. 30m."),
     max_task_retries: Count(0).default(15).describe("Retries of a failed task, each in a fresh session told the previous error, before the task is marked failed."),
     task_briefing: z.boolean().default(true).describe("Distil the spec into a brief for each task before it runs."),
-    verify: Commands.default([]).describe("Commands run after each phase, e.g. [\"npm run lint\", \"npm test\"]. Empty: no checks."),
+    verify: Commands.optional().describe(
+      "Commands run after each phase, e.g. [\"npm run lint\", \"npm test\"]. Unset: the project's own checks, detected from its manifests (package.json scripts, go.mod, Cargo.toml, pytest, Makefile …); [] runs none.",
+    ),
     max_verify_fixes: Count(0).default(2).describe("Fix attempts when a verify command fails after a phase."),
     verify_timeout: Duration.default("10m").describe("Time limit of one spec.verify command; a command still running then is killed and counts as failed, e.g. 10m."),
     review_gate: z.boolean().default(true).describe("After each phase, the secondary model reviews the phase's changes (read-only) and the primary model fixes what it found."),

@@ -34,13 +34,36 @@ function renderObject(value: Record<string, unknown>, path: string[], indent: st
   });
 }
 
+/**
+ * spec.verify / pr.verify as the flows resolve them (src/analysis resolveChecks): the configured
+ * list, or the project's detected checks. Structural, so config does not depend on analysis.
+ */
+export interface ShownChecks {
+  key: string;
+  origin: "configured" | "detected";
+  checks: { command: string; source: string }[];
+  notes: string[];
+}
+
+/** "- spec.verify (detected): npm test (package.json scripts.test)". */
+export function renderChecksSection(list: readonly ShownChecks[]): string[] {
+  if (list.length === 0) return [];
+  const lines = ["", "Checks (what execute, build and the PR flows run; unset keys are detected in this project):"];
+  for (const c of list) {
+    const what = c.checks.length > 0 ? c.checks.map((x) => (c.origin === "configured" ? x.command : `${x.command} (${x.source})`)).join(", ") : c.origin === "configured" ? "none ([])" : "none found";
+    lines.push(`- ${c.key} (${c.origin}): ${what}`);
+    if (c.origin === "detected" && c.checks.length === 0) lines.push(...c.notes.map((n) => `  - ${n}`));
+  }
+  return lines;
+}
+
 function fileLine(scope: string, file: string | undefined, found: boolean): string {
   if (!file) return `- ${scope}: (not inside a git repository)`;
   return `- ${scope}: ${file}${found ? "" : " (not found)"}`;
 }
 
 /** The resolved config as commented JSONC inside markdown, secrets masked, each key's source as a comment. */
-export function renderConfigJsonc(loaded: LoadedConfig): string {
+export function renderConfigJsonc(loaded: LoadedConfig, checks: readonly ShownChecks[] = []): string {
   const lines: string[] = [];
   renderObject(maskSecrets(loaded.config), [], "", loaded.sources, lines);
   const text = [
@@ -53,12 +76,14 @@ export function renderConfigJsonc(loaded: LoadedConfig): string {
     ...lines,
     "}",
     "```",
+    ...renderChecksSection(checks),
   ].join("\n");
   return redact(text, loaded.secrets);
 }
 
 /** The resolved config as JSON (secrets masked) with its sources and files. */
-export function renderConfigJson(loaded: LoadedConfig): string {
+export function renderConfigJson(loaded: LoadedConfig, checks: readonly ShownChecks[] = []): string {
   const { config, sources, files, found } = loaded;
-  return redact(JSON.stringify({ files, found, config: maskSecrets(config), sources }, null, 2), loaded.secrets);
+  const resolved = Object.fromEntries(checks.map((c) => [c.key, { origin: c.origin, checks: c.checks, ...(c.notes.length ? { notes: c.notes } : {}) }]));
+  return redact(JSON.stringify({ files, found, config: maskSecrets(config), sources, ...(checks.length ? { checks: resolved } : {}) }, null, 2), loaded.secrets);
 }

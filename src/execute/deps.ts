@@ -1,4 +1,4 @@
-import { codebaseSummaryFor } from "../analysis/index.ts";
+import { checkCommands, codebaseSummaryFor, resolveChecks, type ResolvedChecks } from "../analysis/index.ts";
 import { findRepoRoot, loadConfig, modelRoles, parseDuration, type Config } from "../config/index.ts";
 import { OttoError, formatError } from "../core/index.ts";
 import type { Runtime } from "../runtime.ts";
@@ -17,14 +17,15 @@ export interface ExecuteInput {
   progress: (title: string) => void;
 }
 
-/** spec.* as the engine uses it (durations parsed). */
-export function executeSettings(spec: Config["spec"]): ExecuteSettings {
+/** spec.* as the engine uses it (durations parsed), with the checks resolved (resolveChecks: spec.verify, else detected). */
+export function executeSettings(spec: Config["spec"], checks: ResolvedChecks): ExecuteSettings {
   return {
     maxParallelTasks: spec.max_parallel_tasks,
     taskTimeoutMs: parseDuration(spec.task_timeout),
     maxTaskRetries: spec.max_task_retries,
     taskBriefing: spec.task_briefing,
-    verify: [...spec.verify],
+    verify: checkCommands(checks),
+    checks,
     verifyTimeoutMs: parseDuration(spec.verify_timeout),
     maxVerifyFixes: spec.max_verify_fixes,
     reviewGate: spec.review_gate,
@@ -46,7 +47,7 @@ export async function createExecuteDeps(input: ExecuteInput): Promise<ExecuteDep
     );
   }
   const { config, secrets } = await loadConfig({ directory: input.directory, env: runtime.env, runtime });
-  const settings = executeSettings(config.spec);
+  const settings = executeSettings(config.spec, await resolveChecks("spec.verify", config.spec.verify, repoRoot));
   const roles = modelRoles(config);
   return {
     // Its own limiter sized to spec.max_parallel_tasks: each task holds one model turn for its

@@ -1,6 +1,8 @@
+import { describeResolvedChecks } from "../analysis/index.ts";
 import { OttoError, isOttoError } from "../core/index.ts";
 import { resolveRoleModel } from "../session/index.ts";
 import { checkGate, listSpecs, phases, readArtifacts, resolveSpec, specPaths, summarizeTasks, type SpecPaths } from "../spec/index.ts";
+import { runBaseline } from "./check-baseline.ts";
 import { summaryOf } from "./commit-message.ts";
 import { readDocs, relativeSpecDir, type SpecContext } from "./context.ts";
 import { alignDocs, docsDue } from "./docs-align.ts";
@@ -91,6 +93,13 @@ export async function executeSpec(deps: ExecuteDeps, flag?: string): Promise<Exe
     const base = await baseContext(deps, slug, paths);
     const report: RunReport = { slug, list: store.list, phases: [], recovered, cancelled: false, notes: [...models.notes, ...cleanedNote(cleaned)], durationMs: 0 };
     const toRun = new Set(phasesToRun(store.list, new Set(committed.keys())));
+    if (deps.settings.checks) report.checks = describeResolvedChecks(deps.settings.checks);
+    // Before the first phase touches the tree: what already fails is not this run's doing.
+    const baseline = toRun.size > 0 ? await runBaseline(deps, slug, paths.history) : undefined;
+    if (baseline) {
+      report.baseline = baseline.line;
+      deps = { ...deps, checkBaseline: baseline.results };
+    }
 
     for (const { group } of phases(store.list)) {
       if (!toRun.has(group)) {

@@ -42,6 +42,10 @@ export interface RunReport {
   recovered: StatusChange[];
   docs?: { steps: StepRecord[]; commit?: string; note?: string; kept?: string[] };
   cancelled: boolean;
+  /** "checks: npm test (detected: package.json scripts.test)": what verification runs and where it came from. */
+  checks?: string;
+  /** "baseline: npm test: exit 1 (pre-existing, 2 failures)": the checks on the untouched tree. */
+  baseline?: string;
   /** An error that stopped the run (a failed commit). */
   error?: string;
   notes: string[];
@@ -83,6 +87,8 @@ export function renderReport(report: RunReport): string {
     "",
     ...report.phases.map(phaseLine),
   ];
+  if (report.checks) out.push(capitalise(report.checks));
+  if (report.baseline) out.push(`${capitalise(report.baseline)}${/pre-existing/.test(report.baseline) ? " (a check that already failed fails the tasks only if it gets worse)" : ""}`);
   if (report.docs) out.push(`Docs: ${[...report.docs.steps.map((st) => `${st.name}: ${st.outcome}`), report.docs.commit ? `committed ${report.docs.commit}` : (report.docs.note ?? "not committed")].join(" · ")}`);
   out.push("", `Progress: ${s.completed}/${summary.total} completed | ${s.running} running | ${s.pending} pending | ${s.failed} failed | ${s.skipped} skipped (${formatDuration(report.durationMs)})`);
 
@@ -129,3 +135,5 @@ export function keptLine(kept: readonly string[]): string {
   const list = kept.slice(0, 20).join(", ") + (kept.length > 20 ? ` and ${kept.length - 20} more` : "");
   return `Left uncommitted: ${list}: ${kept.length === 1 ? "it" : "they"} had your changes before the run and a session changed ${kept.length === 1 ? "it" : "them"} too; review and commit by hand (git diff).`;
 }
+
+const capitalise = (text: string): string => text.charAt(0).toUpperCase() + text.slice(1);

@@ -80,7 +80,7 @@ export async function runPhase(run: PhaseRun): Promise<PhaseReport> {
   report.verify = verify.state;
   report.steps.push(await harvest);
   if (cancelled(deps)) return { ...report, note: "cancelled" };
-  if (verify.state === "failed") await failUnverified(run, report, verifyFailure(verify), counts);
+  if (verify.state === "failed") await failUnverified(run, report, verifyFailure(verify, deps), counts);
 
   const trailer: OttoTrailer = { kind: "phase", slug: ctx.slug, group };
   const tasks = tasksOf(store.list, group);

@@ -1,4 +1,6 @@
+import { describeResolvedChecks } from "../analysis/index.ts";
 import { OttoError } from "../core/index.ts";
+import { runBaseline } from "./check-baseline.ts";
 import { renderCommitMessage } from "./commit-message.ts";
 import { commitAll } from "../workspace/index.ts";
 import { baselineOf, guardOf } from "./baseline.ts";
@@ -36,6 +38,9 @@ export async function runOneTask(deps: ExecuteDeps, flag: string | undefined, id
     const models = await resolveModels(deps);
     const commits = await ottoCommits(deps.git, deps.repoRoot, slug);
     const ctx = { ...(await baseContext(deps, slug, paths)), phaseSummaries: phaseSummaries(commits) };
+    // As execute does: what already fails before the task is not the task's doing.
+    const baseline = await runBaseline(deps, slug, paths.history);
+    if (baseline) deps = { ...deps, checkBaseline: baseline.results };
     deps.progress(`${task.id}: running`);
     const result = await runTask({ deps, models, ctx, store, task, parallel: [], onAttempt: (n) => deps.progress(`${task.id}: attempt ${n}`) });
     const head = `## otto-spec task run: ${task.id} ${result.status} (${result.attempts} attempt${result.attempts === 1 ? "" : "s"}, ${formatDuration(result.durationMs)})`;
@@ -48,7 +53,7 @@ export async function runOneTask(deps: ExecuteDeps, flag: string | undefined, id
     deps.progress(`${task.id}: verification`);
     const verify = await verifyPhase(deps, models, ctx, task.parallel_group, task.id);
     // Done means verified: a red spec.verify fails the task, and its work is committed all the same.
-    const unverified = verify.state === "failed" ? verifyFailure(verify) : undefined;
+    const unverified = verify.state === "failed" ? verifyFailure(verify, deps) : undefined;
     if (unverified) {
       await store.set(task.id, "failed", { last_error: unverified });
       lines[0] = head.replace(` ${task.id} completed `, ` ${task.id} failed verification `);
@@ -65,7 +70,11 @@ export async function runOneTask(deps: ExecuteDeps, flag: string | undefined, id
     const { sha: commit, kept } = await commitAll(deps.git, deps.repoRoot, message, { baseline: baselineOf(deps), include: deps.specInclude ?? [], ...guardOf(deps) });
     if (kept.length > 0) lines.push("", keptLine(kept));
     const next = unverified ? `fix what spec.verify reports, then /otto-spec task run --spec ${slug} --id ${task.id}` : `/otto-spec execute --spec ${slug}`;
-    lines.push("", verify.line, `Committed: ${commit}`, "", `Next step: ${next}`);
+    const checks = deps.settings.checks ? [capitalise(describeResolvedChecks(deps.settings.checks))] : [];
+    const base = baseline ? [capitalise(baseline.line)] : [];
+    lines.push("", verify.line, ...checks, ...base, `Committed: ${commit}`, "", `Next step: ${next}`);
     return { title: `otto-spec task run ${task.id}: ${unverified ? "failed verification" : "completed"}, committed ${commit}`, output: lines.join("\n") };
   });
 }
+
+const capitalise = (text: string): string => text.charAt(0).toUpperCase() + text.slice(1);

@@ -1,6 +1,7 @@
+import type { ResolvedChecks } from "../analysis/index.ts";
 import type { Env, Logger } from "../core/index.ts";
 import type { ModelRef, SessionClient, SessionRunner } from "../session/index.ts";
-import type { GitControlSnapshot, GitRun, TreeSnapshot } from "../workspace/index.ts";
+import type { CheckResult, GitControlSnapshot, GitRun, TreeSnapshot } from "../workspace/index.ts";
 import type { Background } from "./pass.ts";
 import type { RunSessions } from "./run-sessions.ts";
 
@@ -11,7 +12,10 @@ export interface ExecuteSettings {
   taskTimeoutMs: number;
   maxTaskRetries: number;
   taskBriefing: boolean;
+  /** The checks' commands: spec.verify when set, else the project's detected checks. */
   verify: string[];
+  /** Where each check came from (configured or detected); unset by tests that pass `verify` alone. */
+  checks?: ResolvedChecks;
   verifyTimeoutMs: number;
   maxVerifyFixes: number;
   reviewGate: boolean;
@@ -50,6 +54,8 @@ export interface ExecuteDeps {
   now(): Date;
   /** The `codebase_summary` prompt variable; undefined for an empty repository. */
   codebaseSummary(root: string): Promise<string | undefined>;
+  /** The checks run once on the untouched tree before the run's first phase: what already failed is not the run's fault. */
+  checkBaseline?: CheckResult[];
   /** Session deletions in flight; the run settles them before it returns. */
   background: Background;
   /** The run's record of its open child sessions (set under the run lock), for a re-run to clean up. */

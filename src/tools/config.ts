@@ -1,8 +1,10 @@
 import type { ToolDefinition } from "@opencode-ai/plugin";
 import { maskSecret, isOttoError } from "../core/index.ts";
 import type { Runtime } from "../runtime.ts";
+import { resolveChecks } from "../analysis/index.ts";
 import {
   ENV_OVERRIDES,
+  findRepoRoot,
   formatProblems,
   isSecretKey,
   loadConfig,
@@ -33,7 +35,10 @@ const show: Verb = {
   async run({ values }, { runtime }) {
     const loaded = await loadConfig({ directory: runtime.directory, env: runtime.env, runtime });
     const note = loaded.untrusted?.length && loaded.files.repo ? `\n\nNote: ${untrustedNote(loaded.files.repo, loaded.untrusted)}` : "";
-    return values.json === true ? renderConfigJson(loaded) : `${renderConfigJsonc(loaded)}${note}`;
+    // Detected where the command runs (a PR's fix detects again in the PR's own tree).
+    const root = (await findRepoRoot(runtime.directory)) ?? runtime.directory;
+    const checks = [await resolveChecks("spec.verify", loaded.config.spec.verify, root), await resolveChecks("pr.verify", loaded.config.pr.verify, root)];
+    return values.json === true ? renderConfigJson(loaded, checks) : `${renderConfigJsonc(loaded, checks)}${note}`;
   },
 };
 

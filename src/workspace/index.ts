@@ -26,6 +26,7 @@ export {
 export { runChecks, runCheck, describeChecks, type CheckResult, type VerifyOptions } from "./checks.ts";
 export { commitAll, commitChanges, pendingDiff, gitDir, takeIncluded, type CommitOptions, type CommitResult } from "./commit.ts";
 export { snapshotTree, changesSince, diffSnapshots, fingerprint, parsePorcelainZ, TreeSnapshot, CLEAN_TREE, type TreeChanges, type GitRun } from "./snapshot.ts";
+export { compareToBaseline, describeBaseline, failureCount, isBlocking, type CheckComparison, type CheckVerdict } from "./check-baseline.ts";
 export { commitAndPush, type PushInput, type PushOutcome, type PushResult } from "./push.ts";
 export { snapshotGitControl, gitControlChanges, type GitControlSnapshot } from "./git-guard.ts";
 export { commitsAhead, refuseUnpushed } from "./unpushed.ts";

@@ -22,7 +22,7 @@ describe("/otto-spec execute, headless (opencode run --command otto-spec -- exec
       ),
       ottoConfig: {
         models: { primary: "mock/m1", secondary: "mock/m2" },
-        spec: { task_timeout: "8s", max_task_retries: 2, verify: ["test -f verified.txt || (echo 'verified.txt is missing'; exit 3)"] },
+        spec: { task_timeout: "8s", max_task_retries: 2, verify: ["test ! -f src/task-001.txt || test -f verified.txt || (echo 'verified.txt is missing'; exit 3)"] },
       },
     });
     const { project } = ws;

@@ -178,7 +178,8 @@ describe("PR fix flow through real OpenCode, fake GitHub and a bare remote", () 
     const pr = f.gh.state.addPr({ number: 1, title: "Add math", branch: BRANCH });
     f.gh.state.setChecks(pr, [{ name: "unit", conclusion: "failure", log: JOB_LOG }]);
     const config = f.ottoConfig({ models: { primary: "mock/m1" } });
-    const verify = ["grep -q 'a + b' src/math.js || (echo 'add() still does not add'; exit 3)"];
+    // Passes on the PR's tree before the fix (the baseline) and fails on the first fix's `a * b`: a new failure.
+    const verify = ["! grep -q 'a \\* b' src/math.js || (echo 'add() still does not add'; exit 3)"];
     const ws = await e2e.workspace({ userOttoConfig: { ...config, pr: { ...(config.pr as object), verify } }, env: f.env, remote: true });
     await cloneOfPr(ws);
     const { client } = await e2e.serve(ws);
@@ -199,7 +200,7 @@ describe("PR fix flow through real OpenCode, fake GitHub and a bare remote", () 
     expect(log[1]?.sha).toBe(before);
     expect(await ws.repo.remoteFile("src/math.js", BRANCH)).toBe(FIXED);
     const doc = readDoc(ws);
-    expect(doc).toMatch(/### Attempt 1 — [^\n]+\n(- [^\n]+\n)*- \*\*Result\*\*: pr\.verify failed, nothing pushed: grep -q/);
+    expect(doc).toMatch(/### Attempt 1 — [^\n]+\n(- [^\n]+\n)*- \*\*Result\*\*: pr\.verify failed, nothing pushed: ! grep -q/);
     expect(doc).toContain("### Attempt 2 — ");
     expect(field(ws, "fix_attempts")).toBe("2");
   });

@@ -101,7 +101,8 @@ describe("/pr-review --loop (real OpenCode, scripted reviewer models, fake GitHu
 
   it("pr.verify failing after a fix: the fix report shows the output, nothing is pushed, the loop stops", async () => {
     const f = await forges();
-    const ws = await setup(e2e, f, { verify: ["echo 'lint: greet.txt is not shouting' >&2; grep -q HELLO greet.txt"] });
+    // Passes before the fix ("helo wrld", the baseline), fails on the fix's "hello, world": a new failure.
+    const ws = await setup(e2e, f, { verify: ["echo 'lint: greet.txt is not shouting' >&2; ! grep -q hello greet.txt"] });
     const before = await ws.repo.remoteLog(BRANCH);
     e2e.model.script(...slashCommand("otto_pr_review"), loopModel(ws.project, (k) => (k.kind === "reviewer" && k.reviewer === "reviewer-1" ? requestChanges(finding("Misspelt greeting")) : undefined)));
     const run = await runLoop(e2e, ws);
@@ -109,7 +110,7 @@ describe("/pr-review --loop (real OpenCode, scripted reviewer models, fake GitHu
     expect(run.stdout).toContain("Stopped in round 1: pr.verify failed");
     expect(await ws.repo.remoteLog(BRANCH)).toEqual(before);
     const report = posted(f)[1] ?? "";
-    expect(report).toContain("- ❌ `echo 'lint: greet.txt is not shouting' >&2; grep -q HELLO greet.txt`");
+    expect(report).toContain("- ❌ `echo 'lint: greet.txt is not shouting' >&2; ! grep -q hello greet.txt`");
     expect(report).toContain("lint: greet.txt is not shouting");
     expect(report).toContain("nothing was pushed; the fix agent's changes are left uncommitted");
     expect(await ws.repo.git(["status", "--porcelain"])).toBe("M greet.txt");

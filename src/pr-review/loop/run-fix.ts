@@ -1,4 +1,5 @@
-import { runChecks, type CheckResult } from "../../workspace/index.ts";
+import { checkCommands, resolveChecks } from "../../analysis/index.ts";
+import { compareToBaseline, isBlocking, runChecks, type CheckResult } from "../../workspace/index.ts";
 import { commitAndPush, type PushResult } from "../../workspace/index.ts";
 import { sanitizeForPost } from "../../pr/index.ts";
 import { renderPrompt } from "../../prompts/index.ts";
@@ -29,7 +30,7 @@ function retryText(missing: readonly string[]): string {
 }
 
 /** Asks the fix session for A5, and once more for the issues it left out; the rest counts as rejected. */
-async function fixSession(ctx: RunContext, payload: FixPayload, options: FixOptions): Promise<FixAccount> {
+async function fixSession(ctx: RunContext, payload: FixPayload, options: FixOptions, verify: readonly string[]): Promise<FixAccount> {
   const { setup } = ctx;
   const { pr } = setup;
   const child = await ctx.runtime.sessions.openChild({
@@ -50,7 +51,7 @@ async function fixSession(ctx: RunContext, payload: FixPayload, options: FixOpti
         round: payload.round,
         fix_payload: JSON.stringify(payload, null, 2),
         ...(pr.description ? { pr_description: pr.description } : {}),
-        ...(setup.config.pr.verify.length > 0 ? { check_commands: setup.config.pr.verify.join("\n") } : {}),
+        ...(verify.length > 0 ? { check_commands: verify.join("\n") } : {}),
       },
       { env: ctx.runtime.env },
     );
@@ -84,9 +85,15 @@ export async function runFix(ctx: RunContext, payload: FixPayload, options: FixO
   const { setup } = ctx;
   const env = ctx.runtime.env;
   const before = (await headSha(setup.dir, { env })) ?? "";
-  const account = await fixSession(ctx, payload, options);
-  const checks = await runChecks(setup.config.pr.verify, { cwd: setup.dir, timeoutMs: options.verifyTimeoutMs, ...(ctx.signal ? { signal: ctx.signal } : {}), env });
-  const failed = checks.filter((c) => !c.passed);
+  // pr.verify, else the checks found in the PR's tree; a baseline before the session, so a check
+  // the PR already fails stops the loop only when the fix makes it worse.
+  const verify = checkCommands(await resolveChecks("pr.verify", setup.config.pr.verify, setup.dir));
+  const runOptions = { cwd: setup.dir, timeoutMs: options.verifyTimeoutMs, ...(ctx.signal ? { signal: ctx.signal } : {}), env };
+  const baseline = verify.length > 0 ? await runChecks(verify, runOptions) : [];
+  const account = await fixSession(ctx, payload, options, verify);
+  const checks = await runChecks(verify, runOptions);
+  const blocking = new Set(compareToBaseline(baseline, checks).filter(isBlocking).map((c) => c.command));
+  const failed = checks.filter((c) => !c.passed && blocking.has(c.command));
   if (failed.length > 0) {
     return { account, checks, failure: `pr.verify failed (${failed.map((c) => `\`${c.command}\``).join(", ")}): nothing was pushed; ${setup.detached ? "the fix agent's changes go with otto's temporary worktree" : `the fix agent's changes are left uncommitted in ${setup.dir}`}.` };
   }

@@ -1,5 +1,5 @@
 import { OttoError, formatError, type Env } from "../../core/index.ts";
-import { runChecks } from "../../workspace/index.ts";
+import { compareToBaseline, isBlocking, runChecks, type CheckResult } from "../../workspace/index.ts";
 import { renderPrompt } from "../../prompts/index.ts";
 import { headSha, isDirty } from "../../workspace/index.ts";
 import { formatModel, type ModelRef, type SessionRunner } from "../../session/index.ts";
@@ -31,8 +31,10 @@ export interface AnswerDeps {
   timeoutMs: number;
   secrets: readonly string[];
   env: Env;
-  /** pr.verify: shown to the model, and run by otto before an AGREE fix is pushed. */
+  /** pr.verify (else the project's detected checks): shown to the model, and run by otto before an AGREE fix is pushed. */
   checkCommands: readonly string[];
+  /** The checks before this pass's first session: what failed there blocks a push only when it got worse. */
+  baseline?: readonly CheckResult[] | undefined;
   verifyTimeoutMs: number;
   signal?: AbortSignal | undefined;
   now: () => Date;
@@ -145,7 +147,8 @@ async function verify(deps: AnswerDeps, dir: string, comment: PrComment, startHe
   // Nothing changed (the model may also have committed, against its instructions): nothing to check.
   if (!(await isDirty(dir, { env: deps.env })) && (await headSha(dir, { env: deps.env })) === startHead) return;
   const results = await runChecks(deps.checkCommands, { cwd: dir, timeoutMs: deps.verifyTimeoutMs, env: deps.env, ...(deps.signal ? { signal: deps.signal } : {}) });
-  const failed = results.filter((r) => !r.passed);
+  const blocking = new Set(compareToBaseline(deps.baseline ?? [], results).filter(isBlocking).map((c) => c.command));
+  const failed = results.filter((r) => !r.passed && blocking.has(r.command));
   if (failed.length === 0) return;
   const what = failed.map((r) => `\`${r.command}\` (${r.timedOut ? "timed out" : `exit ${r.exitCode}`})`).join(", ");
   throw new OttoError("comment_verify_failed", `pr.verify failed on the fix for ${comment.id}, nothing pushed: ${what}.`, "Check the commands in pr.verify; the comment is tried again at the next poll.");

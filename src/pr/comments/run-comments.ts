@@ -3,7 +3,8 @@ import type { Config } from "../../config/index.ts";
 import { parseDuration } from "../../config/index.ts";
 import type { Notify } from "../../notify/index.ts";
 import type { ModelRef, SessionRunner } from "../../session/index.ts";
-import { headSha } from "../../workspace/index.ts";
+import { checkCommands as commandsOf, resolveChecks } from "../../analysis/index.ts";
+import { headSha, runChecks } from "../../workspace/index.ts";
 import type { PrBackend } from "../backend.ts";
 import type { PrDocument } from "../store/document.ts";
 import type { PrStore } from "../store/store.ts";
@@ -205,6 +206,10 @@ async function answerEach(
   input: { pr: PrInfo; backend: PrBackend; doc: PrDocument; comments: PrComment[]; handle: PrComment[]; record: Recorder; report: CommentPassReport; me: string | undefined; work: PrWork; model: ModelRef },
 ): Promise<void> {
   const { pr, backend, doc, comments, handle, record, report, work, model } = input;
+  // pr.verify, else the checks found in the PR's tree, run once before any session edits it.
+  const checkCommands = commandsOf(await resolveChecks("pr.verify", deps.config.pr.verify, work.dir));
+  const verifyTimeoutMs = parseDuration(deps.config.spec.verify_timeout);
+  const baseline = checkCommands.length > 0 ? await runChecks(checkCommands, { cwd: work.dir, timeoutMs: verifyTimeoutMs, env: deps.env, ...(deps.signal ? { signal: deps.signal } : {}) }) : undefined;
   const answerDeps: AnswerDeps = {
     sessions: deps.sessions,
     model,
@@ -212,8 +217,9 @@ async function answerEach(
     timeoutMs: parseDuration(deps.config.spec.task_timeout),
     secrets: deps.secrets,
     env: deps.env,
-    checkCommands: deps.config.pr.verify,
-    verifyTimeoutMs: parseDuration(deps.config.spec.verify_timeout),
+    checkCommands,
+    baseline,
+    verifyTimeoutMs,
     signal: deps.signal,
     now: deps.now,
     log: deps.log,

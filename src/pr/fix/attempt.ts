@@ -1,5 +1,5 @@
 import { redact, type Env } from "../../core/index.ts";
-import { runChecks, type CheckResult } from "../../workspace/index.ts";
+import { compareToBaseline, isBlocking, runChecks, type CheckResult } from "../../workspace/index.ts";
 import { runGit } from "../../workspace/index.ts";
 import type { ModelRef } from "../../session/index.ts";
 import type { commitAndPush, GitControlSnapshot, TreeSnapshot } from "../../workspace/index.ts";
@@ -30,6 +30,8 @@ export interface AttemptInput {
   attempt: number;
   failedChecks: readonly string[];
   verify: readonly string[];
+  /** The checks on the tree before the first fix session: what failed there blocks a push only when it got worse. */
+  checkBaseline?: readonly CheckResult[];
   verifyTimeoutMs: number;
   secrets: readonly string[];
   env: Env;
@@ -78,12 +80,15 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
   if (input.verify.length > 0) {
     input.progress(`otto pr fix: running pr.verify (${input.verify.length} command(s))`);
     const results = await runChecks(input.verify, { cwd: dir, timeoutMs: input.verifyTimeoutMs, env: input.env, ...(session.signal ? { signal: session.signal } : {}) });
-    const failed = results.filter((r) => !r.passed);
+    const comparisons = compareToBaseline(input.checkBaseline ?? [], results);
+    const blocking = new Set(comparisons.filter(isBlocking).map((c) => c.command));
+    const failed = results.filter((r) => !r.passed && blocking.has(r.command));
     if (failed.length > 0) {
       const output = failed.map((r) => `$ ${r.command} (exit ${r.exitCode})\n${r.output.slice(-3000)}`).join("\n\n");
+      const explained = input.checkBaseline?.some((b) => !b.passed) ? comparisons.map((c) => c.line).join("; ") : describeRuns(results);
       return {
         outcome: "verify_failed",
-        detail: `pr.verify failed, nothing pushed: ${describeRuns(results)}`,
+        detail: `pr.verify failed, nothing pushed: ${explained}`,
         note: `The previous session's changes are still in the working tree, but otto's checks failed on them:\n${redact(output, input.secrets)}`,
       };
     }

@@ -63,6 +63,8 @@ export class Flow {
   readonly failedChecks: string[];
   summary: string | undefined;
   verdict: Verdict | undefined;
+  /** "checks: npm test (detected: package.json scripts.test); baseline: npm test: passed", once they are known. */
+  checks: string | undefined;
 
   constructor(
     readonly deps: FixDeps,
@@ -109,5 +111,6 @@ export class Flow {
 }
 
 export function summaryLines(flow: Flow): string[] {
-  return flow.summary ? ["", `Verdict: ${flow.verdict ?? "none given"}. Failure summary and every attempt: /otto-pr log ${flow.input.doc.data.id}`] : [];
+  const checks = flow.checks ? ["", flow.checks.charAt(0).toUpperCase() + flow.checks.slice(1)] : [];
+  return flow.summary ? [...checks, "", `Verdict: ${flow.verdict ?? "none given"}. Failure summary and every attempt: /otto-pr log ${flow.input.doc.data.id}`] : checks;
 }

@@ -3,7 +3,8 @@ import { OttoError, formatError, redact, type Env } from "../../core/index.ts";
 import { parseDuration } from "../../config/index.ts";
 import { mapPrToWorkdir, repoUrlOfPr, type PrWorkdir } from "../../repo/index.ts";
 import { deferredText, openPrTree } from "../pr-tree.ts";
-import { runGit, type TreeSnapshot } from "../../workspace/index.ts";
+import { checkCommands, describeResolvedChecks, resolveChecks } from "../../analysis/index.ts";
+import { describeBaseline, runChecks, runGit, type TreeSnapshot } from "../../workspace/index.ts";
 import { commitAndPush, snapshotGitControl } from "../../workspace/index.ts";
 import { refuseUnpushed } from "../../workspace/index.ts";
 import { describeHolder, withWorkLock } from "../../workspace/index.ts";
@@ -158,7 +159,18 @@ async function fixInTree(flow: Flow, claimed: PrDocument, workdir: FixTree, mode
   flow.verdict = parseVerdict(flow.summary);
   if (isInfrastructure(flow.verdict)) return infrastructure(flow, claimed);
 
-  let doc = claimed;
+  // pr.verify, else the project's checks found in the PR's tree; run once before any fix session
+  // touches it, so a check the PR already fails blocks the fix only if the fix makes it worse.
+  const resolved = await resolveChecks("pr.verify", deps.config.pr.verify, workdir.dir);
+  const verify = checkCommands(resolved);
+  const verifyTimeoutMs = parseDuration(deps.config.spec.verify_timeout);
+  let baseline;
+  if (verify.length > 0) {
+    flow.progress(`otto pr fix: baseline of ${verify.length} check(s) before the fix`);
+    baseline = await runChecks(verify, { cwd: workdir.dir, timeoutMs: verifyTimeoutMs, env: deps.env, ...(deps.signal ? { signal: deps.signal } : {}) });
+  }
+  flow.checks = [describeResolvedChecks(resolved), ...(baseline ? [describeBaseline(baseline)] : [])].join("; ");
+  let doc = await flow.record({ log: [flow.checks] });
   let note: string | undefined;
   for (;;) {
     deps.signal?.throwIfAborted();
@@ -176,8 +188,9 @@ async function fixInTree(flow: Flow, claimed: PrDocument, workdir: FixTree, mode
       previous,
       attempt,
       failedChecks: flow.failedChecks,
-      verify: deps.config.pr.verify,
-      verifyTimeoutMs: parseDuration(deps.config.spec.verify_timeout),
+      verify,
+      ...(baseline ? { checkBaseline: baseline } : {}),
+      verifyTimeoutMs,
       secrets: deps.secrets,
       env: deps.env,
       push: deps.push ?? commitAndPush,

@@ -13,7 +13,7 @@ describe("resolveConfig defaults", () => {
       task_timeout: "30m",
       max_task_retries: 15,
       task_briefing: true,
-      verify: [],
+      // Unset, not []: the flows detect the project's checks (an explicit [] runs none).
       max_verify_fixes: 2,
       verify_timeout: "10m",
       review_gate: true,
@@ -25,7 +25,7 @@ describe("resolveConfig defaults", () => {
     expect(config.server).toEqual({ poll_interval: "2m", port: 4097, log_dir: "/data/otto/logs" });
     expect(config.opencode).toEqual({ url: "http://localhost:4096", auto_start: true, username: "opencode", permissions: "allow" });
     expect(config.pr.max_fix_attempts).toBe(5);
-    expect(config.pr.verify).toEqual([]);
+    expect(config.pr.verify).toBeUndefined();
     expect(config.pr.default_provider).toBeUndefined();
     expect(config.pr.providers.github).toEqual({ api_url: "https://api.github.com", hosts: [] });
     expect(config.pr.providers.ado).toEqual({ base_url: "https://dev.azure.com", auto_complete: true, merlinbot: true, bot_names: ["MerlinBot"], create_work_item: true });

@@ -73,6 +73,22 @@ describe("/otto-config show", () => {
     expect(out).not.toContain(ADO_PAT);
   });
 
+  it("lists spec.verify and pr.verify as the flows run them: detected with their sources, or configured", async () => {
+    const box = await sandbox();
+    await box.write(path.join(box.repo, "package.json"), JSON.stringify({ name: "p", scripts: { test: "vitest run", lint: "eslint ." } }));
+    await box.write(path.join(box.repo, "pnpm-lock.yaml"), "");
+    await box.write(box.repoFile, `{ "pr": { "verify": ["make ci"] } }`);
+    const out = await toolFor(box.repo, box.env)("show");
+    expect(out).toContain("- spec.verify (detected): pnpm test (package.json scripts.test), pnpm run lint (package.json scripts.lint)");
+    expect(out).toContain("- pr.verify (configured): make ci");
+    const json = JSON.parse(await toolFor(box.repo, box.env)("show --json")) as { checks: Record<string, { origin: string; checks: unknown[] }> };
+    expect(json.checks["spec.verify"]).toEqual({ origin: "detected", checks: [{ command: "pnpm test", source: "package.json scripts.test" }, { command: "pnpm run lint", source: "package.json scripts.lint" }] });
+    expect(json.checks["pr.verify"]).toEqual({ origin: "configured", checks: [{ command: "make ci", source: "pr.verify" }] });
+    // An explicit [] runs nothing, and says so.
+    await box.write(box.repoFile, `{ "spec": { "verify": [] } }`);
+    expect(await toolFor(box.repo, box.env)("show")).toContain("- spec.verify (configured): none ([])");
+  });
+
   it("turns an invalid config into an error naming file:line:col", async () => {
     const box = await sandbox();
     await box.write(box.repoFile, `{\n  "spec": { "max_parallel_tasks": true }\n}`);

@@ -14,12 +14,15 @@ const QUIET = { externalAssumptions: false, domainHardening: false, docsAlignmen
 describe("executeSpec: done criteria, gates and recovery", () => {
   it("a verify command that fails goes to a fix session with its output; the commit records the result", async () => {
     const f = await setup(ONE, (call) => {
+      // The check passes on the untouched tree (the baseline); the task breaks it.
+      if (call.kind === "execute-task") fs.rmSync(path.join(f.repoRoot, "fixed.txt"));
       if (call.kind === "phase-fix") {
         f.write("fixed.txt", "yes\n");
         return { text: "fixed: the missing file" };
       }
       return undefined;
     }, { ...QUIET, verify: ["test -f fixed.txt || (echo 'fixed.txt is missing' && exit 4)"] });
+    f.write("fixed.txt", "before\n");
     await executeSpec(f.deps);
     const fix = of(f.calls, "phase-fix")[0];
     expect(fix?.text).toContain("failed (exit 4)");
@@ -35,11 +38,16 @@ describe("executeSpec: done criteria, gates and recovery", () => {
       ["t1", "pending", 1, [], "Only"],
       ["t2", "pending", 2, ["t1"], "After"],
     ]);
-    const f = await setup(tasks, (call) => (call.kind === "execute-task" ? (f.write(`src/${call.task}.txt`, "x\n"), { text: `Wrote src/${call.task}.txt.` }) : undefined), {
-      ...QUIET,
-      verify: ["test -f ok.txt"],
-      maxVerifyFixes: 1,
-    });
+    let removed = false;
+    const f = await setup(tasks, (call) => {
+      if (call.kind !== "execute-task") return undefined;
+      f.write(`src/${call.task}.txt`, "x\n");
+      // The check passes on the untouched tree (the baseline); t1's first attempt breaks it.
+      if (!removed) fs.rmSync(path.join(f.repoRoot, "ok.txt"));
+      removed = true;
+      return { text: `Wrote src/${call.task}.txt.` };
+    }, { ...QUIET, verify: ["test -f ok.txt"], maxVerifyFixes: 1 });
+    f.write("ok.txt", "ok\n");
     const { output, title } = await executeSpec(f.deps);
     expect(of(f.calls, "phase-fix")).toHaveLength(1);
     const [head] = await f.log();
@@ -72,12 +80,12 @@ describe("executeSpec: done criteria, gates and recovery", () => {
   });
 
   it("task run fails a task whose verification stays red, and still commits its work", async () => {
-    const f = await setup(ONE, (call) => (call.kind === "execute-task" ? (f.write("src/t1.txt", "x\n"), { text: "Wrote it." }) : undefined), { ...QUIET, verify: ["false"], maxVerifyFixes: 0 });
+    const f = await setup(ONE, (call) => (call.kind === "execute-task" ? (f.write("src/t1.txt", "x\n"), { text: "Wrote it." }) : undefined), { ...QUIET, verify: ["test ! -f src/t1.txt"], maxVerifyFixes: 0 });
     const one = await runOneTask(f.deps, undefined, "t1");
     expect(one.title).toMatch(/^otto-spec task run t1: failed verification, committed [0-9a-f]{7}$/);
     expect(one.output).toContain("## otto-spec task run: t1 failed verification (1 attempt");
     expect(statuses(f)).toEqual({ t1: "failed" });
-    expect(f.tasks()).toContain("- **last_error**: spec.verify failed: `false` exit 1\n");
+    expect(f.tasks()).toContain("- **last_error**: spec.verify failed: `test ! -f src/t1.txt` exit 1\n");
     const [head] = await f.log();
     expect(head).toContain("- t1 failed: Only");
     expect(head).toContain("Otto-Verify: failed");

@@ -176,4 +176,26 @@ describe("runFix", () => {
     expect((await last.doc()).data).toMatchObject({ status: "failed", fix_attempts: 3, gave_up: "2026-03-01T12:00:00.000Z" });
     expect(last.notified.map((n) => n.kind)).toEqual(["pr_gave_up"]);
   });
+  it("pr.verify unset: the checks found in the PR's tree run before and after the fix; one already failing and not worse does not block the push", async () => {
+    const t = await setup();
+    await t.repo.commit("Tests", { "package.json": JSON.stringify({ name: "r", scripts: { test: "node check.js" } }), "check.js": 'console.log("Tests  1 failed | 2 passed (3)");\nprocess.exit(1);\n' });
+    const out = await runFix(t.deps, { doc: await t.doc(), pr: pr(), pipeline, backend: t.backend, trigger: "manual" });
+    expect(out.result).toBe("pushed");
+    const checks = "npm test (detected: package.json scripts.test); baseline: npm test: exit 1 (pre-existing, 1 failure)";
+    expect(out.lines).toContain(`Checks: ${checks}`);
+    expect((await t.doc()).log.join("\n")).toContain(`checks: ${checks}`);
+    // The fix session was told the detected command.
+    expect(t.prompts.find((p) => p.includes("npm test"))).toBeDefined();
+  });
+
+  it("pr.verify unset: a detected check that passed before the fix and fails after it blocks the push", async () => {
+    const t = await setup();
+    const check = 'if (require("node:fs").existsSync("fix.txt")) { console.error("fix.txt breaks the build"); process.exit(2); }\n';
+    await t.repo.commit("Tests", { "package.json": JSON.stringify({ name: "r", scripts: { test: "node check.js" } }), "check.js": check });
+    await runFix(t.deps, { doc: await t.doc(), pr: pr(), pipeline, backend: t.backend, trigger: "manual" });
+    expect(t.pushes).toEqual([]);
+    const log = (await t.doc()).log.join("\n");
+    expect(log).toContain("checks: npm test (detected: package.json scripts.test); baseline: npm test: passed");
+    expect(log).toContain("fix attempt 1/3: pr.verify failed, nothing pushed: npm test: exit 2");
+  });
 });
