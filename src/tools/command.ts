@@ -1,5 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from "node:util";
-import { tool, type ToolContext, type ToolDefinition } from "@opencode-ai/plugin";
+import { tool, type ToolContext, type ToolDefinition } from "./tool.ts";
 import { parseArgsStringToArgv } from "string-argv";
 import { OttoError, formatError } from "../core/index.ts";
 import type { Runtime } from "../runtime.ts";
