@@ -1,6 +1,6 @@
 import matter from "gray-matter";
 import { z } from "zod";
-import { OttoError } from "../../core/index.ts";
+import { OttoError, matterOptions } from "../../core/index.ts";
 import { Check, ProviderName } from "../types.ts";
 
 /*
@@ -80,8 +80,7 @@ export const MAX_LOG_LINES = 200;
 export function parsePrDocument(key: string, text: string): PrDocument {
   let parsed: matter.GrayMatterFile<string>;
   try {
-    // A fresh options object: gray-matter caches parses by content otherwise.
-    parsed = matter(text, {});
+    parsed = matter(text, matterOptions());
   } catch (error) {
     throw new OttoError("pr_document", `PR document ${key} has broken frontmatter: ${error instanceof Error ? error.message : String(error)}`, `Fix or delete ${key}.md.`);
   }
