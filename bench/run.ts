@@ -5,11 +5,13 @@
  *    runs interleaved (with, without, with, …) so machine noise hits both sides alike.
  * 2. Bytes of tool schemas in the model request: a `build`-agent request with and without otto,
  *    and an `otto`-agent request.
+ * Then the other benches, each writing its own section (execute, PR tracking, tasks.md, install size).
  */
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { benchExecute, writeSection as writeExecuteSection } from "./execute.ts";
+import { benchInstallSize, writeSection as writeInstallSizeSection } from "./install-size.ts";
 import { benchPr, writeSection as writePrSection } from "./pr.ts";
 import { benchTasksFile, writeSection as writeTasksFileSection } from "./tasks-file.ts";
 import { createWorkspace, opencodeVersion, REPO_ROOT, runOpencode, startModelServer, text, type ModelServer, type Workspace } from "../test/support/index.ts";
@@ -110,6 +112,9 @@ async function main(): Promise<void> {
     const tasksFile = await benchTasksFile((line) => process.stdout.write(`${line}\n`));
     writeTasksFileSection(tasksFile);
     process.stdout.write(`\n${tasksFile}`);
+    const installSize = await benchInstallSize((line) => process.stdout.write(`${line}\n`));
+    writeInstallSizeSection(installSize);
+    process.stdout.write(`\n${installSize}`);
   } finally {
     await withOtto.cleanup();
     await without.cleanup();

@@ -50,6 +50,11 @@ async function npm(args: string[], cwd: string, timeoutMs = 300_000): Promise<st
   return result.stdout;
 }
 
+/** The version of the npm that packs and installs. */
+export async function npmVersion(): Promise<string> {
+  return (await npm(["--version"], REPO_ROOT)).trim();
+}
+
 /** `npm pack` of the checkout into `destination`, or a dry run (the file list only) without one. */
 export async function packPackage(destination?: string): Promise<Packed> {
   const args = destination ? ["pack", "--json", "--pack-destination", destination] : ["pack", "--json", "--dry-run"];
