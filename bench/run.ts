@@ -5,11 +5,13 @@
  *    runs interleaved (with, without, with, …) so machine noise hits both sides alike.
  * 2. Bytes of tool schemas in the model request: a `build`-agent request with and without otto,
  *    and an `otto`-agent request.
+ * Then the other benches, each writing its own section (execute, PR tracking, tasks.md, install size).
  */
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { benchExecute, writeSection as writeExecuteSection } from "./execute.ts";
+import { benchInstallSize, writeSection as writeInstallSizeSection } from "./install-size.ts";
 import { benchPostOnce, writeSection as writePostOnceSection } from "./post-once.ts";
 import { benchSafety, writeSection as writeSafetySection } from "./safety.ts";
 import { benchPr, writeSection as writePrSection } from "./pr.ts";
@@ -118,6 +120,9 @@ async function main(): Promise<void> {
     const tasksFile = await benchTasksFile((line) => process.stdout.write(`${line}\n`));
     writeTasksFileSection(tasksFile);
     process.stdout.write(`\n${tasksFile}`);
+    const installSize = await benchInstallSize((line) => process.stdout.write(`${line}\n`));
+    writeInstallSizeSection(installSize);
+    process.stdout.write(`\n${installSize}`);
   } finally {
     await withOtto.cleanup();
     await without.cleanup();

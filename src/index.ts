@@ -4,6 +4,7 @@ import { formatError } from "./core/errors.ts";
 import type { CrewService } from "./crew/index.ts";
 import { crewMayExist } from "./host/crew-present.ts";
 import { registerOtto } from "./host/register.ts";
+import { checkHostVersion } from "./host/version.ts";
 import { hostKind } from "./pr/watch/host.ts";
 import { createRuntime } from "./runtime.ts";
 import { permissionGuard } from "./session/permission-guard.ts";
@@ -19,6 +20,7 @@ export const OttoPlugin: Plugin = async (input) => {
   const runtime = createRuntime(input);
   const { events, log } = runtime;
   const report = (what: string) => (error: unknown) => log.log("warn", `otto: ${what} failed`, { error: formatError(error) });
+  void checkHostVersion(input.client, log);
 
   // The crew reacts to session.idle / session.error (wake-ups, failures). It is loaded by the first
   // such event in a project that has a crew, or by the first otto tool call; from then on it sees

@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import { isDeepStrictEqual } from "node:util";
 import { applyEdits, modify, parse, type FormattingOptions, type ParseError } from "jsonc-parser";
-import { OttoError, readTextIfExists, realTarget, withFileLock, writeFileAtomic } from "../core/index.ts";
+import { OttoError, SCHEMA_URL, docsUrl, readTextIfExists, realTarget, withFileLock, writeFileAtomic } from "../core/index.ts";
 import { acceptsValue, keyElsewhere, objectKeys, schemaAt } from "./introspect.ts";
 import { formatKeyPath, getAtPath, parseKeyPath, type KeyPath } from "./keypath.ts";
 import { JSONC, parseConfigText, type ParseOptions } from "./parse.ts";
@@ -37,7 +37,7 @@ function unknownKey(path: KeyPath): OttoError | undefined {
     return new OttoError(
       "config_unknown_key",
       `Unknown config key '${formatKeyPath(path)}'.${guess ? ` Did you mean '${guess}'?` : ""}`,
-      siblings.length ? `Keys ${where}: ${siblings.join(", ")}. See docs/configuration.md for every key.` : "See docs/configuration.md for every key.",
+      siblings.length ? `Keys ${where}: ${siblings.join(", ")}. See ${docsUrl("configuration.md")} for every key.` : `See ${docsUrl("configuration.md")} for every key.`,
     );
   }
   return undefined;
@@ -114,16 +114,21 @@ export async function setConfigValue(
   return editConfigFile(file, (text) => planSet(text, { file, scope: options.scope }, keyPath, rawValue));
 }
 
+/** The text a config file otto creates starts from: the `$schema` line, for editor completion. */
+export function newConfigText(): string {
+  return `{\n  "$schema": "${SCHEMA_URL}"\n}\n`;
+}
+
 /**
  * The read-plan-write cycle of every config edit, under the file's lock: `plan` gets the current
- * text ("" when the file does not exist) and returns what to write (see planSet, planEdit), so a
+ * text (newConfigText() when the file does not exist) and returns what to write (see planSet, planEdit), so a
  * decision that depends on the file (e.g. the index to append at) sees what is really there.
  */
 export async function editConfigFile(file: string, plan: (text: string) => SetPlan): Promise<SetResult> {
   const target = await realTarget(file);
   return withFileLock(target, async () => {
     const text = await readTextIfExists(target);
-    const { text: next, ...rest } = plan(text ?? "");
+    const { text: next, ...rest } = plan(text ?? newConfigText());
     if (rest.changed) {
       const mode = text === undefined ? undefined : (await fs.stat(target)).mode & 0o777;
       // New files that hold a credential are readable by their owner only.

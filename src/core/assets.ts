@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import matter from "gray-matter";
 import { OttoError } from "./errors.ts";
+import { matterOptions } from "./frontmatter.ts";
 import { PACKAGE_ROOT } from "./paths.ts";
 
 export type AssetFolder = "prompts" | "agents" | "commands";
@@ -51,7 +52,6 @@ export function readMarkdownAsset(dir: string, name: string): MarkdownAsset | un
   } catch {
     return undefined;
   }
-  // gray-matter caches by content; pass a copy of the options object to keep parses independent.
-  const parsed = matter(text, {});
+  const parsed = matter(text, matterOptions());
   return { name, file, data: parsed.data, body: parsed.content.trim() };
 }

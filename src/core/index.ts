@@ -4,6 +4,8 @@ export { createLogger, silentLogger, type Logger, type LogLevel } from "./log.ts
 export { redact, redactDeep, maskSecret, REDACTED, MIN_SECRET_LENGTH } from "./redact.ts";
 export { KnownSecrets, SECRET_ENV, envSecrets } from "./secrets.ts";
 export { EventBus, type Listener } from "./events.ts";
+export { matterOptions } from "./frontmatter.ts";
+export { REPO_URL, SCHEMA_URL, docsUrl } from "./links.ts";
 export { assetPath, builtinDir, listAssetNames, readMarkdownAsset, type AssetFolder, type MarkdownAsset } from "./assets.ts";
 export { holdLock, readTextIfExists, realTarget, withFileLock, writeFileAtomic, type LockRetries } from "./files.ts";
 export { processAlive } from "./process.ts";

@@ -1,6 +1,6 @@
 import matter from "gray-matter";
 import { z } from "zod";
-import { OttoError } from "../core/index.ts";
+import { OttoError, matterOptions } from "../core/index.ts";
 
 /** What a builtin prompt's frontmatter says about it. */
 export const PromptMeta = z.strictObject({
@@ -31,8 +31,7 @@ export interface PromptFile {
 export function parsePromptFile(text: string, file: string): PromptFile {
   let parsed: matter.GrayMatterFile<string>;
   try {
-    // A fresh options object keeps gray-matter from handing back a cached, shared result.
-    parsed = matter(text, {});
+    parsed = matter(text, matterOptions());
   } catch (error) {
     const detail = error instanceof Error ? error.message : String(error);
     throw new OttoError(

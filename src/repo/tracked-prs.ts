@@ -2,6 +2,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import matter from "gray-matter";
 import { z } from "zod";
+import { matterOptions } from "../core/index.ts";
 import { normalizeRemoteUrl } from "../workspace/index.ts";
 
 /*
@@ -41,8 +42,7 @@ export async function readTrackedPrs(dir: string): Promise<TrackedPr[]> {
     names.map(async (name): Promise<TrackedPr | undefined> => {
       const file = path.join(dir, name);
       try {
-        // gray-matter caches by content; a fresh options object keeps parses independent.
-        const data = Frontmatter.parse(matter(await fs.readFile(file, "utf8"), {}).data);
+        const data = Frontmatter.parse(matter(await fs.readFile(file, "utf8"), matterOptions()).data);
         return { id: name.slice(0, -3), file, ...data };
       } catch {
         return undefined;

@@ -1,5 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from "node:util";
-import { tool, type ToolContext, type ToolDefinition } from "@opencode-ai/plugin";
+import { tool, type ToolContext, type ToolDefinition } from "./tool.ts";
 import { parseArgsStringToArgv } from "string-argv";
 import { OttoError, formatError } from "../core/index.ts";
 import type { Runtime } from "../runtime.ts";
@@ -111,12 +111,19 @@ function normalise(result: CommandResult): { title?: string; output: string; met
   return typeof result === "string" ? { output: result } : result;
 }
 
+/** A verb's words; one without words is named by its required argument (`/pr-review <url>`) or "(none)". */
+function verbName(verb: Verb): string {
+  if (verb.path.length) return verb.path.join(" ");
+  const first = verb.args?.split(" ")[0];
+  return first?.startsWith("<") ? first : "(none)";
+}
+
 /**
  * One tool per slash command. The command template only passes $ARGUMENTS through, so even a weak
  * model dispatches correctly: all parsing and help happens here, in code.
  */
 export function defineCommand(spec: CommandSpec, runtime: Runtime): ToolDefinition {
-  const verbs = spec.verbs.map((v) => v.path.join(" ")).join(", ");
+  const verbs = spec.verbs.map(verbName).join(", ");
   return tool({
     description: `Runs the /${spec.name} command (${spec.summary}). Pass the user's command arguments unchanged in \`args\` (verbs: ${verbs}).`,
     args: {

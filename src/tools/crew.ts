@@ -1,4 +1,4 @@
-import { tool, type ToolContext, type ToolDefinition } from "@opencode-ai/plugin";
+import { tool, type ToolContext, type ToolDefinition } from "./tool.ts";
 import { formatError } from "../core/index.ts";
 import type { Runtime } from "../runtime.ts";
 import { ask, complete, crewFor, say, type Crew, type Posted } from "../crew/index.ts";

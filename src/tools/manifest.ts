@@ -29,7 +29,7 @@ export const TOOL_MANIFEST = {
     },
   },
   otto_pr_review: {
-    description: "Runs the /pr-review command (review a GitHub or Azure DevOps PR and post the approved comments). Pass the user's command arguments unchanged in `args` (verbs: , post).",
+    description: "Runs the /pr-review command (review a GitHub or Azure DevOps PR and post the approved comments). Pass the user's command arguments unchanged in `args` (verbs: <url|number>, post).",
     args: {
       args: z.string().describe("The raw arguments of /pr-review, exactly as the user typed them (may be empty)."),
     },
@@ -59,7 +59,7 @@ export const TOOL_MANIFEST = {
     },
   },
   otto_build: {
-    description: "Runs the /otto-build command (build mode: work a spec's tasks to done and verified). Pass the user's command arguments unchanged in `args` (verbs: , run, status, stop, plan).",
+    description: "Runs the /otto-build command (build mode: work a spec's tasks to done and verified). Pass the user's command arguments unchanged in `args` (verbs: (none), run, status, stop, plan).",
     args: {
       args: z.string().describe("The raw arguments of /otto-build, exactly as the user typed them (may be empty)."),
     },

@@ -1,4 +1,4 @@
-import { tool, type ToolDefinition } from "@opencode-ai/plugin";
+import { tool, type ToolDefinition } from "./tool.ts";
 import { formatError } from "../core/index.ts";
 import type { Runtime } from "../runtime.ts";
 import { executeVerb } from "../execute/index.ts";

@@ -19,7 +19,9 @@ export type StartDecision =
   /** max_fix_attempts reached: give up now (comment + notification, once). */
   | { kind: "give_up" }
   /** Gave up earlier: nothing more to do. */
-  | { kind: "gave_up"; since: string };
+  | { kind: "gave_up"; since: string }
+  /** Otto pushed a fix on top of this very head: the forge has not shown it yet (it lags a push by seconds). */
+  | { kind: "fix_pending"; sha: string };
 
 export function fixRunning(data: PrFrontmatter, now: Date): boolean {
   if (data.status !== "fixing") return false;
@@ -32,6 +34,7 @@ export function planStart(data: PrFrontmatter, pr: Pick<PrInfo, "fork" | "headSh
   if (fixRunning(data, now)) return { kind: "busy", since: data.fix_started ?? "" };
   if (pr.fork === true) return { kind: "fork", notify: data.human_sha !== pr.headSha };
   if (data.gave_up) return { kind: "gave_up", since: data.gave_up };
+  if (data.fix_sha && data.fix_base_sha === pr.headSha && data.fix_sha !== pr.headSha) return { kind: "fix_pending", sha: data.fix_sha };
   if (data.fix_attempts >= data.max_fix_attempts) return { kind: "give_up" };
   return { kind: "fix" };
 }

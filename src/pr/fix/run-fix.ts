@@ -34,6 +34,9 @@ export async function runFix(deps: FixDeps, input: FixInput): Promise<FixOutcome
   if (start.kind === "gave_up") return flow.outcome("gave_up", `otto gave up on ${flow.key} at ${start.since} (${input.doc.data.fix_attempts} attempts); raise max_fix_attempts in its document to try again.`);
   if (start.kind === "fork") return refuseFork(flow, start.notify);
   if (start.kind === "give_up") return giveUp(flow);
+  if (start.kind === "fix_pending") {
+    return flow.outcome("busy", `otto already pushed a fix (${short(start.sha)}) on top of ${short(pr.headSha)}; waiting for the forge to show it as the PR's head.`, `If the PR's head does not move to ${short(start.sha)} within minutes, look at the branch on the remote (git ls-remote).`);
+  }
 
   let claimed = false;
   const doc = await deps.store.update(flow.key, (current) => {
@@ -201,7 +204,7 @@ async function fixInTree(flow: Flow, claimed: PrDocument, workdir: FixTree, mode
     const step = nextStep(result.outcome, attempt, doc.data.max_fix_attempts);
     const status = step === "wait" ? "watching" : step === "retry" ? "fixing" : "failed";
     doc = await flow.record({
-      data: { fix_attempts: attempt, status, ...(result.sha ? { fix_sha: result.sha } : {}), ...(status === "fixing" ? {} : { fix_started: undefined }) },
+      data: { fix_attempts: attempt, status, ...(result.sha ? { fix_sha: result.sha, ...(result.outcome === "pushed" ? { fix_base_sha: pr.headSha } : {}) } : {}), ...(status === "fixing" ? {} : { fix_started: undefined }) },
       entry: flow.entry(`Attempt ${attempt}`, result.detail, { commit: result.sha, summary: attempt === claimed.data.fix_attempts + 1 ? flow.summary : undefined }),
       log: [`fix attempt ${attempt}/${doc.data.max_fix_attempts}: ${result.detail}${status === "fixing" ? "" : ` (fixing → ${status})`}`],
     });

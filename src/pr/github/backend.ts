@@ -3,7 +3,7 @@ import { parseDuration } from "../../config/index.ts";
 import type { BackendDeps, CallOptions, PrBackend } from "../backend.ts";
 import { cliToken, lazy } from "../token.ts";
 import { authorKey, type AuthorAccess, type PrInfo, type PrLocator, type WorkflowAction, type WorkflowResult } from "../types.ts";
-import { conditionalGet } from "./conditional.ts";
+import { conditionalGet, getAllPages } from "./conditional.ts";
 import { githubError } from "./errors.ts";
 import { githubHosts, locateGithubId, parseGithubUrl } from "./locate.ts";
 import {
@@ -217,7 +217,7 @@ export function createGithubBackend(deps: BackendDeps): PrBackend {
             comments: review.comments.map((c) => ({ path: c.path, line: c.line, side: c.side, body: c.body })),
           }),
         // The review is created with its comments in one request: its body's marker stands for all.
-        async (octokit, marker) => (await octokit.paginate("GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews", { ...repoParams(pr), pull_number: pr.number, per_page: 100 })).some((r) => (r.body ?? "").includes(marker)),
+        async (octokit, marker) => hasMarker(await getAllPages(octokit, "GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews", { ...repoParams(pr), pull_number: pr.number }), marker),
       ),
 
     replyToComment: async (pr, commentId, body) => {
@@ -254,14 +254,20 @@ export function createGithubBackend(deps: BackendDeps): PrBackend {
   return backend;
 }
 
+/** Whether any listed item (a comment, a review) carries otto's post marker in its body. */
+function hasMarker(items: readonly unknown[], marker: string): boolean {
+  return items.some((item) => {
+    const body = (item as { body?: unknown }).body;
+    return typeof body === "string" && body.includes(marker);
+  });
+}
+
 async function issueCommentsHave(octokit: GithubClient, pr: PrInfo, marker: string): Promise<boolean> {
-  const comments = await octokit.paginate("GET /repos/{owner}/{repo}/issues/{issue_number}/comments", { ...repoParams(pr), issue_number: pr.number, per_page: 100 });
-  return comments.some((c) => (c.body ?? "").includes(marker));
+  return hasMarker(await getAllPages(octokit, "GET /repos/{owner}/{repo}/issues/{issue_number}/comments", { ...repoParams(pr), issue_number: pr.number }), marker);
 }
 
 async function reviewCommentsHave(octokit: GithubClient, pr: PrInfo, marker: string): Promise<boolean> {
-  const comments = await octokit.paginate("GET /repos/{owner}/{repo}/pulls/{pull_number}/comments", { ...repoParams(pr), pull_number: pr.number, per_page: 100 });
-  return comments.some((c) => c.body.includes(marker));
+  return hasMarker(await getAllPages(octokit, "GET /repos/{owner}/{repo}/pulls/{pull_number}/comments", { ...repoParams(pr), pull_number: pr.number }), marker);
 }
 
 async function runGithubWorkflow(octokit: GithubClient, backend: PrBackend, pr: PrInfo, action: WorkflowAction): Promise<WorkflowResult> {

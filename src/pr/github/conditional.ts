@@ -32,6 +32,13 @@ async function restPages(client: GithubClient, link: string | undefined): Promis
   return out;
 }
 
+/** Every page of a list `route` (the first request, then the Link header's `next`), without a cache. */
+export async function getAllPages(client: GithubClient, route: string, params: Params): Promise<unknown[]> {
+  const response = await client.request(route, { ...params, per_page: 100 });
+  const first = Array.isArray(response.data) ? (response.data as unknown[]) : [];
+  return [...first, ...(await restPages(client, response.headers.link))];
+}
+
 /**
  * GET `route` with If-None-Match from `cache`; `map` turns the body into what is cached and
  * returned. The mapped value is cached, not the payload: when a `map` changes what it returns,

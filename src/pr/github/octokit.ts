@@ -1,6 +1,6 @@
 import { retry } from "@octokit/plugin-retry";
 import { throttling } from "@octokit/plugin-throttling";
-import { Octokit } from "@octokit/rest";
+import { Octokit } from "@octokit/core";
 import { fetchWithTimeout } from "../http.ts";
 
 const OttoOctokit = Octokit.plugin(throttling, retry);

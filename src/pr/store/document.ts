@@ -1,6 +1,6 @@
 import matter from "gray-matter";
 import { z } from "zod";
-import { OttoError } from "../../core/index.ts";
+import { OttoError, matterOptions } from "../../core/index.ts";
 import { Check, ProviderName } from "../types.ts";
 
 /*
@@ -39,6 +39,8 @@ export const PrFrontmatter = z.object({
   rerun_shas: z.array(z.string()).optional(),
   /** The commit the fix flow last pushed. */
   fix_sha: z.string().optional(),
+  /** The PR's head that fix was built on: while the forge still shows it failing, no new attempt starts. */
+  fix_base_sha: z.string().optional(),
   /** When the running fix started (status fixing); an old one is a fix that crashed. */
   fix_started: Timestamp.optional(),
   /** When the fix flow gave up (max_fix_attempts reached); the giving-up comment is posted once. */
@@ -80,8 +82,7 @@ export const MAX_LOG_LINES = 200;
 export function parsePrDocument(key: string, text: string): PrDocument {
   let parsed: matter.GrayMatterFile<string>;
   try {
-    // A fresh options object: gray-matter caches parses by content otherwise.
-    parsed = matter(text, {});
+    parsed = matter(text, matterOptions());
   } catch (error) {
     throw new OttoError("pr_document", `PR document ${key} has broken frontmatter: ${error instanceof Error ? error.message : String(error)}`, `Fix or delete ${key}.md.`);
   }

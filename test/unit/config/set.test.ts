@@ -3,6 +3,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseConfigText, setConfigValue } from "../../../src/config/index.ts";
 import { sandbox } from "./temp.ts";
+import { SCHEMA_URL } from "../../../src/core/index.ts";
 
 const commented = `{
   // Models for this repo
@@ -49,6 +50,7 @@ describe("setConfigValue", () => {
     await setConfigValue(box.userFile, "spec.task_timeout", "45m");
     await setConfigValue(box.userFile, "opencode.password", "123456");
     expect(parseConfigText(await box.read(box.userFile), { file: box.userFile }).value).toEqual({
+      $schema: SCHEMA_URL,
       spec: { task_briefing: false, verify: ["npm test", "npm run lint"], task_timeout: "45m" },
       // Digits only, but the key wants a string: kept as text.
       opencode: { password: "123456" },
@@ -59,7 +61,10 @@ describe("setConfigValue", () => {
     const box = await sandbox();
     const result = await setConfigValue(box.userFile, "pr.providers.github.token", "ghp_abcdefghijklmnopqrstuvwxyz");
     expect(result.created).toBe(true);
-    expect(JSON.parse(await box.read(box.userFile))).toEqual({ pr: { providers: { github: { token: "ghp_abcdefghijklmnopqrstuvwxyz" } } } });
+    const text = await box.read(box.userFile);
+    // A new file starts with the schema line, for editors.
+    expect(text.split("\n").slice(0, 2)).toEqual(["{", `  "$schema": "${SCHEMA_URL}",`]);
+    expect(JSON.parse(text)).toEqual({ $schema: SCHEMA_URL, pr: { providers: { github: { token: "ghp_abcdefghijklmnopqrstuvwxyz" } } } });
     expect((await fs.stat(box.userFile)).mode & 0o777).toBe(0o600);
     expect(await fs.readdir(path.dirname(box.userFile))).toEqual(["otto.jsonc"]);
   });

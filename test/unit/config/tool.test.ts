@@ -3,7 +3,7 @@ import path from "node:path";
 import type { ToolContext } from "@opencode-ai/plugin";
 import { describe, expect, it } from "vitest";
 import type { Env } from "../../../src/core/index.ts";
-import { EventBus, silentLogger } from "../../../src/core/index.ts";
+import { EventBus, SCHEMA_URL, silentLogger } from "../../../src/core/index.ts";
 import type { Runtime } from "../../../src/runtime.ts";
 import { configCommand } from "../../../src/tools/config.ts";
 import { sandbox, type Sandbox } from "./temp.ts";
@@ -129,7 +129,7 @@ describe("/otto-config set", () => {
     await run(`set notify.command notify-send otto done`);
     await run(`set spec.verify '["npm test", "npm run lint"]'`);
     const text = await box.read(box.repoFile);
-    expect(JSON.parse(text)).toEqual({ notify: { command: "notify-send otto done" }, spec: { verify: ["npm test", "npm run lint"] } });
+    expect(JSON.parse(text)).toEqual({ $schema: SCHEMA_URL, notify: { command: "notify-send otto done" }, spec: { verify: ["npm test", "npm run lint"] } });
   });
 
   it("outside a git repository, writes the user file and says so", async () => {

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { isOttoError } from "../../../src/core/index.ts";
+import { SCHEMA_URL, isOttoError } from "../../../src/core/index.ts";
 import { parseConfigText } from "../../../src/config/index.ts";
 import { addRepoEntry, removeRepoEntry } from "../../../src/repo/index.ts";
 import { tempDir } from "./fixtures.ts";
@@ -57,7 +57,7 @@ describe("repos edits in otto.jsonc", () => {
     const target = file();
     const result = await addRepoEntry(target, { name: "api", primary_dir: "/src/api" });
     expect(result).toMatchObject({ index: 0, created: true });
-    expect(parseConfigText(fs.readFileSync(target, "utf8"), { file: target }).value).toEqual({ repos: [{ name: "api", primary_dir: "/src/api" }] });
+    expect(parseConfigText(fs.readFileSync(target, "utf8"), { file: target }).value).toEqual({ $schema: SCHEMA_URL, repos: [{ name: "api", primary_dir: "/src/api" }] });
   });
 
   it("refuses a duplicate name, and a file that does not validate, without touching it", async () => {

@@ -83,6 +83,15 @@ describe("matchVerb", () => {
 });
 
 describe("defineCommand", () => {
+  it("lists the verbs in the description, naming a verb without words by its argument", () => {
+    expect(tool.description).toContain("(verbs: task, task generate, fail).");
+    const verb = (path: string[], args?: string) => ({ path, ...(args ? { args } : {}), summary: "s", run: async () => "" });
+    const review = defineCommand({ name: "pr-review", summary: "r", verbs: [verb([], "<url|number> [--loop]"), verb(["post"], "<ids|all>")] }, runtime);
+    expect(review.description).toContain("(verbs: <url|number>, post).");
+    const build = defineCommand({ name: "otto-build", summary: "b", verbs: [verb([], "[--spec <slug>]"), verb(["status"])] }, runtime);
+    expect(build.description).toContain("(verbs: (none), status).");
+  });
+
   it("prints usage for empty args and help, touching nothing", async () => {
     calls.length = 0;
     for (const args of ["", "help", "--help"]) {

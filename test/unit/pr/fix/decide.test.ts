@@ -21,6 +21,13 @@ describe("planStart", () => {
     expect(planStart(data({ status: "failed", max_fix_attempts: 0 }), pr(), NOW)).toEqual({ kind: "give_up" });
   });
 
+  it("waits while the forge still shows the head otto's pushed fix was built on, and fixes a new failing head", () => {
+    const head = pr().headSha;
+    expect(planStart(data({ status: "failed", fix_attempts: 1, fix_sha: "f1x", fix_base_sha: head }), pr(), NOW)).toEqual({ kind: "fix_pending", sha: "f1x" });
+    expect(planStart(data({ status: "failed", fix_attempts: 1, fix_sha: "f1x", fix_base_sha: head }), pr({ headSha: "f1x" }), NOW)).toEqual({ kind: "fix" });
+    expect(planStart(data({ status: "failed", fix_attempts: 1, fix_sha: "f1x", fix_base_sha: "older" }), pr(), NOW)).toEqual({ kind: "fix" });
+  });
+
   it("refuses forks, notifying once per head SHA", () => {
     expect(planStart(data({ status: "failed" }), pr({ fork: true, headRepo: "someone/r" }), NOW)).toEqual({ kind: "fork", notify: true });
     expect(planStart(data({ status: "failed", human_sha: "abcdef1234567890" }), pr({ fork: true }), NOW)).toEqual({ kind: "fork", notify: false });

@@ -1,0 +1,54 @@
+import type { OpencodeClient } from "../runtime.ts";
+import type { Logger } from "../core/log.ts";
+
+/**
+ * The oldest OpenCode otto supports: the plugin API it is written against (1.18; tested with the
+ * version pinned as the `opencode-ai` devDependency). Stated in README.md.
+ */
+export const MIN_OPENCODE_VERSION = "1.18.0";
+
+type Triple = [number, number, number];
+
+/** "1.18.33" → [1, 18, 33]; undefined for anything else (dev builds, pre-releases, garbage). */
+function parseVersion(version: string): Triple | undefined {
+  const match = /^v?(\d+)\.(\d+)\.(\d+)$/.exec(version.trim());
+  return match ? [Number(match[1]), Number(match[2]), Number(match[3])] : undefined;
+}
+
+/** The warning for a host older than `minimum`, or undefined (new enough, or a version otto cannot read). */
+export function hostVersionWarning(host: string, minimum = MIN_OPENCODE_VERSION): string | undefined {
+  const have = parseVersion(host);
+  const need = parseVersion(minimum);
+  if (!have || !need) return undefined;
+  for (let i = 0; i < 3; i++) {
+    if (have[i]! > need[i]!) return undefined;
+    if (have[i]! < need[i]!) {
+      return `otto needs OpenCode ${minimum} or newer, and this is OpenCode ${host}: some commands may fail. Upgrade with \`opencode upgrade\`.`;
+    }
+  }
+  return undefined;
+}
+
+/** The request function under the v1 SDK's classes (hey-api); the v1 SDK has no method for this route. */
+interface RawClient {
+  get(options: { url: string }): Promise<{ data?: unknown }>;
+}
+
+/**
+ * Asks the host its version (GET /global/health answers `{ healthy, version }`; the plugin input
+ * carries none) and logs a warning when it is older than otto supports. Fire and forget: it never
+ * throws and never delays loading; a host without the route is simply not checked.
+ */
+export function checkHostVersion(client: OpencodeClient, log: Logger): Promise<void> {
+  const raw = (client as unknown as { _client?: RawClient })._client;
+  if (!raw) return Promise.resolve();
+  return raw
+    .get({ url: "/global/health" })
+    .then(({ data }) => {
+      const version = (data as { version?: unknown } | undefined)?.version;
+      if (typeof version !== "string") return;
+      const warning = hostVersionWarning(version);
+      if (warning) log.log("warn", warning, { opencode: version, minimum: MIN_OPENCODE_VERSION });
+    })
+    .catch(() => undefined);
+}
