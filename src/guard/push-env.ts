@@ -14,7 +14,7 @@ import type { Env } from "../core/paths.ts";
  * (https, ssh, git@, file://, absolute and relative paths, a URL typed on the command line) is sent
  * to a path that does not exist. Git does not apply pushInsteadOf to an explicit
  * `remote.<name>.pushurl`: that spelling, `-c` overrides and a script that unsets these variables
- * are the command layer's and the pre-push check's to catch (docs/security-push.md).
+ * are the command layer's and the pre-push check's to catch (docs/security.md).
  */
 
 /** Where every push of a guarded session goes: no such repository, and the path says why. */

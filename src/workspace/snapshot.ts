@@ -7,7 +7,7 @@ import type { GitResult } from "./git.ts";
 
 /*
  * What a checkout held before otto's sessions ran, so a commit takes only what they changed
- * (docs/security-userwork.md). The snapshot is every path `git status` reports (modified, staged,
+ * (docs/security.md). The snapshot is every path `git status` reports (modified, staged,
  * deleted, untracked; ignored files never count) with a fingerprint of what is on disk there. After
  * the sessions, a path whose fingerprint is the same is the user's and is not committed; a path
  * that was clean and is now changed is the sessions'; a path that was dirty AND changed since has

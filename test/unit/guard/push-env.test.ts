@@ -46,7 +46,7 @@ describe("pushBlockingEnv", () => {
     expect((await guardedShell("git fetch -q origin && git ls-remote origin main", repo.dir)).exitCode).toBe(0);
   });
 
-  it("does not stop an explicit pushurl: that spelling is the command layer's (docs/security-push.md)", async () => {
+  it("does not stop an explicit pushurl: that spelling is the command layer's (docs/security.md)", async () => {
     repo = await createRepo();
     await repo.commit("second", { "b.txt": "b\n" });
     const result = await guardedShell(`git -c remote.origin.pushurl=${repo.remote} push -q origin HEAD:refs/heads/pushurl`, repo.dir);
