@@ -31,7 +31,7 @@ export async function benchSafety(log: (line: string) => void = () => undefined)
   log(`safety: running ${FILES.length} test files for their figures`);
   const run = await execa("npx", ["vitest", "run", ...FILES], { cwd: REPO_ROOT, env: { OTTO_FIGURES_FILE: file }, reject: false, all: true });
   if (run.exitCode !== 0) throw new Error(`the safety tests failed, so their figures mean nothing:\n${String(run.all).slice(-4000)}`);
-  const figures = readFigures(file);
+  const figures = readFigures(file).sort((a, b) => a.name.localeCompare(b.name));
   const rows = figures.map((f) => `| ${f.name} | ${f.tried} | **${f.through}** | 0 |`);
   for (const forge of ["github", "ado"] as const) {
     const r = await postTrial({ forge, posts: POSTS, rate: RATE, kinds: ["timeout_after", "timeout", "500_after", "500"], seed: 11, blindRetries: false });
