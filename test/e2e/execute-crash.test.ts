@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { assertPluginLoaded, hang, survivors, useE2E } from "../support/index.ts";
+import { assertPluginLoaded, hang, survivors, useE2E, until } from "../support/index.ts";
 import { attempts, callExecute, execModel } from "./execute/exec-model.ts";
 import { executeTool } from "./execute/drive.ts";
 import { specFiles, tasksMd, taskIdOf } from "./execute/kinds.ts";
@@ -8,13 +8,6 @@ const SLUG = "greeting";
 const SPEC = `.otto/specs/${SLUG}`;
 const statusOf = (tasks: string, id: string) => new RegExp(`- \\*\\*id\\*\\*: ${id}\\n- \\*\\*status\\*\\*: (\\w+)`).exec(tasks)?.[1];
 
-async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 describe("/otto-spec execute survives a crash", () => {
   const e2e = useE2E();

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { assertPluginLoaded, slashCommand, text, useE2E, type E2E, type RecordedRequest, type ScriptEntry, type Workspace } from "../support/index.ts";
+import { assertPluginLoaded, slashCommand, text, useE2E, type E2E, type RecordedRequest, type ScriptEntry, type Workspace, until } from "../support/index.ts";
 import { ottoPr, useForges } from "./pr/forges.ts";
 import { recordFigure } from "../support/figures.ts";
 import { stripPostMarkers } from "../../src/pr/post-once.ts";
@@ -39,15 +39,6 @@ function ottoPrScript(e2e: E2E): void {
 /** Model requests that carry any planted text, in any message or the system prompt. */
 const reached = (requests: readonly RecordedRequest[]) => requests.filter((r) => JSON.stringify(r.body).includes(MARK));
 
-async function until<T>(what: string, probe: () => T | undefined, timeoutMs = 15_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 describe("comments by people without write access (real OpenCode, fake forges)", () => {
   const e2e = useE2E();

@@ -3,7 +3,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { replyBody } from "../../src/pr/comments/index.ts";
 import { stripPostMarkers } from "../../src/pr/post-once.ts";
-import { assertPluginLoaded, slashCommand, text, toolCall, useE2E, type E2E, type ScriptEntry, type Workspace } from "../support/index.ts";
+import { assertPluginLoaded, slashCommand, text, toolCall, useE2E, type E2E, type ScriptEntry, type Workspace, until } from "../support/index.ts";
 import { ottoPr, useForges, type Forges } from "./pr/forges.ts";
 
 /*
@@ -51,15 +51,6 @@ function ottoPrScript(e2e: E2E): void {
   e2e.model.script({ ...call!, times: Infinity }, { ...echo!, times: Infinity });
 }
 
-async function until<T>(what: string, probe: () => T | undefined, timeoutMs = 15_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 const bodiesOf = (calls: Forges["gh"]["calls"]) => calls.filter((c) => c.method !== "GET").map((c) => JSON.stringify(c.body ?? ""));
 

@@ -295,7 +295,11 @@ describe("PR fix flow on Azure DevOps", () => {
     expect(await ws.repo.remoteFile("src/math.js", BRANCH)).toBe(FIXED);
     expect(/\nfix_attempts: (\d+)/.exec(docOf())?.[1]).toBe("1");
 
-    // The pipeline fails again: the watcher hands it to the fix flow, whose last attempt changes nothing.
+    // Azure DevOps shows otto's push as the PR's head, and its pipeline fails again: the watcher
+    // hands it to the fix flow, whose last attempt changes nothing. (While the forge still showed the
+    // old head, no new attempt would start: otto's fix is on its way.)
+    f.ado.state.pushCommit(pr);
+    f.ado.state.setChecks(pr, [{ name: "ci", result: "failed", log: JOB_LOG }]);
     await ottoPr(client, "watch once");
     expect(/\nfix_attempts: (\d+)/.exec(docOf())?.[1]).toBe("2");
     expect(/\nstatus: (\w+)/.exec(docOf())?.[1]).toBe("failed");

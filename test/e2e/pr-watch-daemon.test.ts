@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { slashCommand, survivors, text, useE2E, type Workspace } from "../support/index.ts";
+import { slashCommand, survivors, text, useE2E, type Workspace, until as waitUntil } from "../support/index.ts";
 import { useForges } from "./pr/forges.ts";
 import { analysis, BRANCH, cloneOfPr, field, FIXED, isAnalysis, isFix, KEY, PR_URL, readDoc, summary, fixer } from "./pr/fix-script.ts";
 
@@ -26,15 +26,8 @@ const watcherRecord = (ws: Workspace): { pid?: number; mode?: string } | undefin
 };
 
 /** Polls `probe` until it returns something other than undefined/false; a bound, not an assertion on time. */
-async function until<T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 120_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
+/** The daemon starts OpenCode, a fix and a reply on its own: give it time. */
+const until = <T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>): Promise<T> => waitUntil(what, probe, 120_000);
 
 describe("the headless PR watcher (opencode serve, OTTO_WATCH=1) with no tool call", () => {
   const e2e = useE2E();

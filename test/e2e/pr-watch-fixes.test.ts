@@ -1,8 +1,7 @@
 import fs from "node:fs";
-import net from "node:net";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { assertPluginLoaded, hang, slashCommand, useE2E, type Workspace } from "../support/index.ts";
+import { assertPluginLoaded, hang, slashCommand, useE2E, type Workspace, until, freePort } from "../support/index.ts";
 import { ottoPr, useForges } from "./pr/forges.ts";
 import { analysis, BRANCH, cloneOfPr, isFix, KEY, PR_URL, summary } from "./pr/fix-script.ts";
 
@@ -15,21 +14,7 @@ import { analysis, BRANCH, cloneOfPr, isFix, KEY, PR_URL, summary } from "./pr/f
 const readDoc = (ws: Workspace, key: string) => fs.readFileSync(path.join(ws.dirs.dataHome, "otto", "prs", `${key}.md`), "utf8");
 const statusOf = (ws: Workspace, key: string) => /\nstatus: (\w+)\n/.exec(readDoc(ws, key))?.[1];
 
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((r) => server.close(() => r()));
-  return port;
-}
 
-async function until(what: string, probe: () => boolean, timeoutMs = 60_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!probe()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 describe("the watcher's fixes run beside its cycles", () => {
   const e2e = useE2E();

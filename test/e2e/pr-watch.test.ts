@@ -1,11 +1,10 @@
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import type { OpencodeClient, Part, ToolPart } from "@opencode-ai/sdk";
 import { describe, expect, it } from "vitest";
-import { assertPluginLoaded, slashCommand, text, toolCall, useE2E, type Workspace } from "../support/index.ts";
+import { assertPluginLoaded, slashCommand, text, toolCall, useE2E, type Workspace, until, freePort } from "../support/index.ts";
 import { ottoPr, useForges } from "./pr/forges.ts";
 
 const prsDir = (ws: Workspace) => path.join(ws.dirs.dataHome, "otto", "prs");
@@ -19,13 +18,6 @@ function deadPid(): number {
   return Number(child.stdout.trim());
 }
 
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((r) => server.close(() => r()));
-  return port;
-}
 
 /** Process group and session of a live process, from /proc/<pid>/stat (man 5 proc); undefined when gone or a zombie. */
 function procIds(pid: number): { pgid: number; sid: number } | undefined {
@@ -56,15 +48,6 @@ async function ottoPrWatchTool(client: OpencodeClient, message: string): Promise
   return tool.state.output;
 }
 
-async function until<T>(what: string, probe: () => T | undefined, timeoutMs = 30_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 describe("otto_pr_watch through real OpenCode against fake GitHub and Azure DevOps", () => {
   const e2e = useE2E();

@@ -10,3 +10,4 @@ export { startFakeGithub, FAKE_GITHUB_TOKEN, GithubState, type FakeGithub, type 
 export { startFakeAdo, FAKE_ADO_PAT, AdoState, type FakeAdo, type FakeAdoOptions, type FakeAdoPr } from "./fake-ado/index.ts";
 export { startFakeHttp, type FakeHttp, type FaultPlan, type FaultKind, type RecordedCall } from "./fake-http.ts";
 export * from "./figures.ts";
+export * from "./wait.ts";
