@@ -1,9 +1,9 @@
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { tool, type ToolContext, type ToolDefinition } from "./tool.ts";
-import { parseArgsStringToArgv } from "string-argv";
 import { OttoError, formatError } from "../core/index.ts";
 import type { Runtime } from "../runtime.ts";
 import { liveTitle } from "./live-title.ts";
+import { splitArgs } from "./split-args.ts";
 
 export type OptionSpec = NonNullable<ParseArgsConfig["options"]>;
 export type Values = Record<string, string | boolean | string[] | undefined>;
@@ -45,10 +45,6 @@ export function toolName(command: string): string {
   return command.replace(/-/g, "_");
 }
 
-/** Splits the raw $ARGUMENTS text into argv, honouring quotes. */
-export function splitArgs(raw: string): string[] {
-  return parseArgsStringToArgv(raw.trim());
-}
 
 function verbUsage(command: string, verb: Verb): string {
   return `/${command} ${[...verb.path, verb.args ?? ""].join(" ").trim()}`;
@@ -132,12 +128,7 @@ export function defineCommand(spec: CommandSpec, runtime: Runtime): ToolDefiniti
     async execute({ args }, toolCtx) {
       const title = liveTitle(runtime, toolCtx);
       const ctx: CommandContext = { runtime, tool: toolCtx, progress: (text) => title.set(text) };
-      let argv: string[];
-      try {
-        argv = splitArgs(args ?? "");
-      } catch {
-        return `Error: could not split the arguments (unbalanced quotes?): ${args}\n\n${usage(spec)}`;
-      }
+      const argv = splitArgs(args ?? "");
       if (argv.length === 0 || argv[0] === "help" || argv[0] === "--help" || argv[0] === "-h") {
         return usage(spec);
       }

@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import type { ToolContext } from "@opencode-ai/plugin";
 import { EventBus, OttoError, silentLogger } from "../../../src/core/index.ts";
 import type { Runtime } from "../../../src/runtime.ts";
-import { defineCommand, matchVerb, splitArgs, type CommandSpec } from "../../../src/tools/command.ts";
+import { defineCommand, matchVerb, type CommandSpec } from "../../../src/tools/command.ts";
+import { splitArgs } from "../../../src/tools/split-args.ts";
 import { KnownSecrets } from "../../../src/core/secrets.ts";
 
 const calls: unknown[] = [];
@@ -71,6 +72,14 @@ describe("splitArgs", () => {
   it("honours quotes", () => {
     expect(splitArgs(`add "rate limit the API" --spec 'a b'`)).toEqual(["add", "rate limit the API", "--spec", "a b"]);
     expect(splitArgs("   ")).toEqual([]);
+  });
+
+  it("keeps natural text as typed: quotes group only at the start of a word, a flag after the text still parses", () => {
+    expect(splitArgs("task add fix the user's page --spec x")).toEqual(["task", "add", "fix", "the", "user's", "page", "--spec", "x"]);
+    expect(splitArgs(`add don't break the "legacy" API, it's 5'10" wide`)).toEqual(["add", "don't", "break", "the", "legacy", "API,", "it's", `5'10"`, "wide"]);
+    expect(splitArgs(`add "say 'hi' to them" --title="a b" --spec 'x y'`)).toEqual(["add", "say 'hi' to them", "--title=a b", "--spec", "x y"]);
+    expect(splitArgs(`add 'unclosed quote stays a letter`)).toEqual(["add", "'unclosed", "quote", "stays", "a", "letter"]);
+    expect(splitArgs(String.raw`add C:\path\to\file`)).toEqual(["add", String.raw`C:\path\to\file`]);
   });
 });
 
