@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { executeSpec } from "../../../src/execute/index.ts";
+import { executeSpec, runOneTask } from "../../../src/execute/index.ts";
 import { git } from "../../support/git.ts";
 import { tasksMd } from "../../e2e/execute/kinds.ts";
 import { SLUG, useFakeExecute, statuses, of } from "./fake-execute.ts";
@@ -58,5 +58,14 @@ describe("executeSpec: a task is completed only with evidence", () => {
     expect(await git(["show", `HEAD:.otto/specs/${SLUG}/tasks.md`], f.repoRoot)).toContain(`- **commit**: ${phase1}`);
     const record = f.history().find((h) => h.startsWith("phase-1-")) ?? "";
     expect(f.read(`.otto/specs/${SLUG}/history/${record}`)).toContain("## Evidence\n\n- t1: changed lib/t1.ts, src/t1.txt; checks true exit 0, test -f src/t1.txt exit 0");
+  });
+
+  it("task run records the same evidence and says it in its output", async () => {
+    const f = await setup(tasksMd([["t1", "pending", 1, [], "Write"]]), (call) => (call.kind === "execute-task" ? (f.write("src/t1.txt", "x\n"), { text: "Wrote it." }) : undefined), { ...QUIET, verify: ["true"] });
+    const one = await runOneTask(f.deps, undefined, "t1");
+    const sha = /committed ([0-9a-f]{7})$/.exec(one.title)?.[1];
+    expect(sha).toBeDefined();
+    expect(one.output).toContain("Changed: src/t1.txt");
+    expect(f.tasks()).toContain(`- **changed_files**: src/t1.txt\n- **checks**: true exit 0\n- **commit**: ${sha}\n`);
   });
 });
