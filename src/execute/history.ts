@@ -21,6 +21,8 @@ export interface AttemptRecord {
   briefing: string;
   finalMessage: string;
   dialog: string;
+  /** What the attempt showed for itself: "changed a.ts, b.ts", "NO_CHANGES: …", "no file changed". */
+  evidence?: string;
 }
 
 export function formatDuration(ms: number): string {
@@ -42,6 +44,7 @@ export function renderAttempt(r: AttemptRecord, run: number, secrets: readonly s
     `- **duration**: ${formatDuration(r.durationMs)}`,
     `- **result**: ${r.result}`,
     `- **briefing**: ${r.briefing}`,
+    ...(r.evidence ? [`- **evidence**: ${r.evidence}`] : []),
     "",
     "## Final message",
     "",
@@ -78,7 +81,7 @@ export async function writeAttempt(historyDir: string, record: AttemptRecord, se
 /** history/<name>-<time>.md (`phase-2`, `docs`): the gates, verification and fixes of one step, with their dialogs. */
 export async function writeStepRecord(
   historyDir: string,
-  record: { slug: string; name: string; heading: string; at: Date; steps: readonly StepRecord[] },
+  record: { slug: string; name: string; heading: string; at: Date; steps: readonly StepRecord[]; evidence?: readonly string[] },
   secrets: readonly string[] = [],
 ): Promise<string> {
   await fs.mkdir(historyDir, { recursive: true });
@@ -87,6 +90,7 @@ export async function writeStepRecord(
     lines.push(`- **${step.name}**: ${step.outcome}${step.model ? ` (${step.model}${step.sessionID ? `, ${step.sessionID}` : ""})` : ""}`);
     if (step.warning) lines.push(`  - warning: ${step.warning}`);
   }
+  if (record.evidence?.length) lines.push("", "## Evidence", "", ...record.evidence.map((e) => `- ${e}`));
   for (const step of record.steps) if (step.dialog) lines.push("", `## Dialog: ${step.name}`, "", step.dialog.trim());
   const stamp = record.at.toISOString().replace(/[:.]/g, "-");
   const file = path.join(historyDir, `${record.name}-${stamp}.md`);

@@ -57,6 +57,17 @@ function firstLine(text: string, max = 90): string {
   return (line.length > max ? `${line.slice(0, max - 1)}…` : line).replace(/\|/g, "\\|");
 }
 
+/** A completed task's evidence as tasks.md records it: "commit 1a2b3c4 · files a.ts, b.ts · checks npm test exit 0". */
+export function evidenceCell(extra: Readonly<Record<string, string>>): string {
+  const parts = [
+    extra.commit ? `commit ${extra.commit}` : "",
+    extra.changed_files ? `files ${extra.changed_files}` : "",
+    extra.no_changes ? `NO_CHANGES: ${extra.no_changes}` : "",
+    extra.checks ? `checks ${extra.checks}` : "",
+  ].filter(Boolean);
+  return parts.join(" · ").replace(/\|/g, "\\|");
+}
+
 function phaseLine(p: PhaseReport): string {
   if (p.earlier) {
     const again = p.results.length ? `; ${p.results.length} task(s) run again did not complete` : "";
@@ -74,15 +85,15 @@ export function renderReport(report: RunReport): string {
   const rows = report.list.tasks.map((t) => {
     const r = results.get(t.id);
     const note = r ? firstLine(r.status === "completed" ? r.summary : (r.error ?? "")) : skipped.has(t.id) ? firstLine(skipped.get(t.id)?.reason ?? "") : t.status === "completed" ? "(completed earlier)" : "";
-    return `| ${t.parallel_group} | ${t.id} | ${t.status} | ${r ? r.attempts : "-"} | ${r ? formatDuration(r.durationMs) : "-"} | ${note} |`;
+    return `| ${t.parallel_group} | ${t.id} | ${t.status} | ${r ? r.attempts : "-"} | ${r ? formatDuration(r.durationMs) : "-"} | ${note} | ${t.status === "completed" ? evidenceCell(t.extra) : ""} |`;
   });
   const summary = summarizeTasks(report.list);
   const s = summary.byStatus;
   const out = [
     `## otto-spec execute: ${report.slug}`,
     "",
-    "| phase | task | status | attempts | time | result |",
-    "|---|---|---|---|---|---|",
+    "| phase | task | status | attempts | time | result | evidence |",
+    "|---|---|---|---|---|---|---|",
     ...rows,
     "",
     ...report.phases.map(phaseLine),

@@ -12,7 +12,8 @@ import { phaseTitle, type PhaseCounts, type PhaseReport } from "./progress.ts";
 import { runTask } from "./run-task.ts";
 import type { TaskStore } from "./task-store.ts";
 import type { ExecuteDeps, Models, StepRecord, TaskResult } from "./types.ts";
-import { verifyFailure, verifyPhase } from "./verify-phase.ts";
+import { blockingResults, verifyFailure, verifyPhase } from "./verify-phase.ts";
+import { checksField, evidenceLine } from "./evidence.ts";
 
 export interface PhaseRun {
   deps: ExecuteDeps;
@@ -81,6 +82,13 @@ export async function runPhase(run: PhaseRun): Promise<PhaseReport> {
   report.steps.push(await harvest);
   if (cancelled(deps)) return { ...report, note: "cancelled" };
   if (verify.state === "failed") await failUnverified(run, report, verifyFailure(verify, deps), counts);
+  const done = report.results.filter((r) => r.status === "completed");
+  const lastRound = verify.rounds.at(-1) ?? [];
+  const checks = checksField(lastRound, blockingResults(deps, lastRound));
+  for (const r of done) {
+    r.checks = checks;
+    await store.set(r.id, "completed", { checks });
+  }
 
   const trailer: OttoTrailer = { kind: "phase", slug: ctx.slug, group };
   const tasks = tasksOf(store.list, group);
@@ -95,10 +103,18 @@ export async function runPhase(run: PhaseRun): Promise<PhaseReport> {
     verify: verify.state,
   });
   deps.progress(`Phase ${group}: committing`);
-  await writeStepRecord(ctx.paths.history, { slug: ctx.slug, name: `phase-${group}`, heading: `Phase ${group}`, at: deps.now(), steps: report.steps }, deps.secrets);
-  const commit = await commitAll(deps.git, deps.repoRoot, message, { baseline: baselineOf(deps), include: deps.specInclude ?? [], ...guardOf(deps) });
-  report.commit = commit.sha;
+  await writeStepRecord(ctx.paths.history, { slug: ctx.slug, name: `phase-${group}`, heading: `Phase ${group}`, at: deps.now(), steps: report.steps, evidence: done.map(evidenceLine) }, deps.secrets);
+  // No empty commits: a phase is recorded without changes only when every task it completed said why nothing had to change.
+  const allowEmpty = done.every((r) => r.noChanges !== undefined);
+  const commit = await commitAll(deps.git, deps.repoRoot, message, { baseline: baselineOf(deps), include: deps.specInclude ?? [], ...guardOf(deps), allowEmpty });
   if (commit.kept.length > 0) report.kept = commit.kept;
+  if (!commit.sha) return { ...report, note: "nothing to commit: no change of the phase is left in the working tree" };
+  report.commit = commit.sha;
+  // The sha exists only once the commit does, so this field reaches git with the next commit.
+  for (const r of done) {
+    r.commit = commit.sha;
+    await store.set(r.id, "completed", { commit: commit.sha });
+  }
   const failed = tasks.filter((t) => t.status !== "completed").length;
   deps.toast(`Phase ${group} committed: ${report.commit} (${verify.state === "failed" ? "verification FAILED" : `verification ${verify.state}`}${failed ? `, ${failed} task(s) not completed` : ""})`, verify.state === "failed" || failed ? "warning" : "success");
   return report;

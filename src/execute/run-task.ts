@@ -2,8 +2,10 @@ import path from "node:path";
 import { isOttoError } from "../core/index.ts";
 import { renderPrompt } from "../prompts/index.ts";
 import type { Task } from "../spec/index.ts";
+import { snapshotTree } from "../workspace/index.ts";
 import { briefTask } from "./briefing.ts";
 import { executeTaskVars, type SpecContext } from "./context.ts";
+import { attemptFields, changedDuring, filesField, judgeEvidence, type AttemptEvidence } from "./evidence.ts";
 import { writeAttempt } from "./history.ts";
 import { cancelled, errorLine, EXECUTOR, promptPass, type PassResult } from "./pass.ts";
 import { taskFailedReason } from "./plan.ts";
@@ -28,9 +30,11 @@ const OUTPUT_TAIL = 3_000;
 /**
  * One task to `completed` or `failed`: status `running` in tasks.md, a brief (once per task),
  * then attempts in fresh executor sessions until one is done, at most 1 + spec.max_task_retries.
- * Done means the session ended without error or timeout and its final message does not end with
- * `TASK_FAILED: <reason>`. Each retry is told the previous attempt's error and output. Every
- * attempt is recorded in history/run-NNN.md before its session is deleted.
+ * Done means the session ended without error or timeout, its final message does not end with
+ * `TASK_FAILED: <reason>`, and it shows evidence: files changed between the attempt's own
+ * snapshots of the tree, or a `NO_CHANGES: <reason>` line (evidence.ts). Each retry is told the
+ * previous attempt's error and output. Every attempt is recorded in history/run-NNN.md before
+ * its session is deleted.
  */
 export async function runTask(run: TaskRun): Promise<TaskResult> {
   const { deps, models, ctx, store, task } = run;
@@ -45,14 +49,17 @@ export async function runTask(run: TaskRun): Promise<TaskResult> {
   marked.catch(() => undefined);
   const briefing = await briefTask(deps, models, ctx, task);
   let previous: string | undefined;
+  let evidence: AttemptEvidence | undefined;
 
   for (let attempt = 1; attempt <= maxAttempts && !cancelled(deps); attempt++) {
     run.onAttempt?.(attempt);
     result.attempts = attempt;
     const prompt = renderPrompt("execute-task", executeTaskVars(ctx, task, { brief: briefing.brief, parallel: run.parallel, previous }), { env: deps.env });
     const startedAt = deps.now();
+    const before = await snapshotTree(deps.git, deps.repoRoot);
     const pass = await promptPass(deps, { agent: EXECUTOR, model: models.primary, title: `otto: ${task.id} attempt ${attempt}` }, prompt);
-    const verdict = judge(pass);
+    const files = changedDuring(before, await snapshotTree(deps.git, deps.repoRoot), deps.specInclude ?? []);
+    const verdict = judge(pass, files);
     const file = await writeAttempt(ctx.paths.history, {
       slug: ctx.slug,
       taskId: task.id,
@@ -67,6 +74,7 @@ export async function runTask(run: TaskRun): Promise<TaskResult> {
       briefing: briefing.note,
       finalMessage: pass.text,
       dialog: pass.dialog,
+      evidence: files.length > 0 ? `changed ${filesField(files, 50)}` : verdict.ok ? `NO_CHANGES: ${verdict.evidence.noChanges ?? ""}` : "no file changed",
     }, deps.secrets);
     result.history.push(path.relative(deps.repoRoot, file));
     result.dialogs.push(`## ${task.id} (attempt ${attempt}: ${verdict.ok ? "completed" : "failed"})\n\n${pass.dialog}`);
@@ -74,6 +82,9 @@ export async function runTask(run: TaskRun): Promise<TaskResult> {
       result.status = "completed";
       result.summary = pass.text;
       result.error = undefined;
+      evidence = verdict.evidence;
+      result.files = evidence.files;
+      if (evidence.noChanges !== undefined) result.noChanges = evidence.noChanges;
       break;
     }
     result.error = verdict.reason;
@@ -83,7 +94,7 @@ export async function runTask(run: TaskRun): Promise<TaskResult> {
   result.durationMs = Date.now() - started;
   await marked;
   if (result.status === "completed") {
-    await store.set(task.id, "completed");
+    await store.set(task.id, "completed", evidence ? attemptFields(evidence) : {});
   } else if (cancelled(deps)) {
     // Cancelling is not failing: the task runs again on the next execute.
     result.status = "pending";
@@ -96,14 +107,14 @@ export async function runTask(run: TaskRun): Promise<TaskResult> {
   return result;
 }
 
-function judge(pass: PassResult): { ok: true } | { ok: false; reason: string } {
+function judge(pass: PassResult, files: readonly string[]): { ok: true; evidence: AttemptEvidence } | { ok: false; reason: string } {
   if (pass.error !== undefined) {
     const timeout = isOttoError(pass.error) && pass.error.code === "session_timeout";
     return { ok: false, reason: `${timeout ? "timed out: " : ""}${errorLine(pass.error)}` };
   }
   const failed = taskFailedReason(pass.text);
   if (failed !== undefined) return { ok: false, reason: `TASK_FAILED: ${failed}` };
-  return { ok: true };
+  return judgeEvidence(files, pass.text);
 }
 
 function previousAttempt(attempt: number, reason: string, output: string): string {

@@ -12,7 +12,8 @@ import { runTask } from "./run-task.ts";
 import { baseContext, cleanedNote, phaseSummaries, resolveExecuteTarget, resolveModels, withRunLock } from "./execute-spec.ts";
 import { TaskStore } from "./task-store.ts";
 import type { ExecuteDeps } from "./types.ts";
-import { verifyFailure, verifyPhase } from "./verify-phase.ts";
+import { blockingResults, verifyFailure, verifyPhase } from "./verify-phase.ts";
+import { checksField, filesField } from "./evidence.ts";
 
 /**
  * `/otto-spec task run [--id <task>]`: one task, as execute runs it (brief, attempts with
@@ -59,6 +60,8 @@ export async function runOneTask(deps: ExecuteDeps, flag: string | undefined, id
       lines[0] = head.replace(` ${task.id} completed `, ` ${task.id} failed verification `);
     }
     const status = unverified ? "failed" : "completed";
+    const lastRound = verify.rounds.at(-1) ?? [];
+    if (!unverified) await store.set(task.id, "completed", { checks: checksField(lastRound, blockingResults(deps, lastRound)) });
     const message = renderCommitMessage({
       slug,
       trailer: { kind: "task", slug, id: task.id },
@@ -67,13 +70,17 @@ export async function runOneTask(deps: ExecuteDeps, flag: string | undefined, id
       steps: [verify.line],
       verify: verify.state,
     });
-    const { sha: commit, kept } = await commitAll(deps.git, deps.repoRoot, message, { baseline: baselineOf(deps), include: deps.specInclude ?? [], ...guardOf(deps) });
+    // No empty commit unless the task said why nothing had to change.
+    const { sha: commit, kept } = await commitAll(deps.git, deps.repoRoot, message, { baseline: baselineOf(deps), include: deps.specInclude ?? [], ...guardOf(deps), allowEmpty: result.noChanges !== undefined });
+    // The sha exists only once the commit does, so this field reaches git with the next commit.
+    if (commit && !unverified) await store.set(task.id, "completed", { commit });
     if (kept.length > 0) lines.push("", keptLine(kept));
     const next = unverified ? `fix what spec.verify reports, then /otto-spec task run --spec ${slug} --id ${task.id}` : `/otto-spec execute --spec ${slug}`;
     const checks = deps.settings.checks ? [capitalise(describeResolvedChecks(deps.settings.checks))] : [];
     const base = baseline ? [capitalise(baseline.line)] : [];
-    lines.push("", verify.line, ...checks, ...base, `Committed: ${commit}`, "", `Next step: ${next}`);
-    return { title: `otto-spec task run ${task.id}: ${unverified ? "failed verification" : "completed"}, committed ${commit}`, output: lines.join("\n") };
+    const evidence = result.files?.length ? [`Changed: ${filesField(result.files)}`] : result.noChanges !== undefined ? [`NO_CHANGES: ${result.noChanges}`] : [];
+    lines.push("", verify.line, ...checks, ...base, ...evidence, commit ? `Committed: ${commit}` : "Committed: nothing (no change left to commit)", "", `Next step: ${next}`);
+    return { title: `otto-spec task run ${task.id}: ${unverified ? "failed verification" : "completed"}, ${commit ? `committed ${commit}` : "nothing to commit"}`, output: lines.join("\n") };
   });
 }
 

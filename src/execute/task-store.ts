@@ -89,8 +89,15 @@ export class TaskStore {
   }
 }
 
-/** Extra fields that explain a status, by the status they belong to. */
-const STATUS_NOTES: Readonly<Record<string, TaskStatus>> = { last_error: "failed", skip_reason: "skipped" };
+/** Extra fields that explain a status, by the status they belong to: a completed task's are its evidence. */
+const STATUS_NOTES: Readonly<Record<string, TaskStatus>> = {
+  last_error: "failed",
+  skip_reason: "skipped",
+  changed_files: "completed",
+  no_changes: "completed",
+  checks: "completed",
+  commit: "completed",
+};
 
 /** Extra fields are single-line values in tasks.md; a multi-line error keeps its first line, cut short. */
 function oneLine(extra: Record<string, string>): Record<string, string> {

@@ -94,6 +94,14 @@ export interface TaskResult {
   dialogs: string[];
   /** The tool was cancelled while it ran: the task went back to pending. */
   cancelled?: boolean;
+  /** Evidence of a completed task: the paths changed while its done attempt ran (otto's spec folder aside). */
+  files?: string[];
+  /** Evidence of a completed task that changed nothing: its `NO_CHANGES:` reason. */
+  noChanges?: string;
+  /** Evidence: the checks of its verification ("npm test exit 0"), once they ran. */
+  checks?: string;
+  /** Evidence: short sha of the commit that holds its work. */
+  commit?: string;
 }
 
 /** One post-task step of a phase (review gate, hardening, verification …) for the summary. */

@@ -81,16 +81,18 @@ export async function commitChanges(git: GitRun, cwd: string, options: CommitOpt
 }
 
 /**
- * An execute or build commit: only the run's changes, and recorded even when empty. Returns the
- * short sha and the paths left uncommitted because they held the user's edits too.
+ * An execute or build commit: only the run's changes, recorded even when empty unless
+ * `allowEmpty` is false (then `sha` is "" when there was nothing to commit). Returns the short
+ * sha and the paths left uncommitted because they held the user's edits too.
  */
 export async function commitAll(
   git: GitRun,
   cwd: string,
   message: string,
-  options: { baseline: TreeSnapshot; include?: readonly string[]; guard?: CommitOptions["guard"] },
+  options: { baseline: TreeSnapshot; include?: readonly string[]; guard?: CommitOptions["guard"]; allowEmpty?: boolean },
 ): Promise<{ sha: string; kept: string[] }> {
-  const result = await commitChanges(git, cwd, { message, baseline: options.baseline, include: options.include ?? [], allowEmpty: true, ...(options.guard ? { guard: options.guard } : {}) });
+  const allowEmpty = options.allowEmpty ?? true;
+  const result = await commitChanges(git, cwd, { message, baseline: options.baseline, include: options.include ?? [], allowEmpty, ...(options.guard ? { guard: options.guard } : {}) });
   return { sha: result.sha ?? "", kept: result.kept };
 }
 

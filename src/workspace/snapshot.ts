@@ -58,12 +58,14 @@ export async function fingerprint(file: string): Promise<string> {
   // A submodule or a nested repository: its own git knows what changed there; otto does not commit inside it.
   if (stat.isDirectory()) return "dir";
   const hash = createHash("sha256");
-  await new Promise<void>((resolve, reject) => {
+  const read = await new Promise<boolean>((resolve, reject) => {
     fs.createReadStream(file)
       .on("data", (chunk) => hash.update(chunk))
-      .on("end", resolve)
-      .on("error", reject);
+      .on("end", () => resolve(true))
+      // Gone between lstat and read (a temp file renamed over while a session runs): absent now.
+      .on("error", (error: NodeJS.ErrnoException) => (error.code === "ENOENT" ? resolve(false) : reject(error)));
   });
+  if (!read) return "absent";
   return `file:${stat.mode & 0o111 ? "755" : "644"}:${hash.digest("hex")}`;
 }
 

@@ -41,7 +41,8 @@ describe("executeSpec: done criteria, gates and recovery", () => {
     let removed = false;
     const f = await setup(tasks, (call) => {
       if (call.kind !== "execute-task") return undefined;
-      f.write(`src/${call.task}.txt`, "x\n");
+      // New content on every attempt: a retry that rewrote the same bytes would show no change.
+      f.write(`src/${call.task}.txt`, `x ${f.calls.length}\n`);
       // The check passes on the untouched tree (the baseline); t1's first attempt breaks it.
       if (!removed) fs.rmSync(path.join(f.repoRoot, "ok.txt"));
       removed = true;
@@ -105,7 +106,8 @@ describe("executeSpec: done criteria, gates and recovery", () => {
     expect(files).not.toContain("notes/untracked.txt");
     expect(files).not.toContain("README.md");
     expect(files).not.toContain("shared.txt");
-    expect((await f.status()).split("\n").map((l) => l.trim()).sort()).toEqual(["?? notes/", "?? shared.txt", "M README.md"]);
+    // tasks.md: the phase's commit sha, recorded next to its task once the commit exists.
+    expect((await f.status()).split("\n").map((l) => l.trim()).sort()).toEqual(["?? notes/", "?? shared.txt", `M .otto/specs/${SLUG}/tasks.md`, "M README.md"]);
     expect(fs.readFileSync(path.join(f.repoRoot, "README.md"), "utf8")).toBe("# project, edited\n");
     expect(output).toContain("Left uncommitted: shared.txt: it had your changes before the run and a session changed it too");
   });

@@ -113,7 +113,7 @@ describe("executeSpec", () => {
     const overlap = holdUntilOverlap(2);
     const f = await setup(tasks, async (call) => {
       if (call.kind !== "execute-task") return undefined;
-      return overlap.run({ name: "1", tasks: 5 }, () => ({ text: "Done." }));
+      return overlap.run({ name: "1", tasks: 5 }, () => (f.write(`src/${call.task}.txt`, "done\n"), { text: "Done." }));
     }, { maxParallelTasks: 2, reviewGate: false, externalAssumptions: false, domainHardening: false, docsAlignment: false });
     await executeSpec(f.deps);
     expect(statuses(f)).toEqual({ t1: "completed", t2: "completed", t3: "completed", t4: "completed", t5: "completed" });

@@ -83,7 +83,11 @@ export async function fakeExecute(tasks: string, answer: (call: Call, calls: Cal
     const kind = execKindOf(text);
     const entry: Call = { ...call, kind, text, task: kind === "execute-task" || kind === "task-briefing" ? taskIdOf(text) : undefined, at: Date.now() };
     calls.push(entry);
-    return (await respond(entry, calls)) ?? defaultAnswer(entry);
+    const turn = await respond(entry, calls);
+    if (turn) return turn;
+    // The default executor leaves evidence, as a real one would: src/<task>.txt, new content per attempt.
+    if (kind === "execute-task") writeFile(repoRoot, `src/${entry.task ?? "task"}.txt`, `${entry.task ?? "task"} attempt ${calls.filter((c) => c.kind === kind && c.task === entry.task).length}\n`);
+    return defaultAnswer(entry);
   });
   // Sessions are deleted when closed, so remember how each was created.
   const created: Array<{ parentID?: string; title?: string; directory?: string }> = [];
@@ -127,10 +131,7 @@ export async function fakeExecute(tasks: string, answer: (call: Call, calls: Cal
       respond = next;
     },
     specDir,
-    write: (rel: string, text: string) => {
-      fs.mkdirSync(path.dirname(path.join(repoRoot, rel)), { recursive: true });
-      fs.writeFileSync(path.join(repoRoot, rel), text);
-    },
+    write: (rel: string, text: string) => writeFile(repoRoot, rel, text),
     read: (rel: string) => fs.readFileSync(path.join(repoRoot, rel), "utf8"),
     tasks: () => fs.readFileSync(path.join(specDir, "tasks.md"), "utf8"),
     history: () => (fs.existsSync(path.join(specDir, "history")) ? fs.readdirSync(path.join(specDir, "history")).sort() : []),
@@ -138,6 +139,11 @@ export async function fakeExecute(tasks: string, answer: (call: Call, calls: Cal
     status: () => git(["status", "--porcelain"], repoRoot),
     cleanup: () => fs.rmSync(repoRoot, { recursive: true, force: true }),
   };
+}
+
+function writeFile(root: string, rel: string, text: string): void {
+  fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
+  fs.writeFileSync(path.join(root, rel), text);
 }
 
 export type Fake = Awaited<ReturnType<typeof fakeExecute>>;

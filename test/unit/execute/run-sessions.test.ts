@@ -49,7 +49,8 @@ describe("the run's record of its child sessions", () => {
     }
     expect(f.fake.sessions.size).toBe(0);
     expect(fs.existsSync(recordOf(f))).toBe(false);
-    expect(await f.status()).toBe("");
+    // Only the last commit's sha, written next to its tasks after it, waits for the next commit.
+    expect(await f.status()).toBe(`M .otto/specs/${SLUG}/tasks.md`);
   });
 
   it("a re-run deletes the sessions a killed run left listed before any work, drops those OpenCode no longer has, and says so", async () => {

@@ -1,0 +1,69 @@
+import { describe, expect, it } from "vitest";
+import { assertPluginLoaded, slashCommand, text, useE2E } from "../support/index.ts";
+import { attempts, callExecute, execModel } from "./execute/exec-model.ts";
+import { executeTool } from "./execute/drive.ts";
+import { specFiles, tasksMd } from "./execute/kinds.ts";
+
+const SLUG = "greeting";
+const SPEC = `.otto/specs/${SLUG}`;
+const fieldsOf = (tasks: string, id: string): string => new RegExp(`- \\*\\*id\\*\\*: ${id}\\n([\\s\\S]*?)(?=\\n## |$)`).exec(tasks)?.[1] ?? "";
+
+describe("otto_spec_execute through opencode serve: a task is completed only with evidence", () => {
+  const e2e = useE2E();
+
+  it("no change and no NO_CHANGES is retried then failed; NO_CHANGES completes with its reason; a passing task records commit, files and checks", async () => {
+    const ws = await e2e.workspace({
+      files: specFiles(
+        tasksMd([
+          ["task-001", "pending", 1, [], "Write the greeting"],
+          ["task-002", "pending", 1, [], "Claims without doing"],
+          ["task-003", "pending", 1, [], "Already there"],
+        ]),
+      ),
+      ottoConfig: {
+        models: { primary: "mock/m1", secondary: "mock/m2" },
+        // One task at a time: with parallel tasks, a task's evidence is whatever changed while it ran.
+        spec: { max_parallel_tasks: 1, max_task_retries: 1, task_briefing: false, external_assumptions: false, domain_hardening: false, verify: ["test -f src/task-001.txt"] },
+      },
+    });
+    const { client } = await e2e.serve(ws);
+    await assertPluginLoaded(client);
+    e2e.model.script(
+      ...callExecute(),
+      { ...slashCommand("otto_spec")[0]!, times: Infinity },
+      { ...slashCommand("otto_spec")[1]!, times: Infinity },
+      execModel(ws.project, (kind, req) => {
+        if (kind !== "execute-task") return undefined;
+        if (req.lastUser.includes("- **id**: task-002")) return text("Everything is in place, all done.");
+        if (req.lastUser.includes("- **id**: task-003")) return text("README.md already greets.\nNO_CHANGES: already implemented by README.md");
+        return undefined;
+      }),
+    );
+
+    const run = await executeTool(client);
+    const tasks = ws.readFile(`${SPEC}/tasks.md`);
+    const phase = (await ws.repo.git(["log", "--format=%h", "--grep", `Otto-Phase: ${SLUG}/1`])).trim();
+    expect(phase).toMatch(/^[0-9a-f]{7,}$/);
+
+    // The executor that changed nothing and said nothing was retried, then failed with the reason.
+    expect(attempts(e2e.model.requests, "task-002")).toHaveLength(2);
+    expect(attempts(e2e.model.requests, "task-002")[1]?.lastUser).toContain("Attempt 1 failed: the session changed no file and gave no NO_CHANGES reason");
+    expect(fieldsOf(tasks, "task-002")).toContain("- **status**: failed");
+    expect(fieldsOf(tasks, "task-002")).toContain("- **last_error**: the session changed no file and gave no NO_CHANGES reason (after 2 attempts)");
+    expect(run.output).toContain("- task-002: the session changed no file and gave no NO_CHANGES reason (2 attempts;");
+
+    // NO_CHANGES completes the task with its reason.
+    expect(attempts(e2e.model.requests, "task-003")).toHaveLength(1);
+    expect(fieldsOf(tasks, "task-003")).toContain("- **status**: completed");
+    expect(fieldsOf(tasks, "task-003")).toContain("- **no_changes**: already implemented by README.md");
+
+    // The passing task: its files, checks and commit, in tasks.md and in the summary.
+    expect(fieldsOf(tasks, "task-001")).toContain(`- **status**: completed\n- **parallel_group**: 1\n- **depends_on**: []\n- **description**: Write the greeting.\n- **files**: ["src/task-001.txt"]\n- **changed_files**: src/task-001.txt\n- **checks**: test -f src/task-001.txt exit 0\n- **commit**: ${phase}`);
+    expect(run.output).toMatch(new RegExp(`\\| 1 \\| task-001 \\| completed \\| 1 \\| [^|]+ \\| [^|]+ \\| commit ${phase} · files src/task-001\\.txt · checks test -f src/task-001\\.txt exit 0 \\|`));
+    expect(run.output).toMatch(new RegExp(`\\| 1 \\| task-003 \\| completed \\| 1 \\| [^|]+ \\| [^|]+ \\| commit ${phase} · NO_CHANGES: already implemented by README\\.md · checks test -f src/task-001\\.txt exit 0 \\|`));
+    // The commit field reached git with the documentation commit that followed the phase.
+    expect(await ws.repo.git(["show", `HEAD:${SPEC}/tasks.md`])).toContain(`- **commit**: ${phase}`);
+    expect(await ws.repo.git(["status", "--porcelain"])).toBe("");
+    expect(e2e.model.unmatched()).toEqual([]);
+  }, 300_000);
+});
