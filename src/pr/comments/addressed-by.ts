@@ -10,8 +10,11 @@ import { runGit } from "../../workspace/index.ts";
 /** The reply's first line when an AGREE changed nothing and no commit on the branch shows it was done. */
 export const NOT_ADDRESSED = "otto agrees but made no change and found no commit that addresses this; leaving it open for a person.";
 
-/** otto's own reply left the thread open on purpose: a pass that recovers it must not resolve it. */
-export const leftOpen = (text: string): boolean => text.startsWith(NOT_ADDRESSED);
+/**
+ * otto's own reply left the thread open on purpose: a pass that recovers it must not resolve it.
+ * Anywhere in the body, since a conversation reply starts with the quoted comment.
+ */
+export const leftOpen = (body: string): boolean => body.includes(NOT_ADDRESSED);
 
 /** A commit id as a model may write it: hex only, so it can never be read as a git option. */
 const SHA = /^[0-9a-f]{7,40}$/i;

@@ -19,7 +19,6 @@ import { describeHolder, withWorkLock } from "../../workspace/index.ts";
 import { resolveTrust } from "./resolve-trust.ts";
 import { botKind, isMine, reviewerComments, selectComments, threadOf, type BotPolicy, type SkipReason } from "./select-comments.ts";
 import { distrustText, type TrustDecision } from "./trust.ts";
-import { stripMarkers } from "./reply-marker.ts";
 
 /*
  * One pass of the comment flow over one PR (the watcher's onComments hook, /otto-pr comments):
@@ -114,7 +113,7 @@ export async function runCommentPass(deps: CommentFlowDeps, input: CommentPassIn
     // The crash may have come before the thread was resolved.
     const root = threadOf(comment, comments)[0] ?? comment;
     let action = "Answered in an earlier run (its reply is on the PR); recorded now, not answered again";
-    if (leftOpen(stripMarkers(reply.body))) action += "; thread left open (agreed, but nothing showed it was addressed)";
+    if (leftOpen(reply.body)) action += "; thread left open (agreed, but nothing showed it was addressed)";
     else if (!comment.resolved) {
       await backend.resolveComment(pr, root.id, RESOLUTION[decision]).catch((error: unknown) => {
         action += `; thread not resolved: ${formatError(error).replace(/^Error: /, "")}`;

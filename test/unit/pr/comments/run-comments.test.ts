@@ -101,6 +101,11 @@ describe("runCommentPass", () => {
     expect(report.recovered.map((r) => r.comment.id)).toEqual(["review-1"]);
     expect(report.recovered[0]?.action).toContain("thread left open");
     expect(calls).toEqual([]);
+    // A conversation reply quotes the comment first: still recognised.
+    const quoted = [c("issue-1", { kind: "conversation" }), c("issue-2", { kind: "conversation", author: "otto-bot", body: `> @alice wrote:\n> body issue-1\n\n${replyBody("issue-1", "AGREE", `${NOT_ADDRESSED}\n\nIt is handled.`)}` })];
+    const again = await setup(quoted);
+    await runCommentPass(again.deps, { doc: again.doc, pr, backend: again.backend });
+    expect(again.calls).toEqual([]);
   });
 
   it("counts a missing local clone against each comment, then records them and asks a human, instead of failing every poll", async () => {
