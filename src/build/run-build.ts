@@ -139,12 +139,12 @@ async function buildLocked(deps: BuildDeps, target: BuildTarget, options: BuildO
       result.commit = commit.sha;
       if (commit.kept.length > 0) result.kept = commit.kept;
     }
-    await save({ status: statusOf(end), note: noteOf(end), pid: undefined });
+    await save({ status: statusOf(end), note: noteOf(end), pid: undefined, ...(end.kind === "done" ? { verified: verified(end) } : {}) });
     await deps.store.clearStop(target);
     if (end.kind === "stop" && end.reason !== "stop_requested") await deps.notify(humanNeeded(target, noteOf(end)));
     if (end.kind === "failed") await deps.notify(humanNeeded(target, noteOf(end)));
     if (end.kind === "done") {
-      await deps.notify({ kind: "spec_finished", title: `otto build ${target.name}: done and verified`, text: noteOf(end), facts: { commit: result.commit ?? "-" } });
+      await deps.notify({ kind: "spec_finished", title: `otto build ${target.name}: ${verified(end) ? "done and verified" : UNVERIFIED}`, text: noteOf(end), facts: { commit: result.commit ?? "-" } });
     }
     return result;
   } catch (error) {
@@ -163,10 +163,18 @@ export function statusOf(end: LoopEnd): BuildState["status"] {
   return end.reason === "stop_requested" ? "stopped" : end.reason === "stagnation" ? "stagnated" : "max_iterations";
 }
 
+/** What a loop that ended done without any check to run says instead of "verified". */
+export const UNVERIFIED = "done, unverified: no checks found";
+
+/** Verified means checks ran and passed; a builder's VERIFIED with nothing to run proves nothing. */
+export function verified(end: Extract<LoopEnd, { kind: "done" }>): boolean {
+  return end.checks.length > 0 && end.checks.every((c) => c.passed);
+}
+
 export function noteOf(end: LoopEnd): string {
   switch (end.kind) {
     case "done":
-      return `done and verified in ${end.iterations} turn(s)`;
+      return verified(end) ? `done and verified in ${end.iterations} turn(s)` : `${UNVERIFIED}, after ${end.iterations} turn(s) (set spec.verify to have otto run some)`;
     case "pause":
       return "paused: the builder session was interrupted (a message or an abort from someone else)";
     case "failed":
@@ -181,7 +189,7 @@ export function noteOf(end: LoopEnd): string {
 }
 
 function commitMessage(target: BuildTarget, end: Extract<LoopEnd, { kind: "done" }>): string {
-  const checks = end.checks.length ? end.checks.map((c) => `${c.command}: passed`).join(", ") : "no spec.verify commands";
+  const checks = end.checks.length ? end.checks.map((c) => `${c.command}: passed`).join(", ") : "none, no checks found (unverified)";
   return `feat(${target.name}): implementation complete\n\nBuilt by /otto-build in ${end.iterations} turn(s); verify: ${checks}.`;
 }
 

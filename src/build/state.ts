@@ -25,6 +25,8 @@ export const BuildState = z.object({
   /** The OpenCode process's pid while running, so status can tell a dead loop from a live one. */
   pid: z.number().int().optional(),
   progress: z.object({ done: z.number().int(), total: z.number().int() }).optional(),
+  /** A done loop: whether checks ran and passed (false: no checks were found, so nothing verified it). */
+  verified: z.boolean().optional(),
   /** Why the loop ended, in words. */
   note: z.string().optional(),
   updatedAt: z.string(),

@@ -60,7 +60,7 @@ export async function statusVerb(directory: string): Promise<VerbResult> {
   const states = await new BuildStore(await repoRootOf(directory)).list();
   if (states.length === 0) return { title: "otto build: no loops", output: "No build loops yet.\n\nNext step: /otto-build --spec <slug>" };
   // A loop whose OpenCode process is gone (killed) is no longer running, whatever its file says.
-  const shown = (s: BuildState): string => (crashed(s) ? "stopped (process gone)" : s.status);
+  const shown = (s: BuildState): string => (crashed(s) ? "stopped (process gone)" : s.status === "done" && s.verified === false ? "done, unverified" : s.status);
   const rows = states.map((s) => `| ${s.target.kind} ${s.target.name} | ${shown(s)} | ${s.phase} | ${s.iteration}/${s.maxIterations} | ${s.progress ? `${s.progress.done}/${s.progress.total}` : "-"} | ${s.sessionID ?? "-"} | ${s.note ?? ""} |`);
   const output = ["## otto build loops", "", "| target | status | phase | turns | tasks done | builder session | note |", "|---|---|---|---|---|---|---|", ...rows].join("\n");
   return { title: `otto build: ${states.filter((s) => s.status === "running" && !crashed(s)).length} running`, output };

@@ -143,6 +143,40 @@ describe("answering reviewer comments on tracked PRs (real OpenCode, fake forges
     expect(sessions.filter((s) => s.title.startsWith("otto: PR #1 comment"))).toEqual([]);
   });
 
+  it("AGREE with no change: resolved as already addressed only with a named commit on the PR's branch; otherwise otto says so and leaves the thread open", async () => {
+    const f = await forges();
+    const pr = f.gh.state.addPr({ number: 3, branch: "feature/3" });
+    f.gh.state.setChecks(pr, [{ name: "build", status: "in_progress" }]);
+    const ws = await e2e.workspace({ remote: true, userOttoConfig: f.ottoConfig({ models: { primary: "mock/m1" } }), env: f.env });
+    await checkoutPrBranch(ws, "https://github.com/octo/app", "feature/3");
+    const added = (await ws.repo.remoteLog("feature/3"))[0]?.sha ?? "";
+    const shown = f.gh.state.addReviewComment(pr, { path: "src/calc.ts", line: 2, body: "Return the total." });
+    const claimed = f.gh.state.addReviewComment(pr, { path: "src/calc.ts", line: 1, body: "Type the price." });
+    const { client } = await e2e.serve(ws);
+    const agreed = (reply: string, addressedBy?: string) => `BEGIN_JSON\n${JSON.stringify({ decision: "AGREE", reply, fix_description: "", ...(addressedBy ? { addressed_by: addressedBy } : {}) })}\nEND_JSON`;
+    e2e.model.script(...answer("Return the total.", agreed("`total` returns it on line 2.", added.slice(0, 7))), ...answer("Type the price.", agreed("The price is typed already.")));
+    ottoPrScript(e2e);
+    await ottoPr(client, "add https://github.com/octo/app/pull/3");
+
+    const out = await ottoPr(client, "comments");
+    expect(out).toContain("2 answered");
+    // Nothing pushed.
+    expect((await ws.repo.remoteLog("feature/3"))[0]?.sha).toBe(added);
+    const replies = f.gh.state.reviewComments.filter((c) => c.in_reply_to_id !== undefined && c.user.login === "otto-bot");
+    const replyTo = (id: number) => replies.filter((r) => r.in_reply_to_id === id).map((r) => stripPostMarkers(r.body));
+    expect(replyTo(shown.id)).toEqual([`<!-- otto -->\n<!-- otto:reply:review-${shown.id}:AGREE -->\nAlready addressed in ${added.slice(0, 7)}: \`total\` returns it on line 2.`]);
+    expect(replyTo(claimed.id)).toEqual([`<!-- otto -->\n<!-- otto:reply:review-${claimed.id}:AGREE -->\notto agrees but made no change and found no commit that addresses this; leaving it open for a person.\n\nThe price is typed already.`]);
+    expect(f.gh.state.threads.get(shown.thread)?.resolved).toBe(true);
+    expect(f.gh.state.threads.get(claimed.thread)?.resolved).toBe(false);
+    const doc = readDoc(ws, "github-octo-app-3");
+    expect(doc).toContain(`- **Action**: Agreed; no change made, already addressed in ${added.slice(0, 7)} on feature/3; thread resolved`);
+    expect(doc).toContain("- **Action**: Agreed but no change made and no commit named that addresses it; reply posted, thread left open for a person");
+    // Answered: the open thread is not taken up again, nor resolved by a later pass.
+    expect(await ottoPr(client, "comments")).toContain("No new reviewer comments to answer.");
+    expect(f.gh.state.threads.get(claimed.thread)?.resolved).toBe(false);
+    expect(e2e.model.unmatched()).toEqual([]);
+  });
+
   it("a comment the model cannot answer, or whose fix fails pr.verify, is retried once, then recorded, left unanswered and handed to a human", async () => {
     const f = await forges();
     const pr = f.gh.state.addPr({ number: 2, branch: "feature/2" });

@@ -84,7 +84,8 @@ describe("PR fix flow through real OpenCode, fake GitHub and a bare remote", () 
     expect(doc).toContain("- **Trigger**: watcher: pipeline failed on");
     expect(doc).toContain("- **Verdict**: code");
     expect(doc).toContain(`- **Commit**: \`${log[0]?.sha}\``);
-    expect(doc).toContain("- **Result**: pushed to feature/1: Add instead of subtract in add()");
+    // The project has no checks (none configured, none detected): the record says so.
+    expect(doc).toContain("- **Result**: pushed to feature/1: Add instead of subtract in add() (pushed without local checks: none found)");
     expect(doc).toMatch(/failed → fixing \(watcher\): unit on /);
     expect(doc).not.toContain(PLANTED);
     expect(doc).toContain("[REDACTED]");
@@ -110,7 +111,7 @@ describe("PR fix flow through real OpenCode, fake GitHub and a bare remote", () 
     const run = await e2e.run(ws, ["run", "--command", "otto-pr", "--", "fix", KEY], { timeoutMs: 120_000 });
     expect(run.exitCode, run.stderr).toBe(0);
     expect(run.stdout).toContain(`## otto-pr fix: ${KEY} (pushed)`);
-    expect(run.stdout).toMatch(/Attempt 1\/5: pushed `[0-9a-f]{7}` to feature\/1/);
+    expect(run.stdout).toMatch(/Attempt 1\/5: pushed `[0-9a-f]{7}` to feature\/1 \(pushed without local checks: none found\)/);
     expect(await ws.repo.remoteFile("src/math.js", BRANCH)).toBe(FIXED);
     // Phase 1 on the primary model, phase 2 on models.fix.
     expect(e2e.model.requests.filter(isAnalysis).every((r) => r.model === "m1")).toBe(true);

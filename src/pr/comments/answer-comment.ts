@@ -11,6 +11,7 @@ import type { PrComment, PrInfo } from "../types.ts";
 import type { HistoryEntry } from "./comment-history.ts";
 import { commentPromptVars, readCodeContext } from "./comment-prompt.ts";
 import { CommentVerdict, RESOLUTION, type Decision } from "./decision.ts";
+import { findOnBranch, NOT_ADDRESSED, parseAddressedBy } from "./addressed-by.ts";
 import { discardChanges, type PrWork } from "./prepare-workdir.ts";
 import { ownReplies, replyBody } from "./reply-marker.ts";
 import { threadOf } from "./select-comments.ts";
@@ -86,11 +87,13 @@ export async function answerComment(deps: AnswerDeps, input: AnswerInput): Promi
     prompt,
     CommentVerdict,
   );
-  const { decision, reply, fix_description } = verdict.value;
+  const { decision, reply, fix_description, addressed_by } = verdict.value;
 
   let text = reply;
   let sha: string | undefined;
   let action: string;
+  // Whether otto closes the thread: not for an AGREE that changed nothing and showed no commit that did.
+  let resolve = true;
   if (decision === "AGREE") {
     await verify(deps, work.dir, comment, startHead);
     const subject = (fix_description.trim() || `Address review comment by ${comment.author}`).split("\n")[0] ?? "";
@@ -116,7 +119,16 @@ export async function answerComment(deps: AnswerDeps, input: AnswerInput): Promi
       text = `Fixed in ${short(pushed.sha)}: ${reply}`;
       action = `Fixed in ${short(pushed.sha)}${pushed.rebased ? " (rebased onto the moved branch)" : ""}; thread resolved`;
     } else if (pushed.outcome === "nothing") {
-      action = "Agreed; no change needed (already addressed); thread resolved";
+      const found = await findOnBranch({ dir: work.dir, remote: work.remote, branch: work.branch, sha: addressed_by, env: deps.env });
+      if (found) {
+        text = `Already addressed in ${short(found)}: ${reply}`;
+        action = `Agreed; no change made, already addressed in ${short(found)} on ${work.branch}; thread resolved`;
+      } else {
+        resolve = false;
+        const named = parseAddressedBy(addressed_by);
+        text = `${NOT_ADDRESSED}\n\n${reply}`;
+        action = `Agreed but no change made and ${named ? `the named commit ${short(named)} is not on ${work.branch}` : "no commit named that addresses it"}; reply posted, thread left open for a person`;
+      }
     } else {
       throw new OttoError("comment_push_failed", `The fix for ${comment.id} was not pushed: ${pushed.detail}`, `Push ${work.branch} from ${work.dir} by hand, then answer the comment.`);
     }
@@ -131,6 +143,7 @@ export async function answerComment(deps: AnswerDeps, input: AnswerInput): Promi
   if (ownReplies(current, deps.me).has(comment.id)) return { status: "already", decision, entry: entry("Already answered by another otto run; not posted again") };
 
   await backend.replyToComment(pr, root.id, sanitizeForPost(replyBody(comment.id, decision, text), deps.secrets));
+  if (!resolve) return { status: "answered", decision, entry: entry(action), sha };
   try {
     await backend.resolveComment(pr, root.id, RESOLUTION[decision]);
   } catch (error) {

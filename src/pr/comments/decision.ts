@@ -11,6 +11,8 @@ export const CommentVerdict = z.object({
   reply: z.string().trim().min(1, "the reply to post must not be empty"),
   /** AGREE: a commit subject for the change; "" when nothing changed. */
   fix_description: z.string().default(""),
+  /** AGREE with no change: the commit on the PR's branch that already addresses the comment; "" when none. */
+  addressed_by: z.string().default(""),
 });
 export type CommentVerdict = z.infer<typeof CommentVerdict>;
 

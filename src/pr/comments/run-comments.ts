@@ -10,6 +10,7 @@ import type { PrDocument } from "../store/document.ts";
 import type { PrStore } from "../store/store.ts";
 import type { PrComment, PrInfo } from "../types.ts";
 import { isOttoComment, unhandledComments } from "../watch/plan.ts";
+import { leftOpen } from "./addressed-by.ts";
 import { answerComment, type AnswerDeps } from "./answer-comment.ts";
 import { recordComments, type HistoryEntry } from "./comment-history.ts";
 import { RESOLUTION, type Decision } from "./decision.ts";
@@ -112,7 +113,8 @@ export async function runCommentPass(deps: CommentFlowDeps, input: CommentPassIn
     // The crash may have come before the thread was resolved.
     const root = threadOf(comment, comments)[0] ?? comment;
     let action = "Answered in an earlier run (its reply is on the PR); recorded now, not answered again";
-    if (!comment.resolved) {
+    if (leftOpen(reply.body)) action += "; thread left open (agreed, but nothing showed it was addressed)";
+    else if (!comment.resolved) {
       await backend.resolveComment(pr, root.id, RESOLUTION[decision]).catch((error: unknown) => {
         action += `; thread not resolved: ${formatError(error).replace(/^Error: /, "")}`;
       });

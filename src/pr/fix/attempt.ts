@@ -51,7 +51,12 @@ export interface AttemptResult {
   note?: string;
   /** The session said the failure is not the code's (`TASK_FAILED: infrastructure: …`). */
   infrastructure?: boolean;
+  /** Pushed with no local checks to run (none configured, none found in the tree). */
+  unchecked?: boolean;
 }
+
+/** How a fix pushed without any local check says so, in its summary and the PR document. */
+export const UNCHECKED = "pushed without local checks: none found";
 
 const describeRuns = (results: readonly CheckResult[]): string =>
   results.map((r) => `${r.command}: ${r.passed ? "passed" : r.timedOut ? "timed out" : `exit ${r.exitCode}`}`).join(", ");
@@ -112,7 +117,11 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
       return resolveConflicts(session, input.model, { pr, files, change: subject ?? input.summary.slice(0, 2000) });
     },
   });
-  if (pushed.outcome === "pushed") return { outcome: "pushed", sha: pushed.sha, detail: `pushed to ${pr.sourceBranch}${pushed.rebased ? " after rebasing onto the moved branch" : ""}: ${subject ?? "fix"}` };
+  if (pushed.outcome === "pushed") {
+    // Say what was not done: with no checks configured or found, nothing vouched for the fix locally.
+    const unchecked = input.verify.length === 0 ? ` (${UNCHECKED})` : "";
+    return { outcome: "pushed", sha: pushed.sha, unchecked: input.verify.length === 0, detail: `pushed to ${pr.sourceBranch}${pushed.rebased ? " after rebasing onto the moved branch" : ""}: ${subject ?? "fix"}${unchecked}` };
+  }
   if (pushed.outcome === "nothing") return { outcome: "nothing", detail: pushed.detail, note: "The previous session's changes were already on the branch: the pipeline still failed with them." };
   if (pushed.outcome === "conflict" || pushed.outcome === "rejected") {
     const kept = await setAside(dir, input.env, startHead, `otto/fix-${pr.number}-attempt-${input.attempt}`);

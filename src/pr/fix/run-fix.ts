@@ -9,7 +9,7 @@ import { commitAndPush, snapshotGitControl } from "../../workspace/index.ts";
 import { refuseUnpushed } from "../../workspace/index.ts";
 import { describeHolder, withWorkLock } from "../../workspace/index.ts";
 import { logLine, type PrDocument } from "../store/document.ts";
-import { runAttempt, type AttemptResult } from "./attempt.ts";
+import { runAttempt, UNCHECKED, type AttemptResult } from "./attempt.ts";
 import { nextStep, planStart, previousAttempts } from "./decide.ts";
 import { giveUp, infrastructure, refuseFork } from "./endings.ts";
 import { Flow, short, summaryLines, type FixDeps, type FixInput, type FixModels, type FixOutcome } from "./flow.ts";
@@ -209,7 +209,7 @@ async function fixInTree(flow: Flow, claimed: PrDocument, workdir: FixTree, mode
       log: [`fix attempt ${attempt}/${doc.data.max_fix_attempts}: ${result.detail}${status === "fixing" ? "" : ` (fixing → ${status})`}`],
     });
     if (step === "wait") {
-      return flow.outcome("pushed", `Attempt ${attempt}/${doc.data.max_fix_attempts}: pushed \`${short(result.sha ?? "")}\` to ${pr.sourceBranch}; the next poll shows whether the pipeline passes.`, ...summaryLines(flow));
+      return flow.outcome("pushed", `Attempt ${attempt}/${doc.data.max_fix_attempts}: pushed \`${short(result.sha ?? "")}\` to ${pr.sourceBranch}${result.unchecked ? ` (${UNCHECKED})` : ""}; the next poll shows whether the pipeline passes.`, ...summaryLines(flow));
     }
     if (step === "give_up") return giveUp(flow, `Attempt ${attempt}: ${result.detail}`);
     if (step === "stop") return flow.outcome("stopped", `Attempt ${attempt}/${doc.data.max_fix_attempts} stopped: ${result.detail}`, ...summaryLines(flow));

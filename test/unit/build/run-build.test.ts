@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it, vi } from "vitest";
-import { BuildStore, archiveTarget, resolveTargets, runBuild, type BuildDeps, type BuildState, type BuildTarget } from "../../../src/build/index.ts";
+import { BuildStore, archiveTarget, noteOf, resolveTargets, runBuild, statusVerb, type BuildDeps, type BuildState, type BuildTarget } from "../../../src/build/index.ts";
 import { OttoError } from "../../../src/core/index.ts";
 import { runGit } from "../../../src/workspace/index.ts";
 import type { NotifyEvent } from "../../../src/notify/index.ts";
@@ -90,6 +90,31 @@ describe("runBuild", () => {
     expect(log).toEqual(["feat(demo): implementation complete", "init"]);
     expect(execFileSync("git", ["status", "--porcelain"], { cwd: root, encoding: "utf8" })).toBe("");
     expect(await new BuildStore(root).read({ kind: "spec", name: "demo" })).toMatchObject({ status: "done", iteration: 3 });
+  });
+
+  it("with no checks found, done says unverified in the state, the summary, the status view and the notification", async () => {
+    const root = repoWith({ demo: tasksMd(1) });
+    const notified: NotifyEvent[] = [];
+    const { deps: d } = deps(root, worker(root), notified);
+    const [result] = await runBuild(d, [DEMO], { maxIterations: 10, stagnationLimit: 3 });
+    expect(result?.end.kind).toBe("done");
+    if (result?.end.kind === "done") expect(noteOf(result.end)).toBe("done, unverified: no checks found, after 2 turn(s) (set spec.verify to have otto run some)");
+    expect(await new BuildStore(root).read(DEMO)).toMatchObject({ status: "done", verified: false, note: expect.stringContaining("done, unverified: no checks found") as unknown });
+    expect(notified.map((e) => [e.kind, e.title])).toEqual([["spec_finished", "otto build demo: done, unverified: no checks found"]]);
+    expect((await statusVerb(root)).output).toContain("| spec demo | done, unverified |");
+    expect(execFileSync("git", ["log", "-1", "--format=%B"], { cwd: root, encoding: "utf8" })).toContain("verify: none, no checks found (unverified).");
+  });
+
+  it("with checks that ran and passed, done says verified", async () => {
+    const root = repoWith({ demo: tasksMd(1) });
+    const notified: NotifyEvent[] = [];
+    const { deps: d } = deps(root, worker(root), notified);
+    const passed = { command: "npm test", passed: true, exitCode: 0, timedOut: false, durationMs: 1, output: "" };
+    const [result] = await runBuild({ ...d, verify: ["npm test"], runChecks: async () => [passed] }, [DEMO], { maxIterations: 10, stagnationLimit: 3 });
+    if (result?.end.kind === "done") expect(noteOf(result.end)).toBe("done and verified in 2 turn(s)");
+    expect(await new BuildStore(root).read(DEMO)).toMatchObject({ status: "done", verified: true });
+    expect(notified.map((e) => e.title)).toEqual(["otto build demo: done and verified"]);
+    expect((await statusVerb(root)).output).toContain("| spec demo | done |");
   });
 
   it("--all builds the incomplete specs in order and advances after each one", async () => {

@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { newDocument } from "../../../../src/pr/commands/add.ts";
+import { NOT_ADDRESSED } from "../../../../src/pr/comments/addressed-by.ts";
 import { replyBody, runCommentPass, type CommentFlowDeps } from "../../../../src/pr/comments/index.ts";
 import { createPrStore, type CommentAuthor, type PrBackend, type PrComment, type PrInfo } from "../../../../src/pr/index.ts";
 import type { NotifyEvent } from "../../../../src/notify/index.ts";
@@ -91,6 +92,20 @@ describe("runCommentPass", () => {
     expect(after?.data.seen_comment_ids.sort()).toEqual(["issue-5", "issue-6", "review-1", "review-3"]);
     expect(after?.data.unseen_comments).toBe(0);
     expect(after?.sections.find((s) => s.title === "Comment History")?.body).toContain("### Comment review-1 — @alice");
+  });
+
+  it("a recovered reply that left its thread open on purpose (agreed, nothing showed it addressed) does not resolve it", async () => {
+    const comments = [c("review-1"), c("review-2", { author: "otto-bot", inReplyTo: "review-1", body: replyBody("review-1", "AGREE", `${NOT_ADDRESSED}\n\nIt is handled.`) })];
+    const { deps, doc, backend, calls } = await setup(comments);
+    const report = await runCommentPass(deps, { doc, pr, backend });
+    expect(report.recovered.map((r) => r.comment.id)).toEqual(["review-1"]);
+    expect(report.recovered[0]?.action).toContain("thread left open");
+    expect(calls).toEqual([]);
+    // A conversation reply quotes the comment first: still recognised.
+    const quoted = [c("issue-1", { kind: "conversation" }), c("issue-2", { kind: "conversation", author: "otto-bot", body: `> @alice wrote:\n> body issue-1\n\n${replyBody("issue-1", "AGREE", `${NOT_ADDRESSED}\n\nIt is handled.`)}` })];
+    const again = await setup(quoted);
+    await runCommentPass(again.deps, { doc: again.doc, pr, backend: again.backend });
+    expect(again.calls).toEqual([]);
   });
 
   it("counts a missing local clone against each comment, then records them and asks a human, instead of failing every poll", async () => {

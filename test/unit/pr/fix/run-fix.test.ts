@@ -155,6 +155,17 @@ describe("runFix", () => {
     expect(after.log.join("\n")).toContain("fix attempt 2/3: pushed to feature/x: Fix it");
   });
 
+  it("with no checks configured or found, the summary and the PR document say the fix was pushed without local checks", async () => {
+    const t = await setup();
+    const out = await runFix(t.deps, { doc: await t.doc(), pr: pr(), pipeline, backend: t.backend, trigger: "manual" });
+    expect(out.result).toBe("pushed");
+    expect(t.pushes).toHaveLength(1);
+    expect(out.lines[0]).toBe("Attempt 1/3: pushed `2222222` to feature/x (pushed without local checks: none found); the next poll shows whether the pipeline passes.");
+    const after = await t.doc();
+    expect(after.sections[0]?.body).toContain("- **Result**: pushed to feature/x: Fix it (pushed without local checks: none found)");
+    expect(after.log.join("\n")).toContain("checks: none detected (set pr.verify to run some)");
+  });
+
   it("stops after a conflict (another session would meet it again); gives up when the last attempt fails", async () => {
     const t = await setup({ push: "conflict" });
     const start = (await t.repo.git(["rev-parse", "HEAD"])).trim();
@@ -183,6 +194,7 @@ describe("runFix", () => {
     expect(out.result).toBe("pushed");
     const checks = "npm test (detected: package.json scripts.test); baseline: npm test: exit 1 (pre-existing, 1 failure)";
     expect(out.lines).toContain(`Checks: ${checks}`);
+    expect(out.lines.join("\n")).not.toContain("without local checks");
     expect((await t.doc()).log.join("\n")).toContain(`checks: ${checks}`);
     // The fix session was told the detected command.
     expect(t.prompts.find((p) => p.includes("npm test"))).toBeDefined();
