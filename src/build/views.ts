@@ -40,7 +40,7 @@ function readList(repoRoot: string, slug: string): TaskList | undefined {
   }
 }
 
-/** `/otto-spec list --json` (the design's project_changes). */
+/** `/otto-spec list --json`. */
 export function specListJson(repoRoot: string, states: readonly BuildState[]): string {
   const specs = listSpecs(repoRoot).map((s) => {
     const list = readList(repoRoot, s.slug);
@@ -50,7 +50,7 @@ export function specListJson(repoRoot: string, states: readonly BuildState[]): s
   return JSON.stringify({ specs }, null, 2);
 }
 
-/** `/otto-spec task list --json` (the design's project_tasks). */
+/** `/otto-spec task list --json`. */
 export function taskListJson(repoRoot: string, flag: string | undefined, states: readonly BuildState[]): string {
   const slug = resolveSpec(listSpecs(repoRoot), flag);
   const list = readList(repoRoot, slug) ?? { preamble: "", tasks: [] };

@@ -8,8 +8,8 @@ import { OttoError } from "./errors.ts";
  * Atomic writes under a lock, shared by every file otto edits (otto.jsonc, spec files).
  * proper-lockfile takes a `<file>.lock` directory (mkdir is atomic on every platform), so the
  * lock works across processes (OpenCode, the otto server) and across calls in one process.
- * Retries: about 25 s or more in total (the design doc's 30 s lock timeout, Implementation Notes:
- * "File locking"), longer than `stale`, so a lock left by a crashed process is taken over.
+ * Retries: about 25 s or more in total (docs/decisions.md), longer than `stale`, so a lock left by
+ * a crashed process is taken over.
  * https://github.com/moxystudio/node-proper-lockfile#lockfile-options
  */
 const LOCK_OPTIONS = {

@@ -13,7 +13,7 @@ export interface Briefing {
 }
 
 /**
- * The design's task briefing: the primary model reads every spec document (and the code, read
+ * The task briefing: the primary model reads every spec document (and the code, read
  * only) and distils what this one task needs. Any failure (model error, timeout, no document in
  * the reply) falls back to the static context: briefing can make a task better, never block it.
  */

@@ -34,7 +34,7 @@ export function baseRef(commits: readonly OttoCommit[]): string | undefined {
 }
 
 /**
- * After the last phase (the design's step 12): the primary model updates the documentation only,
+ * After the last phase: the primary model updates the documentation only,
  * the secondary reviews the changes in a clean read-only session, the primary applies the review
  * when it asks for changes, and the result is committed on its own (trailer Otto-Docs).
  */

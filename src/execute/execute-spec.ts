@@ -24,7 +24,7 @@ export interface ExecuteResult {
   report: RunReport;
 }
 
-/** The spec a command works on, gated like the design says (all four documents must exist). */
+/** The spec a command works on, gated on all four documents existing. */
 export function resolveExecuteTarget(repoRoot: string, flag: string | undefined): { slug: string; paths: SpecPaths } {
   const slug = resolveSpec(listSpecs(repoRoot), flag);
   checkGate("execute", readArtifacts(repoRoot, slug), slug);

@@ -6,8 +6,8 @@ import { taskFailedReason } from "./plan.ts";
 import type { ExecuteDeps, Models, StepRecord } from "./types.ts";
 
 /*
- * What runs after a phase's tasks, before its commit (the design's phase review gate and
- * post-review hardening). Every step may fail without losing work: a failure is a warning in the
+ * What runs after a phase's tasks, before its commit (the phase review gate and post-review
+ * hardening). Every step may fail without losing work: a failure is a warning in the
  * step's record and the phase goes on to verification and its commit.
  */
 

@@ -41,7 +41,7 @@ export interface IdContext {
 }
 
 /**
- * One forge behind otto's PR features (the design's PRBackend). Implemented by `github/` and
+ * One forge behind otto's PR features. Implemented by `github/` and
  * `ado/`; everything outside src/pr talks to this interface and never to a provider by name.
  * Methods throw OttoError with a fix line (auth, not found); network trouble has been retried.
  */

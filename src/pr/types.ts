@@ -1,8 +1,8 @@
 import { z } from "zod";
 
 /*
- * The provider-neutral model of a pull request, as the design's PRInfo / PipelineStatus /
- * Comment. Backends map their payloads into these; the store, the watcher and the tools only
+ * The provider-neutral model of a pull request, its pipeline status and its comments.
+ * Backends map their payloads into these; the store, the watcher and the tools only
  * ever see these shapes.
  */
 
@@ -132,7 +132,7 @@ export interface InlineComment {
 }
 
 /**
- * What to do with a comment's thread: the design's three resolutions, plus closing it without a
+ * What to do with a comment's thread: the three resolutions, plus closing it without a
  * verdict and reopening it (`active`).
  */
 export const CommentResolution = z.enum(["resolved", "wont_fix", "by_design", "closed", "active"]);

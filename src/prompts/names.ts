@@ -1,6 +1,6 @@
 /**
- * Every prompt otto ships, one `prompts/<name>.md` file each. The 14 named in the design
- * document come first; the rest support them (see docs/prompts.md for who uses which).
+ * Every prompt otto ships, one `prompts/<name>.md` file each. The 14 core prompts come
+ * first; the rest support them (see docs/prompts.md for who uses which).
  */
 export const PROMPT_NAMES = [
   "requirements",

@@ -4,7 +4,7 @@ import { OttoError } from "../core/index.ts";
 /*
  * `branch_template` turns a worktree name into a branch name ("users/me/{{name}}" + "fix-auth" →
  * "users/me/fix-auth") and, for PR mapping, back. Handlebars with strict: true, like the
- * prompts (docs/decisions.md); the design's Go spelling `{{.name}}` is accepted too.
+ * prompts (docs/decisions.md); Go's `{{.name}}` is accepted too.
  */
 
 // Isolated from the global Handlebars instance and from the prompts' helpers.

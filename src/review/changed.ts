@@ -1,6 +1,6 @@
 /**
- * Whether a refinement changed an artifact enough to deserve another review cycle (the design's
- * "if pass 3 differs substantially from pass 1"). Lines are compared after normalising whitespace
+ * Whether a refinement changed an artifact enough to deserve another review cycle
+ * (whether pass 3 differs substantially from pass 1). Lines are compared after normalising whitespace
  * and dropping blank lines, so re-wrapping or re-indenting does not count as change.
  */
 

@@ -41,7 +41,7 @@ export interface ReviewOptions {
   maxRepairs?: number;
   /** Receives each pass's conversation (redacted markdown) before its session is deleted. */
   onDialog?: (dialog: PassDialog) => void;
-  /** Review+refine cycles at most (the design's "max 2 cycles"). */
+  /** Review+refine cycles at most. */
   maxCycles?: number;
   timeoutMs: number;
   signal?: AbortSignal;

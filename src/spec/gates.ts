@@ -4,7 +4,7 @@ import type { Artifact } from "./layout.ts";
 /** Pipeline stages; `run` (ad hoc) and `questions` are never gated. */
 export type Stage = "requirements" | "research" | "design" | "task-generate" | "task-add" | "task-list" | "execute" | "run" | "questions";
 
-/** The design's gate table: the artifacts each stage needs, in pipeline order. */
+/** The gate table: the artifacts each stage needs, in pipeline order. */
 export const STAGE_REQUIRES: Readonly<Record<Stage, readonly Artifact[]>> = {
   requirements: ["requirements"],
   research: ["requirements"],

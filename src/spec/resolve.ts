@@ -5,7 +5,7 @@ import { assertSafeSlug } from "./slug.ts";
 export type SpecCandidate = string | { slug: string; artifacts?: Partial<Record<string, boolean>> };
 
 /**
- * Which spec a command works on (the design's parameter inference): the `--spec` value when it is
+ * Which spec a command works on: the `--spec` value when it is
  * an exact slug or a unique prefix; with no flag, the only spec. Anything else is an error that
  * lists the candidates, never a guess.
  */

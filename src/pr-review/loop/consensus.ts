@@ -1,7 +1,7 @@
 import type { PrReview } from "../../pr/index.ts";
 import type { Consensus, Counts, ReviewState } from "./schemas.ts";
 
-/** Associations whose "changes requested" binds the loop (plan 003, consensus rule 0). */
+/** Associations whose "changes requested" binds the loop (the first consensus rule, docs/pr-review-loop.md). */
 const BINDING = new Set(["OWNER", "MEMBER", "COLLABORATOR"]);
 
 /**

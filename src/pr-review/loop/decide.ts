@@ -21,7 +21,7 @@ export type Decision =
   /** Fix, then stop with `stopAfter` when set, else review again. */
   | { action: "fix"; next: string; stopAfter?: string };
 
-/** What a round leads to (plan 003, loop termination and the unresolved-thread policy). Pure. */
+/** What a round leads to (docs/pr-review-loop.md, "When the loop stops"). Pure. */
 export function decideRound(f: RoundFacts): Decision {
   const blockingThreads = f.threads.filter((t) => isBlocking(t.priority)).length;
   if (f.consensus === "approve") return { action: "approved", next: "nothing to fix: the loop ends here, approved." };

@@ -23,7 +23,7 @@ export function categoryCode(category: string): string {
 }
 
 /**
- * `CAT-<first 8 hex of sha1(category|file|line|title)>` (plan 003, task 5): computed by otto so
+ * `CAT-<first 8 hex of sha1(category|file|line|title)>`: computed by otto so
  * the same finding has the same id in every round, whatever id the model wrote.
  */
 export function findingId(category: string, file: string, line: number | null | undefined, title: string): string {

@@ -3,7 +3,7 @@ import type { Finding, FixPayload, FixReply } from "./schemas.ts";
 
 /**
  * Findings otto reported fixed in an earlier round and that a reviewer reports again are stuck:
- * the fix did not take. They stay stuck for the rest of the run (plan 003, loop termination).
+ * the fix did not take. They stay stuck for the rest of the run (docs/pr-review-loop.md, "When the loop stops").
  */
 export function stuckIds(findings: readonly Finding[], reportedFixed: ReadonlySet<string>, alreadyStuck: ReadonlySet<string>): Set<string> {
   const stuck = new Set(alreadyStuck);

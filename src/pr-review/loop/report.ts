@@ -3,7 +3,7 @@ import { byPriority, countByPriority } from "./findings.ts";
 import type { FixAccount } from "./fix-plan.ts";
 import { PRIORITIES, type Consensus, type Counts, type Finding, type ReviewState } from "./schemas.ts";
 
-/** Every comment the loop posts carries this (plan 003, A7), so analyzers and watchers skip it. */
+/** Every comment the loop posts carries this (docs/pr-review-loop.md, "What otto posts"), so analyzers and watchers skip it. */
 export const LOOP_MARKER = "<!-- pr-review-loop-marker -->";
 
 /** GitHub rejects comment bodies over 65,536 characters; stay well under it. */

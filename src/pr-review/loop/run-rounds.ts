@@ -10,7 +10,7 @@ import { isHardStop, runReviewRound, type RunContext } from "./run-review.ts";
 import type { Consensus, Finding } from "./schemas.ts";
 import type { RoundRecord } from "./summary.ts";
 
-/** Plan 003: "Hard cap: 3 rounds". */
+/** Hard cap on rounds: a PR that has not converged by then needs a person (docs/decisions.md). */
 export const MAX_ROUNDS = 3;
 
 function errorText(error: unknown): string {

@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 /*
- * The review loop's data shapes (docs/pr-review-loop.md, plan 003 appendix A). What models send is
+ * The review loop's data shapes (docs/pr-review-loop.md, "Data shapes"). What models send is
  * parsed leniently (ids, counts and names are recomputed in code); what otto builds is typed strictly.
  */
 

@@ -23,7 +23,7 @@ async function findTracked(ctx: ShowContext, query: string | undefined): Promise
 
 const cell = (text: string): string => text.replace(/\|/g, "\\|").replace(/\n/g, " ");
 
-/** The design's `pr list` table, plus where unreadable documents are. */
+/** The `pr list` table, plus where unreadable documents are. */
 export async function listPrs(ctx: Pick<PrContext, "store">): Promise<string> {
   const { docs, broken } = await ctx.store.list();
   const lines: string[] = [];
@@ -45,7 +45,7 @@ function checkLine(d: PrDocument): string {
   return d.data.checks.map((c) => `${c.name} ${c.state === "success" ? "PASSED" : c.state.toUpperCase()}`).join(", ");
 }
 
-/** The design's `pr status`: one PR in detail. */
+/** `pr status`: one PR in detail. */
 export async function prStatus(ctx: ShowContext, query: string | undefined): Promise<string> {
   const d = await findTracked(ctx, query);
   const attempts = d.data.status === "fixing" || d.data.fix_attempts > 0 ? ` (attempt ${d.data.fix_attempts}/${d.data.max_fix_attempts})` : "";

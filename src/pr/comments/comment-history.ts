@@ -4,8 +4,7 @@ import type { PrComment } from "../types.ts";
 import type { Decision } from "./decision.ts";
 
 /*
- * The `## Comment History` section of a PR document (the design's "Comment Tracking in PR
- * Documents"): one entry per comment otto answered or failed to answer, appended verbatim.
+ * The `## Comment History` section of a PR document: one entry per comment otto answered or failed to answer, appended verbatim.
  * Pure; the flow writes it through store.update.
  */
 

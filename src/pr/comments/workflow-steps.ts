@@ -5,7 +5,7 @@ import type { PrStore } from "../store/store.ts";
 import type { PrInfo, WorkflowAction } from "../types.ts";
 
 /*
- * Once-per-PR provider steps after a poll (the design's ADO workflow): auto-complete and the work
+ * Once-per-PR provider steps after a poll (the Azure DevOps workflow): auto-complete and the work
  * item comment. Each is recorded in `workflow_done` once the provider did it, so a person who
  * later cancels auto-complete is not overruled. Providers without a step answer "not done" for
  * free (no request), and the step is asked again next poll, in case the config changes.

@@ -4,7 +4,7 @@ import { OttoError, matterOptions } from "../../core/index.ts";
 import { Check, ProviderName } from "../types.ts";
 
 /*
- * One tracked PR as markdown with YAML frontmatter (the design's "PR Document Model"). Parsing
+ * One tracked PR as markdown with YAML frontmatter. Parsing
  * and rendering are pure; src/pr/store/store.ts does the I/O. The frontmatter is the machine
  * state; the body is for people: a generated "Current State", the fix and comment histories the
  * PR flows append to (kept verbatim), and a log of what the watcher saw.

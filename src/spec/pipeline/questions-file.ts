@@ -14,7 +14,7 @@ export function unanswered(list: QuestionList): Question[] {
   return list.questions.filter((q) => q.status === "unanswered");
 }
 
-/** `2026-02-06`, the date the design's `source` field carries. */
+/** `2026-02-06`, the date form a question's `source` field carries. */
 export function isoDate(date: Date): string {
   return date.toISOString().slice(0, 10);
 }

@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { Question } from "../questions/schema.ts";
 
 /*
- * Auto-resolution of open questions (the design's "auto-elimination flow"), as pure decisions:
+ * Auto-resolution of open questions, as pure decisions:
  * the primary answers from evidence or declines; only an answer the secondary accepts in a clean
  * session is recorded, as `auto-answered` with `validated_by: secondary`.
  */
@@ -49,7 +49,7 @@ export function decide(resolution: Resolution, validation?: Validation): Outcome
   return { kind: "disagreed", proposed: resolution.answer.trim(), reason: validation?.reason.trim() || "the secondary model did not accept it" };
 }
 
-/** The answer as written to questions.md: the answer, then its evidence (the design's "source reasoning"). */
+/** The answer as written to questions.md: the answer, then its evidence (the source reasoning). */
 export function autoAnswerText(resolution: Resolution): string {
   const evidence = resolution.evidence.map((e) => e.trim()).filter(Boolean);
   if (evidence.length === 0) return resolution.answer.trim();

@@ -3,7 +3,7 @@ import type { Artifact } from "../layout.ts";
 import type { SpecDocs } from "./spec-files.ts";
 
 /**
- * What each spec prompt is given (pure). The rule of the design's idempotency principle lives here:
+ * What each spec prompt is given (pure). Stages are idempotent, and this is where:
  * when an artifact exists, it is passed back (`existing_design_md` …) so the prompt switches to
  * refinement, together with every other spec document and questions.md.
  */

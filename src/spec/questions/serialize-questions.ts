@@ -2,7 +2,7 @@ import { formatField } from "../fields.ts";
 import { splitLines, trimBlankLines } from "../sections.ts";
 import type { Question, QuestionList } from "./schema.ts";
 
-/** Writes questions.md in the design's format; parsing the output gives the same model back. */
+/** Writes questions.md in its canonical format (docs/spec.md); parsing the output gives the same model back. */
 export function serializeQuestions(list: QuestionList): string {
   const preamble = trimBlankLines(splitLines(list.preamble)).join("\n") || "# Questions";
   return `${[preamble, ...list.questions.map(serializeQuestion)].join("\n\n")}\n`;

@@ -3,7 +3,7 @@ import { splitLines, trimBlankLines } from "../sections.ts";
 import type { Task, TaskList } from "./schema.ts";
 
 /**
- * Writes tasks.md in the design's canonical format. Output is stable: parsing it gives the same
+ * Writes tasks.md in its canonical format (docs/spec.md). Output is stable: parsing it gives the same
  * model back, so serialize(parse(serialize(x))) === serialize(x).
  */
 export function serializeTasks(list: TaskList): string {

@@ -7,7 +7,7 @@ import { samplePr } from "./sample-pr.ts";
 const info = (over: Partial<PrInfo> = {}): PrInfo => samplePr({ meta: { nodeId: "PR_1" }, ...over });
 
 describe("PR documents", () => {
-  it("round-trips through markdown with the design's frontmatter and sections", () => {
+  it("round-trips through markdown with its frontmatter and sections", () => {
     const doc = newDocument(info(), "github-octo-app-42", 5, "2026-02-06T10:00:00.000Z", {
       state: "failure",
       headSha: "0123456",

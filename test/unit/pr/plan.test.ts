@@ -75,7 +75,7 @@ describe("planRefresh", () => {
     expect(shouldPoll({ ...doc, data: twice.data }, new Date(NOW), true)).toBe("poll");
   });
 
-  it("summarises pipelines like the design's table", () => {
+  it("summarises pipelines as passing of total, with failing and pending counts", () => {
     expect(pipelineSummary([{ state: "success" }, { state: "success" }, { state: "failure" }])).toBe("2/3 passing (1 failing)");
     expect(pipelineSummary([{ state: "skipped" }, { state: "pending" }])).toBe("1/2 passing (1 pending)");
     expect(pipelineSummary([])).toBe("no checks");

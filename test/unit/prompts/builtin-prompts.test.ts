@@ -27,7 +27,7 @@ describe("builtin prompt files", () => {
     expect(listAssetNames(builtinDir("prompts"))).toEqual([...PROMPT_NAMES].sort());
   });
 
-  it("include the 14 prompts of the design document and the two support prompts", () => {
+  it("include the 14 core prompts and the two support prompts", () => {
     const required = [
       "requirements",
       "research",

@@ -193,7 +193,7 @@ describe("mapPrToWorkdir", () => {
     expect(fs.existsSync(`${app.dir}-wt`)).toBe(false);
   });
 
-  it("no match: the design's message; never clones", async () => {
+  it("no match: repo_not_found; never clones", async () => {
     const app = await hosted("git@github.com:org/app.git");
     const cwd = tempDir();
     const error = await failure(mapPrToWorkdir({ repoUrl: "https://github.com/org/other", branch: "x", config: { repos: [trackedRepo(app)] }, cwd, git: GIT }));

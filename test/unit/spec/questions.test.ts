@@ -23,7 +23,7 @@ function thrown(fn: () => unknown): OttoError {
 }
 
 describe("parseQuestions / serializeQuestions", () => {
-  it("round-trips the design doc example byte for byte", () => {
+  it("round-trips the canonical example byte for byte", () => {
     const text = fixture("questions-design-doc.md");
     const list = clean(text);
     expect(serializeQuestions(list)).toBe(text);

@@ -50,7 +50,7 @@ describe("parseTasks / serializeTasks round trips", () => {
     expect(serializeTasks(clean(fixture("tasks-messy-model.md")))).toBe(fixture("tasks-messy-model.expected.md"));
   });
 
-  it("reads every field of the design doc example", () => {
+  it("reads every field of the canonical example", () => {
     const { tasks, preamble } = clean(fixture("tasks-design-doc.md"));
     expect(preamble).toBe("# Tasks");
     expect(tasks.map((t) => [t.number, t.id, t.title, t.parallel_group, t.depends_on])).toEqual([

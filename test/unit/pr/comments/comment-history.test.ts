@@ -20,7 +20,7 @@ const comment: PrComment = {
 };
 
 describe("Comment History", () => {
-  it("renders an entry like the design's: who, where, body, decision, action", () => {
+  it("renders an entry: who, where, body, decision, action", () => {
     const text = renderHistoryEntry({ comment, time: "2026-02-06T15:05:00Z", decision: "AGREE", action: "Fixed in e7f8g9h; thread resolved", reply: "Fixed in e7f8g9h: errors are returned.", model: "mock/m1 (otto-executor)" });
     expect(text).toBe(
       [

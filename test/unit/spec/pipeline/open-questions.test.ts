@@ -11,7 +11,7 @@ describe("extractOpenQuestions", () => {
     ]);
   });
 
-  it("reads the design variant, continuation lines, and stops at the next section", () => {
+  it("reads the design.md variant, continuation lines, and stops at the next section", () => {
     const design = [
       "## Open Questions",
       "- **Token TTL:** How long do tokens live?",
