@@ -167,6 +167,16 @@ export const PROMPT_CONTRACTS = {
       previous_attempts: "earlier fix sessions (model-written)",
     },
   },
+  "pr-fix-review": {
+    variables: ["pr_title", "failure_summary", "fix_diff"],
+    optional: ["pr_description", "check_commands"],
+    untrusted: {
+      pr_title: AUTHOR,
+      pr_description: AUTHOR,
+      failure_summary: "a model's reading of the CI logs",
+      fix_diff: "the fix session's changes (model-written)",
+    },
+  },
   "pr-rebase-conflicts": {
     variables: ["branch", "conflicted_files"],
     optional: ["pr_title", "change_summary"],

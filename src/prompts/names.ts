@@ -25,6 +25,8 @@ export const PROMPT_NAMES = [
   "question-validate",
   "pr-failure-analysis",
   "pr-fix",
+  // The secondary model's review of a PR fix before otto pushes it.
+  "pr-fix-review",
   // A rebase that stopped on conflicts when a PR branch moved while otto was changing it.
   "pr-rebase-conflicts",
   // Connectivity check of each model role (/otto-config models).

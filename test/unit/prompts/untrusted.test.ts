@@ -9,7 +9,7 @@ import { PROMPT_CONTRACTS, renderPrompt, untrusted, type PromptName } from "../.
 const env = { HOME: "/nonexistent-otto-home", XDG_CONFIG_HOME: "/nonexistent-otto-config" };
 
 /** The prompts of the PR flows: each must fence what comes from a forge or a model. */
-const PR_PROMPTS = ["pr-comment-respond", "pr-failure-analysis", "pr-fix", "pr-loop-comments", "pr-loop-fix", "pr-loop-reviewer", "pr-rebase-conflicts", "pr-review"] as const satisfies readonly PromptName[];
+const PR_PROMPTS = ["pr-comment-respond", "pr-failure-analysis", "pr-fix", "pr-fix-review", "pr-loop-comments", "pr-loop-fix", "pr-loop-reviewer", "pr-rebase-conflicts", "pr-review"] as const satisfies readonly PromptName[];
 
 /** The nonce a test forces, and what a comment that guessed it would write. */
 const NONCE = "c0ffee00beef";
