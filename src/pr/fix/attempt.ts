@@ -1,23 +1,26 @@
-import { redact, type Env } from "../../core/index.ts";
+import { formatError, redact, type Env } from "../../core/index.ts";
 import { compareToBaseline, isBlocking, runChecks, type CheckResult } from "../../workspace/index.ts";
-import { runGit } from "../../workspace/index.ts";
-import type { ModelRef } from "../../session/index.ts";
+import { pendingDiff, runGit } from "../../workspace/index.ts";
+import { formatModel, type ModelRef } from "../../session/index.ts";
 import type { commitAndPush, GitControlSnapshot, TreeSnapshot } from "../../workspace/index.ts";
 import type { PrInfo } from "../types.ts";
 import { commitMessage, type AttemptOutcome } from "./decide.ts";
 import { resolveConflicts } from "../resolve-conflicts.ts";
-import { fixFailure, type SessionContext } from "./sessions.ts";
+import { fixFailure, reviewFix, type SessionContext } from "./sessions.ts";
 import { fixSummary } from "./verdict.ts";
 
 /*
- * Phase 2, one attempt: a fresh executor session fixes the code, otto runs pr.verify, then commits
- * what the session left and pushes it to the PR's branch (rebasing once if the branch moved, with
- * one conflict-resolution session).
+ * Phase 2, one attempt: a fresh executor session fixes the code, otto runs pr.verify, the secondary
+ * model reviews the fix (a rejection gets one more fix pass), then otto commits what the sessions
+ * left and pushes it to the PR's branch (rebasing once if the branch moved, with one
+ * conflict-resolution session).
  */
 
 export interface AttemptInput {
   session: SessionContext;
   model: ModelRef;
+  /** The model that reviews the fix before the push (models.secondary). */
+  reviewModel: ModelRef;
   pr: PrInfo;
   key: string;
   remote: string;
@@ -51,6 +54,8 @@ export interface AttemptResult {
   note?: string;
   /** The session said the failure is not the code's (`TASK_FAILED: infrastructure: …`). */
   infrastructure?: boolean;
+  /** How the pushed fix was reviewed: "reviewed by <model>: approved". */
+  review?: string;
   /** Pushed with no local checks to run (none configured, none found in the tree). */
   unchecked?: boolean;
 }
@@ -67,12 +72,16 @@ async function changed(dir: string, env: Env, startHead: string): Promise<boolea
   return status.stdout.trim() !== "" || head.stdout.trim() !== startHead;
 }
 
-export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
+/** A fix pass whose checks passed: ready for the review. */
+interface Checked {
+  subject: string | undefined;
+}
+
+/** One fix session and the checks on what it left; an AttemptResult when the attempt ends there. */
+async function fixAndCheck(input: AttemptInput, startHead: string, previous: string | undefined): Promise<Checked | AttemptResult> {
   const { session, pr } = input;
   const dir = session.dir;
-  const startHead = (await runGit(["rev-parse", "HEAD"], { cwd: dir, env: input.env })).stdout.trim();
-  input.progress(`otto pr fix: phase 2, fix attempt ${input.attempt} (${input.model.providerID}/${input.model.modelID})`);
-  const reply = await fixFailure(session, input.model, { pr, summary: input.summary, previous: input.previous, checkCommands: input.verify, attempt: input.attempt });
+  const reply = await fixFailure(session, input.model, { pr, summary: input.summary, previous, checkCommands: input.verify, attempt: input.attempt });
   const subject = fixSummary(reply.text);
   if (reply.failed !== undefined) {
     const reason = redact(reply.failed, input.secrets);
@@ -98,6 +107,60 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
       };
     }
   }
+  return { subject };
+}
+
+/** The review's reasons as one line for Fix History (model text: redacted and bounded). */
+const reasonsLine = (reasons: readonly string[], secrets: readonly string[]): string => {
+  const line = redact(reasons.map((r) => r.replace(/\s+/g, " ").trim()).filter(Boolean).join("; ") || "no reason given", secrets);
+  return line.length > 1500 ? `${line.slice(0, 1500)}…` : line;
+};
+
+/**
+ * The secondary model's review of the uncommitted fix. An approval says so; a rejection gives its
+ * reasons; a review that could not be had (session error, no valid envelope) ends the attempt with
+ * nothing pushed.
+ */
+async function review(input: AttemptInput, pass: number): Promise<{ approved: boolean; reasons: string } | AttemptResult> {
+  const { session } = input;
+  input.progress(`otto pr fix: reviewing the fix (${formatModel(input.reviewModel)})`);
+  try {
+    const diff = await pendingDiff((args, options) => runGit(args, { ...options, env: input.env }), session.dir, { baseline: input.baseline }, DIFF_LIMIT);
+    const verdict = await reviewFix(session, input.reviewModel, { pr: input.pr, summary: input.summary, diff, checkCommands: input.verify, pass });
+    return { approved: verdict.verdict === "APPROVE", reasons: reasonsLine(verdict.reasons, input.secrets) };
+  } catch (error) {
+    if (session.signal?.aborted) throw error;
+    return { outcome: "review_failed", detail: `the review of the fix by ${formatModel(input.reviewModel)} failed, nothing pushed: ${redact(formatError(error), input.secrets)}` };
+  }
+}
+
+/** The review sees at most this much of the fix. */
+const DIFF_LIMIT = 30_000;
+
+export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
+  const { session, pr } = input;
+  const dir = session.dir;
+  const startHead = (await runGit(["rev-parse", "HEAD"], { cwd: dir, env: input.env })).stdout.trim();
+  const reviewer = formatModel(input.reviewModel);
+  let previous = input.previous;
+  let subject: string | undefined;
+  // A rejected fix gets one more pass in a fresh session, told why; a second rejection ends the attempt.
+  for (let pass = 1; ; pass++) {
+    input.progress(`otto pr fix: phase 2, fix attempt ${input.attempt}${pass > 1 ? ", after the review" : ""} (${input.model.providerID}/${input.model.modelID})`);
+    const checked = await fixAndCheck(input, startHead, previous);
+    if ("outcome" in checked) return checked;
+    const verdict = await review(input, pass);
+    if ("outcome" in verdict) return verdict;
+    if (verdict.approved) {
+      subject = checked.subject;
+      break;
+    }
+    if (pass >= 2) {
+      return { outcome: "review_rejected", detail: `the review by ${reviewer} rejected the fix twice, nothing pushed: ${verdict.reasons}`, note: `A reviewer rejected the previous session's fix: ${verdict.reasons}` };
+    }
+    previous = [input.previous, `The fix you are continuing was rejected by an independent review; its changes are still in the working tree. Address the review's reasons:\n${verdict.reasons}`].filter(Boolean).join("\n\n");
+  }
+  const approval = `reviewed by ${reviewer}: approved`;
 
   // A cancelled fix pushes nothing, even when its checks passed before the signal came.
   session.signal?.throwIfAborted();
@@ -120,7 +183,7 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
   if (pushed.outcome === "pushed") {
     // Say what was not done: with no checks configured or found, nothing vouched for the fix locally.
     const unchecked = input.verify.length === 0 ? ` (${UNCHECKED})` : "";
-    return { outcome: "pushed", sha: pushed.sha, unchecked: input.verify.length === 0, detail: `pushed to ${pr.sourceBranch}${pushed.rebased ? " after rebasing onto the moved branch" : ""}: ${subject ?? "fix"}${unchecked}` };
+    return { outcome: "pushed", sha: pushed.sha, review: approval, unchecked: input.verify.length === 0, detail: `pushed to ${pr.sourceBranch}${pushed.rebased ? " after rebasing onto the moved branch" : ""}: ${subject ?? "fix"}${unchecked}; ${approval}` };
   }
   if (pushed.outcome === "nothing") return { outcome: "nothing", detail: pushed.detail, note: "The previous session's changes were already on the branch: the pipeline still failed with them." };
   if (pushed.outcome === "conflict" || pushed.outcome === "rejected") {

@@ -19,7 +19,8 @@ type Models = PrContext["loaded"]["config"]["models"];
 /** Models for a run without an invoking session (the watcher). */
 export function configuredModels(models: Models): FixModels {
   const analysis = watcherPrimary(models.primary, "the fix flow", "Set it: /otto-config set models.primary <provider/model> (models.fix, if set, does the fixing).");
-  return { analysis, fix: models.fix ? parseModel(models.fix) : analysis };
+  // No session to fall back to: an unset secondary reviews with the primary, in a clean session all the same.
+  return { analysis, fix: models.fix ? parseModel(models.fix) : analysis, review: models.secondary ? parseModel(models.secondary) : analysis };
 }
 
 function baseDeps(runtime: PrRuntime, ctx: PrContext, cwd: string): Omit<FixDeps, "models"> {
@@ -79,7 +80,9 @@ export async function fixCommand(runtime: Pick<Runtime, "client" | "env" | "log"
     const roleDeps = { client: runtime.client, sessionID: input.sessionID, directory: input.directory, once: runtime.once, log: runtime.log };
     const primary = await resolveRoleModel("primary", ctx.loaded.config.models.primary, roleDeps);
     if (primary.note) notes.push(primary.note);
-    return { analysis: primary.model, fix: ctx.loaded.config.models.fix ? parseModel(ctx.loaded.config.models.fix) : primary.model };
+    const secondary = await resolveRoleModel("secondary", ctx.loaded.config.models.secondary, roleDeps);
+    if (secondary.note) notes.push(secondary.note);
+    return { analysis: primary.model, fix: ctx.loaded.config.models.fix ? parseModel(ctx.loaded.config.models.fix) : primary.model, review: secondary.model };
   };
   const outcome = await runFix(
     { ...baseDeps(runtime, ctx, input.directory), models, progress: (m) => input.progress(m), parentID: input.sessionID, ...(input.signal ? { signal: input.signal } : {}) },

@@ -17,6 +17,8 @@ export interface FixModels {
   analysis: ModelRef;
   /** Phase 2 and conflict resolution (models.fix, else primary). */
   fix: ModelRef;
+  /** The review of each fix before it is pushed (models.secondary, else primary). */
+  review: ModelRef;
 }
 
 export interface FixDeps {

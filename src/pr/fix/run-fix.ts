@@ -182,6 +182,7 @@ async function fixInTree(flow: Flow, claimed: PrDocument, workdir: FixTree, mode
     const result: AttemptResult = await runAttempt({
       session,
       model: models.fix,
+      reviewModel: models.review,
       pr,
       key: flow.key,
       remote: workdir.remote,
@@ -209,7 +210,7 @@ async function fixInTree(flow: Flow, claimed: PrDocument, workdir: FixTree, mode
       log: [`fix attempt ${attempt}/${doc.data.max_fix_attempts}: ${result.detail}${status === "fixing" ? "" : ` (fixing → ${status})`}`],
     });
     if (step === "wait") {
-      return flow.outcome("pushed", `Attempt ${attempt}/${doc.data.max_fix_attempts}: pushed \`${short(result.sha ?? "")}\` to ${pr.sourceBranch}${result.unchecked ? ` (${UNCHECKED})` : ""}; the next poll shows whether the pipeline passes.`, ...summaryLines(flow));
+      return flow.outcome("pushed", `Attempt ${attempt}/${doc.data.max_fix_attempts}: pushed \`${short(result.sha ?? "")}\` to ${pr.sourceBranch}${result.unchecked ? ` (${UNCHECKED})` : ""}, ${result.review ?? "reviewed"}; the next poll shows whether the pipeline passes.`, ...summaryLines(flow));
     }
     if (step === "give_up") return giveUp(flow, `Attempt ${attempt}: ${result.detail}`);
     if (step === "stop") return flow.outcome("stopped", `Attempt ${attempt}/${doc.data.max_fix_attempts} stopped: ${result.detail}`, ...summaryLines(flow));

@@ -1,12 +1,14 @@
+import { z } from "zod";
 import { renderPrompt } from "../../prompts/index.ts";
 import { extractDocument, taskFailedReason, type ModelRef } from "../../session/index.ts";
 import type { ConflictSessionContext } from "../resolve-conflicts.ts";
 import type { Check, PrInfo } from "../types.ts";
 
 /*
- * The fix flow's three kinds of child session, each fresh and deleted after its reply was read:
- * phase 1 distils the logs (read-only reviewer), phase 2 fixes the code (executor), and a rebase
- * that stopped on conflicts gets one resolution session (executor, src/pr/resolve-conflicts.ts).
+ * The fix flow's four kinds of child session, each fresh and deleted after its reply was read:
+ * phase 1 distils the logs (read-only reviewer), phase 2 fixes the code (executor), the secondary
+ * model reviews the fix before the push (read-only reviewer), and a rebase that stopped on
+ * conflicts gets one resolution session (executor, src/pr/resolve-conflicts.ts).
  */
 
 /** Same shape as the conflict-resolution session's: every fix-flow session runs in the PR's worktree. */
@@ -75,3 +77,31 @@ export async function fixFailure(
   return { text: reply.text, failed: taskFailedReason(reply.text) };
 }
 
+
+/** The secondary model's judgment of a fix, before otto pushes it. */
+export const FixReview = z.object({
+  verdict: z.enum(["APPROVE", "REJECT"]),
+  reasons: z.array(z.string()),
+});
+export type FixReview = z.infer<typeof FixReview>;
+
+/** The review before the push: a clean read-only session sees the failure summary and the uncommitted fix. */
+export async function reviewFix(
+  ctx: SessionContext,
+  model: ModelRef,
+  input: { pr: PrInfo; summary: string; diff: string; checkCommands: readonly string[]; pass: number },
+): Promise<FixReview> {
+  const prompt = renderPrompt(
+    "pr-fix-review",
+    {
+      pr_title: input.pr.title,
+      failure_summary: input.summary,
+      fix_diff: input.diff || "(no diff: the fix changed no tracked or new file)",
+      ...(input.pr.description ? { pr_description: input.pr.description } : {}),
+      ...(input.checkCommands.length > 0 ? { check_commands: input.checkCommands.join("\n") } : {}),
+    },
+    { env: ctx.env },
+  );
+  const reply = await ctx.sessions.runChildJson(base(ctx, "otto-reviewer", model, `otto: review the fix of PR #${input.pr.number} (pass ${input.pass})`), prompt, FixReview);
+  return reply.value;
+}

@@ -66,6 +66,9 @@ describe("nextStep", () => {
     expect(nextStep("nothing", 1, 3)).toBe("retry");
     expect(nextStep("verify_failed", 2, 3)).toBe("retry");
     expect(nextStep("task_failed", 1, 3)).toBe("retry");
+    expect(nextStep("review_rejected", 1, 3)).toBe("retry");
+    expect(nextStep("review_rejected", 3, 3)).toBe("give_up");
+    expect(nextStep("review_failed", 1, 3)).toBe("stop");
     expect(nextStep("verify_failed", 3, 3)).toBe("give_up");
     expect(nextStep("conflict", 1, 3)).toBe("stop");
     expect(nextStep("rejected", 1, 3)).toBe("stop");

@@ -9,6 +9,7 @@ import type { PushInput, PushResult } from "../../../../src/workspace/index.ts";
 import { createPrStore, type PipelineStatus, type PrBackend, type PrInfo, type PrStore } from "../../../../src/pr/index.ts";
 import type { NotifyEvent } from "../../../../src/notify/index.ts";
 import type { SessionRunner } from "../../../../src/session/index.ts";
+import type { FixReview } from "../../../../src/pr/fix/sessions.ts";
 import { createRepo, gitEnv, type Repo } from "../../../support/git.ts";
 import { testConfig } from "../support.ts";
 import { fixPr } from "./fix-pr.ts";
@@ -29,7 +30,8 @@ describe("runFix", () => {
     for (const c of cleanup.splice(0)) c();
   });
 
-  async function setup(options: { clone?: boolean; push?: PushResult["outcome"]; fixReply?: string } = {}) {
+  /** `reviews`: the review session's verdicts in order (APPROVE once they run out); an Error is thrown. */
+  async function setup(options: { clone?: boolean; push?: PushResult["outcome"]; fixReply?: string; reviews?: Array<FixReview | Error> } = {}) {
     const repo: Repo = await createRepo({ remote: true });
     const data = fs.mkdtempSync(path.join(os.tmpdir(), "otto-fix-"));
     cleanup.push(() => void repo.cleanup(), () => fs.rmSync(data, { recursive: true, force: true }));
@@ -47,7 +49,15 @@ describe("runFix", () => {
         fs.writeFileSync(path.join(repo.dir, "fix.txt"), "fixed\n");
         return { text: options.fixReply ?? "Fix summary: Fix it" };
       },
+      runChildJson: async (child: { agent: string; model: { modelID: string }; directory: string }, prompt: string) => {
+        prompts.push(prompt);
+        children.push({ agent: child.agent, model: child.model.modelID, directory: child.directory });
+        const next = reviews.shift() ?? { verdict: "APPROVE", reasons: ["sound"] };
+        if (next instanceof Error) throw next;
+        return { value: next, text: "", rescued: false };
+      },
     } as unknown as SessionRunner;
+    const reviews = [...(options.reviews ?? [])];
     const pushes: PushInput[] = [];
     const notified: NotifyEvent[] = [];
     const backend = { getBuildLogs: async () => "Error: boom", postComment: async () => undefined } as unknown as PrBackend;
@@ -63,7 +73,7 @@ describe("runFix", () => {
       // The work lock lives under XDG_DATA_HOME: keep it out of the real home.
       env: gitEnv({ XDG_DATA_HOME: data }),
       cwd: repo.dir,
-      models: async () => ({ analysis: { providerID: "mock", modelID: "m1" }, fix: { providerID: "mock", modelID: "m2" } }),
+      models: async () => ({ analysis: { providerID: "mock", modelID: "m1" }, fix: { providerID: "mock", modelID: "m2" }, review: { providerID: "mock", modelID: "m3" } }),
       now: () => new Date("2026-03-01T12:00:00.000Z"),
       log: () => undefined,
       push: async (input) => {
@@ -145,6 +155,7 @@ describe("runFix", () => {
     expect(t.children).toEqual([
       { agent: "otto-reviewer", model: "m1", directory: t.repo.dir },
       { agent: "otto-executor", model: "m2", directory: t.repo.dir },
+      { agent: "otto-reviewer", model: "m3", directory: t.repo.dir },
     ]);
     expect(t.pushes).toHaveLength(1);
     expect(t.pushes[0]).toMatchObject({ dir: t.repo.dir, branch: "feature/x", remote: "origin" });
@@ -160,7 +171,7 @@ describe("runFix", () => {
     const out = await runFix(t.deps, { doc: await t.doc(), pr: pr(), pipeline, backend: t.backend, trigger: "manual" });
     expect(out.result).toBe("pushed");
     expect(t.pushes).toHaveLength(1);
-    expect(out.lines[0]).toBe("Attempt 1/3: pushed `2222222` to feature/x (pushed without local checks: none found); the next poll shows whether the pipeline passes.");
+    expect(out.lines[0]).toBe("Attempt 1/3: pushed `2222222` to feature/x (pushed without local checks: none found), reviewed by mock/m3: approved; the next poll shows whether the pipeline passes.");
     const after = await t.doc();
     expect(after.sections[0]?.body).toContain("- **Result**: pushed to feature/x: Fix it (pushed without local checks: none found)");
     expect(after.log.join("\n")).toContain("checks: none detected (set pr.verify to run some)");
@@ -209,5 +220,50 @@ describe("runFix", () => {
     const log = (await t.doc()).log.join("\n");
     expect(log).toContain("checks: npm test (detected: package.json scripts.test); baseline: npm test: passed");
     expect(log).toContain("fix attempt 1/3: pr.verify failed, nothing pushed: npm test: exit 2");
+  });
+  it("the review approves: the fix is pushed, and the summary and Fix History say who reviewed it", async () => {
+    const t = await setup();
+    const out = await runFix(t.deps, { doc: await t.doc(), pr: pr(), pipeline, backend: t.backend, trigger: "manual" });
+    expect(out.result).toBe("pushed");
+    expect(t.pushes).toHaveLength(1);
+    expect(out.lines[0]).toContain("reviewed by mock/m3: approved");
+    // The review saw the failure summary and the uncommitted fix, fenced as data.
+    const reviewPrompt = t.prompts.at(-1) ?? "";
+    expect(reviewPrompt).toContain("code: broken");
+    expect(reviewPrompt).toMatch(/<untrusted-[0-9a-f]+ label="fix diff">\n[\s\S]*\+fixed/);
+    expect((await t.doc()).sections[0]?.body).toContain("- **Result**: pushed to feature/x: Fix it (pushed without local checks: none found); reviewed by mock/m3: approved");
+  });
+
+  it("the review rejects once: a fresh fix session is told the reasons, the second pass is reviewed again and pushed", async () => {
+    const t = await setup({ reviews: [{ verdict: "REJECT", reasons: ["fix.txt: deleted the assertion instead of fixing add()"] }] });
+    const out = await runFix(t.deps, { doc: await t.doc(), pr: pr(), pipeline, backend: t.backend, trigger: "manual" });
+    expect(out.result).toBe("pushed");
+    expect(t.children.map((c) => `${c.agent}/${c.model}`)).toEqual(["otto-reviewer/m1", "otto-executor/m2", "otto-reviewer/m3", "otto-executor/m2", "otto-reviewer/m3"]);
+    expect(t.prompts[3]).toContain("deleted the assertion instead of fixing add()");
+    expect(t.pushes).toHaveLength(1);
+    expect((await t.doc()).data).toMatchObject({ status: "watching", fix_attempts: 1, fix_sha: "2222222bbbb" });
+  });
+
+  it("the review rejects twice: nothing is pushed, the attempt ends review_rejected with the reasons, and the next attempt runs", async () => {
+    const reject: FixReview = { verdict: "REJECT", reasons: ["the test was skipped"] };
+    const t = await setup({ reviews: [reject, reject, reject, reject, reject, reject] });
+    const out = await runFix(t.deps, { doc: await t.doc(), pr: pr(), pipeline, backend: t.backend, trigger: "manual" });
+    expect(t.pushes).toEqual([]);
+    expect(out.result).toBe("gave_up");
+    const after = await t.doc();
+    expect(after.data).toMatchObject({ status: "failed", fix_attempts: 3 });
+    expect(after.log.join("\n")).toContain("fix attempt 1/3: the review by mock/m3 rejected the fix twice, nothing pushed: the test was skipped");
+    expect(after.sections[0]?.body).toContain("### Attempt 2");
+  });
+
+  it("a review that fails (no valid envelope) pushes nothing and records the error", async () => {
+    const t = await setup({ reviews: [new OttoError("json_invalid", "The model's reply had no valid JSON envelope after 2 retries.")] });
+    const out = await runFix(t.deps, { doc: await t.doc(), pr: pr(), pipeline, backend: t.backend, trigger: "manual" });
+    expect(out.result).toBe("stopped");
+    expect(t.pushes).toEqual([]);
+    const after = await t.doc();
+    expect(after.data).toMatchObject({ status: "failed", fix_attempts: 1 });
+    expect(after.log.join("\n")).toContain("the review of the fix by mock/m3 failed, nothing pushed: ");
+    expect(after.log.join("\n")).toContain("no valid JSON envelope");
   });
 });
