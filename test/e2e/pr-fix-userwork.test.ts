@@ -3,7 +3,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { slashCommand, assertPluginLoaded, text, toolCall, useE2E, type RecordedRequest, type ScriptEntry, type Step, type Workspace } from "../support/index.ts";
 import { ottoPr, useForges, type Forges } from "./pr/forges.ts";
-import { BRANCH, PR_URL, BROKEN, FIXED, readDoc, field, cloneOfPr, isAnalysis, isFix, followUp, summary } from "./pr/fix-script.ts";
+import { BRANCH, PR_URL, BROKEN, FIXED, readDoc, field, cloneOfPr, isAnalysis, isFix, followUp, summary, fixReview } from "./pr/fix-script.ts";
 import { recordFigure } from "../support/figures.ts";
 
 /*
@@ -97,7 +97,7 @@ describe("/otto-pr fix in a checkout holding the user's uncommitted work", () =>
     const head = await ws.repo.git(["rev-parse", "HEAD"]);
     const remoteBefore = (await ws.repo.remoteLog(BRANCH))[0]?.sha;
     const dirs: string[] = [];
-    e2e.model.script(analysisHere(summary("code: add() subtracts")), fixerHere(dirs));
+    e2e.model.script(fixReview("APPROVE"), analysisHere(summary("code: add() subtracts")), fixerHere(dirs));
 
     const out = await ottoPr(client, "fix");
     expect(out).toContain("pushed");

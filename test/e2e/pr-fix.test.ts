@@ -3,7 +3,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { slashCommand, assertPluginLoaded, text, toolCall, useE2E } from "../support/index.ts";
 import { ottoPr, useForges, type Forges } from "./pr/forges.ts";
-import { BRANCH, PR_URL, KEY, BROKEN, FIXED, readDoc, field, cloneOfPr, pushBehindOttosBack, isAnalysis, isFix, isConflict, followUp, summary, analysis, fixer } from "./pr/fix-script.ts";
+import { BRANCH, PR_URL, KEY, BROKEN, FIXED, readDoc, field, cloneOfPr, pushBehindOttosBack, isAnalysis, isFix, isConflict, followUp, summary, analysis, fixer, fixReview, isFixReview } from "./pr/fix-script.ts";
 
 /*
  * The fix flow end to end: real OpenCode loading otto, the scripted model answering the analysis,
@@ -45,7 +45,7 @@ describe("PR fix flow through real OpenCode, fake GitHub and a bare remote", () 
   it("watch once: red check → log fetched → summary → the model edits → commit fast-forwarded to the PR branch → Fix History", async () => {
     const { f, ws, client } = await setup(e2e, forges);
     const before = (await ws.repo.remoteLog(BRANCH))[0]?.sha;
-    e2e.model.script(analysis(ws, summary("code: add() subtracts", `\n\nA token in the log: ${PLANTED}`)), fixer(ws, FIXED));
+    e2e.model.script(fixReview("APPROVE"), analysis(ws, summary("code: add() subtracts", `\n\nA token in the log: ${PLANTED}`)), fixer(ws, FIXED));
 
     const once = await ottoPr(client, "watch once");
     expect(once).toContain(`| ${KEY} |`);
@@ -104,7 +104,7 @@ describe("PR fix flow through real OpenCode, fake GitHub and a bare remote", () 
     f.gh.state.setChecks(pr, [{ name: "unit", conclusion: "failure", log: JOB_LOG }]);
     const ws = await e2e.workspace({ userOttoConfig: f.ottoConfig({ models: { primary: "mock/m1", fix: "mock/m2" } }), env: f.env, remote: true });
     await cloneOfPr(ws);
-    e2e.model.script({ ...slashCommand("otto_pr")[0]!, times: Infinity }, { ...slashCommand("otto_pr")[1]!, times: Infinity }, analysis(ws, summary("code: add() subtracts")), fixer(ws, FIXED));
+    e2e.model.script({ ...slashCommand("otto_pr")[0]!, times: Infinity }, { ...slashCommand("otto_pr")[1]!, times: Infinity }, fixReview("APPROVE"), analysis(ws, summary("code: add() subtracts")), fixer(ws, FIXED));
     const add = await e2e.run(ws, ["run", "--command", "otto-pr", "--", "add", PR_URL]);
     expect(add.stdout).toContain("Tracking PR #1");
     // By key: OpenCode's CLI turns a numeric argument ("1") into a number and fails on it.
@@ -146,7 +146,7 @@ describe("PR fix flow through real OpenCode, fake GitHub and a bare remote", () 
   it("gives up after max_fix_attempts: exactly one comment, a notification, and nothing posted carries the planted token", async () => {
     const { f, ws, client } = await setup(e2e, forges, 2);
     e2e.model.script(
-      analysis(ws, summary("code: add() subtracts", `\n- **Seen in the log**: GITHUB_TOKEN=${PLANTED}`)),
+      fixReview("APPROVE"), analysis(ws, summary("code: add() subtracts", `\n- **Seen in the log**: GITHUB_TOKEN=${PLANTED}`)),
       // The fix sessions change nothing (and leak the token in their answer).
       { label: "fix (no change)", times: Infinity, match: isFix, reply: text(`I could not find it. The token is ${PLANTED}.\nTASK_FAILED: cannot reproduce with ${PLANTED}`) },
     );
@@ -187,7 +187,7 @@ describe("PR fix flow through real OpenCode, fake GitHub and a bare remote", () 
     e2e.model.script({ ...slashCommand("otto_pr")[0]!, times: Infinity }, { ...slashCommand("otto_pr")[1]!, times: Infinity });
     await ottoPr(client, `add ${PR_URL}`);
     const before = (await ws.repo.remoteLog(BRANCH))[0]?.sha;
-    e2e.model.script(analysis(ws, summary("code: add() subtracts")), fixer(ws, "export const add = (a, b) => a * b;\n", { times: 2 }), fixer(ws, FIXED));
+    e2e.model.script(fixReview("APPROVE"), analysis(ws, summary("code: add() subtracts")), fixer(ws, "export const add = (a, b) => a * b;\n", { times: 2 }), fixer(ws, FIXED));
     const out = await ottoPr(client, "fix");
     expect(out).toContain("(pushed)");
     expect(out).toContain("Attempt 2/5: pushed");
@@ -204,6 +204,45 @@ describe("PR fix flow through real OpenCode, fake GitHub and a bare remote", () 
     expect(doc).toMatch(/### Attempt 1 — [^\n]+\n(- [^\n]+\n)*- \*\*Result\*\*: pr\.verify failed, nothing pushed: ! grep -q/);
     expect(doc).toContain("### Attempt 2 — ");
     expect(field(ws, "fix_attempts")).toBe("2");
+  });
+
+  it("the secondary model rejects the first fix: a fresh fix session gets its reasons, the second pass is approved and pushed", async () => {
+    const f = await forges();
+    const pr = f.gh.state.addPr({ number: 1, title: "Add math", branch: BRANCH });
+    f.gh.state.setChecks(pr, [{ name: "unit", conclusion: "failure", log: JOB_LOG }]);
+    const ws = await e2e.workspace({ userOttoConfig: f.ottoConfig({ models: { primary: "mock/m1", secondary: "mock/m2" } }), env: f.env, remote: true });
+    await cloneOfPr(ws);
+    const { client } = await e2e.serve(ws);
+    e2e.model.script({ ...slashCommand("otto_pr")[0]!, times: Infinity }, { ...slashCommand("otto_pr")[1]!, times: Infinity });
+    await ottoPr(client, `add ${PR_URL}`);
+    const before = (await ws.repo.remoteLog(BRANCH))[0]?.sha;
+    const reason = "src/math.js: add() multiplies now; make it add";
+    e2e.model.script(
+      fixReview("REJECT", { times: 1, reasons: [reason] }),
+      fixReview("APPROVE"),
+      analysis(ws, summary("code: add() subtracts")),
+      fixer(ws, "export const add = (a, b) => a * b;\n", { times: 2 }),
+      fixer(ws, FIXED),
+    );
+    const out = await ottoPr(client, "fix");
+    expect(out).toContain("Attempt 1/3: pushed");
+    expect(out).toContain("reviewed by mock/m2: approved");
+    // The review ran read-only on the secondary model, saw the uncommitted diff fenced as data, twice.
+    const reviews = e2e.model.requests.filter(isFixReview);
+    expect(reviews.map((r) => r.model)).toEqual(["m2", "m2"]);
+    expect(reviews[0]?.system).toContain("You are a rigorous, independent reviewer");
+    expect(reviews[0]?.lastUser).toMatch(/<(untrusted-[0-9a-f]+) label="fix diff">\n[\s\S]*\+export const add = \(a, b\) => a \* b;[\s\S]*<\/\1>/);
+    expect(reviews[1]?.lastUser).toContain("+export const add = (a, b) => a + b;");
+    const fixes = e2e.model.requests.filter((r) => isFix(r) && !followUp(r));
+    expect(fixes).toHaveLength(2);
+    expect(fixes[1]?.lastUser).toContain(reason);
+    // One commit, the second pass's fix.
+    const log = await ws.repo.remoteLog(BRANCH);
+    expect(log[1]?.sha).toBe(before);
+    expect(await ws.repo.remoteFile("src/math.js", BRANCH)).toBe(FIXED);
+    expect(field(ws, "fix_attempts")).toBe("1");
+    expect(readDoc(ws)).toContain("; reviewed by mock/m2: approved");
+    expect(e2e.model.unmatched()).toEqual([]);
   });
 
   it("a PR from a fork is refused: recorded, a person notified once, no session, nothing pushed", async () => {
@@ -228,7 +267,7 @@ describe("PR fix flow through real OpenCode, fake GitHub and a bare remote", () 
 
   it("push rejected because the branch moved: fetch, rebase onto it, push again (no force)", async () => {
     const { ws, client } = await setup(e2e, forges);
-    e2e.model.script(analysis(ws, summary("code: add() subtracts")), fixer(ws, FIXED, { before: () => pushBehindOttosBack(ws, "docs/notes.md", "other work\n") }));
+    e2e.model.script(fixReview("APPROVE"), analysis(ws, summary("code: add() subtracts")), fixer(ws, FIXED, { before: () => pushBehindOttosBack(ws, "docs/notes.md", "other work\n") }));
     const out = await ottoPr(client, "fix 1");
     expect(out).toContain("(pushed)");
     const log = await ws.repo.remoteLog(BRANCH);
@@ -244,7 +283,7 @@ describe("PR fix flow through real OpenCode, fake GitHub and a bare remote", () 
     const { ws, client } = await setup(e2e, forges);
     const merged = "export const add = (a, b) => a + b; // checked\n";
     e2e.model.script(
-      analysis(ws, summary("code: add() subtracts")),
+      fixReview("APPROVE"), analysis(ws, summary("code: add() subtracts")),
       fixer(ws, FIXED, { before: () => pushBehindOttosBack(ws, "src/math.js", "export const add = (a, b) => a - b; // checked\n") }),
       {
         label: "conflicts",
@@ -286,7 +325,7 @@ describe("PR fix flow on Azure DevOps", () => {
     await ws.repo.git(["remote", "set-url", "origin", repoUrl]);
 
     e2e.model.script(
-      analysis(ws, summary("code: add() subtracts")),
+      fixReview("APPROVE"), analysis(ws, summary("code: add() subtracts")),
       fixer(ws, FIXED, { times: 2 }),
       { label: "fix (no change)", times: Infinity, match: isFix, reply: text("Nothing else to change.\nTASK_FAILED: the fix is already there") },
     );

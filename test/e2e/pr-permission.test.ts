@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import path from "node:path";
 import { slashCommand, text, toolCall, useE2E, type ScriptEntry } from "../support/index.ts";
 import { useForges } from "./pr/forges.ts";
-import { analysis, BRANCH, cloneOfPr, FIXED, followUp, isFix, KEY, PR_URL, readDoc, summary } from "./pr/fix-script.ts";
+import { analysis, BRANCH, cloneOfPr, FIXED, followUp, isFix, KEY, PR_URL, readDoc, summary, fixReview } from "./pr/fix-script.ts";
 
 /*
  * A headless run never hangs on a permission prompt: the watcher's fix session (no parent session,
@@ -36,7 +36,7 @@ describe("permission asks in otto's unattended sessions", () => {
         return text("Changed src/math.js without running the tests.\nFix summary: Add instead of subtract in add()");
       },
     };
-    e2e.model.script({ ...slashCommand("otto_pr")[0]!, times: Infinity }, { ...slashCommand("otto_pr")[1]!, times: Infinity }, analysis(ws, summary("code: add() subtracts")), fixer);
+    e2e.model.script({ ...slashCommand("otto_pr")[0]!, times: Infinity }, { ...slashCommand("otto_pr")[1]!, times: Infinity }, fixReview("APPROVE"), analysis(ws, summary("code: add() subtracts")), fixer);
     const add = await e2e.run(ws, ["run", "--command", "otto-pr", "--", "add", PR_URL]);
     expect(add.stdout).toContain("Tracking PR #1");
 

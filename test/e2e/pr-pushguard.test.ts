@@ -2,7 +2,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { assertPluginLoaded, slashCommand, text, toolCall, useE2E, type RecordedRequest, type ScriptEntry, type Step, type Workspace } from "../support/index.ts";
 import { ottoPr, useForges, type Forges } from "./pr/forges.ts";
-import { BRANCH, PR_URL, BROKEN, FIXED, analysis, cloneOfPr, field, isFix, readDoc, summary } from "./pr/fix-script.ts";
+import { BRANCH, PR_URL, BROKEN, FIXED, analysis, cloneOfPr, field, isFix, readDoc, summary, fixReview } from "./pr/fix-script.ts";
 import { recordFigure } from "../support/figures.ts";
 
 /*
@@ -63,7 +63,7 @@ describe("push guard: otto's sessions cannot push, whatever they type", () => {
       // Written and run in one line: the command layer cannot read the script, the environment stops it.
       "printf 'git push origin HEAD:refs/heads/main\\ngit push origin HEAD:refs/heads/sneaky\\n' > p.sh && sh p.sh; rm -f p.sh",
     ];
-    e2e.model.script(analysis(ws, summary("code: add() subtracts")), session(ws, attempts));
+    e2e.model.script(fixReview("APPROVE"), analysis(ws, summary("code: add() subtracts")), session(ws, attempts));
     const before = await remoteRefs(ws);
     const featureBefore = (await ws.repo.remoteLog(BRANCH))[0]?.sha;
 
@@ -94,7 +94,7 @@ describe("push guard: otto's sessions cannot push, whatever they type", () => {
   it("a session that plants a pre-push hook unseen makes otto push nothing, and the PR document says why", async () => {
     const { ws, client } = await setup(e2e, forges);
     const plant = "printf '#!/bin/sh\\nexit 0\\n' > h && printf 'cp h .git/hooks/pre-push && chmod +x .git/hooks/pre-push\\n' > s.sh && sh s.sh; rm -f h s.sh";
-    e2e.model.script(analysis(ws, summary("code: add() subtracts")), session(ws, [plant, "echo x > .git/hooks/post-commit"]));
+    e2e.model.script(fixReview("APPROVE"), analysis(ws, summary("code: add() subtracts")), session(ws, [plant, "echo x > .git/hooks/post-commit"]));
     const before = await remoteRefs(ws);
 
     const out = await ottoPr(client, "fix");

@@ -3,7 +3,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { slashCommand, survivors, text, useE2E, type Workspace, until as waitUntil } from "../support/index.ts";
 import { useForges } from "./pr/forges.ts";
-import { analysis, BRANCH, cloneOfPr, field, FIXED, isAnalysis, isFix, KEY, PR_URL, readDoc, summary, fixer } from "./pr/fix-script.ts";
+import { analysis, BRANCH, cloneOfPr, field, FIXED, isAnalysis, isFix, KEY, PR_URL, readDoc, summary, fixer, fixReview } from "./pr/fix-script.ts";
 
 /*
  * The headless watcher on its own: `opencode serve` with OTTO_WATCH=1 (what `/otto-pr watch start
@@ -55,7 +55,7 @@ describe("the headless PR watcher (opencode serve, OTTO_WATCH=1) with no tool ca
     const requestsBefore = e2e.model.requests.length;
 
     // What the daemon's sessions will be asked: the fix flow's analysis and fix, one comment session.
-    e2e.model.script(analysis(ws, summary("code: add() subtracts")), fixer(ws, FIXED), {
+    e2e.model.script(fixReview("APPROVE"), analysis(ws, summary("code: add() subtracts")), fixer(ws, FIXED), {
       label: "answer the question",
       match: { lastUser: QUESTION, lastRole: "user" },
       reply: text(`Answered.\n\nBEGIN_JSON\n${JSON.stringify({ decision: "BY_DESIGN", reply: ANSWER, fix_description: "" })}\nEND_JSON`),

@@ -83,3 +83,16 @@ export function fixer(ws: Workspace, content: string, options: { before?: () => 
     },
   };
 }
+
+export const isFixReview = (req: RecordedRequest): boolean => req.lastUser.includes("you review the fix independently");
+
+/** The secondary model's review of a fix before the push: `verdict` with `reasons`, `times` times. */
+export function fixReview(verdict: "APPROVE" | "REJECT", options: { times?: number; reasons?: string[] } = {}): ScriptEntry {
+  const reasons = options.reasons ?? [verdict === "APPROVE" ? "add() now adds; the fix is minimal" : "the fix does not address the failure"];
+  return {
+    label: `fix review (${verdict})`,
+    times: options.times ?? Infinity,
+    match: isFixReview,
+    reply: text(`Read the diff.\nBEGIN_JSON\n${JSON.stringify({ verdict, reasons })}\nEND_JSON`),
+  };
+}
