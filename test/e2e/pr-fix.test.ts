@@ -225,7 +225,7 @@ describe("PR fix flow through real OpenCode, fake GitHub and a bare remote", () 
       fixer(ws, FIXED),
     );
     const out = await ottoPr(client, "fix");
-    expect(out).toContain("Attempt 1/3: pushed");
+    expect(out).toContain("Attempt 1/5: pushed");
     expect(out).toContain("reviewed by mock/m2: approved");
     // The review ran read-only on the secondary model, saw the uncommitted diff fenced as data, twice.
     const reviews = e2e.model.requests.filter(isFixReview);
