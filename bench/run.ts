@@ -5,7 +5,8 @@
  *    runs interleaved (with, without, with, …) so machine noise hits both sides alike.
  * 2. Bytes of tool schemas in the model request: a `build`-agent request with and without otto,
  *    and an `otto`-agent request.
- * Then the other benches, each writing its own section (execute, PR tracking, tasks.md, install size).
+ * Then the other benches, each writing its own section (execute, PR tracking, tasks.md, tokens,
+ * install size).
  */
 import fs from "node:fs";
 import os from "node:os";
@@ -16,6 +17,7 @@ import { benchPostOnce, writeSection as writePostOnceSection } from "./post-once
 import { benchSafety, writeSection as writeSafetySection } from "./safety.ts";
 import { benchPr, writeSection as writePrSection } from "./pr.ts";
 import { benchTasksFile, writeSection as writeTasksFileSection } from "./tasks-file.ts";
+import { benchTokens, writeSection as writeTokensSection } from "./tokens.ts";
 import { createWorkspace, opencodeVersion, REPO_ROOT, runOpencode, startModelServer, text, type ModelServer, type Workspace } from "../test/support/index.ts";
 
 const RUNS = Number(process.env.OTTO_BENCH_RUNS ?? 7);
@@ -120,6 +122,9 @@ async function main(): Promise<void> {
     const tasksFile = await benchTasksFile((line) => process.stdout.write(`${line}\n`));
     writeTasksFileSection(tasksFile);
     process.stdout.write(`\n${tasksFile}`);
+    const tokens = await benchTokens((line) => process.stdout.write(`${line}\n`));
+    writeTokensSection(tokens);
+    process.stdout.write(`\n${tokens}`);
     const installSize = await benchInstallSize((line) => process.stdout.write(`${line}\n`));
     writeInstallSizeSection(installSize);
     process.stdout.write(`\n${installSize}`);

@@ -35,6 +35,12 @@ export const OttoPlugin: Plugin = async (input) => {
     }
   });
 
+  // A subagent started by a guarded session is guarded too (otto's agents deny `task`; this holds
+  // for any other way a guarded session starts one).
+  events.on((event) => {
+    if (event.type === "session.created") runtime.guard.noteSession(event.properties.info.id, event.properties.info.parentID);
+  });
+
   // Otto's child sessions never wait on a permission prompt nobody can answer (OpenCode 1.18 does not call `permission.ask`).
   events.on(permissionGuard({ client: input.client, log, headless: hostKind() !== "tui" }));
 

@@ -57,6 +57,11 @@ export class SessionGuard {
     if (agent && OTTO_SUBAGENT.test(agent)) this.#sessions.add(sessionID);
   }
 
+  /** `session.created`: a session started from a guarded one (a subagent of its `task` tool) is guarded too. */
+  noteSession(sessionID: string, parentID: string | undefined): void {
+    if (parentID && this.#sessions.has(parentID)) this.#sessions.add(sessionID);
+  }
+
   isGuarded(sessionID: string | undefined): boolean {
     return sessionID !== undefined && this.#sessions.has(sessionID);
   }

@@ -42,3 +42,20 @@ export function lineChangeRatio(before: string, after: string): number {
 export function changedSubstantially(before: string, after: string, threshold = SUBSTANTIAL_CHANGE): boolean {
   return lineChangeRatio(before, after) >= threshold;
 }
+
+/**
+ * The lines of `before` that `after` no longer has (whitespace-normalised, counted as a multiset,
+ * in `before`'s order): what a refinement dropped, which is what a reviewer must see of the
+ * earlier version.
+ */
+export function removedLines(before: string, after: string): string[] {
+  const left = new Map<string, number>();
+  for (const line of normaliseLines(after)) left.set(line, (left.get(line) ?? 0) + 1);
+  const removed: string[] = [];
+  for (const line of normaliseLines(before)) {
+    const n = left.get(line) ?? 0;
+    if (n > 0) left.set(line, n - 1);
+    else removed.push(line);
+  }
+  return removed;
+}

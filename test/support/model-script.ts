@@ -48,6 +48,8 @@ export interface RecordedRequest {
   aborted: boolean;
   /** The raw JSON body. */
   body: Record<string, unknown>;
+  /** What the server answered (set when the answer is chosen). */
+  reply?: Step;
 }
 
 export interface ToolCallSpec {

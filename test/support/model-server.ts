@@ -213,6 +213,7 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
       req.answeredBy = "script error";
       step = error(400, { error: { message: `the test's model script threw: ${String(cause)}` } });
     }
+    req.reply = step;
     const handle: { res: http.ServerResponse; timer?: NodeJS.Timeout } = { res };
     open.add(handle);
     res.on("close", () => {

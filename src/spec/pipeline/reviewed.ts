@@ -51,7 +51,6 @@ export function modelsOf(models: StageModels): Record<string, string> {
 export async function runReviewed(run: ReviewedRun): Promise<ReviewedResult> {
   const { deps, stage, input } = run;
   const artifact = `${stage}.md`;
-  const context = reviewContext(stage, input);
   const questions_md = doc(input.docs.questions);
   const dialogs: PassDialog[] = [];
   try {
@@ -63,9 +62,9 @@ export async function runReviewed(run: ReviewedRun): Promise<ReviewedResult> {
       secondary: run.models.secondary,
       artifact,
       generate: { prompt: renderStagePrompt(stage, input, deps.env) },
-      reviewPrompt: (current) => renderPrompt("review", { artifact_name: artifact, artifact: current, context, questions_md }, { env: deps.env }),
+      reviewPrompt: (current) => renderPrompt("review", { artifact_name: artifact, artifact: current, context: reviewContext(stage, input, current), questions_md }, { env: deps.env }),
       refinePrompt: (current, critique) =>
-        renderPrompt("refine", { artifact_name: artifact, artifact: current, critique: formatCritique(critique), context, questions_md }, { env: deps.env }),
+        renderPrompt("refine", { artifact_name: artifact, artifact: current, critique: formatCritique(critique), context: reviewContext(stage, input, current), questions_md }, { env: deps.env }),
       extract: run.extract ?? extractDocument,
       accept: run.accept,
       repairPrompt: (problems) => renderPrompt("document-retry", { artifact_name: artifact, problems }, { env: deps.env }),

@@ -1,4 +1,5 @@
 import type { PromptVars } from "../../prompts/index.ts";
+import { removedLines } from "../../review/changed.ts";
 import type { Artifact } from "../layout.ts";
 import type { SpecDocs } from "./spec-files.ts";
 
@@ -80,15 +81,28 @@ export function joinDocs(docs: SpecDocs, which: readonly Artifact[]): string {
     .join("\n\n");
 }
 
-/** The upstream documents an artifact must be faithful to: the `context` of review and refine. */
-export function reviewContext(stage: ArtifactStage, input: StageInput): string {
+/**
+ * What a refinement dropped from the earlier version, for the reviewer and the refiner: the lines
+ * the artifact no longer has, not the whole earlier version beside the whole new one.
+ */
+function dropped(name: string, before: string, artifact: string, note = ""): string {
+  const lines = removedLines(before, artifact);
+  const heading = `## Lines of ${name} before this run that this version no longer has${note}`;
+  return `${heading}\n\n${lines.length ? lines.map((l) => `- ${l}`).join("\n") : "None: every line of the earlier version is still in it."}`;
+}
+
+/**
+ * The upstream documents an artifact must be faithful to: the `context` of review and refine, for
+ * the `artifact` under review (a refinement run is judged by what it dropped).
+ */
+export function reviewContext(stage: ArtifactStage, input: StageInput, artifact: string): string {
   const { docs } = input;
   const parts: string[] = [];
   if (stage === "requirements") {
     const label = doc(docs.requirements) ? "The user's instruction for this refinement" : "The user's request";
     if (input.request?.trim()) parts.push(`## ${label}\n\n${input.request.trim()}`);
-    // A refinement has no other upstream: the previous version shows what must not be lost.
-    if (doc(docs.requirements)) parts.push(`## requirements.md before this run\n\n${(docs.requirements ?? "").trim()}`);
+    // A refinement has no other upstream: what it dropped is what must not have been lost.
+    if (doc(docs.requirements)) parts.push(dropped("requirements.md", docs.requirements ?? "", artifact));
   } else {
     const upstream: Record<ArtifactStage, Artifact[]> = {
       requirements: [],
@@ -98,7 +112,7 @@ export function reviewContext(stage: ArtifactStage, input: StageInput): string {
     };
     parts.push(joinDocs(docs, upstream[stage]));
     if (stage === "tasks" && doc(docs.tasks)) {
-      parts.push(`## tasks.md before this run (tasks with status completed must stay exactly as they are)\n\n${(docs.tasks ?? "").trim()}`);
+      parts.push(dropped("tasks.md", docs.tasks ?? "", artifact, " (otto puts completed tasks back exactly as they were)"));
     }
   }
   if (doc(input.codebaseSummary)) parts.push((input.codebaseSummary ?? "").trim());

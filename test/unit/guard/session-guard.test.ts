@@ -28,6 +28,12 @@ describe("SessionGuard", () => {
     guard.noteAgent("ses_user", "build");
     guard.noteAgent("ses_otto", "otto");
     expect(["ses_runner", "ses_task", "ses_user", "ses_otto", "ses_none"].map((id) => guard.isGuarded(id))).toEqual([true, true, false, false, false]);
+    // A subagent a guarded session starts is guarded; one the user's session starts is not.
+    guard.noteSession("ses_sub", "ses_task");
+    guard.noteSession("ses_subsub", "ses_sub");
+    guard.noteSession("ses_user_sub", "ses_user");
+    guard.noteSession("ses_root", undefined);
+    expect(["ses_sub", "ses_subsub", "ses_user_sub", "ses_root"].map((id) => guard.isGuarded(id))).toEqual([true, true, false, false]);
 
     const env: Record<string, string> = {};
     await guard.shellEnv({ cwd: repo!.dir, sessionID: "ses_user" }, { env });

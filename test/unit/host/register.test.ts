@@ -14,6 +14,9 @@ describe("assets", () => {
     expect(bash["git push --force*"]).toBe("deny");
     expect(bash["git push -f*"]).toBe("deny");
     expect(String(agents.otto?.prompt)).toContain("You are Otto");
+    // A subagent started by one of otto's sessions would escape its guards: none of them may start one.
+    for (const name of ["otto-crew", "otto-executor", "otto-reviewer"]) expect(agents[name]?.permission).toMatchObject({ task: "deny" });
+    expect(agents["otto-reviewer"]?.permission).toMatchObject({ todowrite: "deny" });
   });
 
   it("loads every command with a template that passes $ARGUMENTS to its tool", () => {

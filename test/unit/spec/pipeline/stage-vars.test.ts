@@ -69,18 +69,24 @@ describe("prompt variables per stage", () => {
 
 describe("reviewContext", () => {
   it("holds the upstream documents of each stage", () => {
-    expect(reviewContext("research", { docs: ALL })).toBe("## requirements.md\n\n# Requirements: R");
-    expect(reviewContext("design", { docs: ALL, codebaseSummary: summary })).toBe(
+    expect(reviewContext("research", { docs: ALL }, "# Research")).toBe("## requirements.md\n\n# Requirements: R");
+    expect(reviewContext("design", { docs: ALL, codebaseSummary: summary }, "# Design")).toBe(
       "## requirements.md\n\n# Requirements: R\n\n## research.md\n\n# Research: R\n\n## Codebase summary",
     );
-    const tasks = reviewContext("tasks", { docs: ALL });
+    const tasks = reviewContext("tasks", { docs: ALL }, "# Tasks\n\n## Task 2: U");
     expect(tasks).toContain("## design.md");
-    expect(tasks).toContain("tasks.md before this run (tasks with status completed must stay exactly as they are)");
+    expect(tasks).toContain("## Lines of tasks.md before this run that this version no longer has (otto puts completed tasks back exactly as they were)\n\n- ## Task 1: T");
+    expect(tasks).not.toContain("# Tasks\n");
   });
 
-  it("gives requirements the request, and on a refinement the previous version", () => {
-    expect(reviewContext("requirements", { docs: {}, request: "Add auth" })).toBe("## The user's request\n\nAdd auth");
-    expect(reviewContext("requirements", { docs: ALL, request: "" })).toContain("## requirements.md before this run");
-    expect(reviewContext("requirements", { docs: {} })).toBe("(no upstream documents)");
+  it("gives requirements the request, and on a refinement only what the new version dropped", () => {
+    expect(reviewContext("requirements", { docs: {}, request: "Add auth" }, "# R")).toBe("## The user's request\n\nAdd auth");
+    const before = "# Requirements: R\n\n- keep sessions\n- log out everywhere";
+    const refined = reviewContext("requirements", { docs: { requirements: before }, request: "Drop the sessions" }, "# Requirements: R\n\n- log out  everywhere\n- add MFA");
+    expect(refined).toBe(
+      "## The user's instruction for this refinement\n\nDrop the sessions\n\n## Lines of requirements.md before this run that this version no longer has\n\n- - keep sessions",
+    );
+    expect(reviewContext("requirements", { docs: { requirements: before } }, before)).toContain("None: every line of the earlier version is still in it.");
+    expect(reviewContext("requirements", { docs: {} }, "# R")).toBe("(no upstream documents)");
   });
 });

@@ -1,0 +1,135 @@
+/**
+ * What a user pays in tokens: the bytes otto sends to models, per stage, for the demo's spec
+ * (add → requirements → research → design → task generate) and its execute run, beside the bytes
+ * the model answered. The scripted model plays the demo (scripts/demo-steps.ts), so every figure
+ * is the same from one run to the next. Run alone with `node --import tsx bench/tokens.ts [--write]`.
+ */
+import { runStandalone, writeSection as writeBenchSection } from "./sections.ts";
+import { createWorkspace, runOpencode, slashCommand, startModelServer, type RecordedRequest, type Step } from "../test/support/index.ts";
+import { demoScript, DEMO_FILES, DEMO_STEPS } from "../scripts/demo-steps.ts";
+import { kindOf } from "../test/e2e/spec/spec-model.ts";
+import { execKindOf } from "../test/e2e/execute/kinds.ts";
+
+/**
+ * The figures before the spec prompts stopped resending what a session already had (same bench,
+ * same demo); kept so the section shows the change side by side.
+ */
+export const BEFORE: Record<string, { requests: number; input: number }> = {
+  add: { requests: 4, input: 111_504 },
+  requirements: { requests: 4, input: 113_827 },
+  research: { requests: 5, input: 137_645 },
+  design: { requests: 4, input: 113_719 },
+  "task generate": { requests: 4, input: 117_063 },
+  execute: { requests: 22, input: 654_218 },
+  "spec pipeline (add → task generate)": { requests: 21, input: 593_758 },
+};
+
+const STAGES = ["add", "requirements", "research", "design", "task generate", "execute"];
+
+interface Tally {
+  requests: number;
+  /** The whole request body: messages, tool schemas, options. */
+  input: number;
+  /** Of which the messages (system prompt, otto's prompts, history). */
+  messages: number;
+  output: number;
+}
+
+const bytes = (value: unknown): number => Buffer.byteLength(typeof value === "string" ? value : JSON.stringify(value ?? ""));
+
+function outputBytes(step: Step | undefined): number {
+  if (!step) return 0;
+  switch (step.kind) {
+    case "text":
+      return bytes(step.content);
+    case "tools":
+      return bytes(step.content ?? "") + step.calls.reduce((n, c) => n + bytes(c.args), 0);
+    case "delay":
+    case "as":
+      return outputBytes(step.step);
+    default:
+      return 0;
+  }
+}
+
+/** The otto prompt a session was started with: the kind of its first user message. */
+function sessionKind(req: RecordedRequest): string {
+  const first = req.messages.find((m) => m.role === "user");
+  const textOf = typeof first?.content === "string" ? first.content : (first?.content ?? []).map((p) => p.text ?? "").join("");
+  if (/<args>/.test(textOf)) return "slash command";
+  return kindOf({ lastUser: textOf, lastRole: "user", isTitle: false }) ?? execKindOf(textOf) ?? "other";
+}
+
+const add = (t: Tally, req: RecordedRequest): void => {
+  t.requests += 1;
+  t.input += bytes(req.body);
+  t.messages += bytes(req.messages);
+  t.output += outputBytes(req.reply);
+};
+
+const empty = (): Tally => ({ requests: 0, input: 0, messages: 0, output: 0 });
+
+export async function benchTokens(log: (line: string) => void = () => undefined): Promise<string> {
+  const model = await startModelServer();
+  const ws = await createWorkspace({ model, files: DEMO_FILES, ottoConfig: { models: { primary: "mock/m1", secondary: "mock/m2" } } });
+  const byStage = new Map<string, Tally>();
+  const byKind = new Map<string, Tally>();
+  try {
+    for (const step of DEMO_STEPS) {
+      const stage = step.args.join(" ").replace(/^add .*/, "add");
+      if (!STAGES.includes(stage)) continue;
+      model.reset();
+      model.script(...slashCommand(step.tool), ...demoScript(step, ws.project));
+      const result = await runOpencode(ws, ["run", "--command", step.command, "--", ...step.args], { timeoutMs: 300_000 });
+      if (result.exitCode !== 0) throw new Error(`${step.command} ${step.args.join(" ")} failed (${String(result.exitCode)}):\n${result.stderr}`);
+      const tally = empty();
+      for (const req of model.turns()) {
+        add(tally, req);
+        const kind = sessionKind(req);
+        const k = byKind.get(kind) ?? empty();
+        add(k, req);
+        byKind.set(kind, k);
+      }
+      byStage.set(stage, tally);
+      log(`${stage}: ${tally.requests} requests, ${tally.input} bytes in, ${tally.output} bytes out`);
+    }
+  } finally {
+    await ws.cleanup();
+    await model.close();
+  }
+  return render(byStage, byKind);
+}
+
+const kb = (n: number): string => `${(n / 1024).toFixed(1)} KB`;
+
+function render(byStage: Map<string, Tally>, byKind: Map<string, Tally>): string {
+  const spec = [...byStage].filter(([s]) => s !== "execute").reduce((t, [, x]) => ({ requests: t.requests + x.requests, input: t.input + x.input, messages: t.messages + x.messages, output: t.output + x.output }), empty());
+  const before = (stage: string): string => {
+    const b = BEFORE[stage];
+    return b ? `${b.requests} / ${kb(b.input)}` : "—";
+  };
+  const row = (name: string, t: Tally): string => `| ${name} | ${before(name)} | ${t.requests} | ${kb(t.input)} | ${kb(t.messages)} | ${kb(t.output)} |`;
+  return [
+    "## What a user pays in tokens",
+    "",
+    "Bytes of the requests otto's flows send to models for the demo (`npm run demo`: a three-file express app, the spec `add-rate-limiting-api`), played by the scripted model, so the figures repeat exactly. A request's input is its whole body as sent (messages, OpenCode's system prompt, the tool schemas); the messages column is the conversation alone. Every turn of a session resends the session's history: that is how chat APIs work, and why a stage's cost grows with its turns.",
+    "",
+    "| stage | before: requests / input | requests | input | messages | output |",
+    "|---|---|---|---|---|---|",
+    ...[...byStage].map(([stage, t]) => row(stage, t)),
+    row("spec pipeline (add → task generate)", spec),
+    "",
+    "By the otto prompt each session started with (all stages):",
+    "",
+    "| session | requests | input | messages | output |",
+    "|---|---|---|---|---|",
+    ...[...byKind].sort((a, b) => b[1].input - a[1].input).map(([kind, t]) => `| ${kind} | ${t.requests} | ${kb(t.input)} | ${kb(t.messages)} | ${kb(t.output)} |`),
+    "",
+  ].join("\n");
+}
+
+export function writeSection(section: string): void {
+  writeBenchSection("## What a user pays in tokens", section);
+}
+
+runStandalone(import.meta.url, benchTokens, writeSection);
