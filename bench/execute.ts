@@ -24,7 +24,7 @@ import { EventBus, silentLogger } from "../src/core/index.ts";
 import { TaskStore } from "../src/execute/index.ts";
 import { SessionRunner } from "../src/session/index.ts";
 import { executeTool } from "../test/e2e/execute/drive.ts";
-import { defaultStep, kindOf } from "../test/e2e/execute/exec-model.ts";
+import { defaultStep, kindOf, writes } from "../test/e2e/execute/exec-model.ts";
 import { specFiles, taskIdOf, tasksMd } from "../test/e2e/execute/kinds.ts";
 import { createWorkspace, delay, startModelServer, startServe, text, toolCall, type ModelServer, type RecordedRequest, type Serve } from "../test/support/index.ts";
 
@@ -75,12 +75,44 @@ function stepGaps(requests: readonly RecordedRequest[]): number[] {
 }
 
 /**
+ * Otto's hand-over inside a task's chain: from the end of the briefing's answer to the executor's
+ * first request (OpenCode finishes the briefing turn; otto reads the brief, snapshots the tree,
+ * opens the executor's session and prompts it; OpenCode builds the request).
+ */
+function handoverGaps(requests: readonly RecordedRequest[]): number[] {
+  const briefed = new Map<string, RecordedRequest>();
+  const gaps: number[] = [];
+  for (const r of requests) {
+    const task = taskIdOf(r.lastUser) ?? "";
+    if (kindOf(r) === "task-briefing") briefed.set(task, r);
+    else if (kindOf(r) === "execute-task" && r.lastRole === "user" && briefed.get(task)?.endedAt !== undefined) gaps.push(r.startedAt - (briefed.get(task)?.endedAt ?? 0));
+  }
+  return gaps;
+}
+
+/**
+ * Between two tasks run one after the other: from the end of the first task's last answer to the
+ * second's briefing request (otto closes the first task: snapshot, history, tasks.md; then opens
+ * the next session).
+ */
+function betweenGaps(requests: readonly RecordedRequest[]): number[] {
+  const sorted = [...requests].sort((a, b) => a.startedAt - b.startedAt);
+  const gaps: number[] = [];
+  for (let i = 1; i < sorted.length; i++) {
+    const prev = sorted[i - 1];
+    const cur = sorted[i];
+    if (prev && cur && kindOf(cur) === "task-briefing" && prev.endedAt !== undefined) gaps.push(cur.startedAt - prev.endedAt);
+  }
+  return gaps;
+}
+
+/**
  * The phase against two ideals. Computed: 2 rounds × the model calls of one task × the model's
  * delay, the time with no cost at all besides the model. Measured: two tasks one after the other
  * (max_parallel_tasks 1) through otto and OpenCode, which includes each session's own cost (setup,
  * tool runs, teardown) and so hides it from the ratio.
  */
-async function parallelism(): Promise<{ chainMs: number[]; phaseMs: number[]; callsPerTask: number; idealMs: number; ratio: number; ratioMeasured: number; gapAlone: number; gapPhase: number }> {
+async function parallelism(): Promise<{ chainMs: number[]; phaseMs: number[]; callsPerTask: number; idealMs: number; ratio: number; ratioMeasured: number; gapAlone: number; gapPhase: number; handAlone: number; handPhase: number; between: number }> {
   const model = await startModelServer();
   const rows = (n: number) => Array.from({ length: n }, (_, i): [string, string, number, string[], string] => [`task-${String(i + 1).padStart(3, "0")}`, "pending", 1, [], `Greeting ${i + 1}`]);
   let files: Record<string, string> = {};
@@ -92,11 +124,19 @@ async function parallelism(): Promise<{ chainMs: number[]; phaseMs: number[]; ca
   const ws = await createWorkspace({ model, files, ottoConfig: spec(1) });
   const serve = await startServe(ws);
   try {
-    model.script({ label: "exec", times: Infinity, match: (r) => kindOf(r) !== undefined, reply: (r) => delay(DELAY_MS, defaultStep(ws.project, kindOf(r) ?? "execute-task", r)) });
+    // Each spec's tasks write files of their own: a task that changed nothing would not complete
+    // (docs/execute.md, evidence) and would be retried, which is not what is measured here.
+    const step = (r: RecordedRequest) => {
+      const kind = kindOf(r) ?? "execute-task";
+      if (kind !== "execute-task") return defaultStep(ws.project, kind, r);
+      const file = `src/${/specs\/([\w.-]+)/.exec(r.lastUser)?.[1] ?? "spec"}/${taskIdOf(r.lastUser) ?? "task"}.txt`;
+      return writes(ws.project, r, { [file]: "done\n" }, `Created ${file}.`);
+    };
+    model.script({ label: "exec", times: Infinity, match: (r) => kindOf(r) !== undefined, reply: (r) => delay(DELAY_MS, step(r)) });
     const chainMs: number[] = [];
     const phaseMs: number[] = [];
     const calls: number[] = [];
-    const gaps = { alone: [] as number[], phase: [] as number[] };
+    const gaps = { alone: [] as number[], phase: [] as number[], handAlone: [] as number[], handPhase: [] as number[], between: [] as number[] };
     // Interleaved, so background load hits both sides alike; otto reads its config on every command.
     for (let i = 0; i < PHASE_RUNS; i++) {
       ws.writeOttoConfig(spec(1));
@@ -104,14 +144,17 @@ async function parallelism(): Promise<{ chainMs: number[]; phaseMs: number[]; ca
       chainMs.push(span(pair));
       calls.push(pair.length / 2);
       gaps.alone.push(...stepGaps(pair));
+      gaps.handAlone.push(...handoverGaps(pair));
+      gaps.between.push(...betweenGaps(pair));
       ws.writeOttoConfig(spec(4));
       const eight = await runSpec(model, serve, ws.project, `eight-${i}`);
       phaseMs.push(span(eight));
       gaps.phase.push(...stepGaps(eight));
+      gaps.handPhase.push(...handoverGaps(eight));
     }
     const callsPerTask = median(calls);
     const idealMs = 2 * callsPerTask * DELAY_MS;
-    return { chainMs, phaseMs, callsPerTask, idealMs, ratio: median(phaseMs) / idealMs, ratioMeasured: median(phaseMs) / median(chainMs), gapAlone: median(gaps.alone), gapPhase: median(gaps.phase) };
+    return { chainMs, phaseMs, callsPerTask, idealMs, ratio: median(phaseMs) / idealMs, ratioMeasured: median(phaseMs) / median(chainMs), gapAlone: median(gaps.alone), gapPhase: median(gaps.phase), handAlone: median(gaps.handAlone), handPhase: median(gaps.handPhase), between: median(gaps.between) };
   } finally {
     await serve.close();
     await ws.cleanup();
@@ -220,6 +263,8 @@ export async function benchExecute(log: (line: string) => void = () => undefined
     `| phase / computed ideal (median; also counts the chain's cost outside the model's answers) | ${p.ratio.toFixed(3)} | |`,
     `| time of one task's chain outside the model's answers (measured ideal / 2 − ${p.callsPerTask} × ${DELAY_MS} ms, median) | ${Math.round(median(p.chainMs) / 2 - p.callsPerTask * DELAY_MS)} ms | |`,
     `| OpenCode's own step (executor tool call → its next request; no otto code runs), median: alone / in the phase | ${p.gapAlone} / ${p.gapPhase} ms | |`,
+    `| hand-over from briefing to executor (briefing answered → executor's first request), median: alone / in the phase | ${p.handAlone} / ${p.handPhase} ms | |`,
+    `| between two tasks run one after the other (last answer → next briefing request), median | ${p.between} ms | |`,
     `| OpenCode: session create + prompt + messages + delete (SDK, median of ${SESSIONS}) | ${s.raw} ms | |`,
     `| otto: \`runChild\` with dialog, same calls plus verification and events (median) | ${s.otto} ms | |`,
     `| **otto's own overhead per child session** | **${s.otto - s.raw} ms** | |`,

@@ -31,29 +31,43 @@ export interface PassResult<T = string> {
 }
 
 /**
- * One fresh child session of the run: opened under the invoking session, scoped to the
- * repository, limited by spec.task_timeout (the session layer aborts it when the time is up),
+ * Opens one child session of the run (under the invoking session, scoped to the repository,
+ * limited by spec.task_timeout) and records it, before its first prompt, for a re-run's cleanup.
+ */
+export async function openPass(deps: ExecuteDeps, options: PassOptions): Promise<ChildSession> {
+  const child = await deps.runner.openChild({
+    parentID: deps.parentID,
+    directory: deps.repoRoot,
+    agent: options.agent,
+    model: options.model,
+    title: options.title,
+    timeoutMs: deps.settings.taskTimeoutMs,
+    signal: deps.signal,
+  });
+  await deps.sessions?.add(child.id);
+  return child;
+}
+
+/** Closes a session opened ahead of its use that is not going to be used (no dialog to keep). */
+export function discardPass(deps: ExecuteDeps, opened: Promise<ChildSession>): void {
+  deps.background.add(opened.then((child) => child.close()));
+}
+
+/**
+ * One fresh child session of the run (or `opened`, one opened ahead while something else ran),
  * closed (deleted) after its dialog is saved. Failures come back as data: the loop never dies.
  */
 export async function runPass<T = string>(
   deps: ExecuteDeps,
   options: PassOptions,
   ask: (child: ChildSession) => Promise<{ value: T; text: string }>,
+  opened?: Promise<ChildSession>,
 ): Promise<PassResult<T>> {
   const started = Date.now();
   const model = `${formatModel(options.model)} (${options.agent})`;
   let child: ChildSession | undefined;
   try {
-    child = await deps.runner.openChild({
-      parentID: deps.parentID,
-      directory: deps.repoRoot,
-      agent: options.agent,
-      model: options.model,
-      title: options.title,
-      timeoutMs: deps.settings.taskTimeoutMs,
-      signal: deps.signal,
-    });
-    await deps.sessions?.add(child.id);
+    child = await (opened ?? openPass(deps, options));
     const { value, text } = await ask(child);
     const dialog = options.dialog === false ? "" : await dialogOf(child);
     return { value, text, sessionID: child.id, dialog, model, durationMs: Date.now() - started };
@@ -85,12 +99,18 @@ export class Background {
   }
 }
 
-/** A plain prompt: the value is the reply's text. */
-export function promptPass(deps: ExecuteDeps, options: PassOptions, prompt: string): Promise<PassResult> {
-  return runPass(deps, options, async (child) => {
-    const reply = await child.prompt(prompt);
-    return { value: reply.text, text: reply.text };
-  });
+/** A plain prompt: the value is the reply's text; `answered` runs as soon as the reply is in, beside the dialog read. */
+export function promptPass(deps: ExecuteDeps, options: PassOptions, prompt: string, more: { opened?: Promise<ChildSession>; answered?: () => void } = {}): Promise<PassResult> {
+  return runPass(
+    deps,
+    options,
+    async (child) => {
+      const reply = await child.prompt(prompt);
+      more.answered?.();
+      return { value: reply.text, text: reply.text };
+    },
+    more.opened,
+  );
 }
 
 /** A prompt answered with a BEGIN_JSON envelope (retried in the same session when invalid). */

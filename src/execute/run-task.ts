@@ -2,12 +2,13 @@ import path from "node:path";
 import { isOttoError } from "../core/index.ts";
 import { renderPrompt } from "../prompts/index.ts";
 import type { Task } from "../spec/index.ts";
-import { snapshotTree } from "../workspace/index.ts";
+import type { ChildSession } from "../session/index.ts";
+import { snapshotTree, type TreeSnapshot } from "../workspace/index.ts";
 import { briefTask } from "./briefing.ts";
 import { executeTaskVars, type SpecContext } from "./context.ts";
 import { attemptFields, changedDuring, filesField, judgeEvidence, type AttemptEvidence } from "./evidence.ts";
 import { writeAttempt } from "./history.ts";
-import { cancelled, errorLine, EXECUTOR, promptPass, type PassResult } from "./pass.ts";
+import { cancelled, discardPass, errorLine, EXECUTOR, openPass, promptPass, type PassResult } from "./pass.ts";
 import { taskFailedReason } from "./plan.ts";
 import type { TaskStore } from "./task-store.ts";
 import type { ExecuteDeps, Models, TaskResult } from "./types.ts";
@@ -47,6 +48,11 @@ export async function runTask(run: TaskRun): Promise<TaskResult> {
   const marked = store.set(task.id, "running");
   // Handled here so a failed write cannot become an unhandled rejection; `await marked` below rethrows it.
   marked.catch(() => undefined);
+  // The first attempt's session opens while the briefing runs: the hand-over from brief to executor
+  // is then only the prompt and a snapshot of the tree.
+  const executorOptions = (attempt: number) => ({ agent: EXECUTOR, model: models.primary, title: `otto: ${task.id} attempt ${attempt}` }) as const;
+  let opened: Promise<ChildSession> | undefined = openPass(deps, executorOptions(1));
+  opened.catch(() => undefined);
   const briefing = await briefTask(deps, models, ctx, task);
   let previous: string | undefined;
   let evidence: AttemptEvidence | undefined;
@@ -57,8 +63,17 @@ export async function runTask(run: TaskRun): Promise<TaskResult> {
     const prompt = renderPrompt("execute-task", executeTaskVars(ctx, task, { brief: briefing.brief, parallel: run.parallel, previous }), { env: deps.env });
     const startedAt = deps.now();
     const before = await snapshotTree(deps.git, deps.repoRoot);
-    const pass = await promptPass(deps, { agent: EXECUTOR, model: models.primary, title: `otto: ${task.id} attempt ${attempt}` }, prompt);
-    const files = changedDuring(before, await snapshotTree(deps.git, deps.repoRoot), deps.specInclude ?? []);
+    // The tree is read again as soon as the session answers, beside the read of its dialog.
+    let after: Promise<TreeSnapshot> | undefined;
+    const pass = await promptPass(deps, executorOptions(attempt), prompt, {
+      opened,
+      answered: () => {
+        after = snapshotTree(deps.git, deps.repoRoot);
+        after.catch(() => undefined);
+      },
+    });
+    opened = undefined;
+    const files = changedDuring(before, await (after ?? snapshotTree(deps.git, deps.repoRoot)), deps.specInclude ?? []);
     const verdict = judge(pass, files);
     const file = await writeAttempt(ctx.paths.history, {
       slug: ctx.slug,
@@ -91,6 +106,7 @@ export async function runTask(run: TaskRun): Promise<TaskResult> {
     previous = previousAttempt(attempt, verdict.reason, pass.text);
   }
 
+  if (opened) discardPass(deps, opened);
   result.durationMs = Date.now() - started;
   await marked;
   if (result.status === "completed") {
