@@ -6,6 +6,7 @@ import type {
   CommentAuthor,
   CommentResolution,
   InlineComment,
+  NewPr,
   PipelineStatus,
   PrComment,
   PrInfo,
@@ -53,6 +54,16 @@ export interface PrBackend {
   parseUrl(url: URL): PrLocator | undefined;
   /** A bare id (`42`, or `owner/repo#42` on GitHub) against the config and the current repository. */
   locateId(id: string, context: IdContext): PrLocator;
+
+  /** The repository a remote URL (origin) names on this forge (`owner/repo`, `org/project/repo`); undefined when it is another forge's. */
+  repoOfRemote(remoteUrl: string): string | undefined;
+  /** The open PR whose source branch is `branch` in `repo`, if there is one. */
+  findOpenPr(repo: string, branch: string): Promise<PrLocator | undefined>;
+  /**
+   * Opens a PR. Not retried blindly: after an answer that leaves the outcome unknown, the open PR
+   * of the branch is looked up, so a PR is never opened twice.
+   */
+  createPr(pr: NewPr): Promise<{ pr: PrLocator; notes: string[] }>;
 
   getPr(pr: PrLocator, options?: CallOptions): Promise<PrInfo>;
   getPipelineStatus(pr: PrInfo, options?: CallOptions): Promise<PipelineStatus>;

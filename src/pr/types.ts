@@ -19,6 +19,19 @@ export const PrLocator = z.object({
 });
 export type PrLocator = z.infer<typeof PrLocator>;
 
+/** A PR to open (`/otto-pr create`): the branch is pushed already. */
+export interface NewPr {
+  /** github: `owner/repo`; ado: `org/project/repo`. */
+  repo: string;
+  source: string;
+  target: string;
+  title: string;
+  body: string;
+  draft: boolean;
+  /** GitHub logins; Azure DevOps identity ids. */
+  reviewers: string[];
+}
+
 export const PrState = z.enum(["open", "merged", "closed", "abandoned"]);
 export type PrState = z.infer<typeof PrState>;
 

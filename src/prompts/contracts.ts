@@ -177,6 +177,11 @@ export const PROMPT_CONTRACTS = {
       fix_diff: "the fix session's changes (model-written)",
     },
   },
+  "pr-description": {
+    variables: ["branch", "base", "commits", "diff"],
+    optional: ["diffstat"],
+    untrusted: { commits: "the branch's commit messages", diff: "the branch's changes" },
+  },
   "pr-rebase-conflicts": {
     variables: ["branch", "conflicted_files"],
     optional: ["pr_title", "change_summary"],

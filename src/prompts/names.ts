@@ -27,6 +27,8 @@ export const PROMPT_NAMES = [
   "pr-fix",
   // The secondary model's review of a PR fix before otto pushes it.
   "pr-fix-review",
+  // /otto-pr create without --body or --spec: the PR's title and description from the diff.
+  "pr-description",
   // A rebase that stopped on conflicts when a PR branch moved while otto was changing it.
   "pr-rebase-conflicts",
   // Connectivity check of each model role (/otto-config models).

@@ -15,9 +15,20 @@ export const TOOL_MANIFEST = {
     },
   },
   otto_pr: {
-    description: "Runs the /otto-pr command (track GitHub and Azure DevOps PRs and watch their pipelines). Pass the user's command arguments unchanged in `args` (verbs: add, list, status, remove, log, comments, fix, watch start, watch stop, watch status, watch once, watch install).",
+    description: "Runs the /otto-pr command (track GitHub and Azure DevOps PRs and watch their pipelines). Pass the user's command arguments unchanged in `args` (verbs: add, create, list, status, remove, log, comments, fix, watch start, watch stop, watch status, watch once, watch install).",
     args: {
       args: z.string().describe("The raw arguments of /otto-pr, exactly as the user typed them (may be empty)."),
+    },
+  },
+  otto_pr_create: {
+    description: "Opens a pull request for the current branch and tracks it: checks the branch (not the default branch, commits ahead of the base, not behind its remote), pushes it to origin without force, opens the PR on origin's forge (GitHub, GitHub Enterprise, Azure DevOps with auto-complete) and writes its PR document for the watcher. A branch that already has an open PR is tracked, never opened twice. The description is `body`, or built from the spec `spec`, or written by the primary model from the diff.",
+    args: {
+      title: z.string().optional().describe("The PR's title (default: the spec's title, the single commit's subject, or the model's)."),
+      body: z.string().optional().describe("The PR's description, used as it is. Not with `spec`."),
+      spec: z.string().optional().describe("A spec's slug: the description is built from its requirements, completed tasks with their evidence, and open questions."),
+      base: z.string().optional().describe("The branch to merge into (default: the repository's default branch)."),
+      draft: z.boolean().optional().describe("Open the PR as a draft."),
+      reviewers: z.string().optional().describe("GitHub logins, or Azure DevOps identity ids, to request reviews from."),
     },
   },
   otto_pr_watch: {

@@ -1,6 +1,6 @@
 import type { ToolDefinition } from "@opencode-ai/plugin";
 import type { Runtime } from "../runtime.ts";
-import { addPr, commentsCommand, createPrContext, fixCommand, listPrs, originUrl, prLog, prStatus, removePr, watchControllerFor } from "../pr/index.ts";
+import { addPr, commentsCommand, createPullRequest, createPrContext, fixCommand, listPrs, originUrl, prLog, prStatus, removePr, watchControllerFor } from "../pr/index.ts";
 import { defineCommand, type CommandContext, type Verb } from "./command.ts";
 import { runWatchAction, type WatchAction } from "./pr-watch.ts";
 
@@ -37,6 +37,32 @@ const verbs: Verb[] = [
         ...(remote ? { remoteUrl: remote } : {}),
         now: new Date(),
       });
+    },
+  },
+  {
+    path: ["create"],
+    args: "[--title <t>] [--body <text> | --spec <slug>] [--base <branch>] [--draft] [--reviewer <login>…]",
+    summary:
+      "Open a PR for the current branch: push it to origin (never forced), open the PR on origin's forge (Azure DevOps: with auto-complete) and track it; the description comes from --body, from a spec's files, or from the primary model reading the diff. A branch with an open PR is tracked, not opened twice",
+    options: { title: { type: "string" }, body: { type: "string" }, spec: { type: "string" }, base: { type: "string" }, draft: { type: "boolean" }, reviewer: { type: "string", multiple: true } },
+    positionals: { max: 0 },
+    run: async ({ values }, ctx) => {
+      const text = (key: string) => (typeof values[key] === "string" ? (values[key] as string) : undefined);
+      const reviewers = Array.isArray(values.reviewer) ? (values.reviewer as string[]).flatMap((r) => r.split(",")).map((r) => r.trim()).filter(Boolean) : [];
+      const result = await createPullRequest(ctx.runtime, {
+        directory: ctx.tool.directory,
+        ...(text("title") !== undefined ? { title: text("title") } : {}),
+        ...(text("body") !== undefined ? { body: text("body") } : {}),
+        ...(text("spec") !== undefined ? { spec: text("spec") } : {}),
+        ...(text("base") !== undefined ? { base: text("base") } : {}),
+        draft: values.draft === true,
+        reviewers,
+        now: new Date(),
+        sessionID: ctx.tool.sessionID,
+        signal: ctx.tool.abort,
+        progress: (m) => ctx.progress(m),
+      });
+      return result.markdown;
     },
   },
   { path: ["list"], summary: "List every tracked PR with status and pipeline (e.g. 2/3 passing)", run: async (_i, ctx) => listPrs(await contextFor(ctx)) },

@@ -5,6 +5,7 @@ import { buildCommand } from "./build.ts";
 import { configCommand } from "./config.ts";
 import { crewTools } from "./crew.ts";
 import { prCommand } from "./pr.ts";
+import { prCreateTool } from "./pr-create.ts";
 import { prReviewCommand } from "./pr-review.ts";
 import { prWatchTool } from "./pr-watch.ts";
 import { repoCommand } from "./repo.ts";
@@ -18,6 +19,7 @@ export function buildTools(runtime: Runtime): Record<string, ToolDefinition> {
     otto_config: configCommand(runtime),
     otto_spec: specCommand(runtime),
     otto_pr: prCommand(runtime),
+    otto_pr_create: prCreateTool(runtime),
     otto_pr_watch: prWatchTool(runtime),
     otto_pr_review: prReviewCommand(runtime),
     otto_spec_execute: specExecuteTool(runtime),

@@ -30,6 +30,7 @@ export { compareToBaseline, describeBaseline, failureCount, isBlocking, type Che
 export { commitAndPush, type PushInput, type PushOutcome, type PushResult } from "./push.ts";
 export { snapshotGitControl, gitControlChanges, type GitControlSnapshot } from "./git-guard.ts";
 export { commitsAhead, refuseUnpushed } from "./unpushed.ts";
+export { defaultBranch } from "./default-branch.ts";
 export {
   withWorkLock,
   workLockHolder,

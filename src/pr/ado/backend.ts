@@ -24,7 +24,8 @@ import {
   type TimelineRecord,
 } from "./map.ts";
 import { runAdoWorkflow } from "./workflow.ts";
-import { postOnce, withPostMarker } from "../post-once.ts";
+import { isUncertainWrite, postOnce, withPostMarker } from "../post-once.ts";
+import { normalizeRemoteUrl } from "../../workspace/index.ts";
 
 /** Teams and members read per request; the APIs default to 100. */
 const PAGE = 1000;
@@ -118,6 +119,49 @@ export function createAdoBackend(deps: BackendDeps): PrBackend {
     matchesUrl: (url) => matchesAdoHost(url, settings),
     parseUrl: (url) => parseAdoUrl(url, settings),
     locateId: (id, context) => locateAdoId(id, context, settings),
+
+    repoOfRemote: (remoteUrl) => {
+      const [host = "", ...segments] = normalizeRemoteUrl(remoteUrl)?.split("/") ?? [];
+      // Azure DevOps Server: the remote's path starts with base_url's (a virtual directory such as /tfs).
+      const server = new URL(settings.base_url);
+      const prefix = server.pathname.split("/").filter(Boolean).map((p) => p.toLowerCase());
+      const rest = host === "dev.azure.com" ? segments : host === server.host.toLowerCase() && prefix.every((p, i) => segments[i] === p) ? segments.slice(prefix.length) : [];
+      return rest.length === 3 ? rest.join("/") : undefined;
+    },
+
+    async findOpenPr(repo, branch) {
+      const { org, project, repo: name = "" } = adoParts({ repo });
+      // https://learn.microsoft.com/en-us/rest/api/azure/devops/git/pull-requests/get-pull-requests (searchCriteria)
+      const found = await http(org).json<List<AdoPullPayload>>(`${seg(project)}/_apis/git/repositories/${seg(name)}/pullrequests`, {
+        query: { "searchCriteria.sourceRefName": `refs/heads/${branch}`, "searchCriteria.status": "active", $top: 1 },
+      });
+      const first = found.value[0];
+      return first ? { provider: "ado" as const, repo, number: first.pullRequestId } : undefined;
+    },
+
+    async createPr(pr) {
+      const { org, project, repo: name = "" } = adoParts(pr);
+      // https://learn.microsoft.com/en-us/rest/api/azure/devops/git/pull-requests/create (reviewers by identity id)
+      const body = {
+        sourceRefName: `refs/heads/${pr.source}`,
+        targetRefName: `refs/heads/${pr.target}`,
+        title: pr.title,
+        description: pr.body,
+        isDraft: pr.draft,
+        reviewers: pr.reviewers.map((id) => ({ id })),
+      };
+      try {
+        const created = await http(org).json<AdoPullPayload>(`${seg(project)}/_apis/git/repositories/${seg(name)}/pullrequests`, { method: "POST", body });
+        return { pr: { provider: "ado", repo: pr.repo, number: created.pullRequestId }, notes: pr.reviewers.length ? [`Reviewers added: ${pr.reviewers.join(", ")}.`] : [] };
+      } catch (error) {
+        // A rejection the server answered created nothing; an unknown outcome is looked up before anyone sends it again.
+        if (!isUncertainWrite(error)) throw error;
+        await deps.sleep(deps.retryBaseMs);
+        const found = await backend.findOpenPr(pr.repo, pr.source).catch(() => undefined);
+        if (!found) throw error;
+        return { pr: found, notes: pr.reviewers.length ? ["The PR was found after an uncertain answer; check its reviewers on the PR page."] : [] };
+      }
+    },
 
     async getPr(pr: PrLocator, options = {}) {
       const { org, project } = adoParts(pr);

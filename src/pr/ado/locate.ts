@@ -60,7 +60,7 @@ export function locateAdoId(id: string, context: IdContext, config: AdoConfig): 
 }
 
 /** Organization (or collection), project and repository of a locator; repo is undefined before the PR was read. */
-export function adoParts(pr: PrLocator): { org: string; project: string; repo: string | undefined } {
+export function adoParts(pr: Pick<PrLocator, "repo">): { org: string; project: string; repo: string | undefined } {
   const [org = "", project = "", repo] = pr.repo.split("/");
   return { org, project, repo };
 }

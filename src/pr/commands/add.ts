@@ -5,7 +5,8 @@ import { pipelineSummary } from "../pipeline.ts";
 import { locatePr } from "../registry.ts";
 import { logLine, type PrDocument } from "../store/document.ts";
 import { documentKey } from "../store/store.ts";
-import type { PipelineStatus, PrInfo } from "../types.ts";
+import type { PrBackend } from "../backend.ts";
+import type { PipelineStatus, PrInfo, PrLocator } from "../types.ts";
 
 export interface AddInput {
   /** A PR URL, a number, or owner/repo#n. */
@@ -58,10 +59,19 @@ export async function addPr(ctx: PrContext, input: AddInput): Promise<string> {
     ...(ctx.loaded.config.pr.default_provider ? { defaultProvider: ctx.loaded.config.pr.default_provider } : {}),
     context: input.remoteUrl ? { remoteUrl: input.remoteUrl } : {},
   });
+  return (await trackPr(ctx, backend, locator, input.now)).text;
+}
+
+/**
+ * Reads the PR once (which checks access) and writes its document, so the watcher polls it; on an
+ * open PR it also reads the pipeline and sets auto-complete (Azure DevOps: "on PRs otto creates or
+ * tracks"). Tracking a PR twice reports the first document.
+ */
+export async function trackPr(ctx: PrContext, backend: PrBackend, locator: PrLocator, now: Date): Promise<{ text: string; pr: PrInfo }> {
   const pr = await backend.getPr(locator);
   const key = documentKey(pr);
   const existing = await ctx.store.read(key);
-  if (existing) return `Already tracking PR #${pr.number} (${pr.repo}) as ${key}: status ${existing.data.status}. See /otto-pr status ${key}.`;
+  if (existing) return { pr, text: `Already tracking PR #${pr.number} (${pr.repo}) as ${key}: status ${existing.data.status}. See /otto-pr status ${key}.` };
   let pipeline: PipelineStatus | undefined;
   let note = "";
   if (pr.state === "open") {
@@ -70,7 +80,7 @@ export async function addPr(ctx: PrContext, input: AddInput): Promise<string> {
     } catch (error) {
       note += `\nPipeline not read yet (${formatError(error).replace(/^Error: /, "")}); the watcher will retry.`;
     }
-    // pr.providers.ado.auto_complete: "on PRs otto creates or tracks"; a provider without the step says so and does nothing.
+    // A provider without the step says so and does nothing.
     try {
       const result = await backend.runWorkflow(pr, "auto_complete");
       if (result.done) note += `\n${result.message}`;
@@ -78,10 +88,9 @@ export async function addPr(ctx: PrContext, input: AddInput): Promise<string> {
       note += `\nAuto-complete not set: ${formatError(error).replace(/^Error: /, "")}`;
     }
   }
-  const now = input.now.toISOString();
-  await ctx.store.create(newDocument(pr, key, ctx.loaded.config.pr.max_fix_attempts, now, pipeline));
+  await ctx.store.create(newDocument(pr, key, ctx.loaded.config.pr.max_fix_attempts, now.toISOString(), pipeline));
   const closed = pr.state === "open" ? "" : `\nThe PR is ${pr.state}: it is recorded but not polled.`;
-  return [
+  const text = [
     `Detected backend: ${backend.name}`,
     `Tracking PR #${pr.number} (${pr.sourceBranch} → ${pr.targetBranch}) in ${pr.repo}: ${pr.title}`,
     pipeline ? `Pipeline: ${pipeline.state}, ${pipelineSummary(pipeline.checks)}` : "",
@@ -90,4 +99,5 @@ export async function addPr(ctx: PrContext, input: AddInput): Promise<string> {
   ]
     .filter(Boolean)
     .join("\n");
+  return { pr, text };
 }

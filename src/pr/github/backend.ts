@@ -1,4 +1,5 @@
-import { OttoError, redact } from "../../core/index.ts";
+import { formatError, OttoError, redact } from "../../core/index.ts";
+import { normalizeRemoteUrl } from "../../workspace/index.ts";
 import { parseDuration } from "../../config/index.ts";
 import type { BackendDeps, CallOptions, PrBackend } from "../backend.ts";
 import { cliToken, lazy } from "../token.ts";
@@ -23,7 +24,7 @@ import { fetchThreadMap, resolveThreadOf } from "./threads.ts";
 /** Job logs can be megabytes; the end holds the failure. */
 const MAX_LOG_CHARS = 200_000;
 
-const repoParams = (pr: PrLocator) => {
+const repoParams = (pr: Pick<PrLocator, "repo">) => {
   const [owner = "", repo = ""] = pr.repo.split("/");
   return { owner, repo };
 };
@@ -118,6 +119,50 @@ export function createGithubBackend(deps: BackendDeps): PrBackend {
     matchesUrl: (url) => hosts.has(url.hostname.toLowerCase()),
     parseUrl: (url) => parseGithubUrl(url, hosts),
     locateId: (id, context) => locateGithubId(id, context, hosts),
+
+    repoOfRemote: (remoteUrl) => {
+      const [host = "", owner, repo, ...rest] = normalizeRemoteUrl(remoteUrl)?.split("/") ?? [];
+      return hosts.has(host) && owner && repo && rest.length === 0 ? `${owner}/${repo}` : undefined;
+    },
+
+    findOpenPr: (repo, branch) =>
+      call(`the open pull request of ${branch} in ${repo}`, async (octokit) => {
+        const { owner, repo: name } = repoParams({ repo });
+        // https://docs.github.com/en/rest/pulls/pulls#list-pull-requests (head: `owner:branch`)
+        const { data } = await octokit.request("GET /repos/{owner}/{repo}/pulls", { owner, repo: name, head: `${owner}:${branch}`, state: "open", per_page: 1 });
+        const first = data[0];
+        return first ? { provider: "github" as const, repo, number: first.number } : undefined;
+      }),
+
+    createPr: (pr) =>
+      call(`a pull request from ${pr.source} in ${pr.repo}`, async (octokit) => {
+        const { owner, repo } = repoParams(pr);
+        let number: number;
+        try {
+          // https://docs.github.com/en/rest/pulls/pulls#create-a-pull-request
+          const { data } = await octokit.request("POST /repos/{owner}/{repo}/pulls", { owner, repo, head: pr.source, base: pr.target, title: pr.title, body: pr.body, draft: pr.draft });
+          number = data.number;
+        } catch (error) {
+          const status = (error as { status?: unknown } | null)?.status;
+          if (typeof status === "number" && status < 500) throw error;
+          // No answer or a 5xx: the PR may exist. Look before anyone sends it again.
+          await deps.sleep(deps.retryBaseMs);
+          const found = await backend.findOpenPr(pr.repo, pr.source).catch(() => undefined);
+          if (!found) throw uncertainWrite(`GitHub: opening a pull request from ${pr.source}`, redact(error instanceof Error ? error.message : String(error)), error);
+          number = found.number;
+        }
+        const notes: string[] = [];
+        if (pr.reviewers.length > 0) {
+          try {
+            // https://docs.github.com/en/rest/pulls/review-requests#request-reviewers-for-a-pull-request (idempotent)
+            await octokit.request("POST /repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers", { owner, repo, pull_number: number, reviewers: pr.reviewers });
+            notes.push(`Review requested from ${pr.reviewers.join(", ")}.`);
+          } catch (error) {
+            notes.push(`Reviewers not requested (${formatError(githubError(error, "the review request")).replace(/^Error: /, "").split("\n")[0] ?? ""}); add them on the PR page.`);
+          }
+        }
+        return { pr: { provider: "github" as const, repo: pr.repo, number }, notes };
+      }),
 
     getPr: (pr, options: CallOptions = {}) =>
       call(`pull request ${pr.repo}#${pr.number}`, async (octokit) => {

@@ -48,6 +48,38 @@ export function adoRoutes(state: AdoState, base: () => string): Route[] {
       const pr = prOf(p);
       return pr ? { status: 200, body: pullRequest(state, pr, base()) } : notFound("pull request");
     }),
+    // https://learn.microsoft.com/en-us/rest/api/azure/devops/git/pull-requests/get-pull-requests (searchCriteria.*)
+    route("GET", "/{project}/_apis/git/repositories/{repo}/pullrequests", (p, req) => {
+      const source = req.query.get("searchCriteria.sourceRefName");
+      const status = req.query.get("searchCriteria.status") ?? "active";
+      const repo = state.repo(p.repo ?? "");
+      const found = state.prs.filter((pr) => state.repo(pr.repo).id === repo.id && (status === "all" || pr.status === status) && (!source || pr.sourceRefName === source));
+      return list(found.slice(0, Number(req.query.get("$top") ?? 101)).map((pr) => pullRequest(state, pr, base())));
+    }),
+    // https://learn.microsoft.com/en-us/rest/api/azure/devops/git/pull-requests/create
+    route("POST", "/{project}/_apis/git/repositories/{repo}/pullrequests", (p, req) => {
+      const input = (req.body ?? {}) as { sourceRefName?: string; targetRefName?: string; title?: string; description?: string; isDraft?: boolean; reviewers?: Array<{ id?: string }> };
+      if (!input.sourceRefName?.startsWith("refs/heads/") || !input.targetRefName?.startsWith("refs/heads/") || !input.title) {
+        return error(400, "The source and target ref names and the title are required.", "InvalidArgumentValueException");
+      }
+      const repo = state.repo(p.repo ?? "");
+      if (state.prs.some((pr) => state.repo(pr.repo).id === repo.id && pr.status === "active" && pr.sourceRefName === input.sourceRefName && pr.targetRefName === input.targetRefName)) {
+        return error(409, `TF401179: An active pull request for the source and target branch already exists.`, "GitPullRequestExistsException");
+      }
+      const id = Math.max(0, ...state.prs.map((pr) => pr.id)) + 1;
+      const created = state.addPr({
+        id,
+        repo: repo.name,
+        title: input.title,
+        branch: input.sourceRefName.slice("refs/heads/".length),
+        target: input.targetRefName.slice("refs/heads/".length),
+        draft: input.isDraft ?? false,
+        description: input.description ?? "",
+        createdBy: state.me,
+      });
+      state.reviewersAtCreate.set(id, (input.reviewers ?? []).map((r) => r.id ?? ""));
+      return { status: 201, body: pullRequest(state, created, base()) };
+    }),
     route("GET", "/{project}/_apis/git/repositories/{repo}/pullrequests/{id}", (p) => {
       const pr = prOf(p);
       return pr ? { status: 200, body: pullRequest(state, pr, base()) } : notFound("pull request");

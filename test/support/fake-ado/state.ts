@@ -115,19 +115,24 @@ export class AdoState {
     return repo;
   }
 
-  addPr(input: { id: number; repo?: string; title?: string; branch?: string; target?: string; draft?: boolean }): FakeAdoPr {
+  /** The commit a branch points to, for PRs opened through the API (a test reads its bare remote); unset: a made-up one. */
+  headOf?: (repo: string, branch: string) => string | undefined;
+  /** Reviewers given when a PR was opened through the API, by PR id. */
+  reviewersAtCreate = new Map<number, string[]>();
+
+  addPr(input: { id: number; repo?: string; title?: string; branch?: string; target?: string; draft?: boolean; description?: string; createdBy?: AdoIdentity }): FakeAdoPr {
     this.repo(input.repo ?? "app");
     const pr: FakeAdoPr = {
       id: input.id,
       repo: input.repo ?? "app",
       title: input.title ?? `Change ${input.id}`,
-      description: "What this changes.",
+      description: input.description ?? "What this changes.",
       status: "active",
       isDraft: input.draft ?? false,
       sourceRefName: `refs/heads/${input.branch ?? `feature/${input.id}`}`,
       targetRefName: `refs/heads/${input.target ?? "main"}`,
-      sourceCommit: this.commit(),
-      createdBy: { id: randomUUID(), displayName: "Dev Eloper", uniqueName: "dev@contoso.com" },
+      sourceCommit: this.headOf?.(input.repo ?? "app", input.branch ?? `feature/${input.id}`) ?? this.commit(),
+      createdBy: input.createdBy ?? { id: randomUUID(), displayName: "Dev Eloper", uniqueName: "dev@contoso.com" },
       creationDate: this.time(),
     };
     this.prs.push(pr);

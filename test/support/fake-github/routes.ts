@@ -42,6 +42,41 @@ export function githubRoutes(state: GithubState, urls: Urls, prefix: string): Ro
   return [
     route("GET", "/user", (_p, req) => ({ status: 200, body: authenticatedUser(user(req), urls) })),
     route("GET", "/repos/{owner}/{repo}/collaborators/{username}/permission", (p) => ({ status: 200, body: collaboratorPermission(state.user(p.username ?? ""), state.permissionOf(p.username ?? ""), urls) })),
+    // https://docs.github.com/en/rest/pulls/pulls#list-pull-requests (head is `owner:branch`)
+    route("GET", "/repos/{owner}/{repo}/pulls", (p, req) => {
+      const head = req.query.get("head");
+      const wanted = req.query.get("state") ?? "open";
+      const prs = state.prs.filter(
+        (pr) =>
+          pr.owner.toLowerCase() === p.owner?.toLowerCase() &&
+          pr.repo.toLowerCase() === p.repo?.toLowerCase() &&
+          (wanted === "all" || pr.state === wanted) &&
+          (!head || `${pr.headRepo?.owner ?? pr.owner}:${pr.head.ref}`.toLowerCase() === head.toLowerCase()),
+      );
+      return { status: 200, body: page(prs, req.query).map((pr) => pullRequest(state, pr, urls)), headers: linkHeader(prs.length, req, urls.api) };
+    }),
+    // https://docs.github.com/en/rest/pulls/pulls#create-a-pull-request
+    route("POST", "/repos/{owner}/{repo}/pulls", (p, req) => {
+      const input = (req.body ?? {}) as { head?: string; base?: string; title?: string; body?: string; draft?: boolean };
+      const invalid = (message: string): Reply => ({ status: 422, body: { message: "Validation Failed", errors: [{ resource: "PullRequest", code: "custom", message }], documentation_url: "https://docs.github.com/rest/pulls/pulls#create-a-pull-request", status: "422" } });
+      if (!input.head || !input.base || !input.title) return invalid("head, base and title are required");
+      const owner = p.owner ?? "";
+      const repo = p.repo ?? "";
+      if (state.prs.some((pr) => pr.owner === owner && pr.repo === repo && pr.state === "open" && pr.head.ref === input.head && pr.base.ref === input.base)) {
+        return invalid(`A pull request already exists for ${owner}:${input.head}.`);
+      }
+      const login = req.headers["x-fake-user"] ?? "otto-bot";
+      const created = state.addPr({ owner, repo, number: state.nextNumber(owner, repo), title: input.title, branch: input.head, base: input.base, author: login, draft: input.draft ?? false, body: input.body ?? "" });
+      return { status: 201, body: pullRequest(state, created, urls) };
+    }),
+    // https://docs.github.com/en/rest/pulls/review-requests#request-reviewers-for-a-pull-request
+    route("POST", "/repos/{owner}/{repo}/pulls/{number}/requested_reviewers", (p, req) => {
+      const pr = prOf(p);
+      if (!pr) return NOT_FOUND;
+      const reviewers = ((req.body ?? {}) as { reviewers?: string[] }).reviewers ?? [];
+      state.requestedReviewers.set(pr.number, [...new Set([...(state.requestedReviewers.get(pr.number) ?? []), ...reviewers])]);
+      return { status: 201, body: pullRequest(state, pr, urls) };
+    }),
     route("GET", "/repos/{owner}/{repo}/pulls/{number}", (p) => {
       const pr = prOf(p);
       return pr ? { status: 200, body: pullRequest(state, pr, urls) } : NOT_FOUND;

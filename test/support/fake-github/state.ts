@@ -134,6 +134,13 @@ export class GithubState {
   threads = new Map<string, { resolved: boolean }>();
   logs = new Map<number, string>();
   rerunRuns: number[] = [];
+  /** Reviewers requested per PR number (POST …/requested_reviewers). */
+  requestedReviewers = new Map<number, string[]>();
+  /**
+   * The commit a branch points to on the repository, for PRs opened through the API (a test reads
+   * its bare remote); unset: a made-up sha.
+   */
+  headOf?: (owner: string, repo: string, branch: string) => string | undefined;
   #ids = 1000;
   #tick = 0;
 
@@ -172,7 +179,12 @@ export class GithubState {
     return { login, id: [...login].reduce((n, c) => n * 31 + c.charCodeAt(0), 7) % 1_000_000 };
   }
 
-  addPr(input: { owner?: string; repo?: string; number: number; title?: string; branch?: string; base?: string; author?: string; draft?: boolean; fork?: { owner: string; repo: string } }): FakePr {
+  /** The next free PR number of a repository (issues and PRs share the sequence; the fake starts at 1). */
+  nextNumber(owner: string, repo: string): number {
+    return Math.max(0, ...this.prs.filter((p) => p.owner === owner && p.repo === repo).map((p) => p.number)) + 1;
+  }
+
+  addPr(input: { owner?: string; repo?: string; number: number; title?: string; branch?: string; base?: string; author?: string; draft?: boolean; fork?: { owner: string; repo: string }; body?: string }): FakePr {
     const now = this.time();
     const pr: FakePr = {
       owner: input.owner ?? "octo",
@@ -180,11 +192,11 @@ export class GithubState {
       number: input.number,
       id: this.nextId(),
       title: input.title ?? `Change ${input.number}`,
-      body: "What this changes.",
+      body: input.body ?? "What this changes.",
       state: "open",
       merged: false,
       draft: input.draft ?? false,
-      head: { ref: input.branch ?? `feature/${input.number}`, sha: this.sha() },
+      head: { ref: input.branch ?? `feature/${input.number}`, sha: this.headOf?.(input.owner ?? "octo", input.repo ?? "app", input.branch ?? `feature/${input.number}`) ?? this.sha() },
       ...(input.fork ? { headRepo: input.fork } : {}),
       base: { ref: input.base ?? "main", sha: this.sha() },
       user: this.user(input.author ?? "dev"),
