@@ -47,8 +47,8 @@ const verbs: Verb[] = [
     options: { title: { type: "string" }, body: { type: "string" }, spec: { type: "string" }, base: { type: "string" }, draft: { type: "boolean" }, reviewer: { type: "string", multiple: true } },
     positionals: { max: 0 },
     run: async ({ values }, ctx) => {
-      const text = (key: string) => (typeof values[key] === "string" ? (values[key] as string) : undefined);
-      const reviewers = Array.isArray(values.reviewer) ? (values.reviewer as string[]).flatMap((r) => r.split(",")).map((r) => r.trim()).filter(Boolean) : [];
+      const text = (key: string) => (typeof values[key] === "string" ? (values[key]) : undefined);
+      const reviewers = Array.isArray(values.reviewer) ? (values.reviewer).flatMap((r) => r.split(",")).map((r) => r.trim()).filter(Boolean) : [];
       const result = await createPullRequest(ctx.runtime, {
         directory: ctx.tool.directory,
         ...(text("title") !== undefined ? { title: text("title") } : {}),
