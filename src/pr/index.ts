@@ -26,7 +26,7 @@ export { createPrStore, documentKey, type PrStore } from "./store/store.ts";
 export { findPr } from "./store/find.ts";
 export { createPrContext, prStoreDir, type PrContext, type PrRuntime } from "./context.ts";
 export { addPr, trackPr } from "./commands/add.ts";
-export { createPullRequest, type CreatePrInput, type CreatePrResult } from "./create/create-pr.ts";
+export { createPullRequest, currentBranchPr, type CreatePrInput, type CreatePrResult } from "./create/create-pr.ts";
 export { listPrs, prLog, prStatus, removePr } from "./commands/show.ts";
 export { runCycle, type CommentsContext, type CycleDeps, type CycleReport, type FailureContext, type PrResult } from "./watch/cycle.ts";
 export { OTTO_MARKER, planRefresh, unhandledComments, type PrEvent } from "./watch/plan.ts";

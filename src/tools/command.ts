@@ -39,6 +39,8 @@ export interface CommandSpec {
   name: string;
   summary: string;
   verbs: Verb[];
+  /** An empty command line runs the verb without words instead of showing the usage (/pr-review: the current branch's PR). */
+  bareRuns?: boolean;
 }
 
 export function toolName(command: string): string {
@@ -129,10 +131,10 @@ export function defineCommand(spec: CommandSpec, runtime: Runtime): ToolDefiniti
       const title = liveTitle(runtime, toolCtx);
       const ctx: CommandContext = { runtime, tool: toolCtx, progress: (text) => title.set(text) };
       const argv = splitArgs(args ?? "");
-      if (argv.length === 0 || argv[0] === "help" || argv[0] === "--help" || argv[0] === "-h") {
+      if ((argv.length === 0 && !spec.bareRuns) || argv[0] === "help" || argv[0] === "--help" || argv[0] === "-h") {
         return usage(spec);
       }
-      const match = matchVerb(spec, argv);
+      const match = argv.length === 0 ? { verb: spec.verbs.find((v) => v.path.length === 0)!, rest: [] } : matchVerb(spec, argv);
       if (!match) {
         return `Error: unknown verb '${argv[0]}' for /${spec.name}.\n\n${usage(spec)}`;
       }

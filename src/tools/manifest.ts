@@ -40,7 +40,7 @@ export const TOOL_MANIFEST = {
     },
   },
   otto_pr_review: {
-    description: "Runs the /pr-review command (review a GitHub or Azure DevOps PR and post the approved comments). Pass the user's command arguments unchanged in `args` (verbs: <url|number>, post).",
+    description: "Runs the /pr-review command (review a GitHub or Azure DevOps PR and post the approved comments). Pass the user's command arguments unchanged in `args` (verbs: (none), post).",
     args: {
       args: z.string().describe("The raw arguments of /pr-review, exactly as the user typed them (may be empty)."),
     },

@@ -1,6 +1,7 @@
 import type { ToolDefinition } from "@opencode-ai/plugin";
 import { OttoError } from "../core/index.ts";
 import type { Runtime } from "../runtime.ts";
+import { currentBranchPr } from "../pr/index.ts";
 import { postDraft, reviewPr, runReviewLoop } from "../pr-review/index.ts";
 import { defineCommand, type Values, type Verb } from "./command.ts";
 
@@ -15,12 +16,14 @@ function postMode(value: string | undefined): boolean {
 const verbs: Verb[] = [
   {
     path: [],
-    args: "<url|number> [--post all|none] [--focus <text>] [--provider github|ado] [--loop]",
-    summary: "Review a PR in a local checkout and show numbered comments to approve (a draft); --post all posts them at once; --loop runs the multi-model review-and-fix loop",
+    args: "[url|number] [--post all|none] [--focus <text>] [--provider github|ado] [--loop]",
+    summary:
+      "Review a PR (default: the open PR of the current branch) in a local checkout and show numbered comments to approve (a draft); --post all posts them at once; --loop runs the multi-model review-and-fix loop",
     options: { post: { type: "string" }, focus: { type: "string" }, provider: { type: "string" }, loop: { type: "boolean" } },
-    positionals: { min: 1, max: 1 },
+    positionals: { max: 1 },
     run: async ({ values, positionals }, ctx) => {
-      const target = positionals[0] ?? "";
+      if (!positionals[0]) ctx.progress("pr-review: looking up the PR of the current branch");
+      const target = positionals[0] ?? (await currentBranchPr(ctx.runtime, ctx.tool.directory));
       const provider = text(values, "provider");
       const common = { runtime: ctx.runtime, directory: ctx.tool.directory, target, ...(provider ? { provider } : {}), sessionID: ctx.tool.sessionID, signal: ctx.tool.abort, progress: (m: string) => ctx.progress(m) };
       if (values.loop === true) {
@@ -56,5 +59,5 @@ const verbs: Verb[] = [
 
 /** /pr-review: review a PR once (draft, approve, post) or in a review-and-fix loop (docs/pr-review.md). */
 export function prReviewCommand(runtime: Runtime): ToolDefinition {
-  return defineCommand({ name: "pr-review", summary: "review a GitHub or Azure DevOps PR and post the approved comments", verbs }, runtime);
+  return defineCommand({ name: "pr-review", summary: "review a GitHub or Azure DevOps PR and post the approved comments", verbs, bareRuns: true }, runtime);
 }

@@ -3,7 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { assertPluginLoaded, slashCommand, text, useE2E, type Workspace } from "../support/index.ts";
-import { ottoPr, useForges } from "./pr/forges.ts";
+import { ottoCommand, ottoPr, useForges } from "./pr/forges.ts";
 
 /*
  * /otto-pr create through real OpenCode: otto checks and pushes the branch to a bare remote (origin
@@ -90,6 +90,9 @@ describe("/otto-pr create through real OpenCode", () => {
     await ws.repo.git(["checkout", "-q", "-b", "fix/timeout"]);
     await ws.repo.commit("Raise the timeout", { "src/timeout.js": "export const timeout = 30;\n" });
     const { client } = await e2e.serve(ws);
+    // /pr-review without a PR looks up the current branch's PR on the forge: there is none yet.
+    e2e.model.script(...slashCommand("otto_pr_review"));
+    expect(await ottoCommand(client, "pr-review", "")).toMatch(/^Error: No PR was named, and fix\/timeout has no open PR in octo\/app on github\.\nNext step: Open one with \/otto-pr create/);
     e2e.model.script(...slashCommand("otto_pr"), {
       label: "describe",
       match: { lastUser: "is about to become a pull request", lastRole: "user" },

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { formatError, OttoError, redact } from "../../core/index.ts";
 import { renderPrompt } from "../../prompts/index.ts";
 import { resolveRoleModel } from "../../session/index.ts";
-import { gitOutput } from "../../workspace/index.ts";
+import { currentBranch, gitOutput } from "../../workspace/index.ts";
 import type { Runtime } from "../../runtime.ts";
 import type { PrBackend } from "../backend.ts";
 import { trackPr } from "../commands/add.ts";
@@ -147,4 +147,20 @@ export async function createPullRequest(runtime: Runtime, input: CreatePrInput):
     pr: created.pr,
     created: true,
   };
+}
+
+/**
+ * The open PR of the branch checked out in `directory`, on the forge of its origin, as its web URL
+ * (what `/pr-review` takes when no PR is named). Throws with the next step when there is none.
+ */
+export async function currentBranchPr(runtime: Runtime, directory: string): Promise<string> {
+  const ctx = await createPrContext(runtime, directory);
+  const { backend, repo } = await forgeOf(ctx, directory);
+  const branch = await currentBranch(directory, { env: runtime.env });
+  if (!branch) throw new OttoError("pr_no_branch", "No PR was named and HEAD is detached, so there is no current branch to look up.", "Name the PR: /pr-review <url|number>.");
+  const found = await backend.findOpenPr(repo, branch);
+  if (!found) {
+    throw new OttoError("pr_none_for_branch", `No PR was named, and ${branch} has no open PR in ${repo} on ${backend.name}.`, "Open one with /otto-pr create, or name the PR: /pr-review <url|number>.");
+  }
+  return (await backend.getPr(found)).url;
 }

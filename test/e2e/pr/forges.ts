@@ -45,12 +45,16 @@ export function useForges(): () => Promise<Forges> {
   };
 }
 
-/** Runs `/otto-pr <args>` in a new session of a served OpenCode and returns the tool's output. */
-export async function ottoPr(client: OpencodeClient, args: string): Promise<string> {
-  const session = (await client.session.create({ body: { title: `otto-pr ${args}` }, throwOnError: true })).data;
-  await client.session.command({ path: { id: session.id }, body: { command: "otto-pr", arguments: args }, throwOnError: true });
+/** Runs `/<command> <args>` in a new session of a served OpenCode and returns the output of its tool. */
+export async function ottoCommand(client: OpencodeClient, command: string, args: string): Promise<string> {
+  const session = (await client.session.create({ body: { title: `${command} ${args}` }, throwOnError: true })).data;
+  await client.session.command({ path: { id: session.id }, body: { command, arguments: args }, throwOnError: true });
   const messages = (await client.session.messages({ path: { id: session.id }, throwOnError: true })).data;
-  const tool = messages.flatMap((m) => m.parts).find((p: Part): p is ToolPart => p.type === "tool" && p.tool === "otto_pr");
-  if (!tool || tool.state.status !== "completed") throw new Error(`otto_pr did not complete for '${args}': ${JSON.stringify(tool?.state ?? messages.map((m) => m.parts))}`);
+  const name = command.startsWith("otto-") ? command.replace(/-/g, "_") : `otto_${command.replace(/-/g, "_")}`;
+  const tool = messages.flatMap((m) => m.parts).find((p: Part): p is ToolPart => p.type === "tool" && p.tool === name);
+  if (!tool || tool.state.status !== "completed") throw new Error(`${name} did not complete for '${args}': ${JSON.stringify(tool?.state ?? messages.map((m) => m.parts))}`);
   return tool.state.output;
 }
+
+/** Runs `/otto-pr <args>` in a new session of a served OpenCode and returns the tool's output. */
+export const ottoPr = (client: OpencodeClient, args: string): Promise<string> => ottoCommand(client, "otto-pr", args);
