@@ -46,6 +46,7 @@ export async function createBuildDeps(input: BuildInput): Promise<BuildDeps> {
   const notify = notifierFor(runtime, loaded);
   return {
     repoRoot,
+    repos: loaded.config.repos,
     store: new BuildStore(repoRoot),
     git: runGit,
     env: runtime.env,

@@ -1,3 +1,4 @@
+import type { Repo } from "../config/index.ts";
 import path from "node:path";
 import type { Env } from "../core/index.ts";
 import { commitAll, snapshotGitControl, snapshotTree, type CheckResult, type GitRun } from "../workspace/index.ts";
@@ -14,6 +15,8 @@ import type { Builder } from "./turn.ts";
 /** Everything a build touches; build-deps.ts wires the real ones, tests pass fakes. */
 export interface BuildDeps {
   repoRoot: string;
+  /** The tracked repos (config.repos): where a build started on the default branch commits. */
+  repos?: readonly Repo[];
   store: BuildStore;
   /**
    * Opens the builder child session for a target (kept after the loop, for the user): the session

@@ -1,5 +1,6 @@
 import { OttoError, formatError } from "../core/index.ts";
 import { addSpec, createSpecDeps, generateTasks, listSpecs, runDocumentStage } from "../spec/index.ts";
+import { placeRun } from "../repo/index.ts";
 import { createBuildDeps, repoRootOf, type BuildInput } from "./build-deps.ts";
 import { noteOf, runBuild, type TargetResult } from "./run-build.ts";
 import { BuildStore, crashed, type BuildState } from "./state.ts";
@@ -10,9 +11,19 @@ export interface VerbResult {
   output: string;
 }
 
+export interface BuildResult extends VerbResult {
+  repoRoot: string;
+  /** The one spec built, when it is a spec of otto's (what `--pr` describes the PR from). */
+  spec?: string;
+  /** Every target is done and verified. */
+  complete: boolean;
+}
+
 export interface RunFlags extends TargetFlags {
   maxIterations?: number;
   stagnation?: number;
+  /** Commit on the current branch even when it is the default branch. */
+  here?: boolean;
 }
 
 /** Defaults of `--max-iterations` and of the stagnation limit K. */
@@ -20,14 +31,24 @@ export const MAX_ITERATIONS = 50;
 export const STAGNATION_LIMIT = 3;
 
 /** `/otto-build [--spec s | --all | --openspec c]`: the loop, inside the tool call. */
-export async function buildVerb(input: BuildInput, flags: RunFlags): Promise<VerbResult> {
+export async function buildVerb(input: BuildInput, flags: RunFlags): Promise<BuildResult> {
   const deps = await createBuildDeps(input);
   const targets = resolveTargets(deps.repoRoot, flags);
+  // Started on the default branch, the loop commits on a branch of its own (src/repo/run-branch.ts).
+  const only = targets.length === 1 ? targets[0] : undefined;
+  const placed = await placeRun({ root: deps.repoRoot, slug: only ? only.name : "build", here: flags.here === true, repos: deps.repos ?? [], git: { env: deps.env } });
   const results = await runBuild(deps, targets, {
     maxIterations: flags.maxIterations ?? MAX_ITERATIONS,
     stagnationLimit: flags.stagnation ?? STAGNATION_LIMIT,
   });
-  return renderResults(results, targets.length);
+  const rendered = renderResults(results, targets.length);
+  return {
+    title: rendered.title,
+    output: placed.note ? `${placed.note}\n\n${rendered.output}` : rendered.output,
+    repoRoot: deps.repoRoot,
+    ...(only?.kind === "spec" ? { spec: only.name } : {}),
+    complete: results.length === targets.length && results.every((r) => r.end.kind === "done"),
+  };
 }
 
 function renderResults(results: readonly TargetResult[], planned: number): VerbResult {

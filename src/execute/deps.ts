@@ -61,6 +61,7 @@ export async function createExecuteDeps(input: ExecuteInput): Promise<ExecuteDep
     toast: (message, variant) => toast(runtime, repoRoot, message, variant),
     models: { primary: roles.primary, secondary: roles.secondary },
     settings,
+    repos: config.repos,
     git: runGit,
     background: new Background(),
     once: runtime.once,

@@ -1,4 +1,5 @@
 import type { ResolvedChecks } from "../analysis/index.ts";
+import type { Repo } from "../config/index.ts";
 import type { Env, Logger } from "../core/index.ts";
 import type { ModelRef, SessionClient, SessionRunner } from "../session/index.ts";
 import type { CheckResult, GitControlSnapshot, GitRun, TreeSnapshot } from "../workspace/index.ts";
@@ -58,6 +59,8 @@ export interface ExecuteDeps {
   checkBaseline?: CheckResult[];
   /** Session deletions in flight; the run settles them before it returns. */
   background: Background;
+  /** The tracked repos (config.repos): where a run started on the default branch commits (src/repo/run-branch.ts). */
+  repos?: readonly Repo[];
   /** The run's record of its open child sessions (set under the run lock), for a re-run to clean up. */
   sessions?: RunSessions;
   /** The tree before the run's first session (set by withRunLock): commits take only what changed since. */

@@ -1,6 +1,10 @@
 import { sendNotification } from "../notify/index.ts";
+import fs from "node:fs";
+import { placeRun } from "../repo/index.ts";
+import { parseTasks, specPaths } from "../spec/index.ts";
 import { createExecuteDeps, type ExecuteInput } from "./deps.ts";
-import { executeSpec } from "./execute-spec.ts";
+import { executeSpec, resolveExecuteTarget } from "./execute-spec.ts";
+import type { ExecuteDeps } from "./types.ts";
 import { runOneTask } from "./task-run.ts";
 
 /**
@@ -9,13 +13,49 @@ import { runOneTask } from "./task-run.ts";
  * session's first idle, so a headless run must finish inside the tool call) and report progress
  * through `input.progress` (the tool's live title).
  */
-export async function executeVerb(input: ExecuteInput, spec?: string): Promise<{ title: string; output: string }> {
-  const { title, output } = await executeSpec(await createExecuteDeps(input), spec);
-  // People who configured notifications hear about a finished run wherever they are (never throws).
-  await sendNotification(input.runtime, input.directory, { kind: "spec_finished", title, text: output.split("\n").slice(0, 12).join("\n") });
-  return { title, output };
+export interface RunOptions {
+  /** --here: commit on the current branch even when it is the default branch. */
+  here?: boolean;
 }
 
-export async function taskRunVerb(input: ExecuteInput, spec?: string, id?: string): Promise<{ title: string; output: string }> {
-  return runOneTask(await createExecuteDeps(input), spec, id);
+export interface VerbResult {
+  title: string;
+  output: string;
+  /** The spec that ran, and where: what `--pr` needs. */
+  slug: string;
+  repoRoot: string;
+  /** Every task of the spec is completed (or skipped): the run is done and verified. */
+  complete: boolean;
+}
+
+/** Puts the run on the spec's branch when it starts on the default branch (src/repo/run-branch.ts). */
+async function placed(deps: ExecuteDeps, slug: string, options: RunOptions): Promise<string | undefined> {
+  const result = await placeRun({ root: deps.repoRoot, slug, here: options.here === true, repos: deps.repos ?? [], git: { env: deps.env } });
+  if (result.switched) deps.progress(`otto: on ${result.branch ?? "?"}`);
+  return result.note;
+}
+
+function finished(deps: ExecuteDeps, slug: string, title: string, output: string, note: string | undefined): VerbResult {
+  const tasks = parseTasks(fs.readFileSync(specPaths(deps.repoRoot, slug).tasks, "utf8")).tasks.tasks;
+  const complete = tasks.length > 0 && tasks.every((t) => t.status === "completed" || t.status === "skipped");
+  return { title, output: note ? `${note}\n\n${output}` : output, slug, repoRoot: deps.repoRoot, complete };
+}
+
+export async function executeVerb(input: ExecuteInput, spec?: string, options: RunOptions = {}): Promise<VerbResult> {
+  const deps = await createExecuteDeps(input);
+  const { slug } = resolveExecuteTarget(deps.repoRoot, spec);
+  const note = await placed(deps, slug, options);
+  const { title, output } = await executeSpec(deps, slug);
+  const result = finished(deps, slug, title, output, note);
+  // People who configured notifications hear about a finished run wherever they are (never throws).
+  await sendNotification(input.runtime, input.directory, { kind: "spec_finished", title, text: result.output.split("\n").slice(0, 12).join("\n") });
+  return result;
+}
+
+export async function taskRunVerb(input: ExecuteInput, spec?: string, id?: string, options: RunOptions = {}): Promise<VerbResult> {
+  const deps = await createExecuteDeps(input);
+  const { slug } = resolveExecuteTarget(deps.repoRoot, spec);
+  const note = await placed(deps, slug, options);
+  const { title, output } = await runOneTask(deps, slug, id);
+  return finished(deps, slug, title, output, note);
 }

@@ -11,3 +11,4 @@ export { removeWorktree, type RemoveOptions, type WorktreeRemoved } from "./work
 export { readTrackedPrs, prDocumentsDir, prBelongsTo, repoUrlOfPr, type TrackedPr } from "./tracked-prs.ts";
 export { mapPrToWorkdir, type MapPrInput, type PrWorkdir } from "./map-pr.ts";
 export { excludeFromGit } from "./exclude.ts";
+export { placeRun, runBranchName, type RunBranch, type RunBranchInput } from "./run-branch.ts";

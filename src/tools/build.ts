@@ -3,9 +3,10 @@ import { OttoError } from "../core/index.ts";
 import type { Runtime } from "../runtime.ts";
 import { buildVerb, planVerb, statusVerb, stopVerb, type BuildInput, type RunFlags } from "../build/index.ts";
 import { defineCommand, type CommandContext, type Values, type Verb } from "./command.ts";
+import { openPrAfterRun } from "./run-pr.ts";
 
 const TARGET = { spec: { type: "string" as const }, all: { type: "boolean" as const }, openspec: { type: "string" as const } };
-const RUN_OPTIONS = { ...TARGET, "max-iterations": { type: "string" as const }, stagnation: { type: "string" as const } };
+const RUN_OPTIONS = { ...TARGET, "max-iterations": { type: "string" as const }, stagnation: { type: "string" as const }, here: { type: "boolean" as const }, pr: { type: "boolean" as const } };
 const MANY = 10_000;
 
 const input = (ctx: CommandContext): BuildInput => ({
@@ -33,20 +34,27 @@ function runFlags(values: Values): RunFlags {
     all: values.all === true,
     maxIterations: count(values, "max-iterations"),
     stagnation: count(values, "stagnation"),
+    here: values.here === true,
   };
 }
 
-const run: Verb["run"] = async ({ values }, ctx) => buildVerb(input(ctx), runFlags(values));
+const run: Verb["run"] = async ({ values }, ctx) => {
+  const result = await buildVerb(input(ctx), runFlags(values));
+  if (values.pr !== true) return { title: result.title, output: result.output };
+  const target = result.spec ? { slug: result.spec } : {};
+  return { title: result.title, output: await openPrAfterRun(ctx.runtime, { ...result, ...target }, { sessionID: ctx.tool.sessionID, abort: ctx.tool.abort }, (m) => ctx.progress(m)) };
+};
 
 const verbs: Verb[] = [
   {
     path: [],
-    args: "[--spec <slug> | --all | --openspec <change>] [--max-iterations N] [--stagnation K]",
-    summary: "Keep a builder session working until every task is done and verified, then commit and archive",
+    args: "[--spec <slug> | --all | --openspec <change>] [--max-iterations N] [--stagnation K] [--here] [--pr]",
+    summary:
+      "Keep a builder session working until every task is done and verified, then commit and archive. Started on the default branch it commits on a branch of its own (--here: where it stands); --pr opens the PR when done",
     options: RUN_OPTIONS,
     run,
   },
-  { path: ["run"], args: "[--spec <slug> | --all | --openspec <change>] [--max-iterations N]", summary: "Same as /otto-build without a verb", options: RUN_OPTIONS, run },
+  { path: ["run"], args: "[--spec <slug> | --all | --openspec <change>] [--max-iterations N] [--here] [--pr]", summary: "Same as /otto-build without a verb", options: RUN_OPTIONS, run },
   {
     path: ["status"],
     summary: "Show the build loops of this repository (running, paused, stopped, done)",

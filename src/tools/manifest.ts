@@ -49,6 +49,8 @@ export const TOOL_MANIFEST = {
     description: "Runs a spec's tasks.md to committed, verified code: phase by phase, tasks of a phase in parallel child sessions, a review gate, hardening passes, the spec.verify commands and one git commit per phase, then a documentation pass. Resumes where an earlier run stopped (completed tasks never run again). Returns a markdown summary with the commits and any failures.",
     args: {
       spec: z.string().optional().describe("The spec's slug under .otto/specs (a unique prefix is enough). Omit it when the repository has exactly one spec."),
+      here: z.boolean().optional().describe("Commit on the current branch even when it is the default branch (otherwise the run makes the spec's branch there)."),
+      pr: z.boolean().optional().describe("When every task is done and verified, open the PR (as /otto-pr create --spec does) and track it."),
     },
   },
   otto_repo: {

@@ -3,6 +3,7 @@ import { formatError } from "../core/index.ts";
 import type { Runtime } from "../runtime.ts";
 import { executeVerb } from "../execute/index.ts";
 import { liveTitle } from "./live-title.ts";
+import { openPrAfterRun } from "./run-pr.ts";
 
 /**
  * `otto_spec_execute`: the typed form of `/otto-spec execute`, for the otto agent to call with
@@ -18,16 +19,20 @@ export function specExecuteTool(runtime: Runtime): ToolDefinition {
         .string()
         .optional()
         .describe("The spec's slug under .otto/specs (a unique prefix is enough). Omit it when the repository has exactly one spec."),
+      here: tool.schema.boolean().optional().describe("Commit on the current branch even when it is the default branch (otherwise the run makes the spec's branch there)."),
+      pr: tool.schema.boolean().optional().describe("When every task is done and verified, open the PR (as /otto-pr create --spec does) and track it."),
     },
-    async execute({ spec }, toolCtx) {
+    async execute({ spec, here, pr }, toolCtx) {
       const title = liveTitle(runtime, toolCtx);
       try {
         const result = await executeVerb(
           { runtime, sessionID: toolCtx.sessionID, directory: toolCtx.directory, signal: toolCtx.abort, progress: (text) => title.set(text) },
           spec,
+          { here: here === true },
         );
+        const output = pr === true ? await openPrAfterRun(runtime, result, { sessionID: toolCtx.sessionID, abort: toolCtx.abort }, (text) => title.set(text)) : result.output;
         await title.flush();
-        return { title: result.title, output: result.output, metadata: {} };
+        return { title: result.title, output, metadata: {} };
       } catch (error) {
         await title.flush();
         runtime.log.log("warn", "otto_spec_execute failed", { error: formatError(error) });

@@ -2,6 +2,7 @@ import type { ToolDefinition } from "@opencode-ai/plugin";
 import { BuildStore, specListJson, taskListJson } from "../build/index.ts";
 import type { Runtime } from "../runtime.ts";
 import { executeVerb, taskRunVerb, type ExecuteInput } from "../execute/index.ts";
+import { openPrAfterRun } from "./run-pr.ts";
 import {
   addSpec,
   addTask,
@@ -102,17 +103,25 @@ const verbs: Verb[] = [
   },
   {
     path: ["execute"],
-    args: "[--spec <slug>]",
-    summary: "Run tasks.md phase by phase: parallel tasks, review gate, hardening, spec.verify, one commit per phase, then docs; resumable",
-    options: SPEC,
-    run: ({ values }, ctx) => executeVerb(executeInput(ctx), flag(values)),
+    args: "[--spec <slug>] [--here] [--pr]",
+    summary:
+      "Run tasks.md phase by phase: parallel tasks, review gate, hardening, spec.verify, one commit per phase, then docs; resumable. Started on the default branch it commits on the spec's branch (--here: where it stands); --pr opens the PR when every task is done",
+    options: { ...SPEC, here: { type: "boolean" as const }, pr: { type: "boolean" as const } },
+    run: async ({ values }, ctx) => {
+      const run = await executeVerb(executeInput(ctx), flag(values), { here: values.here === true });
+      const output = values.pr === true ? await openPrAfterRun(ctx.runtime, run, { sessionID: ctx.tool.sessionID, abort: ctx.tool.abort }, (m) => ctx.progress(m)) : run.output;
+      return { title: run.title, output };
+    },
   },
   {
     path: ["task", "run"],
-    args: "[--spec <slug>] [--id <task-id>]",
-    summary: "Run one task (the only runnable one without --id), verify and commit it",
-    options: { ...SPEC, id: { type: "string" as const } },
-    run: ({ values }, ctx) => taskRunVerb(executeInput(ctx), flag(values), typeof values.id === "string" ? values.id : undefined),
+    args: "[--spec <slug>] [--id <task-id>] [--here]",
+    summary: "Run one task (the only runnable one without --id), verify and commit it (on the spec's branch when started on the default branch; --here: where it stands)",
+    options: { ...SPEC, id: { type: "string" as const }, here: { type: "boolean" as const } },
+    run: async ({ values }, ctx) => {
+      const run = await taskRunVerb(executeInput(ctx), flag(values), typeof values.id === "string" ? values.id : undefined, { here: values.here === true });
+      return { title: run.title, output: run.output };
+    },
   },
   {
     path: ["questions"],
