@@ -6,6 +6,7 @@ import { locateConfigFiles, type ConfigFiles } from "./files.ts";
 import { parseConfigText } from "./parse.ts";
 import { configError, type ConfigProblem } from "./problems.ts";
 import { resolveConfig, type ResolvedConfig } from "./resolve.ts";
+import { RETIRED_KEYS } from "./schema.ts";
 import { tooShortSecrets } from "./secrets.ts";
 import type { ConfigLayer } from "./sources.ts";
 import { gatedDigest, gatedValues, isRepoTrusted, withoutGated } from "./trust.ts";
@@ -108,6 +109,15 @@ export async function loadConfig(options: LoadOptions): Promise<LoadedConfig> {
   };
 }
 
+const hasKey = (value: unknown, key: string): boolean => {
+  let at: unknown = value;
+  for (const part of key.split(".")) {
+    if (typeof at !== "object" || at === null || !(part in at)) return false;
+    at = (at as Record<string, unknown>)[part];
+  }
+  return true;
+};
+
 /** Like loadConfig, but returns the problems of both files instead of throwing. */
 export async function validateConfig(options: LoadOptions): Promise<ValidationReport> {
   const { files, user, repo, untrusted } = await readBoth(options);
@@ -123,6 +133,11 @@ export async function validateConfig(options: LoadOptions): Promise<ValidationRe
     }
   }
   if (untrusted.length > 0 && files.repo) warnings.push(untrustedNote(files.repo, untrusted));
+  for (const layer of [user.layer, repo.layer]) {
+    for (const [key, instead] of Object.entries(RETIRED_KEYS)) {
+      if (layer && hasKey(layer.value, key)) warnings.push(`${layer.file}: ${key} is no longer used: ${instead}.`);
+    }
+  }
   return {
     files: { user: files.user, repo: files.repo },
     found: { user: user.found, repo: repo.found },

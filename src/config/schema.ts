@@ -15,19 +15,27 @@ const Models = z
     fix: ModelRef.optional().describe("Model that fixes failing pipelines and review findings. Unset: the primary model."),
   });
 
+/**
+ * Keys of earlier versions that nothing reads any more: still accepted, so a file that has them
+ * keeps loading, and named by `/otto-config validate` (RETIRED_KEYS says why each went).
+ */
+const Retired = z.unknown().optional();
+
 const Opencode = z
   .strictObject({
-    url: HttpUrl.default("http://localhost:4096").describe("OpenCode server URL used by the otto server (the plugin talks to its own host)."),
-    auto_start: z.boolean().default(true).describe("Start `opencode serve` when nothing answers at url."),
     username: NonEmpty.default("opencode").describe("Basic auth username of the OpenCode server. OPENCODE_SERVER_USERNAME wins over this key."),
     password: z.string().optional().describe("Basic auth password of the OpenCode server. Prefer OPENCODE_SERVER_PASSWORD, which wins over this key."),
-    permissions: z
-      .union([PermissionAction, z.record(NonEmpty, PermissionAction)], {
-        message: "allow, ask or deny, or an object mapping tool names to allow/ask/deny",
-      })
-      .default("allow")
-      .describe("Permission for tool calls in otto's sessions: one action for all tools, or per tool (e.g. {\"bash\": \"ask\"})."),
+    url: Retired.describe("No longer used: otto runs inside OpenCode and talks to its own server."),
+    auto_start: Retired.describe("No longer used: the PR watcher's background server is started by /otto-pr watch start --detach."),
+    permissions: Retired.describe("No longer used: set permissions of otto's agents in OpenCode's config (agent.otto-executor.permission)."),
   });
+
+/** Retired keys and what to do instead; `/otto-config validate` names them when a file has one. */
+export const RETIRED_KEYS: Record<string, string> = {
+  "opencode.url": "otto runs inside OpenCode and talks to its own server; remove the key",
+  "opencode.auto_start": "the PR watcher's background server is started by /otto-pr watch start --detach; remove the key",
+  "opencode.permissions": "set the permissions of otto's agents in OpenCode's own config, e.g. \"agent\": { \"otto-executor\": { \"permission\": { \"bash\": \"ask\" } } }; remove the key",
+};
 
 const Server = z
   .strictObject({

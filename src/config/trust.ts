@@ -14,7 +14,6 @@ import { formatKeyPath, getAtPath, isPlainObject } from "./keypath.ts";
 export const TRUST_GATED_KEYS = [
   ["pr", "providers", "github", "api_url"],
   ["pr", "providers", "ado", "base_url"],
-  ["opencode", "url"],
   ["notify", "webhooks"],
   ["notify", "command"],
 ] as const;

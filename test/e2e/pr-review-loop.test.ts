@@ -198,7 +198,7 @@ describe("/pr-review --loop (real OpenCode, scripted reviewer models, fake GitHu
     const config = JSON.parse(fs.readFileSync(path.join(ws.dirs.configHome, "otto", "otto.jsonc"), "utf8")) as Record<string, unknown>;
 
     ws.writeOttoConfig({ ...config, models: { primary: "mock/m1" } }, "user");
-    expect(await loop()).toMatch(/^Error: The review loop needs models.reviewers: 1 to 5 models .*\nNext step: Add them to otto.jsonc/);
+    expect(await loop()).toMatch(/^Error: The review loop needs models.reviewers \(1 to 5 models .*\) or, for one reviewer, models.secondary\.\nNext step: Add them to otto.jsonc/);
     ws.writeOttoConfig({ ...config, models: { reviewers: ["mock/m1", "mock/m2", "mock/m1", "mock/m2", "mock/m1", "mock/m2"] } }, "user");
     expect(await loop()).toMatch(/^Error: Invalid otto config \(1 problem\):[\s\S]*models\.reviewers/);
     ws.writeOttoConfig(config, "user");

@@ -45,12 +45,13 @@ export interface PreflightInput {
   sessionID?: string;
 }
 
+/** models.reviewers, else the secondary model alone (as docs/configuration.md says). */
 function reviewerModels(config: Config): ModelRef[] {
-  const names = config.models.reviewers;
-  if (!names || names.length === 0) {
+  const names = config.models.reviewers ?? (config.models.secondary ? [config.models.secondary] : []);
+  if (names.length === 0) {
     throw new OttoError(
       "loop_reviewers_unset",
-      "The review loop needs models.reviewers: 1 to 5 models that review the PR in parallel.",
+      "The review loop needs models.reviewers (1 to 5 models that review the PR in parallel) or, for one reviewer, models.secondary.",
       'Add them to otto.jsonc, e.g. "models": { "reviewers": ["openai/gpt-5", "anthropic/claude-sonnet-4-5"] }, then run the command again.',
     );
   }

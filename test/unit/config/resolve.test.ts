@@ -23,7 +23,7 @@ describe("resolveConfig defaults", () => {
       stage_timeout: "20m",
     });
     expect(config.server).toEqual({ poll_interval: "2m", port: 4097, log_dir: "/data/otto/logs" });
-    expect(config.opencode).toEqual({ url: "http://localhost:4096", auto_start: true, username: "opencode", permissions: "allow" });
+    expect(config.opencode).toEqual({ username: "opencode" });
     expect(config.pr.max_fix_attempts).toBe(5);
     expect(config.pr.verify).toBeUndefined();
     expect(config.pr.default_provider).toBeUndefined();
