@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import { listSpecs, parseTasks, resolveSpec, runnableTasks, specPaths, summarizeTasks, type TaskList } from "../spec/index.ts";
 import { crashed, type BuildState } from "./state.ts";
+import { activeChanges } from "./targets.ts";
 
 /** ready: a task can start; blocked: work remains but no task's dependencies are met; all_done: nothing left. */
 export type WorkState = "ready" | "blocked" | "all_done" | "no_tasks";
@@ -25,9 +26,9 @@ export function workState(list: TaskList): { progress: Progress; state: WorkStat
  * The builder sessions of a spec's running loops (from `.otto/build/` states); a loop whose process
  * died while running shows as `stopped`, so no tool waits on it.
  */
-function sessionsFor(states: readonly BuildState[], slug: string): Array<{ sessionID: string; status: string; iteration: number }> {
+function sessionsFor(states: readonly BuildState[], slug: string, kind: BuildState["target"]["kind"] = "spec"): Array<{ sessionID: string; status: string; iteration: number }> {
   return states
-    .filter((s) => s.target.kind === "spec" && s.target.name === slug && s.status === "running" && s.sessionID)
+    .filter((s) => s.target.kind === kind && s.target.name === slug && s.status === "running" && s.sessionID)
     .map((s) => ({ sessionID: s.sessionID ?? "", status: crashed(s) ? "stopped" : s.status, iteration: s.iteration }));
 }
 
@@ -40,14 +41,19 @@ function readList(repoRoot: string, slug: string): TaskList | undefined {
   }
 }
 
-/** `/otto-spec list --json`. */
+/** `/otto-spec list --json`: otto's specs, and the active OpenSpec changes when `openspec/` exists. */
 export function specListJson(repoRoot: string, states: readonly BuildState[]): string {
   const specs = listSpecs(repoRoot).map((s) => {
     const list = readList(repoRoot, s.slug);
     const work = list ? workState(list) : { progress: { done: 0, total: 0, percent: 0 }, state: "no_tasks" as const };
     return { slug: s.slug, artifacts: s.artifacts, ...work, sessions: sessionsFor(states, s.slug) };
   });
-  return JSON.stringify({ specs }, null, 2);
+  const openspec = activeChanges(repoRoot).map((c) => {
+    const progress = { done: c.done, total: c.total, percent: c.total ? Math.round((100 * c.done) / c.total) : 0 };
+    const state = c.total === 0 ? "no_tasks" : c.done === c.total ? "all_done" : "ready";
+    return { change: c.name, progress, state, sessions: sessionsFor(states, c.name, "openspec") };
+  });
+  return JSON.stringify({ specs, openspec }, null, 2);
 }
 
 /** `/otto-spec task list --json`. */

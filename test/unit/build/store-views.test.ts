@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { BuildStore, specListJson, statusVerb, stopVerb, taskListJson, type BuildState } from "../../../src/build/index.ts";
+import { resolveTargets } from "../../../src/build/targets.ts";
 import { tasksMd, tempRepoDir } from "./fixtures.ts";
 import { execFileSync } from "node:child_process";
 
@@ -114,7 +115,28 @@ describe("machine-readable views", () => {
           sessions: [],
         },
       ],
+      openspec: [],
     });
+  });
+
+  it("/otto-spec list --json and /otto-build --all include the active OpenSpec changes (not the archived ones)", () => {
+    const root = repo();
+    const change = (dir: string, text: string) => {
+      fs.mkdirSync(path.join(root, "openspec/changes", dir), { recursive: true });
+      fs.writeFileSync(path.join(root, "openspec/changes", dir, "tasks.md"), text);
+    };
+    change("add-auth", "## 1. Auth\n- [x] 1.1 Route\n- [ ] 1.2 Tests\n");
+    change("done-one", "- [x] 1.1 Everything\n");
+    change("archive/2026-01-01-old", "- [ ] 1.1 Old\n");
+    const view = JSON.parse(specListJson(root, [{ ...running("add-auth", "ses_7"), target: { kind: "openspec", name: "add-auth" } }])) as { openspec: unknown[] };
+    expect(view.openspec).toEqual([
+      { change: "add-auth", progress: { done: 1, total: 2, percent: 50 }, state: "ready", sessions: [{ sessionID: "ses_7", status: "running", iteration: 2 }] },
+      { change: "done-one", progress: { done: 1, total: 1, percent: 100 }, state: "all_done", sessions: [] },
+    ]);
+    expect(resolveTargets(root, { all: true })).toEqual([
+      { kind: "spec", name: "demo" },
+      { kind: "openspec", name: "add-auth" },
+    ]);
   });
 
   it("/otto-spec task list --json: the tasks with status, state and sessions", () => {
