@@ -1,4 +1,4 @@
-import type { Plugin } from "@opencode-ai/plugin";
+import type { Plugin, PluginModule } from "@opencode-ai/plugin";
 // Direct imports, not the core barrel: the barrel pulls in file locking and more, and load time counts.
 import { formatError } from "./core/errors.ts";
 import type { CrewService } from "./crew/index.ts";
@@ -14,9 +14,8 @@ import { buildTools } from "./tools/index.ts";
  * The otto plugin. Loading must stay cheap and must never fail: configuration is read and
  * validated when a command runs, not here, so a broken otto.jsonc cannot stop OpenCode. Otto's
  * subsystems are imported on first use (a tool call, a session event), not at load.
- * (Only this function is exported: OpenCode treats every exported function as a plugin.)
  */
-export const OttoPlugin: Plugin = async (input) => {
+const OttoPlugin: Plugin = async (input) => {
   const runtime = createRuntime(input);
   const { events, log } = runtime;
   const report = (what: string) => (error: unknown) => log.log("warn", `otto: ${what} failed`, { error: formatError(error) });
@@ -72,3 +71,10 @@ export const OttoPlugin: Plugin = async (input) => {
     "experimental.session.compacting": async (hookInput, output) => (await loadCrew()).compacting(hookInput, output),
   };
 };
+
+/**
+ * The module's only export: `{ id, server }`, the form OpenCode 1.18.29+ loads (it calls `server`,
+ * the plugin function). A named function export would be loaded as a second plugin; OpenCode 2's
+ * `setup` can stand beside `server` here (docs/decisions.md).
+ */
+export default { id: "opencode-otto", server: OttoPlugin } satisfies PluginModule;

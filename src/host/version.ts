@@ -5,7 +5,7 @@ import type { Logger } from "../core/log.ts";
  * The oldest OpenCode otto supports: the plugin API it is written against (1.18; tested with the
  * version pinned as the `opencode-ai` devDependency). Stated in README.md.
  */
-export const MIN_OPENCODE_VERSION = "1.18.0";
+export const MIN_OPENCODE_VERSION = "1.18.29";
 
 type Triple = [number, number, number];
 
