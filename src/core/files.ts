@@ -16,8 +16,30 @@ const LOCK_OPTIONS = {
   // The file may not exist yet; we resolve symlinks ourselves (see realTarget).
   realpath: false,
   stale: 10_000,
-  retries: { retries: 40, factor: 1.3, minTimeout: 10, maxTimeout: 1_000, randomize: true },
+  // Short, flat retries: an exponential backoff up to seconds let a writer that lost a few rounds
+  // wait far longer than the others (the tail of the lock bench). About 30 s in all, like before.
+  retries: { retries: 400, factor: 1.2, minTimeout: 5, maxTimeout: 75, randomize: true },
 };
+
+/*
+ * Writers of one process take turns per file before they ask for the cross-process lock, so they
+ * never poll against each other: their wait is the queue in front of them, in order.
+ */
+const turns = new Map<string, Promise<void>>();
+
+async function takeTurn(file: string): Promise<() => void> {
+  const key = path.resolve(file);
+  const previous = turns.get(key) ?? Promise.resolve();
+  let done!: () => void;
+  const mine = new Promise<void>((resolve) => (done = resolve));
+  const tail = previous.then(() => mine);
+  turns.set(key, tail);
+  await previous;
+  return () => {
+    done();
+    if (turns.get(key) === tail) turns.delete(key);
+  };
+}
 
 /**
  * The file a write must replace: the target of a symlink (dotfile managers link otto.jsonc, for instance),
@@ -71,20 +93,25 @@ export async function holdLock(file: string, retries: LockRetries, staleMs = 5_0
 /** Runs `fn` holding the lock of `file`; creates the file's directory first. */
 export async function withFileLock<T>(file: string, fn: () => Promise<T>): Promise<T> {
   await fs.mkdir(path.dirname(file), { recursive: true });
-  let compromised: Error | undefined;
-  const release = await lockfile.lock(file, {
-    ...LOCK_OPTIONS,
-    // The default throws from a timer, which would crash OpenCode; fail this write instead.
-    onCompromised: (error: Error) => {
-      compromised = error;
-    },
-  });
+  const turnDone = await takeTurn(file);
   try {
-    const result = await fn();
-    if (compromised) throw new OttoError("file_lock", `Lost the lock on ${file}: ${compromised.message}`, "Run the command again.");
-    return result;
+    let compromised: Error | undefined;
+    const release = await lockfile.lock(file, {
+      ...LOCK_OPTIONS,
+      // The default throws from a timer, which would crash OpenCode; fail this write instead.
+      onCompromised: (error: Error) => {
+        compromised = error;
+      },
+    });
+    try {
+      const result = await fn();
+      if (compromised) throw new OttoError("file_lock", `Lost the lock on ${file}: ${compromised.message}`, "Run the command again.");
+      return result;
+    } finally {
+      if (!compromised) await release();
+    }
   } finally {
-    if (!compromised) await release();
+    turnDone();
   }
 }
 

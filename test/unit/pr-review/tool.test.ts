@@ -24,16 +24,17 @@ async function run(args: string): Promise<string> {
 }
 
 describe("otto_pr_review arguments", () => {
-  it("lists both verbs", async () => {
-    const help = await run("");
-    expect(help).toContain("/pr-review <url|number> [--post all|none] [--focus <text>] [--provider github|ado] [--loop]");
+  it("lists both verbs; with no PR named it looks for the current branch's", async () => {
+    const help = await run("help");
+    expect(help).toContain("/pr-review [url|number] [--post all|none] [--focus <text>] [--provider github|ado] [--loop]");
+    expect(await run("")).toMatch(/^Error: This checkout has no origin remote/);
     expect(help).toContain("/pr-review post <ids|all> [--summary] [--pr <url|number>]");
   });
 
   it("refuses bad --post values and one-shot options with --loop", async () => {
     expect(await run("https://github.com/o/r/pull/1 --post some")).toMatch(/^Error: --post takes all or none, not 'some'\.\nNext step: /);
     expect(await run("https://github.com/o/r/pull/1 --loop --post all")).toMatch(/^Error: --post and --focus belong to the one-shot review/);
-    expect(await run("--post all")).toMatch(/^Error: Missing argument/);
+    expect(await run("--post all")).toMatch(/^Error: This checkout has no origin remote/);
   });
 
   it("post without a draft says to review first", async () => {
