@@ -18,7 +18,7 @@ const LOCK_OPTIONS = {
   stale: 10_000,
   // Short, flat retries: an exponential backoff up to seconds let a writer that lost a few rounds
   // wait far longer than the others (the tail of the lock bench). About 30 s in all, like before.
-  retries: { retries: 400, factor: 1.2, minTimeout: 5, maxTimeout: 75, randomize: true },
+  retries: { retries: 1200, factor: 1.1, minTimeout: 2, maxTimeout: 25, randomize: true },
 };
 
 /*
