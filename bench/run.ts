@@ -15,6 +15,7 @@ import { benchExecute, writeSection as writeExecuteSection } from "./execute.ts"
 import { benchInstallSize, writeSection as writeInstallSizeSection } from "./install-size.ts";
 import { benchPostOnce, writeSection as writePostOnceSection } from "./post-once.ts";
 import { benchSafety, writeSection as writeSafetySection } from "./safety.ts";
+import { benchStartup, writeSection as writeStartupSection } from "./startup.ts";
 import { benchPr, writeSection as writePrSection } from "./pr.ts";
 import { benchTasksFile, writeSection as writeTasksFileSection } from "./tasks-file.ts";
 import { benchTokens, writeSection as writeTokensSection } from "./tokens.ts";
@@ -107,6 +108,9 @@ async function main(): Promise<void> {
     process.stdout.write(`\n${report}`);
     // The other benches append their own sections to the file just written.
     if (only) return;
+    const startup = await benchStartup((line) => process.stdout.write(`${line}\n`));
+    writeStartupSection(startup);
+    process.stdout.write(`\n${startup}`);
     const execute = await benchExecute((line) => process.stdout.write(`${line}\n`));
     writeExecuteSection(execute);
     process.stdout.write(`\n${execute}`);

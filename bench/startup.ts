@@ -1,0 +1,111 @@
+/**
+ * Startup measured from outside, as whole processes: `opencode run "hello there"` with and without
+ * otto, interleaved pairs, wall time and CPU time (user + system, from /usr/bin/time) side by side.
+ * Two harnesses: one workspace per side reused for every run (warm: OpenCode's database, snapshots
+ * and caches exist), and a fresh workspace (new HOME and XDG dirs) for every run, as a first start
+ * is, with OpenCode's plugin dependencies already installed. Run alone with
+ * `node --import tsx bench/startup.ts [--write]`.
+ */
+import fs from "node:fs";
+import { execa } from "execa";
+import { runStandalone, writeSection as writeBenchSection } from "./sections.ts";
+import { createWorkspace, OPENCODE_BIN, startModelServer, text, type ModelServer, type Workspace } from "../test/support/index.ts";
+
+const PAIRS = Number(process.env.OTTO_BENCH_STARTUP_PAIRS ?? 8);
+const TIME = "/usr/bin/time";
+
+interface Sample {
+  wallMs: number;
+  cpuMs: number;
+}
+
+const median = (xs: readonly number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? (s[mid] ?? 0) : ((s[mid - 1] ?? 0) + (s[mid] ?? 0)) / 2;
+};
+
+async function timed(ws: Workspace): Promise<Sample> {
+  const started = performance.now();
+  const result = await execa(TIME, ["-f", "OTTO_TIME %U %S", OPENCODE_BIN, "run", "hello there"], {
+    cwd: ws.project,
+    env: { ...ws.env, PWD: ws.project },
+    extendEnv: false,
+    reject: false,
+    stdin: "ignore",
+    timeout: 120_000,
+  });
+  const wallMs = performance.now() - started;
+  const match = /OTTO_TIME (\S+) (\S+)/.exec(String(result.stderr));
+  if (result.exitCode !== 0 || !match) throw new Error(`opencode run failed (${String(result.exitCode)}):\n${String(result.stderr).slice(-2000)}`);
+  return { wallMs, cpuMs: (Number(match[1]) + Number(match[2])) * 1000 };
+}
+
+async function workspace(model: ModelServer, otto: boolean): Promise<Workspace> {
+  const ws = await createWorkspace({ model });
+  if (!otto) ws.updateConfig({ plugin: [] });
+  return ws;
+}
+
+async function pairs(model: ModelServer, fresh: boolean, log: (line: string) => void): Promise<{ with: Sample[]; without: Sample[] }> {
+  const out = { with: [] as Sample[], without: [] as Sample[] };
+  const warm = fresh ? undefined : { with: await workspace(model, true), without: await workspace(model, false) };
+  try {
+    if (warm) {
+      // The first run of a workspace pays one-time costs; the warm harness leaves them out.
+      await timed(warm.with);
+      await timed(warm.without);
+    }
+    for (let i = 0; i < PAIRS; i++) {
+      for (const otto of i % 2 ? [false, true] : [true, false]) {
+        const ws = warm ? (otto ? warm.with : warm.without) : await workspace(model, otto);
+        try {
+          (otto ? out.with : out.without).push(await timed(ws));
+        } finally {
+          if (!warm) await ws.cleanup();
+        }
+      }
+      log(`startup ${fresh ? "fresh" : "warm"} ${i + 1}/${PAIRS}: with ${Math.round(out.with.at(-1)?.wallMs ?? 0)} ms, without ${Math.round(out.without.at(-1)?.wallMs ?? 0)} ms`);
+    }
+  } finally {
+    await warm?.with.cleanup();
+    await warm?.without.cleanup();
+  }
+  return out;
+}
+
+export async function benchStartup(log: (line: string) => void = () => undefined): Promise<string> {
+  if (!fs.existsSync(TIME)) return "## Startup, whole processes\n\nNot measured: /usr/bin/time is not installed.\n";
+  const model = await startModelServer();
+  model.fallback = text("ok");
+  try {
+    const warm = await pairs(model, false, log);
+    const fresh = await pairs(model, true, log);
+    const row = (name: string, r: { with: Sample[]; without: Sample[] }) => {
+      const wall = median(r.with.map((s) => s.wallMs)) / median(r.without.map((s) => s.wallMs));
+      const cpu = median(r.with.map((s) => s.cpuMs)) / median(r.without.map((s) => s.cpuMs));
+      return `| ${name} | ${Math.round(median(r.without.map((s) => s.wallMs)))} / ${Math.round(median(r.with.map((s) => s.wallMs)))} ms | **${wall.toFixed(3)}** | ${Math.round(median(r.without.map((s) => s.cpuMs)))} / ${Math.round(median(r.with.map((s) => s.cpuMs)))} ms | **${cpu.toFixed(3)}** |`;
+    };
+    return [
+      "## Startup, whole processes",
+      "",
+      `\`opencode run "hello there"\` with and without otto, ${PAIRS} interleaved pairs per harness (the order inside a pair alternates), one scripted model; CPU is user + system time of the whole process tree as /usr/bin/time reports it. Warm: one workspace per side, reused (after one warm-up run each). Fresh: new HOME and XDG dirs for every run, OpenCode's plugin dependencies already installed (what any plugin costs on a first start, an npm install, is left out: it is OpenCode's, once per machine).`,
+      "",
+      "| harness | wall: without / with (median) | wall ratio | CPU: without / with (median) | CPU ratio |",
+      "|---|---|---|---|---|",
+      row("warm", warm),
+      row("fresh", fresh),
+      "",
+      "Target: both ratios ≤ 1.03.",
+      "",
+    ].join("\n");
+  } finally {
+    await model.close();
+  }
+}
+
+export function writeSection(section: string): void {
+  writeBenchSection("## Startup, whole processes", section);
+}
+
+runStandalone(import.meta.url, benchStartup, writeSection);
