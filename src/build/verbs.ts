@@ -1,6 +1,7 @@
 import { OttoError, formatError } from "../core/index.ts";
 import { addSpec, createSpecDeps, generateTasks, listSpecs, runDocumentStage } from "../spec/index.ts";
 import { placeRun } from "../repo/index.ts";
+import { snapshotGitControl, type GitControlSnapshot } from "../workspace/index.ts";
 import { createBuildDeps, repoRootOf, type BuildInput } from "./build-deps.ts";
 import { noteOf, runBuild, type TargetResult } from "./run-build.ts";
 import { BuildStore, crashed, type BuildState } from "./state.ts";
@@ -17,6 +18,8 @@ export interface BuildResult extends VerbResult {
   spec?: string;
   /** Every target is done and verified. */
   complete: boolean;
+  /** Git's config and hooks before the builder ran: `--pr` pushes only if they are unchanged. */
+  gitControl: GitControlSnapshot;
 }
 
 export interface RunFlags extends TargetFlags {
@@ -37,6 +40,7 @@ export async function buildVerb(input: BuildInput, flags: RunFlags): Promise<Bui
   // Started on the default branch, the loop commits on a branch of its own (src/repo/run-branch.ts).
   const only = targets.length === 1 ? targets[0] : undefined;
   const placed = await placeRun({ root: deps.repoRoot, slug: only ? only.name : "build", here: flags.here === true, repos: deps.repos ?? [], git: { env: deps.env } });
+  const gitControl = await snapshotGitControl(deps.repoRoot, { env: deps.env });
   const results = await runBuild(deps, targets, {
     maxIterations: flags.maxIterations ?? MAX_ITERATIONS,
     stagnationLimit: flags.stagnation ?? STAGNATION_LIMIT,
@@ -48,6 +52,7 @@ export async function buildVerb(input: BuildInput, flags: RunFlags): Promise<Bui
     repoRoot: deps.repoRoot,
     ...(only?.kind === "spec" ? { spec: only.name } : {}),
     complete: results.length === targets.length && results.every((r) => r.end.kind === "done"),
+    gitControl,
   };
 }
 

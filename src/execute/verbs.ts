@@ -5,6 +5,7 @@ import { parseTasks, specPaths } from "../spec/index.ts";
 import { createExecuteDeps, type ExecuteInput } from "./deps.ts";
 import { executeSpec, resolveExecuteTarget } from "./execute-spec.ts";
 import type { ExecuteDeps } from "./types.ts";
+import { snapshotGitControl, type GitControlSnapshot } from "../workspace/index.ts";
 import { runOneTask } from "./task-run.ts";
 
 /**
@@ -26,6 +27,8 @@ export interface VerbResult {
   repoRoot: string;
   /** Every task of the spec is completed (or skipped): the run is done and verified. */
   complete: boolean;
+  /** Git's config and hooks before the run's sessions: `--pr` pushes only if they are unchanged. */
+  gitControl: GitControlSnapshot;
 }
 
 /** Puts the run on the spec's branch when it starts on the default branch (src/repo/run-branch.ts). */
@@ -35,18 +38,19 @@ async function placed(deps: ExecuteDeps, slug: string, options: RunOptions): Pro
   return result.note;
 }
 
-function finished(deps: ExecuteDeps, slug: string, title: string, output: string, note: string | undefined): VerbResult {
+function finished(deps: ExecuteDeps, slug: string, run: { title: string; output: string; note: string | undefined; gitControl: GitControlSnapshot }): VerbResult {
   const tasks = parseTasks(fs.readFileSync(specPaths(deps.repoRoot, slug).tasks, "utf8")).tasks.tasks;
   const complete = tasks.length > 0 && tasks.every((t) => t.status === "completed" || t.status === "skipped");
-  return { title, output: note ? `${note}\n\n${output}` : output, slug, repoRoot: deps.repoRoot, complete };
+  return { title: run.title, output: run.note ? `${run.note}\n\n${run.output}` : run.output, slug, repoRoot: deps.repoRoot, complete, gitControl: run.gitControl };
 }
 
 export async function executeVerb(input: ExecuteInput, spec?: string, options: RunOptions = {}): Promise<VerbResult> {
   const deps = await createExecuteDeps(input);
   const { slug } = resolveExecuteTarget(deps.repoRoot, spec);
   const note = await placed(deps, slug, options);
+  const gitControl = await snapshotGitControl(deps.repoRoot, { env: deps.env });
   const { title, output } = await executeSpec(deps, slug);
-  const result = finished(deps, slug, title, output, note);
+  const result = finished(deps, slug, { title, output, note, gitControl });
   // People who configured notifications hear about a finished run wherever they are (never throws).
   await sendNotification(input.runtime, input.directory, { kind: "spec_finished", title, text: result.output.split("\n").slice(0, 12).join("\n") });
   return result;
@@ -56,6 +60,7 @@ export async function taskRunVerb(input: ExecuteInput, spec?: string, id?: strin
   const deps = await createExecuteDeps(input);
   const { slug } = resolveExecuteTarget(deps.repoRoot, spec);
   const note = await placed(deps, slug, options);
+  const gitControl = await snapshotGitControl(deps.repoRoot, { env: deps.env });
   const { title, output } = await runOneTask(deps, slug, id);
-  return finished(deps, slug, title, output, note);
+  return finished(deps, slug, { title, output, note, gitControl });
 }

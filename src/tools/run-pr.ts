@@ -1,6 +1,7 @@
 import { formatError } from "../core/index.ts";
 import { createPullRequest } from "../pr/index.ts";
 import type { Runtime } from "../runtime.ts";
+import { describeControlChanges, gitControlChanges, type GitControlSnapshot } from "../workspace/index.ts";
 
 /**
  * `--pr` on execute and build: once the run is complete (every task done and verified), the PR is
@@ -10,11 +11,15 @@ import type { Runtime } from "../runtime.ts";
  */
 export async function openPrAfterRun(
   runtime: Runtime,
-  run: { slug?: string; repoRoot: string; complete: boolean; output: string },
+  run: { slug?: string; repoRoot: string; complete: boolean; output: string; gitControl: GitControlSnapshot },
   tool: { sessionID: string; abort?: AbortSignal },
   progress: (message: string) => void,
 ): Promise<string> {
   if (!run.complete) return `${run.output}\n\n## Pull request\n\nNot opened: the run is not complete (--pr opens it when every task is done and verified). Run again, then /otto-pr create${run.slug ? ` --spec ${run.slug}` : ""}.`;
+  // Sessions worked in this checkout: a hook or push URL one of them planted would run with the
+  // user's credentials on otto's push, so otto pushes only from a checkout whose git control is as it was.
+  const tampered = await gitControlChanges(run.gitControl, { env: runtime.env });
+  if (tampered.length > 0) return `${run.output}\n\n## Pull request\n\nNot opened: ${describeControlChanges(run.repoRoot, tampered)} Then /otto-pr create${run.slug ? ` --spec ${run.slug}` : ""}.`;
   try {
     progress("otto: opening the pull request");
     const pr = await createPullRequest(runtime, { directory: run.repoRoot, ...(run.slug ? { spec: run.slug } : {}), now: new Date(), sessionID: tool.sessionID, ...(tool.abort ? { signal: tool.abort } : {}), progress });

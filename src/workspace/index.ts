@@ -28,7 +28,7 @@ export { commitAll, commitChanges, pendingDiff, gitDir, takeIncluded, type Commi
 export { snapshotTree, changesSince, diffSnapshots, fingerprint, parsePorcelainZ, TreeSnapshot, CLEAN_TREE, type TreeChanges, type GitRun } from "./snapshot.ts";
 export { compareToBaseline, describeBaseline, failureCount, isBlocking, type CheckComparison, type CheckVerdict } from "./check-baseline.ts";
 export { commitAndPush, type PushInput, type PushOutcome, type PushResult } from "./push.ts";
-export { snapshotGitControl, gitControlChanges, type GitControlSnapshot } from "./git-guard.ts";
+export { snapshotGitControl, gitControlChanges, describeControlChanges, type GitControlSnapshot } from "./git-guard.ts";
 export { commitsAhead, refuseUnpushed } from "./unpushed.ts";
 export { defaultBranch } from "./default-branch.ts";
 export {
