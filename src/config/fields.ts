@@ -28,5 +28,3 @@ export const Count = (min: number) => z.number().int({ message: "a whole number"
 
 /** Shell commands run in the working directory, each must exit 0 (e.g. "npm test"). */
 export const Commands = z.array(NonEmpty);
-
-export const PermissionAction = z.enum(["allow", "ask", "deny"]);

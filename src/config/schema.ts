@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Count, Duration, HttpUrl, ModelRef, NonEmpty, PermissionAction, Commands } from "./fields.ts";
+import { Count, Duration, HttpUrl, ModelRef, NonEmpty, Commands } from "./fields.ts";
 import { PrConfig, ReposConfig } from "./schema-pr.ts";
 
 const Models = z
