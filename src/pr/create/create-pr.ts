@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { formatError, OttoError, redact } from "../../core/index.ts";
+import { parseDuration } from "../../config/index.ts";
 import { renderPrompt } from "../../prompts/index.ts";
 import { resolveRoleModel } from "../../session/index.ts";
 import { currentBranch, gitOutput } from "../../workspace/index.ts";
@@ -78,7 +79,7 @@ async function describeWithModel(runtime: Runtime, ctx: PrContext, input: Create
     { env: runtime.env },
   );
   const reply = await runtime.sessions.runChildJson(
-    { directory: branch.root, agent: "otto-reviewer", model: role.model, title: `otto: describe ${branch.branch}`, timeoutMs: 600_000, parentID: input.sessionID, ...(input.signal ? { signal: input.signal } : {}) },
+    { directory: branch.root, agent: "otto-reviewer", model: role.model, title: `otto: describe ${branch.branch}`, timeoutMs: parseDuration(ctx.loaded.config.spec.task_timeout), parentID: input.sessionID, ...(input.signal ? { signal: input.signal } : {}) },
     prompt,
     Description,
   );
