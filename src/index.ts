@@ -3,6 +3,7 @@ import type { Plugin, PluginModule } from "@opencode-ai/plugin";
 import { formatError } from "./core/errors.ts";
 import type { CrewService } from "./crew/index.ts";
 import { crewMayExist } from "./host/crew-present.ts";
+import { commandOutput, OTTO_COMMANDS } from "./host/command-output.ts";
 import { registerOtto } from "./host/register.ts";
 import { checkHostVersion } from "./host/version.ts";
 import { hostKind } from "./pr/watch/host.ts";
@@ -49,10 +50,15 @@ const OttoPlugin: Plugin = async (input) => {
     import("./pr/index.ts").then((m) => m.watchControllerFor(runtime).autostart(), report("watcher start"));
   }
 
+  // In the TUI otto shows a slash command's output itself (src/host/command-output.ts).
+  const tui = hostKind() === "tui";
+  const shown = tui ? commandOutput({ client: input.client, log, commands: OTTO_COMMANDS }) : undefined;
+  if (shown) events.on((event) => shown.onEvent(event));
+
   return {
     config: async (config) => {
       try {
-        registerOtto(config);
+        registerOtto(config, undefined, { tui });
       } catch (error) {
         log.log("error", "otto could not register its agents and commands", { error: formatError(error) });
       }
@@ -67,6 +73,12 @@ const OttoPlugin: Plugin = async (input) => {
     "chat.params": async (hookInput) => runtime.guard.noteAgent(hookInput.sessionID, hookInput.agent),
     "shell.env": (hookInput, output) => runtime.guard.shellEnv(hookInput, output),
     "tool.execute.before": (hookInput, output) => runtime.guard.beforeTool(hookInput, output),
+    ...(shown
+      ? {
+          "command.execute.before": async (hookInput: { command: string; sessionID: string }) => shown.commandStarted(hookInput),
+          "tool.execute.after": async (hookInput: { tool: string; sessionID: string }, output: { title: string; output: string }) => shown.toolFinished(hookInput, output),
+        }
+      : {}),
     // Keeps otto's state (crew, unread messages, specs in progress) in the orchestrator's summary.
     "experimental.session.compacting": async (hookInput, output) => (await loadCrew()).compacting(hookInput, output),
   };

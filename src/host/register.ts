@@ -1,3 +1,4 @@
+import { REPEAT_LINE, TUI_LINE } from "./command-output.ts";
 import type { Config } from "@opencode-ai/plugin";
 import { builtinDir, listAssetNames, readMarkdownAsset } from "../core/assets.ts";
 
@@ -58,8 +59,12 @@ export function withOttoPermissions(permission: unknown): Json {
   return out;
 }
 
-/** The `config` hook: registers otto's agents, commands and permission defaults under the user's. */
-export function registerOtto(config: Config, assets = { agents: loadAgents(), commands: loadCommands() }): void {
+/**
+ * The `config` hook: registers otto's agents, commands and permission defaults under the user's.
+ * With `tui`, the commands' templates ask for "Done." instead of the repeated output, which otto
+ * shows itself (src/host/command-output.ts).
+ */
+export function registerOtto(config: Config, assets = { agents: loadAgents(), commands: loadCommands() }, options: { tui?: boolean } = {}): void {
   const cfg = config as Json;
   const userAgents = isObject(cfg.agent) ? cfg.agent : {};
   const agents: Json = { ...userAgents };
@@ -71,7 +76,8 @@ export function registerOtto(config: Config, assets = { agents: loadAgents(), co
   const userCommands = isObject(cfg.command) ? cfg.command : {};
   const commands: Json = { ...userCommands };
   for (const [name, command] of Object.entries(assets.commands)) {
-    commands[name] = mergeUnder(command, isObject(userCommands[name]) ? userCommands[name] : {});
+    const own = options.tui && typeof command.template === "string" ? { ...command, template: command.template.replace(REPEAT_LINE, TUI_LINE) } : command;
+    commands[name] = mergeUnder(own, isObject(userCommands[name]) ? userCommands[name] : {});
   }
   cfg.command = commands;
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Config } from "@opencode-ai/plugin";
+import { OTTO_COMMANDS, REPEAT_LINE, TUI_LINE } from "../../../src/host/command-output.ts";
 import { loadAgents, loadCommands, mergeUnder, registerOtto, withOttoPermissions } from "../../../src/host/register.ts";
 
 describe("assets", () => {
@@ -33,6 +34,20 @@ describe("assets", () => {
 });
 
 describe("registerOtto", () => {
+  it("in the TUI, every otto command asks the model for Done instead of the repeated output (otto shows it)", () => {
+    const commands = loadCommands();
+    expect(new Set(Object.keys(commands))).toEqual(OTTO_COMMANDS);
+    const tui = {} as Config;
+    registerOtto(tui, undefined, { tui: true });
+    const headless = {} as Config;
+    registerOtto(headless);
+    for (const name of OTTO_COMMANDS) {
+      expect(String(commands[name]?.template)).toContain(REPEAT_LINE);
+      expect(String((tui.command as Record<string, { template: string }>)[name]?.template)).toContain(TUI_LINE);
+      expect(String((headless.command as Record<string, { template: string }>)[name]?.template)).toContain(REPEAT_LINE);
+    }
+  });
+
   it("merges under the user's config: the user's keys win", () => {
     const config = {
       agent: { otto: { model: "mine/model", permission: { bash: "ask" } }, build: { model: "x/y" } },
