@@ -220,23 +220,32 @@ async function sessionOverhead(): Promise<{ raw: number; otto: number }> {
   }
 }
 
-export async function lockWaitsForBench(): Promise<{ p50: number; p99: number; max: number; totalMs: number }> {
+/** A tasks.md of 16 pending tasks in a temp dir for `bench`, removed afterwards. */
+async function withTasksFile<T>(bench: (file: string, ids: string[]) => Promise<T>): Promise<T> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "otto-bench-lock-"));
   try {
     const rows = Array.from({ length: 16 }, (_, i): [string, string, number, string[], string] => [`task-${i}`, "pending", 1, [], `T${i}`]);
     const file = path.join(dir, "tasks.md");
     fs.writeFileSync(file, tasksMd(rows));
-    const waits: number[] = [];
-    // One store per writer: each write contends on the file lock, as separate processes would.
-    const stores = await Promise.all(rows.map(() => TaskStore.open(file, "bench", { onLockWait: (ms) => waits.push(ms) })));
-    const started = Date.now();
-    await Promise.all(stores.map(async (store, w) => {
-      for (let k = 0; k < 50; k++) await store.set(`task-${w}`, k % 2 ? "running" : "pending");
-    }));
-    return { p50: quantile(waits, 0.5), p99: quantile(waits, 0.99), max: Math.max(...waits), totalMs: Date.now() - started };
+    return await bench(file, rows.map(([id]) => id));
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
+}
+
+const waitStats = (waits: readonly number[]) => ({ p50: quantile(waits, 0.5), p99: quantile(waits, 0.99), max: Math.max(...waits) });
+
+/** 16 writers × 50 status updates in this process, one TaskStore each. */
+export function lockWaitsForBench(): Promise<{ p50: number; p99: number; max: number; totalMs: number }> {
+  return withTasksFile(async (file, ids) => {
+    const waits: number[] = [];
+    const stores = await Promise.all(ids.map(() => TaskStore.open(file, "bench", { onLockWait: (ms) => waits.push(ms) })));
+    const started = Date.now();
+    await Promise.all(stores.map(async (store, w) => {
+      for (let k = 0; k < 50; k++) await store.set(ids[w] ?? "", k % 2 ? "running" : "pending");
+    }));
+    return { ...waitStats(waits), totalMs: Date.now() - started };
+  });
 }
 
 /**
@@ -244,24 +253,17 @@ export async function lockWaitsForBench(): Promise<{ p50: number; p99: number; m
  * alone: no in-process queue helps them). All start at the same instant, after every process has
  * loaded.
  */
-export async function crossProcessLockWaits(): Promise<{ p50: number; p99: number; max: number; lost: number }> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "otto-bench-lock-"));
-  try {
-    const rows = Array.from({ length: 16 }, (_, i): [string, string, number, string[], string] => [`task-${i}`, "pending", 1, [], `T${i}`]);
-    const file = path.join(dir, "tasks.md");
-    fs.writeFileSync(file, tasksMd(rows));
+export function crossProcessLockWaits(): Promise<{ p50: number; p99: number; max: number; lost: number }> {
+  return withTasksFile(async (file, ids) => {
     const start = Date.now() + 8_000;
     const writer = path.join(REPO_ROOT, "bench", "lock-writer.ts");
     const outputs = await Promise.all(
-      rows.map(([id]) => execa(process.execPath, ["--import", "tsx", writer, file, id, "50", String(start)], { cwd: REPO_ROOT }).then((r) => JSON.parse(r.stdout) as number[])),
+      ids.map((id) => execa(process.execPath, ["--import", "tsx", writer, file, id, "50", String(start)], { cwd: REPO_ROOT }).then((r) => JSON.parse(r.stdout) as number[])),
     );
-    const waits = outputs.flat();
     // 50 updates end on `running` (odd k last): a lost update would leave a task `pending`.
     const lost = (await TaskStore.open(file, "bench")).list.tasks.filter((t) => t.status !== "running").length;
-    return { p50: quantile(waits, 0.5), p99: quantile(waits, 0.99), max: Math.max(...waits), lost };
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
+    return { ...waitStats(outputs.flat()), lost };
+  });
 }
 
 /** The "Execution engine" section of docs/benchmarks.md. */
