@@ -106,7 +106,8 @@ describe("the headless PR watcher (opencode serve, OTTO_WATCH=1) with no tool ca
     expect(hook.body).toMatchObject({ source: "otto", event: "pr_green", url: PR_URL });
     expect(f.gh.state.comments.map((c) => c.body)).toEqual([expect.stringContaining("✅ otto: all checks pass on")]);
     expect(field(ws, "status")).toBe("green");
-    expect(serve.events.all.some((e) => e.type === "tui.toast.show")).toBe(true);
+    // The toast is sent beside the webhook, not before it.
+    await until("the pr_green toast", () => serve.events.all.some((e) => e.type === "tui.toast.show"));
     expect(ws.logs()).not.toContain("notification via");
 
     // No tool call in the daemon: its model requests are the flows' child sessions (never an agent
