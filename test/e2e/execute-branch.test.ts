@@ -6,6 +6,7 @@ import { execModel } from "./execute/exec-model.ts";
 import { ottoSpec } from "./execute/drive.ts";
 import { specFiles, tasksMd } from "./execute/kinds.ts";
 import { useForges } from "./pr/forges.ts";
+import { builderModel, oneTaskPerTurn, tasksMd as buildTasksMd } from "./build/builder-model.ts";
 
 const SLUG = "greeting";
 const QUIET = { task_briefing: false, external_assumptions: false, domain_hardening: false, review_gate: false, docs_alignment: false, verify: ["test -f src/task-001.txt"] };
@@ -65,5 +66,31 @@ describe("/otto-spec execute and the default branch, through opencode serve", ()
     expect(await ws.repo.git(["branch", "--show-current"])).toBe("main");
     expect(await ws.repo.git(["log", "--format=%s", `${mainBefore}..main`])).toMatch(/here/);
     expect(f.gh.state.prs).toHaveLength(1);
+  });
+});
+
+describe("/otto-build --pr, headless", () => {
+  const e2e = useE2E();
+  const forges = useForges();
+
+  it("started on main builds on otto/demo, archives the spec and opens its PR described from the archived files", async () => {
+    const f = await forges();
+    const ws = await e2e.workspace({
+      files: { "README.md": "# demo\n", ".otto/specs/demo/tasks.md": buildTasksMd(["Only"]) },
+      ottoConfig: { models: { primary: "mock/m1", secondary: "mock/m2" }, spec: { verify: ["test -f src/done-1.txt"] } },
+      userOttoConfig: f.ottoConfig(),
+      env: f.env,
+      remote: true,
+    });
+    await ws.repo.git(["config", `url.${ws.repo.remote}.insteadOf`, "https://github.com/octo/app.git"]);
+    await ws.repo.git(["remote", "set-url", "origin", "https://github.com/octo/app.git"]);
+    e2e.model.script(...slashCommand("otto_build"), builderModel(ws.project, oneTaskPerTurn(ws.project)));
+    const run = await e2e.run(ws, ["run", "--command", "otto-build", "--", "--spec", "demo", "--pr"], { timeoutMs: 120_000 });
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(await ws.repo.git(["branch", "--show-current"])).toBe("otto/demo");
+    expect(f.gh.state.prs).toHaveLength(1);
+    expect(f.gh.state.prs[0]).toMatchObject({ title: "demo", head: { ref: "otto/demo" } });
+    expect(f.gh.state.prs[0]?.body).toContain("## Tasks (1 of 1 completed)");
+    expect(await ws.repo.gitRemote(["rev-parse", "refs/heads/otto/demo"])).toBe(await ws.repo.git(["rev-parse", "otto/demo"]));
   });
 });

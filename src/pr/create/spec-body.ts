@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import { OttoError } from "../../core/index.ts";
-import { parseQuestions, parseTasks, specPaths, type Task } from "../../spec/index.ts";
+import path from "node:path";
+import { parseQuestions, parseTasks, specPaths, specsDir, type Task } from "../../spec/index.ts";
 
 /*
  * The description of a PR opened for a spec, built in code from the spec's own files: what it is
@@ -40,9 +41,29 @@ export interface SpecBody {
   body: string;
 }
 
+/**
+ * Where the spec's files are: `.otto/specs/<slug>/`, or, once a build archived it, the newest
+ * `.otto/specs/archive/<date>-<slug>[-n]/`.
+ */
+function specFiles(root: string, slug: string): ReturnType<typeof specPaths> {
+  const paths = specPaths(root, slug);
+  if (fs.existsSync(paths.dir)) return paths;
+  const archive = path.join(specsDir(root), "archive");
+  const archived = fs.existsSync(archive)
+    ? fs
+        .readdirSync(archive)
+        .filter((name) => new RegExp(`^\\d{4}-\\d{2}-\\d{2}-${slug.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(-\\d+)?$`).test(name))
+        .sort()
+        .at(-1)
+    : undefined;
+  if (!archived) return paths;
+  const dir = path.join(archive, archived);
+  return { ...paths, dir, requirements: path.join(dir, "requirements.md"), tasks: path.join(dir, "tasks.md"), questions: path.join(dir, "questions.md") };
+}
+
 /** Title and description of the PR for spec `slug` of the repository at `root`. */
 export function specBody(root: string, slug: string): SpecBody {
-  const paths = specPaths(root, slug);
+  const paths = specFiles(root, slug);
   const requirements = read(paths.requirements);
   const tasksText = read(paths.tasks);
   if (requirements === undefined && tasksText === undefined) {
