@@ -3,10 +3,10 @@
  * bench/run.ts calls; run alone with `node --import tsx bench/pr.ts [--write]` (prints the
  * section; --write puts it into docs/benchmarks.md).
  *
- * 1. Requests per idle poll per tracked PR, and how many GitHub answered 304 (free against the
- *    rate limit): GitHub with ETags; Azure DevOps, which has no conditional requests here.
- * 2. Cycle time for 50 tracked PRs against the fake servers: the first (cold) cycle and an idle
- *    one, at the watcher's production concurrency and retry settings.
+ * 1. Requests per idle watcher cycle over 50 and 500 tracked PRs on each forge (how many GitHub
+ *    answered 304, free against the rate limit), what one changed PR and one PR with CI running
+ *    add, and the cycles' wall time, at the watcher's production concurrency and retry settings.
+ * 2. How much of a CI log the fix flow hands to its session.
  */
 import { runStandalone, writeSection as writeBenchSection } from "./sections.ts";
 import fs from "node:fs";
@@ -18,19 +18,30 @@ import { addPr, createPrStore, createRegistry, runCycle, type BackendDeps } from
 import { trimLog } from "../src/pr/fix/trim-log.ts";
 import { FAKE_ADO_PAT, FAKE_GITHUB_TOKEN, startFakeAdo, startFakeGithub, type RecordedCall } from "../test/support/index.ts";
 
-const PRS = Number(process.env.OTTO_BENCH_PRS ?? 50);
+/** Tracked PRs per forge: the issue's two scales. OTTO_BENCH_PRS=50 runs only the first. */
+const SCALES = process.env.OTTO_BENCH_PRS ? [Number(process.env.OTTO_BENCH_PRS)] : [50, 500];
 const IDLE_CYCLES = 3;
 /** The watcher's own setting (src/pr/watch/controller.ts). */
 const CONCURRENCY = 4;
 
-interface Measure {
-  coldMs: number;
-  idleMs: number[];
-  perPollRequests: number;
-  perPoll304: number;
+interface Cycle {
+  ms: number;
+  requests: number;
+  /** GitHub: answers 304, free against the primary rate limit. */
+  notModified: number;
 }
 
-async function measure(provider: "github" | "ado", log: (line: string) => void): Promise<Measure> {
+interface Measure {
+  prs: number;
+  cold: Cycle;
+  idle: Cycle[];
+  /** The cycle after one PR got a new commit with CI running. */
+  changed: Cycle;
+  /** The cycle after that: the PR's CI still runs. */
+  running: Cycle;
+}
+
+async function measure(provider: "github" | "ado", prs: number, log: (line: string) => void): Promise<Measure> {
   const gh = await startFakeGithub();
   const ado = await startFakeAdo();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "otto-bench-pr-"));
@@ -55,40 +66,50 @@ async function measure(provider: "github" | "ado", log: (line: string) => void):
       notify: async () => ({ delivered: [], failed: [] }),
       dataDir: dir,
     };
-    for (let n = 1; n <= PRS; n++) {
-      // CI still running, one reviewer comment each: a typical PR between pushes.
+    // Finished CI on every PR of one repository, its success comment posted: a watcher's usual day between pushes.
+    for (let n = 1; n <= prs; n++) {
+      let sha: string;
       if (provider === "github") {
         const pr = gh.state.addPr({ number: n });
-        gh.state.setChecks(pr, [{ name: "build" }, { name: "test", status: "in_progress" }]);
-        gh.state.addComment(pr, "Looks reasonable.");
+        gh.state.setChecks(pr, [{ name: "build" }, { name: "test" }]);
+        sha = pr.head.sha;
         await addPr(ctx, { text: `https://github.com/octo/app/pull/${n}`, now: new Date() });
       } else {
         const pr = ado.state.addPr({ id: n });
-        ado.state.setChecks(pr, [{ name: "ci" }, { name: "test", status: "inProgress" }]);
-        ado.state.addThread(pr, { content: "Looks reasonable." });
+        ado.state.setChecks(pr, [{ name: "ci" }, { name: "test" }]);
+        sha = pr.sourceCommit;
         await addPr(ctx, { text: String(n), provider: "ado", now: new Date() });
       }
+      const { docs } = await ctx.store.list();
+      const key = docs.find((d) => d.data.id === String(n))?.key ?? "";
+      await ctx.store.update(key, (d) => ({ ...d, data: { ...d.data, green_sha: sha } }));
     }
     const calls: RecordedCall[] = provider === "github" ? gh.calls : ado.calls;
-    const cycle = async () => {
+    const cycle = async (): Promise<Cycle> => {
+      const from = calls.length;
       const start = performance.now();
-      const report = await runCycle({ ...ctx, now: () => new Date(), log: () => undefined, intervalMs: 120_000, concurrency: CONCURRENCY, secrets });
+      const report = await runCycle({ ...ctx, now: () => new Date(), log: () => undefined, intervalMs: 120_000, fullPollMs: 60 * 60_000, concurrency: CONCURRENCY, secrets });
       if (report.results.some((r) => r.outcome === "error")) throw new Error(`bench cycle had errors: ${JSON.stringify(report.results.filter((r) => r.error))}`);
-      return Math.round(performance.now() - start);
+      const made = calls.slice(from);
+      return { ms: Math.round(performance.now() - start), requests: made.length, notModified: made.filter((c) => c.status === 304).length };
     };
-    const coldMs = await cycle();
-    log(`pr: ${provider} cold cycle ${coldMs} ms`);
-    const idleMs: number[] = [];
-    const from = calls.length;
-    for (let i = 0; i < IDLE_CYCLES; i++) idleMs.push(await cycle());
-    const idle = calls.slice(from);
-    log(`pr: ${provider} idle cycles ${idleMs.join(", ")} ms, ${idle.length} requests`);
-    return {
-      coldMs,
-      idleMs,
-      perPollRequests: idle.length / (PRS * IDLE_CYCLES),
-      perPoll304: idle.filter((c) => c.status === 304).length / (PRS * IDLE_CYCLES),
-    };
+    const cold = await cycle();
+    const idle: Cycle[] = [];
+    for (let i = 0; i < IDLE_CYCLES; i++) idle.push(await cycle());
+    log(`pr: ${provider} ${prs} PRs: cold ${cold.ms} ms; idle ${idle.map((c) => `${c.requests} req ${c.ms} ms`).join(", ")}`);
+    // One PR gets a new commit whose CI runs.
+    if (provider === "github") {
+      const pr = gh.state.prs[0]!;
+      gh.state.pushCommit(pr);
+      gh.state.setChecks(pr, [{ name: "build", status: "in_progress" }]);
+    } else {
+      const pr = ado.state.prs[0]!;
+      ado.state.pushCommit(pr);
+      ado.state.setChecks(pr, [{ name: "ci", status: "inProgress" }]);
+    }
+    const changed = await cycle();
+    const running = await cycle();
+    return { prs, cold, idle, changed, running };
   } finally {
     await gh.close();
     await ado.close();
@@ -132,26 +153,29 @@ function measureTrim(lines: number): TrimMeasure {
 
 const kb = (bytes: number): string => `${(bytes / 1024).toFixed(0)} KB`;
 
-const median = (xs: readonly number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
-
 /** The "PR tracking" section of docs/benchmarks.md. */
 export async function benchPr(log: (line: string) => void = () => undefined): Promise<string> {
-  const github = await measure("github", log);
-  const ado = await measure("ado", log);
+  const runs: Array<{ forge: string; m: Measure }> = [];
+  for (const prs of SCALES) runs.push({ forge: "GitHub", m: await measure("github", prs, log) });
+  for (const prs of SCALES) runs.push({ forge: "Azure DevOps", m: await measure("ado", prs, log) });
   const trims = [5_000, 50_000, 200_000].map((lines) => ({ lines, ...measureTrim(lines) }));
+  const idle = (m: Measure) => [...m.idle].sort((a, b) => a.requests - b.requests || a.ms - b.ms)[Math.floor(m.idle.length / 2)]!;
+  const cell = (f: (m: Measure, forge: string) => string) => runs.map((r) => f(r.m, r.forge)).join(" | ");
   return [
     "## PR tracking (`otto_pr_watch`)",
     "",
-    `${PRS} tracked PRs per provider against the fake GitHub and Azure DevOps servers (127.0.0.1), each with CI running and one reviewer comment; ${CONCURRENCY} PRs polled at once, production retry settings, no injected faults. An idle poll is one where nothing changed (median of ${IDLE_CYCLES} cycles).`,
+    `Tracked PRs of one repository per forge against the fake GitHub and Azure DevOps servers (127.0.0.1), CI finished on each; ${CONCURRENCY} PRs polled at once, production retry settings, no injected faults. An idle cycle is one in which nothing changed (median of ${IDLE_CYCLES}); then one PR gets a new commit whose CI runs (the changed cycle), and the next cycle finds its CI still running. Before: every idle poll read each PR in full (GitHub 5 requests per PR, all 304; Azure DevOps 3), 250 and 150 requests per idle cycle of 50 PRs, 766 ms and 226 ms.`,
     "",
-    "| measure | GitHub | Azure DevOps |",
-    "|---|---|---|",
-    `| requests per idle poll per PR | ${github.perPollRequests.toFixed(1)} | ${ado.perPollRequests.toFixed(1)} |`,
-    `| of which answered 304 (free against the rate limit) | ${github.perPoll304.toFixed(1)} | n/a (no conditional requests) |`,
-    `| first cycle, ${PRS} PRs (every answer a 200) | ${github.coldMs} ms | ${ado.coldMs} ms |`,
-    `| idle cycle, ${PRS} PRs | ${median(github.idleMs)} ms | ${median(ado.idleMs)} ms |`,
+    `| measure | ${runs.map((r) => `${r.forge}, ${r.m.prs} PRs`).join(" | ")} | target |`,
+    `|---|${runs.map(() => "---").join("|")}|---|`,
+    `| requests per idle cycle | ${cell((m) => String(idle(m).requests))} | ≤ 5 for 50 GitHub PRs (before: 250 GitHub, 150 Azure DevOps) |`,
+    `| of which billed against the primary rate limit (not 304) | ${cell((m, forge) => (forge === "GitHub" ? String(idle(m).requests - idle(m).notModified) : "n/a"))} | ≤ 1 |`,
+    `| requests a changed PR adds | ${cell((m) => String(m.changed.requests - idle(m).requests))} | that PR's own reads |`,
+    `| requests a PR whose CI runs adds | ${cell((m) => String(m.running.requests - idle(m).requests))} | |`,
+    `| idle cycle wall time | ${cell((m) => `${idle(m).ms} ms`)} | (before: 766 ms GitHub, 226 ms Azure DevOps, 50 PRs) |`,
+    `| first cycle wall time (every PR read in full) | ${cell((m) => `${m.cold.ms} ms`)} | |`,
     "",
-    "GitHub: an idle poll is the PR, its check runs, its combined status, its conversation comments and its review comments, each sent with the ETag of the last answer; GraphQL (review threads) is asked only when the review comments changed. Azure DevOps: the PR, its policy evaluations and its threads.",
+    "GitHub: the repository's open PRs are listed 100 a page with the ETag of each page's last answer (304 when none changed; pages stop once every tracked PR was seen); a changed PR adds its own reads: the PR, its check runs, its combined status, its conversation and review comments (each conditional), and GraphQL review threads only when the review comments changed. While its CI runs, a PR adds its check runs and status. Azure DevOps: one list of the active PRs per repository; a changed PR adds the PR, its policy evaluations and its threads; while its CI runs, its evaluations and threads (the list does not show comments). Every PR is still read in full once per `pr.full_poll_interval` (10 min by default; the bench sets an hour so the idle cycles stay idle) for what a list does not show.",
     "",
     "### Fix flow: CI logs cut down in code before the analysis session",
     "",

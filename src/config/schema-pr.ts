@@ -59,6 +59,9 @@ export const PrConfig = z
     request_timeout: Duration.default("30s").describe(
       "Time limit of one request to GitHub or Azure DevOps, e.g. 30s; a request that passes it is retried like a server error.",
     ),
+    full_poll_interval: Duration.default("10m").describe(
+      "How often the watcher reads a tracked PR in full although its forge's PR list shows no change, e.g. 10m: a CI re-run someone started, or a new Azure DevOps comment, is seen by then.",
+    ),
     verify: Commands.optional().describe(
       "Commands that must pass before otto pushes a fix, e.g. [\"npm test\"]. Unset: the project's own checks, detected from its manifests; [] pushes without local checks.",
     ),

@@ -35,6 +35,24 @@ export interface CallOptions {
   signal?: AbortSignal;
 }
 
+/** One PR as a repository's PR list shows it: enough to tell whether it changed. */
+export interface PrSkim {
+  /** The PR as the list has it (the description may be shortened). */
+  pr: PrInfo;
+  /** Changes whenever the PR changes in a way the list shows (head commit, state, title; GitHub's updated_at). */
+  version: string;
+}
+
+/** The open PRs of one repository, read in as few requests as the forge allows. */
+export interface RepoSkim {
+  prs: Map<number, PrSkim>;
+  /**
+   * True when a new comment changes a PR's version (GitHub's updated_at); false when the list
+   * cannot show comments (Azure DevOps), so a PR still being checked has its comments read too.
+   */
+  commentsInVersion: boolean;
+}
+
 /** Where a bare id was typed: the repository of the current directory, when there is one. */
 export interface IdContext {
   /** The `origin` URL of the repository OpenCode runs in. */
@@ -66,6 +84,14 @@ export interface PrBackend {
   createPr(pr: NewPr): Promise<{ pr: PrLocator; notes: string[] }>;
 
   getPr(pr: PrLocator, options?: CallOptions): Promise<PrInfo>;
+  /**
+   * The open PRs of `repo` (as PrLocator.repo spells it) from its PR list: one conditional request
+   * per 100 open PRs on GitHub (no further page once every `tracked` number was seen), one
+   * request on Azure DevOps. The watcher reads a PR in full only
+   * when its version changed. Tracked PRs missing from the answer are closed, merged or beyond
+   * the pages read; the caller reads those one by one.
+   */
+  skimRepo?(repo: string, tracked: readonly number[], options?: CallOptions): Promise<RepoSkim>;
   getPipelineStatus(pr: PrInfo, options?: CallOptions): Promise<PipelineStatus>;
   /** Logs of one failed check (its `logId`): the failed steps' output, trimmed to the end. */
   getBuildLogs(pr: PrInfo, logId: string, options?: CallOptions): Promise<string>;

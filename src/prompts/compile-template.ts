@@ -1,5 +1,5 @@
-import Handlebars from "handlebars";
-import { OttoError } from "../core/index.ts";
+import { docsUrl, OttoError } from "../core/index.ts";
+import { parseTemplate, renderTemplate, TemplateError, type Helper, type Program } from "./template-engine.ts";
 
 /** A compiled prompt: call it with the variables, get the prompt text. */
 export type Template = (vars: Record<string, unknown>) => string;
@@ -18,88 +18,41 @@ export interface TemplateOrigin {
 /** Helpers available to every template (and to user overrides); documented in docs/prompts.md. */
 export const HELPER_NAMES = ["list", "json"] as const;
 
-// One isolated Handlebars environment, so otto's helpers never leak into (or collide with)
-// another plugin's use of the global Handlebars instance.
-const hb = Handlebars.create();
-
-interface HelperOptions {
-  loc?: { start: { line: number; column: number } };
-}
-
-/**
- * Helper parameters are not covered by strict mode (a missing `x` in `{{list x}}` arrives as
- * undefined), so the helpers enforce it themselves, with the template position.
- */
-function present(helper: string, value: unknown, options: HelperOptions): void {
-  if (value === undefined) {
-    const at = options.loc ? ` - ${options.loc.start.line}:${options.loc.start.column}` : "";
-    throw new Error(`"${helper}" was given a variable that is not defined${at}`);
-  }
-}
-
-/** `{{list x}}`: an array as "- item" lines ("(none)" when empty); anything else as text. */
-hb.registerHelper("list", (value: unknown, options: HelperOptions) => {
-  present("list", value, options);
-  if (Array.isArray(value)) {
-    if (value.length === 0) return "(none)";
-    return value.map((item) => `- ${typeof item === "string" ? item : JSON.stringify(item)}`).join("\n");
-  }
-  const text = typeof value === "string" ? value : JSON.stringify(value);
-  return text.trim() === "" ? "(none)" : text;
-});
-
-/** `{{json x}}`: any value as pretty-printed JSON. */
-hb.registerHelper("json", (value: unknown, options: HelperOptions) => {
-  present("json", value, options);
-  return JSON.stringify(value, null, 2);
-});
-
-function positionOf(error: unknown): { line?: number; column?: number } {
-  const e = error as { lineNumber?: unknown; column?: unknown; message?: unknown };
-  if (typeof e.lineNumber === "number") {
-    return { line: e.lineNumber, column: typeof e.column === "number" ? e.column : undefined };
-  }
-  const message = typeof e.message === "string" ? e.message : "";
-  const at = / - (\d+):(\d+)$/.exec(message) ?? /on line (\d+)/.exec(message);
-  return at ? { line: Number(at[1]), column: at[2] === undefined ? undefined : Number(at[2]) } : {};
-}
+const HELPERS = new Map<string, Helper>([
+  /** `{{list x}}`: an array as "- item" lines ("(none)" when empty); anything else as text. */
+  [
+    "list",
+    (value) => {
+      if (Array.isArray(value)) {
+        if (value.length === 0) return "(none)";
+        return value.map((item) => `- ${typeof item === "string" ? item : JSON.stringify(item)}`).join("\n");
+      }
+      const text = typeof value === "string" ? value : JSON.stringify(value);
+      return text.trim() === "" ? "(none)" : text;
+    },
+  ],
+  /** `{{json x}}`: any value as pretty-printed JSON. */
+  ["json", (value) => JSON.stringify(value, null, 2)],
+]);
+const HELPER_SET: ReadonlySet<string> = new Set(HELPER_NAMES);
 
 function where(origin: TemplateOrigin, error: unknown): string {
-  const { line, column } = positionOf(error);
-  if (line === undefined) return origin.file;
-  return `${origin.file}:${line + origin.lineOffset}${column === undefined ? "" : `:${column + 1}`}`;
-}
-
-// The parser names tokens by their grammar names; these are the ones a template author meets.
-const TOKENS: Record<string, string> = {
-  EOF: "the template ends inside an unclosed {{…}} or {{#block}}",
-  CLOSE: "unexpected '}}'",
-  OPEN_ENDBLOCK: "a closing {{/…}} without its opening {{#…}}",
-  INVALID: "an invalid character inside {{…}}",
-};
-
-function describeSyntaxError(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  const got = /got '([^']+)'$/.exec(message)?.[1];
-  if (got) return TOKENS[got] ?? `unexpected ${got}`;
-  // Handlebars' own compile errors end with " - line:column"; the position is reported separately.
-  return message.replace(/ - \d+:\d+$/, "");
+  const position = error instanceof TemplateError ? error.position : undefined;
+  if (!position) return origin.file;
+  return `${origin.file}:${position.line + origin.lineOffset}:${position.column}`;
 }
 
 /** Parses and compiles a template; syntax errors name the file and line. */
 export function compileTemplate(content: string, origin: TemplateOrigin): Template {
-  let render: HandlebarsTemplateDelegate;
+  let program: Program;
   try {
-    // strict: a variable the caller did not pass throws instead of silently rendering as "".
-    // noEscape: prompts are plain text, not HTML.
-    // parse() reports syntax and block-mismatch errors now; compile() itself is lazy.
-    render = hb.compile(hb.parse(content), { strict: true, noEscape: true });
+    program = parseTemplate(content, HELPER_SET);
   } catch (error) {
     throw syntaxError(origin, error);
   }
   return (vars) => {
     try {
-      return render(vars);
+      return renderTemplate(program, vars, HELPERS);
     } catch (error) {
       throw renderError(origin, error);
     }
@@ -109,11 +62,11 @@ export function compileTemplate(content: string, origin: TemplateOrigin): Templa
 function syntaxError(origin: TemplateOrigin, error: unknown): OttoError {
   const fix =
     origin.source === "user"
-      ? `Fix the template syntax in ${origin.file} (Handlebars: {{name}}, {{#if name}}…{{/if}}), or delete the file to use otto's builtin '${origin.name}' prompt.`
+      ? `Fix the template syntax in ${origin.file} ({{name}}, {{#if name}}…{{else}}…{{/if}}, {{list name}}; see ${docsUrl("prompts.md")}), or delete the file to use otto's builtin '${origin.name}' prompt.`
       : "Reinstall otto; this prompt ships with it.";
   return new OttoError(
     "prompt_syntax",
-    `Prompt '${origin.name}' has a template error at ${where(origin, error)}: ${describeSyntaxError(error)}`,
+    `Prompt '${origin.name}' has a template error at ${where(origin, error)}: ${error instanceof Error ? error.message : String(error)}`,
     fix,
     { cause: error },
   );
@@ -121,8 +74,8 @@ function syntaxError(origin: TemplateOrigin, error: unknown): OttoError {
 
 function renderError(origin: TemplateOrigin, error: unknown): OttoError {
   const message = error instanceof Error ? error.message : String(error);
-  const undefinedVar = /^"([^"]+)" not defined in/.exec(message);
-  const helperVar = /^"([^"]+)" was given a variable that is not defined/.exec(message);
+  const undefinedVar = error instanceof TemplateError && error.kind === "undefined_variable" ? [message, error.subject] : undefined;
+  const helperVar = error instanceof TemplateError && error.kind === "undefined_helper_argument" ? [message, error.subject] : undefined;
   const known = origin.known.length ? origin.known.join(", ") : "(none)";
   const fix =
     origin.source === "user"

@@ -1,14 +1,11 @@
-import Handlebars from "handlebars";
 import { OttoError } from "../core/index.ts";
+import { parseTemplate, renderTemplate } from "../prompts/template-engine.ts";
 
 /*
  * `branch_template` turns a worktree name into a branch name ("users/me/{{name}}" + "fix-auth" →
- * "users/me/fix-auth") and, for PR mapping, back. Handlebars with strict: true, like the
- * prompts (docs/decisions.md); Go's `{{.name}}` is accepted too.
+ * "users/me/fix-auth") and, for PR mapping, back. The prompts' template language, strict, without
+ * helpers (src/prompts/template-engine.ts); Go's `{{.name}}` is accepted too.
  */
-
-// Isolated from the global Handlebars instance and from the prompts' helpers.
-const hb = Handlebars.create();
 
 /** Names become a directory under worktree_dir and part of a ref: one safe path segment. */
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
@@ -27,8 +24,8 @@ export function assertWorktreeName(name: string): string {
 function compile(template: string): (vars: { name: string }) => string {
   const source = template.replace(/\{\{\s*\.name\s*\}\}/g, "{{name}}");
   try {
-    const render = hb.compile(hb.parse(source), { strict: true, noEscape: true });
-    return (vars) => render(vars);
+    const program = parseTemplate(source, new Set());
+    return (vars) => renderTemplate(program, vars, new Map());
   } catch (error) {
     throw templateError(template, error);
   }

@@ -1,6 +1,6 @@
 import { OttoError, redact } from "../../core/index.ts";
 import { parseDuration } from "../../config/index.ts";
-import type { BackendDeps, PrBackend } from "../backend.ts";
+import type { BackendDeps, PrBackend, PrSkim } from "../backend.ts";
 import { overallState } from "../pipeline.ts";
 import { authorKey, type AuthorAccess, type PrInfo, type PrLocator } from "../types.ts";
 import { adoAuthorization } from "./auth.ts";
@@ -38,6 +38,10 @@ interface List<T> {
 }
 
 const seg = encodeURIComponent;
+
+/** What the PR list shows of a change: the source branch's commit, state, draft, title, auto-complete. Threads are not in it. */
+const adoPullVersion = (pull: AdoPullPayload): string =>
+  JSON.stringify([pull.lastMergeSourceCommit?.commitId ?? "", pull.status, pull.isDraft === true, pull.title, pull.autoCompleteSetBy?.id ?? ""]);
 // https://learn.microsoft.com/en-us/rest/api/azure/devops/git/pull-request-threads/update#commentthreadstatus
 const STATUS = { resolved: "fixed", wont_fix: "wontFix", by_design: "byDesign", closed: "closed", active: "active" } as const;
 
@@ -167,6 +171,20 @@ export function createAdoBackend(deps: BackendDeps): PrBackend {
       const { org, project } = adoParts(pr);
       const pull = await http(org).json<AdoPullPayload>(`${seg(project)}/_apis/git/pullrequests/${pr.number}`, { signal: options.signal });
       return mapAdoPull(pr, pull, base);
+    },
+
+    async skimRepo(repo, _tracked, options = {}) {
+      const { org, project, repo: name } = adoParts({ repo });
+      // Known only once a PR was read (`org/project` before): such PRs are read one by one.
+      if (!name) return { prs: new Map(), commentsInVersion: false };
+      // https://learn.microsoft.com/en-us/rest/api/azure/devops/git/pull-requests/get-pull-requests (active ones, newest first)
+      const list = await http(org).json<List<AdoPullPayload>>(`${seg(project)}/_apis/git/repositories/${seg(name)}/pullrequests`, {
+        query: { "searchCriteria.status": "active", $top: PAGE },
+        signal: options.signal,
+      });
+      const prs = new Map<number, PrSkim>();
+      for (const pull of list.value) prs.set(pull.pullRequestId, { pr: mapAdoPull({ provider: "ado", repo, number: pull.pullRequestId }, pull, base), version: adoPullVersion(pull) });
+      return { prs, commentsInVersion: false };
     },
 
     async getPipelineStatus(pr, options = {}) {

@@ -1,7 +1,7 @@
 import { formatError, OttoError, redact } from "../../core/index.ts";
 import { normalizeRemoteUrl } from "../../workspace/index.ts";
 import { parseDuration } from "../../config/index.ts";
-import type { BackendDeps, CallOptions, PrBackend } from "../backend.ts";
+import type { BackendDeps, CallOptions, PrBackend, PrSkim } from "../backend.ts";
 import { cliToken, lazy } from "../token.ts";
 import { authorKey, type AuthorAccess, type PrInfo, type PrLocator, type WorkflowAction, type WorkflowResult } from "../types.ts";
 import { conditionalGet, getAllPages } from "./conditional.ts";
@@ -23,6 +23,15 @@ import { fetchThreadMap, resolveThreadOf } from "./threads.ts";
 
 /** Job logs can be megabytes; the end holds the failure. */
 const MAX_LOG_CHARS = 200_000;
+
+/** Pages of open PRs a skim reads at most (1,000 PRs); a tracked PR beyond them is read on its own. */
+const MAX_SKIM_PAGES = 10;
+
+/**
+ * updated_at moves with every push, comment, review, title or state change; check runs and
+ * statuses do not move it (the watcher reads those while CI runs, and all of a PR now and then).
+ */
+const pullVersion = (pull: PullPayload): string => `${pull.updated_at ?? ""} ${pull.head.sha} ${pull.state}`;
 
 const repoParams = (pr: Pick<PrLocator, "repo">) => {
   const [owner = "", repo = ""] = pr.repo.split("/");
@@ -168,6 +177,30 @@ export function createGithubBackend(deps: BackendDeps): PrBackend {
       call(`pull request ${pr.repo}#${pr.number}`, async (octokit) => {
         const pull = await conditionalGet(octokit, options.cache, "GET /repos/{owner}/{repo}/pulls/{pull_number}", { ...repoParams(pr), pull_number: pr.number }, (data) => mapPull(pr, data as PullPayload), options);
         return pull.value;
+      }),
+
+    skimRepo: (repo, tracked, options: CallOptions = {}) =>
+      call(`the open pull requests of ${repo}`, async (octokit) => {
+        const prs = new Map<number, PrSkim>();
+        const wanted = new Set(tracked);
+        // https://docs.github.com/en/rest/pulls/pulls#list-pull-requests: newest first, 100 a page,
+        // each page conditional. A page whose PRs did not change answers 304.
+        for (let page = 1; page <= MAX_SKIM_PAGES && wanted.size > 0; page++) {
+          const { value } = await conditionalGet(
+            octokit,
+            options.cache,
+            "GET /repos/{owner}/{repo}/pulls",
+            { ...repoParams({ repo }), state: "open", per_page: 100, page },
+            (data) => (data as PullPayload[]).map((pull) => ({ pr: mapPull({ provider: "github", repo, number: pull.number }, pull), version: pullVersion(pull) })),
+            options,
+          );
+          for (const skim of value) {
+            prs.set(skim.pr.number, skim);
+            wanted.delete(skim.pr.number);
+          }
+          if (value.length < 100) break;
+        }
+        return { prs, commentsInVersion: true };
       }),
 
     getPipelineStatus: (pr, options: CallOptions = {}) =>

@@ -15,6 +15,7 @@ export interface PullPayload {
   draft?: boolean;
   merged_at: string | null;
   created_at: string;
+  updated_at?: string;
   node_id: string;
   user: { login: string } | null;
   head: { ref: string; sha: string; repo?: { full_name: string } | null };

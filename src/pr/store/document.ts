@@ -30,6 +30,10 @@ export const PrFrontmatter = z.object({
   title: z.string().default(""),
   created: Timestamp,
   last_checked: Timestamp.optional(),
+  /** The PR's version in its repository's PR list when it was last read in full (src/pr/watch/poll-mode.ts). */
+  seen_version: z.string().optional(),
+  /** When the PR was last read in full: PR, pipeline and comments. */
+  full_checked: Timestamp.optional(),
   head_sha: z.string().optional(),
   pipeline: z.enum(["pending", "success", "failure", "none"]).optional(),
   checks: z.array(Check).default([]),

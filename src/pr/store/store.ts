@@ -22,6 +22,11 @@ export function documentKey(pr: PrLocator): string {
     .replace(/[^a-z0-9._-]+/g, "_");
 }
 
+/** The ETag cache of a repository's PR list (the watcher's skim), beside the PRs' own caches. */
+export function listCacheKey(provider: PrLocator["provider"], repo: string): string {
+  return `list-${provider}-${repo}`.toLowerCase().replace(/[^a-z0-9._-]+/g, "_");
+}
+
 export interface PrStore {
   readonly dir: string;
   /** Every readable document, oldest first; unreadable files are reported, not thrown. */

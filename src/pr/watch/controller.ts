@@ -63,6 +63,7 @@ export function createWatchController(runtime: PrRuntime, deps: ControllerDeps):
           now: () => deps.clock.now(),
           log: (level, message, extra) => runtime.log.log(level, message, extra),
           intervalMs,
+          fullPollMs: parseDuration(fresh.loaded.config.pr.full_poll_interval),
           concurrency: CONCURRENCY,
           force,
           ...watcherHooks(runtime, fresh, { now: () => deps.clock.now(), log: (level, message, extra) => runtime.log.log(level, message, extra) }),

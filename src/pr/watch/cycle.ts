@@ -1,19 +1,25 @@
 import pLimit from "p-limit";
 import { formatError, redact } from "../../core/index.ts";
 import type { Notify } from "../../notify/index.ts";
-import type { PrBackend } from "../backend.ts";
+import type { PrBackend, PrSkim, RepoSkim } from "../backend.ts";
 import type { BackendRegistry } from "../registry.ts";
 import { logLine, type PrDocument, type PrStatus } from "../store/document.ts";
-import type { PrStore } from "../store/store.ts";
+import { listCacheKey, type PrStore } from "../store/store.ts";
+import { pollMode, type PollMode } from "./poll-mode.ts";
 import { pipelineSummary } from "../pipeline.ts";
 import type { PipelineStatus, PrComment, PrInfo } from "../types.ts";
 import { OTTO_MARKER, greenComment, planError, planRefresh, shouldPoll, unhandledComments, type Observed, type PrEvent } from "./plan.ts";
 
 /*
- * One watcher cycle: every tracked PR is refreshed, in parallel up to a limit. One PR's error
+ * One watcher cycle: the PR list of each repository is read first (one conditional request on
+ * GitHub), then every tracked PR is refreshed as much as that list says it needs (poll-mode.ts),
+ * in parallel up to a limit. One PR's error
  * is recorded on that PR (with a backoff) and never stops the others. The fix and comment flows
  * plug in through onFailure and onComments; their errors are theirs, not the poll's.
  */
+
+/** pr.full_poll_interval's default, for callers that do not pass the config's. */
+const DEFAULT_FULL_POLL_MS = 10 * 60 * 1000;
 
 export interface FailureContext {
   doc: PrDocument;
@@ -46,7 +52,9 @@ export interface CycleDeps {
   intervalMs: number;
   /** PRs polled at the same time. */
   concurrency: number;
-  /** Ignore per-PR backoff (a cycle the user asked for). */
+  /** pr.full_poll_interval in ms: how often a PR that looks unchanged in its list is read in full anyway. */
+  fullPollMs?: number;
+  /** Ignore per-PR backoff and read every PR in full (a cycle the user asked for). */
   force?: boolean;
   /** Credentials of the config, redacted from every error otto records or logs. */
   secrets?: readonly string[];
@@ -79,32 +87,83 @@ export interface CycleReport {
 }
 
 /**
- * New reviewer comments. Only a comment carrying otto's marker needs the token's user to tell
- * otto's own from a reviewer who pasted it; that lookup happens only then, so idle polls stay free.
+ * The token's user, asked only when an unhandled comment carries otto's marker: only then must
+ * otto's own comments be told from a reviewer who pasted the marker, so idle polls stay free.
  */
-async function reviewerComments(backend: PrBackend, observed: Observed, seen: readonly string[], deps: CycleDeps): Promise<PrComment[]> {
-  const unhandled = unhandledComments(observed.comments ?? [], seen);
+async function tokenUserIfMarked(backend: PrBackend, observed: Observed, seen: readonly string[], deps: CycleDeps): Promise<string | undefined> {
   const marked = (observed.comments ?? []).some((c) => !c.resolved && !seen.includes(c.id) && c.body.includes(OTTO_MARKER));
-  if (!marked) return unhandled;
-  const me = await backend.currentUser(observed.pr).catch((error: unknown) => {
+  if (!marked) return undefined;
+  return backend.currentUser(observed.pr).catch((error: unknown) => {
     deps.log("warn", `could not read the token's user for ${observed.pr.url}; otto's marker alone decides`, { error: redact(formatError(error), deps.secrets) });
     return undefined;
   });
-  return me === undefined ? unhandled : unhandledComments(observed.comments ?? [], seen, me);
 }
 
-async function observe(backend: PrBackend, doc: PrDocument, deps: CycleDeps): Promise<Observed> {
+/** Where a PR's list entry is found: PR numbers repeat across repositories. */
+const repoKey = (provider: string, repo: string): string => `${provider} ${repo.toLowerCase()}`;
+
+/**
+ * The PR lists of every repository with a PR to poll, one skim per repository. A forge without
+ * skims, a failed skim or a forced cycle leaves the repository out: its PRs are read in full.
+ */
+async function skimRepositories(docs: readonly PrDocument[], deps: CycleDeps): Promise<Map<string, RepoSkim>> {
+  const out = new Map<string, RepoSkim>();
+  if (deps.force) return out;
+  const groups = new Map<string, { provider: PrDocument["data"]["provider"]; repo: string; numbers: number[] }>();
+  for (const doc of docs) {
+    if (shouldPoll(doc, deps.now(), false) !== "poll") continue;
+    const key = repoKey(doc.data.provider, doc.data.repo);
+    const group = groups.get(key) ?? { provider: doc.data.provider, repo: doc.data.repo, numbers: [] };
+    group.numbers.push(Number(doc.data.id));
+    groups.set(key, group);
+  }
+  const limit = pLimit(Math.max(1, deps.concurrency));
+  await Promise.all(
+    [...groups].map(([key, group]) =>
+      limit(async () => {
+        const backend = deps.registry.get(group.provider);
+        if (!backend.skimRepo) return;
+        try {
+          const cache = await deps.store.loadCache(listCacheKey(group.provider, group.repo));
+          out.set(key, await backend.skimRepo(group.repo, group.numbers, { cache }));
+          await cache.save();
+        } catch (error) {
+          deps.log("warn", `could not list the pull requests of ${group.repo}; its PRs are read one by one`, { error: redact(formatError(error), deps.secrets) });
+        }
+      }),
+    ),
+  );
+  return out;
+}
+
+interface Observation {
+  observed: Observed;
+  /** PR, pipeline and comments were all read. */
+  full: boolean;
+}
+
+async function observe(backend: PrBackend, doc: PrDocument, deps: CycleDeps, mode: PollMode, skim: PrSkim | undefined, repo: RepoSkim | undefined): Promise<Observation> {
+  if (mode === "skip" && skim) return { observed: { pr: skim.pr }, full: false };
   const cache = await deps.store.loadCache(doc.key);
   const options = { cache };
+  if (mode === "pipeline" && skim && repo) {
+    const pipeline = await backend.getPipelineStatus(skim.pr, options);
+    // Still running (or as it was): the list's PR will do. A finished pipeline is read in full below.
+    if (pipeline.state === doc.data.pipeline) {
+      const comments = repo.commentsInVersion ? undefined : await backend.getComments(skim.pr, options);
+      await cache.save();
+      return { observed: { pr: skim.pr, pipeline, ...(comments ? { comments } : {}) }, full: false };
+    }
+  }
   const pr = await backend.getPr({ provider: doc.data.provider, number: Number(doc.data.id), repo: doc.data.repo }, options);
-  if (pr.state !== "open") return { pr };
+  if (pr.state !== "open") return { observed: { pr }, full: true };
   const [pipeline, comments] = await Promise.all([backend.getPipelineStatus(pr, options), backend.getComments(pr, options)]);
   // Saved after every call succeeded: a half-failed poll must not leave ETags for data never applied.
   await cache.save();
-  return { pr, pipeline, comments };
+  return { observed: { pr, pipeline, comments }, full: true };
 }
 
-async function refresh(doc: PrDocument, deps: CycleDeps): Promise<PrResult> {
+async function refresh(doc: PrDocument, deps: CycleDeps, repo: RepoSkim | undefined): Promise<PrResult> {
   const result = (outcome: Outcome, d: PrDocument, events: PrEvent[] = [], error?: string): PrResult => ({
     key: d.key,
     outcome,
@@ -118,8 +177,11 @@ async function refresh(doc: PrDocument, deps: CycleDeps): Promise<PrResult> {
   if (decision !== "poll") return result(decision, doc);
   const backend = deps.registry.get(doc.data.provider);
   try {
-    const observed = await observe(backend, doc, deps);
-    const first = planRefresh(doc, observed, now.toISOString());
+    const skim = repo?.prs.get(Number(doc.data.id));
+    const mode = pollMode({ doc, skim, now, fullEveryMs: deps.fullPollMs ?? DEFAULT_FULL_POLL_MS, force: deps.force === true });
+    const { observed, full } = await observe(backend, doc, deps, mode, skim, repo);
+    const me = await tokenUserIfMarked(backend, observed, doc.data.seen_comment_ids, deps);
+    const first = planRefresh(doc, observed, now.toISOString(), me);
     let posted = false;
     if (first.postGreenComment && observed.pipeline) {
       await backend.postComment(observed.pr, greenComment(observed.pipeline));
@@ -128,9 +190,11 @@ async function refresh(doc: PrDocument, deps: CycleDeps): Promise<PrResult> {
     let events: PrEvent[] = [];
     const written = await deps.store.update(doc.key, (current) => {
       // Planned again on the document as it is now: a command may have changed it meanwhile.
-      const plan = planRefresh(current, observed, now.toISOString());
+      const plan = planRefresh(current, observed, now.toISOString(), me);
       events = plan.events;
-      const data = posted && observed.pipeline ? { ...plan.data, green_sha: observed.pipeline.headSha } : plan.data;
+      let data = posted && observed.pipeline ? { ...plan.data, green_sha: observed.pipeline.headSha } : plan.data;
+      // The version read with it: until the list shows another, this PR costs nothing more.
+      if (full) data = { ...data, full_checked: now.toISOString(), ...(skim ? { seen_version: skim.version } : {}) };
       return { ...current, data, log: [...current.log, ...plan.log.map((l) => logLine(now.toISOString(), l))] };
     });
     if (!written) return result("removed", doc);
@@ -146,7 +210,7 @@ async function refresh(doc: PrDocument, deps: CycleDeps): Promise<PrResult> {
         deps.log("warn", `workflow steps for ${doc.key} failed`, { error: redact(formatError(error), deps.secrets) });
       });
     }
-    const unhandled = await reviewerComments(backend, observed, written.data.seen_comment_ids, deps);
+    const unhandled = unhandledComments(observed.comments ?? [], written.data.seen_comment_ids, me);
     if (unhandled.length > 0 && deps.onComments) {
       await deps.onComments({ doc: written, pr: observed.pr, comments: unhandled, backend }).catch((error: unknown) => {
         deps.log("warn", `comment flow for ${doc.key} failed`, { error: redact(formatError(error), deps.secrets) });
@@ -181,7 +245,8 @@ export async function runCycle(deps: CycleDeps): Promise<CycleReport> {
   const started = deps.now().toISOString();
   const { docs, broken } = await deps.store.list();
   for (const b of broken) deps.log("warn", `unreadable PR document ${b.file}`, { error: b.error });
+  const skims = await skimRepositories(docs, deps);
   const limit = pLimit(Math.max(1, deps.concurrency));
-  const results = await Promise.all(docs.map((doc) => limit(() => refresh(doc, deps))));
+  const results = await Promise.all(docs.map((doc) => limit(() => refresh(doc, deps, skims.get(repoKey(doc.data.provider, doc.data.repo))))));
   return { started, finished: deps.now().toISOString(), results };
 }

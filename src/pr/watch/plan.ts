@@ -60,7 +60,8 @@ const failedNames = (checks: PrFrontmatter["checks"]): string =>
     .map((c) => c.name)
     .join(", ");
 
-export function planRefresh(doc: PrDocument, observed: Observed, now: string): RefreshPlan {
+/** `me`: the token's user, when a comment carries otto's marker (see isOttoComment). */
+export function planRefresh(doc: PrDocument, observed: Observed, now: string, me?: string): RefreshPlan {
   const { pr, pipeline, comments } = observed;
   const before = doc.data;
   const data: PrFrontmatter = {
@@ -106,7 +107,7 @@ export function planRefresh(doc: PrDocument, observed: Observed, now: string): R
     if (pipeline.state === "success" && before.green_sha !== pipeline.headSha) events.push("green");
   }
   if (comments) {
-    const unseen = unhandledComments(comments, before.seen_comment_ids).length;
+    const unseen = unhandledComments(comments, before.seen_comment_ids, me).length;
     if (unseen > before.unseen_comments) {
       log.push(`${unseen - before.unseen_comments} new reviewer comment(s), ${unseen} unhandled`);
       events.push("new_comments");

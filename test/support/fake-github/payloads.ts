@@ -141,6 +141,14 @@ export function repository(state: GithubState, owner: string, name: string, urls
   };
 }
 
+/** A PR as lists show it (pull-request-simple): without the merge and size fields of the PR itself. */
+export function pullRequestSimple(state: GithubState, pr: FakePr, urls: Urls) {
+  const full: Record<string, unknown> = pullRequest(state, pr, urls);
+  return Object.fromEntries(Object.entries(full).filter(([key]) => !ONLY_IN_FULL_PR.has(key)));
+}
+
+const ONLY_IN_FULL_PR = new Set(["merged", "mergeable", "rebaseable", "mergeable_state", "merged_by", "comments", "review_comments", "maintainer_can_modify", "commits", "additions", "deletions", "changed_files"]);
+
 export function pullRequest(state: GithubState, pr: FakePr, urls: Urls) {
   const repoUrl = `${urls.api}/repos/${pr.owner}/${pr.repo}`;
   const url = `${repoUrl}/pulls/${pr.number}`;

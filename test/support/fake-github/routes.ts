@@ -1,5 +1,5 @@
 import type { IncomingRequest, Reply } from "../fake-http.ts";
-import { authenticatedUser, checkRun, collaboratorPermission, combinedStatus, issueComment, job, pullRequest, review, reviewComment, type Urls } from "./payloads.ts";
+import { authenticatedUser, checkRun, collaboratorPermission, combinedStatus, issueComment, job, pullRequest, pullRequestSimple, review, reviewComment, type Urls } from "./payloads.ts";
 import type { GithubState, ReviewState } from "./state.ts";
 
 /*
@@ -53,7 +53,7 @@ export function githubRoutes(state: GithubState, urls: Urls, prefix: string): Ro
           (wanted === "all" || pr.state === wanted) &&
           (!head || `${pr.headRepo?.owner ?? pr.owner}:${pr.head.ref}`.toLowerCase() === head.toLowerCase()),
       );
-      return { status: 200, body: page(prs, req.query).map((pr) => pullRequest(state, pr, urls)), headers: linkHeader(prs.length, req, urls.api) };
+      return { status: 200, body: page(prs, req.query).map((pr) => pullRequestSimple(state, pr, urls)), headers: linkHeader(prs.length, req, urls.api) };
     }),
     // https://docs.github.com/en/rest/pulls/pulls#create-a-pull-request
     route("POST", "/repos/{owner}/{repo}/pulls", (p, req) => {

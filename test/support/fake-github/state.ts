@@ -259,9 +259,11 @@ export class GithubState {
     pr.closed_at = pr.updated_at = this.time();
   }
 
+  // GitHub moves a PR's updated_at with every comment, review and review comment, as with a push.
   addComment(pr: FakePr, body: string, author = "reviewer"): FakeComment {
     const comment = { id: this.nextId(), owner: pr.owner, repo: pr.repo, number: pr.number, body, user: this.user(author), created_at: this.time(), author_association: this.associationOf(author) };
     this.comments.push(comment);
+    pr.updated_at = comment.created_at;
     return comment;
   }
 
@@ -282,6 +284,7 @@ export class GithubState {
       author_association: input.association ?? this.associationOf(login),
     };
     this.reviews.push(review);
+    if (review.submitted_at) pr.updated_at = review.submitted_at;
     return review;
   }
 
@@ -307,6 +310,7 @@ export class GithubState {
       ...(input.reviewId === undefined ? {} : { review_id: input.reviewId }),
     };
     this.reviewComments.push(comment);
+    pr.updated_at = comment.created_at;
     return comment;
   }
 }

@@ -86,27 +86,80 @@ describe("a watcher cycle against the fake GitHub and Azure DevOps", () => {
     expect(ado.state.threads.filter((t) => t.comments[0]?.content.includes("all checks pass"))).toHaveLength(1);
     expect(events.map((e) => [e.kind, e.url])).toEqual([["pr_green", `${ado.baseUrl}/contoso/payments/_git/app/pullrequest/30`], ["pr_green", "https://github.com/octo/app/pull/1"]]);
 
-    // The next poll sees otto's own comment (the PR's comment count and its comments changed; a
-    // marked comment makes it ask once for the token's user, to tell its own from a pasted marker)…
+    // The next poll sees otto's own comment: it moved PR 1's updated_at, so the repository's PR list
+    // answers 200 and PR 1 alone is read (the PR, its checks and status as 304s, its comments, and
+    // once the token's user, to tell otto's marker from a pasted one); PR 2 did not change.
     const settle = gh.calls.length;
     await runCycle(deps());
-    expect(gh.conditionalStats(settle)).toEqual({ total: 11, notModified: 8 });
+    expect(gh.conditionalStats(settle)).toEqual({ total: 7, notModified: 3 });
+    expect(gh.calls.slice(settle).filter((c) => c.path.includes("/pulls/2"))).toEqual([]);
     const mark = { gh: gh.calls.length, ado: ado.calls.length };
     report = await runCycle(deps());
     expect(report.results.find((r) => r.key === "ado-contoso-30")?.outcome).toBe("final");
     expect(ado.calls.length).toBe(mark.ado);
-    // …and from then on the unchanged GitHub PRs cost only 304s, and no second comment.
-    expect(gh.conditionalStats(mark.gh)).toEqual({ total: 10, notModified: 10 });
+    // …and from then on an idle cycle is the PR list alone, answered 304, and no second comment.
+    expect(gh.conditionalStats(mark.gh)).toEqual({ total: 1, notModified: 1 });
+    expect(gh.calls.at(-1)?.path).toBe("/repos/octo/app/pulls");
     expect(gh.state.comments).toHaveLength(1);
+
+    // A re-run someone started does not move the PR: it is seen when the PR is next read in full.
+    gh.state.setChecks(red, [{ name: "build" }]);
+    await runCycle(deps({ fullPollMs: 60 * 60_000 }));
+    expect((await store.read("github-octo-app-2"))?.data.status).toBe("failed");
+    clock += 60 * 60_000;
+    report = await runCycle(deps({ fullPollMs: 60 * 60_000 }));
+    expect(report.results.find((r) => r.key === "github-octo-app-2")?.events).toEqual(["green"]);
 
     // A new commit on the green PR: watching again, and a new success comment once it is green.
     gh.state.pushCommit(green);
     gh.state.setChecks(green, [{ name: "build" }]);
     await runCycle(deps());
-    expect(gh.state.comments).toHaveLength(2);
+    expect(gh.state.comments.filter((c) => c.number === 1)).toHaveLength(2);
     const doc = await store.read("github-octo-app-1");
     expect(doc?.log.join("\n")).toMatch(/new head commit/);
     expect(doc?.data.green_sha).toBe(green.head.sha);
+  });
+
+  it("reads idle PRs from one list request per repository on both forges, and only a changed PR in full", async () => {
+    const ghPrs = [1, 2, 3, 4, 5].map((number) => gh.state.addPr({ number }));
+    const adoPrs = [61, 62, 63].map((id) => ado.state.addPr({ id }));
+    for (const pr of ghPrs) gh.state.setChecks(pr, [{ name: "build" }]);
+    for (const pr of adoPrs) ado.state.setChecks(pr, [{ name: "ci" }]);
+    for (const pr of ghPrs) await add(`https://github.com/octo/app/pull/${pr.number}`);
+    for (const pr of adoPrs) await add(String(pr.id), "ado");
+    const handed: string[] = [];
+    const flow = deps({ onComments: async ({ comments }) => void handed.push(...comments.map((c) => c.body)) });
+    await runCycle(flow);
+    // The success comments otto posted moved the GitHub PRs: read once more, then idle.
+    await runCycle(flow);
+    let mark = { gh: gh.calls.length, ado: ado.calls.length };
+    await runCycle(flow);
+    expect(gh.calls.slice(mark.gh).map((c) => [c.path, c.status])).toEqual([["/repos/octo/app/pulls", 304]]);
+    expect(ado.calls.slice(mark.ado).map((c) => c.path)).toEqual(["/contoso/payments/_apis/git/repositories/app/pullrequests"]);
+
+    // A reviewer comments on GitHub PR 3 and a commit lands on Azure DevOps PR 62: those two are read.
+    gh.state.addComment(ghPrs[2]!, "Please rename this");
+    ado.state.pushCommit(adoPrs[1]!);
+    mark = { gh: gh.calls.length, ado: ado.calls.length };
+    await runCycle(flow);
+    const ghPaths = gh.calls.slice(mark.gh).map((c) => c.path);
+    expect(ghPaths[0]).toBe("/repos/octo/app/pulls");
+    expect(ghPaths.slice(1).sort()).toEqual(
+      ["/repos/octo/app/issues/3/comments", "/repos/octo/app/pulls/3", "/repos/octo/app/pulls/3/comments", `/repos/octo/app/commits/${ghPrs[2]!.head.sha}/check-runs`, `/repos/octo/app/commits/${ghPrs[2]!.head.sha}/status`].sort(),
+    );
+    const adoPaths = ado.calls.slice(mark.ado).map((c) => c.path);
+    // The PR, its policy evaluations, its threads and the success comment for the new commit: PR 62's alone.
+    expect(ado.calls.slice(mark.ado + 1).every((c) => `${c.path} ${JSON.stringify(c.query)}`.includes("62"))).toBe(true);
+    expect(adoPaths).toContain("/contoso/payments/_apis/git/pullrequests/62");
+    expect(handed).toEqual(["Please rename this"]);
+
+    // An Azure DevOps comment does not show in the PR list: it is read when the PR is next read in full.
+    ado.state.addThread(adoPrs[0]!, { content: "And this one?" });
+    await runCycle(deps({ ...flow, fullPollMs: 60 * 60_000 }));
+    expect(handed).not.toContain("And this one?");
+    clock += 60 * 60_000;
+    await runCycle(deps({ ...flow, fullPollMs: 60 * 60_000 }));
+    expect(handed).toContain("And this one?");
   });
 
   it("keeps going when one PR fails, backs that PR off, and loses no state under injected faults", async () => {

@@ -28,6 +28,7 @@ describe("fake GitHub vs GitHub's OpenAPI description", () => {
     gh.state.addComment(pr, "hello");
     const inline = gh.state.addReviewComment(pr, { path: "src/x.ts", line: 4, body: "why?" });
     const info = await backend.getPr({ provider: "github", repo: "octo/app", number: 5 });
+    await backend.skimRepo?.("octo/app", [5]);
     const status = await backend.getPipelineStatus(info);
     await backend.getBuildLogs(info, status.checks.find((c) => c.name === "build")?.logId ?? "");
     const comments = await backend.getComments(info);
@@ -77,6 +78,7 @@ describe("fake GitHub vs GitHub's OpenAPI description", () => {
     expect(new Set(checked)).toEqual(
       new Set([
         "GET /repos/{owner}/{repo}/pulls/{pull_number}",
+        "GET /repos/{owner}/{repo}/pulls",
         "GET /repos/{owner}/{repo}/commits/{ref}/check-runs",
         "GET /repos/{owner}/{repo}/commits/{ref}/status",
         "GET /repos/{owner}/{repo}/issues/{issue_number}/comments",

@@ -89,7 +89,7 @@ describe("loadPrompt", () => {
     const error = thrown(() => loadPrompt("json-retry", { env }));
     expect(error.code).toBe("prompt_syntax");
     expect(error.message).toBe(
-      `Prompt 'json-retry' has a template error at ${file}:5: a closing {{/…}} without its opening {{#…}}`,
+      `Prompt 'json-retry' has a template error at ${file}:5:10: a closing {{/if}} without its opening {{#if}}`,
     );
     expect(error.fix).toContain(file);
   });
@@ -107,7 +107,7 @@ describe("loadPrompt", () => {
     const error = thrown(() => loadPrompt("json-retry", { env }));
     expect(error.code).toBe("prompt_syntax");
     expect(error.message).toContain(`${file}:2`);
-    expect(error.message).toContain("if doesn't match each");
+    expect(error.message).toContain("{{#if x}} is closed by {{/each}} on line 4; close it with {{/if}}");
   });
 
   it("reports broken YAML frontmatter in an override", () => {
@@ -140,7 +140,7 @@ describe("renderPrompt", () => {
     const error = thrown(() => renderPrompt("json-retry", retryVars, { env }));
     expect(error.code).toBe("prompt_variable");
     expect(error.message).toContain("'validaton_error'");
-    expect(error.message).toContain(`${file}:5:9`);
+    expect(error.message).toContain(`${file}:5:7`);
     expect(error.fix).toContain("validation_error, expected_shape");
   });
 

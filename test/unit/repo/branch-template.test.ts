@@ -12,7 +12,7 @@ function codeOf(fn: () => unknown): string | undefined {
 }
 
 describe("branch_template", () => {
-  it("renders {{name}} with Handlebars, and Go's spelling {{.name}}", () => {
+  it("renders {{name}}, and Go's spelling {{.name}}", () => {
     expect(renderBranchName("users/me/{{name}}", "fix-auth")).toBe("users/me/fix-auth");
     expect(renderBranchName("users/alex/{{.name}}", "fix-auth")).toBe("users/alex/fix-auth");
     expect(renderBranchName("feature/{{ .name }}-wip", "x")).toBe("feature/x-wip");
