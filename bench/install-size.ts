@@ -126,7 +126,7 @@ export async function benchInstallSize(log: (line: string) => void = () => undef
       `| packages installed (otto included) | ${all.length} |`,
       `| files in node_modules | ${total.files} |`,
       `| sum of file sizes | ${mb(total.apparent)} |`,
-      `| **disk usage of node_modules (du)** | **${mb(total.disk)}** (target ≤ ${mb(TARGET_BYTES)}: ${ok ? "met" : "NOT met"}) |`,
+      `| **disk usage of node_modules (du)** | **${mb(total.disk)}** (target ≤ ${mb(TARGET_BYTES)}: ${ok ? "met" : "NOT met"}; before: 24.9 MB, with handlebars and its uglify-js, source-map and neo-async) |`,
       `| copies of \`@octokit/openapi-types\` | ${openapiTypes} |`,
       `| \`@opencode-ai/plugin\`, \`@opencode-ai/sdk\`, \`effect\` installed | ${host.length ? host.join(", ") : "none"} |`,
       "",
