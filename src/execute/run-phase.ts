@@ -9,7 +9,7 @@ import { cancelled, errorLine } from "./pass.ts";
 import { hardeningPass, reviewGate } from "./phase-gates.ts";
 import { blockedInPhase, phaseHasWork, runnableInPhase, tasksOf } from "./plan.ts";
 import { phaseTitle, type PhaseCounts, type PhaseReport } from "./progress.ts";
-import { runTask } from "./run-task.ts";
+import { startTask } from "./run-task.ts";
 import type { TaskStore } from "./task-store.ts";
 import type { ExecuteDeps, Models, StepRecord, TaskResult } from "./types.ts";
 import { blockingResults, verifyFailure, verifyPhase } from "./verify-phase.ts";
@@ -46,18 +46,24 @@ export async function runPhase(run: PhaseRun): Promise<PhaseReport> {
 
   const limit = pLimit(Math.max(1, deps.settings.maxParallelTasks));
   report.results = await Promise.all(
-    runnable.map((task) =>
-      limit(async (): Promise<TaskResult> => {
+    runnable.map(async (task): Promise<TaskResult> => {
+      // The slot is the task's sessions; its records are written after the slot is free.
+      const started = await limit(async () => {
         counts.running++;
         deps.progress(phaseTitle(counts));
-        const result = await runTask({ ...run, task, parallel: runnable.filter((t) => t.id !== task.id) }).catch((error: unknown) => crashed(run, task.id, error));
+        const outcome = await startTask({ ...run, task, parallel: runnable.filter((t) => t.id !== task.id) }).catch(async (error: unknown) => ({ result: await crashed(run, task.id, error), settled: Promise.resolve() }));
         counts.running--;
-        if (result.status === "completed") counts.done++;
-        if (result.status === "failed") counts.failed++;
-        deps.progress(phaseTitle(counts));
-        return result;
-      }),
-    ),
+        return outcome;
+      });
+      const result = await started.settled.then(
+        () => started.result,
+        (error: unknown) => crashed(run, task.id, error),
+      );
+      if (result.status === "completed") counts.done++;
+      if (result.status === "failed") counts.failed++;
+      deps.progress(phaseTitle(counts));
+      return result;
+    }),
   );
   if (cancelled(deps)) return { ...report, note: "cancelled" };
   if (!phaseHasWork(store.list, group)) return { ...report, note: "no task of the phase is completed" };

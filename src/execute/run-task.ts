@@ -38,6 +38,17 @@ const OUTPUT_TAIL = 3_000;
  * its session is deleted.
  */
 export async function runTask(run: TaskRun): Promise<TaskResult> {
+  const { result, settled } = await startTask(run);
+  await settled;
+  return result;
+}
+
+/**
+ * runTask in two parts: `result` resolves when the task's sessions are done and its verdict is
+ * known; `settled` when its last attempt is in history and its status in tasks.md. A phase frees
+ * the task's slot at the first, so the next task starts while the second is written.
+ */
+export async function startTask(run: TaskRun): Promise<{ result: TaskResult; settled: Promise<void> }> {
   const { deps, models, ctx, store, task } = run;
   const started = Date.now();
   const maxAttempts = 1 + deps.settings.maxTaskRetries;
@@ -56,6 +67,7 @@ export async function runTask(run: TaskRun): Promise<TaskResult> {
   const briefing = await briefTask(deps, models, ctx, task);
   let previous: string | undefined;
   let evidence: AttemptEvidence | undefined;
+  let record: Promise<void> | undefined;
 
   for (let attempt = 1; attempt <= maxAttempts && !cancelled(deps); attempt++) {
     run.onAttempt?.(attempt);
@@ -75,7 +87,7 @@ export async function runTask(run: TaskRun): Promise<TaskResult> {
     opened = undefined;
     const files = changedDuring(before, await (after ?? snapshotTree(deps.git, deps.repoRoot)), deps.specInclude ?? []);
     const verdict = judge(pass, files);
-    const file = await writeAttempt(ctx.paths.history, {
+    const written = writeAttempt(ctx.paths.history, {
       slug: ctx.slug,
       taskId: task.id,
       title: task.title,
@@ -90,8 +102,11 @@ export async function runTask(run: TaskRun): Promise<TaskResult> {
       finalMessage: pass.text,
       dialog: pass.dialog,
       evidence: files.length > 0 ? `changed ${filesField(files, 50)}` : verdict.ok ? `NO_CHANGES: ${verdict.evidence.noChanges ?? ""}` : "no file changed",
-    }, deps.secrets);
-    result.history.push(path.relative(deps.repoRoot, file));
+    }, deps.secrets).then((file) => void result.history.push(path.relative(deps.repoRoot, file)));
+    // A retry waits for its predecessor's record (the history keeps their order); the last
+    // attempt's record is written while the next task starts.
+    if (!verdict.ok) await written;
+    else record = written;
     result.dialogs.push(`## ${task.id} (attempt ${attempt}: ${verdict.ok ? "completed" : "failed"})\n\n${pass.dialog}`);
     if (verdict.ok) {
       result.status = "completed";
@@ -108,19 +123,30 @@ export async function runTask(run: TaskRun): Promise<TaskResult> {
 
   if (opened) discardPass(deps, opened);
   result.durationMs = Date.now() - started;
-  await marked;
-  if (result.status === "completed") {
-    await store.set(task.id, "completed", evidence ? attemptFields(evidence) : {});
-  } else if (cancelled(deps)) {
-    // Cancelling is not failing: the task runs again on the next execute.
-    result.status = "pending";
-    result.cancelled = true;
-    await store.set(task.id, "pending");
-  } else {
-    result.summary = result.error ?? "failed";
-    await store.set(task.id, "failed", { last_error: `${result.error ?? "failed"} (after ${result.attempts} attempt${result.attempts === 1 ? "" : "s"})` });
+  const settle = async (): Promise<void> => {
+    await record;
+    await marked;
+    if (result.status === "completed") {
+      await store.set(task.id, "completed", evidence ? attemptFields(evidence) : {});
+    } else if (result.cancelled) {
+      await store.set(task.id, "pending");
+    } else {
+      await store.set(task.id, "failed", { last_error: `${result.error ?? "failed"} (after ${result.attempts} attempt${result.attempts === 1 ? "" : "s"})` });
+    }
+  };
+  if (result.status !== "completed") {
+    if (cancelled(deps)) {
+      // Cancelling is not failing: the task runs again on the next execute.
+      result.status = "pending";
+      result.cancelled = true;
+    } else {
+      result.summary = result.error ?? "failed";
+    }
   }
-  return result;
+  const settled = settle();
+  // Handled here so it cannot become an unhandled rejection; the caller's await rethrows it.
+  settled.catch(() => undefined);
+  return { result, settled };
 }
 
 function judge(pass: PassResult, files: readonly string[]): { ok: true; evidence: AttemptEvidence } | { ok: false; reason: string } {

@@ -69,10 +69,27 @@ export async function fingerprint(file: string): Promise<string> {
   return `file:${stat.mode & 0o111 ? "755" : "644"}:${hash.digest("hex")}`;
 }
 
-async function topLevel(git: GitRun, dir: string): Promise<string> {
-  const result = await git(["rev-parse", "--show-toplevel"], { cwd: dir });
-  if (result.exitCode !== 0) throw gitFailure(["rev-parse", "--show-toplevel"], dir, result);
-  return result.stdout.trim();
+/*
+ * A directory's top level, asked once per git runner: a run snapshots its tree before and after
+ * every session with the same runner, and a repository's top level does not move under it. A
+ * failed answer is not kept.
+ */
+const topLevels = new WeakMap<GitRun, Map<string, Promise<string>>>();
+
+function topLevel(git: GitRun, dir: string): Promise<string> {
+  let known = topLevels.get(git);
+  if (!known) topLevels.set(git, (known = new Map<string, Promise<string>>()));
+  let root = known.get(dir);
+  if (!root) {
+    root = git(["rev-parse", "--show-toplevel"], { cwd: dir }).then((result) => {
+      if (result.exitCode !== 0) throw gitFailure(["rev-parse", "--show-toplevel"], dir, result);
+      return result.stdout.trim();
+    });
+    const cache = known;
+    root.catch(() => cache.delete(dir));
+    known.set(dir, root);
+  }
+  return root;
 }
 
 async function fingerprints(root: string, paths: readonly string[]): Promise<Record<string, string>> {
