@@ -1,12 +1,10 @@
 /**
  * npm run bench: side-by-side measurements in one run, written to docs/benchmarks.md.
  *
- * 1. Wall time of `opencode run "<prompt>"` with and without otto loaded, same scripted model,
- *    runs interleaved (with, without, with, …) so machine noise hits both sides alike.
- * 2. Bytes of tool schemas in the model request: a `build`-agent request with and without otto,
+ * 1. Bytes of tool schemas in the model request: a `build`-agent request with and without otto,
  *    and an `otto`-agent request.
- * Then the other benches, each writing its own section (execute, PR tracking, tasks.md, tokens,
- * install size).
+ * Then the other benches, each writing its own section (startup as whole processes, execute, PR
+ * tracking, tasks.md, tokens, install size).
  */
 import fs from "node:fs";
 import os from "node:os";
@@ -20,14 +18,6 @@ import { benchPr, writeSection as writePrSection } from "./pr.ts";
 import { benchTasksFile, writeSection as writeTasksFileSection } from "./tasks-file.ts";
 import { benchTokens, writeSection as writeTokensSection } from "./tokens.ts";
 import { createWorkspace, opencodeVersion, REPO_ROOT, runOpencode, startModelServer, text, type ModelServer, type Workspace } from "../test/support/index.ts";
-
-const RUNS = Number(process.env.OTTO_BENCH_RUNS ?? 7);
-
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 ? (s[mid] ?? 0) : ((s[mid - 1] ?? 0) + (s[mid] ?? 0)) / 2;
-};
 
 async function timedRun(model: ModelServer, ws: Workspace, args: string[]): Promise<number> {
   model.script({ reply: text("ok") });
@@ -54,13 +44,6 @@ async function main(): Promise<void> {
     // Warm-up: the first run of a workspace pays one-time costs (sqlite, snapshots, caches).
     await timedRun(model, withOtto, prompt);
     await timedRun(model, without, prompt);
-    const times = { with: [] as number[], without: [] as number[] };
-    for (let i = 0; i < RUNS; i++) {
-      times.with.push(await timedRun(model, withOtto, prompt));
-      times.without.push(await timedRun(model, without, prompt));
-      process.stdout.write(`run ${i + 1}/${RUNS}: with ${times.with.at(-1)} ms, without ${times.without.at(-1)} ms\n`);
-    }
-
     model.reset();
     await timedRun(model, without, prompt);
     const buildWithout = toolBytes(model);
@@ -72,21 +55,11 @@ async function main(): Promise<void> {
     const ottoAgent = toolBytes(model);
     await model.close();
 
-    const ratio = median(times.with) / median(times.without);
     const ottoTools = ottoAgent.names.filter((n) => n.startsWith("otto_"));
     const report = [
       "# Benchmarks",
       "",
-      `Written by \`npm run bench\` on ${new Date().toISOString().slice(0, 10)}: OpenCode ${opencodeVersion()}, Node ${process.version}, ${os.cpus().length} cores, ${RUNS} interleaved runs per side after one warm-up each, scripted local model.`,
-      "",
-      "## `opencode run` wall time, with and without otto",
-      "",
-      "| | median | min | max |",
-      "|---|---|---|---|",
-      `| without otto | ${median(times.without)} ms | ${Math.min(...times.without)} ms | ${Math.max(...times.without)} ms |`,
-      `| with otto | ${median(times.with)} ms | ${Math.min(...times.with)} ms | ${Math.max(...times.with)} ms |`,
-      "",
-      `**Ratio with/without (medians): ${ratio.toFixed(3)}** (target ≤ 1.05).`,
+      `Written by \`npm run bench\` on ${new Date().toISOString().slice(0, 10)}: OpenCode ${opencodeVersion()}, Node ${process.version}, ${os.cpus().length} cores, a scripted local model; every section below comes from this one run. Each figure with a target stands beside it, and beside the previous run's figure ("before").`,
       "",
       "## Tool schemas in the model request",
       "",
@@ -96,18 +69,13 @@ async function main(): Promise<void> {
       `| \`build\` agent, with otto | ${buildWith.names.length} | ${buildWith.bytes} |`,
       `| \`otto\` agent | ${ottoAgent.names.length} | ${ottoAgent.bytes} |`,
       "",
-      `**Otto adds ${buildWith.bytes - buildWithout.bytes} bytes to a \`build\`-agent request** (target 0). The \`otto\` agent is offered otto's tools (${ottoTools.join(", ") || "none"}).`,
+      `**Otto adds ${buildWith.bytes - buildWithout.bytes} bytes to a \`build\`-agent request** (target 0; before: 0). The \`otto\` agent is offered otto's tools (${ottoTools.join(", ") || "none"}).`,
       "",
     ].join("\n");
     const file = path.join(REPO_ROOT, "docs", "benchmarks.md");
-    const only = process.env.OTTO_BENCH_ONLY === "startup";
-    // Startup only: the other benches' sections of the last full run stay as they are.
-    const previous = only && fs.existsSync(file) ? fs.readFileSync(file, "utf8") : "";
-    const kept = previous.indexOf("\n## Execution engine");
-    fs.writeFileSync(file, kept < 0 ? report : `${report.trimEnd()}\n${previous.slice(kept)}`);
+    fs.writeFileSync(file, report);
     process.stdout.write(`\n${report}`);
     // The other benches append their own sections to the file just written.
-    if (only) return;
     const startup = await benchStartup((line) => process.stdout.write(`${line}\n`));
     writeStartupSection(startup);
     process.stdout.write(`\n${startup}`);
