@@ -18,7 +18,8 @@ import { discardChanges, locateWorkdir, openWorkTree, type PrWork } from "./prep
 import { describeHolder, withWorkLock } from "../../workspace/index.ts";
 import { resolveTrust } from "./resolve-trust.ts";
 import { botKind, isMine, reviewerComments, selectComments, threadOf, type BotPolicy, type SkipReason } from "./select-comments.ts";
-import { distrustText, type TrustDecision } from "./trust.ts";
+import type { TrustDecision } from "./trust.ts";
+import { awaitPerson, handOffFork, recordFailure, type Recorder } from "./hand-off.ts";
 
 /*
  * One pass of the comment flow over one PR (the watcher's onComments hook, /otto-pr comments):
@@ -26,9 +27,6 @@ import { distrustText, type TrustDecision } from "./trust.ts";
  * crash kept out of the document, then answer the rest one by one, recording each answer as soon
  * as it is posted.
  */
-
-/** Failed answers to one comment before otto records it as seen and asks a human. */
-export const MAX_COMMENT_FAILURES = 2;
 
 /** Setup errors that are a person's working state (src/pr/comments/prepare-workdir.ts, src/repo), retried without counting. */
 const WAIT_FOR_PERSON = new Set(["worktree_dirty", "pr_branch_not_checked_out", "hands_off_branch", "worktree_conflict", "pr_local_ahead"]);
@@ -73,9 +71,6 @@ export interface CommentPassReport {
   /** Who held the PR's working tree when this pass wanted it: nothing was answered, the next pass tries again. */
   busy?: string;
 }
-
-/** Writes seen ids, history entries and log lines (and one comment's failure count; undefined clears it). */
-type Recorder = (seen: string[], entries: HistoryEntry[], log: string[], failure?: { id: string; count: number | undefined }) => Promise<PrDocument | undefined>;
 
 /** Which bot's comments count as review comments on this PR (Azure DevOps MerlinBot). */
 export function botPolicy(config: Config, pr: PrInfo): BotPolicy {
@@ -144,7 +139,7 @@ export async function runCommentPass(deps: CommentFlowDeps, input: CommentPassIn
     // A dirty or switched clone is a person at work: wait for them. Anything else would fail every
     // poll forever, so it counts against each comment like a failed answer.
     if (!isOttoError(error) || WAIT_FOR_PERSON.has(error.code)) throw error;
-    for (const comment of plan.handle) await failed(deps, { doc, pr, comment, error, record, report });
+    for (const comment of plan.handle) await recordFailure(deps, { doc, pr, comment, error, record, report });
   };
   let located: PrWork;
   try {
@@ -242,43 +237,8 @@ async function answerEach(
         if (start) await discardChanges(work.dir, deps.env, start).catch(() => false);
         break;
       }
-      await failed(deps, { doc, pr, comment, error, work: start ? { dir: work.dir, start } : undefined, record, report });
+      await recordFailure(deps, { doc, pr, comment, error, work: start ? { dir: work.dir, start } : undefined, record, report });
     }
-  }
-}
-
-async function failed(
-  deps: CommentFlowDeps,
-  input: {
-    doc: PrDocument;
-    pr: PrInfo;
-    comment: PrComment;
-    error: unknown;
-    /** The working tree to reset, and HEAD before the answer, when the answer got that far. */
-    work?: { dir: string; start: string } | undefined;
-    record: Recorder;
-    report: CommentPassReport;
-  },
-): Promise<void> {
-  const { doc, pr, comment, report } = input;
-  const message = redact(formatError(input.error).replace(/^Error: /, ""), deps.secrets);
-  deps.log("warn", `answering comment ${comment.id} on ${doc.key} failed`, { error: message });
-  // Whatever the session left is not an answer anyone agreed to.
-  if (input.work) await discardChanges(input.work.dir, deps.env, input.work.start).catch(() => false);
-  const count = (doc.data.comment_failures[comment.id] ?? 0) + 1;
-  const giveUp = count >= MAX_COMMENT_FAILURES;
-  const action = giveUp ? `Failed ${count} times, gave up (a human should answer): ${message}` : `Failed (attempt ${count} of ${MAX_COMMENT_FAILURES}, retried next cycle): ${message}`;
-  const entry: HistoryEntry = { comment, time: deps.now().toISOString(), action };
-  await input.record(giveUp ? [comment.id] : [], [entry], [`comment ${comment.id}: ${action}`], { id: comment.id, count: giveUp ? undefined : count });
-  report.failed.push({ comment, action });
-  if (giveUp) {
-    await deps.notify({
-      kind: "human_needed",
-      title: `PR #${pr.number}: otto could not answer a comment by ${comment.author}`,
-      text: `${action}\n\n> ${comment.body.split("\n").slice(0, 3).join("\n> ")}`,
-      url: comment.url ?? pr.url,
-      facts: { Repository: pr.repo, Comment: comment.id },
-    });
   }
 }
 
@@ -290,46 +250,9 @@ function trustedForContext(comment: PrComment, trust: ReadonlyMap<string, TrustD
   return trust.get(comment.id)?.trusted === true;
 }
 
-/**
- * A comment by someone otto does not act for: recorded as seen (never looked at again), one log
- * line, one notification. No session reads it and nothing is posted.
- */
-async function awaitPerson(deps: CommentFlowDeps, input: { pr: PrInfo; comment: PrComment; decision: TrustDecision | undefined; record: Recorder }): Promise<void> {
-  const { pr, comment } = input;
-  const why = distrustText(comment, input.decision?.reason ?? "lookup_failed", pr.provider);
-  await input.record([comment.id], [], [`comment ${comment.id} by ${comment.author} awaits a person: ${why}; otto does not act on it`]);
-  await deps.notify({
-    kind: "human_needed",
-    title: `PR #${pr.number}: a comment by ${comment.author} awaits a person`,
-    text: `${why}, so otto did not act on the comment: no session read it and nothing was posted. Answer it yourself, or add the author to pr.trusted_authors.`,
-    url: comment.url ?? pr.url,
-    facts: { Repository: pr.repo, Comment: comment.id },
-  });
-}
-
 function describeSkips(skipped: ReadonlyArray<{ reason: SkipReason }>): string {
   const counts = new Map<SkipReason, number>();
   for (const s of skipped) counts.set(s.reason, (counts.get(s.reason) ?? 0) + 1);
   const label: Record<SkipReason, string> = { own: "by the token's user", bot: "by bots", covered: "answered with a newer comment of their thread", untrusted: "by people otto does not act for" };
   return [...counts].map(([reason, n]) => `${n} ${label[reason]}`).join(", ");
-}
-
-/** A fork's branch is not otto's to push to (the fix flow refuses it too): record the comments and ask a human, once. */
-async function handOffFork(deps: CommentFlowDeps, input: { doc: PrDocument; pr: PrInfo; comments: PrComment[]; record: Recorder; report: CommentPassReport }): Promise<void> {
-  const { pr, comments } = input;
-  const action = `Not answered: the PR's branch is in a fork${pr.headRepo ? ` (${pr.headRepo})` : ""} otto cannot push to`;
-  const time = deps.now().toISOString();
-  await input.record(
-    comments.map((c) => c.id),
-    comments.map((comment) => ({ comment, time, action })),
-    [`${comments.length} reviewer comment(s) not answered: the head branch is in a fork`],
-  );
-  for (const comment of comments) input.report.failed.push({ comment, action });
-  await deps.notify({
-    kind: "human_needed",
-    title: `PR #${pr.number}: ${comments.length} reviewer comment(s) to answer by hand`,
-    text: `${action}.`,
-    url: pr.url,
-    facts: { Repository: pr.repo, Comments: comments.map((c) => c.id).join(", ") },
-  });
 }
