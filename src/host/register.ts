@@ -1,6 +1,6 @@
 import { REPEAT_LINE, TUI_LINE } from "./command-output.ts";
 import type { Config } from "@opencode-ai/plugin";
-import { builtinDir, listAssetNames, readMarkdownAsset } from "../core/assets.ts";
+import { AGENTS, COMMANDS } from "./asset-manifest.ts";
 
 type Json = Record<string, unknown>;
 
@@ -16,26 +16,6 @@ export function mergeUnder(defaults: Json, over: Json): Json {
     out[key] = isObject(base) && isObject(value) ? mergeUnder(base, value) : value;
   }
   return out;
-}
-
-/** Agents from agents/*.md: frontmatter is the agent config, the body its prompt. */
-export function loadAgents(dir = builtinDir("agents")): Record<string, Json> {
-  const agents: Record<string, Json> = {};
-  for (const name of listAssetNames(dir)) {
-    const asset = readMarkdownAsset(dir, name);
-    if (asset) agents[name] = { ...asset.data, prompt: asset.body };
-  }
-  return agents;
-}
-
-/** Commands from commands/*.md: frontmatter is the command config, the body its template. */
-export function loadCommands(dir = builtinDir("commands")): Record<string, Json> {
-  const commands: Record<string, Json> = {};
-  for (const name of listAssetNames(dir)) {
-    const asset = readMarkdownAsset(dir, name);
-    if (asset) commands[name] = { ...asset.data, template: asset.body };
-  }
-  return commands;
 }
 
 /** Permission rules as an ordered object; a bare action ("allow") becomes `{ "*": action }`. */
@@ -64,7 +44,7 @@ export function withOttoPermissions(permission: unknown): Json {
  * With `tui`, the commands' templates ask for "Done." instead of the repeated output, which otto
  * shows itself (src/host/command-output.ts).
  */
-export function registerOtto(config: Config, assets = { agents: loadAgents(), commands: loadCommands() }, options: { tui?: boolean } = {}): void {
+export function registerOtto(config: Config, assets: { agents: Record<string, Json>; commands: Record<string, Json> } = { agents: AGENTS, commands: COMMANDS }, options: { tui?: boolean } = {}): void {
   const cfg = config as Json;
   const userAgents = isObject(cfg.agent) ? cfg.agent : {};
   const agents: Json = { ...userAgents };

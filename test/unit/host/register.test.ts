@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { Config } from "@opencode-ai/plugin";
 import { OTTO_COMMANDS, REPEAT_LINE, TUI_LINE } from "../../../src/host/command-output.ts";
-import { loadAgents, loadCommands, mergeUnder, registerOtto, withOttoPermissions } from "../../../src/host/register.ts";
+import { mergeUnder, registerOtto, withOttoPermissions } from "../../../src/host/register.ts";
+import { loadAgents, loadCommands } from "../../../src/host/render-assets.ts";
 
 describe("assets", () => {
   it("loads the role agents with their permissions", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { loadAgents } from "../../../../src/host/register.ts";
+import { loadAgents } from "../../../../src/host/render-assets.ts";
 
 /*
  * The executor edits PR branches but otto does every push (src/pr/git/push.ts). These rules are
