@@ -25,8 +25,9 @@ export function pollMode({ doc, skim, now, fullEveryMs, force }: PollModeInput):
   if (force || !skim || data.seen_version !== skim.version) return "full";
   const last = data.full_checked ? Date.parse(data.full_checked) : Number.NaN;
   if (!Number.isFinite(last) || now.getTime() - last >= fullEveryMs) return "full";
-  // Comments the comment flow has not handled yet are read again each cycle, as before.
-  if (data.unseen_comments > 0) return "full";
+  // Comments the comment flow has not handled yet are read again each cycle, as before; so is a
+  // PR whose last poll failed (its green comment, say, may not be posted yet).
+  if (data.unseen_comments > 0 || data.errors > 0) return "full";
   // CI still running (or a fix under way, whose staleness only a pipeline read can tell).
   if (data.pipeline === "pending" || data.pipeline === undefined || data.status === "fixing") return "pipeline";
   return "skip";

@@ -27,11 +27,12 @@ describe("how much of a PR a watcher cycle reads", () => {
     expect(mode(doc({ pipeline: "failure", status: "fixing" }))).toBe("pipeline");
   });
 
-  it("reads everything when the PR changed, is missing from the list, has comments waiting, is due, or the user asked", () => {
+  it("reads everything when the PR changed, is missing from the list, has comments waiting, failed last time, is due, or the user asked", () => {
     expect(mode(doc({}), skim("v2"))).toBe("full");
     expect(mode(doc({ seen_version: undefined }))).toBe("full");
     expect(mode(doc({}), null)).toBe("full");
     expect(mode(doc({ unseen_comments: 2 }))).toBe("full");
+    expect(mode(doc({ errors: 1 }))).toBe("full");
     expect(mode(doc({ full_checked: new Date(now.getTime() - 10 * MIN).toISOString() }))).toBe("full");
     expect(mode(doc({ full_checked: undefined }))).toBe("full");
     expect(mode(doc({}), skim("v1"), true)).toBe("full");
