@@ -2,25 +2,21 @@ import { builtinDir, listAssetNames, readMarkdownAsset } from "../core/assets.ts
 
 type Json = Record<string, unknown>;
 
-/** Agents from agents/*.md: frontmatter is the agent config, the body its prompt. */
-export function loadAgents(dir = builtinDir("agents")): Record<string, Json> {
-  const agents: Record<string, Json> = {};
+/** Every markdown file of `dir`: its frontmatter as the config, its body under `bodyKey`. */
+function loadFolder(dir: string, bodyKey: "prompt" | "template"): Record<string, Json> {
+  const out: Record<string, Json> = {};
   for (const name of listAssetNames(dir)) {
     const asset = readMarkdownAsset(dir, name);
-    if (asset) agents[name] = { ...asset.data, prompt: asset.body };
+    if (asset) out[name] = { ...asset.data, [bodyKey]: asset.body };
   }
-  return agents;
+  return out;
 }
 
+/** Agents from agents/*.md: frontmatter is the agent config, the body its prompt. */
+export const loadAgents = (dir = builtinDir("agents")): Record<string, Json> => loadFolder(dir, "prompt");
+
 /** Commands from commands/*.md: frontmatter is the command config, the body its template. */
-export function loadCommands(dir = builtinDir("commands")): Record<string, Json> {
-  const commands: Record<string, Json> = {};
-  for (const name of listAssetNames(dir)) {
-    const asset = readMarkdownAsset(dir, name);
-    if (asset) commands[name] = { ...asset.data, template: asset.body };
-  }
-  return commands;
-}
+export const loadCommands = (dir = builtinDir("commands")): Record<string, Json> => loadFolder(dir, "template");
 
 /**
  * The text of src/host/asset-manifest.ts: agents/*.md and commands/*.md as objects, so the plugin
