@@ -182,6 +182,20 @@ describe("otto_pr_watch through real OpenCode against fake GitHub and Azure DevO
     f.gh.state.setChecks(pr, [{ name: "build" }]);
     await until("the background watcher to see green", () => statusOf(ws, "github-octo-app-7") === "green");
     expect(f.gh.state.comments).toHaveLength(1);
+    // From here the PR is idle: once a cycle has read otto's own comment, each cycle is the
+    // repository's PR list alone, answered 304 (docs/pr.md, what a watcher cycle costs).
+    const cycles = async (n: number) => {
+      for (let i = 0; i < n; i++) {
+        const at = checked() ?? "";
+        await until("a cycle of the background watcher", () => (checked() ?? "") > at);
+      }
+    };
+    await cycles(2);
+    const idleFrom = f.gh.calls.length;
+    await cycles(2);
+    const idle = f.gh.calls.slice(idleFrom).map((c) => `${c.method} ${c.path} ${c.status}`);
+    expect(idle.length).toBeGreaterThan(0);
+    expect(new Set(idle)).toEqual(new Set(["GET /repos/octo/app/pulls 304"]));
     const status = await ottoPr(client, "watch status");
     expect(status).toContain(`PR watcher: running in pid ${pid}`);
     expect(status).toMatch(/\(detached, every 1 s/);
