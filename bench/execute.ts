@@ -29,6 +29,7 @@ import { defaultStep, kindOf, writes } from "../test/e2e/execute/exec-model.ts";
 import { specFiles, taskIdOf, tasksMd } from "../test/e2e/execute/kinds.ts";
 import { execa } from "execa";
 import { crewLockWaits, prStoreLockWaits } from "./store-locks.ts";
+import { bootstrap, quantile } from "./stats.ts";
 import { REPO_ROOT, createWorkspace, delay, startModelServer, startServe, text, toolCall, type ModelServer, type RecordedRequest, type Serve } from "../test/support/index.ts";
 
 // Real models take 5-60 s a turn; 2 s keeps the run short while OpenCode's own per-turn cost
@@ -37,10 +38,6 @@ const DELAY_MS = Number(process.env.OTTO_BENCH_DELAY_MS ?? 2_000);
 const SESSIONS = Number(process.env.OTTO_BENCH_SESSIONS ?? 20);
 const PHASE_RUNS = Number(process.env.OTTO_BENCH_PHASE_RUNS ?? 3);
 
-const quantile = (xs: readonly number[], q: number): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor(q * s.length))] ?? 0;
-};
 const median = (xs: readonly number[]) => quantile(xs, 0.5);
 
 /** Runs one spec through the typed tool and returns the requests of its tasks (briefing and executor). */
@@ -172,8 +169,8 @@ async function parallelism(): Promise<{ chainMs: number[]; phaseMs: number[]; ca
  */
 function medianDifference(a: readonly number[], b: readonly number[]): { median: number; low: number; high: number } {
   const diffs = a.map((x, i) => x - (b[i] ?? 0));
-  const medians = Array.from({ length: 2000 }, () => median(diffs.map(() => diffs[Math.floor(Math.random() * diffs.length)] ?? 0))).sort((x, y) => x - y);
-  return { median: median(diffs), low: medians[Math.floor(0.025 * medians.length)] ?? 0, high: medians[Math.floor(0.975 * medians.length)] ?? 0 };
+  const { value, low, high } = bootstrap(diffs.length, (idx) => median(idx.map((i) => diffs[i] ?? 0)));
+  return { median: value, low, high };
 }
 
 async function sessionOverhead(): Promise<{ raw: number; otto: number; overhead: { median: number; low: number; high: number } }> {

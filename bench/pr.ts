@@ -15,6 +15,7 @@ import path from "node:path";
 import { resolveConfig } from "../src/config/index.ts";
 import type { PrContext } from "../src/pr/context.ts";
 import { addPr, createPrStore, createRegistry, runCycle, type BackendDeps } from "../src/pr/index.ts";
+import { documentKey } from "../src/pr/store/store.ts";
 import { trimLog } from "../src/pr/fix/trim-log.ts";
 import { FAKE_ADO_PAT, FAKE_GITHUB_TOKEN, startFakeAdo, startFakeGithub, type RecordedCall } from "../test/support/index.ts";
 
@@ -80,8 +81,7 @@ async function measure(provider: "github" | "ado", prs: number, log: (line: stri
         sha = pr.sourceCommit;
         await addPr(ctx, { text: String(n), provider: "ado", now: new Date() });
       }
-      const { docs } = await ctx.store.list();
-      const key = docs.find((d) => d.data.id === String(n))?.key ?? "";
+      const key = documentKey({ provider, repo: provider === "github" ? "octo/app" : "contoso/payments", number: n });
       await ctx.store.update(key, (d) => ({ ...d, data: { ...d.data, green_sha: sha } }));
     }
     const calls: RecordedCall[] = provider === "github" ? gh.calls : ado.calls;

@@ -8,6 +8,7 @@
  */
 import fs from "node:fs";
 import { execa } from "execa";
+import { bootstrap } from "./stats.ts";
 import { runStandalone, writeSection as writeBenchSection } from "./sections.ts";
 import { createWorkspace, OPENCODE_BIN, startModelServer, text, type ModelServer, type Workspace } from "../test/support/index.ts";
 
@@ -26,15 +27,10 @@ const median = (xs: readonly number[]): number => {
   return s.length % 2 ? (s[mid] ?? 0) : ((s[mid - 1] ?? 0) + (s[mid] ?? 0)) / 2;
 };
 
-/**
- * The ratio of medians (with / without) and a 95 % bootstrap interval over the pairs (2,000
- * resamples): how far the figure could move in another run on this machine.
- */
+/** The ratio of medians (with / without) over the pairs, with its 95 % bootstrap interval. */
 function ratioWithInterval(r: { with: Sample[]; without: Sample[] }, of: (s: Sample) => number): { ratio: number; low: number; high: number } {
-  const n = Math.min(r.with.length, r.without.length);
-  const ratioOf = (idx: readonly number[]) => median(idx.map((i) => of(r.with[i]!))) / median(idx.map((i) => of(r.without[i]!)));
-  const samples = Array.from({ length: 2000 }, () => ratioOf(Array.from({ length: n }, () => Math.floor(Math.random() * n)))).sort((a, b) => a - b);
-  return { ratio: ratioOf(Array.from({ length: n }, (_, i) => i)), low: samples[Math.floor(0.025 * samples.length)] ?? 0, high: samples[Math.floor(0.975 * samples.length)] ?? 0 };
+  const { value, low, high } = bootstrap(Math.min(r.with.length, r.without.length), (idx) => median(idx.map((i) => of(r.with[i]!))) / median(idx.map((i) => of(r.without[i]!))));
+  return { ratio: value, low, high };
 }
 
 async function timed(ws: Workspace): Promise<Sample> {

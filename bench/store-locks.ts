@@ -9,6 +9,7 @@ import path from "node:path";
 import { createPrStore, type PrDocument } from "../src/pr/index.ts";
 import { crewPaths } from "../src/crew/paths.ts";
 import { transact } from "../src/crew/store.ts";
+import { quantile } from "./stats.ts";
 
 const WRITERS = 16;
 const UPDATES = 50;
@@ -21,11 +22,7 @@ export interface LockWaits {
   lost: number;
 }
 
-const quantile = (xs: readonly number[], q: number): number => {
-  const sorted = [...xs].sort((a, b) => a - b);
-  return Math.round(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0);
-};
-const stats = (waits: readonly number[], lost: number): LockWaits => ({ p50: quantile(waits, 0.5), p99: quantile(waits, 0.99), max: Math.round(Math.max(...waits)), lost });
+const stats = (waits: readonly number[], lost: number): LockWaits => ({ p50: Math.round(quantile(waits, 0.5)), p99: Math.round(quantile(waits, 0.99)), max: Math.round(Math.max(...waits)), lost });
 
 async function inTempDir<T>(run: (dir: string) => Promise<T>): Promise<T> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "otto-bench-locks-"));

@@ -1,12 +1,12 @@
 import { formatError, OttoError, redact } from "../../core/index.ts";
 import { normalizeRemoteUrl } from "../../workspace/index.ts";
 import { parseDuration } from "../../config/index.ts";
-import type { BackendDeps, CallOptions, PrBackend, PrSkim } from "../backend.ts";
+import type { BackendDeps, CallOptions, PrBackend } from "../backend.ts";
 import { cliToken, lazy } from "../token.ts";
-import { authorKey, type AuthorAccess, type PrInfo, type PrLocator, type WorkflowAction, type WorkflowResult } from "../types.ts";
+import { authorKey, type AuthorAccess, type PrInfo } from "../types.ts";
 import { conditionalGet, getAllPages } from "./conditional.ts";
 import { githubError } from "./errors.ts";
-import { githubHosts, locateGithubId, parseGithubUrl } from "./locate.ts";
+import { githubHosts, locateGithubId, parseGithubUrl, repoParams } from "./locate.ts";
 import {
   compactIssueComment,
   compactReviewComment,
@@ -20,23 +20,11 @@ import {
 import type { GithubClient } from "./octokit.ts";
 import { postOnce, uncertainWrite, withPostMarker } from "../post-once.ts";
 import { fetchThreadMap, resolveThreadOf } from "./threads.ts";
+import { skimOpenPulls } from "./skim.ts";
+import { hasMarker, issueCommentsHave, reviewCommentsHave, runGithubWorkflow } from "./workflow.ts";
 
 /** Job logs can be megabytes; the end holds the failure. */
 const MAX_LOG_CHARS = 200_000;
-
-/** Pages of open PRs a skim reads at most (1,000 PRs); a tracked PR beyond them is read on its own. */
-const MAX_SKIM_PAGES = 10;
-
-/**
- * updated_at moves with every push, comment, review, title or state change; check runs and
- * statuses do not move it (the watcher reads those while CI runs, and all of a PR now and then).
- */
-const pullVersion = (pull: PullPayload): string => `${pull.updated_at ?? ""} ${pull.head.sha} ${pull.state}`;
-
-const repoParams = (pr: Pick<PrLocator, "repo">) => {
-  const [owner = "", repo = ""] = pr.repo.split("/");
-  return { owner, repo };
-};
 
 const numericId = (commentId: string, kind: "issue" | "review"): number | undefined => {
   const match = new RegExp(`^${kind}-(\\d+)$`).exec(commentId);
@@ -179,29 +167,7 @@ export function createGithubBackend(deps: BackendDeps): PrBackend {
         return pull.value;
       }),
 
-    skimRepo: (repo, tracked, options: CallOptions = {}) =>
-      call(`the open pull requests of ${repo}`, async (octokit) => {
-        const prs = new Map<number, PrSkim>();
-        const wanted = new Set(tracked);
-        // https://docs.github.com/en/rest/pulls/pulls#list-pull-requests: newest first, 100 a page,
-        // each page conditional. A page whose PRs did not change answers 304.
-        for (let page = 1; page <= MAX_SKIM_PAGES && wanted.size > 0; page++) {
-          const { value } = await conditionalGet(
-            octokit,
-            options.cache,
-            "GET /repos/{owner}/{repo}/pulls",
-            { ...repoParams({ repo }), state: "open", per_page: 100, page },
-            (data) => (data as PullPayload[]).map((pull) => ({ pr: mapPull({ provider: "github", repo, number: pull.number }, pull), version: pullVersion(pull) })),
-            options,
-          );
-          for (const skim of value) {
-            prs.set(skim.pr.number, skim);
-            wanted.delete(skim.pr.number);
-          }
-          if (value.length < 100) break;
-        }
-        return { prs, commentsInVersion: true };
-      }),
+    skimRepo: (repo, tracked, options: CallOptions = {}) => call(`the open pull requests of ${repo}`, (octokit) => skimOpenPulls(octokit, repo, tracked, options)),
 
     getPipelineStatus: (pr, options: CallOptions = {}) =>
       call(`checks of ${pr.repo}#${pr.number}`, async (octokit) => {
@@ -330,33 +296,4 @@ export function createGithubBackend(deps: BackendDeps): PrBackend {
     runWorkflow: (pr, action) => call(`${action} on ${pr.repo}#${pr.number}`, (octokit) => runGithubWorkflow(octokit, backend, pr, action)),
   };
   return backend;
-}
-
-/** Whether any listed item (a comment, a review) carries otto's post marker in its body. */
-function hasMarker(items: readonly unknown[], marker: string): boolean {
-  return items.some((item) => {
-    const body = (item as { body?: unknown }).body;
-    return typeof body === "string" && body.includes(marker);
-  });
-}
-
-async function issueCommentsHave(octokit: GithubClient, pr: PrInfo, marker: string): Promise<boolean> {
-  return hasMarker(await getAllPages(octokit, "GET /repos/{owner}/{repo}/issues/{issue_number}/comments", { ...repoParams(pr), issue_number: pr.number }), marker);
-}
-
-async function reviewCommentsHave(octokit: GithubClient, pr: PrInfo, marker: string): Promise<boolean> {
-  return hasMarker(await getAllPages(octokit, "GET /repos/{owner}/{repo}/pulls/{pull_number}/comments", { ...repoParams(pr), pull_number: pr.number }), marker);
-}
-
-async function runGithubWorkflow(octokit: GithubClient, backend: PrBackend, pr: PrInfo, action: WorkflowAction): Promise<WorkflowResult> {
-  if (action !== "rerun_failed") return { done: false, message: `GitHub has no ${action.replace(/_/g, " ")} step; nothing to do.` };
-  const status = await backend.getPipelineStatus(pr);
-  const jobs = status.checks.filter((c) => c.state === "failure" && c.logId !== undefined);
-  const runs = new Set<number>();
-  for (const job of jobs) {
-    const { data } = await octokit.request("GET /repos/{owner}/{repo}/actions/jobs/{job_id}", { ...repoParams(pr), job_id: Number(job.logId) });
-    runs.add(Number(data.run_id));
-  }
-  for (const run of runs) await octokit.request("POST /repos/{owner}/{repo}/actions/runs/{run_id}/rerun-failed-jobs", { ...repoParams(pr), run_id: run });
-  return { done: runs.size > 0, message: runs.size > 0 ? `Re-ran the failed jobs of ${runs.size} workflow run(s).` : "No failed GitHub Actions jobs to re-run." };
 }

@@ -41,3 +41,9 @@ export function locateGithubId(id: string, context: IdContext, hosts: Set<string
   }
   return { provider: "github", repo: `${parts[1]}/${parts[2]}`, number: Number(bare[1]) };
 }
+
+/** `owner/repo` as Octokit route parameters. */
+export const repoParams = (pr: Pick<PrLocator, "repo">) => {
+  const [owner = "", repo = ""] = pr.repo.split("/");
+  return { owner, repo };
+};

@@ -18,9 +18,6 @@ import { OTTO_MARKER, greenComment, planError, planRefresh, shouldPoll, unhandle
  * plug in through onFailure and onComments; their errors are theirs, not the poll's.
  */
 
-/** pr.full_poll_interval's default, for callers that do not pass the config's. */
-const DEFAULT_FULL_POLL_MS = 10 * 60 * 1000;
-
 export interface FailureContext {
   doc: PrDocument;
   pr: PrInfo;
@@ -53,7 +50,7 @@ export interface CycleDeps {
   /** PRs polled at the same time. */
   concurrency: number;
   /** pr.full_poll_interval in ms: how often a PR that looks unchanged in its list is read in full anyway. */
-  fullPollMs?: number;
+  fullPollMs: number;
   /** Ignore per-PR backoff and read every PR in full (a cycle the user asked for). */
   force?: boolean;
   /** Credentials of the config, redacted from every error otto records or logs. */
@@ -178,7 +175,7 @@ async function refresh(doc: PrDocument, deps: CycleDeps, repo: RepoSkim | undefi
   const backend = deps.registry.get(doc.data.provider);
   try {
     const skim = repo?.prs.get(Number(doc.data.id));
-    const mode = pollMode({ doc, skim, now, fullEveryMs: deps.fullPollMs ?? DEFAULT_FULL_POLL_MS, force: deps.force === true });
+    const mode = pollMode({ doc, skim, now, fullEveryMs: deps.fullPollMs, force: deps.force === true });
     const { observed, full } = await observe(backend, doc, deps, mode, skim, repo);
     const me = await tokenUserIfMarked(backend, observed, doc.data.seen_comment_ids, deps);
     const first = planRefresh(doc, observed, now.toISOString(), me);

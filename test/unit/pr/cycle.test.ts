@@ -50,6 +50,7 @@ describe("a watcher cycle against the fake GitHub and Azure DevOps", () => {
     now: () => new Date((clock += 1000)),
     log: () => undefined,
     intervalMs: 60_000,
+    fullPollMs: 10 * 60_000,
     concurrency: 4,
     onFailure: async (failure) => void failures.push(failure),
     ...extra,
