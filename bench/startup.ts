@@ -8,7 +8,7 @@
  */
 import fs from "node:fs";
 import { execa } from "execa";
-import { bootstrap } from "./stats.ts";
+import { bootstrap, median } from "./stats.ts";
 import { runStandalone, writeSection as writeBenchSection } from "./sections.ts";
 import { createWorkspace, OPENCODE_BIN, startModelServer, text, type ModelServer, type Workspace } from "../test/support/index.ts";
 
@@ -20,12 +20,6 @@ interface Sample {
   wallMs: number;
   cpuMs: number;
 }
-
-const median = (xs: readonly number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 ? (s[mid] ?? 0) : ((s[mid - 1] ?? 0) + (s[mid] ?? 0)) / 2;
-};
 
 /** The ratio of medians (with / without) over the pairs, with its 95 % bootstrap interval. */
 function ratioWithInterval(r: { with: Sample[]; without: Sample[] }, of: (s: Sample) => number): { ratio: number; low: number; high: number } {

@@ -6,11 +6,11 @@
  * `node --import tsx bench/tasks-file.ts [--write]`.
  */
 import { runStandalone, writeSection as writeBenchSection } from "./sections.ts";
+import { median } from "./stats.ts";
 import { parseTasks, serializeTasks, updateTaskStatus, type Task } from "../src/spec/index.ts";
 
 const RUNS = Number(process.env.OTTO_BENCH_PARSE_RUNS ?? 101);
 
-const median = (xs: readonly number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
 
 const id = (n: number): string => `task-${String(n).padStart(3, "0")}`;
 
