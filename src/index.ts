@@ -20,7 +20,6 @@ const OttoPlugin: Plugin = async (input) => {
   const runtime = createRuntime(input);
   const { events, log } = runtime;
   const report = (what: string) => (error: unknown) => log.log("warn", `otto: ${what} failed`, { error: formatError(error) });
-  void checkHostVersion(input.client, log);
 
   // The crew reacts to session.idle / session.error (wake-ups, failures). It is loaded by the first
   // such event in a project that has a crew, or by the first otto tool call; from then on it sees
@@ -47,6 +46,7 @@ const OttoPlugin: Plugin = async (input) => {
   // A headless `opencode serve` started by `/otto-pr watch start --detach` (or the systemd unit)
   // carries OTTO_WATCH=1: only then does otto start its PR watcher on load. autostart never throws.
   if (process.env.OTTO_WATCH === "1") {
+    void checkHostVersion(input.client, log);
     import("./pr/index.ts").then((m) => m.watchControllerFor(runtime).autostart(), report("watcher start"));
   }
 
@@ -66,7 +66,12 @@ const OttoPlugin: Plugin = async (input) => {
     event: async ({ event }) => {
       runtime.events.emit(event);
     },
-    tool: buildTools(runtime, () => void loadCrew().catch(report("crew load"))),
+    // The host's version is asked on the first otto tool call, not at load: the request would be
+    // the first the server answers, and its start-up work would hold up OpenCode's own start.
+    tool: buildTools(runtime, () => {
+      void checkHostVersion(input.client, log);
+      void loadCrew().catch(report("crew load"));
+    }),
     // The push guard (src/guard): otto's sessions, known by id or by agent, cannot push, merge or
     // call a forge; their shells get an environment where no push succeeds.
     "chat.message": async (hookInput) => runtime.guard.noteAgent(hookInput.sessionID, hookInput.agent),

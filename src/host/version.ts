@@ -37,7 +37,8 @@ interface RawClient {
 /**
  * Asks the host its version (GET /global/health answers `{ healthy, version }`; the plugin input
  * carries none) and logs a warning when it is older than otto supports. Fire and forget: it never
- * throws and never delays loading; a host without the route is simply not checked.
+ * throws; a host without the route is simply not checked. Called on the first otto tool call and
+ * when a detached watcher starts, never at load (the plugin's load makes no request).
  */
 export function checkHostVersion(client: OpencodeClient, log: Logger): Promise<void> {
   const raw = (client as unknown as { _client?: RawClient })._client;
