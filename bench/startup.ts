@@ -19,6 +19,8 @@ const TIME = "/usr/bin/time";
 interface Sample {
   wallMs: number;
   cpuMs: number;
+  /** From OpenCode's "bootstrapping" to its session's "created" (its log's timestamps): where plugins load. */
+  bootMs: number;
 }
 
 /**
@@ -33,9 +35,21 @@ function ratioWithInterval(r: { with: Sample[]; without: Sample[] }, of: (s: Sam
   return { ratio: value, low, high };
 }
 
+/** The median of the pairs' differences (with − without) in `of`, with its 95 % bootstrap interval. */
+function differenceWithInterval(r: { with: Sample[]; without: Sample[] }, of: (s: Sample) => number): { value: number; low: number; high: number } {
+  const diffs = r.with.slice(0, r.without.length).map((s, i) => of(s) - of(r.without[i]!));
+  return bootstrap(diffs.length, (idx) => median(idx.map((i) => diffs[i]!)));
+}
+
+/** A log line's time: `timestamp=<ISO> level=… message=<message>`. */
+function logTime(log: string, message: string): number {
+  const match = new RegExp(`^timestamp=(\\S+) [^\\n]*message=${message}(?:\\s|$)`, "m").exec(log);
+  return match ? Date.parse(match[1]!) : NaN;
+}
+
 async function timed(ws: Workspace): Promise<Sample> {
   const started = performance.now();
-  const result = await execa(TIME, ["-f", "OTTO_TIME %U %S", OPENCODE_BIN, "run", "hello there"], {
+  const result = await execa(TIME, ["-f", "OTTO_TIME %U %S", OPENCODE_BIN, "run", "--print-logs", "hello there"], {
     cwd: ws.project,
     env: { ...ws.env, PWD: ws.project },
     extendEnv: false,
@@ -46,7 +60,10 @@ async function timed(ws: Workspace): Promise<Sample> {
   const wallMs = performance.now() - started;
   const match = /OTTO_TIME (\S+) (\S+)/.exec(String(result.stderr));
   if (result.exitCode !== 0 || !match) throw new Error(`opencode run failed (${String(result.exitCode)}):\n${String(result.stderr).slice(-2000)}`);
-  return { wallMs, cpuMs: (Number(match[1]) + Number(match[2])) * 1000 };
+  const log = String(result.stderr);
+  const bootMs = logTime(log, "created") - logTime(log, "bootstrapping");
+  if (!Number.isFinite(bootMs)) throw new Error(`opencode run logged no "bootstrapping" or "created" line:\n${log.slice(-2000)}`);
+  return { wallMs, cpuMs: (Number(match[1]) + Number(match[2])) * 1000, bootMs };
 }
 
 async function workspace(model: ModelServer, otto: boolean): Promise<Workspace> {
@@ -94,15 +111,16 @@ export async function benchStartup(log: (line: string) => void = () => undefined
     const row = (name: string, r: { with: Sample[]; without: Sample[] }) => {
       const wall = ratioWithInterval(r, (s) => s.wallMs);
       const cpu = ratioWithInterval(r, (s) => s.cpuMs);
-      return `| ${name} | ${Math.round(median(r.without.map((s) => s.wallMs)))} / ${Math.round(median(r.with.map((s) => s.wallMs)))} ms | **${wall.ratio.toFixed(3)}** (${wall.low.toFixed(3)}–${wall.high.toFixed(3)}) | ${Math.round(median(r.without.map((s) => s.cpuMs)))} / ${Math.round(median(r.with.map((s) => s.cpuMs)))} ms | **${cpu.ratio.toFixed(3)}** (${cpu.low.toFixed(3)}–${cpu.high.toFixed(3)}) | ${before[name] ?? ""} |`;
+      const boot = differenceWithInterval(r, (s) => s.bootMs);
+      return `| ${name} | ${Math.round(median(r.without.map((s) => s.wallMs)))} / ${Math.round(median(r.with.map((s) => s.wallMs)))} ms | **${wall.ratio.toFixed(3)}** (${wall.low.toFixed(3)}–${wall.high.toFixed(3)}) | ${Math.round(median(r.without.map((s) => s.cpuMs)))} / ${Math.round(median(r.with.map((s) => s.cpuMs)))} ms | **${cpu.ratio.toFixed(3)}** (${cpu.low.toFixed(3)}–${cpu.high.toFixed(3)}) | ${Math.round(median(r.without.map((s) => s.bootMs)))} / ${Math.round(median(r.with.map((s) => s.bootMs)))} ms; **${Math.round(boot.value)} ms** (${Math.round(boot.low)} to ${Math.round(boot.high)}) | ${before[name] ?? ""} |`;
     };
     return [
       "## Startup, whole processes",
       "",
-      `\`opencode run "hello there"\` with and without otto, ${PAIRS} interleaved pairs per harness (the order inside a pair alternates), one scripted model; CPU is user + system time of the whole process tree as /usr/bin/time reports it. Warm: one workspace per side, reused (after one warm-up run each). Fresh: new HOME and XDG dirs for every run, OpenCode's plugin dependencies already installed (what any plugin costs on a first start, an npm install, is left out: it is OpenCode's, once per machine).`,
+      `\`opencode run "hello there"\` with and without otto, ${PAIRS} interleaved pairs per harness (the order inside a pair alternates), one scripted model; CPU is user + system time of the whole process tree as /usr/bin/time reports it. Warm: one workspace per side, reused (after one warm-up run each). Fresh: new HOME and XDG dirs for every run, OpenCode's plugin dependencies already installed (what any plugin costs on a first start, an npm install, is left out: it is OpenCode's, once per machine). OpenCode's bootstrap to its session is the time between two lines of its own log (\`--print-logs\`, on both sides): "bootstrapping" and its session's "created", the span in which it reads its configuration, loads the plugins and runs their config hooks; its paired difference is otto's part of a start with less of the machine's noise than the whole run.`,
       "",
-      "| harness | wall: without / with (median) | wall ratio (median of the pairs, 95 % interval) | CPU: without / with (median) | CPU ratio (median of the pairs, 95 % interval) | before: wall / CPU ratio (of the medians) |",
-      "|---|---|---|---|---|---|",
+      "| harness | wall: without / with (median) | wall ratio (median of the pairs, 95 % interval) | CPU: without / with (median) | CPU ratio (median of the pairs, 95 % interval) | OpenCode's bootstrap to its session: without / with (median); **difference** (median of the pairs, 95 % interval) | before: wall / CPU ratio (of the medians) |",
+      "|---|---|---|---|---|---|---|",
       row("warm", warm),
       row("fresh", fresh),
       "",
