@@ -114,6 +114,10 @@ export async function benchStartup(log: (line: string) => void = () => undefined
       const boot = differenceWithInterval(r, (s) => s.bootMs);
       return `| ${name} | ${Math.round(median(r.without.map((s) => s.wallMs)))} / ${Math.round(median(r.with.map((s) => s.wallMs)))} ms | **${wall.ratio.toFixed(3)}** (${wall.low.toFixed(3)}–${wall.high.toFixed(3)}) | ${Math.round(median(r.without.map((s) => s.cpuMs)))} / ${Math.round(median(r.with.map((s) => s.cpuMs)))} ms | **${cpu.ratio.toFixed(3)}** (${cpu.low.toFixed(3)}–${cpu.high.toFixed(3)}) | ${Math.round(median(r.without.map((s) => s.bootMs)))} / ${Math.round(median(r.with.map((s) => s.bootMs)))} ms; **${Math.round(boot.value)} ms** (${Math.round(boot.low)} to ${Math.round(boot.high)}) | ${before[name] ?? ""} |`;
     };
+    const share = (r: { with: Sample[]; without: Sample[] }) => {
+      const boot = differenceWithInterval(r, (s) => s.bootMs).value;
+      return `${Math.round(boot)} ms (${((100 * boot) / median(r.without.map((s) => s.wallMs))).toFixed(1)} % of the median run without otto)`;
+    };
     return [
       "## Startup, whole processes",
       "",
@@ -125,6 +129,8 @@ export async function benchStartup(log: (line: string) => void = () => undefined
       row("fresh", fresh),
       "",
       "Target: both ratios ≤ 1.03 (an outside measurement with fresh homes had found 1.067 wall / 1.077 CPU before the plugin's load was cut down).",
+      "",
+      `Otto's part of a start, as OpenCode's bootstrap shows it: warm ${share(warm)}, fresh ${share(fresh)}.`,
       "",
       "What otto adds to a start, timed inside OpenCode (its log's timestamps beside marks in the plugin): loading otto's modules, about 80 ms more than a plugin of one small file (zod, which loads every one of its 46 locales, is half of it); registering its agents, commands and tools takes a few ms. The plugin's load makes no request: the host's version is asked at the first otto command, since the request had been the first the server answered and held OpenCode's start by about 100 ms. Traced with strace, a start with otto runs the same processes and touches the same files as one without, besides otto's own modules; in a fresh home Bun also parses zod's largest file anew, which a warm home keeps in Bun's cache ($XDG_CACHE_HOME/bun). This machine's speed drifts over minutes (the same run took 4.2 s and 7.7 s a few minutes apart, in CPU time as much as in wall time), so each figure is the median of the pairs' own ratios, the two runs of a pair back to back; the intervals say how far the figure could move in another run.",
       "",
