@@ -2,7 +2,7 @@ import { renderPrompt } from "../prompts/index.ts";
 import { extractDocument } from "../session/index.ts";
 import type { Task } from "../spec/index.ts";
 import { briefingVars, type SpecContext } from "./context.ts";
-import { errorLine, promptPass, REVIEWER } from "./pass.ts";
+import { errorLine, openPass, promptPass, REVIEWER } from "./pass.ts";
 import type { ExecuteDeps, Models } from "./types.ts";
 
 export interface Briefing {
@@ -16,11 +16,19 @@ export interface Briefing {
  * The task briefing: the primary model reads every spec document (and the code, read
  * only) and distils what this one task needs. Any failure (model error, timeout, no document in
  * the reply) falls back to the static context: briefing can make a task better, never block it.
+ * `opened` runs once the briefing's session exists (at once when briefing is off), so what the
+ * caller starts there does not delay the briefing's own start.
  */
-export async function briefTask(deps: ExecuteDeps, models: Models, ctx: SpecContext, task: Task): Promise<Briefing> {
-  if (!deps.settings.taskBriefing) return { note: "static context (spec.task_briefing is off)" };
+export async function briefTask(deps: ExecuteDeps, models: Models, ctx: SpecContext, task: Task, opened: () => void = () => undefined): Promise<Briefing> {
+  if (!deps.settings.taskBriefing) {
+    opened();
+    return { note: "static context (spec.task_briefing is off)" };
+  }
   const prompt = renderPrompt("task-briefing", briefingVars(ctx, task), { env: deps.env });
-  const pass = await promptPass(deps, { agent: REVIEWER, model: models.primary, title: `otto: brief ${task.id}`, dialog: false }, prompt);
+  const options = { agent: REVIEWER, model: models.primary, title: `otto: brief ${task.id}`, dialog: false } as const;
+  const session = openPass(deps, options);
+  void session.then(opened, opened);
+  const pass = await promptPass(deps, options, prompt, { opened: session });
   if (pass.error !== undefined) {
     deps.log.log("warn", `briefing of ${task.id} failed; using the static context`, { error: errorLine(pass.error) });
     return { note: `static context (briefing failed: ${errorLine(pass.error)})` };

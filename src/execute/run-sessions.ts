@@ -20,6 +20,7 @@ export function runSessionsFile(gitDir: string, slug: string): string {
 export class RunSessions {
   readonly #ids = new Set<string>();
   #writes: Promise<void> = Promise.resolve();
+  #queued: Promise<void> | undefined;
 
   private constructor(
     readonly file: string,
@@ -41,9 +42,15 @@ export class RunSessions {
     return this.#save();
   }
 
-  /** Writes in order, each with the ids of its time; the file goes when no session is open. */
+  /**
+   * Writes in order, each with the ids of its time; the file goes when no session is open. A write
+   * that has not started yet will carry every id added meanwhile, so it is shared rather than
+   * repeated: a phase's tasks opening sessions at once wait for one write, not for a queue of them.
+   */
   #save(): Promise<void> {
-    this.#writes = this.#writes.then(async () => {
+    if (this.#queued) return this.#queued;
+    this.#writes = this.#queued = this.#writes.then(async () => {
+      this.#queued = undefined;
       try {
         if (this.#ids.size) await writeFileAtomic(this.file, `${JSON.stringify({ sessions: [...this.#ids] }, null, 2)}\n`, 0o600);
         else await fs.rm(this.file, { force: true });

@@ -59,12 +59,17 @@ export async function startTask(run: TaskRun): Promise<{ result: TaskResult; set
   const marked = store.set(task.id, "running");
   // Handled here so a failed write cannot become an unhandled rejection; `await marked` below rethrows it.
   marked.catch(() => undefined);
-  // The first attempt's session opens while the briefing runs: the hand-over from brief to executor
-  // is then only the prompt and a snapshot of the tree.
+  // The first attempt's session opens, and the tree is read, while the briefing runs (the briefing
+  // is read-only): the hand-over from brief to executor is then only the prompt.
   const executorOptions = (attempt: number) => ({ agent: EXECUTOR, model: models.primary, title: `otto: ${task.id} attempt ${attempt}` }) as const;
-  let opened: Promise<ChildSession> | undefined = openPass(deps, executorOptions(1));
-  opened.catch(() => undefined);
-  const briefing = await briefTask(deps, models, ctx, task);
+  let opened: Promise<ChildSession> | undefined;
+  let firstBefore: Promise<TreeSnapshot> | undefined;
+  const briefing = await briefTask(deps, models, ctx, task, () => {
+    opened = openPass(deps, executorOptions(1));
+    opened.catch(() => undefined);
+    firstBefore = snapshotTree(deps.git, deps.repoRoot);
+    firstBefore.catch(() => undefined);
+  });
   let previous: string | undefined;
   let evidence: AttemptEvidence | undefined;
   let record: Promise<void> | undefined;
@@ -74,7 +79,8 @@ export async function startTask(run: TaskRun): Promise<{ result: TaskResult; set
     result.attempts = attempt;
     const prompt = renderPrompt("execute-task", executeTaskVars(ctx, task, { brief: briefing.brief, parallel: run.parallel, previous }), { env: deps.env });
     const startedAt = deps.now();
-    const before = await snapshotTree(deps.git, deps.repoRoot);
+    const before = await (firstBefore ?? snapshotTree(deps.git, deps.repoRoot));
+    firstBefore = undefined;
     // The tree is read again as soon as the session answers, beside the read of its dialog.
     let after: Promise<TreeSnapshot> | undefined;
     const pass = await promptPass(deps, executorOptions(attempt), prompt, {

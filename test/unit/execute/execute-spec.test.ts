@@ -123,6 +123,19 @@ describe("executeSpec", () => {
     expect(f.progress.some((t) => /, [3-5] running,/.test(t))).toBe(false);
   });
 
+  it("a task's briefing session opens first, and its executor's session opens while the briefing runs", async () => {
+    let during: string[] = [];
+    const f = await setup(tasksMd([["t1", "pending", 1, [], "Only"]]), async (call) => {
+      if (call.kind !== "task-briefing") return call.kind === "execute-task" ? (f.write("src/t1.txt", "done\n"), { text: "Done." }) : undefined;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      during = [...f.fake.sessions.values()].map((s) => s.title ?? "");
+      return undefined;
+    }, { reviewGate: false, externalAssumptions: false, domainHardening: false, docsAlignment: false });
+    await executeSpec(f.deps);
+    expect(statuses(f)).toEqual({ t1: "completed" });
+    expect(during).toEqual(["otto: brief t1", "otto: t1 attempt 1"]);
+  });
+
   it("a task that always fails ends failed, its dependents skipped, other phases still run; retries see the error", async () => {
     const tasks = tasksMd([
       ["t1", "pending", 1, [], "Broken"],

@@ -1,7 +1,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { executeSpec, runOneTask, runSessionsFile } from "../../../src/execute/index.ts";
+import { silentLogger } from "../../../src/core/index.ts";
+import { executeSpec, RunSessions, runOneTask, runSessionsFile } from "../../../src/execute/index.ts";
 import { tasksMd } from "../../e2e/execute/kinds.ts";
 import { SLUG, useFakeExecute, statuses, of, type Fake } from "./fake-execute.ts";
 
@@ -81,5 +82,20 @@ describe("the run's record of its child sessions", () => {
     expect(output).toContain("Note: cleaned up 1 session left by the crashed run.");
     expect(f.fake.sessions.has(executor ?? "")).toBe(false);
     expect(fs.existsSync(recordOf(f))).toBe(false);
+  });
+
+  it("sessions opened at once share one write of the record, which lists them all", async () => {
+    const f = await setup(ONE, () => undefined, QUIET);
+    const { sessions } = await RunSessions.resume(recordOf(f), { client: f.fake.client, directory: f.repoRoot, log: silentLogger });
+    const writes = ["ses_a", "ses_b", "ses_c", "ses_d"].map((id) => sessions.add(id));
+    expect(new Set(writes).size).toBe(1);
+    await Promise.all(writes);
+    expect(readRecord(f)).toEqual({ sessions: ["ses_a", "ses_b", "ses_c", "ses_d"] });
+    // Once that write has started, the next add waits for a write of its own that lists it too.
+    const later = sessions.add("ses_e");
+    expect(later).not.toBe(writes[0]);
+    await sessions.remove("ses_a");
+    await later;
+    expect(readRecord(f)).toEqual({ sessions: ["ses_b", "ses_c", "ses_d", "ses_e"] });
   });
 });
