@@ -106,8 +106,8 @@ export async function benchStartup(log: (line: string) => void = () => undefined
   try {
     const warm = await pairs(model, false, log);
     const fresh = await pairs(model, true, log);
-    // The previous full run's ratios (wall / CPU; ratios of the two sides' medians), shown beside this run's.
-    const before: Record<string, string> = { warm: "1.057 / 1.047", fresh: "1.060 / 1.056" };
+    // The previous full run's ratios (wall / CPU, medians of the pairs' ratios), shown beside this run's.
+    const before: Record<string, string> = { warm: "1.036 / 1.016", fresh: "1.023 / 1.008" };
     const row = (name: string, r: { with: Sample[]; without: Sample[] }) => {
       const wall = ratioWithInterval(r, (s) => s.wallMs);
       const cpu = ratioWithInterval(r, (s) => s.cpuMs);
@@ -123,7 +123,7 @@ export async function benchStartup(log: (line: string) => void = () => undefined
       "",
       `\`opencode run "hello there"\` with and without otto, ${PAIRS} interleaved pairs per harness (the order inside a pair alternates), one scripted model; CPU is user + system time of the whole process tree as /usr/bin/time reports it. Warm: one workspace per side, reused (after one warm-up run each). Fresh: new HOME and XDG dirs for every run, OpenCode's plugin dependencies already installed (what any plugin costs on a first start, an npm install, is left out: it is OpenCode's, once per machine). OpenCode's bootstrap to its session is the time between two lines of its own log (\`--print-logs\`, on both sides): "bootstrapping" and its session's "created", the span in which it reads its configuration, loads the plugins and runs their config hooks; its paired difference is otto's part of a start with less of the machine's noise than the whole run.`,
       "",
-      "| harness | wall: without / with (median) | wall ratio (median of the pairs, 95 % interval) | CPU: without / with (median) | CPU ratio (median of the pairs, 95 % interval) | OpenCode's bootstrap to its session: without / with (median); **difference** (median of the pairs, 95 % interval) | before: wall / CPU ratio (of the medians) |",
+      "| harness | wall: without / with (median) | wall ratio (median of the pairs, 95 % interval) | CPU: without / with (median) | CPU ratio (median of the pairs, 95 % interval) | OpenCode's bootstrap to its session: without / with (median); **difference** (median of the pairs, 95 % interval) | before: wall / CPU ratio (the previous run) |",
       "|---|---|---|---|---|---|---|",
       row("warm", warm),
       row("fresh", fresh),
