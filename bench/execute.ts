@@ -77,8 +77,9 @@ function stepGaps(requests: readonly RecordedRequest[]): number[] {
 
 /**
  * Otto's hand-over inside a task's chain: from the end of the briefing's answer to the executor's
- * first request (OpenCode finishes the briefing turn; otto reads the brief, snapshots the tree,
- * opens the executor's session and prompts it; OpenCode builds the request).
+ * first request (OpenCode finishes the briefing turn; otto reads the brief and prompts the
+ * executor's session, opened beside the briefing with the tree's first read; OpenCode builds the
+ * request).
  */
 function handoverGaps(requests: readonly RecordedRequest[]): number[] {
   const briefed = new Map<string, RecordedRequest>();

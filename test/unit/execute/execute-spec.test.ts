@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { executeSpec, parseTrailers, runOneTask } from "../../../src/execute/index.ts";
 import { tasksMd } from "../../e2e/execute/kinds.ts";
+import { until } from "../../support/wait.ts";
 import { SLUG, useFakeExecute, statuses, of } from "./fake-execute.ts";
 
 const setup = useFakeExecute();
@@ -127,7 +128,7 @@ describe("executeSpec", () => {
     let during: string[] = [];
     const f = await setup(tasksMd([["t1", "pending", 1, [], "Only"]]), async (call) => {
       if (call.kind !== "task-briefing") return call.kind === "execute-task" ? (f.write("src/t1.txt", "done\n"), { text: "Done." }) : undefined;
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      await until("the executor's session", () => f.fake.sessions.size >= 2, 5_000, 5);
       during = [...f.fake.sessions.values()].map((s) => s.title ?? "");
       return undefined;
     }, { reviewGate: false, externalAssumptions: false, domainHardening: false, docsAlignment: false });
