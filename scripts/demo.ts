@@ -28,6 +28,9 @@ async function scriptedRunner(): Promise<Runner> {
     describe: "a scripted local model (no network, no credentials): it plays a short, pre-written session. Set OTTO_DEMO_MODEL=provider/model to use a real model.",
     project: ws.project,
     async run(step) {
+      // Each step plays its own script: an earlier step's answers (the spec model's reviews) would
+      // otherwise also answer this step's prompts of the same kind, in their own format.
+      model.reset();
       model.script(...slashCommand(step.tool), ...demoScript(step, ws.project));
       const result = await runOpencode(ws, ["run", "--command", step.command, "--", ...step.args], { timeoutMs: 300_000 });
       return { exitCode: result.exitCode, stdout: result.stdout, stderr: result.stderr };

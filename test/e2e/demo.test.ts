@@ -34,6 +34,9 @@ describe("npm run demo", () => {
     expect(stdout).toContain("Model check: 2/2 ok");
     expect(stdout).toContain("Created spec add-rate-limiting-api");
     expect(stdout).toContain("--- .otto/specs/add-rate-limiting-api/tasks.md ---");
+    // Every step's model calls are answered by that step's script: nothing fails or warns.
+    expect(stdout).toContain("docs review (secondary): approve");
+    expect(stdout).not.toContain("no scripted answer");
 
     const project = /^Scratch repo: (.+)$/m.exec(stdout)?.[1] ?? "";
     expect(project.startsWith(tmp), stdout).toBe(true);
