@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { assertPluginLoaded, slashCommand, text, useE2E } from "../support/index.ts";
-import { attempts, callExecute, execModel } from "./execute/exec-model.ts";
+import { assertPluginLoaded, slashCommand, text, toolCall, useE2E } from "../support/index.ts";
+import fs from "node:fs";
+import path from "node:path";
+import { attempts, callExecute, doc, execModel, isFollowUp, kindOf } from "./execute/exec-model.ts";
 import { executeTool } from "./execute/drive.ts";
 import { specFiles, tasksMd } from "./execute/kinds.ts";
 
@@ -65,5 +67,55 @@ describe("otto_spec_execute through opencode serve: a task is completed only wit
     expect(await ws.repo.git(["show", `HEAD:${SPEC}/tasks.md`])).toContain(`- **commit**: ${phase}`);
     expect(await ws.repo.git(["status", "--porcelain"])).toBe("");
     expect(e2e.model.unmatched()).toEqual([]);
+  }, 300_000);
+
+  it("with briefing on (the tree is first read while the brief is written): a brief that tries to write gives its task no evidence; the writing task's files are its own", async () => {
+    const ws = await e2e.workspace({
+      files: specFiles(
+        tasksMd([
+          ["task-001", "pending", 1, [], "Write the greeting"],
+          ["task-002", "pending", 1, [], "Claims without doing"],
+        ]),
+      ),
+      ottoConfig: {
+        models: { primary: "mock/m1", secondary: "mock/m2" },
+        spec: { max_parallel_tasks: 1, max_task_retries: 0, external_assumptions: false, domain_hardening: false, docs_alignment: false, review_gate: false },
+      },
+    });
+    // The user's own edit, in the tree while the briefs are written: never a task's evidence or commit.
+    const userEdit = "# project\n\nThe user's edit, not otto's.\n";
+    fs.writeFileSync(path.join(ws.project, "README.md"), userEdit);
+    const { client } = await e2e.serve(ws);
+    await assertPluginLoaded(client);
+    e2e.model.script(
+      ...callExecute(),
+      { ...slashCommand("otto_spec")[0]!, times: Infinity },
+      { ...slashCommand("otto_spec")[1]!, times: Infinity },
+      execModel(ws.project, (kind, req) => {
+        const two = req.lastUser.includes("- **id**: task-002");
+        // The briefing of task-002 writes the file its task asks for (the read-only briefing agent may not).
+        if (kind === "task-briefing" && two) return isFollowUp(req) ? doc("# Brief: task-002\n\nDone already.") : toolCall("write", { filePath: path.join(ws.project, "src/task-002.txt"), content: "briefed\n" });
+        if (kind === "execute-task" && two) return text("The brief wrote it; all done.");
+        return undefined;
+      }),
+    );
+
+    const run = await executeTool(client);
+    const tasks = ws.readFile(`${SPEC}/tasks.md`);
+    expect(e2e.model.requests.filter((r) => kindOf(r) === "task-briefing" && r.lastRole === "user")).toHaveLength(2);
+    // The brief's write was tried (OpenCode answered the tool call) and refused.
+    expect(e2e.model.requests.some((r) => kindOf(r) === "task-briefing" && isFollowUp(r) && r.lastUser.includes("- **id**: task-002"))).toBe(true);
+    expect(fs.existsSync(path.join(ws.project, "src/task-002.txt"))).toBe(false);
+    expect(fieldsOf(tasks, "task-002")).toContain("- **status**: failed");
+    expect(fieldsOf(tasks, "task-002")).toContain("- **last_error**: the session changed no file and gave no NO_CHANGES reason (after 1 attempt)");
+    expect(fieldsOf(tasks, "task-001")).toContain("- **status**: completed");
+    expect(fieldsOf(tasks, "task-001")).toContain("- **changed_files**: src/task-001.txt\n");
+    expect(run.output).toContain("- task-002: the session changed no file and gave no NO_CHANGES reason (1 attempt;");
+    expect(fs.readFileSync(path.join(ws.project, "README.md"), "utf8")).toBe(userEdit);
+    expect(await ws.repo.git(["status", "--porcelain", "README.md"])).toContain("M README.md");
+    const root = (await ws.repo.git(["rev-list", "--max-parents=0", "HEAD"])).trim();
+    const committed = (await ws.repo.git(["diff", "--name-only", root, "HEAD"])).split("\n");
+    expect(committed).toContain("src/task-001.txt");
+    expect(committed).not.toContain("README.md");
   }, 300_000);
 });
