@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { assertPluginLoaded, slashCommand, text, toolCall, useE2E } from "../support/index.ts";
+import { assertPluginLoaded, slashCommand, text, toolCall, useE2E, type Workspace } from "../support/index.ts";
 import fs from "node:fs";
 import path from "node:path";
-import { attempts, callExecute, doc, execModel, isFollowUp, kindOf } from "./execute/exec-model.ts";
+import { attempts, callExecute, doc, execModel, isFollowUp, kindOf, type Respond } from "./execute/exec-model.ts";
 import { executeTool } from "./execute/drive.ts";
 import { specFiles, tasksMd } from "./execute/kinds.ts";
 
@@ -12,6 +12,14 @@ const fieldsOf = (tasks: string, id: string): string => new RegExp(`- \\*\\*id\\
 
 describe("otto_spec_execute through opencode serve: a task is completed only with evidence", () => {
   const e2e = useE2E();
+
+  /** Serves the workspace with the execute tool call scripted and the model answering through `respond`. */
+  async function serveExecute(ws: Workspace, respond: Respond) {
+    const { client } = await e2e.serve(ws);
+    await assertPluginLoaded(client);
+    e2e.model.script(...callExecute(), { ...slashCommand("otto_spec")[0]!, times: Infinity }, { ...slashCommand("otto_spec")[1]!, times: Infinity }, execModel(ws.project, respond));
+    return client;
+  }
 
   it("no change and no NO_CHANGES is retried then failed; NO_CHANGES completes with its reason; a passing task records commit, files and checks", async () => {
     const ws = await e2e.workspace({
@@ -28,19 +36,12 @@ describe("otto_spec_execute through opencode serve: a task is completed only wit
         spec: { max_parallel_tasks: 1, max_task_retries: 1, task_briefing: false, external_assumptions: false, domain_hardening: false, verify: ["test -f src/task-001.txt"] },
       },
     });
-    const { client } = await e2e.serve(ws);
-    await assertPluginLoaded(client);
-    e2e.model.script(
-      ...callExecute(),
-      { ...slashCommand("otto_spec")[0]!, times: Infinity },
-      { ...slashCommand("otto_spec")[1]!, times: Infinity },
-      execModel(ws.project, (kind, req) => {
+    const client = await serveExecute(ws, (kind, req) => {
         if (kind !== "execute-task") return undefined;
         if (req.lastUser.includes("- **id**: task-002")) return text("Everything is in place, all done.");
         if (req.lastUser.includes("- **id**: task-003")) return text("README.md already greets.\nNO_CHANGES: already implemented by README.md");
         return undefined;
-      }),
-    );
+    });
 
     const run = await executeTool(client);
     const tasks = ws.readFile(`${SPEC}/tasks.md`);
@@ -85,20 +86,13 @@ describe("otto_spec_execute through opencode serve: a task is completed only wit
     // The user's own edit, in the tree while the briefs are written: never a task's evidence or commit.
     const userEdit = "# project\n\nThe user's edit, not otto's.\n";
     fs.writeFileSync(path.join(ws.project, "README.md"), userEdit);
-    const { client } = await e2e.serve(ws);
-    await assertPluginLoaded(client);
-    e2e.model.script(
-      ...callExecute(),
-      { ...slashCommand("otto_spec")[0]!, times: Infinity },
-      { ...slashCommand("otto_spec")[1]!, times: Infinity },
-      execModel(ws.project, (kind, req) => {
+    const client = await serveExecute(ws, (kind, req) => {
         const two = req.lastUser.includes("- **id**: task-002");
         // The briefing of task-002 writes the file its task asks for (the read-only briefing agent may not).
         if (kind === "task-briefing" && two) return isFollowUp(req) ? doc("# Brief: task-002\n\nDone already.") : toolCall("write", { filePath: path.join(ws.project, "src/task-002.txt"), content: "briefed\n" });
         if (kind === "execute-task" && two) return text("The brief wrote it; all done.");
         return undefined;
-      }),
-    );
+    });
 
     const run = await executeTool(client);
     const tasks = ws.readFile(`${SPEC}/tasks.md`);
