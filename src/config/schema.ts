@@ -81,6 +81,16 @@ const Notify = z
     toast: z.boolean().default(true).describe("Also show the notification as a toast in the OpenCode TUI."),
   });
 
+const Git = z
+  .strictObject({
+    hooks: z
+      .enum(["skip", "run"])
+      .default("skip")
+      .describe(
+        "The repository's git hooks on otto's own commits and pushes: skip (default: --no-verify, no hook runs, since a session could have changed them) or run (inside otto's sandbox, without your credentials).",
+      ),
+  });
+
 /**
  * One otto.jsonc file as written: every key optional, unknown keys rejected. Parsing the merged
  * files with it fills the defaults: `z.input` is the file, `z.output` the resolved config.
@@ -96,6 +106,13 @@ export const ConfigFile = z
     server: Server.prefault({}).describe("The long-running otto server (PR monitoring)."),
     spec: Spec.prefault({}).describe("The spec pipeline and task execution."),
     notify: Notify.prefault({}).describe("Where otto reports events that need attention."),
+    sandbox: z
+      .enum(["auto", "required", "off"])
+      .default("auto")
+      .describe(
+        "Where the commands of otto's work run (sessions' shell commands, checks, hooks): auto (in a sandbox that hides your credentials when bubblewrap or sandbox-exec is available, else today's guards alone, said once), required (unattended flows refuse to run without one), off.",
+      ),
+    git: Git.prefault({}).describe("How otto runs git on its own commits and pushes."),
   })
   .describe("otto configuration (~/.config/otto/otto.jsonc, <repo>/.otto/otto.jsonc).");
 

@@ -16,6 +16,9 @@ export const TRUST_GATED_KEYS = [
   ["pr", "providers", "ado", "base_url"],
   ["notify", "webhooks"],
   ["notify", "command"],
+  // Where a session's code runs: a repo's file must not switch the sandbox off or run its own hooks.
+  ["sandbox"],
+  ["git", "hooks"],
 ] as const;
 
 const TrustFile = z.object({
