@@ -34,7 +34,7 @@ export async function createBuildDeps(input: BuildInput): Promise<BuildDeps> {
   const { runtime } = input;
   const repoRoot = await repoRootOf(input.directory);
   const loaded = await loadConfig({ directory: input.directory, env: runtime.env, runtime });
-  const settings = executeSettings(loaded.config.spec, await resolveChecks("spec.verify", loaded.config.spec.verify, repoRoot));
+  const settings = executeSettings(loaded.config.spec, await resolveChecks("spec.verify", loaded.config.spec.verify, repoRoot), loaded.config.sandbox);
   const roles = modelRoles(loaded.config);
   const primary = await resolveRoleModel("primary", roles.primary, {
     client: runtime.client,
@@ -51,7 +51,7 @@ export async function createBuildDeps(input: BuildInput): Promise<BuildDeps> {
     git: runGit,
     env: runtime.env,
     verify: settings.verify,
-    runChecks: () => runChecks(settings.verify, { cwd: repoRoot, timeoutMs: settings.verifyTimeoutMs, signal: input.signal, env: runtime.env }),
+    runChecks: () => runChecks(settings.verify, { cwd: repoRoot, timeoutMs: settings.verifyTimeoutMs, signal: input.signal, env: runtime.env, sandbox: loaded.config.sandbox, secrets: loaded.secrets }),
     archive: (target) => archiveTarget(target, { repoRoot, now: () => new Date(), env: runtime.env }),
     notify: async (event) => {
       const report = await notify(event);

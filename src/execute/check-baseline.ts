@@ -21,7 +21,7 @@ export async function runBaseline(deps: ExecuteDeps, slug: string, historyDir: s
   const { verify, verifyTimeoutMs } = deps.settings;
   if (verify.length === 0 || deps.signal?.aborted) return undefined;
   deps.progress("Baseline: running the checks on the untouched tree");
-  const results = await runChecks(verify, { cwd: deps.repoRoot, timeoutMs: verifyTimeoutMs, signal: deps.signal });
+  const results = await runChecks(verify, { cwd: deps.repoRoot, timeoutMs: verifyTimeoutMs, signal: deps.signal, sandbox: deps.settings.sandbox ?? "auto" });
   const line = describeBaseline(results);
   const steps: StepRecord[] = [];
   if (deps.settings.checks) steps.push({ name: "checks", outcome: describeResolvedChecks(deps.settings.checks).replace(/^checks: /, "") });

@@ -18,8 +18,9 @@ export interface ExecuteInput {
 }
 
 /** spec.* as the engine uses it (durations parsed), with the checks resolved (resolveChecks: spec.verify, else detected). */
-export function executeSettings(spec: Config["spec"], checks: ResolvedChecks): ExecuteSettings {
+export function executeSettings(spec: Config["spec"], checks: ResolvedChecks, sandbox: Config["sandbox"] = "auto"): ExecuteSettings {
   return {
+    sandbox,
     maxParallelTasks: spec.max_parallel_tasks,
     taskTimeoutMs: parseDuration(spec.task_timeout),
     maxTaskRetries: spec.max_task_retries,
@@ -47,7 +48,7 @@ export async function createExecuteDeps(input: ExecuteInput): Promise<ExecuteDep
     );
   }
   const { config, secrets } = await loadConfig({ directory: input.directory, env: runtime.env, runtime });
-  const settings = executeSettings(config.spec, await resolveChecks("spec.verify", config.spec.verify, repoRoot));
+  const settings = executeSettings(config.spec, await resolveChecks("spec.verify", config.spec.verify, repoRoot), config.sandbox);
   const roles = modelRoles(config);
   return {
     // Its own limiter sized to spec.max_parallel_tasks: each task holds one model turn for its

@@ -1,3 +1,4 @@
+import type { SandboxMode } from "../sandbox/index.ts";
 import type { ResolvedChecks } from "../analysis/index.ts";
 import type { Repo } from "../config/index.ts";
 import type { Env, Logger } from "../core/index.ts";
@@ -18,6 +19,8 @@ export interface ExecuteSettings {
   /** Where each check came from (configured or detected); unset by tests that pass `verify` alone. */
   checks?: ResolvedChecks;
   verifyTimeoutMs: number;
+  /** otto.jsonc `sandbox`: where the checks run (default auto). */
+  sandbox?: SandboxMode;
   maxVerifyFixes: number;
   reviewGate: boolean;
   externalAssumptions: boolean;

@@ -45,7 +45,7 @@ export async function verifyPhase(deps: ExecuteDeps, models: Models, ctx: SpecCo
     const why = deps.settings.checks ? describeResolvedChecks(deps.settings.checks).replace(/^checks: /, "") : "none configured (spec.verify is empty)";
     return { state: "none", line: `Verification: ${why}`, steps: [], rounds: [] };
   }
-  const options = { cwd: deps.repoRoot, timeoutMs: verifyTimeoutMs, signal: deps.signal };
+  const options = { cwd: deps.repoRoot, timeoutMs: verifyTimeoutMs, signal: deps.signal, sandbox: deps.settings.sandbox ?? "auto" };
   const steps: StepRecord[] = [];
   const rounds: CheckResult[][] = [];
   let results = await runChecks(verify, options);

@@ -1,5 +1,10 @@
+import os from "node:os";
+import path from "node:path";
 import { execa } from "execa";
-import { redact } from "../core/index.ts";
+import { redact, type Env } from "../core/index.ts";
+import { pushBlockingEnv } from "../guard/push-env.ts";
+import { planCommand, type SandboxMode } from "../sandbox/index.ts";
+import { treePaths } from "./tree-paths.ts";
 
 /** One check command (spec.verify, pr.verify), run by otto (never by the model). */
 export interface CheckResult {
@@ -18,6 +23,13 @@ export interface VerifyOptions {
   timeoutMs: number;
   signal?: AbortSignal;
   env?: Record<string, string | undefined>;
+  /**
+   * otto.jsonc `sandbox`: a check runs code a session or a PR may have written (a test script, a
+   * config the test runner loads), so it runs in the sandbox, never with the user's credentials.
+   */
+  sandbox: SandboxMode;
+  /** Token values of otto's config: variables holding one are blanked like the forge tokens. */
+  secrets?: readonly string[];
 }
 
 /** The end of a command's output that is kept: failures print their cause last. */
@@ -37,12 +49,24 @@ export async function runChecks(commands: readonly string[], options: VerifyOpti
   return results;
 }
 
+/**
+ * The environment of a check: the user's, with every forge token and credential helper taken out
+ * and pushes sent nowhere (the same as a guarded session's shell), with or without a sandbox.
+ */
+export function checkEnvironment(env: Env, secrets: readonly string[] = []): Record<string, string | undefined> {
+  return { ...env, ...pushBlockingEnv({ env, secrets, emptyConfigDir: path.join(os.tmpdir(), "otto-no-forge-login") }) };
+}
+
 export async function runCheck(command: string, options: VerifyOptions): Promise<CheckResult> {
   const started = Date.now();
-  const child = execa(command, {
-    shell: true,
+  const base = options.env ?? process.env;
+  // Throws sandbox_required before anything runs when the config demands a sandbox that is missing.
+  const plan = planCommand({ mode: options.sandbox, cwd: options.cwd, tree: await treePaths(options.cwd, base), env: base }, command);
+  const [file, ...args] = plan.argv;
+  const child = execa(file ?? "/bin/sh", args, {
     cwd: options.cwd,
-    env: options.env,
+    env: checkEnvironment(base, options.secrets),
+    extendEnv: false,
     all: true,
     reject: false,
     stdin: "ignore",

@@ -2,7 +2,8 @@ import { assertNoCommittedSecrets } from "../config/index.ts";
 import { OttoError, redact } from "../core/index.ts";
 import type { Env } from "../core/index.ts";
 import { describeControlChanges, gitControlChanges, type GitControlSnapshot } from "./git-guard.ts";
-import type { GitResult } from "./git.ts";
+import type { SandboxMode } from "../sandbox/index.ts";
+import { runGit, type GitResult } from "./git.ts";
 import { changesSince, type GitRun, type TreeChanges, type TreeSnapshot } from "./snapshot.ts";
 
 export type { GitRun } from "./snapshot.ts";
@@ -29,6 +30,12 @@ export interface CommitOptions {
    * with otto's environment, so nothing is committed when a session changed them.
    */
   guard?: { snapshot: GitControlSnapshot; env: Env };
+  /**
+   * `git.hooks: "run"`: the commit runs the repository's hooks, inside the sandbox. Default: no
+   * hook runs (`--no-verify`, and runGit gives git no hooks path), since a session could have
+   * changed them.
+   */
+  hooks?: { sandbox: SandboxMode; env: Env };
 }
 
 export interface CommitResult {
@@ -73,8 +80,11 @@ export async function commitChanges(git: GitRun, cwd: string, options: CommitOpt
     const add = await git(["--literal-pathspecs", "add", "--all", ...spec], { cwd, input: pathspec(changes.paths) });
     if (add.exitCode !== 0) throw commitError("git add", add, fix);
   }
-  const args = ["--literal-pathspecs", "commit", "-q", "--only", ...(options.allowEmpty ? ["--allow-empty"] : []), "-m", redact(options.message)];
-  const commit = await git(changes.paths.length > 0 ? [...args, ...spec] : args, { cwd, ...(changes.paths.length > 0 ? { input: pathspec(changes.paths) } : {}) });
+  const args = ["--literal-pathspecs", "commit", "-q", "--only", ...(options.hooks ? [] : ["--no-verify"]), ...(options.allowEmpty ? ["--allow-empty"] : []), "-m", redact(options.message)];
+  const input = changes.paths.length > 0 ? { input: pathspec(changes.paths) } : {};
+  const hooked = options.hooks;
+  const commitGit: GitRun = hooked ? (a, o) => runGit(a, { ...o, env: hooked.env, hooks: { run: true, sandbox: hooked.sandbox } }) : git;
+  const commit = await commitGit(changes.paths.length > 0 ? [...args, ...spec] : args, { cwd, ...input });
   if (commit.exitCode !== 0) throw commitError("git commit", commit, fix);
   const head = await git(["rev-parse", "--short", "HEAD"], { cwd });
   return { sha: head.stdout.trim(), committed: changes.paths, kept: changes.kept };
@@ -89,10 +99,17 @@ export async function commitAll(
   git: GitRun,
   cwd: string,
   message: string,
-  options: { baseline: TreeSnapshot; include?: readonly string[]; guard?: CommitOptions["guard"]; allowEmpty?: boolean },
+  options: { baseline: TreeSnapshot; include?: readonly string[]; guard?: CommitOptions["guard"]; allowEmpty?: boolean; hooks?: CommitOptions["hooks"] },
 ): Promise<{ sha: string; kept: string[] }> {
   const allowEmpty = options.allowEmpty ?? true;
-  const result = await commitChanges(git, cwd, { message, baseline: options.baseline, include: options.include ?? [], allowEmpty, ...(options.guard ? { guard: options.guard } : {}) });
+  const result = await commitChanges(git, cwd, {
+    message,
+    baseline: options.baseline,
+    include: options.include ?? [],
+    allowEmpty,
+    ...(options.guard ? { guard: options.guard } : {}),
+    ...(options.hooks ? { hooks: options.hooks } : {}),
+  });
   return { sha: result.sha ?? "", kept: result.kept };
 }
 

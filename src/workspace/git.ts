@@ -1,6 +1,8 @@
 import { spawn } from "node:child_process";
 import fs from "node:fs";
+import path from "node:path";
 import { OttoError, type Env } from "../core/index.ts";
+import { planCommand, shellQuote, type SandboxMode } from "../sandbox/index.ts";
 import { removeOwnIndexLock } from "./index-lock.ts";
 
 /** What a git command produced. A non-zero exit is data, not an exception. */
@@ -28,6 +30,11 @@ export interface GitOptions extends GitEnv {
   maxBuffer?: number;
   /** Written to git's stdin (e.g. NUL-separated paths for `--pathspec-from-file=-`). */
   input?: string;
+  /**
+   * `run`: the repository's hooks run, with git inside otto's sandbox in this mode (otto.jsonc
+   * `git.hooks: "run"`). Default: no hook runs, since a session may have changed them.
+   */
+  hooks?: { run: true; sandbox: SandboxMode };
 }
 
 /**
@@ -67,13 +74,26 @@ export function writesIndex(args: readonly string[]): boolean {
 // otto always names the directory it means, so these would only send git elsewhere.
 const REPO_LOCATION = ["GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_COMMON_DIR", "GIT_PREFIX"];
 
-export function gitEnvironment(env: Env = process.env): Record<string, string> {
+/**
+ * No hook runs on otto's own git commands (commit, push, worktree add, rebase, merge, checkout):
+ * the hooks folder and what it calls (husky's tracked `.husky/*`, lint-staged, lefthook) are files
+ * a session could have changed. An empty hooks path is read as "no hooks" by every git since 2.9.
+ * Entries the environment already passes keep their numbers.
+ */
+function noHooks(env: Record<string, string>): Record<string, string> {
+  const inherited = Number.parseInt(env.GIT_CONFIG_COUNT ?? "", 10);
+  const n = Number.isFinite(inherited) && inherited > 0 ? inherited : 0;
+  return { GIT_CONFIG_COUNT: String(n + 1), [`GIT_CONFIG_KEY_${n}`]: "core.hooksPath", [`GIT_CONFIG_VALUE_${n}`]: "/dev/null" };
+}
+
+export function gitEnvironment(env: Env = process.env, options: { hooks?: boolean } = {}): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [key, value] of Object.entries(env)) {
     if (value !== undefined && !REPO_LOCATION.includes(key)) out[key] = value;
   }
   return {
     ...out,
+    ...(options.hooks ? {} : noHooks(out)),
     // Never wait for a password on a terminal nobody sees; fail instead.
     GIT_TERMINAL_PROMPT: "0",
     // Reads (status) must not take index.lock and collide with the user's own git commands.
@@ -102,9 +122,10 @@ export function runGit(args: readonly string[], options: GitOptions): Promise<Gi
     // detached: git gets its own process group, so a timeout can kill ssh or credential helpers
     // it started too; they inherit stderr and would otherwise keep the pipe (and us) waiting.
     const startedAt = Date.now();
-    const child = spawn(options.binary ?? "git", [...args], {
+    const [file, ...argv] = options.hooks ? hookedArgv(args, options) : [options.binary ?? "git", ...args];
+    const child = spawn(file ?? "git", argv, {
       cwd: options.cwd,
-      env: gitEnvironment(options.env),
+      env: gitEnvironment(options.env, { hooks: Boolean(options.hooks) }),
       stdio: [options.input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
       detached: process.platform !== "win32",
     });
@@ -167,6 +188,31 @@ export function runGit(args: readonly string[], options: GitOptions): Promise<Gi
       );
     });
   });
+}
+
+/**
+ * git with the repository's hooks, inside the sandbox: the hooks get the tree and nothing of the
+ * user's credentials. The git directories stay writable (a commit writes objects and refs) while
+ * their config and hooks stay read-only. The tree paths are the usual layout of `cwd`.
+ */
+function hookedArgv(args: readonly string[], options: GitOptions): string[] {
+  const env = options.env ?? process.env;
+  const gitDir = path.join(options.cwd, ".git");
+  const gitDirs = fs.existsSync(gitDir) && fs.statSync(gitDir).isDirectory() ? [gitDir] : commonDirs(gitDir);
+  const line = [options.binary ?? "git", ...args].map(shellQuote).join(" ");
+  return planCommand({ mode: options.hooks?.sandbox ?? "auto", cwd: options.cwd, tree: { root: options.cwd, gitDirs }, env }, line).argv;
+}
+
+/** A linked worktree's `.git` file: `gitdir: <dir>`, whose `commondir` names the shared one. */
+function commonDirs(dotGit: string): string[] {
+  try {
+    const own = fs.readFileSync(dotGit, "utf8").replace(/^gitdir:\s*/, "").trim();
+    const dir = path.resolve(path.dirname(dotGit), own);
+    const common = fs.existsSync(path.join(dir, "commondir")) ? path.resolve(dir, fs.readFileSync(path.join(dir, "commondir"), "utf8").trim()) : dir;
+    return [...new Set([dir, common])];
+  } catch {
+    return [];
+  }
 }
 
 function spawnError(error: NodeJS.ErrnoException, options: GitOptions): OttoError {

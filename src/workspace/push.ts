@@ -1,3 +1,4 @@
+import type { SandboxMode } from "../sandbox/index.ts";
 import fs from "node:fs";
 import path from "node:path";
 import { isOttoError, type Env } from "../core/index.ts";
@@ -40,6 +41,8 @@ export interface PushInput {
    * could have planted a hook or a push URL that otto's own git would run with the user's token.
    */
   guard?: GitControlSnapshot;
+  /** `git.hooks: "run"`: the commit runs the repository's hooks inside the sandbox (never the push). */
+  hooks?: { sandbox: SandboxMode };
 }
 
 export type PushOutcome = "pushed" | "nothing" | "conflict" | "rejected" | "wrong_branch" | "tampered";
@@ -79,7 +82,12 @@ export async function commitAndPush(input: PushInput): Promise<PushResult> {
     return { committed: false, kept: [], rebased: false, outcome: "wrong_branch", sha: await head(), detail: `${dir} has ${current ?? "a detached HEAD"} checked out, not ${expected}: nothing pushed.` };
   }
 
-  const commit = await commitChanges(run, dir, { message: input.message, baseline: input.baseline, fix: `Fix the cause (a failing pre-commit hook, git's identity), then run the command again; the changes are still in ${dir}.` });
+  const commit = await commitChanges(run, dir, {
+    message: input.message,
+    baseline: input.baseline,
+    fix: `Fix the cause (a failing pre-commit hook, git's identity), then run the command again; the changes are still in ${dir}.`,
+    ...(input.hooks ? { hooks: { sandbox: input.hooks.sandbox, env: input.env ?? process.env } } : {}),
+  });
   const committed = commit.sha !== undefined;
   const base = { committed, kept: commit.kept, rebased: false };
 
@@ -88,7 +96,9 @@ export async function commitAndPush(input: PushInput): Promise<PushResult> {
   const ahead = Number(await must(["rev-list", "--count", `refs/remotes/${remote}/${branch}..HEAD`]));
   if (ahead === 0) return { ...base, outcome: "nothing", sha: await head(), detail: `Nothing to push: ${branch} on ${remote} already has every commit.` };
 
-  const push = (): Promise<GitResult> => git(["push", "--porcelain", remote, `HEAD:refs/heads/${branch}`]);
+  // No pre-push hook, ever: a push needs the user's credentials, which no hook a session could
+  // have written gets (git.hooks "run" runs the commit's hooks, in the sandbox, not this one).
+  const push = (): Promise<GitResult> => git(["push", "--no-verify", "--porcelain", remote, `HEAD:refs/heads/${branch}`]);
   const first = await push();
   if (first.exitCode === 0) return { ...base, outcome: "pushed", sha: await head(), detail: `Pushed ${ahead} commit(s) to ${remote}/${branch}.` };
   if (!REJECTED.test(first.stderr + first.stdout)) throw gitFailure(["push", remote, `HEAD:refs/heads/${branch}`], dir, first);

@@ -88,7 +88,7 @@ export async function runFix(ctx: RunContext, payload: FixPayload, options: FixO
   // pr.verify, else the checks found in the PR's tree; a baseline before the session, so a check
   // the PR already fails stops the loop only when the fix makes it worse.
   const verify = checkCommands(await resolveChecks("pr.verify", setup.config.pr.verify, setup.dir));
-  const runOptions = { cwd: setup.dir, timeoutMs: options.verifyTimeoutMs, ...(ctx.signal ? { signal: ctx.signal } : {}), env };
+  const runOptions = { cwd: setup.dir, timeoutMs: options.verifyTimeoutMs, ...(ctx.signal ? { signal: ctx.signal } : {}), env, sandbox: setup.config.sandbox, secrets: setup.secrets };
   const baseline = verify.length > 0 ? await runChecks(verify, runOptions) : [];
   const account = await fixSession(ctx, payload, options, verify);
   const checks = await runChecks(verify, runOptions);

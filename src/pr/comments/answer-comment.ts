@@ -1,3 +1,4 @@
+import type { SandboxMode } from "../../sandbox/index.ts";
 import { OttoError, formatError, type Env } from "../../core/index.ts";
 import { compareToBaseline, isBlocking, runChecks, type CheckResult } from "../../workspace/index.ts";
 import { renderPrompt } from "../../prompts/index.ts";
@@ -37,6 +38,8 @@ export interface AnswerDeps {
   /** The checks before this pass's first session: what failed there blocks a push only when it got worse. */
   baseline?: readonly CheckResult[] | undefined;
   verifyTimeoutMs: number;
+  /** otto.jsonc `sandbox`: where the checks run. */
+  sandbox: SandboxMode;
   signal?: AbortSignal | undefined;
   now: () => Date;
   log: (level: "info" | "warn", message: string, extra?: Record<string, unknown>) => void;
@@ -159,7 +162,7 @@ async function verify(deps: AnswerDeps, dir: string, comment: PrComment, startHe
   if (deps.checkCommands.length === 0) return;
   // Nothing changed (the model may also have committed, against its instructions): nothing to check.
   if (!(await isDirty(dir, { env: deps.env })) && (await headSha(dir, { env: deps.env })) === startHead) return;
-  const results = await runChecks(deps.checkCommands, { cwd: dir, timeoutMs: deps.verifyTimeoutMs, env: deps.env, ...(deps.signal ? { signal: deps.signal } : {}) });
+  const results = await runChecks(deps.checkCommands, { cwd: dir, timeoutMs: deps.verifyTimeoutMs, env: deps.env, sandbox: deps.sandbox, secrets: deps.secrets, ...(deps.signal ? { signal: deps.signal } : {}) });
   const blocking = new Set(compareToBaseline(deps.baseline ?? [], results).filter(isBlocking).map((c) => c.command));
   const failed = results.filter((r) => !r.passed && blocking.has(r.command));
   if (failed.length === 0) return;

@@ -206,7 +206,7 @@ async function answerEach(
   // pr.verify, else the checks found in the PR's tree, run once before any session edits it.
   const checkCommands = commandsOf(await resolveChecks("pr.verify", deps.config.pr.verify, work.dir));
   const verifyTimeoutMs = parseDuration(deps.config.spec.verify_timeout);
-  const baseline = checkCommands.length > 0 ? await runChecks(checkCommands, { cwd: work.dir, timeoutMs: verifyTimeoutMs, env: deps.env, ...(deps.signal ? { signal: deps.signal } : {}) }) : undefined;
+  const baseline = checkCommands.length > 0 ? await runChecks(checkCommands, { cwd: work.dir, timeoutMs: verifyTimeoutMs, env: deps.env, sandbox: deps.config.sandbox, secrets: deps.secrets, ...(deps.signal ? { signal: deps.signal } : {}) }) : undefined;
   const answerDeps: AnswerDeps = {
     sessions: deps.sessions,
     model,
@@ -217,6 +217,7 @@ async function answerEach(
     checkCommands,
     baseline,
     verifyTimeoutMs,
+    sandbox: deps.config.sandbox,
     signal: deps.signal,
     now: deps.now,
     log: deps.log,

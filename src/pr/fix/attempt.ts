@@ -1,3 +1,4 @@
+import type { SandboxMode } from "../../sandbox/index.ts";
 import { formatError, redact, type Env } from "../../core/index.ts";
 import { compareToBaseline, isBlocking, runChecks, type CheckResult } from "../../workspace/index.ts";
 import { pendingDiff, runGit } from "../../workspace/index.ts";
@@ -36,6 +37,8 @@ export interface AttemptInput {
   /** The checks on the tree before the first fix session: what failed there blocks a push only when it got worse. */
   checkBaseline?: readonly CheckResult[];
   verifyTimeoutMs: number;
+  /** otto.jsonc `sandbox`: where the checks run. */
+  sandbox: SandboxMode;
   secrets: readonly string[];
   env: Env;
   push: typeof commitAndPush;
@@ -93,7 +96,7 @@ async function fixAndCheck(input: AttemptInput, startHead: string, previous: str
 
   if (input.verify.length > 0) {
     input.progress(`otto pr fix: running pr.verify (${input.verify.length} command(s))`);
-    const results = await runChecks(input.verify, { cwd: dir, timeoutMs: input.verifyTimeoutMs, env: input.env, ...(session.signal ? { signal: session.signal } : {}) });
+    const results = await runChecks(input.verify, { cwd: dir, timeoutMs: input.verifyTimeoutMs, env: input.env, sandbox: input.sandbox, secrets: input.secrets, ...(session.signal ? { signal: session.signal } : {}) });
     const comparisons = compareToBaseline(input.checkBaseline ?? [], results);
     const blocking = new Set(comparisons.filter(isBlocking).map((c) => c.command));
     const failed = results.filter((r) => !r.passed && blocking.has(r.command));

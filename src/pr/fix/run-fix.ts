@@ -170,7 +170,7 @@ async function fixInTree(flow: Flow, claimed: PrDocument, workdir: FixTree, mode
   let baseline;
   if (verify.length > 0) {
     flow.progress(`otto pr fix: baseline of ${verify.length} check(s) before the fix`);
-    baseline = await runChecks(verify, { cwd: workdir.dir, timeoutMs: verifyTimeoutMs, env: deps.env, ...(deps.signal ? { signal: deps.signal } : {}) });
+    baseline = await runChecks(verify, { cwd: workdir.dir, timeoutMs: verifyTimeoutMs, env: deps.env, sandbox: deps.config.sandbox, secrets: deps.secrets, ...(deps.signal ? { signal: deps.signal } : {}) });
   }
   flow.checks = [describeResolvedChecks(resolved), ...(baseline ? [describeBaseline(baseline)] : [])].join("; ");
   let doc = await flow.record({ log: [flow.checks] });
@@ -195,6 +195,7 @@ async function fixInTree(flow: Flow, claimed: PrDocument, workdir: FixTree, mode
       verify,
       ...(baseline ? { checkBaseline: baseline } : {}),
       verifyTimeoutMs,
+      sandbox: deps.config.sandbox,
       secrets: deps.secrets,
       env: deps.env,
       push: deps.push ?? commitAndPush,

@@ -8,7 +8,7 @@ describe("runChecks (spec.verify)", () => {
   const cwd = fs.mkdtempSync(path.join(os.tmpdir(), "otto-verify-"));
 
   it("runs every command in the shell, in the repository, and captures the output", async () => {
-    const results = await runChecks(["echo hello && pwd", "echo oops >&2; exit 3", "true"], { cwd, timeoutMs: 10_000 });
+    const results = await runChecks(["echo hello && pwd", "echo oops >&2; exit 3", "true"], { cwd, timeoutMs: 10_000, sandbox: "off" });
     expect(results.map((r) => [r.command, r.passed, r.exitCode])).toEqual([
       ["echo hello && pwd", true, 0],
       ["echo oops >&2; exit 3", false, 3],
@@ -20,7 +20,7 @@ describe("runChecks (spec.verify)", () => {
 
   it("kills a command that runs too long, with everything it started", async () => {
     const marker = path.join(cwd, "child.pid");
-    const [result] = await runChecks([`sleep 30 & echo $! > ${marker}; wait`], { cwd, timeoutMs: 500 });
+    const [result] = await runChecks([`sleep 30 & echo $! > ${marker}; wait`], { cwd, timeoutMs: 500, sandbox: "off" });
     expect(result).toMatchObject({ passed: false, timedOut: true, exitCode: -1 });
     expect(result?.output).toContain("killed after");
     const pid = Number(fs.readFileSync(marker, "utf8"));
@@ -31,7 +31,7 @@ describe("runChecks (spec.verify)", () => {
   });
 
   it("keeps the end of long output and redacts secrets", async () => {
-    const [result] = await runChecks([`seq 1 20000; echo ghp_${"a".repeat(36)}; exit 1`], { cwd, timeoutMs: 10_000 });
+    const [result] = await runChecks([`seq 1 20000; echo ghp_${"a".repeat(36)}; exit 1`], { cwd, timeoutMs: 10_000, sandbox: "off" });
     expect(result?.output).toMatch(/^… \(\d+ characters cut\)/);
     expect(result?.output).toContain("20000\n[REDACTED]");
   });

@@ -50,7 +50,7 @@ async function setup(addressedBy: (shas: { pushed: string; local: string }) => s
     secrets: [],
     env: gitEnv(),
     checkCommands: [],
-    verifyTimeoutMs: 60_000,
+    sandbox: "auto", verifyTimeoutMs: 60_000,
     now: () => new Date("2026-02-06T12:00:00.000Z"),
     log: () => undefined,
   };

@@ -1,0 +1,9 @@
+// The sandbox subsystem's public entry: where the code of otto's work runs. A session's shell
+// command, a check otto runs on a tree a session touched, a hook of otto's own commit: each runs
+// with its tree writable, git's control files read-only and the user's credential stores out of
+// sight (bubblewrap on Linux, sandbox-exec on macOS). Depends only on core. See docs/security.md.
+export { detectSandbox, type Detected, type SandboxKind } from "./detect.ts";
+export { sandboxPolicy, credentialPaths, cachePaths, within, type SandboxPolicy, type TreePaths } from "./policy.ts";
+export { bwrapArgs } from "./bwrap.ts";
+export { seatbeltProfile } from "./seatbelt.ts";
+export { planCommand, sandboxedLine, sandboxRequired, shellQuote, sandboxShell, type CommandPlan, type SandboxMode, type SandboxRequest } from "./wrap.ts";
