@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { xdgPaths, type Env } from "../core/paths.ts";
 import type { Logger } from "../core/log.ts";
+import { credentialPaths, within, type SandboxMode } from "../sandbox/index.ts";
 import type { ClassifyContext } from "./classify-command.ts";
 import { isGitControlPath } from "./git-paths.ts";
 import { pushBlockingEnv } from "./push-env.ts";
@@ -17,6 +18,8 @@ const OTTO_SUBAGENT = /^otto-/;
 
 /** Tools that write a file named by their arguments. */
 const FILE_TOOLS = new Set(["edit", "write", "multiedit", "patch", "apply_patch"]);
+/** Tools that read files or folders named by their arguments. */
+const READ_TOOLS = new Set(["read", "glob", "grep", "list"]);
 
 /** How long the forge hosts and token values read from otto.jsonc are reused. */
 const CONFIG_TTL_MS = 60_000;
@@ -34,6 +37,8 @@ export interface GuardDeps {
 interface ForgeConfig {
   hosts: string[];
   secrets: string[];
+  /** otto.jsonc `sandbox`: where a guarded session's shell commands run. */
+  sandbox: SandboxMode;
 }
 
 export class GuardBlocked extends Error {
@@ -44,6 +49,7 @@ export class SessionGuard {
   readonly #sessions = new Set<string>();
   readonly #config = new Map<string, { at: number; value: Promise<ForgeConfig> }>();
   #emptyDir: string | undefined;
+  #saidNoSandbox = false;
 
   constructor(readonly deps: GuardDeps) {}
 
@@ -83,6 +89,12 @@ export class SessionGuard {
   async beforeTool(input: { tool: string; sessionID: string }, output: { args: unknown }): Promise<void> {
     if (!this.isGuarded(input.sessionID)) return;
     const args = (output.args ?? {}) as Record<string, unknown>;
+    if (FILE_TOOLS.has(input.tool) || READ_TOOLS.has(input.tool)) {
+      // The read tool runs in OpenCode's process, outside any sandbox: credential stores are refused by path.
+      const hidden = credentialPaths(this.deps.env);
+      const secret = filesOf(args).find((file) => hidden.some((h) => within(path.resolve(this.deps.directory, expandHome(file, this.deps.env)), h)));
+      if (secret) throw blocked(`${input.tool} on ${secret}, where credentials live`);
+    }
     if (input.tool === "bash") return this.#bash(args);
     if (FILE_TOOLS.has(input.tool)) {
       const file = filesOf(args).find(isGitControlPath);
@@ -101,6 +113,7 @@ export class SessionGuard {
       const ctx: ClassifyContext = { forgeHosts: forge.hosts, gitAliases, readScript: (file) => readScript(workdir, file) };
       const verdict = classifyCommand(command, ctx);
       reason = verdict.allowed ? undefined : verdict.reason;
+      if (!reason) args.command = await this.#sandboxed(command, workdir, forge.sandbox);
     } catch (error) {
       // Failing closed: a guarded command otto could not check does not run.
       reason = `a command otto could not check (${error instanceof Error ? error.message : String(error)})`;
@@ -111,6 +124,22 @@ export class SessionGuard {
     }
   }
 
+  /**
+   * The line as it runs: inside the sandbox when the config and the machine allow (the launcher
+   * holds the sandbox's arguments), as typed otherwise. Throws sandbox_required, which refuses the
+   * command, when the config demands a sandbox this machine lacks.
+   */
+  async #sandboxed(command: string, workdir: string, mode: SandboxMode): Promise<string> {
+    const [{ planCommand, sandboxedLine }, { treePaths }] = await Promise.all([import("../sandbox/index.ts"), import("../workspace/tree-paths.ts")]);
+    const plan = planCommand({ mode, cwd: workdir, tree: await treePaths(workdir, this.deps.env), env: this.deps.env }, command);
+    if (plan.sandbox !== "none") return sandboxedLine(plan, this.deps.env);
+    if (mode !== "off" && !this.#saidNoSandbox) {
+      this.#saidNoSandbox = true;
+      this.deps.log.log("warn", `otto: no sandbox for its sessions' commands (${plan.reason}); the environment and command guards still hold. /otto-config show says which sandbox is active.`);
+    }
+    return command;
+  }
+
   /** Forge hosts and token values of otto's config for `directory`; never throws. */
   #forge(directory: string): Promise<ForgeConfig> {
     const now = (this.deps.now ?? Date.now)();
@@ -118,12 +147,12 @@ export class SessionGuard {
     if (cached && now - cached.at < CONFIG_TTL_MS) return cached.value;
     const value = import("../config/index.ts")
       .then(({ loadConfig }) => loadConfig({ directory, env: this.deps.env }))
-      .then(({ config, secrets }) => ({ hosts: forgeHosts(config.pr.providers), secrets }))
+      .then(({ config, secrets }) => ({ hosts: forgeHosts(config.pr.providers), secrets, sandbox: config.sandbox }))
       .catch((error: unknown) => {
         // A broken otto.jsonc must not stop a session's shell: the built-in hosts and the token
         // variables by name still apply.
         this.deps.log.log("warn", "otto guard: could not read otto's config; using the defaults", { error: error instanceof Error ? error.message : String(error) });
-        return { hosts: [], secrets: [] };
+        return { hosts: [], secrets: [], sandbox: "auto" as const };
       });
     this.#config.set(directory, { at: now, value });
     return value;
@@ -176,6 +205,11 @@ export function filesOf(args: Record<string, unknown>): string[] {
     }
   }
   return files;
+}
+
+/** `~/x` as the read tools take it. */
+function expandHome(file: string, env: Env): string {
+  return file === "~" || file.startsWith("~/") ? path.join(xdgPaths(env).home, file.slice(1)) : file;
 }
 
 async function aliasesOf(cwd: string, env: Env): Promise<Record<string, string>> {

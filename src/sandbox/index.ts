@@ -4,6 +4,6 @@
 // sight (bubblewrap on Linux, sandbox-exec on macOS). Depends only on core. See docs/security.md.
 export { detectSandbox, type Detected, type SandboxKind } from "./detect.ts";
 export { sandboxPolicy, credentialPaths, cachePaths, within, type SandboxPolicy, type TreePaths } from "./policy.ts";
-export { bwrapArgs } from "./bwrap.ts";
+export { bwrapArgs, pathKind, type PathKind } from "./bwrap.ts";
 export { seatbeltProfile } from "./seatbelt.ts";
 export { planCommand, sandboxedLine, sandboxRequired, shellQuote, sandboxShell, type CommandPlan, type SandboxMode, type SandboxRequest } from "./wrap.ts";
