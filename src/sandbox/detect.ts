@@ -31,7 +31,7 @@ export function detectSandbox(env: Env = process.env, platform: NodeJS.Platform 
 
 function probe(binary: string, env: Env): string | undefined {
   const result = spawnSync(binary, ["--die-with-parent", "--unshare-pid", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "true"], {
-    env: env as NodeJS.ProcessEnv,
+    env,
     timeout: 10_000,
     encoding: "utf8",
     stdio: ["ignore", "ignore", "pipe"],
