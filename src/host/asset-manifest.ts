@@ -18,6 +18,7 @@ export const AGENTS: Record<string, Record<string, unknown>> = {
     "permission": {
       "edit": "allow",
       "question": "deny",
+      "external_directory": "deny",
       "task": "deny",
       "otto_*": "deny",
       "otto_agent_*": "allow",
@@ -42,6 +43,7 @@ export const AGENTS: Record<string, Record<string, unknown>> = {
     "permission": {
       "edit": "allow",
       "question": "deny",
+      "external_directory": "deny",
       "task": "deny",
       "otto_*": "deny",
       "bash": {
@@ -65,6 +67,7 @@ export const AGENTS: Record<string, Record<string, unknown>> = {
     "permission": {
       "edit": "deny",
       "question": "deny",
+      "external_directory": "deny",
       "task": "deny",
       "todowrite": "deny",
       "otto_*": "deny",
