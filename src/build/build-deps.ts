@@ -10,6 +10,7 @@ import { archiveTarget } from "./archive.ts";
 import type { BuildDeps } from "./run-build.ts";
 import { BuildStore } from "./state.ts";
 import type { Builder } from "./turn.ts";
+import { assertSandbox } from "../sandbox/index.ts";
 
 export interface BuildInput {
   runtime: Runtime;
@@ -34,7 +35,8 @@ export async function createBuildDeps(input: BuildInput): Promise<BuildDeps> {
   const { runtime } = input;
   const repoRoot = await repoRootOf(input.directory);
   const loaded = await loadConfig({ directory: input.directory, env: runtime.env, runtime });
-  const settings = executeSettings(loaded.config.spec, await resolveChecks("spec.verify", loaded.config.spec.verify, repoRoot), loaded.config.sandbox);
+  assertSandbox(loaded.config.sandbox, runtime.env);
+  const settings = executeSettings(loaded.config.spec, await resolveChecks("spec.verify", loaded.config.spec.verify, repoRoot), loaded.config.sandbox, loaded.config.git.hooks);
   const roles = modelRoles(loaded.config);
   const primary = await resolveRoleModel("primary", roles.primary, {
     client: runtime.client,
@@ -50,6 +52,7 @@ export async function createBuildDeps(input: BuildInput): Promise<BuildDeps> {
     store: new BuildStore(repoRoot),
     git: runGit,
     env: runtime.env,
+    ...(loaded.config.git.hooks === "run" ? { commitHooks: { sandbox: loaded.config.sandbox } } : {}),
     verify: settings.verify,
     runChecks: () => runChecks(settings.verify, { cwd: repoRoot, timeoutMs: settings.verifyTimeoutMs, signal: input.signal, env: runtime.env, sandbox: loaded.config.sandbox, secrets: loaded.secrets }),
     archive: (target) => archiveTarget(target, { repoRoot, now: () => new Date(), env: runtime.env }),

@@ -1,3 +1,4 @@
+import type { SandboxMode } from "../sandbox/index.ts";
 import type { Repo } from "../config/index.ts";
 import path from "node:path";
 import type { Env } from "../core/index.ts";
@@ -35,6 +36,8 @@ export interface BuildDeps {
   pollMs?: number;
   /** The environment git runs with (the plugin's). */
   env?: Env;
+  /** `git.hooks: "run"`: the final commit runs the repository's hooks, in the sandbox this mode says. */
+  commitHooks?: { sandbox: SandboxMode };
 }
 
 export interface BuildOptions {
@@ -138,7 +141,7 @@ async function buildLocked(deps: BuildDeps, target: BuildTarget, options: BuildO
     const result: TargetResult = { target, end, sessionID: builder.id, sessionNote };
     if (end.kind === "done") {
       result.archive = await deps.archive(target);
-      const commit = await commitAll(deps.git, deps.repoRoot, commitMessage(target, end), { baseline, include: buildInclude(deps.repoRoot, source.dir, result.archive), guard: { snapshot: gitControl, env } });
+      const commit = await commitAll(deps.git, deps.repoRoot, commitMessage(target, end), { baseline, include: buildInclude(deps.repoRoot, source.dir, result.archive), guard: { snapshot: gitControl, env }, ...(deps.commitHooks ? { hooks: { sandbox: deps.commitHooks.sandbox, env } } : {}) });
       result.commit = commit.sha;
       if (commit.kept.length > 0) result.kept = commit.kept;
     }

@@ -82,8 +82,8 @@ export function renderConfigJsonc(loaded: LoadedConfig, checks: readonly ShownCh
 }
 
 /** The resolved config as JSON (secrets masked) with its sources and files. */
-export function renderConfigJson(loaded: LoadedConfig, checks: readonly ShownChecks[] = []): string {
+export function renderConfigJson(loaded: LoadedConfig, checks: readonly ShownChecks[] = [], sandbox?: { mode: string; active: string }): string {
   const { config, sources, files, found } = loaded;
   const resolved = Object.fromEntries(checks.map((c) => [c.key, { origin: c.origin, checks: c.checks, ...(c.notes.length ? { notes: c.notes } : {}) }]));
-  return redact(JSON.stringify({ files, found, config: maskSecrets(config), sources, ...(checks.length ? { checks: resolved } : {}) }, null, 2), loaded.secrets);
+  return redact(JSON.stringify({ files, found, config: maskSecrets(config), sources, ...(checks.length ? { checks: resolved } : {}), ...(sandbox ? { sandbox } : {}) }, null, 2), loaded.secrets);
 }

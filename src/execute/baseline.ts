@@ -1,3 +1,4 @@
+import type { SandboxMode } from "../sandbox/index.ts";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { OttoError } from "../core/index.ts";
@@ -38,7 +39,16 @@ export function baselineOf(deps: { baseline?: TreeSnapshot | undefined }): TreeS
   return deps.baseline;
 }
 
-/** The commit guard of the run these deps belong to: its git config and hooks must not have changed. */
-export function guardOf(deps: { gitControl?: GitControlSnapshot | undefined; env: Env }): { guard?: { snapshot: GitControlSnapshot; env: Env } } {
-  return deps.gitControl ? { guard: { snapshot: deps.gitControl, env: deps.env } } : {};
+/**
+ * The commit guard of the run these deps belong to: its git config and hooks must not have
+ * changed; with `git.hooks: "run"`, the commit's hooks run in the sandbox.
+ */
+export function guardOf(deps: { gitControl?: GitControlSnapshot | undefined; env: Env; settings?: { gitHooks?: "skip" | "run"; sandbox?: SandboxMode } }): {
+  guard?: { snapshot: GitControlSnapshot; env: Env };
+  hooks?: { sandbox: SandboxMode; env: Env };
+} {
+  return {
+    ...(deps.gitControl ? { guard: { snapshot: deps.gitControl, env: deps.env } } : {}),
+    ...(deps.settings?.gitHooks === "run" ? { hooks: { sandbox: deps.settings.sandbox ?? "auto", env: deps.env } } : {}),
+  };
 }

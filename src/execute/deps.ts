@@ -6,6 +6,7 @@ import { createSessionRunner } from "../session/index.ts";
 import { runGit } from "../workspace/index.ts";
 import { Background } from "./pass.ts";
 import type { ExecuteDeps, ExecuteSettings, ToastVariant } from "./types.ts";
+import { assertSandbox } from "../sandbox/index.ts";
 
 export interface ExecuteInput {
   runtime: Runtime;
@@ -18,9 +19,10 @@ export interface ExecuteInput {
 }
 
 /** spec.* as the engine uses it (durations parsed), with the checks resolved (resolveChecks: spec.verify, else detected). */
-export function executeSettings(spec: Config["spec"], checks: ResolvedChecks, sandbox: Config["sandbox"] = "auto"): ExecuteSettings {
+export function executeSettings(spec: Config["spec"], checks: ResolvedChecks, sandbox: Config["sandbox"] = "auto", gitHooks: Config["git"]["hooks"] = "skip"): ExecuteSettings {
   return {
     sandbox,
+    gitHooks,
     maxParallelTasks: spec.max_parallel_tasks,
     taskTimeoutMs: parseDuration(spec.task_timeout),
     maxTaskRetries: spec.max_task_retries,
@@ -48,7 +50,8 @@ export async function createExecuteDeps(input: ExecuteInput): Promise<ExecuteDep
     );
   }
   const { config, secrets } = await loadConfig({ directory: input.directory, env: runtime.env, runtime });
-  const settings = executeSettings(config.spec, await resolveChecks("spec.verify", config.spec.verify, repoRoot), config.sandbox);
+  assertSandbox(config.sandbox, runtime.env);
+  const settings = executeSettings(config.spec, await resolveChecks("spec.verify", config.spec.verify, repoRoot), config.sandbox, config.git.hooks);
   const roles = modelRoles(config);
   return {
     // Its own limiter sized to spec.max_parallel_tasks: each task holds one model turn for its

@@ -21,6 +21,8 @@ export interface ExecuteSettings {
   verifyTimeoutMs: number;
   /** otto.jsonc `sandbox`: where the checks run (default auto). */
   sandbox?: SandboxMode;
+  /** otto.jsonc `git.hooks`: whether the phase commits run the repository's hooks (in the sandbox). */
+  gitHooks?: "skip" | "run";
   maxVerifyFixes: number;
   reviewGate: boolean;
   externalAssumptions: boolean;

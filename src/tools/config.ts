@@ -17,6 +17,7 @@ import {
   validateConfig,
   type SetResult,
 } from "../config/index.ts";
+import { describeSandbox } from "../sandbox/index.ts";
 import { trustVerb } from "./config-trust.ts";
 import { defineCommand, type Verb } from "./command.ts";
 import { modelsVerb } from "./config-models.ts";
@@ -38,7 +39,9 @@ const show: Verb = {
     // Detected where the command runs (a PR's fix detects again in the PR's own tree).
     const root = (await findRepoRoot(runtime.directory)) ?? runtime.directory;
     const checks = [await resolveChecks("spec.verify", loaded.config.spec.verify, root), await resolveChecks("pr.verify", loaded.config.pr.verify, root)];
-    return values.json === true ? renderConfigJson(loaded, checks) : `${renderConfigJsonc(loaded, checks)}${note}`;
+    const sandbox = describeSandbox(loaded.config.sandbox, runtime.env);
+    if (values.json === true) return renderConfigJson(loaded, checks, { mode: sandbox.mode, active: sandbox.active });
+    return `${renderConfigJsonc(loaded, checks)}\n\n${sandbox.line}${note}`;
   },
 };
 

@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { OttoError, type Env } from "../core/index.ts";
+import { pushBlockingEnv } from "../guard/push-env.ts";
 import { planCommand, shellQuote, type SandboxMode } from "../sandbox/index.ts";
 import { removeOwnIndexLock } from "./index-lock.ts";
 
@@ -65,6 +66,12 @@ export function defaultTimeout(args: readonly string[], timeouts: GitEnv["timeou
   return NETWORK.has(sub) ? (timeouts.write ?? GIT_TIMEOUTS.write) : (timeouts.read ?? GIT_TIMEOUTS.read);
 }
 
+/** Subcommands that can run a hook: every work-tree write, and the ones that talk to a remote or apply mail. */
+function runsHooks(args: readonly string[]): boolean {
+  const sub = subcommand(args) ?? "";
+  return WORK.has(sub) || sub === "push" || sub === "pull" || sub === "am";
+}
+
 /** True for the commands after whose timeout runGit looks for the `index.lock` the killed git left. */
 export function writesIndex(args: readonly string[]): boolean {
   return WORK.has(subcommand(args) ?? "");
@@ -75,9 +82,10 @@ export function writesIndex(args: readonly string[]): boolean {
 const REPO_LOCATION = ["GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_COMMON_DIR", "GIT_PREFIX"];
 
 /**
- * No hook runs on otto's own git commands (commit, push, worktree add, rebase, merge, checkout):
- * the hooks folder and what it calls (husky's tracked `.husky/*`, lint-staged, lefthook) are files
- * a session could have changed. An empty hooks path is read as "no hooks" by every git since 2.9.
+ * No hook runs on otto's own git commands that can run one (commit, push, worktree add, rebase,
+ * merge, checkout): the hooks folder and what it calls (husky's tracked `.husky/*`, lint-staged,
+ * lefthook) are files a session could have changed. "/dev/null" as the hooks path means no hooks.
+ * Reads (`config --get core.hooksPath` among them) keep the repository's own configuration.
  * Entries the environment already passes keep their numbers.
  */
 function noHooks(env: Record<string, string>): Record<string, string> {
@@ -123,9 +131,11 @@ export function runGit(args: readonly string[], options: GitOptions): Promise<Gi
     // it started too; they inherit stderr and would otherwise keep the pipe (and us) waiting.
     const startedAt = Date.now();
     const [file, ...argv] = options.hooks ? hookedArgv(args, options) : [options.binary ?? "git", ...args];
+    // Hooks that run get the environment of a guarded session: no forge token, no push anywhere.
+    const env = options.hooks ? { ...(options.env ?? process.env), ...pushBlockingEnv({ env: options.env ?? process.env }) } : options.env;
     const child = spawn(file ?? "git", argv, {
       cwd: options.cwd,
-      env: gitEnvironment(options.env, { hooks: Boolean(options.hooks) }),
+      env: gitEnvironment(env, { hooks: Boolean(options.hooks) || !runsHooks(args) }),
       stdio: [options.input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
       detached: process.platform !== "win32",
     });

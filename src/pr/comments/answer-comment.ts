@@ -40,6 +40,8 @@ export interface AnswerDeps {
   verifyTimeoutMs: number;
   /** otto.jsonc `sandbox`: where the checks run. */
   sandbox: SandboxMode;
+  /** otto.jsonc `git.hooks`: "run" runs the fix commit's hooks in the sandbox. */
+  gitHooks?: "skip" | "run";
   signal?: AbortSignal | undefined;
   now: () => Date;
   log: (level: "info" | "warn", message: string, extra?: Record<string, unknown>) => void;
@@ -110,6 +112,7 @@ export async function answerComment(deps: AnswerDeps, input: AnswerInput): Promi
       detached: work.detached ?? false,
       env: deps.env,
       ...(work.gitControl ? { guard: work.gitControl } : {}),
+      ...(deps.gitHooks === "run" ? { hooks: { sandbox: deps.sandbox } } : {}),
       // The branch moved and the rebase stopped: one resolution session, as in the fix flow.
       resolveConflicts: ({ files }) => {
         deps.log("info", `resolving rebase conflicts in ${files.join(", ")} for ${comment.id}`);

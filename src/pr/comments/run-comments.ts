@@ -20,6 +20,7 @@ import { resolveTrust } from "./resolve-trust.ts";
 import { botKind, isMine, reviewerComments, selectComments, threadOf, type BotPolicy, type SkipReason } from "./select-comments.ts";
 import type { TrustDecision } from "./trust.ts";
 import { awaitPerson, handOffFork, recordFailure, type Recorder } from "./hand-off.ts";
+import { assertSandbox } from "../../sandbox/index.ts";
 
 /*
  * One pass of the comment flow over one PR (the watcher's onComments hook, /otto-pr comments):
@@ -80,6 +81,7 @@ export function botPolicy(config: Config, pr: PrInfo): BotPolicy {
 
 export async function runCommentPass(deps: CommentFlowDeps, input: CommentPassInput): Promise<CommentPassReport> {
   const { pr, backend, doc } = input;
+  assertSandbox(deps.config.sandbox, deps.env);
   const report: CommentPassReport = { key: doc.key, answered: [], recovered: [], failed: [], skipped: [] };
   const comments = await backend.getComments(pr);
   const me = await backend.currentUser(pr).catch((error: unknown) => {
@@ -218,6 +220,7 @@ async function answerEach(
     baseline,
     verifyTimeoutMs,
     sandbox: deps.config.sandbox,
+    gitHooks: deps.config.git.hooks,
     signal: deps.signal,
     now: deps.now,
     log: deps.log,

@@ -39,6 +39,8 @@ export interface AttemptInput {
   verifyTimeoutMs: number;
   /** otto.jsonc `sandbox`: where the checks run. */
   sandbox: SandboxMode;
+  /** otto.jsonc `git.hooks`: "run" runs the fix commit's hooks in the sandbox. */
+  gitHooks?: "skip" | "run";
   secrets: readonly string[];
   env: Env;
   push: typeof commitAndPush;
@@ -178,6 +180,7 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
     detached: input.detached,
     env: input.env,
     ...(input.gitControl ? { guard: input.gitControl } : {}),
+    ...(input.gitHooks === "run" ? { hooks: { sandbox: input.sandbox } } : {}),
     resolveConflicts: async ({ files }) => {
       input.progress(`otto pr fix: resolving rebase conflicts in ${files.join(", ")}`);
       return resolveConflicts(session, input.model, { pr, files, change: subject ?? input.summary.slice(0, 2000) });

@@ -17,6 +17,7 @@ import { collectLogs } from "./logs.ts";
 import { inRepoQueue } from "./repo-queue.ts";
 import { analyseFailure, type SessionContext } from "./sessions.ts";
 import { isInfrastructure, parseVerdict } from "./verdict.ts";
+import { assertSandbox } from "../../sandbox/index.ts";
 
 /*
  * The fix flow (docs/pr-fix.md): a red pipeline on a tracked PR → logs → phase 1 (failure
@@ -27,6 +28,8 @@ import { isInfrastructure, parseVerdict } from "./verdict.ts";
 export type { FixDeps, FixInput, FixModels, FixOutcome, FixResult } from "./flow.ts";
 
 export async function runFix(deps: FixDeps, input: FixInput): Promise<FixOutcome> {
+  // sandbox: "required" and none here: no session or check starts.
+  assertSandbox(deps.config.sandbox, deps.env);
   const flow = new Flow(deps, input);
   const { pr } = input;
   const start = planStart(input.doc.data, pr, deps.now());
@@ -196,6 +199,7 @@ async function fixInTree(flow: Flow, claimed: PrDocument, workdir: FixTree, mode
       ...(baseline ? { checkBaseline: baseline } : {}),
       verifyTimeoutMs,
       sandbox: deps.config.sandbox,
+      gitHooks: deps.config.git.hooks,
       secrets: deps.secrets,
       env: deps.env,
       push: deps.push ?? commitAndPush,

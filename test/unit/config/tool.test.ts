@@ -84,6 +84,11 @@ describe("/otto-config show", () => {
     const json = JSON.parse(await toolFor(box.repo, box.env)("show --json")) as { checks: Record<string, { origin: string; checks: unknown[] }> };
     expect(json.checks["spec.verify"]).toEqual({ origin: "detected", checks: [{ command: "pnpm test", source: "package.json scripts.test" }, { command: "pnpm run lint", source: "package.json scripts.lint" }] });
     expect(json.checks["pr.verify"]).toEqual({ origin: "configured", checks: [{ command: "make ci", source: "pr.verify" }] });
+    // Which sandbox the code of otto's work runs in here.
+    expect(out).toMatch(/^Sandbox: (bwrap \(.*\): sessions' shell commands, checks and hooks run|none available)/m);
+    expect(["bwrap", "sandbox-exec", "none"]).toContain((json as unknown as { sandbox: { active: string } }).sandbox.active);
+    await box.write(box.userFile, `{ "sandbox": "off" }`);
+    expect(await toolFor(box.repo, box.env)("show")).toContain('Sandbox: off (otto.jsonc sandbox: "off")');
     // An explicit [] runs nothing, and says so.
     await box.write(box.repoFile, `{ "spec": { "verify": [] } }`);
     expect(await toolFor(box.repo, box.env)("show")).toContain("- spec.verify (configured): none ([])");
