@@ -57,7 +57,7 @@ describe("decideTrust", () => {
 });
 
 describe("selectComments with trust", () => {
-  const noBot: BotPolicy = { names: [], handle: false };
+  const noBot: BotPolicy = { ids: [], handle: false };
 
   it("skips untrusted comments; they neither cover a trusted comment of their thread nor are covered", () => {
     const root = c("review-1", { kind: "inline", author: "lead" });
@@ -73,8 +73,10 @@ describe("selectComments with trust", () => {
     expect(plan.skipped.map((s) => [s.comment.id, s.reason])).toEqual([["review-2", "untrusted"], ["issue-3", "untrusted"]]);
   });
 
-  it("the enabled review bot is trusted by its setting, without a decision", () => {
-    const plan = selectComments({ comments: [c("1/1", { author: "MerlinBot" })], seen: [], bot: { names: ["MerlinBot"], handle: true }, trust: new Map() });
+  it("the enabled review bot (by identity id) is trusted by its setting, without a decision; its display name alone is not", () => {
+    const bot = { ids: ["b0b0b0b0-0000-4000-8000-000000000001"], handle: true };
+    const plan = selectComments({ comments: [c("1/1", { author: "MerlinBot", authorId: "b0b0b0b0-0000-4000-8000-000000000001" }), c("2/1", { author: "MerlinBot", authorId: "e0e0e0e0-0000-4000-8000-000000000002" })], seen: [], bot, trust: new Map() });
     expect(plan.handle.map((x) => x.id)).toEqual(["1/1"]);
+    expect(plan.skipped.map((s) => [s.comment.id, s.reason])).toEqual([["2/1", "untrusted"]]);
   });
 });
