@@ -268,10 +268,11 @@ class Classifier {
   /** Code otto cannot parse as shell (inline Python, JavaScript, …): scanned for the obvious. */
   text(code: string, what: string): Denial {
     if (GIT_PUSH_TEXT.test(code)) return `${what} that runs git push`;
-    const host = mentionsForge(code, this.hosts);
-    if (host) return `${what} that calls ${host}`;
+    // OpenCode's server first: on loopback it may share a host with a configured forge (a local api_url).
     const server = mentionsLocalServer(code, this.servers);
     if (server) return `${what} that calls OpenCode's own server (${server})`;
+    const host = mentionsForge(code, this.hosts);
+    if (host) return `${what} that calls ${host}`;
     return undefined;
   }
 
