@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import { OttoError } from "../../core/index.ts";
 
 /*
  * The detached watcher's `opencode serve` always has a password. Without one, anything on the
@@ -50,7 +51,7 @@ function readAuthFile(file: string): Record<string, string> | undefined {
 export function writeServerAuthFile(file: string, auth: Pick<ServerAuth, "username" | "password">): void {
   if (/[\r\n]/.test(auth.password) || /[\r\n=]/.test(auth.username)) {
     // EnvironmentFile= reads one assignment per line.
-    throw new Error("The OpenCode server's username or password has a line break; it cannot be written to an EnvironmentFile.");
+    throw new OttoError("watch_password", "The OpenCode server's username or password has a line break (or the username an '='); it cannot be written to the watcher's EnvironmentFile.", "Set OPENCODE_SERVER_PASSWORD / opencode.password and OPENCODE_SERVER_USERNAME / opencode.username without them.");
   }
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   const temp = `${file}.${process.pid}.tmp`;
