@@ -20,6 +20,8 @@ const FILES = [
   "test/unit/guard/push-env.test.ts",
   "test/e2e/pr-pushguard.test.ts",
   "test/e2e/pr-comments-untrusted.test.ts",
+  "test/e2e/pr-comments-permission.test.ts",
+  "test/e2e/pr-serverguard.test.ts",
   "test/e2e/pr-fix-userwork.test.ts",
 ];
 

@@ -33,11 +33,11 @@ export interface Runtime {
  * sees a tool call, and its fix and comment flows need the session runner as much as a command
  * does. The runner loads its session code on the first child session, so this stays cheap.
  */
-export function createRuntime(input: Pick<PluginInput, "client" | "directory" | "worktree">, env: Env = process.env): Runtime {
+export function createRuntime(input: Pick<PluginInput, "client" | "directory" | "worktree"> & Partial<Pick<PluginInput, "serverUrl">>, env: Env = process.env): Runtime {
   const events = new EventBus();
   const secrets = new KnownSecrets(envSecrets(env));
   const log = createLogger(input.client, () => secrets.values());
   const base = { client: input.client, directory: input.directory, worktree: input.worktree, events, log, env, once: new Set<string>(), secrets };
-  const guard = new SessionGuard({ directory: input.directory, env, log });
+  const guard = new SessionGuard({ directory: input.directory, env, log, ...(input.serverUrl ? { serverUrl: input.serverUrl.toString() } : {}) });
   return { ...base, guard, sessions: createSessionRunner(base, { onSession: (id) => guard.track(id) }) };
 }

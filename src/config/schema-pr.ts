@@ -24,7 +24,11 @@ const AdoProvider = z
     bot_names: z
       .array(NonEmpty)
       .default(["MerlinBot"])
-      .describe("Display names of the review bot whose comments `merlinbot` turns on, e.g. [\"MerlinBot\"]."),
+      .describe("Display names of the review bot: a comment under one of them whose author is not in bot_ids is judged like anyone's, and otto logs its id so you can add it."),
+    bot_ids: z
+      .array(NonEmpty)
+      .default([])
+      .describe("Identity ids of the review bot whose comments `merlinbot` turns on (a comment's author id; otto logs it for a comment by one of bot_names). Display names are anyone's to pick, so only the id counts."),
     create_work_item: z.boolean().default(true).describe("Create a work item for a PR through the PR comment convention (posts `work_item_comment` once per PR)."),
     work_item_comment: z
       .string()

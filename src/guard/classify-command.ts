@@ -1,4 +1,5 @@
 import path from "node:path";
+import { localEndpoints, localServerDenial, mentionsLocalServer, type Endpoint } from "./local-server.ts";
 import { DEFAULT_FORGE_HOSTS, azDenial, ghDenial, httpDenial, isHttpClient, mentionsForge } from "./forge-command.ts";
 import { analyseGit, type GitFinding } from "./git-command.ts";
 import { isGitControlPath } from "./git-paths.ts";
@@ -18,6 +19,11 @@ import { parseLine, type ShellArg, type SimpleCommand } from "./shell-ast.ts";
 export interface ClassifyContext {
   /** Forge hosts beyond the defaults (the configured api_url / base_url). */
   forgeHosts?: readonly string[];
+  /**
+   * OpenCode's own servers: the plugin's server URL and the detached watcher's (server.port on
+   * loopback). A request to one could start a session otto does not guard.
+   */
+  localServers?: { urls?: readonly string[]; ports?: readonly number[] };
   /** The checkout's git aliases: name → value. */
   gitAliases?: Readonly<Record<string, string>>;
   /** A script's text when `path` (relative to the command's directory) is a readable file. */
@@ -55,9 +61,11 @@ const GIT_PUSH_TEXT = /\bgit\b[^\n;|&]*\b(push|send-pack|receive-pack)\b/;
 class Classifier {
   readonly hosts: readonly string[];
   readonly protectedNames: ReadonlySet<string>;
+  readonly servers: readonly Endpoint[];
 
   constructor(readonly ctx: ClassifyContext) {
     this.hosts = [...DEFAULT_FORGE_HOSTS, ...(ctx.forgeHosts ?? []).map((h) => h.toLowerCase())];
+    this.servers = localEndpoints(ctx.localServers?.urls ?? [], ctx.localServers?.ports ?? []);
     this.protectedNames = new Set(protectedVariables());
   }
 
@@ -80,6 +88,9 @@ class Classifier {
       if (redirect.target && WRITE_REDIRECTS.has(redirect.operator) && isGitControlPath(redirect.target.value ?? redirect.target.text)) {
         return `writing ${redirect.target.value ?? redirect.target.text}`;
       }
+      // bash's `exec 3<>/dev/tcp/127.0.0.1/4097`: a raw connection to OpenCode's server.
+      const server = redirect.target ? mentionsLocalServer(redirect.target.value ?? redirect.target.text, this.servers) : undefined;
+      if (server) return `a connection to OpenCode's own server (${server})`;
     }
     if (!cmd.name) return undefined;
     const name = cmd.name.value;
@@ -93,7 +104,7 @@ class Classifier {
     if (name === "git") return this.git(args, depth);
     if (name === "gh") return ghDenial(args);
     if (name === "az") return azDenial(args);
-    if (isHttpClient(name)) return httpDenial(name, args, this.hosts);
+    if (isHttpClient(name)) return localServerDenial(name, args, this.servers) ?? httpDenial(name, args, this.hosts);
     if (name === "ssh" && args.some((a) => /receive-pack/.test(a.value ?? a.text))) return "ssh to a git-receive-pack";
     if (name === "unset" || name === "export" || name === "declare" || name === "typeset" || name === "readonly" || name === "local") {
       const touched = args.map((a) => (a.value ?? a.text).split("=")[0] ?? "").find((n) => this.isProtected(n));
@@ -257,6 +268,9 @@ class Classifier {
   /** Code otto cannot parse as shell (inline Python, JavaScript, …): scanned for the obvious. */
   text(code: string, what: string): Denial {
     if (GIT_PUSH_TEXT.test(code)) return `${what} that runs git push`;
+    // OpenCode's server first: on loopback it may share a host with a configured forge (a local api_url).
+    const server = mentionsLocalServer(code, this.servers);
+    if (server) return `${what} that calls OpenCode's own server (${server})`;
     const host = mentionsForge(code, this.hosts);
     if (host) return `${what} that calls ${host}`;
     return undefined;

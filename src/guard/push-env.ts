@@ -31,6 +31,14 @@ export const TOKEN_VARIABLES = [
   "AZURE_DEVOPS_EXT_PAT",
 ] as const;
 
+/**
+ * The basic-auth credentials of OpenCode's own server (the only variables OpenCode 1.18 reads for
+ * it): with them a session could create sessions otto does not guard. The detached watcher's
+ * server always has a password (src/pr/watch/server-auth.ts), and it is in that server's
+ * environment, which the bash tool passes on.
+ */
+export const SERVER_AUTH_VARIABLES = ["OPENCODE_SERVER_PASSWORD", "OPENCODE_SERVER_USERNAME"] as const;
+
 /** Config entries git reads from the environment for a guarded session. */
 const GIT_CONFIG: ReadonlyArray<readonly [string, string]> = [
   [`url.${BLOCKED_PUSH_URL}.pushInsteadOf`, ""],
@@ -77,6 +85,7 @@ export function pushBlockingEnv(input: PushEnvInput): Record<string, string> {
     out.AZURE_CONFIG_DIR = input.emptyConfigDir;
   }
   for (const name of TOKEN_VARIABLES) out[name] = "";
+  for (const name of SERVER_AUTH_VARIABLES) out[name] = "";
   const secrets = (input.secrets ?? []).filter((s) => s.length >= 8);
   for (const [name, value] of Object.entries(input.env)) {
     if (value && secrets.some((secret) => value.includes(secret))) out[name] = "";

@@ -31,6 +31,8 @@ export interface GuardDeps {
   directory: string;
   env: Env;
   log: Logger;
+  /** The URL of the OpenCode server this plugin instance runs in (PluginInput.serverUrl). */
+  serverUrl?: string;
   now?: () => number;
 }
 
@@ -39,7 +41,12 @@ interface ForgeConfig {
   secrets: string[];
   /** otto.jsonc `sandbox`: where a guarded session's shell commands run. */
   sandbox: SandboxMode;
+  /** server.port: where the detached watcher's `opencode serve` listens. */
+  serverPort: number;
 }
+
+/** server.port's default (src/config/schema.ts), used when otto.jsonc cannot be read. */
+const DEFAULT_SERVER_PORT = 4097;
 
 export class GuardBlocked extends Error {
   override name = "GuardBlocked";
@@ -85,7 +92,7 @@ export class SessionGuard {
     }
   }
 
-  /** `tool.execute.before`: throws (the model reads the message) when a guarded session's call would push, call a forge or touch git's control files. */
+  /** `tool.execute.before`: throws (the model reads the message) when a guarded session's call would push, call a forge (OpenCode's own server too) or touch git's control files. */
   async beforeTool(input: { tool: string; sessionID: string }, output: { args: unknown }): Promise<void> {
     if (!this.isGuarded(input.sessionID)) return;
     const args = (output.args ?? {}) as Record<string, unknown>;
@@ -110,7 +117,12 @@ export class SessionGuard {
     try {
       const { classifyCommand } = await import("./classify-command.ts");
       const [forge, gitAliases] = await Promise.all([this.#forge(workdir), aliasesOf(workdir, this.deps.env)]);
-      const ctx: ClassifyContext = { forgeHosts: forge.hosts, gitAliases, readScript: (file) => readScript(workdir, file) };
+      const ctx: ClassifyContext = {
+        forgeHosts: forge.hosts,
+        localServers: { urls: this.deps.serverUrl ? [this.deps.serverUrl] : [], ports: [forge.serverPort] },
+        gitAliases,
+        readScript: (file) => readScript(workdir, file),
+      };
       const verdict = classifyCommand(command, ctx);
       reason = verdict.allowed ? undefined : verdict.reason;
       if (!reason) args.command = await this.#sandboxed(command, workdir, forge.sandbox);
@@ -147,12 +159,12 @@ export class SessionGuard {
     if (cached && now - cached.at < CONFIG_TTL_MS) return cached.value;
     const value = import("../config/index.ts")
       .then(({ loadConfig }) => loadConfig({ directory, env: this.deps.env }))
-      .then(({ config, secrets }) => ({ hosts: forgeHosts(config.pr.providers), secrets, sandbox: config.sandbox }))
+      .then(({ config, secrets }) => ({ hosts: forgeHosts(config.pr.providers), secrets, sandbox: config.sandbox, serverPort: config.server.port }))
       .catch((error: unknown) => {
         // A broken otto.jsonc must not stop a session's shell: the built-in hosts and the token
         // variables by name still apply.
         this.deps.log.log("warn", "otto guard: could not read otto's config; using the defaults", { error: error instanceof Error ? error.message : String(error) });
-        return { hosts: [], secrets: [], sandbox: "auto" as const };
+        return { hosts: [], secrets: [], sandbox: "auto" as const, serverPort: DEFAULT_SERVER_PORT };
       });
     this.#config.set(directory, { at: now, value });
     return value;

@@ -96,7 +96,10 @@ export interface PrBackend {
   /** Logs of one failed check (its `logId`): the failed steps' output, trimmed to the end. */
   getBuildLogs(pr: PrInfo, logId: string, options?: CallOptions): Promise<string>;
   getComments(pr: PrInfo, options?: CallOptions): Promise<PrComment[]>;
-  /** Who the token acts as, spelt like `PrComment.author` (GitHub login, Azure DevOps display name). */
+  /**
+   * Who the token acts as, as `authoredBy` compares it with a comment: the GitHub login
+   * (`PrComment.author`), the Azure DevOps identity id (`PrComment.authorId`).
+   */
   currentUser(pr: PrInfo): Promise<string>;
   /**
    * Whether each author may change the repository, keyed by `authorKey` (src/pr/comments/trust.ts):

@@ -19,7 +19,7 @@ export interface PrContext {
   dataDir: string;
 }
 
-export type PrRuntime = Pick<Runtime, "client" | "env" | "log" | "directory" | "sessions">;
+export type PrRuntime = Pick<Runtime, "client" | "env" | "log" | "directory" | "sessions"> & Partial<Pick<Runtime, "secrets">>;
 
 /** 1 s: GitHub's Retry-After and Azure DevOps' are in seconds, and so is plugin-retry's backoff. */
 const RETRY_BASE_MS = 1000;

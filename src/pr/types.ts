@@ -111,6 +111,16 @@ export type CommentAuthor = Pick<PrComment, "author" | "authorId" | "authorLogin
  */
 export type AuthorAccess = "write" | "none";
 
+/**
+ * Whether `me` (the token's user as `currentUser` gives it: a GitHub login, an Azure DevOps
+ * identity id) wrote the comment. By the forge's id when it gives one: an Azure DevOps display
+ * name is anyone's to pick, so it never says who wrote a comment.
+ */
+export function authoredBy(comment: CommentAuthor, me: string | undefined): boolean {
+  if (me === undefined) return false;
+  return (comment.authorId ?? comment.author).trim().toLowerCase() === me.trim().toLowerCase();
+}
+
 /** The key an author's access is looked up and kept under: the most stable name the forge gave. */
 export function authorKey(author: CommentAuthor): string {
   return (author.authorId ?? author.authorLogin ?? author.author).trim().toLowerCase();

@@ -78,9 +78,9 @@ describe("comments by people without write access (real OpenCode, fake forges)",
     figure.reached += hits.length;
     expect(hits.map((r) => r.answeredBy)).toEqual([]);
 
-    // The forge was asked about the strangers (their association does not settle it), never about the collaborator.
+    // The forge was asked about everyone: an association other than OWNER does not settle it.
     const permission = f.gh.calls.filter((c) => c.path.endsWith("/permission")).map((c) => c.path.split("/").at(-2));
-    expect(permission.sort()).toEqual(["drive-by", "first-timer"]);
+    expect(permission.sort()).toEqual(["drive-by", "first-timer", "lead"]);
 
     // One reply, to the collaborator's thread; nothing in answer to the strangers.
     const posted = [...f.gh.state.comments, ...f.gh.state.reviewComments].filter((c) => c.user.login === "otto-bot");

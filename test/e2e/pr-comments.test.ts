@@ -226,7 +226,8 @@ describe("answering reviewer comments on tracked PRs (real OpenCode, fake forges
     f.ado.state.setChecks(pr, [{ name: "ci", status: "inProgress" }]);
     const config = (merlinbot: boolean) => {
       const base = f.ottoConfig({ models: { primary: "mock/m1" } }) as { pr: { providers: { ado: Record<string, unknown> } } };
-      base.pr.providers.ado = { ...base.pr.providers.ado, merlinbot, work_item_comment: "#workitem create" };
+      // The review bot is known by its identity id (a display name is anyone's to pick).
+      base.pr.providers.ado = { ...base.pr.providers.ado, merlinbot, bot_ids: [f.ado.state.identity("MerlinBot").id], work_item_comment: "#workitem create" };
       return base;
     };
     const ws = await e2e.workspace({ remote: true, userOttoConfig: config(false), env: f.env });

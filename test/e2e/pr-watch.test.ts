@@ -175,9 +175,18 @@ describe("otto_pr_watch through real OpenCode against fake GitHub and Azure DevO
     expect(await ottoPr(client, "watch stop")).toMatch(/^Stopped the PR watcher of this OpenCode process/);
 
     const detached = await ottoPr(client, "watch start --detach");
-    expect(detached).toMatch(new RegExp(`^Started the PR watcher in the background: opencode serve \\(pid (\\d+)\\) on 127.0.0.1:${port}, polling every 1s\\.`));
+    const authFile = path.join(ws.dirs.dataHome, "otto", "watch-server.env");
+    expect(detached).toMatch(new RegExp(`^Started the PR watcher in the background: opencode serve \\(pid (\\d+)\\) on 127.0.0.1:${port}, its password is in ${authFile} \\(user opencode\\), polling every 1s\\.`));
     const pid = Number(/pid (\d+)/.exec(detached)?.[1]);
     expect(fs.readFileSync(path.join(ws.dirs.dataHome, "otto", "watcher.pid"), "utf8").trim()).toBe(String(pid));
+    // No password was configured: otto generated one, keeps it 0600, and the background server refuses requests without it.
+    expect(fs.statSync(authFile).mode & 0o777).toBe(0o600);
+    const password = /^OPENCODE_SERVER_PASSWORD=(.+)$/m.exec(fs.readFileSync(authFile, "utf8"))?.[1] ?? "";
+    expect(password).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const session = (authorization?: string) =>
+      fetch(`http://127.0.0.1:${port}/session`, { headers: { "x-opencode-directory": ws.project, ...(authorization ? { authorization } : {}) } }).then(async (r) => (await r.body?.cancel(), r.status));
+    expect(await session()).toBe(401);
+    expect(await session(`Basic ${Buffer.from(`opencode:${password}`).toString("base64")}`)).toBe(200);
     // The background watcher polls on its own: it sees the PR go green and comments.
     f.gh.state.setChecks(pr, [{ name: "build" }]);
     await until("the background watcher to see green", () => statusOf(ws, "github-octo-app-7") === "green");

@@ -218,14 +218,18 @@ export function createAdoBackend(deps: BackendDeps): PrBackend {
     },
 
     currentUser(pr) {
-      // connectionData names the token's identity (what auto-complete uses too); comments carry its
-      // display name. Asked once per organization: the watcher may need it every cycle.
+      // connectionData names the token's identity (what auto-complete uses too). Its id, never its
+      // display name: anyone may take the same display name (authoredBy compares comments' author ids).
+      // Asked once per organization: the watcher may need it every cycle.
       const org = adoParts(pr).org;
       let user = users.get(org);
       if (!user) {
         user = http(org)
-          .json<{ authenticatedUser: { providerDisplayName?: string; customDisplayName?: string } }>("_apis/connectionData", { apiVersion: "7.1-preview" })
-          .then((data) => data.authenticatedUser.customDisplayName ?? data.authenticatedUser.providerDisplayName ?? "");
+          .json<{ authenticatedUser: { id?: string } }>("_apis/connectionData", { apiVersion: "7.1-preview" })
+          .then((data) => {
+            if (!data.authenticatedUser.id) throw new OttoError("pr_auth", "Azure DevOps did not name the token's identity (connectionData has no authenticatedUser.id).", "Check the PAT (OTTO_ADO_PAT) and the organization URL.");
+            return data.authenticatedUser.id;
+          });
         // A failed lookup is not remembered: the next call asks again.
         user.catch(() => users.delete(org));
         users.set(org, user);

@@ -76,7 +76,7 @@ export interface CommentPassReport {
 /** Which bot's comments count as review comments on this PR (Azure DevOps MerlinBot). */
 export function botPolicy(config: Config, pr: PrInfo): BotPolicy {
   const ado = config.pr.providers.ado;
-  return pr.provider === "ado" ? { names: ado.bot_names, handle: ado.merlinbot } : { names: [], handle: false };
+  return pr.provider === "ado" ? { ids: ado.bot_ids, handle: ado.merlinbot } : { ids: [], handle: false };
 }
 
 export async function runCommentPass(deps: CommentFlowDeps, input: CommentPassInput): Promise<CommentPassReport> {
@@ -90,7 +90,12 @@ export async function runCommentPass(deps: CommentFlowDeps, input: CommentPassIn
   });
   const base = { comments, seen: doc.data.seen_comment_ids, me, bot: botPolicy(deps.config, pr) };
   // Everyone's comments are judged when something is to be answered: the thread shown to the session needs it too.
-  const judged = reviewerComments(base).length > 0 ? comments.filter((c) => !isOttoComment(c, me) && !isMine(c, me) && botKind(c.author, base.bot) === undefined) : [];
+  const judged = reviewerComments(base).length > 0 ? comments.filter((c) => !isOttoComment(c, me) && !isMine(c, me) && botKind(c, base.bot) === undefined) : [];
+  for (const c of reviewerComments(base)) {
+    if (pr.provider === "ado" && deps.config.pr.providers.ado.bot_names.some((n) => n.trim().toLowerCase() === c.author.trim().toLowerCase())) {
+      deps.log("warn", `comment ${c.id} by ${c.author} is judged like anyone's: the review bot is known by its identity id only (pr.providers.ado.bot_ids); if it is yours, add ${c.authorId ?? "its id"} there`);
+    }
+  }
   const trust = await resolveTrust({ backend, pr, comments: judged, policy: deps.config.pr.trusted_authors, secrets: deps.secrets, log: deps.log });
   const plan = selectComments({ ...base, trust });
   report.skipped = plan.skipped;
@@ -249,7 +254,7 @@ async function answerEach(
 /** Whether a comment's words may reach a session: otto's and the user's own, the enabled review bot's, trusted authors'. */
 function trustedForContext(comment: PrComment, trust: ReadonlyMap<string, TrustDecision>, me: string | undefined, bot: BotPolicy): boolean {
   if (isOttoComment(comment, me) || isMine(comment, me)) return true;
-  const kind = botKind(comment.author, bot);
+  const kind = botKind(comment, bot);
   if (kind !== undefined) return kind === "review_bot" && bot.handle;
   return trust.get(comment.id)?.trusted === true;
 }

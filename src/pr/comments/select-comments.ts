@@ -1,4 +1,4 @@
-import type { PrComment } from "../types.ts";
+import { authoredBy, type PrComment } from "../types.ts";
 import { isOttoComment, unhandledComments } from "../watch/plan.ts";
 import type { Decision } from "./decision.ts";
 import { ownReplies } from "./reply-marker.ts";
@@ -14,8 +14,11 @@ import type { TrustDecision } from "./trust.ts";
  */
 
 export interface BotPolicy {
-  /** Authors that are the configured review bot, e.g. ["MerlinBot"]. */
-  names: readonly string[];
+  /**
+   * Identity ids of the configured review bot (pr.providers.ado.bot_ids). Never its display name:
+   * anyone may call themselves MerlinBot.
+   */
+  ids: readonly string[];
   /** Answer the configured bot like a reviewer (pr.providers.ado.merlinbot). */
   handle: boolean;
 }
@@ -23,7 +26,7 @@ export interface BotPolicy {
 export interface SelectInput {
   comments: readonly PrComment[];
   seen: readonly string[];
-  /** The user the token belongs to (GitHub login, Azure DevOps display name); unknown: undefined. */
+  /** The user the token belongs to (GitHub login, Azure DevOps identity id); unknown: undefined. */
   me?: string | undefined;
   bot: BotPolicy;
   /** The trust decision of each reviewer comment by id (resolve-trust.ts); a comment missing here is not trusted. */
@@ -50,11 +53,13 @@ export interface CommentPlan {
 
 const same = (a: string, b: string): boolean => a.trim().toLowerCase() === b.trim().toLowerCase();
 
-/** GitHub Apps post as `<name>[bot]`; the configured review bot may be named with or without the suffix. */
-export function botKind(author: string, bot: BotPolicy): "review_bot" | "bot" | undefined {
-  const bare = author.replace(/\[bot\]$/i, "");
-  if (bot.names.some((name) => same(name.replace(/\[bot\]$/i, ""), bare))) return "review_bot";
-  return /\[bot\]$/i.test(author) ? "bot" : undefined;
+/**
+ * The configured review bot by its identity id; other bots by GitHub Apps' `<name>[bot]` login (a
+ * suffix no person's login can have). A display name only ever makes a comment a bot's to skip.
+ */
+export function botKind(comment: Pick<PrComment, "author" | "authorId">, bot: BotPolicy): "review_bot" | "bot" | undefined {
+  if (comment.authorId !== undefined && bot.ids.some((id) => same(id, comment.authorId ?? ""))) return "review_bot";
+  return /\[bot\]$/i.test(comment.author) ? "bot" : undefined;
 }
 
 /**
@@ -84,7 +89,7 @@ export function threadOf(comment: PrComment, comments: readonly PrComment[]): Pr
 }
 
 /** The comment's author is the token's user: the person otto works for. */
-export const isMine = (comment: PrComment, me: string | undefined): boolean => me !== undefined && same(comment.author, me);
+export const isMine = (comment: PrComment, me: string | undefined): boolean => authoredBy(comment, me);
 
 /**
  * Comments whose authors the trust check must judge: new, unresolved, not otto's, not the token
@@ -92,7 +97,7 @@ export const isMine = (comment: PrComment, me: string | undefined): boolean => m
  */
 export function reviewerComments(input: Omit<SelectInput, "trust">): PrComment[] {
   const answered = ownReplies(input.comments, input.me);
-  return unhandledComments(input.comments, input.seen, input.me).filter((c) => !answered.has(c.id) && !isMine(c, input.me) && botKind(c.author, input.bot) === undefined);
+  return unhandledComments(input.comments, input.seen, input.me).filter((c) => !answered.has(c.id) && !isMine(c, input.me) && botKind(c, input.bot) === undefined);
 }
 
 export function selectComments(input: SelectInput): CommentPlan {
@@ -119,7 +124,7 @@ export function selectComments(input: SelectInput): CommentPlan {
       plan.skipped.push({ comment, reason: "own" });
       continue;
     }
-    const kind = botKind(comment.author, bot);
+    const kind = botKind(comment, bot);
     if (kind === "bot" || (kind === "review_bot" && !bot.handle)) {
       plan.skipped.push({ comment, reason: "bot" });
       continue;

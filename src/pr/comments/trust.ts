@@ -4,19 +4,21 @@ import type { AuthorAccess, CommentAuthor, PrComment } from "../types.ts";
 /*
  * Whose comments may steer otto. A comment goes to a session that runs shell commands with the
  * user's tokens in its environment, so only people who could change the repository themselves are
- * answered: GitHub users with write access, Azure DevOps project members, and whoever
+ * answered: GitHub users with write access (admin, maintain or write), Azure DevOps project members, and whoever
  * pr.trusted_authors lists. Pure: the backend's answers come in as data (resolve-trust.ts).
  */
 
 export type TrustPolicy = Config["pr"]["trusted_authors"];
 
 /**
- * GitHub's author_association values that settle it without a request: the owner, members of the
- * owning organization, invited collaborators. Others (CONTRIBUTOR, NONE, …) may still have write
- * access through a team or a private organization membership, so the permission API decides.
+ * GitHub's author_association values that settle it without a request: only OWNER, the account that
+ * owns the repository (a user-owned repository's user, who has admin on it; an organization cannot
+ * comment, so on an organization's repository its people show as MEMBER). MEMBER and COLLABORATOR
+ * do not mean write access: an organization member with a read base role and a read or triage
+ * collaborator carry them too, so the permission API decides for them as for everyone else.
  * https://docs.github.com/en/graphql/reference/enums#commentauthorassociation
  */
-export const TRUSTED_ASSOCIATIONS: ReadonlySet<string> = new Set(["OWNER", "MEMBER", "COLLABORATOR"]);
+export const TRUSTED_ASSOCIATIONS: ReadonlySet<string> = new Set(["OWNER"]);
 
 export type TrustReason = "listed" | "association" | "access" | "not_listed" | "no_access" | "lookup_failed";
 

@@ -26,6 +26,9 @@ import { hasMarker, issueCommentsHave, reviewCommentsHave, runGithubWorkflow } f
 /** Job logs can be megabytes; the end holds the failure. */
 const MAX_LOG_CHARS = 200_000;
 
+/** The permission API's answers that can push to the repository (the docs' legacy roles, and maintain should it appear). */
+const WRITE_PERMISSIONS: ReadonlySet<string> = new Set(["admin", "maintain", "write"]);
+
 const numericId = (commentId: string, kind: "issue" | "review"): number | undefined => {
   const match = new RegExp(`^${kind}-(\\d+)$`).exec(commentId);
   return match ? Number(match[1]) : undefined;
@@ -95,9 +98,10 @@ export function createGithubBackend(deps: BackendDeps): PrBackend {
       access = call(`the permission of ${login} on ${pr.repo}`, async (octokit) => {
         try {
           // https://docs.github.com/en/rest/collaborators/collaborators#get-repository-permissions-for-a-user
-          // `permission` is the legacy base role (maintain maps to write); role_name may be a custom role.
+          // `permission` is the legacy base role (maintain shows as write, triage as read); role_name
+          // may be a custom role, so it is not read. Anything else (read, none, an unknown value) is a no.
           const { data } = await octokit.request("GET /repos/{owner}/{repo}/collaborators/{username}/permission", { ...repoParams(pr), username: login });
-          return data.permission === "admin" || data.permission === "write" ? "write" : "none";
+          return WRITE_PERMISSIONS.has(data.permission) ? "write" : "none";
         } catch (error) {
           // 404: not a collaborator (or no such user).
           if ((error as { status?: unknown }).status === 404) return "none";

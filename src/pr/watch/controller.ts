@@ -13,6 +13,7 @@ import { holderAlive, markStopped, readWatcherRecord, WatchMode, type LockDeps }
 import { renderCycle, renderStatus } from "./render.ts";
 import { cronFor, systemClock, type Clock } from "./schedule.ts";
 import { installUnit } from "./install.ts";
+import { serverAuthFile, watcherServerAuth, writeServerAuthFile } from "./server-auth.ts";
 import { createWatcher, summarize, type Watcher } from "./watcher.ts";
 import { createBackgroundFixes, handOverFix } from "./fixes.ts";
 
@@ -108,10 +109,13 @@ export function createWatchController(runtime: PrRuntime, deps: ControllerDeps):
       if (holderAlive(current, lock)) throw new OttoError("watcher_running", `A PR watcher is already running (pid ${current?.pid}, ${current?.mode}).`, "See /otto-pr watch status; stop it with /otto-pr watch stop.");
       const logFile = path.join(ctx.loaded.config.server.log_dir, "otto-watch.log");
       const port = ctx.loaded.config.server.port;
+      // The server always has a password: the configured one, or one otto generates and stores 0600.
+      const auth = watcherServerAuth({ opencode: ctx.loaded.config.opencode, dataDir: ctx.dataDir });
+      runtime.secrets?.add([auth.password]);
       const { pid } = await startDetached({
         opencode: deps.opencode,
         directory: runtime.directory,
-        env: runtime.env,
+        env: { ...runtime.env, OPENCODE_SERVER_USERNAME: auth.username, OPENCODE_SERVER_PASSWORD: auth.password },
         port,
         logFile,
         pidFile: path.join(ctx.dataDir, "watcher.pid"),
@@ -119,7 +123,8 @@ export function createWatchController(runtime: PrRuntime, deps: ControllerDeps):
         timeoutMs: DETACH_TIMEOUT_MS,
         sleep: deps.clock.sleep,
       });
-      return `Started the PR watcher in the background: opencode serve (pid ${pid}) on 127.0.0.1:${port}, polling every ${ctx.loaded.config.server.poll_interval}.\nLog: ${logFile}\nStop it with /otto-pr watch stop.`;
+      const password = auth.generated ? `its password is in ${serverAuthFile(ctx.dataDir)} (user ${auth.username})` : "with your OPENCODE_SERVER_PASSWORD";
+      return `Started the PR watcher in the background: opencode serve (pid ${pid}) on 127.0.0.1:${port}, ${password}, polling every ${ctx.loaded.config.server.poll_interval}.\nLog: ${logFile}\nStop it with /otto-pr watch stop.`;
     },
 
     async stop() {
@@ -166,7 +171,12 @@ export function createWatchController(runtime: PrRuntime, deps: ControllerDeps):
 
     async install({ enable }) {
       const ctx = await createPrContext(runtime);
-      return installUnit({ opencode: deps.opencode, directory: runtime.directory, port: ctx.loaded.config.server.port, env: runtime.env, enable });
+      // The unit reads the server's credentials from a 0600 file (EnvironmentFile=), never from the unit itself.
+      const auth = watcherServerAuth({ opencode: ctx.loaded.config.opencode, dataDir: ctx.dataDir });
+      runtime.secrets?.add([auth.password]);
+      const environmentFile = serverAuthFile(ctx.dataDir);
+      if (!auth.generated) writeServerAuthFile(environmentFile, auth);
+      return installUnit({ opencode: deps.opencode, directory: runtime.directory, port: ctx.loaded.config.server.port, env: runtime.env, environmentFile, enable });
     },
 
     async autostart() {

@@ -9,6 +9,8 @@ export interface InstallOptions {
   directory: string;
   port: number;
   env: Record<string, string | undefined>;
+  /** The 0600 file with the server's credentials (server-auth.ts), read by the unit's EnvironmentFile=. */
+  environmentFile: string;
   /** Also run systemctl --user daemon-reload and enable --now. */
   enable: boolean;
 }
@@ -19,9 +21,9 @@ export async function installUnit(options: InstallOptions): Promise<string> {
   await fs.mkdir(path.dirname(file), { recursive: true });
   await fs.writeFile(file, renderUnit(options));
   const commands = [`systemctl --user daemon-reload`, `systemctl --user enable --now ${UNIT_NAME}`];
-  const lines = [`Wrote ${file}: opencode serve on 127.0.0.1:${options.port} in ${options.directory}, with the PR watcher.`];
+  const lines = [`Wrote ${file}: opencode serve on 127.0.0.1:${options.port} in ${options.directory}, with the PR watcher; its password comes from ${options.environmentFile} (mode 0600).`];
   if (!options.enable) {
-    lines.push("Enable it with:", ...commands.map((c) => `  ${c}`), "Tokens come from otto.jsonc, or add an EnvironmentFile with systemctl --user edit otto-watch.");
+    lines.push("Enable it with:", ...commands.map((c) => `  ${c}`), "Tokens come from otto.jsonc, or add another EnvironmentFile with systemctl --user edit otto-watch.");
     return lines.join("\n");
   }
   for (const command of commands) {

@@ -1,7 +1,7 @@
 import { redact } from "../../core/index.ts";
 import { FINAL_STATUSES, type PrDocument, type PrFrontmatter, type PrStatus } from "../store/document.ts";
 import { pipelineSummary } from "../pipeline.ts";
-import type { PipelineStatus, PrComment, PrInfo } from "../types.ts";
+import { authoredBy, type PipelineStatus, type PrComment, type PrInfo } from "../types.ts";
 
 /*
  * What one poll of a PR means, as a pure function of the document and what the provider said:
@@ -122,7 +122,7 @@ export function planRefresh(doc: PrDocument, observed: Observed, now: string, me
  * reviewer who pastes the marker is still answered and cannot pass for otto. Unknown: the marker alone.
  */
 export function isOttoComment(comment: PrComment, me?: string): boolean {
-  return comment.body.includes(OTTO_MARKER) && (me === undefined || comment.author.trim().toLowerCase() === me.trim().toLowerCase());
+  return comment.body.includes(OTTO_MARKER) && (me === undefined || authoredBy(comment, me));
 }
 
 /** Reviewer comments the comment flow has not handled: not seen, not resolved, not otto's own. */

@@ -3,8 +3,9 @@ import { WATCH_ENV, WATCH_MODE_ENV } from "./detach.ts";
 
 /*
  * `watch install`: a systemd user unit that runs the same headless `opencode serve` with the
- * watcher, restarted on failure. Credentials are not written into it: they come from otto.jsonc
- * or an EnvironmentFile the user adds (`systemctl --user edit otto-watch`).
+ * watcher, restarted on failure. Credentials are not written into it: the server's password comes
+ * from otto's 0600 EnvironmentFile (server-auth.ts), forge tokens from otto.jsonc or an
+ * EnvironmentFile the user adds (`systemctl --user edit otto-watch`).
  * https://www.freedesktop.org/software/systemd/man/latest/systemd.service.html
  */
 
@@ -69,7 +70,7 @@ export function pokeScript(port: number, directory: string): string {
   return `${auth}; for i in $(seq 60); do auth | curl -fsS -o /dev/null -H @- ${shellQuote(url)} && exit 0; sleep 1; done; exit 1`;
 }
 
-export function renderUnit(options: { opencode: string; directory: string; port: number; env: Record<string, string | undefined> }): string {
+export function renderUnit(options: { opencode: string; directory: string; port: number; env: Record<string, string | undefined>; environmentFile: string }): string {
   const env = PASSED.filter((k) => options.env[k]).map((k) => `Environment=${quoteEnvironment(k, options.env[k] ?? "")}`);
   return [
     "[Unit]",
@@ -83,6 +84,8 @@ export function renderUnit(options: { opencode: string; directory: string; port:
     `Environment=${WATCH_ENV}=1`,
     `Environment=${WATCH_MODE_ENV}=service`,
     ...env,
+    // The server's password (OPENCODE_SERVER_PASSWORD), for `opencode serve` and the wake-up request alike.
+    `EnvironmentFile=${pathSetting(options.environmentFile)}`,
     `ExecStart=${quoteExec(options.opencode)} serve --hostname 127.0.0.1 --port ${options.port}`,
     // `opencode serve` loads plugins when a request names a directory: this one makes it load otto.
     // "-": a missing curl must not fail the unit (`watch status` then shows no watcher).

@@ -234,7 +234,7 @@ export class AdoState {
     pr.closedDate = this.time();
   }
 
-  addThread(pr: FakeAdoPr, input: { content: string; author?: string; filePath?: string; line?: number; status?: FakeThread["status"] }): FakeThread {
+  addThread(pr: FakeAdoPr, input: { content: string; author?: string | AdoIdentity; filePath?: string; line?: number; status?: FakeThread["status"] }): FakeThread {
     const thread: FakeThread = {
       id: this.nextId(),
       prId: pr.id,
@@ -263,8 +263,9 @@ export class AdoState {
     return [this.me, ...[...this.#people.values()].filter((p) => !this.outsiders.has(p.displayName))];
   }
 
-  reply(thread: FakeThread, content: string, author: string, parentCommentId: number): void {
-    const identity = this.identity(author);
+  /** `author`: a display name (one identity per name, a team member unless an outsider), or an identity of its own, in no team. */
+  reply(thread: FakeThread, content: string, author: string | AdoIdentity, parentCommentId: number): void {
+    const identity = typeof author === "string" ? this.identity(author) : author;
     thread.comments.push({ id: thread.comments.length + 1, parentCommentId, content, author: identity, publishedDate: this.time(), commentType: "text" });
   }
 }

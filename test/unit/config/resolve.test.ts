@@ -28,7 +28,7 @@ describe("resolveConfig defaults", () => {
     expect(config.pr.verify).toBeUndefined();
     expect(config.pr.default_provider).toBeUndefined();
     expect(config.pr.providers.github).toEqual({ api_url: "https://api.github.com", hosts: [] });
-    expect(config.pr.providers.ado).toEqual({ base_url: "https://dev.azure.com", auto_complete: true, merlinbot: true, bot_names: ["MerlinBot"], create_work_item: true });
+    expect(config.pr.providers.ado).toEqual({ base_url: "https://dev.azure.com", auto_complete: true, merlinbot: true, bot_names: ["MerlinBot"], bot_ids: [], create_work_item: true });
     expect(config.models).toEqual({});
     expect(config.repos).toEqual([]);
     expect(config.notify).toEqual({ webhooks: [], toast: true });

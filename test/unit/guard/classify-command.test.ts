@@ -141,3 +141,42 @@ describe("classifyCommand", () => {
     expect(allowed.length + denied.length).toBeGreaterThanOrEqual(80);
   });
 });
+
+describe("classifyCommand: OpenCode's own server", () => {
+  // The plugin's server (PluginInput.serverUrl) and the detached watcher's (server.port on loopback).
+  const server: ClassifyContext = { ...ctx, localServers: { urls: ["http://127.0.0.1:4096/"], ports: [4097] } };
+  const refused = [
+    "curl http://127.0.0.1:4097/session",
+    "curl -X POST localhost:4097/session/x/message",
+    "curl -s -X POST http://127.0.0.1:4096/session",
+    "curl -s http://[::1]:4097/session",
+    "curl http://0.0.0.0:4097/session",
+    "curl http://127.0.0.2:4096/session",
+    "curl --url=http://localhost:4097/session",
+    "wget -qO- --post-data='{}' http://localhost:4097/session",
+    "http POST :4097/session",
+    "xh post localhost:4096/session",
+    "sh -c 'curl -d {} http://127.0.0.1:4097/session'",
+    "node -e \"fetch('http://localhost:4097/session', { method: 'POST' })\"",
+    "python3 -c \"import http.client; c = http.client.HTTPConnection('127.0.0.1', 4097); c.request('POST', '/session')\"",
+    "exec 3<>/dev/tcp/127.0.0.1/4097",
+    "OPENCODE_SERVER_PASSWORD=x curl http://example.test/",
+  ];
+  const fine = ["curl http://127.0.0.1:3000/health", "curl -s localhost:8080/api", "curl https://registry.npmjs.org/zod", "node -e \"fetch('http://localhost:3000/')\""];
+
+  it.each(refused)("refuses %s", (command) => {
+    const verdict = classifyCommand(command, server);
+    expect(verdict.allowed, JSON.stringify(verdict)).toBe(false);
+    if (!verdict.allowed) expect(verdict.reason).toMatch(/OpenCode's own server|OPENCODE_SERVER_PASSWORD/);
+  });
+
+  it.each(fine)("allows %s (an app's port, not OpenCode's)", (command) => {
+    expect(classifyCommand(command, server)).toEqual({ allowed: true });
+  });
+
+  it("refuses a non-loopback server URL by its own host and port only", () => {
+    const remote: ClassifyContext = { localServers: { urls: ["http://10.1.2.3:4096"], ports: [] } };
+    expect(classifyCommand("curl http://10.1.2.3:4096/session", remote).allowed).toBe(false);
+    expect(classifyCommand("curl http://127.0.0.1:4096/session", remote).allowed).toBe(true);
+  });
+});

@@ -1,7 +1,7 @@
 import path from "node:path";
 import { execa } from "execa";
 import { afterEach, describe, expect, it } from "vitest";
-import { pushBlockingEnv, TOKEN_VARIABLES } from "../../../src/guard/index.ts";
+import { protectedVariables, pushBlockingEnv, TOKEN_VARIABLES } from "../../../src/guard/index.ts";
 import { createRepo, gitEnv, type Repo } from "../../support/git.ts";
 import { recordFigure } from "../../support/figures.ts";
 
@@ -67,5 +67,14 @@ describe("pushBlockingEnv", () => {
     expect(out.MY_CI_TOKEN).toBe("");
     expect(out.OTHER).toBeUndefined();
     expect(out).toMatchObject({ GIT_TERMINAL_PROMPT: "0", GIT_ASKPASS: "false", SSH_ASKPASS: "false", GIT_SSH_COMMAND: "false", SSH_AUTH_SOCK: "", GH_CONFIG_DIR: "/tmp/empty" });
+  });
+
+  it("blanks OpenCode's server credentials: a session's curl cannot authenticate to OpenCode's own server", () => {
+    const out = pushBlockingEnv({ env: { OPENCODE_SERVER_PASSWORD: "generated-by-otto-1234", OPENCODE_SERVER_USERNAME: "opencode" } });
+    expect(out.OPENCODE_SERVER_PASSWORD).toBe("");
+    expect(out.OPENCODE_SERVER_USERNAME).toBe("");
+    // Set even when the environment has none, and protected: a command that sets them is refused.
+    expect(pushBlockingEnv({ env: {} })).toMatchObject({ OPENCODE_SERVER_PASSWORD: "", OPENCODE_SERVER_USERNAME: "" });
+    expect(protectedVariables()).toEqual(expect.arrayContaining(["OPENCODE_SERVER_PASSWORD", "OPENCODE_SERVER_USERNAME"]));
   });
 });

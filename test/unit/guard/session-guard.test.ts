@@ -14,12 +14,25 @@ describe("SessionGuard", () => {
     if (home) fs.rmSync(home, { recursive: true, force: true });
   });
 
-  async function guardIn(): Promise<SessionGuard> {
+  async function guardIn(serverUrl?: string): Promise<SessionGuard> {
     repo = await createRepo();
     home = fs.mkdtempSync(path.join(os.tmpdir(), "otto-guard-"));
     const env = gitEnv({ HOME: home, XDG_CONFIG_HOME: path.join(home, "config"), XDG_DATA_HOME: path.join(home, "data") });
-    return new SessionGuard({ directory: repo.dir, env, log: silentLogger });
+    return new SessionGuard({ directory: repo.dir, env, log: silentLogger, ...(serverUrl ? { serverUrl } : {}) });
   }
+
+  it("refuses a guarded session's requests to the plugin's server URL and to server.port, and blanks the server's credentials", async () => {
+    const guard = await guardIn("http://127.0.0.1:4096/");
+    guard.track("ses_1");
+    const bash = (command: string) => guard.beforeTool({ tool: "bash", sessionID: "ses_1" }, { args: { command } });
+    await expect(bash("curl -s -X POST http://localhost:4096/session")).rejects.toThrow(/Otto blocked this: curl to OpenCode's own server \(localhost:4096\)/);
+    // server.port's default (no otto.jsonc here): the detached watcher's server.
+    await expect(bash("curl http://127.0.0.1:4097/session")).rejects.toThrow(/OpenCode's own server/);
+    await expect(bash("curl http://127.0.0.1:3000/health")).resolves.toBeUndefined();
+    const env: Record<string, string> = { OPENCODE_SERVER_PASSWORD: "from-the-server-process" };
+    await guard.shellEnv({ cwd: repo!.dir, sessionID: "ses_1" }, { env });
+    expect([env.OPENCODE_SERVER_PASSWORD, env.OPENCODE_SERVER_USERNAME]).toEqual(["", ""]);
+  });
 
   it("guards the sessions otto created and those running otto's subagents, nothing else", async () => {
     const guard = await guardIn();

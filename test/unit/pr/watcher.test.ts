@@ -148,8 +148,10 @@ describe("schedule, host and unit", () => {
     expect(hostKind(["bun", "/$bunfs/root/src/index.js"])).toBe("tui");
   });
 
-  it("writes a systemd unit without credentials", () => {
-    const unit = renderUnit({ opencode: "/opt/opencode", directory: "/home/me/src", port: 4097, env: { PATH: "/usr/bin", GITHUB_TOKEN: "ghp_secret", XDG_DATA_HOME: "/d" } });
+  it("writes a systemd unit without credentials: the server's password comes from otto's EnvironmentFile", () => {
+    const unit = renderUnit({ opencode: "/opt/opencode", directory: "/home/me/src", port: 4097, env: { PATH: "/usr/bin", GITHUB_TOKEN: "ghp_secret", XDG_DATA_HOME: "/d" }, environmentFile: "/d/otto/watch-server.env" });
+    expect(unit).toContain("EnvironmentFile=/d/otto/watch-server.env");
+    expect(unit).not.toContain("OPENCODE_SERVER_PASSWORD=");
     expect(unit).toContain('ExecStart="/opt/opencode" serve --hostname 127.0.0.1 --port 4097');
     expect(unit).toContain("Environment=OTTO_WATCH=1");
     expect(unit).toContain('Environment="XDG_DATA_HOME=/d"');

@@ -156,13 +156,20 @@ describe("runCommentPass", () => {
     expect(asked).toEqual(["access mallory"]);
   });
 
-  it("trusts a collaborator's association without asking the forge, and a listed login (mode only) over the forge's word", async () => {
-    const lead = c("issue-8", { kind: "conversation", author: "lead", association: "COLLABORATOR" });
-    const first = await setup([lead], { ...pr, fork: true });
+  it("trusts the owner's association without asking the forge, asks about a collaborator, and a listed login (mode only) over the forge's word", async () => {
+    const owner = c("issue-7", { kind: "conversation", author: "octo", association: "OWNER" });
+    const first = await setup([owner], { ...pr, fork: true });
     const report = await runCommentPass(first.deps, { doc: first.doc, pr: { ...pr, fork: true }, backend: first.backend });
     // Reached the answering stage (handed off because of the fork), without a lookup.
-    expect(report.failed.map((f) => f.comment.id)).toEqual(["issue-8"]);
+    expect(report.failed.map((f) => f.comment.id)).toEqual(["issue-7"]);
     expect(first.asked).toEqual([]);
+
+    // COLLABORATOR does not mean write access (a read or triage collaborator has it too): the forge is asked.
+    const lead = c("issue-8", { kind: "conversation", author: "lead", association: "COLLABORATOR" });
+    const second = await setup([lead], { ...pr, fork: true });
+    const asked = await runCommentPass(second.deps, { doc: second.doc, pr: { ...pr, fork: true }, backend: second.backend });
+    expect(asked.failed.map((f) => f.comment.id)).toEqual(["issue-8"]);
+    expect(second.asked).toEqual(["access lead"]);
 
     const only = await setup([lead, c("issue-9", { kind: "conversation", author: "mallory", association: "NONE" })], { ...pr, fork: true }, testConfig({ pr: { trusted_authors: { mode: "only", logins: ["Mallory"] } } }));
     const restricted = await runCommentPass(only.deps, { doc: only.doc, pr: { ...pr, fork: true }, backend: only.backend });

@@ -10,17 +10,17 @@ const add = (logins: string[] = []): TrustPolicy => ({ mode: "add", logins });
 const only = (logins: string[]): TrustPolicy => ({ mode: "only", logins });
 
 describe("decideTrust", () => {
-  it("GitHub: OWNER, MEMBER and COLLABORATOR settle it without a request; anything else asks the permission API", () => {
-    for (const association of ["OWNER", "MEMBER", "collaborator"]) {
-      const comment = c("issue-1", { association });
-      expect(needsLookup(comment, add())).toBe(false);
-      expect(decideTrust(comment, add())).toEqual({ trusted: true, reason: "association" });
-    }
-    for (const association of ["NONE", "CONTRIBUTOR", "FIRST_TIME_CONTRIBUTOR", "FIRST_TIMER", "MANNEQUIN", undefined]) {
+  it("GitHub: only OWNER settles it without a request; MEMBER, COLLABORATOR and everyone else ask the permission API", () => {
+    const owner = c("issue-1", { association: "OWNER" });
+    expect(needsLookup(owner, add())).toBe(false);
+    expect(decideTrust(owner, add())).toEqual({ trusted: true, reason: "association" });
+    // An organization member with a read base role, a read or triage collaborator: the association says nothing about write access.
+    for (const association of ["MEMBER", "collaborator", "NONE", "CONTRIBUTOR", "FIRST_TIME_CONTRIBUTOR", "FIRST_TIMER", "MANNEQUIN", undefined]) {
       const comment = c("issue-2", association ? { association } : {});
       expect(needsLookup(comment, add())).toBe(true);
       expect(decideTrust(comment, add(), "write")).toEqual({ trusted: true, reason: "access" });
       expect(decideTrust(comment, add(), "none")).toEqual({ trusted: false, reason: "no_access" });
+      expect(decideTrust(comment, add(), undefined)).toEqual({ trusted: false, reason: "lookup_failed" });
     }
   });
 
@@ -57,7 +57,7 @@ describe("decideTrust", () => {
 });
 
 describe("selectComments with trust", () => {
-  const noBot: BotPolicy = { names: [], handle: false };
+  const noBot: BotPolicy = { ids: [], handle: false };
 
   it("skips untrusted comments; they neither cover a trusted comment of their thread nor are covered", () => {
     const root = c("review-1", { kind: "inline", author: "lead" });
@@ -73,8 +73,10 @@ describe("selectComments with trust", () => {
     expect(plan.skipped.map((s) => [s.comment.id, s.reason])).toEqual([["review-2", "untrusted"], ["issue-3", "untrusted"]]);
   });
 
-  it("the enabled review bot is trusted by its setting, without a decision", () => {
-    const plan = selectComments({ comments: [c("1/1", { author: "MerlinBot" })], seen: [], bot: { names: ["MerlinBot"], handle: true }, trust: new Map() });
+  it("the enabled review bot (by identity id) is trusted by its setting, without a decision; its display name alone is not", () => {
+    const bot = { ids: ["b0b0b0b0-0000-4000-8000-000000000001"], handle: true };
+    const plan = selectComments({ comments: [c("1/1", { author: "MerlinBot", authorId: "b0b0b0b0-0000-4000-8000-000000000001" }), c("2/1", { author: "MerlinBot", authorId: "e0e0e0e0-0000-4000-8000-000000000002" })], seen: [], bot, trust: new Map() });
     expect(plan.handle.map((x) => x.id)).toEqual(["1/1"]);
+    expect(plan.skipped.map((s) => [s.comment.id, s.reason])).toEqual([["2/1", "untrusted"]]);
   });
 });

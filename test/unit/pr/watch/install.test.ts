@@ -16,7 +16,7 @@ function fakeSystemctl(failEnable = false): { bin: string; calls: () => string[]
   return { bin: dir, calls: () => (fs.existsSync(log) ? fs.readFileSync(log, "utf8").trim().split("\n") : []) };
 }
 
-const base = { opencode: "/opt/opencode", directory: "/home/me/src/app", port: 4097 };
+const base = { opencode: "/opt/opencode", directory: "/home/me/src/app", port: 4097, environmentFile: "/home/me/.local/share/otto/watch-server.env" };
 
 describe("watch install", () => {
   it("writes the unit under $XDG_CONFIG_HOME/systemd/user and only says how to enable it", async () => {
@@ -27,7 +27,7 @@ describe("watch install", () => {
     const file = path.join(config, "systemd", "user", "otto-watch.service");
     expect(fs.readFileSync(file, "utf8")).toBe(renderUnit({ ...base, env }));
     expect(fs.readFileSync(file, "utf8")).not.toContain("ghp_secret_value");
-    expect(output).toContain(`Wrote ${file}: opencode serve on 127.0.0.1:4097 in /home/me/src/app, with the PR watcher.`);
+    expect(output).toContain(`Wrote ${file}: opencode serve on 127.0.0.1:4097 in /home/me/src/app, with the PR watcher; its password comes from /home/me/.local/share/otto/watch-server.env (mode 0600).`);
     expect(output).toContain("  systemctl --user enable --now otto-watch.service");
     expect(systemctl.calls()).toEqual([]);
   });
