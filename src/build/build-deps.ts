@@ -50,6 +50,7 @@ export async function createBuildDeps(input: BuildInput): Promise<BuildDeps> {
     store: new BuildStore(repoRoot),
     git: runGit,
     env: runtime.env,
+    secrets: loaded.secrets,
     verify: settings.verify,
     runChecks: () => runChecks(settings.verify, { cwd: repoRoot, timeoutMs: settings.verifyTimeoutMs, signal: input.signal, env: runtime.env }),
     archive: (target) => archiveTarget(target, { repoRoot, now: () => new Date(), env: runtime.env }),
