@@ -47,9 +47,10 @@ describe("openPrTree", () => {
     expect(fs.readFileSync(path.join(tree.dir, "a.txt"), "utf8")).toBe("one\n");
     expect(fs.existsSync(path.join(tree.dir, ".env"))).toBe(false);
 
-    // A session's fix, committed and pushed from the detached worktree.
+    // A session's fix, committed and pushed from the detached worktree (the flow snapshots the tree before the session).
+    const baseline = await snapshotPrTree(tree.dir, gitEnv());
     fs.writeFileSync(path.join(tree.dir, "b.txt"), "the fix\n");
-    const pushed = await commitAndPush({ dir: tree.dir, branch: "feature", remote: "origin", message: "otto: fix", baseline: await snapshotPrTree(tree.dir, gitEnv()), detached: true, env: gitEnv() });
+    const pushed = await commitAndPush({ dir: tree.dir, branch: "feature", remote: "origin", message: "otto: fix", baseline, detached: true, env: gitEnv() });
     expect(pushed.outcome).toBe("pushed");
     expect(await repo.remoteFile("b.txt", "feature")).toBe("the fix\n");
     expect(await repo.remoteFile("a.txt", "feature")).toBe("one\n");

@@ -93,7 +93,7 @@ describe("commitChanges", () => {
     await t.repo.git(["add", "README.md"]);
     const baseline = await snapshotTree(run, t.repo.dir);
     const head = await t.repo.git(["rev-parse", "HEAD"]);
-    expect(await commitChanges(run, t.repo.dir, { message: "nothing", baseline })).toEqual({ sha: undefined, committed: [], kept: [] });
+    expect(await commitChanges(run, t.repo.dir, { message: "nothing", baseline })).toEqual({ sha: undefined, committed: [], kept: [], ignored: [] });
     expect(await t.repo.git(["rev-parse", "HEAD"])).toBe(head);
     const empty = await commitChanges(run, t.repo.dir, { message: "phase: nothing changed", baseline, allowEmpty: true });
     expect(empty.sha).toMatch(/^[0-9a-f]{7,}$/);
