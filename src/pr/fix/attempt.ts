@@ -58,6 +58,8 @@ export interface AttemptResult {
   review?: string;
   /** Pushed with no local checks to run (none configured, none found in the tree). */
   unchecked?: boolean;
+  /** Files of the user's git ignored before the fix and a session un-ignored: left out of the commit. */
+  ignored?: string[];
 }
 
 /** How a fix pushed without any local check says so, in its summary and the PR document. */
@@ -186,7 +188,7 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
     const unchecked = input.verify.length === 0 ? ` (${UNCHECKED})` : "";
     // Ignored files of the user's a session un-ignored were left out: the PR document says which.
     const leftOut = pushed.ignored.length > 0 ? ` ${ignoredLine(pushed.ignored)}` : "";
-    return { outcome: "pushed", sha: pushed.sha, review: approval, unchecked: input.verify.length === 0, detail: `pushed to ${pr.sourceBranch}${pushed.rebased ? " after rebasing onto the moved branch" : ""}: ${subject ?? "fix"}${unchecked}; ${approval}${leftOut}` };
+    return { outcome: "pushed", sha: pushed.sha, review: approval, unchecked: input.verify.length === 0, ...(pushed.ignored.length > 0 ? { ignored: pushed.ignored } : {}), detail: `pushed to ${pr.sourceBranch}${pushed.rebased ? " after rebasing onto the moved branch" : ""}: ${subject ?? "fix"}${unchecked}; ${approval}${leftOut}` };
   }
   if (pushed.outcome === "nothing") return { outcome: "nothing", detail: pushed.detail, note: "The previous session's changes were already on the branch: the pipeline still failed with them." };
   if (pushed.outcome === "conflict" || pushed.outcome === "rejected") {

@@ -4,7 +4,7 @@ import { parseDuration } from "../../config/index.ts";
 import { mapPrToWorkdir, repoUrlOfPr, type PrWorkdir } from "../../repo/index.ts";
 import { deferredText, openPrTree, snapshotPrTree } from "../pr-tree.ts";
 import { checkCommands, describeResolvedChecks, resolveChecks } from "../../analysis/index.ts";
-import { describeBaseline, runChecks, runGit, type TreeSnapshot } from "../../workspace/index.ts";
+import { describeBaseline, ignoredLine, runChecks, runGit, type TreeSnapshot } from "../../workspace/index.ts";
 import { commitAndPush, snapshotGitControl } from "../../workspace/index.ts";
 import { refuseUnpushed } from "../../workspace/index.ts";
 import { describeHolder, withWorkLock } from "../../workspace/index.ts";
@@ -212,7 +212,7 @@ async function fixInTree(flow: Flow, claimed: PrDocument, workdir: FixTree, mode
       log: [`fix attempt ${attempt}/${doc.data.max_fix_attempts}: ${result.detail}${status === "fixing" ? "" : ` (fixing → ${status})`}`],
     });
     if (step === "wait") {
-      return flow.outcome("pushed", `Attempt ${attempt}/${doc.data.max_fix_attempts}: pushed \`${short(result.sha ?? "")}\` to ${pr.sourceBranch}${result.unchecked ? ` (${UNCHECKED})` : ""}, ${result.review ?? "reviewed"}; the next poll shows whether the pipeline passes.`, ...summaryLines(flow));
+      return flow.outcome("pushed", `Attempt ${attempt}/${doc.data.max_fix_attempts}: pushed \`${short(result.sha ?? "")}\` to ${pr.sourceBranch}${result.unchecked ? ` (${UNCHECKED})` : ""}, ${result.review ?? "reviewed"}; the next poll shows whether the pipeline passes.`, ...(result.ignored ? [ignoredLine(result.ignored)] : []), ...summaryLines(flow));
     }
     if (step === "give_up") return giveUp(flow, `Attempt ${attempt}: ${result.detail}`);
     if (step === "stop") return flow.outcome("stopped", `Attempt ${attempt}/${doc.data.max_fix_attempts} stopped: ${result.detail}`, ...summaryLines(flow));
