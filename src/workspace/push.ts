@@ -4,6 +4,7 @@ import { isOttoError, type Env } from "../core/index.ts";
 import { commitChanges, ignoredLine } from "./commit.ts";
 import { describeControlChanges, gitControlChanges, type GitControlSnapshot } from "./git-guard.ts";
 import { gitFailure } from "./git-errors.ts";
+import { refuseLeakingCommits } from "./push-scan.ts";
 import { runGit, type GitResult } from "./git.ts";
 import { currentBranch, headSha } from "./identity.ts";
 import type { GitRun, TreeSnapshot } from "./snapshot.ts";
@@ -112,6 +113,10 @@ async function pushCommitted(
   if (ahead === 0) return { ...base, outcome: "nothing", sha: await head(), detail: `Nothing to push: ${branch} on ${remote} already has every commit.` };
 
   const push = (): Promise<GitResult> => git(["push", "--porcelain", remote, `HEAD:refs/heads/${branch}`]);
+  // A session's own commits go with otto's: none may carry an ignored file of the user's or a known secret.
+  const scan = (): Promise<void> =>
+    refuseLeakingCommits((args) => git(args), dir, { base: `refs/remotes/${remote}/${branch}`, baseline: input.baseline, secrets: input.secrets ?? [], remote, branch });
+  await scan();
   const first = await push();
   if (first.exitCode === 0) return { ...base, outcome: "pushed", sha: await head(), detail: `Pushed ${ahead} commit(s) to ${remote}/${branch}.` };
   if (!REJECTED.test(first.stderr + first.stdout)) throw gitFailure(["push", remote, `HEAD:refs/heads/${branch}`], dir, first);
@@ -131,6 +136,7 @@ async function pushCommitted(
   // The conflict-resolution session had the tree too.
   const tamperedAfter = await tamperedDetail(input);
   if (tamperedAfter) return { ...base, rebased: true, outcome: "tampered", sha: await head(), detail: tamperedAfter };
+  await scan();
   const second = await push();
   if (second.exitCode === 0) return { ...base, rebased: true, outcome: "pushed", sha: await head(), detail: `${branch} had moved on ${remote}: rebased onto it and pushed.` };
   if (REJECTED.test(second.stderr + second.stdout)) {

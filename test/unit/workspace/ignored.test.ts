@@ -198,4 +198,40 @@ describe("commitAndPush reports what it left out", () => {
     expect(await repo.gitRemote(["ls-tree", "-r", "--name-only", "feature"])).not.toContain(".env");
     expect(await repo.remoteFile("a.txt", "feature")).toBe("fixed\n");
   });
+
+  it("refuses to push a session's own commit of the user's ignored .env, or of a file holding a known secret; nothing reaches the remote", async () => {
+    const repo = await setup({ "a.txt": "one\n", ".gitignore": ".env\n" });
+    fs.writeFileSync(path.join(repo.dir, ".env"), `API_KEY=${KEY}\n`);
+    const baseline = await snapshotTree(run, repo.dir);
+    const remoteHead = await repo.gitRemote(["rev-parse", "feature"]);
+    // The session commits .env itself, against its instructions.
+    await repo.git(["add", "-f", ".env"]);
+    await repo.git(["commit", "-qm", "session's own commit"]);
+    fs.writeFileSync(path.join(repo.dir, "a.txt"), "fixed\n");
+    const error = await commitAndPush({ dir: repo.dir, branch: "feature", remote: "origin", message: "otto: fix", baseline, env: gitEnv(), secrets: [] }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect((error as OttoError).code).toBe("ignored_file_in_commit");
+    expect((error as OttoError).message).toContain(".env");
+    expect(await repo.gitRemote(["rev-parse", "feature"])).toBe(remoteHead);
+
+    // A known secret in a file a session committed and deleted again (still in the pushed history): refused too, the value never named.
+    const other = await setup({ "a.txt": "one\n" });
+    const base2 = await snapshotTree(run, other.dir);
+    fs.writeFileSync(path.join(other.dir, "settings.js"), `const token = "${KEY}";\n`);
+    await other.git(["add", "settings.js"]);
+    await other.git(["commit", "-qm", "session's own commit"]);
+    fs.rmSync(path.join(other.dir, "settings.js"));
+    await other.git(["commit", "-qam", "and removed from disk"]);
+    const before = await other.gitRemote(["rev-parse", "feature"]);
+    const refused = await commitAndPush({ dir: other.dir, branch: "feature", remote: "origin", message: "otto: fix", baseline: base2, env: gitEnv(), secrets: [KEY] }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect((refused as OttoError).code).toBe("secret_in_commit");
+    expect((refused as OttoError).message).toContain("settings.js");
+    expect(`${(refused as OttoError).message} ${(refused as OttoError).fix}`).not.toContain(KEY);
+    expect(await other.gitRemote(["rev-parse", "feature"])).toBe(before);
+  });
 });
