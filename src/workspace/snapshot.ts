@@ -16,7 +16,8 @@ import type { GitResult } from "./git.ts";
  * The snapshot also names (never reads) what git ignored then: a session that edits .gitignore,
  * .git/info/exclude or a nested .gitignore makes the user's ignored `.env` look like a new file,
  * and a path ignored at snapshot time is the user's whatever git says later. An ignored folder is
- * one entry ("node_modules/", as `--directory` reports it) and covers everything under it.
+ * one entry ("node_modules/", as `git status --ignored=matching` reports it, without walking it)
+ * and covers everything under it.
  */
 
 /** What the helpers run git with; tests pass a counting or failing runner. */
