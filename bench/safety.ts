@@ -23,6 +23,7 @@ const FILES = [
   "test/e2e/pr-comments-permission.test.ts",
   "test/e2e/pr-serverguard.test.ts",
   "test/e2e/pr-fix-userwork.test.ts",
+  "test/e2e/pr-fix-ignored.test.ts",
 ];
 
 const POSTS = 100;

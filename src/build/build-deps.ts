@@ -53,6 +53,7 @@ export async function createBuildDeps(input: BuildInput): Promise<BuildDeps> {
     git: runGit,
     env: runtime.env,
     ...(loaded.config.git.hooks === "run" ? { commitHooks: { sandbox: loaded.config.sandbox } } : {}),
+    secrets: loaded.secrets,
     verify: settings.verify,
     runChecks: () => runChecks(settings.verify, { cwd: repoRoot, timeoutMs: settings.verifyTimeoutMs, signal: input.signal, env: runtime.env, sandbox: loaded.config.sandbox, secrets: loaded.secrets }),
     archive: (target) => archiveTarget(target, { repoRoot, now: () => new Date(), env: runtime.env }),

@@ -38,6 +38,8 @@ export interface BuildDeps {
   env?: Env;
   /** `git.hooks: "run"`: the final commit runs the repository's hooks, in the sandbox this mode says. */
   commitHooks?: { sandbox: SandboxMode };
+  /** The known secrets: a file holding one is not committed. */
+  secrets?: readonly string[];
 }
 
 export interface BuildOptions {
@@ -54,6 +56,8 @@ export interface TargetResult {
   commit?: string;
   /** Paths left uncommitted: they had the user's changes before the loop and the builder changed them too. */
   kept?: string[];
+  /** Paths git ignored when the loop started and the builder un-ignored: the user's, left out. */
+  ignored?: string[];
   archive?: ArchiveResult;
 }
 
@@ -141,9 +145,16 @@ async function buildLocked(deps: BuildDeps, target: BuildTarget, options: BuildO
     const result: TargetResult = { target, end, sessionID: builder.id, sessionNote };
     if (end.kind === "done") {
       result.archive = await deps.archive(target);
-      const commit = await commitAll(deps.git, deps.repoRoot, commitMessage(target, end), { baseline, include: buildInclude(deps.repoRoot, source.dir, result.archive), guard: { snapshot: gitControl, env }, ...(deps.commitHooks ? { hooks: { sandbox: deps.commitHooks.sandbox, env } } : {}) });
+      const commit = await commitAll(deps.git, deps.repoRoot, commitMessage(target, end), {
+        baseline,
+        include: buildInclude(deps.repoRoot, source.dir, result.archive),
+        guard: { snapshot: gitControl, env },
+        ...(deps.commitHooks ? { hooks: { sandbox: deps.commitHooks.sandbox, env } } : {}),
+        ...(deps.secrets ? { secrets: deps.secrets } : {}),
+      });
       result.commit = commit.sha;
       if (commit.kept.length > 0) result.kept = commit.kept;
+      if (commit.ignored.length > 0) result.ignored = commit.ignored;
     }
     await save({ status: statusOf(end), note: noteOf(end), pid: undefined, ...(end.kind === "done" ? { verified: verified(end) } : {}) });
     await deps.store.clearStop(target);

@@ -1,7 +1,7 @@
 import { OttoError, formatError } from "../core/index.ts";
 import { addSpec, createSpecDeps, generateTasks, listSpecs, runDocumentStage } from "../spec/index.ts";
 import { placeRun } from "../repo/index.ts";
-import { snapshotGitControl, type GitControlSnapshot } from "../workspace/index.ts";
+import { ignoredLine, snapshotGitControl, type GitControlSnapshot } from "../workspace/index.ts";
 import { createBuildDeps, repoRootOf, type BuildInput } from "./build-deps.ts";
 import { noteOf, runBuild, type TargetResult } from "./run-build.ts";
 import { BuildStore, crashed, type BuildState } from "./state.ts";
@@ -60,7 +60,7 @@ function renderResults(results: readonly TargetResult[], planned: number): VerbR
   const lines = ["## otto build", ""];
   for (const r of results) {
     const what = `${r.target.kind === "openspec" ? "OpenSpec change" : "spec"} ${r.target.name}`;
-    lines.push(`- **${what}**: ${noteOf(r.end)}${r.commit ? ` · committed ${r.commit}` : ""}${r.archive?.archivedTo ? ` · archived to ${r.archive.archivedTo}` : ""}${r.kept?.length ? ` · left uncommitted (they had your changes before the loop and the builder changed them too): ${r.kept.join(", ")}` : ""}`);
+    lines.push(`- **${what}**: ${noteOf(r.end)}${r.commit ? ` · committed ${r.commit}` : ""}${r.archive?.archivedTo ? ` · archived to ${r.archive.archivedTo}` : ""}${r.kept?.length ? ` · left uncommitted (they had your changes before the loop and the builder changed them too): ${r.kept.join(", ")}` : ""}${r.ignored?.length ? ` · ${ignoredLine(r.ignored)}` : ""}`);
     if (r.archive?.note) lines.push(`  - ${r.archive.note}`);
     if (r.sessionNote) lines.push(`  - ${r.sessionNote}`);
     if (r.end.kind !== "done") lines.push(`  - progress: ${r.end.view.done}/${r.end.view.total} tasks done · builder session ${r.sessionID}`);

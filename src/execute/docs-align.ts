@@ -16,6 +16,7 @@ export interface DocsReport {
   commit?: string;
   note?: string;
   kept?: string[];
+  ignored?: string[];
 }
 
 /**
@@ -86,9 +87,9 @@ export async function alignDocs(deps: ExecuteDeps, models: Models, base: SpecCon
     verify: "none",
   });
   deps.progress("Docs: committing");
-  const { sha: commit, kept } = await commitAll(deps.git, deps.repoRoot, message, { baseline: baselineOf(deps), include: deps.specInclude ?? [], ...guardOf(deps) });
+  const { sha: commit, kept, ignored } = await commitAll(deps.git, deps.repoRoot, message, { baseline: baselineOf(deps), include: deps.specInclude ?? [], ...guardOf(deps), secrets: deps.secrets });
   deps.toast(`Documentation committed: ${commit}`, "success");
-  return { steps, commit, ...(kept.length > 0 ? { kept } : {}) };
+  return { steps, commit, ...(kept.length > 0 ? { kept } : {}), ...(ignored.length > 0 ? { ignored } : {}) };
 }
 
 function step(name: string, pass: { model: string; sessionID?: string; dialog: string; error?: unknown }, outcome: string): StepRecord {

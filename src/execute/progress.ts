@@ -1,4 +1,5 @@
 import { summarizeTasks, type TaskList } from "../spec/index.ts";
+import { ignoredLine } from "../workspace/index.ts";
 import type { VerifyState } from "./commit-message.ts";
 import { formatDuration } from "./history.ts";
 import type { StatusChange } from "./plan.ts";
@@ -33,6 +34,8 @@ export interface PhaseReport {
   note?: string;
   /** Paths left uncommitted: they had the user's changes before the run and a session changed them too. */
   kept?: string[];
+  /** Paths git ignored when the run started and a session un-ignored: the user's, left out. */
+  ignored?: string[];
 }
 
 export interface RunReport {
@@ -40,7 +43,7 @@ export interface RunReport {
   list: TaskList;
   phases: PhaseReport[];
   recovered: StatusChange[];
-  docs?: { steps: StepRecord[]; commit?: string; note?: string; kept?: string[] };
+  docs?: { steps: StepRecord[]; commit?: string; note?: string; kept?: string[]; ignored?: string[] };
   cancelled: boolean;
   /** "checks: npm test (detected: package.json scripts.test)": what verification runs and where it came from. */
   checks?: string;
@@ -123,6 +126,8 @@ export function renderReport(report: RunReport): string {
   }
   const kept = [...new Set([...report.phases.flatMap((p) => p.kept ?? []), ...(report.docs?.kept ?? [])])];
   if (kept.length) out.push("", keptLine(kept));
+  const ignored = [...new Set([...report.phases.flatMap((p) => p.ignored ?? []), ...(report.docs?.ignored ?? [])])];
+  if (ignored.length) out.push("", ignoredLine(ignored));
   for (const note of report.notes) out.push("", `Note: ${note}`);
   if (report.error) out.push("", `Error: ${report.error}`);
   out.push("", `Next step: ${nextStep(report)}`);

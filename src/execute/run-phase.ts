@@ -112,8 +112,9 @@ export async function runPhase(run: PhaseRun): Promise<PhaseReport> {
   await writeStepRecord(ctx.paths.history, { slug: ctx.slug, name: `phase-${group}`, heading: `Phase ${group}`, at: deps.now(), steps: report.steps, evidence: done.map(evidenceLine) }, deps.secrets);
   // No empty commits: a phase is recorded without changes only when every task it completed said why nothing had to change.
   const allowEmpty = done.every((r) => r.noChanges !== undefined);
-  const commit = await commitAll(deps.git, deps.repoRoot, message, { baseline: baselineOf(deps), include: deps.specInclude ?? [], ...guardOf(deps), allowEmpty });
+  const commit = await commitAll(deps.git, deps.repoRoot, message, { baseline: baselineOf(deps), include: deps.specInclude ?? [], ...guardOf(deps), allowEmpty, secrets: deps.secrets });
   if (commit.kept.length > 0) report.kept = commit.kept;
+  if (commit.ignored.length > 0) report.ignored = commit.ignored;
   if (!commit.sha) return { ...report, note: "nothing to commit: no change of the phase is left in the working tree" };
   report.commit = commit.sha;
   // The sha exists only once the commit does, so this field reaches git with the next commit.

@@ -2,7 +2,7 @@ import { describeResolvedChecks } from "../analysis/index.ts";
 import { OttoError } from "../core/index.ts";
 import { runBaseline } from "./check-baseline.ts";
 import { renderCommitMessage } from "./commit-message.ts";
-import { commitAll } from "../workspace/index.ts";
+import { commitAll, ignoredLine } from "../workspace/index.ts";
 import { baselineOf, guardOf } from "./baseline.ts";
 import { keptLine } from "./progress.ts";
 import { ottoCommits } from "./git.ts";
@@ -71,10 +71,11 @@ export async function runOneTask(deps: ExecuteDeps, flag: string | undefined, id
       verify: verify.state,
     });
     // No empty commit unless the task said why nothing had to change.
-    const { sha: commit, kept } = await commitAll(deps.git, deps.repoRoot, message, { baseline: baselineOf(deps), include: deps.specInclude ?? [], ...guardOf(deps), allowEmpty: result.noChanges !== undefined });
+    const { sha: commit, kept, ignored } = await commitAll(deps.git, deps.repoRoot, message, { baseline: baselineOf(deps), include: deps.specInclude ?? [], ...guardOf(deps), allowEmpty: result.noChanges !== undefined, secrets: deps.secrets });
     // The sha exists only once the commit does, so this field reaches git with the next commit.
     if (commit && !unverified) await store.set(task.id, "completed", { commit });
     if (kept.length > 0) lines.push("", keptLine(kept));
+    if (ignored.length > 0) lines.push("", ignoredLine(ignored));
     const next = unverified ? `fix what spec.verify reports, then /otto-spec task run --spec ${slug} --id ${task.id}` : `/otto-spec execute --spec ${slug}`;
     const checks = deps.settings.checks ? [capitalise(describeResolvedChecks(deps.settings.checks))] : [];
     const base = baseline ? [capitalise(baseline.line)] : [];

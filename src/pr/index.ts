@@ -38,4 +38,4 @@ export { originUrl } from "./remote.ts";
 export { commentsCommand, resolveTrust, type TrustDecision } from "./comments/index.ts";
 export { fixCommand, fixOnFailure } from "./fix/index.ts";
 export { sanitizeForPost, DIFF_PLACEHOLDER } from "./sanitize.ts";
-export { openPrTree, deferredText, type PrTree, type PrTreeInput } from "./pr-tree.ts";
+export { openPrTree, snapshotPrTree, deferredText, type PrTree, type PrTreeInput } from "./pr-tree.ts";

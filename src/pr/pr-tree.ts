@@ -1,5 +1,5 @@
 import type { Env } from "../core/index.ts";
-import { addTemporaryWorktree, CLEAN_TREE, readStatus, snapshotTree, runGit, type TreeSnapshot } from "../workspace/index.ts";
+import { addTemporaryWorktree, readStatus, snapshotTree, runGit, type TreeSnapshot } from "../workspace/index.ts";
 
 /*
  * Where a PR flow (the fix, a comment's AGREE fix, the review loop's fixes) edits and commits:
@@ -8,6 +8,8 @@ import { addTemporaryWorktree, CLEAN_TREE, readStatus, snapshotTree, runGit, typ
  *   (ignored files do not count), so the user's files stay exactly as they are;
  * - nowhere with the hands-off strategy: otto does not even add a worktree to that repository;
  *   the flow is deferred until the checkout is clean.
+ * The tree's baseline (what a commit may not take) is taken by the flow with `snapshotPrTree`
+ * once the tree is at the PR's head: a fast-forward can change what git ignores.
  */
 
 export interface PrTreeInput {
@@ -26,8 +28,6 @@ export type PrTree =
   | {
       kind: "tree";
       dir: string;
-      /** What was uncommitted before the sessions ran: commits take only what changed since. */
-      baseline: TreeSnapshot;
       /** otto's temporary worktree (detached HEAD; push HEAD to the branch). */
       temporary: boolean;
       /** For the PR document: where the work happened, and why. */
@@ -40,8 +40,7 @@ export type PrTree =
 export async function openPrTree(input: PrTreeInput): Promise<PrTree> {
   const status = await readStatus(input.dir, { env: input.env });
   if (!status.dirty) {
-    const git = (args: string[], options: { cwd: string; input?: string }) => runGit(args, { ...options, env: input.env });
-    return { kind: "tree", dir: input.dir, baseline: await snapshotTree(git, input.dir), temporary: false, how: `in ${input.dir}`, release: async () => undefined };
+    return { kind: "tree", dir: input.dir, temporary: false, how: `in ${input.dir}`, release: async () => undefined };
   }
   if (input.strategy === "hands-off") return { kind: "deferred", dir: input.dir, changes: status.changes };
   const worktree = await addTemporaryWorktree({ repoDir: input.dir, remote: input.remote, branch: input.branch, env: input.env, label: input.label, ...(input.tempRoot ? { tempRoot: input.tempRoot } : {}) });
@@ -49,11 +48,19 @@ export async function openPrTree(input: PrTreeInput): Promise<PrTree> {
   return {
     kind: "tree",
     dir: worktree.dir,
-    baseline: CLEAN_TREE,
     temporary: true,
     how: `in a temporary worktree of ${input.remote}/${input.branch} (${input.dir} has ${n} uncommitted change${n === 1 ? "" : "s"} of yours, left untouched)`,
     release: worktree.release,
   };
+}
+
+/**
+ * What the tree holds before the flow's first session, uncommitted and ignored: commits take only
+ * what changed since and never a file git ignored here. Taken after the tree was brought to the
+ * PR's head (a fast-forward that changes .gitignore changes what is ignored).
+ */
+export function snapshotPrTree(dir: string, env: Env): Promise<TreeSnapshot> {
+  return snapshotTree((args, options) => runGit(args, { ...options, env }), dir);
 }
 
 /** The PR document's note and the notification's text when a hands-off checkout is dirty. */

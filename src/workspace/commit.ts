@@ -4,6 +4,7 @@ import type { Env } from "../core/index.ts";
 import { describeControlChanges, gitControlChanges, type GitControlSnapshot } from "./git-guard.ts";
 import type { SandboxMode } from "../sandbox/index.ts";
 import { runGit, type GitResult } from "./git.ts";
+import { findKnownSecrets } from "./secret-scan.ts";
 import { changesSince, type GitRun, type TreeChanges, type TreeSnapshot } from "./snapshot.ts";
 
 export type { GitRun } from "./snapshot.ts";
@@ -36,6 +37,11 @@ export interface CommitOptions {
    * changed them.
    */
   hooks?: { sandbox: SandboxMode; env: Env };
+  /**
+   * The known secrets (LoadedConfig.secrets: config tokens, the environment's): a file to be
+   * committed that holds one refuses the commit (secret_in_commit), naming the file, never the value.
+   */
+  secrets?: readonly string[];
 }
 
 export interface CommitResult {
@@ -45,6 +51,8 @@ export interface CommitResult {
   committed: string[];
   /** Paths that had the user's changes before the run and were changed by a session too: left uncommitted. */
   kept: string[];
+  /** Paths git ignored when the run started and reports now (a session changed what git ignores): the user's, left out. */
+  ignored: string[];
 }
 
 const DEFAULT_FIX =
@@ -61,9 +69,11 @@ const pathspec = (paths: readonly string[]): string => paths.map((p) => `${p}\0`
 export async function commitChanges(git: GitRun, cwd: string, options: CommitOptions): Promise<CommitResult> {
   const changes: TreeChanges = takeIncluded(await changesSince(git, cwd, options.baseline), options.include ?? []);
   const fix = options.fix ?? DEFAULT_FIX;
-  if (changes.paths.length === 0 && !options.allowEmpty) return { sha: undefined, committed: [], kept: changes.kept };
+  const left = { kept: changes.kept, ignored: changes.ignored };
+  if (changes.paths.length === 0 && !options.allowEmpty) return { sha: undefined, committed: [], ...left };
   // A credential in the repo's otto.jsonc must not be committed.
   await assertNoCommittedSecrets(cwd, git);
+  await refuseKnownSecrets(git, cwd, changes.paths, options.secrets ?? []);
   if (options.guard) {
     const tampered = await gitControlChanges(options.guard.snapshot, { env: options.guard.env });
     if (tampered.length > 0) {
@@ -87,7 +97,28 @@ export async function commitChanges(git: GitRun, cwd: string, options: CommitOpt
   const commit = await commitGit(changes.paths.length > 0 ? [...args, ...spec] : args, { cwd, ...input });
   if (commit.exitCode !== 0) throw commitError("git commit", commit, fix);
   const head = await git(["rev-parse", "--short", "HEAD"], { cwd });
-  return { sha: head.stdout.trim(), committed: changes.paths, kept: changes.kept };
+  return { sha: head.stdout.trim(), committed: changes.paths, ...left };
+}
+
+/** Refuses the commit when a file it would take holds a known secret; names the files, never the values. */
+async function refuseKnownSecrets(git: GitRun, cwd: string, paths: readonly string[], secrets: readonly string[]): Promise<void> {
+  if (secrets.length === 0 || paths.length === 0) return;
+  const top = await git(["rev-parse", "--show-toplevel"], { cwd });
+  const found = await findKnownSecrets(top.exitCode === 0 ? top.stdout.trim() : cwd, paths, secrets);
+  if (found.length === 0) return;
+  const list = found.slice(0, 10).join(", ") + (found.length > 10 ? ` and ${found.length - 10} more` : "");
+  throw new OttoError(
+    "secret_in_commit",
+    redact(`Nothing committed: ${list} ${found.length === 1 ? "holds" : "hold"} a secret otto knows (a token or password of its config or environment).`, secrets),
+    "Take the secret out of the file (read it from an environment variable instead) or git-ignore the file, then run the command again: the work stays in the working tree. If the secret was ever pushed, rotate it.",
+  );
+}
+
+/** The summary's line for paths a commit left out because git ignored them when the run started. */
+export function ignoredLine(ignored: readonly string[]): string {
+  const list = ignored.slice(0, 20).join(", ") + (ignored.length > 20 ? ` and ${ignored.length - 20} more` : "");
+  const one = ignored.length === 1;
+  return `Left out: ${list}: git ignored ${one ? "it" : "them"} when otto started and a session changed what git ignores; otto never commits an ignored file it did not make (commit ${one ? "it" : "them"} by hand if you mean to).`;
 }
 
 /**
@@ -99,8 +130,8 @@ export async function commitAll(
   git: GitRun,
   cwd: string,
   message: string,
-  options: { baseline: TreeSnapshot; include?: readonly string[]; guard?: CommitOptions["guard"]; allowEmpty?: boolean; hooks?: CommitOptions["hooks"] },
-): Promise<{ sha: string; kept: string[] }> {
+  options: { baseline: TreeSnapshot; include?: readonly string[]; guard?: CommitOptions["guard"]; allowEmpty?: boolean; hooks?: CommitOptions["hooks"]; secrets?: readonly string[] },
+): Promise<{ sha: string; kept: string[]; ignored: string[] }> {
   const allowEmpty = options.allowEmpty ?? true;
   const result = await commitChanges(git, cwd, {
     message,
@@ -109,8 +140,9 @@ export async function commitAll(
     allowEmpty,
     ...(options.guard ? { guard: options.guard } : {}),
     ...(options.hooks ? { hooks: options.hooks } : {}),
+    ...(options.secrets ? { secrets: options.secrets } : {}),
   });
-  return { sha: result.sha ?? "", kept: result.kept };
+  return { sha: result.sha ?? "", kept: result.kept, ignored: result.ignored };
 }
 
 /** Pure: every uncommitted path inside an `include` folder is committed, whoever changed it. */
@@ -121,6 +153,7 @@ export function takeIncluded(changes: TreeChanges, include: readonly string[]): 
     paths: [...changes.paths, ...changes.kept.filter(inside), ...changes.untouched.filter(inside)].sort(),
     kept: changes.kept.filter((p) => !inside(p)),
     untouched: changes.untouched.filter((p) => !inside(p)),
+    ignored: changes.ignored,
   };
 }
 

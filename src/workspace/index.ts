@@ -24,8 +24,9 @@ export {
   type Remote,
 } from "./identity.ts";
 export { runChecks, runCheck, describeChecks, type CheckResult, type VerifyOptions } from "./checks.ts";
-export { commitAll, commitChanges, pendingDiff, gitDir, takeIncluded, type CommitOptions, type CommitResult } from "./commit.ts";
-export { snapshotTree, changesSince, diffSnapshots, fingerprint, parsePorcelainZ, TreeSnapshot, CLEAN_TREE, type TreeChanges, type GitRun } from "./snapshot.ts";
+export { commitAll, commitChanges, ignoredLine, pendingDiff, gitDir, takeIncluded, type CommitOptions, type CommitResult } from "./commit.ts";
+export { findKnownSecrets, MAX_SCAN_BYTES, MIN_SCANNED_SECRET } from "./secret-scan.ts";
+export { snapshotTree, changesSince, diffSnapshots, ignoredAt, fingerprint, parsePorcelainZ, TreeSnapshot, CLEAN_TREE, type TreeChanges, type GitRun } from "./snapshot.ts";
 export { compareToBaseline, describeBaseline, failureCount, isBlocking, type CheckComparison, type CheckVerdict } from "./check-baseline.ts";
 export { commitAndPush, type PushInput, type PushOutcome, type PushResult } from "./push.ts";
 export { snapshotGitControl, gitControlChanges, describeControlChanges, type GitControlSnapshot } from "./git-guard.ts";
@@ -43,3 +44,4 @@ export {
   type WorkLockOptions,
 } from "./work-lock.ts";
 export { addTemporaryWorktree, type TemporaryWorktree, type TemporaryWorktreeInput } from "./temp-worktree.ts";
+export { restoreChanges } from "./restore.ts";

@@ -2,9 +2,10 @@ import type { SandboxMode } from "../sandbox/index.ts";
 import fs from "node:fs";
 import path from "node:path";
 import { isOttoError, type Env } from "../core/index.ts";
-import { commitChanges } from "./commit.ts";
+import { commitChanges, ignoredLine } from "./commit.ts";
 import { describeControlChanges, gitControlChanges, type GitControlSnapshot } from "./git-guard.ts";
 import { gitFailure } from "./git-errors.ts";
+import { refuseLeakingCommits } from "./push-scan.ts";
 import { runGit, type GitResult } from "./git.ts";
 import { currentBranch, headSha } from "./identity.ts";
 import type { GitRun, TreeSnapshot } from "./snapshot.ts";
@@ -43,6 +44,8 @@ export interface PushInput {
   guard?: GitControlSnapshot;
   /** `git.hooks: "run"`: the commit runs the repository's hooks inside the sandbox (never the push). */
   hooks?: { sandbox: SandboxMode };
+  /** The known secrets: a file holding one is not committed (commitChanges' secret_in_commit). */
+  secrets?: readonly string[];
 }
 
 export type PushOutcome = "pushed" | "nothing" | "conflict" | "rejected" | "wrong_branch" | "tampered";
@@ -55,6 +58,8 @@ export interface PushResult {
   committed: boolean;
   /** Paths left uncommitted: they had the user's changes before the run and a session changed them too. */
   kept: string[];
+  /** Paths git ignored when the flow took its snapshot and reports now: the user's, left out (named in `detail`). */
+  ignored: string[];
   rebased: boolean;
   /** What happened, for the PR document and the summary. */
   detail: string;
@@ -63,7 +68,7 @@ export interface PushResult {
 const REJECTED = /\[rejected\]|non-fast-forward|fetch first|Updates were rejected/;
 
 export async function commitAndPush(input: PushInput): Promise<PushResult> {
-  const { dir, branch, remote } = input;
+  const { dir, branch } = input;
   const git = (args: string[], env: Env = {}, input_?: string): Promise<GitResult> =>
     runGit(args, { cwd: dir, env: { ...(input.env ?? process.env), ...env }, ...(input_ !== undefined ? { input: input_ } : {}) });
   const run: GitRun = (args, options) => git(args, {}, options.input);
@@ -74,12 +79,12 @@ export async function commitAndPush(input: PushInput): Promise<PushResult> {
   };
   const head = async (): Promise<string> => (await headSha(dir, { env: input.env ?? process.env })) ?? "";
   const tampered = await tamperedDetail(input);
-  if (tampered) return { committed: false, kept: [], rebased: false, outcome: "tampered", sha: await head(), detail: tampered };
+  if (tampered) return { committed: false, kept: [], ignored: [], rebased: false, outcome: "tampered", sha: await head(), detail: tampered };
 
   const current = await currentBranch(dir, { env: input.env ?? process.env });
   if (input.detached ? current !== undefined : current !== branch) {
     const expected = input.detached ? "a detached HEAD (otto's temporary worktree)" : `the PR's branch '${branch}'`;
-    return { committed: false, kept: [], rebased: false, outcome: "wrong_branch", sha: await head(), detail: `${dir} has ${current ?? "a detached HEAD"} checked out, not ${expected}: nothing pushed.` };
+    return { committed: false, kept: [], ignored: [], rebased: false, outcome: "wrong_branch", sha: await head(), detail: `${dir} has ${current ?? "a detached HEAD"} checked out, not ${expected}: nothing pushed.` };
   }
 
   const commit = await commitChanges(run, dir, {
@@ -87,9 +92,24 @@ export async function commitAndPush(input: PushInput): Promise<PushResult> {
     baseline: input.baseline,
     fix: `Fix the cause (a failing pre-commit hook, git's identity), then run the command again; the changes are still in ${dir}.`,
     ...(input.hooks ? { hooks: { sandbox: input.hooks.sandbox, env: input.env ?? process.env } } : {}),
+    ...(input.secrets ? { secrets: input.secrets } : {}),
   });
   const committed = commit.sha !== undefined;
-  const base = { committed, kept: commit.kept, rebased: false };
+  const base = { committed, kept: commit.kept, ignored: commit.ignored, rebased: false };
+  // Every outcome's detail names what was left out, so each flow's summary and PR document say it.
+  const note = commit.ignored.length > 0 ? ` ${ignoredLine(commit.ignored)}` : "";
+  const result = await pushCommitted(input, git, must, head, base);
+  return note ? { ...result, detail: `${result.detail}${note}` } : result;
+}
+
+async function pushCommitted(
+  input: PushInput,
+  git: (args: string[], env?: Env) => Promise<GitResult>,
+  must: (args: string[], env?: Env) => Promise<string>,
+  head: () => Promise<string>,
+  base: { committed: boolean; kept: string[]; ignored: string[]; rebased: boolean },
+): Promise<PushResult> {
+  const { dir, branch, remote } = input;
 
   // Anything to push? The remote-tracking ref is refreshed first: the branch may have moved.
   await must(["fetch", "-q", remote, `+refs/heads/${branch}:refs/remotes/${remote}/${branch}`]);
@@ -99,6 +119,10 @@ export async function commitAndPush(input: PushInput): Promise<PushResult> {
   // No pre-push hook, ever: a push needs the user's credentials, which no hook a session could
   // have written gets (git.hooks "run" runs the commit's hooks, in the sandbox, not this one).
   const push = (): Promise<GitResult> => git(["push", "--no-verify", "--porcelain", remote, `HEAD:refs/heads/${branch}`]);
+  // A session's own commits go with otto's: none may carry an ignored file of the user's or a known secret.
+  const scan = (): Promise<void> =>
+    refuseLeakingCommits((args) => git(args), dir, { base: `refs/remotes/${remote}/${branch}`, baseline: input.baseline, secrets: input.secrets ?? [], remote, branch });
+  await scan();
   const first = await push();
   if (first.exitCode === 0) return { ...base, outcome: "pushed", sha: await head(), detail: `Pushed ${ahead} commit(s) to ${remote}/${branch}.` };
   if (!REJECTED.test(first.stderr + first.stdout)) throw gitFailure(["push", remote, `HEAD:refs/heads/${branch}`], dir, first);
@@ -118,6 +142,7 @@ export async function commitAndPush(input: PushInput): Promise<PushResult> {
   // The conflict-resolution session had the tree too.
   const tamperedAfter = await tamperedDetail(input);
   if (tamperedAfter) return { ...base, rebased: true, outcome: "tampered", sha: await head(), detail: tamperedAfter };
+  await scan();
   const second = await push();
   if (second.exitCode === 0) return { ...base, rebased: true, outcome: "pushed", sha: await head(), detail: `${branch} had moved on ${remote}: rebased onto it and pushed.` };
   if (REJECTED.test(second.stderr + second.stdout)) {

@@ -12,16 +12,26 @@ import type { GitResult } from "./git.ts";
  * the sessions, a path whose fingerprint is the same is the user's and is not committed; a path
  * that was clean and is now changed is the sessions'; a path that was dirty AND changed since has
  * the user's edits mixed with a session's and is left uncommitted, and said so.
+ *
+ * The snapshot also names (never reads) what git ignored then: a session that edits .gitignore,
+ * .git/info/exclude or a nested .gitignore makes the user's ignored `.env` look like a new file,
+ * and a path ignored at snapshot time is the user's whatever git says later. An ignored folder is
+ * one entry ("node_modules/", as `git status --ignored=matching` reports it, without walking it)
+ * and covers everything under it.
  */
 
 /** What the helpers run git with; tests pass a counting or failing runner. */
 export type GitRun = (args: string[], options: { cwd: string; timeoutMs?: number; input?: string }) => Promise<GitResult>;
 
-/** Path (relative to the top of the work tree) → fingerprint of what was on disk. */
-export const TreeSnapshot = z.object({ entries: z.record(z.string(), z.string()) });
+/**
+ * `entries`: path (relative to the top of the work tree) → fingerprint of what was on disk.
+ * `ignored`: the paths git ignored then, names only; a folder ends in "/". Optional: an execute
+ * baseline stored by an older otto has none.
+ */
+export const TreeSnapshot = z.object({ entries: z.record(z.string(), z.string()), ignored: z.array(z.string()).optional() });
 export type TreeSnapshot = z.infer<typeof TreeSnapshot>;
 
-/** A snapshot of a clean tree: every change after it is the sessions'. */
+/** A snapshot of a clean tree with nothing ignored (otto's fresh temporary worktree): every change after it is the sessions'. */
 export const CLEAN_TREE: TreeSnapshot = { entries: {} };
 
 export interface TreeChanges {
@@ -31,6 +41,8 @@ export interface TreeChanges {
   kept: string[];
   /** Dirty before the run and the same now: the user's, never committed. */
   untouched: string[];
+  /** Ignored when the snapshot was taken and reported by git now (what git ignores changed since): the user's, never committed. */
+  ignored: string[];
 }
 
 /** The paths `git status` reports, from `--porcelain=v1 -z --no-renames` (a rename is a deletion and an addition). */
@@ -49,6 +61,39 @@ async function dirtyPaths(git: GitRun, dir: string): Promise<string[]> {
   // Untracked directories listed whole (a nested repository) keep their trailing slash out of the key.
   return parsePorcelainZ(result.stdout).map((p) => p.replace(/\/$/, ""));
 }
+
+/*
+ * `matching`: a folder is named whole ("node_modules/") only when an ignore pattern matches the
+ * folder itself, so git does not walk it and a file made later in a folder that merely held
+ * ignored files (`logs/` with only `*.log` in it) is not taken for ignored. `ls-files --directory`
+ * would name such a folder whole.
+ */
+const IGNORED = ["status", "--porcelain=v1", "-z", "--ignored=matching", "--untracked-files=normal", "--ignore-submodules=all"];
+
+/** What git ignores in the tree at `root` (untracked only: a tracked file is never ignored), names only. */
+async function ignoredPaths(git: GitRun, root: string): Promise<string[]> {
+  const result = await git(IGNORED, { cwd: root });
+  if (result.exitCode !== 0) throw gitFailure(IGNORED, root, result);
+  return result.stdout
+    .split("\0")
+    .filter((entry) => entry.startsWith("!! "))
+    .map((entry) => entry.slice(3))
+    .sort();
+}
+
+/** Pure: whether `file` was ignored when `snapshot` was taken: named itself, or under an ignored folder. */
+export function ignoredAt(snapshot: TreeSnapshot, file: string): boolean {
+  const ignored = snapshot.ignored;
+  if (!ignored || ignored.length === 0) return false;
+  const set = ignoredSets.get(ignored) ?? new Set(ignored);
+  ignoredSets.set(ignored, set);
+  if (set.has(file) || set.has(`${file}/`)) return true;
+  for (let i = file.indexOf("/"); i !== -1; i = file.indexOf("/", i + 1)) if (set.has(file.slice(0, i + 1))) return true;
+  return false;
+}
+
+// A commit asks for every dirty path; the list of a big tree is made a set once.
+const ignoredSets = new WeakMap<readonly string[], Set<string>>();
 
 /** What is on disk at `file`: absent, a symlink's target, a directory, or a file's mode and content hash. */
 export async function fingerprint(file: string): Promise<string> {
@@ -98,10 +143,10 @@ async function fingerprints(root: string, paths: readonly string[]): Promise<Rec
   return entries;
 }
 
-/** Every uncommitted path of the tree at `dir` with what is on disk there, before any session runs. */
+/** Every uncommitted path of the tree at `dir` with what is on disk there, and what git ignores, before any session runs. */
 export async function snapshotTree(git: GitRun, dir: string): Promise<TreeSnapshot> {
   const root = await topLevel(git, dir);
-  return { entries: await fingerprints(root, await dirtyPaths(git, root)) };
+  return { entries: await fingerprints(root, await dirtyPaths(git, root)), ignored: await ignoredPaths(git, root) };
 }
 
 /** Pure: which paths changed since `before`, given what is dirty now (`after`, same keys as a snapshot). */
@@ -109,8 +154,13 @@ export function diffSnapshots(before: TreeSnapshot, after: TreeSnapshot): TreeCh
   const paths: string[] = [];
   const kept: string[] = [];
   const untouched: string[] = [];
+  const ignored: string[] = [];
   const all = new Set([...Object.keys(before.entries), ...Object.keys(after.entries)]);
   for (const p of [...all].sort()) {
+    if (ignoredAt(before, p)) {
+      ignored.push(p);
+      continue;
+    }
     // A path git no longer reports is clean: what HEAD holds.
     const was = before.entries[p] ?? "clean";
     const now = after.entries[p] ?? "clean";
@@ -118,12 +168,16 @@ export function diffSnapshots(before: TreeSnapshot, after: TreeSnapshot): TreeCh
     else if (was === "clean") paths.push(p);
     else kept.push(p);
   }
-  return { paths, kept, untouched };
+  return { paths, kept, untouched, ignored };
 }
 
 /** What the sessions changed since `before`, and what they changed on top of the user's own edits. */
 export async function changesSince(git: GitRun, dir: string, before: TreeSnapshot): Promise<TreeChanges> {
   const root = await topLevel(git, dir);
   // A path dirty before and clean now counts as changed: a session reverted (or committed) the user's edit.
-  return diffSnapshots(before, { entries: await fingerprints(root, await dirtyPaths(git, root)) });
+  // A path ignored before is not read at all (an un-ignored node_modules would be thousands of files).
+  const dirty = await dirtyPaths(git, root);
+  const entries = await fingerprints(root, dirty.filter((p) => !ignoredAt(before, p)));
+  for (const p of dirty) if (!(p in entries)) entries[p] = "ignored";
+  return diffSnapshots(before, { entries });
 }

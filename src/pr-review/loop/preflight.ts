@@ -1,7 +1,7 @@
 import { OttoError, type Env } from "../../core/index.ts";
 import type { Runtime } from "../../runtime.ts";
 import type { Config } from "../../config/index.ts";
-import { createPrContext, locatePr, openPrTree, originUrl, type PrBackend, type PrInfo } from "../../pr/index.ts";
+import { createPrContext, locatePr, openPrTree, originUrl, snapshotPrTree, type PrBackend, type PrInfo } from "../../pr/index.ts";
 import { currentBranch, runGit, type TreeSnapshot } from "../../workspace/index.ts";
 import { mapPrToWorkdir, repoUrlOfPr } from "../../repo/index.ts";
 import { parseModel, resolveRoleModel, type ModelRef } from "../../session/index.ts";
@@ -159,7 +159,7 @@ async function finishPreflight(input: {
   env: Env;
   remote: string;
   checkoutDir: string;
-  tree: { dir: string; baseline: TreeSnapshot; temporary: boolean; release: () => Promise<string | undefined> };
+  tree: { dir: string; temporary: boolean; release: () => Promise<string | undefined> };
 }): Promise<LoopSetup> {
   const { config, backend, pr, reviewers, analyzer, fixModel, notes, env, tree } = input;
   const work = { dir: tree.dir, remote: input.remote };
@@ -178,7 +178,8 @@ async function finishPreflight(input: {
     pr,
     dir: work.dir,
     checkoutDir: input.checkoutDir,
-    baseline: tree.baseline,
+    // Before the loop's first session: the fix commits take only what changed since, never an ignored file.
+    baseline: await snapshotPrTree(tree.dir, env),
     detached: tree.temporary,
     release: tree.release,
     remote: work.remote,

@@ -97,7 +97,18 @@ export async function runFix(ctx: RunContext, payload: FixPayload, options: FixO
   if (failed.length > 0) {
     return { account, checks, failure: `pr.verify failed (${failed.map((c) => `\`${c.command}\``).join(", ")}): nothing was pushed; ${setup.detached ? "the fix agent's changes go with otto's temporary worktree" : `the fix agent's changes are left uncommitted in ${setup.dir}`}.` };
   }
-  const push = await commitAndPush({ dir: setup.dir, branch: setup.pr.sourceBranch, remote: setup.remote, message: commitMessage(payload, account, setup.secrets), baseline: setup.baseline, detached: setup.detached, env, ...(ctx.gitControl ? { guard: ctx.gitControl } : {}), ...(setup.config.git.hooks === "run" ? { hooks: { sandbox: setup.config.sandbox } } : {}) });
+  const push = await commitAndPush({
+    dir: setup.dir,
+    branch: setup.pr.sourceBranch,
+    remote: setup.remote,
+    message: commitMessage(payload, account, setup.secrets),
+    baseline: setup.baseline,
+    detached: setup.detached,
+    env,
+    secrets: setup.secrets,
+    ...(ctx.gitControl ? { guard: ctx.gitControl } : {}),
+    ...(setup.config.git.hooks === "run" ? { hooks: { sandbox: setup.config.sandbox } } : {}),
+  });
   if (push.outcome !== "pushed" && push.outcome !== "nothing") return { account, checks, push, failure: `the push did not land (${push.outcome}): ${push.detail}` };
   if (account.fixed.length > 0 && (push.outcome === "nothing" || push.sha === before)) {
     return { account, checks, push, failure: `the fix agent reported ${account.fixed.length} finding(s) fixed, but the branch did not move (no change to commit or push).` };

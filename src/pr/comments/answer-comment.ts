@@ -5,7 +5,7 @@ import { renderPrompt } from "../../prompts/index.ts";
 import { headSha, isDirty } from "../../workspace/index.ts";
 import { formatModel, type ModelRef, type SessionRunner } from "../../session/index.ts";
 import type { PrBackend } from "../backend.ts";
-import { CLEAN_TREE, commitAndPush } from "../../workspace/index.ts";
+import { CLEAN_TREE, commitAndPush, ignoredLine } from "../../workspace/index.ts";
 import { resolveConflicts } from "../resolve-conflicts.ts";
 import { sanitizeForPost } from "../sanitize.ts";
 import type { PrComment, PrInfo } from "../types.ts";
@@ -111,6 +111,7 @@ export async function answerComment(deps: AnswerDeps, input: AnswerInput): Promi
       baseline: work.baseline ?? CLEAN_TREE,
       detached: work.detached ?? false,
       env: deps.env,
+      secrets: deps.secrets,
       ...(work.gitControl ? { guard: work.gitControl } : {}),
       ...(deps.gitHooks === "run" ? { hooks: { sandbox: deps.sandbox } } : {}),
       // The branch moved and the rebase stopped: one resolution session, as in the fix flow.
@@ -123,7 +124,7 @@ export async function answerComment(deps: AnswerDeps, input: AnswerInput): Promi
     if (pushed.outcome === "pushed") {
       sha = pushed.sha;
       text = `Fixed in ${short(pushed.sha)}: ${reply}`;
-      action = `Fixed in ${short(pushed.sha)}${pushed.rebased ? " (rebased onto the moved branch)" : ""}; thread resolved`;
+      action = `Fixed in ${short(pushed.sha)}${pushed.rebased ? " (rebased onto the moved branch)" : ""}; thread resolved${pushed.ignored.length > 0 ? `. ${ignoredLine(pushed.ignored)}` : ""}`;
     } else if (pushed.outcome === "nothing") {
       const found = await findOnBranch({ dir: work.dir, remote: work.remote, branch: work.branch, sha: addressed_by, env: deps.env });
       if (found) {
@@ -139,7 +140,7 @@ export async function answerComment(deps: AnswerDeps, input: AnswerInput): Promi
       throw new OttoError("comment_push_failed", `The fix for ${comment.id} was not pushed: ${pushed.detail}`, `Push ${work.branch} from ${work.dir} by hand, then answer the comment.`);
     }
   } else {
-    if (startHead && (await discardChanges(work.dir, deps.env, startHead))) deps.log("info", `discarded edits of the ${decision} answer to ${comment.id} in ${work.dir}`);
+    if (startHead && (await discardChanges(work.dir, deps.env, startHead, work.baseline ?? CLEAN_TREE))) deps.log("info", `discarded edits of the ${decision} answer to ${comment.id} in ${work.dir}`);
     action = `Replied; thread resolved (${RESOLVED_AS[decision]})`;
   }
 

@@ -2,6 +2,7 @@ import { formatError, redact } from "../../core/index.ts";
 import type { PrDocument } from "../store/document.ts";
 import type { PrComment, PrInfo } from "../types.ts";
 import type { HistoryEntry } from "./comment-history.ts";
+import type { TreeSnapshot } from "../../workspace/index.ts";
 import { discardChanges } from "./prepare-workdir.ts";
 import type { CommentFlowDeps, CommentPassReport } from "./run-comments.ts";
 import { distrustText, type TrustDecision } from "./trust.ts";
@@ -28,7 +29,7 @@ export async function recordFailure(
     comment: PrComment;
     error: unknown;
     /** The working tree to reset, and HEAD before the answer, when the answer got that far. */
-    work?: { dir: string; start: string } | undefined;
+    work?: { dir: string; start: string; baseline: TreeSnapshot } | undefined;
     record: Recorder;
     report: CommentPassReport;
   },
@@ -37,7 +38,7 @@ export async function recordFailure(
   const message = redact(formatError(input.error).replace(/^Error: /, ""), deps.secrets);
   deps.log("warn", `answering comment ${comment.id} on ${doc.key} failed`, { error: message });
   // Whatever the session left is not an answer anyone agreed to.
-  if (input.work) await discardChanges(input.work.dir, deps.env, input.work.start).catch(() => false);
+  if (input.work) await discardChanges(input.work.dir, deps.env, input.work.start, input.work.baseline).catch(() => false);
   const count = (doc.data.comment_failures[comment.id] ?? 0) + 1;
   const giveUp = count >= MAX_COMMENT_FAILURES;
   const action = giveUp ? `Failed ${count} times, gave up (a human should answer): ${message}` : `Failed (attempt ${count} of ${MAX_COMMENT_FAILURES}, retried next cycle): ${message}`;

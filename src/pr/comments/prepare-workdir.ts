@@ -1,9 +1,9 @@
 import { OttoError, type Env } from "../../core/index.ts";
 import type { Repo } from "../../config/index.ts";
-import { headSha, isDirty, readStatus, runGit } from "../../workspace/index.ts";
+import { isDirty, readStatus, restoreChanges, runGit } from "../../workspace/index.ts";
 import { mapPrToWorkdir, repoUrlOfPr } from "../../repo/index.ts";
 import { refuseUnpushed, snapshotGitControl, type GitControlSnapshot, type TreeSnapshot } from "../../workspace/index.ts";
-import { openPrTree, type PrTreeInput } from "../pr-tree.ts";
+import { openPrTree, snapshotPrTree, type PrTreeInput } from "../pr-tree.ts";
 import type { PrInfo } from "../types.ts";
 
 /*
@@ -59,7 +59,7 @@ export async function openWorkTree(located: PrWork, env: Env, label: string): Pr
       `Commit or stash them (git -C ${located.dir} stash -u); the next cycle answers the comments.`,
     );
   }
-  const work = { ...located, dir: tree.dir, baseline: tree.baseline, detached: tree.temporary };
+  const work = { ...located, dir: tree.dir, detached: tree.temporary };
   try {
     return { work: await readyWorkdir(work, env), release: tree.release };
   } catch (error) {
@@ -86,18 +86,16 @@ export async function readyWorkdir(workdir: PrWork, env: Env): Promise<PrWork> {
   if (fetched.exitCode === 0) await runGit(["merge", "-q", "--ff-only", `refs/remotes/${workdir.remote}/${pr.sourceBranch}`], { ...git, cwd: workdir.dir });
   // Unpushed local commits would be pushed with the first AGREE fix, and reset away by a discarded answer.
   await refuseUnpushed({ dir: workdir.dir, remote: workdir.remote, branch: pr.sourceBranch, env });
-  return { ...workdir, gitControl: await snapshotGitControl(workdir.dir, { env }) };
+  // After the fast-forward, before any session: what git ignores now is the user's, never committed.
+  return { ...workdir, baseline: await snapshotPrTree(workdir.dir, env), gitControl: await snapshotGitControl(workdir.dir, { env }) };
 }
 
 /**
- * Drops what a session did, back to `startHead` (HEAD before it ran): its edits and any commit it
- * made against its instructions, which the next AGREE would otherwise push. Safe because
- * readyWorkdir checked the tree was clean and had no unpushed commits before the first session.
+ * Drops what a session did since `baseline` (the tree before it, readyWorkdir's snapshot) and puts
+ * HEAD back at `startHead`: its edits, the files it made, and any commit it made against its
+ * instructions, which the next AGREE would otherwise push. Nothing else is touched: no
+ * `reset --hard`, no `clean`; a file of the user's (untracked, ignored) stays byte for byte.
  */
-export async function discardChanges(dir: string, env: Env, startHead: string): Promise<boolean> {
-  const moved = (await headSha(dir, { env })) !== startHead;
-  if (!moved && !(await isDirty(dir, { env }))) return false;
-  await runGit(["reset", "-q", "--hard", startHead], { env, cwd: dir });
-  await runGit(["clean", "-q", "-fd"], { env, cwd: dir });
-  return true;
+export async function discardChanges(dir: string, env: Env, startHead: string, baseline: TreeSnapshot): Promise<boolean> {
+  return restoreChanges((args, options) => runGit(args, { ...options, env }), dir, { startHead, baseline });
 }

@@ -4,7 +4,7 @@ import { parseDuration } from "../../config/index.ts";
 import type { Notify } from "../../notify/index.ts";
 import type { ModelRef, SessionRunner } from "../../session/index.ts";
 import { checkCommands as commandsOf, resolveChecks } from "../../analysis/index.ts";
-import { headSha, runChecks } from "../../workspace/index.ts";
+import { CLEAN_TREE, headSha, runChecks } from "../../workspace/index.ts";
 import type { PrBackend } from "../backend.ts";
 import type { PrDocument } from "../store/document.ts";
 import type { PrStore } from "../store/store.ts";
@@ -243,10 +243,10 @@ async function answerEach(
     } catch (error) {
       // Cancelled (the tool's abort): not the comment's failure; it is answered next time, on a clean tree.
       if (deps.signal?.aborted) {
-        if (start) await discardChanges(work.dir, deps.env, start).catch(() => false);
+        if (start) await discardChanges(work.dir, deps.env, start, work.baseline ?? CLEAN_TREE).catch(() => false);
         break;
       }
-      await recordFailure(deps, { doc, pr, comment, error, work: start ? { dir: work.dir, start } : undefined, record, report });
+      await recordFailure(deps, { doc, pr, comment, error, work: start ? { dir: work.dir, start, baseline: work.baseline ?? CLEAN_TREE } : undefined, record, report });
     }
   }
 }

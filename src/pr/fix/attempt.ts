@@ -1,7 +1,7 @@
 import type { SandboxMode } from "../../sandbox/index.ts";
 import { formatError, redact, type Env } from "../../core/index.ts";
 import { compareToBaseline, isBlocking, runChecks, type CheckResult } from "../../workspace/index.ts";
-import { pendingDiff, runGit } from "../../workspace/index.ts";
+import { ignoredLine, pendingDiff, runGit } from "../../workspace/index.ts";
 import { formatModel, type ModelRef } from "../../session/index.ts";
 import type { commitAndPush, GitControlSnapshot, TreeSnapshot } from "../../workspace/index.ts";
 import type { PrInfo } from "../types.ts";
@@ -63,6 +63,8 @@ export interface AttemptResult {
   review?: string;
   /** Pushed with no local checks to run (none configured, none found in the tree). */
   unchecked?: boolean;
+  /** Files of the user's git ignored before the fix and a session un-ignored: left out of the commit. */
+  ignored?: string[];
 }
 
 /** How a fix pushed without any local check says so, in its summary and the PR document. */
@@ -179,6 +181,7 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
     baseline: input.baseline,
     detached: input.detached,
     env: input.env,
+    secrets: input.secrets,
     ...(input.gitControl ? { guard: input.gitControl } : {}),
     ...(input.gitHooks === "run" ? { hooks: { sandbox: input.sandbox } } : {}),
     resolveConflicts: async ({ files }) => {
@@ -189,7 +192,9 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
   if (pushed.outcome === "pushed") {
     // Say what was not done: with no checks configured or found, nothing vouched for the fix locally.
     const unchecked = input.verify.length === 0 ? ` (${UNCHECKED})` : "";
-    return { outcome: "pushed", sha: pushed.sha, review: approval, unchecked: input.verify.length === 0, detail: `pushed to ${pr.sourceBranch}${pushed.rebased ? " after rebasing onto the moved branch" : ""}: ${subject ?? "fix"}${unchecked}; ${approval}` };
+    // Ignored files of the user's a session un-ignored were left out: the PR document says which.
+    const leftOut = pushed.ignored.length > 0 ? ` ${ignoredLine(pushed.ignored)}` : "";
+    return { outcome: "pushed", sha: pushed.sha, review: approval, unchecked: input.verify.length === 0, ...(pushed.ignored.length > 0 ? { ignored: pushed.ignored } : {}), detail: `pushed to ${pr.sourceBranch}${pushed.rebased ? " after rebasing onto the moved branch" : ""}: ${subject ?? "fix"}${unchecked}; ${approval}${leftOut}` };
   }
   if (pushed.outcome === "nothing") return { outcome: "nothing", detail: pushed.detail, note: "The previous session's changes were already on the branch: the pipeline still failed with them." };
   if (pushed.outcome === "conflict" || pushed.outcome === "rejected") {

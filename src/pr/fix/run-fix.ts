@@ -2,9 +2,9 @@ import fs from "node:fs/promises";
 import { OttoError, formatError, redact, type Env } from "../../core/index.ts";
 import { parseDuration } from "../../config/index.ts";
 import { mapPrToWorkdir, repoUrlOfPr, type PrWorkdir } from "../../repo/index.ts";
-import { deferredText, openPrTree } from "../pr-tree.ts";
+import { deferredText, openPrTree, snapshotPrTree } from "../pr-tree.ts";
 import { checkCommands, describeResolvedChecks, resolveChecks } from "../../analysis/index.ts";
-import { describeBaseline, runChecks, runGit, type TreeSnapshot } from "../../workspace/index.ts";
+import { describeBaseline, ignoredLine, runChecks, runGit, type TreeSnapshot } from "../../workspace/index.ts";
 import { commitAndPush, snapshotGitControl } from "../../workspace/index.ts";
 import { refuseUnpushed } from "../../workspace/index.ts";
 import { describeHolder, withWorkLock } from "../../workspace/index.ts";
@@ -112,7 +112,9 @@ async function fixInCheckout(flow: Flow, claimed: PrDocument, workdir: PrWorkdir
   try {
     // The checkout itself is brought up to the PR's head; a temporary worktree already is there.
     if (!tree.temporary) await syncBranch(workdir.dir, workdir.remote, pr.sourceBranch, deps.env);
-    return await fixInTree(flow, claimed, { dir: tree.dir, remote: workdir.remote, baseline: tree.baseline, detached: tree.temporary }, models);
+    // After the fast-forward: what the PR's head ignores is what the user's ignored files are judged by.
+    const baseline = await snapshotPrTree(tree.dir, deps.env);
+    return await fixInTree(flow, claimed, { dir: tree.dir, remote: workdir.remote, baseline, detached: tree.temporary }, models);
   } finally {
     const problem = await tree.release();
     if (problem) deps.log("warn", problem);
@@ -215,7 +217,7 @@ async function fixInTree(flow: Flow, claimed: PrDocument, workdir: FixTree, mode
       log: [`fix attempt ${attempt}/${doc.data.max_fix_attempts}: ${result.detail}${status === "fixing" ? "" : ` (fixing → ${status})`}`],
     });
     if (step === "wait") {
-      return flow.outcome("pushed", `Attempt ${attempt}/${doc.data.max_fix_attempts}: pushed \`${short(result.sha ?? "")}\` to ${pr.sourceBranch}${result.unchecked ? ` (${UNCHECKED})` : ""}, ${result.review ?? "reviewed"}; the next poll shows whether the pipeline passes.`, ...summaryLines(flow));
+      return flow.outcome("pushed", `Attempt ${attempt}/${doc.data.max_fix_attempts}: pushed \`${short(result.sha ?? "")}\` to ${pr.sourceBranch}${result.unchecked ? ` (${UNCHECKED})` : ""}, ${result.review ?? "reviewed"}; the next poll shows whether the pipeline passes.`, ...(result.ignored ? [ignoredLine(result.ignored)] : []), ...summaryLines(flow));
     }
     if (step === "give_up") return giveUp(flow, `Attempt ${attempt}: ${result.detail}`);
     if (step === "stop") return flow.outcome("stopped", `Attempt ${attempt}/${doc.data.max_fix_attempts} stopped: ${result.detail}`, ...summaryLines(flow));

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { openPrTree } from "../../../src/pr/index.ts";
+import { openPrTree, snapshotPrTree } from "../../../src/pr/index.ts";
 import { commitAndPush, listGitWorktrees } from "../../../src/workspace/index.ts";
 import { gitEnv } from "../../support/git.ts";
 import { tempDir } from "../repo/fixtures.ts";
@@ -27,10 +27,10 @@ function filesOf(dir: string): Record<string, string> {
 }
 
 describe("openPrTree", () => {
-  it("a clean checkout is used as it is, with an empty baseline", async () => {
+  it("a clean checkout is used as it is", async () => {
     const repo = await featureClone();
     const tree = await openPrTree({ dir: repo.dir, remote: "origin", strategy: "branch", branch: "feature", env: gitEnv(), label: "otto-test" });
-    expect(tree).toMatchObject({ kind: "tree", dir: repo.dir, temporary: false, baseline: { entries: {} } });
+    expect(tree).toMatchObject({ kind: "tree", dir: repo.dir, temporary: false });
   });
 
   it("a dirty checkout gets a temporary worktree at the remote branch; the fix pushed from it holds none of the user's files, which stay byte-identical; release removes it", async () => {
@@ -47,9 +47,10 @@ describe("openPrTree", () => {
     expect(fs.readFileSync(path.join(tree.dir, "a.txt"), "utf8")).toBe("one\n");
     expect(fs.existsSync(path.join(tree.dir, ".env"))).toBe(false);
 
-    // A session's fix, committed and pushed from the detached worktree.
+    // A session's fix, committed and pushed from the detached worktree (the flow snapshots the tree before the session).
+    const baseline = await snapshotPrTree(tree.dir, gitEnv());
     fs.writeFileSync(path.join(tree.dir, "b.txt"), "the fix\n");
-    const pushed = await commitAndPush({ dir: tree.dir, branch: "feature", remote: "origin", message: "otto: fix", baseline: tree.baseline, detached: true, env: gitEnv() });
+    const pushed = await commitAndPush({ dir: tree.dir, branch: "feature", remote: "origin", message: "otto: fix", baseline, detached: true, env: gitEnv() });
     expect(pushed.outcome).toBe("pushed");
     expect(await repo.remoteFile("b.txt", "feature")).toBe("the fix\n");
     expect(await repo.remoteFile("a.txt", "feature")).toBe("one\n");

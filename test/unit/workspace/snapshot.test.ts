@@ -27,9 +27,9 @@ describe("diffSnapshots", () => {
   it("sorts paths into the sessions' (clean before), kept (dirty before, changed since) and untouched (the same)", () => {
     const before = { entries: { "a.txt": "file:644:1", "b.txt": "file:644:2", ".env": "file:644:3" } };
     const after = { entries: { "a.txt": "file:644:1", "b.txt": "file:644:9", "c.txt": "file:644:4", ".env": "file:644:3" } };
-    expect(diffSnapshots(before, after)).toEqual({ paths: ["c.txt"], kept: ["b.txt"], untouched: [".env", "a.txt"] });
+    expect(diffSnapshots(before, after)).toEqual({ paths: ["c.txt"], kept: ["b.txt"], untouched: [".env", "a.txt"], ignored: [] });
     // Dirty before and clean now: a session reverted the user's edit; that is theirs to see, not to commit.
-    expect(diffSnapshots(before, { entries: {} })).toEqual({ paths: [], kept: [".env", "a.txt", "b.txt"], untouched: [] });
+    expect(diffSnapshots(before, { entries: {} })).toEqual({ paths: [], kept: [".env", "a.txt", "b.txt"], untouched: [], ignored: [] });
   });
 });
 
@@ -93,7 +93,7 @@ describe("commitChanges", () => {
     await t.repo.git(["add", "README.md"]);
     const baseline = await snapshotTree(run, t.repo.dir);
     const head = await t.repo.git(["rev-parse", "HEAD"]);
-    expect(await commitChanges(run, t.repo.dir, { message: "nothing", baseline })).toEqual({ sha: undefined, committed: [], kept: [] });
+    expect(await commitChanges(run, t.repo.dir, { message: "nothing", baseline })).toEqual({ sha: undefined, committed: [], kept: [], ignored: [] });
     expect(await t.repo.git(["rev-parse", "HEAD"])).toBe(head);
     const empty = await commitChanges(run, t.repo.dir, { message: "phase: nothing changed", baseline, allowEmpty: true });
     expect(empty.sha).toMatch(/^[0-9a-f]{7,}$/);

@@ -3,7 +3,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { OttoError } from "../../../../src/core/index.ts";
 import { discardChanges, readyWorkdir } from "../../../../src/pr/comments/prepare-workdir.ts";
-import { refuseUnpushed } from "../../../../src/workspace/index.ts";
+import { refuseUnpushed, runGit, snapshotTree, type GitRun } from "../../../../src/workspace/index.ts";
 import { git, gitEnv, type Repo } from "../../../support/git.ts";
 import { useFeatureClone } from "../feature-clone.ts";
 
@@ -14,6 +14,7 @@ const setup = useFeatureClone();
 
 const work = (repo: Repo) => ({ dir: repo.dir, remote: "origin", branch: "feature" });
 const env = gitEnv();
+const run: GitRun = (args, options) => runGit(args, { ...options, env });
 
 async function refusal(p: Promise<unknown>): Promise<OttoError> {
   const error = await p.then(() => undefined, (e: unknown) => e);
@@ -62,14 +63,15 @@ describe("readyWorkdir: the local branch is the PR's head", () => {
   });
 });
 
-describe("discardChanges: back to HEAD before the session", () => {
+describe("discardChanges: back to the tree before the session, and nothing else", () => {
   it("drops the session's edits, new files and its own commit, and nothing before", async () => {
     const repo = await setup();
     const start = await repo.git(["rev-parse", "HEAD"]);
+    const baseline = await snapshotTree(run, repo.dir);
     await repo.commit("Model committed against its instructions", { "a.txt": "model\n" });
     fs.writeFileSync(path.join(repo.dir, "a.txt"), "edited after\n");
     fs.writeFileSync(path.join(repo.dir, "new.txt"), "new\n");
-    expect(await discardChanges(repo.dir, env, start)).toBe(true);
+    expect(await discardChanges(repo.dir, env, start, baseline)).toBe(true);
     expect(await repo.git(["rev-parse", "HEAD"])).toBe(start);
     expect(await repo.git(["status", "--porcelain"])).toBe("");
     expect(fs.readFileSync(path.join(repo.dir, "a.txt"), "utf8")).toBe("one\n");
@@ -77,6 +79,29 @@ describe("discardChanges: back to HEAD before the session", () => {
 
   it("does nothing when the session changed nothing", async () => {
     const repo = await setup();
-    expect(await discardChanges(repo.dir, env, await repo.git(["rev-parse", "HEAD"]))).toBe(false);
+    expect(await discardChanges(repo.dir, env, await repo.git(["rev-parse", "HEAD"]), await snapshotTree(run, repo.dir))).toBe(false);
+  });
+
+  it("a failed answer's cleanup leaves the user's untracked and ignored files byte for byte (no git clean)", async () => {
+    const repo = await setup({ "a.txt": "one\n", ".gitignore": "build/\n" });
+    // The user's: an ignored .env (through .git/info/exclude, which no reset restores), build output, a file made while the session ran.
+    fs.writeFileSync(path.join(repo.dir, ".git", "info", "exclude"), ".env\n");
+    fs.writeFileSync(path.join(repo.dir, ".env"), "API_KEY=sk-user-key-0123456789\n");
+    fs.mkdirSync(path.join(repo.dir, "build"));
+    fs.writeFileSync(path.join(repo.dir, "build", "out.js"), "built\n");
+    const start = await repo.git(["rev-parse", "HEAD"]);
+    const baseline = await snapshotTree(run, repo.dir);
+    // The session un-ignores both, edits a.txt and makes a file; the answer then fails.
+    fs.writeFileSync(path.join(repo.dir, ".git", "info", "exclude"), "");
+    fs.writeFileSync(path.join(repo.dir, ".gitignore"), "");
+    fs.writeFileSync(path.join(repo.dir, "a.txt"), "session\n");
+    fs.writeFileSync(path.join(repo.dir, "session.txt"), "made by the session\n");
+    expect(await discardChanges(repo.dir, env, start, baseline)).toBe(true);
+    expect(fs.readFileSync(path.join(repo.dir, ".env"), "utf8")).toBe("API_KEY=sk-user-key-0123456789\n");
+    expect(fs.readFileSync(path.join(repo.dir, "build", "out.js"), "utf8")).toBe("built\n");
+    expect(fs.readFileSync(path.join(repo.dir, "a.txt"), "utf8")).toBe("one\n");
+    expect(fs.readFileSync(path.join(repo.dir, ".gitignore"), "utf8")).toBe("build/\n");
+    expect(fs.existsSync(path.join(repo.dir, "session.txt"))).toBe(false);
+    expect(await repo.git(["rev-parse", "HEAD"])).toBe(start);
   });
 });

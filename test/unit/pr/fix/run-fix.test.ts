@@ -83,7 +83,7 @@ describe("runFix", () => {
           await repo.git(["add", "-A"]);
           await repo.git(["commit", "-qm", "fix"]);
         }
-        return { outcome: options.push ?? "pushed", sha: "2222222bbbb", committed: true, kept: [], rebased: false, detail: `outcome ${options.push ?? "pushed"}` };
+        return { outcome: options.push ?? "pushed", sha: "2222222bbbb", committed: true, kept: [], ignored: [], rebased: false, detail: `outcome ${options.push ?? "pushed"}` };
       },
     };
     const doc = async () => (await store.read(KEY))!;
