@@ -98,7 +98,7 @@ describe("the work lock's callers", () => {
     const doc = newDocument(pr, "github-octo-app-42", 5, "2026-02-06T10:00:00.000Z");
     await store.create(doc);
     const calls: string[] = [];
-    const comment = { id: "review-1", kind: "inline" as const, author: "alice", association: "COLLABORATOR", body: "rename this", createdAt: "2026-02-06T11:00:00Z", path: "a.ts", line: 1, resolved: false };
+    const comment = { id: "review-1", kind: "inline" as const, author: "alice", association: "OWNER", body: "rename this", createdAt: "2026-02-06T11:00:00Z", path: "a.ts", line: 1, resolved: false };
     const backend = {
       name: "github",
       getComments: () => Promise.resolve([comment]),
