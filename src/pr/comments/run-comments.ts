@@ -19,7 +19,7 @@ import { describeHolder, withWorkLock } from "../../workspace/index.ts";
 import { resolveTrust } from "./resolve-trust.ts";
 import { botKind, isMine, reviewerComments, selectComments, threadOf, type BotPolicy, type SkipReason } from "./select-comments.ts";
 import type { TrustDecision } from "./trust.ts";
-import { awaitPerson, handOffFork, recordFailure, type Recorder } from "./hand-off.ts";
+import { awaitPeople, handOffFork, recordFailure, type Recorder } from "./hand-off.ts";
 
 /*
  * One pass of the comment flow over one PR (the watcher's onComments hook, /otto-pr comments):
@@ -126,9 +126,8 @@ export async function runCommentPass(deps: CommentFlowDeps, input: CommentPassIn
     ];
     await record(quiet, recoveredEntries, log);
   }
-  for (const { comment, reason } of plan.skipped) {
-    if (reason === "untrusted") await awaitPerson(deps, { pr, comment, decision: trust.get(comment.id), record });
-  }
+  // One notification for all of them: a flood of drive-by comments is one message, not one each.
+  await awaitPeople(deps, { pr, comments: plan.skipped.filter((s) => s.reason === "untrusted").map((s) => s.comment), trust, record });
   if (plan.handle.length === 0) return report;
   if (pr.fork === true) {
     await handOffFork(deps, { doc, pr, comments: plan.handle, record, report });

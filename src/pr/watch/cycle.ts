@@ -1,6 +1,6 @@
 import pLimit from "p-limit";
 import { formatError, redact } from "../../core/index.ts";
-import type { Notify } from "../../notify/index.ts";
+import { limitNotify, MAX_NOTIFICATIONS_PER_PR_CYCLE, type Notify } from "../../notify/index.ts";
 import type { PrBackend, PrSkim, RepoSkim } from "../backend.ts";
 import type { BackendRegistry } from "../registry.ts";
 import { logLine, type PrDocument, type PrStatus } from "../store/document.ts";
@@ -23,6 +23,8 @@ export interface FailureContext {
   pr: PrInfo;
   pipeline: PipelineStatus;
   backend: PrBackend;
+  /** This PR's notifier for this cycle (at most MAX_NOTIFICATIONS_PER_PR_CYCLE); the flows notify through it. */
+  notify?: Notify;
 }
 
 export interface CommentsContext {
@@ -31,6 +33,8 @@ export interface CommentsContext {
   /** Reviewer comments not handled yet (not in seen_comment_ids, unresolved, not otto's). */
   comments: PrComment[];
   backend: PrBackend;
+  /** This PR's notifier for this cycle (at most MAX_NOTIFICATIONS_PER_PR_CYCLE); the flows notify through it. */
+  notify?: Notify;
 }
 
 export interface PolledContext {
@@ -185,6 +189,8 @@ async function refresh(doc: PrDocument, deps: CycleDeps, repo: RepoSkim | undefi
       posted = true;
     }
     let events: PrEvent[] = [];
+    // Whatever this PR's poll and flows have to say this cycle shares one budget of notifications.
+    const notify = limitNotify(deps.notify, { max: MAX_NOTIFICATIONS_PER_PR_CYCLE, subject: `PR #${doc.data.id} (${doc.data.repo})`, log: (message) => deps.log("info", message) });
     const written = await deps.store.update(doc.key, (current) => {
       // Planned again on the document as it is now: a command may have changed it meanwhile.
       const plan = planRefresh(current, observed, now.toISOString(), me);
@@ -195,10 +201,10 @@ async function refresh(doc: PrDocument, deps: CycleDeps, repo: RepoSkim | undefi
       return { ...current, data, log: [...current.log, ...plan.log.map((l) => logLine(now.toISOString(), l))] };
     });
     if (!written) return result("removed", doc);
-    if (events.includes("green") && posted) await notifyGreen(deps, written);
+    if (events.includes("green") && posted) await notifyGreen(deps, notify, written);
     if (events.includes("failure") && deps.onFailure && observed.pipeline) {
       // The fix flow's own errors are its business; the poll itself succeeded.
-      await deps.onFailure({ doc: written, pr: observed.pr, pipeline: observed.pipeline, backend }).catch((error: unknown) => {
+      await deps.onFailure({ doc: written, pr: observed.pr, pipeline: observed.pipeline, backend, notify }).catch((error: unknown) => {
         deps.log("warn", `fix flow for ${doc.key} failed`, { error: redact(formatError(error), deps.secrets) });
       });
     }
@@ -209,7 +215,7 @@ async function refresh(doc: PrDocument, deps: CycleDeps, repo: RepoSkim | undefi
     }
     const unhandled = unhandledComments(observed.comments ?? [], written.data.seen_comment_ids, me);
     if (unhandled.length > 0 && deps.onComments) {
-      await deps.onComments({ doc: written, pr: observed.pr, comments: unhandled, backend }).catch((error: unknown) => {
+      await deps.onComments({ doc: written, pr: observed.pr, comments: unhandled, backend, notify }).catch((error: unknown) => {
         deps.log("warn", `comment flow for ${doc.key} failed`, { error: redact(formatError(error), deps.secrets) });
       });
     }
@@ -227,8 +233,8 @@ async function refresh(doc: PrDocument, deps: CycleDeps, repo: RepoSkim | undefi
   }
 }
 
-async function notifyGreen(deps: CycleDeps, doc: PrDocument): Promise<void> {
-  const report = await deps.notify({
+async function notifyGreen(deps: CycleDeps, notify: Notify, doc: PrDocument): Promise<void> {
+  const report = await notify({
     kind: "pr_green",
     title: `PR #${doc.data.id} is green: ${doc.data.title}`,
     text: `All checks pass on ${doc.data.branch} (${pipelineSummary(doc.data.checks)}).`,
