@@ -8,6 +8,7 @@ import { headSha, runChecks } from "../../workspace/index.ts";
 import type { PrBackend } from "../backend.ts";
 import type { PrDocument } from "../store/document.ts";
 import type { PrStore } from "../store/store.ts";
+import { seenOf } from "../store/seen.ts";
 import type { PrComment, PrInfo } from "../types.ts";
 import { isOttoComment, unhandledComments } from "../watch/plan.ts";
 import { leftOpen } from "./addressed-by.ts";
@@ -86,7 +87,7 @@ export async function runCommentPass(deps: CommentFlowDeps, input: CommentPassIn
     deps.log("warn", `could not read the token's user for ${doc.key}; its own replies may be answered`, { error: redact(formatError(error), deps.secrets) });
     return undefined;
   });
-  const base = { comments, seen: doc.data.seen_comment_ids, me, bot: botPolicy(deps.config, pr) };
+  const base = { comments, seen: seenOf(doc.data), me, bot: botPolicy(deps.config, pr) };
   // Everyone's comments are judged when something is to be answered: the thread shown to the session needs it too.
   const judged = reviewerComments(base).length > 0 ? comments.filter((c) => !isOttoComment(c, me) && !isMine(c, me) && botKind(c.author, base.bot) === undefined) : [];
   const trust = await resolveTrust({ backend, pr, comments: judged, policy: deps.config.pr.trusted_authors, secrets: deps.secrets, log: deps.log });
@@ -99,8 +100,8 @@ export async function runCommentPass(deps: CommentFlowDeps, input: CommentPassIn
         if (failure.count === undefined) delete failures[failure.id];
         else failures[failure.id] = failure.count;
       }
-      const allSeen = [...current.data.seen_comment_ids, ...seen];
-      return recordComments(current, { seen, entries, failures, unseen: unhandledComments(comments, allSeen, me).length, log, now: deps.now().toISOString(), secrets: deps.secrets });
+      const allSeen = { ids: [...current.data.seen_comment_ids, ...seen], before: current.data.seen_before };
+      return recordComments(current, { seen, entries, failures, unseen: unhandledComments(comments, allSeen, me).length, log, now: deps.now().toISOString(), secrets: deps.secrets, comments });
     });
 
   const recoveredEntries: HistoryEntry[] = [];

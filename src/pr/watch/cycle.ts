@@ -5,6 +5,7 @@ import type { PrBackend, PrSkim, RepoSkim } from "../backend.ts";
 import type { BackendRegistry } from "../registry.ts";
 import { logLine, type PrDocument, type PrStatus } from "../store/document.ts";
 import { listCacheKey, type PrStore } from "../store/store.ts";
+import { seenOf, seenTest, type SeenComments } from "../store/seen.ts";
 import { pollMode, type PollMode } from "./poll-mode.ts";
 import { pipelineSummary } from "../pipeline.ts";
 import type { PipelineStatus, PrComment, PrInfo } from "../types.ts";
@@ -91,8 +92,9 @@ export interface CycleReport {
  * The token's user, asked only when an unhandled comment carries otto's marker: only then must
  * otto's own comments be told from a reviewer who pasted the marker, so idle polls stay free.
  */
-async function tokenUserIfMarked(backend: PrBackend, observed: Observed, seen: readonly string[], deps: CycleDeps): Promise<string | undefined> {
-  const marked = (observed.comments ?? []).some((c) => !c.resolved && !seen.includes(c.id) && c.body.includes(OTTO_MARKER));
+async function tokenUserIfMarked(backend: PrBackend, observed: Observed, seen: SeenComments, deps: CycleDeps): Promise<string | undefined> {
+  const wasSeen = seenTest(seen);
+  const marked = (observed.comments ?? []).some((c) => !c.resolved && !wasSeen(c) && c.body.includes(OTTO_MARKER));
   if (!marked) return undefined;
   return backend.currentUser(observed.pr).catch((error: unknown) => {
     deps.log("warn", `could not read the token's user for ${observed.pr.url}; otto's marker alone decides`, { error: redact(formatError(error), deps.secrets) });
@@ -181,7 +183,7 @@ async function refresh(doc: PrDocument, deps: CycleDeps, repo: RepoSkim | undefi
     const skim = repo?.prs.get(Number(doc.data.id));
     const mode = pollMode({ doc, skim, now, fullEveryMs: deps.fullPollMs, force: deps.force === true });
     const { observed, full } = await observe(backend, doc, deps, mode, skim, repo);
-    const me = await tokenUserIfMarked(backend, observed, doc.data.seen_comment_ids, deps);
+    const me = await tokenUserIfMarked(backend, observed, seenOf(doc.data), deps);
     const first = planRefresh(doc, observed, now.toISOString(), me);
     let posted = false;
     if (first.postGreenComment && observed.pipeline) {
@@ -213,7 +215,7 @@ async function refresh(doc: PrDocument, deps: CycleDeps, repo: RepoSkim | undefi
         deps.log("warn", `workflow steps for ${doc.key} failed`, { error: redact(formatError(error), deps.secrets) });
       });
     }
-    const unhandled = unhandledComments(observed.comments ?? [], written.data.seen_comment_ids, me);
+    const unhandled = unhandledComments(observed.comments ?? [], seenOf(written.data), me);
     if (unhandled.length > 0 && deps.onComments) {
       await deps.onComments({ doc: written, pr: observed.pr, comments: unhandled, backend, notify }).catch((error: unknown) => {
         deps.log("warn", `comment flow for ${doc.key} failed`, { error: redact(formatError(error), deps.secrets) });

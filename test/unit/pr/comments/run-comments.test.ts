@@ -186,6 +186,19 @@ describe("runCommentPass", () => {
     expect(notified[0]?.facts?.Comments).toMatch(/and 35 more$/);
   });
 
+  it("keeps the seen ids of a PR flooded with comments bounded, and never hands an old one over again", async () => {
+    const flood = Array.from({ length: 1300 }, (_, i) => c(`issue-${1000 + i}`, { kind: "conversation", author: "eve", association: "NONE" }));
+    const { store, doc, deps, backend, notified } = await setup(flood);
+    await runCommentPass(deps, { doc, pr, backend });
+    const after = await store.read(doc.key);
+    expect(after?.data.seen_comment_ids).toHaveLength(1000);
+    expect(after?.data.seen_before).toBe(flood[299]?.createdAt);
+    expect(after?.data.unseen_comments).toBe(0);
+    const again = await runCommentPass(deps, { doc: after!, pr, backend });
+    expect(again.skipped).toEqual([]);
+    expect(notified).toHaveLength(1);
+  });
+
   it("trusts a collaborator's association without asking the forge, and a listed login (mode only) over the forge's word", async () => {
     const lead = c("issue-8", { kind: "conversation", author: "lead", association: "COLLABORATOR" });
     const first = await setup([lead], { ...pr, fork: true });
