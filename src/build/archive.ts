@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { execa } from "execa";
-import { OttoError } from "../core/index.ts";
+import { OttoError, assertOttoPathSafe } from "../core/index.ts";
 import { specPaths, specsDir } from "../spec/index.ts";
 import type { BuildTarget } from "./state.ts";
 
@@ -33,6 +33,8 @@ export async function archiveTarget(target: BuildTarget, deps: ArchiveDeps): Pro
   if (target.kind === "openspec") return archiveChange(target.name, deps);
   const from = specPaths(deps.repoRoot, target.name).dir;
   const archive = path.join(specsDir(deps.repoRoot), "archive");
+  await assertOttoPathSafe(from);
+  await assertOttoPathSafe(archive);
   await fs.mkdir(archive, { recursive: true });
   let to = path.join(archive, archiveName(target.name, deps.now()));
   // A spec archived twice on one day (rebuilt after a reset) keeps both folders.

@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
-import { processAlive, withFileLock, writeFileAtomic } from "../core/index.ts";
+import { assertOttoPathSafe, processAlive, withFileLock, writeFileAtomic } from "../core/index.ts";
 import { TreeSnapshot } from "../workspace/index.ts";
 
 /** What is being built: an otto spec, or an OpenSpec change. */
@@ -89,6 +89,7 @@ export class BuildStore {
 
   async requestStop(target: BuildTarget): Promise<void> {
     await this.#ensureDir();
+    await assertOttoPathSafe(this.stopFile(target));
     await fs.writeFile(this.stopFile(target), `${new Date().toISOString()}\n`);
   }
 
@@ -100,11 +101,13 @@ export class BuildStore {
   }
 
   async clearStop(target: BuildTarget): Promise<void> {
+    await assertOttoPathSafe(this.stopFile(target));
     await fs.rm(this.stopFile(target), { force: true });
   }
 
   async #ensureDir(): Promise<void> {
     const dir = buildDir(this.repoRoot);
+    await assertOttoPathSafe(path.join(dir, ".gitignore"));
     await fs.mkdir(dir, { recursive: true });
     // Loop state is per machine: `git add -A` of the final commit must not pick it up.
     await fs.writeFile(path.join(dir, ".gitignore"), "*\n", { flag: "wx" }).catch((error: NodeJS.ErrnoException) => {

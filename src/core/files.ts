@@ -3,6 +3,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import lockfile from "proper-lockfile";
 import { OttoError } from "./errors.ts";
+import { assertOttoPathSafe } from "./otto-dir.ts";
 
 /*
  * Atomic writes under a lock, shared by every file otto edits (otto.jsonc, spec files).
@@ -56,6 +57,8 @@ export async function readTextIfExists(file: string): Promise<string | undefined
 }
 
 export async function realTarget(file: string): Promise<string> {
+  // Resolved for a write: under .otto the link must not lead out of the repository.
+  await assertOttoPathSafe(file);
   try {
     return await fs.realpath(file);
   } catch (error) {
@@ -74,6 +77,7 @@ export type LockRetries = number | { retries: number; factor: number; minTimeout
  * https://github.com/moxystudio/node-proper-lockfile#lockfile-options
  */
 export async function holdLock(file: string, retries: LockRetries, staleMs = 5_000): Promise<() => Promise<void>> {
+  await assertOttoPathSafe(file);
   await fs.mkdir(path.dirname(file), { recursive: true });
   let compromised = false;
   const release = await lockfile.lock(file, {
@@ -92,6 +96,8 @@ export async function holdLock(file: string, retries: LockRetries, staleMs = 5_0
 
 /** Runs `fn` holding the lock of `file`; creates the file's directory first. */
 export async function withFileLock<T>(file: string, fn: () => Promise<T>): Promise<T> {
+  // The lock is a folder beside the file: under .otto it must not land outside the repository.
+  await assertOttoPathSafe(file);
   await fs.mkdir(path.dirname(file), { recursive: true });
   const turnDone = await takeTurn(file);
   try {
@@ -115,8 +121,12 @@ export async function withFileLock<T>(file: string, fn: () => Promise<T>): Promi
   }
 }
 
-/** Writes via a temp file in the same directory and a rename, so readers never see half a file. */
+/**
+ * Writes via a temp file in the same directory and a rename, so readers never see half a file.
+ * Under a repository's `.otto` folder, refuses a path that leaves it through a symlink (otto-dir.ts).
+ */
 export async function writeFileAtomic(file: string, text: string, mode: number): Promise<void> {
+  await assertOttoPathSafe(file);
   const temp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${randomUUID()}.tmp`);
   try {
     await fs.writeFile(temp, text, { mode });

@@ -9,3 +9,4 @@ export { REPO_URL, SCHEMA_URL, docsUrl } from "./links.ts";
 export { assetPath, builtinDir, listAssetNames, readMarkdownAsset, type AssetFolder, type MarkdownAsset } from "./assets.ts";
 export { holdLock, readTextIfExists, realTarget, withFileLock, writeFileAtomic, type LockRetries } from "./files.ts";
 export { processAlive } from "./process.ts";
+export { assertOttoPathSafe, ottoRootOf } from "./otto-dir.ts";

@@ -7,9 +7,13 @@
  * or stops at a character the next part cannot start with, so megabytes of CI log or base64 data
  * cannot make a pattern backtrack (bench/redact.ts measures it).
  *
+ * Known secrets are also found encoded and split by invisible characters (secret-forms.ts).
+ *
  * A rule may keep text around the secret: the named group `keep` before it, `tail` after it
  * ("Authorization: token [REDACTED]", "https://[REDACTED]@host", `"password": "[REDACTED]"`).
  */
+import { encodedForms, hasInvisible, invisibleSplitPattern } from "./secret-forms.ts";
+
 const SECRET_WORD = String.raw`(?:password|passwd|passphrase|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credentials?)`;
 /** A whole identifier (the lookbehind) of at most 60 characters ending in a secret word: not `max_tokens`, `token_count`. */
 const SECRET_KEY = String.raw`(?<![A-Za-z0-9_.-])[A-Za-z0-9_.-]{0,60}${SECRET_WORD}`;
@@ -66,15 +70,6 @@ export const REDACTED = "[REDACTED]";
  */
 export const MIN_SECRET_LENGTH = 3;
 
-/** The forms a known secret is seen in: as is, URL-encoded, and as HTTP Basic credentials with an empty user (Azure DevOps PATs). */
-function variants(secret: string): string[] {
-  const out = [secret];
-  const encoded = encodeURIComponent(secret);
-  if (encoded !== secret) out.push(encoded);
-  out.push(Buffer.from(`:${secret}`).toString("base64"));
-  return out;
-}
-
 function replaceRule(text: string, rule: RegExp): string {
   return text.replace(rule, (...args: unknown[]) => {
     const groups = args[args.length - 1] as Record<string, string | undefined> | undefined;
@@ -89,8 +84,14 @@ export function redact(text: string, extraSecrets: readonly string[] = []): stri
   // Longest first, so a secret that contains another is not left half redacted.
   const known = extraSecrets.filter((s) => typeof s === "string" && s.length >= MIN_SECRET_LENGTH).sort((a, b) => b.length - a.length);
   for (const secret of known) {
-    for (const form of variants(secret)) if (out.includes(form)) out = out.split(form).join(REDACTED);
+    if (out.includes(secret)) out = out.split(secret).join(REDACTED);
+    for (const form of encodedForms(secret)) {
+      if (!out.includes(form.literal)) continue;
+      out = form.pattern === undefined ? out.split(form.literal).join(REDACTED) : out.replace(new RegExp(form.pattern, "g"), REDACTED);
+    }
   }
+  // Invisible characters between a secret's letters: looked for only in a text that holds one.
+  if (known.length > 0 && hasInvisible(out)) for (const secret of known) out = out.replace(invisibleSplitPattern(secret), REDACTED);
   for (const rule of RULES) out = replaceRule(out, rule);
   return out;
 }

@@ -1,5 +1,5 @@
 import fs from "node:fs/promises";
-import { OttoError } from "../core/index.ts";
+import { OttoError, assertOttoPathSafe } from "../core/index.ts";
 import type { Crew } from "./context.ts";
 import { parseMentions } from "./mentions.ts";
 import { unreadFor } from "./policy.ts";
@@ -78,6 +78,7 @@ export async function archiveAgents(crew: Crew, names: readonly string[]): Promi
     }
     state.agents = state.agents.filter((a) => !chosen.includes(a));
     for (const agent of chosen) delete state.cursors[agent.name];
+    if (chosen.length) await assertOttoPathSafe(crew.paths.archive);
     if (chosen.length) await fs.appendFile(crew.paths.archive, chosen.map((a) => `${JSON.stringify({ ...a, archivedAt: now.toISOString() })}\n`).join(""));
     return chosen;
   }, crew.secrets?.() ?? []);

@@ -1,5 +1,5 @@
 import fs from "node:fs/promises";
-import { OttoError, readTextIfExists, redact, redactDeep, withFileLock, writeFileAtomic } from "../core/index.ts";
+import { OttoError, assertOttoPathSafe, readTextIfExists, redact, redactDeep, withFileLock, writeFileAtomic } from "../core/index.ts";
 import type { CrewPaths } from "./paths.ts";
 import { CrewFile, Message, emptyCrew, type NewMessage } from "./schema.ts";
 
@@ -93,6 +93,7 @@ export async function transact<T>(paths: CrewPaths, now: Now, change: (tx: Trans
     if (posted.length > 0) {
       // A torn last line (crash mid-append) must not swallow the next message.
       const prefix = streamText && !streamText.endsWith("\n") ? "\n" : "";
+      await assertOttoPathSafe(paths.messages);
       await fs.appendFile(paths.messages, prefix + posted.map((m) => `${JSON.stringify(m)}\n`).join(""));
     }
     const text = `${JSON.stringify(crew, null, 2)}\n`;

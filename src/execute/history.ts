@@ -1,6 +1,6 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { redact } from "../core/index.ts";
+import { assertOttoPathSafe, redact } from "../core/index.ts";
 import type { StepRecord } from "./types.ts";
 
 /** One task attempt, as history/run-NNN.md records it. */
@@ -65,6 +65,7 @@ const RUN_FILE = /^run-(\d+)\.md$/;
  * the exclusive create (`wx`) makes the loser take the next one, so no record overwrites another.
  */
 export async function writeAttempt(historyDir: string, record: AttemptRecord, secrets: readonly string[] = []): Promise<string> {
+  await assertOttoPathSafe(historyDir);
   await fs.mkdir(historyDir, { recursive: true });
   const used = (await fs.readdir(historyDir)).map((f) => Number(RUN_FILE.exec(f)?.[1] ?? 0));
   for (let n = Math.max(0, ...used) + 1; ; n++) {
@@ -84,6 +85,7 @@ export async function writeStepRecord(
   record: { slug: string; name: string; heading: string; at: Date; steps: readonly StepRecord[]; evidence?: readonly string[] },
   secrets: readonly string[] = [],
 ): Promise<string> {
+  await assertOttoPathSafe(historyDir);
   await fs.mkdir(historyDir, { recursive: true });
   const lines = [`# ${record.heading} of ${record.slug}`, "", `- **at**: ${record.at.toISOString()}`, ""];
   for (const step of record.steps) {

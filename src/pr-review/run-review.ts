@@ -34,10 +34,17 @@ export interface ReviewCheckoutInput {
   existingComments(): Promise<string | undefined>;
 }
 
+/**
+ * The largest diff a review reads: git's output is counted as it streams and git is stopped past
+ * it (`git_output`), so a PR that adds a huge generated file cannot fill memory. Far more than a
+ * model can review.
+ */
+const MAX_DIFF_BYTES = 16 * 1024 * 1024;
+
 /** `git diff <remote>/<target>...HEAD` with fixed prefixes and unquoted paths, whatever the user's git config says. */
 function prDiff(checkout: ReviewCheckout, pr: PrInfo, runtime: Runtime): Promise<string> {
   const args = ["-c", "core.quotepath=off", "diff", "--no-color", "--no-ext-diff", "--src-prefix=a/", "--dst-prefix=b/", `${checkout.remote}/${pr.targetBranch}...HEAD`];
-  return gitOutput(args, { cwd: checkout.dir, env: runtime.env });
+  return gitOutput(args, { cwd: checkout.dir, env: runtime.env, maxBuffer: MAX_DIFF_BYTES });
 }
 
 /**

@@ -25,13 +25,14 @@ import {
 } from "./map.ts";
 import { runAdoWorkflow } from "./workflow.ts";
 import { isUncertainWrite, postOnce, withPostMarker } from "../post-once.ts";
+import { cutNote } from "../read-capped.ts";
 import { normalizeRemoteUrl } from "../../workspace/index.ts";
 
 /** Teams and members read per request; the APIs default to 100. */
 const PAGE = 1000;
 
 /** Per failed task; the end of a log holds the failure. */
-const MAX_TASK_LOG_CHARS = 60_000;
+const MAX_TASK_LOG_BYTES = 60_000;
 
 interface List<T> {
   value: T[];
@@ -210,9 +211,10 @@ export function createAdoBackend(deps: BackendDeps): PrBackend {
       const timeline = await http(org).json<{ records: TimelineRecord[] } | undefined>(`${build}/timeline`, { signal: options.signal });
       const parts: string[] = [];
       for (const task of failedTasks(timeline?.records ?? [])) {
-        const text = await http(org).text(`${build}/logs/${task.log?.id ?? 0}`, { signal: options.signal });
+        // Streamed: only the last MAX_TASK_LOG_BYTES of a log of any size are held.
+        const log = await http(org).tail(`${build}/logs/${task.log?.id ?? 0}`, MAX_TASK_LOG_BYTES, { signal: options.signal });
         const issues = (task.issues ?? []).filter((i) => i.type === "error").map((i) => `error: ${i.message}`);
-        parts.push(`=== ${task.name} (failed) ===`, ...issues, text.length > MAX_TASK_LOG_CHARS ? text.slice(-MAX_TASK_LOG_CHARS) : text);
+        parts.push(`=== ${task.name} (failed) ===`, ...issues, ...(log.truncated ? [cutNote(MAX_TASK_LOG_BYTES)] : []), log.text);
       }
       return redact(parts.length > 0 ? parts.join("\n") : `Build ${logId} has no failed task with a log.`);
     },

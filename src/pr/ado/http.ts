@@ -1,6 +1,7 @@
 import { OttoError, redact } from "../../core/index.ts";
 import { fetchWithTimeout, retryAfterMs, retryDelay } from "../http.ts";
 import { uncertainWrite } from "../post-once.ts";
+import { readCapped, type Capped } from "../read-capped.ts";
 
 /*
  * A small Azure DevOps REST client: api-version 7.1, auth header, retries.
@@ -16,6 +17,12 @@ export const API_VERSION = "7.1";
 const RETRIES = 3;
 /** Never sleep longer than this for one Retry-After; the watcher backs the PR off instead. */
 const MAX_RETRY_AFTER_MS = 120_000;
+/**
+ * The largest answer read whole (a PR's threads come in one answer, without pages); a larger one
+ * fails instead of filling memory. Error bodies are read up to ERROR_BODY_BYTES.
+ */
+export const MAX_BODY_BYTES = 32 * 1024 * 1024;
+const ERROR_BODY_BYTES = 64 * 1024;
 
 export interface AdoHttpOptions {
   /** Base URL of the organization or collection, e.g. https://dev.azure.com/contoso. */
@@ -40,6 +47,8 @@ export interface RequestOptions {
 export interface AdoHttp {
   json<T>(path: string, options?: RequestOptions): Promise<T>;
   text(path: string, options?: RequestOptions): Promise<string>;
+  /** A text answer read through as it streams, keeping only its last `maxBytes` (logs: the end holds the failure). */
+  tail(path: string, maxBytes: number, options?: RequestOptions): Promise<Capped>;
 }
 
 class Retryable extends Error {
@@ -70,7 +79,7 @@ function errorFor(status: number, body: string, what: string): Error {
 export function createAdoHttp(options: AdoHttpOptions): AdoHttp {
   const fetchImpl = fetchWithTimeout(options.fetch, options.timeoutMs);
 
-  async function once(path: string, request: RequestOptions, accept: string): Promise<string> {
+  async function once(path: string, request: RequestOptions, accept: string, tailBytes?: number): Promise<Capped> {
     const url = new URL(`${options.orgUrl.replace(/\/+$/, "")}/${path}`);
     for (const [key, value] of Object.entries(request.query ?? {})) url.searchParams.set(key, String(value));
     url.searchParams.set("api-version", request.apiVersion ?? API_VERSION);
@@ -89,20 +98,25 @@ export function createAdoHttp(options: AdoHttpOptions): AdoHttp {
       if (request.signal?.aborted) throw error;
       throw new Retryable(`network error: ${error instanceof Error ? error.message : String(error)}`);
     }
-    const body = await response.text();
     const what = `${request.method ?? "GET"} ${url.pathname}`;
+    const ok = response.status === 200 || response.status === 201 || response.status === 204;
+    const read = await readCapped(response.body, !ok ? { maxBytes: ERROR_BODY_BYTES } : tailBytes !== undefined ? { maxBytes: tailBytes, keep: "tail" } : { maxBytes: MAX_BODY_BYTES });
+    const body = read.text;
+    if (ok && read.truncated && tailBytes === undefined) {
+      throw new OttoError("pr_response_too_large", `Azure DevOps answered ${what} with more than ${MAX_BODY_BYTES / 1024 / 1024} MB; otto reads at most that much.`, "Look at the PR in the browser; otto tries again on the next poll.");
+    }
     if (response.status === 429) throw new Retryable("rate limited (429)", retryAfterMs(response.headers.get("retry-after"), Date.now()), false);
     if (response.status >= 500) throw new Retryable(`server error (${response.status})`, retryAfterMs(response.headers.get("retry-after"), Date.now()));
-    if (response.status !== 200 && response.status !== 201 && response.status !== 204) throw errorFor(response.status, body, what);
+    if (!ok) throw errorFor(response.status, body, what);
     // The sign-in page can also come back as a 200 HTML page.
     if (accept === "application/json" && /^\s*</.test(body)) throw errorFor(203, body, what);
-    return body;
+    return read;
   }
 
-  async function withRetries(path: string, request: RequestOptions, accept: string): Promise<string> {
+  async function withRetries(path: string, request: RequestOptions, accept: string, tailBytes?: number): Promise<Capped> {
     for (let attempt = 0; ; attempt++) {
       try {
-        return await once(path, request, accept);
+        return await once(path, request, accept, tailBytes);
       } catch (error) {
         if (!(error instanceof Retryable)) throw error;
         if (error.uncertain && !(request.idempotent ?? (request.method ?? "GET") !== "POST")) throw uncertainWrite(`Azure DevOps ${request.method ?? "GET"} ${path}`, error.message, error);
@@ -116,9 +130,10 @@ export function createAdoHttp(options: AdoHttpOptions): AdoHttp {
 
   return {
     async json<T>(path: string, request: RequestOptions = {}): Promise<T> {
-      const text = await withRetries(path, request, "application/json");
+      const { text } = await withRetries(path, request, "application/json");
       return (text === "" ? undefined : JSON.parse(text)) as T;
     },
-    text: (path, request = {}) => withRetries(path, request, "text/plain"),
+    text: async (path, request = {}) => (await withRetries(path, request, "text/plain")).text,
+    tail: (path, maxBytes, request = {}) => withRetries(path, request, "text/plain", maxBytes),
   };
 }

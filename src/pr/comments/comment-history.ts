@@ -1,5 +1,6 @@
 import { redact } from "../../core/index.ts";
 import { logLine, type PrDocument } from "../store/document.ts";
+import { boundSeen } from "../store/seen.ts";
 import type { PrComment } from "../types.ts";
 import type { Decision } from "./decision.ts";
 
@@ -59,12 +60,16 @@ export interface CommentRecord {
   log: readonly string[];
   now: string;
   secrets?: readonly string[];
+  /** The forge's comments: their creation times bound the seen ids (store/seen.ts). */
+  comments?: readonly PrComment[];
 }
 
 /** The document with the record applied: seen ids added, entries appended, log lines stamped. */
 export function recordComments(doc: PrDocument, record: CommentRecord): PrDocument {
   const seen = [...doc.data.seen_comment_ids];
   for (const id of record.seen) if (!seen.includes(id)) seen.push(id);
+  const kept = boundSeen({ ids: seen, before: doc.data.seen_before }, record.comments ?? []);
+  const bounded = { seen_comment_ids: [...kept.ids], ...(kept.before !== undefined ? { seen_before: kept.before } : {}) };
   const sections = [...doc.sections];
   if (record.entries.length > 0) {
     const rendered = record.entries.map((e) => renderHistoryEntry(e, record.secrets));
@@ -79,7 +84,7 @@ export function recordComments(doc: PrDocument, record: CommentRecord): PrDocume
     ...doc,
     data: {
       ...doc.data,
-      seen_comment_ids: seen,
+      ...bounded,
       ...(record.failures ? { comment_failures: { ...record.failures } } : {}),
       ...(record.unseen !== undefined ? { unseen_comments: record.unseen } : {}),
     },

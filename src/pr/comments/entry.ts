@@ -36,8 +36,8 @@ function configuredPrimary(ctx: PrContext): () => Promise<ModelRef> {
 export function watcherHooks(runtime: PrRuntime, ctx: PrContext, options: { now: () => Date; log: Log }): Pick<CycleDeps, "onComments" | "onPolled"> {
   const deps = flowDeps(runtime, ctx, { model: configuredPrimary(ctx), now: options.now, log: options.log });
   return {
-    async onComments({ doc, pr, backend }) {
-      const report = await runCommentPass(deps, { doc, pr, backend });
+    async onComments({ doc, pr, backend, notify }) {
+      const report = await runCommentPass(notify ? { ...deps, notify } : deps, { doc, pr, backend });
       const answered = report.answered.length + report.recovered.length;
       if (answered + report.failed.length > 0) options.log("info", `comments on ${doc.key}: ${answered} answered, ${report.failed.length} failed`);
     },

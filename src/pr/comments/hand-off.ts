@@ -57,21 +57,55 @@ export async function recordFailure(
 }
 
 
+/** Log lines naming a comment that awaits a person, per pass: a flood of comments is one summary line beyond these. */
+export const MAX_AWAIT_LINES = 20;
+/** Logins named in the notification's title; the rest are counted. */
+const MAX_TITLE_LOGINS = 5;
+
+/** "a, b and c", or "a, b, c, d, e and 3 others". */
+function listLogins(logins: readonly string[]): string {
+  const shown = logins.slice(0, MAX_TITLE_LOGINS);
+  const rest = logins.length - shown.length;
+  if (rest > 0) return `${shown.join(", ")} and ${rest} other${rest === 1 ? "" : "s"}`;
+  return shown.length <= 1 ? (shown[0] ?? "") : `${shown.slice(0, -1).join(", ")} and ${shown.at(-1) ?? ""}`;
+}
+
 /**
- * A comment by someone otto does not act for: recorded as seen (never looked at again), one log
- * line, one notification. No session reads it and nothing is posted.
+ * Comments by people otto does not act for, all of one pass: recorded as seen (never looked at
+ * again), one log line each (up to MAX_AWAIT_LINES, then one for the rest), and one notification
+ * for all of them, so anyone who can comment cannot make otto send a notification per comment.
+ * No session reads them and nothing is posted.
  */
-export async function awaitPerson(deps: CommentFlowDeps, input: { pr: PrInfo; comment: PrComment; decision: TrustDecision | undefined; record: Recorder }): Promise<void> {
-  const { pr, comment } = input;
-  const why = distrustText(comment, input.decision?.reason ?? "lookup_failed", pr.provider);
-  await input.record([comment.id], [], [`comment ${comment.id} by ${comment.author} awaits a person: ${why}; otto does not act on it`]);
+export async function awaitPeople(deps: CommentFlowDeps, input: { pr: PrInfo; comments: readonly PrComment[]; trust: ReadonlyMap<string, TrustDecision>; record: Recorder }): Promise<void> {
+  const { pr, comments } = input;
+  if (comments.length === 0) return;
+  const why = comments.map((comment) => distrustText(comment, input.trust.get(comment.id)?.reason ?? "lookup_failed", pr.provider));
+  const lines = comments.slice(0, MAX_AWAIT_LINES).map((comment, i) => `comment ${comment.id} by ${comment.author} awaits a person: ${why[i] ?? ""}; otto does not act on it`);
+  const more = comments.slice(MAX_AWAIT_LINES);
+  if (more.length > 0) lines.push(`${more.length} more comment(s) by ${listLogins([...new Set(more.map((c) => c.author))])} await a person; otto does not act on them`);
+  await input.record(
+    comments.map((c) => c.id),
+    [],
+    lines,
+  );
+  const logins = [...new Set(comments.map((c) => c.author))];
+  const first = comments[0];
+  const title = comments.length === 1 ? `PR #${pr.number}: a comment by ${first?.author ?? ""} awaits a person` : `PR #${pr.number}: ${comments.length} comments by ${listLogins(logins)} await a person`;
+  const reasons = [...new Set(why)].slice(0, MAX_TITLE_LOGINS);
+  const subject = comments.length === 1 ? "the comment" : "these comments";
   await deps.notify({
     kind: "human_needed",
-    title: `PR #${pr.number}: a comment by ${comment.author} awaits a person`,
-    text: `${why}, so otto did not act on the comment: no session read it and nothing was posted. Answer it yourself, or add the author to pr.trusted_authors.`,
-    url: comment.url ?? pr.url,
-    facts: { Repository: pr.repo, Comment: comment.id },
+    title,
+    text: `${reasons.join("; ")}, so otto did not act on ${subject}: no session read ${comments.length === 1 ? "it" : "them"} and nothing was posted. Answer ${comments.length === 1 ? "it" : "them"} yourself, or add the author to pr.trusted_authors.`,
+    url: comments.length === 1 ? (first?.url ?? pr.url) : pr.url,
+    facts: { Repository: pr.repo, [comments.length === 1 ? "Comment" : "Comments"]: listIds(comments) },
   });
+}
+
+/** The ids of `comments`, at most 10, the rest counted. */
+function listIds(comments: readonly PrComment[]): string {
+  const ids = comments.slice(0, 10).map((c) => c.id);
+  return comments.length > ids.length ? `${ids.join(", ")} and ${comments.length - ids.length} more` : ids.join(", ");
 }
 
 

@@ -8,6 +8,7 @@ import { CLEAN_TREE, headSha, runChecks } from "../../workspace/index.ts";
 import type { PrBackend } from "../backend.ts";
 import type { PrDocument } from "../store/document.ts";
 import type { PrStore } from "../store/store.ts";
+import { seenOf } from "../store/seen.ts";
 import type { PrComment, PrInfo } from "../types.ts";
 import { isOttoComment, unhandledComments } from "../watch/plan.ts";
 import { leftOpen } from "./addressed-by.ts";
@@ -19,7 +20,7 @@ import { describeHolder, withWorkLock } from "../../workspace/index.ts";
 import { resolveTrust } from "./resolve-trust.ts";
 import { botKind, isMine, reviewerComments, selectComments, threadOf, type BotPolicy, type SkipReason } from "./select-comments.ts";
 import type { TrustDecision } from "./trust.ts";
-import { awaitPerson, handOffFork, recordFailure, type Recorder } from "./hand-off.ts";
+import { awaitPeople, handOffFork, recordFailure, type Recorder } from "./hand-off.ts";
 import { assertSandbox } from "../../sandbox/index.ts";
 
 /*
@@ -88,7 +89,7 @@ export async function runCommentPass(deps: CommentFlowDeps, input: CommentPassIn
     deps.log("warn", `could not read the token's user for ${doc.key}; its own replies may be answered`, { error: redact(formatError(error), deps.secrets) });
     return undefined;
   });
-  const base = { comments, seen: doc.data.seen_comment_ids, me, bot: botPolicy(deps.config, pr) };
+  const base = { comments, seen: seenOf(doc.data), me, bot: botPolicy(deps.config, pr) };
   // Everyone's comments are judged when something is to be answered: the thread shown to the session needs it too.
   const judged = reviewerComments(base).length > 0 ? comments.filter((c) => !isOttoComment(c, me) && !isMine(c, me) && botKind(c, base.bot) === undefined) : [];
   for (const c of reviewerComments(base)) {
@@ -106,8 +107,8 @@ export async function runCommentPass(deps: CommentFlowDeps, input: CommentPassIn
         if (failure.count === undefined) delete failures[failure.id];
         else failures[failure.id] = failure.count;
       }
-      const allSeen = [...current.data.seen_comment_ids, ...seen];
-      return recordComments(current, { seen, entries, failures, unseen: unhandledComments(comments, allSeen, me).length, log, now: deps.now().toISOString(), secrets: deps.secrets });
+      const allSeen = { ids: [...current.data.seen_comment_ids, ...seen], before: current.data.seen_before };
+      return recordComments(current, { seen, entries, failures, unseen: unhandledComments(comments, allSeen, me).length, log, now: deps.now().toISOString(), secrets: deps.secrets, comments });
     });
 
   const recoveredEntries: HistoryEntry[] = [];
@@ -133,9 +134,8 @@ export async function runCommentPass(deps: CommentFlowDeps, input: CommentPassIn
     ];
     await record(quiet, recoveredEntries, log);
   }
-  for (const { comment, reason } of plan.skipped) {
-    if (reason === "untrusted") await awaitPerson(deps, { pr, comment, decision: trust.get(comment.id), record });
-  }
+  // One notification for all of them: a flood of drive-by comments is one message, not one each.
+  await awaitPeople(deps, { pr, comments: plan.skipped.filter((s) => s.reason === "untrusted").map((s) => s.comment), trust, record });
   if (plan.handle.length === 0) return report;
   if (pr.fork === true) {
     await handOffFork(deps, { doc, pr, comments: plan.handle, record, report });

@@ -1,4 +1,5 @@
 import { authoredBy, type PrComment } from "../types.ts";
+import { seenTest, type SeenInput } from "../store/seen.ts";
 import { isOttoComment, unhandledComments } from "../watch/plan.ts";
 import type { Decision } from "./decision.ts";
 import { ownReplies } from "./reply-marker.ts";
@@ -25,7 +26,7 @@ export interface BotPolicy {
 
 export interface SelectInput {
   comments: readonly PrComment[];
-  seen: readonly string[];
+  seen: SeenInput;
   /** The user the token belongs to (GitHub login, Azure DevOps identity id); unknown: undefined. */
   me?: string | undefined;
   bot: BotPolicy;
@@ -106,11 +107,11 @@ export function selectComments(input: SelectInput): CommentPlan {
   const byId = new Map(comments.map((c) => [c.id, c]));
   const plan: CommentPlan = { handle: [], recovered: [], skipped: [] };
   const newest = new Map<string, PrComment>();
-  const seenIds = new Set(seen);
+  const wasSeen = seenTest(seen);
   // Answered and resolved before a crash: unhandledComments leaves resolved threads out, but the history should have them.
   for (const comment of comments) {
     const reply = answered.get(comment.id);
-    if (comment.resolved && reply && !seenIds.has(comment.id) && !isOttoComment(comment, me)) {
+    if (comment.resolved && reply && !wasSeen(comment) && !isOttoComment(comment, me)) {
       plan.recovered.push({ comment, decision: reply.decision, reply: reply.reply });
     }
   }

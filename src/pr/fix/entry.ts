@@ -41,7 +41,12 @@ function baseDeps(runtime: PrRuntime, ctx: PrContext, cwd: string): Omit<FixDeps
 export function fixOnFailure(runtime: PrRuntime, ctx: PrContext, options: { signal?: AbortSignal } = {}): (failure: FailureContext) => Promise<void> {
   return async (failure) => {
     const outcome = await runFix(
-      { ...baseDeps(runtime, ctx, runtime.directory), models: async () => configuredModels(ctx.loaded.config.models), ...(options.signal ? { signal: options.signal } : {}) },
+      {
+        ...baseDeps(runtime, ctx, runtime.directory),
+        models: async () => configuredModels(ctx.loaded.config.models),
+        ...(options.signal ? { signal: options.signal } : {}),
+        ...(failure.notify ? { notify: failure.notify } : {}),
+      },
       { ...failure, trigger: "watcher" },
     );
     runtime.log.log("info", `fix flow for ${outcome.key}: ${outcome.result}`, { detail: outcome.lines.join(" ") });

@@ -1,6 +1,6 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { formatError, redact, type Env } from "../../core/index.ts";
+import { assertOttoPathSafe, formatError, redact, type Env } from "../../core/index.ts";
 import { excludeFromGit } from "../../repo/index.ts";
 import type { PrBackend } from "../backend.ts";
 import type { Check, PrInfo } from "../types.ts";
@@ -46,6 +46,8 @@ const fileName = (index: number, name: string): string => `${String(index + 1).p
 export async function collectLogs(input: CollectInput): Promise<CollectedLogs> {
   const worktreeDir = path.join(input.dir, WORKTREE_LOG_DIR, input.key);
   const recordDir = path.join(input.storeDir, input.key, "logs");
+  // The PR's checkout is the PR author's: a committed `.otto` link must not turn this rm -r and these writes elsewhere.
+  await assertOttoPathSafe(worktreeDir);
   await excludeLogDir(input.dir, input.env);
   // Old logs would mislead the session: each run starts from an empty folder.
   await fs.rm(worktreeDir, { recursive: true, force: true });

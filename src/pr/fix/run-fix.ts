@@ -1,5 +1,5 @@
 import fs from "node:fs/promises";
-import { OttoError, formatError, redact, type Env } from "../../core/index.ts";
+import { OttoError, assertOttoPathSafe, formatError, redact, type Env } from "../../core/index.ts";
 import { parseDuration } from "../../config/index.ts";
 import { mapPrToWorkdir, repoUrlOfPr, type PrWorkdir } from "../../repo/index.ts";
 import { deferredText, openPrTree, snapshotPrTree } from "../pr-tree.ts";
@@ -162,7 +162,8 @@ async function fixInTree(flow: Flow, claimed: PrDocument, workdir: FixTree, mode
   try {
     flow.summary = redact(await analyseFailure(session, models.analysis, { pr, checks: input.pipeline.checks, files: logs.files, missing: logs.missing }), deps.secrets);
   } finally {
-    await fs.rm(logs.worktreeDir, { recursive: true, force: true });
+    // Checked again: the analysis session could have swapped a link in meanwhile.
+    if (await assertOttoPathSafe(logs.worktreeDir).then(() => true, () => false)) await fs.rm(logs.worktreeDir, { recursive: true, force: true });
   }
   flow.verdict = parseVerdict(flow.summary);
   if (isInfrastructure(flow.verdict)) return infrastructure(flow, claimed);

@@ -22,9 +22,15 @@ import { postOnce, uncertainWrite, withPostMarker } from "../post-once.ts";
 import { fetchThreadMap, resolveThreadOf } from "./threads.ts";
 import { skimOpenPulls } from "./skim.ts";
 import { hasMarker, issueCommentsHave, reviewCommentsHave, runGithubWorkflow } from "./workflow.ts";
+import { cutNote, readCapped } from "../read-capped.ts";
 
 /** Job logs can be megabytes; the end holds the failure. */
-const MAX_LOG_CHARS = 200_000;
+const MAX_LOG_BYTES = 200_000;
+/**
+ * Pages of 100 read per comment list (conversation, review): 2,000 comments in all. A PR with
+ * more is a flood; the newest beyond the bound are not read (the lists come oldest first).
+ */
+export const MAX_COMMENT_PAGES = 10;
 
 /** The permission API's answers that can push to the repository (the docs' legacy roles, and maintain should it appear). */
 const WRITE_PERMISSIONS: ReadonlySet<string> = new Set(["admin", "maintain", "write"]);
@@ -186,9 +192,11 @@ export function createGithubBackend(deps: BackendDeps): PrBackend {
     getBuildLogs: (pr, logId) =>
       call(`logs of job ${logId} in ${pr.repo}`, async (octokit) => {
         // Answers 302 to a short-lived URL; fetch follows it (and drops the Authorization header).
-        const response = await octokit.request("GET /repos/{owner}/{repo}/actions/jobs/{job_id}/logs", { ...repoParams(pr), job_id: Number(logId) });
-        const text = typeof response.data === "string" ? response.data : String(response.data);
-        return redact(text.length > MAX_LOG_CHARS ? text.slice(-MAX_LOG_CHARS) : text);
+        // The body is streamed, not parsed: a log of any size costs at most MAX_LOG_BYTES of memory.
+        const response = await octokit.request("GET /repos/{owner}/{repo}/actions/jobs/{job_id}/logs", { ...repoParams(pr), job_id: Number(logId), request: { parseSuccessResponseBody: false } });
+        const data: unknown = response.data;
+        const log = typeof data === "string" ? { text: data.slice(-MAX_LOG_BYTES), truncated: data.length > MAX_LOG_BYTES } : await readCapped(data as ReadableStream<Uint8Array>, { maxBytes: MAX_LOG_BYTES, keep: "tail" });
+        return redact(log.truncated ? `${cutNote(MAX_LOG_BYTES)}\n${log.text}` : log.text);
       }),
 
     currentUser: () => me(),
@@ -205,9 +213,11 @@ export function createGithubBackend(deps: BackendDeps): PrBackend {
     getComments: (pr, options: CallOptions = {}) =>
       call(`comments of ${pr.repo}#${pr.number}`, async (octokit) => {
         const params = { ...repoParams(pr), per_page: 100 };
+        const capped = (kind: string) => () => deps.log(`${pr.repo}#${pr.number} has more than ${MAX_COMMENT_PAGES * 100} ${kind} comments: otto read the first ${MAX_COMMENT_PAGES * 100} and stopped`);
+        const pages = { ...options, paginate: true, maxPages: MAX_COMMENT_PAGES };
         const [issue, review] = await Promise.all([
-          conditionalGet(octokit, options.cache, "GET /repos/{owner}/{repo}/issues/{issue_number}/comments", { ...params, issue_number: pr.number }, (d) => (d as IssueCommentPayload[]).map(compactIssueComment), { ...options, paginate: true }),
-          conditionalGet(octokit, options.cache, "GET /repos/{owner}/{repo}/pulls/{pull_number}/comments", { ...params, pull_number: pr.number }, (d) => (d as ReviewCommentPayload[]).map(compactReviewComment), { ...options, paginate: true }),
+          conditionalGet(octokit, options.cache, "GET /repos/{owner}/{repo}/issues/{issue_number}/comments", { ...params, issue_number: pr.number }, (d) => (d as IssueCommentPayload[]).map(compactIssueComment), { ...pages, onCapped: capped("conversation") }),
+          conditionalGet(octokit, options.cache, "GET /repos/{owner}/{repo}/pulls/{pull_number}/comments", { ...params, pull_number: pr.number }, (d) => (d as ReviewCommentPayload[]).map(compactReviewComment), { ...pages, onCapped: capped("review") }),
         ]);
         // Thread state costs GraphQL points, so it is asked only when the review comments changed.
         const threadKey = `threads ${pr.repo}#${pr.number}`;

@@ -20,11 +20,15 @@ function isNotModified(error: unknown): boolean {
   return typeof error === "object" && error !== null && (error as { status?: unknown }).status === 304;
 }
 
-/** Pages after the first one, following the Link header's rel="next". */
-async function restPages(client: GithubClient, link: string | undefined): Promise<unknown[]> {
+/** Pages after the first one, following the Link header's rel="next", up to `maxPages` in all (the first one included). */
+async function restPages(client: GithubClient, link: string | undefined, maxPages = Number.POSITIVE_INFINITY, onCapped?: () => void): Promise<unknown[]> {
   const out: unknown[] = [];
   let next = link && /<([^>]+)>;\s*rel="next"/.exec(link)?.[1];
-  while (next) {
+  for (let page = 2; next; page++) {
+    if (page > maxPages) {
+      onCapped?.();
+      break;
+    }
     const response = await client.request(`GET ${next}`);
     out.push(...(Array.isArray(response.data) ? (response.data as unknown[]) : []));
     next = /<([^>]+)>;\s*rel="next"/.exec(response.headers.link ?? "")?.[1];
@@ -50,7 +54,13 @@ export async function conditionalGet<T>(
   route: string,
   params: Params,
   map: (data: unknown) => T,
-  options: { paginate?: boolean; signal?: AbortSignal } = {},
+  options: {
+    paginate?: boolean;
+    /** With paginate: pages read at most (the first included); `onCapped` is told when more were left. */
+    maxPages?: number;
+    onCapped?: () => void;
+    signal?: AbortSignal;
+  } = {},
 ): Promise<Fetched<T>> {
   const key = `${route} ${JSON.stringify(params)}`;
   const cached = cache?.get(key);
@@ -61,7 +71,7 @@ export async function conditionalGet<T>(
       ...(options.signal ? { request: { signal: options.signal } } : {}),
     });
     let data: unknown = response.data;
-    if (options.paginate && Array.isArray(data)) data = [...(data as unknown[]), ...(await restPages(client, response.headers.link))];
+    if (options.paginate && Array.isArray(data)) data = [...(data as unknown[]), ...(await restPages(client, response.headers.link, options.maxPages, options.onCapped))];
     const value = map(data);
     if (cache && response.headers.etag) cache.set(key, { etag: response.headers.etag, value });
     return { value, changed: true };

@@ -51,7 +51,10 @@ export const PrFrontmatter = z.object({
   gave_up: Timestamp.optional(),
   /** Head SHA the fix flow handed to a human (fork, repeated infrastructure failure): notified once per SHA. */
   human_sha: z.string().optional(),
+  /** Comments the comment flow handled: the most recent ids (store/seen.ts bounds them). */
   seen_comment_ids: z.array(z.coerce.string()).default([]),
+  /** Every comment created at or before this time counts as seen: the mark of the ids dropped from seen_comment_ids. */
+  seen_before: Timestamp.optional(),
   /** Comments not yet handled by the comment flow (its ids are not in seen_comment_ids). */
   unseen_comments: z.number().int().min(0).default(0),
   /** Failed answers by comment id; after two the comment is recorded as seen and a human is notified. */

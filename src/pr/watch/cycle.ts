@@ -1,10 +1,11 @@
 import pLimit from "p-limit";
 import { formatError, redact } from "../../core/index.ts";
-import type { Notify } from "../../notify/index.ts";
+import { limitNotify, MAX_NOTIFICATIONS_PER_PR_CYCLE, type Notify } from "../../notify/index.ts";
 import type { PrBackend, PrSkim, RepoSkim } from "../backend.ts";
 import type { BackendRegistry } from "../registry.ts";
 import { logLine, type PrDocument, type PrStatus } from "../store/document.ts";
 import { listCacheKey, type PrStore } from "../store/store.ts";
+import { seenOf, seenTest, type SeenComments } from "../store/seen.ts";
 import { pollMode, type PollMode } from "./poll-mode.ts";
 import { pipelineSummary } from "../pipeline.ts";
 import type { PipelineStatus, PrComment, PrInfo } from "../types.ts";
@@ -23,6 +24,8 @@ export interface FailureContext {
   pr: PrInfo;
   pipeline: PipelineStatus;
   backend: PrBackend;
+  /** This PR's notifier for this cycle (at most MAX_NOTIFICATIONS_PER_PR_CYCLE); the flows notify through it. */
+  notify?: Notify;
 }
 
 export interface CommentsContext {
@@ -31,6 +34,8 @@ export interface CommentsContext {
   /** Reviewer comments not handled yet (not in seen_comment_ids, unresolved, not otto's). */
   comments: PrComment[];
   backend: PrBackend;
+  /** This PR's notifier for this cycle (at most MAX_NOTIFICATIONS_PER_PR_CYCLE); the flows notify through it. */
+  notify?: Notify;
 }
 
 export interface PolledContext {
@@ -87,8 +92,9 @@ export interface CycleReport {
  * The token's user, asked only when an unhandled comment carries otto's marker: only then must
  * otto's own comments be told from a reviewer who pasted the marker, so idle polls stay free.
  */
-async function tokenUserIfMarked(backend: PrBackend, observed: Observed, seen: readonly string[], deps: CycleDeps): Promise<string | undefined> {
-  const marked = (observed.comments ?? []).some((c) => !c.resolved && !seen.includes(c.id) && c.body.includes(OTTO_MARKER));
+async function tokenUserIfMarked(backend: PrBackend, observed: Observed, seen: SeenComments, deps: CycleDeps): Promise<string | undefined> {
+  const wasSeen = seenTest(seen);
+  const marked = (observed.comments ?? []).some((c) => !c.resolved && !wasSeen(c) && c.body.includes(OTTO_MARKER));
   if (!marked) return undefined;
   return backend.currentUser(observed.pr).catch((error: unknown) => {
     deps.log("warn", `could not read the token's user for ${observed.pr.url}; otto's marker alone decides`, { error: redact(formatError(error), deps.secrets) });
@@ -177,7 +183,7 @@ async function refresh(doc: PrDocument, deps: CycleDeps, repo: RepoSkim | undefi
     const skim = repo?.prs.get(Number(doc.data.id));
     const mode = pollMode({ doc, skim, now, fullEveryMs: deps.fullPollMs, force: deps.force === true });
     const { observed, full } = await observe(backend, doc, deps, mode, skim, repo);
-    const me = await tokenUserIfMarked(backend, observed, doc.data.seen_comment_ids, deps);
+    const me = await tokenUserIfMarked(backend, observed, seenOf(doc.data), deps);
     const first = planRefresh(doc, observed, now.toISOString(), me);
     let posted = false;
     if (first.postGreenComment && observed.pipeline) {
@@ -185,6 +191,8 @@ async function refresh(doc: PrDocument, deps: CycleDeps, repo: RepoSkim | undefi
       posted = true;
     }
     let events: PrEvent[] = [];
+    // Whatever this PR's poll and flows have to say this cycle shares one budget of notifications.
+    const notify = limitNotify(deps.notify, { max: MAX_NOTIFICATIONS_PER_PR_CYCLE, subject: `PR #${doc.data.id} (${doc.data.repo})`, log: (message) => deps.log("info", message) });
     const written = await deps.store.update(doc.key, (current) => {
       // Planned again on the document as it is now: a command may have changed it meanwhile.
       const plan = planRefresh(current, observed, now.toISOString(), me);
@@ -195,10 +203,10 @@ async function refresh(doc: PrDocument, deps: CycleDeps, repo: RepoSkim | undefi
       return { ...current, data, log: [...current.log, ...plan.log.map((l) => logLine(now.toISOString(), l))] };
     });
     if (!written) return result("removed", doc);
-    if (events.includes("green") && posted) await notifyGreen(deps, written);
+    if (events.includes("green") && posted) await notifyGreen(deps, notify, written);
     if (events.includes("failure") && deps.onFailure && observed.pipeline) {
       // The fix flow's own errors are its business; the poll itself succeeded.
-      await deps.onFailure({ doc: written, pr: observed.pr, pipeline: observed.pipeline, backend }).catch((error: unknown) => {
+      await deps.onFailure({ doc: written, pr: observed.pr, pipeline: observed.pipeline, backend, notify }).catch((error: unknown) => {
         deps.log("warn", `fix flow for ${doc.key} failed`, { error: redact(formatError(error), deps.secrets) });
       });
     }
@@ -207,9 +215,9 @@ async function refresh(doc: PrDocument, deps: CycleDeps, repo: RepoSkim | undefi
         deps.log("warn", `workflow steps for ${doc.key} failed`, { error: redact(formatError(error), deps.secrets) });
       });
     }
-    const unhandled = unhandledComments(observed.comments ?? [], written.data.seen_comment_ids, me);
+    const unhandled = unhandledComments(observed.comments ?? [], seenOf(written.data), me);
     if (unhandled.length > 0 && deps.onComments) {
-      await deps.onComments({ doc: written, pr: observed.pr, comments: unhandled, backend }).catch((error: unknown) => {
+      await deps.onComments({ doc: written, pr: observed.pr, comments: unhandled, backend, notify }).catch((error: unknown) => {
         deps.log("warn", `comment flow for ${doc.key} failed`, { error: redact(formatError(error), deps.secrets) });
       });
     }
@@ -227,8 +235,8 @@ async function refresh(doc: PrDocument, deps: CycleDeps, repo: RepoSkim | undefi
   }
 }
 
-async function notifyGreen(deps: CycleDeps, doc: PrDocument): Promise<void> {
-  const report = await deps.notify({
+async function notifyGreen(deps: CycleDeps, notify: Notify, doc: PrDocument): Promise<void> {
+  const report = await notify({
     kind: "pr_green",
     title: `PR #${doc.data.id} is green: ${doc.data.title}`,
     text: `All checks pass on ${doc.data.branch} (${pipelineSummary(doc.data.checks)}).`,

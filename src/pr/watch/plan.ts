@@ -2,6 +2,7 @@ import { redact } from "../../core/index.ts";
 import { FINAL_STATUSES, type PrDocument, type PrFrontmatter, type PrStatus } from "../store/document.ts";
 import { pipelineSummary } from "../pipeline.ts";
 import { authoredBy, type PipelineStatus, type PrComment, type PrInfo } from "../types.ts";
+import { seenOf, seenTest, type SeenInput } from "../store/seen.ts";
 
 /*
  * What one poll of a PR means, as a pure function of the document and what the provider said:
@@ -107,7 +108,7 @@ export function planRefresh(doc: PrDocument, observed: Observed, now: string, me
     if (pipeline.state === "success" && before.green_sha !== pipeline.headSha) events.push("green");
   }
   if (comments) {
-    const unseen = unhandledComments(comments, before.seen_comment_ids, me).length;
+    const unseen = unhandledComments(comments, seenOf(before), me).length;
     if (unseen > before.unseen_comments) {
       log.push(`${unseen - before.unseen_comments} new reviewer comment(s), ${unseen} unhandled`);
       events.push("new_comments");
@@ -126,9 +127,9 @@ export function isOttoComment(comment: PrComment, me?: string): boolean {
 }
 
 /** Reviewer comments the comment flow has not handled: not seen, not resolved, not otto's own. */
-export function unhandledComments(comments: readonly PrComment[], seenIds: readonly string[], me?: string): PrComment[] {
-  const seen = new Set(seenIds);
-  return comments.filter((c) => !seen.has(c.id) && !c.resolved && !isOttoComment(c, me));
+export function unhandledComments(comments: readonly PrComment[], seenComments: SeenInput, me?: string): PrComment[] {
+  const seen = seenTest(seenComments);
+  return comments.filter((c) => !seen(c) && !c.resolved && !isOttoComment(c, me));
 }
 
 /** Skipped polls after `errors` failures in a row: none after the first, then doubling up to an hour. */

@@ -1,5 +1,5 @@
 import fs from "node:fs/promises";
-import { OttoError, formatError } from "../../core/index.ts";
+import { OttoError, assertOttoPathSafe, formatError } from "../../core/index.ts";
 import { renderPrompt } from "../../prompts/index.ts";
 import { inChild, type PassDialog } from "../../review/index.ts";
 import { formatModel } from "../../session/index.ts";
@@ -113,7 +113,10 @@ async function guardEdit(
   const { verdict, after } = edit;
   if (verdict.action === "keep") return [];
   if (verdict.action === "write") return verdict.notes.map((n) => `Restored in ${name}: ${n}`);
-  if (before === undefined) await fs.rm(paths[file], { force: true });
+  if (before === undefined) {
+    await assertOttoPathSafe(paths[file]);
+    await fs.rm(paths[file], { force: true });
+  }
   const kept = after === undefined ? undefined : await keepRejected(paths, at, file, after, secrets);
   return [
     `Warning: the run left ${rel(paths[file])} invalid, so ${before === undefined ? "it was removed" : "its previous version was restored"}` +

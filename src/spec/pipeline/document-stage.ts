@@ -1,6 +1,6 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { OttoError, readTextIfExists } from "../../core/index.ts";
+import { OttoError, assertOttoPathSafe, readTextIfExists } from "../../core/index.ts";
 import { listSpecs, specPaths } from "../layout.ts";
 import { slugFromPrompt } from "../slug.ts";
 import { resolveStageModels, type SpecDeps } from "./deps.ts";
@@ -32,6 +32,7 @@ export async function addSpec(deps: SpecDeps, prompt: string): Promise<VerbResul
   const slug = slugFromPrompt(prompt, listSpecs(deps.repoRoot).map((s) => s.slug));
   const paths = specPaths(deps.repoRoot, slug);
   // Claims the slug (mkdir fails when it exists), so a concurrent add cannot take the same one.
+  await assertOttoPathSafe(paths.dir);
   await fs.mkdir(path.dirname(paths.dir), { recursive: true });
   await fs.mkdir(paths.dir);
   const target: SpecTarget = { slug, paths, present: new Set(), rel: relativeTo(deps.repoRoot) };

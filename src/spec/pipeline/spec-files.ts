@@ -1,6 +1,6 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { readTextIfExists, realTarget, redact, withFileLock, writeFileAtomic } from "../../core/index.ts";
+import { assertOttoPathSafe, readTextIfExists, realTarget, redact, withFileLock, writeFileAtomic } from "../../core/index.ts";
 import { ARTIFACTS, type Artifact, type SpecPaths } from "../layout.ts";
 
 /** The text of each spec file that exists. */
@@ -45,6 +45,7 @@ export async function writeSpecFile(file: string, text: string, secrets: readonl
 
 /** Writes a new file under history/ (redacted: it is committed), never overwriting one (a suffix is added on a name clash). */
 export async function writeHistoryFile(paths: SpecPaths, name: string, text: string, secrets: readonly string[] = []): Promise<string> {
+  await assertOttoPathSafe(paths.history);
   await fs.mkdir(paths.history, { recursive: true });
   const ext = path.extname(name);
   const base = name.slice(0, name.length - ext.length);

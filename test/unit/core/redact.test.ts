@@ -104,6 +104,92 @@ describe("redact", () => {
     expect(redact(`header ${basic}`, ["adopat123"])).toBe(`header ${REDACTED}`);
   });
 
+  describe("a known secret in other forms", () => {
+    const SECRET = "s3cr3t-Value/with+Bits?";
+    const b64 = (bytes: Buffer, urlSafe = false, pad = true): string => {
+      const out = bytes.toString(urlSafe ? "base64url" : "base64");
+      if (urlSafe) return pad ? out.padEnd(Math.ceil(out.length / 4) * 4, "=") : out;
+      return pad ? out : out.replace(/=+$/, "");
+    };
+    /** The secret's bits a text still carries: any 6 consecutive bytes of it, found by decoding. */
+    const leaks = (text: string): boolean => {
+      const runs = text.match(/[A-Za-z0-9+/_-]{4,}/g) ?? [];
+      for (const run of runs) {
+        for (let start = 0; start < 4; start++) {
+          const decoded = Buffer.from(run.slice(start).replace(/-/g, "+").replace(/_/g, "/"), "base64").toString("latin1");
+          for (let i = 0; i + 6 <= SECRET.length; i++) if (decoded.includes(SECRET.slice(i, i + 6))) return true;
+        }
+      }
+      return false;
+    };
+
+    it.each([
+      ["standard, padded", false, true],
+      ["standard, unpadded", false, false],
+      ["URL-safe, padded", true, true],
+      ["URL-safe, unpadded", true, false],
+    ])("redacts it in base64 (%s) at each of the three byte alignments inside a longer blob", (_, urlSafe, pad) => {
+      for (const before of ["", "x", "xy"]) {
+        for (const after of ["", "!", "!?", "!?#"]) {
+          const blob = b64(Buffer.from(`${"header-bytes-".repeat(3)}${before}${SECRET}${after}${"-trailer".repeat(3)}`), urlSafe, pad);
+          const alone = b64(Buffer.from(`${before}${SECRET}${after}`), urlSafe, pad);
+          for (const text of [`data: ${blob} end`, `value=${alone}`]) {
+            const out = redact(text, [SECRET]);
+            expect(out, `${text} -> ${out}`).toContain(REDACTED);
+            expect(leaks(out), `${text} -> ${out}`).toBe(false);
+          }
+        }
+      }
+    });
+
+    it("keeps the base64 around it", () => {
+      const head = Buffer.from("a long header of plain bytes, ").toString("base64");
+      const out = redact(`${head}${Buffer.from(SECRET).toString("base64")}`, [SECRET]);
+      expect(out.startsWith(head.slice(0, -4))).toBe(true);
+    });
+
+    it("redacts it in hex, lower and upper case", () => {
+      const hex = Buffer.from(SECRET).toString("hex");
+      expect(redact(`bytes ${hex} and ${hex.toUpperCase()} and 0x${hex}`, [SECRET])).toBe(`bytes ${REDACTED} and ${REDACTED} and 0x${REDACTED}`);
+    });
+
+    it.each([
+      ["zero width space", "\u200B"],
+      ["zero width non-joiner", "\u200C"],
+      ["zero width joiner", "\u200D"],
+      ["word joiner", "\u2060"],
+      ["byte order mark", "\uFEFF"],
+      ["soft hyphen", "\u00AD"],
+    ])("redacts it split by the %s", (_, char) => {
+      const split = Array.from(SECRET).join(char);
+      expect(redact(`token ${split} end`, [SECRET])).toBe(`token ${REDACTED} end`);
+      // Several of them, only some gaps, mixed with the others.
+      const mixed = Array.from(SECRET).map((c, i) => (i % 3 === 0 ? `${c}${char}${char}\u200B` : c)).join("");
+      expect(redact(`[${mixed}]`, [SECRET])).toBe(`[${REDACTED}]`);
+    });
+
+    it("leaves short secrets' encodings alone (they would match random data) and leaves other base64 and hex alone", () => {
+      const sha = "3f9c2a1b7e4d5c6f8a9b0c1d2e3f4a5b6c7d8e9f";
+      const image = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
+      const text = `${sha} ${image} ${Buffer.from("abc").toString("hex")}`;
+      expect(redact(text, [SECRET, "abc", "known-secret-1"])).toBe(text);
+    });
+
+    it("stays linear on invisible characters and near-miss encodings", () => {
+      const nasty = [
+        `${"s\u200B".repeat(100_000)}`,
+        `s${"\u200B".repeat(400_000)}x`,
+        Buffer.from(SECRET.slice(0, -1).repeat(20_000)).toString("base64"),
+        Buffer.from(SECRET.slice(0, -1).repeat(20_000)).toString("hex"),
+      ];
+      for (const text of nasty) {
+        const started = performance.now();
+        redact(text, [SECRET]);
+        expect(performance.now() - started).toBeLessThan(2_000);
+      }
+    });
+  });
+
   it("does not redact one- and two-character values (they would blank every occurrence)", () => {
     expect(redact("a bit of text", ["a", "it"])).toBe("a bit of text");
   });

@@ -217,6 +217,29 @@ describe("a watcher cycle against the fake GitHub and Azure DevOps", () => {
     expect((await store.read("ado-contoso-50"))?.data.unseen_comments).toBe(0);
   });
 
+  it("sends at most MAX_NOTIFICATIONS_PER_PR_CYCLE notifications about one PR in one cycle, the last saying more are held back; the next cycle has its own", async () => {
+    const a = gh.state.addPr({ number: 8 });
+    const b = gh.state.addPr({ number: 9 });
+    for (const pr of [a, b]) {
+      gh.state.setChecks(pr, [{ name: "build", status: "in_progress" }]);
+      gh.state.addComment(pr, "please look", "reviewer");
+    }
+    await add("https://github.com/octo/app/pull/8");
+    await add("https://github.com/octo/app/pull/9");
+    const flow = deps({
+      onComments: async ({ pr, notify }) => {
+        for (let i = 0; i < 10; i++) await notify?.({ kind: "human_needed", title: `PR #${pr.number} note ${i}`, text: "t" });
+      },
+    });
+    await runCycle(flow);
+    const titles = (n: number) => events.filter((e) => e.title.startsWith(`PR #${n} `)).map((e) => e.title);
+    expect(titles(8)).toEqual(["PR #8 note 0", "PR #8 note 1", "PR #8 note 2"]);
+    expect(titles(9)).toEqual(["PR #9 note 0", "PR #9 note 1", "PR #9 note 2"]);
+    expect(events.find((e) => e.title === "PR #8 note 2")?.text).toContain("at most 3 notifications about PR #8");
+    await runCycle(flow);
+    expect(titles(8)).toHaveLength(6);
+  });
+
   it("hands over a reviewer comment that pastes otto's marker, but not otto's own comments", async () => {
     const pr = gh.state.addPr({ number: 7 });
     gh.state.setChecks(pr, [{ name: "build", status: "in_progress" }]);

@@ -47,6 +47,19 @@ interface Planted {
 const JWT = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIn0.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c";
 const same = (kind: string, text: string): Planted => ({ kind, text, needle: text });
 
+/**
+ * `secret` base64-encoded inside a longer blob, `before` bytes after a group boundary (the three
+ * alignments); the needle is the groups that encode the secret's bytes alone.
+ */
+function inBase64(kind: string, secret: string, before: number, urlSafe: boolean): Planted {
+  const prefix = "otto-corpus:".slice(0, 9 + before);
+  const text = Buffer.from(`${prefix}${secret}:tail`).toString(urlSafe ? "base64url" : "base64");
+  const needle = text.slice(Math.ceil(prefix.length / 3) * 4, Math.floor((prefix.length + secret.length) / 3) * 4);
+  return { kind: `${kind} in ${urlSafe ? "URL-safe " : ""}base64 (alignment ${before})`, text, needle };
+}
+const ZERO_WIDTH = ["\u200B", "\u200C", "\u200D", "\u2060", "\uFEFF", "\u00AD"];
+const splitBy = (secret: string, chars: string[]): string => Array.from(secret).map((c, i) => `${c}${chars[i % chars.length] ?? ""}`).join("");
+
 const CORPUS: Planted[] = [
   same("GitHub classic token", "ghp_R4nd0mT0k3nV4lu3F0rT3st1ngPurp0s3s99"),
   same("GitHub OAuth token", "gho_16C7e42F292c6912E7710c838347Ae178B4a"),
@@ -83,6 +96,18 @@ const CORPUS: Planted[] = [
   same("OPENCODE_SERVER_PASSWORD", ENV.OPENCODE_SERVER_PASSWORD),
   same("OTTO_ADO_PAT", ENV.OTTO_ADO_PAT),
   same("configured password, URL-encoded", encodeURIComponent(PASSWORD_WITH_SYMBOLS)),
+  inBase64("configured Azure DevOps PAT", ADO_PAT, 0, false),
+  inBase64("GITHUB_TOKEN", ENV.GITHUB_TOKEN, 1, false),
+  inBase64("notify webhook URL", WEBHOOK, 2, false),
+  inBase64("configured password", PASSWORD_WITH_SYMBOLS, 0, true),
+  inBase64("SYSTEM_ACCESSTOKEN", ENV.SYSTEM_ACCESSTOKEN, 1, true),
+  inBase64("OPENCODE_SERVER_PASSWORD", ENV.OPENCODE_SERVER_PASSWORD, 2, true),
+  same("GH_TOKEN in plain base64 without padding", Buffer.from(ENV.GH_TOKEN).toString("base64").replace(/=+$/, "")),
+  same("configured Azure DevOps PAT in hex", Buffer.from(ADO_PAT).toString("hex")),
+  same("OTTO_ADO_PAT in upper-case hex", Buffer.from(ENV.OTTO_ADO_PAT).toString("hex").toUpperCase()),
+  same("GITHUB_TOKEN split by zero-width spaces", splitBy(ENV.GITHUB_TOKEN, ["\u200B"])),
+  same("configured password split by every invisible character", splitBy(PASSWORD_WITH_SYMBOLS, ZERO_WIDTH)),
+  same("notify webhook URL split by soft hyphens", splitBy(WEBHOOK, ["\u00AD"])),
 ];
 
 /** The known secrets of a runtime with CONFIG and ENV: what every sink is given. */

@@ -28,7 +28,7 @@ let tick = 0;
 const c = (id: string, over: Partial<PrComment> = {}): PrComment => ({ id, kind: "inline", author: "alice", body: `body ${id}`, createdAt: new Date(Date.parse("2026-02-06T11:00:00Z") + ++tick * 1000).toISOString(), path: "a.ts", line: 1, resolved: false, ...over });
 
 /** People the fake forge says cannot write; everyone else can. */
-const OUTSIDERS = new Set(["mallory"]);
+const OUTSIDERS = new Set(["mallory", "eve", "trudy"]);
 
 function fakeBackend(comments: PrComment[]) {
   const calls: string[] = [];
@@ -154,6 +154,49 @@ describe("runCommentPass", () => {
     expect(again.skipped).toEqual([]);
     expect(notified).toHaveLength(1);
     expect(asked).toEqual(["access mallory"]);
+  });
+
+  it("batches a flood: 10 comments by people otto does not act for are one notification naming them, each recorded as seen", async () => {
+    const who = ["mallory", "eve", "trudy"];
+    const flood = Array.from({ length: 10 }, (_, i) => c(`issue-${100 + i}`, { kind: "conversation", author: who[i % 3] ?? "eve", association: "NONE", body: `spam ${i}` }));
+    const { store, doc, deps, backend, calls, notified } = await setup(flood);
+    const report = await runCommentPass(deps, { doc, pr, backend });
+    expect(report.skipped).toHaveLength(10);
+    expect(calls).toEqual([]);
+    expect(notified.map((n) => [n.kind, n.title])).toEqual([["human_needed", "PR #42: 10 comments by mallory, eve and trudy await a person"]]);
+    expect(notified[0]?.facts?.Comments).toBe("issue-100, issue-101, issue-102, issue-103, issue-104, issue-105, issue-106, issue-107, issue-108, issue-109");
+    expect(JSON.stringify(notified)).not.toContain("spam");
+    const after = await store.read(doc.key);
+    expect([...(after?.data.seen_comment_ids ?? [])].sort()).toEqual(flood.map((f) => f.id).sort());
+    expect(after?.log.filter((l) => l.includes("awaits a person"))).toHaveLength(10);
+    // Seen: the next pass notifies nothing.
+    await runCommentPass(deps, { doc: after!, pr, backend });
+    expect(notified).toHaveLength(1);
+  });
+
+  it("writes one log line per comment up to a bound, then one line for the rest", async () => {
+    const flood = Array.from({ length: 45 }, (_, i) => c(`issue-${200 + i}`, { kind: "conversation", author: i % 2 ? "eve" : "mallory", association: "NONE" }));
+    const { store, doc, deps, backend, notified } = await setup(flood);
+    await runCommentPass(deps, { doc, pr, backend });
+    const after = await store.read(doc.key);
+    const lines = after?.log.filter((l) => l.includes("await")) ?? [];
+    expect(lines).toHaveLength(21);
+    expect(lines.at(-1)).toContain("25 more comment(s) by mallory and eve await a person");
+    expect(notified.map((n) => n.title)).toEqual(["PR #42: 45 comments by mallory and eve await a person"]);
+    expect(notified[0]?.facts?.Comments).toMatch(/and 35 more$/);
+  });
+
+  it("keeps the seen ids of a PR flooded with comments bounded, and never hands an old one over again", async () => {
+    const flood = Array.from({ length: 1300 }, (_, i) => c(`issue-${1000 + i}`, { kind: "conversation", author: "eve", association: "NONE" }));
+    const { store, doc, deps, backend, notified } = await setup(flood);
+    await runCommentPass(deps, { doc, pr, backend });
+    const after = await store.read(doc.key);
+    expect(after?.data.seen_comment_ids).toHaveLength(1000);
+    expect(after?.data.seen_before).toBe(flood[299]?.createdAt);
+    expect(after?.data.unseen_comments).toBe(0);
+    const again = await runCommentPass(deps, { doc: after!, pr, backend });
+    expect(again.skipped).toEqual([]);
+    expect(notified).toHaveLength(1);
   });
 
   it("trusts the owner's association without asking the forge, asks about a collaborator, and a listed login (mode only) over the forge's word", async () => {

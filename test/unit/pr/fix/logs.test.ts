@@ -54,4 +54,17 @@ describe("collectLogs", () => {
     // A new run starts from empty folders.
     expect(fs.readdirSync(path.join(repo.dir, ".otto", "pr-logs", "github-o-r-1"))).toEqual([]);
   });
+
+  it("refuses a PR checkout whose committed .otto is a symlink: nothing outside is removed or written", async () => {
+    const { repo, storeDir } = await setup();
+    const outside = fs.mkdtempSync(path.join(os.tmpdir(), "otto-outside-"));
+    cleanup.push(() => fs.rmSync(outside, { recursive: true, force: true }));
+    fs.mkdirSync(path.join(outside, "pr-logs", "github-o-r-1"), { recursive: true });
+    fs.writeFileSync(path.join(outside, "pr-logs", "github-o-r-1", "keep.txt"), "the user's file\n");
+    fs.symlinkSync(outside, path.join(repo.dir, ".otto"));
+    const backend = { getBuildLogs: async () => "Error: boom\n" } as unknown as PrBackend;
+    const checks = [{ name: "unit", state: "failure" as const, logId: "2" }];
+    await expect(collectLogs({ backend, pr, key: "github-o-r-1", checks, dir: repo.dir, storeDir, secrets: [], env: gitEnv() })).rejects.toMatchObject({ code: "otto_dir_symlink" });
+    expect(fs.readdirSync(path.join(outside, "pr-logs", "github-o-r-1"))).toEqual(["keep.txt"]);
+  });
 });
