@@ -71,7 +71,7 @@ export function sandboxedLine(plan: CommandPlan & { sandbox: SandboxKind }, env:
   const [binary, ...rest] = plan.argv;
   // The launcher takes the line as $1: everything before it is fixed by the policy.
   const fixed = [binary ?? "", ...rest.slice(0, -1)];
-  const script = `#!/bin/sh\n# Written by otto: runs one command line in otto's sandbox (docs/security.md).\nexec ${fixed.map(shellQuote).join(" ")} "$1"\n`;
+  const script = `#!/bin/sh\n# Written by otto: runs one command line in otto's sandbox.\nexec ${fixed.map(shellQuote).join(" ")} "$1"\n`;
   const dir = path.join(xdgPaths(env).ottoDataDir, "sandbox");
   const file = path.join(dir, `run-${createHash("sha256").update(script).digest("hex").slice(0, 16)}.sh`);
   if (!fs.existsSync(file)) {

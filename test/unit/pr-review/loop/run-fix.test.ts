@@ -39,7 +39,7 @@ function context(repo: Repo, act: () => void, reply: FixReply): RunContext {
       remote: "origin",
       targetRef: "origin/main",
       pr: { number: 1, title: "A PR", sourceBranch: "feature" },
-      config: { pr: { verify: [] } },
+      config: { pr: { verify: [] }, sandbox: "auto", git: { hooks: "skip" } },
       secrets: [CONFIGURED],
       fixModel: { providerID: "mock", modelID: "m3" },
     },
