@@ -45,6 +45,7 @@ export {
   type WeakeningKind,
 } from "./detect-weakened-checks.ts";
 export { readChangeSet, describeChangeSet, parseNameStatus, TEXT_DIFF, type ReadChangeSetInput } from "./change-set.ts";
+export { screenChanges, describeAllowed, weakenedNote, type ScreenInput, type Screened } from "./screen-changes.ts";
 export { defaultBranch } from "./default-branch.ts";
 export {
   withWorkLock,
