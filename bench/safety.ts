@@ -21,6 +21,7 @@ const FILES = [
   "test/e2e/pr-pushguard.test.ts",
   "test/e2e/pr-comments-untrusted.test.ts",
   "test/e2e/pr-fix-userwork.test.ts",
+  "test/e2e/pr-fix-weakened.test.ts",
 ];
 
 const POSTS = 100;
