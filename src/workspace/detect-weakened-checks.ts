@@ -380,6 +380,12 @@ export function normalisePath(text: string): string {
     .replace(/\\/g, "/");
 }
 
+/** Pure: the file paths a person's text names (`test/a.test.ts`, src/x.py:12, .github/workflows/ci.yml), normalised. */
+export function mentionedPaths(text: string): string[] {
+  const found = text.match(/[\w.@-]*[\w@-](?:\/[\w.@-]+)+|[\w@-][\w.@-]*\.[A-Za-z]\w*/g) ?? [];
+  return [...new Set(found.map(normalisePath).filter((p) => p.length > 0 && !/^https?:/.test(p)))];
+}
+
 /**
  * Pure: the flags on a file the failure analysis named as the cause are allowed (the reviewing
  * model is shown them); the rest refuse the fix. `.git/info/attributes` is never a cause.

@@ -36,6 +36,7 @@ export {
   splitByCause,
   describeWeakenings,
   normalisePath,
+  mentionedPaths,
   isTestFile,
   parseDiffLines,
   type ChangeSet,

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { describeChangeSet, detectWeakenedChecks, isTestFile, readChangeSet, snapshotTree, runGit, splitByCause, type Weakening } from "../../../src/workspace/index.ts";
+import { describeChangeSet, detectWeakenedChecks, isTestFile, mentionedPaths, readChangeSet, snapshotTree, runGit, splitByCause, type Weakening } from "../../../src/workspace/index.ts";
 import { createRepo, gitEnv, writeFiles, type Repo } from "../../support/git.ts";
 
 /*
@@ -182,7 +182,14 @@ describe("detectWeakenedChecks on real change sets", () => {
   });
 });
 
-describe("isTestFile and splitByCause", () => {
+describe("isTestFile, mentionedPaths and splitByCause", () => {
+  it("reads the paths a reviewer's words name", () => {
+    expect(mentionedPaths("Please delete `test/old.test.ts` and fix src/a.py:12; see https://x.io/y and .github/workflows/ci.yml.")).toEqual(
+      expect.arrayContaining(["test/old.test.ts", "src/a.py", ".github/workflows/ci.yml"]),
+    );
+    expect(mentionedPaths("Say hi instead of hello.")).toEqual([]);
+  });
+
   it("knows test files and leaves fixtures and sources alone", () => {
     for (const f of ["a.test.ts", "x/y.spec.jsx", "__tests__/z.js", "test_a.py", "a_test.py", "a_test.go", "src/test/kotlin/AKt.kt", "ATest.java", "a_spec.rb", "Foo.Tests/Bar.cs", "tests/cli.rs", "conftest.py"]) expect(isTestFile(f), f).toBe(true);
     for (const f of ["src/math.js", "test/fixtures/data.json", "src/latest.ts", "contest.py", "docs/test.md", "testdata/x.txt"]) expect(isTestFile(f), f).toBe(false);
