@@ -1,7 +1,8 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import type { Env } from "../core/index.ts";
-import { MANIFESTS, type ChangeSet, type ChangedFile, type ChangeStatus } from "./detect-weakened-checks.ts";
+import type { ChangeSet, ChangedFile, ChangeStatus } from "./detect-weakened-checks.ts";
+import { MANIFESTS } from "./manifest-changes.ts";
 import { gitFailure } from "./git-errors.ts";
 import { runGit } from "./git.ts";
 import { changesSince, type GitRun, type TreeSnapshot } from "./snapshot.ts";
