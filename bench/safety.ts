@@ -24,6 +24,7 @@ const FILES = [
   "test/e2e/pr-serverguard.test.ts",
   "test/e2e/pr-fix-userwork.test.ts",
   "test/e2e/pr-fix-ignored.test.ts",
+  "test/e2e/pr-fix-weakened.test.ts",
 ];
 
 const POSTS = 100;

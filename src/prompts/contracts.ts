@@ -169,12 +169,13 @@ export const PROMPT_CONTRACTS = {
   },
   "pr-fix-review": {
     variables: ["pr_title", "failure_summary", "fix_diff"],
-    optional: ["pr_description", "check_commands"],
+    optional: ["pr_description", "check_commands", "flagged_changes"],
     untrusted: {
       pr_title: AUTHOR,
       pr_description: AUTHOR,
       failure_summary: "a model's reading of the CI logs",
       fix_diff: "the fix session's changes (model-written)",
+      flagged_changes: "otto's list of flagged changes (the paths are the fix session's)",
     },
   },
   "pr-description": {

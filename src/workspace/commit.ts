@@ -3,6 +3,7 @@ import { OttoError, redact } from "../core/index.ts";
 import type { Env } from "../core/index.ts";
 import { describeControlChanges, gitControlChanges, type GitControlSnapshot } from "./git-guard.ts";
 import type { SandboxMode } from "../sandbox/index.ts";
+import { TEXT_DIFF } from "./change-set.ts";
 import { runGit, type GitResult } from "./git.ts";
 import { findKnownSecrets } from "./secret-scan.ts";
 import { changesSince, type GitRun, type TreeChanges, type TreeSnapshot } from "./snapshot.ts";
@@ -170,6 +171,7 @@ export async function gitDir(git: GitRun, cwd: string): Promise<string | undefin
 /**
  * What the next commit would hold (the changes since `baseline`), as a diff cut to `max`
  * characters. Nothing is staged: new files are shown with `git diff --no-index` against nothing.
+ * Read as text (TEXT_DIFF): a `-diff` attribute cannot turn a change into "Binary files differ".
  */
 export async function pendingDiff(git: GitRun, cwd: string, options: { baseline: TreeSnapshot; include?: readonly string[] }, max = 30_000): Promise<string> {
   const { paths } = takeIncluded(await changesSince(git, cwd, options.baseline), options.include ?? []);
@@ -180,12 +182,12 @@ export async function pendingDiff(git: GitRun, cwd: string, options: { baseline:
   const old = paths.filter((p) => known.has(p));
   if (old.length > 0) {
     const stat = await git(["--literal-pathspecs", "diff", "HEAD", "--stat", "--", ...old], { cwd });
-    const diff = await git(["--literal-pathspecs", "diff", "HEAD", "--", ...old], { cwd });
+    const diff = await git(["--literal-pathspecs", "diff", "HEAD", ...TEXT_DIFF, "--", ...old], { cwd });
     parts.push(stat.stdout.trim(), diff.stdout);
   }
   for (const p of paths.filter((x) => !known.has(x))) {
     // Exit 1 means "differs", which a new file always does.
-    const diff = await git(["diff", "--no-index", "--", "/dev/null", p], { cwd });
+    const diff = await git(["diff", "--no-index", ...TEXT_DIFF, "--", "/dev/null", p], { cwd });
     parts.push(diff.stdout);
   }
   const text = parts.join("\n\n").trim();

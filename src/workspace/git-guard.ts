@@ -9,12 +9,13 @@ import { runGit } from "./git.ts";
  * reads, included files too) and its hooks. A session could plant a pre-push hook, a pushurl or a
  * `core.fsmonitor` program, and otto's own commit and push would then run it with the user's
  * credentials. So otto snapshots both before it hands the tree to a session and compares before it
- * commits and pushes: any change, and otto pushes nothing and says why.
+ * commits and pushes: any change, and otto pushes nothing and says why. `info/attributes` is in the
+ * snapshot too: it is not in any diff, and a `-diff` there hides a file's changes from a reviewer.
  */
 
 export interface GitControlSnapshot {
   dir: string;
-  /** Item → digest: `config <origin> <key>` entries and `hook <path>` files. */
+  /** Item → digest: `config <origin> <key>` entries, `hook <path>` files and `file info/attributes`. */
   items: Record<string, string>;
 }
 
@@ -47,7 +48,19 @@ function hookFiles(dir: string, label: string, items: Record<string, string>): v
   }
 }
 
-/** The checkout's git configuration (all scopes) and hooks (the hooks dir and core.hooksPath), as digests. */
+/** Files under the git directory that steer git without being configuration: attributes (diff, filters, conversions). */
+function controlFiles(gitDir: string | undefined, commonDir: string | undefined, items: Record<string, string>): void {
+  for (const [label, dir] of [["", commonDir], ["worktree ", gitDir !== commonDir ? gitDir : undefined]] as const) {
+    if (!dir) continue;
+    try {
+      items[`file ${label}info/attributes`] = digest(fs.readFileSync(path.join(dir, "info", "attributes")));
+    } catch {
+      // Absent: an added file shows as added.
+    }
+  }
+}
+
+/** The checkout's git configuration (all scopes), hooks (the hooks dir and core.hooksPath) and info/attributes, as digests. */
 export async function snapshotGitControl(dir: string, options: { env?: Env } = {}): Promise<GitControlSnapshot> {
   const env = options.env ?? process.env;
   const items: Record<string, string> = {};
@@ -66,6 +79,7 @@ export async function snapshotGitControl(dir: string, options: { env?: Env } = {
   const [gitDir, commonDir, top] = dirs.map((d) => path.resolve(dir, d));
   if (commonDir) hookFiles(path.join(commonDir, "hooks"), "hooks", items);
   if (gitDir && gitDir !== commonDir) hookFiles(path.join(gitDir, "hooks"), "worktree hooks", items);
+  controlFiles(gitDir, commonDir, items);
   const hooksPath = (await gitText(["config", "--get", "core.hooksPath"], dir, env))?.trim();
   if (hooksPath) {
     const home = env.HOME ?? "";

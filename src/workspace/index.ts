@@ -1,6 +1,7 @@
 // The workspace subsystem's public entry: everything that touches a working tree, below the
 // features. The git runner and its errors, questions about a checkout, the project's checks,
-// commits, otto's one push path, the unpushed-commit guard and the cross-process work lock.
+// commits, otto's one push path, the unpushed-commit guard, the cross-process work lock and the
+// detector of changes that weaken a project's checks.
 // Execute, build, the PR flows and the review loop all go through here; other folders import
 // from this file only.
 export { runGit, defaultTimeout, describeCommand, gitEnvironment, GIT_TIMEOUTS, type GitResult, type GitOptions, type GitEnv } from "./git.ts";
@@ -31,6 +32,22 @@ export { compareToBaseline, describeBaseline, failureCount, isBlocking, type Che
 export { commitAndPush, type PushInput, type PushOutcome, type PushResult } from "./push.ts";
 export { snapshotGitControl, gitControlChanges, describeControlChanges, type GitControlSnapshot } from "./git-guard.ts";
 export { commitsAhead, refuseUnpushed } from "./unpushed.ts";
+export {
+  detectWeakenedChecks,
+  splitByCause,
+  describeWeakenings,
+  normalisePath,
+  mentionedPaths,
+  isTestFile,
+  parseDiffLines,
+  type ChangeSet,
+  type ChangedFile,
+  type ChangeStatus,
+  type Weakening,
+  type WeakeningKind,
+} from "./detect-weakened-checks.ts";
+export { readChangeSet, describeChangeSet, parseNameStatus, TEXT_DIFF, type ReadChangeSetInput } from "./change-set.ts";
+export { screenChanges, describeAllowed, weakenedNote, type ScreenInput, type Screened } from "./screen-changes.ts";
 export { defaultBranch } from "./default-branch.ts";
 export {
   withWorkLock,

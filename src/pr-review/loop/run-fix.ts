@@ -1,6 +1,6 @@
 import { checkCommands, resolveChecks } from "../../analysis/index.ts";
 import { compareToBaseline, isBlocking, runChecks, type CheckResult } from "../../workspace/index.ts";
-import { commitAndPush, type PushResult } from "../../workspace/index.ts";
+import { commitAndPush, mentionedPaths, screenChanges, type PushResult } from "../../workspace/index.ts";
 import { sanitizeForPost } from "../../pr/index.ts";
 import { renderPrompt } from "../../prompts/index.ts";
 import { headSha } from "../../workspace/index.ts";
@@ -91,6 +91,15 @@ export async function runFix(ctx: RunContext, payload: FixPayload, options: FixO
   const runOptions = { cwd: setup.dir, timeoutMs: options.verifyTimeoutMs, ...(ctx.signal ? { signal: ctx.signal } : {}), env, sandbox: setup.config.sandbox, secrets: setup.secrets };
   const baseline = verify.length > 0 ? await runChecks(verify, runOptions) : [];
   const account = await fixSession(ctx, payload, options, verify);
+  // A fix that weakens the checks (docs/security.md) is pushed only in a file a finding names.
+  if (before) {
+    const causeFiles = payload.issuesToFix.flatMap((f) => [f.file, ...mentionedPaths(`${f.title}\n${f.description}\n${f.suggestion}`)]).filter(Boolean);
+    const screened = await screenChanges({ dir: setup.dir, since: before, baseline: setup.baseline, env, causeFiles });
+    if (screened.kind === "refused") {
+      const left = setup.detached ? "the fix agent's changes go with otto's temporary worktree" : `the fix agent's changes are left uncommitted in ${setup.dir}`;
+      return { account, checks: [], failure: `the fix weakens the checks in files no finding names (${sanitizeForPost(screened.detail, setup.secrets)}): nothing was pushed; ${left}.` };
+    }
+  }
   const checks = await runChecks(verify, runOptions);
   const blocking = new Set(compareToBaseline(baseline, checks).filter(isBlocking).map((c) => c.command));
   const failed = checks.filter((c) => !c.passed && blocking.has(c.command));

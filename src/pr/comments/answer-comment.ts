@@ -1,11 +1,11 @@
 import type { SandboxMode } from "../../sandbox/index.ts";
-import { OttoError, formatError, type Env } from "../../core/index.ts";
+import { OttoError, formatError, redact, type Env } from "../../core/index.ts";
 import { compareToBaseline, isBlocking, runChecks, type CheckResult } from "../../workspace/index.ts";
 import { renderPrompt } from "../../prompts/index.ts";
 import { headSha, isDirty } from "../../workspace/index.ts";
 import { formatModel, type ModelRef, type SessionRunner } from "../../session/index.ts";
 import type { PrBackend } from "../backend.ts";
-import { CLEAN_TREE, commitAndPush, ignoredLine } from "../../workspace/index.ts";
+import { CLEAN_TREE, commitAndPush, ignoredLine, mentionedPaths, screenChanges } from "../../workspace/index.ts";
 import { resolveConflicts } from "../resolve-conflicts.ts";
 import { sanitizeForPost } from "../sanitize.ts";
 import type { PrComment, PrInfo } from "../types.ts";
@@ -100,6 +100,7 @@ export async function answerComment(deps: AnswerDeps, input: AnswerInput): Promi
   // Whether otto closes the thread: not for an AGREE that changed nothing and showed no commit that did.
   let resolve = true;
   if (decision === "AGREE") {
+    await refuseWeakened(deps, work, comment, thread, startHead);
     await verify(deps, work.dir, comment, startHead);
     const subject = (fix_description.trim() || `Address review comment by ${comment.author}`).split("\n")[0] ?? "";
     const message = sanitizeForPost(`${subject}\n\nIn answer to ${comment.url ?? comment.id} (${comment.author}).`, deps.secrets);
@@ -159,6 +160,23 @@ export async function answerComment(deps: AnswerDeps, input: AnswerInput): Promi
     action = action.replace(/; thread resolved.*$/, "; thread NOT resolved: ") + formatError(error).replace(/^Error: /, "");
   }
   return { status: "answered", decision, entry: entry(action), sha };
+}
+
+/**
+ * An AGREE fix that weakens the checks (docs/security.md) is not pushed, unless the reviewer's
+ * thread names the file (its line comment's file, or a path in its words): a reviewer may ask for
+ * a test to go. The failure is the answer's: the changes are discarded and the comment retried.
+ */
+async function refuseWeakened(deps: AnswerDeps, work: PrWork, comment: PrComment, thread: readonly PrComment[], startHead: string | undefined): Promise<void> {
+  if (!startHead) return;
+  const causeFiles = thread.flatMap((c) => [...(c.path ? [c.path] : []), ...mentionedPaths(c.body)]);
+  const screened = await screenChanges({ dir: work.dir, since: startHead, baseline: work.baseline ?? CLEAN_TREE, env: deps.env, causeFiles });
+  if (screened.kind !== "refused") return;
+  throw new OttoError(
+    "comment_weakens_checks",
+    `The fix for ${comment.id} was not pushed: it weakens the checks in files the review comment does not name (${redact(screened.detail, deps.secrets)}).`,
+    "Answer the comment by hand, or name the file in the thread if the change is what the reviewer wants; the comment is tried again at the next poll.",
+  );
 }
 
 /** pr.verify must pass before a fix is pushed (docs/configuration.md); a failure is the answer's failure. */

@@ -1,7 +1,7 @@
 import type { SandboxMode } from "../../sandbox/index.ts";
 import { formatError, redact, type Env } from "../../core/index.ts";
 import { compareToBaseline, isBlocking, runChecks, type CheckResult } from "../../workspace/index.ts";
-import { ignoredLine, pendingDiff, runGit } from "../../workspace/index.ts";
+import { describeAllowed, describeChangeSet, ignoredLine, readChangeSet, runGit, screenChanges, weakenedNote, type Weakening } from "../../workspace/index.ts";
 import { formatModel, type ModelRef } from "../../session/index.ts";
 import type { commitAndPush, GitControlSnapshot, TreeSnapshot } from "../../workspace/index.ts";
 import type { PrInfo } from "../types.ts";
@@ -11,7 +11,8 @@ import { fixFailure, reviewFix, type SessionContext } from "./sessions.ts";
 import { fixSummary } from "./verdict.ts";
 
 /*
- * Phase 2, one attempt: a fresh executor session fixes the code, otto runs pr.verify, the secondary
+ * Phase 2, one attempt: a fresh executor session fixes the code, otto refuses a fix that weakens
+ * the checks (src/workspace/screen-changes.ts), runs pr.verify, the secondary
  * model reviews the fix (a rejection gets one more fix pass), then otto commits what the sessions
  * left and pushes it to the PR's branch (rebasing once if the branch moved, with one
  * conflict-resolution session).
@@ -27,6 +28,10 @@ export interface AttemptInput {
   remote: string;
   /** The tree before the sessions ran: only what changed since is committed. */
   baseline: TreeSnapshot;
+  /** HEAD before the flow's first session: what the sessions changed is read against it. */
+  since: string;
+  /** Files the failure analysis named as the cause: a change that weakens the checks is allowed there only. */
+  causeFiles: readonly string[];
   /** The tree is otto's temporary worktree (detached HEAD). */
   detached: boolean;
   summary: string;
@@ -82,6 +87,8 @@ async function changed(dir: string, env: Env, startHead: string): Promise<boolea
 /** A fix pass whose checks passed: ready for the review. */
 interface Checked {
   subject: string | undefined;
+  /** Changes that weaken the checks in files the analysis named: the reviewer is shown them. */
+  allowed: Weakening[];
 }
 
 /** One fix session and the checks on what it left; an AttemptResult when the attempt ends there. */
@@ -97,6 +104,17 @@ async function fixAndCheck(input: AttemptInput, startHead: string, previous: str
     return { outcome: "task_failed", detail: `the fix session gave up: ${reason}`, note: `The previous session gave up: ${reason}` };
   }
   if (!(await changed(dir, input.env, startHead))) return { outcome: "nothing", detail: "the fix session changed nothing", note: "The previous session changed no file." };
+
+  // Before any check runs the session's work, and before a model reviews it.
+  const screened = await screenChanges({ dir, since: input.since, baseline: input.baseline, env: input.env, causeFiles: input.causeFiles, guard: input.gitControl });
+  if (screened.kind === "tampered") return { outcome: "tampered", detail: screened.detail };
+  if (screened.kind === "refused") {
+    return {
+      outcome: "weakened",
+      detail: `refused, nothing committed or pushed: the fix weakens the checks instead of fixing the code (${redact(screened.detail, input.secrets)})${input.causeFiles.length > 0 ? `; the analysis named only ${input.causeFiles.join(", ")} as the cause` : "; the analysis named no such file as the cause"}`,
+      note: redact(weakenedNote(screened.refused), input.secrets),
+    };
+  }
 
   if (input.verify.length > 0) {
     input.progress(`otto pr fix: running pr.verify (${input.verify.length} command(s))`);
@@ -114,7 +132,7 @@ async function fixAndCheck(input: AttemptInput, startHead: string, previous: str
       };
     }
   }
-  return { subject };
+  return { subject, allowed: screened.allowed };
 }
 
 /** The review's reasons as one line for Fix History (model text: redacted and bounded). */
@@ -128,12 +146,14 @@ const reasonsLine = (reasons: readonly string[], secrets: readonly string[]): st
  * reasons; a review that could not be had (session error, no valid envelope) ends the attempt with
  * nothing pushed.
  */
-async function review(input: AttemptInput, pass: number): Promise<{ approved: boolean; reasons: string } | AttemptResult> {
+async function review(input: AttemptInput, pass: number, allowed: readonly Weakening[]): Promise<{ approved: boolean; reasons: string } | AttemptResult> {
   const { session } = input;
   input.progress(`otto pr fix: reviewing the fix (${formatModel(input.reviewModel)})`);
   try {
-    const diff = await pendingDiff((args, options) => runGit(args, { ...options, env: input.env }), session.dir, { baseline: input.baseline }, DIFF_LIMIT);
-    const verdict = await reviewFix(session, input.reviewModel, { pr: input.pr, summary: input.summary, diff, checkCommands: input.verify, pass });
+    // Everything the push would carry (the session's own commits too), as text whatever the attributes say.
+    const diff = describeChangeSet(await readChangeSet({ dir: session.dir, since: input.since, baseline: input.baseline, env: input.env }), DIFF_LIMIT);
+    const flagged = describeAllowed(allowed);
+    const verdict = await reviewFix(session, input.reviewModel, { pr: input.pr, summary: input.summary, diff, checkCommands: input.verify, pass, ...(flagged ? { flagged: redact(flagged, input.secrets) } : {}) });
     return { approved: verdict.verdict === "APPROVE", reasons: reasonsLine(verdict.reasons, input.secrets) };
   } catch (error) {
     if (session.signal?.aborted) throw error;
@@ -156,7 +176,7 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
     input.progress(`otto pr fix: phase 2, fix attempt ${input.attempt}${pass > 1 ? ", after the review" : ""} (${input.model.providerID}/${input.model.modelID})`);
     const checked = await fixAndCheck(input, startHead, previous);
     if ("outcome" in checked) return checked;
-    const verdict = await review(input, pass);
+    const verdict = await review(input, pass, checked.allowed);
     if ("outcome" in verdict) return verdict;
     if (verdict.approved) {
       subject = checked.subject;

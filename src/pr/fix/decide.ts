@@ -48,18 +48,19 @@ export function planInfrastructure(data: PrFrontmatter, headSha: string): InfraD
 }
 
 /** How one fix attempt ended (phase 2 and the push). */
-export type AttemptOutcome = "pushed" | "nothing" | "verify_failed" | "review_rejected" | "review_failed" | "task_failed" | "conflict" | "rejected" | "wrong_branch" | "tampered";
+export type AttemptOutcome = "pushed" | "nothing" | "verify_failed" | "review_rejected" | "review_failed" | "task_failed" | "weakened" | "conflict" | "rejected" | "wrong_branch" | "tampered";
 
 /**
  * After an attempt that did not push: another attempt now, or stop. A fresh session can do better
- * after no change, a failed local check, a fix the review rejected twice or a session that gave up;
+ * after no change, a failed local check, a fix the review rejected twice, a fix refused because it
+ * weakened the checks (told which files and why) or a session that gave up;
  * a conflict, a rejected push, a wrong branch, a changed git configuration or a review that could
  * not be had would only happen again.
  */
 export function nextStep(outcome: AttemptOutcome, attempts: number, max: number): "wait" | "retry" | "give_up" | "stop" {
   if (outcome === "pushed") return "wait";
   if (attempts >= max) return "give_up";
-  return outcome === "nothing" || outcome === "verify_failed" || outcome === "review_rejected" || outcome === "task_failed" ? "retry" : "stop";
+  return outcome === "nothing" || outcome === "verify_failed" || outcome === "review_rejected" || outcome === "task_failed" || outcome === "weakened" ? "retry" : "stop";
 }
 
 export interface HistoryEntry {

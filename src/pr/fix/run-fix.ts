@@ -16,7 +16,7 @@ import { Flow, short, summaryLines, type FixDeps, type FixInput, type FixModels,
 import { collectLogs } from "./logs.ts";
 import { inRepoQueue } from "./repo-queue.ts";
 import { analyseFailure, type SessionContext } from "./sessions.ts";
-import { isInfrastructure, parseVerdict } from "./verdict.ts";
+import { isInfrastructure, parseCauseFiles, parseVerdict } from "./verdict.ts";
 import { assertSandbox } from "../../sandbox/index.ts";
 
 /*
@@ -145,8 +145,10 @@ interface FixTree {
 async function fixInTree(flow: Flow, claimed: PrDocument, workdir: FixTree, models: FixModels): Promise<FixOutcome> {
   const { deps, input } = flow;
   const { pr } = input;
-  // Before any session has the tree: the push compares against it (src/workspace/git-guard.ts).
+  // Before any session has the tree: the push compares against it (src/workspace/git-guard.ts),
+  // and what the sessions change is read against this commit (src/workspace/screen-changes.ts).
   const gitControl = await snapshotGitControl(workdir.dir, { env: deps.env });
+  const since = (await runGit(["rev-parse", "HEAD"], { cwd: workdir.dir, env: deps.env })).stdout.trim();
 
   flow.progress(`otto pr fix: downloading the logs of ${flow.failedChecks.join(", ")}`);
   const logs = await collectLogs({ backend: input.backend, pr, key: flow.key, checks: input.pipeline.checks, dir: workdir.dir, storeDir: deps.store.dir, secrets: deps.secrets, env: deps.env, ...(deps.signal ? { signal: deps.signal } : {}) });
@@ -180,6 +182,7 @@ async function fixInTree(flow: Flow, claimed: PrDocument, workdir: FixTree, mode
   }
   flow.checks = [describeResolvedChecks(resolved), ...(baseline ? [describeBaseline(baseline)] : [])].join("; ");
   let doc = await flow.record({ log: [flow.checks] });
+  const causeFiles = parseCauseFiles(flow.summary);
   let note: string | undefined;
   for (;;) {
     deps.signal?.throwIfAborted();
@@ -193,6 +196,8 @@ async function fixInTree(flow: Flow, claimed: PrDocument, workdir: FixTree, mode
       key: flow.key,
       remote: workdir.remote,
       baseline: workdir.baseline,
+      since,
+      causeFiles,
       detached: workdir.detached,
       summary: flow.summary,
       previous,

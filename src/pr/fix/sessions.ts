@@ -89,7 +89,7 @@ export type FixReview = z.infer<typeof FixReview>;
 export async function reviewFix(
   ctx: SessionContext,
   model: ModelRef,
-  input: { pr: PrInfo; summary: string; diff: string; checkCommands: readonly string[]; pass: number },
+  input: { pr: PrInfo; summary: string; diff: string; checkCommands: readonly string[]; pass: number; flagged?: string | undefined },
 ): Promise<FixReview> {
   const prompt = renderPrompt(
     "pr-fix-review",
@@ -97,6 +97,7 @@ export async function reviewFix(
       pr_title: input.pr.title,
       failure_summary: input.summary,
       fix_diff: input.diff || "(no diff: the fix changed no tracked or new file)",
+      ...(input.flagged ? { flagged_changes: input.flagged } : {}),
       ...(input.pr.description ? { pr_description: input.pr.description } : {}),
       ...(input.checkCommands.length > 0 ? { check_commands: input.checkCommands.join("\n") } : {}),
     },

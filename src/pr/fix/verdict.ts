@@ -1,3 +1,5 @@
+import { normalisePath } from "../../workspace/index.ts";
+
 /*
  * The analysis session's classification, read by code from the summary's `## Verdict` section
  * (prompts/pr-failure-analysis.md): its first word decides between re-running the pipeline and
@@ -36,6 +38,27 @@ function normalise(word: string | undefined): Verdict | undefined {
  */
 export function isInfrastructure(verdict: Verdict | undefined): boolean {
   return verdict === "infrastructure";
+}
+
+/**
+ * The repository files the analysis names under `## Cause files` (one list item each; a backticked
+ * path, `path:line` and `./path` are read as the path). A fix may weaken the checks in these files
+ * only (src/workspace/detect-weakened-checks.ts): the analysis said the file itself is at fault.
+ */
+export function parseCauseFiles(summary: string): string[] {
+  const lines = summary.split(/\r?\n/);
+  const heading = lines.findIndex((l) => /^#{1,6}\s*cause\s+files\b/i.test(l.trim()));
+  if (heading < 0) return [];
+  const files: string[] = [];
+  for (const line of lines.slice(heading + 1)) {
+    if (/^#{1,6}\s/.test(line.trim())) break;
+    const item = /^\s*[-*+]\s+(.+)$/.exec(line)?.[1];
+    if (!item) continue;
+    const quoted = /`([^`]+)`/.exec(item)?.[1];
+    const file = normalisePath(quoted ?? item.split(/\s+/)[0] ?? "");
+    if (file && !/^\(?none\)?$/i.test(file) && !files.includes(file)) files.push(file);
+  }
+  return files;
 }
 
 /** The fix session's `Fix summary: …` line (a commit subject), if any. */

@@ -66,3 +66,23 @@ describe("snapshotGitControl / gitControlChanges", () => {
     expect(fs.readFileSync(path.join(repo.dir, "task.txt"), "utf8")).toBe("done\n");
   });
 });
+
+describe("snapshotGitControl: info/attributes", () => {
+  let repo: Repo | undefined;
+  afterEach(() => repo?.cleanup());
+
+  it("sees .git/info/attributes written, changed or removed (it is in no diff, and -diff there hides a change from a reviewer)", async () => {
+    repo = await createRepo({ remote: false });
+    const env = gitEnv();
+    const before = await snapshotGitControl(repo.dir, { env });
+    const file = path.join(repo.dir, ".git/info/attributes");
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, "*.test.js -diff\n");
+    expect(await gitControlChanges(before, { env })).toEqual(["file info/attributes added"]);
+    const written = await snapshotGitControl(repo.dir, { env });
+    fs.writeFileSync(file, "*.js -diff\n");
+    expect(await gitControlChanges(written, { env })).toEqual(["file info/attributes changed"]);
+    fs.rmSync(file);
+    expect(await gitControlChanges(written, { env })).toEqual(["file info/attributes removed"]);
+  });
+});

@@ -73,4 +73,26 @@ describe("loop runFix", () => {
     expect(outcome.failure).toBe("the fix agent reported 1 finding(s) fixed, but the branch did not move (no change to commit or push).");
     expect(await repo.remoteLog("feature")).toEqual(before);
   });
+
+  it("a fix that deletes a test no finding names is refused, nothing pushed; a finding that names it lets it through", async () => {
+    const TEST = 'it("adds", () => {\n  expect(add(1, 2)).toBe(3);\n});\n';
+    const repo = await setup({ "a.txt": "one\n", "test/math.test.js": TEST });
+    const before = await repo.remoteLog("feature");
+    const issue = finding("P1", "Greeting is misspelt", { file: "a.txt" });
+    const deleteTest = () => {
+      fs.writeFileSync(path.join(repo.dir, "a.txt"), "fixed\n");
+      fs.rmSync(path.join(repo.dir, "test/math.test.js"));
+    };
+    const reply = { fixedIssues: [{ findingId: issue.id, description: "done" }], rejectedIssues: [] };
+    const refused = await runFix(context(repo, deleteTest, reply), { prNumber: 1, round: 1, issuesToFix: [issue], optionalIssues: [] }, options);
+    expect(refused.failure).toBe(`the fix weakens the checks in files no finding names (test/math.test.js: test file deleted): nothing was pushed; the fix agent's changes are left uncommitted in ${repo.dir}.`);
+    expect(refused.push).toBeUndefined();
+    expect(await repo.remoteLog("feature")).toEqual(before);
+
+    const obsolete = finding("P2", "test/math.test.js tests the removed add(); delete it");
+    const allowed = await runFix(context(repo, () => undefined, { fixedIssues: [{ findingId: obsolete.id, description: "deleted" }], rejectedIssues: [] }), { prNumber: 1, round: 2, issuesToFix: [obsolete], optionalIssues: [] }, options);
+    expect(allowed.failure).toBeUndefined();
+    expect(allowed.push?.outcome).toBe("pushed");
+    expect(await repo.remoteFile("test/math.test.js", "feature")).toBeUndefined();
+  });
 });

@@ -67,6 +67,8 @@ describe("nextStep", () => {
     expect(nextStep("verify_failed", 2, 3)).toBe("retry");
     expect(nextStep("task_failed", 1, 3)).toBe("retry");
     expect(nextStep("review_rejected", 1, 3)).toBe("retry");
+    expect(nextStep("weakened", 1, 3)).toBe("retry");
+    expect(nextStep("weakened", 3, 3)).toBe("give_up");
     expect(nextStep("review_rejected", 3, 3)).toBe("give_up");
     expect(nextStep("review_failed", 1, 3)).toBe("stop");
     expect(nextStep("verify_failed", 3, 3)).toBe("give_up");

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { fixSummary, isInfrastructure, parseVerdict } from "../../../../src/pr/fix/index.ts";
+import { fixSummary, isInfrastructure, parseCauseFiles, parseVerdict } from "../../../../src/pr/fix/index.ts";
 import { taskFailedReason as taskFailure } from "../../../../src/session/index.ts";
 
 const summary = (verdict: string): string => `# Pipeline Failure Summary\n\n## Verdict\n${verdict}\n\n## unit\n- **Kind**: test\n- **Root error**: code error in infrastructure/db.ts`;
@@ -23,6 +23,18 @@ describe("parseVerdict", () => {
   it("re-runs only on a clear infrastructure verdict", () => {
     expect(isInfrastructure("infrastructure")).toBe(true);
     for (const v of ["code", "mixed", "unclear", undefined] as const) expect(isInfrastructure(v)).toBe(false);
+  });
+});
+
+describe("parseCauseFiles", () => {
+  it("reads the paths listed under ## Cause files, however the model quotes them, up to the next heading", () => {
+    const text = `${summary("code: x")}\n\n## Cause files\n- \`src/math.js\`: add() subtracts\n- ./.github/workflows/ci.yml:14 calls a removed script\n* \`test/math.test.js:3\` asserts the old behaviour\n- \`src/math.js\` again\n\n## Notes\n- \`not/a/cause.js\``;
+    expect(parseCauseFiles(text)).toEqual(["src/math.js", ".github/workflows/ci.yml", "test/math.test.js"]);
+  });
+
+  it("none listed, or no section: no file may weaken the checks", () => {
+    expect(parseCauseFiles(`${summary("code: x")}\n\n## Cause files\n- (none)\n`)).toEqual([]);
+    expect(parseCauseFiles(summary("code: x"))).toEqual([]);
   });
 });
 
