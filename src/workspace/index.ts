@@ -43,3 +43,4 @@ export {
   type WorkLockOptions,
 } from "./work-lock.ts";
 export { addTemporaryWorktree, type TemporaryWorktree, type TemporaryWorktreeInput } from "./temp-worktree.ts";
+export { openCodeConfigRoot, isOpenCodeConfig, openCodeConfigFiles, changedOpenCodeConfig, openCodeConfigDiff, removeOpenCodeConfig, type RemovedConfig } from "./opencode-config.ts";
