@@ -99,12 +99,20 @@ export async function removeOpenCodeConfig(dir: string, env?: Env): Promise<Remo
   if (listed.exitCode !== 0) throw new Error(`git ls-files failed in ${dir}: ${listed.stderr.trim()}`);
   const roots = [...new Set(lines(listed.stdout).map(openCodeConfigRoot).filter((r): r is string => r !== undefined))].sort();
   // A folder already taken with its parent is not listed twice (`.opencode/skills` inside `.opencode`).
-  const removed = roots.filter((r, i) => !roots.slice(0, i).some((other) => r.startsWith(`${other}/`)));
+  const outermost = roots.filter((r, i) => !roots.slice(0, i).some((other) => r.startsWith(`${other}/`)));
   const base = path.resolve(dir);
-  for (const rel of removed) {
+  const removed: string[] = [];
+  for (const rel of outermost) {
     const target = path.resolve(base, rel);
     if (!target.startsWith(`${base}${path.sep}`)) continue;
+    // Tracked files already deleted from disk are still listed: only what is there counts.
+    const there = await fs.lstat(target).then(
+      () => true,
+      () => false,
+    );
+    if (!there) continue;
     await fs.rm(target, { recursive: true, force: true });
+    removed.push(rel);
   }
   return { removed };
 }
