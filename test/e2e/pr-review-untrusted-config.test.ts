@@ -68,6 +68,9 @@ describe("/pr-review of a fork's PR that brings OpenCode configuration", () => {
     const found = [markers.plugin, markers.mcp].filter((m) => fs.existsSync(m));
     recordFigure({ name: "fork PR's OpenCode plugin and MCP server loaded by /pr-review", tried: 2, through: found.length });
     expect(found).toEqual([]);
+    // OpenCode never read the fork's configuration (it logs each config file it loads).
+    expect(ws.logs()).toMatch(/creating instance directory=\S*otto-review-9-/);
+    expect(ws.logs()).not.toMatch(/loading path=\S*otto-review-9-\S*\/(opencode\.jsonc?|\.opencode\/)/);
 
     // The output says what was removed and why.
     expect(review.stdout).toContain("Removed the OpenCode configuration from otto's checkout before the review: `.opencode`, `opencode.json`.");
