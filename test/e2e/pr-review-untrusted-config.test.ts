@@ -69,7 +69,7 @@ describe("/pr-review of a fork's PR that brings OpenCode configuration", () => {
     recordFigure({ name: "fork PR's OpenCode plugin and MCP server loaded by /pr-review", tried: 2, through: found.length });
     expect(found).toEqual([]);
     // OpenCode never read the fork's configuration (it logs each config file it loads).
-    expect(ws.logs()).toMatch(/creating instance directory=\S*otto-review-9-/);
+    expect(ws.logs()).toMatch(/creating instance" directory=\S*otto-review-9-/);
     expect(ws.logs()).not.toMatch(/loading path=\S*otto-review-9-\S*\/(opencode\.jsonc?|\.opencode\/)/);
 
     // The output says what was removed and why.
