@@ -51,6 +51,10 @@ export const PrFrontmatter = z.object({
   gave_up: Timestamp.optional(),
   /** Head SHA the fix flow handed to a human (fork, repeated infrastructure failure): notified once per SHA. */
   human_sha: z.string().optional(),
+  /** Head SHA the fix or comment flow held for a person because it changes OpenCode configuration (src/pr/config-hold.ts): notified once per SHA. */
+  config_hold_sha: z.string().optional(),
+  /** Head SHA a person let otto work on by running /otto-pr fix by hand although it changes OpenCode configuration. */
+  config_ok_sha: z.string().optional(),
   seen_comment_ids: z.array(z.coerce.string()).default([]),
   /** Comments not yet handled by the comment flow (its ids are not in seen_comment_ids). */
   unseen_comments: z.number().int().min(0).default(0),
