@@ -189,6 +189,11 @@ async function answerAll(
   let release: () => Promise<string | undefined> = async () => undefined;
   try {
     ({ work, release } = await openWorkTree(input.located, deps.env, `otto-comments-${pr.number}`));
+    // Before the first session: OpenCode loads the tree's configuration when otto opens one there.
+    if (await heldForConfig(deps, input, work)) {
+      await release();
+      return;
+    }
     model = await deps.model();
   } catch (error) {
     await release();
@@ -196,8 +201,6 @@ async function answerAll(
     return;
   }
   try {
-    // Before the first session: OpenCode loads the tree's configuration when otto opens one there.
-    if (await heldForConfig(deps, input, work)) return;
     await answerEach(deps, { ...input, work, model });
   } finally {
     const problem = await release();
