@@ -39,8 +39,80 @@ export function withOttoPermissions(permission: unknown): Json {
   return out;
 }
 
+type Rules = Record<string, unknown>;
+
+/**
+ * OpenCode's deprecated `tools` map as the permission rules it stands for (OpenCode 1.18's agent
+ * config decoder: `write`, `edit` and `patch` are the `edit` permission; true allows, false denies).
+ */
+function toolRules(tools: unknown): Rules {
+  const out: Rules = {};
+  if (!isObject(tools)) return out;
+  for (const [tool, on] of Object.entries(tools)) {
+    if (typeof on !== "boolean") continue;
+    out[tool === "write" || tool === "patch" ? "edit" : tool] = on ? "allow" : "deny";
+  }
+  return out;
+}
+
+/** Only the denials of a rule (a bare action, or patterns): what may be laid after otto's rules. */
+function denials(value: unknown): Json | undefined {
+  const rules = ruleObject(value);
+  const denied = Object.fromEntries(Object.entries(rules).filter(([, action]) => action === "deny"));
+  return Object.keys(denied).length > 0 ? denied : undefined;
+}
+
+/**
+ * The permission of one of otto's agents under a user's (or a project's) agent entry. OpenCode
+ * flattens an agent's permission in key order and the last matching rule wins, a key such as `*`
+ * or `ed*` matching other tools too. So:
+ * 1. the user's rules for permissions otto does not set come first (they decide what otto's
+ *    agent leaves open, e.g. `webfetch`, and a `"*": "allow"` cannot reach past otto's rules);
+ * 2. otto's rules follow, whole, for every permission it sets (the reviewer's `edit`, `bash`,
+ *    `todowrite`, every subagent's `task: deny`, the executor's and crew's push denials, `otto_*`);
+ * 3. within those, the user's `deny` patterns are laid over otto's (same pattern: replaced in
+ *    place; a new one: appended last), since a denial can only restrict more. The user's `allow`
+ *    and `ask` for them are dropped.
+ * `tools` entries count as the rules they stand for, before the entry's `permission`, as in OpenCode.
+ */
+export function guardedPermission(own: unknown, user: Json): Json {
+  const ottoRules = ruleObject(own);
+  const userRules: Json = { ...toolRules(user.tools), ...ruleObject(user.permission) };
+  const out: Json = {};
+  for (const [key, value] of Object.entries(userRules)) if (!(key in ottoRules)) out[key] = value;
+  for (const [key, value] of Object.entries(ottoRules)) {
+    const denied = key in userRules ? denials(userRules[key]) : undefined;
+    out[key] = denied ? { ...ruleObject(value), ...denied } : value;
+  }
+  return out;
+}
+
+/**
+ * Keys of an agent entry that decide what otto's agent is and may do. Otto's definition wins for
+ * them; the rest (model, variant, temperature, top_p, prompt, description, color, steps, options)
+ * is the user's to set. `disable` and `name` are dropped: without its agent OpenCode would not
+ * run otto's session as the agent otto asked for.
+ */
+const GUARDED_KEYS = ["mode", "hidden"] as const;
+
+/** One of otto's agents with the user's (or a project's) entry for it: see guardedPermission and GUARDED_KEYS. */
+export function guardAgent(own: Json, user: Json): Json {
+  const out = mergeUnder(own, user);
+  for (const key of GUARDED_KEYS) if (key in own) out[key] = own[key];
+  delete out.disable;
+  delete out.name;
+  out.permission = guardedPermission(own.permission, user);
+  // `tools: { bash: true }` would read as an allow again wherever a config is decoded anew; only denials stay.
+  const tools = isObject(user.tools) ? Object.fromEntries(Object.entries(user.tools).filter(([, on]) => on === false)) : {};
+  if (Object.keys(tools).length > 0) out.tools = tools;
+  else delete out.tools;
+  return out;
+}
+
 /**
  * The `config` hook: registers otto's agents, commands and permission defaults under the user's.
+ * Otto's agents are the exception: their guarding keys are otto's (guardAgent), since the config
+ * OpenCode hands over includes the project's `opencode.json`, which a PR's branch can write.
  * With `tui`, the commands' templates ask for "Done." instead of the repeated output, which otto
  * shows itself (src/host/command-output.ts).
  */
@@ -49,7 +121,7 @@ export function registerOtto(config: Config, assets: { agents: Record<string, Js
   const userAgents = isObject(cfg.agent) ? cfg.agent : {};
   const agents: Json = { ...userAgents };
   for (const [name, agent] of Object.entries(assets.agents)) {
-    agents[name] = mergeUnder(agent, isObject(userAgents[name]) ? userAgents[name] : {});
+    agents[name] = guardAgent(agent, isObject(userAgents[name]) ? userAgents[name] : {});
   }
   cfg.agent = agents;
 

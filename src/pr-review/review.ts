@@ -9,6 +9,7 @@ import { renderExistingComments } from "./existing-comments.ts";
 import { postReviewFromDraft, type PostResult } from "./post.ts";
 import { renderTable } from "./render.ts";
 import { reviewCheckout } from "./run-review.ts";
+import { stripOpenCodeConfig, strippedLines } from "./untrusted-config.ts";
 
 export interface ReviewInput {
   runtime: Runtime;
@@ -88,6 +89,9 @@ export async function reviewPr(input: ReviewInput): Promise<string> {
   let draft: Draft;
   try {
     lines.push(`Checked out ${pr.sourceBranch}: ${checkout.how}`);
+    // Before the first session there: OpenCode loads the directory's configuration when it opens one.
+    const stripped = await stripOpenCodeConfig({ pr, dir: checkout.dir, temporary: checkout.temporary, target: `${checkout.remote}/${pr.targetBranch}`, env: runtime.env });
+    lines.push(...strippedLines(stripped));
     draft = await reviewCheckout({
       runtime,
       pr,
@@ -96,6 +100,7 @@ export async function reviewPr(input: ReviewInput): Promise<string> {
       secrets,
       sessionID: input.sessionID,
       ...(input.focus ? { focus: input.focus } : {}),
+      ...(stripped?.diff ? { openCodeConfigDiff: stripped.diff } : {}),
       ...(input.signal ? { signal: input.signal } : {}),
       progress: (message) => input.progress(message),
       report: (line) => lines.push(line),

@@ -26,6 +26,8 @@ export interface ReviewCheckoutInput {
   secrets: readonly string[];
   sessionID: string;
   focus?: string;
+  /** The PR's changes to OpenCode configuration files otto removed from the checkout (src/pr-review/untrusted-config.ts). */
+  openCodeConfigDiff?: string;
   signal?: AbortSignal;
   progress(message: string): void;
   /** A line for the command's report. */
@@ -75,6 +77,7 @@ export async function reviewCheckout(input: ReviewCheckoutInput): Promise<Draft>
       ...(input.focus ? { focus: input.focus } : {}),
       ...(summary ? { codebase_summary: summary } : {}),
       ...(existing ? { existing_comments: existing } : {}),
+      ...(input.openCodeConfigDiff ? { opencode_config_diff: input.openCodeConfigDiff } : {}),
     },
     { env: runtime.env },
   );

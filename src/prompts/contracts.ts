@@ -16,6 +16,8 @@ interface Contract {
 }
 
 const AUTHOR = "the pull request's author";
+/** The PR's changes to the OpenCode configuration otto removed from an untrusted checkout (src/pr-review/untrusted-config.ts). */
+const CONFIG_DIFF = "the pull request's author (its changes to OpenCode configuration files, removed from this checkout before the review)";
 
 /**
  * The variables each prompt takes, for the type checker. The prompt files' frontmatter says the
@@ -91,8 +93,8 @@ export const PROMPT_CONTRACTS = {
   },
   "pr-review": {
     variables: ["pr_title", "pr_description", "target_branch"],
-    optional: ["pr_url", "existing_comments", "codebase_summary", "focus"],
-    untrusted: { pr_title: AUTHOR, pr_description: AUTHOR, existing_comments: "the PR's commenters" },
+    optional: ["pr_url", "existing_comments", "codebase_summary", "focus", "opencode_config_diff"],
+    untrusted: { pr_title: AUTHOR, pr_description: AUTHOR, existing_comments: "the PR's commenters", opencode_config_diff: CONFIG_DIFF },
   },
   "pr-comment-respond": {
     variables: [
@@ -237,8 +239,8 @@ export const PROMPT_CONTRACTS = {
   },
   "pr-loop-reviewer": {
     variables: ["pr_title", "pr_description", "target_branch", "reviewer", "round"],
-    optional: ["pr_url", "changed_files"],
-    untrusted: { pr_title: AUTHOR, pr_description: AUTHOR },
+    optional: ["pr_url", "changed_files", "opencode_config_diff"],
+    untrusted: { pr_title: AUTHOR, pr_description: AUTHOR, opencode_config_diff: CONFIG_DIFF },
   },
   "pr-loop-comments": {
     variables: ["pr_title", "threads", "review_state"],

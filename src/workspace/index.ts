@@ -62,3 +62,4 @@ export {
 } from "./work-lock.ts";
 export { addTemporaryWorktree, type TemporaryWorktree, type TemporaryWorktreeInput } from "./temp-worktree.ts";
 export { restoreChanges } from "./restore.ts";
+export { openCodeConfigRoot, isOpenCodeConfig, openCodeConfigFiles, changedOpenCodeConfig, openCodeConfigDiff, removeOpenCodeConfig, type RemovedConfig } from "./opencode-config.ts";

@@ -31,13 +31,18 @@ export interface TemporaryWorktreeInput {
   label: string;
   /** Parent of the temporary folder (default: the OS temp dir). */
   tempRoot?: string;
+  /**
+   * A commit to check out instead of the fetched remote branch: the checkout's own HEAD when the
+   * branch is not on `remote` (a fork's branch the user checked out).
+   */
+  at?: string;
 }
 
 export async function addTemporaryWorktree(input: TemporaryWorktreeInput): Promise<TemporaryWorktree> {
   const git = { env: input.env };
-  const ref = `refs/remotes/${input.remote}/${input.branch}`;
+  const ref = input.at ?? `refs/remotes/${input.remote}/${input.branch}`;
   // Not forced: a branch rewritten on the server leaves the old tracking ref, and the push's rebase deals with it.
-  await gitOutput(["fetch", "-q", input.remote, `+refs/heads/${input.branch}:${ref}`], { ...git, cwd: input.repoDir });
+  if (input.at === undefined) await gitOutput(["fetch", "-q", input.remote, `+refs/heads/${input.branch}:${ref}`], { ...git, cwd: input.repoDir });
   const parent = await fs.mkdtemp(path.join(input.tempRoot ?? os.tmpdir(), `${input.label}-`));
   const dir = path.join(parent, `wt-${randomUUID().slice(0, 8)}`);
   const release = async (): Promise<string | undefined> => {

@@ -2,11 +2,12 @@ import { OttoError, type Env } from "../../core/index.ts";
 import type { Runtime } from "../../runtime.ts";
 import type { Config } from "../../config/index.ts";
 import { createPrContext, locatePr, openPrTree, originUrl, snapshotPrTree, type PrBackend, type PrInfo } from "../../pr/index.ts";
-import { currentBranch, runGit, type TreeSnapshot } from "../../workspace/index.ts";
+import { addTemporaryWorktree, CLEAN_TREE, currentBranch, headSha, runGit, type TreeSnapshot } from "../../workspace/index.ts";
 import { mapPrToWorkdir, repoUrlOfPr } from "../../repo/index.ts";
 import { parseModel, resolveRoleModel, type ModelRef } from "../../session/index.ts";
 import { refuseUnpushed } from "../../workspace/index.ts";
 import { workLockHolder, workTreeBusy } from "../../workspace/index.ts";
+import { stripOpenCodeConfig, strippedLines, untrustedTreeReason, type StrippedConfig } from "../untrusted-config.ts";
 
 export interface LoopSetup {
   config: Config;
@@ -35,6 +36,8 @@ export interface LoopSetup {
   /** Values redacted from everything posted: the configured and environment tokens. */
   secrets: string[];
   notes: string[];
+  /** The OpenCode configuration removed from otto's worktree of an untrusted PR before any session. */
+  stripped?: StrippedConfig;
 }
 
 export interface PreflightInput {
@@ -130,7 +133,9 @@ export async function preflight(input: PreflightInput): Promise<LoopSetup> {
   const lock = await workLockHolder(work.dir, { env });
   if (lock.busy) throw workTreeBusy(work.dir, lock.holder, "run /pr-review --loop again");
   // A dirty checkout is the user's work: the loop runs in a temporary worktree instead (hands-off: not at all).
-  const tree = await openPrTree({ dir: work.dir, remote: work.remote, strategy: work.strategy, branch: pr.sourceBranch, env, label: `otto-loop-${pr.number}` });
+  // An untrusted PR's tree loses its OpenCode configuration before any session: never in the user's checkout.
+  const untrusted = untrustedTreeReason(pr);
+  const tree = untrusted ? await untrustedTree(pr, work, env, untrusted) : await openPrTree({ dir: work.dir, remote: work.remote, strategy: work.strategy, branch: pr.sourceBranch, env, label: `otto-loop-${pr.number}` });
   if (tree.kind === "deferred") {
     throw new OttoError(
       "loop_dirty",
@@ -140,6 +145,12 @@ export async function preflight(input: PreflightInput): Promise<LoopSetup> {
   }
   if (tree.temporary) notes.push(`working ${tree.how}`);
   try {
+    if (untrusted) {
+      const stripped = await stripOpenCodeConfig({ pr, dir: tree.dir, temporary: tree.temporary, target: await fetchTarget(tree.dir, work.remote, pr.targetBranch, env), env });
+      notes.push(...strippedLines(stripped));
+      // The removal is not the PR's change: the loop's baseline (finishPreflight) is taken after it.
+      return await finishPreflight({ config, backend, pr, reviewers, analyzer, fixModel: fixRole.model, secrets: ctx.loaded.secrets, notes, env, remote: work.remote, checkoutDir: work.dir, tree, ...(stripped ? { stripped } : {}) });
+    }
     return await finishPreflight({ config, backend, pr, reviewers, analyzer, fixModel: fixRole.model, secrets: ctx.loaded.secrets, notes, env, remote: work.remote, checkoutDir: work.dir, tree });
   } catch (error) {
     await tree.release();
@@ -160,6 +171,7 @@ async function finishPreflight(input: {
   remote: string;
   checkoutDir: string;
   tree: { dir: string; temporary: boolean; release: () => Promise<string | undefined> };
+  stripped?: StrippedConfig;
 }): Promise<LoopSetup> {
   const { config, backend, pr, reviewers, analyzer, fixModel, notes, env, tree } = input;
   const work = { dir: tree.dir, remote: input.remote };
@@ -190,5 +202,32 @@ async function finishPreflight(input: {
     ...(push.blocker ? { pushBlocker: push.blocker } : {}),
     secrets: input.secrets,
     notes,
+    ...(input.stripped ? { stripped: input.stripped } : {}),
   };
+}
+
+/** The target branch fetched for the diff base: `<remote>/<target>`, or the name alone when it cannot be fetched. */
+async function fetchTarget(dir: string, remote: string, target: string, env: Env): Promise<string> {
+  const fetched = await runGit(["fetch", "-q", remote, `+refs/heads/${target}:refs/remotes/${remote}/${target}`], { cwd: dir, env });
+  return fetched.exitCode === 0 ? `${remote}/${target}` : target;
+}
+
+/**
+ * Otto's own worktree of an untrusted PR, whatever the state of the user's checkout: its OpenCode
+ * configuration is about to be deleted, which must never happen to the user's files. A fork's
+ * branch is not on the remote, so the worktree is of the commit the checkout has. Hands-off:
+ * otto adds no worktree to that repository, so the loop does not run.
+ */
+async function untrustedTree(pr: PrInfo, work: { dir: string; remote: string; strategy: string }, env: Env, reason: string): Promise<{ kind: "tree"; dir: string; baseline: TreeSnapshot; temporary: true; how: string; release: () => Promise<string | undefined> }> {
+  if (work.strategy === "hands-off") {
+    throw new OttoError(
+      "loop_untrusted_hands_off",
+      `PR #${pr.number}: ${reason}, so otto would review it only in a worktree of its own, without the branch's OpenCode configuration; ${work.dir} is hands-off, and otto adds no worktree there.`,
+      "Review it with /pr-review (one-shot) from a clone otto may add a temporary worktree to.",
+    );
+  }
+  const at = pr.fork === true ? await headSha(work.dir, { env }) : undefined;
+  const worktree = await addTemporaryWorktree({ repoDir: work.dir, remote: work.remote, branch: pr.sourceBranch, env, label: `otto-loop-${pr.number}`, ...(at ? { at } : {}) });
+  const what = at ? `the commit ${at.slice(0, 7)} of ${work.dir}` : `${work.remote}/${pr.sourceBranch}`;
+  return { kind: "tree", dir: worktree.dir, baseline: CLEAN_TREE, temporary: true, how: `in a temporary worktree of ${what} (${reason}; your checkout is left untouched)`, release: worktree.release };
 }

@@ -68,6 +68,7 @@ async function runReviewer(ctx: RunContext, round: number, i: number, model: Mod
       round,
       pr_url: pr.url,
       ...(changedFiles.length > 0 ? { changed_files: changedFiles } : {}),
+      ...(ctx.setup.stripped?.diff ? { opencode_config_diff: ctx.setup.stripped.diff } : {}),
     },
     { env: ctx.runtime.env },
   );

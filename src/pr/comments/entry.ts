@@ -75,6 +75,7 @@ export async function commentsCommand(runtime: Runtime, ctx: PrContext, input: C
     cwd: input.directory,
     signal: input.signal,
     progress: input.progress,
+    manual: true,
   });
   const report = await runCommentPass(deps, { doc, pr, backend });
   return [renderCommentPass(report, pr), ...notes].join("\n\n");

@@ -6,6 +6,7 @@ export function renderCommentPass(report: CommentPassReport, pr: PrInfo): string
   const total = report.answered.length + report.recovered.length + report.failed.length;
   const head = `Comments on PR #${pr.number} (${report.key}): ${report.answered.length} answered, ${report.recovered.length} recorded from an earlier run, ${report.failed.length} failed, ${report.skipped.length} not for otto.`;
   if (report.busy) return `${head}\nThe PR's working tree is busy with ${report.busy}; the comments are answered once it is free (the watcher's next poll, or /otto-pr comments again).`;
+  if (report.held) return `${head}\n${report.held}`;
   if (total === 0) return `${head}\nNo new reviewer comments to answer.`;
   const cell = (text: string) => text.replace(/\|/g, "\\|").replace(/\s+/g, " ").slice(0, 160);
   const row = (item: PassItem) => `| ${item.comment.id} | ${cell(item.comment.author)} | ${item.comment.path ? cell(`${item.comment.path}${item.comment.line ? `:${item.comment.line}` : ""}`) : "conversation"} | ${item.decision ?? "—"} | ${cell(item.action)} |`;

@@ -6,7 +6,8 @@ import type { ModelRef, SessionRunner } from "../../session/index.ts";
 import { checkCommands as commandsOf, resolveChecks } from "../../analysis/index.ts";
 import { CLEAN_TREE, headSha, runChecks } from "../../workspace/index.ts";
 import type { PrBackend } from "../backend.ts";
-import type { PrDocument } from "../store/document.ts";
+import { logLine, type PrDocument } from "../store/document.ts";
+import { configChanges, holdText, notifyHold } from "../config-hold.ts";
 import type { PrStore } from "../store/store.ts";
 import { seenOf } from "../store/seen.ts";
 import type { PrComment, PrInfo } from "../types.ts";
@@ -50,6 +51,8 @@ export interface CommentFlowDeps {
   log: (level: "info" | "warn", message: string, extra?: Record<string, unknown>) => void;
   signal?: AbortSignal | undefined;
   progress?: (message: string) => void;
+  /** A person's /otto-pr comments: proceeds on a head that changes OpenCode configuration (src/pr/config-hold.ts). */
+  manual?: boolean;
 }
 
 export interface CommentPassInput {
@@ -72,6 +75,8 @@ export interface CommentPassReport {
   skipped: Array<{ comment: PrComment; reason: SkipReason }>;
   /** Who held the PR's working tree when this pass wanted it: nothing was answered, the next pass tries again. */
   busy?: string;
+  /** Why nothing was answered: the head changes OpenCode configuration and waits for a person (src/pr/config-hold.ts). */
+  held?: string;
 }
 
 /** Which bot's comments count as review comments on this PR (Azure DevOps MerlinBot). */
@@ -191,6 +196,11 @@ async function answerAll(
   let release: () => Promise<string | undefined> = async () => undefined;
   try {
     ({ work, release } = await openWorkTree(input.located, deps.env, `otto-comments-${pr.number}`));
+    // Before the first session: OpenCode loads the tree's configuration when otto opens one there.
+    if (await heldForConfig(deps, input, work)) {
+      await release();
+      return;
+    }
     model = await deps.model();
   } catch (error) {
     await release();
@@ -249,6 +259,29 @@ async function answerEach(
       await recordFailure(deps, { doc, pr, comment, error, work: start ? { dir: work.dir, start, baseline: work.baseline ?? CLEAN_TREE } : undefined, record, report });
     }
   }
+}
+
+/**
+ * A head that changes OpenCode configuration (src/pr/config-hold.ts): the watcher answers nothing
+ * (the comments stay unseen, for after a person's /otto-pr fix), notes it and tells a person once
+ * per head; a run by hand proceeds and records the head as accepted.
+ */
+async function heldForConfig(deps: CommentFlowDeps, input: { pr: PrInfo; doc: PrDocument; report: CommentPassReport }, work: PrWork): Promise<boolean> {
+  const { pr, doc } = input;
+  const current = (await deps.store.read(doc.key)) ?? doc;
+  const config = await configChanges({ dir: work.dir, remote: work.remote, pr, state: current.data, env: deps.env });
+  if (config.files.length === 0) return false;
+  const time = deps.now().toISOString();
+  if (deps.manual) {
+    await deps.store.update(doc.key, (d) => ({ ...d, data: { ...d.data, config_ok_sha: config.head }, log: [...d.log, logLine(time, `/otto-pr comments by hand on ${config.head.slice(0, 7)}, which changes OpenCode configuration (${config.files.join(", ")}): accepted; otto works on this head`)] }));
+    return false;
+  }
+  const { title, text, log } = holdText(pr, config, "answer reviewer comments", `/otto-pr fix ${doc.data.id}`);
+  const notify = notifyHold(current.data, pr.headSha);
+  await deps.store.update(doc.key, (d) => ({ ...d, data: { ...d.data, ...(notify ? { config_hold_sha: pr.headSha } : {}) }, log: notify ? [...d.log, logLine(time, log)] : d.log }));
+  input.report.held = text;
+  if (notify) await deps.notify({ kind: "human_needed", title, text, url: pr.url, facts: { Repository: pr.repo, Branch: pr.sourceBranch } });
+  return true;
 }
 
 /** Whether a comment's words may reach a session: otto's and the user's own, the enabled review bot's, trusted authors'. */

@@ -3,6 +3,7 @@ import { OttoError, assertOttoPathSafe, formatError, redact, type Env } from "..
 import { parseDuration } from "../../config/index.ts";
 import { mapPrToWorkdir, repoUrlOfPr, type PrWorkdir } from "../../repo/index.ts";
 import { deferredText, openPrTree, snapshotPrTree } from "../pr-tree.ts";
+import { configChanges, holdText, notifyHold, type ConfigCheck } from "../config-hold.ts";
 import { checkCommands, describeResolvedChecks, resolveChecks } from "../../analysis/index.ts";
 import { describeBaseline, ignoredLine, runChecks, runGit, type TreeSnapshot } from "../../workspace/index.ts";
 import { commitAndPush, snapshotGitControl } from "../../workspace/index.ts";
@@ -112,6 +113,13 @@ async function fixInCheckout(flow: Flow, claimed: PrDocument, workdir: PrWorkdir
   try {
     // The checkout itself is brought up to the PR's head; a temporary worktree already is there.
     if (!tree.temporary) await syncBranch(workdir.dir, workdir.remote, pr.sourceBranch, deps.env);
+    // Before the first session: OpenCode loads the tree's configuration when otto opens one there.
+    const config = await configChanges({ dir: tree.dir, remote: workdir.remote, pr, state: claimed.data, env: deps.env });
+    if (config.files.length > 0) {
+      if (input.trigger === "watcher") return await holdForConfig(flow, config);
+      await flow.record({ data: { config_ok_sha: config.head }, log: [`/otto-pr fix by hand on ${short(config.head)}, which changes OpenCode configuration (${config.files.join(", ")}): accepted; otto works on this head`] });
+      flow.progress(`otto pr fix: the head changes OpenCode configuration (${config.files.join(", ")}); run by hand, so otto proceeds`);
+    }
     // After the fast-forward: what the PR's head ignores is what the user's ignored files are judged by.
     const baseline = await snapshotPrTree(tree.dir, deps.env);
     return await fixInTree(flow, claimed, { dir: tree.dir, remote: workdir.remote, baseline, detached: tree.temporary }, models);
@@ -119,6 +127,17 @@ async function fixInCheckout(flow: Flow, claimed: PrDocument, workdir: PrWorkdir
     const problem = await tree.release();
     if (problem) deps.log("warn", problem);
   }
+}
+
+/** The head changes OpenCode configuration: no session; noted in the PR document, and a person told once per head commit. */
+async function holdForConfig(flow: Flow, config: ConfigCheck): Promise<FixOutcome> {
+  const { input } = flow;
+  const { pr } = input;
+  const { title, text, log } = holdText(pr, config, "start a fix session", `/otto-pr fix ${input.doc.data.id}`);
+  const notify = notifyHold(input.doc.data, pr.headSha);
+  await flow.record({ data: { status: "watching", fix_started: undefined, ...(notify ? { config_hold_sha: pr.headSha } : {}) }, log: [`fixing → watching: ${log}`] });
+  if (notify) await flow.notifyHuman(title, text);
+  return flow.outcome("deferred", `${title}.`, text);
 }
 
 /** Hands-off and dirty: nothing runs; noted in the PR document, and a person told once per head commit. */

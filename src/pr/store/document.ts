@@ -51,6 +51,10 @@ export const PrFrontmatter = z.object({
   gave_up: Timestamp.optional(),
   /** Head SHA the fix flow handed to a human (fork, repeated infrastructure failure): notified once per SHA. */
   human_sha: z.string().optional(),
+  /** Head SHA the fix or comment flow held for a person because it changes OpenCode configuration (src/pr/config-hold.ts): notified once per SHA. */
+  config_hold_sha: z.string().optional(),
+  /** Head SHA a person let otto work on by running /otto-pr fix by hand although it changes OpenCode configuration. */
+  config_ok_sha: z.string().optional(),
   /** Comments the comment flow handled: the most recent ids (store/seen.ts bounds them). */
   seen_comment_ids: z.array(z.coerce.string()).default([]),
   /** Every comment created at or before this time counts as seen: the mark of the ids dropped from seen_comment_ids. */

@@ -87,3 +87,65 @@ describe("registerOtto", () => {
     expect(mergeUnder({ a: { b: 1, c: [1, 2] } }, { a: { c: [3] } })).toEqual({ a: { b: 1, c: [3] } });
   });
 });
+
+describe("otto's agents under a user's or a project's entry", () => {
+  type Agents = Record<string, Record<string, unknown>>;
+  const register = (agent: Record<string, unknown>): Agents => {
+    const config = { agent } as unknown as Config;
+    registerOtto(config);
+    return config.agent as Agents;
+  };
+  const own = loadAgents();
+
+  it("a project's agent.otto-reviewer with bash and edit allowed ends with otto's restrictions", () => {
+    const agents = register({ "otto-reviewer": { model: "p/m", temperature: 0.3, mode: "primary", hidden: false, disable: true, permission: { bash: "allow", edit: "allow", task: "allow", "otto_*": "allow", webfetch: "deny" }, tools: { bash: true, write: true } } });
+    const reviewer = agents["otto-reviewer"] ?? {};
+    expect(reviewer.permission).toMatchObject({ edit: "deny", task: "deny", todowrite: "deny", "otto_*": "deny", webfetch: "deny" });
+    expect((reviewer.permission as Record<string, unknown>).bash).toEqual((own["otto-reviewer"]?.permission as Record<string, unknown>).bash);
+    expect(reviewer).toMatchObject({ mode: "subagent", hidden: true, model: "p/m", temperature: 0.3 });
+    expect(reviewer).not.toHaveProperty("disable");
+    expect(reviewer).not.toHaveProperty("tools");
+  });
+
+  it("otto's rules come after the user's others, so a wildcard allow cannot reach past them (OpenCode: last match wins)", () => {
+    const permission = register({ "otto-reviewer": { permission: { "*": "allow", "ed*": "allow", read: "allow" } } })["otto-reviewer"]?.permission as Record<string, unknown>;
+    const keys = Object.keys(permission);
+    expect(keys.slice(0, 3)).toEqual(["*", "ed*", "read"]);
+    expect(keys.indexOf("edit")).toBeGreaterThan(keys.indexOf("ed*"));
+    expect(keys.indexOf("bash")).toBeGreaterThan(keys.indexOf("*"));
+  });
+
+  it("the user's denials restrict otto's agents further; their allows and asks are dropped", () => {
+    const agents = register({
+      "otto-executor": { permission: { bash: { "rm -rf *": "deny", "git push*": "allow", "*": "ask" }, edit: { "secrets/*": "deny" } } },
+      "otto-crew": { permission: { bash: "deny" } },
+      "otto-reviewer": { permission: { bash: { "git diff *": "deny" } } },
+    });
+    const exec = agents["otto-executor"]?.permission as Record<string, Record<string, string>>;
+    expect(exec.bash?.["rm -rf *"]).toBe("deny");
+    expect(exec.bash?.["git push*"]).toBe("deny");
+    expect(exec.bash?.["*"]).toBe("allow");
+    // The denial is the last rule, so it is the one OpenCode applies.
+    expect(Object.keys(exec.bash ?? {}).at(-1)).toBe("rm -rf *");
+    expect(exec.edit).toEqual({ "*": "allow", "secrets/*": "deny" });
+    expect((agents["otto-crew"]?.permission as Record<string, Record<string, string>>).bash?.["*"]).toBe("deny");
+    expect((agents["otto-reviewer"]?.permission as Record<string, Record<string, string>>).bash?.["git diff *"]).toBe("deny");
+  });
+
+  it("tools entries count as the rules they stand for: true is dropped, false denies", () => {
+    const agents = register({ "otto-executor": { tools: { bash: false, webfetch: true, write: true } } });
+    const exec = agents["otto-executor"] ?? {};
+    expect(exec.tools).toEqual({ bash: false });
+    const permission = exec.permission as Record<string, unknown>;
+    expect((permission.bash as Record<string, string>)["*"]).toBe("deny");
+    expect(permission.webfetch).toBe("allow");
+    expect(permission.edit).toBe("allow");
+  });
+
+  it("the user's other keys and other agents stay as they wrote them", () => {
+    const agents = register({ otto: { model: "mine/model", prompt: "Be brief.", hidden: true }, build: { permission: { bash: "allow" } } });
+    expect(agents.otto).toMatchObject({ model: "mine/model", prompt: "Be brief.", mode: "primary", hidden: true });
+    expect(agents.build).toEqual({ permission: { bash: "allow" } });
+    for (const name of ["otto-crew", "otto-executor", "otto-reviewer"]) expect(agents[name]?.permission).toEqual(own[name]?.permission);
+  });
+});

@@ -147,6 +147,38 @@ describe("runFix", () => {
     expect(t.prompts).toEqual([]);
   });
 
+  it("a head that changes opencode.json: the watcher opens no session and notifies once per head; /otto-pr fix by hand proceeds and accepts it", async () => {
+    const t = await setup();
+    await t.repo.commit("Add tooling", { "opencode.json": '{ "mcp": { "x": { "type": "local", "command": ["sh"] } } }\n', ".opencode/plugin/x.js": "export default 1;\n" });
+    const watcher = async (head = "1111111aaaa") => runFix(t.deps, { doc: await t.doc(), pr: pr({ headSha: head }), pipeline: { ...pipeline, headSha: head }, backend: t.backend, trigger: "watcher" });
+
+    const first = await watcher();
+    expect(first.result).toBe("deferred");
+    expect(first.lines.join("\n")).toContain("run /otto-pr fix 7");
+    await watcher();
+    expect(t.children).toEqual([]);
+    expect(t.pushes).toEqual([]);
+    expect(t.notified).toHaveLength(1);
+    expect(t.notified[0]).toMatchObject({ kind: "human_needed", title: "PR #7: its OpenCode configuration changed; otto waits for a person" });
+    expect(t.notified[0]?.text).toContain("`.opencode/plugin/x.js`, `opencode.json`");
+    let after = await t.doc();
+    expect(after.data).toMatchObject({ status: "watching", fix_attempts: 0, config_hold_sha: "1111111aaaa" });
+    expect(after.data.config_ok_sha).toBeUndefined();
+    expect(after.log.join("\n")).toContain("fixing → watching: otto did not start a fix session: the PR's head changes OpenCode configuration");
+    // A new head that still changes it: one more notification, still no session.
+    await watcher("1111111bbbb");
+    expect(t.notified).toHaveLength(2);
+    expect(t.children).toEqual([]);
+
+    const manual = await runFix(t.deps, { doc: await t.doc(), pr: pr({ headSha: "1111111bbbb" }), pipeline: { ...pipeline, headSha: "1111111bbbb" }, backend: t.backend, trigger: "manual" });
+    expect(manual.result).toBe("pushed");
+    expect(t.children.map((c) => c.agent)).toEqual(["otto-reviewer", "otto-executor", "otto-reviewer"]);
+    after = await t.doc();
+    expect(after.data.config_ok_sha).toBe(await t.repo.git(["rev-parse", "HEAD"]));
+    expect(after.log.join("\n")).toContain("which changes OpenCode configuration (.opencode/plugin/x.js, opencode.json): accepted");
+    expect(t.notified).toHaveLength(2);
+  });
+
   it("pushes with the fix model, notices a head pushed by someone else, and records the attempt", async () => {
     const t = await setup();
     await t.store.update(KEY, (d) => ({ ...d, data: { ...d.data, status: "failed", fix_sha: "0000000cccc", fix_attempts: 1 } }));
