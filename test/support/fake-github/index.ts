@@ -24,7 +24,7 @@ export interface FakeGithub {
   /** The value for pr.providers.github.api_url. */
   apiUrl: string;
   state: GithubState;
-  /** Every request (REST, GraphQL, log downloads), in order. */
+  /** Every request (REST, GraphQL, log downloads), in order, each with whether it carried the token. */
   calls: RecordedCall[];
   token: string | undefined;
   faults(plan: FaultPlan | undefined): void;
@@ -59,9 +59,14 @@ export async function startFakeGithub(options: FakeGithubOptions = {}): Promise<
   let blobUrl = "";
   const urls = () => ({ api: `${serverUrl}${prefix}`, web: "https://github.com", blobs: blobUrl });
 
+  /** The configured token, as GitHub takes it (`token …` or `Bearer …`); with no token configured, any Authorization header. */
+  const authenticated = (headers: Record<string, string>): boolean => {
+    const auth = headers.authorization ?? "";
+    return token === undefined ? auth !== "" : auth === `token ${token}` || (/^bearer /i.test(auth) && auth.slice(7) === token);
+  };
+
   function handle(req: IncomingRequest): Reply {
-    const auth = req.headers.authorization ?? "";
-    if (token !== undefined && auth !== `token ${token}` && auth !== `bearer ${token}` && auth !== `Bearer ${token}`) {
+    if (token !== undefined && !authenticated(req.headers)) {
       return { status: 401, body: { message: "Bad credentials", documentation_url: "https://docs.github.com/rest", status: "401" } };
     }
     const graphqlPath = prefix === "/api/v3" ? "/api/graphql" : "/graphql";
@@ -103,7 +108,7 @@ export async function startFakeGithub(options: FakeGithubOptions = {}): Promise<
     faultReply,
   });
   blobUrl = blobs.url;
-  const http = await startFakeHttp({ handle, faultReply, ...(options.hangMs ? { hangMs: options.hangMs } : {}) });
+  const http = await startFakeHttp({ handle, faultReply, authenticated, ...(options.hangMs ? { hangMs: options.hangMs } : {}) });
   serverUrl = http.url;
   return {
     apiUrl: `${http.url}${prefix}`,
