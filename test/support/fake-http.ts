@@ -83,6 +83,8 @@ export interface FakeHttpOptions {
   hangMs?: number;
   /** Whether a request carries the configured credential, recorded with each call. */
   authenticated?(headers: Record<string, string>): boolean;
+  /** Called with each call once its reply is sent (not for hung requests). */
+  replied?(call: RecordedCall): void;
 }
 
 /** Deterministic PRNG (mulberry32), so a seeded fault plan fails the same requests every run. */
@@ -164,6 +166,7 @@ export async function startFakeHttp(options: FakeHttpOptions): Promise<FakeHttp>
       call.responseHeaders = out;
       res.writeHead(reply.status, out);
       res.end(payload);
+      options.replied?.(call);
     })();
   });
   server.on("connection", (socket) => {
