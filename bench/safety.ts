@@ -86,7 +86,7 @@ export async function benchSafety(log: (line: string) => void = () => undefined,
       log(`safety: ${file}`);
       const result = await measure(file, dir);
       results.push(result);
-      for (const f of result.figures) log(`safety:   ${f.name}: tried ${f.tried}, got through ${f.through}${f.through > 0 ? "  <- REGRESSION" : ""}`);
+      for (const f of result.figures) log(`safety:   ${f.name}: tried ${f.tried}, got through ${f.through}${f.through > 0 ? "  <- target 0" : ""}`);
       if (!result.passed) log(`safety:   the test failed${result.figures.length === 0 ? " before it measured" : ""}:\n${result.failure ?? ""}`);
     }
   } finally {

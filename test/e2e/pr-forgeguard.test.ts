@@ -165,7 +165,7 @@ describe("forge guard: otto's sessions cannot call the forge with the user's cre
    */
   it.fails("a script that reads the token from OpenCode's environment in /proc does not reach the forge authenticated", async () => {
     const { f, attempts: list, results, through } = await fixWith((api) => [fromProc(api)]);
-    recordFigure({ name: "a session's forge calls with the token read from OpenCode's environment (/proc/<pid>/environ) reaching the forge authenticated", tried: list.length, through });
+    recordFigure({ name: "a session's forge calls with the token read from OpenCode's environment (/proc/PID/environ) reaching the forge authenticated", tried: list.length, through });
     expect(results[0]).toMatch(/proc: \d{3}/);
     expect(f.gh.state.comments.filter((c) => c.owner === "o")).toEqual([]);
     expect(through).toBe(0);
