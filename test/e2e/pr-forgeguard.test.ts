@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -128,6 +129,7 @@ describe("forge guard: otto's sessions cannot call the forge with the user's cre
   }
 
   it("curl, node, python and gh from the fix session reach the fake GitHub without the token; otto's own calls carry it", async () => {
+    expect(spawnSync("gh", ["--version"]).status, "the GitHub CLI is not installed: apt-get install gh (.ci/run installs it)").toBe(0);
     const { f, ws, attempts: list, ofAttempt, results, through } = await fixWith(attempts);
     recordFigure({ name: "a session's forge calls with the token variables (curl, script, gh) reaching the forge authenticated", tried: list.length, through });
 
