@@ -1,55 +1,122 @@
 /**
  * Safe to leave running, in figures, as a markdown section for docs/benchmarks.md. `benchSafety()`
- * is what bench/run.ts calls; run alone with `node --import tsx bench/safety.ts [--write]`.
+ * is what bench/run.ts calls; run alone with `node --import tsx bench/safety.ts [--write] [path …]`
+ * (paths: only those of the files below, to measure a few; --write then is refused).
  *
- * The figures come from the tests that guard each rule (they record what they planted and what got
- * through when OTTO_FIGURES_FILE is set: test/support/figures.ts), run here through vitest, and from
- * posting under injected faults (test/support/post-trial.ts). docs/security.md says what each rule is.
+ * The figures come from the tests that guard each rule: each records what it tried and what got
+ * through when OTTO_FIGURES_FILE is set (test/support/figures.ts), before its assertions, so a test
+ * that fails still leaves its figure. Each file runs on its own here and its figures are read
+ * whether it passed or not: a regression shows as a number that got through, beside the file's
+ * verdict, instead of a crashed bench. The posting figures come from posting under injected faults
+ * (test/support/post-trial.ts). docs/security.md says what each rule is.
  */
 import { execa } from "execa";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { runStandalone, writeSection as writeBenchSection } from "./sections.ts";
-import { readFigures, REPO_ROOT } from "../test/support/index.ts";
+import { readFigures, REPO_ROOT, type Figure } from "../test/support/index.ts";
 import { postTrial } from "../test/support/post-trial.ts";
 
-/** The tests that measure a figure (unit and e2e through real OpenCode). */
-const FILES = [
+/**
+ * The test files that measure a figure (unit, and e2e through real OpenCode). The one list: add new
+ * ones here (test/unit/safety/bench-safety.test.ts fails while a file that calls recordFigure is missing).
+ */
+export const SAFETY_TEST_FILES: readonly string[] = [
   "test/unit/safety/secrets-corpus.test.ts",
   "test/unit/guard/push-env.test.ts",
   "test/e2e/pr-pushguard.test.ts",
+  "test/e2e/pr-forgeguard.test.ts",
   "test/e2e/pr-comments-untrusted.test.ts",
   "test/e2e/pr-comments-permission.test.ts",
   "test/e2e/pr-serverguard.test.ts",
   "test/e2e/pr-fix-userwork.test.ts",
   "test/e2e/pr-fix-ignored.test.ts",
   "test/e2e/pr-fix-weakened.test.ts",
+  "test/e2e/pr-comments-flood.test.ts",
+  "test/e2e/pr-review-untrusted-config.test.ts",
+  "test/unit/sandbox/sandbox.test.ts",
+  "test/e2e/sandbox.test.ts",
 ];
 
 const POSTS = 100;
 const RATE = 0.3;
 
-export async function benchSafety(log: (line: string) => void = () => undefined): Promise<string> {
-  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "otto-figures-")), "figures.jsonl");
-  log(`safety: running ${FILES.length} test files for their figures`);
-  const run = await execa("npx", ["vitest", "run", ...FILES], { cwd: REPO_ROOT, env: { OTTO_FIGURES_FILE: file }, reject: false, all: true });
-  if (run.exitCode !== 0) throw new Error(`the safety tests failed, so their figures mean nothing:\n${String(run.all).slice(-4000)}`);
-  const figures = readFigures(file).sort((a, b) => a.name.localeCompare(b.name));
-  const rows = figures.map((f) => `| ${f.name} | ${f.tried} | **${f.through}** | 0 |`);
+export interface FileResult {
+  file: string;
+  passed: boolean;
+  /** The figures it recorded, those of one name added up (a file's tests may each record a part). */
+  figures: Figure[];
+  /** The end of vitest's output when the file failed. */
+  failure?: string;
+}
+
+/** Adds up the figures of one name, in the order first seen. */
+export function sumFigures(figures: readonly Figure[]): Figure[] {
+  const byName = new Map<string, Figure>();
+  for (const f of figures) {
+    const seen = byName.get(f.name);
+    byName.set(f.name, seen ? { name: f.name, tried: seen.tried + f.tried, through: seen.through + f.through } : { ...f });
+  }
+  return [...byName.values()];
+}
+
+/** Runs one test file with OTTO_FIGURES_FILE set and reads what it recorded, failed or not. */
+async function measure(file: string, dir: string): Promise<FileResult> {
+  const out = path.join(dir, `${path.basename(file)}.jsonl`);
+  const run = await execa("npx", ["vitest", "run", file, "--maxWorkers=1"], { cwd: REPO_ROOT, env: { OTTO_FIGURES_FILE: out }, reject: false, all: true });
+  const passed = run.exitCode === 0;
+  return { file, passed, figures: sumFigures(readFigures(out)), ...(passed ? {} : { failure: String(run.all).slice(-3000) }) };
+}
+
+/** The table's rows: one per figure, and one per file that recorded none. */
+export function safetyRows(results: readonly FileResult[]): string[] {
+  const rows: string[] = [];
+  for (const r of results) {
+    const verdict = r.passed ? "passed" : "**failed**";
+    const test = `\`${path.basename(r.file)}\` (${verdict})`;
+    if (r.figures.length === 0) rows.push(`| no figure recorded: the test failed before it measured | – | – | 0 | ${test} |`);
+    for (const f of r.figures) rows.push(`| ${f.name} | ${f.tried} | **${f.through}** | 0 | ${test} |`);
+  }
+  return rows;
+}
+
+export async function benchSafety(log: (line: string) => void = () => undefined, files: readonly string[] = SAFETY_TEST_FILES): Promise<string> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "otto-figures-"));
+  const results: FileResult[] = [];
+  try {
+    for (const file of files) {
+      log(`safety: ${file}`);
+      const result = await measure(file, dir);
+      results.push(result);
+      for (const f of result.figures) log(`safety:   ${f.name}: tried ${f.tried}, got through ${f.through}${f.through > 0 ? "  <- target 0" : ""}`);
+      if (!result.passed) log(`safety:   the test failed${result.figures.length === 0 ? " before it measured" : ""}:\n${result.failure ?? ""}`);
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  const rows = safetyRows(results);
   for (const forge of ["github", "ado"] as const) {
     const r = await postTrial({ forge, posts: POSTS, rate: RATE, kinds: ["timeout_after", "timeout", "500_after", "500"], seed: 11, blindRetries: false });
     log(`safety: ${forge} posting: ${r.duplicates} duplicates in ${POSTS} posts`);
-    rows.push(`| posts on ${forge === "github" ? "GitHub" : "Azure DevOps"} under ${RATE * 100} % injected faults (timeouts and 5xx, before and after the write): duplicates | ${POSTS} | **${r.duplicates}** | 0 |`);
+    rows.push(`| posts on ${forge === "github" ? "GitHub" : "Azure DevOps"} under ${RATE * 100} % injected faults (timeouts and 5xx, before and after the write): duplicates | ${POSTS} | **${r.duplicates}** | 0 | \`post-trial.ts\` |`);
   }
+  const through = results.flatMap((r) => r.figures).filter((f) => f.through > 0);
+  const failed = results.filter((r) => !r.passed).map((r) => `\`${path.basename(r.file)}\``);
+  const summary = [
+    through.length === 0 ? "Nothing got through." : `**Got through: ${through.map((f) => `${f.through} of ${f.tried} (${f.name})`).join("; ")}.**`,
+    failed.length === 0 ? "Every test passed." : `**Failed tests: ${failed.join(", ")}.**`,
+  ].join(" ");
   return [
     "## Safety: what got through",
     "",
-    `Each row is measured by the test that guards the rule (${FILES.map((f) => `\`${path.basename(f)}\``).join(", ")}), run by the bench, and by posting through the real backends against the fake forges with faults injected ("Posting under faults" below has the details). What each rule is and how it is enforced: [security.md](security.md).`,
+    `Each row is measured by the test that guards the rule, run by the bench one file at a time (the list is \`SAFETY_TEST_FILES\` in bench/safety.ts); a test records its figure before its assertions, so a failing test still reports what got through. The posting rows come from posting through the real backends against the fake forges with faults injected ("Posting under faults" below has the details). What each rule is and how it is enforced: [security.md](security.md).`,
     "",
-    "| measure | tried | got through | target |",
-    "|---|---|---|---|",
+    "| measure | tried | got through | target | test |",
+    "|---|---|---|---|---|",
     ...rows,
+    "",
+    summary,
     "",
   ].join("\n");
 }
@@ -58,4 +125,22 @@ export function writeSection(section: string): void {
   writeBenchSection("## Safety: what got through", section);
 }
 
-runStandalone(import.meta.url, benchSafety, writeSection);
+/** Paths given on the command line: a subset of SAFETY_TEST_FILES, measured and printed, never written. */
+function subset(): readonly string[] {
+  const only = process.argv.slice(2).filter((a) => !a.startsWith("--"));
+  const unknown = only.filter((f) => !SAFETY_TEST_FILES.includes(f));
+  if (unknown.length > 0) throw new Error(`not in SAFETY_TEST_FILES (bench/safety.ts): ${unknown.join(", ")}`);
+  return only;
+}
+
+runStandalone(
+  import.meta.url,
+  async (log) => {
+    const only = subset();
+    return benchSafety(log, only.length > 0 ? only : SAFETY_TEST_FILES);
+  },
+  (section) => {
+    if (subset().length > 0) throw new Error("--write with a subset of the files would drop the other rows; run without paths to write");
+    writeSection(section);
+  },
+);

@@ -37,6 +37,8 @@ function ottoPrScript(e2e: E2E): void {
 }
 
 /** Model requests that carry any planted text, in any message or the system prompt. */
+/** The figure for docs/benchmarks.md (bench/safety.ts). */
+const DRIVE_BY = "drive-by PR comments (GitHub NONE/CONTRIBUTOR, Azure DevOps non-member) reaching a session with a shell";
 const reached = (requests: readonly RecordedRequest[]) => requests.filter((r) => JSON.stringify(r.body).includes(MARK));
 
 
@@ -76,6 +78,8 @@ describe("comments by people without write access (real OpenCode, fake forges)",
     expect(asked?.lastUser).toContain("(not shown: otto does not act on comments by first-timer)");
     const hits = reached(e2e.model.requests);
     figure.reached += hits.length;
+    // Each test records its part (the bench adds parts of one name), before its assertions.
+    recordFigure({ name: DRIVE_BY, tried: 3, through: hits.length });
     expect(hits.map((r) => r.answeredBy)).toEqual([]);
 
     // The forge was asked about everyone: an association other than OWNER does not settle it.
@@ -133,6 +137,7 @@ describe("comments by people without write access (real OpenCode, fake forges)",
     expect(thread(stranger)?.comments.map((c) => c.author.displayName)).toEqual(["Drive By"]);
     const hits = reached(e2e.model.requests);
     figure.reached += hits.length;
+    recordFigure({ name: DRIVE_BY, tried: 1, through: hits.length });
     expect(hits).toEqual([]);
     // The project's team was read once for the pass.
     expect(f.ado.calls.filter((c) => /\/teams$/.test(c.path))).toHaveLength(1);
@@ -148,8 +153,6 @@ describe("comments by people without write access (real OpenCode, fake forges)",
     expect(reached(e2e.model.requests)).toEqual([]);
     expect(e2e.model.unmatched()).toEqual([]);
 
-    // The figure for docs/benchmarks.md and docs/security.md.
-    recordFigure({ name: "drive-by PR comments (GitHub NONE/CONTRIBUTOR, Azure DevOps non-member) reaching a session with a shell", tried: figure.planted, through: figure.reached });
     console.log(`drive-by comments: ${figure.planted} planted / ${figure.reached} reached a session`);
     expect(figure).toEqual({ planted: 4, reached: 0 });
   });

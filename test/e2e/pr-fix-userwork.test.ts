@@ -100,6 +100,10 @@ describe("/otto-pr fix in a checkout holding the user's uncommitted work", () =>
     e2e.model.script(fixReview("APPROVE"), analysisHere(summary("code: add() subtracts")), fixerHere(dirs));
 
     const out = await ottoPr(client, "fix");
+    // The user's checkout: every file byte-identical (mtimes too), same HEAD, same branch. Recorded before any assertion, so a regression shows in the bench as a number.
+    const after = snapshotFiles(ws.project);
+    const changed = Object.keys({ ...before, ...after }).filter((f) => JSON.stringify(before[f]) !== JSON.stringify(after[f])).length;
+    recordFigure({ name: "user files in the checkout before a fix (edited README, untracked .env, …) changed or lost after it", tried: Object.keys(before).length, through: changed });
     expect(out).toContain("pushed");
 
     // The fix session worked elsewhere: a temporary worktree, not the user's checkout.
@@ -115,10 +119,6 @@ describe("/otto-pr fix in a checkout holding the user's uncommitted work", () =>
     expect(await ws.repo.remoteFile("README.md", BRANCH)).not.toBe(USER_EDIT);
     expect(await ws.repo.gitRemote(["log", "--format=%B", BRANCH])).not.toContain("the-users-own-secret");
 
-    // The user's checkout: every file byte-identical (mtimes too), same HEAD, same branch.
-    const after = snapshotFiles(ws.project);
-    const changed = Object.keys({ ...before, ...after }).filter((f) => JSON.stringify(before[f]) !== JSON.stringify(after[f])).length;
-    recordFigure({ name: "user files in the checkout before a fix (edited README, untracked .env, …) changed or lost after it", tried: Object.keys(before).length, through: changed });
     expect(after).toEqual(before);
     expect(fs.readFileSync(path.join(ws.project, "src/math.js"), "utf8")).toBe(BROKEN);
     expect(await ws.repo.git(["rev-parse", "HEAD"])).toBe(head);

@@ -69,19 +69,19 @@ describe("push guard: otto's sessions cannot push, whatever they type", () => {
 
     await ottoPr(client, "fix");
 
-    // What the model read for each attempt.
-    const results = e2e.model.requests.filter((r) => isFix(r) && r.lastRole === "tool").map((r) => r.toolResults[0]?.content ?? "");
-    for (const i of [0, 1, 2, 3]) expect(results[i], attempts[i]).toMatch(/Otto blocked this: .*Otto pushes for you after its checks pass/s);
-    expect(results[4]).toContain("otto-blocks-pushes-from-sessions");
-    expect(results[4]).not.toMatch(/->\s+(main|sneaky)/);
-
     // The remote: main and every other ref as before; feature/1 moved by otto's one commit only.
     const after = await remoteRefs(ws);
     const without = (refs: string) => refs.split("\n").filter((l) => !l.endsWith(`refs/heads/${BRANCH}`)).join("\n");
     const moved = [...new Set([...without(after).split("\n")].filter((l) => !without(before).split("\n").includes(l)))].length;
     const log0 = await ws.repo.remoteLog(BRANCH);
-    // Six pushes in five lines (the script pushes two refs).
+    // Six pushes in five lines (the script pushes two refs). Recorded before any assertion, so a regression shows in the bench as a number.
     recordFigure({ name: "push attempts by a fix session through OpenCode's bash tool (5 spellings)", tried: 6, through: moved + (log0[1]?.sha === featureBefore ? 0 : 1) });
+
+    // What the model read for each attempt.
+    const results = e2e.model.requests.filter((r) => isFix(r) && r.lastRole === "tool").map((r) => r.toolResults[0]?.content ?? "");
+    for (const i of [0, 1, 2, 3]) expect(results[i], attempts[i]).toMatch(/Otto blocked this: .*Otto pushes for you after its checks pass/s);
+    expect(results[4]).toContain("otto-blocks-pushes-from-sessions");
+    expect(results[4]).not.toMatch(/->\s+(main|sneaky)/);
     expect(without(after)).toBe(without(before));
     const log = await ws.repo.remoteLog(BRANCH);
     expect(log[1]?.sha).toBe(featureBefore);

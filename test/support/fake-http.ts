@@ -61,6 +61,8 @@ export interface RecordedCall {
   fault?: FaultKind;
   /** The reply's body (parsed JSON or text), for schema checks. */
   response?: unknown;
+  /** Whether the request carried the credential the fake was configured with (fakes that check one). */
+  authenticated?: boolean;
   responseHeaders: Record<string, string>;
 }
 
@@ -79,6 +81,10 @@ export interface FakeHttpOptions {
   faultReply(kind: ReplyFault): Reply;
   /** How long a "timeout" fault holds the request before dropping the connection (default 3 s). */
   hangMs?: number;
+  /** Whether a request carries the configured credential, recorded with each call. */
+  authenticated?(headers: Record<string, string>): boolean;
+  /** Called with each call once its reply is sent (not for hung requests). */
+  replied?(call: RecordedCall): void;
 }
 
 /** Deterministic PRNG (mulberry32), so a seeded fault plan fails the same requests every run. */
@@ -132,6 +138,7 @@ export async function startFakeHttp(options: FakeHttpOptions): Promise<FakeHttp>
       const body = await readBody(req);
       const method = req.method ?? "GET";
       const call: RecordedCall = { seq: calls.length + 1, method, path: url.pathname, query: Object.fromEntries(url.searchParams), headers, body, status: 0, responseHeaders: {} };
+      if (options.authenticated) call.authenticated = options.authenticated(headers);
       calls.push(call);
       const fault = pickFault(method, url.pathname, `${method} ${url.pathname}${url.search}`);
       if (fault) call.fault = fault;
@@ -159,6 +166,7 @@ export async function startFakeHttp(options: FakeHttpOptions): Promise<FakeHttp>
       call.responseHeaders = out;
       res.writeHead(reply.status, out);
       res.end(payload);
+      options.replied?.(call);
     })();
   });
   server.on("connection", (socket) => {

@@ -1,8 +1,10 @@
 import { createHash } from "node:crypto";
 import { startFakeHttp, type FaultPlan, type ReplyFault, type IncomingRequest, type RecordedCall, type Reply } from "../fake-http.ts";
+import { graphqlProblems, isOttosCall, restProblems } from "./contract.ts";
 import { githubRoutes, graphql } from "./routes.ts";
 import { GithubState } from "./state.ts";
 
+export { isOttosCall } from "./contract.ts";
 export { GithubState, type AuthorAssociation, type CheckSpec, type FakePr, type FakeReview, type Permission, type ReviewState } from "./state.ts";
 
 /*
@@ -24,13 +26,18 @@ export interface FakeGithub {
   /** The value for pr.providers.github.api_url. */
   apiUrl: string;
   state: GithubState;
-  /** Every request (REST, GraphQL, log downloads), in order. */
+  /** Every request (REST, GraphQL, log downloads), in order, each with whether it carried the token. */
   calls: RecordedCall[];
   token: string | undefined;
   faults(plan: FaultPlan | undefined): void;
   /** REST calls answered 304, and all REST calls, since `from` (an index into calls). */
   conditionalStats(from?: number): { total: number; notModified: number };
   blobCalls: RecordedCall[];
+  /**
+   * Otto's calls that do not match GitHub's descriptions (REST: OpenAPI; GraphQL: the schema's
+   * shapes), requests and the fake's answers alike. close() throws when there are any.
+   */
+  contractProblems: string[];
   close(): Promise<void>;
 }
 
@@ -59,12 +66,16 @@ export async function startFakeGithub(options: FakeGithubOptions = {}): Promise<
   let blobUrl = "";
   const urls = () => ({ api: `${serverUrl}${prefix}`, web: "https://github.com", blobs: blobUrl });
 
+  /** The configured token, as GitHub takes it (`token …` or `Bearer …`); with no token configured, any Authorization header. */
+  const authenticated = (headers: Record<string, string>): boolean => {
+    const auth = headers.authorization ?? "";
+    return token === undefined ? auth !== "" : auth === `token ${token}` || (/^bearer /i.test(auth) && auth.slice(7) === token);
+  };
+
   function handle(req: IncomingRequest): Reply {
-    const auth = req.headers.authorization ?? "";
-    if (token !== undefined && auth !== `token ${token}` && auth !== `bearer ${token}` && auth !== `Bearer ${token}`) {
+    if (token !== undefined && !authenticated(req.headers)) {
       return { status: 401, body: { message: "Bad credentials", documentation_url: "https://docs.github.com/rest", status: "401" } };
     }
-    const graphqlPath = prefix === "/api/v3" ? "/api/graphql" : "/graphql";
     if (req.method === "POST" && req.path === graphqlPath) return graphql(state, req);
     if (!req.path.startsWith(prefix)) return { status: 404, body: { message: "Not Found", documentation_url: "https://docs.github.com/rest" } };
     const path = req.path.slice(prefix.length);
@@ -103,7 +114,18 @@ export async function startFakeGithub(options: FakeGithubOptions = {}): Promise<
     faultReply,
   });
   blobUrl = blobs.url;
-  const http = await startFakeHttp({ handle, faultReply, ...(options.hangMs ? { hangMs: options.hangMs } : {}) });
+  const contractProblems: string[] = [];
+  const graphqlPath = prefix === "/api/v3" ? "/api/graphql" : "/graphql";
+  /** Otto's calls checked as they are answered, so every test that uses the fake checks them. */
+  const replied = (call: RecordedCall): void => {
+    if (!isOttosCall(call)) return;
+    const found = call.path === graphqlPath ? graphqlProblems(call) : restProblems(call, call.path.slice(prefix.length));
+    for (const problem of found) {
+      contractProblems.push(problem);
+      process.stderr.write(`fake GitHub: otto's call does not match GitHub's description: ${problem}\n`);
+    }
+  };
+  const http = await startFakeHttp({ handle, faultReply, authenticated, replied, ...(options.hangMs ? { hangMs: options.hangMs } : {}) });
   serverUrl = http.url;
   return {
     apiUrl: `${http.url}${prefix}`,
@@ -117,9 +139,11 @@ export async function startFakeGithub(options: FakeGithubOptions = {}): Promise<
     },
     /** Log downloads, which reach the blob store. */
     blobCalls: blobs.calls,
+    contractProblems,
     close: async () => {
       await http.close();
       await blobs.close();
+      if (contractProblems.length > 0) throw new Error(`fake GitHub: ${contractProblems.length} of otto's calls do not match GitHub's descriptions:\n${[...new Set(contractProblems)].join("\n")}`);
     },
   };
 }

@@ -190,7 +190,7 @@ export function pullRequest(state: GithubState, pr: FakePr, urls: Urls) {
     merge_commit_sha: pr.merged ? pr.head.sha : null,
     assignee: null,
     assignees: [],
-    requested_reviewers: [],
+    requested_reviewers: (state.requestedReviewers.get(pr.number) ?? []).map((login) => user(state.user(login), urls)),
     requested_teams: [],
     head: headRef,
     base: ref(pr.base),

@@ -75,7 +75,8 @@ export function githubRoutes(state: GithubState, urls: Urls, prefix: string): Ro
       if (!pr) return NOT_FOUND;
       const reviewers = ((req.body ?? {}) as { reviewers?: string[] }).reviewers ?? [];
       state.requestedReviewers.set(pr.number, [...new Set([...(state.requestedReviewers.get(pr.number) ?? []), ...reviewers])]);
-      return { status: 201, body: pullRequest(state, pr, urls) };
+      // GitHub answers the pull-request-simple shape here, not the full pull request.
+      return { status: 201, body: pullRequestSimple(state, pr, urls) };
     }),
     route("GET", "/repos/{owner}/{repo}/pulls/{number}", (p) => {
       const pr = prOf(p);

@@ -33,13 +33,15 @@ describe("pushBlockingEnv", () => {
       "git -c alias.p=push p origin HEAD:refs/heads/other",
       "printf 'git push origin HEAD:refs/heads/main\\n' > p.sh && sh p.sh",
     ];
-    for (const line of spellings) {
-      const result = await guardedShell(line, repo.dir);
-      expect(result.exitCode, `${line}\n${result.output}`).not.toBe(0);
+    const results: Array<{ line: string; exitCode: number | undefined; output: string }> = [];
+    for (const line of spellings) results.push({ line, ...(await guardedShell(line, repo.dir)) });
+    const reached = Number((await repo.gitRemote(["rev-parse", "refs/heads/main"])) !== before) + Number((await repo.gitRemote(["branch", "--list", "other"])) !== "");
+    // Recorded before any assertion, so a regression shows in the bench as a number.
+    recordFigure({ name: "push spellings run by real git in a guarded session's environment", tried: spellings.length, through: reached });
+    for (const result of results) {
+      expect(result.exitCode, `${result.line}\n${result.output}`).not.toBe(0);
       expect(result.output).toContain("otto-blocks-pushes-from-sessions");
     }
-    const reached = Number((await repo.gitRemote(["rev-parse", "refs/heads/main"])) !== before) + Number((await repo.gitRemote(["branch", "--list", "other"])) !== "");
-    recordFigure({ name: "push spellings run by real git in a guarded session's environment", tried: spellings.length, through: reached });
     expect(await repo.gitRemote(["rev-parse", "refs/heads/main"])).toBe(before);
     expect(await repo.gitRemote(["branch", "--list", "other"])).toBe("");
     // Reading the remote still works: the session may fetch.

@@ -3,7 +3,8 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PACKAGE_ROOT } from "../../../src/core/index.ts";
 import { createGithubBackend } from "../../../src/pr/github/backend.ts";
-import { FAKE_GITHUB_TOKEN, startFakeGithub, type FakeGithub } from "../../support/fake-github/index.ts";
+import { FAKE_GITHUB_TOKEN, isOttosCall, startFakeGithub, type FakeGithub } from "../../support/fake-github/index.ts";
+import { graphqlProblems, restProblems } from "../../support/fake-github/contract.ts";
 import { matchPath, responseSchema, validate, type OpenApiDocument } from "../../support/openapi-validate.ts";
 import type { RecordedCall } from "../../support/fake-http.ts";
 import { testConfig, testDeps } from "./support.ts";
@@ -12,8 +13,20 @@ import { testConfig, testDeps } from "./support.ts";
  * The fake GitHub must not drift from the real API: every JSON response it gives while otto's
  * GitHub backend runs its whole surface is validated against GitHub's OpenAPI description
  * (@octokit/openapi), strictly (no field the description lacks), and every route otto uses must
- * exist in it with the status the fake answers.
+ * exist in it with the status the fake answers. The fake checks otto's requests and its own
+ * answers itself on every call (contract.ts), in every test; here the whole surface is driven, every
+ * route in src/pr/github must be among the calls checked, and the check must catch drift.
  */
+
+/** The REST routes and GraphQL operations otto's GitHub backend sends, read from its source. */
+function ottosRoutes(): { rest: string[]; graphql: string[] } {
+  const dir = path.join(PACKAGE_ROOT, "src/pr/github");
+  const source = fs.readdirSync(dir).filter((f) => f.endsWith(".ts")).map((f) => fs.readFileSync(path.join(dir, f), "utf8")).join("\n");
+  return {
+    rest: [...new Set([...source.matchAll(/"((?:GET|POST|PUT|PATCH|DELETE) \/[^"]*)"/g)].map((m) => m[1] ?? ""))],
+    graphql: [...new Set([...source.matchAll(/\b(?:query|mutation) (otto_\w+)/g)].map((m) => m[1] ?? ""))],
+  };
+}
 
 describe("fake GitHub vs GitHub's OpenAPI description", () => {
   let doc: OpenApiDocument;
@@ -27,7 +40,11 @@ describe("fake GitHub vs GitHub's OpenAPI description", () => {
     gh.state.setStatus(pr, "ci/legacy", "pending", "running");
     gh.state.addComment(pr, "hello");
     const inline = gh.state.addReviewComment(pr, { path: "src/x.ts", line: 4, body: "why?" });
+    // Opening a PR with reviewers, and finding it by its branch.
+    await backend.createPr({ repo: "octo/app", source: "feature/new", target: "main", title: "New", body: "Opened by otto", draft: true, reviewers: ["lead"] });
+    await backend.findOpenPr("octo/app", "feature/new");
     const info = await backend.getPr({ provider: "github", repo: "octo/app", number: 5 });
+    await backend.currentUser(info);
     await backend.skimRepo?.("octo/app", [5]);
     const status = await backend.getPipelineStatus(info);
     await backend.getBuildLogs(info, status.checks.find((c) => c.name === "build")?.logId ?? "");
@@ -39,6 +56,8 @@ describe("fake GitHub vs GitHub's OpenAPI description", () => {
     await backend.postInlineComment(info, { path: "src/x.ts", line: 5, side: "RIGHT", body: "note" });
     await backend.replyToComment(info, `review-${inline.id}`, "because");
     await backend.replyToComment(info, comments.find((c) => c.kind === "conversation")?.id ?? "", "thanks");
+    await backend.resolveComment(info, `review-${inline.id}`, "resolved");
+    await backend.resolveComment(info, `review-${inline.id}`, "active");
     await backend.runWorkflow(info, "rerun_failed");
     await backend.postReview(info, { body: "otto review", comments: [{ path: "src/x.ts", line: 6, side: "RIGHT", body: "inline" }] });
     gh.state.addReview(pr, { author: "lead", state: "CHANGES_REQUESTED", association: "MEMBER" });
@@ -48,6 +67,19 @@ describe("fake GitHub vs GitHub's OpenAPI description", () => {
     await backend.getPr({ provider: "github", repo: "octo/app", number: 5 });
   }, 60_000);
   afterAll(async () => gh.close());
+
+  it("checked every call otto made, and every route and GraphQL operation in src/pr/github is among them, with no mismatch", () => {
+    expect(gh.contractProblems).toEqual([]);
+    const ottos = gh.calls.filter(isOttosCall);
+    expect(ottos.length).toBe(gh.calls.length);
+    const graphqlOps = ottos.filter((c) => c.path === "/graphql").map((c) => /^\s*(?:query|mutation)\s+(\w+)/.exec((c.body as { query: string }).query)?.[1]);
+    const restRoutes = ottos.filter((c) => c.path !== "/graphql").map((c) => `${c.method} ${matchPath(doc, c.path)}`);
+    const routes = ottosRoutes();
+    expect(routes.rest.length).toBeGreaterThan(15);
+    expect(routes.rest.filter((r) => !restRoutes.includes(r))).toEqual([]);
+    expect(routes.graphql.sort()).toEqual(["otto_resolve_thread", "otto_review_threads", "otto_unresolve_thread"]);
+    expect(routes.graphql.filter((op) => !graphqlOps.includes(op))).toEqual([]);
+  });
 
   it("answers only routes and statuses the description has", () => {
     const rest = gh.calls.filter((c) => c.path !== "/graphql");
@@ -92,6 +124,9 @@ describe("fake GitHub vs GitHub's OpenAPI description", () => {
         "POST /repos/{owner}/{repo}/pulls/{pull_number}/reviews",
         "GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews",
         "GET /repos/{owner}/{repo}/collaborators/{username}/permission",
+        "POST /repos/{owner}/{repo}/pulls",
+        "POST /repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers",
+        "GET /user",
       ]),
     );
   });
@@ -105,6 +140,35 @@ describe("fake GitHub vs GitHub's OpenAPI description", () => {
     expect(validate(doc, schema ?? {}, drifted)).toEqual(
       expect.arrayContaining(["$.state: expected string, found integer", "$.head_sha: not in the description", "$.html_url: required but missing"]),
     );
+  });
+});
+
+describe("the fake's own contract check catches drift", () => {
+  const call = (over: Partial<RecordedCall>): RecordedCall => ({ seq: 1, method: "GET", path: "/", query: {}, headers: {}, body: undefined, status: 200, responseHeaders: {}, ...over });
+
+  it("REST: an unknown route, a wrong path or query parameter, a body field GitHub does not take, a misshapen answer", () => {
+    expect(restProblems(call({ path: "/repos/o/r/pulls/5/merge-it" }), "/repos/o/r/pulls/5/merge-it")).toEqual(["GET /repos/o/r/pulls/5/merge-it: no such route in GitHub's REST description"]);
+    expect(restProblems(call({ path: "/repos/o/r/pulls/five", status: 404, response: { message: "Not Found", documentation_url: "x" } }), "/repos/o/r/pulls/five")).toEqual([
+      'GET /repos/{owner}/{repo}/pulls/{pull_number} path pull_number: "five" is not an integer',
+    ]);
+    expect(restProblems(call({ path: "/repos/o/r/pulls", query: { state: "opened", per_page: "x", colour: "red" }, response: [] }), "/repos/o/r/pulls")).toEqual([
+      'GET /repos/{owner}/{repo}/pulls query state: "opened" not in enum ["open","closed","all"]',
+      'GET /repos/{owner}/{repo}/pulls query per_page: "x" is not an integer',
+      "GET /repos/{owner}/{repo}/pulls: query parameter colour is not in the description",
+    ]);
+    const post = restProblems(call({ method: "POST", path: "/repos/o/r/pulls", body: { head: "b", base: "main", title: "t", draft: "yes", labels: ["x"] }, status: 201, response: { number: 1 } }), "/repos/o/r/pulls");
+    expect(post).toEqual(expect.arrayContaining(["POST /repos/{owner}/{repo}/pulls: $body.draft: expected boolean, found string", "POST /repos/{owner}/{repo}/pulls: $body.labels: not in the description", "POST /repos/{owner}/{repo}/pulls 201: $.url: required but missing"]));
+    expect(restProblems(call({ method: "POST", path: "/repos/o/r/pulls", body: { head: "b", base: "main", title: "t" }, status: 200, response: {} }), "/repos/o/r/pulls")).toEqual(["POST /repos/{owner}/{repo}/pulls: answered 200, which the description does not list"]);
+  });
+
+  it("GraphQL: an operation otto does not send, wrong variables, a misshapen answer; errors in GitHub's format pass", () => {
+    const query = "query otto_review_threads($owner: String!, $name: String!, $number: Int!, $cursor: String) { x }";
+    const gql = (variables: unknown, response: unknown): RecordedCall => call({ method: "POST", path: "/graphql", body: { query, variables }, response });
+    expect(graphqlProblems(call({ method: "POST", path: "/graphql", body: { query: "mutation addComment { x }" } }))).toEqual([expect.stringContaining("operation addComment is not one otto sends")]);
+    expect(graphqlProblems(gql({ owner: "o", name: "r", number: "5" }, { data: { repository: null } }))).toEqual([expect.stringMatching(/^graphql otto_review_threads variables number: /)]);
+    const page = { pageInfo: { hasNextPage: false, endCursor: null }, nodes: [{ id: "T", isResolved: "no", comments: { nodes: [{ databaseId: 1 }] } }] };
+    expect(graphqlProblems(gql({ owner: "o", name: "r", number: 5 }, { data: { repository: { pullRequest: { reviewThreads: page } } } }))).not.toEqual([]);
+    expect(graphqlProblems(gql({ owner: "o", name: "r", number: 5 }, { data: null, errors: [{ type: "NOT_FOUND", message: "Could not resolve" }] }))).toEqual([]);
   });
 });
 

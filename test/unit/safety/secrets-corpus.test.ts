@@ -202,10 +202,11 @@ describe("the secrets corpus", () => {
     const outputs = await sinkOutputs();
     const leaks: string[] = [];
     for (const [sink, text] of Object.entries(outputs)) {
-      expect(text.length, sink).toBeGreaterThan(0);
       for (const p of CORPUS) if (text.includes(p.needle)) leaks.push(`${p.kind} reached ${sink}`);
     }
+    // Recorded before any assertion, so a regression shows in the bench as a number.
     recordFigure({ name: "secrets planted in model output, CI logs and comments, across every sink", tried: CORPUS.length, through: leaks.length });
+    for (const [sink, text] of Object.entries(outputs)) expect(text.length, sink).toBeGreaterThan(0);
     process.stdout.write(`secrets planted: ${CORPUS.length} / sinks: ${Object.keys(outputs).length} / reaching a sink: ${leaks.length}\n`);
     expect(leaks).toEqual([]);
     // The text around them survives: redaction is not blanking.
