@@ -18,6 +18,13 @@ const OTTO_SUBAGENT = /^otto-/;
 
 /** Tools that write a file named by their arguments. */
 const FILE_TOOLS = new Set(["edit", "write", "multiedit", "patch", "apply_patch"]);
+/**
+ * Agents whose shell is a list of reading commands (agents/otto-reviewer.md). OpenCode matches its
+ * permission patterns against the line as it will run, so a line rewritten into the sandbox would
+ * match none of them: their lines run as typed, and naming a credential store is refused instead.
+ */
+const READ_ONLY_AGENTS = new Set(["otto-reviewer"]);
+
 /** Tools that read files or folders named by their arguments. */
 const READ_TOOLS = new Set(["read", "glob", "grep", "list"]);
 
@@ -54,6 +61,8 @@ export class GuardBlocked extends Error {
 
 export class SessionGuard {
   readonly #sessions = new Set<string>();
+  /** The agent each guarded session last ran as (chat.message / chat.params). */
+  readonly #agents = new Map<string, string>();
   readonly #config = new Map<string, { at: number; value: Promise<ForgeConfig> }>();
   #emptyDir: string | undefined;
   #saidNoSandbox = false;
@@ -68,6 +77,7 @@ export class SessionGuard {
   /** From `chat.message` / `chat.params`: a session running one of otto's subagents is guarded. */
   noteAgent(sessionID: string, agent: string | undefined): void {
     if (agent && OTTO_SUBAGENT.test(agent)) this.#sessions.add(sessionID);
+    if (agent) this.#agents.set(sessionID, agent);
   }
 
   /** `session.created`: a session started from a guarded one (a subagent of its `task` tool) is guarded too. */
@@ -102,14 +112,14 @@ export class SessionGuard {
       const secret = filesOf(args).find((file) => hidden.some((h) => within(path.resolve(this.deps.directory, expandHome(file, this.deps.env)), h)));
       if (secret) throw blocked(`${input.tool} on ${secret}, where credentials live`);
     }
-    if (input.tool === "bash") return this.#bash(args);
+    if (input.tool === "bash") return this.#bash(args, this.#agents.get(input.sessionID));
     if (FILE_TOOLS.has(input.tool)) {
       const file = filesOf(args).find(isGitControlPath);
       if (file) throw blocked(`${input.tool} on ${file}`);
     }
   }
 
-  async #bash(args: Record<string, unknown>): Promise<void> {
+  async #bash(args: Record<string, unknown>, agent: string | undefined): Promise<void> {
     const command = typeof args.command === "string" ? args.command : "";
     const workdir = typeof args.workdir === "string" && args.workdir !== "" ? path.resolve(this.deps.directory, args.workdir) : this.deps.directory;
     if (isGitControlPath(workdir) || workdir.split(path.sep).includes(".git")) throw blocked(`running commands inside a git directory (${workdir})`);
@@ -125,7 +135,8 @@ export class SessionGuard {
       };
       const verdict = classifyCommand(command, ctx);
       reason = verdict.allowed ? undefined : verdict.reason;
-      if (!reason) args.command = await this.#sandboxed(command, workdir, forge.sandbox);
+      if (!reason && agent !== undefined && READ_ONLY_AGENTS.has(agent)) reason = credentialWords(command, this.deps.env);
+      else if (!reason) args.command = await this.#sandboxed(command, workdir, forge.sandbox);
     } catch (error) {
       // Failing closed: a guarded command otto could not check does not run.
       reason = `a command otto could not check (${error instanceof Error ? error.message : String(error)})`;
@@ -217,6 +228,17 @@ export function filesOf(args: Record<string, unknown>): string[] {
     }
   }
   return files;
+}
+
+/** Why a reading command may not run: it names a credential store (as a path, `~/…` or `$HOME/…`); undefined when it does not. */
+export function credentialWords(command: string, env: Env): string | undefined {
+  const { home } = xdgPaths(env);
+  for (const store of credentialPaths(env)) {
+    const spellings = [store, ...(store.startsWith(`${home}/`) ? [`~${store.slice(home.length)}`, `$HOME${store.slice(home.length)}`, `\${HOME}${store.slice(home.length)}`] : [])];
+    const named = spellings.find((s) => command.includes(s));
+    if (named) return `reading ${named}, where credentials live`;
+  }
+  return undefined;
 }
 
 /** `~/x` as the read tools take it. */

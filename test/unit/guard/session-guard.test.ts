@@ -34,6 +34,24 @@ describe("SessionGuard", () => {
     expect([env.OPENCODE_SERVER_PASSWORD, env.OPENCODE_SERVER_USERNAME]).toEqual(["", ""]);
   });
 
+  it("runs an executor's line in the sandbox launcher, a reviewer's as typed (its patterns must match it), and refuses the reviewer's reads of credential stores and the read tool's everywhere", async () => {
+    const guard = await guardIn();
+    guard.noteAgent("ses_exec", "otto-executor");
+    guard.noteAgent("ses_rev", "otto-reviewer");
+    const args = (command: string): { command: string } => ({ command });
+    const exec = args("npm test");
+    await guard.beforeTool({ tool: "bash", sessionID: "ses_exec" }, { args: exec });
+    const { detectSandbox } = await import("../../../src/sandbox/index.ts");
+    if (detectSandbox().kind !== "none") expect(exec.command).toMatch(/^'.*\/otto\/sandbox\/run-[0-9a-f]{16}\.sh' 'npm test'$/);
+    const rev = args("git diff HEAD~1");
+    await guard.beforeTool({ tool: "bash", sessionID: "ses_rev" }, { args: rev });
+    expect(rev.command).toBe("git diff HEAD~1");
+    await expect(guard.beforeTool({ tool: "bash", sessionID: "ses_rev" }, { args: args("cat ~/.git-credentials") })).rejects.toThrow(/reading ~\/.git-credentials, where credentials live/);
+    await expect(guard.beforeTool({ tool: "bash", sessionID: "ses_rev" }, { args: args("head -5 $HOME/.netrc") })).rejects.toThrow(/where credentials live/);
+    await expect(guard.beforeTool({ tool: "read", sessionID: "ses_exec" }, { args: { filePath: "~/.ssh/id_ed25519" } })).rejects.toThrow(/read on ~\/.ssh\/id_ed25519, where credentials live/);
+    await expect(guard.beforeTool({ tool: "read", sessionID: "ses_exec" }, { args: { filePath: path.join(repo!.dir, "README.md") } })).resolves.toBeUndefined();
+  });
+
   it("guards the sessions otto created and those running otto's subagents, nothing else", async () => {
     const guard = await guardIn();
     guard.track("ses_runner");
