@@ -56,9 +56,11 @@ function toolRules(tools: unknown): Rules {
 }
 
 /** Only the denials of a rule (a bare action, or patterns): what may be laid after otto's rules. */
-function denials(value: unknown): Json | undefined {
+function denials(value: unknown, own: unknown): Json | undefined {
   const rules = ruleObject(value);
-  const denied = Object.fromEntries(Object.entries(rules).filter(([, action]) => action === "deny"));
+  const ottos = ruleObject(own);
+  // A deny anywhere; an ask only where it replaces otto's allow of the same pattern (never a deny).
+  const denied = Object.fromEntries(Object.entries(rules).filter(([pattern, action]) => action === "deny" || (action === "ask" && ottos[pattern] === "allow")));
   return Object.keys(denied).length > 0 ? denied : undefined;
 }
 
@@ -71,8 +73,9 @@ function denials(value: unknown): Json | undefined {
  * 2. otto's rules follow, whole, for every permission it sets (the reviewer's `edit`, `bash`,
  *    `todowrite`, every subagent's `task: deny`, the executor's and crew's push denials, `otto_*`);
  * 3. within those, the user's `deny` patterns are laid over otto's (same pattern: replaced in
- *    place; a new one: appended last), since a denial can only restrict more. The user's `allow`
- *    and `ask` for them are dropped.
+ *    place; a new one: appended last), since a denial can only restrict more, and so is an `ask`
+ *    where otto's rule for the same pattern is `allow` (the user wants to be asked before any of
+ *    the executor's commands). Other `allow` and `ask` rules for them are dropped.
  * `tools` entries count as the rules they stand for, before the entry's `permission`, as in OpenCode.
  */
 export function guardedPermission(own: unknown, user: Json): Json {
@@ -81,7 +84,7 @@ export function guardedPermission(own: unknown, user: Json): Json {
   const out: Json = {};
   for (const [key, value] of Object.entries(userRules)) if (!(key in ottoRules)) out[key] = value;
   for (const [key, value] of Object.entries(ottoRules)) {
-    const denied = key in userRules ? denials(userRules[key]) : undefined;
+    const denied = key in userRules ? denials(userRules[key], value) : undefined;
     out[key] = denied ? { ...ruleObject(value), ...denied } : value;
   }
   return out;

@@ -33,11 +33,11 @@ function session(ws: Workspace, commands: readonly string[]): ScriptEntry {
   };
 }
 
-async function setup(e2e: ReturnType<typeof useE2E>, forges: () => Promise<Forges>) {
+async function setup(e2e: ReturnType<typeof useE2E>, forges: () => Promise<Forges>, extra: Record<string, unknown> = {}) {
   const f = await forges();
   const pr = f.gh.state.addPr({ number: 1, title: "Add math", branch: BRANCH });
   f.gh.state.setChecks(pr, [{ name: "unit", conclusion: "failure", log: "FAIL test/math.test.js\n● add › adds two numbers: expected 3, received -1" }]);
-  const config = f.ottoConfig({ models: { primary: "mock/m1" } });
+  const config = f.ottoConfig({ models: { primary: "mock/m1" }, ...extra });
   const ws = await e2e.workspace({ userOttoConfig: { ...config, pr: { ...(config.pr as object), max_fix_attempts: 1 } }, env: f.env, remote: true, files: { "src/math.js": BROKEN } });
   await cloneOfPr(ws);
   // The user's own alias, in the checkout's config: the guard resolves it.
@@ -91,8 +91,9 @@ describe("push guard: otto's sessions cannot push, whatever they type", () => {
     expect(e2e.model.unmatched()).toEqual([]);
   });
 
+  // Layer 4 on its own: without the sandbox (which keeps .git/hooks read-only) the planted hook lands.
   it("a session that plants a pre-push hook unseen makes otto push nothing, and the PR document says why", async () => {
-    const { ws, client } = await setup(e2e, forges);
+    const { ws, client } = await setup(e2e, forges, { sandbox: "off" });
     const plant = "printf '#!/bin/sh\\nexit 0\\n' > h && printf 'cp h .git/hooks/pre-push && chmod +x .git/hooks/pre-push\\n' > s.sh && sh s.sh; rm -f h s.sh";
     e2e.model.script(fixReview("APPROVE"), analysis(ws, summary("code: add() subtracts")), session(ws, [plant, "echo x > .git/hooks/post-commit"]));
     const before = await remoteRefs(ws);

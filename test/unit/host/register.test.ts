@@ -115,21 +115,27 @@ describe("otto's agents under a user's or a project's entry", () => {
     expect(keys.indexOf("bash")).toBeGreaterThan(keys.indexOf("*"));
   });
 
-  it("the user's denials restrict otto's agents further; their allows and asks are dropped", () => {
+  it("the user's denials restrict otto's agents further, an ask replaces otto's allow of the same pattern, other allows and asks are dropped", () => {
     const agents = register({
       "otto-executor": { permission: { bash: { "rm -rf *": "deny", "git push*": "allow", "*": "ask" }, edit: { "secrets/*": "deny" } } },
       "otto-crew": { permission: { bash: "deny" } },
-      "otto-reviewer": { permission: { bash: { "git diff *": "deny" } } },
+      "otto-reviewer": { permission: { bash: { "git diff *": "deny", "*": "ask", "git log *": "ask" } } },
     });
     const exec = agents["otto-executor"]?.permission as Record<string, Record<string, string>>;
     expect(exec.bash?.["rm -rf *"]).toBe("deny");
     expect(exec.bash?.["git push*"]).toBe("deny");
-    expect(exec.bash?.["*"]).toBe("allow");
+    // The user wants to be asked before any of the executor's commands: ask, in allow's place.
+    expect(exec.bash?.["*"]).toBe("ask");
+    expect(Object.keys(exec.bash ?? {})[0]).toBe("*");
     // The denial is the last rule, so it is the one OpenCode applies.
     expect(Object.keys(exec.bash ?? {}).at(-1)).toBe("rm -rf *");
     expect(exec.edit).toEqual({ "*": "allow", "secrets/*": "deny" });
     expect((agents["otto-crew"]?.permission as Record<string, Record<string, string>>).bash?.["*"]).toBe("deny");
-    expect((agents["otto-reviewer"]?.permission as Record<string, Record<string, string>>).bash?.["git diff *"]).toBe("deny");
+    const reviewer = (agents["otto-reviewer"]?.permission as Record<string, Record<string, string>>).bash;
+    expect(reviewer?.["git diff *"]).toBe("deny");
+    // An ask never loosens a deny: the reviewer's "*" stays denied; "git log *" (allowed by otto) now asks.
+    expect(reviewer?.["*"]).toBe("deny");
+    expect(reviewer?.["git log *"]).toBe("ask");
   });
 
   it("tools entries count as the rules they stand for: true is dropped, false denies", () => {

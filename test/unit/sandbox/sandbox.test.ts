@@ -3,7 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { bwrapArgs, credentialPaths, detectSandbox, planCommand, sandboxPolicy, seatbeltProfile, shellQuote, type PathKind } from "../../../src/sandbox/index.ts";
+import { assertSandbox, bwrapArgs, credentialPaths, describeSandbox, detectSandbox, planCommand, sandboxPolicy, seatbeltProfile, shellQuote, type PathKind } from "../../../src/sandbox/index.ts";
 import { runCheck } from "../../../src/workspace/index.ts";
 import { recordFigure } from "../../support/figures.ts";
 
@@ -51,6 +51,17 @@ describe("the sandbox's policy (pure)", () => {
     expect(profile).toMatch(/\(deny file-write\* \(require-not \(require-any .*\(subpath "\/w\/repo"\)/);
     expect(profile).toContain('(deny file-write* (subpath "/w/repo/.git/config")');
     expect(profile).toMatch(/\(deny file-read\* file-write\* .*\(subpath "\/home\/u\/\.ssh"\)/);
+  });
+
+  it("says which sandbox is active, and refuses an unattended flow under required without one", () => {
+    const none = { kind: "none" as const, reason: "bubblewrap (bwrap) is not installed" };
+    const bwrap = { kind: "bwrap" as const, binary: "/usr/bin/bwrap" };
+    expect(describeSandbox("auto", {}, bwrap)).toMatchObject({ active: "bwrap", line: expect.stringMatching(/^Sandbox: bwrap \(\/usr\/bin\/bwrap\)/) as unknown });
+    expect(describeSandbox("auto", {}, none).line).toContain("otto's environment and command guards alone");
+    expect(describeSandbox("required", {}, none).line).toContain("refuse to start");
+    expect(() => assertSandbox("required", {}, none)).toThrow(/sandbox: "required".*bubblewrap \(bwrap\) is not installed/s);
+    expect(() => assertSandbox("auto", {}, none)).not.toThrow();
+    expect(() => assertSandbox("required", {}, bwrap)).not.toThrow();
   });
 
   it("quotes a command line as one argument, whatever it holds", () => {
