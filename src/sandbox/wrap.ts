@@ -97,3 +97,9 @@ export function describeSandbox(mode: SandboxMode, env: Env, detected: Detected 
 export function assertSandbox(mode: SandboxMode, env: Env, detected: Detected = detectSandbox(env)): void {
   if (mode === "required" && detected.kind === "none") throw sandboxRequired(detected.reason);
 }
+
+/** The line a session typed, from the line sandboxedLine made of it (any other line as it is): for messages. */
+export function typedLine(line: string): string {
+  const match = /^'[^']*\/sandbox\/run-[0-9a-f]{16}\.sh' '((?:[^']|'\\'')*)'$/s.exec(line);
+  return match?.[1] === undefined ? line : match[1].replace(/'\\''/g, "'");
+}

@@ -3,6 +3,7 @@ import type { Event } from "@opencode-ai/sdk";
 import { formatError } from "../core/errors.ts";
 import type { Logger } from "../core/log.ts";
 import type { OpencodeClient } from "../runtime.ts";
+import { typedLine } from "../sandbox/wrap.ts";
 
 /*
  * Otto's child sessions never wait on an "ask" permission nobody can answer. When a tool call of
@@ -53,7 +54,8 @@ export function askedPermission(event: { type: string; properties?: unknown }): 
   if (event.type !== "permission.asked" && event.type !== "permission.updated") return undefined;
   const p = (event.properties ?? {}) as { id?: unknown; sessionID?: unknown; permission?: unknown; type?: unknown; patterns?: unknown; pattern?: unknown };
   if (typeof p.id !== "string" || typeof p.sessionID !== "string") return undefined;
-  const patterns = Array.isArray(p.patterns) ? p.patterns.map(String) : p.pattern === undefined ? [] : [p.pattern].flat().map(String);
+  // A sandboxed shell line is asked about as OpenCode runs it: name the line the session typed.
+  const patterns = (Array.isArray(p.patterns) ? p.patterns.map(String) : p.pattern === undefined ? [] : [p.pattern].flat().map(String)).map(typedLine);
   const permission = typeof p.permission === "string" ? p.permission : typeof p.type === "string" ? p.type : "unknown";
   return { id: p.id, sessionID: p.sessionID, permission, patterns };
 }

@@ -3,7 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { assertSandbox, bwrapArgs, credentialPaths, describeSandbox, detectSandbox, planCommand, sandboxPolicy, seatbeltProfile, shellQuote, type PathKind } from "../../../src/sandbox/index.ts";
+import { assertSandbox, bwrapArgs, credentialPaths, describeSandbox, detectSandbox, planCommand, sandboxPolicy, seatbeltProfile, shellQuote, typedLine, type PathKind } from "../../../src/sandbox/index.ts";
 import { runCheck } from "../../../src/workspace/index.ts";
 import { recordFigure } from "../../support/figures.ts";
 
@@ -62,6 +62,12 @@ describe("the sandbox's policy (pure)", () => {
     expect(() => assertSandbox("required", {}, none)).toThrow(/sandbox: "required".*bubblewrap \(bwrap\) is not installed/s);
     expect(() => assertSandbox("auto", {}, none)).not.toThrow();
     expect(() => assertSandbox("required", {}, bwrap)).not.toThrow();
+  });
+
+  it("gives back the line a session typed from its sandboxed form, for messages", () => {
+    const typed = `grep -r "it's" src | head`;
+    expect(typedLine(`'/home/u/.local/share/otto/sandbox/run-0123456789abcdef.sh' ${shellQuote(typed)}`)).toBe(typed);
+    expect(typedLine("npm test")).toBe("npm test");
   });
 
   it("quotes a command line as one argument, whatever it holds", () => {
