@@ -176,7 +176,9 @@ export async function gitDir(git: GitRun, cwd: string): Promise<string | undefin
 export async function pendingDiff(git: GitRun, cwd: string, options: { baseline: TreeSnapshot; include?: readonly string[] }, max = 30_000): Promise<string> {
   const { paths } = takeIncluded(await changesSince(git, cwd, options.baseline), options.include ?? []);
   if (paths.length === 0) return "";
-  const tracked = await git(["--literal-pathspecs", "ls-files", "-z", "--pathspec-from-file=-", "--pathspec-file-nul"], { cwd, input: pathspec(paths) });
+  // The whole index (ls-files takes no pathspec file): a path in it is diffed against HEAD, the rest are new.
+  const tracked = await git(["ls-files", "-z"], { cwd });
+  if (tracked.exitCode !== 0) throw commitError("git ls-files", tracked, DEFAULT_FIX);
   const known = new Set(tracked.stdout.split("\0").filter(Boolean));
   const parts: string[] = [];
   const old = paths.filter((p) => known.has(p));

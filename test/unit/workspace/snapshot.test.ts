@@ -131,6 +131,9 @@ describe("commitChanges", () => {
     t.write("docs/new.md", "new doc\n");
     const diff = await pendingDiff(run, t.repo.dir, { baseline });
     expect(diff).toContain("keep, changed");
+    // A tracked file is diffed against HEAD (its old line shows as removed), not shown whole as new.
+    expect(diff).toMatch(/^-keep$/m);
+    expect(diff).not.toContain("--- /dev/null\n+++ b/keep.txt");
     expect(diff).toContain("new doc");
     expect(diff).not.toContain("TOKEN");
     expect(await git(["diff", "--cached", "--name-only"], t.repo.dir)).toBe("");
