@@ -63,7 +63,8 @@ export function sumFigures(figures: readonly Figure[]): Figure[] {
 
 /** Runs one test file with OTTO_FIGURES_FILE set and reads what it recorded, failed or not. */
 async function measure(file: string, dir: string): Promise<FileResult> {
-  const out = path.join(dir, `${path.basename(file)}.jsonl`);
+  // Named by the whole path: two files of one name (a unit and an e2e test) keep their figures apart.
+  const out = path.join(dir, `${file.replace(/[\\/]/g, "__")}.jsonl`);
   const run = await execa("npx", ["vitest", "run", file, "--maxWorkers=1"], { cwd: REPO_ROOT, env: { OTTO_FIGURES_FILE: out }, reject: false, all: true });
   const passed = run.exitCode === 0;
   return { file, passed, figures: sumFigures(readFigures(out)), ...(passed ? {} : { failure: String(run.all).slice(-3000) }) };
