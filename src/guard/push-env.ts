@@ -92,3 +92,11 @@ export function pushBlockingEnv(input: PushEnvInput): Record<string, string> {
   }
   return out;
 }
+
+/**
+ * A whole environment for code of otto's work that runs outside a session's shell (a check, a
+ * hook): the user's, with what the `shell.env` hook would set laid over it.
+ */
+export function guardedEnvironment(env: Env, secrets: readonly string[] = [], emptyConfigDir?: string): Record<string, string | undefined> {
+  return { ...env, ...pushBlockingEnv({ env, secrets, ...(emptyConfigDir ? { emptyConfigDir } : {}) }) };
+}

@@ -153,7 +153,7 @@ export class SessionGuard {
    * command, when the config demands a sandbox this machine lacks.
    */
   async #sandboxed(command: string, workdir: string, mode: SandboxMode): Promise<string> {
-    const [{ planCommand, sandboxedLine }, { treePaths }] = await Promise.all([import("../sandbox/index.ts"), import("../workspace/tree-paths.ts")]);
+    const [{ planCommand, sandboxedLine }, { treePaths }] = await Promise.all([import("../sandbox/index.ts"), import("../workspace/git.ts")]);
     const plan = planCommand({ mode, cwd: workdir, tree: await treePaths(workdir, this.deps.env), env: this.deps.env }, command);
     if (plan.sandbox !== "none") return sandboxedLine(plan, this.deps.env);
     if (mode !== "off" && !this.#saidNoSandbox) {

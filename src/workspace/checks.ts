@@ -2,9 +2,9 @@ import os from "node:os";
 import path from "node:path";
 import { execa } from "execa";
 import { redact, type Env } from "../core/index.ts";
-import { pushBlockingEnv } from "../guard/push-env.ts";
+import { guardedEnvironment } from "../guard/push-env.ts";
 import { planCommand, type SandboxMode } from "../sandbox/index.ts";
-import { treePaths } from "./tree-paths.ts";
+import { treePaths } from "./git.ts";
 
 /** One check command (spec.verify, pr.verify), run by otto (never by the model). */
 export interface CheckResult {
@@ -54,7 +54,7 @@ export async function runChecks(commands: readonly string[], options: VerifyOpti
  * and pushes sent nowhere (the same as a guarded session's shell), with or without a sandbox.
  */
 export function checkEnvironment(env: Env, secrets: readonly string[] = []): Record<string, string | undefined> {
-  return { ...env, ...pushBlockingEnv({ env, secrets, emptyConfigDir: path.join(os.tmpdir(), "otto-no-forge-login") }) };
+  return guardedEnvironment(env, secrets, path.join(os.tmpdir(), "otto-no-forge-login"));
 }
 
 export async function runCheck(command: string, options: VerifyOptions): Promise<CheckResult> {

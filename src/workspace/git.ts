@@ -1,9 +1,8 @@
 import { spawn } from "node:child_process";
 import fs from "node:fs";
-import path from "node:path";
 import { OttoError, type Env } from "../core/index.ts";
-import { pushBlockingEnv } from "../guard/push-env.ts";
-import { planCommand, shellQuote, type SandboxMode } from "../sandbox/index.ts";
+import { guardedEnvironment } from "../guard/push-env.ts";
+import { planCommand, shellQuote, type SandboxMode, type TreePaths } from "../sandbox/index.ts";
 import { removeOwnIndexLock } from "./index-lock.ts";
 
 /** What a git command produced. A non-zero exit is data, not an exception. */
@@ -94,14 +93,14 @@ function noHooks(env: Record<string, string>): Record<string, string> {
   return { GIT_CONFIG_COUNT: String(n + 1), [`GIT_CONFIG_KEY_${n}`]: "core.hooksPath", [`GIT_CONFIG_VALUE_${n}`]: "/dev/null" };
 }
 
-export function gitEnvironment(env: Env = process.env, options: { hooks?: boolean } = {}): Record<string, string> {
+export function gitEnvironment(env: Env = process.env, options: { silenceHooks?: boolean } = {}): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [key, value] of Object.entries(env)) {
     if (value !== undefined && !REPO_LOCATION.includes(key)) out[key] = value;
   }
   return {
     ...out,
-    ...(options.hooks ? {} : noHooks(out)),
+    ...(options.silenceHooks ? noHooks(out) : {}),
     // Never wait for a password on a terminal nobody sees; fail instead.
     GIT_TERMINAL_PROMPT: "0",
     // Reads (status) must not take index.lock and collide with the user's own git commands.
@@ -123,6 +122,29 @@ export function describeCommand(args: readonly string[], cwd: string): string {
  * `git_missing` when git cannot be started, `git_output` when the output exceeds maxBuffer.
  */
 export function runGit(args: readonly string[], options: GitOptions): Promise<GitResult> {
+  const hooks = options.hooks;
+  if (!hooks) return spawnGit(args, options, [options.binary ?? "git", ...args], options.env, runsHooks(args));
+  // git with the repository's hooks, inside the sandbox: the hooks get the tree (git directories
+  // writable, their config and hooks read-only) and the environment of a guarded session.
+  const env = options.env ?? process.env;
+  return treePaths(options.cwd, env).then((tree) => {
+    const line = [options.binary ?? "git", ...args].map(shellQuote).join(" ");
+    const { argv } = planCommand({ mode: hooks.sandbox, cwd: options.cwd, tree, env }, line);
+    return spawnGit(args, options, argv, guardedEnvironment(env), false);
+  });
+}
+
+/** The tree around `cwd` and its git directories (a linked worktree has its own and the common one), for the sandbox. */
+export async function treePaths(cwd: string, env?: Env): Promise<TreePaths> {
+  const result = await runGit(["rev-parse", "--path-format=absolute", "--show-toplevel", "--git-dir", "--git-common-dir"], { cwd, ...(env ? { env } : {}) });
+  if (result.exitCode !== 0) return { root: cwd, gitDirs: [] };
+  const [root, gitDir, commonDir] = result.stdout.split("\n").map((line) => line.trim());
+  if (!root) return { root: cwd, gitDirs: [] };
+  return { root, gitDirs: [...new Set([gitDir, commonDir].filter((d): d is string => Boolean(d)))] };
+}
+
+/** One git process: `argv` is git's (or the sandbox's around it); `silenceHooks` gives it no hooks path. */
+function spawnGit(args: readonly string[], options: GitOptions, argv: readonly string[], env: Env | undefined, silenceHooks: boolean): Promise<GitResult> {
   const timeoutMs = options.timeoutMs ?? defaultTimeout(args, options.timeouts);
   const maxBuffer = options.maxBuffer ?? 64 * 1024 * 1024;
   const command = describeCommand(args, options.cwd);
@@ -130,12 +152,10 @@ export function runGit(args: readonly string[], options: GitOptions): Promise<Gi
     // detached: git gets its own process group, so a timeout can kill ssh or credential helpers
     // it started too; they inherit stderr and would otherwise keep the pipe (and us) waiting.
     const startedAt = Date.now();
-    const [file, ...argv] = options.hooks ? hookedArgv(args, options) : [options.binary ?? "git", ...args];
-    // Hooks that run get the environment of a guarded session: no forge token, no push anywhere.
-    const env = options.hooks ? { ...(options.env ?? process.env), ...pushBlockingEnv({ env: options.env ?? process.env }) } : options.env;
-    const child = spawn(file ?? "git", argv, {
+    const [file, ...rest] = argv;
+    const child = spawn(file ?? "git", rest, {
       cwd: options.cwd,
-      env: gitEnvironment(env, { hooks: Boolean(options.hooks) || !runsHooks(args) }),
+      env: gitEnvironment(env, { silenceHooks }),
       stdio: [options.input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
       detached: process.platform !== "win32",
     });
@@ -198,31 +218,6 @@ export function runGit(args: readonly string[], options: GitOptions): Promise<Gi
       );
     });
   });
-}
-
-/**
- * git with the repository's hooks, inside the sandbox: the hooks get the tree and nothing of the
- * user's credentials. The git directories stay writable (a commit writes objects and refs) while
- * their config and hooks stay read-only. The tree paths are the usual layout of `cwd`.
- */
-function hookedArgv(args: readonly string[], options: GitOptions): string[] {
-  const env = options.env ?? process.env;
-  const gitDir = path.join(options.cwd, ".git");
-  const gitDirs = fs.existsSync(gitDir) && fs.statSync(gitDir).isDirectory() ? [gitDir] : commonDirs(gitDir);
-  const line = [options.binary ?? "git", ...args].map(shellQuote).join(" ");
-  return planCommand({ mode: options.hooks?.sandbox ?? "auto", cwd: options.cwd, tree: { root: options.cwd, gitDirs }, env }, line).argv;
-}
-
-/** A linked worktree's `.git` file: `gitdir: <dir>`, whose `commondir` names the shared one. */
-function commonDirs(dotGit: string): string[] {
-  try {
-    const own = fs.readFileSync(dotGit, "utf8").replace(/^gitdir:\s*/, "").trim();
-    const dir = path.resolve(path.dirname(dotGit), own);
-    const common = fs.existsSync(path.join(dir, "commondir")) ? path.resolve(dir, fs.readFileSync(path.join(dir, "commondir"), "utf8").trim()) : dir;
-    return [...new Set([dir, common])];
-  } catch {
-    return [];
-  }
 }
 
 function spawnError(error: NodeJS.ErrnoException, options: GitOptions): OttoError {
