@@ -91,6 +91,23 @@ const Git = z
       ),
   });
 
+/** A sum of money in US dollars, e.g. 2.5. */
+const Usd = z.number({ message: "an amount in US dollars, e.g. 2.5" }).positive({ message: "an amount above 0" });
+
+const Limits = z
+  .strictObject({
+    run_usd: Usd.optional().describe(
+      "Budget of one run (execute, task run, build, spec run, pr-review --loop) in US dollars; --budget wins. Unset: no limit. Needs models with a price in OpenCode's config (else only tokens count).",
+    ),
+    run_tokens: Count(1).optional().describe("Budget of one run in tokens (input, output, reasoning and cache, all counted); --max-tokens wins. Unset: no limit."),
+    pr_usd_per_day: Usd.default(5).describe("What the PR watcher may spend on one PR in a day (UTC) before it hands the PR to a person."),
+    watcher_usd_per_day: Usd.default(20).describe("What the PR watcher may spend in a day (UTC) on all PRs together before it stops fixing and answering until the next day."),
+    crew_usd_per_agent: Usd.optional().describe("Budget of one crew agent in US dollars; /otto-agent spawn --budget wins. Unset: no limit."),
+    repeated_tool_calls: Count(2)
+      .default(5)
+      .describe("A session that makes the same tool call with the same arguments this many times is stopped, and its attempt fails with that reason."),
+  });
+
 /**
  * One otto.jsonc file as written: every key optional, unknown keys rejected. Parsing the merged
  * files with it fills the defaults: `z.input` is the file, `z.output` the resolved config.
@@ -113,6 +130,7 @@ export const ConfigFile = z
         "Where the commands of otto's work run (sessions' shell commands, checks, hooks): auto (in a sandbox that hides your credentials when bubblewrap or sandbox-exec is available, else today's guards alone, said once), required (unattended flows refuse to run without one), off.",
       ),
     git: Git.prefault({}).describe("How otto runs git on its own commits and pushes."),
+    limits: Limits.prefault({}).describe("What otto may spend: budgets of runs, of the PR watcher and of crew agents, and the repeated-tool-call stop."),
   })
   .describe("otto configuration (~/.config/otto/otto.jsonc, <repo>/.otto/otto.jsonc).");
 

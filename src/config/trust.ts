@@ -19,6 +19,8 @@ export const TRUST_GATED_KEYS = [
   // Where a session's code runs: a repo's file must not switch the sandbox off or run its own hooks.
   ["sandbox"],
   ["git", "hooks"],
+  // What otto may spend of the user's money: a repo's file must not raise a budget.
+  ["limits"],
 ] as const;
 
 const TrustFile = z.object({
