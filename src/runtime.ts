@@ -4,6 +4,9 @@ import { EventBus } from "./core/events.ts";
 import { createLogger, type Logger } from "./core/log.ts";
 import type { Env } from "./core/paths.ts";
 import { KnownSecrets, envSecrets } from "./core/secrets.ts";
+import { appendLedger, ledgerFile } from "./cost/ledger.ts";
+import { Meter } from "./cost/meter.ts";
+import { priceLookup } from "./cost/prices.ts";
 import { SessionGuard } from "./guard/session-guard.ts";
 import { createSessionRunner, type SessionRunner } from "./session/runner.ts";
 
@@ -39,5 +42,8 @@ export function createRuntime(input: Pick<PluginInput, "client" | "directory" | 
   const log = createLogger(input.client, () => secrets.values());
   const base = { client: input.client, directory: input.directory, worktree: input.worktree, events, log, env, once: new Set<string>(), secrets };
   const guard = new SessionGuard({ directory: input.directory, env, log, ...(input.serverUrl ? { serverUrl: input.serverUrl.toString() } : {}) });
-  return { ...base, guard, sessions: createSessionRunner(base, { onSession: (id) => guard.track(id) }) };
+  const ledger = ledgerFile(env);
+  const meter = new Meter({ priced: priceLookup(input.client, input.directory), record: (entries) => appendLedger(ledger, entries), log });
+  events.on((event) => meter.onEvent(event));
+  return { ...base, guard, sessions: createSessionRunner(base, { onSession: (id) => guard.track(id), meter }) };
 }

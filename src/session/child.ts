@@ -1,6 +1,7 @@
 import type { Part, TextPart } from "@opencode-ai/sdk";
 import type { z } from "zod";
 import { OttoError, redact, type Env } from "../core/index.ts";
+import type { Account, Meter } from "../cost/index.ts";
 import { renderDialog, type DialogOptions } from "./dialog.ts";
 import { describeError, errorFromHttp, errorFromProvider } from "./errors.ts";
 import { promptJson, type JsonOptions, type JsonReply } from "./json.ts";
@@ -22,6 +23,11 @@ export interface ChildOptions {
   keep?: boolean;
   /** The tool's `ctx.abort`: aborting it aborts the running turn. */
   signal?: AbortSignal;
+  /**
+   * Where the session's model calls are charged (src/cost). Default: the account of the work in
+   * progress (`withAccount`), else the runner's own. Its budget stops the session's turns.
+   */
+  account?: Account;
 }
 
 export interface PromptReply extends TurnReply {
@@ -38,6 +44,8 @@ export interface ChildContext {
   /** The runtime's known secrets: every dialog is redacted with them. */
   secrets?: () => readonly string[];
   schedule<T>(task: () => Promise<T>, signal?: AbortSignal): Promise<T>;
+  /** Counts the session's model calls; reconciled with its messages when it closes. */
+  meter?: Meter;
 }
 
 /** The assistant's own text (synthetic and ignored parts are OpenCode's, not the model's). */
@@ -68,20 +76,26 @@ export class ChildSession {
   async prompt(text: string, opts: { system?: string } = {}): Promise<PromptReply> {
     if (this.#closed) throw new OttoError("session_closed", `Session ${this.id} is already closed.`);
     const { options, context } = this;
+    options.account?.check();
     const ctx = { sessionID: this.id, model: options.model };
     const body = { agent: options.agent, model: options.model, system: opts.system, parts: [{ type: "text" as const, text }] };
-    const reply = await context.schedule(
-      () =>
-        runTurn(context.turn, {
-          ...ctx,
-          directory: options.directory,
-          body,
-          timeoutMs: options.timeoutMs,
-          graceMs: context.graceMs,
-          signal: options.signal,
-        }),
-      options.signal,
-    );
+    const reply = await context
+      .schedule(
+        () =>
+          runTurn(context.turn, {
+            ...ctx,
+            directory: options.directory,
+            body,
+            timeoutMs: options.timeoutMs,
+            graceMs: context.graceMs,
+            signal: options.signal,
+          }),
+        options.signal,
+      )
+      .catch((error: unknown) => {
+        // A turn aborted because its budget was reached fails with the budget's reason.
+        throw options.account?.stopped ?? error;
+      });
     if (reply.info.error) throw errorFromProvider(reply.info.error, ctx);
     verifyModel(reply, options, this.id);
     return { ...reply, text: replyText(reply.parts) };
@@ -121,14 +135,28 @@ export class ChildSession {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    if (this.options.keep) return;
     const { client, log } = this.context.turn;
+    await this.#settle();
+    if (this.options.keep) return;
     try {
       const result = await client.session.delete({ path: { id: this.id }, query: { directory: this.options.directory } });
       if (result.error === undefined) this.#deleted = true;
       else log.log("warn", `could not delete session ${this.id}`, { error: redact(describeError(result.error)) });
     } catch (error) {
       log.log("warn", `could not delete session ${this.id}`, { error: redact(describeError(error)) });
+    }
+  }
+
+  /** Charges the session's calls exactly (its messages, read before the session goes); never throws. */
+  async #settle(): Promise<void> {
+    const meter = this.context.meter;
+    if (!meter) return;
+    try {
+      const result = await this.context.turn.client.session.messages({ path: { id: this.id }, query: { directory: this.options.directory } });
+      await meter.settle(this.id, result.data);
+    } catch (error) {
+      await meter.settle(this.id, undefined);
+      this.context.turn.log.log("warn", `could not read the messages of session ${this.id} to count them`, { error: redact(describeError(error)) });
     }
   }
 }

@@ -3,6 +3,9 @@ import type { z } from "zod";
 // Direct imports: the plugin builds its runner at load, so this module stays light; the
 // session code (child.ts) and the prompt renderer load with the first child session.
 import { OttoError } from "../core/errors.ts";
+import { Account } from "../cost/account.ts";
+import type { Meter } from "../cost/meter.ts";
+import { currentAccount } from "../cost/scope.ts";
 import type { renderPrompt } from "../prompts/index.ts";
 import type { Runtime } from "../runtime.ts";
 import type { ChildContext, ChildOptions, ChildSession, PromptReply } from "./child.ts";
@@ -20,6 +23,8 @@ export interface RunnerOptions {
   graceMs?: number;
   /** Told the id of every session the runner creates or attaches (the guard: src/guard). */
   onSession?: (sessionID: string) => void;
+  /** Counts every session's model calls (src/cost); without it nothing is counted (unit tests). */
+  meter?: Meter;
 }
 
 export interface RunOptions {
@@ -39,6 +44,9 @@ export class SessionRunner {
   readonly #limit: LimitFunction;
   readonly #graceMs: number;
   readonly #onSession: (sessionID: string) => void;
+  readonly #meter: Meter | undefined;
+  /** Where sessions opened outside any flow's account are charged: every call is counted somewhere. */
+  readonly unscoped = new Account("other");
   #code: Promise<{ context: ChildContext; Child: typeof ChildSession }> | undefined;
 
   constructor(
@@ -48,6 +56,12 @@ export class SessionRunner {
     this.#limit = pLimit(options.concurrency ?? 4);
     this.#graceMs = options.graceMs ?? 2000;
     this.#onSession = options.onSession ?? (() => undefined);
+    this.#meter = options.meter;
+  }
+
+  /** The meter, for flows that wait for the last counts (a summary) or read a session's spend. */
+  get meter(): Meter | undefined {
+    return this.#meter;
   }
 
   /** The child-session code and its shared context, loaded once on first use. */
@@ -62,6 +76,7 @@ export class SessionRunner {
           render: deps.render ?? (prompts as { renderPrompt: typeof renderPrompt }).renderPrompt,
           secrets: deps.secrets ?? (() => []),
           schedule: (task, signal) => this.#schedule(task, signal),
+          ...(this.#meter ? { meter: this.#meter } : {}),
         };
         return { context, Child: child.ChildSession };
       },
@@ -94,7 +109,8 @@ export class SessionRunner {
   }
 
   /** Creates a child session in `directory`. Close it in `finally` (or use `runChild`). */
-  async openChild(options: ChildOptions): Promise<ChildSession> {
+  async openChild(requested: ChildOptions): Promise<ChildSession> {
+    const options = this.#charged(requested);
     if (options.signal?.aborted) throw new OttoError("session_aborted", "The model call was cancelled before it started.");
     const result = await this.deps.client.session.create({
       body: { parentID: options.parentID, title: options.title },
@@ -105,11 +121,25 @@ export class SessionRunner {
     // Its permission requests are answered by otto when nobody can (permission-guard.ts).
     ownSession(result.data.id, options.directory, options.parentID !== undefined);
     this.#onSession(result.data.id);
+    this.#meter?.track(result.data.id, options.account);
     return new Child(context, result.data.id, options);
   }
 
+  /**
+   * The options with the session's account (given, the work's, or `unscoped`), which must not have
+   * reached its budget, and a signal that also fires when it does.
+   */
+  #charged(options: ChildOptions): ChildOptions & { account: Account } {
+    const account = options.account ?? currentAccount() ?? this.unscoped;
+    account.check();
+    const signal = options.signal ? AbortSignal.any([options.signal, account.signal]) : account.signal;
+    return { ...options, account, signal };
+  }
+
   /** A child for a session that already exists (a resumed build loop's builder); no request is made. */
-  async attachChild(id: string, options: ChildOptions): Promise<ChildSession> {
+  async attachChild(id: string, requested: ChildOptions): Promise<ChildSession> {
+    const options = this.#charged(requested);
+    this.#meter?.track(id, options.account);
     ownSession(id, options.directory, options.parentID !== undefined);
     const { context, Child } = await this.#load();
     this.#onSession(id);

@@ -50,6 +50,17 @@ export interface RecordedRequest {
   body: Record<string, unknown>;
   /** What the server answered (set when the answer is chosen). */
   reply?: Step;
+  /** The usage the server reported for this request's answer (text and tool-call answers). */
+  usage?: ServedUsage;
+}
+
+/** Usage as an OpenAI-compatible server reports it (`usage` of the last chunk). */
+export interface ServedUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  prompt_tokens_details?: { cached_tokens?: number };
+  completion_tokens_details?: { reasoning_tokens?: number };
 }
 
 export interface ToolCallSpec {

@@ -11,6 +11,7 @@ import {
   type Matcher,
   type RecordedRequest,
   type Reply,
+  type ServedUsage,
   type ScriptEntry,
   type Step,
 } from "./model-script.ts";
@@ -36,6 +37,8 @@ export interface ModelServer {
   fallback: Reply;
   /** Answer for title requests (default: text "Test session"). */
   titleReply: Reply;
+  /** The usage reported with each text or tool-call answer (default: 10 prompt, 5 completion tokens). */
+  usage: (req: RecordedRequest) => ServedUsage;
   /** Script entries not yet used up (Infinity entries never are). */
   pending(): ScriptEntry[];
   /** Requests that only the fallback answered. */
@@ -68,7 +71,9 @@ function chunk(model: string, delta: Record<string, unknown>, finishReason: stri
 }
 
 /** The SSE body for a text or tool-call step; ends with the usage chunk and `[DONE]`. */
-export function streamBody(step: Extract<Step, { kind: "text" | "tools" }>, model: string, seq: number): string[] {
+const DEFAULT_USAGE: ServedUsage = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 };
+
+export function streamBody(step: Extract<Step, { kind: "text" | "tools" }>, model: string, seq: number, usage: ServedUsage = DEFAULT_USAGE): string[] {
   const out: string[] = [];
   if (step.kind === "text") {
     out.push(chunk(model, { role: "assistant", content: step.content }, null));
@@ -84,14 +89,14 @@ export function streamBody(step: Extract<Step, { kind: "text" | "tools" }>, mode
     });
     out.push(chunk(model, {}, "tool_calls"));
   }
-  // OpenCode asks for usage (stream_options.include_usage); token counts only feed its statistics.
-  out.push(sse({ id: "chatcmpl-otto-test", object: "chat.completion.chunk", created: 0, model, choices: [], usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } }));
+  // OpenCode asks for usage (stream_options.include_usage) and records it (and its price) on the message.
+  out.push(sse({ id: "chatcmpl-otto-test", object: "chat.completion.chunk", created: 0, model, choices: [], usage }));
   out.push("data: [DONE]\n\n");
   return out;
 }
 
 /** Non-streaming answer, in case a caller sends `stream: false`. */
-function jsonBody(step: Extract<Step, { kind: "text" | "tools" }>, model: string, seq: number): unknown {
+function jsonBody(step: Extract<Step, { kind: "text" | "tools" }>, model: string, seq: number, usage: ServedUsage): unknown {
   const message =
     step.kind === "text"
       ? { role: "assistant", content: step.content }
@@ -110,7 +115,7 @@ function jsonBody(step: Extract<Step, { kind: "text" | "tools" }>, model: string
     created: Math.floor(Date.now() / 1000),
     model,
     choices: [{ index: 0, message, finish_reason: step.kind === "text" ? "stop" : "tool_calls" }],
-    usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+    usage,
   };
 }
 
@@ -186,16 +191,18 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
         res.end(finish);
         return;
       case "text":
-      case "tools":
+      case "tools": {
+        const usage = (req.usage = api.usage(req));
         if (req.body.stream === false) {
           res.writeHead(200, { "content-type": "application/json" });
-          res.end(JSON.stringify(jsonBody(step, model, req.seq)), finish);
+          res.end(JSON.stringify(jsonBody(step, model, req.seq, usage)), finish);
           return;
         }
         res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
-        for (const piece of streamBody(step, model, req.seq)) res.write(piece);
+        for (const piece of streamBody(step, model, req.seq, usage)) res.write(piece);
         res.end(finish);
         return;
+      }
     }
   }
 
@@ -280,6 +287,7 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
     requests,
     fallback: defaults.fallback,
     titleReply: defaults.titleReply,
+    usage: () => DEFAULT_USAGE,
     script(...entries) {
       for (const value of entries) {
         const entry: ScriptEntry = isEntry(value) ? value : { reply: value };
@@ -317,6 +325,7 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
       entryCount = 0;
       api.fallback = defaults.fallback;
       api.titleReply = defaults.titleReply;
+      api.usage = () => DEFAULT_USAGE;
     },
     async close() {
       endOpen();

@@ -1,0 +1,133 @@
+import type { Event } from "@opencode-ai/sdk";
+import type { Logger } from "../core/log.ts";
+import type { Account } from "./account.ts";
+import type { LedgerEntry } from "./ledger.ts";
+import { messageUsage, subtractUsage, sumUsage, ZERO_USAGE, type Usage } from "./usage.ts";
+
+/** What the meter reads of an assistant message (OpenCode's AssistantMessage). */
+export interface MeteredMessage {
+  id: string;
+  sessionID: string;
+  role: string;
+  providerID?: string;
+  modelID?: string;
+  mode?: string;
+  cost?: number;
+  tokens?: { input?: number; output?: number; reasoning?: number; cache?: { read?: number; write?: number } };
+  time: { created: number; completed?: number };
+}
+
+export interface MeterDeps {
+  /** Whether OpenCode has a price for the model (its config's `cost`); asked once per model. */
+  priced(providerID: string, modelID: string): Promise<boolean>;
+  /** Receives each finished call once (src/cost/ledger.ts). */
+  record(entries: LedgerEntry[]): Promise<void>;
+  log: Logger;
+}
+
+interface Metered {
+  account: Account;
+  /** What each message of the session has been charged so far. */
+  charged: Map<string, Usage>;
+  /** Messages already in the ledger. */
+  recorded: Set<string>;
+}
+
+/**
+ * Charges the model calls of otto's sessions to their accounts. Each assistant message's usage
+ * arrives in `message.updated` events as it streams (a budget can stop a turn in flight); the
+ * growth since the last event is charged. When the session ends, its messages are read once more
+ * and reconciled, so the sums are exact even if an event was missed. Sessions a metered session
+ * starts (a subagent) are charged to the same account.
+ */
+export class Meter {
+  readonly #sessions = new Map<string, Metered>();
+  readonly #prices = new Map<string, Promise<boolean>>();
+  /** One queue: a message's updates are charged in the order they came. */
+  #queue: Promise<void> = Promise.resolve();
+
+  constructor(private readonly deps: MeterDeps) {}
+
+  track(sessionID: string, account: Account): void {
+    if (!this.#sessions.has(sessionID)) this.#sessions.set(sessionID, { account, charged: new Map(), recorded: new Set() });
+  }
+
+  accountOf(sessionID: string): Account | undefined {
+    return this.#sessions.get(sessionID)?.account;
+  }
+
+  onEvent(event: Event): void {
+    if (event.type === "session.created") {
+      const { id, parentID } = event.properties.info;
+      const parent = parentID ? this.#sessions.get(parentID) : undefined;
+      if (parent) this.track(id, parent.account);
+    } else if (event.type === "message.updated" && event.properties.info.role === "assistant") {
+      const info = event.properties.info;
+      if (this.#sessions.has(info.sessionID)) this.#enqueue(() => this.#apply(info));
+    }
+  }
+
+  /** Reconciles the session with its messages (read before it is deleted) and stops metering it. */
+  async settle(sessionID: string, messages: readonly { info: MeteredMessage }[] | undefined): Promise<Usage> {
+    for (const { info } of messages ?? []) if (info.role === "assistant" && info.sessionID === sessionID) this.#enqueue(() => this.#apply(info));
+    await this.#queue;
+    const metered = this.#sessions.get(sessionID);
+    this.#sessions.delete(sessionID);
+    return sumUsage(metered?.charged.values() ?? []);
+  }
+
+  /** Waits until every update received so far is charged (tests, summaries). */
+  async flush(): Promise<void> {
+    await this.#queue;
+  }
+
+  #enqueue(work: () => Promise<void>): void {
+    this.#queue = this.#queue.then(work).catch((error: unknown) => this.deps.log.log("warn", "otto: could not count a model call", { error: String(error) }));
+  }
+
+  #price(providerID: string, modelID: string): Promise<boolean> {
+    const key = `${providerID}/${modelID}`;
+    let known = this.#prices.get(key);
+    if (!known) {
+      known = this.deps.priced(providerID, modelID).catch(() => false);
+      this.#prices.set(key, known);
+    }
+    return known;
+  }
+
+  async #apply(info: MeteredMessage): Promise<void> {
+    const metered = this.#sessions.get(info.sessionID);
+    if (!metered) return;
+    const model = `${info.providerID ?? "unknown"}/${info.modelID ?? "unknown"}`;
+    // A message with a cost has a price, whatever the config said when it was read.
+    const priced = (info.cost ?? 0) > 0 || (await this.#price(info.providerID ?? "", info.modelID ?? ""));
+    const usage = messageUsage(info, priced);
+    const before = metered.charged.get(info.id) ?? { ...ZERO_USAGE };
+    const delta = subtractUsage(usage, before);
+    if (!isZero(delta)) {
+      metered.charged.set(info.id, usage);
+      metered.account.charge(model, delta);
+    }
+    if (info.time.completed !== undefined && !metered.recorded.has(info.id)) {
+      metered.recorded.add(info.id);
+      const account = metered.account;
+      await this.deps.record([
+        {
+          at: new Date(info.time.completed).toISOString(),
+          session: info.sessionID,
+          message: info.id,
+          model,
+          ...(info.mode ? { agent: info.mode } : {}),
+          path: account.path,
+          labels: account.labels,
+          usage,
+        },
+      ]);
+    }
+  }
+}
+
+function isZero(usage: Usage): boolean {
+  return Object.values(usage).every((value) => value === 0);
+}
+
