@@ -2,7 +2,6 @@ import { checkCommands, codebaseSummaryFor, resolveChecks, type ResolvedChecks }
 import { findRepoRoot, loadConfig, modelRoles, parseDuration, type Config } from "../config/index.ts";
 import { OttoError, formatError } from "../core/index.ts";
 import type { Runtime } from "../runtime.ts";
-import { createSessionRunner } from "../session/index.ts";
 import { runGit } from "../workspace/index.ts";
 import { Background } from "./pass.ts";
 import type { ExecuteDeps, ExecuteSettings, ToastVariant } from "./types.ts";
@@ -56,7 +55,7 @@ export async function createExecuteDeps(input: ExecuteInput): Promise<ExecuteDep
   return {
     // Its own limiter sized to spec.max_parallel_tasks: each task holds one model turn for its
     // whole run, so the plugin's shared limit (4) would cap a larger setting.
-    runner: createSessionRunner(runtime, { concurrency: settings.maxParallelTasks }),
+    runner: runtime.sessions.withConcurrency(settings.maxParallelTasks),
     client: runtime.client,
     repoRoot,
     parentID: input.sessionID,

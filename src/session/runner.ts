@@ -51,12 +51,17 @@ export class SessionRunner {
 
   constructor(
     readonly deps: SessionDeps,
-    options: RunnerOptions = {},
+    private readonly options: RunnerOptions = {},
   ) {
     this.#limit = pLimit(options.concurrency ?? 4);
     this.#graceMs = options.graceMs ?? 2000;
     this.#onSession = options.onSession ?? (() => undefined);
     this.#meter = options.meter;
+  }
+
+  /** A runner with its own concurrency limit (a run's parallel tasks) that shares this one's meter and session hooks. */
+  withConcurrency(concurrency: number): SessionRunner {
+    return new SessionRunner(this.deps, { ...this.options, concurrency });
   }
 
   /** The meter, for flows that wait for the last counts (a summary) or read a session's spend. */
