@@ -9,6 +9,7 @@ import { tasksMd } from "../../e2e/execute/kinds.ts";
 import { startFakeHttp, type FakeHttp } from "../../support/fake-http.ts";
 import { SLUG, statuses, useFakeExecute } from "./fake-execute.ts";
 import { KnownSecrets } from "../../../src/core/secrets.ts";
+import { createSessionRunner } from "../../../src/session/index.ts";
 
 /*
  * "Spec execution finished" reaches notify.webhooks through the execute verb itself (what
@@ -57,7 +58,7 @@ describe("executeVerb notifies when a spec run finishes", () => {
       log: silentLogger,
       env,
       once: new Set<string>(), secrets: new KnownSecrets(),
-      sessions: {} as Runtime["sessions"],
+      sessions: createSessionRunner({ client: client as unknown as Runtime["client"], events: f.fake.events as unknown as Runtime["events"], log: silentLogger, env }),
       guard: {} as Runtime["guard"],
     } satisfies Runtime;
 
@@ -73,7 +74,7 @@ describe("executeVerb notifies when a spec run finishes", () => {
   it("a run that fails before it starts sends nothing (the error is the answer)", async () => {
     const f = await setup(tasksMd([["t1", "pending", 1, [], "First"]]), () => undefined);
     const { env, hooks } = await userConfig();
-    const runtime = { client: f.fake.client, directory: f.repoRoot, worktree: f.repoRoot, events: f.fake.events, log: silentLogger, env, once: new Set<string>(), secrets: new KnownSecrets(), sessions: {} } as unknown as Runtime;
+    const runtime = { client: f.fake.client, directory: f.repoRoot, worktree: f.repoRoot, events: f.fake.events, log: silentLogger, env, once: new Set<string>(), secrets: new KnownSecrets(), sessions: createSessionRunner({ client: f.fake.client as unknown as Runtime["client"], events: f.fake.events as unknown as Runtime["events"], log: silentLogger, env }) } as unknown as Runtime;
     await expect(executeVerb({ runtime, sessionID: "ses_parent", directory: f.repoRoot, progress: () => undefined }, "no-such-spec")).rejects.toMatchObject({ code: "spec_not_found" });
     expect(hooks.calls).toEqual([]);
   });
