@@ -38,6 +38,12 @@ export function createRuntime(input: Pick<PluginInput, "client" | "directory" | 
   const secrets = new KnownSecrets(envSecrets(env));
   const log = createLogger(input.client, () => secrets.values());
   const base = { client: input.client, directory: input.directory, worktree: input.worktree, events, log, env, once: new Set<string>(), secrets };
-  const guard = new SessionGuard({ directory: input.directory, env, log, ...(input.serverUrl ? { serverUrl: input.serverUrl.toString() } : {}) });
-  return { ...base, guard, sessions: createSessionRunner(base, { onSession: (id) => guard.track(id) }) };
+  const guard = new SessionGuard({
+    directory: input.directory,
+    env,
+    log,
+    ...(input.serverUrl ? { serverUrl: input.serverUrl.toString() } : {}),
+    abort: (id) => input.client.session.abort({ path: { id }, query: { directory: input.directory } }),
+  });
+  return { ...base, guard, sessions: createSessionRunner(base, { onSession: (id) => guard.track(id), stopReason: (id) => guard.stopReason(id) }) };
 }

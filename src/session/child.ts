@@ -1,6 +1,6 @@
 import type { Part, TextPart } from "@opencode-ai/sdk";
 import type { z } from "zod";
-import { OttoError, redact, type Env } from "../core/index.ts";
+import { isOttoError, OttoError, redact, type Env } from "../core/index.ts";
 import { renderDialog, type DialogOptions } from "./dialog.ts";
 import { describeError, errorFromHttp, errorFromProvider } from "./errors.ts";
 import { promptJson, type JsonOptions, type JsonReply } from "./json.ts";
@@ -38,6 +38,8 @@ export interface ChildContext {
   /** The runtime's known secrets: every dialog is redacted with them. */
   secrets?: () => readonly string[];
   schedule<T>(task: () => Promise<T>, signal?: AbortSignal): Promise<T>;
+  /** Why otto stopped a session (RunnerOptions.stopReason). */
+  stopReason?: (sessionID: string) => string | undefined;
 }
 
 /** The assistant's own text (synthetic and ignored parts are OpenCode's, not the model's). */
@@ -70,7 +72,7 @@ export class ChildSession {
     const { options, context } = this;
     const ctx = { sessionID: this.id, model: options.model };
     const body = { agent: options.agent, model: options.model, system: opts.system, parts: [{ type: "text" as const, text }] };
-    const reply = await context.schedule(
+    const turn = context.schedule(
       () =>
         runTurn(context.turn, {
           ...ctx,
@@ -82,7 +84,10 @@ export class ChildSession {
         }),
       options.signal,
     );
-    if (reply.info.error) throw errorFromProvider(reply.info.error, ctx);
+    const reply = await turn.catch((error: unknown) => {
+      throw stoppedError(error, this.id, context);
+    });
+    if (reply.info.error) throw stoppedError(errorFromProvider(reply.info.error, ctx), this.id, context);
     verifyModel(reply, options, this.id);
     return { ...reply, text: replyText(reply.parts) };
   }
@@ -131,6 +136,13 @@ export class ChildSession {
       log.log("warn", `could not delete session ${this.id}`, { error: redact(describeError(error)) });
     }
   }
+}
+
+/** An aborted turn of a session otto stopped fails with otto's reason (`tool_loop`); other errors pass. */
+function stoppedError(error: unknown, sessionID: string, context: ChildContext): unknown {
+  const reason = isOttoError(error) && error.code === "session_aborted" ? context.stopReason?.(sessionID) : undefined;
+  if (reason === undefined) return error;
+  return new OttoError("tool_loop", reason, "Look at the session's dialog; raise limits.repeated_tool_calls in otto.jsonc if the calls were needed.", { cause: error });
 }
 
 /**

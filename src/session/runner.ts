@@ -20,6 +20,8 @@ export interface RunnerOptions {
   graceMs?: number;
   /** Told the id of every session the runner creates or attaches (the guard: src/guard). */
   onSession?: (sessionID: string) => void;
+  /** Why otto stopped a session, when it did (the guard's repeated-tool-call stop): its aborted turn fails with this reason. */
+  stopReason?: (sessionID: string) => string | undefined;
 }
 
 export interface RunOptions {
@@ -39,6 +41,7 @@ export class SessionRunner {
   readonly #limit: LimitFunction;
   readonly #graceMs: number;
   readonly #onSession: (sessionID: string) => void;
+  readonly #stopReason: RunnerOptions["stopReason"];
   #code: Promise<{ context: ChildContext; Child: typeof ChildSession }> | undefined;
 
   constructor(
@@ -48,6 +51,7 @@ export class SessionRunner {
     this.#limit = pLimit(options.concurrency ?? 4);
     this.#graceMs = options.graceMs ?? 2000;
     this.#onSession = options.onSession ?? (() => undefined);
+    this.#stopReason = options.stopReason;
   }
 
   /** The child-session code and its shared context, loaded once on first use. */
@@ -62,6 +66,7 @@ export class SessionRunner {
           render: deps.render ?? (prompts as { renderPrompt: typeof renderPrompt }).renderPrompt,
           secrets: deps.secrets ?? (() => []),
           schedule: (task, signal) => this.#schedule(task, signal),
+          ...(this.#stopReason ? { stopReason: this.#stopReason } : {}),
         };
         return { context, Child: child.ChildSession };
       },

@@ -38,9 +38,9 @@ describe("failureFingerprint", () => {
   });
 
   it("session errors compare by code and message", () => {
-    const stopped = (n: number): Failure => ({ kind: "error", code: "tool_loop", message: `stopped: called bash \`npm test\` with the same arguments 5 times (session ses_${n}abc)` });
+    const stopped = (n: number, code = "tool_loop"): Failure => ({ kind: "error", code, message: `stopped: called bash \`npm test\` with the same arguments 5 times (session ses_${n}abc)` });
     expect(sameFailure(stopped(1), stopped(2))).toBe(true);
-    expect(sameFailure(stopped(1), { ...stopped(1), code: "model_error" })).toBe(false);
+    expect(sameFailure(stopped(1), stopped(1, "model_error"))).toBe(false);
   });
 
   it("a failed check is its command, its exit code and the end of its output", () => {
