@@ -55,8 +55,13 @@ export async function createExecuteDeps(input: ExecuteInput): Promise<ExecuteDep
   const roles = modelRoles(config);
   return {
     // Its own limiter sized to spec.max_parallel_tasks: each task holds one model turn for its
-    // whole run, so the plugin's shared limit (4) would cap a larger setting.
-    runner: createSessionRunner(runtime, { concurrency: settings.maxParallelTasks }),
+    // whole run, so the plugin's shared limit (4) would cap a larger setting. The guard hears of
+    // its sessions, and says why it stopped one, as with the plugin's runner (src/runtime.ts).
+    runner: createSessionRunner(runtime, {
+      concurrency: settings.maxParallelTasks,
+      onSession: (id) => runtime.guard.track(id),
+      stopReason: (id) => runtime.guard.stopReason(id),
+    }),
     client: runtime.client,
     repoRoot,
     parentID: input.sessionID,
