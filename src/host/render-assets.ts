@@ -1,4 +1,5 @@
 import path from "node:path";
+import { COMMAND_AGENT_PREFIX } from "../core/agents.ts";
 import { builtinDir, listAssetNames, readMarkdownAsset } from "../core/assets.ts";
 import { commandTool } from "./command-output.ts";
 
@@ -32,7 +33,9 @@ export function loadCommandAgents(commands: Record<string, Json> = loadCommands(
   const out: Record<string, Json> = {};
   for (const [command, config] of Object.entries(commands)) {
     const name = config.agent;
-    if (typeof name !== "string" || name in out) throw new Error(`commands/${command}.md needs an agent of its own (agent: ${String(name)})`);
+    if (typeof name !== "string" || !name.startsWith(COMMAND_AGENT_PREFIX) || name in out) {
+      throw new Error(`commands/${command}.md needs an agent of its own, named ${COMMAND_AGENT_PREFIX}<command> (agent: ${String(name)})`);
+    }
     const tool = commandTool(command);
     const values = { command, tool };
     const own = template.data.permission as Json;

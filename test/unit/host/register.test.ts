@@ -70,6 +70,8 @@ describe("assets", () => {
   it("refuses a command without an agent of its own", () => {
     expect(() => loadCommandAgents({ a: { agent: "otto.x", template: "" }, b: { agent: "otto.x", template: "" } })).toThrow(/commands\/b\.md needs an agent of its own/);
     expect(() => loadCommandAgents({ a: { template: "" } })).toThrow(/commands\/a\.md/);
+    // Not otto-…: the guard takes every session running an otto-… agent for one of otto's own.
+    expect(() => loadCommandAgents({ a: { agent: "otto-a", template: "" } })).toThrow(/named otto\.<command>/);
   });
 });
 
