@@ -2,7 +2,7 @@
  * npm run bench: side-by-side measurements in one run, written to docs/benchmarks.md.
  *
  * 1. Bytes of tool schemas in the model request: a `build`-agent request with and without otto,
- *    and an `otto`-agent request.
+ *    an `otto`-agent request, and a slash command's turn (its own agent, offered its tool alone).
  * Then the other benches, each writing its own section (startup as whole processes, execute, PR
  * tracking, tasks.md, tokens, install size).
  */
@@ -17,7 +17,7 @@ import { benchStartup, writeSection as writeStartupSection } from "./startup.ts"
 import { benchPr, writeSection as writePrSection } from "./pr.ts";
 import { benchTasksFile, writeSection as writeTasksFileSection } from "./tasks-file.ts";
 import { benchTokens, writeSection as writeTokensSection } from "./tokens.ts";
-import { createWorkspace, opencodeVersion, REPO_ROOT, runOpencode, startModelServer, text, type ModelServer, type Workspace } from "../test/support/index.ts";
+import { createWorkspace, opencodeVersion, REPO_ROOT, runOpencode, slashCommand, startModelServer, text, type ModelServer, type Workspace } from "../test/support/index.ts";
 
 async function timedRun(model: ModelServer, ws: Workspace, args: string[]): Promise<number> {
   model.script({ reply: text("ok") });
@@ -53,6 +53,11 @@ async function main(): Promise<void> {
     model.reset();
     await timedRun(model, withOtto, ["run", "--agent", "otto", "Say hello."]);
     const ottoAgent = toolBytes(model);
+    model.reset();
+    model.script(...slashCommand("otto_config"));
+    const command = await runOpencode(withOtto, ["run", "--command", "otto-config", "--", "path"], { timeoutMs: 120_000 });
+    if (command.exitCode !== 0) throw new Error(`/otto-config path failed (${String(command.exitCode)}):\n${command.stderr}`);
+    const commandTurn = toolBytes(model);
     await model.close();
 
     const ottoTools = ottoAgent.names.filter((n) => n.startsWith("otto_"));
@@ -68,8 +73,9 @@ async function main(): Promise<void> {
       `| \`build\` agent, without otto | ${buildWithout.names.length} | ${buildWithout.bytes} |`,
       `| \`build\` agent, with otto | ${buildWith.names.length} | ${buildWith.bytes} |`,
       `| \`otto\` agent | ${ottoAgent.names.length} | ${ottoAgent.bytes} |`,
+      `| a slash command's turn (\`/otto-config\`, agent \`otto.config\`) | ${commandTurn.names.length} | ${commandTurn.bytes} |`,
       "",
-      `**Otto adds ${buildWith.bytes - buildWithout.bytes} bytes to a \`build\`-agent request** (target 0; before: 0). The \`otto\` agent is offered otto's tools (${ottoTools.join(", ") || "none"}).`,
+      `**Otto adds ${buildWith.bytes - buildWithout.bytes} bytes to a \`build\`-agent request** (target 0; before: 0). The \`otto\` agent is offered otto's tools (${ottoTools.join(", ") || "none"}); a slash command's turn only its command's (${commandTurn.names.join(", ")}).`,
       "",
     ].join("\n");
     const file = path.join(REPO_ROOT, "docs", "benchmarks.md");

@@ -11,17 +11,23 @@ import { kindOf } from "../test/e2e/spec/spec-model.ts";
 import { execKindOf } from "../test/e2e/execute/kinds.ts";
 
 /**
- * The figures before the spec prompts stopped resending what a session already had (same bench,
- * same demo); kept so the section shows the change side by side.
+ * The figures before slash commands ran as agents of their own (same bench, same demo): a
+ * command's turn ran as the `otto` agent, with its prompt, OpenCode's provider prompt and all 21
+ * tools. Kept so the section shows the change side by side.
  */
 export const BEFORE: Record<string, { requests: number; input: number }> = {
-  add: { requests: 4, input: 111_504 },
-  requirements: { requests: 4, input: 113_827 },
-  research: { requests: 5, input: 137_645 },
-  design: { requests: 4, input: 113_719 },
-  "task generate": { requests: 4, input: 117_063 },
-  execute: { requests: 22, input: 654_218 },
-  "spec pipeline (add → task generate)": { requests: 21, input: 593_758 },
+  add: { requests: 4, input: 101_716 },
+  requirements: { requests: 4, input: 103_573 },
+  research: { requests: 5, input: 121_313 },
+  design: { requests: 4, input: 103_931 },
+  "task generate": { requests: 4, input: 107_275 },
+  execute: { requests: 22, input: 528_739 },
+  "spec pipeline (add → task generate)": { requests: 21, input: 537_808 },
+};
+
+/** The same, by the otto prompt a session started with: the slash commands' own turns. */
+export const BEFORE_SESSIONS: Record<string, { requests: number; input: number }> = {
+  "slash command": { requests: 12, input: 378_744 },
 };
 
 const STAGES = ["add", "requirements", "research", "design", "task generate", "execute"];
@@ -93,6 +99,7 @@ export async function benchTokens(log: (line: string) => void = () => undefined)
       byStage.set(stage, tally);
       log(`${stage}: ${tally.requests} requests, ${tally.input} bytes in, ${tally.output} bytes out`);
     }
+    for (const [kind, t] of byKind) log(`session ${kind}: ${t.requests} requests, ${t.input} bytes in`);
   } finally {
     await ws.cleanup();
     await model.close();
@@ -104,26 +111,33 @@ const kb = (n: number): string => `${(n / 1024).toFixed(1)} KB`;
 
 function render(byStage: Map<string, Tally>, byKind: Map<string, Tally>): string {
   const spec = [...byStage].filter(([s]) => s !== "execute").reduce((t, [, x]) => ({ requests: t.requests + x.requests, input: t.input + x.input, messages: t.messages + x.messages, output: t.output + x.output }), empty());
-  const before = (stage: string): string => {
-    const b = BEFORE[stage];
+  const before = (figures: Record<string, { requests: number; input: number }>, name: string): string => {
+    const b = figures[name];
     return b ? `${b.requests} / ${kb(b.input)}` : "—";
   };
-  const row = (name: string, t: Tally): string => `| ${name} | ${before(name)} | ${t.requests} | ${kb(t.input)} | ${kb(t.messages)} | ${kb(t.output)} |`;
+  const row = (name: string, t: Tally): string => `| ${name} | ${before(BEFORE, name)} | ${t.requests} | ${kb(t.input)} | ${kb(t.messages)} | ${kb(t.output)} |`;
+  const command = byKind.get("slash command") ?? empty();
+  const perTurn = (requests: number, input: number): string => kb(requests > 0 ? input / requests : 0);
+  const commandBefore = BEFORE_SESSIONS["slash command"];
   return [
     "## What a user pays in tokens",
     "",
     "Bytes of the requests otto's flows send to models for the demo (`npm run demo`: a three-file express app, the spec `add-rate-limiting-api`), played by the scripted model, so the figures repeat exactly. A request's input is its whole body as sent (messages, OpenCode's system prompt, the tool schemas); the messages column is the conversation alone. Every turn of a session resends the session's history: that is how chat APIs work, and why a stage's cost grows with its turns.",
+    "",
+    "Before: the same demo when a slash command's own turns ran as the `otto` agent, with its prompt, OpenCode's provider prompt and every tool (21); each command now runs as an agent of its own (`otto.spec`, …) that is offered the command's tool alone, with a prompt of a few lines (docs/decisions.md). An earlier change, the spec prompts no longer resending what a session already has, had cut the spec pipeline from 579.8 KB to 525.2 KB.",
     "",
     "| stage | before: requests / input | requests | input | messages | output |",
     "|---|---|---|---|---|---|",
     ...[...byStage].map(([stage, t]) => row(stage, t)),
     row("spec pipeline (add → task generate)", spec),
     "",
+    `**A slash command's turn: ${perTurn(command.requests, command.input)} of input** (before: ${commandBefore ? perTurn(commandBefore.requests, commandBefore.input) : "—"}), two turns per command (the tool call, then the reply).`,
+    "",
     "By the otto prompt each session started with (all stages):",
     "",
-    "| session | requests | input | messages | output |",
-    "|---|---|---|---|---|",
-    ...[...byKind].sort((a, b) => b[1].input - a[1].input).map(([kind, t]) => `| ${kind} | ${t.requests} | ${kb(t.input)} | ${kb(t.messages)} | ${kb(t.output)} |`),
+    "| session | before: requests / input | requests | input | messages | output |",
+    "|---|---|---|---|---|---|",
+    ...[...byKind].sort((a, b) => b[1].input - a[1].input).map(([kind, t]) => `| ${kind} | ${before(BEFORE_SESSIONS, kind)} | ${t.requests} | ${kb(t.input)} | ${kb(t.messages)} | ${kb(t.output)} |`),
     "",
   ].join("\n");
 }

@@ -6,6 +6,7 @@ export { KnownSecrets, SECRET_ENV, envSecrets } from "./secrets.ts";
 export { EventBus, type Listener } from "./events.ts";
 export { matterOptions } from "./frontmatter.ts";
 export { REPO_URL, SCHEMA_URL, docsUrl } from "./links.ts";
+export { COMMAND_AGENT_PREFIX, OTTO_AGENT, isCommandAgent, orchestratorAgent } from "./agents.ts";
 export { assetPath, builtinDir, listAssetNames, readMarkdownAsset, type AssetFolder, type MarkdownAsset } from "./assets.ts";
 export { holdLock, readTextIfExists, realTarget, withFileLock, writeFileAtomic, type LockRetries } from "./files.ts";
 export { processAlive } from "./process.ts";

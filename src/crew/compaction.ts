@@ -1,3 +1,4 @@
+import { OTTO_AGENT, orchestratorAgent } from "../core/index.ts";
 import { renderPrompt } from "../prompts/index.ts";
 import { ARTIFACTS, listSpecs, type SpecEntry } from "../spec/index.ts";
 import type { Crew } from "./context.ts";
@@ -31,14 +32,14 @@ function specsInProgress(root: string): string[] {
 
 /**
  * Otto's state for the compaction of an orchestrator session (the crew's, or any session of the
- * `otto` agent), so the summary still knows what it was doing. Undefined for other sessions.
+ * `otto` agent or last running a slash command), so the summary still knows what it was doing. Undefined for other sessions.
  */
 export async function compactionContext(crew: Crew, sessionID: string, directory: string): Promise<string | undefined> {
   const seen = await readCrew(crew.paths);
   if (seen.orchestrator?.sessionID !== sessionID) {
     if (seen.agents.some((a) => a.sessionID === sessionID)) return undefined;
     const role = await crew.host.lastRole(sessionID, directory).catch(() => ({ agent: undefined }));
-    if (role.agent !== ORCHESTRATOR) return undefined;
+    if (orchestratorAgent(role.agent) !== OTTO_AGENT) return undefined;
   }
   // After a restart the summary must not keep agents that died with the old process as busy.
   const state = (await reconcileCrew(crew)).length ? await readCrew(crew.paths) : seen;

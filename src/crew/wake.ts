@@ -1,4 +1,4 @@
-import { formatError } from "../core/index.ts";
+import { formatError, OTTO_AGENT, orchestratorAgent } from "../core/index.ts";
 import { renderPrompt } from "../prompts/index.ts";
 import type { Crew } from "./context.ts";
 import type { Delivery } from "./gate.ts";
@@ -58,7 +58,8 @@ async function deliverToOrchestrator(crew: Crew, sessionID: string, trigger: num
   const text = renderPrompt("crew-wake", { messages: formatMessages(messages), state: summaryLine(state) }, { env: crew.env });
   const role = await crew.host.lastRole(sessionID, directory);
   if (await crew.host.isBusy(sessionID, directory)) return "busy";
-  await crew.host.prompt(sessionID, directory, { agent: role.agent ?? "otto", model: role.model, text });
+  // A wake-up after a slash command (its own agent, offered one tool) goes to the otto agent.
+  await crew.host.prompt(sessionID, directory, { agent: orchestratorAgent(role.agent) ?? OTTO_AGENT, model: role.model, text });
   // Read once delivered; the gate sends one prompt per session at a time, so nobody raced us here.
   await transact(crew.paths, crew.now, ({ crew: current }) => {
     current.cursors[ORCHESTRATOR] = Math.max(current.cursors[ORCHESTRATOR] ?? 0, trigger);

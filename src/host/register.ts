@@ -1,6 +1,6 @@
 import { REPEAT_LINE, TUI_LINE } from "./command-output.ts";
 import type { Config } from "@opencode-ai/plugin";
-import { AGENTS, COMMANDS } from "./asset-manifest.ts";
+import { AGENTS, COMMAND_AGENTS, COMMANDS } from "./asset-manifest.ts";
 
 type Json = Record<string, unknown>;
 
@@ -113,18 +113,42 @@ export function guardAgent(own: Json, user: Json): Json {
 }
 
 /**
+ * What a command's agent takes from the user's entry for the `otto` agent, which ran the commands
+ * before they had agents of their own: a model chosen for otto's commands stays theirs. The
+ * command agent's own entry wins.
+ */
+const INHERITED_FROM_OTTO = ["model", "variant", "temperature", "top_p", "options"] as const;
+
+function inheritedFromOtto(userAgents: Json): Json {
+  const otto = isObject(userAgents.otto) ? userAgents.otto : {};
+  return Object.fromEntries(INHERITED_FROM_OTTO.filter((key) => key in otto).map((key) => [key, otto[key]]));
+}
+
+export interface OttoAssets {
+  /** agents/*.md */
+  agents: Record<string, Json>;
+  /** The agent of each command's turn (agents/command/agent.md), named by the command's `agent:`. */
+  commandAgents?: Record<string, Json>;
+  commands: Record<string, Json>;
+}
+
+/**
  * The `config` hook: registers otto's agents, commands and permission defaults under the user's.
  * Otto's agents are the exception: their guarding keys are otto's (guardAgent), since the config
  * OpenCode hands over includes the project's `opencode.json`, which a PR's branch can write.
  * With `tui`, the commands' templates ask for "Done." instead of the repeated output, which otto
  * shows itself (src/host/command-output.ts).
  */
-export function registerOtto(config: Config, assets: { agents: Record<string, Json>; commands: Record<string, Json> } = { agents: AGENTS, commands: COMMANDS }, options: { tui?: boolean } = {}): void {
+export function registerOtto(config: Config, assets: OttoAssets = { agents: AGENTS, commandAgents: COMMAND_AGENTS, commands: COMMANDS }, options: { tui?: boolean } = {}): void {
   const cfg = config as Json;
   const userAgents = isObject(cfg.agent) ? cfg.agent : {};
   const agents: Json = { ...userAgents };
   for (const [name, agent] of Object.entries(assets.agents)) {
     agents[name] = guardAgent(agent, isObject(userAgents[name]) ? userAgents[name] : {});
+  }
+  const fromOtto = inheritedFromOtto(userAgents);
+  for (const [name, agent] of Object.entries(assets.commandAgents ?? {})) {
+    agents[name] = guardAgent(agent, { ...fromOtto, ...(isObject(userAgents[name]) ? userAgents[name] : {}) });
   }
   cfg.agent = agents;
 

@@ -73,6 +73,12 @@ describe("crew: background agents inside a real opencode serve", () => {
     expect(bob?.toolNames).not.toContain("question");
     expect(crewTools(question)).toContain("otto_agent");
     expect(crewTools(question)).not.toContain("otto_agent_say");
+    // /otto-agent's own turns ran as its agent (otto.agent): otto_agent is all they carry. The
+    // wake-ups after them run as the otto agent, with its crew prompt.
+    const commandTurns = e2e.model.turns().filter((r) => r.lastUser.includes("<args>"));
+    expect(commandTurns.length).toBeGreaterThan(0);
+    for (const turn of commandTurns) expect(turn.toolNames).toEqual(["otto_agent"]);
+    expect(question?.system).toContain("wake you with a **Crew update**");
     // Agents are child sessions of the orchestrator's.
     const children = events.all.filter((e): e is Extract<Event, { type: "session.created" }> => e.type === "session.created" && e.properties.info.parentID === otto.id);
     expect(children.map((e) => e.properties.info.title).sort()).toEqual(["otto crew: alice", "otto crew: bob"]);

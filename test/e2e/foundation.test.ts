@@ -24,9 +24,18 @@ describe("foundation: otto inside real OpenCode", () => {
     expect(run.stdout).toMatch(/"max_parallel_tasks": 2.*repo/);
     expect(run.stdout).toContain("env (GITHUB_TOKEN)");
     expect(run.stdout + run.stderr).not.toContain("ghp_abcdefghijklmnopqrstuvwxyz0123456789");
-    // The command ran with the otto agent, which is the only one offered otto's tools.
-    const call = e2e.model.turns().find((r) => toolNames(r).includes("otto_config"));
-    expect(call?.system).toContain("You are Otto");
+    // The command's turn ran as its own agent (otto.config): the request carries the command's
+    // tool and nothing else, and otto's short prompt in place of OpenCode's provider prompt.
+    const turns = e2e.model.turns().filter((r) => toolNames(r).includes("otto_config"));
+    expect(turns).toHaveLength(2);
+    for (const turn of turns) {
+      expect(toolNames(turn)).toEqual(["otto_config"]);
+      expect(turn.tools).toHaveLength(1);
+      expect(turn.system).toContain("You are Otto, running the slash command /otto-config");
+    }
+    // OpenCode's provider prompt ("You are opencode", its tool rules) is not sent; its environment lines are.
+    expect(turns[0]?.system).not.toMatch(/You are opencode/i);
+    expect(turns[0]?.system).toContain("Working directory:");
     expect(e2e.model.pending()).toEqual([]);
     expect(e2e.model.unmatched()).toEqual([]);
   });

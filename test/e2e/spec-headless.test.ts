@@ -20,6 +20,9 @@ describe("/otto-spec headless (opencode run --command)", () => {
     expect(ws.readFile(".otto/specs/add-rate-limiting-api/requirements.md")).toBe(REQUIREMENTS);
     const otto = e2e.model.turns().filter((r) => kindOf(r));
     expect(otto.map((r) => `${kindOf(r)} ${r.model}`)).toEqual(["requirements m1", "review m1"]);
+    // The command's own turns ran as its agent (otto.spec): otto_spec is the only tool they carry.
+    const command = e2e.model.turns().filter((r) => r.toolNames.includes("otto_spec"));
+    expect(command.map((r) => r.toolNames)).toEqual([["otto_spec"], ["otto_spec"]]);
     expect(e2e.model.unmatched()).toEqual([]);
   });
 

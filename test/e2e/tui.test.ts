@@ -24,7 +24,7 @@ describe("otto's slash commands in the real TUI", () => {
     }
   });
 
-  it("/otto-config validate shows otto's output as otto wrote it, and the model only says Done", async () => {
+  it("/otto-config validate shows otto's output as otto wrote it, the model only says Done, and the TUI keeps the user's agent", async () => {
     const ws = await e2e.workspace({ userOttoConfig: { opencode: { url: "http://localhost:4096" } } });
     e2e.model.script(
       { label: "call", match: { tool: "otto_config", lastRole: "user" }, reply: (req) => toolCall("otto_config", { args: /<args>([\s\S]*?)<\/args>/.exec(req.lastUser)?.[1] ?? "" }) },
@@ -45,6 +45,10 @@ describe("otto's slash commands in the real TUI", () => {
       return s.includes("opencode.url is no longer used") ? s : undefined;
     }, 120_000, 500);
     expect(shown).toContain("OK, with warnings");
+    // The turn ran as the command's own hidden agent, and the TUI's agent is still the user's
+    // (OpenCode's TUI takes a session's agent from its user message only if the agent is in its list).
+    expect(shown).toMatch(/┃\s+Build · M1/);
+    expect(shown).toMatch(/Otto\.Config · M1/);
     // The model called the tool once and answered "Done."; nothing it said holds otto's text.
     const turns = e2e.model.turns();
     expect(turns.filter((t) => t.answeredBy === "call")).toHaveLength(1);

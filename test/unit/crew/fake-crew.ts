@@ -19,11 +19,13 @@ export interface FakeCrew {
 }
 
 export interface FakeHost extends CrewHost {
-  prompts: Array<{ sessionID: string; directory: string; agent: string; text: string }>;
+  prompts: Array<{ sessionID: string; directory: string; agent: string; model?: { providerID: string; modelID: string }; text: string }>;
   toasts: Array<{ directory: string; title: string; message: string }>;
   aborted: string[];
   busySessions: Set<string>;
   deleted: Set<string>;
+  /** What lastRole answers for every session: the agent and model of its last user message. */
+  role: { agent?: string; model?: { providerID: string; modelID: string } };
 }
 
 export function fakeHost(): FakeHost {
@@ -34,11 +36,12 @@ export function fakeHost(): FakeHost {
     aborted: [],
     busySessions: new Set(),
     deleted: new Set(),
+    role: { agent: "otto", model: { providerID: "mock", modelID: "m1" } },
     async createSession() {
       return `ses_${++next}`;
     },
     async prompt(sessionID, directory, input) {
-      host.prompts.push({ sessionID, directory, agent: input.agent, text: input.text });
+      host.prompts.push({ sessionID, directory, agent: input.agent, ...(input.model ? { model: input.model } : {}), text: input.text });
     },
     async abort(sessionID) {
       host.aborted.push(sessionID);
@@ -53,7 +56,7 @@ export function fakeHost(): FakeHost {
       return [];
     },
     async lastRole() {
-      return { agent: "otto", model: { providerID: "mock", modelID: "m1" } };
+      return host.role;
     },
     async toast(directory, title, message) {
       host.toasts.push({ directory, title, message });

@@ -214,6 +214,11 @@ describe("crew flows on real files with a fake OpenCode", () => {
     expect(await compactionContext(f.crew, alice.sessionID, "/project")).toBeUndefined();
     // Another session of the otto agent (the fake says every session's last prompt was otto's).
     expect(await compactionContext(f.crew, "ses_other", "/project")).toContain("Otto's state");
+    // One whose last turn was a slash command's (its own agent, otto.spec) is otto's too; a build session is not.
+    f.host.role = { agent: "otto.spec" };
+    expect(await compactionContext(f.crew, "ses_other", "/project")).toContain("Otto's state");
+    f.host.role = { agent: "build" };
+    expect(await compactionContext(f.crew, "ses_other", "/project")).toBeUndefined();
   });
 
   it("an agent's @otto mention wakes the orchestrator with the message; a plain say wakes nobody", async () => {
@@ -231,6 +236,16 @@ describe("crew flows on real files with a fake OpenCode", () => {
     expect(wakes()[0]?.text).toContain("#1 alice: progress: schema drafted\n#2 alice: @otto the schema is done; should the API be REST or gRPC?");
     expect(wakes()[0]?.text).toContain("Crew: alice busy");
     expect(await state("alice")).toMatchObject({ state: "busy" });
+  });
+
+  it("a wake-up after /otto-agent (its turn ran as otto.agent, offered one tool) goes to the otto agent, with the command's model", async () => {
+    f = fakeCrew();
+    f.host.role = { agent: "otto.agent", model: { providerID: "mock", modelID: "m2" } };
+    const alice = await spawn("alice");
+    await say(f.crew, alice.sessionID, "@otto done with the schema");
+    const wakes = () => f.host.prompts.filter((p) => p.sessionID === ORCH.sessionID);
+    await vi.waitFor(() => expect(wakes()).toHaveLength(1));
+    expect(wakes()[0]).toMatchObject({ agent: "otto", model: { providerID: "mock", modelID: "m2" } });
   });
 
   it("compaction after a restart reconciles first; status still lists what that reconcile changed", async () => {

@@ -1,8 +1,10 @@
 import { describe, expect, it } from "vitest";
 import type { Config } from "@opencode-ai/plugin";
-import { OTTO_COMMANDS, REPEAT_LINE, TUI_LINE } from "../../../src/host/command-output.ts";
+import { silentLogger } from "../../../src/core/index.ts";
+import { SessionGuard } from "../../../src/guard/session-guard.ts";
+import { commandTool, OTTO_COMMANDS, REPEAT_LINE, TUI_LINE } from "../../../src/host/command-output.ts";
 import { mergeUnder, registerOtto, withOttoPermissions } from "../../../src/host/register.ts";
-import { loadAgents, loadCommands } from "../../../src/host/render-assets.ts";
+import { loadAgents, loadCommandAgents, loadCommands } from "../../../src/host/render-assets.ts";
 
 describe("assets", () => {
   it("loads the role agents with their permissions", () => {
@@ -29,8 +31,47 @@ describe("assets", () => {
       // /pr-review's tool is otto_pr_review: every otto tool name starts with otto_ (the permission rules rely on it).
       const tool = name.replace(/-/g, "_");
       expect(command.template).toContain(`\`${tool.startsWith("otto_") ? tool : `otto_${tool}`}\``);
-      expect(command.agent).toBe("otto");
+      expect(command.agent).toBe(`otto.${name.replace(/^otto-/, "")}`);
     }
+  });
+
+  it("gives every command an agent of its own that is offered the command's tool and nothing else", () => {
+    const commands = loadCommands();
+    const agents = loadCommandAgents(commands);
+    expect(Object.keys(agents).sort()).toEqual(Object.values(commands).map((c) => String(c.agent)).sort());
+    for (const [name, command] of Object.entries(commands)) {
+      const agent = agents[String(command.agent)] ?? {};
+      const tool = commandTool(name);
+      // OpenCode leaves a tool out of the request when the last rule matching it is a deny for "*".
+      expect(Object.entries(agent.permission as Record<string, string>)).toEqual([
+        ["*", "deny"],
+        [tool, "allow"],
+      ]);
+      // Hidden and primary: not in the TUI's agent list or Tab cycle, and not run as a subtask.
+      expect(agent).toMatchObject({ mode: "primary", hidden: true });
+      expect(String(agent.prompt)).toContain(`call \`${tool}\` exactly once`);
+      expect(String(agent.prompt)).toContain(`/${name}`);
+      expect(String(agent.prompt)).not.toMatch(/\{\{|\}\}/);
+      expect(String(agent.description)).toContain(tool);
+    }
+    // The dispatching verbs are typed tools of their own (otto_spec_execute, otto_pr_create, otto_pr_watch), called by the otto agent, not by the commands.
+    expect(String(commands["otto-spec"]?.template)).not.toContain("otto_spec_execute");
+    expect(String(commands["otto-pr"]?.template)).not.toMatch(/otto_pr_(create|watch)/);
+  });
+
+  it("a command's turn runs in the user's session without making it one of otto's guarded sessions", () => {
+    const guard = new SessionGuard({ directory: "/nowhere", env: {}, log: silentLogger });
+    for (const name of Object.keys(loadCommandAgents())) guard.noteAgent(`session-${name}`, name);
+    for (const name of Object.keys(loadCommandAgents())) expect(guard.isGuarded(`session-${name}`), name).toBe(false);
+    guard.noteAgent("executor", "otto-executor");
+    expect(guard.isGuarded("executor")).toBe(true);
+  });
+
+  it("refuses a command without an agent of its own", () => {
+    expect(() => loadCommandAgents({ a: { agent: "otto.x", template: "" }, b: { agent: "otto.x", template: "" } })).toThrow(/commands\/b\.md needs an agent of its own/);
+    expect(() => loadCommandAgents({ a: { template: "" } })).toThrow(/commands\/a\.md/);
+    // Not otto-…: the guard takes every session running an otto-… agent for one of otto's own.
+    expect(() => loadCommandAgents({ a: { agent: "otto-a", template: "" } })).toThrow(/named otto\.<command>/);
   });
 });
 
@@ -146,6 +187,29 @@ describe("otto's agents under a user's or a project's entry", () => {
     expect((permission.bash as Record<string, string>)["*"]).toBe("deny");
     expect(permission.webfetch).toBe("allow");
     expect(permission.edit).toBe("allow");
+  });
+
+  it("a project's entry for a command's agent cannot give it more tools, and the command agents take the model chosen for otto", () => {
+    const agents = register({
+      otto: { model: "mine/fast", variant: "low", prompt: "Be brief.", permission: { bash: "allow" } },
+      "otto.spec": { mode: "subagent", hidden: false, permission: { "*": "allow", bash: "allow", otto_spec: "deny" }, tools: { read: true } },
+      "otto.pr": { model: "mine/other" },
+    });
+    const spec = agents["otto.spec"] ?? {};
+    expect(spec).toMatchObject({ mode: "primary", hidden: true, model: "mine/fast", variant: "low" });
+    // The user's read and bash first, then otto's "*" deny after them (last match wins: both tools
+    // stay out of the request); the user's "*" allow is dropped, their denial of the tool itself stands.
+    expect(Object.entries(spec.permission as Record<string, unknown>)).toEqual([
+      ["read", "allow"],
+      ["bash", "allow"],
+      ["*", "deny"],
+      ["otto_spec", { "*": "deny" }],
+    ]);
+    expect(spec).not.toHaveProperty("tools");
+    expect(String(spec.prompt)).toContain("/otto-spec");
+    expect(agents["otto.pr"]).toMatchObject({ model: "mine/other", variant: "low" });
+    expect((agents["otto.pr"]?.permission as Record<string, unknown>)).toEqual({ "*": "deny", otto_pr: "allow" });
+    expect(agents.otto).toMatchObject({ prompt: "Be brief." });
   });
 
   it("the user's other keys and other agents stay as they wrote them", () => {
