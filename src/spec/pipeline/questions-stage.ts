@@ -98,7 +98,8 @@ async function settleAll(deps: SpecDeps, target: SpecTarget, docs: SpecDocs, ope
     }),
   );
   const results = outcomes.flatMap((o) => (o.status === "fulfilled" ? [o.value] : []));
-  const failure = outcomes.find((o): o is PromiseRejectedResult => o.status === "rejected")?.reason as unknown;
+  const rejected = outcomes.find((o): o is PromiseRejectedResult => o.status === "rejected");
+  const failure = rejected ? (rejected.reason instanceof Error ? rejected.reason : new Error(String(rejected.reason))) : undefined;
   // Answers accepted before a stop are finished work: they are written either way.
   const edits = results.flatMap(({ question, outcome }) =>
     outcome.kind === "auto-answered" ? [{ ref: question.number, answer: outcome.answer, options: { status: "auto-answered" as const, validated_by: "secondary" } }] : [],
