@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { OttoError } from "../../../../src/core/index.ts";
-import { messageUsage, type LedgerEntry, type Usage } from "../../../../src/cost/index.ts";
-import { flowRuns, parseSpendSection, parseStageRecord, renderHistory, renderStatus } from "../../../../src/spec/index.ts";
+import { Account, messageUsage, withAccount, type LedgerEntry, type Usage } from "../../../../src/cost/index.ts";
+import { flowRuns, parseSpendSection, parseStageRecord, renderHistory, renderStatus, runDocumentStage, StageStopped } from "../../../../src/spec/index.ts";
+import { fakeSpec, REQUIREMENTS } from "./fake-spec.ts";
 import { passRows, passTable, renderStageReport, renderStopReport } from "../../../../src/spec/pipeline/render-output.ts";
 
 const call = (input: number, output: number, usd: number, priced = true): Usage => messageUsage({ tokens: { input, output }, cost: usd }, priced);
@@ -114,5 +115,31 @@ describe("/otto-spec status", () => {
     expect(output).toContain("| 2026-11-26 09:00:00 | execute demo | 1.12k | $0.0015 |");
     expect(output).toContain("Note: 1 stage run(s) on record without their spend");
     expect(all.requests).toBe(4);
+  });
+});
+
+describe("a stage under a flow whose budget is reached", () => {
+  it("opens no session, writes nothing, reports the stop as budget_exceeded, and leaves the notification to that flow", async () => {
+    const env = fakeSpec(() => undefined);
+    try {
+      env.write("rl", { "requirements.md": REQUIREMENTS });
+      const notified: string[] = [];
+      env.deps.notify = async (event) => void notified.push(event.title);
+      const plan = new Account("build rl", { budget: { usd: 1 } });
+      plan.charge("acme/primary-1", call(10, 10, 1.5));
+      const error = await withAccount(plan, () => runDocumentStage(env.deps, "research", "rl")).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(StageStopped);
+      expect((error as StageStopped).code).toBe("budget_exceeded");
+      expect((error as StageStopped).result.output).toContain("Not done: research.md was not written: every spec file is as it was before the stage");
+      expect((error as StageStopped).result.output).toContain("Budget reached: spent $1.50 of $1.00 (build rl).");
+      expect(env.calls).toEqual([]);
+      expect(env.exists("rl", "research.md")).toBe(false);
+      expect(notified).toEqual([]);
+      // The stop is on record with the spec, spend and all.
+      const [record] = env.history("rl");
+      expect(env.read("rl", `history/${record ?? ""}`)).toContain("- **outcome**: stopped: Budget reached");
+    } finally {
+      env.cleanup();
+    }
   });
 });
