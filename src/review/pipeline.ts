@@ -1,4 +1,5 @@
 import { formatError, isOttoError } from "../core/index.ts";
+import type { Account } from "../cost/index.ts";
 import { formatModel, type ChildOptions, type ModelRef, type SessionRunner } from "../session/index.ts";
 import { changedSubstantially, lineChangeRatio } from "./changed.ts";
 import { Critique, isApproval, summarizeCritique } from "./critique.ts";
@@ -47,6 +48,11 @@ export interface ReviewOptions {
   signal?: AbortSignal;
   agents?: Partial<ReviewAgents>;
   onProgress?(message: string): void;
+  /**
+   * The account each pass's session is charged to (called once per pass, in order, before it
+   * opens): a caller's spend per pass. Default: the work's account (withAccount).
+   */
+  account?: (role: ReviewPass["role"], model: ModelRef) => Account;
 }
 
 export interface ReviewPass {
@@ -72,7 +78,9 @@ export interface ReviewResult {
 export async function reviewArtifact(opts: ReviewOptions): Promise<ReviewResult> {
   const agents = { ...DEFAULT_REVIEW_AGENTS, ...opts.agents };
   const maxCycles = Math.max(1, opts.maxCycles ?? 2);
+  const roleOf: Record<keyof ReviewAgents, ReviewPass["role"]> = { generator: "generate", reviewer: "review", refiner: "refine" };
   const child = (role: keyof ReviewAgents, model: ModelRef, title: string): ChildOptions => ({
+    ...(opts.account ? { account: opts.account(roleOf[role], model) } : {}),
     parentID: opts.parentID,
     directory: opts.directory,
     agent: agents[role],
@@ -85,8 +93,8 @@ export async function reviewArtifact(opts: ReviewOptions): Promise<ReviewResult>
   const critiques: Critique[] = [];
   const warnings: string[] = [];
   const progress = (pass: number, total: number, text: string) => opts.onProgress?.(`pass ${pass}/${total}: ${text}`);
-  /** Cancellation stops the pipeline; any other failure of a later pass is survived. */
-  const survivable = (error: unknown) => !opts.signal?.aborted && !(isOttoError(error) && error.code === "session_aborted");
+  /** Cancellation and a reached budget stop the pipeline; any other failure of a later pass is survived. */
+  const survivable = (error: unknown) => !opts.signal?.aborted && !(isOttoError(error) && (error.code === "session_aborted" || error.code === "budget_exceeded"));
 
   const checked = {
     artifact: opts.artifact,

@@ -13,25 +13,45 @@ import {
   resolveQuestions,
   runAdhoc,
   runDocumentStage,
+  StageStopped,
+  statusVerb,
   taskListVerb,
   type DocStage,
   type SpecDeps,
 } from "../spec/index.ts";
+import type { VerbResult } from "../spec/index.ts";
 import { defineCommand, type CommandContext, type Values, type Verb } from "./command.ts";
 
 const SPEC = { spec: { type: "string" as const } };
+// A stage run's budget (docs/cost.md): the flags win over limits.run_usd / run_tokens.
+const BUDGET = { budget: { type: "string" as const }, "max-tokens": { type: "string" as const } };
+const BUDGET_ARGS = "[--budget <usd>] [--max-tokens <n>]";
 // Machine-readable views for other tools (src/build/views.ts).
 const JSON_FLAG = { json: { type: "boolean" as const } };
 const MANY = 10_000;
 
-function depsFor(ctx: CommandContext): Promise<SpecDeps> {
-  return createSpecDeps({
-    runtime: ctx.runtime,
-    sessionID: ctx.tool.sessionID,
-    directory: ctx.tool.directory,
-    signal: ctx.tool.abort,
-    progress: (message) => ctx.progress(message),
-  });
+function depsFor(ctx: CommandContext, values?: Values): Promise<SpecDeps> {
+  const text = (v: Values[string]) => (typeof v === "string" ? v : undefined);
+  return createSpecDeps(
+    {
+      runtime: ctx.runtime,
+      sessionID: ctx.tool.sessionID,
+      directory: ctx.tool.directory,
+      signal: ctx.tool.abort,
+      progress: (message) => ctx.progress(message),
+    },
+    values ? { budget: { budget: text(values.budget), maxTokens: text(values["max-tokens"]) } } : {},
+  );
+}
+
+/** A stage that model calls: with a budget, and its stop report as the command's output. */
+async function stage(run: () => Promise<VerbResult>): Promise<VerbResult> {
+  try {
+    return await run();
+  } catch (error) {
+    if (error instanceof StageStopped) return error.result;
+    throw error;
+  }
 }
 
 const executeInput = (ctx: CommandContext): ExecuteInput => ({
@@ -44,24 +64,25 @@ const executeInput = (ctx: CommandContext): ExecuteInput => ({
 
 const flag = (values: Values): string | undefined => (typeof values.spec === "string" ? values.spec : undefined);
 
-function documentVerb(stage: DocStage, summary: string): Verb {
+function documentVerb(name: DocStage, summary: string): Verb {
   return {
-    path: [stage],
-    args: stage === "requirements" ? "[--spec <slug>] [<instruction>]" : "[--spec <slug>]",
+    path: [name],
+    args: name === "requirements" ? `[--spec <slug>] ${BUDGET_ARGS} [<instruction>]` : `[--spec <slug>] ${BUDGET_ARGS}`,
     summary,
-    options: SPEC,
-    positionals: { max: stage === "requirements" ? MANY : 0 },
-    run: async ({ values, positionals }, ctx) => runDocumentStage(await depsFor(ctx), stage, flag(values), positionals.join(" ") || undefined),
+    options: { ...SPEC, ...BUDGET },
+    positionals: { max: name === "requirements" ? MANY : 0 },
+    run: async ({ values, positionals }, ctx) => stage(async () => runDocumentStage(await depsFor(ctx, values), name, flag(values), positionals.join(" ") || undefined)),
   };
 }
 
 const verbs: Verb[] = [
   {
     path: ["add"],
-    args: "<prompt>",
+    args: `${BUDGET_ARGS} <prompt>`,
     summary: "Create a spec from a prompt: reviewed requirements.md in .otto/specs/<slug>/",
+    options: BUDGET,
     positionals: { min: 1, max: MANY },
-    run: async ({ positionals }, ctx) => addSpec(await depsFor(ctx), positionals.join(" ")),
+    run: async ({ values, positionals }, ctx) => stage(async () => addSpec(await depsFor(ctx, values), positionals.join(" "))),
   },
   {
     path: ["list"],
@@ -78,10 +99,10 @@ const verbs: Verb[] = [
   documentVerb("design", "Write or refine design.md from requirements and research (multi-model review)"),
   {
     path: ["task", "generate"],
-    args: "[--spec <slug>]",
+    args: `[--spec <slug>] ${BUDGET_ARGS}`,
     summary: "Write or refine tasks.md (validated in code; completed tasks are always kept)",
-    options: SPEC,
-    run: async ({ values }, ctx) => generateTasks(await depsFor(ctx), flag(values)),
+    options: { ...SPEC, ...BUDGET },
+    run: async ({ values }, ctx) => stage(async () => generateTasks(await depsFor(ctx, values), flag(values))),
   },
   {
     path: ["task", "list"],
@@ -95,11 +116,11 @@ const verbs: Verb[] = [
   },
   {
     path: ["task", "add"],
-    args: "[--spec <slug>] <prompt>",
+    args: `[--spec <slug>] ${BUDGET_ARGS} <prompt>`,
     summary: "Splice new work into tasks.md (id, dependencies and group chosen by the model, checked in code)",
-    options: SPEC,
+    options: { ...SPEC, ...BUDGET },
     positionals: { min: 1, max: MANY },
-    run: async ({ values, positionals }, ctx) => addTask(await depsFor(ctx), flag(values), positionals.join(" ")),
+    run: async ({ values, positionals }, ctx) => stage(async () => addTask(await depsFor(ctx, values), flag(values), positionals.join(" "))),
   },
   {
     path: ["execute"],
@@ -125,10 +146,10 @@ const verbs: Verb[] = [
   },
   {
     path: ["questions"],
-    args: "[--spec <slug>]",
+    args: `[--spec <slug>] ${BUDGET_ARGS}`,
     summary: "Auto-answer open questions from evidence (checked by the secondary model), list the rest for you",
-    options: SPEC,
-    run: async ({ values }, ctx) => resolveQuestions(await depsFor(ctx), flag(values)),
+    options: { ...SPEC, ...BUDGET },
+    run: async ({ values }, ctx) => stage(async () => resolveQuestions(await depsFor(ctx, values), flag(values))),
   },
   {
     path: ["questions", "answer"],
@@ -143,11 +164,22 @@ const verbs: Verb[] = [
   },
   {
     path: ["run"],
-    args: "[--spec <slug>] <prompt>",
+    args: `[--spec <slug>] ${BUDGET_ARGS} <prompt>`,
     summary: "Ad-hoc prompt with every spec file as context; no review, the session is kept for you to continue",
-    options: SPEC,
+    options: { ...SPEC, ...BUDGET },
     positionals: { min: 1, max: MANY },
-    run: async ({ values, positionals }, ctx) => runAdhoc(await depsFor(ctx), flag(values), positionals.join(" ")),
+    run: async ({ values, positionals }, ctx) => stage(async () => runAdhoc(await depsFor(ctx, values), flag(values), positionals.join(" "))),
+  },
+  {
+    path: ["status"],
+    args: "[--spec <slug>] [<slug>]",
+    summary: "A spec's stages and their state, tasks done and left, and what it spent: per stage (history/) and per execute run (the ledger)",
+    options: SPEC,
+    positionals: { max: 1 },
+    run: async ({ values, positionals }, ctx) => {
+      const { repoRoot, env } = await depsFor(ctx);
+      return statusVerb(repoRoot, env, flag(values) ?? positionals[0]);
+    },
   },
 ];
 

@@ -1,5 +1,6 @@
 import fs from "node:fs/promises";
-import { OttoError, assertOttoPathSafe, formatError } from "../../core/index.ts";
+import { OttoError, assertOttoPathSafe } from "../../core/index.ts";
+import { formatUsage } from "../../cost/index.ts";
 import { renderPrompt } from "../../prompts/index.ts";
 import { inChild, type PassDialog } from "../../review/index.ts";
 import { formatModel } from "../../session/index.ts";
@@ -9,9 +10,11 @@ import type { VerbResult } from "./document-stage.ts";
 import { historyFileName } from "./history.ts";
 import { extractOpenQuestions } from "./open-questions.ts";
 import { isoDate, recordRaisedQuestions } from "./questions-file.ts";
+import { passRows, passTable } from "./render-output.ts";
 import { saveHistory } from "./reviewed.ts";
 import { checkQuestionsEdit, checkTasksEdit, type RunEdit } from "./run-guard.ts";
 import { readSpecDocs, updateSpecFile, writeHistoryFile, type SpecDocs } from "./spec-files.ts";
+import { outcomeOf, runStage, StageRun } from "./stage-run.ts";
 import { resolveTarget, type SpecTarget } from "./target.ts";
 
 /** Every spec file that exists, each under its repository-relative path (pure). */
@@ -28,6 +31,22 @@ export function specFilesContext(docs: SpecDocs, specDir: string): string {
 export async function runAdhoc(deps: SpecDeps, flag: string | undefined, request: string): Promise<VerbResult> {
   if (!request.trim()) throw new OttoError("usage", "The prompt is empty.", '/otto-spec run "<what to do with the spec>"');
   const target = resolveTarget(deps.repoRoot, flag, "run");
+  const run = new StageRun(deps, "run", target.slug, `/otto-spec run --spec ${target.slug} "<prompt>"`, deps.now());
+  const dialogs: PassDialog[] = [];
+  const checked: string[] = [];
+  return runStage(deps, run, () => adhoc(deps, target, run, request, dialogs, checked), () => {
+    const session = dialogs[0]?.sessionID;
+    return {
+      undone: [
+        `the request was not finished${session ? `: session ${session} was stopped and is kept; continue it under this conversation in the TUI once the budget allows` : ""}`,
+      ],
+      notes: checked.length > 0 ? checked : ["tasks.md and questions.md were checked after the stop: both are valid, as the session left them."],
+      rel: target.rel,
+    };
+  });
+}
+
+async function adhoc(deps: SpecDeps, target: SpecTarget, stageRun: StageRun, request: string, dialogs: PassDialog[], checked: string[]): Promise<VerbResult> {
   const { paths, slug, rel } = target;
   const docs = await readSpecDocs(paths);
   // No review: only the primary is used, so an unset secondary is neither resolved nor reported.
@@ -37,8 +56,8 @@ export async function runAdhoc(deps: SpecDeps, flag: string | undefined, request
   const prompt = renderPrompt("spec-run", { request, spec_dir: specDir, spec_files: specFilesContext(docs, specDir), codebase_summary }, { env: deps.env });
 
   deps.progress(`primary working on the request (${formatModel(models.primary)})`);
-  const dialogs: PassDialog[] = [];
   const options = {
+    account: stageRun.pass("run", formatModel(models.primary)),
     parentID: deps.parentID,
     directory: deps.repoRoot,
     agent: "otto-executor",
@@ -59,7 +78,8 @@ export async function runAdhoc(deps: SpecDeps, flag: string | undefined, request
     // A run that failed or was cancelled midway may have left a half-edited file behind.
     const at = deps.now();
     const notes = await guard(at);
-    await saveHistory(deps, target, { stage: "run", slug, at, outcome: `failed: ${formatError(error).replace(/^Error: /, "")}`, models: { primary: formatModel(models.primary) }, notes, dialogs });
+    await saveHistory(deps, target, { stage: "run", slug, at, outcome: outcomeOf(error), models: { primary: formatModel(models.primary) }, notes, dialogs }, stageRun);
+    checked.push(...notes);
     throw error;
   }
   const at = deps.now();
@@ -74,7 +94,8 @@ export async function runAdhoc(deps: SpecDeps, flag: string | undefined, request
     models: { primary: formatModel(models.primary) },
     notes: [...checks, ...raised],
     dialogs,
-  });
+  }, stageRun);
+  const spend = stageRun.spend();
   const output = [
     reply.text || "_(the model returned no text)_",
     "",
@@ -83,11 +104,13 @@ export async function runAdhoc(deps: SpecDeps, flag: string | undefined, request
     ...(raised.length > 0 ? [`Questions ${raised.join(", ")}; added to ${rel(paths.questions)}.`] : []),
     `Session ${reply.sessionID} is kept (${formatModel(models.primary)}, agent otto-executor): open it under this conversation in the TUI to continue, or run \`opencode run --session ${reply.sessionID} "…"\`.`,
     ...models.notes.map((n) => `Note: ${n}`),
-    ...(history ? [`History: ${rel(history)}`] : []),
+    "",
+    passTable(passRows(spend.passes, [`session ${reply.sessionID} (kept)`]), spend.usage),
+    ...(history ? ["", `History: ${rel(history)}`] : []),
     "",
     `Next step: continue in session ${reply.sessionID}, or /otto-spec list`,
   ].join("\n");
-  return { title: `otto-spec run: ${slug} (session ${reply.sessionID})`, output };
+  return { title: `otto-spec run: ${slug} (session ${reply.sessionID}, ${formatUsage(spend.usage)})`, output };
 }
 
 /**

@@ -1,6 +1,8 @@
 import { codebaseSummaryFor } from "../../analysis/index.ts";
 import { findRepoRoot, loadConfig, modelRoles, parseDuration } from "../../config/index.ts";
 import { OttoError, type Env, type Logger } from "../../core/index.ts";
+import { runBudget, type Budget, type BudgetFlags } from "../../cost/index.ts";
+import { sendNotification, type NotifyEvent } from "../../notify/index.ts";
 import type { Runtime } from "../../runtime.ts";
 import { resolveRoleModel, type ModelRef, type SessionClient, type SessionRunner } from "../../session/index.ts";
 
@@ -32,6 +34,10 @@ export interface SpecDeps {
   now: () => Date;
   /** The `codebase_summary` prompt variable; undefined for an empty repository. */
   codebaseSummary: (root: string) => Promise<string | undefined>;
+  /** The budget of each stage run (`--budget`, `--max-tokens`, else limits.run_usd / run_tokens); none: unlimited. */
+  budget?: Budget;
+  /** Sends one notification (notify.* in otto.jsonc); never throws. */
+  notify?: (event: NotifyEvent) => Promise<void>;
 }
 
 export interface CommandInput {
@@ -43,8 +49,12 @@ export interface CommandInput {
   progress: (message: string) => void;
 }
 
-/** Loads the config and finds the repository; refuses to run outside a git repository. */
-export async function createSpecDeps(input: CommandInput): Promise<SpecDeps> {
+/**
+ * Loads the config and finds the repository; refuses to run outside a git repository. With
+ * `budget` (the command's flags) each stage run gets a budget: the flags, else the config's run
+ * limits. Without it (a flow calling stages under its own account) the stages have none of their own.
+ */
+export async function createSpecDeps(input: CommandInput, options: { budget?: BudgetFlags } = {}): Promise<SpecDeps> {
   const { runtime } = input;
   const repoRoot = await findRepoRoot(input.directory);
   if (!repoRoot) {
@@ -56,6 +66,8 @@ export async function createSpecDeps(input: CommandInput): Promise<SpecDeps> {
   }
   const loaded = await loadConfig({ directory: input.directory, env: runtime.env, runtime });
   const roles = modelRoles(loaded.config);
+  const limits = loaded.config.limits;
+  const budget = options.budget ? runBudget(options.budget, { usd: limits.run_usd, tokens: limits.run_tokens }) : undefined;
   return {
     runner: runtime.sessions,
     client: runtime.client,
@@ -71,6 +83,8 @@ export async function createSpecDeps(input: CommandInput): Promise<SpecDeps> {
     secrets: loaded.secrets,
     now: () => new Date(),
     codebaseSummary: (root) => codebaseSummaryFor(root, runtime.log),
+    ...(budget ? { budget } : {}),
+    notify: async (event) => void (await sendNotification(runtime, input.directory, event)),
   };
 }
 

@@ -1,14 +1,16 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { OttoError, assertOttoPathSafe, readTextIfExists } from "../../core/index.ts";
+import { formatUsage } from "../../cost/index.ts";
 import { listSpecs, specPaths } from "../layout.ts";
 import { slugFromPrompt } from "../slug.ts";
 import { resolveStageModels, type SpecDeps } from "./deps.ts";
 import { extractOpenQuestions } from "./open-questions.ts";
 import { isoDate, recordRaisedQuestions } from "./questions-file.ts";
-import { renderStageReport } from "./render-output.ts";
+import { passRows, renderStageReport } from "./render-output.ts";
 import { modelsOf, runReviewed, saveHistory } from "./reviewed.ts";
 import { readSpecDocs, writeSpecFile } from "./spec-files.ts";
+import { runStage, StageRun } from "./stage-run.ts";
 import type { DocStage } from "./stage-vars.ts";
 import { nextStepAfter, relativeTo, resolveTarget, type SpecTarget } from "./target.ts";
 
@@ -23,7 +25,12 @@ export interface VerbResult {
  */
 export async function runDocumentStage(deps: SpecDeps, stage: DocStage, flag?: string, request?: string): Promise<VerbResult> {
   const target = resolveTarget(deps.repoRoot, flag, stage);
-  return writeDocument(deps, target, stage, stage, request);
+  const run = new StageRun(deps, stage, target.slug, `/otto-spec ${stage} --spec ${target.slug}`, deps.now());
+  const refining = target.present.has(stage);
+  return runStage(deps, run, () => writeDocument(deps, target, stage, stage, run, request), () => ({
+    undone: [`${stage}.md was not ${refining ? "refined" : "written"}: every spec file is as it was before the stage`],
+    rel: target.rel,
+  }));
 }
 
 /** `/otto-spec add <prompt>`: a new spec with reviewed requirements.md. */
@@ -36,23 +43,27 @@ export async function addSpec(deps: SpecDeps, prompt: string): Promise<VerbResul
   await fs.mkdir(path.dirname(paths.dir), { recursive: true });
   await fs.mkdir(paths.dir);
   const target: SpecTarget = { slug, paths, present: new Set(), rel: relativeTo(deps.repoRoot) };
-  try {
-    return await writeDocument(deps, target, "requirements", "add", prompt);
-  } catch (error) {
-    // A spec without requirements.md would only confuse --spec inference: remove what was made.
-    if ((await readTextIfExists(paths.requirements)) === undefined) await fs.rm(paths.dir, { recursive: true, force: true });
-    throw error;
-  }
+  const run = new StageRun(deps, "add", slug, `/otto-spec add "${prompt.replace(/"/g, "'")}"`, deps.now());
+  const work = async () => {
+    try {
+      return await writeDocument(deps, target, "requirements", "add", run, prompt);
+    } catch (error) {
+      // A spec without requirements.md would only confuse --spec inference: remove what was made.
+      if ((await readTextIfExists(paths.requirements)) === undefined) await fs.rm(paths.dir, { recursive: true, force: true });
+      throw error;
+    }
+  };
+  return runStage(deps, run, work, () => ({ undone: [`the spec ${slug} was not created (requirements.md was not written)`], rel: target.rel }));
 }
 
-async function writeDocument(deps: SpecDeps, target: SpecTarget, stage: DocStage, record: string, request?: string): Promise<VerbResult> {
+async function writeDocument(deps: SpecDeps, target: SpecTarget, stage: DocStage, record: string, stageRun: StageRun, request?: string): Promise<VerbResult> {
   const { paths, slug, rel } = target;
   const docs = await readSpecDocs(paths);
   const refining = docs[stage] !== undefined;
   const models = await resolveStageModels(deps);
   const codebaseSummary = await deps.codebaseSummary(deps.repoRoot);
   const input = { docs, codebaseSummary, request };
-  const result = await runReviewed({ deps, target, stage, record, input, models });
+  const result = await runReviewed({ deps, target, stage, record, input, models, stageRun });
 
   await writeSpecFile(paths[stage], result.final, deps.secrets);
   const at = deps.now();
@@ -68,19 +79,21 @@ async function writeDocument(deps: SpecDeps, target: SpecTarget, stage: DocStage
     critiques: result.critiques,
     notes: [...result.warnings, ...questionNotes],
     dialogs: result.dialogs,
-  });
+  }, stageRun);
+  const spend = stageRun.spend();
 
   const verb = record === "add" ? `Created spec ${slug}` : `${stage}.md ${refining ? "refined" : "written"} for ${slug}`;
   const output = renderStageReport({
     heading: verb,
     written: [`${rel(paths[stage])}${refining ? " (refined from the existing file)" : ""}`],
     lines: record === "add" ? [`Spec: ${slug} (${rel(paths.dir)})`] : undefined,
-    passes: result.passes,
+    passes: passRows(spend.passes, result.passes.map((p) => p.summary)),
+    total: spend.usage,
     questions: { added: questions.added, open: questions.open, file: rel(paths.questions), command: `/otto-spec questions --spec ${slug}` },
     warnings: result.warnings,
     notes: models.notes,
     history: history ? rel(history) : undefined,
     next: nextStepAfter(stage, slug),
   });
-  return { title: `otto-spec: ${verb}`, output };
+  return { title: `otto-spec: ${verb} (${formatUsage(spend.usage)})`, output };
 }

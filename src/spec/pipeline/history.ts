@@ -1,5 +1,6 @@
 import { redact } from "../../core/index.ts";
 import { formatCritique, type Critique, type PassDialog, type ReviewPass } from "../../review/index.ts";
+import { renderSpendSection, spendLine, type StageSpend } from "./spend.ts";
 
 /** One stage run, as recorded under the spec's history/ folder for debugging. */
 export interface HistoryRecord {
@@ -14,6 +15,8 @@ export interface HistoryRecord {
   critiques?: readonly Critique[];
   /** Warnings, restored tasks, added questions … */
   notes?: readonly string[];
+  /** What the run spent (tokens and dollars, per pass and per model): `/otto-spec status` sums these. */
+  spend?: StageSpend;
   /** Conversations of the sessions; only the primary's (not the reviewers') are kept. */
   dialogs?: readonly PassDialog[];
 }
@@ -31,12 +34,14 @@ export function renderHistory(record: HistoryRecord): string {
     `- **at**: ${record.at.toISOString()}`,
     `- **outcome**: ${record.outcome}`,
     ...Object.entries(record.models).map(([role, model]) => `- **${role}**: ${model}`),
+    ...(record.spend ? [`- **spend**: ${spendLine(record.spend.usage)}`] : []),
   ];
   if (record.passes?.length) {
     lines.push("", "## Passes", "");
     record.passes.forEach((p, i) => lines.push(`${i + 1}. ${p.role} (${p.model}${p.sessionID ? `, ${p.sessionID}` : ""}): ${p.summary}`));
   }
   if (record.notes?.length) lines.push("", "## Notes", "", ...record.notes.map((n) => `- ${n}`));
+  if (record.spend) lines.push("", ...renderSpendSection(record.spend));
   record.critiques?.forEach((c, i) => lines.push("", `## Critique ${i + 1}`, "", formatCritique(c)));
   for (const d of record.dialogs ?? []) {
     if (d.role === "review") continue; // the critique above is what matters from a reviewer

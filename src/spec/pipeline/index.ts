@@ -12,3 +12,6 @@ export { requirementsVars, researchVars, designVars, tasksVars, reviewContext, j
 export { renderStagePrompt } from "./reviewed.ts";
 export { historyFileName, renderHistory, type HistoryRecord } from "./history.ts";
 export { readSpecDocs, writeSpecFile, updateSpecFile, type SpecDocs } from "./spec-files.ts";
+export { StageRun, StageStopped, runStage, outcomeOf } from "./stage-run.ts";
+export { parseSpendSection, renderSpendSection, spendLine, type PassSpend, type StageSpend } from "./spend.ts";
+export { statusVerb, renderStatus, parseStageRecord, flowRuns, type StageRecord, type FlowRun } from "./status.ts";

@@ -1,5 +1,7 @@
 import { z } from "zod";
+import { formatUsage, type Usage } from "../../cost/index.ts";
 import type { Question } from "../questions/schema.ts";
+import { passTable, type ReportPass } from "./render-output.ts";
 
 /*
  * Auto-resolution of open questions, as pure decisions:
@@ -76,6 +78,9 @@ export interface QuestionsReport {
   notes: readonly string[];
   /** The command that folds the answers into the documents, when nothing is left for the user. */
   foldIn: string;
+  /** A row per question with what answering it spent, and the total (named in the heading too). */
+  passes?: readonly ReportPass[];
+  total?: Usage;
 }
 
 const OUTCOME_LINE: Record<Outcome["kind"], string> = {
@@ -87,7 +92,8 @@ const OUTCOME_LINE: Record<Outcome["kind"], string> = {
 
 export function renderQuestionsReport(report: QuestionsReport): string {
   const answered = report.results.filter((r) => r.outcome.kind === "auto-answered").length;
-  const out = [`## Questions of ${report.slug}: ${answered} auto-answered, ${report.remaining.length} left for you`, ""];
+  const total = report.total ? ` (${formatUsage(report.total)})` : "";
+  const out = [`## Questions of ${report.slug}: ${answered} auto-answered, ${report.remaining.length} left for you${total}`, ""];
   for (const { question, outcome } of report.results) {
     out.push(`- **Q${question.number}** ${question.title}: ${OUTCOME_LINE[outcome.kind]}`);
     if (outcome.kind === "auto-answered") out.push(`  Answer: ${firstLine(outcome.answer)}`);
@@ -95,6 +101,7 @@ export function renderQuestionsReport(report: QuestionsReport): string {
     if (outcome.kind === "disagreed") out.push(`  Proposed: ${firstLine(outcome.proposed)}`, `  Rejected because: ${firstLine(outcome.reason)}`);
     if (outcome.kind === "failed") out.push(`  ${firstLine(outcome.error)}`);
   }
+  if (report.passes?.length) out.push("", passTable(report.passes, report.total));
   if (answered > 0) out.push("", `Written: ${report.questionsFile}`);
   if (report.remaining.length > 0) {
     out.push("", "### Open questions for you", "");

@@ -1,4 +1,5 @@
 import { formatError, isOttoError } from "../../core/index.ts";
+import { formatUsage, isBudgetStop, withAccount } from "../../cost/index.ts";
 import { renderPrompt } from "../../prompts/index.ts";
 import type { ChildOptions, ModelRef } from "../../session/index.ts";
 import type { Question } from "../questions/schema.ts";
@@ -6,7 +7,9 @@ import { resolveStageModels, type SpecDeps } from "./deps.ts";
 import type { VerbResult } from "./document-stage.ts";
 import { answerCommand, decide, needsValidation, questionContext, renderQuestionsReport, Resolution, Validation, type Outcome } from "./questions-flow.ts";
 import { readQuestionList, recordAnswers, unanswered } from "./questions-file.ts";
+import { passRows } from "./render-output.ts";
 import { modelsOf, saveHistory } from "./reviewed.ts";
+import { outcomeOf, runStage, StageRun } from "./stage-run.ts";
 import { readSpecDocs, type SpecDocs } from "./spec-files.ts";
 import { doc } from "./stage-vars.ts";
 import { resolveTarget, type SpecTarget } from "./target.ts";
@@ -52,7 +55,7 @@ async function settle(ctx: Ctx, q: Question, primary: ModelRef, secondary: Model
     const validation = (await deps.runner.runChildJson(child(ctx, secondary, `otto: check the answer to Q${q.number}`), validatePrompt, Validation)).value;
     return decide(resolution, validation);
   } catch (error) {
-    if (deps.signal?.aborted || (isOttoError(error) && error.code === "session_aborted")) throw error;
+    if (deps.signal?.aborted || isBudgetStop(error) || (isOttoError(error) && error.code === "session_aborted")) throw error;
     return { kind: "failed", error: formatError(error).replace(/^Error: /, "") };
   }
 }
@@ -67,24 +70,49 @@ export async function resolveQuestions(deps: SpecDeps, flag?: string): Promise<V
     const none = docs.questions === undefined ? "This spec has no questions.md yet." : "Every question in questions.md is answered.";
     return { title: `otto-spec: no open questions (${slug})`, output: `## Questions of ${slug}\n\n${none}\n\nNext step: ${foldInCommand([], slug)}` };
   }
+  const run = new StageRun(deps, "questions", slug, `/otto-spec questions --spec ${slug}`, deps.now());
+  const settled = new Map<number, string>();
+  return runStage(deps, run, () => settleAll(deps, target, docs, open, run, settled), () => ({
+    undone: [
+      `${open.filter((q) => !settled.has(q.number)).map((q) => `Q${q.number}`).join(", ") || "no question"} not settled (still unanswered); the answers accepted before the stop are in ${rel(paths.questions)}`,
+    ],
+    rel,
+    results: open.map((q) => settled.get(q.number) ?? "not settled"),
+  }));
+}
+
+async function settleAll(deps: SpecDeps, target: SpecTarget, docs: SpecDocs, open: readonly Question[], run: StageRun, settled: Map<number, string>): Promise<VerbResult> {
+  const { paths, slug, rel } = target;
   const models = await resolveStageModels(deps);
   const ctx: Ctx = { deps, docs, codebaseSummary: await deps.codebaseSummary(deps.repoRoot) };
   let done = 0;
   deps.progress(`questions: auto-resolving ${open.length} open question(s)`);
-  // In parallel: the session runner bounds the model turns in flight.
-  const results = await Promise.all(
+  // In parallel: the session runner bounds the model turns in flight. Every one is waited for, so
+  // what a budget stop leaves is settled (and its spend counted) before the stage reports.
+  const outcomes = await Promise.allSettled(
     open.map(async (question) => {
-      const outcome = await settle(ctx, question, models.primary, models.secondary);
+      const outcome = await withAccount(run.pass(`question Q${question.number}`), () => settle(ctx, question, models.primary, models.secondary));
+      settled.set(question.number, outcome.kind);
       deps.progress(`questions: ${++done}/${open.length} settled`);
       return { question, outcome };
     }),
   );
+  const results = outcomes.flatMap((o) => (o.status === "fulfilled" ? [o.value] : []));
+  const rejected = outcomes.find((o): o is PromiseRejectedResult => o.status === "rejected");
+  const failure = rejected ? (rejected.reason instanceof Error ? rejected.reason : new Error(String(rejected.reason))) : undefined;
+  // Answers accepted before a stop are finished work: they are written either way.
   const edits = results.flatMap(({ question, outcome }) =>
     outcome.kind === "auto-answered" ? [{ ref: question.number, answer: outcome.answer, options: { status: "auto-answered" as const, validated_by: "secondary" } }] : [],
   );
   const written = edits.length > 0 ? await recordAnswers(paths, edits, true, deps.secrets) : [];
+  if (failure !== undefined) {
+    await saveQuestionsHistory(deps, target, results, modelsOf(models), run, outcomeOf(failure));
+    throw failure;
+  }
   const after = readQuestionList((await readSpecDocs(paths)).questions);
-  await saveQuestionsHistory(deps, target, results, modelsOf(models));
+  await saveQuestionsHistory(deps, target, results, modelsOf(models), run);
+  const spend = run.spend();
+  const byQuestion = new Map(results.map(({ question, outcome }) => [`question Q${question.number}`, outcome.kind]));
   const output = renderQuestionsReport({
     slug,
     questionsFile: rel(paths.questions),
@@ -92,13 +120,22 @@ export async function resolveQuestions(deps: SpecDeps, flag?: string): Promise<V
     remaining: unanswered(after),
     notes: models.notes,
     foldIn: foldInCommand(written, slug),
+    passes: passRows(spend.passes, spend.passes.map((p) => byQuestion.get(p.label) ?? "")),
+    total: spend.usage,
   });
-  return { title: `otto-spec: ${written.length} question(s) auto-answered, ${unanswered(after).length} open (${slug})`, output };
+  return { title: `otto-spec: ${written.length} question(s) auto-answered, ${unanswered(after).length} open (${slug}) (${formatUsage(spend.usage)})`, output };
 }
 
-function saveQuestionsHistory(deps: SpecDeps, target: SpecTarget, results: ReadonlyArray<{ question: Question; outcome: Outcome }>, models: Record<string, string>) {
+function saveQuestionsHistory(
+  deps: SpecDeps,
+  target: SpecTarget,
+  results: ReadonlyArray<{ question: Question; outcome: Outcome }>,
+  models: Record<string, string>,
+  run: StageRun,
+  outcome = "auto-resolution of open questions",
+) {
   const notes = results.map(({ question, outcome }) => `Q${question.number}: ${outcome.kind}${"reason" in outcome && outcome.reason ? ` (${outcome.reason})` : ""}`);
-  return saveHistory(deps, target, { stage: "questions", slug: target.slug, at: deps.now(), outcome: "auto-resolution of open questions", models, notes });
+  return saveHistory(deps, target, { stage: "questions", slug: target.slug, at: deps.now(), outcome, models, notes }, run);
 }
 
 /** `/otto-spec questions answer Qn <text>`: records the user's answer as `answered`. */

@@ -6,6 +6,7 @@ import type { SpecDeps, StageModels } from "./deps.ts";
 import { historyFileName, renderHistory, type HistoryRecord } from "./history.ts";
 import { writeHistoryFile } from "./spec-files.ts";
 import { designVars, doc, requirementsVars, researchVars, reviewContext, tasksVars, type ArtifactStage, type StageInput } from "./stage-vars.ts";
+import { outcomeOf, type StageRun } from "./stage-run.ts";
 import type { SpecTarget } from "./target.ts";
 
 /** The generator prompt of a stage, rendered with the user's overrides (pure apart from reading prompt files). */
@@ -30,6 +31,8 @@ export interface ReviewedRun {
   record: string;
   input: StageInput;
   models: StageModels;
+  /** The stage run: each pass is charged to its own account under it. */
+  stageRun: StageRun;
   accept?: (artifact: string) => Acceptance;
   /** The artifact inside a reply (default extractDocument); tasks reads the questions around it too. */
   extract?: (reply: string) => string;
@@ -72,25 +75,30 @@ export async function runReviewed(run: ReviewedRun): Promise<ReviewedResult> {
       signal: deps.signal,
       onProgress: deps.progress,
       onDialog: (d) => dialogs.push(d),
+      account: (role, model) => run.stageRun.pass(role === "generate" ? "write" : role, formatModel(model)),
     });
     return { ...result, dialogs };
   } catch (error) {
-    await saveHistory(deps, run.target, {
-      stage: run.record,
-      slug: run.target.slug,
-      at: deps.now(),
-      outcome: `failed: ${formatError(error).replace(/^Error: /, "")}`,
-      models: modelsOf(run.models),
-      dialogs,
-    });
+    await saveHistory(
+      deps,
+      run.target,
+      { stage: run.record, slug: run.target.slug, at: deps.now(), outcome: outcomeOf(error), models: modelsOf(run.models), dialogs },
+      run.stageRun,
+    );
     throw error;
   }
 }
 
-/** Writes a history record; a failure to do so is logged, never fatal. Returns the file or undefined. */
-export async function saveHistory(deps: SpecDeps, target: Pick<SpecTarget, "paths">, record: HistoryRecord): Promise<string | undefined> {
+/**
+ * Writes a history record, with the stage run's spend so far; a failure to do so is logged, never
+ * fatal. Returns the file or undefined.
+ */
+export async function saveHistory(deps: SpecDeps, target: Pick<SpecTarget, "paths">, record: HistoryRecord, run?: StageRun): Promise<string | undefined> {
   try {
-    return await writeHistoryFile(target.paths, historyFileName(record.at, record.stage), renderHistory(record), deps.secrets);
+    await deps.runner.meter?.flush();
+    const file = await writeHistoryFile(target.paths, historyFileName(record.at, record.stage), renderHistory(run ? { ...record, spend: run.spend() } : record), deps.secrets);
+    if (run) run.history = file;
+    return file;
   } catch (error) {
     deps.log.log("warn", `could not write the history record of ${record.stage}`, { error: formatError(error) });
     return undefined;

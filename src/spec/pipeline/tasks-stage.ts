@@ -1,4 +1,5 @@
-import { OttoError, formatError } from "../../core/index.ts";
+import { OttoError } from "../../core/index.ts";
+import { formatUsage } from "../../cost/index.ts";
 import { renderPrompt } from "../../prompts/index.ts";
 import { generateChecked, type Acceptance, type PassDialog } from "../../review/index.ts";
 import { extractDocument, formatModel } from "../../session/index.ts";
@@ -10,11 +11,12 @@ import { resolvePrimaryModel, resolveStageModels, type SpecDeps } from "./deps.t
 import type { VerbResult } from "./document-stage.ts";
 import { questionsOutsideDocument, type RaisedQuestion } from "./open-questions.ts";
 import { isoDate, recordRaisedQuestions } from "./questions-file.ts";
-import { renderStageReport } from "./render-output.ts";
+import { passRows, renderStageReport } from "./render-output.ts";
 import { modelsOf, renderStagePrompt, runReviewed, saveHistory } from "./reviewed.ts";
 import { readSpecDocs, updateSpecFile } from "./spec-files.ts";
+import { outcomeOf, runStage, StageRun } from "./stage-run.ts";
 import { addedTasks, checkTasksText, countGroups } from "./tasks-check.ts";
-import { nextStepAfter, resolveTarget } from "./target.ts";
+import { nextStepAfter, resolveTarget, type SpecTarget } from "./target.ts";
 
 /**
  * How every model answer is read and checked. Restored-task notes and the open questions listed
@@ -67,6 +69,15 @@ const describeTask = (t: Task) =>
 /** `/otto-spec task generate`: tasks.md through the review, validated in code, completed tasks kept. */
 export async function generateTasks(deps: SpecDeps, flag?: string): Promise<VerbResult> {
   const target = resolveTarget(deps.repoRoot, flag, "task-generate");
+  const run = new StageRun(deps, "task generate", target.slug, `/otto-spec task generate --spec ${target.slug}`, deps.now());
+  const refining = target.present.has("tasks");
+  return runStage(deps, run, () => writeGenerated(deps, target, run), () => ({
+    undone: [`tasks.md was not ${refining ? "refined" : "written"}: every spec file is as it was before the stage`],
+    rel: target.rel,
+  }));
+}
+
+async function writeGenerated(deps: SpecDeps, target: SpecTarget, stageRun: StageRun): Promise<VerbResult> {
   const { paths, slug, rel } = target;
   const docs = await readSpecDocs(paths);
   const existing = docs.tasks === undefined ? undefined : parseTasks(docs.tasks).tasks;
@@ -74,7 +85,7 @@ export async function generateTasks(deps: SpecDeps, flag?: string): Promise<Verb
   const notes = new Set<string>();
   const raised: RaisedQuestion[] = [];
   const input = { docs, codebaseSummary: await deps.codebaseSummary(deps.repoRoot) };
-  const result = await runReviewed({ deps, target, stage: "tasks", record: "task-generate", input, models, ...tasksReader(existing, notes, raised) });
+  const result = await runReviewed({ deps, target, stage: "tasks", record: "task-generate", input, models, stageRun, ...tasksReader(existing, notes, raised) });
   const list = await writeTasks(paths, result.final, notes, deps.secrets);
   const at = deps.now();
   const questions = await recordTaskQuestions(paths, raised, "tasks", at, rel, slug, deps.secrets);
@@ -94,25 +105,32 @@ export async function generateTasks(deps: SpecDeps, flag?: string): Promise<Verb
     critiques: result.critiques,
     notes: [...result.warnings, ...notes, ...raisedNotes(questions.added)],
     dialogs: result.dialogs,
-  });
+  }, stageRun);
+  const spend = stageRun.spend();
   const output = renderStageReport({
     heading: `tasks.md ${existing ? "refined" : "generated"} for ${slug}`,
     written: [rel(paths.tasks)],
     lines,
-    passes: result.passes,
+    passes: passRows(spend.passes, result.passes.map((p) => p.summary)),
+    total: spend.usage,
     questions,
     warnings: result.warnings,
     notes: models.notes,
     history: history ? rel(history) : undefined,
     next: nextStepAfter("tasks", slug),
   });
-  return { title: `otto-spec: ${list.tasks.length} tasks for ${slug}`, output };
+  return { title: `otto-spec: ${list.tasks.length} tasks for ${slug} (${formatUsage(spend.usage)})`, output };
 }
 
 /** `/otto-spec task add <prompt>`: the primary splices the work into tasks.md (add-task mode), checked like generate. */
 export async function addTask(deps: SpecDeps, flag: string | undefined, request: string): Promise<VerbResult> {
   if (!request.trim()) throw new OttoError("usage", "The task description is empty.", '/otto-spec task add "<the work to add>"');
   const target = resolveTarget(deps.repoRoot, flag, "task-add");
+  const run = new StageRun(deps, "task add", target.slug, `/otto-spec task add --spec ${target.slug} "${request.replace(/"/g, "'")}"`, deps.now());
+  return runStage(deps, run, () => spliceTask(deps, target, run, request), () => ({ undone: ["no task was added: tasks.md is as it was before the stage"], rel: target.rel }));
+}
+
+async function spliceTask(deps: SpecDeps, target: SpecTarget, stageRun: StageRun, request: string): Promise<VerbResult> {
   const { paths, slug, rel } = target;
   const docs = await readSpecDocs(paths);
   const existing = parseTasks(docs.tasks ?? "").tasks;
@@ -130,7 +148,16 @@ export async function addTask(deps: SpecDeps, flag: string | undefined, request:
   try {
     const reply = await generateChecked(
       deps.runner,
-      { parentID: deps.parentID, directory: deps.repoRoot, agent: "otto-reviewer", model: models.primary, title: "otto: add a task to tasks.md", timeoutMs: deps.stageTimeoutMs, signal: deps.signal },
+      {
+        parentID: deps.parentID,
+        directory: deps.repoRoot,
+        agent: "otto-reviewer",
+        model: models.primary,
+        title: "otto: add a task to tasks.md",
+        timeoutMs: deps.stageTimeoutMs,
+        signal: deps.signal,
+        account: stageRun.pass("write", formatModel(models.primary)),
+      },
       "generate",
       prompt,
       {
@@ -143,7 +170,7 @@ export async function addTask(deps: SpecDeps, flag: string | undefined, request:
     );
     list = await writeTasks(paths, reply.artifact, notes, deps.secrets);
   } catch (error) {
-    await saveHistory(deps, target, { ...record, at: deps.now(), outcome: `failed: ${formatError(error).replace(/^Error: /, "")}` });
+    await saveHistory(deps, target, { ...record, at: deps.now(), outcome: outcomeOf(error) }, stageRun);
     throw error;
   }
 
@@ -155,16 +182,19 @@ export async function addTask(deps: SpecDeps, flag: string | undefined, request:
     at,
     outcome: `added ${added.map((t) => t.id).join(", ") || "no task"}`,
     notes: [...notes, ...raisedNotes(questions.added)],
-  });
+  }, stageRun);
+  const spend = stageRun.spend();
   const output = renderStageReport({
     heading: `Task added to ${slug}`,
     written: [rel(paths.tasks)],
     lines: [...added.map((t) => `Added ${describeTask(t)}`), ...[...notes].map((n) => `Restored: ${n}`)],
+    passes: passRows(spend.passes, [`added ${added.map((t) => t.id).join(", ") || "no task"}`]),
+    total: spend.usage,
     questions,
     warnings: added.length === 0 ? [`The model added no task with a new id (${formatModel(models.primary)}); check tasks.md.`] : [],
     notes: models.notes,
     history: history ? rel(history) : undefined,
     next: nextStepAfter("tasks", slug),
   });
-  return { title: `otto-spec: added ${added.length} task(s) to ${slug}`, output };
+  return { title: `otto-spec: added ${added.length} task(s) to ${slug} (${formatUsage(spend.usage)})`, output };
 }

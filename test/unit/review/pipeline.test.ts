@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { reviewArtifact, formatCritique, type ReviewOptions } from "../../../src/review/index.ts";
+import { Account } from "../../../src/cost/index.ts";
 import { SessionRunner, extractDocument, type PromptRenderer } from "../../../src/session/index.ts";
 import { FakeOpencode, MODEL, OTHER, log, type FakeTurn } from "../session/fake-opencode.ts";
 
@@ -39,6 +40,25 @@ function pipeline(script: { generate?: string; reviews: FakeTurn[]; refines?: st
 }
 
 describe("reviewArtifact", () => {
+  it("charges each pass to the account the caller gives it, and never survives a reached budget", async () => {
+    const { options } = pipeline({ reviews: [{ text: critique("revise", ["major"]) }], refines: [lines("v2")] });
+    const stage = new Account("stage design");
+    const asked: string[] = [];
+    // The review's account has reached its budget: its session may not start, and the stage stops (no warning, no refine).
+    const review = stage.child("review acme/small-2", { budget: { usd: 1 } });
+    review.charge("acme/small-2", { requests: 1, input: 1, output: 1, reasoning: 0, cacheRead: 0, cacheWrite: 0, usd: 2, unpriced: 0 });
+    const error = await reviewArtifact({
+      ...options,
+      account: (role, model) => {
+        asked.push(`${role} ${model.modelID}`);
+        return role === "review" ? review : stage.child(role);
+      },
+    }).catch((e: unknown) => e);
+    expect(asked).toEqual(["generate big-1", "review small-2"]);
+    expect((error as { code?: string }).code).toBe("budget_exceeded");
+    expect(String(error)).toMatch(/Budget reached: spent \$2\.00 of \$1\.00 \(review acme\/small-2\)/);
+  });
+
   it("stops after the review when the secondary approves", async () => {
     const { fake, options, progress } = pipeline({ reviews: [{ text: critique("approve", ["minor"]) }] });
     const result = await reviewArtifact(options);

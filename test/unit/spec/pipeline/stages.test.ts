@@ -110,7 +110,7 @@ describe("task generate and task add", () => {
     expect(retry2?.text).toContain("Id 'task-001' is used by Task 1 and Task 2");
     expect(env.read("rl", "tasks.md")).toBe(good);
     expect(result.output).toContain("Generated 2 tasks in 2 parallel groups.");
-    expect(result.output).toContain("pass 1: generate (acme/primary-1): generated tasks.md (valid after 3 answers)");
+    expect(result.output).toContain("| 1 | write | acme/primary-1 | generated tasks.md (valid after 3 answers) |");
   });
 
   it("never writes a tasks.md that is still invalid after two repairs", async () => {
