@@ -131,7 +131,7 @@ export const COMMANDS: Record<string, Record<string, unknown>> = {
     "template": "Call the `otto_repo` tool exactly once, with `args` set to the text between the markers below, unchanged (it may be empty):\n\n<args>$ARGUMENTS</args>\n\nThen reply with the tool's output exactly as it is."
   },
   "otto-spec": {
-    "description": "Otto specs: add <prompt>, list, requirements, research, design, task generate|list|add|run [--id], execute, questions [answer Qn <text>], run <prompt> [--spec <slug>]",
+    "description": "Otto specs: add <prompt>, list, requirements, research, design, task generate|list|add|verify|run [--id], execute, questions [answer Qn <text>], run <prompt> [--spec <slug>]",
     "agent": "otto",
     "template": "Call the `otto_spec` tool exactly once, with `args` set to the text between the markers below, unchanged (it may be empty):\n\n<args>$ARGUMENTS</args>\n\nThen reply with the tool's output exactly as it is."
   },

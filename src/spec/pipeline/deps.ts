@@ -1,4 +1,5 @@
-import { codebaseSummaryFor } from "../../analysis/index.ts";
+import { codebaseSummaryFor, judgeAcceptance, readProjectFacts } from "../../analysis/index.ts";
+import type { Task } from "../tasks/schema.ts";
 import { findRepoRoot, loadConfig, modelRoles, parseDuration } from "../../config/index.ts";
 import { OttoError, type Env, type Logger } from "../../core/index.ts";
 import type { Runtime } from "../../runtime.ts";
@@ -32,6 +33,14 @@ export interface SpecDeps {
   now: () => Date;
   /** The `codebase_summary` prompt variable; undefined for an empty repository. */
   codebaseSummary: (root: string) => Promise<string | undefined>;
+  /** Judges the tasks' acceptance checks against the project's tooling (unset: not judged). */
+  acceptance?: (root: string) => Promise<(task: Task) => string | undefined>;
+}
+
+/** Reads the project's tooling once and judges each task's `verify` command against it. */
+export async function acceptanceJudge(root: string): Promise<(task: Task) => string | undefined> {
+  const { facts, detection } = await readProjectFacts(root);
+  return (task) => (task.verify === undefined ? undefined : judgeAcceptance(task.verify, { ...facts, checks: detection.checks }, task.files));
 }
 
 export interface CommandInput {
@@ -71,6 +80,7 @@ export async function createSpecDeps(input: CommandInput): Promise<SpecDeps> {
     secrets: loaded.secrets,
     now: () => new Date(),
     codebaseSummary: (root) => codebaseSummaryFor(root, runtime.log),
+    acceptance: acceptanceJudge,
   };
 }
 

@@ -12,3 +12,5 @@ export { requirementsVars, researchVars, designVars, tasksVars, reviewContext, j
 export { renderStagePrompt } from "./reviewed.ts";
 export { historyFileName, renderHistory, type HistoryRecord } from "./history.ts";
 export { readSpecDocs, writeSpecFile, updateSpecFile, type SpecDocs } from "./spec-files.ts";
+export { setTaskVerify } from "./task-verify.ts";
+export { acceptanceJudge } from "./deps.ts";
