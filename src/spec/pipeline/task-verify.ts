@@ -1,5 +1,6 @@
 import { OttoError } from "../../core/index.ts";
 import { parseTasks } from "../tasks/parse-tasks.ts";
+import type { Task } from "../tasks/schema.ts";
 import { serializeTasks } from "../tasks/serialize-tasks.ts";
 import type { VerbResult } from "./document-stage.ts";
 import { updateSpecFile } from "./spec-files.ts";
@@ -15,7 +16,7 @@ export async function setTaskVerify(
   flag: string | undefined,
   id: string,
   command: string | undefined,
-  options: { judge?: (task: import("../tasks/schema.ts").Task) => string | undefined; secrets?: readonly string[] } = {},
+  options: { judge?: (task: Task) => string | undefined; secrets?: readonly string[] } = {},
 ): Promise<VerbResult> {
   const { slug, paths } = resolveTarget(repoRoot, flag, "task-list");
   const task = await updateSpecFile(
