@@ -35,9 +35,10 @@ const OttoPlugin: Plugin = async (input) => {
   });
 
   // A subagent started by a guarded session is guarded too (otto's agents deny `task`; this holds
-  // for any other way a guarded session starts one).
+  // for any other way a guarded session starts one). A deleted session's call counts go.
   events.on((event) => {
     if (event.type === "session.created") runtime.guard.noteSession(event.properties.info.id, event.properties.info.parentID);
+    else if (event.type === "session.deleted") runtime.guard.forget(event.properties.info.id);
   });
 
   // Otto's child sessions never wait on a permission prompt nobody can answer (OpenCode 1.18 does not call `permission.ask`).

@@ -41,9 +41,15 @@ export function createRuntime(input: Pick<PluginInput, "client" | "directory" | 
   const secrets = new KnownSecrets(envSecrets(env));
   const log = createLogger(input.client, () => secrets.values());
   const base = { client: input.client, directory: input.directory, worktree: input.worktree, events, log, env, once: new Set<string>(), secrets };
-  const guard = new SessionGuard({ directory: input.directory, env, log, ...(input.serverUrl ? { serverUrl: input.serverUrl.toString() } : {}) });
+  const guard = new SessionGuard({
+    directory: input.directory,
+    env,
+    log,
+    ...(input.serverUrl ? { serverUrl: input.serverUrl.toString() } : {}),
+    abort: (id) => input.client.session.abort({ path: { id }, query: { directory: input.directory } }),
+  });
   const ledger = ledgerFile(env);
   const meter = new Meter({ priced: priceLookup(input.client, input.directory), record: (entries) => appendLedger(ledger, entries), log });
   events.on((event) => meter.onEvent(event));
-  return { ...base, guard, sessions: createSessionRunner(base, { onSession: (id) => guard.track(id), meter }) };
+  return { ...base, guard, sessions: createSessionRunner(base, { onSession: (id) => guard.track(id), stopReason: (id) => guard.stopReason(id), meter }) };
 }

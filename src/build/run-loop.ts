@@ -76,6 +76,7 @@ export async function runLoop(deps: LoopDeps, options: LoopOptions): Promise<Loo
     sent++;
     const turn = await runTurn(builder, prompt, { stopRequested: deps.stopRequested, pollMs: deps.pollMs ?? 1000, signal: deps.signal });
     if (turn.kind === "stopped") return { kind: "stop", reason: "stop_requested", iterations: iteration, view };
+    if (turn.kind === "looped") return { kind: "failed", reason: turn.reason, iterations: iteration, view: await source.read() };
     const reply = turn.kind === "reply" ? turn.text : "";
     const interrupted = turn.kind === "aborted" || (await builder.userMessages()) > sent;
     if (turn.kind === "foreign" && !interrupted) throw turn.error;

@@ -18,6 +18,8 @@ export type TurnOutcome =
   | { kind: "aborted" }
   /** The turn hit spec.task_timeout: counted as a turn that did nothing. */
   | { kind: "timeout" }
+  /** Otto stopped the session: it made the same tool call over and over (limits.repeated_tool_calls). */
+  | { kind: "looped"; reason: string }
   /**
    * The last reply came from another agent or model: someone else's message was answered after
    * otto's (the loop checks that and pauses, or rethrows `error`).
@@ -60,6 +62,7 @@ export async function runTurn(builder: Builder, text: string, options: TurnOptio
     if (stopped) return { kind: "stopped" };
     if (isOttoError(error) && error.code === "session_aborted") return { kind: "aborted" };
     if (isOttoError(error) && error.code === "session_timeout") return { kind: "timeout" };
+    if (isOttoError(error) && error.code === "tool_loop") return { kind: "looped", reason: error.message };
     if (isOttoError(error) && (error.code === "agent_mismatch" || error.code === "model_mismatch")) return { kind: "foreign", error };
     throw error;
   } finally {

@@ -48,7 +48,7 @@ const Spec = z
   .strictObject({
     max_parallel_tasks: Count(1).default(4).describe("How many tasks of one phase run at the same time."),
     task_timeout: Duration.default("30m").describe("Time limit of one task attempt, e.g. 30m."),
-    max_task_retries: Count(0).default(15).describe("Retries of a failed task, each in a fresh session told the previous error, before the task is marked failed."),
+    max_task_retries: Count(0).default(3).describe("Retries of a failed task, each in a fresh session told the previous error, before the task is marked failed."),
     task_briefing: z.boolean().default(true).describe("Distil the spec into a brief for each task before it runs."),
     verify: Commands.optional().describe(
       "Commands run after each phase, e.g. [\"npm run lint\", \"npm test\"]. Unset: the project's own checks, detected from its manifests (package.json scripts, go.mod, Cargo.toml, pytest, Makefile …); [] runs none.",

@@ -9,6 +9,7 @@ import { executeTaskVars, type SpecContext } from "./context.ts";
 import { acceptanceFailure, acceptanceField, runAcceptance } from "./acceptance.ts";
 import { attemptFields, changedDuring, filesField, judgeEvidence, type AttemptEvidence } from "./evidence.ts";
 import { writeAttempt } from "./history.ts";
+import { sameFailure, type Failure } from "./failure-fingerprint.ts";
 import { cancelled, discardPass, errorLine, EXECUTOR, openPass, promptPass, type PassResult } from "./pass.ts";
 import { taskFailedReason } from "./plan.ts";
 import type { TaskStore } from "./task-store.ts";
@@ -35,8 +36,9 @@ const OUTPUT_TAIL = 3_000;
  * Done means the session ended without error or timeout, its final message does not end with
  * `TASK_FAILED: <reason>`, and it shows evidence: files changed between the attempt's own
  * snapshots of the tree, or a `NO_CHANGES: <reason>` line (evidence.ts). Each retry is told the
- * previous attempt's error and output. Every attempt is recorded in history/run-NNN.md before
- * its session is deleted.
+ * previous attempt's error and output. An attempt that fails the same way as the one before it
+ * (failure-fingerprint.ts) ends the retries: the retry was shown that failure and met it again.
+ * Every attempt is recorded in history/run-NNN.md before its session is deleted.
  */
 export async function runTask(run: TaskRun): Promise<TaskResult> {
   const { result, settled } = await startTask(run);
@@ -72,6 +74,7 @@ export async function startTask(run: TaskRun): Promise<{ result: TaskResult; set
     firstBefore.catch(() => undefined);
   });
   let previous: string | undefined;
+  let lastFailure: Failure | undefined;
   let evidence: AttemptEvidence | undefined;
   let acceptance: string | undefined;
   let record: Promise<void> | undefined;
@@ -98,7 +101,10 @@ export async function startTask(run: TaskRun): Promise<{ result: TaskResult; set
     // The task's own check (tasks.md `verify`) decides an attempt that showed evidence.
     const accepted = verdict.ok ? await runAcceptance(deps, task) : undefined;
     const failedCheck = accepted && !accepted.passed ? acceptanceFailure(accepted) : undefined;
-    if (failedCheck) verdict = { ok: false, reason: failedCheck.reason };
+    if (accepted && failedCheck) {
+      verdict = { ok: false, reason: failedCheck.reason, failure: { kind: "check", command: accepted.command, exitCode: accepted.exitCode, timedOut: accepted.timedOut, output: accepted.output } };
+    }
+    const repeated = !verdict.ok && !cancelled(deps) && sameFailure(lastFailure, verdict.failure);
     const written = writeAttempt(ctx.paths.history, {
       slug: ctx.slug,
       taskId: task.id,
@@ -109,7 +115,7 @@ export async function startTask(run: TaskRun): Promise<{ result: TaskResult; set
       sessionID: pass.sessionID,
       startedAt,
       durationMs: pass.durationMs,
-      result: verdict.ok ? "completed" : `failed: ${verdict.reason}`,
+      result: verdict.ok ? "completed" : `failed: ${verdict.reason}${repeated ? ` (the same failure as attempt ${attempt - 1}: no more retries)` : ""}`,
       briefing: briefing.note,
       finalMessage: pass.text,
       dialog: pass.dialog,
@@ -132,6 +138,11 @@ export async function startTask(run: TaskRun): Promise<{ result: TaskResult; set
       break;
     }
     result.error = verdict.reason;
+    if (repeated) {
+      result.error = `failed the same way twice in a row: ${verdict.reason}`;
+      break;
+    }
+    lastFailure = verdict.failure;
     previous = previousAttempt(attempt, verdict.reason, failedCheck ? `${pass.text}\n\nThe acceptance check's output:\n\n${failedCheck.output}` : pass.text);
   }
 
@@ -163,14 +174,19 @@ export async function startTask(run: TaskRun): Promise<{ result: TaskResult; set
   return { result, settled };
 }
 
-function judge(pass: PassResult, files: readonly string[]): { ok: true; evidence: AttemptEvidence } | { ok: false; reason: string } {
+type Verdict = { ok: true; evidence: AttemptEvidence } | { ok: false; reason: string; failure: Failure };
+
+function judge(pass: PassResult, files: readonly string[]): Verdict {
   if (pass.error !== undefined) {
-    const timeout = isOttoError(pass.error) && pass.error.code === "session_timeout";
-    return { ok: false, reason: `${timeout ? "timed out: " : ""}${errorLine(pass.error)}` };
+    const code = isOttoError(pass.error) ? pass.error.code : undefined;
+    const line = errorLine(pass.error);
+    if (code === "session_timeout") return { ok: false, reason: `timed out: ${line}`, failure: { kind: "timeout" } };
+    return { ok: false, reason: line, failure: { kind: "error", ...(code ? { code } : {}), message: line } };
   }
   const failed = taskFailedReason(pass.text);
-  if (failed !== undefined) return { ok: false, reason: `TASK_FAILED: ${failed}` };
-  return judgeEvidence(files, pass.text);
+  if (failed !== undefined) return { ok: false, reason: `TASK_FAILED: ${failed}`, failure: { kind: "task_failed", reason: failed } };
+  const verdict = judgeEvidence(files, pass.text);
+  return verdict.ok ? verdict : { ...verdict, failure: { kind: "no_evidence" } };
 }
 
 function previousAttempt(attempt: number, reason: string, output: string): string {

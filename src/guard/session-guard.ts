@@ -6,6 +6,7 @@ import { credentialPaths, within, type SandboxMode } from "../sandbox/index.ts";
 import type { ClassifyContext } from "./classify-command.ts";
 import { isGitControlPath } from "./git-paths.ts";
 import { pushBlockingEnv } from "./push-env.ts";
+import { RepeatedCalls, repeatedCallReason } from "./repeated-calls.ts";
 
 /*
  * The guard of one plugin instance: which sessions are otto's, and the two OpenCode hooks that
@@ -41,6 +42,8 @@ export interface GuardDeps {
   /** The URL of the OpenCode server this plugin instance runs in (PluginInput.serverUrl). */
   serverUrl?: string;
   now?: () => number;
+  /** Aborts a session's running turn (the repeated-tool-call stop); OpenCode's `session.abort`. */
+  abort?: (sessionID: string) => Promise<unknown>;
 }
 
 interface ForgeConfig {
@@ -50,10 +53,14 @@ interface ForgeConfig {
   sandbox: SandboxMode;
   /** server.port: where the detached watcher's `opencode serve` listens. */
   serverPort: number;
+  /** limits.repeated_tool_calls. */
+  repeatedToolCalls: number;
 }
 
 /** server.port's default (src/config/schema.ts), used when otto.jsonc cannot be read. */
 const DEFAULT_SERVER_PORT = 4097;
+/** limits.repeated_tool_calls's default (src/config/schema.ts), used when otto.jsonc cannot be read. */
+const DEFAULT_REPEATED_TOOL_CALLS = 5;
 
 export class GuardBlocked extends Error {
   override name = "GuardBlocked";
@@ -64,6 +71,9 @@ export class SessionGuard {
   /** The agent each guarded session last ran as (chat.message / chat.params). */
   readonly #agents = new Map<string, string>();
   readonly #config = new Map<string, { at: number; value: Promise<ForgeConfig> }>();
+  readonly #repeated = new RepeatedCalls();
+  /** Why otto stopped a session (the repeated-tool-call stop), until the session is deleted. */
+  readonly #stopped = new Map<string, string>();
   #emptyDir: string | undefined;
   #saidNoSandbox = false;
 
@@ -89,6 +99,20 @@ export class SessionGuard {
     return sessionID !== undefined && this.#sessions.has(sessionID);
   }
 
+  /**
+   * Why otto stopped this session, when it did: the session layer turns the aborted turn into an
+   * error with this reason (passed to the runner as `stopReason`, so src/session needs no guard).
+   */
+  stopReason(sessionID: string): string | undefined {
+    return this.#stopped.get(sessionID);
+  }
+
+  /** `session.deleted`: what the guard counted for the session goes. */
+  forget(sessionID: string): void {
+    this.#repeated.forget(sessionID);
+    this.#stopped.delete(sessionID);
+  }
+
   /** `shell.env`: a guarded session's shell gets an environment in which no push can succeed. */
   async shellEnv(input: { cwd: string; sessionID?: string }, output: { env: Record<string, string> }): Promise<void> {
     if (!this.isGuarded(input.sessionID)) return;
@@ -106,6 +130,9 @@ export class SessionGuard {
   async beforeTool(input: { tool: string; sessionID: string }, output: { args: unknown }): Promise<void> {
     if (!this.isGuarded(input.sessionID)) return;
     const args = (output.args ?? {}) as Record<string, unknown>;
+    // Counted first, on the arguments as the model wrote them (the bash guard rewrites them), and
+    // whether or not another guard refuses the call: a model retrying a refused push loops too.
+    await this.#countCall(input.tool, input.sessionID, args);
     if (FILE_TOOLS.has(input.tool) || READ_TOOLS.has(input.tool)) {
       // The read tool runs in OpenCode's process, outside any sandbox: credential stores are refused by path.
       const hidden = credentialPaths(this.deps.env);
@@ -117,6 +144,27 @@ export class SessionGuard {
       const file = filesOf(args).find(isGitControlPath);
       if (file) throw blocked(`${input.tool} on ${file}`);
     }
+  }
+
+  /**
+   * The repeated-tool-call stop (repeated-calls.ts): the call that reaches limits.repeated_tool_calls
+   * is refused, and the session is aborted so the model cannot go on around the loop. The reason is
+   * kept for the session layer before the abort is sent.
+   */
+  async #countCall(tool: string, sessionID: string, args: Record<string, unknown>): Promise<void> {
+    const count = this.#repeated.note(sessionID, tool, args);
+    // The config is read only for a call the session made before (the limit is at least 2).
+    if (count < 2) return;
+    if (count < (await this.#forge(this.deps.directory)).repeatedToolCalls) return;
+    // A later turn of the session (a crew agent woken again) starts with clean counts.
+    this.#repeated.forget(sessionID);
+    const reason = repeatedCallReason(tool, args, count);
+    this.#stopped.set(sessionID, reason);
+    this.deps.log.log("warn", `otto: ${reason} (limits.repeated_tool_calls); aborting session ${sessionID}`);
+    this.deps.abort?.(sessionID).catch((error: unknown) => {
+      this.deps.log.log("warn", `otto: could not abort session ${sessionID}`, { error: error instanceof Error ? error.message : String(error) });
+    });
+    throw new GuardBlocked(`Otto ${reason}, and ends this session: the same call gives the same result. Stop here.`);
   }
 
   async #bash(args: Record<string, unknown>, agent: string | undefined): Promise<void> {
@@ -170,12 +218,18 @@ export class SessionGuard {
     if (cached && now - cached.at < CONFIG_TTL_MS) return cached.value;
     const value = import("../config/index.ts")
       .then(({ loadConfig }) => loadConfig({ directory, env: this.deps.env }))
-      .then(({ config, secrets }) => ({ hosts: forgeHosts(config.pr.providers), secrets, sandbox: config.sandbox, serverPort: config.server.port }))
+      .then(({ config, secrets }) => ({
+        hosts: forgeHosts(config.pr.providers),
+        secrets,
+        sandbox: config.sandbox,
+        serverPort: config.server.port,
+        repeatedToolCalls: config.limits.repeated_tool_calls,
+      }))
       .catch((error: unknown) => {
         // A broken otto.jsonc must not stop a session's shell: the built-in hosts and the token
         // variables by name still apply.
         this.deps.log.log("warn", "otto guard: could not read otto's config; using the defaults", { error: error instanceof Error ? error.message : String(error) });
-        return { hosts: [], secrets: [], sandbox: "auto" as const, serverPort: DEFAULT_SERVER_PORT };
+        return { hosts: [], secrets: [], sandbox: "auto" as const, serverPort: DEFAULT_SERVER_PORT, repeatedToolCalls: DEFAULT_REPEATED_TOOL_CALLS };
       });
     this.#config.set(directory, { at: now, value });
     return value;

@@ -1,6 +1,6 @@
 import type { Part, TextPart } from "@opencode-ai/sdk";
 import type { z } from "zod";
-import { OttoError, redact, type Env } from "../core/index.ts";
+import { isOttoError, OttoError, redact, type Env } from "../core/index.ts";
 import type { Account, Meter } from "../cost/index.ts";
 import { renderDialog, type DialogOptions } from "./dialog.ts";
 import { describeError, errorFromHttp, errorFromProvider } from "./errors.ts";
@@ -46,6 +46,8 @@ export interface ChildContext {
   schedule<T>(task: () => Promise<T>, signal?: AbortSignal): Promise<T>;
   /** Counts the session's model calls; reconciled with its messages when it closes. */
   meter?: Meter;
+  /** Why otto stopped a session (RunnerOptions.stopReason). */
+  stopReason?: (sessionID: string) => string | undefined;
 }
 
 /** The assistant's own text (synthetic and ignored parts are OpenCode's, not the model's). */
@@ -94,9 +96,9 @@ export class ChildSession {
       )
       .catch((error: unknown) => {
         // A turn aborted because its budget was reached fails with the budget's reason.
-        throw options.account?.stopped ?? error;
+        throw options.account?.stopped ?? stoppedError(error, this.id, context);
       });
-    if (reply.info.error) throw errorFromProvider(reply.info.error, ctx);
+    if (reply.info.error) throw stoppedError(errorFromProvider(reply.info.error, ctx), this.id, context);
     verifyModel(reply, options, this.id);
     return { ...reply, text: replyText(reply.parts) };
   }
@@ -159,6 +161,13 @@ export class ChildSession {
       this.context.turn.log.log("warn", `could not read the messages of session ${this.id} to count them`, { error: redact(describeError(error)) });
     }
   }
+}
+
+/** An aborted turn of a session otto stopped fails with otto's reason (`tool_loop`); other errors pass. */
+function stoppedError(error: unknown, sessionID: string, context: ChildContext): unknown {
+  const reason = isOttoError(error) && error.code === "session_aborted" ? context.stopReason?.(sessionID) : undefined;
+  if (reason === undefined) return error;
+  return new OttoError("tool_loop", reason, "Look at the session's dialog; raise limits.repeated_tool_calls in otto.jsonc if the calls were needed.", { cause: error });
 }
 
 /**

@@ -25,6 +25,8 @@ export interface RunnerOptions {
   onSession?: (sessionID: string) => void;
   /** Counts every session's model calls (src/cost); without it nothing is counted (unit tests). */
   meter?: Meter;
+  /** Why otto stopped a session, when it did (the guard's repeated-tool-call stop): its aborted turn fails with this reason. */
+  stopReason?: (sessionID: string) => string | undefined;
 }
 
 export interface RunOptions {
@@ -81,6 +83,7 @@ export class SessionRunner {
           render: deps.render ?? (prompts as { renderPrompt: typeof renderPrompt }).renderPrompt,
           secrets: deps.secrets ?? (() => []),
           schedule: (task, signal) => this.#schedule(task, signal),
+          ...(this.options.stopReason ? { stopReason: this.options.stopReason } : {}),
           ...(this.#meter ? { meter: this.#meter } : {}),
         };
         return { context, Child: child.ChildSession };

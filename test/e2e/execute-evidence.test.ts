@@ -52,8 +52,8 @@ describe("otto_spec_execute through opencode serve: a task is completed only wit
     expect(attempts(e2e.model.requests, "task-002")).toHaveLength(2);
     expect(attempts(e2e.model.requests, "task-002")[1]?.lastUser).toContain("Attempt 1 failed: the session changed no file and gave no NO_CHANGES reason");
     expect(fieldsOf(tasks, "task-002")).toContain("- **status**: failed");
-    expect(fieldsOf(tasks, "task-002")).toContain("- **last_error**: the session changed no file and gave no NO_CHANGES reason (after 2 attempts)");
-    expect(run.output).toContain("- task-002: the session changed no file and gave no NO_CHANGES reason (2 attempts;");
+    expect(fieldsOf(tasks, "task-002")).toContain("- **last_error**: failed the same way twice in a row: the session changed no file and gave no NO_CHANGES reason (after 2 attempts)");
+    expect(run.output).toContain("- task-002: failed the same way twice in a row: the session changed no file and gave no NO_CHANGES reason (2 attempts;");
 
     // NO_CHANGES completes the task with its reason.
     expect(attempts(e2e.model.requests, "task-003")).toHaveLength(1);

@@ -1,3 +1,5 @@
+import fs from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { assertPluginLoaded, slashCommand, text, useE2E } from "../support/index.ts";
 import { attempts, callExecute, execModel } from "./execute/exec-model.ts";
@@ -11,7 +13,7 @@ const statusOf = (tasks: string, id: string) => new RegExp(`- \\*\\*id\\*\\*: ${
 describe("otto_spec_execute through opencode serve: failures, skips, task run, progress", () => {
   const e2e = useE2E();
 
-  it("a task that always fails ends failed with its dependents skipped while other phases run; task run and execute finish the job", async () => {
+  it("a task that always fails the same way ends failed after two attempts with its dependents skipped while other phases run; task run and execute finish the job", async () => {
     const ws = await e2e.workspace({
       files: specFiles(
         tasksMd([
@@ -23,7 +25,8 @@ describe("otto_spec_execute through opencode serve: failures, skips, task run, p
       ),
       ottoConfig: {
         models: { primary: "mock/m1", secondary: "mock/m2" },
-        spec: { max_task_retries: 1, task_briefing: false, external_assumptions: false, domain_hardening: false },
+        // Far more retries than the task gets: failing the same way twice ends them.
+        spec: { max_task_retries: 15, task_briefing: false, external_assumptions: false, domain_hardening: false },
       },
     });
     const { client, events } = await e2e.serve(ws);
@@ -42,12 +45,15 @@ describe("otto_spec_execute through opencode serve: failures, skips, task run, p
     const first = await executeTool(client);
     const tasks = ws.readFile(`${SPEC}/tasks.md`);
     expect(["task-001", "task-002", "task-003", "task-004"].map((id) => statusOf(tasks, id))).toEqual(["failed", "completed", "skipped", "completed"]);
-    expect(tasks).toContain("- **last_error**: TASK_FAILED: the greeting service is down (after 2 attempts)");
+    expect(tasks).toContain("- **last_error**: failed the same way twice in a row: TASK_FAILED: the greeting service is down (after 2 attempts)");
     expect(tasks).toContain("- **skip_reason**: depends on task-001, which failed");
     expect(attempts(e2e.model.requests, "task-001")).toHaveLength(2);
     expect(attempts(e2e.model.requests, "task-003")).toHaveLength(0);
     expect(first.title).toBe(`otto-spec execute ${SLUG}: 2/4 completed, 1 failed`);
-    expect(first.output).toContain("Failed:\n- task-001: TASK_FAILED: the greeting service is down (2 attempts; .otto/specs/greeting/history/run-00");
+    expect(first.output).toContain("Failed:\n- task-001: failed the same way twice in a row: TASK_FAILED: the greeting service is down (2 attempts; .otto/specs/greeting/history/run-00");
+    const history = fs.readdirSync(path.join(ws.project, SPEC, "history")).map((f) => ws.readFile(`${SPEC}/history/${f}`)).join("\n");
+    expect(history).toContain("- **result**: failed: TASK_FAILED: the greeting service is down\n");
+    expect(history).toContain("- **result**: failed: TASK_FAILED: the greeting service is down (the same failure as attempt 1: no more retries)\n");
     expect(first.output).toContain("Skipped:\n- task-003: depends on task-001, which failed");
     expect(first.output).toContain(`Next step: look at the failures above (history/ has each attempt's dialog), then /otto-spec task run --spec ${SLUG} --id task-001`);
     expect((await ws.repo.log()).map((c) => c.subject)).toEqual([

@@ -168,6 +168,14 @@ describe("runLoop", () => {
     expect(end).toMatchObject({ kind: "pause", reason: "interrupted" });
   });
 
+  it("ends failed, naming the call, when otto stopped the builder for making the same tool call over and over", async () => {
+    const env = setup(2, () => {
+      throw new OttoError("tool_loop", "stopped: called read `a.ts` with the same arguments 5 times");
+    });
+    const end = await runLoop(env.deps, { maxIterations: 10, stagnationLimit: 3 });
+    expect(end).toMatchObject({ kind: "failed", reason: "stopped: called read `a.ts` with the same arguments 5 times", iterations: 1 });
+  });
+
   it("stops when the builder gives up with TASK_FAILED", async () => {
     const env = setup(2, () => "no way\nTASK_FAILED: the API does not exist");
     const end = await runLoop(env.deps, { maxIterations: 10, stagnationLimit: 3 });

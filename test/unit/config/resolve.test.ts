@@ -11,7 +11,7 @@ describe("resolveConfig defaults", () => {
     expect(config.spec).toEqual({
       max_parallel_tasks: 4,
       task_timeout: "30m",
-      max_task_retries: 15,
+      max_task_retries: 3,
       task_briefing: true,
       // Unset, not []: the flows detect the project's checks (an explicit [] runs none).
       max_verify_fixes: 2,

@@ -8,14 +8,14 @@ const setup = useFakeExecute();
 const QUIET = { reviewGate: false, externalAssumptions: false, domainHardening: false, docsAlignment: false, taskBriefing: false };
 
 describe("executeSpec: a task is completed only with evidence", () => {
-  it("an executor that changes nothing and gives no NO_CHANGES reason is retried, then failed", async () => {
-    const f = await setup(tasksMd([["t1", "pending", 1, [], "Lazy"]]), (call) => (call.kind === "execute-task" ? { text: "All done, trust me." } : undefined), { ...QUIET, maxTaskRetries: 1 });
+  it("an executor that changes nothing and gives no NO_CHANGES reason is retried, then failed (the same failure twice ends the retries)", async () => {
+    const f = await setup(tasksMd([["t1", "pending", 1, [], "Lazy"]]), (call) => (call.kind === "execute-task" ? { text: "All done, trust me." } : undefined), { ...QUIET, maxTaskRetries: 4 });
     const { output } = await executeSpec(f.deps);
     expect(of(f.calls, "execute-task", "t1")).toHaveLength(2);
     expect(of(f.calls, "execute-task", "t1")[1]?.text).toContain("Attempt 1 failed: the session changed no file and gave no NO_CHANGES reason");
     expect(statuses(f)).toEqual({ t1: "failed" });
-    expect(f.tasks()).toContain("- **last_error**: the session changed no file and gave no NO_CHANGES reason (after 2 attempts)");
-    expect(output).toContain("- t1: the session changed no file and gave no NO_CHANGES reason (2 attempts;");
+    expect(f.tasks()).toContain("- **last_error**: failed the same way twice in a row: the session changed no file and gave no NO_CHANGES reason (after 2 attempts)");
+    expect(output).toContain("- t1: failed the same way twice in a row: the session changed no file and gave no NO_CHANGES reason (2 attempts;");
     // Nothing completed: no commit at all.
     expect((await f.log()).map((m) => m.split("\n")[0])).toEqual(["Initial commit"]);
   });

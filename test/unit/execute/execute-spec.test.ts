@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import path from "node:path";
 import { executeSpec, parseTrailers, runOneTask } from "../../../src/execute/index.ts";
 import { tasksMd } from "../../e2e/execute/kinds.ts";
 import { until } from "../../support/wait.ts";
@@ -137,7 +138,7 @@ describe("executeSpec", () => {
     expect(during).toEqual(["otto: brief t1", "otto: t1 attempt 1"]);
   });
 
-  it("a task that always fails ends failed, its dependents skipped, other phases still run; retries see the error", async () => {
+  it("a task that always fails the same way stops after two attempts, its dependents skipped, other phases still run; retries see the error", async () => {
     const tasks = tasksMd([
       ["t1", "pending", 1, [], "Broken"],
       ["t2", "pending", 1, [], "Fine"],
@@ -150,19 +151,20 @@ describe("executeSpec", () => {
       if (call.task === "t1") return { text: "I tried.\nTASK_FAILED: the widget API is missing" };
       f.write(`src/${call.task}.txt`, "ok\n");
       return { text: "Done." };
-    }, { maxTaskRetries: 1, docsAlignment: false });
+    }, { maxTaskRetries: 5, docsAlignment: false });
     const { output, report } = await executeSpec(f.deps);
 
     expect(statuses(f)).toEqual({ t1: "failed", t2: "completed", t3: "skipped", t4: "completed", t5: "skipped" });
     const attempts = of(f.calls, "execute-task", "t1");
     expect(attempts).toHaveLength(2);
     expect(attempts[1]?.text).toContain("Attempt 1 failed: TASK_FAILED: the widget API is missing");
-    expect(f.tasks()).toContain("- **last_error**: TASK_FAILED: the widget API is missing (after 2 attempts)");
+    // The same failure twice in a row: no third attempt, although 5 retries were allowed.
+    expect(f.tasks()).toContain("- **last_error**: failed the same way twice in a row: TASK_FAILED: the widget API is missing (after 2 attempts)");
     expect(f.tasks()).toContain("- **skip_reason**: depends on t1, which failed");
     expect(f.tasks()).toContain("- **skip_reason**: depends on t3, which was skipped");
     expect((await f.log()).map((m) => m.split("\n")[0])).toEqual([`otto(${SLUG}): phase 2: t3, t4`, `otto(${SLUG}): phase 1: t1, t2`, "Initial commit"]);
     expect(report.phases.find((p) => p.group === 3)?.note).toBe("no task of the phase is completed");
-    expect(output).toContain("Failed:\n- t1: TASK_FAILED: the widget API is missing (2 attempts;");
+    expect(output).toContain("Failed:\n- t1: failed the same way twice in a row: TASK_FAILED: the widget API is missing (2 attempts;");
     expect(output).toContain("- t3: depends on t1, which failed");
     expect(output).toContain(`Next step: look at the failures above (history/ has each attempt's dialog), then /otto-spec task run --spec ${SLUG} --id t1`);
 
@@ -190,4 +192,21 @@ describe("executeSpec", () => {
       `otto(${SLUG}): t1: Broken`,
     ]);
   }, 30_000);
+
+  it("a task that fails differently each time uses every retry; a timestamp or session id in the reason does not make it different", async () => {
+    let n = 0;
+    const f = await setup(tasksMd([["t1", "pending", 1, [], "Flaky"]]), (call) => {
+      if (call.kind !== "execute-task") return undefined;
+      n++;
+      // Attempts 1-2 fail differently; 3 and 4 the same way but for their volatile parts.
+      const reason = n <= 2 ? `step ${n} is broken` : `the registry at 127.0.0.1:${40000 + n} refused at 2026-11-26T22:0${n}:00Z (session ses_${n}x)`;
+      return { text: `TASK_FAILED: ${reason}` };
+    }, { maxTaskRetries: 5, reviewGate: false, externalAssumptions: false, domainHardening: false, docsAlignment: false, taskBriefing: false });
+    await executeSpec(f.deps);
+    expect(of(f.calls, "execute-task", "t1")).toHaveLength(4);
+    expect(f.tasks()).toContain("- **last_error**: failed the same way twice in a row: TASK_FAILED: the registry at 127.0.0.1:40004 refused at 2026-11-26T22:04:00Z (session ses_4x) (after 4 attempts)");
+    const history = f.history().map((name) => f.read(path.relative(f.repoRoot, path.join(f.specDir, "history", name)))).join("\n");
+    expect(history).toContain("- **result**: failed: TASK_FAILED: step 2 is broken\n");
+    expect(history).toContain("(the same failure as attempt 3: no more retries)");
+  });
 });

@@ -97,6 +97,19 @@ describe("ChildSession.prompt", () => {
     expect((await rejection(runner.runChild(options(), "hi"))).code).toBe("session_aborted");
   });
 
+  it("an aborted turn of a session otto stopped fails with tool_loop and otto's reason; other sessions' aborts stay session_aborted", async () => {
+    const fake = new FakeOpencode(() => ({ error: { name: "MessageAbortedError", data: { message: "Aborted" } } }));
+    const stopped = new Set<string>();
+    const runner = new SessionRunner({ client: fake.client, events: fake.events, log, clock: trackingClock() }, { graceMs: 10, stopReason: (id) => (stopped.has(id) ? "stopped: called bash `echo hi` with the same arguments 5 times" : undefined) });
+    const child = await runner.openChild(options());
+    stopped.add(child.id);
+    const error = await rejection(child.prompt("hi"));
+    expect(error.code).toBe("tool_loop");
+    expect(error.message).toBe("stopped: called bash `echo hi` with the same arguments 5 times");
+    expect(error.fix).toContain("limits.repeated_tool_calls");
+    expect((await rejection(runner.runChild(options(), "hi"))).code).toBe("session_aborted");
+  });
+
   it("times out a prompt that never returns: aborts the child, leaks no timer or listener", async () => {
     const { fake, clock, runner } = setup(() => ({ hang: true, silent: true }));
     const child = await runner.openChild(options({ timeoutMs: 30 }));
