@@ -72,4 +72,35 @@ describe("acceptance checks per task (tasks.md `verify`)", () => {
     expect(records.some((r) => /- \*\*result\*\*: failed: acceptance check `npm test` exit 1/.test(r) && /- \*\*acceptance\*\*: `npm test` exit 1/.test(r))).toBe(true);
     expect(records.some((r) => r.includes("- **result**: completed") && /- \*\*acceptance\*\*: `npm test` exit 0/.test(r))).toBe(true);
   });
+
+  it("a run whose checks still fail at its end is unverified: its first line names the check, no PR is recommended, --pr opens none", async () => {
+    // The test is committed, the code is not: the common test-first spec with one task.
+    const files: Record<string, string> = {
+      "README.md": "# greeting\n",
+      "package.json": JSON.stringify({ name: "greeting", scripts: { test: "node check.js" } }, null, 2),
+      "check.js": CHECK_JS,
+    };
+    for (const [name, text] of Object.entries(SPEC_DOCS)) files[`${SPEC}/${name}`] = text;
+    files[`${SPEC}/tasks.md`] = `# Tasks\n\n## Task 1: Make the greeting test pass\n- **id**: task-001\n- **status**: pending\n- **parallel_group**: 1\n- **depends_on**: []\n- **description**: Write greeting.txt so npm test passes.\n- **files**: ["greeting.txt"]\n`;
+    const ws = await e2e.workspace({ files, remote: true, ottoConfig: { models: { primary: "mock/m1", secondary: "mock/m2" }, spec: { review_gate: false, external_assumptions: false, domain_hardening: false, docs_alignment: false, max_verify_fixes: 0 } } });
+    const { project } = ws;
+    e2e.model.script(
+      ...slashCommand("otto_spec"),
+      execModel(project, (kind, req) => (kind === "execute-task" ? writes(project, req, { "greeting.txt": "bye\n" }, "Wrote greeting.txt.") : undefined)),
+    );
+    const run = await e2e.run(ws, ["run", "--command", "otto-spec", "--", "execute", "--pr"], { timeoutMs: 240_000 });
+    expect(run.exitCode, run.stderr).toBe(0);
+
+    // The baseline spares the task (the failure was there before), but the run is not done.
+    expect(ws.readFile(`${SPEC}/tasks.md`)).toContain("- **status**: completed");
+    expect(run.stdout).toContain(`## otto-spec execute: ${SLUG} — unverified: npm test fails`);
+    expect(run.stdout).toMatch(/Verdict: unverified: `npm test` exit 1 \(it failed before the run too\)/);
+    expect(run.stdout).toContain("the run is unverified: npm test fails at its end (it failed before the run too");
+    expect(run.stdout).not.toContain("open a pull request");
+    expect(run.stdout).toContain("Not opened: the run is unverified (npm test fails at its end)");
+    // Nothing was pushed: the remote has only main.
+    expect((await ws.repo.git(["ls-remote", "--heads", "origin"])).trim().split("\n")).toHaveLength(1);
+    const history = fs.readdirSync(path.join(project, SPEC, "history"));
+    expect(history.some((f) => f.startsWith("verdict-"))).toBe(true);
+  });
 });
