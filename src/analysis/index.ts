@@ -18,8 +18,10 @@ export type {
 } from "./types.ts";
 export { codebaseSummaryFor } from "./summary-for.ts";
 export { detectChecks, makeTargets, type CheckDetection, type CheckFacts, type DetectedCheck } from "./detect-checks.ts";
+export { judgeAcceptance, type AcceptanceContext } from "./acceptance.ts";
 export {
   readProjectChecks,
+  readProjectFacts,
   resolveChecks,
   checkCommands,
   describeCheck,

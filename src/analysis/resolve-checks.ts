@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { isOttoError } from "../core/index.ts";
 import { runGit } from "../workspace/index.ts";
-import { CHECK_TEXT_FILES, detectChecks, type CheckDetection } from "./detect-checks.ts";
+import { CHECK_TEXT_FILES, detectChecks, type CheckDetection, type CheckFacts } from "./detect-checks.ts";
 import { listFiles } from "./list-files.ts";
 import { findManifestPaths, parseManifest } from "./read-manifests.ts";
 import { readHead } from "./read-head.ts";
@@ -39,6 +39,12 @@ const listingGit: GitRunner = async (args, { cwd, timeoutMs }) => {
 
 /** Reads what detection needs from the tree at `root` (the root's manifests and a few files), then detects. */
 export async function readProjectChecks(root: string, options: { git?: GitRunner; now?: () => number } = {}): Promise<CheckDetection> {
+  const { detection } = await readProjectFacts(root, options);
+  return detection;
+}
+
+/** The facts detection reads at `root`, with its detection: what a task's acceptance check is held against. */
+export async function readProjectFacts(root: string, options: { git?: GitRunner; now?: () => number } = {}): Promise<{ facts: CheckFacts; detection: CheckDetection }> {
   const now = options.now ?? Date.now;
   const listing = await listFiles(root, { maxFiles: 20_000, deadline: now() + 3_000, now, git: options.git ?? listingGit });
   const rootFiles = listing.files.filter((f) => !f.includes("/"));
@@ -55,8 +61,9 @@ export async function readProjectChecks(root: string, options: { git?: GitRunner
     const parsed = manifestFiles.has(file) ? parseManifest(file, text, notes) : undefined;
     if (parsed) manifests.push(parsed);
   }
-  const detection = detectChecks({ files: listing.files, manifests, texts });
-  return { checks: detection.checks, notes: [...notes, ...detection.notes] };
+  const facts: CheckFacts = { files: listing.files, manifests, texts };
+  const detection = detectChecks(facts);
+  return { facts, detection: { checks: detection.checks, notes: [...notes, ...detection.notes] } };
 }
 
 /**

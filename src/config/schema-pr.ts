@@ -66,6 +66,10 @@ export const PrConfig = z
     full_poll_interval: Duration.default("10m").describe(
       "How often the watcher reads a tracked PR in full although its forge's PR list shows no change, e.g. 10m: a CI re-run someone started, or a new Azure DevOps comment, is seen by then.",
     ),
+    open_unverified: z
+      .enum(["no", "draft"])
+      .default("no")
+      .describe("What --pr on execute and build does when the run ends unverified (a check fails at its end): no (open nothing, say why) or draft (open a draft PR that says which check fails)."),
     verify: Commands.optional().describe(
       "Commands that must pass before otto pushes a fix, e.g. [\"npm test\"]. Unset: the project's own checks, detected from its manifests; [] pushes without local checks.",
     ),

@@ -3,6 +3,7 @@ import { OttoError, isOttoError } from "../core/index.ts";
 import { resolveRoleModel } from "../session/index.ts";
 import { checkGate, listSpecs, phases, readArtifacts, resolveSpec, specPaths, summarizeTasks, type SpecPaths } from "../spec/index.ts";
 import { runBaseline } from "./check-baseline.ts";
+import { runFinalChecks } from "./final-checks.ts";
 import { summaryOf } from "./commit-message.ts";
 import { readDocs, relativeSpecDir, type SpecContext } from "./context.ts";
 import { alignDocs, docsDue } from "./docs-align.ts";
@@ -131,10 +132,12 @@ export async function executeSpec(deps: ExecuteDeps, flag?: string): Promise<Exe
       report.docs = { steps: [], note: "skipped (spec.docs_alignment is off)" };
     }
     report.cancelled = cancelled(deps);
+    // The verdict: a run whose checks fail at its end is not done, whatever its tasks say.
+    if (!report.cancelled && !report.error && toRun.size > 0) report.verdict = await runFinalChecks(deps, slug, paths.history);
     report.list = await store.reload();
     report.durationMs = Date.now() - started;
     const after = summarizeTasks(report.list);
-    const title = `otto-spec execute ${slug}: ${after.byStatus.completed}/${after.total} completed${after.byStatus.failed ? `, ${after.byStatus.failed} failed` : ""}${report.cancelled ? " (cancelled)" : ""}`;
+    const title = `otto-spec execute ${slug}: ${after.byStatus.completed}/${after.total} completed${after.byStatus.failed ? `, ${after.byStatus.failed} failed` : ""}${report.cancelled ? " (cancelled)" : ""}${report.verdict && !report.verdict.verified ? " (unverified)" : ""}`;
     return { title, output: renderReport(report), report };
   });
 }

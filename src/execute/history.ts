@@ -23,6 +23,8 @@ export interface AttemptRecord {
   dialog: string;
   /** What the attempt showed for itself: "changed a.ts, b.ts", "NO_CHANGES: …", "no file changed". */
   evidence?: string;
+  /** The task's acceptance check and how it ended: "`npm test -- a.test.ts` exit 0 (1.2s)". */
+  acceptance?: string;
 }
 
 export function formatDuration(ms: number): string {
@@ -45,6 +47,7 @@ export function renderAttempt(r: AttemptRecord, run: number, secrets: readonly s
     `- **result**: ${r.result}`,
     `- **briefing**: ${r.briefing}`,
     ...(r.evidence ? [`- **evidence**: ${r.evidence}`] : []),
+    ...(r.acceptance ? [`- **acceptance**: ${r.acceptance}`] : []),
     "",
     "## Final message",
     "",

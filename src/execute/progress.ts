@@ -1,5 +1,5 @@
 import { summarizeTasks, type TaskList } from "../spec/index.ts";
-import { ignoredLine } from "../workspace/index.ts";
+import { describeVerdict, failingHeadline, ignoredLine, type RunVerdict } from "../workspace/index.ts";
 import type { VerifyState } from "./commit-message.ts";
 import { formatDuration } from "./history.ts";
 import type { StatusChange } from "./plan.ts";
@@ -49,6 +49,8 @@ export interface RunReport {
   checks?: string;
   /** "baseline: npm test: exit 1 (pre-existing, 2 failures)": the checks on the untouched tree. */
   baseline?: string;
+  /** Every check once more at the end of the run; unset when none ran (no checks, cancelled, nothing to do). */
+  verdict?: RunVerdict;
   /** An error that stopped the run (a failed commit). */
   error?: string;
   notes: string[];
@@ -93,7 +95,7 @@ export function renderReport(report: RunReport): string {
   const summary = summarizeTasks(report.list);
   const s = summary.byStatus;
   const out = [
-    `## otto-spec execute: ${report.slug}`,
+    `## otto-spec execute: ${report.slug}${report.verdict && !report.verdict.verified ? ` — unverified: ${failingHeadline(report.verdict)}` : ""}`,
     "",
     "| phase | task | status | attempts | time | result | evidence |",
     "|---|---|---|---|---|---|---|",
@@ -103,6 +105,7 @@ export function renderReport(report: RunReport): string {
   ];
   if (report.checks) out.push(capitalise(report.checks));
   if (report.baseline) out.push(`${capitalise(report.baseline)}${/pre-existing/.test(report.baseline) ? " (a check that already failed fails the tasks only if it gets worse)" : ""}`);
+  if (report.verdict) out.push(`Verdict: ${describeVerdict(report.verdict)}`);
   if (report.docs) out.push(`Docs: ${[...report.docs.steps.map((st) => `${st.name}: ${st.outcome}`), report.docs.commit ? `committed ${report.docs.commit}` : (report.docs.note ?? "not committed")].join(" · ")}`);
   out.push("", `Progress: ${s.completed}/${summary.total} completed | ${s.running} running | ${s.pending} pending | ${s.failed} failed | ${s.skipped} skipped (${formatDuration(report.durationMs)})`);
 
@@ -143,6 +146,10 @@ function nextStep(report: RunReport): string {
     return `look at the failures above (history/ has each attempt's dialog), then /otto-spec task run --spec ${report.slug} --id ${first?.id ?? "<id>"}, or /otto-spec execute --spec ${report.slug}`;
   }
   if (s.pending > 0 || s.skipped > 0) return `/otto-spec execute --spec ${report.slug}`;
+  if (report.verdict && !report.verdict.verified) {
+    const before = report.verdict.failing.every((f) => f.before) ? " (it failed before the run too: the spec's work did not make it pass)" : "";
+    return `every task is completed, but the run is unverified: ${failingHeadline(report.verdict)} at its end${before}. Fix it (add a task: /otto-spec task add --spec ${report.slug} <what must pass>, then /otto-spec execute --spec ${report.slug}); open no pull request until it passes`;
+  }
   return "every task is completed; review the commits (git log) and open a pull request";
 }
 

@@ -6,6 +6,7 @@ import type { ChildSession } from "../session/index.ts";
 import { snapshotTree, type TreeSnapshot } from "../workspace/index.ts";
 import { briefTask } from "./briefing.ts";
 import { executeTaskVars, type SpecContext } from "./context.ts";
+import { acceptanceFailure, acceptanceField, runAcceptance } from "./acceptance.ts";
 import { attemptFields, changedDuring, filesField, judgeEvidence, type AttemptEvidence } from "./evidence.ts";
 import { writeAttempt } from "./history.ts";
 import { sameFailure, type Failure } from "./failure-fingerprint.ts";
@@ -75,6 +76,7 @@ export async function startTask(run: TaskRun): Promise<{ result: TaskResult; set
   let previous: string | undefined;
   let lastFailure: Failure | undefined;
   let evidence: AttemptEvidence | undefined;
+  let acceptance: string | undefined;
   let record: Promise<void> | undefined;
 
   for (let attempt = 1; attempt <= maxAttempts && !cancelled(deps); attempt++) {
@@ -95,7 +97,13 @@ export async function startTask(run: TaskRun): Promise<{ result: TaskResult; set
     });
     opened = undefined;
     const files = changedDuring(before, await (after ?? snapshotTree(deps.git, deps.repoRoot)), deps.specInclude ?? []);
-    const verdict = judge(pass, files);
+    let verdict = judge(pass, files);
+    // The task's own check (tasks.md `verify`) decides an attempt that showed evidence.
+    const accepted = verdict.ok ? await runAcceptance(deps, task) : undefined;
+    const failedCheck = accepted && !accepted.passed ? acceptanceFailure(accepted) : undefined;
+    if (accepted && failedCheck) {
+      verdict = { ok: false, reason: failedCheck.reason, failure: { kind: "check", command: accepted.command, exitCode: accepted.exitCode, timedOut: accepted.timedOut, output: accepted.output } };
+    }
     const repeated = !verdict.ok && !cancelled(deps) && sameFailure(lastFailure, verdict.failure);
     const written = writeAttempt(ctx.paths.history, {
       slug: ctx.slug,
@@ -112,6 +120,7 @@ export async function startTask(run: TaskRun): Promise<{ result: TaskResult; set
       finalMessage: pass.text,
       dialog: pass.dialog,
       evidence: files.length > 0 ? `changed ${filesField(files, 50)}` : verdict.ok ? `NO_CHANGES: ${verdict.evidence.noChanges ?? ""}` : "no file changed",
+      ...(accepted ? { acceptance: acceptanceField(accepted) } : {}),
     }, deps.secrets).then((file) => void result.history.push(path.relative(deps.repoRoot, file)));
     // A retry waits for its predecessor's record (the history keeps their order); the last
     // attempt's record is written while the next task starts.
@@ -123,6 +132,7 @@ export async function startTask(run: TaskRun): Promise<{ result: TaskResult; set
       result.summary = pass.text;
       result.error = undefined;
       evidence = verdict.evidence;
+      if (accepted) acceptance = acceptanceField(accepted);
       result.files = evidence.files;
       if (evidence.noChanges !== undefined) result.noChanges = evidence.noChanges;
       break;
@@ -133,7 +143,7 @@ export async function startTask(run: TaskRun): Promise<{ result: TaskResult; set
       break;
     }
     lastFailure = verdict.failure;
-    previous = previousAttempt(attempt, verdict.reason, pass.text);
+    previous = previousAttempt(attempt, verdict.reason, failedCheck ? `${pass.text}\n\nThe acceptance check's output:\n\n${failedCheck.output}` : pass.text);
   }
 
   if (opened) discardPass(deps, opened);
@@ -142,7 +152,7 @@ export async function startTask(run: TaskRun): Promise<{ result: TaskResult; set
     await record;
     await marked;
     if (result.status === "completed") {
-      await store.set(task.id, "completed", evidence ? attemptFields(evidence) : {});
+      await store.set(task.id, "completed", { ...(evidence ? attemptFields(evidence) : {}), ...(acceptance ? { acceptance } : {}) });
     } else if (result.cancelled) {
       await store.set(task.id, "pending");
     } else {

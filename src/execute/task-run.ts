@@ -2,7 +2,7 @@ import { describeResolvedChecks } from "../analysis/index.ts";
 import { OttoError } from "../core/index.ts";
 import { runBaseline } from "./check-baseline.ts";
 import { renderCommitMessage } from "./commit-message.ts";
-import { commitAll, ignoredLine } from "../workspace/index.ts";
+import { commitAll, failingHeadline, ignoredLine, judgeRun } from "../workspace/index.ts";
 import { baselineOf, guardOf } from "./baseline.ts";
 import { keptLine } from "./progress.ts";
 import { ottoCommits } from "./git.ts";
@@ -22,7 +22,7 @@ import { checksField, filesField } from "./evidence.ts";
  * Without --id, the only runnable task. A failed or skipped task may be run this way; a
  * completed one never runs again.
  */
-export async function runOneTask(deps: ExecuteDeps, flag: string | undefined, id: string | undefined): Promise<{ title: string; output: string }> {
+export async function runOneTask(deps: ExecuteDeps, flag: string | undefined, id: string | undefined): Promise<{ title: string; output: string; unverified?: string }> {
   const { slug, paths } = resolveExecuteTarget(deps.repoRoot, flag);
   // The run's deps shadow the command's: only they record the sessions the run opens.
   return withRunLock(deps, slug, async (deps, cleaned) => {
@@ -76,12 +76,19 @@ export async function runOneTask(deps: ExecuteDeps, flag: string | undefined, id
     if (commit && !unverified) await store.set(task.id, "completed", { commit });
     if (kept.length > 0) lines.push("", keptLine(kept));
     if (ignored.length > 0) lines.push("", ignoredLine(ignored));
-    const next = unverified ? `fix what spec.verify reports, then /otto-spec task run --spec ${slug} --id ${task.id}` : `/otto-spec execute --spec ${slug}`;
+    // The run's verdict: the task may be spared a failure it did not cause, but the run is not verified while a check fails.
+    const verdict = !unverified && lastRound.length > 0 ? judgeRun(lastRound, deps.checkBaseline) : undefined;
+    if (verdict && !verdict.verified) lines[0] = `${lines[0]} — unverified: ${failingHeadline(verdict)}`;
+    const next = unverified
+      ? `fix what spec.verify reports, then /otto-spec task run --spec ${slug} --id ${task.id}`
+      : verdict && !verdict.verified
+        ? `${failingHeadline(verdict)} after the task${verdict.failing.every((f) => f.before) ? " (it failed before the task too)" : ""}: the task is completed, the project is not verified; fix it before a pull request (/otto-spec task add --spec ${slug} <what must pass>)`
+        : `/otto-spec execute --spec ${slug}`;
     const checks = deps.settings.checks ? [capitalise(describeResolvedChecks(deps.settings.checks))] : [];
     const base = baseline ? [capitalise(baseline.line)] : [];
     const evidence = result.files?.length ? [`Changed: ${filesField(result.files)}`] : result.noChanges !== undefined ? [`NO_CHANGES: ${result.noChanges}`] : [];
     lines.push("", verify.line, ...checks, ...base, ...evidence, commit ? `Committed: ${commit}` : "Committed: nothing (no change left to commit)", "", `Next step: ${next}`);
-    return { title: `otto-spec task run ${task.id}: ${unverified ? "failed verification" : "completed"}, ${commit ? `committed ${commit}` : "nothing to commit"}`, output: lines.join("\n") };
+    return { title: `otto-spec task run ${task.id}: ${unverified ? "failed verification" : verdict && !verdict.verified ? "completed, unverified" : "completed"}, ${commit ? `committed ${commit}` : "nothing to commit"}`, output: lines.join("\n"), ...(verdict && !verdict.verified ? { unverified: failingHeadline(verdict) } : {}) };
   });
 }
 

@@ -97,6 +97,7 @@ const STATUS_NOTES: Readonly<Record<string, TaskStatus>> = {
   no_changes: "completed",
   checks: "completed",
   commit: "completed",
+  acceptance: "completed",
 };
 
 /** Extra fields are single-line values in tasks.md; a multi-line error keeps its first line, cut short. */

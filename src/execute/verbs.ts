@@ -5,7 +5,7 @@ import { parseTasks, specPaths } from "../spec/index.ts";
 import { createExecuteDeps, type ExecuteInput } from "./deps.ts";
 import { executeSpec, resolveExecuteTarget } from "./execute-spec.ts";
 import type { ExecuteDeps } from "./types.ts";
-import { snapshotGitControl, type GitControlSnapshot } from "../workspace/index.ts";
+import { failingHeadline, snapshotGitControl, type GitControlSnapshot } from "../workspace/index.ts";
 import { runOneTask } from "./task-run.ts";
 
 /**
@@ -25,8 +25,10 @@ export interface VerbResult {
   /** The spec that ran, and where: what `--pr` needs. */
   slug: string;
   repoRoot: string;
-  /** Every task of the spec is completed (or skipped): the run is done and verified. */
+  /** Every task of the spec is completed (or skipped). */
   complete: boolean;
+  /** The checks failing at the run's end ("npm test fails"): the run is not verified, whatever its tasks say. */
+  unverified?: string;
   /** Git's config and hooks before the run's sessions: `--pr` pushes only if they are unchanged. */
   gitControl: GitControlSnapshot;
 }
@@ -38,10 +40,10 @@ async function placed(deps: ExecuteDeps, slug: string, options: RunOptions): Pro
   return result.note;
 }
 
-function finished(deps: ExecuteDeps, slug: string, run: { title: string; output: string; note: string | undefined; gitControl: GitControlSnapshot }): VerbResult {
+function finished(deps: ExecuteDeps, slug: string, run: { title: string; output: string; note: string | undefined; gitControl: GitControlSnapshot; unverified?: string }): VerbResult {
   const tasks = parseTasks(fs.readFileSync(specPaths(deps.repoRoot, slug).tasks, "utf8")).tasks.tasks;
   const complete = tasks.length > 0 && tasks.every((t) => t.status === "completed" || t.status === "skipped");
-  return { title: run.title, output: run.note ? `${run.note}\n\n${run.output}` : run.output, slug, repoRoot: deps.repoRoot, complete, gitControl: run.gitControl };
+  return { title: run.title, output: run.note ? `${run.note}\n\n${run.output}` : run.output, slug, repoRoot: deps.repoRoot, complete, gitControl: run.gitControl, ...(run.unverified ? { unverified: run.unverified } : {}) };
 }
 
 export async function executeVerb(input: ExecuteInput, spec?: string, options: RunOptions = {}): Promise<VerbResult> {
@@ -49,8 +51,9 @@ export async function executeVerb(input: ExecuteInput, spec?: string, options: R
   const { slug } = resolveExecuteTarget(deps.repoRoot, spec);
   const note = await placed(deps, slug, options);
   const gitControl = await snapshotGitControl(deps.repoRoot, { env: deps.env });
-  const { title, output } = await executeSpec(deps, slug);
-  const result = finished(deps, slug, { title, output, note, gitControl });
+  const { title, output, report } = await executeSpec(deps, slug);
+  const unverified = report.verdict && !report.verdict.verified ? failingHeadline(report.verdict) : undefined;
+  const result = finished(deps, slug, { title, output, note, gitControl, ...(unverified ? { unverified } : {}) });
   // People who configured notifications hear about a finished run wherever they are (never throws).
   await sendNotification(input.runtime, input.directory, { kind: "spec_finished", title, text: result.output.split("\n").slice(0, 12).join("\n") });
   return result;
@@ -61,6 +64,6 @@ export async function taskRunVerb(input: ExecuteInput, spec?: string, id?: strin
   const { slug } = resolveExecuteTarget(deps.repoRoot, spec);
   const note = await placed(deps, slug, options);
   const gitControl = await snapshotGitControl(deps.repoRoot, { env: deps.env });
-  const { title, output } = await runOneTask(deps, slug, id);
-  return finished(deps, slug, { title, output, note, gitControl });
+  const { title, output, unverified } = await runOneTask(deps, slug, id);
+  return finished(deps, slug, { title, output, note, gitControl, ...(unverified ? { unverified } : {}) });
 }

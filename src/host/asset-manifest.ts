@@ -215,7 +215,7 @@ export const COMMANDS: Record<string, Record<string, unknown>> = {
     "template": "Call the `otto_repo` tool exactly once, with `args` set to the text between the markers below, unchanged (it may be empty):\n\n<args>$ARGUMENTS</args>\n\nThen reply with the tool's output exactly as it is."
   },
   "otto-spec": {
-    "description": "Otto specs: add <prompt>, list, status [slug], requirements, research, design, task generate|list|add|run [--id], execute, questions [answer Qn <text>], run <prompt> [--spec <slug>] [--budget <usd>] [--max-tokens <n>]",
+    "description": "Otto specs: add <prompt>, list, status [slug], requirements, research, design, task generate|list|add|verify|run [--id], execute, questions [answer Qn <text>], run <prompt> [--spec <slug>] [--budget <usd>] [--max-tokens <n>]",
     "agent": "otto.spec",
     "template": "Call the `otto_spec` tool exactly once, with `args` set to the text between the markers below, unchanged (it may be empty):\n\n<args>$ARGUMENTS</args>\n\nThen reply with the tool's output exactly as it is."
   },

@@ -9,7 +9,7 @@ export const TOOL_MANIFEST = {
     },
   },
   otto_spec: {
-    description: "Runs the /otto-spec command (specs: requirements → research → design → tasks, each reviewed by a second model). Pass the user's command arguments unchanged in `args` (verbs: add, list, requirements, research, design, task generate, task list, task add, execute, task run, questions, questions answer, run, status).",
+    description: "Runs the /otto-spec command (specs: requirements → research → design → tasks, each reviewed by a second model). Pass the user's command arguments unchanged in `args` (verbs: add, list, requirements, research, design, task generate, task list, task add, task verify, execute, task run, questions, questions answer, run, status).",
     args: {
       args: z.string().describe("The raw arguments of /otto-spec, exactly as the user typed them (may be empty)."),
     },

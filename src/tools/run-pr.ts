@@ -1,4 +1,5 @@
 import { formatError } from "../core/index.ts";
+import { loadConfig } from "../config/index.ts";
 import { createPullRequest } from "../pr/index.ts";
 import type { Runtime } from "../runtime.ts";
 import { describeControlChanges, gitControlChanges, type GitControlSnapshot } from "../workspace/index.ts";
@@ -11,19 +12,28 @@ import { describeControlChanges, gitControlChanges, type GitControlSnapshot } fr
  */
 export async function openPrAfterRun(
   runtime: Runtime,
-  run: { slug?: string; repoRoot: string; complete: boolean; output: string; gitControl: GitControlSnapshot },
+  run: { slug?: string; repoRoot: string; complete: boolean; output: string; gitControl: GitControlSnapshot; unverified?: string },
   tool: { sessionID: string; abort?: AbortSignal },
   progress: (message: string) => void,
 ): Promise<string> {
   if (!run.complete) return `${run.output}\n\n## Pull request\n\nNot opened: the run is not complete (--pr opens it when every task is done and verified). Run again, then /otto-pr create${run.slug ? ` --spec ${run.slug}` : ""}.`;
+  // A run whose checks fail at its end is not done: no PR, or a draft that says so (pr.open_unverified).
+  let draft = false;
+  if (run.unverified) {
+    const { config } = await loadConfig({ directory: run.repoRoot, env: runtime.env, runtime });
+    if (config.pr.open_unverified !== "draft") {
+      return `${run.output}\n\n## Pull request\n\nNot opened: the run is unverified (${run.unverified} at its end). Fix it and run again, or open a draft yourself with /otto-pr create --draft${run.slug ? ` --spec ${run.slug}` : ""} (pr.open_unverified: "draft" does that with --pr).`;
+    }
+    draft = true;
+  }
   // Sessions worked in this checkout: a hook or push URL one of them planted would run with the
   // user's credentials on otto's push, so otto pushes only from a checkout whose git control is as it was.
   const tampered = await gitControlChanges(run.gitControl, { env: runtime.env });
   if (tampered.length > 0) return `${run.output}\n\n## Pull request\n\nNot opened: ${describeControlChanges(run.repoRoot, tampered)} Then /otto-pr create${run.slug ? ` --spec ${run.slug}` : ""}.`;
   try {
     progress("otto: opening the pull request");
-    const pr = await createPullRequest(runtime, { directory: run.repoRoot, ...(run.slug ? { spec: run.slug } : {}), now: new Date(), sessionID: tool.sessionID, ...(tool.abort ? { signal: tool.abort } : {}), progress });
-    return `${run.output}\n\n## Pull request\n\n${pr.markdown}`;
+    const pr = await createPullRequest(runtime, { directory: run.repoRoot, ...(run.slug ? { spec: run.slug } : {}), ...(draft ? { draft: true } : {}), now: new Date(), sessionID: tool.sessionID, ...(tool.abort ? { signal: tool.abort } : {}), progress });
+    return `${run.output}\n\n## Pull request\n\n${draft ? `Opened as a draft: the run is unverified (${run.unverified ?? ""} at its end).\n\n` : ""}${pr.markdown}`;
   } catch (error) {
     return `${run.output}\n\n## Pull request\n\nNot opened: ${formatError(error).replace(/^Error: /, "")}`;
   }

@@ -15,11 +15,14 @@ import {
   runDocumentStage,
   StageStopped,
   statusVerb,
+  setTaskVerify,
+  acceptanceJudge,
   taskListVerb,
   type DocStage,
   type SpecDeps,
 } from "../spec/index.ts";
 import type { VerbResult } from "../spec/index.ts";
+import { OttoError } from "../core/index.ts";
 import { defineCommand, type CommandContext, type Values, type Verb } from "./command.ts";
 
 const SPEC = { spec: { type: "string" as const } };
@@ -121,6 +124,20 @@ const verbs: Verb[] = [
     options: { ...SPEC, ...BUDGET },
     positionals: { min: 1, max: MANY },
     run: async ({ values, positionals }, ctx) => stage(async () => addTask(await depsFor(ctx, values), flag(values), positionals.join(" "))),
+  },
+  {
+    path: ["task", "verify"],
+    args: "[--spec <slug>] <task-id> <command> | --clear",
+    summary: "Set (or --clear) a task's acceptance check: the command that must exit 0 after the task before it counts as completed",
+    options: { ...SPEC, clear: { type: "boolean" as const } },
+    positionals: { min: 1, max: MANY },
+    run: async ({ values, positionals }, ctx) => {
+      const [id = "", ...words] = positionals;
+      const command = words.join(" ").trim();
+      if (values.clear === true ? command !== "" : command === "") throw new OttoError("usage", "Give the task's id and either a command or --clear.", "/otto-spec task verify task-002 npm test -- test/greeting.test.ts");
+      const { repoRoot, secrets } = await depsFor(ctx);
+      return setTaskVerify(repoRoot, flag(values), id, command || undefined, { judge: command ? await acceptanceJudge(repoRoot) : undefined, secrets });
+    },
   },
   {
     path: ["execute"],

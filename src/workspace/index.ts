@@ -29,6 +29,7 @@ export { commitAll, commitChanges, ignoredLine, pendingDiff, gitDir, takeInclude
 export { findKnownSecrets, MAX_SCAN_BYTES, MIN_SCANNED_SECRET } from "./secret-scan.ts";
 export { snapshotTree, changesSince, diffSnapshots, ignoredAt, fingerprint, parsePorcelainZ, TreeSnapshot, CLEAN_TREE, type TreeChanges, type GitRun } from "./snapshot.ts";
 export { compareToBaseline, describeBaseline, failureCount, isBlocking, type CheckComparison, type CheckVerdict } from "./check-baseline.ts";
+export { describeVerdict, failingHeadline, judgeRun, type RunVerdict } from "./run-verdict.ts";
 export { commitAndPush, type PushInput, type PushOutcome, type PushResult } from "./push.ts";
 export { snapshotGitControl, gitControlChanges, describeControlChanges, type GitControlSnapshot } from "./git-guard.ts";
 export { commitsAhead, refuseUnpushed } from "./unpushed.ts";

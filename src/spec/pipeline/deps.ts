@@ -1,4 +1,5 @@
-import { codebaseSummaryFor } from "../../analysis/index.ts";
+import { codebaseSummaryFor, judgeAcceptance, readProjectFacts } from "../../analysis/index.ts";
+import type { Task } from "../tasks/schema.ts";
 import { findRepoRoot, loadConfig, modelRoles, parseDuration } from "../../config/index.ts";
 import { OttoError, type Env, type Logger } from "../../core/index.ts";
 import { runBudget, type Budget, type BudgetFlags } from "../../cost/index.ts";
@@ -38,6 +39,14 @@ export interface SpecDeps {
   budget?: Budget;
   /** Sends one notification (notify.* in otto.jsonc); never throws. */
   notify?: (event: NotifyEvent) => Promise<void>;
+  /** Judges the tasks' acceptance checks against the project's tooling (unset: not judged). */
+  acceptance?: (root: string) => Promise<(task: Task) => string | undefined>;
+}
+
+/** Reads the project's tooling once and judges each task's `verify` command against it. */
+export async function acceptanceJudge(root: string): Promise<(task: Task) => string | undefined> {
+  const { facts, detection } = await readProjectFacts(root);
+  return (task) => (task.verify === undefined ? undefined : judgeAcceptance(task.verify, { ...facts, checks: detection.checks }, task.files));
 }
 
 export interface CommandInput {
@@ -85,6 +94,7 @@ export async function createSpecDeps(input: CommandInput, options: { budget?: Bu
     codebaseSummary: (root) => codebaseSummaryFor(root, runtime.log),
     ...(budget ? { budget } : {}),
     notify: async (event) => void (await sendNotification(runtime, input.directory, event)),
+    acceptance: acceptanceJudge,
   };
 }
 

@@ -15,3 +15,5 @@ export { readSpecDocs, writeSpecFile, updateSpecFile, type SpecDocs } from "./sp
 export { StageRun, StageStopped, runStage, outcomeOf } from "./stage-run.ts";
 export { parseSpendSection, renderSpendSection, spendLine, type PassSpend, type StageSpend } from "./spend.ts";
 export { statusVerb, renderStatus, parseStageRecord, flowRuns, type StageRecord, type FlowRun } from "./status.ts";
+export { setTaskVerify } from "./task-verify.ts";
+export { acceptanceJudge } from "./deps.ts";

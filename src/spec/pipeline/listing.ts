@@ -63,12 +63,12 @@ export function listVerb(repoRoot: string): VerbResult {
 /** The task table with status, group and dependencies, and the progress summary (pure). */
 export function renderTaskList(slug: string, list: TaskList, problems: string): string {
   const summary = summarizeTasks(list);
-  const rows = list.tasks.map((t) => [String(t.number), t.id, t.status, String(t.parallel_group), t.depends_on.join(", ") || "-", t.title]);
+  const rows = list.tasks.map((t) => [String(t.number), t.id, t.status, String(t.parallel_group), t.depends_on.join(", ") || "-", t.title, t.verify ? `\`${t.verify}\`` : "-"]);
   const groups = summary.byGroup.map((g) => `group ${g.group}: ${g.byStatus.completed}/${g.total} completed`).join(" · ");
   const out = [
     `## Tasks of ${slug}: ${progressLine(summary)}`,
     "",
-    table(["#", "id", "status", "group", "depends on", "title"], rows),
+    table(["#", "id", "status", "group", "depends on", "title", "verify"], rows),
     "",
     `Progress: ${progressLine(summary)}`,
     `Parallel groups: ${groups || "(none)"}`,

@@ -1,7 +1,7 @@
 import { formatProblems } from "../problems.ts";
 import { mergeGenerated } from "../tasks/merge-generated.ts";
 import { parseTasks } from "../tasks/parse-tasks.ts";
-import type { TaskList } from "../tasks/schema.ts";
+import type { Task, TaskList } from "../tasks/schema.ts";
 import { serializeTasks } from "../tasks/serialize-tasks.ts";
 import { validateTasks } from "../tasks/validate-tasks.ts";
 
@@ -15,7 +15,10 @@ export type TasksCheck =
  * result must pass validateTasks. The text to write is that list in the canonical format, so what
  * is on disk always parses back to the same tasks.
  */
-export function checkTasksText(text: string, existing?: TaskList): TasksCheck {
+/** Why a task's `verify` command is no check this project can run (src/analysis judgeAcceptance), or undefined. */
+export type AcceptanceJudge = (task: Task) => string | undefined;
+
+export function checkTasksText(text: string, existing?: TaskList, acceptance?: AcceptanceJudge): TasksCheck {
   const parsed = parseTasks(text);
   if (parsed.problems.length > 0) return { ok: false, problems: formatProblems(parsed.problems, "tasks.md") };
   const generated = { ...parsed.tasks, preamble: canonicalPreamble(parsed.tasks.preamble) };
@@ -28,6 +31,14 @@ export function checkTasksText(text: string, existing?: TaskList): TasksCheck {
       : [];
     return { ok: false, problems: [...intro, formatProblems(merged.problems, "tasks.md")].join("\n") };
   }
+  // Completed tasks keep what they had; a check is judged where it will still run.
+  const unrunnable = acceptance
+    ? merged.list.tasks.flatMap((t) => {
+        const why = t.status === "completed" || !t.verify ? undefined : acceptance(t);
+        return why ? [{ message: `Task ${t.number} (${t.id}): its verify command cannot be the task's check: ${why}.` }] : [];
+      })
+    : [];
+  if (unrunnable.length > 0) return { ok: false, problems: formatProblems(unrunnable, "tasks.md") };
   return { ok: true, list: merged.list, text: serializeTasks(merged.list), notes: merged.notes };
 }
 

@@ -15,7 +15,7 @@ import { passRows, renderStageReport } from "./render-output.ts";
 import { modelsOf, renderStagePrompt, runReviewed, saveHistory } from "./reviewed.ts";
 import { readSpecDocs, updateSpecFile } from "./spec-files.ts";
 import { outcomeOf, runStage, StageRun } from "./stage-run.ts";
-import { addedTasks, checkTasksText, countGroups } from "./tasks-check.ts";
+import { addedTasks, checkTasksText, countGroups, type AcceptanceJudge } from "./tasks-check.ts";
 import { nextStepAfter, resolveTarget, type SpecTarget } from "./target.ts";
 
 /**
@@ -23,7 +23,7 @@ import { nextStepAfter, resolveTarget, type SpecTarget } from "./target.ts";
  * after the document are collected from accepted answers only (generate and refine alike: the
  * refine prompt does not repeat the questions, so the generator's would be lost otherwise).
  */
-function tasksReader(existing: TaskList | undefined, notes: Set<string>, raised: RaisedQuestion[]) {
+function tasksReader(existing: TaskList | undefined, notes: Set<string>, raised: RaisedQuestion[], acceptance?: AcceptanceJudge) {
   let questions: RaisedQuestion[] = [];
   return {
     extract: (reply: string): string => {
@@ -31,7 +31,7 @@ function tasksReader(existing: TaskList | undefined, notes: Set<string>, raised:
       return extractDocument(reply);
     },
     accept: (artifact: string): Acceptance => {
-      const check = checkTasksText(artifact, existing);
+      const check = checkTasksText(artifact, existing, acceptance);
       if (!check.ok) return { ok: false, problems: check.problems };
       check.notes.forEach((n) => notes.add(n));
       raised.push(...questions);
@@ -85,7 +85,8 @@ async function writeGenerated(deps: SpecDeps, target: SpecTarget, stageRun: Stag
   const notes = new Set<string>();
   const raised: RaisedQuestion[] = [];
   const input = { docs, codebaseSummary: await deps.codebaseSummary(deps.repoRoot) };
-  const result = await runReviewed({ deps, target, stage: "tasks", record: "task-generate", input, models, stageRun, ...tasksReader(existing, notes, raised) });
+  const acceptance = await deps.acceptance?.(deps.repoRoot);
+  const result = await runReviewed({ deps, target, stage: "tasks", record: "task-generate", input, models, stageRun, ...tasksReader(existing, notes, raised, acceptance) });
   const list = await writeTasks(paths, result.final, notes, deps.secrets);
   const at = deps.now();
   const questions = await recordTaskQuestions(paths, raised, "tasks", at, rel, slug, deps.secrets);
@@ -141,7 +142,7 @@ async function spliceTask(deps: SpecDeps, target: SpecTarget, stageRun: StageRun
   const dialogs: PassDialog[] = [];
   const prompt = renderStagePrompt("tasks", { docs, codebaseSummary: await deps.codebaseSummary(deps.repoRoot), taskRequest: request }, deps.env);
   const record = { stage: "task-add", slug, models: { primary: formatModel(models.primary) }, dialogs };
-  const reader = tasksReader(existing, notes, raised);
+  const reader = tasksReader(existing, notes, raised, await deps.acceptance?.(deps.repoRoot));
 
   deps.progress("primary adding the task to tasks.md");
   let list: TaskList;

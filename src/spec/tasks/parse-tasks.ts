@@ -148,6 +148,11 @@ function readTask(section: ScannedSection, lines: readonly string[], problems: P
     else missing("description", "<what this task must do>");
   }
 
+  // A command, as models write it: `npm test -- x.test.ts` in backticks or plain.
+  const rawVerify = scalar("verify");
+  const verify = rawVerify?.replace(/^`+|`+$/g, "").trim();
+  if (get("verify") && !verify) report((get("verify")?.start ?? section.start) + 1, `${label} has an empty verify field; write one command, e.g. '- **verify**: npm test -- src/x.test.ts', or remove the line.`);
+
   return {
     id: id || `task-${String(number).padStart(3, "0")}`,
     title,
@@ -157,6 +162,7 @@ function readTask(section: ScannedSection, lines: readonly string[], problems: P
     depends_on: list("depends_on"),
     description,
     files: list("files"),
+    ...(verify ? { verify } : {}),
     extra,
   };
 }

@@ -18,6 +18,11 @@ export const Task = z.object({
   /** Multi-line markdown, kept whole. */
   description: z.string(),
   files: z.array(z.string().min(1)),
+  /**
+   * The task's acceptance check: one focused command (the test file it adds or must make pass, a
+   * typecheck, a script) that exits 0 when the task's outcome holds. Execute runs it after the task.
+   */
+  verify: z.string().min(1).optional(),
   /** Fields otto does not know (`- **estimate**: 2h`), kept in order so nothing a model or person wrote is lost. */
   extra: z.record(z.string().regex(EXTRA_KEY), z.string()),
 });
@@ -31,7 +36,7 @@ export const TaskList = z.object({
 export type TaskList = z.infer<typeof TaskList>;
 
 /** The fields of tasks.md in their canonical order. */
-export const TASK_FIELDS = ["id", "status", "parallel_group", "depends_on", "description", "files"] as const;
+export const TASK_FIELDS = ["id", "status", "parallel_group", "depends_on", "description", "files", "verify"] as const;
 
 /** Spellings models use for known fields. */
 export const TASK_FIELD_ALIASES: Readonly<Record<string, (typeof TASK_FIELDS)[number]>> = {
@@ -40,6 +45,7 @@ export const TASK_FIELD_ALIASES: Readonly<Record<string, (typeof TASK_FIELDS)[nu
   deps: "depends_on",
   group: "parallel_group",
   file: "files",
+  verify_command: "verify",
 };
 
 export const TASK_HEADING = /^#{2,3}[ \t]+Task[ \t]*#?(\d+)[ \t]*(?:[:.)\-–—][ \t]*)?(.*)$/i;

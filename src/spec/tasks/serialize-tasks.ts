@@ -22,6 +22,8 @@ export function serializeTask(task: Task): string {
     ...formatField("description", task.description),
   ];
   if (task.files.length > 0) lines.push(`- **files**: [${task.files.map((f) => JSON.stringify(f)).join(", ")}]`);
+  // In backticks, as a command reads in markdown; one with a backtick of its own is written bare.
+  if (task.verify) lines.push(`- **verify**: ${task.verify.includes("`") ? task.verify : `\`${task.verify}\``}`);
   for (const [key, value] of Object.entries(task.extra)) lines.push(...formatField(key, value));
   return lines.join("\n");
 }
