@@ -55,8 +55,9 @@ export async function createExecuteDeps(input: ExecuteInput): Promise<ExecuteDep
   const roles = modelRoles(config);
   return {
     // Its own limiter sized to spec.max_parallel_tasks: each task holds one model turn for its
-    // whole run, so the plugin's shared limit (4) would cap a larger setting.
-    runner: createSessionRunner(runtime, { concurrency: settings.maxParallelTasks }),
+    // whole run, so the plugin's shared limit (4) would cap a larger setting. The plugin's meter
+    // counts its sessions' model calls (src/cost).
+    runner: createSessionRunner(runtime, { concurrency: settings.maxParallelTasks, ...(runtime.sessions?.meter ? { meter: runtime.sessions.meter } : {}) }),
     client: runtime.client,
     repoRoot,
     parentID: input.sessionID,
@@ -66,6 +67,7 @@ export async function createExecuteDeps(input: ExecuteInput): Promise<ExecuteDep
     models: { primary: roles.primary, secondary: roles.secondary },
     settings,
     repos: config.repos,
+    limits: { usd: config.limits.run_usd, tokens: config.limits.run_tokens },
     git: runGit,
     background: new Background(),
     once: runtime.once,
