@@ -3,7 +3,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { ledgerFile, readLedger } from "../../src/cost/index.ts";
 import { delay, slashCommand, text, useE2E, type RecordedRequest } from "../support/index.ts";
-import { execModel, kindOf, writes } from "./execute/exec-model.ts";
+import { execModel, kindOf } from "./execute/exec-model.ts";
 import { specFiles, taskIdOf, tasksMd } from "./execute/kinds.ts";
 
 /*
@@ -46,7 +46,6 @@ function spend(requests: readonly RecordedRequest[]): Spend {
   return out;
 }
 
-const exact = (n: number): string => n.toLocaleString("en-US");
 const k = (n: number): string => (n < 1000 ? String(n) : n < 10_000 ? `${(n / 1000).toFixed(2)}k` : n < 1_000_000 ? `${(n / 1000).toFixed(1)}k` : `${(n / 1e6).toFixed(2)}M`);
 const usd = (n: number): string => (n < 0.01 ? `$${n.toFixed(4)}` : `$${n.toFixed(2)}`);
 
@@ -168,8 +167,8 @@ describe("execute: what a run costs, and budgets that stop it cleanly", () => {
       }),
     );
 
-    // task-001 takes two calls (2.4k tokens); task-002's first call passes 3k.
-    const stopped = await e2e.run(ws, ["run", "--command", "otto-spec", "--", "execute", "--max-tokens", "3000"], { timeoutMs: 120_000 });
+    // task-001 takes two calls (2.4k tokens); task-002's first call passes 3k. `--flag=value`: OpenCode 1.18.33's `run` fails on a bare number after `--`.
+    const stopped = await e2e.run(ws, ["run", "--command", "otto-spec", "--", "execute", "--max-tokens=3000"], { timeoutMs: 120_000 });
     expect(stopped.exitCode, stopped.stderr).toBe(0);
     expect(stopped.stdout).toMatch(new RegExp(`## otto-spec execute: ${SLUG} — 3\\.60k tokens, \\$0\\.0\\d+`));
     expect(stopped.stdout).toContain("Budget reached: spent 3.60k of 3.00k tokens.");
@@ -181,7 +180,7 @@ describe("execute: what a run costs, and budgets that stop it cleanly", () => {
     expect(tasks).not.toContain("last_error");
     // Nothing of the half-done phase was committed; the lock is gone; the interrupted attempt's spend is on record.
     expect((await ws.repo.log()).map((c) => c.subject)).toEqual(["Initial commit"]);
-    expect(fs.readdirSync(path.join(ws.project, ".git")).filter((f) => f.startsWith("otto-execute-"))).toEqual([]);
+    expect(fs.readdirSync(path.join(ws.project, ".git")).filter((f) => f.startsWith("otto-execute-") && f.endsWith(".lock"))).toEqual([]);
     const history = path.join(ws.project, SPEC, "history");
     const interrupted = fs.readdirSync(history).filter((f) => f.startsWith("run-")).map((f) => fs.readFileSync(path.join(history, f), "utf8")).find((r) => r.includes("- **task**: task-002"));
     expect(interrupted).toMatch(/- \*\*result\*\*: interrupted \(the task goes back to pending\): Budget reached/);
@@ -192,7 +191,7 @@ describe("execute: what a run costs, and budgets that stop it cleanly", () => {
     // Resumed with a bigger budget: task-001 is not run again, the rest completes; the old spend stays in the ledger.
     slow = false;
     const mark = e2e.model.requests.length;
-    const resumed = await e2e.run(ws, ["run", "--command", "otto-spec", "--", "execute", "--budget", "5"], { timeoutMs: 180_000 });
+    const resumed = await e2e.run(ws, ["run", "--command", "otto-spec", "--", "execute", "--budget=5"], { timeoutMs: 180_000 });
     expect(resumed.exitCode, resumed.stderr).toBe(0);
     expect(resumed.stdout).toContain("Progress: 3/3 completed");
     expect(resumed.stdout).not.toContain("Budget reached");
