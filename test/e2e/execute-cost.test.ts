@@ -209,7 +209,7 @@ describe("execute: what a run costs, and budgets that stop it cleanly", () => {
     expect(resumed.stdout).toContain("Progress: 3/3 completed");
     expect(resumed.stdout).not.toContain("Budget reached");
     expect(resumed.stdout).toMatch(/Before the run: Comparable tasks here cost \$[\d.]+ each \(median of 1\); 2 tasks left ≈ \$[\d.]+; budget \$5\.00/);
-    expect(e2e.model.requests.slice(mark).some((r) => taskIdOf(r.lastUser) === "task-001")).toBe(false);
+    expect(e2e.model.requests.slice(mark).some((r) => kindOf(r) === "execute-task" && taskIdOf(r.lastUser) === "task-001")).toBe(false);
     tasks = ws.readFile(`${SPEC}/tasks.md`);
     expect(["task-001", "task-002", "task-003"].map((id) => statusOf(tasks, id))).toEqual(["completed", "completed", "completed"]);
     const ledger = await readLedger(ledgerFile(ws.env));
