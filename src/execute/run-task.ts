@@ -145,7 +145,8 @@ export async function startTask(run: TaskRun): Promise<{ result: TaskResult; set
     // The task's spend in this run (brief and attempts), every session of it counted.
     await counted(deps);
     if (account) result.usage = account.usage;
-    const cost: Record<string, string> = account ? { cost: formatUsage(account.usage) } : {};
+    // Only where calls are counted (the plugin's meter): an uncounted run would record a false zero.
+    const cost: Record<string, string> = account && deps.runner.meter ? { cost: formatUsage(account.usage) } : {};
     if (result.status === "completed") {
       await store.set(task.id, "completed", { ...(evidence ? attemptFields(evidence) : {}), ...cost });
     } else if (result.cancelled) {
