@@ -65,6 +65,7 @@ export async function createExecuteDeps(input: ExecuteInput): Promise<ExecuteDep
     models: { primary: roles.primary, secondary: roles.secondary },
     settings,
     repos: config.repos,
+    limits: { usd: config.limits.run_usd, tokens: config.limits.run_tokens },
     git: runGit,
     background: new Background(),
     once: runtime.once,

@@ -1,5 +1,6 @@
 import { describeResolvedChecks } from "../analysis/index.ts";
 import { OttoError, isOttoError } from "../core/index.ts";
+import { Account, formatUsage, ledgerFile, medianTaskCost, readLedger, withAccount } from "../cost/index.ts";
 import { resolveRoleModel } from "../session/index.ts";
 import { checkGate, listSpecs, phases, readArtifacts, resolveSpec, specPaths, summarizeTasks, type SpecPaths } from "../spec/index.ts";
 import { runBaseline } from "./check-baseline.ts";
@@ -9,9 +10,10 @@ import { readDocs, relativeSpecDir, type SpecContext } from "./context.ts";
 import { alignDocs, docsDue } from "./docs-align.ts";
 import { committedPhases, ottoCommits } from "./git.ts";
 import { gitDir, snapshotGitControl } from "../workspace/index.ts";
-import { cancelled, errorLine } from "./pass.ts";
+import { budgetStopped, cancelled, counted, errorLine } from "./pass.ts";
+import { childAccount, estimateLine } from "./cost.ts";
 import { phasesToRun, startChanges } from "./plan.ts";
-import { renderReport, type RunReport } from "./progress.ts";
+import { renderReport, STOPPED_BY_BUDGET, type RunReport } from "./progress.ts";
 import { lockRun, type Release } from "./run-lock.ts";
 import { runPhase } from "./run-phase.ts";
 import { closeBaseline, openBaseline } from "./baseline.ts";
@@ -83,8 +85,11 @@ export async function baseContext(deps: ExecuteDeps, slug: string, paths: SpecPa
 export async function executeSpec(deps: ExecuteDeps, flag?: string): Promise<ExecuteResult> {
   const started = Date.now();
   const { slug, paths } = resolveExecuteTarget(deps.repoRoot, flag);
-  // The run's deps shadow the command's: only they record the sessions the run opens.
-  return withRunLock(deps, slug, async (deps, cleaned) => {
+  const userSignal = deps.signal;
+  const run = runAccount(deps, `execute ${slug}`, slug, started);
+  // The run's deps shadow the command's: only they record the sessions the run opens. Its signal
+  // also fires when the budget is reached, so a budget stop ends the run as a cancel does.
+  return withRunLock({ ...deps, signal: userSignal ? AbortSignal.any([userSignal, run.signal]) : run.signal }, slug, (deps, cleaned) => withAccount(run, async () => {
     const store = await TaskStore.open(paths.tasks, slug, { onLockWait: deps.onLockWait });
     let commits = await ottoCommits(deps.git, deps.repoRoot, slug);
     const committed = committedPhases(commits);
@@ -92,8 +97,11 @@ export async function executeSpec(deps: ExecuteDeps, flag?: string): Promise<Exe
     for (const change of recovered) await store.set(change.id, change.status);
     const models = await resolveModels(deps);
     const base = await baseContext(deps, slug, paths);
-    const report: RunReport = { slug, list: store.list, phases: [], recovered, cancelled: false, notes: [...models.notes, ...cleanedNote(cleaned)], durationMs: 0 };
+    const report: RunReport = { slug, list: store.list, phases: [], recovered, cancelled: false, notes: [...models.notes, ...cleanedNote(cleaned)], durationMs: 0, budget: deps.budget };
     const toRun = new Set(phasesToRun(store.list, new Set(committed.keys())));
+    const left = store.list.tasks.filter((t) => t.status !== "completed" && t.status !== "skipped").length;
+    report.estimate = await comparableCost(deps, left);
+    if (report.estimate) deps.progress(report.estimate);
     if (deps.settings.checks) report.checks = describeResolvedChecks(deps.settings.checks);
     // Before the first phase touches the tree: what already fails is not this run's doing.
     const baseline = toRun.size > 0 ? await runBaseline(deps, slug, paths.history) : undefined;
@@ -102,6 +110,7 @@ export async function executeSpec(deps: ExecuteDeps, flag?: string): Promise<Exe
       deps = { ...deps, checkBaseline: baseline.results };
     }
 
+    const phaseAccounts = new Map<number, Account>();
     for (const { group } of phases(store.list)) {
       if (!toRun.has(group)) {
         report.phases.push({ group, results: [], skipped: [], steps: [], earlier: committed.get(group)?.slice(0, 7) });
@@ -109,7 +118,9 @@ export async function executeSpec(deps: ExecuteDeps, flag?: string): Promise<Exe
       }
       const ctx: SpecContext = { ...base, docs: await readDocs(paths), phaseSummaries: phaseSummaries(commits) };
       try {
-        report.phases.push(await runPhase({ deps, models, store, ctx, group, committed: committed.get(group) }));
+        const phase = childAccount(`phase ${group}`);
+        phaseAccounts.set(group, phase);
+        report.phases.push(await withAccount(phase, () => runPhase({ deps, models, store, ctx, group, committed: committed.get(group) })));
       } catch (error) {
         report.phases.push({ group, results: [], skipped: [], steps: [], note: isOttoError(error) && error.code === "commit_failed" ? "the commit failed" : "stopped by an error" });
         report.error = `phase ${group}: ${errorLine(error)}`;
@@ -123,7 +134,7 @@ export async function executeSpec(deps: ExecuteDeps, flag?: string): Promise<Exe
     report.cancelled = cancelled(deps);
     if (!report.cancelled && !report.error && counts.pending + counts.running === 0 && deps.settings.docsAlignment && docsDue(commits)) {
       try {
-        report.docs = await alignDocs(deps, models, base, commits);
+        report.docs = await withAccount(childAccount("docs alignment"), () => alignDocs(deps, models, base, commits));
       } catch (error) {
         report.docs = { steps: [], note: "the commit failed" };
         report.error = `documentation: ${errorLine(error)}`;
@@ -131,15 +142,53 @@ export async function executeSpec(deps: ExecuteDeps, flag?: string): Promise<Exe
     } else if (!deps.settings.docsAlignment) {
       report.docs = { steps: [], note: "skipped (spec.docs_alignment is off)" };
     }
-    report.cancelled = cancelled(deps);
+    const stopped = budgetStopped(deps);
+    report.cancelled = cancelled(deps) && !stopped;
     // The verdict: a run whose checks fail at its end is not done, whatever its tasks say.
-    if (!report.cancelled && !report.error && toRun.size > 0) report.verdict = await runFinalChecks(deps, slug, paths.history);
+    if (!report.cancelled && !stopped && !report.error && toRun.size > 0) report.verdict = await runFinalChecks(deps, slug, paths.history);
     report.list = await store.reload();
     report.durationMs = Date.now() - started;
+    // Every session of the run closed and counted: the totals are exact.
+    await counted(deps);
+    report.usage = run.usage;
+    for (const phase of report.phases) {
+      const usage = phaseAccounts.get(phase.group)?.usage;
+      if (usage && usage.requests > 0) phase.usage = usage;
+    }
+    if (stopped) report.budgetStop = { spent: run.spentLine(), undone: undoneWork(report), resume: `/otto-spec execute --spec ${slug} --budget <more>` };
     const after = summarizeTasks(report.list);
-    const title = `otto-spec execute ${slug}: ${after.byStatus.completed}/${after.total} completed${after.byStatus.failed ? `, ${after.byStatus.failed} failed` : ""}${report.cancelled ? " (cancelled)" : ""}${report.verdict && !report.verdict.verified ? " (unverified)" : ""}`;
+    const title = `otto-spec execute ${slug}: ${after.byStatus.completed}/${after.total} completed${after.byStatus.failed ? `, ${after.byStatus.failed} failed` : ""}${report.cancelled ? " (cancelled)" : ""}${stopped ? " (budget reached)" : ""}${report.verdict && !report.verdict.verified ? " (unverified)" : ""}`;
+    deps.toast(`${title} — ${formatUsage(run.usage)}`, stopped || report.error || after.byStatus.failed || (report.verdict && !report.verdict.verified) ? "warning" : "success");
     return { title, output: renderReport(report), report };
-  });
+  }));
+}
+
+/**
+ * A run's account: everything its sessions spend, under its budget, labelled for the ledger and
+ * the report (`/otto-cost`). The repository is its top-level path: the estimate compares runs of
+ * the same checkout.
+ */
+export function runAccount(deps: Pick<ExecuteDeps, "repoRoot" | "budget">, name: string, slug: string, started: number): Account {
+  return new Account(name, { labels: { repo: deps.repoRoot, spec: slug, run: new Date(started).toISOString() }, ...(deps.budget ? { budget: deps.budget } : {}) });
+}
+
+/** What comparable tasks of this repository cost (the ledger's median) × the tasks left, beside the budget; undefined without records. */
+export async function comparableCost(deps: Pick<ExecuteDeps, "env" | "repoRoot" | "budget" | "log">, tasksLeft: number): Promise<string | undefined> {
+  if (tasksLeft === 0) return undefined;
+  try {
+    return estimateLine(medianTaskCost(await readLedger(ledgerFile(deps.env)), deps.repoRoot), tasksLeft, deps.budget);
+  } catch (error) {
+    deps.log.log("debug", "otto: could not read the cost ledger for an estimate", { error: errorLine(error) });
+    return undefined;
+  }
+}
+
+/** What a run stopped by its budget did not do: tasks not completed, phases not committed, the docs pass. */
+function undoneWork(report: RunReport): string[] {
+  const open = report.list.tasks.filter((t) => t.status === "pending" || t.status === "running");
+  const groups = [...new Set(report.list.tasks.map((t) => t.parallel_group))];
+  const phases = groups.filter((g) => open.some((t) => t.parallel_group === g) || report.phases.some((p) => p.group === g && p.note === STOPPED_BY_BUDGET));
+  return [...open.map((t) => `${t.id} (pending)`), ...phases.map((g) => `phase ${g} (not committed)`), ...(report.docs ? [] : ["documentation alignment"])];
 }
 
 /** The commit summaries of the committed phases, oldest first: what later phases are told. */

@@ -1,6 +1,8 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { assertOttoPathSafe, redact } from "../core/index.ts";
+import type { Usage } from "../cost/index.ts";
+import { costLine } from "./cost.ts";
 import type { StepRecord } from "./types.ts";
 
 /** One task attempt, as history/run-NNN.md records it. */
@@ -25,6 +27,8 @@ export interface AttemptRecord {
   evidence?: string;
   /** The task's acceptance check and how it ended: "`npm test -- a.test.ts` exit 0 (1.2s)". */
   acceptance?: string;
+  /** What the attempt's model calls used (its session, closed and counted). */
+  cost?: Usage;
 }
 
 export function formatDuration(ms: number): string {
@@ -48,6 +52,7 @@ export function renderAttempt(r: AttemptRecord, run: number, secrets: readonly s
     `- **briefing**: ${r.briefing}`,
     ...(r.evidence ? [`- **evidence**: ${r.evidence}`] : []),
     ...(r.acceptance ? [`- **acceptance**: ${r.acceptance}`] : []),
+    ...(r.cost ? [`- **cost**: ${costLine(r.cost)}`] : []),
     "",
     "## Final message",
     "",
@@ -85,12 +90,12 @@ export async function writeAttempt(historyDir: string, record: AttemptRecord, se
 /** history/<name>-<time>.md (`phase-2`, `docs`): the gates, verification and fixes of one step, with their dialogs. */
 export async function writeStepRecord(
   historyDir: string,
-  record: { slug: string; name: string; heading: string; at: Date; steps: readonly StepRecord[]; evidence?: readonly string[] },
+  record: { slug: string; name: string; heading: string; at: Date; steps: readonly StepRecord[]; evidence?: readonly string[]; usage?: Usage },
   secrets: readonly string[] = [],
 ): Promise<string> {
   await assertOttoPathSafe(historyDir);
   await fs.mkdir(historyDir, { recursive: true });
-  const lines = [`# ${record.heading} of ${record.slug}`, "", `- **at**: ${record.at.toISOString()}`, ""];
+  const lines = [`# ${record.heading} of ${record.slug}`, "", `- **at**: ${record.at.toISOString()}`, ...(record.usage ? [`- **cost**: ${costLine(record.usage)}`] : []), ""];
   for (const step of record.steps) {
     lines.push(`- **${step.name}**: ${step.outcome}${step.model ? ` (${step.model}${step.sessionID ? `, ${step.sessionID}` : ""})` : ""}`);
     if (step.warning) lines.push(`  - warning: ${step.warning}`);

@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { formatError } from "../core/index.ts";
+import { isBudgetStop, type Account } from "../cost/index.ts";
 import { formatModel, type ChildSession, type ModelRef } from "../session/index.ts";
 import type { ExecuteDeps } from "./types.ts";
 
@@ -14,6 +15,8 @@ export interface PassOptions {
   title: string;
   /** Read the conversation before the session is deleted (default true; history and harvesting need it). */
   dialog?: boolean;
+  /** Where its model calls are charged (an attempt's own account); default: the work's (withAccount). */
+  account?: Account;
 }
 
 export interface PassResult<T = string> {
@@ -43,6 +46,7 @@ export async function openPass(deps: ExecuteDeps, options: PassOptions): Promise
     title: options.title,
     timeoutMs: deps.settings.taskTimeoutMs,
     signal: deps.signal,
+    ...(options.account ? { account: options.account } : {}),
   });
   await deps.sessions?.add(child.id);
   return child;
@@ -125,7 +129,21 @@ async function dialogOf(child: ChildSession): Promise<string> {
   return child.dialog().catch((error: unknown) => `_(could not read the dialog: ${formatError(error)})_`);
 }
 
-/** The tool was cancelled: stop the run (this is not a task failure). */
+/**
+ * Waits until the sessions closed so far are counted exactly (a session's close reconciles its
+ * calls): what a record of spend (history, tasks.md, the summary) needs first.
+ */
+export async function counted(deps: Pick<ExecuteDeps, "background" | "runner">): Promise<void> {
+  await deps.background.settle();
+  await deps.runner.meter?.flush();
+}
+
+/** The run's budget was reached: the run stops as a cancel does (signal aborted with the budget stop). */
+export function budgetStopped(deps: Pick<ExecuteDeps, "signal">): boolean {
+  return deps.signal?.aborted === true && isBudgetStop(deps.signal.reason);
+}
+
+/** The tool was cancelled, or the run's budget reached: stop the run (this is not a task failure). */
 export function cancelled(deps: Pick<ExecuteDeps, "signal">): boolean {
   return deps.signal?.aborted === true;
 }

@@ -1,6 +1,8 @@
+import { formatCost, formatTokens, formatUsage, totalTokens, type Budget, type Usage } from "../cost/index.ts";
 import { summarizeTasks, type TaskList } from "../spec/index.ts";
 import { describeVerdict, failingHeadline, ignoredLine, type RunVerdict } from "../workspace/index.ts";
 import type { VerifyState } from "./commit-message.ts";
+import { budgetStopLines, budgetWords, type BudgetStopReport } from "./cost.ts";
 import { formatDuration } from "./history.ts";
 import type { StatusChange } from "./plan.ts";
 import type { StepRecord, TaskResult } from "./types.ts";
@@ -19,6 +21,9 @@ export function phaseTitle(c: PhaseCounts): string {
   return `Phase ${c.group}: ${c.done}/${c.total} done, ${c.running} running, ${c.failed} failed`;
 }
 
+/** The note of a phase the run's budget stopped before its commit. */
+export const STOPPED_BY_BUDGET = "stopped: the budget was reached";
+
 /** What happened to one phase in this run. */
 export interface PhaseReport {
   group: number;
@@ -36,6 +41,8 @@ export interface PhaseReport {
   kept?: string[];
   /** Paths git ignored when the run started and a session un-ignored: the user's, left out. */
   ignored?: string[];
+  /** What the phase's model calls used in this run (tasks, gates, verification fixes, harvest). */
+  usage?: Usage;
 }
 
 export interface RunReport {
@@ -55,6 +62,14 @@ export interface RunReport {
   error?: string;
   notes: string[];
   durationMs: number;
+  /** What the run's model calls used, every session counted. */
+  usage?: Usage;
+  /** The budget in force (flags over limits). */
+  budget?: Budget;
+  /** Set when the budget stopped the run. */
+  budgetStop?: BudgetStopReport;
+  /** What comparable tasks cost here (the ledger's median) × the tasks left; unset without records. */
+  estimate?: string;
 }
 
 function firstLine(text: string, max = 90): string {
@@ -80,7 +95,7 @@ function phaseLine(p: PhaseReport): string {
   }
   const steps = p.steps.map((s) => `${s.name}: ${s.outcome}`);
   const end = p.commit ? `committed ${p.commit}` : `not committed${p.note ? ` (${p.note})` : ""}`;
-  return `Phase ${p.group}: ${[...steps, end].join(" · ")}`;
+  return `Phase ${p.group}: ${[...steps, end, ...(p.usage ? [formatUsage(p.usage)] : [])].join(" · ")}`;
 }
 
 /** The final markdown: the task table, one line per phase and its commit, failures with their reasons, the next step. */
@@ -90,15 +105,18 @@ export function renderReport(report: RunReport): string {
   const rows = report.list.tasks.map((t) => {
     const r = results.get(t.id);
     const note = r ? firstLine(r.status === "completed" ? r.summary : (r.error ?? "")) : skipped.has(t.id) ? firstLine(skipped.get(t.id)?.reason ?? "") : t.status === "completed" ? "(completed earlier)" : "";
-    return `| ${t.parallel_group} | ${t.id} | ${t.status} | ${r ? r.attempts : "-"} | ${r ? formatDuration(r.durationMs) : "-"} | ${note} | ${t.status === "completed" ? evidenceCell(t.extra) : ""} |`;
+    return `| ${t.parallel_group} | ${t.id} | ${t.status} | ${r ? r.attempts : "-"} | ${r ? formatDuration(r.durationMs) : "-"} | ${note} | ${t.status === "completed" ? evidenceCell(t.extra) : ""} | ${r?.usage ? spendCells(r.usage) : "- | -"} |`;
   });
+  if (report.usage) rows.push(`| | **total** | | | ${formatDuration(report.durationMs)} | this run, with the phases' gates and the docs | | ${spendCells(report.usage)} |`);
   const summary = summarizeTasks(report.list);
   const s = summary.byStatus;
   const out = [
-    `## otto-spec execute: ${report.slug}${report.verdict && !report.verdict.verified ? ` — unverified: ${failingHeadline(report.verdict)}` : ""}`,
+    `## otto-spec execute: ${report.slug}${report.usage ? ` — ${formatUsage(report.usage)}` : ""}${report.verdict && !report.verdict.verified ? ` — unverified: ${failingHeadline(report.verdict)}` : ""}`,
     "",
-    "| phase | task | status | attempts | time | result | evidence |",
-    "|---|---|---|---|---|---|---|",
+    ...(report.budgetStop ? [...budgetStopLines(report.budgetStop), ""] : []),
+    ...(report.estimate ? [`Before the run: ${report.estimate}`, ""] : report.budget ? [`Budget: ${budgetWords(report.budget)}`, ""] : []),
+    "| phase | task | status | attempts | time | result | evidence | tokens | cost |",
+    "|---|---|---|---|---|---|---|---|---|",
     ...rows,
     "",
     ...report.phases.map(phaseLine),
@@ -139,6 +157,7 @@ export function renderReport(report: RunReport): string {
 
 function nextStep(report: RunReport): string {
   const s = summarizeTasks(report.list).byStatus;
+  if (report.budgetStop) return `the budget was reached; run ${report.budgetStop.resume} to resume (completed tasks are not run again)`;
   if (report.cancelled) return `the run was cancelled; run /otto-spec execute --spec ${report.slug} to resume (completed tasks are not run again)`;
   if (report.error) return `fix the error above, then run /otto-spec execute --spec ${report.slug} again`;
   if (s.failed > 0) {
@@ -151,6 +170,11 @@ function nextStep(report: RunReport): string {
     return `every task is completed, but the run is unverified: ${failingHeadline(report.verdict)} at its end${before}. Fix it (add a task: /otto-spec task add --spec ${report.slug} <what must pass>, then /otto-spec execute --spec ${report.slug}); open no pull request until it passes`;
   }
   return "every task is completed; review the commits (git log) and open a pull request";
+}
+
+/** A row's tokens and cost cells: "3.62k | $0.0061". */
+function spendCells(usage: Usage): string {
+  return `${formatTokens(totalTokens(usage))} | ${formatCost(usage)}`;
 }
 
 /** The summary's line for files a commit left alone because they held the user's edits too. */

@@ -5,10 +5,12 @@ import { renderCommitMessage, type OttoTrailer } from "./commit-message.ts";
 import { readDocs, type SpecContext } from "./context.ts";
 import { harvestQuestions } from "./harvest.ts";
 import { writeStepRecord } from "./history.ts";
-import { cancelled, errorLine } from "./pass.ts";
+import { currentAccount, withAccount } from "../cost/index.ts";
+import { childAccount } from "./cost.ts";
+import { budgetStopped, cancelled, counted, errorLine } from "./pass.ts";
 import { hardeningPass, reviewGate } from "./phase-gates.ts";
 import { blockedInPhase, phaseHasWork, runnableInPhase, tasksOf } from "./plan.ts";
-import { phaseTitle, type PhaseCounts, type PhaseReport } from "./progress.ts";
+import { phaseTitle, STOPPED_BY_BUDGET, type PhaseCounts, type PhaseReport } from "./progress.ts";
 import { startTask } from "./run-task.ts";
 import type { TaskStore } from "./task-store.ts";
 import type { ExecuteDeps, Models, StepRecord, TaskResult } from "./types.ts";
@@ -51,7 +53,8 @@ export async function runPhase(run: PhaseRun): Promise<PhaseReport> {
       const started = await limit(async () => {
         counts.running++;
         deps.progress(phaseTitle(counts));
-        const outcome = await startTask({ ...run, task, parallel: runnable.filter((t) => t.id !== task.id) }).catch(async (error: unknown) => ({ result: await crashed(run, task.id, error), settled: Promise.resolve() }));
+        // Named `task <id>`: the estimate before a run finds tasks in the ledger by it (src/cost/estimate.ts).
+        const outcome = await withAccount(childAccount(`task ${task.id}`), () => startTask({ ...run, task, parallel: runnable.filter((t) => t.id !== task.id) })).catch(async (error: unknown) => ({ result: await crashed(run, task.id, error), settled: Promise.resolve() }));
         counts.running--;
         return outcome;
       });
@@ -65,28 +68,28 @@ export async function runPhase(run: PhaseRun): Promise<PhaseReport> {
       return result;
     }),
   );
-  if (cancelled(deps)) return { ...report, note: "cancelled" };
+  if (cancelled(deps)) return { ...report, note: stopNote(deps) };
   if (!phaseHasWork(store.list, group)) return { ...report, note: "no task of the phase is completed" };
   // Committed earlier and nothing new completed now: committing again would record nothing new.
   if (run.committed && !report.results.some((r) => r.status === "completed")) return { ...report, earlier: run.committed.slice(0, 7) };
 
   const ctx: SpecContext = { ...run.ctx, docs: await readDocs(run.ctx.paths) };
   const summaries = report.results.map((r) => `### ${r.id} (${r.status})\n\n${r.summary.trim() || "(no summary)"}`).join("\n\n");
-  const harvest = harvestQuestions(deps, models, ctx, group, report.results.flatMap((r) => r.dialogs));
-  const step = async (label: string, fn: () => Promise<StepRecord | StepRecord[]>): Promise<void> => {
+  const harvest = withAccount(childAccount("question harvest"), () => harvestQuestions(deps, models, ctx, group, report.results.flatMap((r) => r.dialogs)));
+  const step = async (label: string, account: string, fn: () => Promise<StepRecord | StepRecord[]>): Promise<void> => {
     if (cancelled(deps)) return;
     deps.progress(`Phase ${group}: ${label}`);
-    report.steps.push(...[await fn()].flat());
+    report.steps.push(...[await withAccount(childAccount(account), fn)].flat());
   };
-  await step("review gate (secondary reviews, primary fixes)", () => reviewGate(deps, models, ctx, group, summaries));
-  await step("external assumptions (primary)", () => hardeningPass(deps, models, ctx, group, "external-assumptions"));
-  await step("domain hardening (primary)", () => hardeningPass(deps, models, ctx, group, "domain-hardening"));
+  await step("review gate (secondary reviews, primary fixes)", "review gate", () => reviewGate(deps, models, ctx, group, summaries));
+  await step("external assumptions (primary)", "external assumptions", () => hardeningPass(deps, models, ctx, group, "external-assumptions"));
+  await step("domain hardening (primary)", "domain hardening", () => hardeningPass(deps, models, ctx, group, "domain-hardening"));
   deps.progress(`Phase ${group}: verification`);
-  const verify = await verifyPhase(deps, models, ctx, group);
+  const verify = await withAccount(childAccount("verification fixes"), () => verifyPhase(deps, models, ctx, group));
   report.steps.push(...verify.steps);
   report.verify = verify.state;
   report.steps.push(await harvest);
-  if (cancelled(deps)) return { ...report, note: "cancelled" };
+  if (cancelled(deps)) return { ...report, note: stopNote(deps) };
   if (verify.state === "failed") await failUnverified(run, report, verifyFailure(verify, deps), counts);
   const done = report.results.filter((r) => r.status === "completed");
   const lastRound = verify.rounds.at(-1) ?? [];
@@ -109,7 +112,10 @@ export async function runPhase(run: PhaseRun): Promise<PhaseReport> {
     verify: verify.state,
   });
   deps.progress(`Phase ${group}: committing`);
-  await writeStepRecord(ctx.paths.history, { slug: ctx.slug, name: `phase-${group}`, heading: `Phase ${group}`, at: deps.now(), steps: report.steps, evidence: done.map(evidenceLine) }, deps.secrets);
+  // The phase's spend so far (its tasks, gates and verification), every session of it counted.
+  await counted(deps);
+  report.usage = currentAccount()?.usage;
+  await writeStepRecord(ctx.paths.history, { slug: ctx.slug, name: `phase-${group}`, heading: `Phase ${group}`, at: deps.now(), steps: report.steps, evidence: done.map(evidenceLine), ...(report.usage ? { usage: report.usage } : {}) }, deps.secrets);
   // No empty commits: a phase is recorded without changes only when every task it completed said why nothing had to change.
   const allowEmpty = done.every((r) => r.noChanges !== undefined);
   const commit = await commitAll(deps.git, deps.repoRoot, message, { baseline: baselineOf(deps), include: deps.specInclude ?? [], ...guardOf(deps), allowEmpty, secrets: deps.secrets });
@@ -167,6 +173,11 @@ function countPhase(run: PhaseRun): PhaseCounts {
     running: 0,
     failed: tasks.filter((t) => t.status === "failed").length,
   };
+}
+
+/** Why a phase stopped before its commit: the tool was cancelled, or the run's budget was reached. */
+function stopNote(deps: ExecuteDeps): string {
+  return budgetStopped(deps) ? STOPPED_BY_BUDGET : "cancelled";
 }
 
 const capitalise = (text: string): string => text.charAt(0).toUpperCase() + text.slice(1);

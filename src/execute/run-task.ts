@@ -1,5 +1,6 @@
 import path from "node:path";
 import { isOttoError } from "../core/index.ts";
+import { currentAccount, formatUsage, type Account } from "../cost/index.ts";
 import { renderPrompt } from "../prompts/index.ts";
 import type { Task } from "../spec/index.ts";
 import type { ChildSession } from "../session/index.ts";
@@ -10,7 +11,7 @@ import { acceptanceFailure, acceptanceField, runAcceptance } from "./acceptance.
 import { attemptFields, changedDuring, filesField, judgeEvidence, type AttemptEvidence } from "./evidence.ts";
 import { writeAttempt } from "./history.ts";
 import { sameFailure, type Failure } from "./failure-fingerprint.ts";
-import { cancelled, discardPass, errorLine, EXECUTOR, openPass, promptPass, type PassResult } from "./pass.ts";
+import { budgetStopped, cancelled, counted, discardPass, errorLine, EXECUTOR, openPass, promptPass, type PassResult } from "./pass.ts";
 import { taskFailedReason } from "./plan.ts";
 import type { TaskStore } from "./task-store.ts";
 import type { ExecuteDeps, Models, TaskResult } from "./types.ts";
@@ -64,7 +65,14 @@ export async function startTask(run: TaskRun): Promise<{ result: TaskResult; set
   marked.catch(() => undefined);
   // The first attempt's session opens, and the tree is read, while the briefing runs (the briefing
   // is read-only): the hand-over from brief to executor is then only the prompt.
-  const executorOptions = (attempt: number) => ({ agent: EXECUTOR, model: models.primary, title: `otto: ${task.id} attempt ${attempt}` }) as const;
+  // The task's account (`task <id>`, opened by the caller) and one child per attempt: each history record names its attempt's spend.
+  const account = currentAccount();
+  const attempts = new Map<number, Account>();
+  const attemptAccount = (n: number): Account | undefined => {
+    if (account && !attempts.has(n)) attempts.set(n, account.child(`attempt ${n}`));
+    return attempts.get(n);
+  };
+  const executorOptions = (attempt: number) => ({ agent: EXECUTOR, model: models.primary, title: `otto: ${task.id} attempt ${attempt}`, account: attemptAccount(attempt) }) as const;
   let opened: Promise<ChildSession> | undefined;
   let firstBefore: Promise<TreeSnapshot> | undefined;
   const briefing = await briefTask(deps, models, ctx, task, () => {
@@ -105,7 +113,8 @@ export async function startTask(run: TaskRun): Promise<{ result: TaskResult; set
       verdict = { ok: false, reason: failedCheck.reason, failure: { kind: "check", command: accepted.command, exitCode: accepted.exitCode, timedOut: accepted.timedOut, output: accepted.output } };
     }
     const repeated = !verdict.ok && !cancelled(deps) && sameFailure(lastFailure, verdict.failure);
-    const written = writeAttempt(ctx.paths.history, {
+    // Written once the attempt's session is closed and counted: its spend is exact.
+    const written = counted(deps).then(() => writeAttempt(ctx.paths.history, {
       slug: ctx.slug,
       taskId: task.id,
       title: task.title,
@@ -115,13 +124,14 @@ export async function startTask(run: TaskRun): Promise<{ result: TaskResult; set
       sessionID: pass.sessionID,
       startedAt,
       durationMs: pass.durationMs,
-      result: verdict.ok ? "completed" : `failed: ${verdict.reason}${repeated ? ` (the same failure as attempt ${attempt - 1}: no more retries)` : ""}`,
+      result: verdict.ok ? "completed" : budgetStopped(deps) ? `interrupted (the task goes back to pending): ${verdict.reason}` : `failed: ${verdict.reason}${repeated ? ` (the same failure as attempt ${attempt - 1}: no more retries)` : ""}`,
       briefing: briefing.note,
       finalMessage: pass.text,
       dialog: pass.dialog,
       evidence: files.length > 0 ? `changed ${filesField(files, 50)}` : verdict.ok ? `NO_CHANGES: ${verdict.evidence.noChanges ?? ""}` : "no file changed",
       ...(accepted ? { acceptance: acceptanceField(accepted) } : {}),
-    }, deps.secrets).then((file) => void result.history.push(path.relative(deps.repoRoot, file)));
+      ...(attemptAccount(attempt) ? { cost: attemptAccount(attempt)?.usage } : {}),
+    }, deps.secrets)).then((file) => void result.history.push(path.relative(deps.repoRoot, file)));
     // A retry waits for its predecessor's record (the history keeps their order); the last
     // attempt's record is written while the next task starts.
     if (!verdict.ok) await written;
@@ -151,12 +161,17 @@ export async function startTask(run: TaskRun): Promise<{ result: TaskResult; set
   const settle = async (): Promise<void> => {
     await record;
     await marked;
+    // The task's spend in this run (brief and attempts), every session of it counted.
+    await counted(deps);
+    if (account) result.usage = account.usage;
+    // Only where calls are counted (the plugin's meter): an uncounted run would record a false zero.
+    const cost: Record<string, string> = account && deps.runner.meter ? { cost: formatUsage(account.usage) } : {};
     if (result.status === "completed") {
-      await store.set(task.id, "completed", { ...(evidence ? attemptFields(evidence) : {}), ...(acceptance ? { acceptance } : {}) });
+      await store.set(task.id, "completed", { ...(evidence ? attemptFields(evidence) : {}), ...(acceptance ? { acceptance } : {}), ...cost });
     } else if (result.cancelled) {
       await store.set(task.id, "pending");
     } else {
-      await store.set(task.id, "failed", { last_error: `${result.error ?? "failed"} (after ${result.attempts} attempt${result.attempts === 1 ? "" : "s"})` });
+      await store.set(task.id, "failed", { last_error: `${result.error ?? "failed"} (after ${result.attempts} attempt${result.attempts === 1 ? "" : "s"})`, ...cost });
     }
   };
   if (result.status !== "completed") {

@@ -2,6 +2,7 @@ import type { SandboxMode } from "../sandbox/index.ts";
 import type { ResolvedChecks } from "../analysis/index.ts";
 import type { Repo } from "../config/index.ts";
 import type { Env, Logger } from "../core/index.ts";
+import type { Budget, RunLimits, Usage } from "../cost/index.ts";
 import type { ModelRef, SessionClient, SessionRunner } from "../session/index.ts";
 import type { CheckResult, GitControlSnapshot, GitRun, TreeSnapshot } from "../workspace/index.ts";
 import type { Background } from "./pass.ts";
@@ -76,6 +77,10 @@ export interface ExecuteDeps {
   specInclude?: string[];
   /** Receives lock waits of tasks.md writes (bench). */
   onLockWait?: (ms: number) => void;
+  /** otto.jsonc `limits.run_usd` / `limits.run_tokens`: a run's budget when no flag sets one. */
+  limits?: RunLimits;
+  /** The run's budget (flags over limits, src/cost/budget.ts); unset: no limit. */
+  budget?: Budget;
 }
 
 export interface Models {
@@ -100,8 +105,10 @@ export interface TaskResult {
   history: string[];
   /** Each attempt's dialog, headed by the task id, for question harvesting. */
   dialogs: string[];
-  /** The tool was cancelled while it ran: the task went back to pending. */
+  /** The tool was cancelled (or the run's budget reached) while it ran: the task went back to pending. */
   cancelled?: boolean;
+  /** What the task's model calls used in this run (brief and every attempt), once its sessions are closed. */
+  usage?: Usage;
   /** Evidence of a completed task: the paths changed while its done attempt ran (otto's spec folder aside). */
   files?: string[];
   /** Evidence of a completed task that changed nothing: its `NO_CHANGES:` reason. */

@@ -1,3 +1,4 @@
+import { runBudget } from "../cost/index.ts";
 import { sendNotification } from "../notify/index.ts";
 import fs from "node:fs";
 import { placeRun } from "../repo/index.ts";
@@ -17,6 +18,16 @@ import { runOneTask } from "./task-run.ts";
 export interface RunOptions {
   /** --here: commit on the current branch even when it is the default branch. */
   here?: boolean;
+  /** --budget <usd>: the run stops cleanly once it has spent this (default limits.run_usd). */
+  budget?: string | number;
+  /** --max-tokens <n>: likewise in tokens (default limits.run_tokens). */
+  maxTokens?: string | number;
+}
+
+/** The run's budget: the flags over otto.jsonc's limits; how to resume names the verb. */
+function withBudget(deps: ExecuteDeps, options: RunOptions, resume: string): ExecuteDeps {
+  const budget = runBudget({ budget: options.budget, maxTokens: options.maxTokens }, deps.limits ?? {}, `Resume with ${resume} --budget <more> (or --max-tokens): completed tasks are kept, and the new run gets a budget of its own.`);
+  return budget ? { ...deps, budget } : deps;
 }
 
 export interface VerbResult {
@@ -43,12 +54,16 @@ async function placed(deps: ExecuteDeps, slug: string, options: RunOptions): Pro
 function finished(deps: ExecuteDeps, slug: string, run: { title: string; output: string; note: string | undefined; gitControl: GitControlSnapshot; unverified?: string }): VerbResult {
   const tasks = parseTasks(fs.readFileSync(specPaths(deps.repoRoot, slug).tasks, "utf8")).tasks.tasks;
   const complete = tasks.length > 0 && tasks.every((t) => t.status === "completed" || t.status === "skipped");
-  return { title: run.title, output: run.note ? `${run.note}\n\n${run.output}` : run.output, slug, repoRoot: deps.repoRoot, complete, gitControl: run.gitControl, ...(run.unverified ? { unverified: run.unverified } : {}) };
+  // The summary's first line names the run and its spend; a note on where it ran comes after it.
+  const [head = "", ...rest] = run.output.split("\n");
+  const output = run.note ? [head, "", run.note, ...rest].join("\n") : run.output;
+  return { title: run.title, output, slug, repoRoot: deps.repoRoot, complete, gitControl: run.gitControl, ...(run.unverified ? { unverified: run.unverified } : {}) };
 }
 
 export async function executeVerb(input: ExecuteInput, spec?: string, options: RunOptions = {}): Promise<VerbResult> {
-  const deps = await createExecuteDeps(input);
-  const { slug } = resolveExecuteTarget(deps.repoRoot, spec);
+  const created = await createExecuteDeps(input);
+  const { slug } = resolveExecuteTarget(created.repoRoot, spec);
+  const deps = withBudget(created, options, `/otto-spec execute --spec ${slug}`);
   const note = await placed(deps, slug, options);
   const gitControl = await snapshotGitControl(deps.repoRoot, { env: deps.env });
   const { title, output, report } = await executeSpec(deps, slug);
@@ -60,10 +75,14 @@ export async function executeVerb(input: ExecuteInput, spec?: string, options: R
 }
 
 export async function taskRunVerb(input: ExecuteInput, spec?: string, id?: string, options: RunOptions = {}): Promise<VerbResult> {
-  const deps = await createExecuteDeps(input);
-  const { slug } = resolveExecuteTarget(deps.repoRoot, spec);
+  const created = await createExecuteDeps(input);
+  const { slug } = resolveExecuteTarget(created.repoRoot, spec);
+  const deps = withBudget(created, options, `/otto-spec task run --spec ${slug}${id ? ` --id ${id}` : ""}`);
   const note = await placed(deps, slug, options);
   const gitControl = await snapshotGitControl(deps.repoRoot, { env: deps.env });
-  const { title, output, unverified } = await runOneTask(deps, slug, id);
-  return finished(deps, slug, { title, output, note, gitControl, ...(unverified ? { unverified } : {}) });
+  const { title, output, budgetReached, unverified } = await runOneTask(deps, slug, id);
+  const result = finished(deps, slug, { title, output, note, gitControl, ...(unverified ? { unverified } : {}) });
+  // A run the budget stopped is news wherever people listen (execute notifies at every end).
+  if (budgetReached) await sendNotification(input.runtime, input.directory, { kind: "spec_finished", title, text: result.output.split("\n").slice(0, 12).join("\n") });
+  return result;
 }

@@ -51,6 +51,8 @@ export const TOOL_MANIFEST = {
       spec: z.string().optional().describe("The spec's slug under .otto/specs (a unique prefix is enough). Omit it when the repository has exactly one spec."),
       here: z.boolean().optional().describe("Commit on the current branch even when it is the default branch (otherwise the run makes the spec's branch there)."),
       pr: z.boolean().optional().describe("When every task is done and verified, open the PR (as /otto-pr create --spec does) and track it."),
+      budget: z.number().optional().describe("Budget of this run in US dollars (default limits.run_usd): once spent, the run stops cleanly and resumes on the next call."),
+      max_tokens: z.number().optional().describe("Budget of this run in tokens (a whole number) (default limits.run_tokens), likewise."),
     },
   },
   otto_repo: {

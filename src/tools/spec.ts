@@ -67,6 +67,11 @@ const executeInput = (ctx: CommandContext): ExecuteInput => ({
 
 const flag = (values: Values): string | undefined => (typeof values.spec === "string" ? values.spec : undefined);
 
+const budgetOf = (values: Values): { budget?: string; maxTokens?: string } => ({
+  ...(typeof values.budget === "string" ? { budget: values.budget } : {}),
+  ...(typeof values["max-tokens"] === "string" ? { maxTokens: values["max-tokens"] } : {}),
+});
+
 function documentVerb(name: DocStage, summary: string): Verb {
   return {
     path: [name],
@@ -141,23 +146,23 @@ const verbs: Verb[] = [
   },
   {
     path: ["execute"],
-    args: "[--spec <slug>] [--here] [--pr]",
+    args: "[--spec <slug>] [--here] [--pr] [--budget <usd>] [--max-tokens <n>]",
     summary:
-      "Run tasks.md phase by phase: parallel tasks, review gate, hardening, spec.verify, one commit per phase, then docs; resumable. Started on the default branch it commits on the spec's branch (--here: where it stands); --pr opens the PR when every task is done",
-    options: { ...SPEC, here: { type: "boolean" as const }, pr: { type: "boolean" as const } },
+      "Run tasks.md phase by phase: parallel tasks, review gate, hardening, spec.verify, one commit per phase, then docs; resumable. Started on the default branch it commits on the spec's branch (--here: where it stands); --pr opens the PR when every task is done; --budget/--max-tokens stop it cleanly at that spend",
+    options: { ...SPEC, here: { type: "boolean" as const }, pr: { type: "boolean" as const }, ...BUDGET },
     run: async ({ values }, ctx) => {
-      const run = await executeVerb(executeInput(ctx), flag(values), { here: values.here === true });
+      const run = await executeVerb(executeInput(ctx), flag(values), { here: values.here === true, ...budgetOf(values) });
       const output = values.pr === true ? await openPrAfterRun(ctx.runtime, run, { sessionID: ctx.tool.sessionID, abort: ctx.tool.abort }, (m) => ctx.progress(m)) : run.output;
       return { title: run.title, output };
     },
   },
   {
     path: ["task", "run"],
-    args: "[--spec <slug>] [--id <task-id>] [--here]",
-    summary: "Run one task (the only runnable one without --id), verify and commit it (on the spec's branch when started on the default branch; --here: where it stands)",
-    options: { ...SPEC, id: { type: "string" as const }, here: { type: "boolean" as const } },
+    args: "[--spec <slug>] [--id <task-id>] [--here] [--budget <usd>] [--max-tokens <n>]",
+    summary: "Run one task (the only runnable one without --id), verify and commit it (on the spec's branch when started on the default branch; --here: where it stands; --budget/--max-tokens: stop at that spend)",
+    options: { ...SPEC, id: { type: "string" as const }, here: { type: "boolean" as const }, ...BUDGET },
     run: async ({ values }, ctx) => {
-      const run = await taskRunVerb(executeInput(ctx), flag(values), typeof values.id === "string" ? values.id : undefined, { here: values.here === true });
+      const run = await taskRunVerb(executeInput(ctx), flag(values), typeof values.id === "string" ? values.id : undefined, { here: values.here === true, ...budgetOf(values) });
       return { title: run.title, output: run.output };
     },
   },

@@ -61,7 +61,9 @@ describe("otto_spec_execute through opencode serve: a task is completed only wit
     expect(fieldsOf(tasks, "task-003")).toContain("- **no_changes**: already implemented by README.md");
 
     // The passing task: its files, checks and commit, in tasks.md and in the summary.
-    expect(fieldsOf(tasks, "task-001")).toContain(`- **status**: completed\n- **parallel_group**: 1\n- **depends_on**: []\n- **description**: Write the greeting.\n- **files**: ["src/task-001.txt"]\n- **changed_files**: src/task-001.txt\n- **checks**: test -f src/task-001.txt exit 0\n- **commit**: ${phase}`);
+    // Between the evidence, what the task's model calls used (the scripted model's usage has no price).
+    expect(fieldsOf(tasks, "task-001")).toContain(`- **status**: completed\n- **parallel_group**: 1\n- **depends_on**: []\n- **description**: Write the greeting.\n- **files**: ["src/task-001.txt"]\n- **changed_files**: src/task-001.txt\n- **cost**: `);
+    expect(fieldsOf(tasks, "task-001")).toMatch(new RegExp(`- \\*\\*cost\\*\\*: \\d+ tokens, cost unknown\\n- \\*\\*checks\\*\\*: test -f src/task-001\\.txt exit 0\\n- \\*\\*commit\\*\\*: ${phase}`));
     expect(run.output).toMatch(new RegExp(`\\| 1 \\| task-001 \\| completed \\| 1 \\| [^|]+ \\| [^|]+ \\| commit ${phase} · files src/task-001\\.txt · checks test -f src/task-001\\.txt exit 0 \\|`));
     expect(run.output).toMatch(new RegExp(`\\| 1 \\| task-003 \\| completed \\| 1 \\| [^|]+ \\| [^|]+ \\| commit ${phase} · NO_CHANGES: already implemented by README\\.md · checks test -f src/task-001\\.txt exit 0 \\|`));
     // The commit field reached git with the documentation commit that followed the phase.
