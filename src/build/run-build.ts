@@ -226,7 +226,7 @@ async function buildLocked(deps: BuildDeps, target: BuildTarget, options: BuildO
   result.spend = account.usage;
   result.total = addUsage(spentBefore, account.usage);
   // One notification per target, with what it spent (a budget stop is one of them).
-  if (notice) await deps.notify({ ...notice, facts: { ...notice.facts, spent: formatUsage(result.total) } });
+  if (notice) await deps.notify({ ...notice, text: `${notice.text}; spent ${formatUsage(result.total)}`, facts: { ...notice.facts, spent: formatUsage(result.total) } });
   return result;
 }
 

@@ -44,11 +44,12 @@ describe("crew: what agents cost", () => {
     await until("alice blocked", () => agentState(ws, "alice") === "blocked");
     expect(await ottoAgent(client, otto.id, "prompt alice Use 8080")).toContain("to @alice");
     await until("alice done", () => agentState(ws, "alice") === "done");
+    await e2e.model.waitForRequest(inDelivery("alice", "Use 8080", "tool"), 60_000);
+    // Recorded when its turn ends (session.idle), from its session's messages.
+    await until("alice's spend recorded", () => agentRecord(ws, "alice").spend?.requests === 4);
 
     const expected = served(e2e.model.requests.filter(ofAgent("alice")));
     expect(expected.requests).toBe(4);
-    // Recorded when its turn ends (session.idle), from its session's messages.
-    await until("alice's spend recorded", () => agentRecord(ws, "alice").spend?.requests === expected.requests);
     const spend = agentRecord(ws, "alice").spend;
     expect(spend).toMatchObject({ requests: 4, input: expected.input, output: expected.output, unpriced: 0 });
     expect(spend?.usd).toBeCloseTo(expected.usd, 9);

@@ -79,6 +79,7 @@ describe("build spend", () => {
     expect(state?.iterations).toHaveLength(3);
     // The end notification carries the total.
     expect(notified.map((n) => n.facts?.spent)).toEqual(["3.60k tokens, $0.03"]);
+    expect(notified[0]?.text).toBe("done, unverified: no checks found, after 3 turn(s) (set spec.verify to have otto run some); spent 3.60k tokens, $0.03");
   });
 
   it("stops at the budget with the state resumable; the resumed run gets a new budget and the old spend stays on record", async () => {
