@@ -41,6 +41,8 @@ describe("crew: what agents cost", () => {
       { label: "alice done", match: inDelivery("alice", "Use 8080", "tool"), reply: text("Done.") },
     );
     expect(await ottoAgent(client, otto.id, "spawn alice Build the API")).toContain("Spawned @alice");
+    // The question's wake-up first: a command sent while it arrives would share its turn.
+    await e2e.model.waitForRequest(wakeWith("Which port?"), 60_000);
     await until("alice blocked", () => agentState(ws, "alice") === "blocked");
     expect(await ottoAgent(client, otto.id, "prompt alice Use 8080")).toContain("to @alice");
     await until("alice done", () => agentState(ws, "alice") === "done");
