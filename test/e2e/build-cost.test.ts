@@ -102,6 +102,8 @@ describe("/otto-build: what it costs", () => {
     const resumed = await e2e.run(ws, ["run", "--command", "otto-build", "--", "--spec", "demo", "--budget=1"], { timeoutMs: 120_000 });
     expect(resumed.exitCode, resumed.stderr).toBe(0);
     expect(resumed.stdout).toContain("done and verified");
+    // The first run's tasks are on the ledger now: the resumed run says what a task costs here.
+    expect(resumed.stdout).toMatch(/comparable tasks here cost \$0\.\d+ each \(the median of \d+ on record\): \d task\(s\) left ≈ \$0\.\d+; budget in force: \$1\.00\./);
     const second = served(e2e.model.requests.slice(before));
     // This run's total is its own spend; the state keeps both runs'.
     expect(resumed.stdout).toContain(`## otto build: spent ${formatUsage(second)} of a budget of $1.00`);

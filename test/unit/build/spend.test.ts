@@ -109,6 +109,21 @@ describe("build spend", () => {
   });
 });
 
+it("a stagnated loop records what it spent, and its notification names it", async () => {
+  const root = repo(tasksMd(2));
+  const notified: NotifyEvent[] = [];
+  const d = deps(root, 0.01, undefined, notified);
+  d.openBuilder = async (_target, _resume, account) =>
+    new FakeBuilder(() => {
+      account?.charge("mock/m1", call(0.01));
+      return "thinking";
+    }, "ses_idle");
+  const [result] = await runBuild(d, [DEMO], { maxIterations: 10, stagnationLimit: 2 });
+  expect(result?.end).toMatchObject({ kind: "stop", reason: "stagnation" });
+  expect((await new BuildStore(root).read(DEMO))?.spend).toMatchObject({ requests: 2, usd: 0.02 });
+  expect(notified[0]?.text).toMatch(/^stopped: nothing changed .*; spent 2\.40k tokens, \$0\.02$/);
+});
+
 describe("TurnAccount", () => {
   it("charges the turn in progress, and its parents once; the ledger path is the turn's", () => {
     const run = new Account("build demo", { labels: { repo: "/r", build: "demo" } });
