@@ -11,6 +11,7 @@ import type { BuildDeps } from "./run-build.ts";
 import { BuildStore } from "./state.ts";
 import type { Builder } from "./turn.ts";
 import { assertSandbox } from "../sandbox/index.ts";
+import { runBudget, type BudgetFlags } from "../cost/index.ts";
 
 export interface BuildInput {
   runtime: Runtime;
@@ -19,6 +20,8 @@ export interface BuildInput {
   directory: string;
   signal?: AbortSignal;
   progress: (title: string) => void;
+  /** --budget / --max-tokens of the run (limits.run_usd / run_tokens otherwise). */
+  budget?: BudgetFlags;
 }
 
 /** The git top-level of the tool's directory; build mode commits, so it refuses to run outside a repository. */
@@ -46,7 +49,10 @@ export async function createBuildDeps(input: BuildInput): Promise<BuildDeps> {
     log: runtime.log,
   });
   const notify = notifierFor(runtime, loaded);
+  const budget = runBudget(input.budget ?? {}, { usd: loaded.config.limits.run_usd, tokens: loaded.config.limits.run_tokens });
   return {
+    ...(budget ? { budget } : {}),
+    flushSpend: async () => runtime.sessions.meter?.flush(),
     repoRoot,
     repos: loaded.config.repos,
     store: new BuildStore(repoRoot),
@@ -65,7 +71,7 @@ export async function createBuildDeps(input: BuildInput): Promise<BuildDeps> {
     now: () => new Date(),
     pid: process.pid,
     signal: input.signal,
-    openBuilder: async (target, resume) => {
+    openBuilder: async (target, resume, account) => {
       const options = {
         parentID: input.sessionID,
         directory: repoRoot,
@@ -76,9 +82,12 @@ export async function createBuildDeps(input: BuildInput): Promise<BuildDeps> {
         timeoutMs: settings.taskTimeoutMs,
         keep: true,
         signal: input.signal,
+        ...(account ? { account } : {}),
       };
       // A resumed loop goes on in its session, where the user may have talked to the builder.
       const reopen = resume !== undefined && (await sessionExists(runtime, resume, repoRoot));
+      // Its earlier calls were charged by the run that made them: only the new ones are this run's.
+      if (reopen && account) runtime.sessions.meter?.track(resume, account, await messageIds(runtime, resume, repoRoot));
       const child = reopen ? await runtime.sessions.attachChild(resume, options) : await runtime.sessions.openChild(options);
       const builder: Builder & { close(): Promise<void> } = {
         id: child.id,
@@ -98,6 +107,11 @@ export async function createBuildDeps(input: BuildInput): Promise<BuildDeps> {
       return builder;
     },
   };
+}
+
+async function messageIds(runtime: Runtime, id: string, directory: string): Promise<string[]> {
+  const result = await runtime.client.session.messages({ path: { id }, query: { directory } });
+  return (result.data ?? []).map((m) => m.info.id);
 }
 
 /** Whether a session still exists (the user may have deleted a stopped loop's builder). */

@@ -4,11 +4,13 @@ import path from "node:path";
 import type { Env } from "../core/index.ts";
 import { commitAll, snapshotGitControl, snapshotTree, type CheckResult, type GitRun } from "../workspace/index.ts";
 import type { NotifyEvent } from "../notify/index.ts";
+import { Account, addUsage, formatUsage, ZERO_USAGE, type Budget, type Usage } from "../cost/index.ts";
 import type { ArchiveResult } from "./archive.ts";
 import { lockTarget } from "./build-lock.ts";
 import { treeFingerprint } from "./fingerprint.ts";
 import { runLoop, type LoopEnd } from "./run-loop.ts";
-import type { BuildState, BuildStore, BuildTarget } from "./state.ts";
+import { recordIteration, TurnAccount } from "./spend.ts";
+import type { BuildState, BuildStore, BuildTarget, IterationSpend } from "./state.ts";
 import { targetFlag } from "./targets.ts";
 import { taskSource } from "./task-source.ts";
 import type { Builder } from "./turn.ts";
@@ -21,9 +23,10 @@ export interface BuildDeps {
   store: BuildStore;
   /**
    * Opens the builder child session for a target (kept after the loop, for the user): the session
-   * `resume` when it still exists (a resumed loop keeps its conversation), else a new one.
+   * `resume` when it still exists (a resumed loop keeps its conversation), else a new one. Its
+   * model calls are charged to `account` (src/cost).
    */
-  openBuilder(target: BuildTarget, resume?: string): Promise<Builder & { close(): Promise<void> }>;
+  openBuilder(target: BuildTarget, resume?: string, account?: Account): Promise<Builder & { close(): Promise<void> }>;
   git: GitRun;
   verify: readonly string[];
   runChecks: () => Promise<CheckResult[]>;
@@ -40,11 +43,17 @@ export interface BuildDeps {
   commitHooks?: { sandbox: SandboxMode };
   /** The known secrets: a file holding one is not committed. */
   secrets?: readonly string[];
+  /** The run's budget (--budget, --max-tokens, limits.run_*): the loop stops when it is reached. */
+  budget?: Budget;
+  /** Waits until every model call so far is counted (the meter's flush). */
+  flushSpend?: () => Promise<void>;
 }
 
 export interface BuildOptions {
   maxIterations: number;
   stagnationLimit: number;
+  /** The run's account (made here when not given): every target's spend is its. */
+  account?: Account;
 }
 
 export interface TargetResult {
@@ -59,13 +68,29 @@ export interface TargetResult {
   /** Paths git ignored when the loop started and the builder un-ignored: the user's, left out. */
   ignored?: string[];
   archive?: ArchiveResult;
+  /** What this run's turns used, in all and per turn. */
+  spend: Usage;
+  iterations: IterationSpend[];
+  /** What the loop used over every run of it (a resumed loop's earlier runs too). */
+  total: Usage;
+}
+
+/** The account of a build run: its labels say which repository, target and run the ledger's calls are for. */
+export function buildAccount(deps: Pick<BuildDeps, "repoRoot" | "budget" | "now">, targets: readonly BuildTarget[]): Account {
+  const only = targets.length === 1 ? targets[0] : undefined;
+  return new Account(only ? `build ${only.name}` : "build", {
+    labels: { repo: deps.repoRoot, run: deps.now().toISOString(), ...(only ? { build: only.name } : {}) },
+    ...(deps.budget ? { budget: deps.budget } : {}),
+  });
 }
 
 /** Builds the targets in order; the next one starts only when the previous one is done. */
 export async function runBuild(deps: BuildDeps, targets: readonly BuildTarget[], options: BuildOptions): Promise<TargetResult[]> {
+  const run = options.account ?? buildAccount(deps, targets);
   const results: TargetResult[] = [];
   for (const target of targets) {
-    const result = await buildOne(deps, target, options);
+    const account = targets.length === 1 ? run : run.child(`build ${target.name}`, { labels: { build: target.name } });
+    const result = await buildOne(deps, target, options, account);
     results.push(result);
     if (result.end.kind !== "done") break;
   }
@@ -80,16 +105,16 @@ function resumable(state: BuildState | undefined): state is BuildState {
   return state !== undefined && (state.status === "paused" || state.status === "stopped" || state.status === "running");
 }
 
-async function buildOne(deps: BuildDeps, target: BuildTarget, options: BuildOptions): Promise<TargetResult> {
+async function buildOne(deps: BuildDeps, target: BuildTarget, options: BuildOptions, account: Account): Promise<TargetResult> {
   const release = await lockTarget(deps.store.lockPath(target), target.name, { holder: () => deps.store.read(target), flag: targetFlag(target) });
   try {
-    return await buildLocked(deps, target, options);
+    return await buildLocked(deps, target, options, account);
   } finally {
     await release();
   }
 }
 
-async function buildLocked(deps: BuildDeps, target: BuildTarget, options: BuildOptions): Promise<TargetResult> {
+async function buildLocked(deps: BuildDeps, target: BuildTarget, options: BuildOptions, account: Account): Promise<TargetResult> {
   const previous = await deps.store.read(target);
   await deps.store.clearStop(target);
   const source = taskSource(deps.repoRoot, target);
@@ -102,7 +127,13 @@ async function buildLocked(deps: BuildDeps, target: BuildTarget, options: BuildO
   // Git's config and hooks before this loop's turns: the final commit runs hooks with otto's environment.
   const env = deps.env ?? process.env;
   const gitControl = await snapshotGitControl(deps.repoRoot, { env });
-  const builder = await deps.openBuilder(target, resume?.sessionID);
+  // A resumed loop's earlier spend stays on record; the budget counts this run's only.
+  const spentBefore = resume?.spend ?? ZERO_USAGE;
+  const turns = new TurnAccount(account);
+  let iterations: IterationSpend[] = resume?.iterations ?? [];
+  const ran: IterationSpend[] = [];
+  let turn: Account | undefined;
+  const builder = await deps.openBuilder(target, resume?.sessionID, turns);
   const sessionNote =
     resume?.sessionID !== undefined && builder.id !== resume.sessionID
       ? `The builder session ${resume.sessionID} of the previous loop no longer exists; the loop goes on in a new session, ${builder.id}.`
@@ -119,12 +150,18 @@ async function buildLocked(deps: BuildDeps, target: BuildTarget, options: BuildO
     baseline,
     pid: deps.pid,
     updatedAt: deps.now().toISOString(),
+    spend: spentBefore,
+    iterations,
+    ...(deps.budget ? { budget: { ...(deps.budget.usd !== undefined ? { usd: deps.budget.usd } : {}), ...(deps.budget.tokens !== undefined ? { tokens: deps.budget.tokens } : {}) } } : {}),
   };
   const save = async (patch: Partial<BuildState>): Promise<void> => {
     state = { ...state, ...patch, updatedAt: deps.now().toISOString() };
     await deps.store.write(state);
   };
+  const spent = (): Partial<BuildState> => ({ spend: addUsage(spentBefore, account.usage), iterations });
   await save({});
+  let result: TargetResult | undefined;
+  let notice: NotifyEvent | undefined;
   try {
     const end = await runLoop(
       {
@@ -139,10 +176,24 @@ async function buildLocked(deps: BuildDeps, target: BuildTarget, options: BuildO
         progress: deps.progress,
         signal: deps.signal,
         pollMs: deps.pollMs,
+        turn: {
+          begin: (iteration, task) => {
+            turn = turns.begin(iteration, task);
+          },
+          end: async (iteration, task) => {
+            await deps.flushSpend?.();
+            turns.end();
+            const entry = { iteration, ...(task ? { task } : {}), usage: turn?.usage ?? ZERO_USAGE };
+            ran.push(entry);
+            iterations = recordIteration(iterations, entry);
+            await save(spent());
+          },
+        },
+        budgetStop: () => account.stopped,
       },
       { maxIterations: options.maxIterations, stagnationLimit: options.stagnationLimit, iteration: state.iteration, stagnantTurns: state.stagnantTurns },
     );
-    const result: TargetResult = { target, end, sessionID: builder.id, sessionNote };
+    result = { target, end, sessionID: builder.id, sessionNote, spend: ZERO_USAGE, iterations: ran, total: ZERO_USAGE };
     if (end.kind === "done") {
       result.archive = await deps.archive(target);
       const commit = await commitAll(deps.git, deps.repoRoot, commitMessage(target, end), {
@@ -158,26 +209,33 @@ async function buildLocked(deps: BuildDeps, target: BuildTarget, options: BuildO
     }
     await save({ status: statusOf(end), note: noteOf(end), pid: undefined, ...(end.kind === "done" ? { verified: verified(end) } : {}) });
     await deps.store.clearStop(target);
-    if (end.kind === "stop" && end.reason !== "stop_requested") await deps.notify(humanNeeded(target, noteOf(end)));
-    if (end.kind === "failed") await deps.notify(humanNeeded(target, noteOf(end)));
+    if ((end.kind === "stop" && end.reason !== "stop_requested") || end.kind === "failed") notice = humanNeeded(target, noteOf(end));
     if (end.kind === "done") {
-      await deps.notify({ kind: "spec_finished", title: `otto build ${target.name}: ${verified(end) ? "done and verified" : UNVERIFIED}`, text: noteOf(end), facts: { commit: result.commit ?? "-" } });
+      notice = { kind: "spec_finished", title: `otto build ${target.name}: ${verified(end) ? "done and verified" : UNVERIFIED}`, text: noteOf(end), facts: { commit: result.commit ?? "-" } };
     }
-    return result;
   } catch (error) {
     // Cancelled or crashed: resumable with /otto-build, from the counters saved after the last turn.
     await save({ status: "stopped", note: error instanceof Error ? error.message : String(error), pid: undefined });
     throw error;
   } finally {
     await builder.close();
+    // Closing reconciles the session's calls: the spend on record is exact from here on.
+    await deps.flushSpend?.();
+    await save(spent());
   }
+  result.spend = account.usage;
+  result.total = addUsage(spentBefore, account.usage);
+  // One notification per target, with what it spent (a budget stop is one of them).
+  if (notice) await deps.notify({ ...notice, text: `${notice.text}; spent ${formatUsage(result.total)}`, facts: { ...notice.facts, spent: formatUsage(result.total) } });
+  return result;
 }
 
 export function statusOf(end: LoopEnd): BuildState["status"] {
   if (end.kind === "done") return "done";
   if (end.kind === "pause") return "paused";
   if (end.kind === "failed") return "failed";
-  return end.reason === "stop_requested" ? "stopped" : end.reason === "stagnation" ? "stagnated" : "max_iterations";
+  // A budget stop is a stop: the loop resumes from it.
+  return end.reason === "stop_requested" || end.reason === "budget" ? "stopped" : end.reason === "stagnation" ? "stagnated" : "max_iterations";
 }
 
 /** What a loop that ended done without any check to run says instead of "verified". */
@@ -199,7 +257,9 @@ export function noteOf(end: LoopEnd): string {
     case "stop":
       return end.reason === "stop_requested"
         ? "stopped on request"
-        : end.reason === "stagnation"
+        : end.reason === "budget"
+          ? `stopped: ${end.message.replace(/\.$/, "")}, after ${end.iterations} turn(s)`
+          : end.reason === "stagnation"
           ? `stopped: nothing changed (no task status, no file) for several turns in a row, after ${end.iterations} turn(s)`
           : `stopped: max iterations (${end.iterations}) reached`;
   }

@@ -1,4 +1,6 @@
 import path from "node:path";
+import type { OttoError } from "../core/index.ts";
+import { isBudgetStop } from "../cost/index.ts";
 import { taskFailedReason } from "../execute/index.ts";
 import { type CheckResult } from "../workspace/index.ts";
 import { decide, nextStagnant, type Decision } from "./decide.ts";
@@ -22,6 +24,10 @@ export interface LoopDeps {
   signal?: AbortSignal;
   /** How often the stop file is looked for during a turn (default 1 s). */
   pollMs?: number;
+  /** Each turn's spend: `begin` before it is prompted (with the task it works), `end` once it ended. */
+  turn?: { begin(iteration: number, task?: string): void; end(iteration: number, task?: string): Promise<void> };
+  /** The run's budget stop, once its budget is reached: no turn starts after it. */
+  budgetStop?: () => OttoError | undefined;
 }
 
 export interface LoopOptions {
@@ -35,6 +41,8 @@ export interface LoopOptions {
 export type LoopEnd =
   | { kind: "done"; iterations: number; checks: CheckResult[] }
   | { kind: "stop"; reason: "stop_requested" | "stagnation" | "max_iterations"; iterations: number; view: TaskView }
+  /** The run's budget was reached (`message`: what was spent of what); the loop resumes with a new one. */
+  | { kind: "stop"; reason: "budget"; message: string; iterations: number; view: TaskView }
   | { kind: "pause"; reason: "interrupted"; iterations: number; view: TaskView }
   | { kind: "failed"; reason: string; iterations: number; view: TaskView };
 
@@ -69,12 +77,28 @@ export async function runLoop(deps: LoopDeps, options: LoopOptions): Promise<Loo
   for (;;) {
     if (await deps.stopRequested()) return { kind: "stop", reason: "stop_requested", iterations: iteration, view };
     if (iteration >= options.maxIterations) return { kind: "stop", reason: "max_iterations", iterations: iteration, view };
+    const budget = deps.budgetStop?.();
+    if (budget) return { kind: "stop", reason: "budget", message: budget.message, iterations: iteration, view };
     const before = { text: view.text, tree: await deps.fingerprint() };
     iteration++;
     await deps.save({ iteration, stagnantTurns, phase: verifying ? "verify" : "build", done: view.done, total: view.total });
     deps.progress(`otto build ${source.target.name}: turn ${iteration}/${options.maxIterations} · ${verifying ? "verifying" : `${progressText(view)}; next: ${nextText(view)}`}`);
     sent++;
-    const turn = await runTurn(builder, prompt, { stopRequested: deps.stopRequested, pollMs: deps.pollMs ?? 1000, signal: deps.signal });
+    const task = verifying ? undefined : view.next?.id;
+    const n = iteration;
+    deps.turn?.begin(n, task);
+    let turn: Awaited<ReturnType<typeof runTurn>>;
+    try {
+      turn = await runTurn(builder, prompt, { stopRequested: deps.stopRequested, pollMs: deps.pollMs ?? 1000, signal: deps.signal });
+    } catch (error) {
+      if (!isBudgetStop(error)) throw error;
+      // Like a cancel: the cut turn does not count, the resumed loop prompts it again.
+      iteration--;
+      await deps.save({ iteration, stagnantTurns, phase: verifying ? "verify" : "build", done: view.done, total: view.total });
+      return { kind: "stop", reason: "budget", message: error.message, iterations: iteration, view: await source.read() };
+    } finally {
+      await deps.turn?.end(n, task);
+    }
     if (turn.kind === "stopped") return { kind: "stop", reason: "stop_requested", iterations: iteration, view };
     if (turn.kind === "looped") return { kind: "failed", reason: turn.reason, iterations: iteration, view: await source.read() };
     const reply = turn.kind === "reply" ? turn.text : "";

@@ -2,6 +2,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
 import { assertOttoPathSafe, processAlive, withFileLock, writeFileAtomic } from "../core/index.ts";
+import { UsageRecord } from "../cost/index.ts";
 import { TreeSnapshot } from "../workspace/index.ts";
 
 /** What is being built: an otto spec, or an OpenSpec change. */
@@ -9,6 +10,10 @@ export const BuildTarget = z.object({ kind: z.enum(["spec", "openspec"]), name: 
 export type BuildTarget = z.infer<typeof BuildTarget>;
 
 export const BUILD_STATUSES = ["running", "paused", "stopped", "stagnated", "max_iterations", "done", "failed"] as const;
+
+/** What one turn of the loop used; `task`: the task it was prompted to work (none in the verify phase). */
+export const IterationSpend = z.object({ iteration: z.number().int().min(1), task: z.string().optional(), usage: UsageRecord });
+export type IterationSpend = z.infer<typeof IterationSpend>;
 
 /** `.otto/build/<key>.json`: enough to show status and to resume a stopped loop. */
 export const BuildState = z.object({
@@ -29,6 +34,12 @@ export const BuildState = z.object({
   verified: z.boolean().optional(),
   /** Why the loop ended, in words. */
   note: z.string().optional(),
+  /** What the loop's model calls used, over every run of it (a resumed loop adds to it). */
+  spend: UsageRecord.optional(),
+  /** The same per turn. */
+  iterations: z.array(IterationSpend).optional(),
+  /** The budget of the current (or last) run: only that run's own spend counts toward it. */
+  budget: z.object({ usd: z.number().optional(), tokens: z.number().optional() }).optional(),
   updatedAt: z.string(),
 });
 export type BuildState = z.infer<typeof BuildState>;

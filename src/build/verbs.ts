@@ -2,10 +2,14 @@ import { OttoError, formatError } from "../core/index.ts";
 import { addSpec, createSpecDeps, generateTasks, listSpecs, runDocumentStage } from "../spec/index.ts";
 import { placeRun } from "../repo/index.ts";
 import { ignoredLine, snapshotGitControl, type GitControlSnapshot } from "../workspace/index.ts";
+import { formatUsage, ledgerFile, readLedger, type Account } from "../cost/index.ts";
+import type { Env } from "../core/index.ts";
 import { createBuildDeps, repoRootOf, type BuildInput } from "./build-deps.ts";
-import { noteOf, runBuild, type TargetResult } from "./run-build.ts";
-import { BuildStore, crashed, type BuildState } from "./state.ts";
+import { buildAccount, noteOf, runBuild, type TargetResult } from "./run-build.ts";
+import { costBeforeRun, spendTable, spentLine } from "./spend-views.ts";
+import { BuildStore, crashed, type BuildState, type BuildTarget } from "./state.ts";
 import { resolveTargets, targetFlag, type TargetFlags } from "./targets.ts";
+import { taskSource } from "./task-source.ts";
 
 export interface VerbResult {
   title: string;
@@ -27,6 +31,9 @@ export interface RunFlags extends TargetFlags {
   stagnation?: number;
   /** Commit on the current branch even when it is the default branch. */
   here?: boolean;
+  /** --budget <usd> / --max-tokens <n> (parsed by src/cost's runBudget). */
+  budget?: string;
+  maxTokens?: string;
 }
 
 /** Defaults of `--max-iterations` and of the stagnation limit K. */
@@ -35,8 +42,12 @@ export const STAGNATION_LIMIT = 3;
 
 /** `/otto-build [--spec s | --all | --openspec c]`: the loop, inside the tool call. */
 export async function buildVerb(input: BuildInput, flags: RunFlags): Promise<BuildResult> {
-  const deps = await createBuildDeps(input);
+  const deps = await createBuildDeps({ ...input, budget: { budget: flags.budget, maxTokens: flags.maxTokens } });
   const targets = resolveTargets(deps.repoRoot, flags);
+  if (deps.budget) deps.budget = { ...deps.budget, fix: `Resume with /otto-build ${targets.length === 1 && targets[0] ? targetFlag(targets[0]) : "--all"} --budget <usd> (or --max-tokens <n>): the loop goes on where it stopped, and only the new run's spend counts toward the new budget.` };
+  const estimate = await estimateLine(deps.repoRoot, targets, deps.budget, input.runtime.env);
+  if (estimate) input.progress(`otto build: ${estimate}`);
+  const account = buildAccount(deps, targets);
   // Started on the default branch, the loop commits on a branch of its own (src/repo/run-branch.ts).
   const only = targets.length === 1 ? targets[0] : undefined;
   const placed = await placeRun({ root: deps.repoRoot, slug: only ? only.name : "build", here: flags.here === true, repos: deps.repos ?? [], git: { env: deps.env } });
@@ -44,11 +55,13 @@ export async function buildVerb(input: BuildInput, flags: RunFlags): Promise<Bui
   const results = await runBuild(deps, targets, {
     maxIterations: flags.maxIterations ?? MAX_ITERATIONS,
     stagnationLimit: flags.stagnation ?? STAGNATION_LIMIT,
+    account,
   });
-  const rendered = renderResults(results, targets.length);
+  const rendered = renderResults(results, targets.length, account);
+  const before = [placed.note, estimate].filter((line): line is string => line !== undefined);
   return {
     title: rendered.title,
-    output: placed.note ? `${placed.note}\n\n${rendered.output}` : rendered.output,
+    output: [rendered.head, ...before, rendered.body].join("\n\n"),
     repoRoot: deps.repoRoot,
     ...(only?.kind === "spec" ? { spec: only.name } : {}),
     complete: results.length === targets.length && results.every((r) => r.end.kind === "done"),
@@ -56,28 +69,43 @@ export async function buildVerb(input: BuildInput, flags: RunFlags): Promise<Bui
   };
 }
 
-function renderResults(results: readonly TargetResult[], planned: number): VerbResult {
-  const lines = ["## otto build", ""];
+/** "Comparable tasks here cost …" from the ledger, beside the budget in force; undefined without records. */
+async function estimateLine(repoRoot: string, targets: readonly BuildTarget[], budget: Parameters<typeof costBeforeRun>[2], env: Env): Promise<string | undefined> {
+  let left = 0;
+  for (const target of targets) {
+    const view = await taskSource(repoRoot, target).read().catch(() => undefined);
+    if (view) left += view.total - view.done;
+  }
+  const entries = await readLedger(ledgerFile(env)).catch(() => []);
+  return costBeforeRun(entries, repoRoot, budget, left);
+}
+
+function renderResults(results: readonly TargetResult[], planned: number, account: Account): { title: string; head: string; body: string } {
+  const lines: string[] = [];
   for (const r of results) {
     const what = `${r.target.kind === "openspec" ? "OpenSpec change" : "spec"} ${r.target.name}`;
     lines.push(`- **${what}**: ${noteOf(r.end)}${r.commit ? ` · committed ${r.commit}` : ""}${r.archive?.archivedTo ? ` · archived to ${r.archive.archivedTo}` : ""}${r.kept?.length ? ` · left uncommitted (they had your changes before the loop and the builder changed them too): ${r.kept.join(", ")}` : ""}${r.ignored?.length ? ` · ${ignoredLine(r.ignored)}` : ""}`);
     if (r.archive?.note) lines.push(`  - ${r.archive.note}`);
     if (r.sessionNote) lines.push(`  - ${r.sessionNote}`);
     if (r.end.kind !== "done") lines.push(`  - progress: ${r.end.view.done}/${r.end.view.total} tasks done · builder session ${r.sessionID}`);
+    if (r.end.kind === "stop" && r.end.reason === "budget") lines.push(`  - left undone: ${r.end.view.total - r.end.view.done} of ${r.end.view.total} task(s)${r.end.view.next ? `, from ${r.end.view.next.id} ${r.end.view.next.title}` : " (the final verification)"}`);
+    if (r.total.requests > r.spend.requests) lines.push(`  - the loop's earlier runs included: ${formatUsage(r.total)} in all`);
   }
+  lines.push("", spendTable(results, account.usage));
   const last = results[results.length - 1];
   const skipped = planned - results.length;
   if (skipped > 0) lines.push("", `${skipped} more spec(s) not started because this one did not finish.`);
   const next = !last || last.end.kind === "done" ? "review the commit (git show)" : nextStep(last);
   lines.push("", `Next step: ${next}`);
   const title = last ? `otto build: ${last.target.name} ${noteOf(last.end).split(":")[0]}` : "otto build";
-  return { title, output: lines.join("\n") };
+  return { title, head: `## otto build: ${spentLine(account)}`, body: lines.join("\n") };
 }
 
 function nextStep(r: TargetResult): string {
   const flag = targetFlag(r.target);
   if (r.end.kind === "pause") return `continue the conversation in the builder session, then /otto-build ${flag} to resume`;
   if (r.end.kind === "failed") return `look at the builder session ${r.sessionID}, fix the cause, then /otto-build ${flag}`;
+  if (r.end.kind === "stop" && r.end.reason === "budget") return `/otto-build ${flag} --budget <usd> to resume where it stopped (only the new run's spend counts toward it)`;
   return `look at the builder session ${r.sessionID} and the task list, then /otto-build ${flag} to resume`;
 }
 
@@ -87,8 +115,8 @@ export async function statusVerb(directory: string): Promise<VerbResult> {
   if (states.length === 0) return { title: "otto build: no loops", output: "No build loops yet.\n\nNext step: /otto-build --spec <slug>" };
   // A loop whose OpenCode process is gone (killed) is no longer running, whatever its file says.
   const shown = (s: BuildState): string => (crashed(s) ? "stopped (process gone)" : s.status === "done" && s.verified === false ? "done, unverified" : s.status);
-  const rows = states.map((s) => `| ${s.target.kind} ${s.target.name} | ${shown(s)} | ${s.phase} | ${s.iteration}/${s.maxIterations} | ${s.progress ? `${s.progress.done}/${s.progress.total}` : "-"} | ${s.sessionID ?? "-"} | ${s.note ?? ""} |`);
-  const output = ["## otto build loops", "", "| target | status | phase | turns | tasks done | builder session | note |", "|---|---|---|---|---|---|---|", ...rows].join("\n");
+  const rows = states.map((s) => `| ${s.target.kind} ${s.target.name} | ${shown(s)} | ${s.phase} | ${s.iteration}/${s.maxIterations} | ${s.progress ? `${s.progress.done}/${s.progress.total}` : "-"} | ${s.spend ? formatUsage(s.spend) : "-"} | ${s.sessionID ?? "-"} | ${s.note ?? ""} |`);
+  const output = ["## otto build loops", "", "| target | status | phase | turns | tasks done | spent | builder session | note |", "|---|---|---|---|---|---|---|---|", ...rows].join("\n");
   return { title: `otto build: ${states.filter((s) => s.status === "running" && !crashed(s)).length} running`, output };
 }
 

@@ -31,6 +31,8 @@ interface Metered {
   charged: Map<string, Usage>;
   /** Messages already in the ledger. */
   recorded: Set<string>;
+  /** Messages the session held before it was tracked (a resumed session's earlier work): never charged again. */
+  earlier: Set<string>;
 }
 
 /**
@@ -48,8 +50,12 @@ export class Meter {
 
   constructor(private readonly deps: MeterDeps) {}
 
-  track(sessionID: string, account: Account): void {
-    if (!this.#sessions.has(sessionID)) this.#sessions.set(sessionID, { account, charged: new Map(), recorded: new Set() });
+  /**
+   * Charges the session's calls to `account` from now on. `earlier`: ids of messages it already
+   * holds (a session reattached by a resumed run), charged and recorded by the run that made them.
+   */
+  track(sessionID: string, account: Account, earlier: Iterable<string> = []): void {
+    if (!this.#sessions.has(sessionID)) this.#sessions.set(sessionID, { account, charged: new Map(), recorded: new Set(), earlier: new Set(earlier) });
   }
 
   accountOf(sessionID: string): Account | undefined {
@@ -97,7 +103,7 @@ export class Meter {
 
   async #apply(info: MeteredMessage): Promise<void> {
     const metered = this.#sessions.get(info.sessionID);
-    if (!metered) return;
+    if (!metered || metered.earlier.has(info.id)) return;
     const model = `${info.providerID ?? "unknown"}/${info.modelID ?? "unknown"}`;
     // A message with a cost has a price, whatever the config said when it was read.
     const priced = (info.cost ?? 0) > 0 || (await this.#price(info.providerID ?? "", info.modelID ?? ""));

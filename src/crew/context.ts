@@ -1,4 +1,5 @@
 import type { Env, Logger } from "../core/index.ts";
+import type { Account, Usage } from "../cost/index.ts";
 import type { NotifyEvent } from "../notify/index.ts";
 import type { PromptGates } from "./gate.ts";
 import type { CrewHost } from "./host.ts";
@@ -23,6 +24,10 @@ export interface CrewDeps {
   isAlive(pid: number): boolean;
   /** The runtime's known secrets: redacted from messages and the crew's state. */
   secrets?: () => readonly string[];
+  /** Charges a session's model calls to an account (the runtime's meter, src/cost); without it nothing is counted live. */
+  meter?: { track(sessionID: string, account: Account): void };
+  /** What a session's model calls used, from its messages (exact whichever process ran them). */
+  spendOf?(sessionID: string, directory: string): Promise<Usage>;
 }
 
 /** One crew: its files and its dependencies. */

@@ -3,6 +3,7 @@ import { redact } from "../core/index.ts";
 import type { Crew } from "./context.ts";
 import { onError, onIdle, type Transition } from "./policy.ts";
 import type { Agent } from "./schema.ts";
+import { recordSpend } from "./spend.ts";
 import { readCrew, transact } from "./store.ts";
 import { dispatch } from "./wake.ts";
 
@@ -27,7 +28,7 @@ function sessionOf(event: Event): string | undefined {
 export async function handleCrewEvent(crew: Crew, event: Event): Promise<void> {
   const sessionID = sessionOf(event);
   if (!sessionID) return;
-  const known = (await readCrew(crew.paths)).agents.some((a) => a.sessionID === sessionID);
+  const known = (await readCrew(crew.paths)).agents.find((a) => a.sessionID === sessionID);
   if (!known) return;
   const decide = (agent: Agent, now: Date): Transition | undefined =>
     event.type === "session.error" ? onError(agent, errorOf(event), now) : onIdle(agent, now);
@@ -39,4 +40,6 @@ export async function handleCrewEvent(crew: Crew, event: Event): Promise<void> {
     if (transition.notice) post(transition.notice);
   }, crew.secrets?.() ?? []);
   dispatch(crew, committed.posted, committed.crew);
+  // The turn's calls are all in its messages now: the spend on record, and the budget's check.
+  await recordSpend(crew, known);
 }

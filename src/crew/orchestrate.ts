@@ -36,6 +36,13 @@ export async function promptAgent(crew: Crew, orchestrator: Orchestrator, name: 
   if (!text.trim()) throw new OttoError("crew_empty_message", "The prompt is empty.", `Usage: /otto-agent prompt ${name} <text>`);
   const committed = await transact(crew.paths, crew.now, ({ crew: state, post }) => {
     const agent = findAgent(state, name);
+    if (agent.state === "stopped") {
+      throw new OttoError(
+        "crew_agent_stopped",
+        `@${name} was stopped at its budget (${agent.error ?? "budget reached"}); it takes no more prompts.`,
+        `Read its work with /otto-agent peek ${name}; to go on, archive it (/otto-agent archive ${name}) and spawn an agent with a larger --budget.`,
+      );
+    }
     const mentions = parseMentions(text, state.agents.map((a) => a.name)).mentions.filter((m) => m !== ORCHESTRATOR);
     const message = post({ from: ORCHESTRATOR, kind: "prompt", to: name, text: text.trim(), mentions: [...new Set([name, ...mentions])] });
     // Answered: it leaves the top of the status list now, not when the prompt reaches the session.
@@ -62,7 +69,7 @@ export async function killAgent(crew: Crew, orchestrator: Orchestrator, name: st
   return agent;
 }
 
-const FINISHED = new Set<Agent["state"]>(["done", "failed", "idle"]);
+const FINISHED = new Set<Agent["state"]>(["done", "failed", "idle", "stopped"]);
 
 /** Moves finished agents (or the named ones) out of the crew into archive.jsonl; their names become free. */
 export async function archiveAgents(crew: Crew, names: readonly string[]): Promise<Agent[]> {
@@ -72,7 +79,7 @@ export async function archiveAgents(crew: Crew, names: readonly string[]): Promi
     if (running.length) {
       throw new OttoError(
         "crew_agent_running",
-        `${running.map((a) => `${a.name} is ${a.state}`).join(", ")}: only done, failed or idle agents can be archived.`,
+        `${running.map((a) => `${a.name} is ${a.state}`).join(", ")}: only done, failed, idle or stopped agents can be archived.`,
         `Stop it first: /otto-agent kill ${running[0]?.name ?? "<name>"}`,
       );
     }
@@ -98,7 +105,7 @@ export async function readMessages(crew: Crew, orchestrator: Orchestrator): Prom
   return committed.result;
 }
 
-const SETTLED = new Set<Agent["state"]>(["blocked", "done", "failed", "idle"]);
+const SETTLED = new Set<Agent["state"]>(["blocked", "done", "failed", "idle", "stopped"]);
 
 /**
  * `spawn --wait`: returns when the agent completes, asks, fails or needs a human, with otto's

@@ -94,7 +94,7 @@ export function onComplete(summary: string, now: Date): AgentPatch {
   return { ...base, state: "done", error: undefined };
 }
 
-const ORDER: Record<Agent["state"], number> = { blocked: 0, failed: 1, busy: 2, idle: 3, done: 4 };
+const ORDER: Record<Agent["state"], number> = { blocked: 0, failed: 1, stopped: 2, busy: 3, idle: 4, done: 5 };
 
 /** Agents for a status listing: the ones a person must look at first, then blocked, failed, busy, idle, done. */
 export function sortForStatus(agents: readonly Agent[]): Agent[] {

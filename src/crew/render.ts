@@ -1,3 +1,4 @@
+import { formatCost, formatTokens, formatUsd, totalTokens } from "../cost/index.ts";
 import { sortForStatus } from "./policy.ts";
 import { AGENT_STATES, SYSTEM, type Agent, type Message } from "./schema.ts";
 
@@ -47,13 +48,19 @@ function notes(agent: Agent): string {
   return out.join("; ") || "-";
 }
 
+/** "12.3k tokens, $0.42 of $1.00": what its session used (when its last turn ended), and its budget. */
+export function spentCell(agent: Pick<Agent, "spend" | "budget">): string {
+  const spent = agent.spend ? `${formatTokens(totalTokens(agent.spend))} tokens, ${formatCost(agent.spend)}` : "-";
+  return agent.budget !== undefined ? `${spent} of ${formatUsd(agent.budget)}` : spent;
+}
+
 /** The `/otto-agent status` table, people who are needed first. */
 export function renderStatusTable(agents: readonly Agent[], now: Date): string {
   const rows = sortForStatus(agents).map(
     (a) =>
-      `| ${a.name} | ${a.state}${a.human ? " (human)" : ""} | ${cell(oneLine(a.task, 60))} | ${formatAge(a.createdAt, now)} | ${formatAge(a.activeAt, now)} ago | ${cell(notes(a))} |`,
+      `| ${a.name} | ${a.state}${a.human ? " (human)" : ""}${a.state === "stopped" ? " (budget)" : ""} | ${cell(oneLine(a.task, 60))} | ${formatAge(a.createdAt, now)} | ${formatAge(a.activeAt, now)} ago | ${spentCell(a)} | ${cell(notes(a))} |`,
   );
-  return ["| agent | state | task | age | last activity | notes |", "|---|---|---|---|---|---|", ...rows].join("\n");
+  return ["| agent | state | task | age | last activity | spent | notes |", "|---|---|---|---|---|---|---|", ...rows].join("\n");
 }
 
 /** `3 agents: 1 blocked, 2 done`. */

@@ -1,12 +1,16 @@
 import { z } from "zod";
+import { UsageRecord } from "../cost/index.ts";
 
 /*
  * The crew's durable state (docs/crew.md): `.otto/crew/crew.json` (agents, read cursors, the
  * orchestrator session) and `.otto/crew/messages.jsonl` (the shared stream, one message a line).
  */
 
-/** busy: a turn runs or is queued; blocked: asked a question; idle: stopped (killed), waits for a prompt. */
-export const AGENT_STATES = ["busy", "idle", "blocked", "done", "failed"] as const;
+/**
+ * busy: a turn runs or is queued; blocked: asked a question; idle: stopped (killed), waits for a
+ * prompt; stopped: its budget was reached, it takes no more prompts.
+ */
+export const AGENT_STATES = ["busy", "idle", "blocked", "done", "failed", "stopped"] as const;
 export const AgentState = z.enum(AGENT_STATES);
 export type AgentState = z.infer<typeof AgentState>;
 
@@ -45,6 +49,10 @@ export const Agent = z.object({
   worktree: z.object({ name: z.string(), branch: z.string(), dir: z.string() }).optional(),
   /** Set by reconciliation: what it found (session gone, idle after a restart). */
   note: z.string().optional(),
+  /** What it may spend in all, in US dollars (--budget, limits.crew_usd_per_agent); unset: no limit. */
+  budget: z.number().positive().optional(),
+  /** What its session's model calls used so far (updated when a turn ends). */
+  spend: UsageRecord.optional(),
 });
 export type Agent = z.infer<typeof Agent>;
 

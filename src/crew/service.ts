@@ -10,6 +10,8 @@ import { handleCrewEvent } from "./events.ts";
 import { processGates } from "./gate.ts";
 import { openCodeHost } from "./host.ts";
 import { findCrewRoot } from "./paths.ts";
+import { messageUsage, priceLookup, sumUsage, type Usage } from "../cost/index.ts";
+import { meterKnownSession } from "./spend.ts";
 
 /** The crew side of one plugin instance: crews by directory, the event hook, the compaction hook. */
 export interface CrewService {
@@ -19,7 +21,26 @@ export interface CrewService {
   compacting(input: { sessionID: string }, output: { context: string[] }): Promise<void>;
 }
 
-type CrewRuntime = Pick<Runtime, "client" | "directory" | "env" | "log"> & Partial<Pick<Runtime, "secrets" | "guard">>;
+type CrewRuntime = Pick<Runtime, "client" | "directory" | "env" | "log"> & Partial<Pick<Runtime, "secrets" | "guard" | "sessions">>;
+
+/** What a session's assistant messages used, priced as the meter prices them (src/cost). */
+async function sessionSpend(runtime: CrewRuntime, priced: (providerID: string, modelID: string) => Promise<boolean>, sessionID: string, directory: string): Promise<Usage> {
+  const result = await runtime.client.session.messages({ path: { id: sessionID }, query: { directory } });
+  if (result.error !== undefined || !result.data) throw new Error(`could not read the messages of ${sessionID}`);
+  const usages: Usage[] = [];
+  for (const { info } of result.data) {
+    if (info.role !== "assistant") continue;
+    usages.push(messageUsage(info, info.cost > 0 || (await priced(info.providerID, info.modelID).catch(() => false))));
+  }
+  return sumUsage(usages);
+}
+
+/** The session an event is about, if any (status, idle, error, a message of it). */
+function eventSession(event: Event): string | undefined {
+  if (event.type === "message.updated") return event.properties.info.sessionID;
+  if (event.type === "session.status" || event.type === "session.idle" || event.type === "session.error") return event.properties.sessionID;
+  return undefined;
+}
 
 /** Sends config.notify's webhooks and command; the toast is the crew's own (shown where the orchestrator runs). */
 async function notifyHuman(runtime: CrewRuntime, root: string, event: NotifyEvent): Promise<void> {
@@ -34,7 +55,11 @@ async function notifyHuman(runtime: CrewRuntime, root: string, event: NotifyEven
 }
 
 export function createCrewService(runtime: CrewRuntime, overrides: Partial<CrewDeps> = {}): CrewService {
+  const priced = priceLookup(runtime.client, runtime.directory);
+  const meter = runtime.sessions?.meter;
   const deps: CrewDeps = {
+    ...(meter ? { meter } : {}),
+    spendOf: (sessionID, directory) => sessionSpend(runtime, priced, sessionID, directory),
     host: openCodeHost(runtime.client, (id) => runtime.guard?.track(id)),
     gates: processGates(runtime.log),
     log: runtime.log,
@@ -56,6 +81,8 @@ export function createCrewService(runtime: CrewRuntime, overrides: Partial<CrewD
     }
     return crewAt(await root, deps);
   };
+  // Only the meter and the registry of accounts are used to charge a known session: no crew file is read.
+  const meterCrew = deps.meter ? crewAt(runtime.directory, deps) : undefined;
   const report = (what: string) => (error: unknown) => runtime.log.log("warn", `crew: ${what} failed`, { error: formatError(error) });
 
   // Events are handled one after another, in arrival order: an agent's session.error must be
@@ -65,6 +92,7 @@ export function createCrewService(runtime: CrewRuntime, overrides: Partial<CrewD
     at,
     onEvent(event) {
       deps.gates.observe(event);
+      if (meterCrew) meterKnownSession(meterCrew, eventSession(event));
       if (event.type !== "session.idle" && event.type !== "session.error") return;
       handled = handled
         .then(async () => handleCrewEvent(await at(runtime.directory), event))

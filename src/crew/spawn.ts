@@ -5,6 +5,7 @@ import type { Crew } from "./context.ts";
 import type { PermissionRule } from "./host.ts";
 import { excludeCrewFromGit } from "./paths.ts";
 import { AGENT_NAME, RESERVED_NAMES, type Agent, type CrewFile } from "./schema.ts";
+import { meterAgent } from "./spend.ts";
 import { transact } from "./store.ts";
 import { markUndeliverable } from "./wake.ts";
 
@@ -34,6 +35,8 @@ export interface SpawnInput {
   /** Where the session runs: the project, or the worktree made for it. */
   directory: string;
   worktree?: Agent["worktree"];
+  /** --budget, else limits.crew_usd_per_agent (US dollars); unset: no limit. */
+  budget?: number;
 }
 
 export function checkName(name: string, state: CrewFile): void {
@@ -83,6 +86,7 @@ export async function spawnAgent(crew: Crew, input: SpawnInput, state: CrewFile)
       createdAt: at,
       activeAt: at,
       worktree: input.worktree,
+      ...(input.budget !== undefined ? { budget: input.budget } : {}),
     };
     // Only reconciliation moves a crew to another process, once it has checked the sessions
     // (reconcile.ts); a crew without agents has none to check.
@@ -93,6 +97,8 @@ export async function spawnAgent(crew: Crew, input: SpawnInput, state: CrewFile)
     return { agent, roster: roster(current, input.name) };
   }, crew.secrets?.() ?? []);
   const { agent } = committed.result;
+  // Before its first prompt: every call of its session, from the first, is charged to the agent.
+  meterAgent(crew, agent);
   const text = renderPrompt(
     "crew-agent",
     {

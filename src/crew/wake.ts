@@ -5,6 +5,7 @@ import type { Delivery } from "./gate.ts";
 import { failureNotice, needsHuman, onDeliver, summaryLine, unreadFor, wakeTargets } from "./policy.ts";
 import { formatMessages } from "./render.ts";
 import { ORCHESTRATOR, type CrewFile, type Message } from "./schema.ts";
+import { meterAgent } from "./spend.ts";
 import { readCrew, readStream, transact } from "./store.ts";
 
 /*
@@ -74,7 +75,8 @@ async function deliverToAgent(crew: Crew, name: string, trigger: number): Promis
   // The state moves before the prompt: the turn it starts may end (session.idle) before prompt() returns.
   const claimed = await transact(crew.paths, crew.now, ({ crew: state, stream, now }) => {
     const agent = state.agents.find((a) => a.name === name);
-    const messages = agent ? unreadFor(name, state, stream, trigger) : [];
+    // An agent stopped at its budget takes no more turns: its messages stay in the stream.
+    const messages = agent && agent.state !== "stopped" ? unreadFor(name, state, stream, trigger) : [];
     if (!agent || messages.length === 0) return undefined;
     state.cursors[name] = Math.max(state.cursors[name] ?? 0, trigger);
     Object.assign(agent, onDeliver(agent, messages, now));
@@ -83,6 +85,7 @@ async function deliverToAgent(crew: Crew, name: string, trigger: number): Promis
   const found = claimed.result;
   if (!found) return "nothing";
   const { agent, messages } = found;
+  meterAgent(crew, agent);
   try {
     const text = renderPrompt("crew-deliver", { name, messages: formatMessages(messages) }, { env: crew.env });
     await crew.host.prompt(agent.sessionID, agent.directory, { agent: agent.agent, model: agent.model, text });

@@ -190,12 +190,12 @@ export const COMMAND_AGENTS: Record<string, Record<string, unknown>> = {
 
 export const COMMANDS: Record<string, Record<string, unknown>> = {
   "otto-agent": {
-    "description": "Otto's crew of background agents: spawn <name> <task>, status, messages, prompt <name> <text>, peek, kill, archive",
+    "description": "Otto's crew of background agents: spawn <name> <task>, status (list), messages, prompt <name> <text>, peek, kill, archive",
     "agent": "otto.agent",
     "template": "Call the `otto_agent` tool exactly once, with `args` set to the text between the markers below, unchanged (it may be empty):\n\n<args>$ARGUMENTS</args>\n\nThen reply with the tool's output exactly as it is."
   },
   "otto-build": {
-    "description": "Otto build mode: [--spec <slug> | --all | --openspec <change>] [--max-iterations N], status, stop, plan <prompt>",
+    "description": "Otto build mode: [--spec <slug> | --all | --openspec <change>] [--max-iterations N] [--budget USD], status, stop, plan <prompt>",
     "agent": "otto.build",
     "template": "Call the `otto_build` tool exactly once, with `args` set to the text between the markers below, unchanged (it may be empty):\n\n<args>$ARGUMENTS</args>\n\nThen reply with the tool's output exactly as it is."
   },

@@ -21,6 +21,8 @@ import {
   type Crew,
   type Orchestrator,
 } from "../crew/index.ts";
+import { loadConfig } from "../config/index.ts";
+import { formatUsd, runBudget } from "../cost/index.ts";
 import { formatModel, parseModel, renderDialog } from "../session/index.ts";
 import { defineCommand, type CommandContext, type Values, type Verb } from "./command.ts";
 
@@ -60,9 +62,9 @@ function settledText(agent: Agent, unread: string): string {
 
 const spawn: Verb = {
   path: ["spawn"],
-  args: "<name> [--agent a] [--model p/m] [--worktree w [--repo r]] [--wait] <task>",
-  summary: "Start a background agent on a task (returns at once; --wait blocks until it completes or asks)",
-  options: { agent: { type: "string" }, model: { type: "string" }, worktree: { type: "string" }, repo: { type: "string" }, wait: { type: "boolean" } },
+  args: "<name> [--agent a] [--model p/m] [--worktree w [--repo r]] [--budget USD] [--wait] <task>",
+  summary: "Start a background agent on a task (returns at once; --wait blocks until it completes or asks; --budget stops it when its spend reaches it)",
+  options: { agent: { type: "string" }, model: { type: "string" }, worktree: { type: "string" }, repo: { type: "string" }, wait: { type: "boolean" }, budget: { type: "string" } },
   positionals: { min: 2, max: 1000 },
   async run({ values, positionals }, ctx) {
     const [name = "", ...words] = positionals;
@@ -71,6 +73,8 @@ const spawn: Verb = {
     checkName(name, (await snapshot(crew)).state);
     const agent = str(values, "agent");
     if (agent) await checkAgentExists(crew, orchestrator.directory, agent);
+    const limits = (await loadConfig({ directory: orchestrator.directory, env: ctx.runtime.env, runtime: ctx.runtime })).config.limits;
+    const budget = runBudget({ budget: str(values, "budget") }, { usd: limits.crew_usd_per_agent })?.usd;
     const modelFlag = str(values, "model");
     const model = modelFlag ? parseModel(modelFlag) : (await crew.host.lastRole(orchestrator.sessionID, orchestrator.directory)).model;
     const worktreeName = str(values, "worktree");
@@ -78,11 +82,11 @@ const spawn: Verb = {
     const worktree = worktreeName ? await agentWorktree({ cwd: orchestrator.directory, name: worktreeName, repo: str(values, "repo"), env: ctx.runtime.env }) : undefined;
     const spawned = await spawnAgent(
       crew,
-      { name, task: words.join(" "), orchestrator, agent, model, directory: worktree?.dir ?? orchestrator.directory, worktree },
+      { name, task: words.join(" "), orchestrator, agent, model, directory: worktree?.dir ?? orchestrator.directory, worktree, ...(budget !== undefined ? { budget } : {}) },
       (await snapshot(crew)).state,
     );
     const where = spawned.worktree ? `worktree ${spawned.worktree.dir} (branch ${spawned.worktree.branch})` : spawned.directory;
-    const lines = [`Spawned @${name} (agent ${spawned.agent}${spawned.model ? `, ${formatModel(spawned.model)}` : ""}) in ${where}.`];
+    const lines = [`Spawned @${name} (agent ${spawned.agent}${spawned.model ? `, ${formatModel(spawned.model)}` : ""}) in ${where}${budget !== undefined ? `, with a budget of ${formatUsd(budget)}` : ""}.`];
     if (isOneShotRun()) lines.push("Note: `opencode run` exits when this turn ends, and the agent stops with it; run the crew from the TUI or `opencode serve`.");
     if (values.wait !== true) {
       lines.push("It works in the background: you are woken when it asks, completes, fails or mentions @otto. /otto-agent status shows the crew.");
@@ -98,11 +102,14 @@ const spawn: Verb = {
 
 const status: Verb = {
   path: ["status"],
-  summary: "Every agent: state, task, age, last activity; who needs the human first",
+  summary: "Every agent: state, task, age, last activity, what it spent; who needs the human first",
   async run(_input, ctx) {
     return { title: "otto agent: status", output: await crewStatus(await crewOf(ctx, orchestratorOf(ctx)), orchestratorOf(ctx)) };
   },
 };
+
+/** `list`: the same listing, by the name people look for it under. */
+const list: Verb = { ...status, path: ["list"], summary: "Same as status" };
 
 const messages: Verb = {
   path: ["messages"],
@@ -158,7 +165,7 @@ const kill: Verb = {
 const archive: Verb = {
   path: ["archive"],
   args: "[name...]",
-  summary: "Move finished (done, failed, idle) agents, or the named ones, out of the crew",
+  summary: "Move finished (done, failed, idle, stopped) agents, or the named ones, out of the crew",
   positionals: MANY,
   async run({ positionals }, ctx) {
     const crew = await crewOf(ctx);
@@ -171,7 +178,7 @@ const archive: Verb = {
 /** /otto-agent: the orchestrator's side of the crew. */
 export function agentCommand(runtime: Runtime): ToolDefinition {
   return defineCommand(
-    { name: "otto-agent", summary: "background agents (the crew): spawn, status, messages, prompt, peek, kill, archive", verbs: [spawn, status, messages, prompt, peek, kill, archive] },
+    { name: "otto-agent", summary: "background agents (the crew): spawn, status, list, messages, prompt, peek, kill, archive", verbs: [spawn, status, list, messages, prompt, peek, kill, archive] },
     runtime,
   );
 }

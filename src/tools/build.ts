@@ -6,7 +6,7 @@ import { defineCommand, type CommandContext, type Values, type Verb } from "./co
 import { openPrAfterRun } from "./run-pr.ts";
 
 const TARGET = { spec: { type: "string" as const }, all: { type: "boolean" as const }, openspec: { type: "string" as const } };
-const RUN_OPTIONS = { ...TARGET, "max-iterations": { type: "string" as const }, stagnation: { type: "string" as const }, here: { type: "boolean" as const }, pr: { type: "boolean" as const } };
+const RUN_OPTIONS = { ...TARGET, "max-iterations": { type: "string" as const }, stagnation: { type: "string" as const }, here: { type: "boolean" as const }, pr: { type: "boolean" as const }, budget: { type: "string" as const }, "max-tokens": { type: "string" as const } };
 const MANY = 10_000;
 
 const input = (ctx: CommandContext): BuildInput => ({
@@ -35,6 +35,8 @@ function runFlags(values: Values): RunFlags {
     maxIterations: count(values, "max-iterations"),
     stagnation: count(values, "stagnation"),
     here: values.here === true,
+    budget: str(values, "budget"),
+    maxTokens: str(values, "max-tokens"),
   };
 }
 
@@ -48,13 +50,13 @@ const run: Verb["run"] = async ({ values }, ctx) => {
 const verbs: Verb[] = [
   {
     path: [],
-    args: "[--spec <slug> | --all | --openspec <change>] [--max-iterations N] [--stagnation K] [--here] [--pr]",
+    args: "[--spec <slug> | --all | --openspec <change>] [--max-iterations N] [--stagnation K] [--budget USD] [--max-tokens N] [--here] [--pr]",
     summary:
-      "Keep a builder session working until every task is done and verified, then commit and archive. Started on the default branch it commits on a branch of its own (--here: where it stands); --pr opens the PR when done",
+      "Keep a builder session working until every task is done and verified, then commit and archive; --budget/--max-tokens stop it (resumable) when reached. Started on the default branch it commits on a branch of its own (--here: where it stands); --pr opens the PR when done",
     options: RUN_OPTIONS,
     run,
   },
-  { path: ["run"], args: "[--spec <slug> | --all | --openspec <change>] [--max-iterations N] [--here] [--pr]", summary: "Same as /otto-build without a verb", options: RUN_OPTIONS, run },
+  { path: ["run"], args: "[--spec <slug> | --all | --openspec <change>] [--max-iterations N] [--budget USD] [--max-tokens N] [--here] [--pr]", summary: "Same as /otto-build without a verb", options: RUN_OPTIONS, run },
   {
     path: ["status"],
     summary: "Show the build loops of this repository (running, paused, stopped, done)",

@@ -68,7 +68,7 @@ export const TOOL_MANIFEST = {
     },
   },
   otto_agent: {
-    description: "Runs the /otto-agent command (background agents (the crew): spawn, status, messages, prompt, peek, kill, archive). Pass the user's command arguments unchanged in `args` (verbs: spawn, status, messages, prompt, peek, kill, archive).",
+    description: "Runs the /otto-agent command (background agents (the crew): spawn, status, list, messages, prompt, peek, kill, archive). Pass the user's command arguments unchanged in `args` (verbs: spawn, status, list, messages, prompt, peek, kill, archive).",
     args: {
       args: z.string().describe("The raw arguments of /otto-agent, exactly as the user typed them (may be empty)."),
     },

@@ -36,7 +36,7 @@ describe("BuildStore", () => {
     expect(await store.stopRequested({ kind: "spec", name: "demo" })).toBe(true);
     await store.clearStop({ kind: "spec", name: "demo" });
     expect(await store.stopRequested({ kind: "spec", name: "demo" })).toBe(false);
-    expect((await statusVerb(root)).output).toContain("| spec demo | running | build | 2/50 | - | ses_1 |  |");
+    expect((await statusVerb(root)).output).toContain("| spec demo | running | build | 2/50 | - | - | ses_1 |  |");
     // A loop whose process is gone is not shown as running.
     await store.write({ ...running("demo", "ses_1"), pid: DEAD_PID });
     expect((await statusVerb(root)).output).toContain("| spec demo | stopped (process gone) |");
@@ -67,6 +67,7 @@ describe("/otto-build status", () => {
       stagnantTurns: 3,
       sessionID: "ses_2",
       progress: { done: 0, total: 2 },
+      spend: { requests: 3, input: 3000, output: 600, usd: 0.018 },
       note: "stopped: nothing changed (no task status, no file) for several turns in a row, after 3 turn(s)",
       updatedAt: "2026-11-21T10:02:00.000Z",
     });
@@ -76,11 +77,11 @@ describe("/otto-build status", () => {
       output: [
         "## otto build loops",
         "",
-        "| target | status | phase | turns | tasks done | builder session | note |",
-        "|---|---|---|---|---|---|---|",
-        "| spec demo | running | build | 2/50 | 1/3 | ses_1 |  |",
-        "| openspec add-auth | stagnated | build | 3/50 | 0/2 | ses_2 | stopped: nothing changed (no task status, no file) for several turns in a row, after 3 turn(s) |",
-        "| spec crashed | stopped (process gone) | build | 2/50 | - | ses_3 |  |",
+        "| target | status | phase | turns | tasks done | spent | builder session | note |",
+        "|---|---|---|---|---|---|---|---|",
+        "| spec demo | running | build | 2/50 | 1/3 | - | ses_1 |  |",
+        "| openspec add-auth | stagnated | build | 3/50 | 0/2 | 3.60k tokens, $0.02 | ses_2 | stopped: nothing changed (no task status, no file) for several turns in a row, after 3 turn(s) |",
+        "| spec crashed | stopped (process gone) | build | 2/50 | - | - | ses_3 |  |",
       ].join("\n"),
     });
     // Nothing to ask of a dead loop: stop only reaches live ones.

@@ -115,7 +115,7 @@ describe("crew flows on real files with a fake OpenCode", () => {
     expect(await state("alice")).toMatchObject({ state: "blocked", question: { human: true }, human: { seq: 2, text: "Pick a colour" } });
     const status = await crewStatus(f.crew);
     expect(status).toContain("**Needs a human**: @alice (#2)");
-    expect(status).toMatch(/\| alice \| blocked \(human\) \| task of alice \| 0s \| 0s ago \| NEEDS A HUMAN \(#2\): Pick a colour \|/);
+    expect(status).toMatch(/\| alice \| blocked \(human\) \| task of alice \| 0s \| 0s ago \| - \| NEEDS A HUMAN \(#2\): Pick a colour \|/);
     await promptAgent(f.crew, ORCH, "alice", "Blue");
     expect((await state("alice"))?.human).toBeUndefined();
   });
@@ -173,7 +173,7 @@ describe("crew flows on real files with a fake OpenCode", () => {
     expect(killed.state).toBe("idle");
     expect(f.host.aborted).toEqual([alice.sessionID]);
     expect(f.gates.pending(alice.sessionID)).toBe(0);
-    await expect(archiveAgents(f.crew, ["bob"])).rejects.toThrow("bob is busy: only done, failed or idle agents can be archived.");
+    await expect(archiveAgents(f.crew, ["bob"])).rejects.toThrow("bob is busy: only done, failed, idle or stopped agents can be archived.");
     expect((await archiveAgents(f.crew, [])).map((a) => a.name)).toEqual(["alice"]);
     expect((await snapshot(f.crew)).state.agents.map((a) => a.name)).toEqual(["bob"]);
     await spawn("alice");
