@@ -152,6 +152,30 @@ describe("what PR work costs and the watcher's daily caps", () => {
     expect(resumed).toContain(`| total | | | | ${formatUsage(spent)} |`);
   });
 
+  it("a fix in flight stops at what is left of the PR's cap: no attempt counted, the PR held and handed to a person", async () => {
+    const { f, ws, client } = await setup(e2e, forges);
+    seedLedger(ws, [{ pr: "octo/app#1", usd: 4 }]);
+    // $3 a call: the first call of the analysis takes the PR past its $5 cap.
+    e2e.model.usage = () => ({ prompt_tokens: 1_000_000, completion_tokens: 0, total_tokens: 1_000_000 });
+    e2e.model.script(fixReview("APPROVE"), analysis(ws, summary("code: add() subtracts")), fixer(ws, FIXED));
+    const before = (await ws.repo.remoteLog(BRANCH))[0]?.sha;
+
+    await ottoPr(client, "watch once");
+    expect(modelWork(e2e).filter(isAnalysis).length).toBeGreaterThan(0);
+    expect(modelWork(e2e).filter(isFix)).toEqual([]);
+    expect((await ws.repo.remoteLog(BRANCH))[0]?.sha).toBe(before);
+    const doc = docOf(ws);
+    expect(doc.data.fix_attempts).toBe(0);
+    expect(doc.data.status).toBe("failed");
+    expect(doc.data.cap_hold).toBe(today());
+    expect(doc.sections.find((s) => s.title === "Fix History")?.body).toMatch(/### Budget — [\s\S]*the fix stopped at its budget \(spent \$\d+\.\d\d of \$1\.00\); no attempt counted/);
+    expect(doc.data.spend?.total.usd).toBeGreaterThanOrEqual(3);
+    const hooks = f.hooks.calls.filter((c) => JSON.stringify(c.body).includes("daily cap"));
+    expect(hooks).toHaveLength(1);
+    expect(JSON.stringify(hooks[0]?.body)).toMatch(/spent \$\d+\.\d\d of its \$5\.00 daily cap \(limits.pr_usd_per_day\)/);
+    expect(e2e.model.inFlight()).toEqual([]);
+  });
+
   it("the watcher's daily cap stops model work on every PR for the day, says so once, and watch status shows it", async () => {
     const { f, ws, client } = await setup(e2e, forges, [1, 2]);
     seedLedger(ws, [{ pr: "octo/other#9", usd: 12 }, { pr: "octo/other#10", usd: 8.5 }]);
