@@ -97,11 +97,19 @@ const verbs: Verb[] = [
   },
   {
     path: ["fix"],
-    args: "[id]",
-    summary: "Fix the PR's red pipeline now: logs → failure summary → re-run (infrastructure) or fix, verify, commit and push; waits until done",
+    args: "[id] [--budget <usd>] [--max-tokens <n>]",
+    summary: "Fix the PR's red pipeline now: logs → failure summary → re-run (infrastructure) or fix, verify, commit and push; waits until done. --budget / --max-tokens stop it at that spend (default limits.run_usd / run_tokens)",
+    options: { budget: { type: "string" }, "max-tokens": { type: "string" } },
     positionals: { max: 1 },
-    run: async ({ positionals }, ctx) =>
-      fixCommand(ctx.runtime, await contextFor(ctx), { query: one(positionals), directory: ctx.tool.directory, sessionID: ctx.tool.sessionID, signal: ctx.tool.abort, progress: (m) => ctx.progress(m) }),
+    run: async ({ positionals, values }, ctx) =>
+      fixCommand(ctx.runtime, await contextFor(ctx), {
+        query: one(positionals),
+        directory: ctx.tool.directory,
+        sessionID: ctx.tool.sessionID,
+        signal: ctx.tool.abort,
+        progress: (m) => ctx.progress(m),
+        budget: { ...(typeof values.budget === "string" ? { budget: values.budget } : {}), ...(typeof values["max-tokens"] === "string" ? { maxTokens: values["max-tokens"] } : {}) },
+      }),
   },
   watchVerb("start", "Poll every tracked PR at server.poll_interval in this OpenCode (TUI), or with --detach in a background opencode serve", { detach: { type: "boolean" } }, "[--detach]"),
   watchVerb("stop", "Stop the PR watcher (this process's, or the background one)"),

@@ -5,6 +5,8 @@ import type { PrDocument } from "../store/document.ts";
 import { findPr } from "../store/find.ts";
 import { locatePr } from "../registry.ts";
 import { documentKey } from "../store/store.ts";
+import { formatUsage, ZERO_USAGE } from "../../cost/index.ts";
+import { docSpentToday, utcDay } from "../spend.ts";
 
 type ShowContext = Pick<PrContext, "store" | "registry">;
 
@@ -45,8 +47,17 @@ function checkLine(d: PrDocument): string {
   return d.data.checks.map((c) => `${c.name} ${c.state === "success" ? "PASSED" : c.state.toUpperCase()}`).join(", ");
 }
 
+/** "Spent: today 3.2k tokens, $0.01; in all 9.8k tokens, $0.04 (fix attempts: 1 5.1k tokens, $0.02; comments: 1)". */
+function spendLine(d: PrDocument, now: Date): string {
+  const spend = d.data.spend;
+  if (!spend) return `Spent: today ${formatUsage(ZERO_USAGE)}; in all ${formatUsage(ZERO_USAGE)}`;
+  const attempts = spend.fix_attempts.map((a) => `${a.attempt} ${formatUsage(a.usage)}`);
+  const parts = [...(attempts.length > 0 ? [`fix attempts: ${attempts.slice(-5).join("; ")}`] : []), ...(spend.comments.length > 0 ? [`${spend.comments.length} comment(s) answered`] : [])];
+  return `Spent: today ${formatUsage(docSpentToday(spend, now))}; in all ${formatUsage(spend.total)}${parts.length > 0 ? ` (${parts.join("; ")})` : ""}`;
+}
+
 /** `pr status`: one PR in detail. */
-export async function prStatus(ctx: ShowContext, query: string | undefined): Promise<string> {
+export async function prStatus(ctx: ShowContext, query: string | undefined, now: Date = new Date()): Promise<string> {
   const d = await findTracked(ctx, query);
   const attempts = d.data.status === "fixing" || d.data.fix_attempts > 0 ? ` (attempt ${d.data.fix_attempts}/${d.data.max_fix_attempts})` : "";
   const failed = d.data.checks.filter((c) => c.state === "failure");
@@ -59,7 +70,9 @@ export async function prStatus(ctx: ShowContext, query: string | undefined): Pro
     ...failed.map((c) => `  - ${c.name}: ${c.detail ?? "failed"}${c.url ? ` (${c.url})` : ""}`),
     `Last checked: ${d.data.last_checked ?? "never"}`,
     `Reviewer comments not yet handled: ${d.data.unseen_comments}`,
+    spendLine(d, now),
   ];
+  if (d.data.cap_hold === utcDay(now)) lines.push(`Held at a daily cap today (UTC): the watcher fixes and answers again from the next UTC day, or once limits.pr_usd_per_day / watcher_usd_per_day is raised.`);
   if (d.data.last_error) lines.push(`Last poll error (${d.data.errors} in a row; next try ${d.data.retry_at ?? "next cycle"}): ${d.data.last_error}`);
   const last = d.log.at(-1);
   if (last) lines.push(`Last event: ${last}`);

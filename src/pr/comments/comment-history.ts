@@ -1,4 +1,5 @@
 import { redact } from "../../core/index.ts";
+import { formatUsage, type Usage } from "../../cost/index.ts";
 import { logLine, type PrDocument } from "../store/document.ts";
 import { boundSeen } from "../store/seen.ts";
 import type { PrComment } from "../types.ts";
@@ -27,6 +28,8 @@ export interface HistoryEntry {
   reply?: string | undefined;
   /** The model and its session, for a post-mortem. */
   model?: string | undefined;
+  /** What answering it cost. */
+  spend?: Usage | undefined;
 }
 
 function excerpt(text: string, secrets: readonly string[]): string {
@@ -46,6 +49,7 @@ export function renderHistoryEntry(entry: HistoryEntry, secrets: readonly string
   ];
   if (entry.reply) lines.push(`- **Reply**: "${excerpt(entry.reply, secrets)}"`);
   if (entry.model) lines.push(`- **Model**: ${entry.model}`);
+  if (entry.spend) lines.push(`- **Spend**: ${formatUsage(entry.spend)}`);
   return lines.join("\n");
 }
 

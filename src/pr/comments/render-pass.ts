@@ -1,21 +1,26 @@
+import { formatUsage, sumUsage } from "../../cost/index.ts";
 import type { PrInfo } from "../types.ts";
 import type { CommentPassReport, PassItem } from "./run-comments.ts";
 
 /** A comment pass as markdown, for /otto-pr comments. Pure. */
 export function renderCommentPass(report: CommentPassReport, pr: PrInfo): string {
   const total = report.answered.length + report.recovered.length + report.failed.length;
-  const head = `Comments on PR #${pr.number} (${report.key}): ${report.answered.length} answered, ${report.recovered.length} recorded from an earlier run, ${report.failed.length} failed, ${report.skipped.length} not for otto.`;
+  const spent = report.usage && report.usage.requests > 0 ? ` Spent ${formatUsage(report.usage)}.` : "";
+  const head = `Comments on PR #${pr.number} (${report.key}): ${report.answered.length} answered, ${report.recovered.length} recorded from an earlier run, ${report.failed.length} failed, ${report.skipped.length} not for otto.${spent}`;
   if (report.busy) return `${head}\nThe PR's working tree is busy with ${report.busy}; the comments are answered once it is free (the watcher's next poll, or /otto-pr comments again).`;
-  if (report.held) return `${head}\n${report.held}`;
+  if (report.held && total === 0) return `${head}\n${report.held}`;
   if (total === 0) return `${head}\nNo new reviewer comments to answer.`;
   const cell = (text: string) => text.replace(/\|/g, "\\|").replace(/\s+/g, " ").slice(0, 160);
-  const row = (item: PassItem) => `| ${item.comment.id} | ${cell(item.comment.author)} | ${item.comment.path ? cell(`${item.comment.path}${item.comment.line ? `:${item.comment.line}` : ""}`) : "conversation"} | ${item.decision ?? "—"} | ${cell(item.action)} |`;
+  const row = (item: PassItem) => `| ${item.comment.id} | ${cell(item.comment.author)} | ${item.comment.path ? cell(`${item.comment.path}${item.comment.line ? `:${item.comment.line}` : ""}`) : "conversation"} | ${item.decision ?? "—"} | ${cell(item.action)} | ${item.usage ? formatUsage(item.usage) : "—"} |`;
+  const items = [...report.answered, ...report.recovered, ...report.failed];
   return [
     head,
     "",
-    "| comment | author | where | decision | what otto did |",
-    "|---|---|---|---|---|",
-    ...[...report.answered, ...report.recovered, ...report.failed].map(row),
+    "| comment | author | where | decision | what otto did | spent |",
+    "|---|---|---|---|---|---|",
+    ...items.map(row),
+    `| total | | | | | ${formatUsage(report.usage ?? sumUsage(items.flatMap((i) => (i.usage ? [i.usage] : []))))} |`,
+    ...(report.held ? ["", report.held] : []),
     "",
     `The PR document's Comment History has the details: /otto-pr log ${report.key}`,
   ].join("\n");

@@ -23,6 +23,9 @@ import { botKind, isMine, reviewerComments, selectComments, threadOf, type BotPo
 import type { TrustDecision } from "./trust.ts";
 import { awaitPeople, handOffFork, recordFailure, type Recorder } from "./hand-off.ts";
 import { assertSandbox } from "../../sandbox/index.ts";
+import { Account, runBudget, withAccount, type Usage } from "../../cost/index.ts";
+import { addSpend, capReached, prLabel, readCaps, type CapCheck, type DailyCaps } from "../spend.ts";
+import { holdAtCap, releaseCapHold, warnUnpriced, type CapHoldDeps } from "../cap-hold.ts";
 
 /*
  * One pass of the comment flow over one PR (the watcher's onComments hook, /otto-pr comments):
@@ -65,6 +68,8 @@ export interface PassItem {
   comment: PrComment;
   decision?: Decision | undefined;
   action: string;
+  /** What answering it cost (absent for what no session worked on). */
+  usage?: Usage | undefined;
 }
 
 export interface CommentPassReport {
@@ -75,8 +80,10 @@ export interface CommentPassReport {
   skipped: Array<{ comment: PrComment; reason: SkipReason }>;
   /** Who held the PR's working tree when this pass wanted it: nothing was answered, the next pass tries again. */
   busy?: string;
-  /** Why nothing was answered: the head changes OpenCode configuration and waits for a person (src/pr/config-hold.ts). */
+  /** Why nothing (more) was answered: the head changes OpenCode configuration and waits for a person (src/pr/config-hold.ts), or a daily cap / budget is reached. */
   held?: string;
+  /** What the pass's model calls cost. */
+  usage?: Usage;
 }
 
 /** Which bot's comments count as review comments on this PR (Azure DevOps MerlinBot). */
@@ -146,6 +153,73 @@ export async function runCommentPass(deps: CommentFlowDeps, input: CommentPassIn
     await handOffFork(deps, { doc, pr, comments: plan.handle, record, report });
     return report;
   }
+  const spend = await openAccount(deps, doc);
+  if ("held" in spend) {
+    report.held = spend.held;
+    return report;
+  }
+  try {
+    await answerPass(deps, { ...input, account: spend, comments, plan: plan.handle, trust, me, base, record, report });
+  } finally {
+    report.usage = spend.account.usage;
+  }
+  return report;
+}
+
+function capDeps(deps: CommentFlowDeps): CapHoldDeps {
+  return { store: deps.store, notify: deps.notify, env: deps.env, now: deps.now, log: deps.log };
+}
+
+interface PassAccount {
+  account: Account;
+  /** The watcher's caps when it opened (for which one a budget stop reached). */
+  check?: Extract<CapCheck, { kind: "open" }>;
+  caps: DailyCaps;
+}
+
+/**
+ * The pass's account (labels repo, pr, run): the watcher's gets what is left of its daily caps as
+ * its budget, or no account at all when a cap is reached (the comments wait, unseen); a pass by
+ * hand gets limits.run_usd / run_tokens.
+ */
+async function openAccount(deps: CommentFlowDeps, doc: PrDocument): Promise<PassAccount | { held: string }> {
+  const label = prLabel(doc.data);
+  const limits = deps.config.limits;
+  const caps: DailyCaps = { prUsd: limits.pr_usd_per_day, watcherUsd: limits.watcher_usd_per_day };
+  let check: Extract<CapCheck, { kind: "open" }> | undefined;
+  if (!deps.manual) {
+    const found = await readCaps(deps.env, caps, label, deps.now());
+    if (found.kind !== "open") return { held: await holdAtCap(capDeps(deps), doc, label, found, "comments") };
+    check = found;
+    if (doc.data.cap_hold) await releaseCapHold(deps.store, doc.key);
+    await warnUnpriced(capDeps(deps), found.unpriced);
+  }
+  const budget = check ? check.budget : runBudget({}, { usd: limits.run_usd, tokens: limits.run_tokens }, `Run /otto-pr comments ${doc.data.id} again: the comments not answered yet are answered then.`);
+  const account = new Account(`pr comments ${doc.key}`, {
+    labels: { repo: doc.data.repo, pr: label, run: deps.now().toISOString() },
+    budget,
+    onUnpricedBudget: () => void warnUnpriced(capDeps(deps), true).catch(() => undefined),
+  });
+  return { account, caps, ...(check ? { check } : {}) };
+}
+
+async function answerPass(
+  deps: CommentFlowDeps,
+  input: CommentPassInput & {
+    account: PassAccount;
+    comments: PrComment[];
+    plan: PrComment[];
+    trust: ReadonlyMap<string, TrustDecision>;
+    me: string | undefined;
+    base: { bot: BotPolicy };
+    record: Recorder;
+    report: CommentPassReport;
+  },
+): Promise<void> {
+  const { pr, backend, doc, comments, trust, me, base, record, report } = input;
+  const plan = { handle: input.plan };
+  // A budget stop aborts the session in flight and the checks (the runner aborts the sessions too).
+  deps = { ...deps, signal: deps.signal ? AbortSignal.any([deps.signal, input.account.account.signal]) : input.account.account.signal };
 
   const setupFailed = async (error: unknown): Promise<void> => {
     // A dirty or switched clone is a person at work: wait for them. Anything else would fail every
@@ -158,12 +232,12 @@ export async function runCommentPass(deps: CommentFlowDeps, input: CommentPassIn
     located = await locateWorkdir({ pr, repos: deps.config.repos, cwd: deps.cwd, env: deps.env });
   } catch (error) {
     await setupFailed(error);
-    return report;
+    return;
   }
   // A fix or the review loop (this process or another) may be editing the tree: answer next pass.
   // The session sees the thread, but never the words of someone otto does not act for.
   const shown = comments.map((c) => (trustedForContext(c, trust, me, base.bot) ? c : { ...c, body: `(not shown: otto does not act on comments by ${c.author})` }));
-  const held = await withWorkLock(located.dir, `the comment flow of ${doc.key}`, () => answerAll(deps, { pr, backend, doc, comments: shown, handle: plan.handle, located, record, report, setupFailed, me }), {
+  const held = await withWorkLock(located.dir, `the comment flow of ${doc.key}`, () => answerAll(deps, { pr, backend, doc, comments: shown, handle: plan.handle, located, record, report, setupFailed, me, account: input.account }), {
     env: deps.env,
     now: deps.now,
   });
@@ -171,7 +245,6 @@ export async function runCommentPass(deps: CommentFlowDeps, input: CommentPassIn
     report.busy = describeHolder(held.holder);
     deps.log("info", `comments on ${doc.key} deferred to the next pass: ${located.dir} is busy with ${report.busy}`);
   }
-  return report;
 }
 
 /** Answers the comments one by one in the (locked) working tree. */
@@ -188,6 +261,7 @@ async function answerAll(
     report: CommentPassReport;
     setupFailed: (error: unknown) => Promise<void>;
     me: string | undefined;
+    account: PassAccount;
   },
 ): Promise<void> {
   const { pr } = input;
@@ -217,9 +291,10 @@ async function answerAll(
 
 async function answerEach(
   deps: CommentFlowDeps,
-  input: { pr: PrInfo; backend: PrBackend; doc: PrDocument; comments: PrComment[]; handle: PrComment[]; record: Recorder; report: CommentPassReport; me: string | undefined; work: PrWork; model: ModelRef },
+  input: { pr: PrInfo; backend: PrBackend; doc: PrDocument; comments: PrComment[]; handle: PrComment[]; record: Recorder; report: CommentPassReport; me: string | undefined; work: PrWork; model: ModelRef; account: PassAccount },
 ): Promise<void> {
   const { pr, backend, doc, comments, handle, record, report, work, model } = input;
+  const { account } = input.account;
   // pr.verify, else the checks found in the PR's tree, run once before any session edits it.
   const checkCommands = commandsOf(await resolveChecks("pr.verify", deps.config.pr.verify, work.dir));
   const verifyTimeoutMs = parseDuration(deps.config.spec.verify_timeout);
@@ -246,19 +321,52 @@ async function answerEach(
     deps.progress?.(`otto pr: answering comment ${index + 1}/${handle.length} (${comment.id} by ${comment.author})`);
     // Where a failed answer is reset to: the tree is clean and pushed here (readyWorkdir, or the previous answer).
     const start = await headSha(work.dir, { env: deps.env });
+    const spend = account.child(`comment ${comment.id}`);
     try {
-      const answer = await answerComment(answerDeps, { pr, backend, work, comment, comments });
-      await record([comment.id], [answer.entry], [`comment ${comment.id} by ${comment.author}: ${answer.decision}, ${answer.entry.action}`], { id: comment.id, count: undefined });
-      report.answered.push({ comment, decision: answer.decision, action: answer.entry.action });
+      const answer = await withAccount(spend, () => answerComment(answerDeps, { pr, backend, work, comment, comments }));
+      await record([comment.id], [{ ...answer.entry, spend: spend.usage }], [`comment ${comment.id} by ${comment.author}: ${answer.decision}, ${answer.entry.action}`], { id: comment.id, count: undefined });
+      report.answered.push({ comment, decision: answer.decision, action: answer.entry.action, usage: spend.usage });
     } catch (error) {
+      // Stopped by the budget (a daily cap): not the comment's failure; it waits, unseen, for the next pass.
+      if (account.stopped && !outerAborted(deps, account)) {
+        if (start) await discardChanges(work.dir, deps.env, start, work.baseline ?? CLEAN_TREE).catch(() => false);
+        report.held = await budgetStopped(deps, doc, input.account, comment);
+        break;
+      }
       // Cancelled (the tool's abort): not the comment's failure; it is answered next time, on a clean tree.
       if (deps.signal?.aborted) {
         if (start) await discardChanges(work.dir, deps.env, start, work.baseline ?? CLEAN_TREE).catch(() => false);
         break;
       }
       await recordFailure(deps, { doc, pr, comment, error, work: start ? { dir: work.dir, start, baseline: work.baseline ?? CLEAN_TREE } : undefined, record, report });
+      const failed = report.failed.at(-1);
+      if (failed?.comment.id === comment.id) failed.usage = spend.usage;
+    } finally {
+      await recordSpend(deps, doc.key, comment.id, spend.usage);
     }
   }
+}
+
+/** Whether the pass was cancelled from outside (the tool's abort, the watcher stopping) rather than by its budget. */
+function outerAborted(deps: CommentFlowDeps, account: Account): boolean {
+  return deps.signal?.aborted === true && deps.signal.reason !== account.stopped;
+}
+
+/** A comment's spend into the document: today's, the total, and the comment's own. */
+async function recordSpend(deps: CommentFlowDeps, key: string, id: string, usage: Usage): Promise<void> {
+  if (usage.requests === 0 && usage.input + usage.output === 0) return;
+  const now = deps.now();
+  await deps.store.update(key, (d) => ({ ...d, data: { ...d.data, spend: addSpend(d.data.spend, usage, now, { comment: id, usage }) } }));
+}
+
+/** The budget stopped an answer: the watcher's pass holds the PR at its cap; a pass by hand says how to go on. */
+async function budgetStopped(deps: CommentFlowDeps, doc: PrDocument, pass: PassAccount, comment: PrComment): Promise<string> {
+  const { account, check } = pass;
+  const spent = account.spentLine();
+  const time = deps.now().toISOString();
+  await deps.store.update(doc.key, (d) => ({ ...d, log: [...d.log, logLine(time, `comment ${comment.id}: budget reached (${spent}) before it was answered; it waits for the next pass, no failure counted`)] }));
+  if (check) return holdAtCap(capDeps(deps), doc, prLabel(doc.data), capReached(check, account.usage, pass.caps), "comments");
+  return `Budget reached: ${spent}. Comment ${comment.id} and those after it were not answered (no failure counted). ${account.stopped?.fix ?? ""}`.trim();
 }
 
 /**

@@ -1,4 +1,7 @@
 import { z } from "zod";
+import { Account, formatUsage } from "../../cost/index.ts";
+import { addSpend } from "../spend.ts";
+import { documentKey } from "../store/store.ts";
 import { formatError, OttoError, redact } from "../../core/index.ts";
 import { parseDuration } from "../../config/index.ts";
 import { renderPrompt } from "../../prompts/index.ts";
@@ -62,7 +65,7 @@ async function forgeOf(ctx: PrContext, directory: string): Promise<{ backend: Pr
   );
 }
 
-async function describeWithModel(runtime: Runtime, ctx: PrContext, input: CreatePrInput, branch: PreparedBranch): Promise<{ title: string; body: string; model: string }> {
+async function describeWithModel(runtime: Runtime, ctx: PrContext, input: CreatePrInput, branch: PreparedBranch, account: Account): Promise<{ title: string; body: string; model: string }> {
   const role = await resolveRoleModel("primary", ctx.loaded.config.models.primary, { client: runtime.client, sessionID: input.sessionID, directory: input.directory, once: runtime.once, log: runtime.log });
   const git = { env: runtime.env, cwd: branch.root };
   const range = `origin/${branch.base}...HEAD`;
@@ -79,7 +82,7 @@ async function describeWithModel(runtime: Runtime, ctx: PrContext, input: Create
     { env: runtime.env },
   );
   const reply = await runtime.sessions.runChildJson(
-    { directory: branch.root, agent: "otto-reviewer", model: role.model, title: `otto: describe ${branch.branch}`, timeoutMs: parseDuration(ctx.loaded.config.spec.task_timeout), parentID: input.sessionID, ...(input.signal ? { signal: input.signal } : {}) },
+    { directory: branch.root, agent: "otto-reviewer", model: role.model, title: `otto: describe ${branch.branch}`, timeoutMs: parseDuration(ctx.loaded.config.spec.task_timeout), parentID: input.sessionID, account, ...(input.signal ? { signal: input.signal } : {}) },
     prompt,
     Description,
   );
@@ -114,12 +117,15 @@ export async function createPullRequest(runtime: Runtime, input: CreatePrInput):
     body = fromSpec.body;
     by = `the spec ${input.spec}`;
   }
+  // The description's model calls: labelled with the repository, and with the PR once it is open.
+  const account = new Account(`pr create ${branch.branch}`, { labels: { repo, run: input.now.toISOString() } });
   if (body === undefined) {
     progress("otto pr create: the primary model is describing the change");
-    const written = await describeWithModel(runtime, ctx, input, branch);
+    const written = await describeWithModel(runtime, ctx, input, branch, account);
     title ??= written.title;
     body = written.body;
     by = `${written.model}, from the diff`;
+    notes.push(`Writing the description cost ${formatUsage(account.usage)}.`);
   }
   title ??= branch.commits.length === 1 ? branch.commits[0]?.replace(/^\S+\s+/, "") : branch.branch;
   // Whatever wrote them, no known secret leaves in a title or description.
@@ -131,6 +137,7 @@ export async function createPullRequest(runtime: Runtime, input: CreatePrInput):
   let tracked: { text: string };
   try {
     tracked = await trackPr(ctx, backend, created.pr, input.now);
+    if (account.usage.requests > 0) await ctx.store.update(documentKey(created.pr), (d) => ({ ...d, data: { ...d.data, spend: addSpend(d.data.spend, account.usage, input.now) } }));
   } catch (error) {
     tracked = { text: `The PR is open but not tracked yet (${formatError(error).replace(/^Error: /, "")}); track it with /otto-pr add ${created.pr.number}.` };
   }

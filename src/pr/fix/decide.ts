@@ -1,5 +1,6 @@
 import type { PrDocument, PrFrontmatter } from "../store/document.ts";
 import type { PrInfo } from "../types.ts";
+import { formatUsage, type Usage } from "../../cost/index.ts";
 import { FIX_STALE_MS, OTTO_MARKER } from "../watch/plan.ts";
 import type { Verdict } from "./verdict.ts";
 
@@ -75,6 +76,8 @@ export interface HistoryEntry {
   summary?: string | undefined;
   commit?: string | undefined;
   result: string;
+  /** What the attempt's model calls cost. */
+  spend?: Usage | undefined;
 }
 
 const short = (sha: string): string => sha.slice(0, 7);
@@ -101,6 +104,7 @@ export function renderEntry(entry: HistoryEntry): string {
   if (entry.verdict) lines.push(`- **Verdict**: ${entry.verdict}`);
   if (entry.commit) lines.push(`- **Commit**: \`${entry.commit}\``);
   lines.push(`- **Result**: ${entry.result.replace(/\s*\n\s*/g, " ")}`);
+  if (entry.spend) lines.push(`- **Spend**: ${formatUsage(entry.spend)}`);
   if (entry.summary?.trim()) lines.push("- **Failure summary**:", excerpt(entry.summary));
   return lines.join("\n");
 }

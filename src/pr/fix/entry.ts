@@ -8,6 +8,8 @@ import { logLine } from "../store/document.ts";
 import type { FailureContext } from "../watch/cycle.ts";
 import { planRefresh } from "../watch/plan.ts";
 import { runFix, type FixDeps, type FixModels, type FixOutcome } from "./run-fix.ts";
+import { spendLine } from "./flow.ts";
+import { formatUsage, runBudget, type BudgetFlags } from "../../cost/index.ts";
 
 /*
  * The two ways into the fix flow: the watcher's onFailure hook (no session to borrow a model
@@ -49,7 +51,7 @@ export function fixOnFailure(runtime: PrRuntime, ctx: PrContext, options: { sign
       },
       { ...failure, trigger: "watcher" },
     );
-    runtime.log.log("info", `fix flow for ${outcome.key}: ${outcome.result}`, { detail: outcome.lines.join(" ") });
+    runtime.log.log("info", `fix flow for ${outcome.key}: ${outcome.result}${outcome.usage ? ` (${formatUsage(outcome.usage)})` : ""}`, { detail: outcome.lines.join(" ") });
   };
 }
 
@@ -60,12 +62,17 @@ export interface FixCommandInput {
   sessionID: string;
   signal?: AbortSignal;
   progress(message: string): void;
+  /** --budget / --max-tokens as typed. */
+  budget?: BudgetFlags;
 }
 
 /** `/otto-pr fix [id]`: reads the PR and its pipeline now, and fixes it if it is red. */
 export async function fixCommand(runtime: Pick<Runtime, "client" | "env" | "log" | "directory" | "sessions" | "once">, ctx: PrContext, input: FixCommandInput): Promise<string> {
   const { docs } = await ctx.store.list();
   const doc = findPr(docs, input.query);
+  const limits = ctx.loaded.config.limits;
+  // Checked before anything is read: a typo in --budget fails at once.
+  const budget = runBudget(input.budget ?? {}, { usd: limits.run_usd, tokens: limits.run_tokens }, `Run /otto-pr fix ${doc.data.id} again with a larger --budget or --max-tokens: the failure is fixed from where the PR is now.`);
   const backend = ctx.registry.get(doc.data.provider);
   input.progress(`otto pr fix: reading PR #${doc.data.id}`);
   const pr = await backend.getPr({ provider: doc.data.provider, number: Number(doc.data.id), repo: doc.data.repo });
@@ -90,12 +97,15 @@ export async function fixCommand(runtime: Pick<Runtime, "client" | "env" | "log"
     return { analysis: primary.model, fix: ctx.loaded.config.models.fix ? parseModel(ctx.loaded.config.models.fix) : primary.model, review: secondary.model };
   };
   const outcome = await runFix(
-    { ...baseDeps(runtime, ctx, input.directory), models, progress: (m) => input.progress(m), parentID: input.sessionID, ...(input.signal ? { signal: input.signal } : {}) },
+    { ...baseDeps(runtime, ctx, input.directory), models, progress: (m) => input.progress(m), parentID: input.sessionID, budget, ...(input.signal ? { signal: input.signal } : {}) },
     { doc: current, pr, pipeline, backend, trigger: "manual" },
   );
   return renderOutcome(outcome, notes);
 }
 
+/** The fix's summary: its first line names what it cost, its last the cost of each part. */
 export function renderOutcome(outcome: FixOutcome, notes: readonly string[] = []): string {
-  return [`## otto-pr fix: ${outcome.key} (${outcome.result})`, "", ...outcome.lines, ...notes.map((n) => `Note: ${n}`)].join("\n").trim();
+  const total = outcome.usage && outcome.usage.requests > 0 ? `: spent ${formatUsage(outcome.usage)}` : "";
+  const parts = outcome.parts && outcome.parts.length > 0 ? ["", `Spend: ${spendLine(outcome.parts)}; total ${formatUsage(outcome.usage ?? outcome.parts[0]!.usage)}.`] : [];
+  return [`## otto-pr fix: ${outcome.key} (${outcome.result})${total}`, "", ...outcome.lines, ...parts, ...notes.map((n) => `Note: ${n}`)].join("\n").trim();
 }

@@ -1,5 +1,6 @@
 import { OttoError, redact, type Env } from "../../core/index.ts";
 import type { Config } from "../../config/index.ts";
+import { Account, formatUsage, subtractUsage, totalTokens, ZERO_USAGE, type Budget, type Usage } from "../../cost/index.ts";
 import type { Notify } from "../../notify/index.ts";
 import type { ModelRef, SessionRunner } from "../../session/index.ts";
 import type { PrBackend } from "../backend.ts";
@@ -7,6 +8,7 @@ import type { commitAndPush } from "../../workspace/index.ts";
 import { logLine, type PrDocument } from "../store/document.ts";
 import type { PrStore } from "../store/store.ts";
 import type { PipelineStatus, PrInfo } from "../types.ts";
+import { addSpend, prLabel, type SpendItem } from "../spend.ts";
 import { appendHistory, renderEntry, type HistoryEntry, type Trigger } from "./decide.ts";
 import type { Verdict } from "./verdict.ts";
 
@@ -39,6 +41,8 @@ export interface FixDeps {
   signal?: AbortSignal | undefined;
   /** The push seam (tests fail it on purpose). */
   push?: typeof commitAndPush;
+  /** /otto-pr fix's --budget / --max-tokens (else limits.run_usd / run_tokens); the watcher's runs get what is left of its daily caps. */
+  budget?: Budget | undefined;
 }
 
 export interface FixInput {
@@ -49,16 +53,22 @@ export interface FixInput {
   trigger: Trigger;
 }
 
-export type FixResult = "pushed" | "rerun" | "gave_up" | "stopped" | "refused" | "busy" | "deferred" | "human";
+/** `held`: a daily cap of the watcher is reached; the PR waits for the next UTC day (or a raised cap). */
+export type FixResult = "pushed" | "rerun" | "gave_up" | "stopped" | "refused" | "busy" | "deferred" | "human" | "held";
 
 export interface FixOutcome {
   key: string;
   result: FixResult;
   /** Markdown lines for the user. */
   lines: string[];
+  /** What the run's model calls cost, in all and per part ("analysis", "attempt 1"). */
+  usage?: Usage;
+  parts?: Array<{ name: string; usage: Usage }>;
 }
 
 export const short = (sha: string): string => sha.slice(0, 7);
+
+const spentSome = (usage: Usage): boolean => usage.requests > 0 || totalTokens(usage) > 0 || usage.usd > 0;
 
 export class Flow {
   readonly key: string;
@@ -67,13 +77,20 @@ export class Flow {
   verdict: Verdict | undefined;
   /** "checks: npm test (detected: package.json scripts.test); baseline: npm test: passed", once they are known. */
   checks: string | undefined;
+  /** The run's spend (labels repo, pr, run); its parts are the analysis and each `fix attempt N`. */
+  readonly account: Account;
+  readonly parts: Array<{ name: string; usage: Usage }> = [];
+  /** The account's spend already written into the document. */
+  #recorded: Usage = ZERO_USAGE;
 
   constructor(
     readonly deps: FixDeps,
     readonly input: FixInput,
+    account?: Account,
   ) {
     this.key = input.doc.key;
     this.failedChecks = input.pipeline.checks.filter((c) => c.state === "failure").map((c) => c.name);
+    this.account = account ?? new Account(`pr fix ${input.doc.key}`, { labels: { repo: input.doc.data.repo, pr: prLabel(input.doc.data), run: deps.now().toISOString() } });
   }
 
   progress(message: string): void {
@@ -88,17 +105,29 @@ export class Flow {
     return { time: this.time(), trigger: this.input.trigger, title, headSha: this.input.pr.headSha, failedChecks: this.failedChecks, verdict: this.verdict, result, ...extra };
   }
 
-  /** One locked read-modify-write: frontmatter changes, a Fix History entry, log lines; redacted. */
-  async record(change: { data?: Partial<PrDocument["data"]>; entry?: HistoryEntry; log?: string[] }): Promise<PrDocument> {
+  /**
+   * One locked read-modify-write: frontmatter changes, a Fix History entry, log lines; redacted.
+   * The run's spend not yet in the document is added to it (and an attempt's own, `spend`).
+   */
+  async record(change: { data?: Partial<PrDocument["data"]>; entry?: HistoryEntry; log?: string[]; spend?: SpendItem }): Promise<PrDocument> {
     const clean = (text: string): string => redact(text, this.deps.secrets);
+    const spent = this.account.usage;
+    const delta = subtractUsage(spent, this.#recorded);
+    const now = this.deps.now();
     const written = await this.deps.store.update(this.key, (current) => ({
       ...current,
-      data: { ...current.data, ...change.data },
+      data: { ...current.data, ...change.data, ...(spentSome(delta) || change.spend ? { spend: addSpend(current.data.spend, delta, now, change.spend) } : {}) },
       sections: change.entry ? appendHistory(current.sections, clean(renderEntry(change.entry))) : current.sections,
       log: [...current.log, ...(change.log ?? []).map((l) => logLine(this.time(), clean(l)))],
     }));
     if (!written) throw new OttoError("pr_not_tracked", `PR ${this.key} is no longer tracked; the fix stopped.`, "Add it again with /otto-pr add <url>.");
+    this.#recorded = spent;
     return written;
+  }
+
+  /** Writes the spend not yet in the document (the end of a run, whichever way it ended). */
+  async recordSpend(): Promise<void> {
+    if (spentSome(subtractUsage(this.account.usage, this.#recorded))) await this.record({});
   }
 
   async notifyHuman(title: string, text: string): Promise<void> {
@@ -110,6 +139,11 @@ export class Flow {
   outcome(result: FixResult, ...lines: string[]): FixOutcome {
     return { key: this.key, result, lines };
   }
+}
+
+/** "analysis 3.2k tokens, $0.01; attempt 1 5.1k tokens, $0.02": the parts of a run's spend. */
+export function spendLine(parts: ReadonlyArray<{ name: string; usage: Usage }>): string {
+  return parts.map((p) => `${p.name} ${formatUsage(p.usage)}`).join("; ");
 }
 
 export function summaryLines(flow: Flow): string[] {

@@ -14,6 +14,9 @@ import { runAttempt, UNCHECKED, type AttemptResult } from "./attempt.ts";
 import { nextStep, planStart, previousAttempts } from "./decide.ts";
 import { giveUp, infrastructure, refuseFork } from "./endings.ts";
 import { Flow, short, summaryLines, type FixDeps, type FixInput, type FixModels, type FixOutcome } from "./flow.ts";
+import { Account, withAccount } from "../../cost/index.ts";
+import { capReached, prLabel, readCaps, type CapCheck, type DailyCaps } from "../spend.ts";
+import { holdAtCap, releaseCapHold, warnUnpriced, type CapHoldDeps } from "../cap-hold.ts";
 import { collectLogs } from "./logs.ts";
 import { inRepoQueue } from "./repo-queue.ts";
 import { analyseFailure, type SessionContext } from "./sessions.ts";
@@ -31,9 +34,65 @@ export type { FixDeps, FixInput, FixModels, FixOutcome, FixResult } from "./flow
 export async function runFix(deps: FixDeps, input: FixInput): Promise<FixOutcome> {
   // sandbox: "required" and none here: no session or check starts.
   assertSandbox(deps.config.sandbox, deps.env);
-  const flow = new Flow(deps, input);
+  const { pr, doc } = input;
+  const start = planStart(doc.data, pr, deps.now());
+  const label = prLabel(doc.data);
+  const caps: DailyCaps = { prUsd: deps.config.limits.pr_usd_per_day, watcherUsd: deps.config.limits.watcher_usd_per_day };
+  let check: Extract<CapCheck, { kind: "open" }> | undefined;
+  let budget = deps.budget;
+  if (start.kind === "fix" && input.trigger === "watcher") {
+    // The watcher's daily caps, before anything that costs: at a cap the PR waits for the next day (or a raised cap).
+    const found = await readCaps(deps.env, caps, label, deps.now());
+    if (found.kind !== "open") {
+      const text = await holdAtCap(capDeps(deps), doc, label, found, "fix");
+      return { key: doc.key, result: "held", lines: [text] };
+    }
+    check = found;
+    budget = found.budget;
+    if (doc.data.cap_hold) await releaseCapHold(deps.store, doc.key);
+    await warnUnpriced(capDeps(deps), found.unpriced);
+  }
+  const account = new Account(`pr fix ${doc.key}`, {
+    labels: { repo: doc.data.repo, pr: label, run: deps.now().toISOString() },
+    budget,
+    onUnpricedBudget: () => void warnUnpriced(capDeps(deps), true).catch(() => undefined),
+  });
+  // A budget stop aborts whatever runs: the sessions (through the runner), the checks and the loop.
+  const signal = deps.signal ? AbortSignal.any([deps.signal, account.signal]) : account.signal;
+  const flow = new Flow({ ...deps, signal }, input, account);
+  const outcome = await withAccount(account, () => fixRun(flow, deps, start, { caps, check }));
+  await flow.recordSpend().catch(() => undefined);
+  return { ...outcome, usage: account.usage, parts: flow.parts };
+}
+
+function capDeps(deps: FixDeps): CapHoldDeps {
+  return { store: deps.store, notify: deps.notify, env: deps.env, now: () => deps.now(), log: (level, message, extra) => deps.log(level, message, extra) };
+}
+
+/**
+ * The budget stopped the fix (the watcher's daily cap, or /otto-pr fix --budget): no attempt is
+ * counted for the unfinished step and the PR is left to be fixed again: by the watcher the next
+ * UTC day (or after the cap is raised; a person is told once), by hand with a larger budget.
+ */
+async function budgetStop(flow: Flow, limits: { caps: DailyCaps; check: Extract<CapCheck, { kind: "open" }> | undefined }): Promise<FixOutcome> {
+  const { deps, input, account } = flow;
+  const spent = account.spentLine();
+  const watcher = input.trigger === "watcher";
+  await flow.record({
+    data: { status: watcher ? "failed" : "watching", fix_started: undefined },
+    entry: flow.entry("Budget", `the fix stopped at its budget (${spent}); no attempt counted for the unfinished step`, { summary: flow.summary }),
+    log: [`fixing → ${watcher ? "failed" : "watching"}: budget reached (${spent}); no attempt counted`],
+  });
+  if (watcher && limits.check) {
+    const text = await holdAtCap(capDeps(deps), input.doc, prLabel(input.doc.data), capReached(limits.check, account.usage, limits.caps), "fix");
+    return flow.outcome("held", `Budget reached: ${spent}.`, text, ...summaryLines(flow));
+  }
+  return flow.outcome("stopped", `Budget reached: ${spent}. No attempt was counted for the unfinished step.`, `${account.stopped?.fix ?? "Run it again with a larger --budget."} (/otto-pr fix ${input.doc.data.id} --budget <usd>)`, ...summaryLines(flow));
+}
+
+async function fixRun(flow: Flow, outer: FixDeps, start: ReturnType<typeof planStart>, limits: { caps: DailyCaps; check: Extract<CapCheck, { kind: "open" }> | undefined }): Promise<FixOutcome> {
+  const { deps, input } = flow;
   const { pr } = input;
-  const start = planStart(input.doc.data, pr, deps.now());
   if (start.kind === "busy") return flow.outcome("busy", `A fix of ${flow.key} is already running (since ${start.since}).`);
   if (start.kind === "gave_up") return flow.outcome("gave_up", `otto gave up on ${flow.key} at ${start.since} (${input.doc.data.fix_attempts} attempts); raise max_fix_attempts in its document to try again.`);
   if (start.kind === "fork") return refuseFork(flow, start.notify);
@@ -56,7 +115,8 @@ export async function runFix(deps: FixDeps, input: FixInput): Promise<FixOutcome
   try {
     return await inRepoQueue(deps.sessions, repoUrlOfPr(pr.url), () => fixClaimed(flow, doc));
   } catch (error) {
-    if (deps.signal?.aborted) {
+    if (flow.account.stopped && !outer.signal?.aborted) return await budgetStop(flow, limits);
+    if (outer.signal?.aborted) {
       // Cancelled (the watcher stopped, the command was aborted): not the PR's failure and nobody to
       // notify. Back to watching, so the next poll sees the failure and hands it over again.
       await flow
@@ -181,7 +241,12 @@ async function fixInTree(flow: Flow, claimed: PrDocument, workdir: FixTree, mode
   };
   flow.progress(`otto pr fix: phase 1, analysing ${logs.files.length} log(s)`);
   try {
-    flow.summary = redact(await analyseFailure(session, models.analysis, { pr, checks: input.pipeline.checks, files: logs.files, missing: logs.missing }), deps.secrets);
+    const spend = flow.account.child("analysis");
+    try {
+      flow.summary = redact(await withAccount(spend, () => analyseFailure(session, models.analysis, { pr, checks: input.pipeline.checks, files: logs.files, missing: logs.missing })), deps.secrets);
+    } finally {
+      flow.parts.push({ name: "analysis", usage: spend.usage });
+    }
   } finally {
     // Checked again: the analysis session could have swapped a link in meanwhile.
     if (await assertOttoPathSafe(logs.worktreeDir).then(() => true, () => false)) await fs.rm(logs.worktreeDir, { recursive: true, force: true });
@@ -194,7 +259,7 @@ async function fixInTree(flow: Flow, claimed: PrDocument, workdir: FixTree, mode
   const resolved = await resolveChecks("pr.verify", deps.config.pr.verify, workdir.dir);
   const verify = checkCommands(resolved);
   const verifyTimeoutMs = parseDuration(deps.config.spec.verify_timeout);
-  let baseline;
+  let baseline: Awaited<ReturnType<typeof runChecks>> | undefined;
   if (verify.length > 0) {
     flow.progress(`otto pr fix: baseline of ${verify.length} check(s) before the fix`);
     baseline = await runChecks(verify, { cwd: workdir.dir, timeoutMs: verifyTimeoutMs, env: deps.env, sandbox: deps.config.sandbox, secrets: deps.secrets, ...(deps.signal ? { signal: deps.signal } : {}) });
@@ -202,12 +267,14 @@ async function fixInTree(flow: Flow, claimed: PrDocument, workdir: FixTree, mode
   flow.checks = [describeResolvedChecks(resolved), ...(baseline ? [describeBaseline(baseline)] : [])].join("; ");
   let doc = await flow.record({ log: [flow.checks] });
   const causeFiles = parseCauseFiles(flow.summary);
+  const failureSummary = flow.summary ?? "";
   let note: string | undefined;
   for (;;) {
     deps.signal?.throwIfAborted();
     const attempt = doc.data.fix_attempts + 1;
     const previous = [previousAttempts(doc.sections), note].filter(Boolean).join("\n\n") || undefined;
-    const result: AttemptResult = await runAttempt({
+    const spend = flow.account.child(`fix attempt ${attempt}`);
+    const result: AttemptResult = await withAccount(spend, () => runAttempt({
       session,
       model: models.fix,
       reviewModel: models.review,
@@ -218,7 +285,7 @@ async function fixInTree(flow: Flow, claimed: PrDocument, workdir: FixTree, mode
       since,
       causeFiles,
       detached: workdir.detached,
-      summary: flow.summary,
+      summary: failureSummary,
       previous,
       attempt,
       failedChecks: flow.failedChecks,
@@ -232,13 +299,15 @@ async function fixInTree(flow: Flow, claimed: PrDocument, workdir: FixTree, mode
       push: deps.push ?? commitAndPush,
       gitControl,
       progress: (m) => flow.progress(m),
-    });
+    }));
+    flow.parts.push({ name: `attempt ${attempt}`, usage: spend.usage });
     if (result.infrastructure) return infrastructure(flow, doc, result.detail);
     const step = nextStep(result.outcome, attempt, doc.data.max_fix_attempts);
     const status = step === "wait" ? "watching" : step === "retry" ? "fixing" : "failed";
     doc = await flow.record({
       data: { fix_attempts: attempt, status, ...(result.sha ? { fix_sha: result.sha, ...(result.outcome === "pushed" ? { fix_base_sha: pr.headSha } : {}) } : {}), ...(status === "fixing" ? {} : { fix_started: undefined }) },
-      entry: flow.entry(`Attempt ${attempt}`, result.detail, { commit: result.sha, summary: attempt === claimed.data.fix_attempts + 1 ? flow.summary : undefined }),
+      entry: flow.entry(`Attempt ${attempt}`, result.detail, { commit: result.sha, summary: attempt === claimed.data.fix_attempts + 1 ? flow.summary : undefined, spend: spend.usage }),
+      spend: { attempt, usage: spend.usage },
       log: [`fix attempt ${attempt}/${doc.data.max_fix_attempts}: ${result.detail}${status === "fixing" ? "" : ` (fixing → ${status})`}`],
     });
     if (step === "wait") {

@@ -1,6 +1,7 @@
 import matter from "gray-matter";
 import { z } from "zod";
 import { OttoError, matterOptions } from "../../core/index.ts";
+import { UsageRecord } from "../../cost/index.ts";
 import { Check, ProviderName } from "../types.ts";
 
 /*
@@ -18,6 +19,19 @@ export const FINAL_STATUSES: readonly PrStatus[] = ["merged", "closed", "abandon
 
 /** YAML turns an unquoted ISO time written by hand into a Date; keep times as ISO strings. */
 const Timestamp = z.preprocess((v) => (v instanceof Date ? v.toISOString() : v), z.string());
+
+/** What otto's model calls for this PR cost (src/pr/spend.ts); absent in documents written before it was kept. */
+export const PrSpend = z.object({
+  /** The UTC day (YYYY-MM-DD) `today` is of. */
+  day: z.string(),
+  today: UsageRecord,
+  total: UsageRecord,
+  /** The newest fix attempts' spend, by attempt number (a fix's analysis counts in the totals only). */
+  fix_attempts: z.array(z.object({ attempt: z.number().int().min(0), at: Timestamp, usage: UsageRecord })).default([]),
+  /** The newest answered comments' spend, by comment id. */
+  comments: z.array(z.object({ id: z.coerce.string(), at: Timestamp, usage: UsageRecord })).default([]),
+});
+export type PrSpend = z.infer<typeof PrSpend>;
 
 export const PrFrontmatter = z.object({
   id: z.coerce.string(),
@@ -71,6 +85,13 @@ export const PrFrontmatter = z.object({
   errors: z.number().int().min(0).default(0),
   last_error: z.string().optional(),
   retry_at: Timestamp.optional(),
+  /** Model spend on this PR: today's, all-time, per fix attempt and per answered comment. */
+  spend: PrSpend.optional(),
+  /**
+   * The UTC day the watcher held this PR at a daily cap (limits.pr_usd_per_day or
+   * watcher_usd_per_day): noted and notified once that day; cleared when work resumes.
+   */
+  cap_hold: z.string().optional(),
   /** Provider ids the backend needs again (repository and project ids). */
   meta: z.record(z.string(), z.string()).default({}),
 });

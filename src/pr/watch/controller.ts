@@ -16,6 +16,8 @@ import { installUnit } from "./install.ts";
 import { serverAuthFile, watcherServerAuth, writeServerAuthFile } from "./server-auth.ts";
 import { createWatcher, summarize, type Watcher } from "./watcher.ts";
 import { createBackgroundFixes, handOverFix } from "./fixes.ts";
+import { withCycleSpend } from "./cycle-spend.ts";
+import { watcherSpend } from "./watcher-spend.ts";
 
 /** PRs polled at once in a cycle: enough to hide latency, few enough for secondary rate limits. */
 const CONCURRENCY = 4;
@@ -58,7 +60,7 @@ export function createWatchController(runtime: PrRuntime, deps: ControllerDeps):
       intervalMs,
       cycle: async ({ force }) => {
         const fresh = await createPrContext(runtime);
-        return runCycle({
+        const report = await runCycle({
           ...fresh,
           secrets: fresh.loaded.secrets,
           now: () => deps.clock.now(),
@@ -71,6 +73,8 @@ export function createWatchController(runtime: PrRuntime, deps: ControllerDeps):
           // Beside the cycle, one per PR: a long fix never holds up the polling of the others.
           onFailure: handOverFix(fixes, (failure, signal) => fixOnFailure(runtime, fresh, { signal })(failure), (level, message) => runtime.log.log(level, message)),
         });
+        await runtime.sessions.meter?.flush();
+        return withCycleSpend(report, runtime.env);
       },
       log: (level, message, extra) => runtime.log.log(level, message, extra),
       background: fixes,
@@ -161,12 +165,16 @@ export function createWatchController(runtime: PrRuntime, deps: ControllerDeps):
         nextRun: watcher?.nextRun(),
         docs: (await ctx.store.list()).docs,
         logFile: path.join(ctx.loaded.config.server.log_dir, "otto-watch.log"),
+        spend: await watcherSpend(runtime.env, ctx.loaded.config.limits, deps.clock.now()),
       });
     },
 
     async once() {
       const { watcher: w } = await ensureWatcher();
-      return renderCycle(summarize(await w.runOnce()));
+      const report = await w.runOnce();
+      // Its fixes have finished by now: summed again, they are in the rows.
+      await runtime.sessions.meter?.flush();
+      return renderCycle(summarize(await withCycleSpend(report, runtime.env)));
     },
 
     async install({ enable }) {

@@ -8,6 +8,8 @@ import { listCacheKey, type PrStore } from "../store/store.ts";
 import { seenOf, seenTest, type SeenComments } from "../store/seen.ts";
 import { pollMode, type PollMode } from "./poll-mode.ts";
 import { pipelineSummary } from "../pipeline.ts";
+import { prLabel } from "../spend.ts";
+import type { Usage } from "../../cost/index.ts";
 import type { PipelineStatus, PrComment, PrInfo } from "../types.ts";
 import { OTTO_MARKER, greenComment, planError, planRefresh, shouldPoll, unhandledComments, type Observed, type PrEvent } from "./plan.ts";
 
@@ -75,11 +77,15 @@ export type Outcome = "updated" | "unchanged" | "final" | "backoff" | "error" | 
 
 export interface PrResult {
   key: string;
+  /** The ledger's label of the PR (src/pr/spend.ts): what the cycle's spend is summed by. */
+  pr?: string;
   outcome: Outcome;
   status: PrStatus;
   summary: string;
   events: PrEvent[];
   error?: string;
+  /** What the PR's model work cost in the cycle (src/pr/watch/cycle-spend.ts fills it in). */
+  usage?: Usage;
 }
 
 export interface CycleReport {
@@ -169,6 +175,7 @@ async function observe(backend: PrBackend, doc: PrDocument, deps: CycleDeps, mod
 async function refresh(doc: PrDocument, deps: CycleDeps, repo: RepoSkim | undefined): Promise<PrResult> {
   const result = (outcome: Outcome, d: PrDocument, events: PrEvent[] = [], error?: string): PrResult => ({
     key: d.key,
+    pr: prLabel(d.data),
     outcome,
     status: d.data.status,
     summary: pipelineSummary(d.data.checks),
@@ -204,7 +211,9 @@ async function refresh(doc: PrDocument, deps: CycleDeps, repo: RepoSkim | undefi
     });
     if (!written) return result("removed", doc);
     if (events.includes("green") && posted) await notifyGreen(deps, notify, written);
-    if (events.includes("failure") && deps.onFailure && observed.pipeline) {
+    // A PR held at a daily cap is handed to the fix flow again each full poll: it starts once the day turns or the cap is raised.
+    const heldFailure = written.data.cap_hold !== undefined && written.data.status === "failed" && observed.pipeline?.state === "failure" && !written.data.gave_up;
+    if ((events.includes("failure") || heldFailure) && deps.onFailure && observed.pipeline) {
       // The fix flow's own errors are its business; the poll itself succeeded.
       await deps.onFailure({ doc: written, pr: observed.pr, pipeline: observed.pipeline, backend, notify }).catch((error: unknown) => {
         deps.log("warn", `fix flow for ${doc.key} failed`, { error: redact(formatError(error), deps.secrets) });

@@ -1,4 +1,5 @@
 import fs from "node:fs/promises";
+import { UsageRecord } from "../../cost/index.ts";
 import os from "node:os";
 import { z } from "zod";
 import { OttoError, withFileLock, writeFileAtomic } from "../../core/index.ts";
@@ -14,7 +15,18 @@ import { OttoError, withFileLock, writeFileAtomic } from "../../core/index.ts";
 export const CycleSummary = z.object({
   started: z.string(),
   finished: z.string(),
-  results: z.array(z.object({ key: z.string(), outcome: z.string(), status: z.string(), summary: z.string(), error: z.string().optional() })),
+  results: z.array(
+    z.object({
+      key: z.string(),
+      pr: z.string().optional(),
+      outcome: z.string(),
+      status: z.string(),
+      summary: z.string(),
+      error: z.string().optional(),
+      /** What the PR's model work cost in the cycle (ledger entries since it started). */
+      usage: UsageRecord.optional(),
+    }),
+  ),
 });
 export type CycleSummary = z.infer<typeof CycleSummary>;
 

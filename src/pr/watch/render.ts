@@ -1,4 +1,7 @@
+import { formatUsage, sumUsage, ZERO_USAGE } from "../../cost/index.ts";
 import type { PrDocument } from "../store/document.ts";
+import { prLabel, utcDay } from "../spend.ts";
+import { spendLines, type WatcherSpend } from "./watcher-spend.ts";
 import type { CycleSummary, WatcherRecord } from "./lock.ts";
 
 /** Text for `watch once` and `watch status`. Pure. */
@@ -17,11 +20,12 @@ export function renderCycle(cycle: CycleSummary): string {
   const seconds = ((Date.parse(cycle.finished) - Date.parse(cycle.started)) / 1000).toFixed(1);
   const lines = [`Cycle ${cycle.started}: ${cycle.results.length} PR(s) in ${seconds} s, ${errors} error(s).`];
   if (cycle.results.length > 0) {
-    lines.push("", "| PR | status | pipeline | this cycle |", "|---|---|---|---|");
+    lines.push("", "| PR | status | pipeline | this cycle | spent |", "|---|---|---|---|---|");
     for (const r of cycle.results) {
       const outcome = `${OUTCOME[r.outcome] ?? r.outcome}${r.error ? `: ${r.error.replace(/\|/g, "\\|").replace(/\n/g, " ").slice(0, 160)}` : ""}`;
-      lines.push(`| ${r.key} | ${r.status} | ${r.summary} | ${outcome} |`);
+      lines.push(`| ${r.key} | ${r.status} | ${r.summary} | ${outcome} | ${formatUsage(r.usage ?? ZERO_USAGE)} |`);
     }
+    lines.push(`| total | | | | ${formatUsage(sumUsage(cycle.results.flatMap((r) => (r.usage ? [r.usage] : []))))} |`);
   }
   return lines.join("\n");
 }
@@ -34,6 +38,8 @@ export interface StatusInput {
   nextRun: Date | undefined;
   docs: readonly PrDocument[];
   logFile: string;
+  /** Today's spend against the daily caps. */
+  spend?: WatcherSpend;
 }
 
 export function renderStatus(input: StatusInput): string {
@@ -50,13 +56,17 @@ export function renderStatus(input: StatusInput): string {
     lines.push("PR watcher: not running. Start it with /otto-pr watch start (TUI) or /otto-pr watch start --detach.");
   }
   lines.push(`Last cycle: ${record?.last_cycle ? `${record.last_cycle.finished} (${record.last_cycle.results.length} PRs)` : "never"}.`);
+  const spend = input.spend;
+  if (spend) lines.push(...spendLines(spend));
   lines.push("");
   if (input.docs.length === 0) lines.push("No PRs are tracked.");
   else {
-    lines.push("| PR | status | pipeline | last checked | errors |", "|---|---|---|---|---|");
+    lines.push("| PR | status | pipeline | last checked | errors | spent today |", "|---|---|---|---|---|---|");
     for (const d of input.docs) {
       const pipeline = d.data.pipeline ?? "unknown";
-      lines.push(`| ${d.key} | ${d.data.status} | ${pipeline} | ${d.data.last_checked ?? "never"} | ${d.data.errors > 0 ? `${d.data.errors} (retry ${d.data.retry_at ?? "next cycle"})` : "0"} |`);
+      const held = spend && d.data.cap_hold === utcDay(spend.now) ? " (held: daily cap)" : "";
+      const today = spend ? formatUsage(spend.byPr.get(prLabel(d.data)) ?? ZERO_USAGE) : "—";
+      lines.push(`| ${d.key} | ${d.data.status}${held} | ${pipeline} | ${d.data.last_checked ?? "never"} | ${d.data.errors > 0 ? `${d.data.errors} (retry ${d.data.retry_at ?? "next cycle"})` : "0"} | ${today} |`);
     }
   }
   return lines.join("\n");

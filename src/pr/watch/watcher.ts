@@ -32,7 +32,7 @@ export function summarize(report: CycleReport): CycleSummary {
   return {
     started: report.started,
     finished: report.finished,
-    results: report.results.map((r) => ({ key: r.key, outcome: r.outcome, status: r.status, summary: r.summary, ...(r.error ? { error: r.error } : {}) })),
+    results: report.results.map((r) => ({ key: r.key, ...(r.pr ? { pr: r.pr } : {}), outcome: r.outcome, status: r.status, summary: r.summary, ...(r.error ? { error: r.error } : {}), ...(r.usage ? { usage: r.usage } : {}) })),
   };
 }
 
