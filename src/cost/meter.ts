@@ -75,7 +75,7 @@ export class Meter {
 
   /** Reconciles the session with its messages (read before it is deleted) and stops metering it. */
   async settle(sessionID: string, messages: readonly { info: MeteredMessage }[] | undefined): Promise<Usage> {
-    for (const { info } of messages ?? []) if (info.role === "assistant" && info.sessionID === sessionID) this.#enqueue(() => this.#apply(info));
+    for (const { info } of messages ?? []) if (info.role === "assistant" && info.sessionID === sessionID) this.#enqueue(() => this.#apply(info, true));
     await this.#queue;
     const metered = this.#sessions.get(sessionID);
     this.#sessions.delete(sessionID);
@@ -101,7 +101,8 @@ export class Meter {
     return known;
   }
 
-  async #apply(info: MeteredMessage): Promise<void> {
+  /** `final`: the session is ending, so a call it never finished (aborted by a budget or a timeout) is recorded as it stands. */
+  async #apply(info: MeteredMessage, final = false): Promise<void> {
     const metered = this.#sessions.get(info.sessionID);
     if (!metered || metered.earlier.has(info.id)) return;
     const model = `${info.providerID ?? "unknown"}/${info.modelID ?? "unknown"}`;
@@ -114,12 +115,12 @@ export class Meter {
       metered.charged.set(info.id, usage);
       metered.account.charge(model, delta);
     }
-    if (info.time.completed !== undefined && !metered.recorded.has(info.id)) {
+    if ((info.time.completed !== undefined || final) && !metered.recorded.has(info.id)) {
       metered.recorded.add(info.id);
       const account = metered.account;
       await this.deps.record([
         {
-          at: new Date(info.time.completed).toISOString(),
+          at: new Date(info.time.completed ?? info.time.created).toISOString(),
           session: info.sessionID,
           message: info.id,
           model,

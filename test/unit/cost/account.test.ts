@@ -96,3 +96,19 @@ describe("Meter", () => {
     expect(entries).toHaveLength(3);
   });
 });
+
+describe("Meter at a session's end", () => {
+  it("records a call the session never finished (a turn aborted by its budget) in the ledger", async () => {
+    const entries: LedgerEntry[] = [];
+    const meter = new Meter({ priced: async () => true, record: async (e) => void entries.push(...e), log: silentLogger });
+    const run = new Account("run");
+    meter.track("s1", run);
+    const cut = { id: "m1", sessionID: "s1", role: "assistant", providerID: "mock", modelID: "m1", cost: 0.02, tokens: { input: 200, output: 3 }, time: { created: 1_000 } };
+    meter.onEvent({ type: "message.updated", properties: { info: cut } } as unknown as Parameters<Meter["onEvent"]>[0]);
+    await meter.flush();
+    expect(entries).toHaveLength(0);
+    await meter.settle("s1", [{ info: cut }]);
+    expect(entries.map((e) => [e.message, e.usage.input, e.at])).toEqual([["m1", 200, new Date(1_000).toISOString()]]);
+    expect(run.usage.input).toBe(200);
+  });
+});
