@@ -120,6 +120,11 @@ export const COMMANDS: Record<string, Record<string, unknown>> = {
     "agent": "otto",
     "template": "Call the `otto_config` tool exactly once, with `args` set to the text between the markers below, unchanged (it may be empty):\n\n<args>$ARGUMENTS</args>\n\nThen reply with the tool's output exactly as it is."
   },
+  "otto-cost": {
+    "description": "What otto spent: [--since 7d|24h|<date>] [--by day|spec|pr|model] [--all] [--json]",
+    "agent": "otto",
+    "template": "Call the `otto_cost` tool exactly once, with `args` set to the text between the markers below, unchanged (it may be empty):\n\n<args>$ARGUMENTS</args>\n\nThen reply with the tool's output exactly as it is."
+  },
   "otto-pr": {
     "description": "Otto PRs: create [--title] [--body|--spec] [--base] [--draft] [--reviewer], add <url|id> [--provider], list, status [id], remove <id>, log [id], fix [id], comments [id], watch start [--detach]|stop|status|once|install",
     "agent": "otto",
