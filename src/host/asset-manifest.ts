@@ -146,7 +146,7 @@ export const COMMANDS: Record<string, Record<string, unknown>> = {
     "template": "Call the `otto_worktree` tool exactly once, with `args` set to the text between the markers below, unchanged (it may be empty):\n\n<args>$ARGUMENTS</args>\n\nThen reply with the tool's output exactly as it is."
   },
   "pr-review": {
-    "description": "Review a PR: [url|number] (default: the current branch's PR) [--post all|none] [--focus <text>] [--provider github|ado] [--loop]; post <ids|all> [--summary] [--pr <url|number>]",
+    "description": "Review a PR: [url|number] (default: the current branch's PR) [--post all|none] [--focus <text>] [--provider github|ado] [--loop [--budget <usd>] [--max-tokens <n>]]; post <ids|all> [--summary] [--pr <url|number>]",
     "agent": "otto",
     "template": "Call the `otto_pr_review` tool exactly once, with `args` set to the text between the markers below, unchanged (it may be empty):\n\n<args>$ARGUMENTS</args>\n\nThen reply with the tool's output exactly as it is."
   }
