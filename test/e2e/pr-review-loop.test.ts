@@ -330,7 +330,8 @@ describe("/pr-review --loop (real OpenCode, scripted reviewer models, fake GitHu
       loopModel(ws.project, (k) => (k.kind === "reviewer" && k.round === 1 && k.reviewer === "reviewer-1" ? requestChanges(finding("Misspelt greeting")) : undefined)),
     );
     const before = await ws.repo.remoteLog(BRANCH);
-    const run = await e2e.run(ws, ["run", "--command", "pr-review", "--", PR_URL, "--loop", "--budget", "2"], { timeoutMs: 180_000 });
+    // One argument: OpenCode's own argument parser turns a lone "2" after -- into a number and fails.
+    const run = await e2e.run(ws, ["run", "--command", "pr-review", "--", PR_URL, "--loop", "--budget=2"], { timeoutMs: 180_000 });
     expect(run.exitCode, run.stderr).toBe(0);
 
     expect(run.stdout).toMatch(/Stopped in round 2: Budget reached: spent \$2\.(25|70) of \$2\.00 \(pr-review loop github-octo-app-1\)\./);

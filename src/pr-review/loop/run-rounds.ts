@@ -139,7 +139,7 @@ export async function runRounds(ctx: RunContext, progress: (message: string) => 
       record.next = `stopped after the fix: ${fix.failure}`;
       return { rounds, consensus, outcome: `Stopped in round ${round}: ${fix.failure}`, stuck: [...stuckFindings.values()] };
     }
-    if (decision.stopAfter) return { rounds, consensus, outcome: `Stopped after round ${round}: ${decision.stopAfter}${round >= MAX_ROUNDS ? await capSpend() : ""}`, stuck: [...stuckFindings.values()] };
+    if (decision.stopAfter) return { rounds, consensus, outcome: `Stopped after round ${round}: ${round >= MAX_ROUNDS ? `${decision.stopAfter.replace(/\.$/, "")}${await capSpend()}.` : decision.stopAfter}`, stuck: [...stuckFindings.values()] };
   }
   return { rounds, consensus, outcome: `Stopped: max rounds reached (${MAX_ROUNDS})${await capSpend()}.`, stuck: [...stuckFindings.values()] };
 }
