@@ -91,7 +91,7 @@ describe("/otto-cost through real OpenCode", () => {
       reply: text(`Read the diff.\nBEGIN_JSON\n${JSON.stringify(envelope)}\nEND_JSON`),
     });
 
-    const review = await e2e.run(ws, ["run", "--command", "pr-review", "--", "https://github.com/octo/app/pull/5"]);
+    const review = await e2e.run(ws, ["run", "--command", "pr-review", "--", "https://github.com/octo/app/pull/5"], { timeoutMs: 180_000 });
     expect(review.exitCode, review.stderr).toBe(0);
     // What the model server served the reviewer, priced at $3 / $15 per million tokens.
     const served = e2e.model.requests.filter((r: RecordedRequest) => r.answeredBy === "reviewer");
@@ -107,7 +107,7 @@ describe("/otto-cost through real OpenCode", () => {
     expect(review.stdout).toContain(`| mock/m2 | ${served.length} | ${k(input)} | ${output} | ${k(tokens)} | ${dollars(usd)} |`);
     expect(review.stdout).toContain(`| **Total** | ${served.length} | ${k(input)} | ${output} | ${k(tokens)} | ${dollars(usd)} |`);
 
-    const byPr = await e2e.run(ws, ["run", "--command", "otto-cost", "--", "--by", "pr", "--json"]);
+    const byPr = await e2e.run(ws, ["run", "--command", "otto-cost", "--", "--by", "pr", "--json"], { timeoutMs: 180_000 });
     expect(byPr.exitCode, byPr.stderr).toBe(0);
     const json = JSON.parse(/\{[\s\S]*\}/.exec(byPr.stdout)?.[0] ?? "{}") as JsonReport;
     expect(json.by).toBe("pr");
@@ -117,7 +117,7 @@ describe("/otto-cost through real OpenCode", () => {
     expect(json.total).toMatchObject({ requests: served.length + 2, input: input + 12_000, output: output + 1_100, usd: round6(usd + 0.045), unpriced: 1 });
     expect(json.otherRepos).toMatchObject({ requests: 1, usd: 0.225 });
 
-    const byDay = await e2e.run(ws, ["run", "--command", "otto-cost"]);
+    const byDay = await e2e.run(ws, ["run", "--command", "otto-cost"], { timeoutMs: 180_000 });
     expect(byDay.exitCode, byDay.stderr).toBe(0);
     const today = new Date().toISOString().slice(0, 10);
     expect(byDay.stdout).toContain(`| ${today} | ${served.length} | ${k(input)} | ${output} | ${k(tokens)} | ${dollars(usd)} |`);
@@ -125,14 +125,11 @@ describe("/otto-cost through real OpenCode", () => {
     expect(byDay.stdout).toContain("1 call(s) used a model without a price");
     expect(byDay.stdout).toContain("1 call(s) in other repositories");
 
-    const all = await e2e.run(ws, ["run", "--command", "otto-cost", "--", "--all", "--since", "60d", "--by", "spec", "--json"]);
+    const all = await e2e.run(ws, ["run", "--command", "otto-cost", "--", "--all", "--since", "60d", "--by", "spec", "--json"], { timeoutMs: 180_000 });
     const every = JSON.parse(/\{[\s\S]*\}/.exec(all.stdout)?.[0] ?? "{}") as JsonReport;
     expect(every.rows.map((r) => r.key)).toEqual(["old", "x", "demo", "(none)"]);
     expect(every.total.requests).toBe(served.length + 4);
 
-    const bad = await e2e.run(ws, ["run", "--command", "otto-cost", "--", "--since", "lastweek"]);
-    expect(bad.stdout).toContain("--since lastweek is neither a duration nor a date");
-    expect(bad.stdout).toContain("--since 7d");
     expect(e2e.model.unmatched()).toEqual([]);
-  });
+  }, 600_000);
 });
