@@ -157,7 +157,9 @@ function render(byStage: Map<string, Tally>, byKind: Map<string, Tally>): string
 
 /** Tokens and dollars per stage, from otto's ledger, beside the bytes of the table above. */
 function renderDollars(byStage: Map<string, Tally>, spent: Map<string, Usage>): string {
-  const row = (name: string, bytesIn: number, u: Usage): string => `| ${name} | ${kb(bytesIn)} | ${u.requests} | ${formatTokens(u.input)} | ${formatTokens(u.output)} | ${formatCost(u)} |`;
+  // A stage that sent requests but left nothing in the ledger was not metered: say so, never "$0.00".
+  const row = (name: string, bytesIn: number, u: Usage): string =>
+    u.requests === 0 && bytesIn > 0 ? `| ${name} | ${kb(bytesIn)} | 0 | — | — | not in the ledger |` : `| ${name} | ${kb(bytesIn)} | ${u.requests} | ${formatTokens(u.input)} | ${formatTokens(u.output)} | ${formatCost(u)} |`;
   const stages = [...spent].filter(([s]) => s !== "execute");
   const specBytes = [...byStage].filter(([s]) => s !== "execute").reduce((n, [, t]) => n + t.input, 0);
   const allBytes = [...byStage.values()].reduce((n, t) => n + t.input, 0);
@@ -170,6 +172,7 @@ function renderDollars(byStage: Map<string, Tally>, spent: Map<string, Usage>): 
     ...[...spent].map(([stage, u]) => row(stage, byStage.get(stage)?.input ?? 0, u)),
     row("spec pipeline (add → task generate)", specBytes, sumUsage(stages.map(([, u]) => u))),
     row("the whole demo", allBytes, sumUsage(spent.values())),
+    ...([...spent].some(([stage, u]) => u.requests === 0 && (byStage.get(stage)?.requests ?? 0) > 0) ? ["", "A stage marked \"not in the ledger\" sent its requests from sessions otto's meter did not record, so its cost is missing from the totals too."] : []),
     "",
   ].join("\n");
 }
