@@ -9,6 +9,20 @@ import { createWorkspace, runOpencode, slashCommand, startModelServer, type Reco
 import { demoScript, DEMO_FILES, DEMO_STEPS } from "../scripts/demo-steps.ts";
 import { kindOf } from "../test/e2e/spec/spec-model.ts";
 import { execKindOf } from "../test/e2e/execute/kinds.ts";
+import { formatCost, formatTokens, ledgerFile, readLedger, sumUsage, type Usage } from "../src/cost/index.ts";
+
+/**
+ * The list price the dollars are computed at: Anthropic's Claude Sonnet 4.5, $3 per million input
+ * and $15 per million output tokens, given to both scripted models in opencode.json.
+ */
+const PRICE = { name: "Claude Sonnet 4.5's list price", input: 3, output: 15 };
+
+/**
+ * The usage the scripted model reports: about 4 bytes a token, the usual rule of thumb for English
+ * and code, applied to the request's whole body (what a provider bills as input, no cache) and to
+ * the answer's text and tool arguments.
+ */
+const tokensOf = (n: number): number => Math.max(1, Math.round(n / 4));
 
 /**
  * The figures before slash commands ran as agents of their own (same bench, same demo): a
@@ -77,14 +91,25 @@ const empty = (): Tally => ({ requests: 0, input: 0, messages: 0, output: 0 });
 
 export async function benchTokens(log: (line: string) => void = () => undefined): Promise<string> {
   const model = await startModelServer();
-  const ws = await createWorkspace({ model, files: DEMO_FILES, ottoConfig: { models: { primary: "mock/m1", secondary: "mock/m2" } } });
+  const price = { cost: { input: PRICE.input, output: PRICE.output } };
+  const ws = await createWorkspace({ model, files: DEMO_FILES, ottoConfig: { models: { primary: "mock/m1", secondary: "mock/m2" } }, config: { provider: { mock: { models: { m1: price, m2: price } } } } });
   const byStage = new Map<string, Tally>();
   const byKind = new Map<string, Tally>();
+  // What otto's own ledger recorded per stage: its child sessions' calls (not the slash command's turn, not titles).
+  const spent = new Map<string, Usage>();
+  const ledger = ledgerFile(ws.env);
+  const usage = (req: RecordedRequest) => {
+    const prompt = tokensOf(bytes(req.body));
+    const completion = tokensOf(outputBytes(req.reply));
+    return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
+  };
   try {
     for (const step of DEMO_STEPS) {
       const stage = step.args.join(" ").replace(/^add .*/, "add");
       if (!STAGES.includes(stage)) continue;
       model.reset();
+      model.usage = usage;
+      const recorded = (await readLedger(ledger)).length;
       model.script(...slashCommand(step.tool), ...demoScript(step, ws.project));
       const result = await runOpencode(ws, ["run", "--command", step.command, "--", ...step.args], { timeoutMs: 300_000 });
       if (result.exitCode !== 0) throw new Error(`${step.command} ${step.args.join(" ")} failed (${String(result.exitCode)}):\n${result.stderr}`);
@@ -97,14 +122,16 @@ export async function benchTokens(log: (line: string) => void = () => undefined)
         byKind.set(kind, k);
       }
       byStage.set(stage, tally);
-      log(`${stage}: ${tally.requests} requests, ${tally.input} bytes in, ${tally.output} bytes out`);
+      const stageSpend = sumUsage((await readLedger(ledger)).slice(recorded).map((e) => e.usage));
+      spent.set(stage, stageSpend);
+      log(`${stage}: ${tally.requests} requests, ${tally.input} bytes in, ${tally.output} bytes out, ${stageSpend.input + stageSpend.output} tokens, $${stageSpend.usd}`);
     }
     for (const [kind, t] of byKind) log(`session ${kind}: ${t.requests} requests, ${t.input} bytes in`);
   } finally {
     await ws.cleanup();
     await model.close();
   }
-  return render(byStage, byKind);
+  return `${render(byStage, byKind)}${renderDollars(byStage, spent)}`;
 }
 
 const kb = (n: number): string => `${(n / 1024).toFixed(1)} KB`;
@@ -138,6 +165,28 @@ function render(byStage: Map<string, Tally>, byKind: Map<string, Tally>): string
     "| session | before: requests / input | requests | input | messages | output |",
     "|---|---|---|---|---|---|",
     ...[...byKind].sort((a, b) => b[1].input - a[1].input).map(([kind, t]) => `| ${kind} | ${before(BEFORE_SESSIONS, kind)} | ${t.requests} | ${kb(t.input)} | ${kb(t.messages)} | ${kb(t.output)} |`),
+    "",
+  ].join("\n");
+}
+
+/** Tokens and dollars per stage, from otto's ledger, beside the bytes of the table above. */
+function renderDollars(byStage: Map<string, Tally>, spent: Map<string, Usage>): string {
+  // A stage that sent requests but left nothing in the ledger was not metered: say so, never "$0.00".
+  const row = (name: string, bytesIn: number, u: Usage): string =>
+    u.requests === 0 && bytesIn > 0 ? `| ${name} | ${kb(bytesIn)} | 0 | — | — | not in the ledger |` : `| ${name} | ${kb(bytesIn)} | ${u.requests} | ${formatTokens(u.input)} | ${formatTokens(u.output)} | ${formatCost(u)} |`;
+  const stages = [...spent].filter(([s]) => s !== "execute");
+  const specBytes = [...byStage].filter(([s]) => s !== "execute").reduce((n, [, t]) => n + t.input, 0);
+  const allBytes = [...byStage.values()].reduce((n, t) => n + t.input, 0);
+  return [
+    "",
+    `What the same demo costs in tokens and dollars, at ${PRICE.name} ($${PRICE.input} / $${PRICE.output} per million input / output tokens), as otto's own ledger recorded it (\`/otto-cost\`'s source). The scripted model reports usage as a provider would bill it without a prompt cache: input tokens = the request's bytes / 4, output tokens = the answer's bytes (text and tool arguments) / 4, about 4 bytes a token for English and code. The ledger counts otto's sessions only, not the slash command's own turn or title requests, so its calls are fewer than the requests above; a provider's prompt cache would bill most of each resent history at a tenth of the input price.`,
+    "",
+    "| stage | input (bytes, all requests) | otto's calls | input tokens | output tokens | cost |",
+    "|---|---|---|---|---|---|",
+    ...[...spent].map(([stage, u]) => row(stage, byStage.get(stage)?.input ?? 0, u)),
+    row("spec pipeline (add → task generate)", specBytes, sumUsage(stages.map(([, u]) => u))),
+    row("the whole demo", allBytes, sumUsage(spent.values())),
+    ...([...spent].some(([stage, u]) => u.requests === 0 && (byStage.get(stage)?.requests ?? 0) > 0) ? ["", "A stage marked \"not in the ledger\" sent its requests from sessions otto's meter did not record, so its cost is missing from the totals too."] : []),
     "",
   ].join("\n");
 }

@@ -20,3 +20,4 @@ export {
   ZERO_USAGE,
   type Usage,
 } from "./usage.ts";
+export { buildReport, parseReportKey, parseSince, renderReport, reportJson, REPORT_KEYS, type CostReport, type ReportKey, type ReportRow } from "./report.ts";

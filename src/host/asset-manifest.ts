@@ -136,6 +136,16 @@ export const COMMAND_AGENTS: Record<string, Record<string, unknown>> = {
     },
     "prompt": "You are Otto, running the slash command /otto-config for the user.\nIts message says which `args` to give the `otto_config` tool: call `otto_config` exactly once with `args` passed through unchanged (do not reinterpret, reorder, quote or \"fix\" them), then reply as the message says.\nThe tool already formats its result as markdown; do not summarise it away.\nIf the tool answers with an error, show the error and its \"Next step\" line. Do not retry with invented arguments."
   },
+  "otto.cost": {
+    "description": "Runs /otto-cost: calls otto_cost once and replies with its output.",
+    "mode": "primary",
+    "hidden": true,
+    "permission": {
+      "*": "deny",
+      "otto_cost": "allow"
+    },
+    "prompt": "You are Otto, running the slash command /otto-cost for the user.\nIts message says which `args` to give the `otto_cost` tool: call `otto_cost` exactly once with `args` passed through unchanged (do not reinterpret, reorder, quote or \"fix\" them), then reply as the message says.\nThe tool already formats its result as markdown; do not summarise it away.\nIf the tool answers with an error, show the error and its \"Next step\" line. Do not retry with invented arguments."
+  },
   "otto.pr": {
     "description": "Runs /otto-pr: calls otto_pr once and replies with its output.",
     "mode": "primary",
@@ -204,6 +214,11 @@ export const COMMANDS: Record<string, Record<string, unknown>> = {
     "agent": "otto.config",
     "template": "Call the `otto_config` tool exactly once, with `args` set to the text between the markers below, unchanged (it may be empty):\n\n<args>$ARGUMENTS</args>\n\nThen reply with the tool's output exactly as it is."
   },
+  "otto-cost": {
+    "description": "What otto spent: [--since 7d|24h|<date>] [--by day|spec|pr|model] [--all] [--json]",
+    "agent": "otto.cost",
+    "template": "Call the `otto_cost` tool exactly once, with `args` set to the text between the markers below, unchanged (it may be empty):\n\n<args>$ARGUMENTS</args>\n\nThen reply with the tool's output exactly as it is."
+  },
   "otto-pr": {
     "description": "Otto PRs: create [--title] [--body|--spec] [--base] [--draft] [--reviewer], add <url|id> [--provider], list, status [id], remove <id>, log [id], fix [id] [--budget] [--max-tokens], comments [id], watch start [--detach]|stop|status|once|install",
     "agent": "otto.pr",
@@ -225,7 +240,7 @@ export const COMMANDS: Record<string, Record<string, unknown>> = {
     "template": "Call the `otto_worktree` tool exactly once, with `args` set to the text between the markers below, unchanged (it may be empty):\n\n<args>$ARGUMENTS</args>\n\nThen reply with the tool's output exactly as it is."
   },
   "pr-review": {
-    "description": "Review a PR: [url|number] (default: the current branch's PR) [--post all|none] [--focus <text>] [--provider github|ado] [--loop]; post <ids|all> [--summary] [--pr <url|number>]",
+    "description": "Review a PR: [url|number] (default: the current branch's PR) [--post all|none] [--focus <text>] [--provider github|ado] [--loop [--budget <usd>] [--max-tokens <n>]]; post <ids|all> [--summary] [--pr <url|number>]",
     "agent": "otto.pr-review",
     "template": "Call the `otto_pr_review` tool exactly once, with `args` set to the text between the markers below, unchanged (it may be empty):\n\n<args>$ARGUMENTS</args>\n\nThen reply with the tool's output exactly as it is."
   }

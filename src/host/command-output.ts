@@ -16,7 +16,7 @@ export const REPEAT_LINE = "Then reply with the tool's output exactly as it is."
 export const TUI_LINE = "Then reply with only the word Done. Otto shows the tool's output to the user itself; do not repeat or summarise it.";
 
 /** otto's slash commands (commands/*.md). */
-export const OTTO_COMMANDS: ReadonlySet<string> = new Set(["otto-agent", "otto-build", "otto-config", "otto-pr", "otto-repo", "otto-spec", "otto-worktree", "pr-review"]);
+export const OTTO_COMMANDS: ReadonlySet<string> = new Set(["otto-agent", "otto-build", "otto-config", "otto-cost", "otto-pr", "otto-repo", "otto-spec", "otto-worktree", "pr-review"]);
 
 /** An otto command's tool: `otto-config` → `otto_config`, `pr-review` → `otto_pr_review`. */
 export function commandTool(command: string): string {

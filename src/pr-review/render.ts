@@ -1,3 +1,4 @@
+import { formatCost, formatTokens, formatUsage, totalTokens, type Usage } from "../cost/index.ts";
 import { OTTO_MARKER } from "../pr/index.ts";
 import type { DraftComment } from "./classify.ts";
 
@@ -59,4 +60,20 @@ export function reviewBody(input: ReviewBodyInput): string {
     );
   }
   return parts.join("\n\n");
+}
+
+/** The output's first line: what the review cost in all. */
+export function spendLine(prNumber: number, total: Usage): string {
+  return `Review of PR #${prNumber}: ${formatUsage(total)}.`;
+}
+
+/** A row per reviewer model and the total: what each model's calls cost. */
+export function renderSpend(byModel: ReadonlyMap<string, Usage>, total: Usage): string {
+  const row = (name: string, u: Usage) => `| ${name} | ${u.requests} | ${formatTokens(u.input)} | ${formatTokens(u.output)} | ${formatTokens(totalTokens(u))} | ${formatCost(u)} |`;
+  return [
+    "| Reviewer | Calls | Input | Output | Tokens | Cost |",
+    "|---|---:|---:|---:|---:|---:|",
+    ...[...byModel].map(([model, usage]) => row(model, usage)),
+    row("**Total**", total),
+  ].join("\n");
 }

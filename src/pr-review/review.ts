@@ -1,13 +1,14 @@
-import { modelRoles } from "../config/index.ts";
+import { findRepoRoot, modelRoles } from "../config/index.ts";
+import { Account, withAccount } from "../cost/index.ts";
 import { OttoError, formatError } from "../core/index.ts";
 import type { Runtime } from "../runtime.ts";
-import { createPrContext, locatePr, originUrl, type PrBackend, type PrContext, type PrInfo, type PrLocator } from "../pr/index.ts";
-import { resolveRoleModel } from "../session/index.ts";
+import { createPrContext, documentKey, locatePr, originUrl, type PrBackend, type PrContext, type PrInfo, type PrLocator } from "../pr/index.ts";
+import { formatModel, resolveRoleModel } from "../session/index.ts";
 import { checkoutPr } from "./checkout.ts";
 import { draftsDir, saveDraft, type Draft } from "./draft.ts";
 import { renderExistingComments } from "./existing-comments.ts";
 import { postReviewFromDraft, type PostResult } from "./post.ts";
-import { renderTable } from "./render.ts";
+import { renderSpend, renderTable, spendLine } from "./render.ts";
 import { reviewCheckout } from "./run-review.ts";
 import { stripOpenCodeConfig, strippedLines } from "./untrusted-config.ts";
 
@@ -82,6 +83,9 @@ export async function reviewPr(input: ReviewInput): Promise<string> {
     once: runtime.once,
     log: runtime.log,
   });
+  // The review's spend, per reviewer model: the ledger's labels let /otto-cost --by pr find it.
+  const key = documentKey(pr);
+  const account = new Account(`pr-review ${key}`, { labels: { repo: (await findRepoRoot(input.directory)) ?? input.directory, pr: key, review: key } });
   const lines = [`Fetching PR #${pr.number}... done: ${pr.title} (${pr.sourceBranch} → ${pr.targetBranch}, ${pr.repo})`];
 
   input.progress(`pr-review: checking out ${pr.sourceBranch}`);
@@ -92,7 +96,7 @@ export async function reviewPr(input: ReviewInput): Promise<string> {
     // Before the first session there: OpenCode loads the directory's configuration when it opens one.
     const stripped = await stripOpenCodeConfig({ pr, dir: checkout.dir, temporary: checkout.temporary, target: `${checkout.remote}/${pr.targetBranch}`, env: runtime.env });
     lines.push(...strippedLines(stripped));
-    draft = await reviewCheckout({
+    draft = await withAccount(account.child(`reviewer ${formatModel(role.model)}`), () => reviewCheckout({
       runtime,
       pr,
       checkout,
@@ -105,7 +109,7 @@ export async function reviewPr(input: ReviewInput): Promise<string> {
       progress: (message) => input.progress(message),
       report: (line) => lines.push(line),
       existingComments: () => readExistingComments(backend, pr, runtime),
-    });
+    }));
   } finally {
     await checkout.release();
   }
@@ -116,6 +120,10 @@ export async function reviewPr(input: ReviewInput): Promise<string> {
   if (role.note) lines.splice(1, 0, `Note: ${role.note}`);
   lines.push(renderTable(draft.comments), "");
   if (draft.summary) lines.push(`**Summary**: ${draft.summary}`, "");
+  // The review session is closed: its counts are exact once the meter has written them.
+  await runtime.sessions.meter?.flush();
+  lines.unshift(spendLine(pr.number, account.usage), "");
+  lines.push(renderSpend(account.byModel, account.usage), "");
 
   if (input.postAll) {
     if (draft.comments.length === 0 && !draft.summary) return [...lines, "Nothing to post."].join("\n");

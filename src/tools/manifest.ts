@@ -79,6 +79,12 @@ export const TOOL_MANIFEST = {
       args: z.string().describe("The raw arguments of /otto-build, exactly as the user typed them (may be empty)."),
     },
   },
+  otto_cost: {
+    description: "Runs the /otto-cost command (what otto spent, in tokens and dollars, per day, spec, PR or model). Pass the user's command arguments unchanged in `args` (verbs: (none)).",
+    args: {
+      args: z.string().describe("The raw arguments of /otto-cost, exactly as the user typed them (may be empty)."),
+    },
+  },
   otto_agent_say: {
     description: "Posts a message to otto's crew stream. Mention who it is for: @name (another agent, who is woken with it), @otto (the orchestrator), @human (a person). Without a mention nobody is woken.",
     args: {

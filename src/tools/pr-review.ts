@@ -16,10 +16,10 @@ function postMode(value: string | undefined): boolean {
 const verbs: Verb[] = [
   {
     path: [],
-    args: "[url|number] [--post all|none] [--focus <text>] [--provider github|ado] [--loop]",
+    args: "[url|number] [--post all|none] [--focus <text>] [--provider github|ado] [--loop [--budget <usd>] [--max-tokens <n>]]",
     summary:
-      "Review a PR (default: the open PR of the current branch) in a local checkout and show numbered comments to approve (a draft); --post all posts them at once; --loop runs the multi-model review-and-fix loop",
-    options: { post: { type: "string" }, focus: { type: "string" }, provider: { type: "string" }, loop: { type: "boolean" } },
+      "Review a PR (default: the open PR of the current branch) in a local checkout and show numbered comments to approve (a draft); --post all posts them at once; --loop runs the multi-model review-and-fix loop, stopping cleanly at --budget dollars or --max-tokens tokens",
+    options: { post: { type: "string" }, focus: { type: "string" }, provider: { type: "string" }, loop: { type: "boolean" }, budget: { type: "string" }, "max-tokens": { type: "string" } },
     positionals: { max: 1 },
     run: async ({ values, positionals }, ctx) => {
       if (!positionals[0]) ctx.progress("pr-review: looking up the PR of the current branch");
@@ -28,8 +28,11 @@ const verbs: Verb[] = [
       const common = { runtime: ctx.runtime, directory: ctx.tool.directory, target, ...(provider ? { provider } : {}), sessionID: ctx.tool.sessionID, signal: ctx.tool.abort, progress: (m: string) => ctx.progress(m) };
       if (values.loop === true) {
         if (values.post !== undefined || values.focus !== undefined) throw new OttoError("usage", "--post and --focus belong to the one-shot review, not to --loop.", "Run /pr-review <url> --loop alone (the loop posts its own reports), or drop --loop.");
-        return runReviewLoop(common);
+        const budget = text(values, "budget");
+        const maxTokens = text(values, "max-tokens");
+        return runReviewLoop({ ...common, budget: { ...(budget !== undefined ? { budget } : {}), ...(maxTokens !== undefined ? { maxTokens } : {}) } });
       }
+      if (values.budget !== undefined || values["max-tokens"] !== undefined) throw new OttoError("usage", "--budget and --max-tokens belong to --loop: a one-shot review is one model call.", "Run /pr-review <url> --loop --budget 2 to bound the loop, or drop the flag.");
       const focus = text(values, "focus");
       return reviewPr({ ...common, ...(focus ? { focus } : {}), postAll: postMode(text(values, "post")) });
     },

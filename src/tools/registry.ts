@@ -3,6 +3,7 @@ import type { Runtime } from "../runtime.ts";
 import { agentCommand } from "./agent.ts";
 import { buildCommand } from "./build.ts";
 import { configCommand } from "./config.ts";
+import { costCommand } from "./cost.ts";
 import { crewTools } from "./crew.ts";
 import { prCommand } from "./pr.ts";
 import { prCreateTool } from "./pr-create.ts";
@@ -27,6 +28,7 @@ export function buildTools(runtime: Runtime): Record<string, ToolDefinition> {
     otto_worktree: worktreeCommand(runtime),
     otto_agent: agentCommand(runtime),
     otto_build: buildCommand(runtime),
+    otto_cost: costCommand(runtime),
     // Offered only in crew agents' sessions (see src/tools/crew.ts).
     ...crewTools(runtime),
   };

@@ -14,7 +14,7 @@ import { BRANCH, LOOP_MARKER, envelope, finding, fixWrites, kindOf, loopModel, l
 
 const PR_URL = "https://github.com/octo/app/pull/1";
 /** The PR on the fake GitHub and its branch in a clone whose origin is a bare repository. */
-async function setup(e2e: ReturnType<typeof useE2E>, f: Forges, options: { verify?: string[]; extraConfig?: Record<string, unknown>; fork?: { owner: string; repo: string }; fixModel?: "mock/m3" } = {}): Promise<Workspace> {
+async function setup(e2e: ReturnType<typeof useE2E>, f: Forges, options: { verify?: string[]; extraConfig?: Record<string, unknown>; fork?: { owner: string; repo: string }; fixModel?: "mock/m3"; notify?: Record<string, unknown> } = {}): Promise<Workspace> {
   f.gh.state.addPr({ number: 1, title: "Greet the world", branch: BRANCH, ...(options.fork ? { fork: options.fork } : {}) });
   // The PR's repository is github.com/octo/app; git reaches it in the bare repository.
   return loopWorkspace(e2e, f, "https://github.com/octo/app.git", options);
@@ -306,10 +306,55 @@ describe("/pr-review --loop (real OpenCode, scripted reviewer models, fake GitHu
     const run = await runLoop(e2e, ws);
 
     expect(run.stdout).toContain("Stopped after round 3: max rounds reached (3)");
+    // The cap names what the rounds spent: 3 × (2 reviewers + 2 fix turns), unpriced (the mock has no price).
+    expect(run.stdout).toContain("the 3 rounds spent 180 tokens, cost unknown.");
+    expect(run.stdout).toMatch(/\| 3 \| request changes \| .* \| 60 tokens, cost unknown \|/);
     expect(await ws.repo.remoteLog(BRANCH)).toHaveLength(before.length + 3);
     expect(await ws.repo.remoteFile("greet.txt", BRANCH)).toBe("hello, round 3\n");
     expect(posted(f)).toHaveLength(6);
     expect(e2e.model.turns().some((r) => (kindOf(r) as { round?: number } | undefined)?.round === 4)).toBe(false);
+  });
+
+  it("--budget: reached in round 2's review, the loop stops cleanly (round 1's fix pushed stays, nothing more), the summary says spent / limit and what was left undone, one notification", async () => {
+    const f = await forges();
+    const price = { cost: { input: 3, output: 15 } };
+    const ws = await setup(e2e, f, {
+      extraConfig: { provider: { mock: { models: { m1: price, m2: price } } } },
+      notify: { command: `printf '%s\\n---\\n' "$OTTO_MESSAGE" >> "$HOME/notifications.txt"` },
+    });
+    const notes = path.join(ws.dirs.home, "notifications.txt");
+    // $0.45 a call: round 1 (2 reviewers, 2 fix turns) spends $1.80, round 2's first reviewer reaches $2.
+    e2e.model.usage = () => ({ prompt_tokens: 100_000, completion_tokens: 10_000, total_tokens: 110_000 });
+    e2e.model.script(
+      ...slashCommand("otto_pr_review"),
+      loopModel(ws.project, (k) => (k.kind === "reviewer" && k.round === 1 && k.reviewer === "reviewer-1" ? requestChanges(finding("Misspelt greeting")) : undefined)),
+    );
+    const before = await ws.repo.remoteLog(BRANCH);
+    // One argument: OpenCode's own argument parser turns a lone "2" after -- into a number and fails.
+    const run = await e2e.run(ws, ["run", "--command", "pr-review", "--", PR_URL, "--loop", "--budget=2"], { timeoutMs: 180_000 });
+    expect(run.exitCode, run.stderr).toBe(0);
+
+    expect(run.stdout).toMatch(/Stopped in round 2: Budget reached: spent \$2\.(25|70) of \$2\.00 \(pr-review loop github-octo-app-1\)\./);
+    expect(run.stdout).toContain("Left undone: the review of round 2 (nothing of it was reported or fixed); rounds 3-3 did not run.");
+    expect(run.stdout).toContain(`Run /pr-review ${PR_URL} --loop again, with a higher --budget or --max-tokens`);
+    expect(run.stdout).toMatch(/\| 1 \| request changes \| 0 \| 1 \| 0 \| 0 \| 2\/2 \| 1 fixed, 0 rejected, pushed [0-9a-f]{7} \| 440\.0k tokens, \$1\.80 \|/);
+    // Round 1's fix is pushed and stays; nothing after it was pushed or fixed.
+    const log = await ws.repo.remoteLog(BRANCH);
+    expect(log).toHaveLength(before.length + 1);
+    expect(await ws.repo.remoteFile("greet.txt", BRANCH)).toBe("hello, world\n");
+    expect(e2e.model.turns().some((r) => kindOf(r)?.kind === "fix" && (kindOf(r) as { round: number }).round === 2)).toBe(false);
+    expect(e2e.model.turns().some((r) => (kindOf(r) as { round?: number } | undefined)?.round === 3)).toBe(false);
+    // On the PR: round 1's review and fix reports, then the stop (without amounts).
+    const comments = posted(f);
+    expect(comments).toHaveLength(3);
+    expect(comments[2]).toContain("otto review loop stopped in round 2");
+    expect(comments[2]).toContain("budget");
+    expect(comments[2]).not.toContain("$");
+    // One notification, naming the stop.
+    const sent = fs.readFileSync(notes, "utf8").split("---\n").filter((n) => n.trim());
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).toContain("the review loop stopped at its budget");
+    expect(await ws.repo.git(["status", "--porcelain"])).toBe("");
   });
 
   it("a reply from another model than the one asked for is a hard stop, not a partial review", async () => {

@@ -1,4 +1,5 @@
 import { OttoError, isOttoError, redact } from "../../core/index.ts";
+import { currentAccount, withAccount, type Account } from "../../cost/index.ts";
 import { resolveTrust } from "../../pr/index.ts";
 import type { Runtime } from "../../runtime.ts";
 import type { GitControlSnapshot } from "../../workspace/index.ts";
@@ -20,6 +21,8 @@ export interface RunContext {
   reviewTimeoutMs: number;
   /** The tree's git configuration and hooks before the loop's first session: the push refuses if they changed. */
   gitControl?: GitControlSnapshot;
+  /** The loop's account (labels, budget): each round, reviewer, analyzer and fix is charged to a child of it. */
+  account?: Account;
 }
 
 export interface ReviewRound {
@@ -29,8 +32,14 @@ export interface ReviewRound {
   reviewState: ReviewState;
 }
 
-/** Errors that end the loop at once instead of counting as one failed reviewer. */
-const HARD_STOPS = new Set(["model_mismatch", "agent_mismatch", "session_aborted"]);
+/** Errors that end the loop at once instead of counting as one failed reviewer (a reached budget too: no reviewer can answer). */
+const HARD_STOPS = new Set(["model_mismatch", "agent_mismatch", "session_aborted", "budget_exceeded"]);
+
+/** Runs `work` charged to a child account of the current one (the round's), when there is one. */
+function charged<T>(name: string, work: () => Promise<T>): Promise<T> {
+  const parent = currentAccount();
+  return parent ? withAccount(parent.child(name), work) : work();
+}
 
 export function isHardStop(error: unknown): error is OttoError {
   return isOttoError(error) && HARD_STOPS.has(error.code);
@@ -103,7 +112,10 @@ export async function runReviewRound(ctx: RunContext, round: number): Promise<Re
   const threads = openThreads(comments, (c) => trust.get(c.id)?.trusted === true);
   const ignored = open.filter((c) => trust.get(c.id)?.trusted !== true).map((c) => c.author);
   if (ignored.length > 0) ctx.runtime.log.log("info", `pr-review loop: ${ignored.length} open comment(s) by people otto does not act for left out (${[...new Set(ignored)].join(", ")})`);
-  const [analyzed, ...settled] = await Promise.allSettled([runAnalyzer(ctx, threads, reviewState), ...ctx.setup.reviewers.map((m, i) => runReviewer(ctx, round, i, m))]);
+  const [analyzed, ...settled] = await Promise.allSettled([
+    charged("analyzer", () => runAnalyzer(ctx, threads, reviewState)),
+    ...ctx.setup.reviewers.map((m, i) => charged(`${reviewerName(i)} ${formatModel(m)}`, () => runReviewer(ctx, round, i, m))),
+  ]);
   const hard = [analyzed, ...settled].find((s) => s?.status === "rejected" && isHardStop(s.reason));
   if (hard?.status === "rejected") throw hard.reason;
   if (analyzed?.status === "rejected") {

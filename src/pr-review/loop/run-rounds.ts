@@ -1,4 +1,5 @@
 import { isOttoError, redact } from "../../core/index.ts";
+import { Account, isBudgetStop, withAccount } from "../../cost/index.ts";
 import { parseDuration } from "../../config/index.ts";
 import { consensusOf } from "./consensus.ts";
 import { decideRound } from "./decide.ts";
@@ -24,6 +25,8 @@ export interface RoundsResult {
   consensus?: Consensus;
   outcome: string;
   stuck: Finding[];
+  /** Set when the loop's budget stopped it: the stop's message and what was left undone. */
+  budgetStop?: { message: string; undone: string };
 }
 
 /** The loop after preflight: rounds of review, report, fix, report; returns how it ended. */
@@ -48,14 +51,36 @@ export async function runRounds(ctx: RunContext, progress: (message: string) => 
     return `Stopped in round ${record.round}: ${reason}`;
   };
 
+  const run = ctx.account ?? new Account(`pr-review loop PR #${setup.pr.number}`);
+  /*
+   * The budget stops the loop between steps, never inside one: a fix the budget cut short is not
+   * committed or pushed (runFix commits only after its session answered), what earlier rounds
+   * pushed stays, and the stop is reported on the PR like any other.
+   */
+  const budgetStop = async (record: RoundRecord, error: unknown, undone: string): Promise<RoundsResult> => {
+    const message = error instanceof Error ? error.message : String(error);
+    record.next = "stopped: the loop's budget was reached";
+    await post(record, "failure report", renderFailureReport(record.round, "The loop's budget (--budget, --max-tokens or limits.run_usd / limits.run_tokens) was reached: no further model call was made.", `Left undone: ${undone}`));
+    return { rounds, consensus, outcome: `Stopped in round ${record.round}: ${message}`, stuck: [...stuckFindings.values()], budgetStop: { message, undone } };
+  };
+  // The cap's outcome names what the rounds cost: a PR that did not converge is a spend to look at.
+  const capSpend = async (): Promise<string> => {
+    await ctx.runtime.sessions.meter?.flush();
+    return `; the ${MAX_ROUNDS} rounds ${run.spentLine()}`;
+  };
+  const laterRounds = (round: number): string => (round < MAX_ROUNDS ? `; rounds ${round + 1}-${MAX_ROUNDS} did not run` : "");
+
   for (let round = 1; round <= MAX_ROUNDS; round++) {
     const record: RoundRecord = { round, next: "", comments: [] };
     rounds.push(record);
+    const account = run.child(`round ${round}`);
+    record.account = account;
     progress(`pr-review loop: round ${round}/${MAX_ROUNDS}, ${setup.reviewers.length} reviewer(s)`);
     let review;
     try {
-      review = await runReviewRound(ctx, round);
+      review = await withAccount(account, () => runReviewRound(ctx, round));
     } catch (error) {
+      if (isBudgetStop(error)) return budgetStop(record, error, `the review of round ${round} (nothing of it was reported or fixed)${laterRounds(round)}.`);
       if (isOttoError(error) && error.code === "session_aborted") throw error;
       const reason = isHardStop(error) ? `model check failed, the loop stops: ${errorText(error)}` : errorText(error);
       return { rounds, consensus, outcome: await fail(record, redact(reason, setup.secrets)), stuck: [...stuckFindings.values()] };
@@ -91,11 +116,17 @@ export async function runRounds(ctx: RunContext, progress: (message: string) => 
     progress(`pr-review loop: round ${round}/${MAX_ROUNDS}, fixing ${payload.issuesToFix.length} finding(s)`);
     let fix;
     try {
-      fix = await runFix(ctx, payload, {
-        fixTimeoutMs: parseDuration(config.spec.task_timeout),
-        verifyTimeoutMs: parseDuration(config.spec.verify_timeout),
-      });
+      fix = await withAccount(account.child("fix"), () =>
+        runFix(ctx, payload, {
+          fixTimeoutMs: parseDuration(config.spec.task_timeout),
+          verifyTimeoutMs: parseDuration(config.spec.verify_timeout),
+        }),
+      );
     } catch (error) {
+      if (isBudgetStop(error)) {
+        const left = setup.detached ? "what the fix agent changed went with otto's temporary worktree" : `what the fix agent changed is left uncommitted in ${setup.dir}`;
+        return budgetStop(record, error, `the fixes of round ${round} (${payload.issuesToFix.map((f) => f.id).join(", ")}): nothing of them was committed or pushed, ${left}${laterRounds(round)}.`);
+      }
       if (isOttoError(error) && error.code === "session_aborted") throw error;
       return { rounds, consensus, outcome: await fail(record, redact(`the fix step failed: ${errorText(error)}`, setup.secrets)), stuck: [...stuckFindings.values()] };
     }
@@ -108,7 +139,7 @@ export async function runRounds(ctx: RunContext, progress: (message: string) => 
       record.next = `stopped after the fix: ${fix.failure}`;
       return { rounds, consensus, outcome: `Stopped in round ${round}: ${fix.failure}`, stuck: [...stuckFindings.values()] };
     }
-    if (decision.stopAfter) return { rounds, consensus, outcome: `Stopped after round ${round}: ${decision.stopAfter}`, stuck: [...stuckFindings.values()] };
+    if (decision.stopAfter) return { rounds, consensus, outcome: `Stopped after round ${round}: ${round >= MAX_ROUNDS ? `${decision.stopAfter.replace(/\.$/, "")}${await capSpend()}.` : decision.stopAfter}`, stuck: [...stuckFindings.values()] };
   }
-  return { rounds, consensus, outcome: `Stopped: max rounds reached (${MAX_ROUNDS}).`, stuck: [...stuckFindings.values()] };
+  return { rounds, consensus, outcome: `Stopped: max rounds reached (${MAX_ROUNDS})${await capSpend()}.`, stuck: [...stuckFindings.values()] };
 }

@@ -1,3 +1,4 @@
+import { formatUsage, type Account, type Usage } from "../../cost/index.ts";
 import type { PrInfo } from "../../pr/index.ts";
 import { findingLine, consensusText, type ReviewerOutcome } from "./report.ts";
 import { PRIORITIES, type Consensus, type Counts, type Finding } from "./schemas.ts";
@@ -12,6 +13,8 @@ export interface RoundRecord {
   next: string;
   /** Tags of the comments posted this round (see finishComment), in order. */
   comments: Array<{ kind: "review report" | "fix report" | "failure report"; tag: string }>;
+  /** The round's account (its reviewers, analyzer and fix are children of it). */
+  account?: Account;
 }
 
 export interface LoopResult {
@@ -25,6 +28,10 @@ export interface LoopResult {
   notes: string[];
   /** Comment tag → its URL on the forge, when it could be found again. */
   links: ReadonlyMap<string, string>;
+  /** What the whole loop spent, and its budget's "spent X of Y" line. */
+  spend?: { usage: Usage; line: string };
+  /** The budget stopped the loop: the stop and what was left undone. */
+  budgetStop?: { message: string; undone: string; fix?: string };
 }
 
 const cell = (r: RoundRecord, pick: (c: Counts) => number): string => (r.counts ? String(pick(r.counts)) : "-");
@@ -50,11 +57,18 @@ export function renderSummary(result: LoopResult): string {
     "",
     `Final consensus: **${result.consensus ? consensusText(result.consensus) : "none"}**. ${result.outcome}`,
     "",
-    `| round | consensus | ${PRIORITIES.join(" | ")} | reviewers | fix |`,
-    `|---|---|${PRIORITIES.map(() => "---").join("|")}|---|---|`,
   ];
+  if (result.spend) lines.push(`Spent: ${formatUsage(result.spend.usage)}${result.budgetStop ? ` (${result.spend.line})` : ""}.`, "");
+  if (result.budgetStop) {
+    lines.push(`**${result.budgetStop.message}**`, "", `Left undone: ${result.budgetStop.undone}`, "");
+    if (result.budgetStop.fix) lines.push(result.budgetStop.fix, "");
+  }
+  lines.push(
+    `| round | consensus | ${PRIORITIES.join(" | ")} | reviewers | fix | spend |`,
+    `|---|---|${PRIORITIES.map(() => "---").join("|")}|---|---|---|`,
+  );
   for (const r of result.rounds) {
-    lines.push(`| ${r.round} | ${r.consensus ? consensusText(r.consensus) : "-"} | ${PRIORITIES.map((p) => cell(r, (c) => c[p])).join(" | ")} | ${reviewersCell(r)} | ${fixCell(r)} |`);
+    lines.push(`| ${r.round} | ${r.consensus ? consensusText(r.consensus) : "-"} | ${PRIORITIES.map((p) => cell(r, (c) => c[p])).join(" | ")} | ${reviewersCell(r)} | ${fixCell(r)} | ${r.account ? formatUsage(r.account.usage) : "-"} |`);
   }
   lines.push("");
   for (const r of result.rounds) {

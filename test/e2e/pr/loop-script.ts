@@ -69,11 +69,12 @@ export async function loopWorkspace(
   e2e: ReturnType<typeof useE2E>,
   f: Forges,
   repoUrl: string,
-  options: { verify?: string[]; extraConfig?: Record<string, unknown>; /** models.fix, a third mock model (default mock/m1, the primary). */ fixModel?: "mock/m3" } = {},
+  options: { verify?: string[]; extraConfig?: Record<string, unknown>; /** models.fix, a third mock model (default mock/m1, the primary). */ fixModel?: "mock/m3"; /** otto's notify section. */ notify?: Record<string, unknown> } = {},
 ): Promise<Workspace> {
   const config = f.ottoConfig() as { pr: Record<string, unknown> } & Record<string, unknown>;
   config.pr = { ...config.pr, verify: options.verify ?? [] };
   config.models = { reviewers: ["mock/m1", "mock/m2"], primary: "mock/m1", fix: options.fixModel ?? "mock/m1" };
+  if (options.notify) config.notify = options.notify;
   const ws = await e2e.workspace({
     remote: true,
     files: { "greet.txt": "hello\n" },

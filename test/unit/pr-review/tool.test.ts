@@ -26,7 +26,7 @@ async function run(args: string): Promise<string> {
 describe("otto_pr_review arguments", () => {
   it("lists both verbs; with no PR named it looks for the current branch's", async () => {
     const help = await run("help");
-    expect(help).toContain("/pr-review [url|number] [--post all|none] [--focus <text>] [--provider github|ado] [--loop]");
+    expect(help).toContain("/pr-review [url|number] [--post all|none] [--focus <text>] [--provider github|ado] [--loop [--budget <usd>] [--max-tokens <n>]]");
     expect(await run("")).toMatch(/^Error: This checkout has no origin remote/);
     expect(help).toContain("/pr-review post <ids|all> [--summary] [--pr <url|number>]");
   });
@@ -35,6 +35,12 @@ describe("otto_pr_review arguments", () => {
     expect(await run("https://github.com/o/r/pull/1 --post some")).toMatch(/^Error: --post takes all or none, not 'some'\.\nNext step: /);
     expect(await run("https://github.com/o/r/pull/1 --loop --post all")).toMatch(/^Error: --post and --focus belong to the one-shot review/);
     expect(await run("--post all")).toMatch(/^Error: This checkout has no origin remote/);
+  });
+
+  it("takes --budget and --max-tokens with --loop only, refusing a bad amount before anything runs", async () => {
+    expect(await run("https://github.com/o/r/pull/1 --budget 2")).toMatch(/^Error: --budget and --max-tokens belong to --loop/);
+    expect(await run("https://github.com/o/r/pull/1 --loop --budget two")).toBe("Error: --budget two is not an amount in US dollars above 0.\nNext step: Write it like --budget 2.50 (dollars).");
+    expect(await run("https://github.com/o/r/pull/1 --loop --max-tokens 1.5")).toMatch(/^Error: --max-tokens 1\.5 is not a whole number of tokens above 0\./);
   });
 
   it("post without a draft says to review first", async () => {

@@ -1,0 +1,142 @@
+import { OttoError } from "../core/errors.ts";
+import { tryParseDuration } from "../config/duration.ts";
+import type { LedgerEntry } from "./ledger.ts";
+import { addUsage, formatCost, formatTokens, knownUsd, totalTokens, ZERO_USAGE, type Usage } from "./usage.ts";
+
+/*
+ * `/otto-cost`: the ledger grouped into a table, pure (the tool reads the ledger and the flags).
+ * docs/cost.md, "The report: /otto-cost".
+ */
+
+export const REPORT_KEYS = ["day", "spec", "pr", "model"] as const;
+export type ReportKey = (typeof REPORT_KEYS)[number];
+
+/** The default window: a week answers "what did otto spend lately" without a flag. */
+export const DEFAULT_SINCE = "7d";
+
+export interface ReportRow {
+  /** The group: a UTC date, a spec slug, a PR key, "provider/model"; "(none)" for calls without that label. */
+  key: string;
+  usage: Usage;
+}
+
+export interface CostReport {
+  by: ReportKey;
+  /** The start of the window (ISO). */
+  since: string;
+  /** The repositories counted, or "all". */
+  repos: readonly string[] | "all";
+  rows: ReportRow[];
+  total: Usage;
+  /** Calls in the window left out because they belong to another repository (or name none). */
+  otherRepos: Usage;
+}
+
+/** The label a row stands for when a call has none of that kind (a PR flow's calls have no spec). */
+export const NO_LABEL = "(none)";
+
+export function parseReportKey(text: string | undefined): ReportKey {
+  if (text === undefined) return "day";
+  const key = REPORT_KEYS.find((k) => k === text.trim().toLowerCase());
+  if (!key) throw new OttoError("usage", `--by ${text} is not a way to group the report.`, `Write --by ${REPORT_KEYS.join(", --by ")} (default: day).`);
+  return key;
+}
+
+/**
+ * The start of the window: a duration back from `now` (7d, 24h, 30m, 1h30m) or a date (2026-11-01,
+ * read as UTC midnight, or a full ISO time).
+ */
+export function parseSince(text: string | undefined, now: Date): Date {
+  const raw = (text ?? DEFAULT_SINCE).trim();
+  const ms = tryParseDuration(raw);
+  if (ms !== undefined) return new Date(now.getTime() - ms);
+  if (/^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(raw)) {
+    const at = new Date(/^\d{4}-\d{2}-\d{2}$/.test(raw) ? `${raw}T00:00:00Z` : raw);
+    if (!Number.isNaN(at.getTime())) return at;
+  }
+  throw new OttoError("usage", `--since ${raw} is neither a duration nor a date.`, "Write a duration back from now, like --since 7d, 24h or 30m, or a date, like --since 2026-11-01 (UTC).");
+}
+
+function keyOf(entry: LedgerEntry, by: ReportKey): string {
+  switch (by) {
+    case "day":
+      return entry.at.slice(0, 10);
+    case "model":
+      return entry.model || NO_LABEL;
+    case "spec":
+      return entry.labels?.spec || NO_LABEL;
+    case "pr":
+      return entry.labels?.pr || NO_LABEL;
+  }
+}
+
+/**
+ * Groups the entries at or after `since` of the given repositories (labels.repo; "all" for every
+ * one) by `by`. Days run oldest first; other groups most expensive first (tokens break ties, and
+ * "(none)" goes last).
+ */
+export function buildReport(entries: readonly LedgerEntry[], options: { by: ReportKey; since: Date; repos: readonly string[] | "all" }): CostReport {
+  const from = options.since.toISOString();
+  const repos = options.repos === "all" ? undefined : new Set(options.repos);
+  const groups = new Map<string, Usage>();
+  let total = ZERO_USAGE;
+  let otherRepos = ZERO_USAGE;
+  for (const entry of entries) {
+    if (entry.at < from) continue;
+    if (repos && !(entry.labels?.repo && repos.has(entry.labels.repo))) {
+      otherRepos = addUsage(otherRepos, entry.usage);
+      continue;
+    }
+    const key = keyOf(entry, options.by);
+    groups.set(key, addUsage(groups.get(key) ?? ZERO_USAGE, entry.usage));
+    total = addUsage(total, entry.usage);
+  }
+  const rows = [...groups].map(([key, usage]) => ({ key, usage }));
+  if (options.by === "day") rows.sort((a, b) => a.key.localeCompare(b.key));
+  else rows.sort((a, b) => Number(a.key === NO_LABEL) - Number(b.key === NO_LABEL) || b.usage.usd - a.usage.usd || totalTokens(b.usage) - totalTokens(a.usage) || a.key.localeCompare(b.key));
+  return { by: options.by, since: from, repos: options.repos, rows, total, otherRepos };
+}
+
+const cell = (text: string): string => text.replace(/\s+/g, " ").replace(/\|/g, "\\|");
+
+function line(name: string, usage: Usage): string {
+  return `| ${name} | ${usage.requests} | ${formatTokens(usage.input)} | ${formatTokens(usage.output)} | ${formatTokens(totalTokens(usage))} | ${formatCost(usage)} |`;
+}
+
+/** The markdown the command shows: one line naming the total, the table, what was left out. */
+export function renderReport(report: CostReport): string {
+  const scope = report.repos === "all" ? "all repositories" : `this repository (${report.repos[0] ?? ""})`;
+  const head = `otto spent ${formatTokens(totalTokens(report.total))} tokens, ${formatCost(report.total)} since ${report.since.replace(/\.\d{3}Z$/, "Z")} in ${scope}.`;
+  const lines = [head, ""];
+  if (report.rows.length === 0) lines.push("No model calls on record in that window.");
+  else {
+    lines.push(`| ${report.by} | calls | input | output | tokens | cost |`, "|---|---:|---:|---:|---:|---:|");
+    for (const row of report.rows) lines.push(line(cell(row.key), row.usage));
+    lines.push(line("**total**", report.total));
+  }
+  const notes: string[] = [];
+  if (report.total.unpriced > 0) notes.push(`${report.total.unpriced} call(s) used a model without a price in OpenCode's config: their cost is unknown, not $0 ("≥" marks a lower bound). Give the model a cost in opencode.json to have them priced.`);
+  if (report.otherRepos.requests > 0) notes.push(`${report.otherRepos.requests} call(s) in other repositories (${formatTokens(totalTokens(report.otherRepos))} tokens, ${formatCost(report.otherRepos)}) are not counted here: add --all to include them.`);
+  if (notes.length > 0) lines.push("", ...notes);
+  return lines.join("\n");
+}
+
+function jsonUsage(usage: Usage) {
+  return { ...usage, tokens: totalTokens(usage), ...(knownUsd(usage) === undefined ? { usd: null } : {}) };
+}
+
+/** `--json`: the rows and total with every usage field, `tokens` summed, `usd` null when every call was unpriced. */
+export function reportJson(report: CostReport): string {
+  return JSON.stringify(
+    {
+      since: report.since,
+      by: report.by,
+      repos: report.repos,
+      rows: report.rows.map((row) => ({ key: row.key, ...jsonUsage(row.usage) })),
+      total: jsonUsage(report.total),
+      otherRepos: jsonUsage(report.otherRepos),
+    },
+    null,
+    2,
+  );
+}
