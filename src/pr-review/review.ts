@@ -85,7 +85,7 @@ export async function reviewPr(input: ReviewInput): Promise<string> {
   });
   // The review's spend, per reviewer model: the ledger's labels let /otto-cost --by pr find it.
   const key = documentKey(pr);
-  const account = new Account(`pr-review ${key}`, { labels: { repo: (await findRepoRoot(input.directory)) ?? input.directory, pr: key, review: key } });
+  const account = new Account(`pr-review ${key}`, { labels: { repo: (await findRepoRoot(input.directory)) ?? input.directory, pr: `${pr.repo}#${pr.number}`, review: key } });
   const lines = [`Fetching PR #${pr.number}... done: ${pr.title} (${pr.sourceBranch} → ${pr.targetBranch}, ${pr.repo})`];
 
   input.progress(`pr-review: checking out ${pr.sourceBranch}`);

@@ -23,7 +23,19 @@ async function repoPaths(ctx: CommandContext): Promise<string[]> {
     for (const line of listed.stdout.split("\n")) if (line.startsWith("worktree ")) paths.push(line.slice("worktree ".length).trim());
   }
   const real = await Promise.all(paths.map((p) => fs.realpath(p).catch(() => p)));
-  return [...new Set([...paths, ...real])];
+  // The PR flows work in clones of their own and label their calls with the forge's name of the
+  // repository ("owner/repo"): origin's, for this checkout.
+  const origin = await runGit(["remote", "get-url", "origin"], { cwd: root, env: ctx.runtime.env });
+  const forge = origin.exitCode === 0 ? forgeRepo(origin.stdout.trim()) : undefined;
+  return [...new Set([...paths, ...real, ...(forge ? [forge] : [])])];
+}
+
+/** "owner/repo" of a GitHub remote URL, "org/project/repo" of an Azure DevOps one. */
+export function forgeRepo(url: string): string | undefined {
+  const ado = /[:/]([^/:]+)\/([^/]+)\/_git\/([^/]+?)(?:\.git)?\/?$/.exec(url);
+  if (ado) return `${ado[1]}/${decodeURIComponent(ado[2] ?? "")}/${ado[3]}`;
+  const github = /[:/]([^/:]+)\/([^/]+?)(?:\.git)?\/?$/.exec(url);
+  return github ? `${github[1]}/${github[2]}` : undefined;
 }
 
 const report: Verb = {

@@ -111,7 +111,7 @@ describe("/otto-cost through real OpenCode", () => {
     expect(byPr.exitCode, byPr.stderr).toBe(0);
     const json = JSON.parse(/\{[\s\S]*\}/.exec(byPr.stdout)?.[0] ?? "{}") as JsonReport;
     expect(json.by).toBe("pr");
-    expect(json.rows.find((r) => r.key === "github-octo-app-5")).toMatchObject({ requests: served.length, input, output, tokens, usd, unpriced: 0 });
+    expect(json.rows.find((r) => r.key === "octo/app#5")).toMatchObject({ requests: served.length, input, output, tokens, usd, unpriced: 0 });
     // The seeded spec calls have no PR; the month-old one and the other repository's are left out.
     expect(json.rows.find((r) => r.key === "(none)")).toMatchObject({ requests: 2, input: 12_000, output: 1_100, usd: 0.045, unpriced: 1 });
     expect(json.total).toMatchObject({ requests: served.length + 2, input: input + 12_000, output: output + 1_100, usd: round6(usd + 0.045), unpriced: 1 });

@@ -55,7 +55,7 @@ export async function runReviewLoop(input: ReviewLoopInput): Promise<string> {
   const key = documentKey(setup.pr);
   const fix = `Run /pr-review ${setup.pr.url} --loop again, with a higher --budget or --max-tokens: what was pushed stays, and the next run reviews the branch as it is then.`;
   const budget = runBudget(input.budget ?? {}, { usd: config.limits.run_usd, tokens: config.limits.run_tokens }, fix);
-  const account = new Account(`pr-review loop ${key}`, { labels: { repo: (await findRepoRoot(input.directory)) ?? input.directory, pr: key, review: key }, ...(budget ? { budget } : {}) });
+  const account = new Account(`pr-review loop ${key}`, { labels: { repo: (await findRepoRoot(input.directory)) ?? input.directory, pr: `${setup.pr.repo}#${setup.pr.number}`, review: key }, ...(budget ? { budget } : {}) });
   const ctx: RunContext = {
     runtime: input.runtime,
     setup,
