@@ -145,7 +145,7 @@ export async function executeSpec(deps: ExecuteDeps, flag?: string): Promise<Exe
     const stopped = budgetStopped(deps);
     report.cancelled = cancelled(deps) && !stopped;
     // The verdict: a run whose checks fail at its end is not done, whatever its tasks say.
-    if (!report.cancelled && !stopped && !report.error && toRun.size > 0) report.verdict = await runFinalChecks(deps, slug, paths.history);
+    if (!report.cancelled && !stopped && !report.error && toRun.size > 0) report.verdict = await runFinalChecks(deps);
     report.list = await store.reload();
     report.durationMs = Date.now() - started;
     // Every session of the run closed and counted: the totals are exact.

@@ -63,7 +63,7 @@ describe("executeSpec: done criteria, gates and recovery", () => {
     expect(f.tasks()).toContain("- **last_error**: spec.verify failed after 1 fix: `test -f ok.txt` exit 1\n");
     expect(f.tasks()).toContain("- **skip_reason**: depends on t1, which failed");
     expect(of(f.calls, "execute-task", "t2")).toHaveLength(0);
-    expect(title).toBe(`otto-spec execute ${SLUG}: 0/2 completed, 1 failed`);
+    expect(title).toBe(`otto-spec execute ${SLUG}: 0/2 completed, 1 failed (unverified)`);
     expect(output).toContain("| 1 | t1 | failed | 1 |");
     expect(output).toContain("Failed:\n- t1: spec.verify failed after 1 fix: `test -f ok.txt` exit 1 (1 attempt;");
     expect(output).toContain("verification: test -f ok.txt: exit 1");
