@@ -93,7 +93,8 @@ describe("acceptance checks per task (tasks.md `verify`)", () => {
 
     // The baseline spares the task (the failure was there before), but the run is not done.
     expect(ws.readFile(`${SPEC}/tasks.md`)).toContain("- **status**: completed");
-    expect(run.stdout).toContain(`## otto-spec execute: ${SLUG} — unverified: npm test fails`);
+    // The first line: the run, its spend, and that it is unverified with the failing check.
+    expect(run.stdout).toMatch(new RegExp(`## otto-spec execute: ${SLUG} — [^\n]* tokens, [^\n]* — unverified: npm test fails`));
     expect(run.stdout).toMatch(/Verdict: unverified: `npm test` exit 1 \(it failed before the run too\)/);
     expect(run.stdout).toContain("the run is unverified: npm test fails at its end (it failed before the run too");
     expect(run.stdout).not.toContain("open a pull request");
