@@ -1,4 +1,4 @@
-import { Account, currentAccount, formatCost, formatTokens, formatUsage, formatUsd, totalTokens, type Budget, type TaskCostEstimate, type Usage } from "../cost/index.ts";
+import { Account, currentAccount, formatCost, formatTokens, formatUsage, formatUsd, knownUsd, totalTokens, type Budget, type TaskCostEstimate, type Usage } from "../cost/index.ts";
 
 /*
  * What execute and `task run` say about spend: pure formatting of the accounts' usage for history
@@ -18,7 +18,8 @@ export function usageDetail(usage: Usage): string {
   if (usage.reasoning) parts.push(`reasoning ${exact(usage.reasoning)}`);
   if (usage.cacheRead) parts.push(`cache read ${exact(usage.cacheRead)}`);
   if (usage.cacheWrite) parts.push(`cache write ${exact(usage.cacheWrite)}`);
-  const cost = usage.requests > 0 && usage.unpriced === usage.requests ? "cost unknown (no price for the model)" : `${usage.unpriced > 0 ? "≥ " : ""}$${usage.usd.toFixed(6)}`;
+  const usd = knownUsd(usage);
+  const cost = usd === undefined ? "cost unknown (no price for the model)" : `${usage.unpriced > 0 ? "≥ " : ""}$${usd.toFixed(6)}`;
   return `${exact(totalTokens(usage))} tokens (${parts.join(", ")}), ${usage.requests} call${usage.requests === 1 ? "" : "s"}, ${cost}`;
 }
 

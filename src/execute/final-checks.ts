@@ -11,6 +11,5 @@ export async function runFinalChecks(deps: ExecuteDeps): Promise<RunVerdict | un
   if (verify.length === 0 || deps.signal?.aborted) return undefined;
   deps.progress("Verdict: running every check once more");
   const results = await runChecks(verify, { cwd: deps.repoRoot, timeoutMs: verifyTimeoutMs, signal: deps.signal, sandbox: deps.settings.sandbox ?? "auto", secrets: deps.secrets });
-  const verdict = judgeRun(results, deps.checkBaseline);
-  return verdict;
+  return judgeRun(results, deps.checkBaseline);
 }
