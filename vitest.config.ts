@@ -1,5 +1,9 @@
 import { defineConfig } from "vitest/config";
 
+// @actions/workflow-parser imports its JSON schema without an import attribute, which Node's
+// loader refuses; inlined, vite loads it.
+const INLINE = ["@actions/workflow-parser"];
+
 export default defineConfig({
   test: {
     // E2E tests start real OpenCode processes; the machine has 2 cores.
@@ -8,7 +12,7 @@ export default defineConfig({
       {
         // Many unit tests run real git, npm and node processes; beside the e2e tests, on 2 cores, a
         // process start can take seconds, so the 5 s default is a timing threshold, not a hang guard.
-        test: { name: "unit", include: ["test/unit/**/*.test.ts"], testTimeout: 30_000, hookTimeout: 30_000 },
+        test: { name: "unit", include: ["test/unit/**/*.test.ts"], testTimeout: 30_000, hookTimeout: 30_000, server: { deps: { inline: INLINE } } },
       },
       {
         test: {
@@ -17,6 +21,7 @@ export default defineConfig({
           testTimeout: 180_000,
           hookTimeout: 120_000,
           globalSetup: ["test/support/global-setup.ts"],
+          server: { deps: { inline: INLINE } },
         },
       },
     ],
