@@ -78,13 +78,16 @@ const OttoPlugin: Plugin = async (input) => {
     "chat.message": async (hookInput) => runtime.guard.noteAgent(hookInput.sessionID, hookInput.agent),
     "chat.params": async (hookInput) => runtime.guard.noteAgent(hookInput.sessionID, hookInput.agent),
     "shell.env": (hookInput, output) => runtime.guard.shellEnv(hookInput, output),
-    "tool.execute.before": (hookInput, output) => runtime.guard.beforeTool(hookInput, output),
-    ...(shown
-      ? {
-          "command.execute.before": async (hookInput: { command: string; sessionID: string }) => shown.commandStarted(hookInput),
-          "tool.execute.after": async (hookInput: { tool: string; sessionID: string }, output: { title: string; output: string }) => shown.toolFinished(hookInput, output),
-        }
-      : {}),
+    // A call the guard let through is timed (shell) and its written paths recorded (file tools), for the parallel tasks' evidence.
+    "tool.execute.before": async (hookInput, output) => {
+      await runtime.guard.beforeTool(hookInput, output);
+      runtime.sessions.writes?.toolStarted(hookInput);
+    },
+    "tool.execute.after": async (hookInput, output) => {
+      runtime.sessions.writes?.toolFinished(hookInput);
+      if (shown) await shown.toolFinished(hookInput, output);
+    },
+    ...(shown ? { "command.execute.before": async (hookInput: { command: string; sessionID: string }) => shown.commandStarted(hookInput) } : {}),
     // Keeps otto's state (crew, unread messages, specs in progress) in the orchestrator's summary.
     "experimental.session.compacting": async (hookInput, output) => (await loadCrew()).compacting(hookInput, output),
   };

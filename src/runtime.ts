@@ -9,6 +9,7 @@ import { Meter } from "./cost/meter.ts";
 import { priceLookup } from "./cost/prices.ts";
 import { SessionGuard } from "./guard/session-guard.ts";
 import { createSessionRunner, type SessionRunner } from "./session/runner.ts";
+import { SessionWrites } from "./session/writes.ts";
 
 export type OpencodeClient = PluginInput["client"];
 
@@ -51,5 +52,7 @@ export function createRuntime(input: Pick<PluginInput, "client" | "directory" | 
   const ledger = ledgerFile(env);
   const meter = new Meter({ priced: priceLookup(input.client, input.directory), record: (entries) => appendLedger(ledger, entries), log });
   events.on((event) => meter.onEvent(event));
-  return { ...base, guard, sessions: createSessionRunner(base, { onSession: (id) => guard.track(id), stopReason: (id) => guard.stopReason(id), meter }) };
+  // What otto's watched sessions' tools changed, fed by the tool hooks (src/index.ts), read through the runner.
+  const writes = new SessionWrites();
+  return { ...base, guard, sessions: createSessionRunner(base, { onSession: (id) => guard.track(id), stopReason: (id) => guard.stopReason(id), meter, writes }) };
 }

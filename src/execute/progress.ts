@@ -1,8 +1,10 @@
 import { formatCost, formatTokens, formatUsage, totalTokens, type Budget, type Usage } from "../cost/index.ts";
 import { summarizeTasks, type TaskList } from "../spec/index.ts";
 import { describeVerdict, failingHeadline, ignoredLine, type RunVerdict } from "../workspace/index.ts";
+import { sharedLines, type SharedChange } from "./attribution.ts";
 import type { VerifyState } from "./commit-message.ts";
 import { budgetStopLines, budgetWords, type BudgetStopReport } from "./cost.ts";
+import { filesField } from "./evidence.ts";
 import { formatDuration } from "./history.ts";
 import type { StatusChange } from "./plan.ts";
 import type { StepRecord, TaskResult } from "./types.ts";
@@ -43,6 +45,8 @@ export interface PhaseReport {
   ignored?: string[];
   /** What the phase's model calls used in this run (tasks, gates, verification fixes, harvest). */
   usage?: Usage;
+  /** Changes made while several of its tasks ran shell commands: listed here once, in no task's row. */
+  shared?: SharedChange[];
 }
 
 export interface RunReport {
@@ -83,6 +87,7 @@ export function evidenceCell(extra: Readonly<Record<string, string>>): string {
     extra.commit ? `commit ${extra.commit}` : "",
     extra.changed_files ? `files ${extra.changed_files}` : "",
     extra.no_changes ? `NO_CHANGES: ${extra.no_changes}` : "",
+    extra.shared_changes ? `shared: ${extra.shared_changes}` : "",
     extra.checks ? `checks ${extra.checks}` : "",
   ].filter(Boolean);
   return parts.join(" · ").replace(/\|/g, "\\|");
@@ -119,7 +124,7 @@ export function renderReport(report: RunReport): string {
     "|---|---|---|---|---|---|---|---|---|",
     ...rows,
     "",
-    ...report.phases.map(phaseLine),
+    ...report.phases.flatMap((p) => [phaseLine(p), ...sharedLines(p.shared ?? [], (files) => filesField(files, 20)).map((line) => `Phase ${p.group}: ${line}`)]),
   ];
   if (report.checks) out.push(capitalise(report.checks));
   if (report.baseline) out.push(`${capitalise(report.baseline)}${/pre-existing/.test(report.baseline) ? " (a check that already failed fails the tasks only if it gets worse)" : ""}`);

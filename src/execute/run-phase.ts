@@ -15,7 +15,9 @@ import { startTask } from "./run-task.ts";
 import type { TaskStore } from "./task-store.ts";
 import type { ExecuteDeps, Models, StepRecord, TaskResult } from "./types.ts";
 import { blockingResults, verifyFailure, verifyPhase } from "./verify-phase.ts";
-import { checksField, evidenceLine } from "./evidence.ts";
+import { checksField, evidenceLine, filesField } from "./evidence.ts";
+import { mergeShared, sharedLines } from "./attribution.ts";
+import { PhaseFiles } from "./task-files.ts";
 
 export interface PhaseRun {
   deps: ExecuteDeps;
@@ -47,6 +49,9 @@ export async function runPhase(run: PhaseRun): Promise<PhaseReport> {
   if (runnable.length > 0) deps.toast(`Phase ${group}: ${runnable.length} task${runnable.length === 1 ? "" : "s"} starting`, "info");
 
   const limit = pLimit(Math.max(1, deps.settings.maxParallelTasks));
+  // Tasks that may run at the same time share the tree: their files are credited by what their sessions' tools did.
+  const writes = deps.runner.writes;
+  const files = writes && deps.settings.maxParallelTasks > 1 && runnable.length > 1 ? new PhaseFiles(writes, deps.repoRoot) : undefined;
   report.results = await Promise.all(
     runnable.map(async (task): Promise<TaskResult> => {
       // The slot is the task's sessions; its records are written after the slot is free.
@@ -54,7 +59,7 @@ export async function runPhase(run: PhaseRun): Promise<PhaseReport> {
         counts.running++;
         deps.progress(phaseTitle(counts));
         // Named `task <id>`: the estimate before a run finds tasks in the ledger by it (src/cost/estimate.ts).
-        const outcome = await withAccount(childAccount(`task ${task.id}`), () => startTask({ ...run, task, parallel: runnable.filter((t) => t.id !== task.id) })).catch(async (error: unknown) => ({ result: await crashed(run, task.id, error), settled: Promise.resolve() }));
+        const outcome = await withAccount(childAccount(`task ${task.id}`), () => startTask({ ...run, task, parallel: runnable.filter((t) => t.id !== task.id), ...(files ? { files } : {}) })).catch(async (error: unknown) => ({ result: await crashed(run, task.id, error), settled: Promise.resolve() }));
         counts.running--;
         return outcome;
       });
@@ -67,7 +72,9 @@ export async function runPhase(run: PhaseRun): Promise<PhaseReport> {
       deps.progress(phaseTitle(counts));
       return result;
     }),
-  );
+  ).finally(() => files?.release());
+  const shared = mergeShared(report.results.map((r) => r.shared), report.results.map((r) => r.files));
+  if (shared.length > 0) report.shared = shared;
   if (cancelled(deps)) return { ...report, note: stopNote(deps) };
   if (!phaseHasWork(store.list, group)) return { ...report, note: "no task of the phase is completed" };
   // Committed earlier and nothing new completed now: committing again would record nothing new.
@@ -115,7 +122,7 @@ export async function runPhase(run: PhaseRun): Promise<PhaseReport> {
   // The phase's spend so far (its tasks, gates and verification), every session of it counted.
   await counted(deps);
   report.usage = currentAccount()?.usage;
-  await writeStepRecord(ctx.paths.history, { slug: ctx.slug, name: `phase-${group}`, heading: `Phase ${group}`, at: deps.now(), steps: report.steps, evidence: done.map(evidenceLine), ...(report.usage ? { usage: report.usage } : {}) }, deps.secrets);
+  await writeStepRecord(ctx.paths.history, { slug: ctx.slug, name: `phase-${group}`, heading: `Phase ${group}`, at: deps.now(), steps: report.steps, evidence: [...done.map(evidenceLine), ...sharedLines(shared, (f) => filesField(f, 50))], ...(report.usage ? { usage: report.usage } : {}) }, deps.secrets);
   // No empty commits: a phase is recorded without changes only when every task it completed said why nothing had to change.
   const allowEmpty = done.every((r) => r.noChanges !== undefined);
   const commit = await commitAll(deps.git, deps.repoRoot, message, { baseline: baselineOf(deps), include: deps.specInclude ?? [], ...guardOf(deps), allowEmpty, secrets: deps.secrets });

@@ -8,11 +8,13 @@ import { snapshotTree, type TreeSnapshot } from "../workspace/index.ts";
 import { briefTask } from "./briefing.ts";
 import { executeTaskVars, type SpecContext } from "./context.ts";
 import { acceptanceFailure, acceptanceField, runAcceptance } from "./acceptance.ts";
-import { attemptFields, changedDuring, filesField, judgeEvidence, type AttemptEvidence } from "./evidence.ts";
+import type { SharedChange } from "./attribution.ts";
+import { attemptEvidenceLine, attemptFields, changedDuring, judgeEvidence, type AttemptEvidence } from "./evidence.ts";
 import { writeAttempt } from "./history.ts";
 import { sameFailure, type Failure } from "./failure-fingerprint.ts";
 import { budgetStopped, cancelled, counted, discardPass, errorLine, EXECUTOR, openPass, promptPass, type PassResult } from "./pass.ts";
 import { taskFailedReason } from "./plan.ts";
+import type { PhaseFiles } from "./task-files.ts";
 import type { TaskStore } from "./task-store.ts";
 import type { ExecuteDeps, Models, TaskResult } from "./types.ts";
 
@@ -26,6 +28,8 @@ export interface TaskRun {
   parallel: readonly Task[];
   /** Called when an attempt starts (progress). */
   onAttempt?: (attempt: number) => void;
+  /** Set when tasks of the phase may run at the same time: a task's files are the ones its sessions changed (task-files.ts). */
+  files?: PhaseFiles;
 }
 
 /** The end of a failed attempt's final message the next attempt is shown. */
@@ -36,7 +40,8 @@ const OUTPUT_TAIL = 3_000;
  * then attempts in fresh executor sessions until one is done, at most 1 + spec.max_task_retries.
  * Done means the session ended without error or timeout, its final message does not end with
  * `TASK_FAILED: <reason>`, and it shows evidence: files changed between the attempt's own
- * snapshots of the tree, or a `NO_CHANGES: <reason>` line (evidence.ts). Each retry is told the
+ * snapshots of the tree (in a parallel phase, those its sessions changed: attribution.ts), or a
+ * `NO_CHANGES: <reason>` line (evidence.ts). Each retry is told the
  * previous attempt's error and output. An attempt that fails the same way as the one before it
  * (failure-fingerprint.ts) ends the retries: the retry was shown that failure and met it again.
  * Every attempt is recorded in history/run-NNN.md before its session is deleted.
@@ -75,9 +80,12 @@ export async function startTask(run: TaskRun): Promise<{ result: TaskResult; set
   const executorOptions = (attempt: number) => ({ agent: EXECUTOR, model: models.primary, title: `otto: ${task.id} attempt ${attempt}`, account: attemptAccount(attempt) }) as const;
   let opened: Promise<ChildSession> | undefined;
   let firstBefore: Promise<TreeSnapshot> | undefined;
+  let firstBeforeAt: number | undefined;
+  const files = run.files;
   const briefing = await briefTask(deps, models, ctx, task, () => {
     opened = openPass(deps, executorOptions(1));
     opened.catch(() => undefined);
+    firstBeforeAt = files?.now();
     firstBefore = snapshotTree(deps.git, deps.repoRoot);
     firstBefore.catch(() => undefined);
   });
@@ -92,8 +100,15 @@ export async function startTask(run: TaskRun): Promise<{ result: TaskResult; set
     result.attempts = attempt;
     const prompt = renderPrompt("execute-task", executeTaskVars(ctx, task, { brief: briefing.brief, parallel: run.parallel, previous }), { env: deps.env });
     const startedAt = deps.now();
+    const windowStart = firstBeforeAt ?? files?.now() ?? 0;
     const before = await (firstBefore ?? snapshotTree(deps.git, deps.repoRoot));
     firstBefore = undefined;
+    firstBeforeAt = undefined;
+    // In a parallel phase the session is watched from before its first prompt: its tool calls are recorded.
+    if (files) {
+      const session = opened ?? openPass(deps, executorOptions(attempt));
+      opened = session.then((child) => (files.watch(task.id, child.id), child));
+    }
     // The tree is read again as soon as the session answers, beside the read of its dialog.
     let after: Promise<TreeSnapshot> | undefined;
     const pass = await promptPass(deps, executorOptions(attempt), prompt, {
@@ -104,8 +119,14 @@ export async function startTask(run: TaskRun): Promise<{ result: TaskResult; set
       },
     });
     opened = undefined;
-    const files = changedDuring(before, await (after ?? snapshotTree(deps.git, deps.repoRoot)), deps.specInclude ?? []);
-    let verdict = judge(pass, files);
+    files?.ended(pass.sessionID);
+    const changed = changedDuring(before, await (after ?? snapshotTree(deps.git, deps.repoRoot)), deps.specInclude ?? []);
+    // Alone, the task's files are what changed while it ran; beside others, what its sessions changed.
+    const credit = files ? await files.credit(task.id, changed, { start: windowStart, end: files.now() }) : undefined;
+    const own = credit?.own ?? changed;
+    const mine = credit?.shared.filter((s) => s.tasks.includes(task.id)) ?? [];
+    result.shared = credit?.shared;
+    let verdict = judge(pass, own, mine);
     // The task's own check (tasks.md `verify`) decides an attempt that showed evidence.
     const accepted = verdict.ok ? await runAcceptance(deps, task) : undefined;
     const failedCheck = accepted && !accepted.passed ? acceptanceFailure(accepted) : undefined;
@@ -128,7 +149,7 @@ export async function startTask(run: TaskRun): Promise<{ result: TaskResult; set
       briefing: briefing.note,
       finalMessage: pass.text,
       dialog: pass.dialog,
-      evidence: files.length > 0 ? `changed ${filesField(files, 50)}` : verdict.ok ? `NO_CHANGES: ${verdict.evidence.noChanges ?? ""}` : "no file changed",
+      evidence: attemptEvidenceLine(own, verdict, mine),
       ...(accepted ? { acceptance: acceptanceField(accepted) } : {}),
       ...(attemptAccount(attempt) ? { cost: attemptAccount(attempt)?.usage } : {}),
     }, deps.secrets)).then((file) => void result.history.push(path.relative(deps.repoRoot, file)));
@@ -191,7 +212,7 @@ export async function startTask(run: TaskRun): Promise<{ result: TaskResult; set
 
 type Verdict = { ok: true; evidence: AttemptEvidence } | { ok: false; reason: string; failure: Failure };
 
-function judge(pass: PassResult, files: readonly string[]): Verdict {
+function judge(pass: PassResult, files: readonly string[], shared: readonly SharedChange[]): Verdict {
   if (pass.error !== undefined) {
     const code = isOttoError(pass.error) ? pass.error.code : undefined;
     const line = errorLine(pass.error);
@@ -200,7 +221,7 @@ function judge(pass: PassResult, files: readonly string[]): Verdict {
   }
   const failed = taskFailedReason(pass.text);
   if (failed !== undefined) return { ok: false, reason: `TASK_FAILED: ${failed}`, failure: { kind: "task_failed", reason: failed } };
-  const verdict = judgeEvidence(files, pass.text);
+  const verdict = judgeEvidence(files, pass.text, shared);
   return verdict.ok ? verdict : { ...verdict, failure: { kind: "no_evidence" } };
 }
 

@@ -95,6 +95,7 @@ const STATUS_NOTES: Readonly<Record<string, TaskStatus>> = {
   skip_reason: "skipped",
   changed_files: "completed",
   no_changes: "completed",
+  shared_changes: "completed",
   checks: "completed",
   commit: "completed",
   acceptance: "completed",

@@ -5,6 +5,7 @@ import type { Env, Logger } from "../core/index.ts";
 import type { Budget, RunLimits, Usage } from "../cost/index.ts";
 import type { ModelRef, SessionClient, SessionRunner } from "../session/index.ts";
 import type { CheckResult, GitControlSnapshot, GitRun, TreeSnapshot } from "../workspace/index.ts";
+import type { SharedChange } from "./attribution.ts";
 import type { Background } from "./pass.ts";
 import type { RunSessions } from "./run-sessions.ts";
 
@@ -111,6 +112,8 @@ export interface TaskResult {
   usage?: Usage;
   /** Evidence of a completed task: the paths changed while its done attempt ran (otto's spec folder aside). */
   files?: string[];
+  /** In a parallel phase: what its last attempt saw change while several tasks ran shell commands, credited to none alone (attribution.ts). */
+  shared?: SharedChange[];
   /** Evidence of a completed task that changed nothing: its `NO_CHANGES:` reason. */
   noChanges?: string;
   /** Evidence: the checks of its verification ("npm test exit 0"), once they ran. */

@@ -30,3 +30,4 @@ export {
 } from "./types.ts";
 export { checkModels, type ModelCheck, type RoleToCheck } from "./check-models.ts";
 export { taskFailedReason } from "./task-failed.ts";
+export { SessionWrites, writtenPaths, type SessionActivity, type TimeWindow, type ToolCall } from "./writes.ts";

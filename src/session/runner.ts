@@ -12,6 +12,7 @@ import type { ChildContext, ChildOptions, ChildSession, PromptReply } from "./ch
 import type { JsonOptions, JsonReply } from "./json.ts";
 import { ownSession } from "./permission-guard.ts";
 import type { SessionDeps } from "./types.ts";
+import type { SessionWrites } from "./writes.ts";
 
 export interface RunnerOptions {
   /**
@@ -27,6 +28,8 @@ export interface RunnerOptions {
   meter?: Meter;
   /** Why otto stopped a session, when it did (the guard's repeated-tool-call stop): its aborted turn fails with this reason. */
   stopReason?: (sessionID: string) => string | undefined;
+  /** What the sessions' tools changed (OpenCode's tool hooks feed it); without it nothing is recorded (unit tests). */
+  writes?: SessionWrites;
 }
 
 export interface RunOptions {
@@ -69,6 +72,11 @@ export class SessionRunner {
   /** The meter, for flows that wait for the last counts (a summary) or read a session's spend. */
   get meter(): Meter | undefined {
     return this.#meter;
+  }
+
+  /** What watched sessions' tools changed: parallel tasks credit files by it (src/execute/task-files.ts). */
+  get writes(): SessionWrites | undefined {
+    return this.options.writes;
   }
 
   /** The child-session code and its shared context, loaded once on first use. */
