@@ -85,7 +85,7 @@ const OttoPlugin: Plugin = async (input) => {
     },
     "tool.execute.after": async (hookInput, output) => {
       runtime.sessions.writes?.toolFinished(hookInput);
-      if (shown) await shown.toolFinished(hookInput, output);
+      shown?.toolFinished(hookInput, output);
     },
     ...(shown ? { "command.execute.before": async (hookInput: { command: string; sessionID: string }) => shown.commandStarted(hookInput) } : {}),
     // Keeps otto's state (crew, unread messages, specs in progress) in the orchestrator's summary.
