@@ -103,7 +103,7 @@ describe("otto_spec_execute through opencode serve: files credited per task in a
       if (turn === 0) return toolCall("bash", { command: `sleep 3 && mkdir -p gen && echo ${n} > gen/${n}.txt`, description: "generate" });
       // task-001 also writes its own file with the write tool; task-002 changes nothing else.
       if (id === "task-001" && turn === 1) return toolCall("write", { filePath: path.join(ws.project, "src/task-001.txt"), content: "task-001\n" });
-      return text(`Generated gen/${n}.txt.`);
+      return text("Ran the generator.");
     });
 
     const run = await executeTool(client);
