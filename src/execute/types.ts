@@ -110,7 +110,7 @@ export interface TaskResult {
   cancelled?: boolean;
   /** What the task's model calls used in this run (brief and every attempt), once its sessions are closed. */
   usage?: Usage;
-  /** Evidence of a completed task: the paths changed while its done attempt ran (otto's spec folder aside). */
+  /** Evidence of a completed task: the paths changed while its done attempt ran (otto's spec folder aside); in a parallel phase, those its own sessions changed. */
   files?: string[];
   /** In a parallel phase: what its last attempt saw change while several tasks ran shell commands, credited to none alone (attribution.ts). */
   shared?: SharedChange[];

@@ -32,7 +32,7 @@ describe("otto_spec_execute through opencode serve: a task is completed only wit
       ),
       ottoConfig: {
         models: { primary: "mock/m1", secondary: "mock/m2" },
-        // One task at a time: with parallel tasks, a task's evidence is whatever changed while it ran.
+        // One task at a time: each task's evidence is its snapshot diff (execute-files.test.ts runs tasks in parallel).
         spec: { max_parallel_tasks: 1, max_task_retries: 1, task_briefing: false, external_assumptions: false, domain_hardening: false, verify: ["test -f src/task-001.txt"] },
       },
     });
