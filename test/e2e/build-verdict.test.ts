@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { slashCommand, useE2E } from "../support/index.ts";
+import { useForges } from "./pr/forges.ts";
 import { buildPrompts, builderModel, completeFirst, oneTaskPerTurn, tasksFileOf, tasksMd } from "./build/builder-model.ts";
 
 const SPEC = ".otto/specs/demo";
@@ -94,5 +95,33 @@ describe("/otto-build: the build's verdict (verified, unverified) against the ba
     expect(summary).toContain(`Verdict: verified (${check} passed at the end)`);
     expect(state(ws.project)).toMatchObject({ status: "done", verified: true, failing: [], checkBaseline: [{ passed: true }] });
     expect(ws.readFile("config.txt")).toBe("ok\n");
+  });
+});
+
+describe("/otto-build --pr: an unverified build opens no pull request", () => {
+  const e2e = useE2E();
+  const forges = useForges();
+
+  it("says the build is unverified and why instead of pushing and opening the PR", async () => {
+    const f = await forges();
+    const ws = await e2e.workspace({
+      files: { "README.md": "# demo\n", "test.sh": LEGACY_FAILS, [`${SPEC}/tasks.md`]: tasksMd(["Only"]) },
+      ottoConfig: { ...OTTO, spec: { verify: ["sh test.sh"] } },
+      userOttoConfig: f.ottoConfig(),
+      env: f.env,
+      remote: true,
+    });
+    await ws.repo.git(["config", `url.${ws.repo.remote}.insteadOf`, "https://github.com/octo/app.git"]);
+    await ws.repo.git(["remote", "set-url", "origin", "https://github.com/octo/app.git"]);
+    e2e.model.script(...slashCommand("otto_build"), builderModel(ws.project, oneTaskPerTurn(ws.project)));
+    const run = await e2e.run(ws, ["run", "--command", "otto-build", "--", "--spec", "demo", "--pr"], { timeoutMs: 180_000 });
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(buildPrompts(e2e.model.requests)).toEqual(["start", "verify"]);
+    expect(run.stdout).toContain("Not opened: the run is unverified (sh test.sh fails at its end)");
+    expect(f.gh.state.prs).toHaveLength(0);
+    // Committed on the build's branch, but nothing pushed.
+    expect((await ws.repo.log()).map((c) => c.subject)[0]).toBe("feat(demo): implementation complete");
+    expect(await ws.repo.git(["branch", "--show-current"])).toBe("otto/demo");
+    expect(await ws.repo.gitRemote(["branch", "--list", "otto/demo"])).toBe("");
   });
 });
