@@ -1,11 +1,10 @@
-import { compareToBaseline, failingHeadline, isBlocking, judgeRun, type CheckResult, type RunVerdict } from "../workspace/index.ts";
-
 /**
  * A build's checks against its baseline (spec.verify once on the tree as the build found it), the
  * rule execute follows (docs/execute.md "Completed, verified, unverified"): a failure that was
  * there before the build and is not worse does not send the builder to fix it, but the build is
  * verified only when every check passes at its end.
  */
+import { compareToBaseline, failingHeadline, isBlocking, judgeRun, type CheckResult, type RunVerdict } from "../workspace/index.ts";
 
 /** The failing checks the build caused: they passed before it, or fail more than they did (compareToBaseline). */
 export function blockingChecks(baseline: readonly CheckResult[], results: readonly CheckResult[]): CheckResult[] {
