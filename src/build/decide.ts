@@ -27,8 +27,12 @@ export interface Observation {
   verifying: boolean;
   /** The reply ends with the VERIFIED marker. */
   claimedVerified: boolean;
-  /** spec.verify, run by otto once every task is done; undefined while tasks remain. */
-  checks?: { passed: boolean };
+  /**
+   * spec.verify, run by otto once every task is done; undefined while tasks remain. `blocking`: a
+   * check fails that the build caused (it passed before the build, or fails more than it did, per
+   * the baseline); a failure that was there before and is not worse is not the builder's to fix.
+   */
+  checks?: { passed: boolean; blocking: boolean };
 }
 
 /** Why a continuation reminds the builder to update the tasks file (the texts are in prompts.ts). */
@@ -51,12 +55,13 @@ export function isStagnant(o: Pick<Observation, "tasksChanged" | "filesChanged">
 export function decide(o: Observation): Decision {
   if (o.stopRequested) return { kind: "stop", reason: "stop_requested" };
   if (o.interrupted) return { kind: "pause", reason: "interrupted" };
-  // Done is judged before the limits: a loop that just finished must not be stopped for them.
-  if (o.remaining === 0 && o.checks?.passed && o.verifying && o.claimedVerified) return { kind: "done" };
+  // Done is judged before the limits: a loop that just finished must not be stopped for them. Only
+  // pre-existing failures left: done too, and the build's verdict says unverified (run-build.ts).
+  if (o.remaining === 0 && o.checks && !o.checks.blocking && o.verifying && o.claimedVerified) return { kind: "done" };
   if (isStagnant(o) && o.stagnantTurns + 1 >= o.stagnationLimit) return { kind: "stop", reason: "stagnation" };
   if (o.iteration >= o.maxIterations) return { kind: "stop", reason: "max_iterations" };
   if (o.remaining > 0) return { kind: "continue", remind: reminder(o) };
-  if (o.checks && !o.checks.passed) return { kind: "fix" };
+  if (o.checks?.blocking) return { kind: "fix" };
   return { kind: "confirm" };
 }
 

@@ -3,8 +3,9 @@ export { buildVerb, statusVerb, stopVerb, planVerb, MAX_ITERATIONS, STAGNATION_L
 export { createBuildDeps, type BuildInput } from "./build-deps.ts";
 export { runBuild, statusOf, noteOf, type BuildDeps, type BuildOptions, type TargetResult } from "./run-build.ts";
 export { runLoop, type LoopDeps, type LoopEnd, type LoopOptions } from "./run-loop.ts";
+export { blockingChecks, buildVerdict, judgeChecks, keptResult, preExistingLines, unverifiedHeadline, KEPT_OUTPUT } from "./verdict.ts";
 export { decide, isStagnant, nextStagnant, type Decision, type Observation, type Reminder } from "./decide.ts";
-export { BuildStore, BuildState, BuildTarget, stateKey, buildDir, crashed } from "./state.ts";
+export { BuildStore, BuildState, BuildTarget, StoredCheck, FailingCheck, stateKey, buildDir, crashed } from "./state.ts";
 export { parseCheckboxTasks, setCheckboxTask, type CheckboxTask } from "./openspec-tasks.ts";
 export { taskSource, viewSpecTasks, viewCheckboxTasks, type TaskSource, type TaskView } from "./task-source.ts";
 export { buildOrder } from "./order.ts";

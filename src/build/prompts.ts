@@ -74,6 +74,7 @@ export function fixPrompt(source: TaskSource, failed: readonly CheckResult[], re
   return renderPrompt("build-fix", { failures, tasks_file: rel(source.file) });
 }
 
-export function verifyPrompt(source: TaskSource, verify: readonly string[], rel: (p: string) => string): string {
-  return renderPrompt("build-verify", { tasks_file: rel(source.file), verify_commands: bullets(verify) });
+/** `preExisting`: the checks failing now that failed before the build too, not worse (verdict.ts). */
+export function verifyPrompt(source: TaskSource, verify: readonly string[], rel: (p: string) => string, preExisting: readonly string[] = []): string {
+  return renderPrompt("build-verify", { tasks_file: rel(source.file), verify_commands: bullets(verify), pre_existing: preExisting.length ? preExisting.map((l) => `- ${l}`).join("\n") : undefined });
 }

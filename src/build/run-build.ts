@@ -2,7 +2,7 @@ import type { SandboxMode } from "../sandbox/index.ts";
 import type { Repo } from "../config/index.ts";
 import path from "node:path";
 import type { Env } from "../core/index.ts";
-import { commitAll, snapshotGitControl, snapshotTree, type CheckResult, type GitRun } from "../workspace/index.ts";
+import { commitAll, describeBaseline, snapshotGitControl, snapshotTree, type CheckResult, type GitRun } from "../workspace/index.ts";
 import type { NotifyEvent } from "../notify/index.ts";
 import { Account, addUsage, formatUsage, ZERO_USAGE, type Budget, type Usage } from "../cost/index.ts";
 import type { ArchiveResult } from "./archive.ts";
@@ -14,6 +14,7 @@ import type { BuildState, BuildStore, BuildTarget, IterationSpend } from "./stat
 import { targetFlag } from "./targets.ts";
 import { taskSource } from "./task-source.ts";
 import type { Builder } from "./turn.ts";
+import { keptResult, unverifiedHeadline } from "./verdict.ts";
 
 /** Everything a build touches; build-deps.ts wires the real ones, tests pass fakes. */
 export interface BuildDeps {
@@ -73,6 +74,8 @@ export interface TargetResult {
   iterations: IterationSpend[];
   /** What the loop used over every run of it (a resumed loop's earlier runs too). */
   total: Usage;
+  /** The baseline of the checks in one line, when one of them failed before the build ("baseline: npm test: exit 1 (pre-existing)"). */
+  baseline?: string;
 }
 
 /** The account of a build run: its labels say which repository, target and run the ledger's calls are for. */
@@ -127,6 +130,8 @@ async function buildLocked(deps: BuildDeps, target: BuildTarget, options: BuildO
   // Git's config and hooks before this loop's turns: the final commit runs hooks with otto's environment.
   const env = deps.env ?? process.env;
   const gitControl = await snapshotGitControl(deps.repoRoot, { env });
+  // A resumed loop's tree holds its earlier turns' work: only its first baseline is the project's own.
+  const checkBaseline = resume ? (resume.checkBaseline ?? []) : await runBaseline(deps, target);
   // A resumed loop's earlier spend stays on record; the budget counts this run's only.
   const spentBefore = resume?.spend ?? ZERO_USAGE;
   const turns = new TurnAccount(account);
@@ -148,6 +153,7 @@ async function buildLocked(deps: BuildDeps, target: BuildTarget, options: BuildO
     stagnantTurns: resume?.stagnantTurns ?? 0,
     sessionID: builder.id,
     baseline,
+    checkBaseline: checkBaseline.map(keptResult),
     pid: deps.pid,
     updatedAt: deps.now().toISOString(),
     spend: spentBefore,
@@ -171,6 +177,7 @@ async function buildLocked(deps: BuildDeps, target: BuildTarget, options: BuildO
         fingerprint: () => treeFingerprint(deps.git, deps.repoRoot),
         verify: deps.verify,
         runChecks: deps.runChecks,
+        baseline: checkBaseline,
         stopRequested: () => deps.store.stopRequested(target),
         save: ({ done, total, ...rest }) => save({ ...rest, progress: { done, total } }),
         progress: deps.progress,
@@ -194,6 +201,7 @@ async function buildLocked(deps: BuildDeps, target: BuildTarget, options: BuildO
       { maxIterations: options.maxIterations, stagnationLimit: options.stagnationLimit, iteration: state.iteration, stagnantTurns: state.stagnantTurns },
     );
     result = { target, end, sessionID: builder.id, sessionNote, spend: ZERO_USAGE, iterations: ran, total: ZERO_USAGE };
+    if (checkBaseline.some((c) => !c.passed)) result.baseline = describeBaseline(checkBaseline);
     if (end.kind === "done") {
       result.archive = await deps.archive(target);
       const commit = await commitAll(deps.git, deps.repoRoot, commitMessage(target, end), {
@@ -207,11 +215,11 @@ async function buildLocked(deps: BuildDeps, target: BuildTarget, options: BuildO
       if (commit.kept.length > 0) result.kept = commit.kept;
       if (commit.ignored.length > 0) result.ignored = commit.ignored;
     }
-    await save({ status: statusOf(end), note: noteOf(end), pid: undefined, ...(end.kind === "done" ? { verified: verified(end) } : {}) });
+    await save({ status: statusOf(end), note: noteOf(end), pid: undefined, ...(end.kind === "done" ? { verified: verified(end), failing: end.verdict?.failing ?? [] } : {}) });
     await deps.store.clearStop(target);
     if ((end.kind === "stop" && end.reason !== "stop_requested") || end.kind === "failed") notice = humanNeeded(target, noteOf(end));
     if (end.kind === "done") {
-      notice = { kind: "spec_finished", title: `otto build ${target.name}: ${verified(end) ? "done and verified" : UNVERIFIED}`, text: noteOf(end), facts: { commit: result.commit ?? "-" } };
+      notice = { kind: "spec_finished", title: `otto build ${target.name}: ${verified(end) ? "done and verified" : end.verdict ? `done, unverified: ${unverifiedHeadline(end.verdict)}` : UNVERIFIED}`, text: noteOf(end), facts: { commit: result.commit ?? "-" } };
     }
   } catch (error) {
     // Cancelled or crashed: resumable with /otto-build, from the counters saved after the last turn.
@@ -241,15 +249,33 @@ export function statusOf(end: LoopEnd): BuildState["status"] {
 /** What a loop that ended done without any check to run says instead of "verified". */
 export const UNVERIFIED = "done, unverified: no checks found";
 
-/** Verified means checks ran and passed; a builder's VERIFIED with nothing to run proves nothing. */
+/**
+ * Verified means checks ran on the final tree and each passed; a builder's VERIFIED with nothing
+ * to run proves nothing, and a check that still fails, even one that failed before the build,
+ * leaves the build unverified.
+ */
 export function verified(end: Extract<LoopEnd, { kind: "done" }>): boolean {
-  return end.checks.length > 0 && end.checks.every((c) => c.passed);
+  return end.verdict?.verified === true;
+}
+
+/**
+ * spec.verify once on the tree as the build found it, before the first builder turn, with the
+ * loop's own runChecks (sandboxed like every check run). Empty without checks.
+ */
+async function runBaseline(deps: BuildDeps, target: BuildTarget): Promise<CheckResult[]> {
+  if (deps.verify.length === 0) return [];
+  deps.progress(`otto build ${target.name}: baseline: running the checks on the tree as the build found it`);
+  const results = await deps.runChecks();
+  deps.progress(`otto build ${target.name}: ${describeBaseline(results)}`);
+  return results;
 }
 
 export function noteOf(end: LoopEnd): string {
   switch (end.kind) {
     case "done":
-      return verified(end) ? `done and verified in ${end.iterations} turn(s)` : `${UNVERIFIED}, after ${end.iterations} turn(s) (set spec.verify to have otto run some)`;
+      if (verified(end)) return `done and verified in ${end.iterations} turn(s)`;
+      if (end.verdict) return `done, unverified: ${unverifiedHeadline(end.verdict)}, after ${end.iterations} turn(s)`;
+      return `${UNVERIFIED}, after ${end.iterations} turn(s) (set spec.verify to have otto run some)`;
     case "pause":
       return "paused: the builder session was interrupted (a message or an abort from someone else)";
     case "failed":
@@ -266,7 +292,15 @@ export function noteOf(end: LoopEnd): string {
 }
 
 function commitMessage(target: BuildTarget, end: Extract<LoopEnd, { kind: "done" }>): string {
-  const checks = end.checks.length ? end.checks.map((c) => `${c.command}: passed`).join(", ") : "none, no checks found (unverified)";
+  const failing = new Map((end.verdict?.failing ?? []).map((f) => [f.command, f]));
+  const checks = end.checks.length
+    ? `${end.checks
+        .map((c) => {
+          const f = failing.get(c.command);
+          return `${c.command}: ${f ? `${f.ended}${f.before ? ", it failed before the build too" : ""}` : "passed"}`;
+        })
+        .join(", ")}${failing.size ? " (unverified)" : ""}`
+    : "none, no checks found (unverified)";
   return `feat(${target.name}): implementation complete\n\nBuilt by /otto-build in ${end.iterations} turn(s); verify: ${checks}.`;
 }
 

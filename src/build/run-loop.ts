@@ -2,11 +2,12 @@ import path from "node:path";
 import type { OttoError } from "../core/index.ts";
 import { isBudgetStop } from "../cost/index.ts";
 import { taskFailedReason } from "../execute/index.ts";
-import { type CheckResult } from "../workspace/index.ts";
+import type { CheckResult, RunVerdict } from "../workspace/index.ts";
 import { decide, nextStagnant, type Decision } from "./decide.ts";
 import { claimsProgress, claimsVerified, continuePrompt, fixPrompt, nextText, progressText, startPrompt, verifyPrompt } from "./prompts.ts";
 import type { TaskSource, TaskView } from "./task-source.ts";
 import { runTurn, type Builder } from "./turn.ts";
+import { blockingChecks, buildVerdict, judgeChecks, preExistingLines } from "./verdict.ts";
 
 export interface LoopDeps {
   repoRoot: string;
@@ -17,6 +18,11 @@ export interface LoopDeps {
   /** spec.verify, run by otto. */
   verify: readonly string[];
   runChecks: () => Promise<CheckResult[]>;
+  /**
+   * spec.verify's results on the tree as the build found it (run-build.ts): a check failing there
+   * fails the build's work only when it gets worse. Empty: every failure is the build's.
+   */
+  baseline?: readonly CheckResult[];
   stopRequested: () => Promise<boolean>;
   /** Persists the loop's counters after every turn (state.ts). */
   save(update: { iteration: number; stagnantTurns: number; phase: "build" | "verify"; done: number; total: number }): Promise<void>;
@@ -39,7 +45,8 @@ export interface LoopOptions {
 }
 
 export type LoopEnd =
-  | { kind: "done"; iterations: number; checks: CheckResult[] }
+  /** `checks`: the last run, on the final tree; `verdict`: from it (undefined when no check ran). */
+  | { kind: "done"; iterations: number; checks: CheckResult[]; verdict?: RunVerdict }
   | { kind: "stop"; reason: "stop_requested" | "stagnation" | "max_iterations"; iterations: number; view: TaskView }
   /** The run's budget was reached (`message`: what was spent of what); the loop resumes with a new one. */
   | { kind: "stop"; reason: "budget"; message: string; iterations: number; view: TaskView }
@@ -53,6 +60,7 @@ export type LoopEnd =
 export async function runLoop(deps: LoopDeps, options: LoopOptions): Promise<LoopEnd> {
   const { source, builder } = deps;
   const rel = (p: string): string => path.relative(deps.repoRoot, p) || ".";
+  const baseline = deps.baseline ?? [];
   let iteration = options.iteration ?? 0;
   let stagnantTurns = options.stagnantTurns ?? 0;
   let view = await source.read();
@@ -64,13 +72,14 @@ export async function runLoop(deps: LoopDeps, options: LoopOptions): Promise<Loo
   } else {
     checks = await deps.runChecks();
     verifying = true;
-    prompt = nextPrompt({ kind: checks.every((c) => c.passed) ? "confirm" : "fix" });
+    prompt = nextPrompt({ kind: judgeChecks(baseline, checks).blocking ? "fix" : "confirm" });
   }
   let sent = await builder.userMessages();
 
   function nextPrompt(decision: Decision): string {
-    if (decision.kind === "fix") return fixPrompt(source, checks.filter((c) => !c.passed), rel);
-    if (decision.kind === "confirm") return verifyPrompt(source, deps.verify, rel);
+    // Only what the build caused goes back for fixes; what failed before it is named, not assigned.
+    if (decision.kind === "fix") return fixPrompt(source, blockingChecks(baseline, checks), rel);
+    if (decision.kind === "confirm") return verifyPrompt(source, deps.verify, rel, preExistingLines(baseline, checks));
     return continuePrompt(source, view, rel, decision.kind === "continue" ? decision.remind : undefined);
   }
 
@@ -124,14 +133,15 @@ export async function runLoop(deps: LoopDeps, options: LoopOptions): Promise<Loo
       stopRequested: await deps.stopRequested(),
       verifying,
       claimedVerified: claimsVerified(reply),
-      checks: view.done >= view.total ? { passed: checks.every((c) => c.passed) } : undefined,
+      checks: view.done >= view.total ? judgeChecks(baseline, checks) : undefined,
     });
     stagnantTurns = nextStagnant({ tasksChanged, filesChanged, stagnantTurns });
     verifying = decision.kind === "fix" || decision.kind === "confirm";
     await deps.save({ iteration, stagnantTurns, phase: verifying ? "verify" : "build", done: view.done, total: view.total });
     switch (decision.kind) {
       case "done":
-        return { kind: "done", iterations: iteration, checks };
+        // The checks just ran on the tree the build leaves: they are its last run, and its verdict.
+        return { kind: "done", iterations: iteration, checks, verdict: buildVerdict(checks, baseline) };
       case "stop":
         return { kind: "stop", reason: decision.reason, iterations: iteration, view };
       case "pause":

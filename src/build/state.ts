@@ -15,6 +15,19 @@ export const BUILD_STATUSES = ["running", "paused", "stopped", "stagnated", "max
 export const IterationSpend = z.object({ iteration: z.number().int().min(1), task: z.string().optional(), usage: UsageRecord });
 export type IterationSpend = z.infer<typeof IterationSpend>;
 
+/** One check's result (src/workspace/checks.ts CheckResult), its output's end kept (verdict.ts keptResult). */
+export const StoredCheck = z.object({
+  command: z.string(),
+  exitCode: z.number().int(),
+  passed: z.boolean(),
+  timedOut: z.boolean(),
+  durationMs: z.number(),
+  output: z.string(),
+});
+
+/** A failing check of the build's verdict (src/workspace/run-verdict.ts): `before`, it failed before the build too. */
+export const FailingCheck = z.object({ command: z.string(), ended: z.string(), before: z.boolean() });
+
 /** `.otto/build/<key>.json`: enough to show status and to resume a stopped loop. */
 export const BuildState = z.object({
   target: BuildTarget,
@@ -27,11 +40,20 @@ export const BuildState = z.object({
   sessionID: z.string().optional(),
   /** The tree before the loop's first turn (src/workspace/snapshot.ts): the final commit takes only what changed since. */
   baseline: TreeSnapshot.optional(),
+  /**
+   * spec.verify on the tree as the loop found it, before its first turn: a check failing there
+   * fails the build's work only when it gets worse. A resumed loop keeps its first one.
+   */
+  checkBaseline: z.array(StoredCheck).optional(),
   /** The OpenCode process's pid while running, so status can tell a dead loop from a live one. */
   pid: z.number().int().optional(),
   progress: z.object({ done: z.number().int(), total: z.number().int() }).optional(),
-  /** A done loop: whether checks ran and passed (false: no checks were found, so nothing verified it). */
+  /**
+   * A done loop's verdict: verified when checks ran on its final tree and each passed. False: no
+   * check was found, or some failed (`failing`, each saying whether it failed before the build too).
+   */
   verified: z.boolean().optional(),
+  failing: z.array(FailingCheck).optional(),
   /** Why the loop ended, in words. */
   note: z.string().optional(),
   /** What the loop's model calls used, over every run of it (a resumed loop adds to it). */

@@ -1,7 +1,7 @@
 import { OttoError, formatError } from "../core/index.ts";
 import { addSpec, createSpecDeps, generateTasks, listSpecs, runDocumentStage } from "../spec/index.ts";
 import { placeRun } from "../repo/index.ts";
-import { ignoredLine, snapshotGitControl, type GitControlSnapshot } from "../workspace/index.ts";
+import { describeVerdict, failingHeadline, ignoredLine, snapshotGitControl, type GitControlSnapshot, type RunVerdict } from "../workspace/index.ts";
 import { formatUsage, ledgerFile, readLedger, type Account } from "../cost/index.ts";
 import type { Env } from "../core/index.ts";
 import { createBuildDeps, repoRootOf, type BuildInput } from "./build-deps.ts";
@@ -10,6 +10,7 @@ import { costBeforeRun, spendTable, spentLine } from "./spend-views.ts";
 import { BuildStore, crashed, type BuildState, type BuildTarget } from "./state.ts";
 import { resolveTargets, targetFlag, type TargetFlags } from "./targets.ts";
 import { taskSource } from "./task-source.ts";
+import { unverifiedHeadline } from "./verdict.ts";
 
 export interface VerbResult {
   title: string;
@@ -20,8 +21,10 @@ export interface BuildResult extends VerbResult {
   repoRoot: string;
   /** The one spec built, when it is a spec of otto's (what `--pr` describes the PR from). */
   spec?: string;
-  /** Every target is done and verified. */
+  /** Every target is done. */
   complete: boolean;
+  /** "npm test fails": a done target's checks fail at its end (`--pr` opens no PR, src/tools/run-pr.ts). */
+  unverified?: string;
   /** Git's config and hooks before the builder ran: `--pr` pushes only if they are unchanged. */
   gitControl: GitControlSnapshot;
 }
@@ -65,6 +68,7 @@ export async function buildVerb(input: BuildInput, flags: RunFlags): Promise<Bui
     repoRoot: deps.repoRoot,
     ...(only?.kind === "spec" ? { spec: only.name } : {}),
     complete: results.length === targets.length && results.every((r) => r.end.kind === "done"),
+    ...(rendered.unverified ? { unverified: failingHeadline(rendered.unverified) } : {}),
     gitControl,
   };
 }
@@ -80,12 +84,19 @@ async function estimateLine(repoRoot: string, targets: readonly BuildTarget[], b
   return costBeforeRun(entries, repoRoot, budget, left);
 }
 
-function renderResults(results: readonly TargetResult[], planned: number, account: Account): { title: string; head: string; body: string } {
+/** The verdict of a done target whose checks fail at its end. */
+function unverifiedOf(r: TargetResult): RunVerdict | undefined {
+  return r.end.kind === "done" && r.end.verdict && !r.end.verdict.verified ? r.end.verdict : undefined;
+}
+
+function renderResults(results: readonly TargetResult[], planned: number, account: Account): { title: string; head: string; body: string; unverified?: RunVerdict } {
   const lines: string[] = [];
   for (const r of results) {
     const what = `${r.target.kind === "openspec" ? "OpenSpec change" : "spec"} ${r.target.name}`;
     lines.push(`- **${what}**: ${noteOf(r.end)}${r.commit ? ` · committed ${r.commit}` : ""}${r.archive?.archivedTo ? ` · archived to ${r.archive.archivedTo}` : ""}${r.kept?.length ? ` · left uncommitted (they had your changes before the loop and the builder changed them too): ${r.kept.join(", ")}` : ""}${r.ignored?.length ? ` · ${ignoredLine(r.ignored)}` : ""}`);
     if (r.archive?.note) lines.push(`  - ${r.archive.note}`);
+    if (r.baseline) lines.push(`  - ${r.baseline.replace(/^baseline/, "Baseline")} (a check that already failed sends the builder to fix it only if it gets worse)`);
+    if (r.end.kind === "done" && r.end.verdict) lines.push(`  - Verdict: ${describeVerdict(r.end.verdict)}`);
     if (r.sessionNote) lines.push(`  - ${r.sessionNote}`);
     if (r.end.kind !== "done") lines.push(`  - progress: ${r.end.view.done}/${r.end.view.total} tasks done · builder session ${r.sessionID}`);
     if (r.end.kind === "stop" && r.end.reason === "budget") lines.push(`  - left undone: ${r.end.view.total - r.end.view.done} of ${r.end.view.total} task(s)${r.end.view.next ? `, from ${r.end.view.next.id} ${r.end.view.next.title}` : " (the final verification)"}`);
@@ -95,10 +106,18 @@ function renderResults(results: readonly TargetResult[], planned: number, accoun
   const last = results[results.length - 1];
   const skipped = planned - results.length;
   if (skipped > 0) lines.push("", `${skipped} more spec(s) not started because this one did not finish.`);
-  const next = !last || last.end.kind === "done" ? "review the commit (git show)" : nextStep(last);
+  const unverified = results.map(unverifiedOf).find((v) => v !== undefined);
+  const next = last && last.end.kind !== "done" ? nextStep(last) : unverified ? unverifiedStep(unverified) : "review the commit (git show)";
   lines.push("", `Next step: ${next}`);
   const title = last ? `otto build: ${last.target.name} ${noteOf(last.end).split(":")[0]}` : "otto build";
-  return { title, head: `## otto build: ${spentLine(account)}`, body: lines.join("\n") };
+  // An unverified build says so first, as execute's summary does (docs/execute.md).
+  const head = `## otto build: ${spentLine(account)}${unverified ? ` — unverified: ${unverifiedHeadline(unverified)}` : ""}`;
+  return { title, head, body: lines.join("\n"), ...(unverified ? { unverified } : {}) };
+}
+
+function unverifiedStep(verdict: RunVerdict): string {
+  const before = verdict.failing.every((f) => f.before) ? " (it failed before the build too: the build's work did not make it pass)" : "";
+  return `every task is done and committed, but the build is unverified: ${failingHeadline(verdict)} at its end${before}. Review the commit (git show) and fix the failing check; open no pull request until it passes`;
 }
 
 function nextStep(r: TargetResult): string {
@@ -114,10 +133,16 @@ export async function statusVerb(directory: string): Promise<VerbResult> {
   const states = await new BuildStore(await repoRootOf(directory)).list();
   if (states.length === 0) return { title: "otto build: no loops", output: "No build loops yet.\n\nNext step: /otto-build --spec <slug>" };
   // A loop whose OpenCode process is gone (killed) is no longer running, whatever its file says.
-  const shown = (s: BuildState): string => (crashed(s) ? "stopped (process gone)" : s.status === "done" && s.verified === false ? "done, unverified" : s.status);
+  const shown = (s: BuildState): string => (crashed(s) ? "stopped (process gone)" : s.status === "done" && s.verified === false ? unverifiedStatus(s) : s.status);
   const rows = states.map((s) => `| ${s.target.kind} ${s.target.name} | ${shown(s)} | ${s.phase} | ${s.iteration}/${s.maxIterations} | ${s.progress ? `${s.progress.done}/${s.progress.total}` : "-"} | ${s.spend ? formatUsage(s.spend) : "-"} | ${s.sessionID ?? "-"} | ${s.note ?? ""} |`);
   const output = ["## otto build loops", "", "| target | status | phase | turns | tasks done | spent | builder session | note |", "|---|---|---|---|---|---|---|---|", ...rows].join("\n");
   return { title: `otto build: ${states.filter((s) => s.status === "running" && !crashed(s)).length} running`, output };
+}
+
+/** "done, unverified: npm test fails (it failed before the build too)", or without failing checks (none were found). */
+function unverifiedStatus(state: BuildState): string {
+  const failing = state.failing ?? [];
+  return failing.length ? `done, unverified: ${unverifiedHeadline({ verified: false, results: [], failing })}` : "done, unverified";
 }
 
 /** `/otto-build stop`: asks the running loops (or the one of --spec/--openspec) to stop; they stop within a second. */

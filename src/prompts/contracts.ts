@@ -219,7 +219,7 @@ export const PROMPT_CONTRACTS = {
   },
   "build-verify": {
     variables: ["tasks_file"],
-    optional: ["verify_commands"],
+    optional: ["verify_commands", "pre_existing"],
   },
   "crew-agent": {
     variables: ["name", "task", "directory"],

@@ -40,18 +40,22 @@ describe("/otto-build, headless (opencode run --command otto-build)", () => {
   });
 
   it("does not accept VERIFIED while spec.verify fails: the failing output goes back, the fix passes", async () => {
+    // The check passes before the build (a failure there would be the project's: build-verdict.test.ts); the task breaks it.
     const ws = await e2e.workspace({
-      files: { "README.md": "# demo\n", [`${SPEC}/tasks.md`]: tasksMd(["Only"]) },
-      ottoConfig: { ...OTTO, spec: { verify: ["test -f fixed.txt || (echo 'fixed.txt is missing'; exit 3)"] } },
+      files: { "README.md": "# demo\n", "fixed.txt": "ok\n", [`${SPEC}/tasks.md`]: tasksMd(["Only"]) },
+      ottoConfig: { ...OTTO, spec: { verify: ["grep -qx ok fixed.txt || (echo 'fixed.txt must say ok'; exit 3)"] } },
     });
     const work = oneTaskPerTurn(ws.project);
     let fixes = 0;
     e2e.model.script(
       ...slashCommand("otto_build"),
       builderModel(ws.project, (kind, req) => {
-        if (kind === "start") return { ...work(kind, req), say: "Done.\nVERIFIED" };
+        if (kind === "start") {
+          const plan = work(kind, req);
+          return { writes: { ...plan.writes, "fixed.txt": "gone\n" }, say: "Done.\nVERIFIED" };
+        }
         if (kind === "fix" && req.lastRole === "user") fixes++;
-        if (kind === "fix") return fixes === 1 ? { say: "It is fine.\nVERIFIED" } : { writes: { "fixed.txt": "ok\n" }, say: "Created fixed.txt." };
+        if (kind === "fix") return fixes === 1 ? { say: "It is fine.\nVERIFIED" } : { writes: { "fixed.txt": "ok\n" }, say: "Restored fixed.txt." };
         return { say: "VERIFIED" };
       }),
     );
@@ -59,7 +63,7 @@ describe("/otto-build, headless (opencode run --command otto-build)", () => {
     expect(run.exitCode, run.stderr).toBe(0);
     expect(buildPrompts(e2e.model.requests)).toEqual(["start", "fix", "fix", "verify"]);
     const fix = e2e.model.requests.find((r) => r.lastRole === "user" && r.lastUser.includes("checks failed"));
-    expect(fix?.lastUser).toContain("fixed.txt is missing");
+    expect(fix?.lastUser).toContain("fixed.txt must say ok");
     expect((await ws.repo.log()).map((c) => c.subject)[0]).toBe("feat(demo): implementation complete");
   });
 

@@ -45,10 +45,20 @@ describe("decide", () => {
   });
   it("verifies once every task is done: fix on failing checks, confirm on passing ones, done only with VERIFIED", () => {
     const done = { ...base, remaining: 0 };
-    expect(decide({ ...done, checks: { passed: false }, claimedVerified: true, verifying: true })).toEqual({ kind: "fix" });
-    expect(decide({ ...done, checks: { passed: true } })).toEqual({ kind: "confirm" });
-    expect(decide({ ...done, checks: { passed: true }, verifying: true })).toEqual({ kind: "confirm" });
-    expect(decide({ ...done, checks: { passed: true }, verifying: true, claimedVerified: true, iteration: 10 })).toEqual({ kind: "done" });
+    const passing = { passed: true, blocking: false };
+    expect(decide({ ...done, checks: { passed: false, blocking: true }, claimedVerified: true, verifying: true })).toEqual({ kind: "fix" });
+    expect(decide({ ...done, checks: passing })).toEqual({ kind: "confirm" });
+    expect(decide({ ...done, checks: passing, verifying: true })).toEqual({ kind: "confirm" });
+    expect(decide({ ...done, checks: passing, verifying: true, claimedVerified: true, iteration: 10 })).toEqual({ kind: "done" });
+  });
+  it("a failure the build did not cause (pre-existing, not worse) asks for no fix: confirm, then done", () => {
+    const done = { ...base, remaining: 0 };
+    const preExisting = { passed: false, blocking: false };
+    expect(decide({ ...done, checks: preExisting })).toEqual({ kind: "confirm" });
+    expect(decide({ ...done, checks: preExisting, verifying: true })).toEqual({ kind: "confirm" });
+    expect(decide({ ...done, checks: preExisting, verifying: true, claimedVerified: true })).toEqual({ kind: "done" });
+    // Without VERIFIED the limits still end it: a confirm turn that changes nothing stagnates.
+    expect(decide({ ...done, checks: preExisting, verifying: true, tasksChanged: false, filesChanged: false, stagnantTurns: 2 })).toEqual({ kind: "stop", reason: "stagnation" });
   });
 });
 

@@ -4,7 +4,7 @@ import path from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { BuildStore, archiveTarget, noteOf, resolveTargets, runBuild, statusVerb, type BuildDeps, type BuildState, type BuildTarget } from "../../../src/build/index.ts";
 import { OttoError } from "../../../src/core/index.ts";
-import { runGit } from "../../../src/workspace/index.ts";
+import { runGit, type CheckResult } from "../../../src/workspace/index.ts";
 import type { NotifyEvent } from "../../../src/notify/index.ts";
 import { FakeBuilder, completeNext, tasksMd, tempRepoDir, type Step } from "./fixtures.ts";
 
@@ -115,6 +115,49 @@ describe("runBuild", () => {
     expect(await new BuildStore(root).read(DEMO)).toMatchObject({ status: "done", verified: true });
     expect(notified.map((e) => e.title)).toEqual(["otto build demo: done and verified"]);
     expect((await statusVerb(root)).output).toContain("| spec demo | done |");
+  });
+
+  it("a check that failed before the build ends it done but unverified: baseline and verdict in the state, the status view, the notification and the commit", async () => {
+    const root = repoWith({ demo: tasksMd(1) });
+    const notified: NotifyEvent[] = [];
+    const { deps: d, builders } = deps(root, worker(root), notified);
+    let runs = 0;
+    const failing = (): CheckResult => ({ command: "npm test", passed: false, exitCode: 1, timedOut: false, durationMs: 1, output: `run ${++runs}\n Tests  1 failed | 2 passed (3)` });
+    const [result] = await runBuild({ ...d, verify: ["npm test"], runChecks: async () => [failing()] }, [DEMO], { maxIterations: 10, stagnationLimit: 3 });
+    // Baseline, after the task's turn, after the confirm turn: no fix turn in between.
+    expect(runs).toBe(3);
+    expect(builders[0]?.prompts.map((p) => (p.includes("checks failed") ? "fix" : p.includes("`VERIFIED`") ? "confirm" : "work"))).toEqual(["work", "confirm"]);
+    expect(result?.end).toMatchObject({ kind: "done", iterations: 2 });
+    if (result?.end.kind === "done") expect(noteOf(result.end)).toBe("done, unverified: npm test fails (it failed before the build too), after 2 turn(s)");
+    expect(result?.baseline).toBe("baseline: npm test: exit 1 (pre-existing, 1 failure)");
+    const state = await new BuildStore(root).read(DEMO);
+    expect(state).toMatchObject({ status: "done", verified: false, failing: [{ command: "npm test", ended: "exit 1", before: true }] });
+    expect(state?.checkBaseline?.map((c) => c.output.split("\n")[0])).toEqual(["run 1"]);
+    expect(notified.map((e) => e.title)).toEqual(["otto build demo: done, unverified: npm test fails (it failed before the build too)"]);
+    expect((await statusVerb(root)).output).toContain("| spec demo | done, unverified: npm test fails (it failed before the build too) |");
+    expect(execFileSync("git", ["log", "-1", "--format=%B"], { cwd: root, encoding: "utf8" })).toContain("verify: npm test: exit 1, it failed before the build too (unverified).");
+  });
+
+  it("a resumed loop keeps its first baseline: the checks are not taken again on a tree the builder already changed", async () => {
+    const root = repoWith({ demo: tasksMd(2) });
+    let runs = 0;
+    const check = (): CheckResult => ({ command: "npm test", passed: false, exitCode: 1, timedOut: false, durationMs: 1, output: `run ${++runs}` });
+    const store = new BuildStore(root);
+    // The first turn works a task, then the loop is asked to stop (as `/otto-build stop` does).
+    const first = deps(root, async (turn, prompt) => {
+      const reply = await worker(root)(turn, prompt);
+      await store.requestStop(DEMO);
+      return reply;
+    });
+    const [stopped] = await runBuild({ ...first.deps, verify: ["npm test"], runChecks: async () => [check()] }, [DEMO], { maxIterations: 10, stagnationLimit: 3 });
+    expect(stopped?.end).toMatchObject({ kind: "stop", reason: "stop_requested" });
+    expect((await store.read(DEMO))?.checkBaseline?.map((c) => c.output)).toEqual(["run 1"]);
+
+    const resumed = deps(root, worker(root));
+    const [r] = await runBuild({ ...resumed.deps, verify: ["npm test"], runChecks: async () => [check()] }, [DEMO], { maxIterations: 10, stagnationLimit: 3 });
+    expect(r?.end).toMatchObject({ kind: "done", verdict: { verified: false, failing: [{ before: true }] } });
+    expect(resumed.builders[0]?.prompts.some((p) => p.includes("checks failed"))).toBe(false);
+    expect((await store.read(DEMO))?.checkBaseline?.map((c) => c.output)).toEqual(["run 1"]);
   });
 
   it("--all builds the incomplete specs in order and advances after each one", async () => {

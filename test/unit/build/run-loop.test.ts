@@ -8,6 +8,9 @@ import { ABORT, FakeBuilder, completeNext, tasksMd, tempRepoDir, type Step } fro
 
 const check = (passed: boolean): CheckResult => ({ command: "npm test", exitCode: passed ? 0 : 1, passed, timedOut: false, durationMs: 1, output: passed ? "ok" : "1 failing" });
 
+/** A vitest run that fails `failures` tests (its count is what compareToBaseline reads). */
+const failing = (failures: number): CheckResult => ({ command: "npm test", exitCode: 1, passed: false, timedOut: false, durationMs: 1, output: ` Tests  ${failures} failed | 4 passed (${failures + 4})` });
+
 function setup(n: number, step: Step, options: { verify?: () => boolean; stop?: () => boolean } = {}) {
   const repoRoot = tempRepoDir();
   const source = taskSource(repoRoot, { kind: "spec", name: "demo" });
@@ -180,5 +183,59 @@ describe("runLoop", () => {
     const env = setup(2, () => "no way\nTASK_FAILED: the API does not exist");
     const end = await runLoop(env.deps, { maxIterations: 10, stagnationLimit: 3 });
     expect(end).toMatchObject({ kind: "failed", reason: "the API does not exist" });
+  });
+
+  it("a check that failed before the build and is not worse sends no fix: the builder confirms, the loop ends done and unverified", async () => {
+    const env = setup(1, (turn) => {
+      if (turn === 1) {
+        completeNext(env.source.file);
+        env.touch();
+        return "done with the task";
+      }
+      return "Reviewed.\nVERIFIED";
+    });
+    const end = await runLoop({ ...env.deps, verify: ["npm test"], baseline: [failing(2)], runChecks: async () => [failing(2)] }, { maxIterations: 10, stagnationLimit: 3 });
+    expect(end).toMatchObject({ kind: "done", iterations: 2, verdict: { verified: false, failing: [{ command: "npm test", ended: "exit 1", before: true }] } });
+    expect(env.builder.prompts.map((p) => (p.includes("checks failed") ? "fix" : p.includes("`VERIFIED`") ? "confirm" : "work"))).toEqual(["work", "confirm"]);
+    // The confirm turn names the failure as the project's, not the builder's to fix.
+    expect(env.builder.prompts[1]).toContain("npm test: failed before the build too (2 failures), not worse (2 now)");
+    expect(env.builder.prompts[1]).not.toContain("otto's checks pass:");
+  });
+
+  it("a pre-existing failure that got worse, or a new one, still gets fix turns, and only the build's failures go in them", async () => {
+    let worse = true;
+    const env = setup(1, (turn, prompt) => {
+      if (turn === 1) {
+        completeNext(env.source.file);
+        env.touch();
+        return "done";
+      }
+      if (prompt.includes("checks failed")) {
+        env.touch();
+        worse = false;
+        return "fixed what I broke";
+      }
+      return "VERIFIED";
+    });
+    const lint = (passed: boolean): CheckResult => ({ command: "npm run lint", exitCode: passed ? 0 : 1, passed, timedOut: false, durationMs: 1, output: passed ? "" : "lint broke" });
+    const end = await runLoop(
+      { ...env.deps, verify: ["npm test", "npm run lint"], baseline: [failing(2), lint(false)], runChecks: async () => [failing(worse ? 3 : 2), lint(false)] },
+      { maxIterations: 10, stagnationLimit: 3 },
+    );
+    expect(env.builder.prompts.map((p) => (p.includes("checks failed") ? "fix" : p.includes("`VERIFIED`") ? "confirm" : "work"))).toEqual(["work", "fix", "confirm"]);
+    // The worse test run goes back; the lint failure, there before and no worse, does not.
+    expect(env.builder.prompts[1]).toContain("3 failed");
+    expect(env.builder.prompts[1]).not.toContain("npm run lint");
+    expect(end).toMatchObject({ kind: "done", iterations: 3, verdict: { verified: false } });
+  });
+
+  it("a builder that never says VERIFIED over a pre-existing failure still ends: stagnation, not a fix loop", async () => {
+    const env = setup(1, (turn) => {
+      if (turn === 1) completeNext(env.source.file);
+      return "looked at it";
+    });
+    const end = await runLoop({ ...env.deps, verify: ["npm test"], baseline: [failing(1)], runChecks: async () => [failing(1)] }, { maxIterations: 50, stagnationLimit: 3 });
+    expect(end).toMatchObject({ kind: "stop", reason: "stagnation", iterations: 4 });
+    expect(env.builder.prompts.some((p) => p.includes("checks failed"))).toBe(false);
   });
 });
