@@ -115,7 +115,7 @@ const verbs: Verb[] = [
     path: ["ci", "init"],
     args: "github|azure [--force] [--workflow <name>…] [--job <name>…] [--check-suite]",
     summary:
-      "Write otto's CI files in this repository (GitHub: .github/workflows/otto.yml; Azure: azure-pipelines.otto-job.yml and azure-pipelines.otto.yml), not committed, and list the secrets and permissions to add (docs/ci.md). --workflow / --job name the CI it follows (default: detected); --force replaces existing files",
+      "Write otto's CI files in this repository (GitHub: .github/workflows/otto.yml; Azure: azure-pipelines.otto-job.yml and azure-pipelines.otto.yml), not committed, and list the secrets and permissions to add. --workflow / --job name the CI it follows (default: detected); --force replaces existing files",
     options: { force: { type: "boolean" }, workflow: { type: "string", multiple: true }, job: { type: "string", multiple: true }, "check-suite": { type: "boolean" } },
     positionals: { min: 1, max: 1 },
     run: async ({ values, positionals }, ctx) => {

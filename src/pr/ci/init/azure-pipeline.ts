@@ -1,3 +1,4 @@
+import { docsUrl } from "../../../core/index.ts";
 import type { Pins } from "./pins.ts";
 import { configureLines, installLine, opencodeConfig, ottoConfig, yamlString, type ModelSetup } from "./setup.ts";
 
@@ -75,7 +76,7 @@ export function renderAzureJob(input: AzureInput): string {
     "#   - template: azure-pipelines.otto-job.yml",
     "#     parameters:",
     `#       dependsOn: [${input.dependsOn.join(", ")}]`,
-    `# Written by /otto-pr ci init azure (opencode-otto ${input.pins.otto}); see opencode-otto's docs/ci.md.`,
+    `# Written by /otto-pr ci init azure (opencode-otto ${input.pins.otto}); see ${docsUrl("ci.md")}`,
     "parameters:",
     "- name: dependsOn",
     "  type: object",
@@ -104,8 +105,8 @@ export function renderAzureJob(input: AzureInput): string {
 export function renderAzureComments(input: AzureInput): string {
   return [
     "# otto: answers PR reviewers. A pipeline of its own, started by the service hook \"Pull request",
-    "# commented on\" through the incoming webhook below (docs/ci.md of opencode-otto: set-up).",
-    `# Written by /otto-pr ci init azure (opencode-otto ${input.pins.otto}).`,
+    "# commented on\" through the incoming webhook below.",
+    `# Written by /otto-pr ci init azure (opencode-otto ${input.pins.otto}); set-up: ${docsUrl("ci.md")}`,
     "trigger: none",
     "pr: none",
     "# With an Exclusive lock check on the variable group, runs take it one after another, in order.",

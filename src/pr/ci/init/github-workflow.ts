@@ -1,3 +1,4 @@
+import { docsUrl } from "../../../core/index.ts";
 import type { Pins } from "./pins.ts";
 import { configureLines, indent, installLine, opencodeConfig, ottoConfig, yamlString, type ModelSetup } from "./setup.ts";
 
@@ -93,7 +94,7 @@ export function renderGithubWorkflow(input: GithubWorkflowInput): string {
   const secretEnv = input.secrets.map((name) => `          ${name}: \${{ secrets.${name} }}`);
   return [
     "# otto: fixes this repository's red PR checks and answers PR reviewers, one job per event.",
-    `# Written by /otto-pr ci init github (opencode-otto ${pins.otto}); see opencode-otto's docs/ci.md.`,
+    `# Written by /otto-pr ci init github (opencode-otto ${pins.otto}); see ${docsUrl("ci.md")}`,
     "# The file must be on the default branch: workflow_run and comment events run it from there.",
     "name: otto",
     "",

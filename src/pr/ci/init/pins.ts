@@ -1,5 +1,6 @@
 import fs from "node:fs/promises";
-import { OttoError } from "../../../core/index.ts";
+import path from "node:path";
+import { OttoError, PACKAGE_ROOT } from "../../../core/index.ts";
 
 /** The versions a generated CI job installs: this otto, and the OpenCode it is tested with. */
 export interface Pins {
@@ -22,6 +23,6 @@ export function parsePins(text: string): Pins {
 }
 
 /** otto's own package.json (published with the package: npm always includes it). */
-export async function readPins(file: URL = new URL("../../../../package.json", import.meta.url)): Promise<Pins> {
+export async function readPins(file: string = path.join(PACKAGE_ROOT, "package.json")): Promise<Pins> {
   return parsePins(await fs.readFile(file, "utf8"));
 }

@@ -1,3 +1,4 @@
+import { docsUrl } from "../../../core/index.ts";
 import { AZURE_COMMENTS_FILE, AZURE_JOB_FILE, renderAzureComments, renderAzureJob, WEBHOOK_NAME } from "./azure-pipeline.ts";
 import { GITHUB_WORKFLOW_FILE } from "./detect.ts";
 import { renderGithubWorkflow } from "./github-workflow.ts";
@@ -92,6 +93,8 @@ export function describeCiInit(plan: CiInitPlan, forge: CiForge, jobs: string[])
       "2. Permissions: the workflow grants its job exactly contents: write, pull-requests: write, checks: read, actions: read. If your organization caps the workflow token below that (Settings → Actions → General → Workflow permissions), allow read and write there; otto's pushes also need the PR branch not to be protected against them.",
       `3. Commit ${written[0] ?? ""} on the default branch: workflow_run and comment events run workflows from there only.`,
       ...(notes.length ? ["", ...notes] : []),
+      "",
+      `Details: ${docsUrl("ci.md")}`,
     ].join("\n");
   }
   return [
@@ -106,5 +109,7 @@ export function describeCiInit(plan: CiInitPlan, forge: CiForge, jobs: string[])
     `   - comments: a service connection of type Incoming WebHook named \`otto-comments\` with webhook name \`${WEBHOOK_NAME}\`, and a service hook (Project settings → Service hooks → Web Hooks, event "Pull request commented on", your repository) posting to https://dev.azure.com/<organization>/_apis/public/distributedtask/webhooks/${WEBHOOK_NAME}?api-version=6.0-preview.`,
     `3. Commit ${written.join(" and ")}.`,
     ...(notes.length ? ["", ...notes] : []),
+    "",
+    `Details: ${docsUrl("ci.md")}`,
   ].join("\n");
 }
