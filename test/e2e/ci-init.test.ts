@@ -65,7 +65,8 @@ describe("/otto-pr ci init (opencode run --command)", () => {
     expect(replaced).not.toContain("# my edit");
     expect((parse(replaced) as typeof doc).on.workflow_run.workflows).toEqual(["Build", "Lint"]);
     expect(e2e.model.unmatched()).toEqual([]);
-  });
+    // Three OpenCode runs: on a loaded 2-core machine each can take a minute.
+  }, 420_000);
 
   it("azure: from a subfolder, writes the job template and the comment pipeline at the top level, after the detected build job", async () => {
     const ws = await e2e.workspace({ ottoConfig: MODELS, files: { "README.md": "# demo\n", "azure-pipelines.yml": AZURE_PIPELINE, "src/app.js": "export {};\n" } });
@@ -88,5 +89,5 @@ describe("/otto-pr ci init (opencode run --command)", () => {
     const again = await e2e.run(ws, ["run", "--command", "otto-pr", "--", "ci", "init", "azure"]);
     expect(again.stdout).toContain("azure-pipelines.otto-job.yml and azure-pipelines.otto.yml exist already");
     expect(e2e.model.unmatched()).toEqual([]);
-  });
+  }, 300_000);
 });

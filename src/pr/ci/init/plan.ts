@@ -51,7 +51,7 @@ export function planCiInit(input: CiInitPlanInput): CiInitPlan {
     if (input.workflows.length === 0) notes.push(`No workflow found in .github/workflows: otto listens to one named "CI". Edit workflow_run.workflows, or run again with --workflow <name>.`);
     // Without Actions workflows the CI reports from elsewhere (an app's check suites).
     const checkSuites = input.checkSuites || input.workflows.length === 0;
-    const text = renderGithubWorkflow({ pins: input.pins, setup, workflows, checkSuites, secrets: names, secretNotes: notes.filter((n) => !n.startsWith("No workflow")) });
+    const text = renderGithubWorkflow({ pins: input.pins, setup, workflows, checkSuites, secrets: names, secretNotes: secretNotes(secrets) });
     return { files: [{ path: GITHUB_WORKFLOW_FILE, text }], secrets, notes };
   }
   const jobs = input.jobs.length > 0 ? input.jobs : ["Build"];
