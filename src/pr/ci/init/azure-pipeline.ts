@@ -1,6 +1,6 @@
 import { docsUrl } from "../../../core/index.ts";
 import type { Pins } from "./pins.ts";
-import { configureLines, installLine, opencodeConfig, ottoConfig, yamlString, type ModelSetup } from "./setup.ts";
+import { configureLines, installLine, opencodeConfig, ottoConfig, SANDBOX_LINES, yamlString, type ModelSetup } from "./setup.ts";
 
 /*
  * Azure Pipelines has no event per failed build or per comment for a YAML pipeline, so otto's
@@ -39,6 +39,9 @@ function steps(input: AzureInput, event: string, extraEnv: string[]): string[] {
     "- task: UseNode@1",
     "  inputs:",
     "    version: 22.x",
+    "- script: |",
+    ...SANDBOX_LINES.map((l) => `    ${l}`),
+    "  displayName: Sandbox for otto's sessions (bubblewrap)",
     `- script: ${installLine(input.pins)}`,
     "  displayName: Install OpenCode and otto (pinned)",
     "- script: |",

@@ -1,6 +1,6 @@
 import { docsUrl } from "../../../core/index.ts";
 import type { Pins } from "./pins.ts";
-import { configureLines, indent, installLine, opencodeConfig, ottoConfig, yamlString, type ModelSetup } from "./setup.ts";
+import { configureLines, indent, installLine, opencodeConfig, ottoConfig, SANDBOX_LINES, yamlString, type ModelSetup } from "./setup.ts";
 
 /*
  * `.github/workflows/otto.yml`, written as a TS function rather than a text template: the values
@@ -132,6 +132,9 @@ export function renderGithubWorkflow(input: GithubWorkflowInput): string {
     `      - uses: ${ACTIONS.setupNode}`,
     "        with:",
     "          node-version: 22",
+    "      - name: Sandbox for otto's sessions (bubblewrap)",
+    "        run: |",
+    indent(SANDBOX_LINES, 10),
     "      - name: Install OpenCode and otto (pinned)",
     `        run: ${installLine(pins)}`,
     "      - name: Configure OpenCode, otto and otto's git",

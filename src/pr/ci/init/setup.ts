@@ -26,7 +26,21 @@ export function opencodeConfig(setup: ModelSetup): string {
   return JSON.stringify({ autoupdate: false, share: "disabled", model: setup.model });
 }
 
-export const ottoConfig = (setup: ModelSetup): string => JSON.stringify({ models: setup.models });
+/**
+ * `sandbox: "required"`: in CI the sessions' commands run a PR's code next to the job's tokens, so
+ * otto refuses to work unboxed rather than falling back to its other guards alone.
+ */
+export const ottoConfig = (setup: ModelSetup): string => JSON.stringify({ models: setup.models, sandbox: "required" });
+
+/**
+ * The sandbox's install: bubblewrap, and on Ubuntu 24.04 images the user namespaces AppArmor
+ * restricts for unprivileged programs (the sysctl is missing on older images, hence `|| true`).
+ */
+export const SANDBOX_LINES = [
+  "sudo apt-get update -qq",
+  "sudo apt-get install -y -qq --no-install-recommends bubblewrap",
+  "sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0 || true",
+];
 
 export const installLine = (pins: Pins): string => `npm install --global --no-audit --no-fund opencode-ai@${pins.opencode} opencode-otto@${pins.otto}`;
 

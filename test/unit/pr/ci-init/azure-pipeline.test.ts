@@ -64,6 +64,9 @@ describe("the Azure pipelines ci init writes", () => {
       const scripts = steps.map((s) => s.script ?? "").join("\n");
       expect(scripts).toContain("npm install --global --no-audit --no-fund opencode-ai@1.18.33 opencode-otto@0.1.0");
       expect(scripts).toContain(`credential."$SYSTEM_COLLECTIONURI".helper`);
+      expect(scripts).toContain("sudo apt-get install -y -qq --no-install-recommends bubblewrap");
+      const configure = steps.find((s) => s.env?.OTTO_CONFIG_JSON)?.env ?? {};
+      expect(JSON.parse(configure.OTTO_CONFIG_JSON ?? "")).toMatchObject({ sandbox: "required" });
       // Every line of the configure script stays inside its block.
       expect(scripts).toContain("git config --global user.email 'otto@localhost'");
       expect(scripts).not.toMatch(/\$\(/);

@@ -116,7 +116,12 @@ describe("the GitHub workflow ci init writes", () => {
     });
     const configure = job?.steps.find((s) => s.env?.OPENCODE_CONFIG_JSON)?.env ?? {};
     expect(JSON.parse(configure.OPENCODE_CONFIG_JSON ?? "")).toEqual({ autoupdate: false, share: "disabled", model: "anthropic/claude-sonnet-4-5" });
-    expect(JSON.parse(configure.OTTO_CONFIG_JSON ?? "")).toEqual({ models: { primary: "anthropic/claude-sonnet-4-5", secondary: "openai/gpt-5" } });
+    expect(JSON.parse(configure.OTTO_CONFIG_JSON ?? "")).toEqual({ models: { primary: "anthropic/claude-sonnet-4-5", secondary: "openai/gpt-5" }, sandbox: "required" });
+    // The sandbox is installed before otto runs, and otto refuses to run without it.
+    const runs = (job?.steps ?? []).map((s) => s.run ?? "");
+    const sandbox = runs.findIndex((r) => r.includes("apt-get install -y -qq --no-install-recommends bubblewrap"));
+    expect(sandbox).toBeGreaterThan(-1);
+    expect(sandbox).toBeLessThan(runs.indexOf("opencode run --command otto-pr -- ci"));
   });
 
   it("a workflow name is YAML-quoted: quotes and colons stay one name", () => {
