@@ -39,3 +39,4 @@ export { commentsCommand, resolveTrust, type TrustDecision } from "./comments/in
 export { fixCommand, fixOnFailure } from "./fix/index.ts";
 export { sanitizeForPost, DIFF_PLACEHOLDER } from "./sanitize.ts";
 export { openPrTree, snapshotPrTree, deferredText, type PrTree, type PrTreeInput } from "./pr-tree.ts";
+export { ciInit, readCiSetup } from "./ci/init/index.ts";

@@ -1,6 +1,6 @@
 import type { ToolDefinition } from "@opencode-ai/plugin";
 import type { Runtime } from "../runtime.ts";
-import { addPr, commentsCommand, createPullRequest, createPrContext, fixCommand, listPrs, originUrl, prLog, prStatus, removePr, watchControllerFor } from "../pr/index.ts";
+import { addPr, ciInit, commentsCommand, createPullRequest, createPrContext, fixCommand, listPrs, originUrl, prLog, prStatus, removePr, readCiSetup, watchControllerFor } from "../pr/index.ts";
 import { defineCommand, type CommandContext, type Verb } from "./command.ts";
 import { runWatchAction, type WatchAction } from "./pr-watch.ts";
 
@@ -110,6 +110,20 @@ const verbs: Verb[] = [
         progress: (m) => ctx.progress(m),
         budget: { ...(typeof values.budget === "string" ? { budget: values.budget } : {}), ...(typeof values["max-tokens"] === "string" ? { maxTokens: values["max-tokens"] } : {}) },
       }),
+  },
+  {
+    path: ["ci", "init"],
+    args: "github|azure [--force] [--workflow <name>…] [--job <name>…] [--check-suite]",
+    summary:
+      "Write otto's CI files in this repository (GitHub: .github/workflows/otto.yml; Azure: azure-pipelines.otto-job.yml and azure-pipelines.otto.yml), not committed, and list the secrets and permissions to add. --workflow / --job name the CI it follows (default: detected); --force replaces existing files",
+    options: { force: { type: "boolean" }, workflow: { type: "string", multiple: true }, job: { type: "string", multiple: true }, "check-suite": { type: "boolean" } },
+    positionals: { min: 1, max: 1 },
+    run: async ({ values, positionals }, ctx) => {
+      ctx.progress("otto pr: ci init");
+      const list = (key: string) => (Array.isArray(values[key]) ? values[key] : []);
+      const setup = await readCiSetup(ctx.runtime, ctx.tool.directory, ctx.tool.sessionID);
+      return ciInit({ ...setup, forge: positionals[0] ?? "", force: values.force === true, workflows: list("workflow"), jobs: list("job"), checkSuites: values["check-suite"] === true });
+    },
   },
   watchVerb("start", "Poll every tracked PR at server.poll_interval in this OpenCode (TUI), or with --detach in a background opencode serve", { detach: { type: "boolean" } }, "[--detach]"),
   watchVerb("stop", "Stop the PR watcher (this process's, or the background one)"),

@@ -1,0 +1,156 @@
+import { docsUrl } from "../../../core/index.ts";
+import type { Pins } from "./pins.ts";
+import { configureLines, indent, installLine, opencodeConfig, ottoConfig, SANDBOX_LINES, yamlString, type ModelSetup } from "./setup.ts";
+
+/*
+ * `.github/workflows/otto.yml`, written as a TS function rather than a text template: the values
+ * (workflow names, versions, secret names, models) need YAML quoting and the trigger list depends
+ * on them, and a function is tested as it is written (test/unit/pr/ci-init, with GitHub's parser).
+ *
+ * Least privilege: nothing at the top, and the job gets exactly what otto uses: contents (push the
+ * fix to the PR's branch), pull-requests (comments, replies, the state marker), checks and actions
+ * (read the failed run and its logs). Never `pull_request_target`, and no fork's code is checked
+ * out: every trigger runs the workflow from the default branch, and the job's `if:` takes only
+ * PRs whose head is in this repository.
+ */
+
+/** Third-party actions pinned by commit (a tag can be moved); the comment names the release. */
+export const ACTIONS = {
+  checkout: "actions/checkout@08c6903cd8c0fde910a37f88322edcfb5dd907a8 # v5.0.0",
+  setupNode: "actions/setup-node@a0853c24544627f65ddf259abe73b1d18a591444 # v5.0.0",
+} as const;
+
+export const TIMEOUT_MINUTES = 60;
+
+export interface GithubWorkflowInput {
+  pins: Pins;
+  setup: ModelSetup;
+  /** Workflow names `workflow_run` listens to: the repository's CI. */
+  workflows: string[];
+  /** Also listen to `check_suite` (CI outside GitHub Actions that reports checks). */
+  checkSuites: boolean;
+  /** Secret names, each passed as the environment variable of the same name. */
+  secrets: string[];
+  /** Notes written as comments above the secrets (placeholders, OAuth-only providers). */
+  secretNotes: string[];
+}
+
+/** The PR number, whatever the event: one concurrency group per PR across all of them. */
+const PR_NUMBER = [
+  "github.event.workflow_run.pull_requests[0].number",
+  "github.event.check_suite.pull_requests[0].number",
+  "github.event.pull_request.number",
+  "github.event.issue.number",
+  "github.run_id",
+].join(" || ");
+
+function jobCondition(checkSuites: boolean): string[] {
+  const lines = [
+    "# A failed CI run of a PR whose branch is in this repository (fork PRs have no pull_requests here).",
+    "(github.event_name == 'workflow_run' && github.event.workflow_run.conclusion == 'failure'",
+    "  && github.event.workflow_run.head_repository.full_name == github.repository",
+    "  && github.event.workflow_run.pull_requests[0] != null)",
+  ];
+  if (checkSuites) {
+    lines.push(
+      "# A failed check suite of another CI app (GitHub Actions' own come through workflow_run).",
+      "|| (github.event_name == 'check_suite' && github.event.check_suite.conclusion == 'failure'",
+      "  && github.event.check_suite.app.slug != 'github-actions'",
+      "  && github.event.check_suite.pull_requests[0] != null)",
+    );
+  }
+  lines.push(
+    "# A reviewer's comment or review on a PR from this repository, not from a bot (otto included).",
+    "|| ((github.event_name == 'pull_request_review_comment' || github.event_name == 'pull_request_review')",
+    "  && github.event.pull_request.head.repo.full_name == github.repository",
+    "  && github.event.sender.type != 'Bot')",
+    "# A PR conversation comment that asks otto (/otto fix, /otto answer). Its payload does not say",
+    "# where the PR's head is: otto reads the PR and skips a fork, and checks who asked.",
+    "|| (github.event_name == 'issue_comment' && github.event.issue.pull_request",
+    "  && contains(github.event.comment.body, '/otto')",
+    "  && github.event.sender.type != 'Bot')",
+  );
+  return lines;
+}
+
+export function renderGithubWorkflow(input: GithubWorkflowInput): string {
+  const { pins, setup } = input;
+  const triggers = [
+    "  # The repository's CI: otto looks at a run when it completes (it acts on failures only).",
+    "  workflow_run:",
+    `    workflows: [${input.workflows.map(yamlString).join(", ")}]`,
+    "    types: [completed]",
+    ...(input.checkSuites
+      ? ["  # CI that reports through the Checks API from outside GitHub Actions.", "  check_suite:", "    types: [completed]"]
+      : []),
+    "  pull_request_review_comment:",
+    "    types: [created]",
+    "  pull_request_review:",
+    "    types: [submitted]",
+    "  issue_comment:",
+    "    types: [created]",
+  ];
+  const condition = jobCondition(input.checkSuites);
+  const secretEnv = input.secrets.map((name) => `          ${name}: \${{ secrets.${name} }}`);
+  return [
+    "# otto: fixes this repository's red PR checks and answers PR reviewers, one job per event.",
+    `# Written by /otto-pr ci init github (opencode-otto ${pins.otto}); see ${docsUrl("ci.md")}`,
+    "# The file must be on the default branch: workflow_run and comment events run it from there.",
+    "name: otto",
+    "",
+    "on:",
+    ...triggers,
+    "",
+    "# Nothing by default; the job below asks for what otto uses.",
+    "permissions: {}",
+    "",
+    "# One run per PR at a time, never cancelled halfway (a fix may be pushing): the next event for",
+    "# the same PR waits, then otto's state marker on the PR tells it what is already done.",
+    "concurrency:",
+    `  group: otto-pr-\${{ ${PR_NUMBER} }}`,
+    "  cancel-in-progress: false",
+    "",
+    "jobs:",
+    "  otto:",
+    // Comments cannot go inside the folded expression: they sit above it, one per clause, in order.
+    ...condition.filter((l) => l.startsWith("#")).map((l) => `    ${l}`),
+    "    if: >-",
+    ...condition.filter((l) => !l.startsWith("#")).map((l) => `      ${l}`),
+    "    runs-on: ubuntu-latest",
+    `    timeout-minutes: ${TIMEOUT_MINUTES}`,
+    "    permissions:",
+    "      contents: write",
+    "      pull-requests: write",
+    "      checks: read",
+    "      actions: read",
+    "    steps:",
+    `      - uses: ${ACTIONS.checkout}`,
+    "        with:",
+    "          # Whole history (otto rebases a fix on a moved branch); no token left in .git/config.",
+    "          fetch-depth: 0",
+    "          persist-credentials: false",
+    `      - uses: ${ACTIONS.setupNode}`,
+    "        with:",
+    "          node-version: 22",
+    "      - name: Sandbox for otto's sessions (bubblewrap)",
+    "        run: |",
+    indent(SANDBOX_LINES, 10),
+    "      - name: Install OpenCode and otto (pinned)",
+    `        run: ${installLine(pins)}`,
+    "      - name: Configure OpenCode, otto and otto's git",
+    "        env:",
+    `          OPENCODE_CONFIG_JSON: ${yamlString(opencodeConfig(setup))}`,
+    `          OTTO_CONFIG_JSON: ${yamlString(ottoConfig(setup))}`,
+    "        run: |",
+    indent(configureLines({ helperUrl: "https://github.com", tokenVar: "GITHUB_TOKEN", user: "x-access-token", username: "github-actions[bot]", email: "41898282+github-actions[bot]@users.noreply.github.com" }), 10),
+    "      - name: otto",
+    "        env:",
+    "          # Pushes made with the default GITHUB_TOKEN start no workflow run, so CI does not re-run",
+    "          # on otto's fix; a PAT or GitHub App token in OTTO_GITHUB_TOKEN makes it re-run.",
+    "          GITHUB_TOKEN: ${{ secrets.OTTO_GITHUB_TOKEN || github.token }}",
+    ...input.secretNotes.map((n) => `          # ${n}`),
+    ...secretEnv,
+    "        run: opencode run --command otto-pr -- ci",
+    "",
+  ].join("\n");
+}

@@ -1,0 +1,35 @@
+import { OttoError } from "../../../core/index.ts";
+import { detectAzureJobs, detectWorkflows } from "./detect.ts";
+import type { ConfiguredModels } from "./models.ts";
+import { readPins, type Pins } from "./pins.ts";
+import { describeCiInit, planCiInit, type CiForge } from "./plan.ts";
+import { writeCiFiles } from "./write-files.ts";
+
+export interface CiInitInput {
+  forge: string;
+  /** The repository's top level. */
+  root: string;
+  force: boolean;
+  /** --workflow (GitHub), --job (Azure): override detection. */
+  workflows: string[];
+  jobs: string[];
+  checkSuites: boolean;
+  models: ConfiguredModels;
+  currentModel?: string | undefined;
+  opencodeEnv: ReadonlyMap<string, readonly string[]>;
+  pins?: Pins;
+}
+
+const FORGES: Record<string, CiForge> = { github: "github", azure: "azure", ado: "azure" };
+
+/** `/otto-pr ci init github|azure`: writes otto's CI files in the repository and says what is left to do. */
+export async function ciInit(input: CiInitInput): Promise<string> {
+  const forge = FORGES[input.forge];
+  if (!forge) throw new OttoError("usage", `Unknown CI '${input.forge}': otto writes CI files for github and azure.`, "Usage: /otto-pr ci init github | azure [--force]");
+  const pins = input.pins ?? (await readPins());
+  const workflows = input.workflows.length > 0 ? input.workflows : forge === "github" ? await detectWorkflows(input.root) : [];
+  const jobs = input.jobs.length > 0 ? input.jobs : forge === "azure" ? await detectAzureJobs(input.root) : [];
+  const plan = planCiInit({ forge, pins, models: input.models, currentModel: input.currentModel, opencodeEnv: input.opencodeEnv, workflows, checkSuites: input.checkSuites, jobs });
+  await writeCiFiles(input.root, plan.files, input.force);
+  return describeCiInit(plan, forge, jobs.length > 0 ? jobs : ["Build"]);
+}

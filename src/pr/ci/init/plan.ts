@@ -1,0 +1,115 @@
+import { docsUrl } from "../../../core/index.ts";
+import { AZURE_COMMENTS_FILE, AZURE_JOB_FILE, renderAzureComments, renderAzureJob, WEBHOOK_NAME } from "./azure-pipeline.ts";
+import { GITHUB_WORKFLOW_FILE } from "./detect.ts";
+import { renderGithubWorkflow } from "./github-workflow.ts";
+import { planModels, type ConfiguredModels } from "./models.ts";
+import type { Pins } from "./pins.ts";
+import { providerSecrets, secretNames, type ProviderSecrets } from "./secrets.ts";
+import type { CiFile } from "./write-files.ts";
+
+export type CiForge = "github" | "azure";
+
+export interface CiInitPlanInput {
+  forge: CiForge;
+  pins: Pins;
+  models: ConfiguredModels;
+  /** The model this command runs with (`provider/model`), the fallback of unset roles. */
+  currentModel?: string | undefined;
+  /** Key variables per provider id, as OpenCode reports them. */
+  opencodeEnv: ReadonlyMap<string, readonly string[]>;
+  /** GitHub: the CI workflows (from --workflow, else detected). */
+  workflows: string[];
+  /** GitHub: listen to check_suite too. */
+  checkSuites: boolean;
+  /** Azure: the build job(s) otto's job runs after (from --job, else detected). */
+  jobs: string[];
+}
+
+export interface CiInitPlan {
+  files: CiFile[];
+  secrets: ProviderSecrets[];
+  /** Where the plan had to guess: said in the output. */
+  notes: string[];
+}
+
+function secretNotes(secrets: readonly ProviderSecrets[]): string[] {
+  return secrets.flatMap((s) => {
+    if (s.source === "placeholder") return [`${s.names.join(", ")}: a guess for provider ${s.provider}; put the variables it reads here.`];
+    if (s.source === "oauth") return [`Provider ${s.provider} logs in through OpenCode (auth.json), not a key: use a provider with an API key in CI.`];
+    return [];
+  });
+}
+
+/** Pure: the files `ci init` writes and what the user must add for them. */
+export function planCiInit(input: CiInitPlanInput): CiInitPlan {
+  const { setup, used } = planModels(input.models, input.currentModel);
+  const secrets = providerSecrets(used, input.opencodeEnv);
+  const names = secretNames(secrets);
+  const notes = secretNotes(secrets);
+  if (input.forge === "github") {
+    const workflows = input.workflows.length > 0 ? input.workflows : ["CI"];
+    if (input.workflows.length === 0) notes.push(`No workflow found in .github/workflows: otto listens to one named "CI". Edit workflow_run.workflows, or run again with --workflow <name>.`);
+    // Without Actions workflows the CI reports from elsewhere (an app's check suites).
+    const checkSuites = input.checkSuites || input.workflows.length === 0;
+    const text = renderGithubWorkflow({ pins: input.pins, setup, workflows, checkSuites, secrets: names, secretNotes: secretNotes(secrets) });
+    return { files: [{ path: GITHUB_WORKFLOW_FILE, text }], secrets, notes };
+  }
+  const jobs = input.jobs.length > 0 ? input.jobs : ["Build"];
+  if (input.jobs.length === 0) notes.push(`No job found in azure-pipelines.yml: otto's job runs after one named "Build". Set dependsOn where you include it, or run again with --job <name>.`);
+  const azure = { pins: input.pins, setup, dependsOn: jobs, secrets: names, secretNotes: secretNotes(secrets) };
+  return {
+    files: [
+      { path: AZURE_JOB_FILE, text: renderAzureJob(azure) },
+      { path: AZURE_COMMENTS_FILE, text: renderAzureComments(azure) },
+    ],
+    secrets,
+    notes,
+  };
+}
+
+const SOURCE: Record<ProviderSecrets["source"], string> = {
+  opencode: "as OpenCode reads it",
+  known: "the provider's usual variable",
+  placeholder: "a guess: check which variables the provider reads",
+  oauth: "",
+};
+
+function secretLines(secrets: readonly ProviderSecrets[]): string[] {
+  return secrets.flatMap((s) => (s.source === "oauth" ? [`   - (none for ${s.provider}: it logs in through OpenCode, not with a key; use a provider with an API key in CI)`] : s.names.map((n) => `   - \`${n}\`: ${s.provider} (${SOURCE[s.source]})`)));
+}
+
+/** Pure: what `ci init` says after writing the files: the three steps left to the user. */
+export function describeCiInit(plan: CiInitPlan, forge: CiForge, jobs: string[]): string {
+  const written = plan.files.map((f) => f.path);
+  const head = `Wrote ${written.join(" and ")} (not committed; review ${written.length === 1 ? "it" : "them"} first).`;
+  const notes = plan.notes.map((n) => `Note: ${n}`);
+  if (forge === "github") {
+    return [
+      head,
+      "",
+      "1. Add these repository secrets (Settings → Secrets and variables → Actions):",
+      ...secretLines(plan.secrets),
+      "   - `OTTO_GITHUB_TOKEN` (optional): a fine-grained token or GitHub App token with Contents and Pull requests read and write. Pushes made with the default GITHUB_TOKEN start no workflow run, so your CI does not re-run on otto's fix unless this token is set.",
+      "2. Permissions: the workflow grants its job exactly contents: write, pull-requests: write, checks: read, actions: read. If your organization caps the workflow token below that (Settings → Actions → General → Workflow permissions), allow read and write there; otto's pushes also need the PR branch not to be protected against them.",
+      `3. Commit ${written[0] ?? ""} on the default branch: workflow_run and comment events run workflows from there only.`,
+      ...(notes.length ? ["", ...notes] : []),
+      "",
+      `Details: ${docsUrl("ci.md")}`,
+    ].join("\n");
+  }
+  return [
+    head,
+    "",
+    `1. Include the job in your PR pipeline, after the build (jobs: - template: ${AZURE_JOB_FILE}, parameters: dependsOn: [${jobs.join(", ")}]), and create a pipeline from ${AZURE_COMMENTS_FILE}.`,
+    "2. Add secrets and permissions:",
+    "   - a variable group `otto` (Pipelines → Library), authorized for both pipelines, with these secret variables:",
+    ...secretLines(plan.secrets).map((l) => `  ${l}`),
+    "   - Project settings → Repositories → your repository → Security → \"<project> Build Service (<organization>)\": Contribute and Contribute to pull requests: Allow (otto pushes fixes and posts replies with the job's token).",
+    "   - the job's token (System.AccessToken): the files map it into the step's env, which is how a YAML pipeline allows scripts to access the OAuth token (the same switch as the classic \"Allow scripts to access the OAuth token\").",
+    `   - comments: a service connection of type Incoming WebHook named \`otto-comments\` with webhook name \`${WEBHOOK_NAME}\`, and a service hook (Project settings → Service hooks → Web Hooks, event "Pull request commented on", your repository) posting to https://dev.azure.com/<organization>/_apis/public/distributedtask/webhooks/${WEBHOOK_NAME}?api-version=6.0-preview.`,
+    `3. Commit ${written.join(" and ")}.`,
+    ...(notes.length ? ["", ...notes] : []),
+    "",
+    `Details: ${docsUrl("ci.md")}`,
+  ].join("\n");
+}

@@ -1,0 +1,131 @@
+import { convertWorkflowTemplate, NoOperationTraceWriter, parseWorkflow } from "@actions/workflow-parser";
+import { describe, expect, it } from "vitest";
+import { parse } from "yaml";
+import { ACTIONS, GITHUB_WORKFLOW_FILE, planCiInit, renderGithubWorkflow, TIMEOUT_MINUTES, type CiInitPlanInput } from "../../../../src/pr/ci/init/index.ts";
+
+const PINS = { otto: "0.1.0", opencode: "1.18.33" };
+
+const input = (over: Partial<CiInitPlanInput> = {}): CiInitPlanInput => ({
+  forge: "github",
+  pins: PINS,
+  models: { primary: "anthropic/claude-sonnet-4-5", secondary: "openai/gpt-5" },
+  currentModel: undefined,
+  opencodeEnv: new Map(),
+  workflows: ["CI", "Lint & test"],
+  checkSuites: false,
+  jobs: [],
+  ...over,
+});
+
+function workflow(over: Partial<CiInitPlanInput> = {}): string {
+  const plan = planCiInit(input(over));
+  expect(plan.files.map((f) => f.path)).toEqual([GITHUB_WORKFLOW_FILE]);
+  return plan.files[0]?.text ?? "";
+}
+
+/**
+ * GitHub's own parser (the one behind the Actions editor): schema errors from parsing, expression
+ * errors (`if:`, `${{ }}`) from converting, as strings.
+ */
+async function parserErrors(text: string): Promise<string[]> {
+  const result = parseWorkflow({ name: GITHUB_WORKFLOW_FILE, content: text }, new NoOperationTraceWriter());
+  if (result.value) await convertWorkflowTemplate(result.context, result.value);
+  return [...new Set(result.context.errors.getErrors().map((e) => e.message))];
+}
+
+type Doc = {
+  on: Record<string, { types?: string[]; workflows?: string[] } | null>;
+  permissions: unknown;
+  concurrency: { group: string; "cancel-in-progress": boolean };
+  jobs: Record<string, { if: string; permissions: Record<string, string>; "timeout-minutes": number; steps: Array<{ uses?: string; run?: string; with?: Record<string, unknown>; env?: Record<string, string> }> }>;
+};
+
+describe("the GitHub workflow ci init writes", () => {
+  it("passes GitHub's workflow parser with zero errors, with and without check_suite", async () => {
+    expect(await parserErrors(workflow())).toEqual([]);
+    expect(await parserErrors(workflow({ checkSuites: true }))).toEqual([]);
+    expect(await parserErrors(workflow({ workflows: [] }))).toEqual([]);
+  });
+
+  it("the parser can fail: an unknown permission, a broken condition", async () => {
+    const permission = workflow().replace("      actions: read", "      actions: read\n      bogus: write");
+    expect((await parserErrors(permission)).join("\n")).toMatch(/Unexpected value 'bogus'/);
+    const condition = workflow().replace("pull_requests[0] != null)", "pull_requests[0] != null");
+    expect((await parserErrors(condition)).join("\n")).toMatch(/Unexpected end of expression/);
+  });
+
+  it("least privilege: nothing at the top, exactly four permissions on the job, never pull_request_target", () => {
+    const text = workflow({ checkSuites: true });
+    const doc = parse(text) as Doc;
+    expect(doc.permissions).toEqual({});
+    expect(Object.keys(doc.jobs)).toEqual(["otto"]);
+    expect(doc.jobs.otto?.permissions).toEqual({ contents: "write", "pull-requests": "write", checks: "read", actions: "read" });
+    expect(text).not.toMatch(/pull_request_target/);
+    expect(Object.keys(doc.on).sort()).toEqual(["check_suite", "issue_comment", "pull_request_review", "pull_request_review_comment", "workflow_run"]);
+  });
+
+  it("listens to the named CI workflows' completed runs, and to comments and reviews as they are created", () => {
+    const doc = parse(workflow()) as Doc;
+    expect(doc.on.workflow_run).toEqual({ workflows: ["CI", "Lint & test"], types: ["completed"] });
+    expect(doc.on.pull_request_review_comment).toEqual({ types: ["created"] });
+    expect(doc.on.pull_request_review).toEqual({ types: ["submitted"] });
+    expect(doc.on.issue_comment).toEqual({ types: ["created"] });
+    // check_suite only when asked, or when the repository has no Actions workflow (CI reports from elsewhere).
+    expect(doc.on.check_suite).toBeUndefined();
+    expect((parse(workflow({ workflows: [] })) as Doc).on.check_suite).toEqual({ types: ["completed"] });
+  });
+
+  it("skips fork PRs and bots in the job's condition", () => {
+    const condition = (parse(workflow({ checkSuites: true })) as Doc).jobs.otto?.if ?? "";
+    expect(condition).toContain("github.event.workflow_run.conclusion == 'failure'");
+    expect(condition).toContain("github.event.workflow_run.head_repository.full_name == github.repository");
+    expect(condition).toContain("github.event.pull_request.head.repo.full_name == github.repository");
+    expect(condition).toContain("github.event.check_suite.app.slug != 'github-actions'");
+    expect(condition.match(/github\.event\.sender\.type != 'Bot'/g)).toHaveLength(2);
+  });
+
+  it("one concurrency group per PR across events, never cancelled halfway", () => {
+    const doc = parse(workflow()) as Doc;
+    expect(doc.concurrency["cancel-in-progress"]).toBe(false);
+    expect(doc.concurrency.group).toBe(
+      "otto-pr-${{ github.event.workflow_run.pull_requests[0].number || github.event.check_suite.pull_requests[0].number || github.event.pull_request.number || github.event.issue.number || github.run_id }}",
+    );
+  });
+
+  it("pins actions by commit, OpenCode and otto by version, and sets a timeout", () => {
+    const job = (parse(workflow()) as Doc).jobs.otto;
+    expect(job?.["timeout-minutes"]).toBe(TIMEOUT_MINUTES);
+    const uses = (job?.steps ?? []).flatMap((s) => (s.uses ? [s.uses] : []));
+    expect(uses).toEqual([ACTIONS.checkout.split(" ")[0], ACTIONS.setupNode.split(" ")[0]]);
+    for (const u of uses) expect(u).toMatch(/@[0-9a-f]{40}$/);
+    const runs = (job?.steps ?? []).map((s) => s.run ?? "").join("\n");
+    expect(runs).toContain("npm install --global --no-audit --no-fund opencode-ai@1.18.33 opencode-otto@0.1.0");
+    expect(runs).toContain("opencode run --command otto-pr -- ci");
+    // No token stored in .git/config: otto's git gets it from a helper reading GITHUB_TOKEN.
+    expect(job?.steps[0]?.with).toEqual({ "fetch-depth": 0, "persist-credentials": false });
+    expect(runs).toContain(`git config --global credential.https://github.com.helper '!f() { test "$1" = get && echo username=x-access-token && echo "password=$GITHUB_TOKEN"; }; f'`);
+  });
+
+  it("passes each model provider's key from secrets, and the optional OTTO_GITHUB_TOKEN", () => {
+    const job = (parse(workflow()) as Doc).jobs.otto;
+    const env = job?.steps.at(-1)?.env ?? {};
+    expect(env).toEqual({
+      GITHUB_TOKEN: "${{ secrets.OTTO_GITHUB_TOKEN || github.token }}",
+      ANTHROPIC_API_KEY: "${{ secrets.ANTHROPIC_API_KEY }}",
+      OPENAI_API_KEY: "${{ secrets.OPENAI_API_KEY }}",
+    });
+    const configure = job?.steps.find((s) => s.env?.OPENCODE_CONFIG_JSON)?.env ?? {};
+    expect(JSON.parse(configure.OPENCODE_CONFIG_JSON ?? "")).toEqual({ autoupdate: false, share: "disabled", model: "anthropic/claude-sonnet-4-5" });
+    expect(JSON.parse(configure.OTTO_CONFIG_JSON ?? "")).toEqual({ models: { primary: "anthropic/claude-sonnet-4-5", secondary: "openai/gpt-5" }, sandbox: "required" });
+    // The sandbox is installed before otto runs, and otto refuses to run without it.
+    const runs = (job?.steps ?? []).map((s) => s.run ?? "");
+    const sandbox = runs.findIndex((r) => r.includes("apt-get install -y -qq --no-install-recommends bubblewrap"));
+    expect(sandbox).toBeGreaterThan(-1);
+    expect(sandbox).toBeLessThan(runs.indexOf("opencode run --command otto-pr -- ci"));
+  });
+
+  it("a workflow name is YAML-quoted: quotes and colons stay one name", () => {
+    const doc = parse(renderGithubWorkflow({ pins: PINS, setup: { model: "a/b", models: {} }, workflows: ['Build: "all"'], checkSuites: false, secrets: [], secretNotes: [] })) as Doc;
+    expect(doc.on.workflow_run?.workflows).toEqual(['Build: "all"']);
+  });
+});
