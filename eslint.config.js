@@ -28,7 +28,7 @@ export const FLOORS = [
       ["pr/github", "pr/ado"],
       ["pr/commands"],
       ["pr/create", "pr/fix", "pr/comments"],
-      ["pr/watch"],
+      ["pr/watch", "pr/ci"], // the two drivers of the PR flows: the watcher's cycle, one CI job per event
       ["pr/index"], // src/pr/index.ts, pr/'s one public entry
     ],
   ],
@@ -60,6 +60,7 @@ const OPEN_FOLDERS = [
   "pr/fix",
   "pr/comments",
   "pr/watch",
+  "pr/ci",
   "pr/index",
 ];
 
