@@ -3,6 +3,7 @@ import type { Runtime } from "../runtime.ts";
 import { addPr, commentsCommand, createPullRequest, createPrContext, fixCommand, listPrs, originUrl, prLog, prStatus, removePr, watchControllerFor } from "../pr/index.ts";
 import { defineCommand, type CommandContext, type Verb } from "./command.ts";
 import { runWatchAction, type WatchAction } from "./pr-watch.ts";
+import { ciVerb } from "./pr-ci.ts";
 
 const contextFor = (ctx: CommandContext) => createPrContext(ctx.runtime, ctx.tool.directory);
 
@@ -111,6 +112,7 @@ const verbs: Verb[] = [
         budget: { ...(typeof values.budget === "string" ? { budget: values.budget } : {}), ...(typeof values["max-tokens"] === "string" ? { maxTokens: values["max-tokens"] } : {}) },
       }),
   },
+  ciVerb,
   watchVerb("start", "Poll every tracked PR at server.poll_interval in this OpenCode (TUI), or with --detach in a background opencode serve", { detach: { type: "boolean" } }, "[--detach]"),
   watchVerb("stop", "Stop the PR watcher (this process's, or the background one)"),
   watchVerb("status", "Watcher PID, last and next cycle, and each PR's state"),
