@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parseState } from "../../src/pr/ci/index.ts";
 import { recordFigure } from "../support/figures.ts";
-import { slashCommand, useE2E, type Workspace } from "../support/index.ts";
+import { slashCommand, text, useE2E, type Workspace } from "../support/index.ts";
 import { useForges, type Forges } from "./pr/forges.ts";
 import { FIXED, BROKEN, analysis, cloneOfPr, fixReview, fixer, isAnalysis, isFix, summary } from "./pr/fix-script.ts";
 import { freshRunner } from "./ci/payloads.ts";
@@ -32,7 +32,7 @@ describe("/otto-pr ci on Azure Pipelines (real OpenCode, fake Azure DevOps, real
     return { f, pr, ws, before: (await ws.repo.remoteLog(BRANCH))[0]?.sha };
   }
 
-  /** The otto job after the failed build job, as the pipeline runs it. */
+  /** The otto job after the failed build job (or, with OTTO_CI_EVENT=comment, started by the service hook), as the pipeline runs it. */
   const job = (ws: Workspace, f: Forges, sha: string, extra: Record<string, string> = {}) =>
     e2e.run(ws, ["run", "--command", "otto-pr", "--", "ci"], {
       timeoutMs: 150_000,
@@ -101,5 +101,30 @@ describe("/otto-pr ci on Azure Pipelines (real OpenCode, fake Azure DevOps, real
     expect(broken.exitCode).not.toBe(0);
     expect(broken.stdout + broken.stderr).toContain("No Azure DevOps token");
     expect(f.ado.calls).toEqual([]);
+  });
+
+  it("a service hook's 'Pull request commented on' payload gets the comment answered in its thread", async () => {
+    const { f, pr, ws } = await setup();
+    const thread = f.ado.state.addThread(pr, { content: "Why does add() live in math.js?", author: "Alice" });
+    const alice = f.ado.state.identity("Alice");
+    e2e.model.script({ label: "answer", match: { lastUser: "Why does add() live in math.js?", lastRole: "user" }, reply: text(`Done.\n\nBEGIN_JSON\n${JSON.stringify({ decision: "BY_DESIGN", reply: "math.js holds every arithmetic helper.", fix_description: "" })}\nEND_JSON`) });
+    // The service hook's payload (resource.comment, resource.pullRequest), as the incoming webhook hands it over.
+    const payload = {
+      eventType: "ms.vss-code.git-pullrequest-comment-event",
+      resource: {
+        comment: { id: 1, parentCommentId: 0, content: thread.comments[0]!.content, publishedDate: thread.comments[0]!.publishedDate, commentType: "text", author: { displayName: alice.displayName, id: alice.id, uniqueName: alice.uniqueName }, _links: { threads: { href: `${f.ado.baseUrl}/contoso/_apis/git/repositories/${f.ado.state.repo("app").id}/pullRequests/30/threads/${thread.id}` } } },
+        pullRequest: { pullRequestId: 30, status: "active", repository: { id: f.ado.state.repo("app").id, name: "app", project: { name: "payments" } } },
+      },
+    };
+    const run = await job(ws, f, pr.sourceCommit, { OTTO_CI_EVENT: "comment", OTTO_EVENT_PAYLOAD: JSON.stringify(payload), BUILD_REASON: "ResourceTrigger", SYSTEM_PULLREQUEST_PULLREQUESTID: "" });
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.stdout).toContain("### comments");
+    expect(run.stdout).toMatch(/1 answered/);
+    const reply = thread.comments.find((c) => c.author.id === f.ado.state.me.id);
+    expect(reply?.content).toContain("math.js holds every arithmetic helper.");
+    const state = parseState(stateComments(f)[0]!.content);
+    expect(state?.ok && state.state.seen_comment_ids).toContain(`${thread.id}/1`);
+    expect(modelWork()).toBe(0);
+    expect(e2e.model.unmatched()).toEqual([]);
   });
 });
