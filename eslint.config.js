@@ -28,7 +28,8 @@ export const FLOORS = [
       ["pr/github", "pr/ado"],
       ["pr/commands"],
       ["pr/create", "pr/fix", "pr/comments"],
-      ["pr/watch", "pr/ci"], // the two drivers of the PR flows: the watcher's cycle, one CI job per event
+      ["pr/watch"],
+      ["pr/ci"], // one CI job per event: the watcher's flows and its markers, on a runner
       ["pr/index"], // src/pr/index.ts, pr/'s one public entry
     ],
   ],

@@ -111,6 +111,8 @@ export interface PrBackend {
   /** Submitted reviews (GitHub) or reviewer votes (Azure DevOps), oldest first. */
   getReviews(pr: PrInfo, options?: CallOptions): Promise<PrReview[]>;
   postComment(pr: PrInfo, body: string): Promise<void>;
+  /** Replaces the body of one of the token user's own conversation comments (otto's CI state, src/pr/ci/state.ts); idempotent. */
+  editComment?(pr: PrInfo, commentId: string, body: string): Promise<void>;
   postInlineComment(pr: PrInfo, comment: InlineComment): Promise<void>;
   /** One review of the PR at `pr.headSha`: the body plus inline comments (lines must be inside the diff's hunks). */
   postReview(pr: PrInfo, review: ReviewPost): Promise<void>;

@@ -3,6 +3,7 @@ import type { Runtime } from "../runtime.ts";
 import { addPr, ciInit, commentsCommand, createPullRequest, createPrContext, fixCommand, listPrs, originUrl, prLog, prStatus, removePr, readCiSetup, watchControllerFor } from "../pr/index.ts";
 import { defineCommand, type CommandContext, type Verb } from "./command.ts";
 import { runWatchAction, type WatchAction } from "./pr-watch.ts";
+import { ciVerb } from "./pr-ci.ts";
 
 const contextFor = (ctx: CommandContext) => createPrContext(ctx.runtime, ctx.tool.directory);
 
@@ -111,6 +112,7 @@ const verbs: Verb[] = [
         budget: { ...(typeof values.budget === "string" ? { budget: values.budget } : {}), ...(typeof values["max-tokens"] === "string" ? { maxTokens: values["max-tokens"] } : {}) },
       }),
   },
+  ciVerb,
   {
     path: ["ci", "init"],
     args: "github|azure [--force] [--workflow <name>…] [--job <name>…] [--check-suite]",

@@ -267,6 +267,12 @@ export function createAdoBackend(deps: BackendDeps): PrBackend {
       await postThread(pr, body, "closed");
     },
 
+    async editComment(pr, commentId, body) {
+      const [thread, comment] = threadRef(commentId);
+      // https://learn.microsoft.com/en-us/rest/api/azure/devops/git/pull-request-thread-comments/update
+      await http(adoParts(pr).org).json(`${threadsPath(pr)}/${thread}/comments/${comment}`, { method: "PATCH", body: { content: body } });
+    },
+
     async postInlineComment(pr, comment) {
       const position = { line: comment.line, offset: 1 };
       const side = comment.side === "LEFT" ? { leftFileStart: position, leftFileEnd: position } : { rightFileStart: position, rightFileEnd: position };

@@ -244,6 +244,13 @@ export function createGithubBackend(deps: BackendDeps): PrBackend {
         (octokit, marker) => issueCommentsHave(octokit, pr, marker),
       ),
 
+    editComment: async (pr, commentId, body) => {
+      const id = numericId(commentId, "issue");
+      if (id === undefined) throw new OttoError("pr_comment_not_found", `'${commentId}' is not a GitHub conversation comment id.`, "Use an id from getComments (issue-N).");
+      // https://docs.github.com/en/rest/issues/comments#update-an-issue-comment (a PUT-like write: sending it twice changes nothing)
+      await call(`comment ${commentId} on ${pr.repo}#${pr.number}`, (octokit) => octokit.request("PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}", { ...repoParams(pr), comment_id: id, body }));
+    },
+
     postInlineComment: (pr, comment) =>
       post(
         `a new review comment on ${pr.repo}#${pr.number}`,

@@ -163,6 +163,18 @@ export function adoRoutes(state: AdoState, base: () => string): Route[] {
       state.reply(target, body.content ?? "", state.me.displayName, body.parentCommentId ?? 0);
       return { status: 200, body: thread(state, target, base()).comments.at(-1) };
     }),
+    // https://learn.microsoft.com/en-us/rest/api/azure/devops/git/pull-request-thread-comments/update: only the author may edit.
+    route("PATCH", "/{project}/_apis/git/repositories/{repo}/pullRequests/{id}/threads/{thread}/comments/{comment}", (p, req) => {
+      const target = threadsOf(p).find((t) => t.id === Number(p.thread));
+      const comment = target?.comments.find((c) => c.id === Number(p.comment));
+      if (!target || !comment) return notFound("comment");
+      if (comment.author.id !== state.me.id) return error(403, "Only the author of a comment can edit it.", "UnauthorizedRequestException");
+      const content = (req.body as { content?: string }).content;
+      if (!content) return error(400, "The comment content is empty.", "InvalidArgumentValueException");
+      comment.content = content;
+      state.edits.push(`${target.id}/${comment.id}`);
+      return { status: 200, body: thread(state, target, base()).comments.find((c: { id: number }) => c.id === comment.id) };
+    }),
     route("PATCH", "/{project}/_apis/git/repositories/{repo}/pullRequests/{id}/threads/{thread}", (p, req) => {
       const target = threadsOf(p).find((t) => t.id === Number(p.thread));
       if (!target) return notFound("thread");

@@ -84,6 +84,8 @@ export class AdoState {
   timelines = new Map<number, TimelineTask[]>();
   logs = new Map<string, string>();
   threads: FakeThread[] = [];
+  /** Comments edited in place (`<thread>/<comment>`), in order. */
+  edits: string[] = [];
   /** Reviewer votes per PR id (10 approved, 5 with suggestions, -5 waiting for author, -10 rejected). */
   votes = new Map<number, Array<{ who: AdoIdentity; vote: number }>>();
   /** Builds whose failed jobs were retried (PATCH builds/{id}?retry=true), in order. */

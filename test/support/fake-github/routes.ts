@@ -108,6 +108,16 @@ export function githubRoutes(state: GithubState, urls: Urls, prefix: string): Ro
       const comment = state.comments.find((c) => c.id === Number(p.id));
       return comment ? { status: 200, body: issueComment(comment, urls) } : NOT_FOUND;
     }),
+    // https://docs.github.com/en/rest/issues/comments#update-an-issue-comment
+    route("PATCH", "/repos/{owner}/{repo}/issues/comments/{id}", (p, req) => {
+      const comment = state.comments.find((c) => c.id === Number(p.id) && c.owner.toLowerCase() === p.owner?.toLowerCase() && c.repo.toLowerCase() === p.repo?.toLowerCase());
+      if (!comment) return NOT_FOUND;
+      const body = (req.body as { body?: string } | undefined)?.body;
+      if (!body) return { status: 422, body: { message: "Validation Failed", errors: [{ resource: "IssueComment", code: "missing_field", field: "body" }] } };
+      comment.body = body;
+      state.edits.push(comment.id);
+      return { status: 200, body: issueComment(comment, urls) };
+    }),
     route("GET", "/repos/{owner}/{repo}/pulls/{number}/comments", (p, req) => {
       const all = ofPr(state.reviewComments, p);
       return { status: 200, headers: linkHeader(all.length, req, urls.api.replace(new RegExp(`${prefix}$`), "")), body: page(all, req.query).map((c) => reviewComment(c, urls)) };

@@ -134,6 +134,8 @@ export class GithubState {
   threads = new Map<string, { resolved: boolean }>();
   logs = new Map<number, string>();
   rerunRuns: number[] = [];
+  /** Conversation comments edited in place (PATCH …/issues/comments/{id}), by id, in order. */
+  edits: number[] = [];
   /** Reviewers requested per PR number (POST …/requested_reviewers). */
   requestedReviewers = new Map<number, string[]>();
   /**

@@ -89,6 +89,11 @@ describe("Azure DevOps backend against the fake Azure DevOps", () => {
     }
     await backend.postComment(info, "otto: green");
     expect(ado.state.threads.at(-1)).toMatchObject({ status: "closed", comments: [{ content: postedBody("otto: green") }] });
+    // Edited in place (otto's CI state comment): only the author may, as on Azure DevOps.
+    const own = ado.state.threads.at(-1)!;
+    await backend.editComment?.(info, `${own.id}/1`, "otto: state v2");
+    expect(own.comments[0]?.content).toBe("otto: state v2");
+    await expect(backend.editComment?.(info, `${thread.id}/1`, "not mine")).rejects.toThrow();
     await backend.postInlineComment(info, { path: "src/b.ts", line: 3, side: "RIGHT", body: "note" });
     expect(ado.state.threads.at(-1)).toMatchObject({ status: "active", filePath: "/src/b.ts", line: 3 });
     expect(await backend.runWorkflow(info, "auto_complete")).toMatchObject({ done: true });

@@ -53,6 +53,8 @@ describe("fake GitHub vs GitHub's OpenAPI description", () => {
     gh.state.addComment(pr, "run this", "drive-by");
     await backend.authorAccess(info, [{ author: "drive-by" }, { author: "reviewer" }]);
     await backend.postComment(info, "otto was here");
+    // otto's CI state comment is updated in place (src/pr/ci/state-comment.ts).
+    await backend.editComment?.(info, `issue-${gh.state.comments.at(-1)?.id ?? 0}`, "otto was here, edited");
     await backend.postInlineComment(info, { path: "src/x.ts", line: 5, side: "RIGHT", body: "note" });
     await backend.replyToComment(info, `review-${inline.id}`, "because");
     await backend.replyToComment(info, comments.find((c) => c.kind === "conversation")?.id ?? "", "thanks");
@@ -116,6 +118,7 @@ describe("fake GitHub vs GitHub's OpenAPI description", () => {
         "GET /repos/{owner}/{repo}/issues/{issue_number}/comments",
         "POST /repos/{owner}/{repo}/issues/{issue_number}/comments",
         "GET /repos/{owner}/{repo}/issues/comments/{comment_id}",
+        "PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}",
         "GET /repos/{owner}/{repo}/pulls/{pull_number}/comments",
         "POST /repos/{owner}/{repo}/pulls/{pull_number}/comments",
         "POST /repos/{owner}/{repo}/pulls/{pull_number}/comments/{comment_id}/replies",

@@ -1,0 +1,37 @@
+import { runCi } from "../pr/index.ts";
+import type { Verb } from "./command.ts";
+
+/*
+ * `/otto-pr ci`: the CI job's one command (`opencode run --command otto-pr -- ci`, docs/ci.md).
+ * Progress goes to the job's log as it happens (stderr of the opencode process the plugin runs
+ * in) as well as to the tool's title; the summary is the tool's output. When otto cannot run
+ * (no event, no token, no model, a forge error) the process exits non-zero, so the job fails.
+ */
+
+/** The job's exit code: OpenCode's own is 0 whatever a tool returned. */
+function failJob(): void {
+  process.exitCode = 1;
+  process.once("exit", () => {
+    process.exitCode = 1;
+  });
+}
+
+export const ciVerb: Verb = {
+  path: ["ci"],
+  summary: "Run otto's PR work for the CI job's event (GitHub Actions, Azure Pipelines): fix the PR's failed pipeline or answer its comments; state lives in otto's comment on the PR (docs/ci.md)",
+  positionals: { max: 0 },
+  run: async (_input, ctx) => {
+    const progress = (line: string): void => {
+      ctx.progress(line);
+      process.stderr.write(`${line}\n`);
+    };
+    try {
+      const result = await runCi(ctx.runtime, { directory: ctx.tool.directory, sessionID: ctx.tool.sessionID, signal: ctx.tool.abort, progress });
+      process.stderr.write(`${result.markdown.split("\n")[0] ?? ""}\n`);
+      return result.markdown;
+    } catch (error) {
+      failJob();
+      throw error;
+    }
+  },
+};

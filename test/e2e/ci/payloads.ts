@@ -1,0 +1,52 @@
+import { createRequire } from "node:module";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+
+/*
+ * Real webhook payloads (@octokit/webhooks-examples, GitHub's own examples) rewritten to the fake
+ * GitHub: its repository, PR, head commit and API URL. What a runner finds at GITHUB_EVENT_PATH.
+ */
+
+interface Example {
+  name: string;
+  examples: Array<Record<string, unknown>>;
+}
+
+const examples = createRequire(import.meta.url)("@octokit/webhooks-examples") as Example[];
+
+/** A deep copy of the first example of `event` that `pick` accepts. */
+export function example(event: string, pick: (payload: Record<string, unknown>) => boolean): Record<string, unknown> {
+  const found = examples.find((e) => e.name === event)?.examples.find(pick);
+  if (!found) throw new Error(`no ${event} example matches`);
+  return JSON.parse(JSON.stringify(found)) as Record<string, unknown>;
+}
+
+/** Every github.com API URL of the payload pointed at `apiUrl`, and its repository renamed to `repo`. */
+export function rewrite(payload: Record<string, unknown>, input: { apiUrl: string; repo: string }): Record<string, unknown> {
+  const original = (payload.repository as { full_name: string }).full_name;
+  const text = JSON.stringify(payload).replaceAll("https://api.github.com", input.apiUrl).replaceAll(original, input.repo);
+  const out = JSON.parse(text) as Record<string, unknown>;
+  const [owner, name] = input.repo.split("/");
+  const repository = out.repository as Record<string, unknown>;
+  repository.full_name = input.repo;
+  repository.name = name;
+  (repository.owner as Record<string, unknown>).login = owner;
+  return out;
+}
+
+/** Writes `payload` where a runner keeps it; the caller removes `dir`. */
+export function eventFile(payload: unknown): { file: string; dir: string } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "otto-ci-event-"));
+  const file = path.join(dir, "event.json");
+  fs.writeFileSync(file, JSON.stringify(payload));
+  return { file, dir };
+}
+
+/** A fresh HOME and XDG data, state and cache for one run, as a new runner has (the config dir is the job's setup and stays). */
+export function freshRunner(root: string): Record<string, string> {
+  const dir = fs.mkdtempSync(path.join(root, "runner-"));
+  const env: Record<string, string> = { HOME: path.join(dir, "home"), XDG_DATA_HOME: path.join(dir, "data"), XDG_STATE_HOME: path.join(dir, "state"), XDG_CACHE_HOME: path.join(dir, "cache") };
+  for (const d of Object.values(env)) fs.mkdirSync(d, { recursive: true });
+  return env;
+}
