@@ -74,6 +74,14 @@ describe("/otto-pr ci on GitHub Actions (real OpenCode, fake GitHub, real git)",
 
   const stateComments = (f: Forges) => f.gh.state.comments.filter((c) => c.body.includes("<!-- otto:state v1 ") && c.user.login === "otto-bot");
   const modelWork = () => e2e.model.requests.filter((r) => isAnalysis(r) || isFix(r)).length;
+  /** What one job cost: forge requests and model calls, with the prompts' size (docs/ci.md, "What one event costs"). */
+  const spent = (f: Forges, from: { calls: number; model: number }) => {
+    const calls = f.gh.calls.slice(from.calls);
+    const model = e2e.model.requests.slice(from.model);
+    const chars = model.reduce((n, r) => n + r.system.length + JSON.stringify(r.messages).length, 0);
+    return { requests: calls.length, writes: calls.filter((c) => c.method !== "GET").length, modelCalls: model.length, promptKb: Math.round(chars / 102.4) / 10 };
+  };
+  const mark = (f: Forges) => ({ calls: f.gh.calls.length, model: e2e.model.requests.length });
 
   it("a failed workflow_run gets a fix pushed (fast-forward), its state on the PR; a forged state comment steers nothing; the same event again on a fresh runner does nothing", async () => {
     const { f, pr, ws, before } = await setup();
@@ -82,8 +90,10 @@ describe("/otto-pr ci on GitHub Actions (real OpenCode, fake GitHub, real git)",
     // Someone pastes otto's state marker claiming the head is done and otto gave up: it must not stop otto.
     f.gh.state.addComment(pr, renderState(CiState.parse({ handled_heads: [pr.head.sha], gave_up: "2026-01-01T00:00:00Z", fix_attempts: 99 }), []), "mallory");
 
+    const atFirst = mark(f);
     const first = await job(ws, f, "workflow_run", event);
     expect(first.exitCode, first.stderr).toBe(0);
+    console.log("ci cost: failed workflow_run, fixed", spent(f, atFirst));
     expect(first.stdout).toContain("a state comment by mallory");
     expect(first.stdout).toContain("## otto ci: octo/app#1");
     expect(first.stdout).toContain("### fix: github-octo-app-1 (pushed)");
@@ -110,8 +120,13 @@ describe("/otto-pr ci on GitHub Actions (real OpenCode, fake GitHub, real git)",
     expect(work).toBeGreaterThan(0);
 
     // The same event delivered again (a re-run of the job) on a new runner: nothing happens.
+    const atSecond = mark(f);
     const second = await job(ws, f, "workflow_run", event);
     expect(second.exitCode, second.stderr).toBe(0);
+    // A duplicate costs reads only (the PR, its comments: the state) and the command's own turn, no work of a model.
+    const duplicate = spent(f, atSecond);
+    console.log("ci cost: the same event again", duplicate);
+    expect(duplicate.writes).toBe(0);
     expect(second.stdout).toContain("otto ci: nothing to do: otto already worked on the failure of");
     expect((await ws.repo.remoteLog(BRANCH))[0]?.sha).toBe(log[0]?.sha);
     expect(modelWork()).toBe(work);
@@ -175,8 +190,10 @@ describe("/otto-pr ci on GitHub Actions (real OpenCode, fake GitHub, real git)",
     e2e.model.script({ label: "answer", match: { lastUser: "Why does add() live in math.js?", lastRole: "user" }, reply: text(`Done.\n\nBEGIN_JSON\n${JSON.stringify({ decision: "BY_DESIGN", reply: "math.js holds every arithmetic helper.", fix_description: "" })}\nEND_JSON`) });
     const payload = issueComment(f, { id: question.id, body: question.body, user: "maintainer", association: "COLLABORATOR", created: question.created_at });
 
+    const atAnswer = mark(f);
     const answered = await job(ws, f, "issue_comment", payload);
     expect(answered.exitCode, answered.stderr).toBe(0);
+    console.log("ci cost: a reviewer's comment, answered", spent(f, atAnswer));
     expect(answered.stdout).toContain("### comments");
     expect(answered.stdout).toMatch(/1 answered/);
     const replies = f.gh.state.comments.filter((c) => c.user.login === "otto-bot" && c.body.includes("math.js holds every arithmetic helper."));
