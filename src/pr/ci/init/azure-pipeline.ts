@@ -30,12 +30,23 @@ export interface AzureInput {
   secretNotes: string[];
 }
 
-function steps(input: AzureInput, event: string, extraEnv: string[]): string[] {
+/**
+ * A PR build checks out the PR's merge commit. OpenCode loads the directory's opencode.json and
+ * plugins when it starts, and otto runs a PR's code only in its sandbox: the job starts OpenCode on
+ * the PR's target branch, and otto moves the checkout to the PR's branch itself.
+ */
+const TARGET_BRANCH = [
+  '- script: git checkout -q --detach "origin/${SYSTEM_PULLREQUEST_TARGETBRANCH#refs/heads/}"',
+  "  displayName: Start from the PR's target branch, not its code",
+];
+
+function steps(input: AzureInput, event: string, extraEnv: string[], onPr = false): string[] {
   return [
     "- checkout: self",
     "  # Whole history (otto rebases a fix on a moved branch); no token left in .git/config.",
     "  fetchDepth: 0",
     "  persistCredentials: false",
+    ...(onPr ? TARGET_BRANCH : []),
     "- task: UseNode@1",
     "  inputs:",
     "    version: 22.x",
@@ -95,7 +106,7 @@ export function renderAzureJob(input: AzureInput): string {
     "  # After a failed build job, on a PR build, never for a fork's PR.",
     "  condition: and(failed(), eq(variables['Build.Reason'], 'PullRequest'), ne(variables['System.PullRequest.IsFork'], 'True'))",
     ...jobHead("${{ parameters.variableGroup }}"),
-    ...steps(input, "build_failed", []).map((l) => `  ${l}`),
+    ...steps(input, "build_failed", [], true).map((l) => `  ${l}`),
     "",
   ].join("\n");
 }

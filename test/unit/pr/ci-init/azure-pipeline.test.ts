@@ -72,6 +72,8 @@ describe("the Azure pipelines ci init writes", () => {
       expect(scripts).not.toMatch(/\$\(/);
     }
     for (const t of Object.values(text)) expect(t).not.toMatch(/persistCredentials: true/);
+    // The PR build's job starts OpenCode on the target branch, never on the PR's merge commit.
+    expect((job.jobs[0] as Job).steps[1]?.script).toBe('git checkout -q --detach "origin/${SYSTEM_PULLREQUEST_TARGETBRANCH#refs/heads/}"');
   });
 
   it("reads the build jobs of an azure-pipelines.yml", () => {

@@ -102,7 +102,8 @@ describe("the GitHub workflow ci init writes", () => {
     expect(runs).toContain("npm install --global --no-audit --no-fund opencode-ai@1.18.33 opencode-otto@0.1.0");
     expect(runs).toContain("opencode run --command otto-pr -- ci");
     // No token stored in .git/config: otto's git gets it from a helper reading GITHUB_TOKEN.
-    expect(job?.steps[0]?.with).toEqual({ "fetch-depth": 0, "persist-credentials": false });
+    // The default branch whatever the event: OpenCode starts on trusted config, never on a PR's merge commit.
+    expect(job?.steps[0]?.with).toEqual({ ref: "${{ github.event.repository.default_branch }}", "fetch-depth": 0, "persist-credentials": false });
     expect(runs).toContain(`git config --global credential.https://github.com.helper '!f() { test "$1" = get && echo username=x-access-token && echo "password=$GITHUB_TOKEN"; }; f'`);
   });
 
