@@ -2,7 +2,7 @@ import type { Event } from "@opencode-ai/sdk";
 // Direct imports, not the core barrel: this module is loaded with the plugin.
 import { formatError } from "../core/errors.ts";
 import type { Logger } from "../core/log.ts";
-import type { OpencodeClient } from "../runtime.ts";
+import type { OpencodeClient } from "../core/runtime-types.ts";
 import { typedLine } from "../sandbox/wrap.ts";
 
 /*
