@@ -12,3 +12,4 @@ export { holdLock, readTextIfExists, realTarget, withFileLock, writeFileAtomic, 
 export { processAlive } from "./process.ts";
 export { assertOttoPathSafe, ottoRootOf } from "./otto-dir.ts";
 export type { OpencodeClient, RuntimeBase } from "./runtime-types.ts";
+export { getHealth, hasPrivateRoutes, patchPart, replyPermission, type RouteResult } from "./private-routes.ts";
