@@ -72,14 +72,6 @@ const OPEN_FOLDERS = [
  * [importing file, imported file, reason] (paths under src/)
  */
 const EXCEPTIONS = [
-  // Type-level knot: the Runtime type lives in runtime.ts, which builds the session runner and the guard.
-  [
-    "config/load.ts",
-    "runtime.ts",
-    "takes the Runtime type; the type moves below config when runtime.ts is split into type and construction",
-  ],
-  ["session/runner.ts", "runtime.ts", "takes the Runtime type; same knot as config/load.ts"],
-  ["session/permission-guard.ts", "runtime.ts", "takes the Runtime type; same knot as config/load.ts"],
   // workspace/ sits below guard/, but the push-blocking environment every git call and check runs in lives in guard/.
   ["workspace/git.ts", "guard/push-env.ts", "the push-blocking env of git calls; push-env.ts (pure, core-only) moves below workspace"],
   ["workspace/checks.ts", "guard/push-env.ts", "the push-blocking env of checks; same as workspace/git.ts"],

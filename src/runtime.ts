@@ -1,8 +1,9 @@
 import type { PluginInput } from "@opencode-ai/plugin";
 // Direct imports, not barrels: the plugin builds its runtime at load, and load time counts.
 import { EventBus } from "./core/events.ts";
-import { createLogger, type Logger } from "./core/log.ts";
+import { createLogger } from "./core/log.ts";
 import type { Env } from "./core/paths.ts";
+import type { OpencodeClient, RuntimeBase } from "./core/runtime-types.ts";
 import { KnownSecrets, envSecrets } from "./core/secrets.ts";
 import { appendLedger, ledgerFile } from "./cost/ledger.ts";
 import { Meter } from "./cost/meter.ts";
@@ -11,21 +12,11 @@ import { SessionGuard } from "./guard/session-guard.ts";
 import { createSessionRunner, type SessionRunner } from "./session/runner.ts";
 import { SessionWrites } from "./session/writes.ts";
 
-export type OpencodeClient = PluginInput["client"];
+// The types live in core so the floors below the runtime can name them; re-exported for the floors above.
+export type { OpencodeClient, RuntimeBase };
 
 /** What one plugin instance shares with every tool and background job: no module-level state. */
-export interface Runtime {
-  client: OpencodeClient;
-  /** The directory OpenCode was started in (the project). */
-  directory: string;
-  worktree: string;
-  events: EventBus;
-  log: Logger;
-  env: Env;
-  /** Things worth saying once per process (e.g. "models.secondary unset, using the session's model"). */
-  once: Set<string>;
-  /** The secrets known so far (environment, every loaded config): every sink redacts them. */
-  secrets: KnownSecrets;
+export interface Runtime extends RuntimeBase {
   /** Every child session of this plugin instance goes through this runner (one concurrency limit). */
   sessions: SessionRunner;
   /** Otto's sessions (by id and by agent) and the hooks that keep them from pushing (src/guard). */
@@ -41,7 +32,7 @@ export function createRuntime(input: Pick<PluginInput, "client" | "directory" | 
   const events = new EventBus();
   const secrets = new KnownSecrets(envSecrets(env));
   const log = createLogger(input.client, () => secrets.values());
-  const base = { client: input.client, directory: input.directory, worktree: input.worktree, events, log, env, once: new Set<string>(), secrets };
+  const base: RuntimeBase = { client: input.client, directory: input.directory, worktree: input.worktree, events, log, env, once: new Set<string>(), secrets };
   const guard = new SessionGuard({
     directory: input.directory,
     env,

@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { execa } from "execa";
 import { OttoError, assertOttoPathSafe } from "../core/index.ts";
+import { runProcess } from "../core/run.ts";
 import { specPaths, specsDir } from "../spec/index.ts";
 import type { BuildTarget } from "./state.ts";
 
@@ -21,7 +21,7 @@ export interface ArchiveDeps {
   repoRoot: string;
   now: () => Date;
   env?: Record<string, string | undefined>;
-  /** Runs the OpenSpec CLI; undefined when it is not installed. Default: execa `openspec`. */
+  /** Runs the OpenSpec CLI; undefined when it is not installed. Default: `openspec` on PATH. */
   openspec?: (args: string[]) => Promise<{ exitCode: number; output: string } | undefined>;
 }
 
@@ -56,10 +56,10 @@ async function archiveChange(change: string, deps: ArchiveDeps): Promise<Archive
 }
 
 async function runOpenspec(args: string[], deps: ArchiveDeps): Promise<{ exitCode: number; output: string } | undefined> {
-  const result = await execa("openspec", args, { cwd: deps.repoRoot, env: deps.env, all: true, reject: false, stdin: "ignore", timeout: 120_000 });
-  // ENOENT: execa reports a command that could not start with no exit code.
-  if (result.exitCode === undefined || (result.failed && /ENOENT/.test(String(result.message)))) return undefined;
-  return { exitCode: result.exitCode, output: typeof result.all === "string" ? result.all : "" };
+  const result = await runProcess("openspec", args, { cwd: deps.repoRoot, env: deps.env, all: true, timeoutMs: 120_000 });
+  // ENOENT: a command that could not start has no exit code.
+  if (result.exitCode === undefined || (result.failed && /ENOENT/.test(result.message))) return undefined;
+  return { exitCode: result.exitCode, output: result.all };
 }
 
 async function exists(p: string): Promise<boolean> {

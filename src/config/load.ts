@@ -1,6 +1,5 @@
 import path from "node:path";
-import { readTextIfExists, type Env } from "../core/index.ts";
-import type { Runtime } from "../runtime.ts";
+import { readTextIfExists, type Env, type RuntimeBase } from "../core/index.ts";
 import { describeRepoFileSecrets, findRepoFileSecrets } from "./committed.ts";
 import { locateConfigFiles, type ConfigFiles } from "./files.ts";
 import { parseConfigText } from "./parse.ts";
@@ -19,7 +18,7 @@ export interface LoadOptions {
    * The plugin runtime, when there is one: the config's secrets join its known secrets (and the
    * result's `secrets` holds them all), and ignored untrusted keys are logged once per process.
    */
-  runtime?: Pick<Runtime, "log"> & Partial<Pick<Runtime, "secrets" | "once">>;
+  runtime?: Pick<RuntimeBase, "log"> & Partial<Pick<RuntimeBase, "secrets" | "once">>;
 }
 
 export interface LoadedConfig extends ResolvedConfig {

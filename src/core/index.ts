@@ -11,3 +11,5 @@ export { assetPath, builtinDir, listAssetNames, readMarkdownAsset, type AssetFol
 export { holdLock, readTextIfExists, realTarget, withFileLock, writeFileAtomic, type LockRetries } from "./files.ts";
 export { processAlive } from "./process.ts";
 export { assertOttoPathSafe, ottoRootOf } from "./otto-dir.ts";
+export type { OpencodeClient, RuntimeBase } from "./runtime-types.ts";
+export { getHealth, hasPrivateRoutes, patchPart, replyPermission, type RouteResult } from "./private-routes.ts";

@@ -1,5 +1,6 @@
-import type { OpencodeClient } from "../runtime.ts";
 import type { Logger } from "../core/log.ts";
+import { getHealth, hasPrivateRoutes } from "../core/private-routes.ts";
+import type { OpencodeClient } from "../core/runtime-types.ts";
 
 /**
  * The oldest OpenCode otto supports: the plugin API it is written against (1.18; tested with the
@@ -29,11 +30,6 @@ export function hostVersionWarning(host: string, minimum = MIN_OPENCODE_VERSION)
   return undefined;
 }
 
-/** The request function under the v1 SDK's classes (hey-api); the v1 SDK has no method for this route. */
-interface RawClient {
-  get(options: { url: string }): Promise<{ data?: unknown }>;
-}
-
 /**
  * Asks the host its version (GET /global/health answers `{ healthy, version }`; the plugin input
  * carries none) and logs a warning when it is older than otto supports. Fire and forget: it never
@@ -41,12 +37,10 @@ interface RawClient {
  * when a detached watcher starts, never at load (the plugin's load makes no request).
  */
 export function checkHostVersion(client: OpencodeClient, log: Logger): Promise<void> {
-  const raw = (client as unknown as { _client?: RawClient })._client;
-  if (!raw) return Promise.resolve();
-  return raw
-    .get({ url: "/global/health" })
-    .then(({ data }) => {
-      const version = (data as { version?: unknown } | undefined)?.version;
+  if (!hasPrivateRoutes(client)) return Promise.resolve();
+  return getHealth(client)
+    .then((result) => {
+      const version = (result?.data as { version?: unknown } | undefined)?.version;
       if (typeof version !== "string") return;
       const warning = hostVersionWarning(version);
       if (warning) log.log("warn", warning, { opencode: version, minimum: MIN_OPENCODE_VERSION });

@@ -1,6 +1,6 @@
-import { execa } from "execa";
 import { loadConfig, type Config, type LoadedConfig } from "../config/index.ts";
 import { formatError } from "../core/index.ts";
+import { runProcess } from "../core/run.ts";
 import type { Runtime } from "../runtime.ts";
 import { createNotifier } from "./notifier.ts";
 import type { Notify, NotifyEvent, NotifyReport } from "./types.ts";
@@ -24,7 +24,7 @@ export function notifierFor(runtime: Pick<Runtime, "client" | "env">, loaded: Pi
         }
       : {}),
     runCommand: async (command, env) => {
-      const result = await execa(command, { shell: true, env: { ...runtime.env, ...env }, timeout: COMMAND_TIMEOUT_MS, reject: false, stdin: "ignore" });
+      const result = await runProcess(command, [], { shell: true, env: { ...runtime.env, ...env }, timeoutMs: COMMAND_TIMEOUT_MS });
       return { exitCode: result.exitCode };
     },
     fetch: globalThis.fetch,

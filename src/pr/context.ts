@@ -1,7 +1,7 @@
 import path from "node:path";
-import { execa } from "execa";
 import { loadConfig, type LoadedConfig } from "../config/index.ts";
 import { OttoError, xdgPaths } from "../core/index.ts";
+import { runProcess } from "../core/run.ts";
 import type { Runtime } from "../runtime.ts";
 import { parseModel, type ModelRef } from "../session/index.ts";
 import { notifierFor, type Notify } from "../notify/index.ts";
@@ -30,7 +30,7 @@ export function backendDeps(runtime: PrRuntime, loaded: LoadedConfig): BackendDe
     env: runtime.env,
     fetch: globalThis.fetch,
     async exec(file, args, { timeoutMs }) {
-      const result = await execa(file, args, { timeout: timeoutMs, reject: false, stdin: "ignore", env: runtime.env as Record<string, string> });
+      const result = await runProcess(file, args, { timeoutMs, env: runtime.env });
       // ENOENT: the CLI is not installed.
       return { exitCode: result.failed && result.exitCode === undefined ? undefined : result.exitCode, stdout: result.stdout };
     },

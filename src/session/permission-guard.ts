@@ -2,7 +2,8 @@ import type { Event } from "@opencode-ai/sdk";
 // Direct imports, not the core barrel: this module is loaded with the plugin.
 import { formatError } from "../core/errors.ts";
 import type { Logger } from "../core/log.ts";
-import type { OpencodeClient } from "../runtime.ts";
+import { replyPermission } from "../core/private-routes.ts";
+import type { OpencodeClient } from "../core/runtime-types.ts";
 import { typedLine } from "../sandbox/wrap.ts";
 
 /*
@@ -65,22 +66,10 @@ export function denialMessage(asked: AskedPermission): string {
   return `Denied by otto: this session runs unattended, so nobody can answer the permission prompt for ${what}. Do the work without it; if you cannot, say in your reply what you needed and why.`;
 }
 
-/** The client's transport, for the 1.18 reply endpoint the v1 SDK does not wrap. */
-type RawClient = { _client?: { post(options: Record<string, unknown>): Promise<{ error?: unknown }> } };
-
 async function reject(client: OpencodeClient, asked: AskedPermission, directory: string): Promise<void> {
-  const raw = (client as unknown as RawClient)._client;
-  if (raw) {
-    // POST /permission/{requestID}/reply with a message: the model gets it as feedback and goes on.
-    const result = await raw.post({
-      url: "/permission/{requestID}/reply",
-      path: { requestID: asked.id },
-      query: { directory },
-      body: { reply: "reject", message: denialMessage(asked) },
-      headers: { "Content-Type": "application/json" },
-    });
-    if (result.error === undefined) return;
-  }
+  // The 1.18 reply endpoint the v1 SDK does not wrap: the model gets the message as feedback and goes on.
+  const replied = await replyPermission(client, { requestID: asked.id, directory, reply: "reject", message: denialMessage(asked) });
+  if (replied && replied.error === undefined) return;
   // The older endpoint: a plain rejection, which ends the model's turn.
   const result = await client.postSessionIdPermissionsPermissionId({ path: { id: asked.sessionID, permissionID: asked.id }, query: { directory }, body: { response: "reject" } });
   if (result.error !== undefined) throw new Error(`OpenCode refused the permission reply: ${JSON.stringify(result.error)}`);

@@ -3,11 +3,11 @@ import type { z } from "zod";
 // Direct imports: the plugin builds its runner at load, so this module stays light; the
 // session code (child.ts) and the prompt renderer load with the first child session.
 import { OttoError } from "../core/errors.ts";
+import type { RuntimeBase } from "../core/runtime-types.ts";
 import { Account } from "../cost/account.ts";
 import type { Meter } from "../cost/meter.ts";
 import { currentAccount } from "../cost/scope.ts";
 import type { renderPrompt } from "../prompts/index.ts";
-import type { Runtime } from "../runtime.ts";
 import type { ChildContext, ChildOptions, ChildSession, PromptReply } from "./child.ts";
 import type { JsonOptions, JsonReply } from "./json.ts";
 import { ownSession } from "./permission-guard.ts";
@@ -191,7 +191,7 @@ export class SessionRunner {
 }
 
 /** The runner for one plugin instance: its client, event bus, log and environment. */
-export function createSessionRunner(runtime: Pick<Runtime, "client" | "events" | "log" | "env"> & Partial<Pick<Runtime, "secrets">>, options: RunnerOptions = {}): SessionRunner {
+export function createSessionRunner(runtime: Pick<RuntimeBase, "client" | "events" | "log" | "env"> & Partial<Pick<RuntimeBase, "secrets">>, options: RunnerOptions = {}): SessionRunner {
   const known = runtime.secrets;
   return new SessionRunner({ client: runtime.client, events: runtime.events, log: runtime.log, env: runtime.env, secrets: () => known?.values() ?? [] }, options);
 }

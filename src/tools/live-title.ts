@@ -1,18 +1,8 @@
 import type { ToolContext } from "@opencode-ai/plugin";
 import type { ToolPart } from "@opencode-ai/sdk";
 import { formatError } from "../core/index.ts";
+import { patchPart } from "../core/private-routes.ts";
 import type { Runtime } from "../runtime.ts";
-
-/** The request function under the v1 SDK's classes (hey-api); the SDK has no method for this route. */
-interface RawClient {
-  patch(options: {
-    url: string;
-    path: Record<string, string>;
-    query?: Record<string, string>;
-    body: unknown;
-    headers: Record<string, string>;
-  }): Promise<{ error?: unknown }>;
-}
 
 export interface LiveTitle {
   set(title: string): void;
@@ -40,14 +30,7 @@ export function liveTitle(runtime: Pick<Runtime, "client" | "log">, ctx: ToolCon
       (p): p is ToolPart => p.type === "tool" && (callID ? p.callID === callID : p.state.status === "running"),
     );
     if (!part || part.state.status !== "running") return;
-    const raw = (runtime.client.session as unknown as { _client: RawClient })._client;
-    const result = await raw.patch({
-      url: "/session/{sessionID}/message/{messageID}/part/{partID}",
-      path: { sessionID, messageID, partID: part.id },
-      query: { directory },
-      body: { ...part, state: { ...part.state, title } },
-      headers: { "Content-Type": "application/json" },
-    });
+    const result = await patchPart(runtime.client, { sessionID, messageID, partID: part.id, directory, part: { ...part, state: { ...part.state, title } } });
     if (result.error !== undefined) throw new Error(JSON.stringify(result.error));
   }
 

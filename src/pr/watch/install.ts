@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { execa } from "execa";
 import { xdgPaths } from "../../core/index.ts";
+import { runProcess } from "../../core/run.ts";
 import { UNIT_NAME, renderUnit } from "./systemd.ts";
 
 export interface InstallOptions {
@@ -29,8 +29,8 @@ export async function installUnit(options: InstallOptions): Promise<string> {
   for (const command of commands) {
     const [file0 = "systemctl", ...args] = command.split(" ");
     // options.env: the same environment the unit is rendered from (the runtime's), so PATH finds the same systemctl.
-    const result = await execa(file0, args, { reject: false, timeout: 30_000, stdin: "ignore", env: options.env });
-    lines.push(`$ ${command} → ${result.exitCode === 0 ? "ok" : `failed (${String(result.exitCode ?? result.code)}): ${String(result.stderr).trim()}`}`);
+    const result = await runProcess(file0, args, { timeoutMs: 30_000, env: options.env });
+    lines.push(`$ ${command} → ${result.exitCode === 0 ? "ok" : `failed (${String(result.exitCode ?? result.code)}): ${result.stderr.trim()}`}`);
   }
   return lines.join("\n");
 }

@@ -71,8 +71,8 @@ describe("layer rule", () => {
   it("holds an exception to the file it names: a second file making the same arrow fails", async () => {
     expect(await layerErrors("src/pr/fix/entry.ts", importing("../watch/plan.ts"))).toEqual([]);
     expect(await layerErrors("src/pr/fix/another.ts", importing("../watch/plan.ts"))).toHaveLength(1);
-    expect(await layerErrors("src/config/load.ts", importing("../runtime.ts"))).toEqual([]);
-    expect(await layerErrors("src/config/other.ts", importing("../runtime.ts"))).toHaveLength(1);
+    expect(await layerErrors("src/session/runner.ts", importing("../cost/meter.ts"))).toEqual([]);
+    expect(await layerErrors("src/session/other.ts", importing("../cost/meter.ts"))).toHaveLength(1);
   });
 
   it("allows imports downward through index.ts, and core's modules one by one", async () => {
