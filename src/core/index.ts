@@ -1,4 +1,4 @@
-export { OttoError, isOttoError, formatError } from "./errors.ts";
+export { OttoError, isOttoError, formatError, errorText, errorLine } from "./errors.ts";
 export { PACKAGE_ROOT, xdgPaths, type Env } from "./paths.ts";
 export { createLogger, silentLogger, type Logger, type LogLevel } from "./log.ts";
 export { redact, redactDeep, maskSecret, REDACTED, MIN_SECRET_LENGTH } from "./redact.ts";
@@ -8,6 +8,10 @@ export { matterOptions } from "./frontmatter.ts";
 export { REPO_URL, SCHEMA_URL, docsUrl } from "./links.ts";
 export { COMMAND_AGENT_PREFIX, OTTO_AGENT, isCommandAgent, orchestratorAgent } from "./agents.ts";
 export { assetPath, builtinDir, listAssetNames, readMarkdownAsset, type AssetFolder, type MarkdownAsset } from "./assets.ts";
-export { holdLock, readTextIfExists, realTarget, withFileLock, writeFileAtomic, type LockRetries } from "./files.ts";
+export { exists, holdLock, readTextIfExists, realTarget, withFileLock, writeFileAtomic, type LockRetries } from "./files.ts";
 export { processAlive } from "./process.ts";
 export { assertOttoPathSafe, ottoRootOf } from "./otto-dir.ts";
+export { cut, oneLine, firstLine, cell } from "./text.ts";
+export { positionAt, type Position } from "./position.ts";
+export { isRecord, isPlainObject } from "./objects.ts";
+export { formatZodIssues, issuePath } from "./zod-issues.ts";
