@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { execa } from "execa";
-import { OttoError, assertOttoPathSafe } from "../core/index.ts";
+import { OttoError, assertOttoPathSafe, exists } from "../core/index.ts";
 import { specPaths, specsDir } from "../spec/index.ts";
 import type { BuildTarget } from "./state.ts";
 
@@ -60,11 +60,4 @@ async function runOpenspec(args: string[], deps: ArchiveDeps): Promise<{ exitCod
   // ENOENT: execa reports a command that could not start with no exit code.
   if (result.exitCode === undefined || (result.failed && /ENOENT/.test(String(result.message)))) return undefined;
   return { exitCode: result.exitCode, output: typeof result.all === "string" ? result.all : "" };
-}
-
-async function exists(p: string): Promise<boolean> {
-  return fs.access(p).then(
-    () => true,
-    () => false,
-  );
 }
