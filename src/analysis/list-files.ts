@@ -1,6 +1,7 @@
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { GitRunner } from "./types.ts";
+import { firstLine } from "../core/index.ts";
 
 /**
  * Directories that hold dependencies, build output or caches. Skipped by the walk and also
@@ -102,8 +103,4 @@ async function walkFiles(root: string, options: ListOptions): Promise<Omit<FileL
     }
   }
   return { files: files.sort(), truncated, notes };
-}
-
-function firstLine(text: string): string {
-  return text.trim().split("\n")[0] ?? "unknown error";
 }

@@ -1,4 +1,5 @@
 import type { Dependency, Manifest } from "./types.ts";
+import { isRecord } from "../core/index.ts";
 
 /** package.json → manifest. Throws on invalid JSON; the caller turns that into a note. */
 export function parsePackageJson(path: string, text: string): Manifest {
@@ -42,8 +43,4 @@ function workspacesOf(value: unknown): string[] {
 function stringRecord(value: unknown): Record<string, string> {
   if (!isRecord(value)) return {};
   return Object.fromEntries(Object.entries(value).filter((entry): entry is [string, string] => typeof entry[1] === "string"));
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

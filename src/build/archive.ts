@@ -1,6 +1,6 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { OttoError, assertOttoPathSafe } from "../core/index.ts";
+import { OttoError, assertOttoPathSafe, exists } from "../core/index.ts";
 import { runProcess } from "../core/run.ts";
 import { specPaths, specsDir } from "../spec/index.ts";
 import type { BuildTarget } from "./state.ts";
@@ -60,11 +60,4 @@ async function runOpenspec(args: string[], deps: ArchiveDeps): Promise<{ exitCod
   // ENOENT: a command that could not start has no exit code.
   if (result.exitCode === undefined || (result.failed && /ENOENT/.test(result.message))) return undefined;
   return { exitCode: result.exitCode, output: result.all };
-}
-
-async function exists(p: string): Promise<boolean> {
-  return fs.access(p).then(
-    () => true,
-    () => false,
-  );
 }

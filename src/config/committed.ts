@@ -1,7 +1,7 @@
 import { parse, parseTree, type ParseError } from "jsonc-parser";
-import { OttoError, readTextIfExists, redact } from "../core/index.ts";
+import { OttoError, readTextIfExists, redact, isRecord } from "../core/index.ts";
 import { findRepoRoot, repoConfigFile } from "./files.ts";
-import { formatKeyPath, isPlainObject, parseKeyPath } from "./keypath.ts";
+import { formatKeyPath, parseKeyPath } from "./keypath.ts";
 import { locatePath } from "./locate.ts";
 import { JSONC } from "./parse.ts";
 import { secretKeysSet } from "./secrets.ts";
@@ -18,7 +18,7 @@ export interface RepoFileSecret {
 function eachString(node: unknown, at: Array<string | number>, visit: (path: Array<string | number>, value: string) => void): void {
   if (typeof node === "string") visit(at, node);
   else if (Array.isArray(node)) node.forEach((item, i) => eachString(item, [...at, i], visit));
-  else if (isPlainObject(node)) for (const [key, child] of Object.entries(node)) eachString(child, [...at, key], visit);
+  else if (isRecord(node)) for (const [key, child] of Object.entries(node)) eachString(child, [...at, key], visit);
 }
 
 /**

@@ -1,6 +1,5 @@
-import fs from "node:fs/promises";
 import path from "node:path";
-import { xdgPaths, type Env } from "../core/index.ts";
+import { xdgPaths, type Env, exists } from "../core/index.ts";
 
 export const CONFIG_FILE_NAME = "otto.jsonc";
 
@@ -19,13 +18,6 @@ export function userConfigFile(env: Env): string {
 
 export function repoConfigFile(root: string): string {
   return path.join(root, ".otto", CONFIG_FILE_NAME);
-}
-
-async function exists(file: string): Promise<boolean> {
-  return fs.stat(file).then(
-    () => true,
-    () => false,
-  );
 }
 
 /**

@@ -9,7 +9,7 @@ export { ENV_OVERRIDES, envLayer } from "./env.ts";
 export { computeSources, type ConfigLayer, type ConfigSources } from "./sources.ts";
 export { locateConfigFiles, findRepoRoot, userConfigFile, repoConfigFile, type ConfigFiles } from "./files.ts";
 export { setConfigValue, editConfigFile, planSet, planEdit, type SetPlan, type SetResult } from "./set.ts";
-export { configError, formatProblem, formatProblems, type ConfigProblem } from "./problems.ts";
+export { configError, formatProblem, formatConfigProblems, type ConfigProblem } from "./problems.ts";
 export { SECRET_KEYS, isSecretKey, maskSecrets, secretKeysSet } from "./secrets.ts";
 export { assertNoCommittedSecrets, repoFileSecrets, findRepoFileSecrets, describeRepoFileSecrets, type RepoFileSecret, type GitCheck } from "./committed.ts";
 export { TRUST_GATED_KEYS, gatedDigest, gatedValues, isRepoTrusted, listTrustedRepos, trustFile, trustRepo, untrustRepo, type TrustedRepo } from "./trust.ts";

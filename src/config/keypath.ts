@@ -1,4 +1,4 @@
-import { OttoError } from "../core/index.ts";
+import { OttoError, isRecord } from "../core/index.ts";
 
 export type KeyPath = Array<string | number>;
 
@@ -40,16 +40,12 @@ export function formatKeyPath(path: readonly PropertyKey[]): string {
   return out === "" ? "(top level)" : out;
 }
 
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 /** The value at a path of plain data, or undefined. */
 export function getAtPath(value: unknown, path: readonly PropertyKey[]): unknown {
   let current = value;
   for (const segment of path) {
     if (Array.isArray(current) && typeof segment === "number") current = current[segment];
-    else if (isPlainObject(current) && typeof segment === "string") current = current[segment];
+    else if (isRecord(current) && typeof segment === "string") current = current[segment];
     else return undefined;
   }
   return current;

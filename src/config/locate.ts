@@ -1,24 +1,5 @@
 import { findNodeAtLocation, type Node } from "jsonc-parser";
-
-export interface Position {
-  /** 1-based. */
-  line: number;
-  /** 1-based, in UTF-16 code units like editors count them. */
-  column: number;
-}
-
-export function positionAt(text: string, offset: number): Position {
-  let line = 1;
-  let lineStart = 0;
-  const end = Math.min(offset, text.length);
-  for (let i = 0; i < end; i++) {
-    if (text.charCodeAt(i) === 10) {
-      line++;
-      lineStart = i + 1;
-    }
-  }
-  return { line, column: end - lineStart + 1 };
-}
+import { positionAt, type Position } from "../core/index.ts";
 
 /**
  * Where a key path points in the original text: the value's node, or for `keyOf` the property

@@ -1,4 +1,4 @@
-import { isPlainObject } from "./keypath.ts";
+import { isRecord } from "../core/index.ts";
 
 /**
  * Deep merge of config layers, later layers win: objects merge key by key at every level,
@@ -12,7 +12,7 @@ export function deepMerge(...layers: ReadonlyArray<Record<string, unknown> | und
     for (const [key, value] of Object.entries(layer)) {
       if (value === undefined) continue;
       const base = out[key];
-      if (isPlainObject(value)) out[key] = deepMerge(isPlainObject(base) ? base : undefined, value);
+      if (isRecord(value)) out[key] = deepMerge(isRecord(base) ? base : undefined, value);
       else out[key] = Array.isArray(value) ? structuredClone(value) : value;
     }
   }

@@ -1,7 +1,7 @@
 import { getLocation, parse, parseTree, printParseErrorCode, type ParseError } from "jsonc-parser";
 import { issueToProblems } from "./issues.ts";
-import { formatKeyPath, isPlainObject } from "./keypath.ts";
-import { positionAt } from "./locate.ts";
+import { formatKeyPath } from "./keypath.ts";
+import { positionAt, isRecord } from "../core/index.ts";
 import { describeValue, type ConfigProblem } from "./problems.ts";
 import { ConfigFile } from "./schema.ts";
 
@@ -63,7 +63,7 @@ export function parseConfigText(text: string, options: ParseOptions): ParsedFile
     return { value: undefined, problems: problems.filter((p, i) => problems.findIndex((q) => q.line === p.line && q.column === p.column) === i) };
   }
   if (value === undefined) return { value: {}, problems: [] };
-  if (!isPlainObject(value)) {
+  if (!isRecord(value)) {
     const problem: ConfigProblem = {
       file: options.file,
       ...positionAt(text, Math.max(0, text.search(/\S/))),

@@ -20,7 +20,7 @@ export function formatProblem(problem: ConfigProblem): string {
   return `${where} ${problem.key}: expected ${problem.expected}, found ${problem.found}.\n  Fix: ${problem.fix}`;
 }
 
-export function formatProblems(problems: readonly ConfigProblem[]): string {
+export function formatConfigProblems(problems: readonly ConfigProblem[]): string {
   return problems.map((p) => `- ${formatProblem(p)}`).join("\n");
 }
 
@@ -35,7 +35,7 @@ export function configError(problems: readonly ConfigProblem[], heading?: string
   const title = heading ?? `Invalid otto config (${count}):`;
   return new OttoError(
     "config_invalid",
-    `${title}\n${formatProblems(problems)}`,
+    `${title}\n${formatConfigProblems(problems)}`,
     "Fix each problem above, then run /otto-config validate.",
   );
 }

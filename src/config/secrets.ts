@@ -1,5 +1,5 @@
-import { MIN_SECRET_LENGTH, maskSecret } from "../core/index.ts";
-import { formatKeyPath, getAtPath, isPlainObject, parseKeyPath } from "./keypath.ts";
+import { MIN_SECRET_LENGTH, maskSecret, isRecord } from "../core/index.ts";
+import { formatKeyPath, getAtPath, parseKeyPath } from "./keypath.ts";
 
 /**
  * Keys whose values are credentials; `[]` stands for any array index. A webhook URL carries its
@@ -34,7 +34,7 @@ function walk(node: unknown, segments: readonly string[], visit: Visit): void {
     if (Array.isArray(node)) for (const item of node) walk(item, rest, visit);
     return;
   }
-  if (!isPlainObject(node)) return;
+  if (!isRecord(node)) return;
   if (rest.length === 0) visit(node, head);
   else walk(node[head], rest, visit);
 }
@@ -80,7 +80,7 @@ function collectSet(node: unknown, segments: readonly string[], at: Array<string
     if (Array.isArray(node)) node.forEach((item, i) => collectSet(item, rest, [...at, i], out));
     return;
   }
-  if (isPlainObject(node)) collectSet(node[head], rest, [...at, head], out);
+  if (isRecord(node)) collectSet(node[head], rest, [...at, head], out);
 }
 
 /** Secret keys (full paths) whose value is too short to redact (MIN_SECRET_LENGTH): almost certainly a mistake. */

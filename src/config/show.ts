@@ -1,5 +1,5 @@
-import { redact } from "../core/index.ts";
-import { formatKeyPath, isPlainObject } from "./keypath.ts";
+import { redact, isRecord } from "../core/index.ts";
+import { formatKeyPath } from "./keypath.ts";
 import type { LoadedConfig } from "./load.ts";
 import { maskSecrets } from "./secrets.ts";
 
@@ -14,13 +14,13 @@ function renderObject(value: Record<string, unknown>, path: string[], indent: st
     const comma = i < entries.length - 1 ? "," : "";
     const childPath = [...path, key];
     const head = `${indent}  ${JSON.stringify(key)}: `;
-    if (isPlainObject(child) && Object.keys(child).length > 0) {
+    if (isRecord(child) && Object.keys(child).length > 0) {
       out.push(`${head}{`);
       renderObject(child, childPath, `${indent}  `, sources, out);
       out.push(`${indent}  }${comma}`);
       return;
     }
-    const comment = isPlainObject(child) ? "nothing set" : shortSource(sources[formatKeyPath(childPath)]);
+    const comment = isRecord(child) ? "nothing set" : shortSource(sources[formatKeyPath(childPath)]);
     const multiline = Array.isArray(child) && child.some((item) => typeof item === "object" && item !== null);
     if (!multiline) {
       const inline = JSON.stringify(child).replace(/","/g, '", "');

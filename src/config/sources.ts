@@ -1,4 +1,5 @@
-import { formatKeyPath, hasPath, isPlainObject } from "./keypath.ts";
+import { formatKeyPath, hasPath } from "./keypath.ts";
+import { isRecord } from "../core/index.ts";
 
 /** A file's parsed content and where it came from. */
 export interface ConfigLayer {
@@ -12,7 +13,7 @@ export type ConfigSources = Record<string, string>;
 
 /** Leaf paths of a config: scalars and arrays (arrays replace as a whole, so they are leaves). */
 export function leafPaths(value: unknown, prefix: Array<string | number> = []): Array<Array<string | number>> {
-  if (!isPlainObject(value)) return value === undefined ? [] : [prefix];
+  if (!isRecord(value)) return value === undefined ? [] : [prefix];
   return Object.entries(value).flatMap(([key, child]) => leafPaths(child, [...prefix, key]));
 }
 

@@ -2,8 +2,8 @@ import { createHash } from "node:crypto";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
-import { OttoError, readTextIfExists, withFileLock, writeFileAtomic, xdgPaths, type Env } from "../core/index.ts";
-import { formatKeyPath, getAtPath, isPlainObject } from "./keypath.ts";
+import { OttoError, readTextIfExists, withFileLock, writeFileAtomic, xdgPaths, type Env, isRecord } from "../core/index.ts";
+import { formatKeyPath, getAtPath } from "./keypath.ts";
 
 /**
  * Keys that decide where otto sends the user's credentials or runs commands on its events. A repo's
@@ -55,7 +55,7 @@ export function withoutGated(repoValue: Record<string, unknown>): Record<string,
   const copy = structuredClone(repoValue);
   for (const key of TRUST_GATED_KEYS) {
     const parent = getAtPath(copy, key.slice(0, -1));
-    if (isPlainObject(parent)) delete parent[key[key.length - 1] ?? ""];
+    if (isRecord(parent)) delete parent[key[key.length - 1] ?? ""];
   }
   return copy;
 }

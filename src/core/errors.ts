@@ -27,3 +27,13 @@ export function formatError(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   return `Error: ${message}`;
 }
+
+/** A failure as text inside a sentence: formatError without its `Error: ` prefix (the fix line stays). */
+export function errorText(error: unknown): string {
+  return formatError(error).replace(/^Error: /, "");
+}
+
+/** A failure as one line for summaries and tasks.md: the first line of errorText. */
+export function errorLine(error: unknown): string {
+  return errorText(error).split("\n")[0] ?? "";
+}

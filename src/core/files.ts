@@ -5,6 +5,14 @@ import lockfile from "proper-lockfile";
 import { OttoError } from "./errors.ts";
 import { assertOttoPathSafe } from "./otto-dir.ts";
 
+/** True when `file` exists (a file, a folder, or a link to one). */
+export async function exists(file: string): Promise<boolean> {
+  return fs.access(file).then(
+    () => true,
+    () => false,
+  );
+}
+
 /*
  * Atomic writes under a lock, shared by every file otto edits (otto.jsonc, spec files).
  * proper-lockfile takes a `<file>.lock` directory (mkdir is atomic on every platform), so the

@@ -2,6 +2,7 @@ import { OttoError } from "../core/errors.ts";
 import { tryParseDuration } from "../config/duration.ts";
 import type { LedgerEntry } from "./ledger.ts";
 import { addUsage, formatCost, formatTokens, knownUsd, totalTokens, ZERO_USAGE, type Usage } from "./usage.ts";
+import { cell } from "../core/index.ts";
 
 /*
  * `/otto-cost`: the ledger grouped into a table, pure (the tool reads the ledger and the flags).
@@ -96,8 +97,6 @@ export function buildReport(entries: readonly LedgerEntry[], options: { by: Repo
   else rows.sort((a, b) => Number(a.key === NO_LABEL) - Number(b.key === NO_LABEL) || b.usage.usd - a.usage.usd || totalTokens(b.usage) - totalTokens(a.usage) || a.key.localeCompare(b.key));
   return { by: options.by, since: from, repos: options.repos, rows, total, otherRepos };
 }
-
-const cell = (text: string): string => text.replace(/\s+/g, " ").replace(/\|/g, "\\|");
 
 function line(name: string, usage: Usage): string {
   return `| ${name} | ${usage.requests} | ${formatTokens(usage.input)} | ${formatTokens(usage.output)} | ${formatTokens(totalTokens(usage))} | ${formatCost(usage)} |`;

@@ -1,6 +1,7 @@
 import { formatCost, formatTokens, formatUsd, totalTokens } from "../cost/index.ts";
 import { sortForStatus } from "./policy.ts";
 import { AGENT_STATES, SYSTEM, type Agent, type Message } from "./schema.ts";
+import { cell, oneLine } from "../core/index.ts";
 
 /*
  * Plain text for people and models: messages, the status table, ages. Pure.
@@ -28,15 +29,6 @@ export function formatAge(since: string, now: Date): string {
   return `${Math.floor(seconds / 86_400)}d`;
 }
 
-function oneLine(text: string, max: number): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
-}
-
-function cell(text: string): string {
-  return text.replace(/\|/g, "\\|");
-}
-
 function notes(agent: Agent): string {
   const out: string[] = [];
   if (agent.human) out.push(`NEEDS A HUMAN (#${agent.human.seq}): ${oneLine(agent.human.text, 80)}`);
@@ -58,7 +50,7 @@ export function spentCell(agent: Pick<Agent, "spend" | "budget">): string {
 export function renderStatusTable(agents: readonly Agent[], now: Date): string {
   const rows = sortForStatus(agents).map(
     (a) =>
-      `| ${a.name} | ${a.state}${a.human ? " (human)" : ""}${a.state === "stopped" ? " (budget)" : ""} | ${cell(oneLine(a.task, 60))} | ${formatAge(a.createdAt, now)} | ${formatAge(a.activeAt, now)} ago | ${spentCell(a)} | ${cell(notes(a))} |`,
+      `| ${a.name} | ${a.state}${a.human ? " (human)" : ""}${a.state === "stopped" ? " (budget)" : ""} | ${cell(a.task, 60)} | ${formatAge(a.createdAt, now)} | ${formatAge(a.activeAt, now)} ago | ${spentCell(a)} | ${cell(notes(a))} |`,
   );
   return ["| agent | state | task | age | last activity | spent | notes |", "|---|---|---|---|---|---|---|", ...rows].join("\n");
 }

@@ -1,5 +1,5 @@
 import fs from "node:fs/promises";
-import { OttoError, assertOttoPathSafe, readTextIfExists, redact, redactDeep, withFileLock, writeFileAtomic } from "../core/index.ts";
+import { OttoError, assertOttoPathSafe, readTextIfExists, redact, redactDeep, withFileLock, writeFileAtomic, formatZodIssues } from "../core/index.ts";
 import type { CrewPaths } from "./paths.ts";
 import { CrewFile, Message, emptyCrew, type NewMessage } from "./schema.ts";
 
@@ -17,8 +17,7 @@ export function parseCrew(text: string | undefined, file: string): CrewFile {
   }
   const parsed = CrewFile.safeParse(json);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new OttoError("crew_state", `${file} does not match otto's crew format: ${issue?.path.join(".") ?? ""} ${issue?.message ?? ""}`, `Fix or delete ${file} (deleting forgets the crew).`);
+    throw new OttoError("crew_state", `${file} does not match otto's crew format: ${formatZodIssues(parsed.error.issues, { inline: true })}`, `Fix or delete ${file} (deleting forgets the crew).`);
   }
   return parsed.data;
 }

@@ -1,4 +1,4 @@
-import { formatError, OTTO_AGENT, orchestratorAgent } from "../core/index.ts";
+import { formatError, OTTO_AGENT, orchestratorAgent, errorText } from "../core/index.ts";
 import { renderPrompt } from "../prompts/index.ts";
 import type { Crew } from "./context.ts";
 import type { Delivery } from "./gate.ts";
@@ -101,7 +101,7 @@ export async function markUndeliverable(crew: Crew, name: string, error: unknown
   const committed = await transact(crew.paths, crew.now, ({ crew: state, post, now }) => {
     const agent = state.agents.find((a) => a.name === name);
     if (!agent) return;
-    const reason = `could not prompt its session: ${formatError(error).replace(/^Error: /, "")}`;
+    const reason = `could not prompt its session: ${errorText(error)}`;
     Object.assign(agent, { state: "failed", resume: undefined, error: reason, activeAt: now.toISOString() });
     post(failureNotice(name, reason));
   }, crew.secrets?.() ?? []);

@@ -2,8 +2,9 @@ import { renderPrompt } from "../prompts/index.ts";
 import { extractDocument } from "../session/index.ts";
 import type { Task } from "../spec/index.ts";
 import { briefingVars, type SpecContext } from "./context.ts";
-import { errorLine, openPass, promptPass, REVIEWER } from "./pass.ts";
+import { openPass, promptPass, REVIEWER } from "./pass.ts";
 import type { ExecuteDeps, Models } from "./types.ts";
+import { errorLine } from "../core/index.ts";
 
 export interface Briefing {
   /** The brief; undefined when briefing is off or failed (the executor gets the documents). */

@@ -7,9 +7,10 @@ import { commitAll, pendingDiff } from "../workspace/index.ts";
 import { baselineOf, guardOf } from "./baseline.ts";
 import { type OttoCommit } from "./git.ts";
 import { writeStepRecord } from "./history.ts";
-import { cancelled, errorLine, EXECUTOR, jsonPass, promptPass, REVIEWER } from "./pass.ts";
+import { cancelled, EXECUTOR, jsonPass, promptPass, REVIEWER } from "./pass.ts";
 import { taskFailedReason } from "./plan.ts";
 import type { ExecuteDeps, Models, StepRecord } from "./types.ts";
+import { errorLine } from "../core/index.ts";
 
 export interface DocsReport {
   steps: StepRecord[];

@@ -1,5 +1,5 @@
 import { describeResolvedChecks } from "../analysis/index.ts";
-import { OttoError, isOttoError } from "../core/index.ts";
+import { OttoError, isOttoError, errorLine } from "../core/index.ts";
 import { Account, formatUsage, ledgerFile, medianTaskCost, readLedger, withAccount } from "../cost/index.ts";
 import { resolveRoleModel } from "../session/index.ts";
 import { checkGate, listSpecs, phases, readArtifacts, resolveSpec, specPaths, summarizeTasks, type SpecPaths } from "../spec/index.ts";
@@ -10,7 +10,7 @@ import { readDocs, relativeSpecDir, type SpecContext } from "./context.ts";
 import { alignDocs, docsDue } from "./docs-align.ts";
 import { committedPhases, ottoCommits } from "./git.ts";
 import { gitDir, snapshotGitControl } from "../workspace/index.ts";
-import { budgetStopped, cancelled, counted, errorLine } from "./pass.ts";
+import { budgetStopped, cancelled, counted } from "./pass.ts";
 import { childAccount, estimateLine } from "./cost.ts";
 import { phasesToRun, startChanges } from "./plan.ts";
 import { renderReport, STOPPED_BY_BUDGET, type RunReport } from "./progress.ts";

@@ -1,10 +1,10 @@
 import fs from "node:fs/promises";
 import { z } from "zod";
-import { realTarget, redact, withFileLock, writeFileAtomic } from "../core/index.ts";
+import { realTarget, redact, withFileLock, writeFileAtomic, errorLine } from "../core/index.ts";
 import { renderPrompt } from "../prompts/index.ts";
 import { appendQuestions, parseQuestions, serializeQuestion, type NewQuestion } from "../spec/index.ts";
 import { doc, type SpecContext } from "./context.ts";
-import { errorLine, jsonPass, REVIEWER } from "./pass.ts";
+import { jsonPass, REVIEWER } from "./pass.ts";
 import type { ExecuteDeps, Models, StepRecord } from "./types.ts";
 
 /** The question-harvest prompt's envelope. */

@@ -148,7 +148,3 @@ export function cancelled(deps: Pick<ExecuteDeps, "signal">): boolean {
   return deps.signal?.aborted === true;
 }
 
-/** A failure as one line for summaries and tasks.md (`Error: ` prefix dropped). */
-export function errorLine(error: unknown): string {
-  return formatError(error).replace(/^Error: /, "").split("\n")[0] ?? "";
-}

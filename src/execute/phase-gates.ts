@@ -1,9 +1,10 @@
 import { renderPrompt } from "../prompts/index.ts";
 import { Critique, summarizeCritique } from "../review/index.ts";
 import { doc, required, type SpecContext } from "./context.ts";
-import { errorLine, EXECUTOR, jsonPass, promptPass, REVIEWER, type PassResult } from "./pass.ts";
+import { EXECUTOR, jsonPass, promptPass, REVIEWER, type PassResult } from "./pass.ts";
 import { taskFailedReason } from "./plan.ts";
 import type { ExecuteDeps, Models, StepRecord } from "./types.ts";
+import { errorLine } from "../core/index.ts";
 
 /*
  * What runs after a phase's tasks, before its commit (the phase review gate and post-review

@@ -8,6 +8,7 @@ import { filesField } from "./evidence.ts";
 import { formatDuration } from "./history.ts";
 import type { StatusChange } from "./plan.ts";
 import type { StepRecord, TaskResult } from "./types.ts";
+import { cell, firstLine } from "../core/index.ts";
 
 /** Live counts of one phase, for the tool's title. */
 export interface PhaseCounts {
@@ -76,9 +77,9 @@ export interface RunReport {
   estimate?: string;
 }
 
-function firstLine(text: string, max = 90): string {
-  const line = text.split(/\r?\n/).map((l) => l.replace(/^[#>*\s-]+/, "").trim()).find((l) => l !== "") ?? "";
-  return (line.length > max ? `${line.slice(0, max - 1)}…` : line).replace(/\|/g, "\\|");
+/** A result's first line for the progress table, without markdown's heading, quote and list marks. */
+function noteCell(text: string): string {
+  return cell(firstLine(text.replace(/^[#>*\s-]+/gm, "")), 90);
 }
 
 /** A completed task's evidence as tasks.md records it: "commit 1a2b3c4 · files a.ts, b.ts · checks npm test exit 0". */
@@ -109,7 +110,7 @@ export function renderReport(report: RunReport): string {
   const skipped = new Map(report.phases.flatMap((p) => p.skipped).map((s) => [s.id, s]));
   const rows = report.list.tasks.map((t) => {
     const r = results.get(t.id);
-    const note = r ? firstLine(r.status === "completed" ? r.summary : (r.error ?? "")) : skipped.has(t.id) ? firstLine(skipped.get(t.id)?.reason ?? "") : t.status === "completed" ? "(completed earlier)" : "";
+    const note = r ? noteCell(r.status === "completed" ? r.summary : (r.error ?? "")) : skipped.has(t.id) ? noteCell(skipped.get(t.id)?.reason ?? "") : t.status === "completed" ? "(completed earlier)" : "";
     return `| ${t.parallel_group} | ${t.id} | ${t.status} | ${r ? r.attempts : "-"} | ${r ? formatDuration(r.durationMs) : "-"} | ${note} | ${t.status === "completed" ? evidenceCell(t.extra) : ""} | ${r?.usage ? spendCells(r.usage) : "- | -"} |`;
   });
   if (report.usage) rows.push(`| | **total** | | | ${formatDuration(report.durationMs)} | this run, with the phases' gates and the docs | | ${spendCells(report.usage)} |`);

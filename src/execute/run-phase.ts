@@ -7,7 +7,7 @@ import { harvestQuestions } from "./harvest.ts";
 import { writeStepRecord } from "./history.ts";
 import { currentAccount, withAccount } from "../cost/index.ts";
 import { childAccount } from "./cost.ts";
-import { budgetStopped, cancelled, counted, errorLine } from "./pass.ts";
+import { budgetStopped, cancelled, counted } from "./pass.ts";
 import { hardeningPass, reviewGate } from "./phase-gates.ts";
 import { blockedInPhase, phaseHasWork, runnableInPhase, tasksOf } from "./plan.ts";
 import { phaseTitle, STOPPED_BY_BUDGET, type PhaseCounts, type PhaseReport } from "./progress.ts";
@@ -18,6 +18,7 @@ import { blockingResults, verifyFailure, verifyPhase } from "./verify-phase.ts";
 import { checksField, evidenceLine, filesField } from "./evidence.ts";
 import { mergeShared, sharedLines } from "./attribution.ts";
 import { PhaseFiles } from "./task-files.ts";
+import { errorLine } from "../core/index.ts";
 
 export interface PhaseRun {
   deps: ExecuteDeps;

@@ -1,5 +1,5 @@
 import path from "node:path";
-import { isOttoError } from "../core/index.ts";
+import { isOttoError, errorLine } from "../core/index.ts";
 import { currentAccount, formatUsage, type Account } from "../cost/index.ts";
 import { renderPrompt } from "../prompts/index.ts";
 import type { Task } from "../spec/index.ts";
@@ -12,7 +12,7 @@ import type { SharedChange } from "./attribution.ts";
 import { attemptEvidenceLine, attemptFields, changedDuring, judgeEvidence, type AttemptEvidence } from "./evidence.ts";
 import { writeAttempt } from "./history.ts";
 import { sameFailure, type Failure } from "./failure-fingerprint.ts";
-import { budgetStopped, cancelled, counted, discardPass, errorLine, EXECUTOR, openPass, promptPass, type PassResult } from "./pass.ts";
+import { budgetStopped, cancelled, counted, discardPass, EXECUTOR, openPass, promptPass, type PassResult } from "./pass.ts";
 import { taskFailedReason } from "./plan.ts";
 import type { PhaseFiles } from "./task-files.ts";
 import type { TaskStore } from "./task-store.ts";

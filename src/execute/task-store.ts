@@ -1,5 +1,5 @@
 import fs from "node:fs/promises";
-import { OttoError, realTarget, withFileLock, writeFileAtomic } from "../core/index.ts";
+import { OttoError, realTarget, withFileLock, writeFileAtomic, firstLine } from "../core/index.ts";
 import { formatProblems, parseTasks, updateTaskStatus, validateTasks, type TaskList, type TaskStatus } from "../spec/index.ts";
 
 /** Reads tasks.md and refuses to run on one that does not parse or validate (ids, dependencies, groups). */
@@ -59,7 +59,7 @@ export class TaskStore {
    */
   set(id: string, status: TaskStatus, extra: Record<string, string> = {}): Promise<TaskList> {
     const stale = Object.entries(STATUS_NOTES).filter(([key, owner]) => owner !== status && !(key in extra)).map(([key]) => key);
-    return this.#enqueue(async (text) => updateTaskStatus(text, id, status, oneLine(extra), stale), false);
+    return this.#enqueue(async (text) => updateTaskStatus(text, id, status, singleLineExtras(extra), stale), false);
   }
 
   /** Re-reads and re-validates the file (the user may edit it during a run). */
@@ -102,10 +102,10 @@ const STATUS_NOTES: Readonly<Record<string, TaskStatus>> = {
 };
 
 /** Extra fields are single-line values in tasks.md; a multi-line error keeps its first line, cut short. */
-function oneLine(extra: Record<string, string>): Record<string, string> {
+function singleLineExtras(extra: Record<string, string>): Record<string, string> {
   return Object.fromEntries(
     Object.entries(extra).map(([key, value]) => {
-      const line = value.split(/\r?\n/).find((l) => l.trim() !== "")?.trim() ?? "";
+      const line = firstLine(value);
       return [key, line.length > 300 ? `${line.slice(0, 297)}...` : line];
     }),
   );

@@ -1,12 +1,13 @@
 import { renderPrompt } from "../prompts/index.ts";
 import type { VerifyState } from "./commit-message.ts";
 import { doc, type SpecContext } from "./context.ts";
-import { errorLine, EXECUTOR, promptPass } from "./pass.ts";
+import { EXECUTOR, promptPass } from "./pass.ts";
 import { taskFailedReason } from "./plan.ts";
 import type { ExecuteDeps, Models, StepRecord } from "./types.ts";
 import { describeResolvedChecks } from "../analysis/index.ts";
 import { compareToBaseline, describeChecks, isBlocking, runChecks, type CheckResult } from "../workspace/index.ts";
 import { verifyReport } from "./verify-report.ts";
+import { errorLine } from "../core/index.ts";
 
 export interface VerifyOutcome {
   state: VerifyState;

@@ -1,19 +1,15 @@
 import { REPEAT_LINE, TUI_LINE } from "./command-output.ts";
 import type { Config } from "@opencode-ai/plugin";
 import { AGENTS, COMMAND_AGENTS, COMMANDS } from "./asset-manifest.ts";
-
+import { isRecord } from "../core/objects.ts";
 type Json = Record<string, unknown>;
-
-function isObject(value: unknown): value is Json {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 /** Deep merge where `over` wins; used to lay the user's config over otto's defaults. */
 export function mergeUnder(defaults: Json, over: Json): Json {
   const out: Json = { ...defaults };
   for (const [key, value] of Object.entries(over)) {
     const base = out[key];
-    out[key] = isObject(base) && isObject(value) ? mergeUnder(base, value) : value;
+    out[key] = isRecord(base) && isRecord(value) ? mergeUnder(base, value) : value;
   }
   return out;
 }
@@ -21,7 +17,7 @@ export function mergeUnder(defaults: Json, over: Json): Json {
 /** Permission rules as an ordered object; a bare action ("allow") becomes `{ "*": action }`. */
 function ruleObject(value: unknown): Json {
   if (typeof value === "string") return { "*": value };
-  return isObject(value) ? value : {};
+  return isRecord(value) ? value : {};
 }
 
 /**
@@ -47,7 +43,7 @@ type Rules = Record<string, unknown>;
  */
 function toolRules(tools: unknown): Rules {
   const out: Rules = {};
-  if (!isObject(tools)) return out;
+  if (!isRecord(tools)) return out;
   for (const [tool, on] of Object.entries(tools)) {
     if (typeof on !== "boolean") continue;
     out[tool === "write" || tool === "patch" ? "edit" : tool] = on ? "allow" : "deny";
@@ -106,7 +102,7 @@ export function guardAgent(own: Json, user: Json): Json {
   delete out.name;
   out.permission = guardedPermission(own.permission, user);
   // `tools: { bash: true }` would read as an allow again wherever a config is decoded anew; only denials stay.
-  const tools = isObject(user.tools) ? Object.fromEntries(Object.entries(user.tools).filter(([, on]) => on === false)) : {};
+  const tools = isRecord(user.tools) ? Object.fromEntries(Object.entries(user.tools).filter(([, on]) => on === false)) : {};
   if (Object.keys(tools).length > 0) out.tools = tools;
   else delete out.tools;
   return out;
@@ -120,7 +116,7 @@ export function guardAgent(own: Json, user: Json): Json {
 const INHERITED_FROM_OTTO = ["model", "variant", "temperature", "top_p", "options"] as const;
 
 function inheritedFromOtto(userAgents: Json): Json {
-  const otto = isObject(userAgents.otto) ? userAgents.otto : {};
+  const otto = isRecord(userAgents.otto) ? userAgents.otto : {};
   return Object.fromEntries(INHERITED_FROM_OTTO.filter((key) => key in otto).map((key) => [key, otto[key]]));
 }
 
@@ -141,22 +137,22 @@ export interface OttoAssets {
  */
 export function registerOtto(config: Config, assets: OttoAssets = { agents: AGENTS, commandAgents: COMMAND_AGENTS, commands: COMMANDS }, options: { tui?: boolean } = {}): void {
   const cfg = config as Json;
-  const userAgents = isObject(cfg.agent) ? cfg.agent : {};
+  const userAgents = isRecord(cfg.agent) ? cfg.agent : {};
   const agents: Json = { ...userAgents };
   for (const [name, agent] of Object.entries(assets.agents)) {
-    agents[name] = guardAgent(agent, isObject(userAgents[name]) ? userAgents[name] : {});
+    agents[name] = guardAgent(agent, isRecord(userAgents[name]) ? userAgents[name] : {});
   }
   const fromOtto = inheritedFromOtto(userAgents);
   for (const [name, agent] of Object.entries(assets.commandAgents ?? {})) {
-    agents[name] = guardAgent(agent, { ...fromOtto, ...(isObject(userAgents[name]) ? userAgents[name] : {}) });
+    agents[name] = guardAgent(agent, { ...fromOtto, ...(isRecord(userAgents[name]) ? userAgents[name] : {}) });
   }
   cfg.agent = agents;
 
-  const userCommands = isObject(cfg.command) ? cfg.command : {};
+  const userCommands = isRecord(cfg.command) ? cfg.command : {};
   const commands: Json = { ...userCommands };
   for (const [name, command] of Object.entries(assets.commands)) {
     const own = options.tui && typeof command.template === "string" ? { ...command, template: command.template.replace(REPEAT_LINE, TUI_LINE) } : command;
-    commands[name] = mergeUnder(own, isObject(userCommands[name]) ? userCommands[name] : {});
+    commands[name] = mergeUnder(own, isRecord(userCommands[name]) ? userCommands[name] : {});
   }
   cfg.command = commands;
 

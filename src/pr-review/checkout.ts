@@ -5,7 +5,7 @@ import path from "node:path";
 import type { Repo } from "../config/index.ts";
 import { OttoError, type Env, type Logger } from "../core/index.ts";
 import type { PrInfo } from "../pr/index.ts";
-import { describeCommand, gitOutput, normalizeRemoteUrl, repoRoot, runGit, type GitEnv } from "../workspace/index.ts";
+import { describeCommand, fetchBranch, gitOutput, normalizeRemoteUrl, repoRoot, runGit, type GitEnv } from "../workspace/index.ts";
 import { mapPrToWorkdir, remoteKeys, repoUrlOfPr } from "../repo/index.ts";
 
 /*
@@ -39,19 +39,9 @@ export interface CheckoutInput {
   tempRoot?: string;
 }
 
-async function fetchBranch(dir: string, remote: string, branch: string, git: GitEnv): Promise<void> {
-  const args = ["fetch", "--no-tags", remote, `+refs/heads/${branch}:refs/remotes/${remote}/${branch}`];
-  const result = await runGit(args, { ...git, cwd: dir });
-  if (result.exitCode === 0) return;
-  if (/couldn't find remote ref/i.test(result.stderr)) {
-    throw new OttoError("pr_branch_missing", `Branch '${branch}' does not exist on ${remote}.`, "Check the PR's branches; the source branch may have been deleted after a merge.");
-  }
-  throw new OttoError("git_failed", `\`${describeCommand(args, dir)}\` failed: ${result.stderr.trim() || `exit ${result.exitCode}`}`, `Run it yourself to see why: ${describeCommand(args, dir)}`);
-}
-
 async function temporaryWorktree(input: CheckoutInput, root: string, remote: string, git: GitEnv, head?: { ref: string; label: string }): Promise<ReviewCheckout> {
   const ref = head?.ref ?? `refs/remotes/${remote}/${input.pr.sourceBranch}`;
-  if (!head) await fetchBranch(root, remote, input.pr.sourceBranch, git);
+  if (!head) await fetchBranch(root, remote, input.pr.sourceBranch, { git, tags: false });
   const parent = await fs.mkdtemp(path.join(input.tempRoot ?? os.tmpdir(), `otto-review-${input.pr.number}-`));
   const dir = path.join(parent, `pr-${input.pr.number}-${randomUUID().slice(0, 8)}`);
   const release = async (): Promise<void> => {
@@ -85,7 +75,7 @@ export async function checkoutPr(input: CheckoutInput): Promise<ReviewCheckout> 
       ? await temporaryWorktree(input, mapped.dir, mapped.remote, git)
       : { dir: mapped.dir, remote: mapped.remote, temporary: false, how: `${mapped.strategy} strategy of repo '${mapped.repo?.name ?? "?"}' in ${mapped.dir}`, release: async () => {} };
   try {
-    await fetchBranch(checkout.dir, checkout.remote, input.pr.targetBranch, git);
+    await fetchBranch(checkout.dir, checkout.remote, input.pr.targetBranch, { git, tags: false });
   } catch (error) {
     await checkout.release();
     throw error;
@@ -141,7 +131,7 @@ async function forkCheckout(input: CheckoutInput): Promise<ReviewCheckout> {
     },
   };
   try {
-    await fetchBranch(checkout.dir, checkout.remote, pr.targetBranch, git);
+    await fetchBranch(checkout.dir, checkout.remote, pr.targetBranch, { git, tags: false });
   } catch (error) {
     await checkout.release();
     throw error;

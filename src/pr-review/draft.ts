@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
-import { OttoError, withFileLock, writeFileAtomic, xdgPaths, type Env } from "../core/index.ts";
+import { OttoError, withFileLock, writeFileAtomic, xdgPaths, type Env, formatZodIssues } from "../core/index.ts";
 import { documentKey, ProviderName, type PrLocator } from "../pr/index.ts";
 import { ReviewComment } from "./envelope.ts";
 
@@ -60,7 +60,7 @@ async function readOne(file: string): Promise<Draft> {
     throw new OttoError("pr_review_draft", `Cannot read the review draft ${file}: ${error instanceof Error ? error.message : String(error)}.`, "Review the PR again: /pr-review <url>.");
   }
   const draft = Draft.safeParse(parsed);
-  if (!draft.success) throw new OttoError("pr_review_draft", `The review draft ${file} is not valid (${draft.error.issues[0]?.message ?? "unknown problem"}).`, "Review the PR again: /pr-review <url>.");
+  if (!draft.success) throw new OttoError("pr_review_draft", `The review draft ${file} is not valid (${formatZodIssues(draft.error.issues, { inline: true })}).`, "Review the PR again: /pr-review <url>.");
   return draft.data;
 }
 

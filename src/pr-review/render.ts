@@ -1,17 +1,11 @@
 import { formatCost, formatTokens, formatUsage, totalTokens, type Usage } from "../cost/index.ts";
 import { OTTO_MARKER } from "../pr/index.ts";
 import type { DraftComment } from "./classify.ts";
+import { cell } from "../core/index.ts";
 
 /* Markdown shown to the user (the approval table) and posted on the forge (comment and review bodies). Pure. */
 
 const CELL_CHARS = 70;
-
-/** One line of a table cell: no pipes or newlines, cut to `max` characters. */
-function cell(text: string, max = CELL_CHARS): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  const cut = flat.length > max ? `${flat.slice(0, max - 1).trimEnd()}…` : flat;
-  return cut.replace(/\|/g, "\\|");
-}
 
 function gist(c: DraftComment): string {
   return c.title ? `${c.title}: ${c.body}` : c.body;
@@ -24,7 +18,7 @@ export function renderTable(comments: readonly DraftComment[], posted: readonly 
   const rows = comments.map((c) => {
     const where = c.inDiff ? String(c.line) : `${c.line} (summary)`;
     const note = done.has(c.id) ? " (posted)" : "";
-    return `| ${c.id}${note} | ${cell(c.file, 50)} | ${where} | ${c.severity} | ${cell(gist(c))} |`;
+    return `| ${c.id}${note} | ${cell(c.file, 50)} | ${where} | ${c.severity} | ${cell(gist(c), CELL_CHARS)} |`;
   });
   return ["| # | File | Line | Severity | Comment |", "|---|---|---|---|---|", ...rows].join("\n");
 }

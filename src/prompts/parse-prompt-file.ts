@@ -1,6 +1,6 @@
 import matter from "gray-matter";
 import { z } from "zod";
-import { OttoError, matterOptions } from "../core/index.ts";
+import { OttoError, matterOptions, formatZodIssues } from "../core/index.ts";
 
 /** What a builtin prompt's frontmatter says about it. */
 export const PromptMeta = z.strictObject({
@@ -51,8 +51,7 @@ export function parsePromptFile(text: string, file: string): PromptFile {
 export function parsePromptMeta(data: Record<string, unknown>, file: string): PromptMeta {
   const result = PromptMeta.safeParse(data);
   if (!result.success) {
-    const issues = result.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ");
-    throw new OttoError("prompt_meta", `Invalid frontmatter in ${file}: ${issues}`, "Reinstall otto; this file ships with it.");
+    throw new OttoError("prompt_meta", `Invalid frontmatter in ${file}: ${formatZodIssues(result.error.issues, { inline: true })}`, "Reinstall otto; this file ships with it.");
   }
   return result.data;
 }

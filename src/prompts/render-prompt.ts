@@ -1,13 +1,8 @@
-import { OttoError } from "../core/index.ts";
+import { OttoError, isPlainObject } from "../core/index.ts";
 import { PROMPT_CONTRACTS, type PromptValue, type PromptVars } from "./contracts.ts";
 import { compilePrompt, type PromptOptions } from "./load-prompt.ts";
 import type { PromptName } from "./names.ts";
 import { untrusted, type UntrustedOptions } from "./untrusted.ts";
-
-function isPlainObject(value: object): boolean {
-  const proto = Object.getPrototypeOf(value) as unknown;
-  return proto === Object.prototype || proto === null;
-}
 
 /** Why `value` cannot go into a template, or undefined when it can. */
 function invalidValue(value: unknown, at: string): string | undefined {

@@ -1,3 +1,4 @@
+import { positionAt, type Position } from "../core/index.ts";
 /*
  * The template language of otto's prompts and branch templates: the part of Handlebars they use,
  * with Handlebars' meaning (docs/decisions.md, "Prompt templates are a Handlebars subset").
@@ -11,12 +12,7 @@
  * block tag alone on its line takes that line with it, as in Handlebars ("standalone" tags).
  */
 
-export interface Position {
-  /** 1-based. */
-  line: number;
-  /** 1-based. */
-  column: number;
-}
+export type { Position };
 
 export type TemplateErrorKind = "syntax" | "undefined_variable" | "undefined_helper_argument";
 
@@ -65,12 +61,6 @@ export interface Program {
 }
 
 const NAME = /^[A-Za-z_$][\w$-]*$/;
-
-function positionAt(source: string, offset: number): Position {
-  const before = source.slice(0, offset);
-  const line = before.split("\n").length;
-  return { line, column: offset - (before.lastIndexOf("\n") + 1) + 1 };
-}
 
 /** Parses a template, checking its helpers against `helpers`; throws TemplateError("syntax"). */
 export function parseTemplate(source: string, helpers: ReadonlySet<string>): Program {

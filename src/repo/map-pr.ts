@@ -4,8 +4,8 @@ import { OttoError } from "../core/index.ts";
 import type { Repo } from "../config/index.ts";
 import { worktreeNameFor } from "./branch-template.ts";
 import { realPath, remoteKeys, worktreeDirOf } from "./find-repo.ts";
-import { gitFailure, gitOutput } from "../workspace/index.ts";
-import { describeCommand, runGit, type GitEnv } from "../workspace/index.ts";
+import { fetchBranch, gitOutput } from "../workspace/index.ts";
+import { describeCommand, type GitEnv } from "../workspace/index.ts";
 import { branchExists, currentBranch, listGitWorktrees, readStatus, refExists, repoRoot } from "../workspace/index.ts";
 import { normalizeRemoteUrl } from "../workspace/index.ts";
 
@@ -49,16 +49,8 @@ async function run(ctx: Ctx, args: string[], cwd: string): Promise<void> {
   await gitOutput(args, { ...ctx.git, cwd });
 }
 
-async function fetchBranch(ctx: Ctx): Promise<void> {
-  const { branch } = ctx.input;
-  const args = ["fetch", ctx.remote, `+refs/heads/${branch}:refs/remotes/${ctx.remote}/${branch}`];
-  ctx.commands.push(describeCommand(args, ctx.repo.primary_dir));
-  const result = await runGit(args, { ...ctx.git, cwd: ctx.repo.primary_dir });
-  if (result.exitCode === 0) return;
-  if (/couldn't find remote ref/i.test(result.stderr)) {
-    throw new OttoError("pr_branch_missing", `Branch '${branch}' does not exist on ${ctx.remote} (${ctx.input.repoUrl}).`, "Check the PR's source branch; it may have been deleted after a merge.");
-  }
-  throw gitFailure(args, ctx.repo.primary_dir, result);
+async function fetchPrBranch(ctx: Ctx): Promise<void> {
+  await fetchBranch(ctx.repo.primary_dir, ctx.remote, ctx.input.branch, { git: ctx.git, remoteLabel: `${ctx.remote} (${ctx.input.repoUrl})`, onCommand: (command) => ctx.commands.push(command) });
 }
 
 async function viaWorktree(ctx: Ctx): Promise<PrWorkdir> {
@@ -73,7 +65,7 @@ async function viaWorktree(ctx: Ctx): Promise<PrWorkdir> {
     const has = other ? `has ${other.branch ?? "a detached HEAD"} checked out` : "is not a worktree of this repo";
     throw new OttoError("worktree_conflict", `${dir} already exists and ${has}, so it cannot hold branch '${input.branch}'.`, `Move or remove ${dir} (/otto-worktree list --repo ${repo.name} shows it), then run the command again.`);
   }
-  await fetchBranch(ctx);
+  await fetchPrBranch(ctx);
   const exists = await branchExists(repo.primary_dir, input.branch, ctx.git);
   await run(ctx, exists ? ["worktree", "add", dir, input.branch] : ["worktree", "add", "--track", "-b", input.branch, dir, `${ctx.remote}/${input.branch}`], repo.primary_dir);
   return { ...base, dir, created: true };
@@ -94,7 +86,7 @@ async function viaBranch(ctx: Ctx): Promise<PrWorkdir> {
       );
     }
   }
-  await fetchBranch(ctx);
+  await fetchPrBranch(ctx);
   if (current === input.branch) return result;
   const exists = await branchExists(dir, input.branch, ctx.git);
   // The local branch when there is one, else a new one tracking the fetched remote branch.

@@ -1,5 +1,5 @@
 import { OttoError } from "../core/index.ts";
-import { editConfigFile, formatProblems, parseConfigText, planEdit, type ConfigFile, type SetResult } from "../config/index.ts";
+import { editConfigFile, formatConfigProblems, parseConfigText, planEdit, type ConfigFile, type SetResult } from "../config/index.ts";
 
 /** One `repos[]` entry as written in otto.jsonc (defaults not filled in). */
 export type RepoEntry = NonNullable<ConfigFile["repos"]>[number];
@@ -16,7 +16,7 @@ type Scope = "user" | "repo";
 function reposOf(text: string, file: string, scope: Scope): RepoEntry[] {
   const parsed = parseConfigText(text, { file, scope });
   if (!parsed.value) {
-    throw new OttoError("config_invalid", `Cannot edit repos in ${file}: fix the file first:\n${formatProblems(parsed.problems)}`, "Fix each problem above, then run /otto-config validate.");
+    throw new OttoError("config_invalid", `Cannot edit repos in ${file}: fix the file first:\n${formatConfigProblems(parsed.problems)}`, "Fix each problem above, then run /otto-config validate.");
   }
   const repos = parsed.value.repos;
   return Array.isArray(repos) ? (repos as RepoEntry[]) : [];

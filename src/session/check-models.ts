@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { formatError, isOttoError } from "../core/index.ts";
+import { isOttoError, errorText } from "../core/index.ts";
 import { renderPrompt } from "../prompts/index.ts";
 import { formatModel, type ModelRef } from "./model.ts";
 import type { SessionRunner } from "./runner.ts";
@@ -60,7 +60,7 @@ export async function checkModels(
         ...role,
         status: "failed",
         code: isOttoError(error) ? error.code : "error",
-        detail: formatError(error).replace(/^Error: /, ""),
+        detail: errorText(error),
         ms: Date.now() - started,
       });
     }

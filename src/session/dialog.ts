@@ -57,7 +57,8 @@ function heading(message: SessionMessage): string {
   return `## Assistant (${info.providerID}/${info.modelID}, ${info.mode})`;
 }
 
-function errorLine(message: SessionMessage): string | undefined {
+/** The error an assistant message ended with, as a quoted line of the dialog. */
+function messageErrorLine(message: SessionMessage): string | undefined {
   if (message.info.role !== "assistant" || !message.info.error) return undefined;
   const { name, data } = message.info.error;
   const detail = typeof data.message === "string" ? `: ${data.message}` : "";
@@ -72,7 +73,7 @@ export function renderDialog(messages: readonly SessionMessage[], options: Dialo
   const max = options.maxToolChars ?? 2000;
   const sections = messages.map((message) => {
     const body = message.parts.map((part) => renderPart(part, max)).filter((s): s is string => s !== undefined);
-    const error = errorLine(message);
+    const error = messageErrorLine(message);
     if (error) body.push(error);
     return [heading(message), ...(body.length ? body : ["_(no text)_"])].join("\n\n");
   });

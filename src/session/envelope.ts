@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { MARKERS } from "../prompts/index.ts";
+import { formatZodIssues } from "../core/index.ts";
 
 /*
  * Structured answers come in an envelope the prompts ask for:
@@ -91,15 +92,6 @@ function matchingBracket(text: string, start: number): number {
   return -1;
 }
 
-/** Zod issues for a person or a model: one line each, `path: message`. */
-export function formatZodIssues(issues: readonly z.core.$ZodIssue[]): string {
-  return issues
-    .map((issue) => {
-      const path = issue.path.length ? issue.path.map((p) => (typeof p === "number" ? `[${p}]` : String(p))).join(".") : "(root)";
-      return `- ${path.replace(/\.\[/g, "[")}: ${issue.message}`;
-    })
-    .join("\n");
-}
 
 export type EnvelopeResult<T> = { ok: true; value: T } | { ok: false; error: string; issues: z.core.$ZodIssue[] };
 

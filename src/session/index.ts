@@ -12,7 +12,6 @@ export {
   rescueJson,
   jsonCandidates,
   stripFence,
-  formatZodIssues,
   type EnvelopeResult,
 } from "./envelope.ts";
 export { renderDialog, type DialogOptions } from "./dialog.ts";

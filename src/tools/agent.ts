@@ -24,10 +24,9 @@ import {
 import { loadConfig } from "../config/index.ts";
 import { formatUsd, runBudget } from "../cost/index.ts";
 import { formatModel, parseModel, renderDialog } from "../session/index.ts";
-import { defineCommand, type CommandContext, type Values, type Verb } from "./command.ts";
+import { defineCommand, type CommandContext, type Values, type Verb, cwdOf } from "./command.ts";
 
 const str = (values: Values, key: string): string | undefined => (typeof values[key] === "string" ? values[key] : undefined);
-const cwdOf = (ctx: CommandContext): string => ctx.tool.directory || ctx.runtime.directory;
 const orchestratorOf = (ctx: CommandContext): Orchestrator => ({ sessionID: ctx.tool.sessionID, directory: cwdOf(ctx) });
 
 /**

@@ -43,6 +43,12 @@ export interface CommandSpec {
   bareRuns?: boolean;
 }
 
+/** The directory a command works in: the tool call's, else the plugin's. */
+export const cwdOf = (ctx: CommandContext): string => ctx.tool.directory || ctx.runtime.directory;
+
+/** The git options of a command: the plugin's environment. */
+export const gitOf = (runtime: Runtime): { env: Runtime["env"] } => ({ env: runtime.env });
+
 export function toolName(command: string): string {
   return command.replace(/-/g, "_");
 }

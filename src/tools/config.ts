@@ -5,7 +5,7 @@ import { resolveChecks } from "../analysis/index.ts";
 import {
   ENV_OVERRIDES,
   findRepoRoot,
-  formatProblems,
+  formatConfigProblems,
   isSecretKey,
   loadConfig,
   locateConfigFiles,
@@ -100,7 +100,7 @@ const validate: Verb = {
     const warnings = report.warnings.length > 0 ? ["", "Warnings:", ...report.warnings.map((w) => `- ${w}`)] : [];
     if (report.problems.length === 0) return [report.warnings.length > 0 ? "OK, with warnings" : "OK", ...files, ...warnings].join("\n");
     const count = report.problems.length === 1 ? "1 problem" : `${report.problems.length} problems`;
-    return [`Invalid otto config (${count}):`, formatProblems(report.problems), "", "Files:", ...files, ...warnings].join("\n");
+    return [`Invalid otto config (${count}):`, formatConfigProblems(report.problems), "", "Files:", ...files, ...warnings].join("\n");
   },
 };
 

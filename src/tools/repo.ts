@@ -6,7 +6,7 @@ import type { Runtime } from "../runtime.ts";
 import { loadConfig, locateConfigFiles, type Repo } from "../config/index.ts";
 import { addRepoEntry, proposeRepo, removeRepoEntry, renderBranchName, worktreeDirOf, type RepoEntry } from "../repo/index.ts";
 import { remoteUrl, repoRoot } from "../workspace/index.ts";
-import { defineCommand, type CommandContext, type Values, type Verb } from "./command.ts";
+import { defineCommand, type CommandContext, type Values, type Verb, cwdOf, gitOf } from "./command.ts";
 
 const STRATEGIES = ["worktree", "branch", "hands-off"] as const;
 type Strategy = (typeof STRATEGIES)[number];
@@ -31,8 +31,6 @@ function dirFlag(values: Values, key: string, ctx: CommandContext): string | und
   const home = xdgPaths(ctx.runtime.env).home;
   return raw === "~" || raw.startsWith("~/") ? path.join(home, raw.slice(1)) : path.resolve(cwdOf(ctx), raw);
 }
-const cwdOf = (ctx: CommandContext): string => ctx.tool.directory || ctx.runtime.directory;
-const gitOf = (runtime: Runtime) => ({ env: runtime.env });
 
 function strategyOf(values: Values): Strategy {
   const raw = str(values, "strategy") ?? "worktree";

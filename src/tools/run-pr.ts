@@ -1,4 +1,4 @@
-import { formatError } from "../core/index.ts";
+import { errorText } from "../core/index.ts";
 import { loadConfig } from "../config/index.ts";
 import { createPullRequest } from "../pr/index.ts";
 import type { Runtime } from "../runtime.ts";
@@ -35,6 +35,6 @@ export async function openPrAfterRun(
     const pr = await createPullRequest(runtime, { directory: run.repoRoot, ...(run.slug ? { spec: run.slug } : {}), ...(draft ? { draft: true } : {}), now: new Date(), sessionID: tool.sessionID, ...(tool.abort ? { signal: tool.abort } : {}), progress });
     return `${run.output}\n\n## Pull request\n\n${draft ? `Opened as a draft: the run is unverified (${run.unverified ?? ""} at its end).\n\n` : ""}${pr.markdown}`;
   } catch (error) {
-    return `${run.output}\n\n## Pull request\n\nNot opened: ${formatError(error).replace(/^Error: /, "")}`;
+    return `${run.output}\n\n## Pull request\n\nNot opened: ${errorText(error)}`;
   }
 }

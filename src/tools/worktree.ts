@@ -4,12 +4,10 @@ import type { Runtime } from "../runtime.ts";
 import { loadConfig, type Repo } from "../config/index.ts";
 import { addWorktree, findRepo, listWorktrees, prDocumentsDir, removeWorktree, worktreeDirOf, type ActiveSpec, type WorktreeEntry, type WorktreeRemoved } from "../repo/index.ts";
 import { listSpecs } from "../spec/index.ts";
-import { defineCommand, type CommandContext, type Values, type Verb } from "./command.ts";
+import { defineCommand, type CommandContext, type Values, type Verb, cwdOf, gitOf } from "./command.ts";
 
 const REPO = { repo: { type: "string" } } as const;
 
-const cwdOf = (ctx: CommandContext): string => ctx.tool.directory || ctx.runtime.directory;
-const gitOf = (runtime: Runtime) => ({ env: runtime.env });
 
 async function repoFor(values: Values, ctx: CommandContext): Promise<Repo> {
   const loaded = await loadConfig({ directory: cwdOf(ctx), env: ctx.runtime.env, runtime: ctx.runtime });

@@ -6,6 +6,7 @@
 // from this file only.
 export { runGit, defaultTimeout, describeCommand, gitEnvironment, GIT_TIMEOUTS, type GitResult, type GitOptions, type GitEnv } from "./git.ts";
 export { gitOutput, gitFailure, detachedHeadError } from "./git-errors.ts";
+export { fetchBranch, type FetchBranchOptions } from "./fetch-branch.ts";
 export { normalizeRemoteUrl, sameRepository, repositoryName } from "./remote-url.ts";
 export { parseStatus, parseWorktreeList, type WorkingStatus, type GitWorktree } from "./status.ts";
 export {

@@ -2,9 +2,9 @@ import { randomUUID } from "node:crypto";
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import type { Env } from "../core/index.ts";
 import { gitOutput } from "./git-errors.ts";
 import { runGit } from "./git.ts";
+import { exists, type Env } from "../core/index.ts";
 
 /*
  * A checkout of a PR branch that is otto's alone: `git worktree add --detach` of the fetched
@@ -60,11 +60,4 @@ export async function addTemporaryWorktree(input: TemporaryWorktreeInput): Promi
     throw error;
   }
   return { dir, release };
-}
-
-async function exists(p: string): Promise<boolean> {
-  return fs.access(p).then(
-    () => true,
-    () => false,
-  );
 }

@@ -2,6 +2,7 @@ import { OTTO_MARKER, sanitizeForPost } from "../../pr/index.ts";
 import { byPriority, countByPriority } from "./findings.ts";
 import type { FixAccount } from "./fix-plan.ts";
 import { PRIORITIES, type Consensus, type Counts, type Finding, type ReviewState } from "./schemas.ts";
+import { oneLine } from "../../core/index.ts";
 
 /** Every comment the loop posts carries this (docs/pr-review-loop.md, "What otto posts"), so analyzers and watchers skip it. */
 export const LOOP_MARKER = "<!-- pr-review-loop-marker -->";
@@ -72,12 +73,12 @@ function where(f: Finding): string {
 }
 
 /** Model text on one line; diff blocks go first, while their line structure still shows them. */
-const oneLine = (text: string): string => sanitizeForPost(text).replace(/\s*\n\s*/g, " ").trim();
+const postLine = (text: string): string => oneLine(sanitizeForPost(text));
 
 /** One line per finding: id, place, title, who found it, what and how to fix. */
 export function findingLine(f: Finding): string {
-  const details = [oneLine(f.description), f.suggestion ? `Suggestion: ${oneLine(f.suggestion)}` : ""].filter(Boolean).join(" ");
-  return `- **${f.id}**${where(f)}: ${oneLine(f.title)} (${f.source.name})${details ? ` — ${details}` : ""}`;
+  const details = [postLine(f.description), f.suggestion ? `Suggestion: ${postLine(f.suggestion)}` : ""].filter(Boolean).join(" ");
+  return `- **${f.id}**${where(f)}: ${postLine(f.title)} (${f.source.name})${details ? ` — ${details}` : ""}`;
 }
 
 function findingSections(findings: readonly Finding[]): string[] {
@@ -124,8 +125,8 @@ export function renderReviewReport(r: RoundReview): string {
 export function renderFixReport(f: FixRound): string {
   const lines = [`## otto review loop: fixes of round ${f.round}`, ""];
   lines.push(`Fixed: ${f.account.fixed.length}, rejected: ${f.account.rejected.length}.`, "");
-  if (f.account.fixed.length > 0) lines.push("### Fixed", "", ...f.account.fixed.map((x) => `- **${x.findingId}**: ${oneLine(x.description) || "fixed"}`), "");
-  if (f.account.rejected.length > 0) lines.push("### Rejected", "", ...f.account.rejected.map((x) => `- **${x.findingId}**: ${oneLine(x.reason) || "no reason given"}`), "");
+  if (f.account.fixed.length > 0) lines.push("### Fixed", "", ...f.account.fixed.map((x) => `- **${x.findingId}**: ${postLine(x.description) || "fixed"}`), "");
+  if (f.account.rejected.length > 0) lines.push("### Rejected", "", ...f.account.rejected.map((x) => `- **${x.findingId}**: ${postLine(x.reason) || "no reason given"}`), "");
   if (f.checks.length > 0) {
     lines.push("### Checks (pr.verify)", "");
     for (const c of f.checks) {

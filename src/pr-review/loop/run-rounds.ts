@@ -15,7 +15,7 @@ import { assertSandbox } from "../../sandbox/index.ts";
 /** Hard cap on rounds: a PR that has not converged by then needs a person (docs/decisions.md). */
 export const MAX_ROUNDS = 3;
 
-function errorText(error: unknown): string {
+function inlineError(error: unknown): string {
   if (isOttoError(error)) return `${error.message}${error.fix ? ` (${error.fix})` : ""}`;
   return error instanceof Error ? error.message : String(error);
 }
@@ -82,7 +82,7 @@ export async function runRounds(ctx: RunContext, progress: (message: string) => 
     } catch (error) {
       if (isBudgetStop(error)) return budgetStop(record, error, `the review of round ${round} (nothing of it was reported or fixed)${laterRounds(round)}.`);
       if (isOttoError(error) && error.code === "session_aborted") throw error;
-      const reason = isHardStop(error) ? `model check failed, the loop stops: ${errorText(error)}` : errorText(error);
+      const reason = isHardStop(error) ? `model check failed, the loop stops: ${inlineError(error)}` : inlineError(error);
       return { rounds, consensus, outcome: await fail(record, redact(reason, setup.secrets)), stuck: [...stuckFindings.values()] };
     }
     record.reviewers = review.reviewers;
@@ -128,7 +128,7 @@ export async function runRounds(ctx: RunContext, progress: (message: string) => 
         return budgetStop(record, error, `the fixes of round ${round} (${payload.issuesToFix.map((f) => f.id).join(", ")}): nothing of them was committed or pushed, ${left}${laterRounds(round)}.`);
       }
       if (isOttoError(error) && error.code === "session_aborted") throw error;
-      return { rounds, consensus, outcome: await fail(record, redact(`the fix step failed: ${errorText(error)}`, setup.secrets)), stuck: [...stuckFindings.values()] };
+      return { rounds, consensus, outcome: await fail(record, redact(`the fix step failed: ${inlineError(error)}`, setup.secrets)), stuck: [...stuckFindings.values()] };
     }
     for (const f of fix.account.fixed) reportedFixed.add(f.findingId);
     record.fix = { fixed: fix.account.fixed.length, rejected: fix.account.rejected.length, ...(fix.push?.outcome === "pushed" ? { pushed: fix.push.sha } : {}) };

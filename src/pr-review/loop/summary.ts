@@ -34,7 +34,7 @@ export interface LoopResult {
   budgetStop?: { message: string; undone: string; fix?: string };
 }
 
-const cell = (r: RoundRecord, pick: (c: Counts) => number): string => (r.counts ? String(pick(r.counts)) : "-");
+const countCell = (r: RoundRecord, pick: (c: Counts) => number): string => (r.counts ? String(pick(r.counts)) : "-");
 
 function reviewersCell(r: RoundRecord): string {
   if (!r.reviewers) return "-";
@@ -68,7 +68,7 @@ export function renderSummary(result: LoopResult): string {
     `|---|---|${PRIORITIES.map(() => "---").join("|")}|---|---|---|`,
   );
   for (const r of result.rounds) {
-    lines.push(`| ${r.round} | ${r.consensus ? consensusText(r.consensus) : "-"} | ${PRIORITIES.map((p) => cell(r, (c) => c[p])).join(" | ")} | ${reviewersCell(r)} | ${fixCell(r)} | ${r.account ? formatUsage(r.account.usage) : "-"} |`);
+    lines.push(`| ${r.round} | ${r.consensus ? consensusText(r.consensus) : "-"} | ${PRIORITIES.map((p) => countCell(r, (c) => c[p])).join(" | ")} | ${reviewersCell(r)} | ${fixCell(r)} | ${r.account ? formatUsage(r.account.usage) : "-"} |`);
   }
   lines.push("");
   for (const r of result.rounds) {

@@ -1,5 +1,5 @@
 import path from "node:path";
-import { formatError } from "../../core/index.ts";
+import { errorText } from "../../core/index.ts";
 import { type PrContext } from "../context.ts";
 import { pipelineSummary } from "../pipeline.ts";
 import { locatePr } from "../registry.ts";
@@ -78,14 +78,14 @@ export async function trackPr(ctx: PrContext, backend: PrBackend, locator: PrLoc
     try {
       pipeline = await backend.getPipelineStatus(pr);
     } catch (error) {
-      note += `\nPipeline not read yet (${formatError(error).replace(/^Error: /, "")}); the watcher will retry.`;
+      note += `\nPipeline not read yet (${errorText(error)}); the watcher will retry.`;
     }
     // A provider without the step says so and does nothing.
     try {
       const result = await backend.runWorkflow(pr, "auto_complete");
       if (result.done) note += `\n${result.message}`;
     } catch (error) {
-      note += `\nAuto-complete not set: ${formatError(error).replace(/^Error: /, "")}`;
+      note += `\nAuto-complete not set: ${errorText(error)}`;
     }
   }
   await ctx.store.create(newDocument(pr, key, ctx.loaded.config.pr.max_fix_attempts, now.toISOString(), pipeline));

@@ -7,6 +7,7 @@ import { locatePr } from "../registry.ts";
 import { documentKey } from "../store/store.ts";
 import { formatUsage, ZERO_USAGE } from "../../cost/index.ts";
 import { docSpentToday, utcDay } from "../spend.ts";
+import { cell } from "../../core/index.ts";
 
 type ShowContext = Pick<PrContext, "store" | "registry">;
 
@@ -22,8 +23,6 @@ async function findTracked(ctx: ShowContext, query: string | undefined): Promise
   }
   return findPr(docs, query);
 }
-
-const cell = (text: string): string => text.replace(/\|/g, "\\|").replace(/\n/g, " ");
 
 /** The `pr list` table, plus where unreadable documents are. */
 export async function listPrs(ctx: Pick<PrContext, "store">): Promise<string> {

@@ -1,5 +1,5 @@
 import type { SandboxMode } from "../../sandbox/index.ts";
-import { OttoError, formatError, redact, type Env } from "../../core/index.ts";
+import { OttoError, formatError, redact, type Env, errorText } from "../../core/index.ts";
 import { compareToBaseline, isBlocking, runChecks, type CheckResult } from "../../workspace/index.ts";
 import { renderPrompt } from "../../prompts/index.ts";
 import { headSha, isDirty } from "../../workspace/index.ts";
@@ -157,7 +157,7 @@ export async function answerComment(deps: AnswerDeps, input: AnswerInput): Promi
   } catch (error) {
     // The answer is posted; a thread left open is for the reviewer to close, not a reason to answer again.
     deps.log("warn", `could not resolve the thread of ${comment.id}`, { error: formatError(error) });
-    action = action.replace(/; thread resolved.*$/, "; thread NOT resolved: ") + formatError(error).replace(/^Error: /, "");
+    action = action.replace(/; thread resolved.*$/, "; thread NOT resolved: ") + errorText(error);
   }
   return { status: "answered", decision, entry: entry(action), sha };
 }

@@ -1,4 +1,4 @@
-import { redact } from "../../core/index.ts";
+import { redact, oneLine } from "../../core/index.ts";
 import { formatUsage, type Usage } from "../../cost/index.ts";
 import { logLine, type PrDocument } from "../store/document.ts";
 import { boundSeen } from "../store/seen.ts";
@@ -33,8 +33,7 @@ export interface HistoryEntry {
 }
 
 function excerpt(text: string, secrets: readonly string[]): string {
-  const line = redact(text, secrets).replace(/\s+/g, " ").trim();
-  return line.length > EXCERPT ? `${line.slice(0, EXCERPT)}…` : line;
+  return oneLine(redact(text, secrets), EXCERPT + 1);
 }
 
 export function renderHistoryEntry(entry: HistoryEntry, secrets: readonly string[] = []): string {

@@ -1,4 +1,4 @@
-import { formatError, redact } from "../../core/index.ts";
+import { redact, errorText } from "../../core/index.ts";
 import type { PrDocument } from "../store/document.ts";
 import type { PrComment, PrInfo } from "../types.ts";
 import type { HistoryEntry } from "./comment-history.ts";
@@ -35,7 +35,7 @@ export async function recordFailure(
   },
 ): Promise<void> {
   const { doc, pr, comment, report } = input;
-  const message = redact(formatError(input.error).replace(/^Error: /, ""), deps.secrets);
+  const message = redact(errorText(input.error), deps.secrets);
   deps.log("warn", `answering comment ${comment.id} on ${doc.key} failed`, { error: message });
   // Whatever the session left is not an answer anyone agreed to.
   if (input.work) await discardChanges(input.work.dir, deps.env, input.work.start, input.work.baseline).catch(() => false);

@@ -1,6 +1,7 @@
 import { formatUsage, sumUsage } from "../../cost/index.ts";
 import type { PrInfo } from "../types.ts";
 import type { CommentPassReport, PassItem } from "./run-comments.ts";
+import { cell } from "../../core/index.ts";
 
 /** A comment pass as markdown, for /otto-pr comments. Pure. */
 export function renderCommentPass(report: CommentPassReport, pr: PrInfo): string {
@@ -10,8 +11,8 @@ export function renderCommentPass(report: CommentPassReport, pr: PrInfo): string
   if (report.busy) return `${head}\nThe PR's working tree is busy with ${report.busy}; the comments are answered once it is free (the watcher's next poll, or /otto-pr comments again).`;
   if (report.held && total === 0) return `${head}\n${report.held}`;
   if (total === 0) return `${head}\nNo new reviewer comments to answer.`;
-  const cell = (text: string) => text.replace(/\|/g, "\\|").replace(/\s+/g, " ").slice(0, 160);
-  const row = (item: PassItem) => `| ${item.comment.id} | ${cell(item.comment.author)} | ${item.comment.path ? cell(`${item.comment.path}${item.comment.line ? `:${item.comment.line}` : ""}`) : "conversation"} | ${item.decision ?? "—"} | ${cell(item.action)} | ${item.usage ? formatUsage(item.usage) : "—"} |`;
+  const shortCell = (text: string) => cell(text, 160);
+  const row = (item: PassItem) => `| ${item.comment.id} | ${shortCell(item.comment.author)} | ${item.comment.path ? shortCell(`${item.comment.path}${item.comment.line ? `:${item.comment.line}` : ""}`) : "conversation"} | ${item.decision ?? "—"} | ${shortCell(item.action)} | ${item.usage ? formatUsage(item.usage) : "—"} |`;
   const items = [...report.answered, ...report.recovered, ...report.failed];
   return [
     head,

@@ -1,4 +1,4 @@
-import { formatError, isOttoError, redact, type Env } from "../../core/index.ts";
+import { formatError, isOttoError, redact, type Env, errorText } from "../../core/index.ts";
 import type { Config } from "../../config/index.ts";
 import { parseDuration } from "../../config/index.ts";
 import type { Notify } from "../../notify/index.ts";
@@ -131,7 +131,7 @@ export async function runCommentPass(deps: CommentFlowDeps, input: CommentPassIn
     if (leftOpen(reply.body)) action += "; thread left open (agreed, but nothing showed it was addressed)";
     else if (!comment.resolved) {
       await backend.resolveComment(pr, root.id, RESOLUTION[decision]).catch((error: unknown) => {
-        action += `; thread not resolved: ${formatError(error).replace(/^Error: /, "")}`;
+        action += `; thread not resolved: ${errorText(error)}`;
       });
     }
     recoveredEntries.push({ comment, time: deps.now().toISOString(), decision, action, reply: reply.body });

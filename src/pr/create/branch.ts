@@ -65,6 +65,9 @@ export async function prepareBranch(directory: string, options: { base?: string;
   let pushed = `${branch} was already on origin`;
   if (unpushed > 0) {
     // Never forced: a rejection means the remote moved since the fetch, and the user decides.
+    // Not workspace's commitAndPush: that one commits a session's changes, pushes HEAD to a branch
+    // the remote already has, and rebases when rejected; here the user's own commits go up as they
+    // are, the branch may be new on origin (--set-upstream), and a rejection stops for the user.
     const push = await runGit(["push", "--porcelain", "--set-upstream", "origin", `refs/heads/${branch}:refs/heads/${branch}`], { ...git, cwd: root });
     if (push.exitCode !== 0) {
       throw new OttoError("pr_create_push", `git push origin ${branch} was refused: ${(push.stderr || push.stdout).trim().split("\n").slice(-2).join(" ")}`, `Fetch and integrate origin/${branch} (\`git pull --rebase\`), then run /otto-pr create again.`);

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { Account, formatUsage } from "../../cost/index.ts";
 import { addSpend } from "../spend.ts";
 import { documentKey } from "../store/store.ts";
-import { formatError, OttoError, redact } from "../../core/index.ts";
+import { OttoError, redact, errorText } from "../../core/index.ts";
 import { parseDuration } from "../../config/index.ts";
 import { renderPrompt } from "../../prompts/index.ts";
 import { resolveRoleModel } from "../../session/index.ts";
@@ -139,7 +139,7 @@ export async function createPullRequest(runtime: Runtime, input: CreatePrInput):
     tracked = await trackPr(ctx, backend, created.pr, input.now);
     if (account.usage.requests > 0) await ctx.store.update(documentKey(created.pr), (d) => ({ ...d, data: { ...d.data, spend: addSpend(d.data.spend, account.usage, input.now) } }));
   } catch (error) {
-    tracked = { text: `The PR is open but not tracked yet (${formatError(error).replace(/^Error: /, "")}); track it with /otto-pr add ${created.pr.number}.` };
+    tracked = { text: `The PR is open but not tracked yet (${errorText(error)}); track it with /otto-pr add ${created.pr.number}.` };
   }
   return {
     markdown: [

@@ -84,7 +84,7 @@ const short = (sha: string): string => sha.slice(0, 7);
 const PLACEHOLDER = /^_No fix attempts yet\._$/;
 
 /** The first lines of a summary, at most `maxChars`, as a markdown quote. */
-export function excerpt(text: string, maxLines = 12, maxChars = 1200): string {
+function quotedExcerpt(text: string, maxLines = 12, maxChars = 1200): string {
   const lines = text.trim().split(/\r?\n/).filter((l, i, all) => l.trim() !== "" || (i > 0 && all[i - 1]?.trim() !== ""));
   let out = lines.slice(0, maxLines).join("\n");
   if (out.length > maxChars) out = `${out.slice(0, maxChars)}…`;
@@ -105,7 +105,7 @@ export function renderEntry(entry: HistoryEntry): string {
   if (entry.commit) lines.push(`- **Commit**: \`${entry.commit}\``);
   lines.push(`- **Result**: ${entry.result.replace(/\s*\n\s*/g, " ")}`);
   if (entry.spend) lines.push(`- **Spend**: ${formatUsage(entry.spend)}`);
-  if (entry.summary?.trim()) lines.push("- **Failure summary**:", excerpt(entry.summary));
+  if (entry.summary?.trim()) lines.push("- **Failure summary**:", quotedExcerpt(entry.summary));
   return lines.join("\n");
 }
 
@@ -132,7 +132,7 @@ export function giveUpComment(attempts: number, summary: string | undefined): st
     OTTO_MARKER,
     `otto: giving up after ${attempts} attempt${attempts === 1 ? "" : "s"} to fix the failing pipeline. A person needs to look at it.`,
   ];
-  if (summary?.trim()) lines.push("", "Last failure summary:", "", excerpt(summary, 20, 2000).replace(/^ {2}/gm, ""));
+  if (summary?.trim()) lines.push("", "Last failure summary:", "", quotedExcerpt(summary, 20, 2000).replace(/^ {2}/gm, ""));
   return lines.join("\n");
 }
 

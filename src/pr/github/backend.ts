@@ -1,4 +1,4 @@
-import { formatError, OttoError, redact } from "../../core/index.ts";
+import { OttoError, redact, errorLine } from "../../core/index.ts";
 import { normalizeRemoteUrl } from "../../workspace/index.ts";
 import { parseDuration } from "../../config/index.ts";
 import type { BackendDeps, CallOptions, PrBackend } from "../backend.ts";
@@ -165,7 +165,7 @@ export function createGithubBackend(deps: BackendDeps): PrBackend {
             await octokit.request("POST /repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers", { owner, repo, pull_number: number, reviewers: pr.reviewers });
             notes.push(`Review requested from ${pr.reviewers.join(", ")}.`);
           } catch (error) {
-            notes.push(`Reviewers not requested (${formatError(githubError(error, "the review request")).replace(/^Error: /, "").split("\n")[0] ?? ""}); add them on the PR page.`);
+            notes.push(`Reviewers not requested (${errorLine(githubError(error, "the review request"))}); add them on the PR page.`);
           }
         }
         return { pr: { provider: "github" as const, repo: pr.repo, number }, notes };

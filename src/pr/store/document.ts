@@ -1,6 +1,6 @@
 import matter from "gray-matter";
 import { z } from "zod";
-import { OttoError, matterOptions } from "../../core/index.ts";
+import { OttoError, matterOptions, formatZodIssues } from "../../core/index.ts";
 import { UsageRecord } from "../../cost/index.ts";
 import { Check, ProviderName } from "../types.ts";
 
@@ -120,8 +120,7 @@ export function parsePrDocument(key: string, text: string): PrDocument {
   }
   const data = PrFrontmatter.safeParse(parsed.data);
   if (!data.success) {
-    const issue = data.error.issues[0];
-    throw new OttoError("pr_document", `PR document ${key}: ${issue?.path.join(".") ?? "?"}: ${issue?.message ?? "invalid"}.`, `Fix or delete ${key}.md.`);
+    throw new OttoError("pr_document", `PR document ${key}: ${formatZodIssues(data.error.issues, { inline: true })}.`, `Fix or delete ${key}.md.`);
   }
   const sections: PrDocument["sections"] = [];
   let log: string[] = [];

@@ -1,5 +1,5 @@
 import pLimit from "p-limit";
-import { formatError, redact } from "../../core/index.ts";
+import { formatError, redact, errorText } from "../../core/index.ts";
 import { limitNotify, MAX_NOTIFICATIONS_PER_PR_CYCLE, type Notify } from "../../notify/index.ts";
 import type { PrBackend, PrSkim, RepoSkim } from "../backend.ts";
 import type { BackendRegistry } from "../registry.ts";
@@ -232,7 +232,7 @@ async function refresh(doc: PrDocument, deps: CycleDeps, repo: RepoSkim | undefi
     }
     return result(events.length > 0 ? "updated" : "unchanged", written, events);
   } catch (error) {
-    const message = redact(formatError(error).replace(/^Error: /, ""), deps.secrets);
+    const message = redact(errorText(error), deps.secrets);
     deps.log("warn", `poll of ${doc.key} failed`, { error: message });
     const written = await deps.store
       .update(doc.key, (current) => {

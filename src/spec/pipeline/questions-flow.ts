@@ -2,6 +2,7 @@ import { z } from "zod";
 import { formatUsage, type Usage } from "../../cost/index.ts";
 import type { Question } from "../questions/schema.ts";
 import { passTable, type ReportPass } from "./render-output.ts";
+import { firstLine } from "../../core/index.ts";
 
 /*
  * Auto-resolution of open questions, as pure decisions:
@@ -96,10 +97,10 @@ export function renderQuestionsReport(report: QuestionsReport): string {
   const out = [`## Questions of ${report.slug}: ${answered} auto-answered, ${report.remaining.length} left for you${total}`, ""];
   for (const { question, outcome } of report.results) {
     out.push(`- **Q${question.number}** ${question.title}: ${OUTCOME_LINE[outcome.kind]}`);
-    if (outcome.kind === "auto-answered") out.push(`  Answer: ${firstLine(outcome.answer)}`);
-    if (outcome.kind === "declined") out.push(`  Why: ${firstLine(outcome.note)}`);
-    if (outcome.kind === "disagreed") out.push(`  Proposed: ${firstLine(outcome.proposed)}`, `  Rejected because: ${firstLine(outcome.reason)}`);
-    if (outcome.kind === "failed") out.push(`  ${firstLine(outcome.error)}`);
+    if (outcome.kind === "auto-answered") out.push(`  Answer: ${firstLine(outcome.answer, 200)}`);
+    if (outcome.kind === "declined") out.push(`  Why: ${firstLine(outcome.note, 200)}`);
+    if (outcome.kind === "disagreed") out.push(`  Proposed: ${firstLine(outcome.proposed, 200)}`, `  Rejected because: ${firstLine(outcome.reason, 200)}`);
+    if (outcome.kind === "failed") out.push(`  ${firstLine(outcome.error, 200)}`);
   }
   if (report.passes?.length) out.push("", passTable(report.passes, report.total));
   if (answered > 0) out.push("", `Written: ${report.questionsFile}`);
@@ -114,9 +115,4 @@ export function renderQuestionsReport(report: QuestionsReport): string {
   const next = report.remaining[0] ? answerCommand(report.remaining[0], report.slug) : report.foldIn;
   out.push("", `Next step: ${next}`);
   return out.join("\n");
-}
-
-function firstLine(text: string): string {
-  const line = text.trim().split("\n")[0] ?? "";
-  return line.length > 200 ? `${line.slice(0, 199)}…` : line;
 }

@@ -1,4 +1,4 @@
-import { formatError, isOttoError } from "../../core/index.ts";
+import { isOttoError, errorText } from "../../core/index.ts";
 import { formatUsage, isBudgetStop, withAccount } from "../../cost/index.ts";
 import { renderPrompt } from "../../prompts/index.ts";
 import type { ChildOptions, ModelRef } from "../../session/index.ts";
@@ -56,7 +56,7 @@ async function settle(ctx: Ctx, q: Question, primary: ModelRef, secondary: Model
     return decide(resolution, validation);
   } catch (error) {
     if (deps.signal?.aborted || isBudgetStop(error) || (isOttoError(error) && error.code === "session_aborted")) throw error;
-    return { kind: "failed", error: formatError(error).replace(/^Error: /, "") };
+    return { kind: "failed", error: errorText(error) };
   }
 }
 

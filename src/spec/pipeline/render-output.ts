@@ -3,6 +3,7 @@ import { formatUsage, type Usage } from "../../cost/index.ts";
 import type { Question } from "../questions/schema.ts";
 import type { VerbResult } from "./document-stage.ts";
 import { spendCells, spendLine, type PassSpend, type StageSpend } from "./spend.ts";
+import { cell } from "../../core/index.ts";
 
 /** A row of a stage's summary table: a pass, what came of it and what it spent. */
 export interface ReportPass {
@@ -57,11 +58,10 @@ export function renderStageReport(report: StageReport): string {
 
 /** A markdown table; cells have `|` escaped and newlines flattened. */
 export function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
-  const cell = (s: string) => s.replace(/\|/g, "\\|").replace(/\s*\n\s*/g, " ");
   return [
-    `| ${header.map(cell).join(" | ")} |`,
+    `| ${header.map((s) => cell(s)).join(" | ")} |`,
     `|${header.map(() => "---").join("|")}|`,
-    ...rows.map((r) => `| ${r.map(cell).join(" | ")} |`),
+    ...rows.map((r) => `| ${r.map((s) => cell(s)).join(" | ")} |`),
   ].join("\n");
 }
 

@@ -1,5 +1,5 @@
 import fs from "node:fs";
-import { OttoError, formatError } from "../../core/index.ts";
+import { OttoError, errorText } from "../../core/index.ts";
 import { Account, currentAccount, isBudgetStop, withAccount, type Usage } from "../../cost/index.ts";
 import type { SpecDeps } from "./deps.ts";
 import type { VerbResult } from "./document-stage.ts";
@@ -85,7 +85,7 @@ export class StageStopped extends OttoError {
 
 /** "failed: …", or "stopped: Budget reached …" for a budget stop: a history record's outcome. */
 export function outcomeOf(error: unknown): string {
-  return `${isBudgetStop(error) ? "stopped" : "failed"}: ${formatError(error).replace(/^Error: /, "").replace(/\nNext step: [\s\S]*$/, "")}`;
+  return `${isBudgetStop(error) ? "stopped" : "failed"}: ${errorText(error).replace(/\nNext step: [\s\S]*$/, "")}`;
 }
 
 export interface StopInfo {

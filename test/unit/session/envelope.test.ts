@@ -3,11 +3,11 @@ import { z } from "zod";
 import {
   extractDocument,
   extractEnvelope,
-  formatZodIssues,
   jsonCandidates,
   parseEnvelope,
   rescueJson,
 } from "../../../src/session/index.ts";
+import { formatZodIssues } from "../../../src/core/index.ts";
 
 describe("extractEnvelope", () => {
   it("returns the last block, without a fence", () => {
