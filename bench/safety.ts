@@ -37,6 +37,8 @@ export const SAFETY_TEST_FILES: readonly string[] = [
   "test/e2e/pr-review-untrusted-config.test.ts",
   "test/unit/sandbox/sandbox.test.ts",
   "test/e2e/sandbox.test.ts",
+  "test/e2e/ci-github.test.ts",
+  "test/e2e/ci-azure.test.ts",
 ];
 
 const POSTS = 100;

@@ -1,3 +1,4 @@
+import { docsUrl } from "../core/index.ts";
 import { runCi } from "../pr/index.ts";
 import type { Verb } from "./command.ts";
 
@@ -18,7 +19,7 @@ function failJob(): void {
 
 export const ciVerb: Verb = {
   path: ["ci"],
-  summary: "Run otto's PR work for the CI job's event (GitHub Actions, Azure Pipelines): fix the PR's failed pipeline or answer its comments; state lives in otto's comment on the PR (docs/ci.md)",
+  summary: `Run otto's PR work for the CI job's event (GitHub Actions, Azure Pipelines): fix the PR's failed pipeline or answer its comments; state lives in otto's comment on the PR (see ${docsUrl("ci.md")})`,
   positionals: { max: 0 },
   run: async (_input, ctx) => {
     const progress = (line: string): void => {

@@ -1,4 +1,4 @@
-import { OttoError } from "../../core/index.ts";
+import { OttoError, docsUrl } from "../../core/index.ts";
 import { backendDeps, createPrContext, type PrContext, type PrRuntime } from "../context.ts";
 import { createRegistry } from "../registry.ts";
 import type { ProviderName } from "../types.ts";
@@ -26,7 +26,7 @@ export async function ciContext(runtime: PrRuntime, directory: string, provider:
       if (!github.hosts.includes(host)) github.hosts = [...github.hosts, host];
     }
     if (!github.token && !env.GH_TOKEN) {
-      throw new OttoError("ci_no_token", "No GitHub token: GITHUB_TOKEN is not set in the otto job (nor GH_TOKEN, nor pr.providers.github.token).", "Pass it to the step: env: GITHUB_TOKEN: ${{ secrets.GITHUB_TOKEN }} (with permissions contents, pull-requests and checks: write / read as docs/ci.md lists).");
+      throw new OttoError("ci_no_token", "No GitHub token: GITHUB_TOKEN is not set in the otto job (nor GH_TOKEN, nor pr.providers.github.token).", `Pass it to the step: env: GITHUB_TOKEN: \${{ secrets.GITHUB_TOKEN }} (with the permissions ${docsUrl("ci.md")} lists: contents and pull-requests write, checks and actions read).`);
     }
   } else {
     const ado = config.pr.providers.ado;
