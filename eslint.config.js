@@ -114,7 +114,6 @@ const EXCEPTIONS = [
   ["repo/branch-template.ts", "prompts/template-engine.ts", "the template engine is not exported by prompts/index.ts yet"],
   ["spec/pipeline/stage-vars.ts", "review/changed.ts", "a pure helper not exported by review/index.ts yet"],
   // Upward arrows inside pr/: its root holds both the shared kit (floor pr) and wiring that belongs higher.
-  ["pr/backend.ts", "pr/github/octokit.ts", "the WriteLimiter type; it moves to pr/'s root beside PrBackend"],
   ["pr/registry.ts", "pr/github/backend.ts", "the backend registry builds both backends; it moves above them when pr/ is rewired downward"],
   ["pr/registry.ts", "pr/ado/backend.ts", "see pr/registry.ts → pr/github/backend.ts"],
   ["pr/context.ts", "pr/store/store.ts", "the PR context builds the store; it moves above pr/store when pr/ is rewired downward"],
@@ -122,17 +121,7 @@ const EXCEPTIONS = [
   ["pr/cap-hold.ts", "pr/store/store.ts", "see pr/cap-hold.ts → pr/store/document.ts"],
   ["pr/config-hold.ts", "pr/store/document.ts", "the PrFrontmatter type; it moves above pr/store with pr/context.ts"],
   ["pr/spend.ts", "pr/store/document.ts", "the PrFrontmatter and PrSpend types; it moves above pr/store with pr/context.ts"],
-  ["pr/ado/workflow.ts", "pr/watch/plan.ts", "OTTO_MARKER lives in watch/ until the markers move below the backends"],
-  ["pr/fix/decide.ts", "pr/watch/plan.ts", "FIX_STALE_MS and OTTO_MARKER live in watch/ until pr/ is rewired downward"],
-  ["pr/fix/entry.ts", "pr/watch/plan.ts", "planRefresh lives in watch/ until pr/ is rewired downward"],
   ["pr/fix/entry.ts", "pr/watch/cycle.ts", "the FailureContext type of the watcher's hook; it moves below fix/ with the markers"],
-  ["pr/comments/reply-marker.ts", "pr/watch/plan.ts", "OTTO_MARKER and isOttoComment live in watch/ until pr/ is rewired downward"],
-  ["pr/comments/run-comments.ts", "pr/watch/plan.ts", "unhandledComments and isOttoComment live in watch/ until pr/ is rewired downward"],
-  [
-    "pr/comments/select-comments.ts",
-    "pr/watch/plan.ts",
-    "unhandledComments and isOttoComment live in watch/ until pr/ is rewired downward",
-  ],
   ["pr/comments/entry.ts", "pr/watch/cycle.ts", "the CycleDeps type of the watcher's hook; it moves below comments/ with the markers"],
 ];
 

@@ -11,7 +11,7 @@ import { configChanges, holdText, notifyHold } from "../config-hold.ts";
 import type { PrStore } from "../store/store.ts";
 import { seenOf } from "../store/seen.ts";
 import type { PrComment, PrInfo } from "../types.ts";
-import { isOttoComment, unhandledComments } from "../watch/plan.ts";
+import { isOttoComment, unhandledComments } from "../store/markers.ts";
 import { leftOpen } from "./addressed-by.ts";
 import { answerComment, type AnswerDeps } from "./answer-comment.ts";
 import { recordComments, type HistoryEntry } from "./comment-history.ts";

@@ -6,7 +6,7 @@ import { pipelineSummary } from "../pipeline.ts";
 import { findPr } from "../store/find.ts";
 import { logLine } from "../store/document.ts";
 import type { FailureContext } from "../watch/cycle.ts";
-import { planRefresh } from "../watch/plan.ts";
+import { planRefresh } from "../store/refresh.ts";
 import { runFix, type FixDeps, type FixModels, type FixOutcome } from "./run-fix.ts";
 import { spendLine } from "./flow.ts";
 import { formatUsage, runBudget, type BudgetFlags } from "../../cost/index.ts";

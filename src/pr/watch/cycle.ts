@@ -11,7 +11,9 @@ import { pipelineSummary } from "../pipeline.ts";
 import { prLabel } from "../spend.ts";
 import type { Usage } from "../../cost/index.ts";
 import type { PipelineStatus, PrComment, PrInfo } from "../types.ts";
-import { OTTO_MARKER, greenComment, planError, planRefresh, shouldPoll, unhandledComments, type Observed, type PrEvent } from "./plan.ts";
+import { planError, shouldPoll } from "./plan.ts";
+import { greenComment, planRefresh, type Observed, type PrEvent } from "../store/refresh.ts";
+import { OTTO_MARKER, unhandledComments } from "../store/markers.ts";
 
 /*
  * One watcher cycle: the PR list of each repository is read first (one conditional request on
