@@ -26,6 +26,7 @@ export const FLOORS = [
       ["pr"], // the files at src/pr/'s root: the PrBackend interface, PR types, http, tokens, sanitize
       ["pr/store"],
       ["pr/github", "pr/ado"],
+      ["pr/context"], // what commands and flows run in: PR context, backend registry, spend and caps, holds, hook types
       ["pr/commands"],
       ["pr/create", "pr/fix", "pr/comments"],
       ["pr/watch"],
@@ -56,6 +57,7 @@ const OPEN_FOLDERS = [
   "pr/store",
   "pr/github",
   "pr/ado",
+  "pr/context",
   "pr/commands",
   "pr/create",
   "pr/fix",
@@ -105,27 +107,6 @@ const EXCEPTIONS = [
   ["execute/plan.ts", "session/task-failed.ts", "a pure helper not exported by session/index.ts yet"],
   ["repo/branch-template.ts", "prompts/template-engine.ts", "the template engine is not exported by prompts/index.ts yet"],
   ["spec/pipeline/stage-vars.ts", "review/changed.ts", "a pure helper not exported by review/index.ts yet"],
-  // Upward arrows inside pr/: its root holds both the shared kit (floor pr) and wiring that belongs higher.
-  ["pr/backend.ts", "pr/github/octokit.ts", "the WriteLimiter type; it moves to pr/'s root beside PrBackend"],
-  ["pr/registry.ts", "pr/github/backend.ts", "the backend registry builds both backends; it moves above them when pr/ is rewired downward"],
-  ["pr/registry.ts", "pr/ado/backend.ts", "see pr/registry.ts → pr/github/backend.ts"],
-  ["pr/context.ts", "pr/store/store.ts", "the PR context builds the store; it moves above pr/store when pr/ is rewired downward"],
-  ["pr/cap-hold.ts", "pr/store/document.ts", "the daily-cap hold writes the PR document; moves above pr/store with pr/context.ts"],
-  ["pr/cap-hold.ts", "pr/store/store.ts", "see pr/cap-hold.ts → pr/store/document.ts"],
-  ["pr/config-hold.ts", "pr/store/document.ts", "the PrFrontmatter type; it moves above pr/store with pr/context.ts"],
-  ["pr/spend.ts", "pr/store/document.ts", "the PrFrontmatter and PrSpend types; it moves above pr/store with pr/context.ts"],
-  ["pr/ado/workflow.ts", "pr/watch/plan.ts", "OTTO_MARKER lives in watch/ until the markers move below the backends"],
-  ["pr/fix/decide.ts", "pr/watch/plan.ts", "FIX_STALE_MS and OTTO_MARKER live in watch/ until pr/ is rewired downward"],
-  ["pr/fix/entry.ts", "pr/watch/plan.ts", "planRefresh lives in watch/ until pr/ is rewired downward"],
-  ["pr/fix/entry.ts", "pr/watch/cycle.ts", "the FailureContext type of the watcher's hook; it moves below fix/ with the markers"],
-  ["pr/comments/reply-marker.ts", "pr/watch/plan.ts", "OTTO_MARKER and isOttoComment live in watch/ until pr/ is rewired downward"],
-  ["pr/comments/run-comments.ts", "pr/watch/plan.ts", "unhandledComments and isOttoComment live in watch/ until pr/ is rewired downward"],
-  [
-    "pr/comments/select-comments.ts",
-    "pr/watch/plan.ts",
-    "unhandledComments and isOttoComment live in watch/ until pr/ is rewired downward",
-  ],
-  ["pr/comments/entry.ts", "pr/watch/cycle.ts", "the CycleDeps type of the watcher's hook; it moves below comments/ with the markers"],
 ];
 
 /** The element types of the map, each with the floors it may import. */

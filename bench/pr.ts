@@ -13,7 +13,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { resolveConfig } from "../src/config/index.ts";
-import type { PrContext } from "../src/pr/context.ts";
+import type { PrContext } from "../src/pr/context/context.ts";
 import { addPr, createPrStore, createRegistry, runCycle, type BackendDeps } from "../src/pr/index.ts";
 import { documentKey } from "../src/pr/store/store.ts";
 import { trimLog } from "../src/pr/fix/trim-log.ts";

@@ -1,6 +1,5 @@
 import type { Env } from "../core/index.ts";
 import type { Config } from "../config/index.ts";
-import type { WriteLimiter } from "./github/octokit.ts";
 import type {
   AuthorAccess,
   CommentAuthor,
@@ -150,3 +149,13 @@ export interface BackendDeps {
 }
 
 export type BackendFactory = (deps: BackendDeps) => PrBackend;
+
+/**
+ * The shape of a Bottleneck group as plugin-throttling uses it for writes. GitHub asks for a
+ * second between content-creating requests (three for notifying ones), which the plugin enforces
+ * process-wide; tests pass a limiter that runs at once.
+ * https://docs.github.com/en/rest/using-the-rest-api/best-practices-for-using-the-rest-api#pause-between-mutative-requests
+ */
+export interface WriteLimiter {
+  key(id: string): { schedule(options: unknown, task: (...args: never[]) => unknown, ...args: unknown[]): Promise<unknown> };
+}

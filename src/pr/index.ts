@@ -1,6 +1,6 @@
 /** PR tracking: backends (GitHub, Azure DevOps) behind one interface, the PR store, the watcher. */
 export type { BackendDeps, CachedResponse, CallOptions, IdContext, PrBackend, ResponseCache } from "./backend.ts";
-export { createRegistry, locatePr, type BackendRegistry, type LocateInput } from "./registry.ts";
+export { createRegistry, locatePr, type BackendRegistry, type LocateInput } from "./context/registry.ts";
 export {
   CheckState,
   CommentResolution,
@@ -24,12 +24,14 @@ export { pipelineSummary, overallState } from "./pipeline.ts";
 export { FINAL_STATUSES, PrFrontmatter, PrStatus, parsePrDocument, renderPrDocument, type PrDocument } from "./store/document.ts";
 export { createPrStore, documentKey, type PrStore } from "./store/store.ts";
 export { findPr } from "./store/find.ts";
-export { createPrContext, prStoreDir, type PrContext, type PrRuntime } from "./context.ts";
+export { createPrContext, prStoreDir, type PrContext, type PrRuntime } from "./context/context.ts";
 export { addPr, trackPr } from "./commands/add.ts";
 export { createPullRequest, currentBranchPr, type CreatePrInput, type CreatePrResult } from "./create/create-pr.ts";
 export { listPrs, prLog, prStatus, removePr } from "./commands/show.ts";
-export { runCycle, type CommentsContext, type CycleDeps, type CycleReport, type FailureContext, type PrResult } from "./watch/cycle.ts";
-export { OTTO_MARKER, planRefresh, unhandledComments, type PrEvent } from "./watch/plan.ts";
+export { runCycle, type CycleDeps, type CycleReport, type PrResult } from "./watch/cycle.ts";
+export type { CommentsContext, CycleHooks, FailureContext, PolledContext } from "./context/hooks.ts";
+export { planRefresh, type PrEvent } from "./store/refresh.ts";
+export { OTTO_MARKER, unhandledComments } from "./store/markers.ts";
 export { createWatcher, type Watcher } from "./watch/watcher.ts";
 export { cronFor, systemClock, type Clock, type Scheduled } from "./watch/schedule.ts";
 export { watchControllerFor, createWatchController, type WatchController } from "./watch/controller.ts";

@@ -1,6 +1,6 @@
 import type { Config } from "../../config/index.ts";
 import type { PrInfo, WorkflowAction, WorkflowResult } from "../types.ts";
-import { OTTO_MARKER } from "../watch/plan.ts";
+import { OTTO_MARKER } from "../store/markers.ts";
 import { isOttoError } from "../../core/index.ts";
 import type { AdoHttp } from "./http.ts";
 import { adoParts } from "./locate.ts";

@@ -1,6 +1,6 @@
 import { OttoError, docsUrl } from "../../core/index.ts";
-import { backendDeps, createPrContext, type PrContext, type PrRuntime } from "../context.ts";
-import { createRegistry } from "../registry.ts";
+import { backendDeps, createPrContext, type PrContext, type PrRuntime } from "../context/context.ts";
+import { createRegistry } from "../context/registry.ts";
 import type { ProviderName } from "../types.ts";
 import { azureCollection } from "./azure-event.ts";
 import { AZURE_VARS, GITHUB_VARS } from "./variables.ts";

@@ -1,6 +1,6 @@
 import { addUsage, appendLedger, ledgerFile, ZERO_USAGE, type Usage } from "../../cost/index.ts";
 import type { Env } from "../../core/index.ts";
-import { docSpentToday, readToday } from "../spend.ts";
+import { docSpentToday, readToday } from "../context/spend.ts";
 import type { PrSpend } from "../store/document.ts";
 
 /*

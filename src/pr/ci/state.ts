@@ -2,7 +2,7 @@ import { z } from "zod";
 import { redactDeep } from "../../core/index.ts";
 import { PrFrontmatter, type PrDocument } from "../store/document.ts";
 import { authoredBy, type PrComment } from "../types.ts";
-import { OTTO_MARKER } from "../watch/plan.ts";
+import { OTTO_MARKER } from "../store/markers.ts";
 
 /*
  * otto's state for one PR when it runs in CI, kept on the forge instead of a runner's disk: one

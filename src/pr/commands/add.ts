@@ -1,8 +1,8 @@
 import path from "node:path";
 import { errorText } from "../../core/index.ts";
-import { type PrContext } from "../context.ts";
+import { type PrContext } from "../context/context.ts";
 import { pipelineSummary } from "../pipeline.ts";
-import { locatePr } from "../registry.ts";
+import { locatePr } from "../context/registry.ts";
 import { logLine, type PrDocument } from "../store/document.ts";
 import { documentKey } from "../store/store.ts";
 import type { PrBackend } from "../backend.ts";

@@ -1,12 +1,12 @@
 import path from "node:path";
-import type { PrContext } from "../context.ts";
+import type { PrContext } from "../context/context.ts";
 import { pipelineSummary } from "../pipeline.ts";
 import type { PrDocument } from "../store/document.ts";
 import { findPr } from "../store/find.ts";
-import { locatePr } from "../registry.ts";
+import { locatePr } from "../context/registry.ts";
 import { documentKey } from "../store/store.ts";
 import { formatUsage, ZERO_USAGE } from "../../cost/index.ts";
-import { docSpentToday, utcDay } from "../spend.ts";
+import { docSpentToday, utcDay } from "../context/spend.ts";
 import { cell } from "../../core/index.ts";
 
 type ShowContext = Pick<PrContext, "store" | "registry">;

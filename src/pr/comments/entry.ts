@@ -1,8 +1,8 @@
 import type { Runtime } from "../../runtime.ts";
 import { resolveRoleModel, type ModelRef } from "../../session/index.ts";
-import { watcherPrimary, type PrContext, type PrRuntime } from "../context.ts";
+import { watcherPrimary, type PrContext, type PrRuntime } from "../context/context.ts";
 import { findPr } from "../store/find.ts";
-import type { CycleDeps } from "../watch/cycle.ts";
+import type { CycleHooks } from "../context/hooks.ts";
 import { renderCommentPass } from "./render-pass.ts";
 import { runCommentPass, type CommentFlowDeps } from "./run-comments.ts";
 import { runWorkflowSteps } from "./workflow-steps.ts";
@@ -33,7 +33,7 @@ function configuredPrimary(ctx: PrContext): () => Promise<ModelRef> {
 }
 
 /** onComments and onPolled for a watcher cycle built from `ctx` (the cycle's fresh context). */
-export function watcherHooks(runtime: PrRuntime, ctx: PrContext, options: { now: () => Date; log: Log }): Pick<CycleDeps, "onComments" | "onPolled"> {
+export function watcherHooks(runtime: PrRuntime, ctx: PrContext, options: { now: () => Date; log: Log }): Pick<CycleHooks, "onComments" | "onPolled"> {
   const deps = flowDeps(runtime, ctx, { model: configuredPrimary(ctx), now: options.now, log: options.log });
   return {
     async onComments({ doc, pr, backend, notify }) {

@@ -1,4 +1,4 @@
-import { isOttoComment, OTTO_MARKER } from "../watch/plan.ts";
+import { isOttoComment, OTTO_MARKER } from "../store/markers.ts";
 import { stripPostMarkers } from "../post-once.ts";
 import type { PrComment } from "../types.ts";
 import { Decision } from "./decision.ts";

@@ -7,11 +7,11 @@ import { checkCommands as commandsOf, resolveChecks } from "../../analysis/index
 import { CLEAN_TREE, headSha, runChecks } from "../../workspace/index.ts";
 import type { PrBackend } from "../backend.ts";
 import { logLine, type PrDocument } from "../store/document.ts";
-import { configChanges, holdText, notifyHold } from "../config-hold.ts";
+import { configChanges, holdText, notifyHold } from "../context/config-hold.ts";
 import type { PrStore } from "../store/store.ts";
 import { seenOf } from "../store/seen.ts";
 import type { PrComment, PrInfo } from "../types.ts";
-import { isOttoComment, unhandledComments } from "../watch/plan.ts";
+import { isOttoComment, unhandledComments } from "../store/markers.ts";
 import { leftOpen } from "./addressed-by.ts";
 import { answerComment, type AnswerDeps } from "./answer-comment.ts";
 import { recordComments, type HistoryEntry } from "./comment-history.ts";
@@ -24,8 +24,8 @@ import type { TrustDecision } from "./trust.ts";
 import { awaitPeople, handOffFork, recordFailure, type Recorder } from "./hand-off.ts";
 import { assertSandbox } from "../../sandbox/index.ts";
 import { Account, runBudget, withAccount, type Usage } from "../../cost/index.ts";
-import { addSpend, capReached, prLabel, readCaps, type CapCheck, type DailyCaps } from "../spend.ts";
-import { holdAtCap, releaseCapHold, warnUnpriced, type CapHoldDeps } from "../cap-hold.ts";
+import { addSpend, capReached, prLabel, readCaps, type CapCheck, type DailyCaps } from "../context/spend.ts";
+import { holdAtCap, releaseCapHold, warnUnpriced, type CapHoldDeps } from "../context/cap-hold.ts";
 
 /*
  * One pass of the comment flow over one PR (the watcher's onComments hook, /otto-pr comments):
@@ -54,7 +54,7 @@ export interface CommentFlowDeps {
   log: (level: "info" | "warn", message: string, extra?: Record<string, unknown>) => void;
   signal?: AbortSignal | undefined;
   progress?: (message: string) => void;
-  /** A person's /otto-pr comments: proceeds on a head that changes OpenCode configuration (src/pr/config-hold.ts). */
+  /** A person's /otto-pr comments: proceeds on a head that changes OpenCode configuration (src/pr/context/config-hold.ts). */
   manual?: boolean;
 }
 
@@ -80,7 +80,7 @@ export interface CommentPassReport {
   skipped: Array<{ comment: PrComment; reason: SkipReason }>;
   /** Who held the PR's working tree when this pass wanted it: nothing was answered, the next pass tries again. */
   busy?: string;
-  /** Why nothing (more) was answered: the head changes OpenCode configuration and waits for a person (src/pr/config-hold.ts), or a daily cap / budget is reached. */
+  /** Why nothing (more) was answered: the head changes OpenCode configuration and waits for a person (src/pr/context/config-hold.ts), or a daily cap / budget is reached. */
   held?: string;
   /** What the pass's model calls cost. */
   usage?: Usage;
@@ -370,7 +370,7 @@ async function budgetStopped(deps: CommentFlowDeps, doc: PrDocument, pass: PassA
 }
 
 /**
- * A head that changes OpenCode configuration (src/pr/config-hold.ts): the watcher answers nothing
+ * A head that changes OpenCode configuration (src/pr/context/config-hold.ts): the watcher answers nothing
  * (the comments stay unseen, for after a person's /otto-pr fix), notes it and tells a person once
  * per head; a run by hand proceeds and records the head as accepted.
  */

@@ -1,6 +1,6 @@
 import { authoredBy, type PrComment } from "../types.ts";
 import { seenTest, type SeenInput } from "../store/seen.ts";
-import { isOttoComment, unhandledComments } from "../watch/plan.ts";
+import { isOttoComment, unhandledComments } from "../store/markers.ts";
 import type { Decision } from "./decision.ts";
 import { ownReplies } from "./reply-marker.ts";
 import type { TrustDecision } from "./trust.ts";

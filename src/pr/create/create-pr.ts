@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { Account, formatUsage } from "../../cost/index.ts";
-import { addSpend } from "../spend.ts";
+import { addSpend } from "../context/spend.ts";
 import { documentKey } from "../store/store.ts";
 import { OttoError, redact, errorText } from "../../core/index.ts";
 import { parseDuration } from "../../config/index.ts";
@@ -10,7 +10,7 @@ import { currentBranch, gitOutput } from "../../workspace/index.ts";
 import type { Runtime } from "../../runtime.ts";
 import type { PrBackend } from "../backend.ts";
 import { trackPr } from "../commands/add.ts";
-import { createPrContext, type PrContext } from "../context.ts";
+import { createPrContext, type PrContext } from "../context/context.ts";
 import { originUrl } from "../remote.ts";
 import type { PrLocator } from "../types.ts";
 import { prepareBranch, type PreparedBranch } from "./branch.ts";

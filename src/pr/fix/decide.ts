@@ -1,7 +1,7 @@
 import type { PrDocument, PrFrontmatter } from "../store/document.ts";
 import type { PrInfo } from "../types.ts";
 import { formatUsage, type Usage } from "../../cost/index.ts";
-import { FIX_STALE_MS, OTTO_MARKER } from "../watch/plan.ts";
+import { FIX_STALE_MS, OTTO_MARKER } from "../store/markers.ts";
 import type { Verdict } from "./verdict.ts";
 
 /*

@@ -1,12 +1,12 @@
 import { OttoError } from "../../core/index.ts";
 import type { Runtime } from "../../runtime.ts";
 import { parseModel, resolveRoleModel } from "../../session/index.ts";
-import { watcherPrimary, type PrContext, type PrRuntime } from "../context.ts";
+import { watcherPrimary, type PrContext, type PrRuntime } from "../context/context.ts";
 import { pipelineSummary } from "../pipeline.ts";
 import { findPr } from "../store/find.ts";
 import { logLine } from "../store/document.ts";
-import type { FailureContext } from "../watch/cycle.ts";
-import { planRefresh } from "../watch/plan.ts";
+import type { FailureContext } from "../context/hooks.ts";
+import { planRefresh } from "../store/refresh.ts";
 import { runFix, type FixDeps, type FixModels, type FixOutcome } from "./run-fix.ts";
 import { spendLine } from "./flow.ts";
 import { formatUsage, runBudget, type BudgetFlags } from "../../cost/index.ts";

@@ -8,7 +8,7 @@ import type { commitAndPush } from "../../workspace/index.ts";
 import { logLine, type PrDocument } from "../store/document.ts";
 import type { PrStore } from "../store/store.ts";
 import type { PipelineStatus, PrInfo } from "../types.ts";
-import { addSpend, prLabel, type SpendItem } from "../spend.ts";
+import { addSpend, prLabel, type SpendItem } from "../context/spend.ts";
 import { appendHistory, renderEntry, type HistoryEntry, type Trigger } from "./decide.ts";
 import type { Verdict } from "./verdict.ts";
 

@@ -1,20 +1,11 @@
 import { retry } from "@octokit/plugin-retry";
 import { throttling } from "@octokit/plugin-throttling";
 import { Octokit } from "@octokit/core";
+import type { WriteLimiter } from "../backend.ts";
 import { fetchWithTimeout } from "../http.ts";
 
 const OttoOctokit = Octokit.plugin(throttling, retry);
 export type GithubClient = InstanceType<typeof OttoOctokit>;
-
-/**
- * The shape of a Bottleneck group as plugin-throttling uses it for writes. GitHub asks for a
- * second between content-creating requests (three for notifying ones), which the plugin enforces
- * process-wide; tests pass a limiter that runs at once.
- * https://docs.github.com/en/rest/using-the-rest-api/best-practices-for-using-the-rest-api#pause-between-mutative-requests
- */
-export interface WriteLimiter {
-  key(id: string): { schedule(options: unknown, task: (...args: never[]) => unknown, ...args: unknown[]): Promise<unknown> };
-}
 
 export interface OctokitOptions {
   /** REST base, e.g. https://api.github.com or https://ghe.example.com/api/v3. */

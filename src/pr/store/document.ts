@@ -20,7 +20,7 @@ export const FINAL_STATUSES: readonly PrStatus[] = ["merged", "closed", "abandon
 /** YAML turns an unquoted ISO time written by hand into a Date; keep times as ISO strings. */
 const Timestamp = z.preprocess((v) => (v instanceof Date ? v.toISOString() : v), z.string());
 
-/** What otto's model calls for this PR cost (src/pr/spend.ts); absent in documents written before it was kept. */
+/** What otto's model calls for this PR cost (src/pr/context/spend.ts); absent in documents written before it was kept. */
 export const PrSpend = z.object({
   /** The UTC day (YYYY-MM-DD) `today` is of. */
   day: z.string(),
@@ -65,7 +65,7 @@ export const PrFrontmatter = z.object({
   gave_up: Timestamp.optional(),
   /** Head SHA the fix flow handed to a human (fork, repeated infrastructure failure): notified once per SHA. */
   human_sha: z.string().optional(),
-  /** Head SHA the fix or comment flow held for a person because it changes OpenCode configuration (src/pr/config-hold.ts): notified once per SHA. */
+  /** Head SHA the fix or comment flow held for a person because it changes OpenCode configuration (src/pr/context/config-hold.ts): notified once per SHA. */
   config_hold_sha: z.string().optional(),
   /** Head SHA a person let otto work on by running /otto-pr fix by hand although it changes OpenCode configuration. */
   config_ok_sha: z.string().optional(),

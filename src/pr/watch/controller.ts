@@ -2,7 +2,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { OttoError, formatError, xdgPaths } from "../../core/index.ts";
 import { parseDuration } from "../../config/index.ts";
-import { createPrContext, type PrRuntime } from "../context.ts";
+import { createPrContext, type PrRuntime } from "../context/context.ts";
 import { watcherHooks } from "../comments/index.ts";
 import { fixOnFailure } from "../fix/index.ts";
 import { runCycle } from "./cycle.ts";

@@ -2,16 +2,18 @@ import pLimit from "p-limit";
 import { formatError, redact, errorText } from "../../core/index.ts";
 import { limitNotify, MAX_NOTIFICATIONS_PER_PR_CYCLE, type Notify } from "../../notify/index.ts";
 import type { PrBackend, PrSkim, RepoSkim } from "../backend.ts";
-import type { BackendRegistry } from "../registry.ts";
+import type { BackendRegistry } from "../context/registry.ts";
+import type { CycleHooks } from "../context/hooks.ts";
 import { logLine, type PrDocument, type PrStatus } from "../store/document.ts";
 import { listCacheKey, type PrStore } from "../store/store.ts";
 import { seenOf, seenTest, type SeenComments } from "../store/seen.ts";
 import { pollMode, type PollMode } from "./poll-mode.ts";
 import { pipelineSummary } from "../pipeline.ts";
-import { prLabel } from "../spend.ts";
+import { prLabel } from "../context/spend.ts";
 import type { Usage } from "../../cost/index.ts";
-import type { PipelineStatus, PrComment, PrInfo } from "../types.ts";
-import { OTTO_MARKER, greenComment, planError, planRefresh, shouldPoll, unhandledComments, type Observed, type PrEvent } from "./plan.ts";
+import { planError, shouldPoll } from "./plan.ts";
+import { greenComment, planRefresh, type Observed, type PrEvent } from "../store/refresh.ts";
+import { OTTO_MARKER, unhandledComments } from "../store/markers.ts";
 
 /*
  * One watcher cycle: the PR list of each repository is read first (one conditional request on
@@ -21,32 +23,7 @@ import { OTTO_MARKER, greenComment, planError, planRefresh, shouldPoll, unhandle
  * plug in through onFailure and onComments; their errors are theirs, not the poll's.
  */
 
-export interface FailureContext {
-  doc: PrDocument;
-  pr: PrInfo;
-  pipeline: PipelineStatus;
-  backend: PrBackend;
-  /** This PR's notifier for this cycle (at most MAX_NOTIFICATIONS_PER_PR_CYCLE); the flows notify through it. */
-  notify?: Notify;
-}
-
-export interface CommentsContext {
-  doc: PrDocument;
-  pr: PrInfo;
-  /** Reviewer comments not handled yet (not in seen_comment_ids, unresolved, not otto's). */
-  comments: PrComment[];
-  backend: PrBackend;
-  /** This PR's notifier for this cycle (at most MAX_NOTIFICATIONS_PER_PR_CYCLE); the flows notify through it. */
-  notify?: Notify;
-}
-
-export interface PolledContext {
-  doc: PrDocument;
-  pr: PrInfo;
-  backend: PrBackend;
-}
-
-export interface CycleDeps {
+export interface CycleDeps extends CycleHooks {
   store: PrStore;
   registry: BackendRegistry;
   notify: Notify;
@@ -62,22 +39,13 @@ export interface CycleDeps {
   force?: boolean;
   /** Credentials of the config, redacted from every error otto records or logs. */
   secrets?: readonly string[];
-  /**
-   * The fix flow's entry point: called after a pipeline failure was recorded. Until it exists
-   * the failure stays recorded (status failed, failed checks in the document).
-   */
-  onFailure?(context: FailureContext): Promise<void>;
-  /** The comment flow's entry point: called each poll while a PR has unhandled reviewer comments. */
-  onComments?(context: CommentsContext): Promise<void>;
-  /** Provider workflow steps (Azure DevOps auto-complete, work item): called after each poll of an open PR. */
-  onPolled?(context: PolledContext): Promise<void>;
 }
 
 export type Outcome = "updated" | "unchanged" | "final" | "backoff" | "error" | "removed";
 
 export interface PrResult {
   key: string;
-  /** The ledger's label of the PR (src/pr/spend.ts): what the cycle's spend is summed by. */
+  /** The ledger's label of the PR (src/pr/context/spend.ts): what the cycle's spend is summed by. */
   pr?: string;
   outcome: Outcome;
   status: PrStatus;

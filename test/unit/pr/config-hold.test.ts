@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { configChanges, holdText, notifyHold } from "../../../src/pr/config-hold.ts";
+import { configChanges, holdText, notifyHold } from "../../../src/pr/context/config-hold.ts";
 import { gitEnv } from "../../support/git.ts";
 import { clone } from "../repo/fixtures.ts";
 

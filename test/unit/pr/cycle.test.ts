@@ -3,7 +3,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { NotifyEvent } from "../../../src/notify/index.ts";
 import { addPr, createPrStore, createRegistry, runCycle, type CycleDeps, type FailureContext, type PrStore } from "../../../src/pr/index.ts";
-import type { PrContext } from "../../../src/pr/context.ts";
+import type { PrContext } from "../../../src/pr/context/context.ts";
 import { FAKE_ADO_PAT, startFakeAdo, type FakeAdo } from "../../support/fake-ado/index.ts";
 import { FAKE_GITHUB_TOKEN, startFakeGithub, type FakeGithub } from "../../support/fake-github/index.ts";
 import { testConfig, testDeps, useTempDir } from "./support.ts";

@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { adoAuthorization } from "../../../../src/pr/ado/auth.ts";
-import { backendDeps } from "../../../../src/pr/context.ts";
+import { backendDeps } from "../../../../src/pr/context/context.ts";
 import { createGithubBackend } from "../../../../src/pr/github/backend.ts";
 import { sanitizeForPost } from "../../../../src/pr/sanitize.ts";
 import type { LoadedConfig } from "../../../../src/config/index.ts";
-import type { PrRuntime } from "../../../../src/pr/context.ts";
+import type { PrRuntime } from "../../../../src/pr/context/context.ts";
 import { startFakeGithub, type FakeGithub } from "../../../support/fake-github/index.ts";
 import { testConfig, testDeps } from "../support.ts";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { boundSeen, MAX_SEEN_IDS, seenTest } from "../../../../src/pr/store/seen.ts";
-import { unhandledComments } from "../../../../src/pr/watch/plan.ts";
+import { unhandledComments } from "../../../../src/pr/store/markers.ts";
 import type { PrComment } from "../../../../src/pr/index.ts";
 
 const at = (i: number): string => new Date(Date.parse("2026-02-06T00:00:00Z") + i * 1000).toISOString();

@@ -1,7 +1,7 @@
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { addPr, createPrStore, createRegistry, runCycle, type FailureContext } from "../../../../src/pr/index.ts";
-import type { PrContext } from "../../../../src/pr/context.ts";
+import type { PrContext } from "../../../../src/pr/context/context.ts";
 import { createBackgroundFixes, handOverFix } from "../../../../src/pr/watch/fixes.ts";
 import { readWatcherRecord } from "../../../../src/pr/watch/lock.ts";
 import type { Clock } from "../../../../src/pr/watch/schedule.ts";

@@ -1,13 +1,13 @@
 import path from "node:path";
-import { loadConfig, type LoadedConfig } from "../config/index.ts";
-import { OttoError, xdgPaths } from "../core/index.ts";
-import { runProcess } from "../core/run.ts";
-import type { Runtime } from "../runtime.ts";
-import { parseModel, type ModelRef } from "../session/index.ts";
-import { notifierFor, type Notify } from "../notify/index.ts";
-import type { BackendDeps } from "./backend.ts";
+import { loadConfig, type LoadedConfig } from "../../config/index.ts";
+import { OttoError, xdgPaths } from "../../core/index.ts";
+import { runProcess } from "../../core/run.ts";
+import type { Runtime } from "../../runtime.ts";
+import { parseModel, type ModelRef } from "../../session/index.ts";
+import { notifierFor, type Notify } from "../../notify/index.ts";
+import type { BackendDeps } from "../backend.ts";
 import { createRegistry, type BackendRegistry } from "./registry.ts";
-import { createPrStore, type PrStore } from "./store/store.ts";
+import { createPrStore, type PrStore } from "../store/store.ts";
 
 /** Everything a PR command or a watcher cycle needs, built from the plugin runtime and the config. */
 export interface PrContext {

@@ -1,8 +1,8 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { xdgPaths, type Env } from "../core/index.ts";
-import { addUsage, formatCost, formatUsd, ledgerFile, readLedger, ZERO_USAGE, type Budget, type LedgerEntry, type Usage } from "../cost/index.ts";
-import type { PrFrontmatter, PrSpend } from "./store/document.ts";
+import { xdgPaths, type Env } from "../../core/index.ts";
+import { addUsage, formatCost, formatUsd, ledgerFile, readLedger, ZERO_USAGE, type Budget, type LedgerEntry, type Usage } from "../../cost/index.ts";
+import type { PrFrontmatter, PrSpend } from "../store/document.ts";
 
 /*
  * What PR work costs (docs/cost.md, "PR work and the watcher's caps"): the label that ties a PR's

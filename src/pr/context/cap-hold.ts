@@ -1,7 +1,7 @@
-import type { Env } from "../core/index.ts";
-import type { Notify } from "../notify/index.ts";
-import { logLine, type PrDocument } from "./store/document.ts";
-import type { PrStore } from "./store/store.ts";
+import type { Env } from "../../core/index.ts";
+import type { Notify } from "../../notify/index.ts";
+import { logLine, type PrDocument } from "../store/document.ts";
+import type { PrStore } from "../store/store.ts";
 import { capText, firstToday, utcDay, type CapCheck } from "./spend.ts";
 
 /*

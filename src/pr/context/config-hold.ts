@@ -1,7 +1,7 @@
-import type { Env } from "../core/index.ts";
-import { changedOpenCodeConfig, headSha, runGit } from "../workspace/index.ts";
-import type { PrFrontmatter } from "./store/document.ts";
-import type { PrInfo } from "./types.ts";
+import type { Env } from "../../core/index.ts";
+import { changedOpenCodeConfig, headSha, runGit } from "../../workspace/index.ts";
+import type { PrFrontmatter } from "../store/document.ts";
+import type { PrInfo } from "../types.ts";
 
 /*
  * A session otto opens in a PR's checkout makes the user's OpenCode load that checkout's OpenCode

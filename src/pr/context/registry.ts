@@ -1,9 +1,9 @@
-import { OttoError } from "../core/index.ts";
-import { createAdoBackend } from "./ado/backend.ts";
-import type { BackendDeps, BackendFactory, IdContext, PrBackend } from "./backend.ts";
-import { createGithubBackend } from "./github/backend.ts";
-import { normalizeRemoteUrl } from "../workspace/index.ts";
-import { ProviderName, type PrLocator } from "./types.ts";
+import { OttoError } from "../../core/index.ts";
+import { createAdoBackend } from "../ado/backend.ts";
+import type { BackendDeps, BackendFactory, IdContext, PrBackend } from "../backend.ts";
+import { createGithubBackend } from "../github/backend.ts";
+import { normalizeRemoteUrl } from "../../workspace/index.ts";
+import { ProviderName, type PrLocator } from "../types.ts";
 
 /** Every backend otto knows; adding a forge means adding a line here and a folder beside github/ and ado/. */
 const FACTORIES: Record<ProviderName, BackendFactory> = {
