@@ -103,10 +103,6 @@ const EXCEPTIONS = [
     "sandbox/wrap.ts",
     "on the load path through src/index.ts; the sandbox barrel pulls in detection and both sandboxes",
   ],
-  ["cost/report.ts", "config/duration.ts", "a pure helper; config/index.ts exports it once cost/ takes the barrel"],
-  ["execute/plan.ts", "session/task-failed.ts", "a pure helper not exported by session/index.ts yet"],
-  ["repo/branch-template.ts", "prompts/template-engine.ts", "the template engine is not exported by prompts/index.ts yet"],
-  ["spec/pipeline/stage-vars.ts", "review/changed.ts", "a pure helper not exported by review/index.ts yet"],
 ];
 
 /** The element types of the map, each with the floors it may import. */

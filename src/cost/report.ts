@@ -1,5 +1,5 @@
 import { OttoError } from "../core/errors.ts";
-import { tryParseDuration } from "../config/duration.ts";
+import { tryParseDuration } from "../config/index.ts";
 import type { LedgerEntry } from "./ledger.ts";
 import { addUsage, formatCost, formatTokens, knownUsd, totalTokens, ZERO_USAGE, type Usage } from "./usage.ts";
 import { cell } from "../core/index.ts";

@@ -69,7 +69,7 @@ export function phaseHasWork(list: TaskList, group: number): boolean {
   return tasksOf(list, group).some((t) => t.status === "completed");
 }
 
-export { taskFailedReason } from "../session/task-failed.ts";
+export { taskFailedReason } from "../session/index.ts";
 
 /**
  * The task `task run` works on: the `--id` given (any status but completed), or the only runnable

@@ -5,3 +5,4 @@ export { loadPrompt, listPrompts, userPromptDir, type LoadedPrompt, type PromptO
 export { renderPrompt } from "./render-prompt.ts";
 export { MARKERS } from "./markers.ts";
 export { untrusted, type UntrustedOptions } from "./untrusted.ts";
+export { parseTemplate, renderTemplate } from "./template-engine.ts";

@@ -1,5 +1,5 @@
 import { OttoError } from "../core/index.ts";
-import { parseTemplate, renderTemplate } from "../prompts/template-engine.ts";
+import { parseTemplate, renderTemplate } from "../prompts/index.ts";
 
 /*
  * `branch_template` turns a worktree name into a branch name ("users/me/{{name}}" + "fix-auth" →

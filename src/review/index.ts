@@ -8,5 +8,5 @@ export {
   type ReviewResult,
 } from "./pipeline.ts";
 export { Critique, Finding, Severity, isApproval, summarizeCritique, formatCritique } from "./critique.ts";
-export { changedSubstantially, lineChangeRatio, normaliseLines, SUBSTANTIAL_CHANGE } from "./changed.ts";
+export { changedSubstantially, lineChangeRatio, normaliseLines, removedLines, SUBSTANTIAL_CHANGE } from "./changed.ts";
 export { generateChecked, inChild, type Acceptance, type CheckedOptions, type CheckedReply, type PassDialog } from "./generate.ts";

@@ -1,5 +1,5 @@
 import type { PromptVars } from "../../prompts/index.ts";
-import { removedLines } from "../../review/changed.ts";
+import { removedLines } from "../../review/index.ts";
 import type { Artifact } from "../layout.ts";
 import type { SpecDocs } from "./spec-files.ts";
 
