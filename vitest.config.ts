@@ -12,7 +12,13 @@ export default defineConfig({
       {
         // Many unit tests run real git, npm and node processes; beside the e2e tests, on 2 cores, a
         // process start can take seconds, so the 5 s default is a timing threshold, not a hang guard.
-        test: { name: "unit", include: ["test/unit/**/*.test.ts"], testTimeout: 30_000, hookTimeout: 30_000, server: { deps: { inline: INLINE } } },
+        test: {
+          name: "unit",
+          include: ["test/unit/**/*.test.ts"],
+          testTimeout: 30_000,
+          hookTimeout: 30_000,
+          server: { deps: { inline: INLINE } },
+        },
       },
       {
         test: {

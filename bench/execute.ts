@@ -31,7 +31,18 @@ import { specFiles, taskIdOf, tasksMd } from "../test/e2e/execute/kinds.ts";
 import { execa } from "execa";
 import { crewLockWaits, prStoreLockWaits } from "./store-locks.ts";
 import { bootstrap, quantile } from "./stats.ts";
-import { REPO_ROOT, createWorkspace, delay, startModelServer, startServe, text, toolCall, type ModelServer, type RecordedRequest, type Serve } from "../test/support/index.ts";
+import {
+  REPO_ROOT,
+  createWorkspace,
+  delay,
+  startModelServer,
+  startServe,
+  text,
+  toolCall,
+  type ModelServer,
+  type RecordedRequest,
+  type Serve,
+} from "../test/support/index.ts";
 
 // Real models take 5-60 s a turn; 2 s keeps the run short while OpenCode's own per-turn cost
 // (snapshots, message writes) stays a minority of a turn, as it is in real use.
@@ -87,7 +98,8 @@ function handoverGaps(requests: readonly RecordedRequest[]): number[] {
   for (const r of requests) {
     const task = taskIdOf(r.lastUser) ?? "";
     if (kindOf(r) === "task-briefing") briefed.set(task, r);
-    else if (kindOf(r) === "execute-task" && r.lastRole === "user" && briefed.get(task)?.endedAt !== undefined) gaps.push(r.startedAt - (briefed.get(task)?.endedAt ?? 0));
+    else if (kindOf(r) === "execute-task" && r.lastRole === "user" && briefed.get(task)?.endedAt !== undefined)
+      gaps.push(r.startedAt - (briefed.get(task)?.endedAt ?? 0));
   }
   return gaps;
 }
@@ -114,11 +126,31 @@ function betweenGaps(requests: readonly RecordedRequest[]): number[] {
  * (max_parallel_tasks 1) through otto and OpenCode, which includes each session's own cost (setup,
  * tool runs, teardown) and so hides it from the ratio.
  */
-async function parallelism(snapshots: boolean): Promise<{ chainMs: number[]; phaseMs: number[]; callsPerTask: number; idealMs: number; ratio: number; ratioMeasured: number; gapAlone: number; gapPhase: number; handAlone: number; handPhase: number; between: number }> {
+async function parallelism(snapshots: boolean): Promise<{
+  chainMs: number[];
+  phaseMs: number[];
+  callsPerTask: number;
+  idealMs: number;
+  ratio: number;
+  ratioMeasured: number;
+  gapAlone: number;
+  gapPhase: number;
+  handAlone: number;
+  handPhase: number;
+  between: number;
+}> {
   const model = await startModelServer();
-  const rows = (n: number) => Array.from({ length: n }, (_, i): [string, string, number, string[], string] => [`task-${String(i + 1).padStart(3, "0")}`, "pending", 1, [], `Greeting ${i + 1}`]);
+  const rows = (n: number) =>
+    Array.from({ length: n }, (_, i): [string, string, number, string[], string] => [
+      `task-${String(i + 1).padStart(3, "0")}`,
+      "pending",
+      1,
+      [],
+      `Greeting ${i + 1}`,
+    ]);
   let files: Record<string, string> = {};
-  for (let i = 0; i < PHASE_RUNS; i++) files = { ...files, ...specFiles(tasksMd(rows(2)), `pair-${i}`), ...specFiles(tasksMd(rows(8)), `eight-${i}`) };
+  for (let i = 0; i < PHASE_RUNS; i++)
+    files = { ...files, ...specFiles(tasksMd(rows(2)), `pair-${i}`), ...specFiles(tasksMd(rows(8)), `eight-${i}`) };
   const spec = (parallel: number) => ({
     models: { primary: "mock/m1", secondary: "mock/m2" },
     spec: { max_parallel_tasks: parallel, review_gate: false, external_assumptions: false, domain_hardening: false, docs_alignment: false },
@@ -140,7 +172,13 @@ async function parallelism(snapshots: boolean): Promise<{ chainMs: number[]; pha
     const chainMs: number[] = [];
     const phaseMs: number[] = [];
     const calls: number[] = [];
-    const gaps = { alone: [] as number[], phase: [] as number[], handAlone: [] as number[], handPhase: [] as number[], between: [] as number[] };
+    const gaps = {
+      alone: [] as number[],
+      phase: [] as number[],
+      handAlone: [] as number[],
+      handPhase: [] as number[],
+      between: [] as number[],
+    };
     // Interleaved, so background load hits both sides alike; otto reads its config on every command.
     for (let i = 0; i < PHASE_RUNS; i++) {
       ws.writeOttoConfig(spec(1));
@@ -158,7 +196,19 @@ async function parallelism(snapshots: boolean): Promise<{ chainMs: number[]; pha
     }
     const callsPerTask = median(calls);
     const idealMs = 2 * callsPerTask * DELAY_MS;
-    return { chainMs, phaseMs, callsPerTask, idealMs, ratio: median(phaseMs) / idealMs, ratioMeasured: median(phaseMs) / median(chainMs), gapAlone: median(gaps.alone), gapPhase: median(gaps.phase), handAlone: median(gaps.handAlone), handPhase: median(gaps.handPhase), between: median(gaps.between) };
+    return {
+      chainMs,
+      phaseMs,
+      callsPerTask,
+      idealMs,
+      ratio: median(phaseMs) / idealMs,
+      ratioMeasured: median(phaseMs) / median(chainMs),
+      gapAlone: median(gaps.alone),
+      gapPhase: median(gaps.phase),
+      handAlone: median(gaps.handAlone),
+      handPhase: median(gaps.handPhase),
+      between: median(gaps.between),
+    };
   } finally {
     await serve.close();
     await ws.cleanup();
@@ -191,14 +241,24 @@ async function sessionOverhead(): Promise<{ raw: number; otto: number; overhead:
     })().catch(() => undefined);
     const client = serve.client;
     const runner = new SessionRunner({ client, events: bus, log: silentLogger });
-    const options = { directory: ws.project, agent: "otto-executor", model: { providerID: "mock", modelID: "m1" }, title: "bench", timeoutMs: 60_000 };
+    const options = {
+      directory: ws.project,
+      agent: "otto-executor",
+      model: { providerID: "mock", modelID: "m1" },
+      title: "bench",
+      timeoutMs: 60_000,
+    };
     const raw: number[] = [];
     const otto: number[] = [];
     for (let i = 0; i < SESSIONS + 2; i++) {
       const direct = async (): Promise<number> => {
         const t = Date.now();
         const s = (await client.session.create({ body: { title: "bench" }, query: { directory: ws.project }, throwOnError: true })).data;
-        await client.session.prompt({ path: { id: s.id }, body: { agent: "otto-executor", model: options.model, parts: [{ type: "text", text: "ping" }] }, throwOnError: true });
+        await client.session.prompt({
+          path: { id: s.id },
+          body: { agent: "otto-executor", model: options.model, parts: [{ type: "text", text: "ping" }] },
+          throwOnError: true,
+        });
         await client.session.messages({ path: { id: s.id }, throwOnError: true });
         await client.session.delete({ path: { id: s.id }, throwOnError: true });
         return Date.now() - t;
@@ -240,7 +300,10 @@ async function withTasksFile<T>(bench: (file: string, ids: string[]) => Promise<
     const rows = Array.from({ length: 16 }, (_, i): [string, string, number, string[], string] => [`task-${i}`, "pending", 1, [], `T${i}`]);
     const file = path.join(dir, "tasks.md");
     fs.writeFileSync(file, tasksMd(rows));
-    return await bench(file, rows.map(([id]) => id));
+    return await bench(
+      file,
+      rows.map(([id]) => id),
+    );
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
@@ -254,9 +317,11 @@ export function lockWaitsForBench(): Promise<{ p50: number; p99: number; max: nu
     const waits: number[] = [];
     const stores = await Promise.all(ids.map(() => TaskStore.open(file, "bench", { onLockWait: (ms) => waits.push(ms) })));
     const started = Date.now();
-    await Promise.all(stores.map(async (store, w) => {
-      for (let k = 0; k < 50; k++) await store.set(ids[w] ?? "", k % 2 ? "running" : "pending");
-    }));
+    await Promise.all(
+      stores.map(async (store, w) => {
+        for (let k = 0; k < 50; k++) await store.set(ids[w] ?? "", k % 2 ? "running" : "pending");
+      }),
+    );
     return { ...waitStats(waits), totalMs: Date.now() - started };
   });
 }
@@ -271,7 +336,11 @@ export function crossProcessLockWaits(): Promise<{ p50: number; p99: number; max
     const start = Date.now() + 8_000;
     const writer = path.join(REPO_ROOT, "bench", "lock-writer.ts");
     const outputs = await Promise.all(
-      ids.map((id) => execa(process.execPath, ["--import", "tsx", writer, file, id, "50", String(start)], { cwd: REPO_ROOT }).then((r) => JSON.parse(r.stdout) as number[])),
+      ids.map((id) =>
+        execa(process.execPath, ["--import", "tsx", writer, file, id, "50", String(start)], { cwd: REPO_ROOT }).then(
+          (r) => JSON.parse(r.stdout) as number[],
+        ),
+      ),
     );
     // 50 updates end on `running` (odd k last): a lost update would leave a task `pending`.
     const lost = (await TaskStore.open(file, "bench")).list.tasks.filter((t) => t.status !== "running").length;
@@ -285,10 +354,14 @@ export async function benchExecute(log: (line: string) => void = () => undefined
   const load = os.loadavg()[0] ?? 0;
   log("execute: phase of 8 tasks at max_parallel_tasks 4 …");
   const p = await parallelism(true);
-  log(`execute: measured ideal ${p.chainMs.join(", ")} ms, computed ideal ${p.idealMs} ms, phase ${p.phaseMs.join(", ")} ms, ratio ${p.ratio.toFixed(3)} (measured ${p.ratioMeasured.toFixed(3)})`);
+  log(
+    `execute: measured ideal ${p.chainMs.join(", ")} ms, computed ideal ${p.idealMs} ms, phase ${p.phaseMs.join(", ")} ms, ratio ${p.ratio.toFixed(3)} (measured ${p.ratioMeasured.toFixed(3)})`,
+  );
   log("execute: the same with OpenCode's snapshots off …");
   const q = await parallelism(false);
-  log(`execute: snapshots off: measured ideal ${q.chainMs.join(", ")} ms, phase ${q.phaseMs.join(", ")} ms, ratio ${q.ratio.toFixed(3)} (measured ${q.ratioMeasured.toFixed(3)})`);
+  log(
+    `execute: snapshots off: measured ideal ${q.chainMs.join(", ")} ms, phase ${q.phaseMs.join(", ")} ms, ratio ${q.ratio.toFixed(3)} (measured ${q.ratioMeasured.toFixed(3)})`,
+  );
   const outside = (r: typeof p) => Math.round(median(r.chainMs) / 2 - r.callsPerTask * DELAY_MS);
   log("execute: child session overhead …");
   const s = await sessionOverhead();

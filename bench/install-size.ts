@@ -101,12 +101,17 @@ export async function benchInstallSize(log: (line: string) => void = () => undef
     const all = packages(nodeModules);
     const top = [...all].sort((a, b) => b.usage.disk - a.usage.disk).slice(0, 10);
     const openapiTypes = all.filter((p) => p.name.endsWith("@octokit/openapi-types")).length;
-    const host = ["@opencode-ai/plugin", "@opencode-ai/sdk", "effect"].filter((n) => all.some((p) => p.name === n || p.name.endsWith(` › ${n}`)));
+    const host = ["@opencode-ai/plugin", "@opencode-ai/sdk", "effect"].filter((n) =>
+      all.some((p) => p.name === n || p.name.endsWith(` › ${n}`)),
+    );
     const ok = total.disk <= TARGET_BYTES;
     // What each of otto's own dependencies weighs with everything it pulls in (shared packages
     // count in each): the levers, should the budget need them.
     const otto = path.join(nodeModules, "opencode-otto");
-    const direct = Object.keys((JSON.parse(fs.readFileSync(path.join(otto, "package.json"), "utf8")) as { dependencies?: Record<string, string> }).dependencies ?? {});
+    const direct = Object.keys(
+      (JSON.parse(fs.readFileSync(path.join(otto, "package.json"), "utf8")) as { dependencies?: Record<string, string> }).dependencies ??
+        {},
+    );
     const trees = direct
       .map((name) => {
         const found = resolvePackage(name, otto, project);

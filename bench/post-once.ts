@@ -24,12 +24,17 @@ const faults = (r: PostTrialResult): string =>
 export async function benchPostOnce(log: (line: string) => void = () => undefined): Promise<string> {
   const rows: string[] = [];
   for (const forge of ["github", "ado"] as const) {
-    for (const [label, kinds] of [["timeouts", TIMEOUTS], ["timeouts and 5xx", ALL]] as const) {
+    for (const [label, kinds] of [
+      ["timeouts", TIMEOUTS],
+      ["timeouts and 5xx", ALL],
+    ] as const) {
       for (const blindRetries of [false, true]) {
         const r = await postTrial({ forge, posts: POSTS, rate: RATE, kinds: [...kinds], seed: 11, blindRetries });
         const who = blindRetries ? "blind retries (before)" : "otto (post once)";
         log(`${forge} ${label} ${who}: ${r.duplicates} duplicates, ${r.lost} lost, ${r.failed} failed, ${r.writes} POSTs, ${r.ms} ms`);
-        rows.push(`| ${forge === "github" ? "GitHub" : "Azure DevOps"} | ${label} (${faults(r)}) | ${who} | ${r.writes} | **${r.duplicates}** | ${r.lost} | ${r.failed} | ${r.ms} ms |`);
+        rows.push(
+          `| ${forge === "github" ? "GitHub" : "Azure DevOps"} | ${label} (${faults(r)}) | ${who} | ${r.writes} | **${r.duplicates}** | ${r.lost} | ${r.failed} | ${r.ms} ms |`,
+        );
       }
     }
   }

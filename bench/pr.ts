@@ -48,7 +48,20 @@ async function measure(provider: "github" | "ado", prs: number, log: (line: stri
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "otto-bench-pr-"));
   try {
     const { config, secrets } = resolveConfig({
-      layers: [{ scope: "user", file: "bench", value: { pr: { providers: { github: { api_url: gh.apiUrl, token: FAKE_GITHUB_TOKEN }, ado: { base_url: ado.baseUrl, pat: FAKE_ADO_PAT, organization: "contoso", project: "payments" } } } } }],
+      layers: [
+        {
+          scope: "user",
+          file: "bench",
+          value: {
+            pr: {
+              providers: {
+                github: { api_url: gh.apiUrl, token: FAKE_GITHUB_TOKEN },
+                ado: { base_url: ado.baseUrl, pat: FAKE_ADO_PAT, organization: "contoso", project: "payments" },
+              },
+            },
+          },
+        },
+      ],
       env: { HOME: dir },
     });
     const deps: BackendDeps = {
@@ -88,8 +101,17 @@ async function measure(provider: "github" | "ado", prs: number, log: (line: stri
     const cycle = async (): Promise<Cycle> => {
       const from = calls.length;
       const start = performance.now();
-      const report = await runCycle({ ...ctx, now: () => new Date(), log: () => undefined, intervalMs: 120_000, fullPollMs: 60 * 60_000, concurrency: CONCURRENCY, secrets });
-      if (report.results.some((r) => r.outcome === "error")) throw new Error(`bench cycle had errors: ${JSON.stringify(report.results.filter((r) => r.error))}`);
+      const report = await runCycle({
+        ...ctx,
+        now: () => new Date(),
+        log: () => undefined,
+        intervalMs: 120_000,
+        fullPollMs: 60 * 60_000,
+        concurrency: CONCURRENCY,
+        secrets,
+      });
+      if (report.results.some((r) => r.outcome === "error"))
+        throw new Error(`bench cycle had errors: ${JSON.stringify(report.results.filter((r) => r.error))}`);
       const made = calls.slice(from);
       return { ms: Math.round(performance.now() - start), requests: made.length, notModified: made.filter((c) => c.status === 304).length };
     };
@@ -122,7 +144,11 @@ async function measure(provider: "github" | "ado", prs: number, log: (line: stri
  * with three real failures buried in it (what phase 1 of the fix flow must not lose).
  */
 function syntheticLog(lines: number): { text: string; roots: string[] } {
-  const roots = ["src/auth/token.ts(42,7): error TS2322: Type 'string' is not assignable to type 'number'.", "FAIL test/auth.test.ts > refresh > rejects an expired token", "AssertionError: expected 401 to be 200"];
+  const roots = [
+    "src/auth/token.ts(42,7): error TS2322: Type 'string' is not assignable to type 'number'.",
+    "FAIL test/auth.test.ts > refresh > rejects an expired token",
+    "AssertionError: expected 401 to be 200",
+  ];
   const out: string[] = [];
   for (let i = 0; i < lines; i++) {
     const stamp = new Date(Date.UTC(2026, 1, 6, 10, 0, 0, i)).toISOString();
@@ -148,7 +174,13 @@ function measureTrim(lines: number): TrimMeasure {
   const started = performance.now();
   const trimmed = trimLog(text);
   const ms = performance.now() - started;
-  return { rawBytes: Buffer.byteLength(text), trimmedBytes: Buffer.byteLength(trimmed), ms, rootsKept: roots.filter((r) => trimmed.includes(r)).length, roots: roots.length };
+  return {
+    rawBytes: Buffer.byteLength(text),
+    trimmedBytes: Buffer.byteLength(trimmed),
+    ms,
+    rootsKept: roots.filter((r) => trimmed.includes(r)).length,
+    roots: roots.length,
+  };
 }
 
 const kb = (bytes: number): string => `${(bytes / 1024).toFixed(0)} KB`;
@@ -183,7 +215,10 @@ export async function benchPr(log: (line: string) => void = () => undefined): Pr
     "",
     "| log lines | raw | handed to the session | kept | root errors kept | time |",
     "|---|---|---|---|---|---|",
-    ...trims.map((t) => `| ${t.lines.toLocaleString("en")} | ${kb(t.rawBytes)} | ${kb(t.trimmedBytes)} | ${((t.trimmedBytes / t.rawBytes) * 100).toFixed(2)} % | ${t.rootsKept}/${t.roots} | ${t.ms.toFixed(0)} ms |`),
+    ...trims.map(
+      (t) =>
+        `| ${t.lines.toLocaleString("en")} | ${kb(t.rawBytes)} | ${kb(t.trimmedBytes)} | ${((t.trimmedBytes / t.rawBytes) * 100).toFixed(2)} % | ${t.rootsKept}/${t.roots} | ${t.ms.toFixed(0)} ms |`,
+    ),
     "",
   ].join("\n");
 }

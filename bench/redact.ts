@@ -43,7 +43,16 @@ export async function benchRedact(log: (line: string) => void): Promise<string> 
     log(`${mb} MB: ${median.toFixed(1)} ms`);
     rows.push(`| ${mb} MB CI log | ${median.toFixed(1)} ms |`);
   }
-  return [HEADING, "", "`redact()` on a synthetic CI log (token formats, URLs, assignments, base64 data) with three known secrets; median of 5.", "", "| input | time |", "|---|---|", ...rows, ""].join("\n");
+  return [
+    HEADING,
+    "",
+    "`redact()` on a synthetic CI log (token formats, URLs, assignments, base64 data) with three known secrets; median of 5.",
+    "",
+    "| input | time |",
+    "|---|---|",
+    ...rows,
+    "",
+  ].join("\n");
 }
 
 export function writeSection(section: string): void {

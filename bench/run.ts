@@ -17,7 +17,17 @@ import { benchStartup, writeSection as writeStartupSection } from "./startup.ts"
 import { benchPr, writeSection as writePrSection } from "./pr.ts";
 import { benchTasksFile, writeSection as writeTasksFileSection } from "./tasks-file.ts";
 import { benchTokens, writeSection as writeTokensSection } from "./tokens.ts";
-import { createWorkspace, opencodeVersion, REPO_ROOT, runOpencode, slashCommand, startModelServer, text, type ModelServer, type Workspace } from "../test/support/index.ts";
+import {
+  createWorkspace,
+  opencodeVersion,
+  REPO_ROOT,
+  runOpencode,
+  slashCommand,
+  startModelServer,
+  text,
+  type ModelServer,
+  type Workspace,
+} from "../test/support/index.ts";
 
 async function timedRun(model: ModelServer, ws: Workspace, args: string[]): Promise<number> {
   model.script({ reply: text("ok") });

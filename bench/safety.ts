@@ -67,7 +67,12 @@ export function sumFigures(figures: readonly Figure[]): Figure[] {
 async function measure(file: string, dir: string): Promise<FileResult> {
   // Named by the whole path: two files of one name (a unit and an e2e test) keep their figures apart.
   const out = path.join(dir, `${file.replace(/[\\/]/g, "__")}.jsonl`);
-  const run = await execa("npx", ["vitest", "run", file, "--maxWorkers=1"], { cwd: REPO_ROOT, env: { OTTO_FIGURES_FILE: out }, reject: false, all: true });
+  const run = await execa("npx", ["vitest", "run", file, "--maxWorkers=1"], {
+    cwd: REPO_ROOT,
+    env: { OTTO_FIGURES_FILE: out },
+    reject: false,
+    all: true,
+  });
   const passed = run.exitCode === 0;
   return { file, passed, figures: sumFigures(readFigures(out)), ...(passed ? {} : { failure: String(run.all).slice(-3000) }) };
 }
@@ -84,7 +89,10 @@ export function safetyRows(results: readonly FileResult[]): string[] {
   return rows;
 }
 
-export async function benchSafety(log: (line: string) => void = () => undefined, files: readonly string[] = SAFETY_TEST_FILES): Promise<string> {
+export async function benchSafety(
+  log: (line: string) => void = () => undefined,
+  files: readonly string[] = SAFETY_TEST_FILES,
+): Promise<string> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "otto-figures-"));
   const results: FileResult[] = [];
   try {
@@ -92,22 +100,35 @@ export async function benchSafety(log: (line: string) => void = () => undefined,
       log(`safety: ${file}`);
       const result = await measure(file, dir);
       results.push(result);
-      for (const f of result.figures) log(`safety:   ${f.name}: tried ${f.tried}, got through ${f.through}${f.through > 0 ? "  <- target 0" : ""}`);
-      if (!result.passed) log(`safety:   the test failed${result.figures.length === 0 ? " before it measured" : ""}:\n${result.failure ?? ""}`);
+      for (const f of result.figures)
+        log(`safety:   ${f.name}: tried ${f.tried}, got through ${f.through}${f.through > 0 ? "  <- target 0" : ""}`);
+      if (!result.passed)
+        log(`safety:   the test failed${result.figures.length === 0 ? " before it measured" : ""}:\n${result.failure ?? ""}`);
     }
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
   const rows = safetyRows(results);
   for (const forge of ["github", "ado"] as const) {
-    const r = await postTrial({ forge, posts: POSTS, rate: RATE, kinds: ["timeout_after", "timeout", "500_after", "500"], seed: 11, blindRetries: false });
+    const r = await postTrial({
+      forge,
+      posts: POSTS,
+      rate: RATE,
+      kinds: ["timeout_after", "timeout", "500_after", "500"],
+      seed: 11,
+      blindRetries: false,
+    });
     log(`safety: ${forge} posting: ${r.duplicates} duplicates in ${POSTS} posts`);
-    rows.push(`| posts on ${forge === "github" ? "GitHub" : "Azure DevOps"} under ${RATE * 100} % injected faults (timeouts and 5xx, before and after the write): duplicates | ${POSTS} | **${r.duplicates}** | 0 | \`post-trial.ts\` |`);
+    rows.push(
+      `| posts on ${forge === "github" ? "GitHub" : "Azure DevOps"} under ${RATE * 100} % injected faults (timeouts and 5xx, before and after the write): duplicates | ${POSTS} | **${r.duplicates}** | 0 | \`post-trial.ts\` |`,
+    );
   }
   const through = results.flatMap((r) => r.figures).filter((f) => f.through > 0);
   const failed = results.filter((r) => !r.passed).map((r) => `\`${path.basename(r.file)}\``);
   const summary = [
-    through.length === 0 ? "Nothing got through." : `**Got through: ${through.map((f) => `${f.through} of ${f.tried} (${f.name})`).join("; ")}.**`,
+    through.length === 0
+      ? "Nothing got through."
+      : `**Got through: ${through.map((f) => `${f.through} of ${f.tried} (${f.name})`).join("; ")}.**`,
     failed.length === 0 ? "Every test passed." : `**Failed tests: ${failed.join(", ")}.**`,
   ].join(" ");
   return [

@@ -21,7 +21,11 @@ export function writeSection(heading: string, section: string): void {
  * Runs one bench when its file is the entry point (`node --import tsx bench/<name>.ts [--write]`):
  * prints its section, and with --write puts it into docs/benchmarks.md.
  */
-export function runStandalone(moduleUrl: string, bench: (log: (line: string) => void) => Promise<string>, write: (section: string) => void): void {
+export function runStandalone(
+  moduleUrl: string,
+  bench: (log: (line: string) => void) => Promise<string>,
+  write: (section: string) => void,
+): void {
   if (moduleUrl !== pathToFileURL(process.argv[1] ?? "").href) return;
   bench((line) => process.stdout.write(`${line}\n`))
     .then((section) => {

@@ -29,14 +29,20 @@ interface Sample {
  * 4.2 s and 7.7 s a few minutes apart) while two runs in a row see about the same machine; a ratio
  * of the two sides' medians keeps the drift that interleaving only evens out on average.
  */
-function ratioWithInterval(r: { with: Sample[]; without: Sample[] }, of: (s: Sample) => number): { ratio: number; low: number; high: number } {
+function ratioWithInterval(
+  r: { with: Sample[]; without: Sample[] },
+  of: (s: Sample) => number,
+): { ratio: number; low: number; high: number } {
   const ratios = r.with.slice(0, r.without.length).map((s, i) => of(s) / of(r.without[i]!));
   const { value, low, high } = bootstrap(ratios.length, (idx) => median(idx.map((i) => ratios[i]!)));
   return { ratio: value, low, high };
 }
 
 /** The median of the pairs' differences (with − without) in `of`, with its 95 % bootstrap interval. */
-function differenceWithInterval(r: { with: Sample[]; without: Sample[] }, of: (s: Sample) => number): { value: number; low: number; high: number } {
+function differenceWithInterval(
+  r: { with: Sample[]; without: Sample[] },
+  of: (s: Sample) => number,
+): { value: number; low: number; high: number } {
   const diffs = r.with.slice(0, r.without.length).map((s, i) => of(s) - of(r.without[i]!));
   return bootstrap(diffs.length, (idx) => median(idx.map((i) => diffs[i]!)));
 }
@@ -59,7 +65,8 @@ async function timed(ws: Workspace): Promise<Sample> {
   });
   const wallMs = performance.now() - started;
   const match = /OTTO_TIME (\S+) (\S+)/.exec(String(result.stderr));
-  if (result.exitCode !== 0 || !match) throw new Error(`opencode run failed (${String(result.exitCode)}):\n${String(result.stderr).slice(-2000)}`);
+  if (result.exitCode !== 0 || !match)
+    throw new Error(`opencode run failed (${String(result.exitCode)}):\n${String(result.stderr).slice(-2000)}`);
   const log = String(result.stderr);
   const bootMs = logTime(log, "created") - logTime(log, "bootstrapping");
   if (!Number.isFinite(bootMs)) throw new Error(`opencode run logged no "bootstrapping" or "created" line:\n${log.slice(-2000)}`);
@@ -90,7 +97,9 @@ async function pairs(model: ModelServer, fresh: boolean, log: (line: string) => 
           if (!warm) await ws.cleanup();
         }
       }
-      log(`startup ${fresh ? "fresh" : "warm"} ${i + 1}/${PAIRS}: with ${Math.round(out.with.at(-1)?.wallMs ?? 0)} ms, without ${Math.round(out.without.at(-1)?.wallMs ?? 0)} ms`);
+      log(
+        `startup ${fresh ? "fresh" : "warm"} ${i + 1}/${PAIRS}: with ${Math.round(out.with.at(-1)?.wallMs ?? 0)} ms, without ${Math.round(out.without.at(-1)?.wallMs ?? 0)} ms`,
+      );
     }
   } finally {
     await warm?.with.cleanup();

@@ -18,6 +18,12 @@ export function median(xs: readonly number[]): number {
  * resamples (indices drawn with replacement). Says how far the figure could move in another run.
  */
 export function bootstrap(n: number, statistic: (indices: readonly number[]) => number): { value: number; low: number; high: number } {
-  const samples = Array.from({ length: 2000 }, () => statistic(Array.from({ length: n }, () => Math.floor(Math.random() * n)))).sort((a, b) => a - b);
-  return { value: statistic(Array.from({ length: n }, (_, i) => i)), low: samples[Math.floor(0.025 * samples.length)] ?? 0, high: samples[Math.floor(0.975 * samples.length)] ?? 0 };
+  const samples = Array.from({ length: 2000 }, () => statistic(Array.from({ length: n }, () => Math.floor(Math.random() * n)))).sort(
+    (a, b) => a - b,
+  );
+  return {
+    value: statistic(Array.from({ length: n }, (_, i) => i)),
+    low: samples[Math.floor(0.025 * samples.length)] ?? 0,
+    high: samples[Math.floor(0.975 * samples.length)] ?? 0,
+  };
 }

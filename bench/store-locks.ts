@@ -22,7 +22,12 @@ export interface LockWaits {
   lost: number;
 }
 
-const stats = (waits: readonly number[], lost: number): LockWaits => ({ p50: Math.round(quantile(waits, 0.5)), p99: Math.round(quantile(waits, 0.99)), max: Math.round(Math.max(...waits)), lost });
+const stats = (waits: readonly number[], lost: number): LockWaits => ({
+  p50: Math.round(quantile(waits, 0.5)),
+  p99: Math.round(quantile(waits, 0.99)),
+  max: Math.round(Math.max(...waits)),
+  lost,
+});
 
 async function inTempDir<T>(run: (dir: string) => Promise<T>): Promise<T> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "otto-bench-locks-"));
@@ -39,7 +44,26 @@ export function prStoreLockWaits(): Promise<LockWaits> {
     const store = createPrStore(path.join(dir, "prs"));
     const doc: PrDocument = {
       key: "github-octo-app-1",
-      data: { id: "1", provider: "github", repo: "octo/app", branch: "b", target: "main", status: "watching", url: "https://github.com/octo/app/pull/1", title: "t", created: new Date().toISOString(), checks: [], fix_attempts: 0, max_fix_attempts: 5, seen_comment_ids: [], unseen_comments: 0, comment_failures: {}, workflow_done: [], errors: 0, meta: {} },
+      data: {
+        id: "1",
+        provider: "github",
+        repo: "octo/app",
+        branch: "b",
+        target: "main",
+        status: "watching",
+        url: "https://github.com/octo/app/pull/1",
+        title: "t",
+        created: new Date().toISOString(),
+        checks: [],
+        fix_attempts: 0,
+        max_fix_attempts: 5,
+        seen_comment_ids: [],
+        unseen_comments: 0,
+        comment_failures: {},
+        workflow_done: [],
+        errors: 0,
+        meta: {},
+      },
       sections: [],
       log: [],
     };
@@ -51,7 +75,10 @@ export function prStoreLockWaits(): Promise<LockWaits> {
           const asked = performance.now();
           await store.update(doc.key, (d) => {
             waits.push(performance.now() - asked);
-            return { ...d, data: { ...d.data, comment_failures: { ...d.data.comment_failures, [`w${w}`]: (d.data.comment_failures[`w${w}`] ?? 0) + 1 } } };
+            return {
+              ...d,
+              data: { ...d.data, comment_failures: { ...d.data.comment_failures, [`w${w}`]: (d.data.comment_failures[`w${w}`] ?? 0) + 1 } },
+            };
           });
         }
       }),
@@ -72,10 +99,14 @@ export function crewLockWaits(): Promise<LockWaits> {
       Array.from({ length: WRITERS }, async (_, w) => {
         for (let k = 0; k < UPDATES; k++) {
           const asked = performance.now();
-          await transact(paths, () => new Date(), (tx) => {
-            waits.push(performance.now() - asked);
-            tx.post({ from: `w${w}`, kind: "say", text: `update ${k}`, mentions: [] });
-          });
+          await transact(
+            paths,
+            () => new Date(),
+            (tx) => {
+              waits.push(performance.now() - asked);
+              tx.post({ from: `w${w}`, kind: "say", text: `update ${k}`, mentions: [] });
+            },
+          );
         }
       }),
     );

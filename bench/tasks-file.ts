@@ -11,7 +11,6 @@ import { parseTasks, serializeTasks, updateTaskStatus, type Task } from "../src/
 
 const RUNS = Number(process.env.OTTO_BENCH_PARSE_RUNS ?? 101);
 
-
 const id = (n: number): string => `task-${String(n).padStart(3, "0")}`;
 
 /** A tasks.md as the tasks stage writes it: ~260 bytes a task, dependencies on earlier groups. */
@@ -45,7 +44,9 @@ export async function benchTasksFile(log: (line: string) => void = () => undefin
     // The execute engine's write: a task in the middle, with an extra field (`step`, `last_error`).
     let k = 0;
     const update = time(() => updateTaskStatus(text, id(Math.ceil(count / 2)), k % 2 ? "running" : "completed", { step: String(k++) }));
-    log(`${count} tasks, ${(text.length / 1024).toFixed(0)} KB: parse ${median(parse).toFixed(2)} ms, update ${median(update).toFixed(2)} ms (medians)`);
+    log(
+      `${count} tasks, ${(text.length / 1024).toFixed(0)} KB: parse ${median(parse).toFixed(2)} ms, update ${median(update).toFixed(2)} ms (medians)`,
+    );
     return { count, kb: text.length / 1024, parse, update };
   });
   const ms = (x: number): string => `${x.toFixed(2)} ms`;

@@ -92,7 +92,12 @@ const empty = (): Tally => ({ requests: 0, input: 0, messages: 0, output: 0 });
 export async function benchTokens(log: (line: string) => void = () => undefined): Promise<string> {
   const model = await startModelServer();
   const price = { cost: { input: PRICE.input, output: PRICE.output } };
-  const ws = await createWorkspace({ model, files: DEMO_FILES, ottoConfig: { models: { primary: "mock/m1", secondary: "mock/m2" } }, config: { provider: { mock: { models: { m1: price, m2: price } } } } });
+  const ws = await createWorkspace({
+    model,
+    files: DEMO_FILES,
+    ottoConfig: { models: { primary: "mock/m1", secondary: "mock/m2" } },
+    config: { provider: { mock: { models: { m1: price, m2: price } } } },
+  });
   const byStage = new Map<string, Tally>();
   const byKind = new Map<string, Tally>();
   // What otto's own ledger recorded per stage: its child sessions' calls (not the slash command's turn, not titles).
@@ -112,7 +117,8 @@ export async function benchTokens(log: (line: string) => void = () => undefined)
       const recorded = (await readLedger(ledger)).length;
       model.script(...slashCommand(step.tool), ...demoScript(step, ws.project));
       const result = await runOpencode(ws, ["run", "--command", step.command, "--", ...step.args], { timeoutMs: 300_000 });
-      if (result.exitCode !== 0) throw new Error(`${step.command} ${step.args.join(" ")} failed (${String(result.exitCode)}):\n${result.stderr}`);
+      if (result.exitCode !== 0)
+        throw new Error(`${step.command} ${step.args.join(" ")} failed (${String(result.exitCode)}):\n${result.stderr}`);
       const tally = empty();
       for (const req of model.turns()) {
         add(tally, req);
@@ -124,7 +130,9 @@ export async function benchTokens(log: (line: string) => void = () => undefined)
       byStage.set(stage, tally);
       const stageSpend = sumUsage((await readLedger(ledger)).slice(recorded).map((e) => e.usage));
       spent.set(stage, stageSpend);
-      log(`${stage}: ${tally.requests} requests, ${tally.input} bytes in, ${tally.output} bytes out, ${stageSpend.input + stageSpend.output} tokens, $${stageSpend.usd}`);
+      log(
+        `${stage}: ${tally.requests} requests, ${tally.input} bytes in, ${tally.output} bytes out, ${stageSpend.input + stageSpend.output} tokens, $${stageSpend.usd}`,
+      );
     }
     for (const [kind, t] of byKind) log(`session ${kind}: ${t.requests} requests, ${t.input} bytes in`);
   } finally {
@@ -137,12 +145,23 @@ export async function benchTokens(log: (line: string) => void = () => undefined)
 const kb = (n: number): string => `${(n / 1024).toFixed(1)} KB`;
 
 function render(byStage: Map<string, Tally>, byKind: Map<string, Tally>): string {
-  const spec = [...byStage].filter(([s]) => s !== "execute").reduce((t, [, x]) => ({ requests: t.requests + x.requests, input: t.input + x.input, messages: t.messages + x.messages, output: t.output + x.output }), empty());
+  const spec = [...byStage]
+    .filter(([s]) => s !== "execute")
+    .reduce(
+      (t, [, x]) => ({
+        requests: t.requests + x.requests,
+        input: t.input + x.input,
+        messages: t.messages + x.messages,
+        output: t.output + x.output,
+      }),
+      empty(),
+    );
   const before = (figures: Record<string, { requests: number; input: number }>, name: string): string => {
     const b = figures[name];
     return b ? `${b.requests} / ${kb(b.input)}` : "—";
   };
-  const row = (name: string, t: Tally): string => `| ${name} | ${before(BEFORE, name)} | ${t.requests} | ${kb(t.input)} | ${kb(t.messages)} | ${kb(t.output)} |`;
+  const row = (name: string, t: Tally): string =>
+    `| ${name} | ${before(BEFORE, name)} | ${t.requests} | ${kb(t.input)} | ${kb(t.messages)} | ${kb(t.output)} |`;
   const command = byKind.get("slash command") ?? empty();
   const perTurn = (requests: number, input: number): string => kb(requests > 0 ? input / requests : 0);
   const commandBefore = BEFORE_SESSIONS["slash command"];
@@ -164,7 +183,12 @@ function render(byStage: Map<string, Tally>, byKind: Map<string, Tally>): string
     "",
     "| session | before: requests / input | requests | input | messages | output |",
     "|---|---|---|---|---|---|",
-    ...[...byKind].sort((a, b) => b[1].input - a[1].input).map(([kind, t]) => `| ${kind} | ${before(BEFORE_SESSIONS, kind)} | ${t.requests} | ${kb(t.input)} | ${kb(t.messages)} | ${kb(t.output)} |`),
+    ...[...byKind]
+      .sort((a, b) => b[1].input - a[1].input)
+      .map(
+        ([kind, t]) =>
+          `| ${kind} | ${before(BEFORE_SESSIONS, kind)} | ${t.requests} | ${kb(t.input)} | ${kb(t.messages)} | ${kb(t.output)} |`,
+      ),
     "",
   ].join("\n");
 }
@@ -173,7 +197,9 @@ function render(byStage: Map<string, Tally>, byKind: Map<string, Tally>): string
 function renderDollars(byStage: Map<string, Tally>, spent: Map<string, Usage>): string {
   // A stage that sent requests but left nothing in the ledger was not metered: say so, never "$0.00".
   const row = (name: string, bytesIn: number, u: Usage): string =>
-    u.requests === 0 && bytesIn > 0 ? `| ${name} | ${kb(bytesIn)} | 0 | — | — | not in the ledger |` : `| ${name} | ${kb(bytesIn)} | ${u.requests} | ${formatTokens(u.input)} | ${formatTokens(u.output)} | ${formatCost(u)} |`;
+    u.requests === 0 && bytesIn > 0
+      ? `| ${name} | ${kb(bytesIn)} | 0 | — | — | not in the ledger |`
+      : `| ${name} | ${kb(bytesIn)} | ${u.requests} | ${formatTokens(u.input)} | ${formatTokens(u.output)} | ${formatCost(u)} |`;
   const stages = [...spent].filter(([s]) => s !== "execute");
   const specBytes = [...byStage].filter(([s]) => s !== "execute").reduce((n, [, t]) => n + t.input, 0);
   const allBytes = [...byStage.values()].reduce((n, t) => n + t.input, 0);
@@ -186,7 +212,12 @@ function renderDollars(byStage: Map<string, Tally>, spent: Map<string, Usage>): 
     ...[...spent].map(([stage, u]) => row(stage, byStage.get(stage)?.input ?? 0, u)),
     row("spec pipeline (add → task generate)", specBytes, sumUsage(stages.map(([, u]) => u))),
     row("the whole demo", allBytes, sumUsage(spent.values())),
-    ...([...spent].some(([stage, u]) => u.requests === 0 && (byStage.get(stage)?.requests ?? 0) > 0) ? ["", "A stage marked \"not in the ledger\" sent its requests from sessions otto's meter did not record, so its cost is missing from the totals too."] : []),
+    ...([...spent].some(([stage, u]) => u.requests === 0 && (byStage.get(stage)?.requests ?? 0) > 0)
+      ? [
+          "",
+          'A stage marked "not in the ledger" sent its requests from sessions otto\'s meter did not record, so its cost is missing from the totals too.',
+        ]
+      : []),
     "",
   ].join("\n");
 }

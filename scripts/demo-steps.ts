@@ -22,12 +22,18 @@ export interface DemoStep {
 export const DEMO_FILES: Record<string, string> = {
   "README.md": "# tiny-api\n\nA tiny HTTP API used by the otto demo.\n",
   "package.json": `${JSON.stringify({ name: "tiny-api", version: "1.0.0", type: "module", scripts: { test: "node --test" }, dependencies: { express: "^4.19.0" } }, null, 2)}\n`,
-  "src/server.js": 'import express from "express";\n\nexport const app = express();\napp.get("/health", (_req, res) => res.json({ ok: true }));\n',
+  "src/server.js":
+    'import express from "express";\n\nexport const app = express();\napp.get("/health", (_req, res) => res.json({ ok: true }));\n',
 };
 
 export const DEMO_STEPS: DemoStep[] = [
   { command: "otto-config", tool: "otto_config", args: ["validate"], explain: "otto checks its configuration files" },
-  { command: "otto-config", tool: "otto_config", args: ["models"], explain: "each model role answers in a child session, from the model that was asked for" },
+  {
+    command: "otto-config",
+    tool: "otto_config",
+    args: ["models"],
+    explain: "each model role answers in a child session, from the model that was asked for",
+  },
   ...specSteps("add-rate-limiting-api"),
 ];
 
@@ -41,14 +47,21 @@ function specSteps(slug: string): DemoStep[] {
     show: file ? [`.otto/specs/${slug}/${file}`] : undefined,
   });
   return [
-    step(["add", "Add rate limiting to the API"], "a new spec: the primary writes requirements.md, the secondary reviews it", "requirements.md"),
+    step(
+      ["add", "Add rate limiting to the API"],
+      "a new spec: the primary writes requirements.md, the secondary reviews it",
+      "requirements.md",
+    ),
     step(["requirements"], "re-running a stage refines the existing document instead of regenerating it"),
     step(["research"], "research.md: this time the secondary asks for changes and the primary refines", "research.md"),
     step(["design"], "design.md from requirements and research", "design.md"),
     step(["task", "generate"], "tasks.md, checked in code (ids, dependencies, parallel groups) before it is written", "tasks.md"),
     step(["questions"], "open questions the stages raised: auto-answered from evidence, or left for you"),
     {
-      ...step(["execute"], "tasks.md to committed code: phase by phase, tasks in parallel child sessions, review gate, hardening, one commit per phase, then docs"),
+      ...step(
+        ["execute"],
+        "tasks.md to committed code: phase by phase, tasks in parallel child sessions, review gate, hardening, one commit per phase, then docs",
+      ),
       commits: true,
     },
   ];
@@ -69,12 +82,33 @@ const specAnswers = specModel((kind, req) => {
       return doc(RESEARCH_FINAL);
     case "review":
       return subjectOf(req) === "research.md" && !req.lastUser.includes("Counters in memory")
-        ? specEnvelope({ verdict: "revise", summary: "Misses a risk.", issues: [{ severity: "major", location: "Risks", problem: "In-memory counters reset on restart.", fix: "Add it to Risks and Unknowns." }] })
+        ? specEnvelope({
+            verdict: "revise",
+            summary: "Misses a risk.",
+            issues: [
+              {
+                severity: "major",
+                location: "Risks",
+                problem: "In-memory counters reset on restart.",
+                fix: "Add it to Risks and Unknowns.",
+              },
+            ],
+          })
         : undefined;
     case "question-resolve":
       return subjectOf(req).startsWith("Which header")
-        ? specEnvelope({ answerable: true, answer: "X-Api-Key, as the design assumes; nothing in the code reads another header.", confidence: "high", evidence: ["src/server.js: no header is read yet"] })
-        : specEnvelope({ answerable: false, answer: "A product decision: nothing in the code base settles it.", confidence: "low", evidence: [] });
+        ? specEnvelope({
+            answerable: true,
+            answer: "X-Api-Key, as the design assumes; nothing in the code reads another header.",
+            confidence: "high",
+            evidence: ["src/server.js: no header is read yet"],
+          })
+        : specEnvelope({
+            answerable: false,
+            answer: "A product decision: nothing in the code base settles it.",
+            confidence: "low",
+            evidence: [],
+          });
     case "question-validate":
       return specEnvelope({ verdict: "accept", reason: "Checked src/server.js." });
     default:
@@ -89,7 +123,14 @@ const executeAnswers = (project: string): ScriptEntry =>
   execModel(project, (kind, req) => {
     if (kind !== "execute-task") return undefined;
     const task = taskIdOf(req.lastUser) ?? "task";
-    return writes(project, req, { [`src/${task}.js`]: `// ${task}: implemented by the otto demo's scripted executor.\nexport const ${task.replace(/-/g, "_")} = true;\n` }, `Created src/${task}.js and checked it loads.`);
+    return writes(
+      project,
+      req,
+      {
+        [`src/${task}.js`]: `// ${task}: implemented by the otto demo's scripted executor.\nexport const ${task.replace(/-/g, "_")} = true;\n`,
+      },
+      `Created src/${task}.js and checked it loads.`,
+    );
   });
 
 /** The scripted model's answers for a step's child sessions (the slash command itself is scripted by the caller). */

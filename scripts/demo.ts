@@ -9,7 +9,16 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { execa } from "execa";
-import { createWorkspace, OPENCODE_BIN, REPO_ROOT, runOpencode, slashCommand, startModelServer, type ModelServer, type Workspace } from "../test/support/index.ts";
+import {
+  createWorkspace,
+  OPENCODE_BIN,
+  REPO_ROOT,
+  runOpencode,
+  slashCommand,
+  startModelServer,
+  type ModelServer,
+  type Workspace,
+} from "../test/support/index.ts";
 import { demoScript, DEMO_FILES, DEMO_STEPS, type DemoStep } from "./demo-steps.ts";
 
 const say = (line = "") => process.stdout.write(`${line}\n`);
@@ -23,9 +32,14 @@ interface Runner {
 
 async function scriptedRunner(): Promise<Runner> {
   const model: ModelServer = await startModelServer();
-  const ws: Workspace = await createWorkspace({ model, files: DEMO_FILES, ottoConfig: { models: { primary: "mock/m1", secondary: "mock/m2" } } });
+  const ws: Workspace = await createWorkspace({
+    model,
+    files: DEMO_FILES,
+    ottoConfig: { models: { primary: "mock/m1", secondary: "mock/m2" } },
+  });
   return {
-    describe: "a scripted local model (no network, no credentials): it plays a short, pre-written session. Set OTTO_DEMO_MODEL=provider/model to use a real model.",
+    describe:
+      "a scripted local model (no network, no credentials): it plays a short, pre-written session. Set OTTO_DEMO_MODEL=provider/model to use a real model.",
     project: ws.project,
     async run(step) {
       // Each step plays its own script: an earlier step's answers (the spec model's reviews) would

@@ -12,7 +12,10 @@ import { renderAssetManifest } from "../src/host/render-assets.ts";
 import { renderToolManifest } from "../src/tools/render-manifest.ts";
 
 const src = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "src");
-for (const [file, text] of [[path.join(src, "tools", "manifest.ts"), renderToolManifest()], [path.join(src, "host", "asset-manifest.ts"), renderAssetManifest()]] as const) {
+for (const [file, text] of [
+  [path.join(src, "tools", "manifest.ts"), renderToolManifest()],
+  [path.join(src, "host", "asset-manifest.ts"), renderAssetManifest()],
+] as const) {
   fs.writeFileSync(file, text);
   process.stdout.write(`wrote ${file}\n`);
 }

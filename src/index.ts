@@ -29,7 +29,10 @@ const OttoPlugin: Plugin = async (input) => {
   const loadCrew = () => (crewLoading ??= import("./crew/index.ts").then((m) => (crew = m.crewFor(runtime))));
   events.on((event) => {
     if (crew) return crew.onEvent(event);
-    if ((event.type === "session.idle" || event.type === "session.error") && (crewMayExist(runtime.directory) || crewMayExist(runtime.worktree))) {
+    if (
+      (event.type === "session.idle" || event.type === "session.error") &&
+      (crewMayExist(runtime.directory) || crewMayExist(runtime.worktree))
+    ) {
       loadCrew().then((loaded) => loaded.onEvent(event), report("crew event"));
     }
   });
@@ -87,7 +90,9 @@ const OttoPlugin: Plugin = async (input) => {
       runtime.sessions.writes?.toolFinished(hookInput);
       shown?.toolFinished(hookInput, output);
     },
-    ...(shown ? { "command.execute.before": async (hookInput: { command: string; sessionID: string }) => shown.commandStarted(hookInput) } : {}),
+    ...(shown
+      ? { "command.execute.before": async (hookInput: { command: string; sessionID: string }) => shown.commandStarted(hookInput) }
+      : {}),
     // Keeps otto's state (crew, unread messages, specs in progress) in the orchestrator's summary.
     "experimental.session.compacting": async (hookInput, output) => (await loadCrew()).compacting(hookInput, output),
   };

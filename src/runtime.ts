@@ -28,11 +28,23 @@ export interface Runtime extends RuntimeBase {
  * sees a tool call, and its fix and comment flows need the session runner as much as a command
  * does. The runner loads its session code on the first child session, so this stays cheap.
  */
-export function createRuntime(input: Pick<PluginInput, "client" | "directory" | "worktree"> & Partial<Pick<PluginInput, "serverUrl">>, env: Env = process.env): Runtime {
+export function createRuntime(
+  input: Pick<PluginInput, "client" | "directory" | "worktree"> & Partial<Pick<PluginInput, "serverUrl">>,
+  env: Env = process.env,
+): Runtime {
   const events = new EventBus();
   const secrets = new KnownSecrets(envSecrets(env));
   const log = createLogger(input.client, () => secrets.values());
-  const base: RuntimeBase = { client: input.client, directory: input.directory, worktree: input.worktree, events, log, env, once: new Set<string>(), secrets };
+  const base: RuntimeBase = {
+    client: input.client,
+    directory: input.directory,
+    worktree: input.worktree,
+    events,
+    log,
+    env,
+    once: new Set<string>(),
+    secrets,
+  };
   const guard = new SessionGuard({
     directory: input.directory,
     env,
@@ -45,5 +57,9 @@ export function createRuntime(input: Pick<PluginInput, "client" | "directory" | 
   events.on((event) => meter.onEvent(event));
   // What otto's watched sessions' tools changed, fed by the tool hooks (src/index.ts), read through the runner.
   const writes = new SessionWrites();
-  return { ...base, guard, sessions: createSessionRunner(base, { onSession: (id) => guard.track(id), stopReason: (id) => guard.stopReason(id), meter, writes }) };
+  return {
+    ...base,
+    guard,
+    sessions: createSessionRunner(base, { onSession: (id) => guard.track(id), stopReason: (id) => guard.stopReason(id), meter, writes }),
+  };
 }

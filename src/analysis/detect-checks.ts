@@ -181,9 +181,12 @@ function pythonChecks(manifests: readonly Manifest[], root: ReadonlySet<string>,
 
 function pytestSource(manifests: readonly Manifest[], root: ReadonlySet<string>, texts: CheckFacts["texts"]): string | undefined {
   if (root.has("pytest.ini")) return "pytest.ini";
-  if (manifests.some((m) => m.kind === "pyproject.toml" && m.facts?.includes("pytest-config"))) return "pyproject.toml [tool.pytest.ini_options]";
+  if (manifests.some((m) => m.kind === "pyproject.toml" && m.facts?.includes("pytest-config")))
+    return "pyproject.toml [tool.pytest.ini_options]";
   if (/^\[tool:pytest\]/m.test(texts["setup.cfg"] ?? "")) return "setup.cfg [tool:pytest]";
-  const declared = manifests.find((m) => (m.kind === "pyproject.toml" || m.kind === "requirements.txt") && m.dependencies.some((d) => d.name === "pytest"));
+  const declared = manifests.find(
+    (m) => (m.kind === "pyproject.toml" || m.kind === "requirements.txt") && m.dependencies.some((d) => d.name === "pytest"),
+  );
   return declared ? `pytest in ${declared.path}` : undefined;
 }
 

@@ -29,11 +29,7 @@ export interface RuleContext {
 }
 
 export function evidenceFor(rule: Rule, ctx: RuleContext): string[] {
-  const evidence = [
-    ...dependencyEvidence(rule, ctx),
-    ...signalEvidence(rule, ctx.signals),
-    ...fileEvidence(rule, ctx.files),
-  ];
+  const evidence = [...dependencyEvidence(rule, ctx), ...signalEvidence(rule, ctx.signals), ...fileEvidence(rule, ctx.files)];
   if (evidence.length === 0 || !rule.also) return evidence;
   const also = evidenceFor(rule.also, ctx);
   return also.length === 0 ? [] : [...evidence, ...also];

@@ -11,8 +11,7 @@ export function parsePom(path: string, text: string): Manifest {
   for (const m of (section(xml, "properties") ?? "").matchAll(/<([\w.-]+)>\s*([^<]*?)\s*<\/\1>/g)) {
     properties.set(m[1] ?? "", m[2] ?? "");
   }
-  const resolve = (value: string | undefined) =>
-    value?.replace(/\$\{([^}]+)\}/g, (whole, key: string) => properties.get(key) ?? whole);
+  const resolve = (value: string | undefined) => value?.replace(/\$\{([^}]+)\}/g, (whole, key: string) => properties.get(key) ?? whole);
 
   const manifest: Manifest = { path, kind: "pom.xml", dependencies: [] };
   const parent = section(xml, "parent");
@@ -29,12 +28,7 @@ export function parsePom(path: string, text: string): Manifest {
   return manifest;
 }
 
-function addCoordinate(
-  manifest: Manifest,
-  block: string,
-  resolve: (value: string | undefined) => string | undefined,
-  dev: boolean,
-): void {
+function addCoordinate(manifest: Manifest, block: string, resolve: (value: string | undefined) => string | undefined, dev: boolean): void {
   const group = resolve(tag(block, "groupId"));
   const artifact = resolve(tag(block, "artifactId"));
   if (!group || !artifact) return;

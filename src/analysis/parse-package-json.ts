@@ -5,10 +5,7 @@ import { isRecord } from "../core/index.ts";
 export function parsePackageJson(path: string, text: string): Manifest {
   const data: unknown = JSON.parse(text);
   if (!isRecord(data)) throw new Error("expected a JSON object");
-  const dependencies: Dependency[] = [
-    ...depsOf(data.dependencies, path, false),
-    ...depsOf(data.devDependencies, path, true),
-  ];
+  const dependencies: Dependency[] = [...depsOf(data.dependencies, path, false), ...depsOf(data.devDependencies, path, true)];
   const manifest: Manifest = { path, kind: "package.json", dependencies };
   if (typeof data.name === "string") manifest.name = data.name;
   if (typeof data.type === "string") manifest.moduleType = data.type;

@@ -32,7 +32,9 @@ export function parsePyproject(path: string, text: string): Manifest {
 
   const scripts = findTable(tables, "project.scripts") ?? findTable(tables, "tool.poetry.scripts");
   if (scripts && scripts.entries.size > 0) manifest.bin = true;
-  const facts = [findTable(tables, "tool.pytest.ini_options") && "pytest-config", findTable(tables, "tool.tox") && "tox-config"].filter((f): f is string => typeof f === "string");
+  const facts = [findTable(tables, "tool.pytest.ini_options") && "pytest-config", findTable(tables, "tool.tox") && "tox-config"].filter(
+    (f): f is string => typeof f === "string",
+  );
   if (facts.length > 0) manifest.facts = facts;
   return manifest;
 }
@@ -69,7 +71,10 @@ export function parseRequirement(spec: string, manifest: string, dev: boolean): 
   const match = /^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s*([^;@]*)/.exec(spec);
   if (!match?.[1]) return undefined;
   const dependency: Dependency = { name: normalizeName(match[1]), ecosystem: "pypi", dev, manifest };
-  const version = (match[2] ?? "").trim().replace(/^\((.*)\)$/, "$1").trim();
+  const version = (match[2] ?? "")
+    .trim()
+    .replace(/^\((.*)\)$/, "$1")
+    .trim();
   if (version) dependency.version = version;
   return dependency;
 }

@@ -38,7 +38,12 @@ export function renderCodebaseSummary(summary: CodebaseSummary): string {
   const sampled = summary.sample.files > 0 ? ` (from manifests and ${summary.sample.files} sampled source files)` : "";
   lines.push(...section(`Conventions${sampled}`, renderConventions(summary.conventions)));
   lines.push(...section("Layout", renderLayout(summary)));
-  lines.push(...section("Notes", summary.notes.slice(0, 5).map((note) => `- ${note}`)));
+  lines.push(
+    ...section(
+      "Notes",
+      summary.notes.slice(0, 5).map((note) => `- ${note}`),
+    ),
+  );
   if (lines.length > MAX_RENDERED_LINES) return [...lines.slice(0, MAX_RENDERED_LINES - 1), "- …"].join("\n");
   return lines.join("\n");
 }
@@ -64,7 +69,9 @@ function renderOverview(summary: CodebaseSummary): string[] {
   }
   const scripts = summary.manifests.find((m) => m.path === "package.json")?.scripts;
   if (scripts) {
-    const shown = Object.entries(scripts).slice(0, 6).map(([name, cmd]) => `\`${name}\`: \`${cmd}\``);
+    const shown = Object.entries(scripts)
+      .slice(0, 6)
+      .map(([name, cmd]) => `\`${name}\`: \`${cmd}\``);
     lines.push(`- **npm scripts:** ${shown.join(", ")}`);
   }
   return lines;
@@ -94,7 +101,12 @@ function renderConventions(conventions: Conventions): string[] {
   return CATEGORIES.flatMap(([key, label]) => {
     const findings = conventions[key];
     if (findings.length === 0) return [];
-    return [`- **${label}:** ${findings.slice(0, 5).map((f) => `${f.name} — ${evidence(f, 2)}`).join("; ")}`];
+    return [
+      `- **${label}:** ${findings
+        .slice(0, 5)
+        .map((f) => `${f.name} — ${evidence(f, 2)}`)
+        .join("; ")}`,
+    ];
   });
 }
 

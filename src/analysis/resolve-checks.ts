@@ -44,7 +44,10 @@ export async function readProjectChecks(root: string, options: { git?: GitRunner
 }
 
 /** The facts detection reads at `root`, with its detection: what a task's acceptance check is held against. */
-export async function readProjectFacts(root: string, options: { git?: GitRunner; now?: () => number } = {}): Promise<{ facts: CheckFacts; detection: CheckDetection }> {
+export async function readProjectFacts(
+  root: string,
+  options: { git?: GitRunner; now?: () => number } = {},
+): Promise<{ facts: CheckFacts; detection: CheckDetection }> {
   const now = options.now ?? Date.now;
   const listing = await listFiles(root, { maxFiles: 20_000, deadline: now() + 3_000, now, git: options.git ?? listingGit });
   const rootFiles = listing.files.filter((f) => !f.includes("/"));
@@ -71,8 +74,14 @@ export async function readProjectFacts(root: string, options: { git?: GitRunner;
  * when unset) wins, even when it is `[]`; otherwise the project's own checks, detected in `dir`
  * (the tree the checks will run in, e.g. a PR's worktree).
  */
-export async function resolveChecks(key: ChecksKey, configured: readonly string[] | undefined, dir: string, detect: (dir: string) => Promise<CheckDetection> = readProjectChecks): Promise<ResolvedChecks> {
-  if (configured !== undefined) return { key, origin: "configured", checks: configured.map((command) => ({ command, source: key })), notes: [] };
+export async function resolveChecks(
+  key: ChecksKey,
+  configured: readonly string[] | undefined,
+  dir: string,
+  detect: (dir: string) => Promise<CheckDetection> = readProjectChecks,
+): Promise<ResolvedChecks> {
+  if (configured !== undefined)
+    return { key, origin: "configured", checks: configured.map((command) => ({ command, source: key })), notes: [] };
   const detection = await detect(dir);
   return { key, origin: "detected", checks: detection.checks, notes: detection.notes };
 }

@@ -22,14 +22,7 @@ export interface Dependency {
   manifest: string;
 }
 
-export type ManifestKind =
-  | "package.json"
-  | "go.mod"
-  | "pyproject.toml"
-  | "requirements.txt"
-  | "Cargo.toml"
-  | "pom.xml"
-  | "build.gradle";
+export type ManifestKind = "package.json" | "go.mod" | "pyproject.toml" | "requirements.txt" | "Cargo.toml" | "pom.xml" | "build.gradle";
 
 export interface Manifest {
   path: string;
@@ -58,15 +51,7 @@ export interface Finding {
 }
 
 export type ArchetypeKind =
-  | "rest-api"
-  | "grpc-service"
-  | "k8s-operator"
-  | "cli"
-  | "event-driven"
-  | "frontend-app"
-  | "library"
-  | "hybrid"
-  | "unknown";
+  "rest-api" | "grpc-service" | "k8s-operator" | "cli" | "event-driven" | "frontend-app" | "library" | "hybrid" | "unknown";
 
 export interface ArchetypeMatch extends Finding {
   kind: Exclude<ArchetypeKind, "hybrid" | "unknown">;

@@ -47,10 +47,16 @@ async function archiveChange(change: string, deps: ArchiveDeps): Promise<Archive
   const run = deps.openspec ?? ((args: string[]) => runOpenspec(args, deps));
   const result = await run(["archive", change, "--yes"]);
   if (!result) {
-    return { note: `The openspec CLI is not installed, so the change was left in openspec/changes/${change}: archive it with \`openspec archive ${change}\`.` };
+    return {
+      note: `The openspec CLI is not installed, so the change was left in openspec/changes/${change}: archive it with \`openspec archive ${change}\`.`,
+    };
   }
   if (result.exitCode !== 0) {
-    throw new OttoError("archive_failed", `openspec archive ${change} failed (exit ${result.exitCode}): ${result.output.trim().slice(0, 2000)}`, `Run \`openspec archive ${change}\` yourself`);
+    throw new OttoError(
+      "archive_failed",
+      `openspec archive ${change} failed (exit ${result.exitCode}): ${result.output.trim().slice(0, 2000)}`,
+      `Run \`openspec archive ${change}\` yourself`,
+    );
   }
   return { archivedTo: `openspec/changes/archive (${change})` };
 }

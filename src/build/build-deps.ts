@@ -28,7 +28,11 @@ export interface BuildInput {
 export async function repoRootOf(directory: string): Promise<string> {
   const root = await findRepoRoot(directory);
   if (!root) {
-    throw new OttoError("not_a_repository", `${directory} is not inside a git repository.`, "Run `git init` in the project, then /otto-build again.");
+    throw new OttoError(
+      "not_a_repository",
+      `${directory} is not inside a git repository.`,
+      "Run `git init` in the project, then /otto-build again.",
+    );
   }
   return root;
 }
@@ -39,7 +43,12 @@ export async function createBuildDeps(input: BuildInput): Promise<BuildDeps> {
   const repoRoot = await repoRootOf(input.directory);
   const loaded = await loadConfig({ directory: input.directory, env: runtime.env, runtime });
   assertSandbox(loaded.config.sandbox, runtime.env);
-  const settings = executeSettings(loaded.config.spec, await resolveChecks("spec.verify", loaded.config.spec.verify, repoRoot), loaded.config.sandbox, loaded.config.git.hooks);
+  const settings = executeSettings(
+    loaded.config.spec,
+    await resolveChecks("spec.verify", loaded.config.spec.verify, repoRoot),
+    loaded.config.sandbox,
+    loaded.config.git.hooks,
+  );
   const roles = modelRoles(loaded.config);
   const primary = await resolveRoleModel("primary", roles.primary, {
     client: runtime.client,
@@ -61,7 +70,15 @@ export async function createBuildDeps(input: BuildInput): Promise<BuildDeps> {
     ...(loaded.config.git.hooks === "run" ? { commitHooks: { sandbox: loaded.config.sandbox } } : {}),
     secrets: loaded.secrets,
     verify: settings.verify,
-    runChecks: () => runChecks(settings.verify, { cwd: repoRoot, timeoutMs: settings.verifyTimeoutMs, signal: input.signal, env: runtime.env, sandbox: loaded.config.sandbox, secrets: loaded.secrets }),
+    runChecks: () =>
+      runChecks(settings.verify, {
+        cwd: repoRoot,
+        timeoutMs: settings.verifyTimeoutMs,
+        signal: input.signal,
+        env: runtime.env,
+        sandbox: loaded.config.sandbox,
+        secrets: loaded.secrets,
+      }),
     archive: (target) => archiveTarget(target, { repoRoot, now: () => new Date(), env: runtime.env }),
     notify: async (event) => {
       const report = await notify(event);
@@ -118,6 +135,7 @@ async function messageIds(runtime: Runtime, id: string, directory: string): Prom
 async function sessionExists(runtime: Runtime, id: string, directory: string): Promise<boolean> {
   const result = await runtime.client.session.get({ path: { id }, query: { directory } });
   if (result.data) return true;
-  if (result.response?.status !== 404) runtime.log.log("warn", `could not read the builder session ${id}; opening a new one`, { error: formatError(result.error) });
+  if (result.response?.status !== 404)
+    runtime.log.log("warn", `could not read the builder session ${id}; opening a new one`, { error: formatError(result.error) });
   return false;
 }

@@ -11,7 +11,10 @@ import type { GitRun } from "../workspace/index.ts";
 export async function treeFingerprint(git: GitRun, cwd: string): Promise<string> {
   const status = await git(["status", "--porcelain=v1", "-uall", "-z"], { cwd });
   const hash = createHash("sha256");
-  const paths = status.stdout.split("\0").filter((entry) => entry.length > 3).map((entry) => entry.slice(3));
+  const paths = status.stdout
+    .split("\0")
+    .filter((entry) => entry.length > 3)
+    .map((entry) => entry.slice(3));
   for (const rel of paths.sort()) {
     if (rel.startsWith(".otto/build/")) continue;
     const stat = await fs.stat(path.join(cwd, rel)).catch(() => undefined);

@@ -35,6 +35,9 @@ export function setCheckboxTask(text: string, id: string, done: boolean): string
   if (!task) return text;
   const lines = text.split("\n");
   const current = lines[task.line] ?? "";
-  lines[task.line] = current.replace(CHECKBOX, (_m, lead: string, _box: string, gap: string, rest: string) => `${lead}[${done ? "x" : " "}]${gap}${rest}`);
+  lines[task.line] = current.replace(
+    CHECKBOX,
+    (_m, lead: string, _box: string, gap: string, rest: string) => `${lead}[${done ? "x" : " "}]${gap}${rest}`,
+  );
   return lines.join("\n");
 }

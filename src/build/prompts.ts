@@ -8,7 +8,10 @@ export const VERIFIED = "VERIFIED";
 
 /** The reply's last non-empty line is exactly VERIFIED (markdown emphasis allowed). */
 export function claimsVerified(text: string): boolean {
-  const lines = text.split(/\r?\n/).map((l) => l.trim().replace(/^[*_`]+|[*_`]+$/g, "")).filter((l) => l !== "");
+  const lines = text
+    .split(/\r?\n/)
+    .map((l) => l.trim().replace(/^[*_`]+|[*_`]+$/g, ""))
+    .filter((l) => l !== "");
   return lines[lines.length - 1] === VERIFIED;
 }
 
@@ -36,7 +39,8 @@ export function nextText(view: TaskView): string {
   return view.next ? `${view.next.id} ${view.next.title}`.trim() : "none (every task is marked done)";
 }
 
-const bullets = (commands: readonly string[]): string | undefined => (commands.length ? commands.map((c) => `- \`${c}\``).join("\n") : undefined);
+const bullets = (commands: readonly string[]): string | undefined =>
+  commands.length ? commands.map((c) => `- \`${c}\``).join("\n") : undefined;
 
 export function startPrompt(source: TaskSource, view: TaskView, rel: (p: string) => string, verify: readonly string[]): string {
   const label = source.target.kind === "spec" ? `the otto spec '${source.target.name}'` : `the OpenSpec change '${source.target.name}'`;
@@ -69,12 +73,29 @@ export function continuePrompt(source: TaskSource, view: TaskView, rel: (p: stri
 
 export function fixPrompt(source: TaskSource, failed: readonly CheckResult[], rel: (p: string) => string): string {
   const failures = failed
-    .map((r) => [`### \`${r.command}\` ${r.timedOut ? "timed out" : `failed (exit ${r.exitCode})`}`, "", "```", r.output.replace(/```/g, "ʼʼʼ") || "(no output)", "```"].join("\n"))
+    .map((r) =>
+      [
+        `### \`${r.command}\` ${r.timedOut ? "timed out" : `failed (exit ${r.exitCode})`}`,
+        "",
+        "```",
+        r.output.replace(/```/g, "ʼʼʼ") || "(no output)",
+        "```",
+      ].join("\n"),
+    )
     .join("\n\n");
   return renderPrompt("build-fix", { failures, tasks_file: rel(source.file) });
 }
 
 /** `preExisting`: the checks failing now that failed before the build too, not worse (verdict.ts). */
-export function verifyPrompt(source: TaskSource, verify: readonly string[], rel: (p: string) => string, preExisting: readonly string[] = []): string {
-  return renderPrompt("build-verify", { tasks_file: rel(source.file), verify_commands: bullets(verify), pre_existing: preExisting.length ? preExisting.map((l) => `- ${l}`).join("\n") : undefined });
+export function verifyPrompt(
+  source: TaskSource,
+  verify: readonly string[],
+  rel: (p: string) => string,
+  preExisting: readonly string[] = [],
+): string {
+  return renderPrompt("build-verify", {
+    tasks_file: rel(source.file),
+    verify_commands: bullets(verify),
+    pre_existing: preExisting.length ? preExisting.map((l) => `- ${l}`).join("\n") : undefined,
+  });
 }

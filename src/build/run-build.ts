@@ -109,7 +109,10 @@ function resumable(state: BuildState | undefined): state is BuildState {
 }
 
 async function buildOne(deps: BuildDeps, target: BuildTarget, options: BuildOptions, account: Account): Promise<TargetResult> {
-  const release = await lockTarget(deps.store.lockPath(target), target.name, { holder: () => deps.store.read(target), flag: targetFlag(target) });
+  const release = await lockTarget(deps.store.lockPath(target), target.name, {
+    holder: () => deps.store.read(target),
+    flag: targetFlag(target),
+  });
   try {
     return await buildLocked(deps, target, options, account);
   } finally {
@@ -158,7 +161,14 @@ async function buildLocked(deps: BuildDeps, target: BuildTarget, options: BuildO
     updatedAt: deps.now().toISOString(),
     spend: spentBefore,
     iterations,
-    ...(deps.budget ? { budget: { ...(deps.budget.usd !== undefined ? { usd: deps.budget.usd } : {}), ...(deps.budget.tokens !== undefined ? { tokens: deps.budget.tokens } : {}) } } : {}),
+    ...(deps.budget
+      ? {
+          budget: {
+            ...(deps.budget.usd !== undefined ? { usd: deps.budget.usd } : {}),
+            ...(deps.budget.tokens !== undefined ? { tokens: deps.budget.tokens } : {}),
+          },
+        }
+      : {}),
   };
   const save = async (patch: Partial<BuildState>): Promise<void> => {
     state = { ...state, ...patch, updatedAt: deps.now().toISOString() };
@@ -198,7 +208,12 @@ async function buildLocked(deps: BuildDeps, target: BuildTarget, options: BuildO
         },
         budgetStop: () => account.stopped,
       },
-      { maxIterations: options.maxIterations, stagnationLimit: options.stagnationLimit, iteration: state.iteration, stagnantTurns: state.stagnantTurns },
+      {
+        maxIterations: options.maxIterations,
+        stagnationLimit: options.stagnationLimit,
+        iteration: state.iteration,
+        stagnantTurns: state.stagnantTurns,
+      },
     );
     result = { target, end, sessionID: builder.id, sessionNote, spend: ZERO_USAGE, iterations: ran, total: ZERO_USAGE };
     if (checkBaseline.some((c) => !c.passed)) result.baseline = describeBaseline(checkBaseline);
@@ -215,11 +230,21 @@ async function buildLocked(deps: BuildDeps, target: BuildTarget, options: BuildO
       if (commit.kept.length > 0) result.kept = commit.kept;
       if (commit.ignored.length > 0) result.ignored = commit.ignored;
     }
-    await save({ status: statusOf(end), note: noteOf(end), pid: undefined, ...(end.kind === "done" ? { verified: verified(end), failing: end.verdict?.failing ?? [] } : {}) });
+    await save({
+      status: statusOf(end),
+      note: noteOf(end),
+      pid: undefined,
+      ...(end.kind === "done" ? { verified: verified(end), failing: end.verdict?.failing ?? [] } : {}),
+    });
     await deps.store.clearStop(target);
     if ((end.kind === "stop" && end.reason !== "stop_requested") || end.kind === "failed") notice = humanNeeded(target, noteOf(end));
     if (end.kind === "done") {
-      notice = { kind: "spec_finished", title: `otto build ${target.name}: ${verified(end) ? "done and verified" : end.verdict ? `done, unverified: ${unverifiedHeadline(end.verdict)}` : UNVERIFIED}`, text: noteOf(end), facts: { commit: result.commit ?? "-" } };
+      notice = {
+        kind: "spec_finished",
+        title: `otto build ${target.name}: ${verified(end) ? "done and verified" : end.verdict ? `done, unverified: ${unverifiedHeadline(end.verdict)}` : UNVERIFIED}`,
+        text: noteOf(end),
+        facts: { commit: result.commit ?? "-" },
+      };
     }
   } catch (error) {
     // Cancelled or crashed: resumable with /otto-build, from the counters saved after the last turn.
@@ -234,7 +259,12 @@ async function buildLocked(deps: BuildDeps, target: BuildTarget, options: BuildO
   result.spend = account.usage;
   result.total = addUsage(spentBefore, account.usage);
   // One notification per target, with what it spent (a budget stop is one of them).
-  if (notice) await deps.notify({ ...notice, text: `${notice.text}; spent ${formatUsage(result.total)}`, facts: { ...notice.facts, spent: formatUsage(result.total) } });
+  if (notice)
+    await deps.notify({
+      ...notice,
+      text: `${notice.text}; spent ${formatUsage(result.total)}`,
+      facts: { ...notice.facts, spent: formatUsage(result.total) },
+    });
   return result;
 }
 
@@ -243,7 +273,11 @@ export function statusOf(end: LoopEnd): BuildState["status"] {
   if (end.kind === "pause") return "paused";
   if (end.kind === "failed") return "failed";
   // A budget stop is a stop: the loop resumes from it.
-  return end.reason === "stop_requested" || end.reason === "budget" ? "stopped" : end.reason === "stagnation" ? "stagnated" : "max_iterations";
+  return end.reason === "stop_requested" || end.reason === "budget"
+    ? "stopped"
+    : end.reason === "stagnation"
+      ? "stagnated"
+      : "max_iterations";
 }
 
 /** What a loop that ended done without any check to run says instead of "verified". */
@@ -286,8 +320,8 @@ export function noteOf(end: LoopEnd): string {
         : end.reason === "budget"
           ? `stopped: ${end.message.replace(/\.$/, "")}, after ${end.iterations} turn(s)`
           : end.reason === "stagnation"
-          ? `stopped: nothing changed (no task status, no file) for several turns in a row, after ${end.iterations} turn(s)`
-          : `stopped: max iterations (${end.iterations}) reached`;
+            ? `stopped: nothing changed (no task status, no file) for several turns in a row, after ${end.iterations} turn(s)`
+            : `stopped: max iterations (${end.iterations}) reached`;
   }
 }
 
@@ -305,7 +339,12 @@ function commitMessage(target: BuildTarget, end: Extract<LoopEnd, { kind: "done"
 }
 
 function humanNeeded(target: BuildTarget, note: string): NotifyEvent {
-  return { kind: "human_needed", title: `otto build ${target.name}: ${note.split(":")[0] ?? note}`, text: note, facts: { target: `${target.kind} ${target.name}` } };
+  return {
+    kind: "human_needed",
+    title: `otto build ${target.name}: ${note.split(":")[0] ?? note}`,
+    text: note,
+    facts: { target: `${target.kind} ${target.name}` },
+  };
 }
 
 /** The target's own folders (its tasks and where it was archived): otto's state, always committed. */

@@ -91,7 +91,9 @@ export async function runLoop(deps: LoopDeps, options: LoopOptions): Promise<Loo
     const before = { text: view.text, tree: await deps.fingerprint() };
     iteration++;
     await deps.save({ iteration, stagnantTurns, phase: verifying ? "verify" : "build", done: view.done, total: view.total });
-    deps.progress(`otto build ${source.target.name}: turn ${iteration}/${options.maxIterations} · ${verifying ? "verifying" : `${progressText(view)}; next: ${nextText(view)}`}`);
+    deps.progress(
+      `otto build ${source.target.name}: turn ${iteration}/${options.maxIterations} · ${verifying ? "verifying" : `${progressText(view)}; next: ${nextText(view)}`}`,
+    );
     sent++;
     const task = verifying ? undefined : view.next?.id;
     const n = iteration;

@@ -19,9 +19,10 @@ import type { BuildTarget } from "./state.ts";
 
 /** "$1.00", "200k tokens", "$1.00 or 200k tokens", or that there is none. */
 export function budgetText(budget: Pick<Budget, "usd" | "tokens"> | undefined): string {
-  const parts = [budget?.usd !== undefined ? formatUsd(budget.usd) : undefined, budget?.tokens !== undefined ? `${formatTokens(budget.tokens)} tokens` : undefined].filter(
-    (part): part is string => part !== undefined,
-  );
+  const parts = [
+    budget?.usd !== undefined ? formatUsd(budget.usd) : undefined,
+    budget?.tokens !== undefined ? `${formatTokens(budget.tokens)} tokens` : undefined,
+  ].filter((part): part is string => part !== undefined);
   return parts.length ? parts.join(" or ") : "none (set one with --budget, --max-tokens or limits.run_usd)";
 }
 
@@ -34,7 +35,12 @@ export function spentLine(account: Pick<Account, "usage" | "budget">): string {
  * What comparable tasks cost in this repository (the median task on the ledger) times the tasks
  * left, beside the budget in force; undefined when the ledger has no task of this repository.
  */
-export function costBeforeRun(entries: readonly LedgerEntry[], repo: string, budget: Pick<Budget, "usd" | "tokens"> | undefined, left: number): string | undefined {
+export function costBeforeRun(
+  entries: readonly LedgerEntry[],
+  repo: string,
+  budget: Pick<Budget, "usd" | "tokens"> | undefined,
+  left: number,
+): string | undefined {
   const estimate = medianTaskCost(entries, repo);
   if (!estimate || left <= 0) return undefined;
   const each = estimate.median;
@@ -49,9 +55,15 @@ export function spendTable(results: ReadonlyArray<{ target: BuildTarget; iterati
   const row = (cells: string[]): string => `| ${cells.join(" | ")} |`;
   const usageCells = (usage: Usage): string[] => [formatTokens(totalTokens(usage)), formatCost(usage)];
   const rows: string[] = [];
-  for (const r of results) for (const i of r.iterations) rows.push(row([r.target.name, String(i.iteration), i.task ?? "verify", ...usageCells(i.usage)]));
+  for (const r of results)
+    for (const i of r.iterations) rows.push(row([r.target.name, String(i.iteration), i.task ?? "verify", ...usageCells(i.usage)]));
   // Calls counted after a turn ended (its session's reconciliation at close): rows must add up to the total.
   const rest = subtractUsage(total, sumUsage(results.flatMap((r) => r.iterations.map((i) => i.usage))));
   if (rest.requests !== 0 || totalTokens(rest) !== 0 || rest.usd !== 0) rows.push(row(["", "-", "between turns", ...usageCells(rest)]));
-  return [row(["target", "turn", "task", "tokens", "cost"]), "|---|---|---|---|---|", ...rows, row(["**total**", "", "", ...usageCells(total)])].join("\n");
+  return [
+    row(["target", "turn", "task", "tokens", "cost"]),
+    "|---|---|---|---|---|",
+    ...rows,
+    row(["**total**", "", "", ...usageCells(total)]),
+  ].join("\n");
 }

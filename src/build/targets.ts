@@ -24,7 +24,9 @@ export function incompleteSpecs(repoRoot: string): string[] {
  * checkbox; `changes/archive` holds finished ones), by name. None without an `openspec/` folder.
  */
 export function incompleteChanges(repoRoot: string): string[] {
-  return activeChanges(repoRoot).filter((c) => c.done < c.total).map((c) => c.name);
+  return activeChanges(repoRoot)
+    .filter((c) => c.done < c.total)
+    .map((c) => c.name);
 }
 
 /** Every active OpenSpec change that has a tasks.md, with its checkbox counts, by name. */
@@ -47,18 +49,27 @@ export function activeChanges(repoRoot: string): Array<{ name: string; done: num
 /** What one `/otto-build` builds, from its flags (one of --spec, --all, --openspec; none: the only spec). */
 export function resolveTargets(repoRoot: string, flags: TargetFlags): BuildTarget[] {
   const given = [flags.spec !== undefined, flags.all === true, flags.openspec !== undefined].filter(Boolean).length;
-  if (given > 1) throw new OttoError("usage", "Use one of --spec, --all and --openspec.", "/otto-build [--spec <slug> | --all | --openspec <change>]");
+  if (given > 1)
+    throw new OttoError("usage", "Use one of --spec, --all and --openspec.", "/otto-build [--spec <slug> | --all | --openspec <change>]");
   if (flags.openspec !== undefined) {
     const dir = openspecDir(repoRoot, flags.openspec);
     if (!fs.existsSync(path.join(dir, "tasks.md"))) {
-      throw new OttoError("change_not_found", `No OpenSpec change '${flags.openspec}' with a tasks.md in ${path.relative(repoRoot, dir)}.`, "Run `openspec list` to see the changes");
+      throw new OttoError(
+        "change_not_found",
+        `No OpenSpec change '${flags.openspec}' with a tasks.md in ${path.relative(repoRoot, dir)}.`,
+        "Run `openspec list` to see the changes",
+      );
     }
     return [{ kind: "openspec", name: flags.openspec }];
   }
   if (flags.all) {
     // otto's specs first (in build order), then the OpenSpec changes with open tasks.
-    const targets: BuildTarget[] = [...incompleteSpecs(repoRoot).map((name) => ({ kind: "spec" as const, name })), ...incompleteChanges(repoRoot).map((name) => ({ kind: "openspec" as const, name }))];
-    if (targets.length === 0) throw new OttoError("nothing_to_build", "Every spec with a tasks.md, and every OpenSpec change, is complete.", "/otto-spec list");
+    const targets: BuildTarget[] = [
+      ...incompleteSpecs(repoRoot).map((name) => ({ kind: "spec" as const, name })),
+      ...incompleteChanges(repoRoot).map((name) => ({ kind: "openspec" as const, name })),
+    ];
+    if (targets.length === 0)
+      throw new OttoError("nothing_to_build", "Every spec with a tasks.md, and every OpenSpec change, is complete.", "/otto-spec list");
     return targets;
   }
   return [{ kind: "spec", name: resolveSpec(listSpecs(repoRoot), flags.spec) }];

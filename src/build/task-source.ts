@@ -74,7 +74,14 @@ async function readTasks(file: string, target: BuildTarget): Promise<string> {
     return await fs.readFile(file, "utf8");
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
-    const fix = target.kind === "spec" ? `/otto-spec task generate --spec ${target.name}` : `Write openspec/changes/${target.name}/tasks.md (checkbox tasks)`;
-    throw new OttoError("no_tasks", `${target.kind === "spec" ? "Spec" : "Change"} '${target.name}' has no tasks.md, so there is nothing to build.`, fix);
+    const fix =
+      target.kind === "spec"
+        ? `/otto-spec task generate --spec ${target.name}`
+        : `Write openspec/changes/${target.name}/tasks.md (checkbox tasks)`;
+    throw new OttoError(
+      "no_tasks",
+      `${target.kind === "spec" ? "Spec" : "Change"} '${target.name}' has no tasks.md, so there is nothing to build.`,
+      fix,
+    );
   }
 }

@@ -1,7 +1,14 @@
 import { OttoError, formatError } from "../core/index.ts";
 import { addSpec, createSpecDeps, generateTasks, listSpecs, runDocumentStage } from "../spec/index.ts";
 import { placeRun } from "../repo/index.ts";
-import { describeVerdict, failingHeadline, ignoredLine, snapshotGitControl, type GitControlSnapshot, type RunVerdict } from "../workspace/index.ts";
+import {
+  describeVerdict,
+  failingHeadline,
+  ignoredLine,
+  snapshotGitControl,
+  type GitControlSnapshot,
+  type RunVerdict,
+} from "../workspace/index.ts";
 import { formatUsage, ledgerFile, readLedger, type Account } from "../cost/index.ts";
 import type { Env } from "../core/index.ts";
 import { createBuildDeps, repoRootOf, type BuildInput } from "./build-deps.ts";
@@ -47,13 +54,23 @@ export const STAGNATION_LIMIT = 3;
 export async function buildVerb(input: BuildInput, flags: RunFlags): Promise<BuildResult> {
   const deps = await createBuildDeps({ ...input, budget: { budget: flags.budget, maxTokens: flags.maxTokens } });
   const targets = resolveTargets(deps.repoRoot, flags);
-  if (deps.budget) deps.budget = { ...deps.budget, fix: `Resume with /otto-build ${targets.length === 1 && targets[0] ? targetFlag(targets[0]) : "--all"} --budget <usd> (or --max-tokens <n>): the loop goes on where it stopped, and only the new run's spend counts toward the new budget.` };
+  if (deps.budget)
+    deps.budget = {
+      ...deps.budget,
+      fix: `Resume with /otto-build ${targets.length === 1 && targets[0] ? targetFlag(targets[0]) : "--all"} --budget <usd> (or --max-tokens <n>): the loop goes on where it stopped, and only the new run's spend counts toward the new budget.`,
+    };
   const estimate = await estimateLine(deps.repoRoot, targets, deps.budget, input.runtime.env);
   if (estimate) input.progress(`otto build: ${estimate}`);
   const account = buildAccount(deps, targets);
   // Started on the default branch, the loop commits on a branch of its own (src/repo/run-branch.ts).
   const only = targets.length === 1 ? targets[0] : undefined;
-  const placed = await placeRun({ root: deps.repoRoot, slug: only ? only.name : "build", here: flags.here === true, repos: deps.repos ?? [], git: { env: deps.env } });
+  const placed = await placeRun({
+    root: deps.repoRoot,
+    slug: only ? only.name : "build",
+    here: flags.here === true,
+    repos: deps.repos ?? [],
+    git: { env: deps.env },
+  });
   const gitControl = await snapshotGitControl(deps.repoRoot, { env: deps.env });
   const results = await runBuild(deps, targets, {
     maxIterations: flags.maxIterations ?? MAX_ITERATIONS,
@@ -74,10 +91,17 @@ export async function buildVerb(input: BuildInput, flags: RunFlags): Promise<Bui
 }
 
 /** "Comparable tasks here cost …" from the ledger, beside the budget in force; undefined without records. */
-async function estimateLine(repoRoot: string, targets: readonly BuildTarget[], budget: Parameters<typeof costBeforeRun>[2], env: Env): Promise<string | undefined> {
+async function estimateLine(
+  repoRoot: string,
+  targets: readonly BuildTarget[],
+  budget: Parameters<typeof costBeforeRun>[2],
+  env: Env,
+): Promise<string | undefined> {
   let left = 0;
   for (const target of targets) {
-    const view = await taskSource(repoRoot, target).read().catch(() => undefined);
+    const view = await taskSource(repoRoot, target)
+      .read()
+      .catch(() => undefined);
     if (view) left += view.total - view.done;
   }
   const entries = await readLedger(ledgerFile(env)).catch(() => []);
@@ -89,17 +113,30 @@ function unverifiedOf(r: TargetResult): RunVerdict | undefined {
   return r.end.kind === "done" && r.end.verdict && !r.end.verdict.verified ? r.end.verdict : undefined;
 }
 
-function renderResults(results: readonly TargetResult[], planned: number, account: Account): { title: string; head: string; body: string; unverified?: RunVerdict } {
+function renderResults(
+  results: readonly TargetResult[],
+  planned: number,
+  account: Account,
+): { title: string; head: string; body: string; unverified?: RunVerdict } {
   const lines: string[] = [];
   for (const r of results) {
     const what = `${r.target.kind === "openspec" ? "OpenSpec change" : "spec"} ${r.target.name}`;
-    lines.push(`- **${what}**: ${noteOf(r.end)}${r.commit ? ` · committed ${r.commit}` : ""}${r.archive?.archivedTo ? ` · archived to ${r.archive.archivedTo}` : ""}${r.kept?.length ? ` · left uncommitted (they had your changes before the loop and the builder changed them too): ${r.kept.join(", ")}` : ""}${r.ignored?.length ? ` · ${ignoredLine(r.ignored)}` : ""}`);
+    lines.push(
+      `- **${what}**: ${noteOf(r.end)}${r.commit ? ` · committed ${r.commit}` : ""}${r.archive?.archivedTo ? ` · archived to ${r.archive.archivedTo}` : ""}${r.kept?.length ? ` · left uncommitted (they had your changes before the loop and the builder changed them too): ${r.kept.join(", ")}` : ""}${r.ignored?.length ? ` · ${ignoredLine(r.ignored)}` : ""}`,
+    );
     if (r.archive?.note) lines.push(`  - ${r.archive.note}`);
-    if (r.baseline) lines.push(`  - ${r.baseline.replace(/^baseline/, "Baseline")} (a check that already failed sends the builder to fix it only if it gets worse)`);
+    if (r.baseline)
+      lines.push(
+        `  - ${r.baseline.replace(/^baseline/, "Baseline")} (a check that already failed sends the builder to fix it only if it gets worse)`,
+      );
     if (r.end.kind === "done" && r.end.verdict) lines.push(`  - Verdict: ${describeVerdict(r.end.verdict)}`);
     if (r.sessionNote) lines.push(`  - ${r.sessionNote}`);
-    if (r.end.kind !== "done") lines.push(`  - progress: ${r.end.view.done}/${r.end.view.total} tasks done · builder session ${r.sessionID}`);
-    if (r.end.kind === "stop" && r.end.reason === "budget") lines.push(`  - left undone: ${r.end.view.total - r.end.view.done} of ${r.end.view.total} task(s)${r.end.view.next ? `, from ${r.end.view.next.id} ${r.end.view.next.title}` : " (the final verification)"}`);
+    if (r.end.kind !== "done")
+      lines.push(`  - progress: ${r.end.view.done}/${r.end.view.total} tasks done · builder session ${r.sessionID}`);
+    if (r.end.kind === "stop" && r.end.reason === "budget")
+      lines.push(
+        `  - left undone: ${r.end.view.total - r.end.view.done} of ${r.end.view.total} task(s)${r.end.view.next ? `, from ${r.end.view.next.id} ${r.end.view.next.title}` : " (the final verification)"}`,
+      );
     if (r.total.requests > r.spend.requests) lines.push(`  - the loop's earlier runs included: ${formatUsage(r.total)} in all`);
   }
   lines.push("", spendTable(results, account.usage));
@@ -124,7 +161,8 @@ function nextStep(r: TargetResult): string {
   const flag = targetFlag(r.target);
   if (r.end.kind === "pause") return `continue the conversation in the builder session, then /otto-build ${flag} to resume`;
   if (r.end.kind === "failed") return `look at the builder session ${r.sessionID}, fix the cause, then /otto-build ${flag}`;
-  if (r.end.kind === "stop" && r.end.reason === "budget") return `/otto-build ${flag} --budget <usd> to resume where it stopped (only the new run's spend counts toward it)`;
+  if (r.end.kind === "stop" && r.end.reason === "budget")
+    return `/otto-build ${flag} --budget <usd> to resume where it stopped (only the new run's spend counts toward it)`;
   return `look at the builder session ${r.sessionID} and the task list, then /otto-build ${flag} to resume`;
 }
 
@@ -133,9 +171,19 @@ export async function statusVerb(directory: string): Promise<VerbResult> {
   const states = await new BuildStore(await repoRootOf(directory)).list();
   if (states.length === 0) return { title: "otto build: no loops", output: "No build loops yet.\n\nNext step: /otto-build --spec <slug>" };
   // A loop whose OpenCode process is gone (killed) is no longer running, whatever its file says.
-  const shown = (s: BuildState): string => (crashed(s) ? "stopped (process gone)" : s.status === "done" && s.verified === false ? unverifiedStatus(s) : s.status);
-  const rows = states.map((s) => `| ${s.target.kind} ${s.target.name} | ${shown(s)} | ${s.phase} | ${s.iteration}/${s.maxIterations} | ${s.progress ? `${s.progress.done}/${s.progress.total}` : "-"} | ${s.spend ? formatUsage(s.spend) : "-"} | ${s.sessionID ?? "-"} | ${s.note ?? ""} |`);
-  const output = ["## otto build loops", "", "| target | status | phase | turns | tasks done | spent | builder session | note |", "|---|---|---|---|---|---|---|---|", ...rows].join("\n");
+  const shown = (s: BuildState): string =>
+    crashed(s) ? "stopped (process gone)" : s.status === "done" && s.verified === false ? unverifiedStatus(s) : s.status;
+  const rows = states.map(
+    (s) =>
+      `| ${s.target.kind} ${s.target.name} | ${shown(s)} | ${s.phase} | ${s.iteration}/${s.maxIterations} | ${s.progress ? `${s.progress.done}/${s.progress.total}` : "-"} | ${s.spend ? formatUsage(s.spend) : "-"} | ${s.sessionID ?? "-"} | ${s.note ?? ""} |`,
+  );
+  const output = [
+    "## otto build loops",
+    "",
+    "| target | status | phase | turns | tasks done | spent | builder session | note |",
+    "|---|---|---|---|---|---|---|---|",
+    ...rows,
+  ].join("\n");
   return { title: `otto build: ${states.filter((s) => s.status === "running" && !crashed(s)).length} running`, output };
 }
 
@@ -151,10 +199,14 @@ export async function stopVerb(directory: string, flags: TargetFlags): Promise<V
   const running = (await store.list()).filter((s) => s.status === "running" && !crashed(s));
   const wanted = flags.spec ?? flags.openspec;
   const chosen: BuildState[] = wanted ? running.filter((s) => s.target.name === wanted || s.target.name.startsWith(wanted)) : running;
-  if (chosen.length === 0) return { title: "otto build: nothing to stop", output: "No build loop is running.\n\nNext step: /otto-build status" };
+  if (chosen.length === 0)
+    return { title: "otto build: nothing to stop", output: "No build loop is running.\n\nNext step: /otto-build status" };
   for (const s of chosen) await store.requestStop(s.target);
   const names = chosen.map((s) => s.target.name).join(", ");
-  return { title: `otto build: stop requested (${names})`, output: `Asked ${names} to stop; the current turn is aborted and the state is kept.\n\nNext step: /otto-build status` };
+  return {
+    title: `otto build: stop requested (${names})`,
+    output: `Asked ${names} to stop; the current turn is aborted and the state is kept.\n\nNext step: /otto-build status`,
+  };
 }
 
 /** `/otto-build plan <prompt>`: add → requirements → research → design → task generate, unattended. */
@@ -163,16 +215,27 @@ export async function planVerb(input: BuildInput, prompt: string): Promise<VerbR
   const before = new Set(listSpecs(deps.repoRoot).map((s) => s.slug));
   const done: string[] = [];
   const added = await addSpec(deps, prompt);
-  const slug = listSpecs(deps.repoRoot).map((s) => s.slug).find((s) => !before.has(s));
+  const slug = listSpecs(deps.repoRoot)
+    .map((s) => s.slug)
+    .find((s) => !before.has(s));
   if (!slug) throw new OttoError("plan_failed", `The spec was not created: ${added.output.slice(0, 500)}`, `/otto-spec add "${prompt}"`);
   done.push(`add: ${added.title}`);
   try {
-    for (const stage of ["requirements", "research", "design"] as const) done.push(`${stage}: ${(await runDocumentStage(deps, stage, slug)).title}`);
+    for (const stage of ["requirements", "research", "design"] as const)
+      done.push(`${stage}: ${(await runDocumentStage(deps, stage, slug)).title}`);
     done.push(`task generate: ${(await generateTasks(deps, slug)).title}`);
   } catch (error) {
     const output = [`## otto build plan: ${slug}`, "", ...done.map((d) => `- ${d}`), "", formatError(error)].join("\n");
     return { title: `otto build plan: ${slug} stopped`, output };
   }
-  const output = [`## otto build plan: ${slug}`, "", ...done.map((d) => `- ${d}`), "", `Review .otto/specs/${slug}/ (requirements, research, design, tasks).`, "", `Next step: /otto-build --spec ${slug}`].join("\n");
+  const output = [
+    `## otto build plan: ${slug}`,
+    "",
+    ...done.map((d) => `- ${d}`),
+    "",
+    `Review .otto/specs/${slug}/ (requirements, research, design, tasks).`,
+    "",
+    `Next step: /otto-build --spec ${slug}`,
+  ].join("\n");
   return { title: `otto build plan: ${slug} ready for review`, output };
 }

@@ -8,7 +8,11 @@ import { compareToBaseline, failingHeadline, isBlocking, judgeRun, type CheckRes
 
 /** The failing checks the build caused: they passed before it, or fail more than they did (compareToBaseline). */
 export function blockingChecks(baseline: readonly CheckResult[], results: readonly CheckResult[]): CheckResult[] {
-  const blocking = new Set(compareToBaseline(baseline, results).filter(isBlocking).map((c) => c.command));
+  const blocking = new Set(
+    compareToBaseline(baseline, results)
+      .filter(isBlocking)
+      .map((c) => c.command),
+  );
   return results.filter((r) => !r.passed && blocking.has(r.command));
 }
 

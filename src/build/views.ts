@@ -26,7 +26,11 @@ export function workState(list: TaskList): { progress: Progress; state: WorkStat
  * The builder sessions of a spec's running loops (from `.otto/build/` states); a loop whose process
  * died while running shows as `stopped`, so no tool waits on it.
  */
-function sessionsFor(states: readonly BuildState[], slug: string, kind: BuildState["target"]["kind"] = "spec"): Array<{ sessionID: string; status: string; iteration: number }> {
+function sessionsFor(
+  states: readonly BuildState[],
+  slug: string,
+  kind: BuildState["target"]["kind"] = "spec",
+): Array<{ sessionID: string; status: string; iteration: number }> {
   return states
     .filter((s) => s.target.kind === kind && s.target.name === slug && s.status === "running" && s.sessionID)
     .map((s) => ({ sessionID: s.sessionID ?? "", status: crashed(s) ? "stopped" : s.status, iteration: s.iteration }));
@@ -60,6 +64,12 @@ export function specListJson(repoRoot: string, states: readonly BuildState[]): s
 export function taskListJson(repoRoot: string, flag: string | undefined, states: readonly BuildState[]): string {
   const slug = resolveSpec(listSpecs(repoRoot), flag);
   const list = readList(repoRoot, slug) ?? { preamble: "", tasks: [] };
-  const tasks = list.tasks.map((t) => ({ id: t.id, title: t.title, status: t.status, parallel_group: t.parallel_group, depends_on: t.depends_on }));
+  const tasks = list.tasks.map((t) => ({
+    id: t.id,
+    title: t.title,
+    status: t.status,
+    parallel_group: t.parallel_group,
+    depends_on: t.depends_on,
+  }));
   return JSON.stringify({ slug, ...workState(list), tasks, sessions: sessionsFor(states, slug) }, null, 2);
 }

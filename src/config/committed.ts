@@ -59,7 +59,9 @@ export async function repoFileSecrets(repoRoot: string): Promise<RepoFileSecret[
 }
 
 export function describeRepoFileSecrets(found: readonly RepoFileSecret[]): string {
-  return found.map((s) => `${s.file}:${s.line} ${s.key}: ${s.kind === "secret key" ? "a secret" : "a value that looks like a credential"}`).join("\n");
+  return found
+    .map((s) => `${s.file}:${s.line} ${s.key}: ${s.kind === "secret key" ? "a secret" : "a value that looks like a credential"}`)
+    .join("\n");
 }
 
 /** What the commit paths pass in: their own git runner, so config stays free of git. */

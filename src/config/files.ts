@@ -40,4 +40,3 @@ export async function locateConfigFiles(input: { directory: string; env: Env }):
   const repo = repoRoot ? repoConfigFile(repoRoot) : (await exists(fallback)) ? fallback : undefined;
   return { user: userConfigFile(input.env), repo, repoRoot };
 }
-

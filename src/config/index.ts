@@ -11,8 +11,25 @@ export { locateConfigFiles, findRepoRoot, userConfigFile, repoConfigFile, type C
 export { setConfigValue, editConfigFile, planSet, planEdit, type SetPlan, type SetResult } from "./set.ts";
 export { configError, formatProblem, formatConfigProblems, type ConfigProblem } from "./problems.ts";
 export { SECRET_KEYS, isSecretKey, maskSecrets, secretKeysSet } from "./secrets.ts";
-export { assertNoCommittedSecrets, repoFileSecrets, findRepoFileSecrets, describeRepoFileSecrets, type RepoFileSecret, type GitCheck } from "./committed.ts";
-export { TRUST_GATED_KEYS, gatedDigest, gatedValues, isRepoTrusted, listTrustedRepos, trustFile, trustRepo, untrustRepo, type TrustedRepo } from "./trust.ts";
+export {
+  assertNoCommittedSecrets,
+  repoFileSecrets,
+  findRepoFileSecrets,
+  describeRepoFileSecrets,
+  type RepoFileSecret,
+  type GitCheck,
+} from "./committed.ts";
+export {
+  TRUST_GATED_KEYS,
+  gatedDigest,
+  gatedValues,
+  isRepoTrusted,
+  listTrustedRepos,
+  trustFile,
+  trustRepo,
+  untrustRepo,
+  type TrustedRepo,
+} from "./trust.ts";
 export { parseKeyPath, formatKeyPath } from "./keypath.ts";
 export { allKeyPaths } from "./introspect.ts";
 export { modelRoles, type ModelRoles } from "./models.ts";

@@ -63,7 +63,15 @@ function unknownKeyProblems(issue: z.core.$ZodIssueUnrecognizedKeys, ctx: IssueC
       : elsewhere
         ? `Did you mean "${elsewhere}"? Move the key there.`
         : `Remove "${key}". Keys allowed ${where}: ${siblings.join(", ")}.`;
-    return { file: ctx.file, line, column, key: formatKeyPath(path), expected: `a key allowed ${where}`, found: `unknown key "${key}"`, fix };
+    return {
+      file: ctx.file,
+      line,
+      column,
+      key: formatKeyPath(path),
+      expected: `a key allowed ${where}`,
+      found: `unknown key "${key}"`,
+      fix,
+    };
   });
 }
 

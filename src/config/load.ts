@@ -52,7 +52,11 @@ async function readLayer(file: string | undefined, scope: ConfigLayer["scope"]):
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? String(error);
     const fix = `Check that ${file} is a readable file.`;
-    return { found: true, layer: undefined, problems: [{ file, line: 1, column: 1, key: "(top level)", expected: "a readable file", found: code, fix }] };
+    return {
+      found: true,
+      layer: undefined,
+      problems: [{ file, line: 1, column: 1, key: "(top level)", expected: "a readable file", found: code, fix }],
+    };
   }
   if (text === undefined) return { found: false, layer: undefined, problems: [] };
   const parsed = parseConfigText(text, { file, scope });
@@ -124,11 +128,15 @@ export async function validateConfig(options: LoadOptions): Promise<ValidationRe
   const repoText = files.repo ? await readTextIfExists(files.repo).catch(() => undefined) : undefined;
   const inRepo = files.repo && repoText !== undefined ? findRepoFileSecrets(repoText, files.repo) : [];
   if (inRepo.length > 0) {
-    warnings.push(`The repo config is committed with the repo, yet holds credentials; otto refuses to commit it like this. Move them to the user config (/otto-config set <key> <value>) or the environment, then rotate them if they were ever pushed:\n${describeRepoFileSecrets(inRepo)}`);
+    warnings.push(
+      `The repo config is committed with the repo, yet holds credentials; otto refuses to commit it like this. Move them to the user config (/otto-config set <key> <value>) or the environment, then rotate them if they were ever pushed:\n${describeRepoFileSecrets(inRepo)}`,
+    );
   }
   for (const layer of [user.layer, repo.layer]) {
     for (const key of layer ? tooShortSecrets(layer.value) : []) {
-      warnings.push(`${layer?.file ?? ""}: the value of ${key} is shorter than 3 characters; otto does not redact values that short (they would blank every occurrence). Is it really the credential?`);
+      warnings.push(
+        `${layer?.file ?? ""}: the value of ${key} is shorter than 3 characters; otto does not redact values that short (they would blank every occurrence). Is it really the credential?`,
+      );
     }
   }
   if (untrusted.length > 0 && files.repo) warnings.push(untrustedNote(files.repo, untrusted));

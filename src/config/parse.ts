@@ -33,7 +33,7 @@ const EXPECTED: Record<string, string> = {
   InvalidCommentToken: "a comment (// or /* */)",
   UnexpectedEndOfComment: "'*/' closing the comment",
   UnexpectedEndOfString: "'\"' closing the string",
-  InvalidEscapeCharacter: "a valid escape (\\\" \\\\ \\n \\t \\uXXXX)",
+  InvalidEscapeCharacter: 'a valid escape (\\" \\\\ \\n \\t \\uXXXX)',
   InvalidUnicode: "a \\uXXXX escape",
   InvalidCharacter: "a printable character (control characters must be escaped)",
 };
@@ -60,7 +60,10 @@ export function parseConfigText(text: string, options: ParseOptions): ParsedFile
   if (errors.length > 0) {
     // The parser can report the same spot twice while recovering; keep one of each.
     const problems = errors.map((e) => syntaxProblem(text, e, options));
-    return { value: undefined, problems: problems.filter((p, i) => problems.findIndex((q) => q.line === p.line && q.column === p.column) === i) };
+    return {
+      value: undefined,
+      problems: problems.filter((p, i) => problems.findIndex((q) => q.line === p.line && q.column === p.column) === i),
+    };
   }
   if (value === undefined) return { value: {}, problems: [] };
   if (!isRecord(value)) {

@@ -5,12 +5,7 @@ import { formatKeyPath, getAtPath, parseKeyPath } from "./keypath.ts";
  * Keys whose values are credentials; `[]` stands for any array index. A webhook URL carries its
  * signature, so it is one too.
  */
-export const SECRET_KEYS = [
-  "pr.providers.github.token",
-  "pr.providers.ado.pat",
-  "opencode.password",
-  "notify.webhooks[].url",
-] as const;
+export const SECRET_KEYS = ["pr.providers.github.token", "pr.providers.ado.pat", "opencode.password", "notify.webhooks[].url"] as const;
 
 export function isSecretKey(path: readonly PropertyKey[]): boolean {
   const generic = path.map((segment) => (typeof segment === "number" ? "[]" : segment));

@@ -37,7 +37,9 @@ function unknownKey(path: KeyPath): OttoError | undefined {
     return new OttoError(
       "config_unknown_key",
       `Unknown config key '${formatKeyPath(path)}'.${guess ? ` Did you mean '${guess}'?` : ""}`,
-      siblings.length ? `Keys ${where}: ${siblings.join(", ")}. See ${docsUrl("configuration.md")} for every key.` : `See ${docsUrl("configuration.md")} for every key.`,
+      siblings.length
+        ? `Keys ${where}: ${siblings.join(", ")}. See ${docsUrl("configuration.md")} for every key.`
+        : `See ${docsUrl("configuration.md")} for every key.`,
     );
   }
   return undefined;
@@ -90,13 +92,20 @@ export function planEdit(text: string, options: ParseOptions, path: KeyPath, val
   } catch (error) {
     // jsonc-parser refuses to add a property to a value that is not an object.
     const message = error instanceof Error ? error.message : String(error);
-    throw new OttoError("config_key", `Cannot set ${key} in ${options.file}: ${message}`, `Set a parent key to an object instead, e.g. /otto-config set ${formatKeyPath(path.slice(0, -1))} '{}'.`);
+    throw new OttoError(
+      "config_key",
+      `Cannot set ${key} in ${options.file}: ${message}`,
+      `Set a parent key to an object instead, e.g. /otto-config set ${formatKeyPath(path.slice(0, -1))} '{}'.`,
+    );
   }
   if (!next.endsWith("\n")) next += formattingOptions.eol;
   // Refuse only new problems: an already broken file can still be repaired one key at a time.
   const fresh = parseConfigText(next, options).problems.filter((p) => !before.problems.some((b) => sameProblem(b, p)));
   if (fresh.length > 0) {
-    throw configError(fresh, `Refused to ${value === undefined ? "remove" : "set"} ${key} in ${options.file}; the file was not changed. The result would be invalid:`);
+    throw configError(
+      fresh,
+      `Refused to ${value === undefined ? "remove" : "set"} ${key} in ${options.file}; the file was not changed. The result would be invalid:`,
+    );
   }
   return { text: next, key, value, previous, changed: !isDeepStrictEqual(previous, value) };
 }

@@ -8,7 +8,13 @@ function shortSource(source: string | undefined): string {
   return (source ?? "default").replace(/^(user|repo) \(.*\)$/, "$1");
 }
 
-function renderObject(value: Record<string, unknown>, path: string[], indent: string, sources: Record<string, string>, out: string[]): void {
+function renderObject(
+  value: Record<string, unknown>,
+  path: string[],
+  indent: string,
+  sources: Record<string, string>,
+  out: string[],
+): void {
   const entries = Object.entries(value).filter(([, v]) => v !== undefined);
   entries.forEach(([key, child], i) => {
     const comma = i < entries.length - 1 ? "," : "";
@@ -50,7 +56,12 @@ export function renderChecksSection(list: readonly ShownChecks[]): string[] {
   if (list.length === 0) return [];
   const lines = ["", "Checks (what execute, build and the PR flows run; unset keys are detected in this project):"];
   for (const c of list) {
-    const what = c.checks.length > 0 ? c.checks.map((x) => (c.origin === "configured" ? x.command : `${x.command} (${x.source})`)).join(", ") : c.origin === "configured" ? "none ([])" : "none found";
+    const what =
+      c.checks.length > 0
+        ? c.checks.map((x) => (c.origin === "configured" ? x.command : `${x.command} (${x.source})`)).join(", ")
+        : c.origin === "configured"
+          ? "none ([])"
+          : "none found";
     lines.push(`- ${c.key} (${c.origin}): ${what}`);
     if (c.origin === "detected" && c.checks.length === 0) lines.push(...c.notes.map((n) => `  - ${n}`));
   }
@@ -82,8 +93,28 @@ export function renderConfigJsonc(loaded: LoadedConfig, checks: readonly ShownCh
 }
 
 /** The resolved config as JSON (secrets masked) with its sources and files. */
-export function renderConfigJson(loaded: LoadedConfig, checks: readonly ShownChecks[] = [], sandbox?: { mode: string; active: string }): string {
+export function renderConfigJson(
+  loaded: LoadedConfig,
+  checks: readonly ShownChecks[] = [],
+  sandbox?: { mode: string; active: string },
+): string {
   const { config, sources, files, found } = loaded;
-  const resolved = Object.fromEntries(checks.map((c) => [c.key, { origin: c.origin, checks: c.checks, ...(c.notes.length ? { notes: c.notes } : {}) }]));
-  return redact(JSON.stringify({ files, found, config: maskSecrets(config), sources, ...(checks.length ? { checks: resolved } : {}), ...(sandbox ? { sandbox } : {}) }, null, 2), loaded.secrets);
+  const resolved = Object.fromEntries(
+    checks.map((c) => [c.key, { origin: c.origin, checks: c.checks, ...(c.notes.length ? { notes: c.notes } : {}) }]),
+  );
+  return redact(
+    JSON.stringify(
+      {
+        files,
+        found,
+        config: maskSecrets(config),
+        sources,
+        ...(checks.length ? { checks: resolved } : {}),
+        ...(sandbox ? { sandbox } : {}),
+      },
+      null,
+      2,
+    ),
+    loaded.secrets,
+  );
 }

@@ -46,7 +46,11 @@ export function gatedValues(repoValue: Record<string, unknown>): Record<string, 
 
 /** What trust is given to: the gated values as written, so changing them needs trust again. */
 export function gatedDigest(values: Record<string, unknown>): string {
-  const canonical = JSON.stringify(Object.keys(values).sort().map((k) => [k, values[k]]));
+  const canonical = JSON.stringify(
+    Object.keys(values)
+      .sort()
+      .map((k) => [k, values[k]]),
+  );
   return createHash("sha256").update(canonical).digest("hex");
 }
 
@@ -67,7 +71,11 @@ async function readTrust(env: Env): Promise<TrustFile> {
   try {
     return TrustFile.parse(JSON.parse(text));
   } catch {
-    throw new OttoError("trust_file_invalid", `${file} is not a valid trust list.`, `Delete ${file} and trust your repos again with /otto-config trust.`);
+    throw new OttoError(
+      "trust_file_invalid",
+      `${file} is not a valid trust list.`,
+      `Delete ${file} and trust your repos again with /otto-config trust.`,
+    );
   }
 }
 
@@ -98,7 +106,9 @@ async function editTrust(env: Env, edit: (current: TrustFile) => TrustFile): Pro
 /** Trusts `root` with its current gated values (replacing an older trust of the same root). */
 export async function trustRepo(env: Env, root: string, digest: string, now: Date = new Date()): Promise<void> {
   const resolved = await canonicalRoot(root);
-  await editTrust(env, (current) => ({ repos: [...current.repos.filter((r) => r.root !== resolved), { root: resolved, digest, at: now.toISOString() }] }));
+  await editTrust(env, (current) => ({
+    repos: [...current.repos.filter((r) => r.root !== resolved), { root: resolved, digest, at: now.toISOString() }],
+  }));
 }
 
 /** Removes `root` from the trust list; false when it was not there. */

@@ -53,7 +53,10 @@ export async function assertOttoPathSafe(target: string): Promise<void> {
   if (root === undefined) return;
   const realRoot = await fs.realpath(root).catch(() => root);
   const ottoDir = path.join(root, OTTO_DIR);
-  const rest = path.relative(ottoDir, path.resolve(target)).split(path.sep).filter((s) => s !== "" && s !== ".");
+  const rest = path
+    .relative(ottoDir, path.resolve(target))
+    .split(path.sep)
+    .filter((s) => s !== "" && s !== ".");
   let current = ottoDir;
   for (let i = -1; i < rest.length; i++) {
     if (i >= 0) current = path.join(current, rest[i] ?? "");

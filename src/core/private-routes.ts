@@ -62,7 +62,8 @@ export async function patchPart(
   request: { sessionID: string; messageID: string; partID: string; directory: string; part: unknown },
 ): Promise<RouteResult> {
   const raw = transport(client);
-  if (!raw) throw new Error("this OpenCode client has no request function for PATCH /session/{sessionID}/message/{messageID}/part/{partID}");
+  if (!raw)
+    throw new Error("this OpenCode client has no request function for PATCH /session/{sessionID}/message/{messageID}/part/{partID}");
   return raw.patch({
     url: "/session/{sessionID}/message/{messageID}/part/{partID}",
     path: { sessionID: request.sessionID, messageID: request.messageID, partID: request.partID },

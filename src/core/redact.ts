@@ -54,12 +54,18 @@ const RULES: RegExp[] = [
   /-----BEGIN PGP PRIVATE KEY BLOCK-----[\s\S]*?(?:-----END PGP PRIVATE KEY BLOCK-----|$)/g,
   // Assignments whose key names a secret; the key stays. Quoted (JSON, YAML, code): the value whole,
   // `"SecretAccessKey": "…"`, `DB_PASSWORD="…"`.
-  new RegExp(String.raw`(?<keep>["']?${SECRET_KEY}["']?[ \t]{0,4}[:=][ \t]{0,4}(?<quote>["']))${NOT_A_REFERENCE}[^"'\r\n]{1,512}(?<tail>\k<quote>)`, "gi"),
+  new RegExp(
+    String.raw`(?<keep>["']?${SECRET_KEY}["']?[ \t]{0,4}[:=][ \t]{0,4}(?<quote>["']))${NOT_A_REFERENCE}[^"'\r\n]{1,512}(?<tail>\k<quote>)`,
+    "gi",
+  ),
   // Unquoted, with nothing around `=` (.env, INI, shells, query strings): any value, `password=…`.
   new RegExp(String.raw`(?<keep>${SECRET_KEY}=)${NOT_A_REFERENCE}(?![="'\s])[^\s"',;&<>)]{3,512}`, "gi"),
   // Unquoted YAML `client_secret: …` or code with spaces: a value with a digit, so prose
   // ("password: required") and code (`token: z.string()`, `token = getToken()`) stay readable.
-  new RegExp(String.raw`(?<keep>${SECRET_KEY}[ \t]{0,4}[:=][ \t]{0,4})${NOT_A_REFERENCE}(?![="'\s])(?=[^\s"',;&]{0,512}[0-9])[^\s"',;&]{6,512}`, "gi"),
+  new RegExp(
+    String.raw`(?<keep>${SECRET_KEY}[ \t]{0,4}[:=][ \t]{0,4})${NOT_A_REFERENCE}(?![="'\s])(?=[^\s"',;&]{0,512}[0-9])[^\s"',;&]{6,512}`,
+    "gi",
+  ),
 ];
 
 export const REDACTED = "[REDACTED]";

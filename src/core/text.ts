@@ -15,7 +15,13 @@ export function oneLine(text: string, max = Infinity): string {
 
 /** The first non-empty line of `text`, trimmed, cut to `max`; "" when there is none. */
 export function firstLine(text: string, max = Infinity): string {
-  return cut(text.split(/\r?\n/).map((line) => line.trim()).find((line) => line !== "") ?? "", max);
+  return cut(
+    text
+      .split(/\r?\n/)
+      .map((line) => line.trim())
+      .find((line) => line !== "") ?? "",
+    max,
+  );
 }
 
 /** A markdown table cell: one line, cut to `max`, `|` escaped. */

@@ -44,7 +44,13 @@ export class Account {
 
   constructor(
     readonly name: string,
-    options: { labels?: AccountLabels; budget?: Budget; parent?: Account; onStop?: (stop: OttoError, account: Account) => void; onUnpricedBudget?: (account: Account) => void } = {},
+    options: {
+      labels?: AccountLabels;
+      budget?: Budget;
+      parent?: Account;
+      onStop?: (stop: OttoError, account: Account) => void;
+      onUnpricedBudget?: (account: Account) => void;
+    } = {},
   ) {
     this.parent = options.parent;
     this.budget = options.budget && (options.budget.usd !== undefined || options.budget.tokens !== undefined) ? options.budget : undefined;
@@ -107,7 +113,12 @@ export class Account {
     const overTokens = budget.tokens !== undefined && totalTokens(this.#usage) >= budget.tokens;
     const overUsd = budget.usd !== undefined && this.#usage.usd >= budget.usd;
     if (!overTokens && !overUsd) return;
-    this.#stop = new OttoError("budget_exceeded", `Budget reached: ${this.spentLine()} (${this.name}).`, budget.fix ?? "Raise the budget (--budget, --max-tokens or limits.* in otto.jsonc) and run it again: the work resumes where it stopped.");
+    this.#stop = new OttoError(
+      "budget_exceeded",
+      `Budget reached: ${this.spentLine()} (${this.name}).`,
+      budget.fix ??
+        "Raise the budget (--budget, --max-tokens or limits.* in otto.jsonc) and run it again: the work resumes where it stopped.",
+    );
     this.#controller.abort(this.#stop);
     this.#onStop?.(this.#stop, this);
   }

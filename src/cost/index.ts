@@ -20,4 +20,14 @@ export {
   ZERO_USAGE,
   type Usage,
 } from "./usage.ts";
-export { buildReport, parseReportKey, parseSince, renderReport, reportJson, REPORT_KEYS, type CostReport, type ReportKey, type ReportRow } from "./report.ts";
+export {
+  buildReport,
+  parseReportKey,
+  parseSince,
+  renderReport,
+  reportJson,
+  REPORT_KEYS,
+  type CostReport,
+  type ReportKey,
+  type ReportRow,
+} from "./report.ts";

@@ -55,7 +55,8 @@ export class Meter {
    * holds (a session reattached by a resumed run), charged and recorded by the run that made them.
    */
   track(sessionID: string, account: Account, earlier: Iterable<string> = []): void {
-    if (!this.#sessions.has(sessionID)) this.#sessions.set(sessionID, { account, charged: new Map(), recorded: new Set(), earlier: new Set(earlier) });
+    if (!this.#sessions.has(sessionID))
+      this.#sessions.set(sessionID, { account, charged: new Map(), recorded: new Set(), earlier: new Set(earlier) });
   }
 
   accountOf(sessionID: string): Account | undefined {
@@ -75,7 +76,8 @@ export class Meter {
 
   /** Reconciles the session with its messages (read before it is deleted) and stops metering it. */
   async settle(sessionID: string, messages: readonly { info: MeteredMessage }[] | undefined): Promise<Usage> {
-    for (const { info } of messages ?? []) if (info.role === "assistant" && info.sessionID === sessionID) this.#enqueue(() => this.#apply(info, true));
+    for (const { info } of messages ?? [])
+      if (info.role === "assistant" && info.sessionID === sessionID) this.#enqueue(() => this.#apply(info, true));
     await this.#queue;
     const metered = this.#sessions.get(sessionID);
     this.#sessions.delete(sessionID);
@@ -88,7 +90,9 @@ export class Meter {
   }
 
   #enqueue(work: () => Promise<void>): void {
-    this.#queue = this.#queue.then(work).catch((error: unknown) => this.deps.log.log("warn", "otto: could not count a model call", { error: String(error) }));
+    this.#queue = this.#queue
+      .then(work)
+      .catch((error: unknown) => this.deps.log.log("warn", "otto: could not count a model call", { error: String(error) }));
   }
 
   #price(providerID: string, modelID: string): Promise<boolean> {
@@ -137,4 +141,3 @@ export class Meter {
 function isZero(usage: Usage): boolean {
   return Object.values(usage).every((value) => value === 0);
 }
-

@@ -1,7 +1,10 @@
 /** The slice of OpenCode's client the price lookup reads: `config.providers`. */
 export interface ProvidersClient {
   config: {
-    providers(options?: { query?: { directory?: string } }): Promise<{ data?: { providers: Array<{ id: string; models: Record<string, { cost?: { input?: number; output?: number } }> }> }; error?: unknown }>;
+    providers(options?: { query?: { directory?: string } }): Promise<{
+      data?: { providers: Array<{ id: string; models: Record<string, { cost?: { input?: number; output?: number } }> }> };
+      error?: unknown;
+    }>;
   };
 }
 
@@ -16,7 +19,8 @@ export function priceLookup(client: ProvidersClient, directory: string): (provid
     const result = await client.config.providers({ query: { directory } });
     const out = new Map<string, boolean>();
     for (const provider of result.data?.providers ?? []) {
-      for (const [id, model] of Object.entries(provider.models ?? {})) out.set(`${provider.id}/${id}`, (model.cost?.input ?? 0) > 0 || (model.cost?.output ?? 0) > 0);
+      for (const [id, model] of Object.entries(provider.models ?? {}))
+        out.set(`${provider.id}/${id}`, (model.cost?.input ?? 0) > 0 || (model.cost?.output ?? 0) > 0);
     }
     return out;
   };

@@ -39,7 +39,12 @@ export const NO_LABEL = "(none)";
 export function parseReportKey(text: string | undefined): ReportKey {
   if (text === undefined) return "day";
   const key = REPORT_KEYS.find((k) => k === text.trim().toLowerCase());
-  if (!key) throw new OttoError("usage", `--by ${text} is not a way to group the report.`, `Write --by ${REPORT_KEYS.join(", --by ")} (default: day).`);
+  if (!key)
+    throw new OttoError(
+      "usage",
+      `--by ${text} is not a way to group the report.`,
+      `Write --by ${REPORT_KEYS.join(", --by ")} (default: day).`,
+    );
   return key;
 }
 
@@ -55,7 +60,11 @@ export function parseSince(text: string | undefined, now: Date): Date {
     const at = new Date(/^\d{4}-\d{2}-\d{2}$/.test(raw) ? `${raw}T00:00:00Z` : raw);
     if (!Number.isNaN(at.getTime())) return at;
   }
-  throw new OttoError("usage", `--since ${raw} is neither a duration nor a date.`, "Write a duration back from now, like --since 7d, 24h or 30m, or a date, like --since 2026-11-01 (UTC).");
+  throw new OttoError(
+    "usage",
+    `--since ${raw} is neither a duration nor a date.`,
+    "Write a duration back from now, like --since 7d, 24h or 30m, or a date, like --since 2026-11-01 (UTC).",
+  );
 }
 
 function keyOf(entry: LedgerEntry, by: ReportKey): string {
@@ -76,7 +85,10 @@ function keyOf(entry: LedgerEntry, by: ReportKey): string {
  * one) by `by`. Days run oldest first; other groups most expensive first (tokens break ties, and
  * "(none)" goes last).
  */
-export function buildReport(entries: readonly LedgerEntry[], options: { by: ReportKey; since: Date; repos: readonly string[] | "all" }): CostReport {
+export function buildReport(
+  entries: readonly LedgerEntry[],
+  options: { by: ReportKey; since: Date; repos: readonly string[] | "all" },
+): CostReport {
   const from = options.since.toISOString();
   const repos = options.repos === "all" ? undefined : new Set(options.repos);
   const groups = new Map<string, Usage>();
@@ -94,7 +106,14 @@ export function buildReport(entries: readonly LedgerEntry[], options: { by: Repo
   }
   const rows = [...groups].map(([key, usage]) => ({ key, usage }));
   if (options.by === "day") rows.sort((a, b) => a.key.localeCompare(b.key));
-  else rows.sort((a, b) => Number(a.key === NO_LABEL) - Number(b.key === NO_LABEL) || b.usage.usd - a.usage.usd || totalTokens(b.usage) - totalTokens(a.usage) || a.key.localeCompare(b.key));
+  else
+    rows.sort(
+      (a, b) =>
+        Number(a.key === NO_LABEL) - Number(b.key === NO_LABEL) ||
+        b.usage.usd - a.usage.usd ||
+        totalTokens(b.usage) - totalTokens(a.usage) ||
+        a.key.localeCompare(b.key),
+    );
   return { by: options.by, since: from, repos: options.repos, rows, total, otherRepos };
 }
 
@@ -114,8 +133,14 @@ export function renderReport(report: CostReport): string {
     lines.push(line("**total**", report.total));
   }
   const notes: string[] = [];
-  if (report.total.unpriced > 0) notes.push(`${report.total.unpriced} call(s) used a model without a price in OpenCode's config: their cost is unknown, not $0 ("≥" marks a lower bound). Give the model a cost in opencode.json to have them priced.`);
-  if (report.otherRepos.requests > 0) notes.push(`${report.otherRepos.requests} call(s) in other repositories (${formatTokens(totalTokens(report.otherRepos))} tokens, ${formatCost(report.otherRepos)}) are not counted here: add --all to include them.`);
+  if (report.total.unpriced > 0)
+    notes.push(
+      `${report.total.unpriced} call(s) used a model without a price in OpenCode's config: their cost is unknown, not $0 ("≥" marks a lower bound). Give the model a cost in opencode.json to have them priced.`,
+    );
+  if (report.otherRepos.requests > 0)
+    notes.push(
+      `${report.otherRepos.requests} call(s) in other repositories (${formatTokens(totalTokens(report.otherRepos))} tokens, ${formatCost(report.otherRepos)}) are not counted here: add --all to include them.`,
+    );
   if (notes.length > 0) lines.push("", ...notes);
   return lines.join("\n");
 }

@@ -18,7 +18,16 @@ export interface Usage {
   unpriced: number;
 }
 
-export const ZERO_USAGE: Usage = Object.freeze({ requests: 0, input: 0, output: 0, reasoning: 0, cacheRead: 0, cacheWrite: 0, usd: 0, unpriced: 0 });
+export const ZERO_USAGE: Usage = Object.freeze({
+  requests: 0,
+  input: 0,
+  output: 0,
+  reasoning: 0,
+  cacheRead: 0,
+  cacheWrite: 0,
+  usd: 0,
+  unpriced: 0,
+});
 
 export function addUsage(a: Usage, b: Usage): Usage {
   return {
@@ -65,7 +74,10 @@ export function knownUsd(usage: Usage): number | undefined {
 }
 
 /** One assistant message's usage, as OpenCode records it. */
-export function messageUsage(info: { cost?: number; tokens?: { input?: number; output?: number; reasoning?: number; cache?: { read?: number; write?: number } } }, priced: boolean): Usage {
+export function messageUsage(
+  info: { cost?: number; tokens?: { input?: number; output?: number; reasoning?: number; cache?: { read?: number; write?: number } } },
+  priced: boolean,
+): Usage {
   const t = info.tokens ?? {};
   return {
     requests: 1,

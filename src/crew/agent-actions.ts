@@ -44,17 +44,22 @@ async function post(
   if (!text.trim()) throw new OttoError("crew_empty_message", "The message is empty.", "Pass the text to post.");
   // Checked before taking the lock too, so a stray call creates no crew folder.
   agentOf(await readCrew(crew.paths), sessionID);
-  const committed = await transact(crew.paths, crew.now, (tx) => {
-    const agent = agentOf(tx.crew, sessionID);
-    const names = tx.crew.agents.map((a) => a.name);
-    const parsed = parseMentions(text, names);
-    const mentions = [...new Set([...parsed.mentions, ...extraMentions])].filter((m) => m !== agent.name);
-    const message = tx.post({ from: agent.name, kind, text: text.trim(), mentions });
-    agent.activeAt = tx.now.toISOString();
-    if (mentions.includes(HUMAN)) agent.human = { seq: message.seq, text: message.text };
-    update(agent, message, tx);
-    return { agent: { ...agent }, message, unknown: parsed.unknown, names };
-  }, crew.secrets?.() ?? []);
+  const committed = await transact(
+    crew.paths,
+    crew.now,
+    (tx) => {
+      const agent = agentOf(tx.crew, sessionID);
+      const names = tx.crew.agents.map((a) => a.name);
+      const parsed = parseMentions(text, names);
+      const mentions = [...new Set([...parsed.mentions, ...extraMentions])].filter((m) => m !== agent.name);
+      const message = tx.post({ from: agent.name, kind, text: text.trim(), mentions });
+      agent.activeAt = tx.now.toISOString();
+      if (mentions.includes(HUMAN)) agent.human = { seq: message.seq, text: message.text };
+      update(agent, message, tx);
+      return { agent: { ...agent }, message, unknown: parsed.unknown, names };
+    },
+    crew.secrets?.() ?? [],
+  );
   const { result } = committed;
   dispatch(crew, committed.posted, committed.crew);
   const woken = wakeTargets(result.message, committed.crew).map((t) => (t.kind === "otto" ? "otto" : t.name));
@@ -73,7 +78,11 @@ export function ask(crew: Crew, sessionID: string, question: string, human: bool
     "ask",
     question,
     (agent, message) => {
-      Object.assign(agent, { state: "blocked", resume: undefined, question: { seq: message.seq, text: message.text, human: message.mentions.includes(HUMAN) } });
+      Object.assign(agent, {
+        state: "blocked",
+        resume: undefined,
+        question: { seq: message.seq, text: message.text, human: message.mentions.includes(HUMAN) },
+      });
     },
     human ? [HUMAN] : [],
   );

@@ -39,7 +39,6 @@ export function crewAt(root: string, deps: CrewDeps): Crew {
   return { ...deps, paths: crewPaths(root) };
 }
 
-
 export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     const timer = setTimeout(done, ms);

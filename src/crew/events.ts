@@ -32,13 +32,18 @@ export async function handleCrewEvent(crew: Crew, event: Event): Promise<void> {
   if (!known) return;
   const decide = (agent: Agent, now: Date): Transition | undefined =>
     event.type === "session.error" ? onError(agent, errorOf(event), now) : onIdle(agent, now);
-  const committed = await transact(crew.paths, crew.now, ({ crew: state, post, now }) => {
-    const agent = state.agents.find((a) => a.sessionID === sessionID);
-    const transition = agent && decide(agent, now);
-    if (!agent || !transition) return;
-    Object.assign(agent, transition.patch);
-    if (transition.notice) post(transition.notice);
-  }, crew.secrets?.() ?? []);
+  const committed = await transact(
+    crew.paths,
+    crew.now,
+    ({ crew: state, post, now }) => {
+      const agent = state.agents.find((a) => a.sessionID === sessionID);
+      const transition = agent && decide(agent, now);
+      if (!agent || !transition) return;
+      Object.assign(agent, transition.patch);
+      if (transition.notice) post(transition.notice);
+    },
+    crew.secrets?.() ?? [],
+  );
   dispatch(crew, committed.posted, committed.crew);
   // The turn's calls are all in its messages now: the spend on record, and the budget's check.
   await recordSpend(crew, known);

@@ -98,7 +98,9 @@ export class PromptGates {
 
   #pump(sessionID: string): void {
     this.#drain(sessionID).catch((error: unknown) =>
-      this.options.log.log("warn", `crew prompt gate of ${sessionID} failed`, { error: error instanceof Error ? error.message : String(error) }),
+      this.options.log.log("warn", `crew prompt gate of ${sessionID} failed`, {
+        error: error instanceof Error ? error.message : String(error),
+      }),
     );
   }
 
@@ -117,7 +119,9 @@ export class PromptGates {
       try {
         result = await item.deliver();
       } catch (error) {
-        this.options.log.log("warn", `could not deliver a crew prompt to ${sessionID}`, { error: error instanceof Error ? error.message : String(error) });
+        this.options.log.log("warn", `could not deliver a crew prompt to ${sessionID}`, {
+          error: error instanceof Error ? error.message : String(error),
+        });
       } finally {
         gate.sending = undefined;
       }

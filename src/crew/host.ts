@@ -41,7 +41,11 @@ export interface CrewHost {
 
 function failure(action: string, error: unknown): OttoError {
   const detail = error && typeof error === "object" ? JSON.stringify(error) : String(error);
-  return new OttoError("crew_opencode", `OpenCode could not ${action}: ${redact(detail)}`, "Check that OpenCode is running and the session exists (/otto-agent status).");
+  return new OttoError(
+    "crew_opencode",
+    `OpenCode could not ${action}: ${redact(detail)}`,
+    "Check that OpenCode is running and the session exists (/otto-agent status).",
+  );
 }
 
 function check<T>(result: { data?: T; error?: unknown }, action: string): T {

@@ -70,7 +70,10 @@ export function failureNotice(name: string, reason: string): NewMessage {
 }
 
 function failed(agent: Agent, reason: string, now: Date): Transition {
-  return { patch: { state: "failed", resume: undefined, error: reason, activeAt: now.toISOString() }, notice: failureNotice(agent.name, reason) };
+  return {
+    patch: { state: "failed", resume: undefined, error: reason, activeAt: now.toISOString() },
+    notice: failureNotice(agent.name, reason),
+  };
 }
 
 /** Its session went idle. Busy without a way back means it stopped without completing: a failure. */
@@ -90,7 +93,8 @@ export function onError(agent: Agent, error: { name: string; message: string }, 
 export function onComplete(summary: string, now: Date): AgentPatch {
   const lastLine = summary.trim().split("\n").at(-1)?.trim() ?? "";
   const base = { summary: summary.trim(), resume: undefined, question: undefined, activeAt: now.toISOString() };
-  if (lastLine.startsWith(MARKERS.taskFailed)) return { ...base, state: "failed", error: lastLine.slice(MARKERS.taskFailed.length).trim() || "reported TASK_FAILED" };
+  if (lastLine.startsWith(MARKERS.taskFailed))
+    return { ...base, state: "failed", error: lastLine.slice(MARKERS.taskFailed.length).trim() || "reported TASK_FAILED" };
   return { ...base, state: "done", error: undefined };
 }
 

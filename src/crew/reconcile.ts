@@ -47,27 +47,38 @@ export async function reconcileCrew(crew: Crew, orchestrator?: Orchestrator): Pr
       crew.log.log("warn", `could not check the session of crew agent ${agent.name}`, { error: formatError(error) });
     }
   }
-  const committed = await transact(crew.paths, crew.now, ({ crew: current, post, now }) => {
-    // Another verb of this process may have reconciled while we looked at the sessions.
-    if (!needsReconcile(current, crew)) return [];
-    if (orchestrator) current.orchestrator = orchestrator;
-    const lines: string[] = [];
-    for (const finding of findings) {
-      const agent = current.agents.find((a) => a.name === finding.name);
-      if (!agent) continue;
-      if (finding.fail && agent.state !== "done" && agent.state !== "failed") {
-        Object.assign(agent, { state: "failed", resume: undefined, error: finding.fail, note: "reconciled after a restart", activeAt: now.toISOString() });
-        post(failureNotice(agent.name, finding.fail));
-        lines.push(`${agent.name}: failed, ${finding.fail}`);
-      } else if (finding.note) {
-        agent.note = finding.note;
-        lines.push(`${agent.name}: ${finding.note}`);
+  const committed = await transact(
+    crew.paths,
+    crew.now,
+    ({ crew: current, post, now }) => {
+      // Another verb of this process may have reconciled while we looked at the sessions.
+      if (!needsReconcile(current, crew)) return [];
+      if (orchestrator) current.orchestrator = orchestrator;
+      const lines: string[] = [];
+      for (const finding of findings) {
+        const agent = current.agents.find((a) => a.name === finding.name);
+        if (!agent) continue;
+        if (finding.fail && agent.state !== "done" && agent.state !== "failed") {
+          Object.assign(agent, {
+            state: "failed",
+            resume: undefined,
+            error: finding.fail,
+            note: "reconciled after a restart",
+            activeAt: now.toISOString(),
+          });
+          post(failureNotice(agent.name, finding.fail));
+          lines.push(`${agent.name}: failed, ${finding.fail}`);
+        } else if (finding.note) {
+          agent.note = finding.note;
+          lines.push(`${agent.name}: ${finding.note}`);
+        }
       }
-    }
-    current.host = { pid: crew.pid };
-    if (lines.length) current.reconciled = [...(current.reconciled ?? []), ...lines];
-    return lines;
-  }, crew.secrets?.() ?? []);
+      current.host = { pid: crew.pid };
+      if (lines.length) current.reconciled = [...(current.reconciled ?? []), ...lines];
+      return lines;
+    },
+    crew.secrets?.() ?? [],
+  );
   dispatch(crew, committed.posted, committed.crew);
   return committed.result;
 }

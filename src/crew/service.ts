@@ -24,7 +24,12 @@ export interface CrewService {
 type CrewRuntime = Pick<Runtime, "client" | "directory" | "env" | "log"> & Partial<Pick<Runtime, "secrets" | "guard" | "sessions">>;
 
 /** What a session's assistant messages used, priced as the meter prices them (src/cost). */
-async function sessionSpend(runtime: CrewRuntime, priced: (providerID: string, modelID: string) => Promise<boolean>, sessionID: string, directory: string): Promise<Usage> {
+async function sessionSpend(
+  runtime: CrewRuntime,
+  priced: (providerID: string, modelID: string) => Promise<boolean>,
+  sessionID: string,
+  directory: string,
+): Promise<Usage> {
   const result = await runtime.client.session.messages({ path: { id: sessionID }, query: { directory } });
   if (result.error !== undefined || !result.data) throw new Error(`could not read the messages of ${sessionID}`);
   const usages: Usage[] = [];
@@ -94,9 +99,7 @@ export function createCrewService(runtime: CrewRuntime, overrides: Partial<CrewD
       deps.gates.observe(event);
       if (meterCrew) meterKnownSession(meterCrew, eventSession(event));
       if (event.type !== "session.idle" && event.type !== "session.error") return;
-      handled = handled
-        .then(async () => handleCrewEvent(await at(runtime.directory), event))
-        .catch(report(event.type));
+      handled = handled.then(async () => handleCrewEvent(await at(runtime.directory), event)).catch(report(event.type));
     },
     async compacting(input, output) {
       try {

@@ -72,30 +72,35 @@ export async function spawnAgent(crew: Crew, input: SpawnInput, state: CrewFile)
     directory: input.directory,
     permission: CREW_PERMISSIONS,
   });
-  const committed = await transact(crew.paths, crew.now, ({ crew: current, stream, now }) => {
-    checkName(input.name, current);
-    const at = now.toISOString();
-    const agent: Agent = {
-      name: input.name,
-      sessionID,
-      directory: input.directory,
-      agent: agentName,
-      model: input.model,
-      task: input.task,
-      state: "busy",
-      createdAt: at,
-      activeAt: at,
-      worktree: input.worktree,
-      ...(input.budget !== undefined ? { budget: input.budget } : {}),
-    };
-    // Only reconciliation moves a crew to another process, once it has checked the sessions
-    // (reconcile.ts); a crew without agents has none to check.
-    if (current.agents.length === 0) current.host = { pid: crew.pid };
-    current.agents.push(agent);
-    current.cursors[input.name] = stream.at(-1)?.seq ?? 0;
-    current.orchestrator = input.orchestrator;
-    return { agent, roster: roster(current, input.name) };
-  }, crew.secrets?.() ?? []);
+  const committed = await transact(
+    crew.paths,
+    crew.now,
+    ({ crew: current, stream, now }) => {
+      checkName(input.name, current);
+      const at = now.toISOString();
+      const agent: Agent = {
+        name: input.name,
+        sessionID,
+        directory: input.directory,
+        agent: agentName,
+        model: input.model,
+        task: input.task,
+        state: "busy",
+        createdAt: at,
+        activeAt: at,
+        worktree: input.worktree,
+        ...(input.budget !== undefined ? { budget: input.budget } : {}),
+      };
+      // Only reconciliation moves a crew to another process, once it has checked the sessions
+      // (reconcile.ts); a crew without agents has none to check.
+      if (current.agents.length === 0) current.host = { pid: crew.pid };
+      current.agents.push(agent);
+      current.cursors[input.name] = stream.at(-1)?.seq ?? 0;
+      current.orchestrator = input.orchestrator;
+      return { agent, roster: roster(current, input.name) };
+    },
+    crew.secrets?.() ?? [],
+  );
   const { agent } = committed.result;
   // Before its first prompt: every call of its session, from the first, is charged to the agent.
   meterAgent(crew, agent);
@@ -110,21 +115,18 @@ export async function spawnAgent(crew: Crew, input: SpawnInput, state: CrewFile)
     },
     { env: crew.env },
   );
-  crew.gates.enqueue(
-    sessionID,
-    {
-      key: `${agent.name}:task`,
-      order: 0,
-      deliver: async () => {
-        try {
-          await crew.host.prompt(sessionID, agent.directory, { agent: agent.agent, model: agent.model, text });
-          return "sent";
-        } catch (error) {
-          await markUndeliverable(crew, agent.name, error);
-          throw error;
-        }
-      },
+  crew.gates.enqueue(sessionID, {
+    key: `${agent.name}:task`,
+    order: 0,
+    deliver: async () => {
+      try {
+        await crew.host.prompt(sessionID, agent.directory, { agent: agent.agent, model: agent.model, text });
+        return "sent";
+      } catch (error) {
+        await markUndeliverable(crew, agent.name, error);
+        throw error;
+      }
     },
-  );
+  });
   return agent;
 }

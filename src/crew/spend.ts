@@ -53,7 +53,9 @@ export function meterAgent(crew: Crew, agent: Pick<Agent, "name" | "sessionID" |
       labels: { repo: crew.paths.root, crew: agent.name, run: agent.createdAt },
       ...(left !== undefined ? { budget: { usd: left } } : {}),
       onStop: () => {
-        stopForBudget(crew, agent.name).catch((error: unknown) => crew.log.log("warn", `crew: could not stop ${agent.name} at its budget`, { error: formatError(error) }));
+        stopForBudget(crew, agent.name).catch((error: unknown) =>
+          crew.log.log("warn", `crew: could not stop ${agent.name} at its budget`, { error: formatError(error) }),
+        );
       },
     });
     known.set(agent.sessionID, { root: crew.paths.root, account });
@@ -70,7 +72,12 @@ export function meterKnownSession(crew: Crew, sessionID: string | undefined): vo
 
 /** The stream's notice that an agent was stopped at its budget; it wakes otto, as a failure does. */
 export function budgetNotice(agent: Pick<Agent, "name" | "spend" | "budget">): NewMessage {
-  return { from: SYSTEM, kind: "failed", text: `@${agent.name} stopped: budget reached, spent ${budgetLine(agent)}. It takes no more prompts.`, mentions: [] };
+  return {
+    from: SYSTEM,
+    kind: "failed",
+    text: `@${agent.name} stopped: budget reached, spent ${budgetLine(agent)}. It takes no more prompts.`,
+    mentions: [],
+  };
 }
 
 function budgetLine(agent: Pick<Agent, "spend" | "budget">): string {
@@ -106,19 +113,32 @@ export async function stopForBudget(crew: Crew, name: string): Promise<void> {
  * one notification.
  */
 async function settle(crew: Crew, name: string, spend: Usage | undefined, reached = false): Promise<void> {
-  const committed = await transact(crew.paths, crew.now, ({ crew: state, post, now }) => {
-    const agent = state.agents.find((a) => a.name === name);
-    if (!agent) return undefined;
-    if (spend) agent.spend = spend;
-    if (agent.state === "stopped" || agent.budget === undefined || !(reached || overBudget(agent))) return undefined;
-    Object.assign(agent, { state: "stopped", resume: undefined, question: undefined, error: `budget reached: spent ${budgetLine(agent)}`, activeAt: now.toISOString() });
-    post(budgetNotice(agent));
-    return { ...agent };
-  }, crew.secrets?.() ?? []);
+  const committed = await transact(
+    crew.paths,
+    crew.now,
+    ({ crew: state, post, now }) => {
+      const agent = state.agents.find((a) => a.name === name);
+      if (!agent) return undefined;
+      if (spend) agent.spend = spend;
+      if (agent.state === "stopped" || agent.budget === undefined || !(reached || overBudget(agent))) return undefined;
+      Object.assign(agent, {
+        state: "stopped",
+        resume: undefined,
+        question: undefined,
+        error: `budget reached: spent ${budgetLine(agent)}`,
+        activeAt: now.toISOString(),
+      });
+      post(budgetNotice(agent));
+      return { ...agent };
+    },
+    crew.secrets?.() ?? [],
+  );
   const stopped = committed.result;
   if (!stopped) return;
   crew.gates.clear(stopped.sessionID);
-  await crew.host.abort(stopped.sessionID, stopped.directory).catch((error: unknown) => crew.log.log("warn", `crew: could not abort ${name}`, { error: formatError(error) }));
+  await crew.host
+    .abort(stopped.sessionID, stopped.directory)
+    .catch((error: unknown) => crew.log.log("warn", `crew: could not abort ${name}`, { error: formatError(error) }));
   dispatch(crew, committed.posted, committed.crew);
   await crew.notify(crew.paths.root, {
     kind: "human_needed",

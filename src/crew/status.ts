@@ -21,18 +21,26 @@ export async function crewStatus(crew: Crew, orchestrator?: Orchestrator): Promi
   }
   let reconciled: string[] = [];
   if (state.reconciled?.length || (orchestrator && state.orchestrator?.sessionID !== orchestrator.sessionID)) {
-    const committed = await transact(crew.paths, crew.now, ({ crew: current }) => {
-      const shown = current.reconciled ?? [];
-      current.reconciled = undefined;
-      if (orchestrator) current.orchestrator = orchestrator;
-      return shown;
-    }, crew.secrets?.() ?? []);
+    const committed = await transact(
+      crew.paths,
+      crew.now,
+      ({ crew: current }) => {
+        const shown = current.reconciled ?? [];
+        current.reconciled = undefined;
+        if (orchestrator) current.orchestrator = orchestrator;
+        return shown;
+      },
+      crew.secrets?.() ?? [],
+    );
     [state, reconciled] = [committed.crew, committed.result];
   }
   const lines = [`**Crew** in ${crew.paths.root}: ${countLine(state.agents)}`, ""];
   const human = state.agents.filter((a) => a.human);
   if (human.length) {
-    lines.push(`**Needs a human**: ${human.map((a) => `@${a.name} (#${a.human?.seq ?? "?"})`).join(", ")}; answer with /otto-agent prompt <name> <text>.`, "");
+    lines.push(
+      `**Needs a human**: ${human.map((a) => `@${a.name} (#${a.human?.seq ?? "?"})`).join(", ")}; answer with /otto-agent prompt <name> <text>.`,
+      "",
+    );
   }
   lines.push(renderStatusTable(state.agents, crew.now()));
   if (reconciled.length) lines.push("", "Reconciled with OpenCode's sessions after a restart:", ...reconciled.map((l) => `- ${l}`));

@@ -1,5 +1,14 @@
 import fs from "node:fs/promises";
-import { OttoError, assertOttoPathSafe, readTextIfExists, redact, redactDeep, withFileLock, writeFileAtomic, formatZodIssues } from "../core/index.ts";
+import {
+  OttoError,
+  assertOttoPathSafe,
+  readTextIfExists,
+  redact,
+  redactDeep,
+  withFileLock,
+  writeFileAtomic,
+  formatZodIssues,
+} from "../core/index.ts";
 import type { CrewPaths } from "./paths.ts";
 import { CrewFile, Message, emptyCrew, type NewMessage } from "./schema.ts";
 
@@ -13,11 +22,19 @@ export function parseCrew(text: string | undefined, file: string): CrewFile {
   try {
     json = JSON.parse(text);
   } catch (error) {
-    throw new OttoError("crew_state", `${file} is not valid JSON: ${(error as Error).message}`, `Fix or delete ${file} (deleting forgets the crew).`);
+    throw new OttoError(
+      "crew_state",
+      `${file} is not valid JSON: ${(error as Error).message}`,
+      `Fix or delete ${file} (deleting forgets the crew).`,
+    );
   }
   const parsed = CrewFile.safeParse(json);
   if (!parsed.success) {
-    throw new OttoError("crew_state", `${file} does not match otto's crew format: ${formatZodIssues(parsed.error.issues, { inline: true })}`, `Fix or delete ${file} (deleting forgets the crew).`);
+    throw new OttoError(
+      "crew_state",
+      `${file} does not match otto's crew format: ${formatZodIssues(parsed.error.issues, { inline: true })}`,
+      `Fix or delete ${file} (deleting forgets the crew).`,
+    );
   }
   return parsed.data;
 }
@@ -73,7 +90,12 @@ export interface Committed<T> {
  * Messages and the crew's state are redacted (token formats and `secrets`) before they are
  * written, so what agents and wake-ups read back, and toasts and notifications show, is too.
  */
-export async function transact<T>(paths: CrewPaths, now: Now, change: (tx: Transaction) => T | Promise<T>, secrets: readonly string[] = []): Promise<Committed<T>> {
+export async function transact<T>(
+  paths: CrewPaths,
+  now: Now,
+  change: (tx: Transaction) => T | Promise<T>,
+  secrets: readonly string[] = [],
+): Promise<Committed<T>> {
   return withFileLock(paths.crew, async () => {
     const crewText = await readTextIfExists(paths.crew);
     const crew = parseCrew(crewText, paths.crew);

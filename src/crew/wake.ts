@@ -24,7 +24,9 @@ export function dispatch(crew: Crew, posted: readonly Message[], state: CrewFile
       else wakeAgent(crew, state, target.name, message.seq);
     }
     if (needsHuman(message)) {
-      escalate(crew, state, message).catch((error: unknown) => crew.log.log("warn", "crew: escalation failed", { error: formatError(error) }));
+      escalate(crew, state, message).catch((error: unknown) =>
+        crew.log.log("warn", "crew: escalation failed", { error: formatError(error) }),
+      );
     }
   }
 }
@@ -62,9 +64,14 @@ async function deliverToOrchestrator(crew: Crew, sessionID: string, trigger: num
   // A wake-up after a slash command (its own agent, offered one tool) goes to the otto agent.
   await crew.host.prompt(sessionID, directory, { agent: orchestratorAgent(role.agent) ?? OTTO_AGENT, model: role.model, text });
   // Read once delivered; the gate sends one prompt per session at a time, so nobody raced us here.
-  await transact(crew.paths, crew.now, ({ crew: current }) => {
-    current.cursors[ORCHESTRATOR] = Math.max(current.cursors[ORCHESTRATOR] ?? 0, trigger);
-  }, crew.secrets?.() ?? []);
+  await transact(
+    crew.paths,
+    crew.now,
+    ({ crew: current }) => {
+      current.cursors[ORCHESTRATOR] = Math.max(current.cursors[ORCHESTRATOR] ?? 0, trigger);
+    },
+    crew.secrets?.() ?? [],
+  );
   return "sent";
 }
 
@@ -73,15 +80,20 @@ async function deliverToAgent(crew: Crew, name: string, trigger: number): Promis
   if (!seen) return "nothing";
   if (await crew.host.isBusy(seen.sessionID, seen.directory)) return "busy";
   // The state moves before the prompt: the turn it starts may end (session.idle) before prompt() returns.
-  const claimed = await transact(crew.paths, crew.now, ({ crew: state, stream, now }) => {
-    const agent = state.agents.find((a) => a.name === name);
-    // An agent stopped at its budget takes no more turns: its messages stay in the stream.
-    const messages = agent && agent.state !== "stopped" ? unreadFor(name, state, stream, trigger) : [];
-    if (!agent || messages.length === 0) return undefined;
-    state.cursors[name] = Math.max(state.cursors[name] ?? 0, trigger);
-    Object.assign(agent, onDeliver(agent, messages, now));
-    return { agent: { ...agent }, messages };
-  }, crew.secrets?.() ?? []);
+  const claimed = await transact(
+    crew.paths,
+    crew.now,
+    ({ crew: state, stream, now }) => {
+      const agent = state.agents.find((a) => a.name === name);
+      // An agent stopped at its budget takes no more turns: its messages stay in the stream.
+      const messages = agent && agent.state !== "stopped" ? unreadFor(name, state, stream, trigger) : [];
+      if (!agent || messages.length === 0) return undefined;
+      state.cursors[name] = Math.max(state.cursors[name] ?? 0, trigger);
+      Object.assign(agent, onDeliver(agent, messages, now));
+      return { agent: { ...agent }, messages };
+    },
+    crew.secrets?.() ?? [],
+  );
   const found = claimed.result;
   if (!found) return "nothing";
   const { agent, messages } = found;
@@ -98,13 +110,18 @@ async function deliverToAgent(crew: Crew, name: string, trigger: number): Promis
 
 /** A prompt OpenCode refused (session deleted, agent unknown): the agent has failed, and otto hears of it. */
 export async function markUndeliverable(crew: Crew, name: string, error: unknown): Promise<void> {
-  const committed = await transact(crew.paths, crew.now, ({ crew: state, post, now }) => {
-    const agent = state.agents.find((a) => a.name === name);
-    if (!agent) return;
-    const reason = `could not prompt its session: ${errorText(error)}`;
-    Object.assign(agent, { state: "failed", resume: undefined, error: reason, activeAt: now.toISOString() });
-    post(failureNotice(name, reason));
-  }, crew.secrets?.() ?? []);
+  const committed = await transact(
+    crew.paths,
+    crew.now,
+    ({ crew: state, post, now }) => {
+      const agent = state.agents.find((a) => a.name === name);
+      if (!agent) return;
+      const reason = `could not prompt its session: ${errorText(error)}`;
+      Object.assign(agent, { state: "failed", resume: undefined, error: reason, activeAt: now.toISOString() });
+      post(failureNotice(name, reason));
+    },
+    crew.secrets?.() ?? [],
+  );
   dispatch(crew, committed.posted, committed.crew);
 }
 

@@ -12,7 +12,12 @@ import type { Agent } from "./schema.ts";
  * already at `<worktree_dir>/<w>` (made earlier with /otto-worktree add). With the branch strategy
  * the "worktree" is the primary dir on a new branch, which parallel agents share.
  */
-export async function agentWorktree(input: { cwd: string; name: string; repo?: string; env: Env }): Promise<NonNullable<Agent["worktree"]>> {
+export async function agentWorktree(input: {
+  cwd: string;
+  name: string;
+  repo?: string;
+  env: Env;
+}): Promise<NonNullable<Agent["worktree"]>> {
   const loaded = await loadConfig({ directory: input.cwd, env: input.env });
   const git = { env: input.env };
   const repo = await findRepo(loaded.config.repos, { name: input.repo, cwd: input.cwd, git });
@@ -20,7 +25,11 @@ export async function agentWorktree(input: { cwd: string; name: string; repo?: s
   if (repo.git_strategy === "worktree" && fs.existsSync(existing)) {
     const branch = await currentBranch(existing, git);
     if (branch === undefined) {
-      throw new OttoError("crew_worktree", `${existing} exists but is not a worktree on a branch.`, `Remove it or pick another --worktree name.`);
+      throw new OttoError(
+        "crew_worktree",
+        `${existing} exists but is not a worktree on a branch.`,
+        `Remove it or pick another --worktree name.`,
+      );
     }
     return { name: input.name, branch, dir: existing };
   }

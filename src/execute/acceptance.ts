@@ -13,9 +13,18 @@ import type { ExecuteDeps } from "./types.ts";
 /** How much of a failing check's output the next attempt is shown. */
 const OUTPUT_TAIL = 2_000;
 
-export function runAcceptance(deps: Pick<ExecuteDeps, "repoRoot" | "settings" | "signal" | "secrets">, task: Task): Promise<CheckResult> | undefined {
+export function runAcceptance(
+  deps: Pick<ExecuteDeps, "repoRoot" | "settings" | "signal" | "secrets">,
+  task: Task,
+): Promise<CheckResult> | undefined {
   if (!task.verify) return undefined;
-  return runCheck(task.verify, { cwd: deps.repoRoot, timeoutMs: deps.settings.verifyTimeoutMs, signal: deps.signal, sandbox: deps.settings.sandbox ?? "auto", secrets: deps.secrets });
+  return runCheck(task.verify, {
+    cwd: deps.repoRoot,
+    timeoutMs: deps.settings.verifyTimeoutMs,
+    signal: deps.signal,
+    sandbox: deps.settings.sandbox ?? "auto",
+    secrets: deps.secrets,
+  });
 }
 
 /** "`npm test -- a.test.ts` exit 0 (1.2s)": the `acceptance` field in tasks.md and the attempt's record. */

@@ -67,7 +67,10 @@ export function creditChanges(task: string, changed: readonly string[], window: 
  * The phase's shared changes from every task's view, once per path (the union of the tasks each
  * view named), without the paths some task credited as its own.
  */
-export function mergeShared(views: ReadonlyArray<readonly SharedChange[] | undefined>, owned: ReadonlyArray<readonly string[] | undefined>): SharedChange[] {
+export function mergeShared(
+  views: ReadonlyArray<readonly SharedChange[] | undefined>,
+  owned: ReadonlyArray<readonly string[] | undefined>,
+): SharedChange[] {
   const claimed = new Set(owned.flatMap((files) => files ?? []));
   const byPath = new Map<string, Set<string>>();
   for (const change of views.flatMap((v) => v ?? [])) {
@@ -80,7 +83,10 @@ export function mergeShared(views: ReadonlyArray<readonly SharedChange[] | undef
 }
 
 /** "changed while tasks task-001, task-002 ran: a.txt, b.txt", one line per set of tasks. */
-export function sharedLines(shared: readonly SharedChange[], list: (files: readonly string[]) => string = (files) => files.join(", ")): string[] {
+export function sharedLines(
+  shared: readonly SharedChange[],
+  list: (files: readonly string[]) => string = (files) => files.join(", "),
+): string[] {
   const groups = new Map<string, string[]>();
   for (const change of shared) {
     const key = change.tasks.join(", ");

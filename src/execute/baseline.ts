@@ -27,7 +27,14 @@ export async function openBaseline(git: GitRun, repoRoot: string, gitDir: string
 }
 
 /** Drops the stored baseline when nothing the run changed outside `include` is uncommitted. */
-export async function closeBaseline(git: GitRun, repoRoot: string, gitDir: string, slug: string, baseline: TreeSnapshot, include: readonly string[]): Promise<void> {
+export async function closeBaseline(
+  git: GitRun,
+  repoRoot: string,
+  gitDir: string,
+  slug: string,
+  baseline: TreeSnapshot,
+  include: readonly string[],
+): Promise<void> {
   const { paths } = await changesSince(git, repoRoot, baseline);
   if (paths.some((p) => !include.some((dir) => p.startsWith(dir)))) return;
   await fs.rm(file(gitDir, slug), { force: true });
@@ -35,7 +42,12 @@ export async function closeBaseline(git: GitRun, repoRoot: string, gitDir: strin
 
 /** The baseline of the run these deps belong to (set by withRunLock). */
 export function baselineOf(deps: { baseline?: TreeSnapshot | undefined }): TreeSnapshot {
-  if (!deps.baseline) throw new OttoError("execute_no_baseline", "otto tried to commit outside a run (no snapshot of the tree before it).", "Report this as a bug in otto.");
+  if (!deps.baseline)
+    throw new OttoError(
+      "execute_no_baseline",
+      "otto tried to commit outside a run (no snapshot of the tree before it).",
+      "Report this as a bug in otto.",
+    );
   return deps.baseline;
 }
 
@@ -43,7 +55,11 @@ export function baselineOf(deps: { baseline?: TreeSnapshot | undefined }): TreeS
  * The commit guard of the run these deps belong to: its git config and hooks must not have
  * changed; with `git.hooks: "run"`, the commit's hooks run in the sandbox.
  */
-export function guardOf(deps: { gitControl?: GitControlSnapshot | undefined; env: Env; settings?: { gitHooks?: "skip" | "run"; sandbox?: SandboxMode } }): {
+export function guardOf(deps: {
+  gitControl?: GitControlSnapshot | undefined;
+  env: Env;
+  settings?: { gitHooks?: "skip" | "run"; sandbox?: SandboxMode };
+}): {
   guard?: { snapshot: GitControlSnapshot; env: Env };
   hooks?: { sandbox: SandboxMode; env: Env };
 } {

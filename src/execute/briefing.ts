@@ -20,7 +20,13 @@ export interface Briefing {
  * `opened` runs once the briefing's session exists (at once when briefing is off), so what the
  * caller starts there does not delay the briefing's own start.
  */
-export async function briefTask(deps: ExecuteDeps, models: Models, ctx: SpecContext, task: Task, opened: () => void = () => undefined): Promise<Briefing> {
+export async function briefTask(
+  deps: ExecuteDeps,
+  models: Models,
+  ctx: SpecContext,
+  task: Task,
+  opened: () => void = () => undefined,
+): Promise<Briefing> {
   if (!deps.settings.taskBriefing) {
     opened();
     return { note: "static context (spec.task_briefing is off)" };

@@ -21,14 +21,23 @@ export async function runBaseline(deps: ExecuteDeps, slug: string, historyDir: s
   const { verify, verifyTimeoutMs } = deps.settings;
   if (verify.length === 0 || deps.signal?.aborted) return undefined;
   deps.progress("Baseline: running the checks on the untouched tree");
-  const results = await runChecks(verify, { cwd: deps.repoRoot, timeoutMs: verifyTimeoutMs, signal: deps.signal, sandbox: deps.settings.sandbox ?? "auto" });
+  const results = await runChecks(verify, {
+    cwd: deps.repoRoot,
+    timeoutMs: verifyTimeoutMs,
+    signal: deps.signal,
+    sandbox: deps.settings.sandbox ?? "auto",
+  });
   const line = describeBaseline(results);
   const steps: StepRecord[] = [];
   if (deps.settings.checks) steps.push({ name: "checks", outcome: describeResolvedChecks(deps.settings.checks).replace(/^checks: /, "") });
   steps.push({ name: "baseline", outcome: line.replace(/^baseline: /, "") });
   for (const r of results.filter((x) => !x.passed)) {
     const output = r.output.length > RECORD_OUTPUT_MAX ? `… ${r.output.slice(-RECORD_OUTPUT_MAX)}` : r.output;
-    steps.push({ name: `baseline output of ${r.command}`, outcome: r.timedOut ? "timed out" : `exit ${r.exitCode}`, dialog: `\`\`\`\n${output}\n\`\`\`` });
+    steps.push({
+      name: `baseline output of ${r.command}`,
+      outcome: r.timedOut ? "timed out" : `exit ${r.exitCode}`,
+      dialog: `\`\`\`\n${output}\n\`\`\``,
+    });
   }
   await writeStepRecord(historyDir, { slug, name: "baseline", heading: "Baseline of the checks", at: deps.now(), steps }, deps.secrets);
   return { results, line };

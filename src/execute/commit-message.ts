@@ -8,9 +8,7 @@
  */
 
 export type OttoTrailer =
-  | { kind: "phase"; slug: string; group: number }
-  | { kind: "task"; slug: string; id: string }
-  | { kind: "docs"; slug: string };
+  { kind: "phase"; slug: string; group: number } | { kind: "task"; slug: string; id: string } | { kind: "docs"; slug: string };
 
 export type VerifyState = "passed" | "failed" | "none";
 

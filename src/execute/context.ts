@@ -81,7 +81,9 @@ export function executeTaskVars(ctx: SpecContext, task: Task, input: AttemptInpu
     design_md: statics ? doc(ctx.docs.design) : undefined,
     questions_md: statics ? doc(ctx.docs.questions) : undefined,
     phase_summaries: doc(ctx.phaseSummaries),
-    parallel_tasks: input.parallel.length ? input.parallel.map((t) => `${t.id}: ${t.title}${t.files.length ? ` (files: ${t.files.join(", ")})` : ""}`) : undefined,
+    parallel_tasks: input.parallel.length
+      ? input.parallel.map((t) => `${t.id}: ${t.title}${t.files.length ? ` (files: ${t.files.join(", ")})` : ""}`)
+      : undefined,
     previous_attempt: doc(input.previous),
     check_commands: ctx.checkCommands,
     codebase_summary: statics ? doc(ctx.codebaseSummary) : undefined,

@@ -1,4 +1,16 @@
-import { Account, currentAccount, formatCost, formatTokens, formatUsage, formatUsd, knownUsd, totalTokens, type Budget, type TaskCostEstimate, type Usage } from "../cost/index.ts";
+import {
+  Account,
+  currentAccount,
+  formatCost,
+  formatTokens,
+  formatUsage,
+  formatUsd,
+  knownUsd,
+  totalTokens,
+  type Budget,
+  type TaskCostEstimate,
+  type Usage,
+} from "../cost/index.ts";
 
 /*
  * What execute and `task run` say about spend: pure formatting of the accounts' usage for history
@@ -45,7 +57,8 @@ export function estimateLine(estimate: TaskCostEstimate | undefined, tasksLeft: 
   const median = estimate.median;
   const unknown = median.requests > 0 && median.unpriced === median.requests;
   const each = unknown ? `${formatTokens(totalTokens(median))} tokens (cost unknown)` : formatCost(median);
-  const times = (n: number): string => (unknown ? `${formatTokens(totalTokens(median) * n)} tokens` : `${median.unpriced > 0 ? "≥ " : ""}${formatUsd(median.usd * n)}`);
+  const times = (n: number): string =>
+    unknown ? `${formatTokens(totalTokens(median) * n)} tokens` : `${median.unpriced > 0 ? "≥ " : ""}${formatUsd(median.usd * n)}`;
   const left = `${tasksLeft} task${tasksLeft === 1 ? "" : "s"} left ≈ ${times(tasksLeft)}`;
   return `Comparable tasks here cost ${each} each (median of ${estimate.tasks}); ${left}; budget ${budgetWords(budget)}`;
 }
@@ -61,5 +74,9 @@ export interface BudgetStopReport {
 }
 
 export function budgetStopLines(stop: BudgetStopReport): string[] {
-  return [`Budget reached: ${stop.spent}. No new model call was started; sessions in flight were stopped.`, `Left undone: ${stop.undone.length > 0 ? stop.undone.join(", ") : "nothing"}`, `Resume: ${stop.resume} (completed tasks are kept; a resumed run gets a new budget)`];
+  return [
+    `Budget reached: ${stop.spent}. No new model call was started; sessions in flight were stopped.`,
+    `Left undone: ${stop.undone.length > 0 ? stop.undone.join(", ") : "nothing"}`,
+    `Resume: ${stop.resume} (completed tasks are kept; a resumed run gets a new budget)`,
+  ];
 }

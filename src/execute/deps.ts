@@ -18,7 +18,12 @@ export interface ExecuteInput {
 }
 
 /** spec.* as the engine uses it (durations parsed), with the checks resolved (resolveChecks: spec.verify, else detected). */
-export function executeSettings(spec: Config["spec"], checks: ResolvedChecks, sandbox: Config["sandbox"] = "auto", gitHooks: Config["git"]["hooks"] = "skip"): ExecuteSettings {
+export function executeSettings(
+  spec: Config["spec"],
+  checks: ResolvedChecks,
+  sandbox: Config["sandbox"] = "auto",
+  gitHooks: Config["git"]["hooks"] = "skip",
+): ExecuteSettings {
   return {
     sandbox,
     gitHooks,
@@ -50,7 +55,12 @@ export async function createExecuteDeps(input: ExecuteInput): Promise<ExecuteDep
   }
   const { config, secrets } = await loadConfig({ directory: input.directory, env: runtime.env, runtime });
   assertSandbox(config.sandbox, runtime.env);
-  const settings = executeSettings(config.spec, await resolveChecks("spec.verify", config.spec.verify, repoRoot), config.sandbox, config.git.hooks);
+  const settings = executeSettings(
+    config.spec,
+    await resolveChecks("spec.verify", config.spec.verify, repoRoot),
+    config.sandbox,
+    config.git.hooks,
+  );
   const roles = modelRoles(config);
   return {
     // Its own limiter sized to spec.max_parallel_tasks: each task holds one model turn for its
@@ -83,4 +93,3 @@ function toast(runtime: Runtime, directory: string, message: string, variant: To
     .showToast({ body: { title: "otto", message, variant }, query: { directory } })
     .catch((error: unknown) => runtime.log.log("debug", "could not show a toast", { error: formatError(error) }));
 }
-

@@ -51,10 +51,21 @@ export async function alignDocs(deps: ExecuteDeps, models: Models, base: SpecCon
     codebase_summary: doc(ctx.codebaseSummary),
   };
   deps.progress("Docs: primary aligning the documentation");
-  const write = await promptPass(deps, { agent: EXECUTOR, model: models.primary, title: "otto: align documentation" }, renderPrompt("documentation-alignment", vars, { env: deps.env }));
+  const write = await promptPass(
+    deps,
+    { agent: EXECUTOR, model: models.primary, title: "otto: align documentation" },
+    renderPrompt("documentation-alignment", vars, { env: deps.env }),
+  );
   const failed = write.error === undefined ? taskFailedReason(write.text) : undefined;
-  steps.push(step("docs alignment (primary)", write, write.error !== undefined ? `failed: ${errorLine(write.error)}` : failed !== undefined ? `reported TASK_FAILED: ${failed}` : "done"));
-  if (write.error !== undefined || failed !== undefined || cancelled(deps)) return { steps, note: "not committed: the alignment pass did not finish" };
+  steps.push(
+    step(
+      "docs alignment (primary)",
+      write,
+      write.error !== undefined ? `failed: ${errorLine(write.error)}` : failed !== undefined ? `reported TASK_FAILED: ${failed}` : "done",
+    ),
+  );
+  if (write.error !== undefined || failed !== undefined || cancelled(deps))
+    return { steps, note: "not committed: the alignment pass did not finish" };
 
   deps.progress("Docs: secondary reviewing the documentation changes");
   const report = extractDocument(write.text);
@@ -67,7 +78,9 @@ export async function alignDocs(deps: ExecuteDeps, models: Models, base: SpecCon
     renderPrompt("review", { artifact_name: "documentation changes", artifact, context }, { env: deps.env }),
     Critique,
   );
-  steps.push(step("docs review (secondary)", review, review.value ? summarizeCritique(review.value) : `failed: ${errorLine(review.error)}`));
+  steps.push(
+    step("docs review (secondary)", review, review.value ? summarizeCritique(review.value) : `failed: ${errorLine(review.error)}`),
+  );
   if (review.value && !isApproval(review.value) && !cancelled(deps)) {
     deps.progress("Docs: primary applying the review");
     const finalize = await promptPass(
@@ -78,7 +91,11 @@ export async function alignDocs(deps: ExecuteDeps, models: Models, base: SpecCon
     steps.push(step("docs finalize (primary)", finalize, finalize.error !== undefined ? `failed: ${errorLine(finalize.error)}` : "done"));
   }
   if (cancelled(deps)) return { steps, note: "cancelled" };
-  await writeStepRecord(ctx.paths.history, { slug: ctx.slug, name: "docs", heading: "Documentation alignment", at: deps.now(), steps }, deps.secrets);
+  await writeStepRecord(
+    ctx.paths.history,
+    { slug: ctx.slug, name: "docs", heading: "Documentation alignment", at: deps.now(), steps },
+    deps.secrets,
+  );
   const message = renderCommitMessage({
     slug: ctx.slug,
     trailer: { kind: "docs", slug: ctx.slug },
@@ -88,13 +105,29 @@ export async function alignDocs(deps: ExecuteDeps, models: Models, base: SpecCon
     verify: "none",
   });
   deps.progress("Docs: committing");
-  const { sha: commit, kept, ignored } = await commitAll(deps.git, deps.repoRoot, message, { baseline: baselineOf(deps), include: deps.specInclude ?? [], ...guardOf(deps), secrets: deps.secrets });
+  const {
+    sha: commit,
+    kept,
+    ignored,
+  } = await commitAll(deps.git, deps.repoRoot, message, {
+    baseline: baselineOf(deps),
+    include: deps.specInclude ?? [],
+    ...guardOf(deps),
+    secrets: deps.secrets,
+  });
   deps.toast(`Documentation committed: ${commit}`, "success");
   return { steps, commit, ...(kept.length > 0 ? { kept } : {}), ...(ignored.length > 0 ? { ignored } : {}) };
 }
 
 function step(name: string, pass: { model: string; sessionID?: string; dialog: string; error?: unknown }, outcome: string): StepRecord {
-  return { name, outcome, model: pass.model, sessionID: pass.sessionID, dialog: pass.dialog, warning: pass.error !== undefined ? errorLine(pass.error) : undefined };
+  return {
+    name,
+    outcome,
+    model: pass.model,
+    sessionID: pass.sessionID,
+    dialog: pass.dialog,
+    warning: pass.error !== undefined ? errorLine(pass.error) : undefined,
+  };
 }
 
 function firstLines(text: string): string {

@@ -54,7 +54,10 @@ export function filesField(files: readonly string[], max = FILES_SHOWN): string 
 export function checksField(results: readonly CheckResult[], blocking: readonly CheckResult[] = []): string {
   if (results.length === 0) return "none";
   return results
-    .map((r) => `${r.command} ${r.timedOut ? "timed out" : `exit ${r.exitCode}`}${!r.passed && !blocking.includes(r) ? " (pre-existing, not worse)" : ""}`)
+    .map(
+      (r) =>
+        `${r.command} ${r.timedOut ? "timed out" : `exit ${r.exitCode}`}${!r.passed && !blocking.includes(r) ? " (pre-existing, not worse)" : ""}`,
+    )
     .join(", ");
 }
 
@@ -74,7 +77,11 @@ export interface AttemptEvidence {
  * The attempt's verdict on evidence alone: files changed, else shared changes it took part in,
  * else a NO_CHANGES reason, else not done.
  */
-export function judgeEvidence(files: readonly string[], finalMessage: string, shared: readonly SharedChange[] = []): { ok: true; evidence: AttemptEvidence } | { ok: false; reason: string } {
+export function judgeEvidence(
+  files: readonly string[],
+  finalMessage: string,
+  shared: readonly SharedChange[] = [],
+): { ok: true; evidence: AttemptEvidence } | { ok: false; reason: string } {
   const withShared = shared.length > 0 ? { shared: [...shared] } : {};
   if (files.length > 0) return { ok: true, evidence: { files: [...files], ...withShared } };
   if (shared.length > 0) return { ok: true, evidence: { files: [], ...withShared } };
@@ -96,13 +103,36 @@ export function sharedField(shared: readonly SharedChange[]): string {
 }
 
 /** An attempt's history line: "changed a.ts", "NO_CHANGES: …", with the shared changes it took part in. */
-export function attemptEvidenceLine(files: readonly string[], verdict: { ok: true; evidence: AttemptEvidence } | { ok: false }, shared: readonly SharedChange[] = []): string {
-  const own = files.length > 0 ? `changed ${filesField(files, 50)}` : verdict.ok && verdict.evidence.noChanges !== undefined ? `NO_CHANGES: ${verdict.evidence.noChanges}` : shared.length > 0 ? "no file of its own" : "no file changed";
+export function attemptEvidenceLine(
+  files: readonly string[],
+  verdict: { ok: true; evidence: AttemptEvidence } | { ok: false },
+  shared: readonly SharedChange[] = [],
+): string {
+  const own =
+    files.length > 0
+      ? `changed ${filesField(files, 50)}`
+      : verdict.ok && verdict.evidence.noChanges !== undefined
+        ? `NO_CHANGES: ${verdict.evidence.noChanges}`
+        : shared.length > 0
+          ? "no file of its own"
+          : "no file changed";
   return [own, ...sharedLines(shared, (f) => filesField(f, 50))].join("; ");
 }
 
 /** "task-001: changed a.ts, b.ts; checks npm test exit 0" for the phase's history record. */
-export function evidenceLine(r: { id: string; files?: readonly string[]; noChanges?: string; shared?: readonly SharedChange[]; checks?: string }): string {
-  const what = r.files?.length ? `changed ${filesField(r.files)}` : r.noChanges !== undefined ? `NO_CHANGES: ${r.noChanges}` : r.shared?.length ? "changes shared with other tasks (below)" : "no evidence recorded";
+export function evidenceLine(r: {
+  id: string;
+  files?: readonly string[];
+  noChanges?: string;
+  shared?: readonly SharedChange[];
+  checks?: string;
+}): string {
+  const what = r.files?.length
+    ? `changed ${filesField(r.files)}`
+    : r.noChanges !== undefined
+      ? `NO_CHANGES: ${r.noChanges}`
+      : r.shared?.length
+        ? "changes shared with other tasks (below)"
+        : "no evidence recorded";
   return `${r.id}: ${what}${r.checks ? `; checks ${r.checks}` : ""}`;
 }

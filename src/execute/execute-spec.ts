@@ -38,7 +38,11 @@ export async function resolveModels(deps: ExecuteDeps): Promise<Models> {
   const roleDeps = { client: deps.client, sessionID: deps.parentID, directory: deps.repoRoot, once: deps.once, log: deps.log };
   const primary = await resolveRoleModel("primary", deps.models.primary, roleDeps);
   const secondary = await resolveRoleModel("secondary", deps.models.secondary, roleDeps);
-  return { primary: primary.model, secondary: secondary.model, notes: [primary.note, secondary.note].filter((n): n is string => n !== undefined) };
+  return {
+    primary: primary.model,
+    secondary: secondary.model,
+    notes: [primary.note, secondary.note].filter((n): n is string => n !== undefined),
+  };
 }
 
 /**
@@ -47,10 +51,19 @@ export async function resolveModels(deps: ExecuteDeps): Promise<Models> {
  */
 export async function withRunLock<T>(deps: ExecuteDeps, slug: string, fn: (run: ExecuteDeps, cleaned: number) => Promise<T>): Promise<T> {
   const dir = await gitDir(deps.git, deps.repoRoot);
-  if (!dir) throw new OttoError("not_a_repository", `${deps.repoRoot} is not a git repository; otto commits each phase.`, "Run `git init`, then run the command again.");
+  if (!dir)
+    throw new OttoError(
+      "not_a_repository",
+      `${deps.repoRoot} is not a git repository; otto commits each phase.`,
+      "Run `git init`, then run the command again.",
+    );
   const release: Release = await lockRun(dir, slug);
   try {
-    const { sessions, cleaned } = await RunSessions.resume(runSessionsFile(dir, slug), { client: deps.client, directory: deps.repoRoot, log: deps.log });
+    const { sessions, cleaned } = await RunSessions.resume(runSessionsFile(dir, slug), {
+      client: deps.client,
+      directory: deps.repoRoot,
+      log: deps.log,
+    });
     const baseline = await openBaseline(deps.git, deps.repoRoot, dir, slug);
     const specInclude = [`${relativeSpecDir(deps.repoRoot, specPaths(deps.repoRoot, slug))}/`];
     // Git's config and hooks before any session of this run: a commit runs hooks with otto's environment.
@@ -89,78 +102,105 @@ export async function executeSpec(deps: ExecuteDeps, flag?: string): Promise<Exe
   const run = runAccount(deps, `execute ${slug}`, slug, started);
   // The run's deps shadow the command's: only they record the sessions the run opens. Its signal
   // also fires when the budget is reached, so a budget stop ends the run as a cancel does.
-  return withRunLock({ ...deps, signal: userSignal ? AbortSignal.any([userSignal, run.signal]) : run.signal }, slug, (deps, cleaned) => withAccount(run, async () => {
-    const store = await TaskStore.open(paths.tasks, slug, { onLockWait: deps.onLockWait });
-    let commits = await ottoCommits(deps.git, deps.repoRoot, slug);
-    const committed = committedPhases(commits);
-    const recovered = startChanges(store.list);
-    for (const change of recovered) await store.set(change.id, change.status);
-    const models = await resolveModels(deps);
-    const base = await baseContext(deps, slug, paths);
-    const report: RunReport = { slug, list: store.list, phases: [], recovered, cancelled: false, notes: [...models.notes, ...cleanedNote(cleaned)], durationMs: 0, budget: deps.budget };
-    const toRun = new Set(phasesToRun(store.list, new Set(committed.keys())));
-    const left = store.list.tasks.filter((t) => t.status !== "completed" && t.status !== "skipped").length;
-    report.estimate = await comparableCost(deps, left);
-    if (report.estimate) deps.progress(report.estimate);
-    if (deps.settings.checks) report.checks = describeResolvedChecks(deps.settings.checks);
-    // Before the first phase touches the tree: what already fails is not this run's doing.
-    const baseline = toRun.size > 0 ? await runBaseline(deps, slug, paths.history) : undefined;
-    if (baseline) {
-      report.baseline = baseline.line;
-      deps = { ...deps, checkBaseline: baseline.results };
-    }
+  return withRunLock({ ...deps, signal: userSignal ? AbortSignal.any([userSignal, run.signal]) : run.signal }, slug, (deps, cleaned) =>
+    withAccount(run, async () => {
+      const store = await TaskStore.open(paths.tasks, slug, { onLockWait: deps.onLockWait });
+      let commits = await ottoCommits(deps.git, deps.repoRoot, slug);
+      const committed = committedPhases(commits);
+      const recovered = startChanges(store.list);
+      for (const change of recovered) await store.set(change.id, change.status);
+      const models = await resolveModels(deps);
+      const base = await baseContext(deps, slug, paths);
+      const report: RunReport = {
+        slug,
+        list: store.list,
+        phases: [],
+        recovered,
+        cancelled: false,
+        notes: [...models.notes, ...cleanedNote(cleaned)],
+        durationMs: 0,
+        budget: deps.budget,
+      };
+      const toRun = new Set(phasesToRun(store.list, new Set(committed.keys())));
+      const left = store.list.tasks.filter((t) => t.status !== "completed" && t.status !== "skipped").length;
+      report.estimate = await comparableCost(deps, left);
+      if (report.estimate) deps.progress(report.estimate);
+      if (deps.settings.checks) report.checks = describeResolvedChecks(deps.settings.checks);
+      // Before the first phase touches the tree: what already fails is not this run's doing.
+      const baseline = toRun.size > 0 ? await runBaseline(deps, slug, paths.history) : undefined;
+      if (baseline) {
+        report.baseline = baseline.line;
+        deps = { ...deps, checkBaseline: baseline.results };
+      }
 
-    const phaseAccounts = new Map<number, Account>();
-    for (const { group } of phases(store.list)) {
-      if (!toRun.has(group)) {
-        report.phases.push({ group, results: [], skipped: [], steps: [], earlier: committed.get(group)?.slice(0, 7) });
-        continue;
+      const phaseAccounts = new Map<number, Account>();
+      for (const { group } of phases(store.list)) {
+        if (!toRun.has(group)) {
+          report.phases.push({ group, results: [], skipped: [], steps: [], earlier: committed.get(group)?.slice(0, 7) });
+          continue;
+        }
+        const ctx: SpecContext = { ...base, docs: await readDocs(paths), phaseSummaries: phaseSummaries(commits) };
+        try {
+          const phase = childAccount(`phase ${group}`);
+          phaseAccounts.set(group, phase);
+          report.phases.push(
+            await withAccount(phase, () => runPhase({ deps, models, store, ctx, group, committed: committed.get(group) })),
+          );
+        } catch (error) {
+          report.phases.push({
+            group,
+            results: [],
+            skipped: [],
+            steps: [],
+            note: isOttoError(error) && error.code === "commit_failed" ? "the commit failed" : "stopped by an error",
+          });
+          report.error = `phase ${group}: ${errorLine(error)}`;
+          break;
+        }
+        commits = await ottoCommits(deps.git, deps.repoRoot, slug);
+        if (cancelled(deps)) break;
       }
-      const ctx: SpecContext = { ...base, docs: await readDocs(paths), phaseSummaries: phaseSummaries(commits) };
-      try {
-        const phase = childAccount(`phase ${group}`);
-        phaseAccounts.set(group, phase);
-        report.phases.push(await withAccount(phase, () => runPhase({ deps, models, store, ctx, group, committed: committed.get(group) })));
-      } catch (error) {
-        report.phases.push({ group, results: [], skipped: [], steps: [], note: isOttoError(error) && error.code === "commit_failed" ? "the commit failed" : "stopped by an error" });
-        report.error = `phase ${group}: ${errorLine(error)}`;
-        break;
-      }
-      commits = await ottoCommits(deps.git, deps.repoRoot, slug);
-      if (cancelled(deps)) break;
-    }
 
-    const counts = summarizeTasks(store.list).byStatus;
-    report.cancelled = cancelled(deps);
-    if (!report.cancelled && !report.error && counts.pending + counts.running === 0 && deps.settings.docsAlignment && docsDue(commits)) {
-      try {
-        report.docs = await withAccount(childAccount("docs alignment"), () => alignDocs(deps, models, base, commits));
-      } catch (error) {
-        report.docs = { steps: [], note: "the commit failed" };
-        report.error = `documentation: ${errorLine(error)}`;
+      const counts = summarizeTasks(store.list).byStatus;
+      report.cancelled = cancelled(deps);
+      if (!report.cancelled && !report.error && counts.pending + counts.running === 0 && deps.settings.docsAlignment && docsDue(commits)) {
+        try {
+          report.docs = await withAccount(childAccount("docs alignment"), () => alignDocs(deps, models, base, commits));
+        } catch (error) {
+          report.docs = { steps: [], note: "the commit failed" };
+          report.error = `documentation: ${errorLine(error)}`;
+        }
+      } else if (!deps.settings.docsAlignment) {
+        report.docs = { steps: [], note: "skipped (spec.docs_alignment is off)" };
       }
-    } else if (!deps.settings.docsAlignment) {
-      report.docs = { steps: [], note: "skipped (spec.docs_alignment is off)" };
-    }
-    const stopped = budgetStopped(deps);
-    report.cancelled = cancelled(deps) && !stopped;
-    // The verdict: a run whose checks fail at its end is not done, whatever its tasks say.
-    if (!report.cancelled && !stopped && !report.error && toRun.size > 0) report.verdict = await runFinalChecks(deps);
-    report.list = await store.reload();
-    report.durationMs = Date.now() - started;
-    // Every session of the run closed and counted: the totals are exact.
-    await counted(deps);
-    report.usage = run.usage;
-    for (const phase of report.phases) {
-      const usage = phaseAccounts.get(phase.group)?.usage;
-      if (usage && usage.requests > 0) phase.usage = usage;
-    }
-    if (stopped) report.budgetStop = { spent: run.spentLine(), undone: undoneWork(report), resume: `/otto-spec execute --spec ${slug} --budget <more>` };
-    const after = summarizeTasks(report.list);
-    const title = `otto-spec execute ${slug}: ${after.byStatus.completed}/${after.total} completed${after.byStatus.failed ? `, ${after.byStatus.failed} failed` : ""}${report.cancelled ? " (cancelled)" : ""}${stopped ? " (budget reached)" : ""}${report.verdict && !report.verdict.verified ? " (unverified)" : ""}`;
-    deps.toast(`${title} — ${formatUsage(run.usage)}`, stopped || report.error || after.byStatus.failed || (report.verdict && !report.verdict.verified) ? "warning" : "success");
-    return { title, output: renderReport(report), report };
-  }));
+      const stopped = budgetStopped(deps);
+      report.cancelled = cancelled(deps) && !stopped;
+      // The verdict: a run whose checks fail at its end is not done, whatever its tasks say.
+      if (!report.cancelled && !stopped && !report.error && toRun.size > 0) report.verdict = await runFinalChecks(deps);
+      report.list = await store.reload();
+      report.durationMs = Date.now() - started;
+      // Every session of the run closed and counted: the totals are exact.
+      await counted(deps);
+      report.usage = run.usage;
+      for (const phase of report.phases) {
+        const usage = phaseAccounts.get(phase.group)?.usage;
+        if (usage && usage.requests > 0) phase.usage = usage;
+      }
+      if (stopped)
+        report.budgetStop = {
+          spent: run.spentLine(),
+          undone: undoneWork(report),
+          resume: `/otto-spec execute --spec ${slug} --budget <more>`,
+        };
+      const after = summarizeTasks(report.list);
+      const title = `otto-spec execute ${slug}: ${after.byStatus.completed}/${after.total} completed${after.byStatus.failed ? `, ${after.byStatus.failed} failed` : ""}${report.cancelled ? " (cancelled)" : ""}${stopped ? " (budget reached)" : ""}${report.verdict && !report.verdict.verified ? " (unverified)" : ""}`;
+      deps.toast(
+        `${title} — ${formatUsage(run.usage)}`,
+        stopped || report.error || after.byStatus.failed || (report.verdict && !report.verdict.verified) ? "warning" : "success",
+      );
+      return { title, output: renderReport(report), report };
+    }),
+  );
 }
 
 /**
@@ -169,11 +209,17 @@ export async function executeSpec(deps: ExecuteDeps, flag?: string): Promise<Exe
  * the same checkout.
  */
 export function runAccount(deps: Pick<ExecuteDeps, "repoRoot" | "budget">, name: string, slug: string, started: number): Account {
-  return new Account(name, { labels: { repo: deps.repoRoot, spec: slug, run: new Date(started).toISOString() }, ...(deps.budget ? { budget: deps.budget } : {}) });
+  return new Account(name, {
+    labels: { repo: deps.repoRoot, spec: slug, run: new Date(started).toISOString() },
+    ...(deps.budget ? { budget: deps.budget } : {}),
+  });
 }
 
 /** What comparable tasks of this repository cost (the ledger's median) × the tasks left, beside the budget; undefined without records. */
-export async function comparableCost(deps: Pick<ExecuteDeps, "env" | "repoRoot" | "budget" | "log">, tasksLeft: number): Promise<string | undefined> {
+export async function comparableCost(
+  deps: Pick<ExecuteDeps, "env" | "repoRoot" | "budget" | "log">,
+  tasksLeft: number,
+): Promise<string | undefined> {
   if (tasksLeft === 0) return undefined;
   try {
     return estimateLine(medianTaskCost(await readLedger(ledgerFile(deps.env)), deps.repoRoot), tasksLeft, deps.budget);
@@ -187,8 +233,14 @@ export async function comparableCost(deps: Pick<ExecuteDeps, "env" | "repoRoot" 
 function undoneWork(report: RunReport): string[] {
   const open = report.list.tasks.filter((t) => t.status === "pending" || t.status === "running");
   const groups = [...new Set(report.list.tasks.map((t) => t.parallel_group))];
-  const phases = groups.filter((g) => open.some((t) => t.parallel_group === g) || report.phases.some((p) => p.group === g && p.note === STOPPED_BY_BUDGET));
-  return [...open.map((t) => `${t.id} (pending)`), ...phases.map((g) => `phase ${g} (not committed)`), ...(report.docs ? [] : ["documentation alignment"])];
+  const phases = groups.filter(
+    (g) => open.some((t) => t.parallel_group === g) || report.phases.some((p) => p.group === g && p.note === STOPPED_BY_BUDGET),
+  );
+  return [
+    ...open.map((t) => `${t.id} (pending)`),
+    ...phases.map((g) => `phase ${g} (not committed)`),
+    ...(report.docs ? [] : ["documentation alignment"]),
+  ];
 }
 
 /** The commit summaries of the committed phases, oldest first: what later phases are told. */

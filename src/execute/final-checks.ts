@@ -10,6 +10,12 @@ export async function runFinalChecks(deps: ExecuteDeps): Promise<RunVerdict | un
   const { verify, verifyTimeoutMs } = deps.settings;
   if (verify.length === 0 || deps.signal?.aborted) return undefined;
   deps.progress("Verdict: running every check once more");
-  const results = await runChecks(verify, { cwd: deps.repoRoot, timeoutMs: verifyTimeoutMs, signal: deps.signal, sandbox: deps.settings.sandbox ?? "auto", secrets: deps.secrets });
+  const results = await runChecks(verify, {
+    cwd: deps.repoRoot,
+    timeoutMs: verifyTimeoutMs,
+    signal: deps.signal,
+    sandbox: deps.settings.sandbox ?? "auto",
+    secrets: deps.secrets,
+  });
   return judgeRun(results, deps.checkBaseline);
 }

@@ -28,7 +28,13 @@ const LOGS_MAX = 80_000;
  * assumptions worth a human's attention and appends them to questions.md. Never blocks and never
  * throws: a failure is a warning in the phase's record.
  */
-export async function harvestQuestions(deps: ExecuteDeps, models: Models, ctx: SpecContext, group: number, dialogs: readonly string[]): Promise<StepRecord> {
+export async function harvestQuestions(
+  deps: ExecuteDeps,
+  models: Models,
+  ctx: SpecContext,
+  group: number,
+  dialogs: readonly string[],
+): Promise<StepRecord> {
   if (dialogs.length === 0) return { name: "question harvest", outcome: "no task dialogs" };
   const share = Math.floor(LOGS_MAX / dialogs.length);
   const logs = dialogs.map((d) => (d.length > share ? `…${d.slice(-share)}` : d)).join("\n\n");
@@ -43,8 +49,20 @@ export async function harvestQuestions(deps: ExecuteDeps, models: Models, ctx: S
     },
     { env: deps.env },
   );
-  const pass = await jsonPass(deps, { agent: REVIEWER, model: models.primary, title: `otto: questions of phase ${group}` }, prompt, Harvest);
-  if (!pass.value) return { name: "question harvest", outcome: `failed: ${errorLine(pass.error)}`, model: pass.model, sessionID: pass.sessionID, warning: errorLine(pass.error) };
+  const pass = await jsonPass(
+    deps,
+    { agent: REVIEWER, model: models.primary, title: `otto: questions of phase ${group}` },
+    prompt,
+    Harvest,
+  );
+  if (!pass.value)
+    return {
+      name: "question harvest",
+      outcome: `failed: ${errorLine(pass.error)}`,
+      model: pass.model,
+      sessionID: pass.sessionID,
+      warning: errorLine(pass.error),
+    };
   try {
     const date = deps.now().toISOString().slice(0, 10);
     const added = await appendHarvest(ctx.paths.questions, pass.value, group, date, deps.secrets);
@@ -56,7 +74,13 @@ export async function harvestQuestions(deps: ExecuteDeps, models: Models, ctx: S
 }
 
 /** Appends the new questions (duplicates of existing ones skipped) under questions.md's lock; returns their numbers. */
-export async function appendHarvest(file: string, harvest: Harvest, group: number, date: string, secrets: readonly string[] = []): Promise<number[]> {
+export async function appendHarvest(
+  file: string,
+  harvest: Harvest,
+  group: number,
+  date: string,
+  secrets: readonly string[] = [],
+): Promise<number[]> {
   const target = await realTarget(file);
   return withFileLock(target, async () => {
     const current = await fs.readFile(target, "utf8").catch((error: NodeJS.ErrnoException) => {

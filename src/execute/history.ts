@@ -90,12 +90,26 @@ export async function writeAttempt(historyDir: string, record: AttemptRecord, se
 /** history/<name>-<time>.md (`phase-2`, `docs`): the gates, verification and fixes of one step, with their dialogs. */
 export async function writeStepRecord(
   historyDir: string,
-  record: { slug: string; name: string; heading: string; at: Date; steps: readonly StepRecord[]; evidence?: readonly string[]; usage?: Usage },
+  record: {
+    slug: string;
+    name: string;
+    heading: string;
+    at: Date;
+    steps: readonly StepRecord[];
+    evidence?: readonly string[];
+    usage?: Usage;
+  },
   secrets: readonly string[] = [],
 ): Promise<string> {
   await assertOttoPathSafe(historyDir);
   await fs.mkdir(historyDir, { recursive: true });
-  const lines = [`# ${record.heading} of ${record.slug}`, "", `- **at**: ${record.at.toISOString()}`, ...(record.usage ? [`- **cost**: ${costLine(record.usage)}`] : []), ""];
+  const lines = [
+    `# ${record.heading} of ${record.slug}`,
+    "",
+    `- **at**: ${record.at.toISOString()}`,
+    ...(record.usage ? [`- **cost**: ${costLine(record.usage)}`] : []),
+    "",
+  ];
   for (const step of record.steps) {
     lines.push(`- **${step.name}**: ${step.outcome}${step.model ? ` (${step.model}${step.sessionID ? `, ${step.sessionID}` : ""})` : ""}`);
     if (step.warning) lines.push(`  - warning: ${step.warning}`);

@@ -104,7 +104,12 @@ export class Background {
 }
 
 /** A plain prompt: the value is the reply's text; `answered` runs as soon as the reply is in, beside the dialog read. */
-export function promptPass(deps: ExecuteDeps, options: PassOptions, prompt: string, more: { opened?: Promise<ChildSession>; answered?: () => void } = {}): Promise<PassResult> {
+export function promptPass(
+  deps: ExecuteDeps,
+  options: PassOptions,
+  prompt: string,
+  more: { opened?: Promise<ChildSession>; answered?: () => void } = {},
+): Promise<PassResult> {
   return runPass(
     deps,
     options,
@@ -118,7 +123,12 @@ export function promptPass(deps: ExecuteDeps, options: PassOptions, prompt: stri
 }
 
 /** A prompt answered with a BEGIN_JSON envelope (retried in the same session when invalid). */
-export function jsonPass<S extends z.ZodType>(deps: ExecuteDeps, options: PassOptions, prompt: string, schema: S): Promise<PassResult<z.output<S>>> {
+export function jsonPass<S extends z.ZodType>(
+  deps: ExecuteDeps,
+  options: PassOptions,
+  prompt: string,
+  schema: S,
+): Promise<PassResult<z.output<S>>> {
   return runPass(deps, options, async (child) => {
     const reply = await child.promptJson(prompt, schema);
     return { value: reply.value, text: reply.text };
@@ -147,4 +157,3 @@ export function budgetStopped(deps: Pick<ExecuteDeps, "signal">): boolean {
 export function cancelled(deps: Pick<ExecuteDeps, "signal">): boolean {
   return deps.signal?.aborted === true;
 }
-

@@ -14,7 +14,14 @@ import { errorLine } from "../core/index.ts";
 
 function record(name: string, pass: PassResult<unknown>, outcome: string): StepRecord {
   const warning = pass.error !== undefined ? errorLine(pass.error) : undefined;
-  return { name, outcome: warning ? `failed: ${warning}` : outcome, model: pass.model, sessionID: pass.sessionID, dialog: pass.dialog, warning };
+  return {
+    name,
+    outcome: warning ? `failed: ${warning}` : outcome,
+    model: pass.model,
+    sessionID: pass.sessionID,
+    dialog: pass.dialog,
+    warning,
+  };
 }
 
 /** An executor pass's outcome: its own TASK_FAILED line is a warning, not a stop. */
@@ -27,7 +34,13 @@ function executorOutcome(pass: PassResult): { outcome: string; warning?: string 
  * Review gate: the secondary model (read-only, clean session) writes a report of the phase's
  * uncommitted changes; when it has findings, the primary model (executor) applies the fixes.
  */
-export async function reviewGate(deps: ExecuteDeps, models: Models, ctx: SpecContext, group: number, summaries: string): Promise<StepRecord[]> {
+export async function reviewGate(
+  deps: ExecuteDeps,
+  models: Models,
+  ctx: SpecContext,
+  group: number,
+  summaries: string,
+): Promise<StepRecord[]> {
   if (!deps.settings.reviewGate) return [{ name: "review gate", outcome: "skipped (spec.review_gate is off)" }];
   const { docs } = ctx;
   const reviewPrompt = renderPrompt(
@@ -44,7 +57,12 @@ export async function reviewGate(deps: ExecuteDeps, models: Models, ctx: SpecCon
     },
     { env: deps.env },
   );
-  const review = await jsonPass(deps, { agent: REVIEWER, model: models.secondary, title: `otto: review phase ${group}` }, reviewPrompt, Critique);
+  const review = await jsonPass(
+    deps,
+    { agent: REVIEWER, model: models.secondary, title: `otto: review phase ${group}` },
+    reviewPrompt,
+    Critique,
+  );
   const critique = review.value;
   const steps = [record("review gate (secondary)", review, critique ? summarizeCritique(critique) : "")];
   // No findings, nothing to fix (a verdict without issues needs no fix session).
@@ -65,7 +83,10 @@ export async function reviewGate(deps: ExecuteDeps, models: Models, ctx: SpecCon
   );
   const fix = await promptPass(deps, { agent: EXECUTOR, model: models.primary, title: `otto: fix phase ${group} review` }, fixPrompt);
   const fixed = executorOutcome(fix);
-  steps.push({ ...record("review fixes (primary)", fix, fixed.outcome === "done" ? "fixes applied" : fixed.outcome), warning: fix.error ? errorLine(fix.error) : fixed.warning });
+  steps.push({
+    ...record("review fixes (primary)", fix, fixed.outcome === "done" ? "fixes applied" : fixed.outcome),
+    warning: fix.error ? errorLine(fix.error) : fixed.warning,
+  });
   return steps;
 }
 
@@ -77,7 +98,13 @@ const HARDENING: Record<Hardening, { name: string; setting: "externalAssumptions
 };
 
 /** A post-review hardening pass: the primary model (executor) edits the working tree. */
-export async function hardeningPass(deps: ExecuteDeps, models: Models, ctx: SpecContext, group: number, which: Hardening): Promise<StepRecord> {
+export async function hardeningPass(
+  deps: ExecuteDeps,
+  models: Models,
+  ctx: SpecContext,
+  group: number,
+  which: Hardening,
+): Promise<StepRecord> {
   const meta = HARDENING[which];
   if (!deps.settings[meta.setting]) return { name: meta.name, outcome: `skipped (${meta.key} is off)` };
   const { docs } = ctx;

@@ -22,7 +22,8 @@ export function startChanges(list: TaskList): StatusChange[] {
   const changes: StatusChange[] = [];
   for (const task of list.tasks) {
     if (task.status === "running") changes.push({ id: task.id, status: "pending", reason: "was running when an earlier run stopped" });
-    else if (task.status === "failed" || task.status === "skipped") changes.push({ id: task.id, status: "pending", reason: `was ${task.status} in an earlier run` });
+    else if (task.status === "failed" || task.status === "skipped")
+      changes.push({ id: task.id, status: "pending", reason: `was ${task.status} in an earlier run` });
   }
   return changes;
 }
@@ -48,7 +49,11 @@ export function blockedInPhase(list: TaskList, group: number): StatusChange[] {
     if (task.parallel_group !== group || task.status !== "pending") continue;
     const blocker = task.depends_on.map((id) => byId.get(id)).find((dep) => dep && dep.status !== "completed");
     if (blocker && (blocker.status === "failed" || blocker.status === "skipped")) {
-      out.push({ id: task.id, status: "skipped", reason: `depends on ${blocker.id}, which ${blocker.status === "failed" ? "failed" : "was skipped"}` });
+      out.push({
+        id: task.id,
+        status: "skipped",
+        reason: `depends on ${blocker.id}, which ${blocker.status === "failed" ? "failed" : "was skipped"}`,
+      });
     }
   }
   return out;
@@ -81,16 +86,23 @@ export function pickTask(list: TaskList, id: string | undefined): { task: Task }
     const [only] = runnable;
     if (only && runnable.length === 1) return { task: only };
     return {
-      error: runnable.length === 0 ? "No task is runnable (pending with every dependency completed)." : `${runnable.length} tasks are runnable; say which one.`,
+      error:
+        runnable.length === 0
+          ? "No task is runnable (pending with every dependency completed)."
+          : `${runnable.length} tasks are runnable; say which one.`,
       candidates: runnable.map((t) => t.id),
     };
   }
   const task = list.tasks.find((t) => t.id === id);
   if (!task) return { error: `No task with id '${id}'.`, candidates: list.tasks.map((t) => t.id) };
-  if (task.status === "completed") return { error: `${id} is already completed; completed tasks are never run again.`, candidates: runnable.map((t) => t.id) };
+  if (task.status === "completed")
+    return { error: `${id} is already completed; completed tasks are never run again.`, candidates: runnable.map((t) => t.id) };
   if (!runnableDeps(list, task)) {
     const waiting = task.depends_on.filter((d) => list.tasks.find((t) => t.id === d)?.status !== "completed");
-    return { error: `${id} depends on ${waiting.join(", ")}, which ${waiting.length === 1 ? "is" : "are"} not completed.`, candidates: runnable.map((t) => t.id) };
+    return {
+      error: `${id} depends on ${waiting.join(", ")}, which ${waiting.length === 1 ? "is" : "are"} not completed.`,
+      candidates: runnable.map((t) => t.id),
+    };
   }
   return { task };
 }

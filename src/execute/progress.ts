@@ -110,10 +110,19 @@ export function renderReport(report: RunReport): string {
   const skipped = new Map(report.phases.flatMap((p) => p.skipped).map((s) => [s.id, s]));
   const rows = report.list.tasks.map((t) => {
     const r = results.get(t.id);
-    const note = r ? noteCell(r.status === "completed" ? r.summary : (r.error ?? "")) : skipped.has(t.id) ? noteCell(skipped.get(t.id)?.reason ?? "") : t.status === "completed" ? "(completed earlier)" : "";
+    const note = r
+      ? noteCell(r.status === "completed" ? r.summary : (r.error ?? ""))
+      : skipped.has(t.id)
+        ? noteCell(skipped.get(t.id)?.reason ?? "")
+        : t.status === "completed"
+          ? "(completed earlier)"
+          : "";
     return `| ${t.parallel_group} | ${t.id} | ${t.status} | ${r ? r.attempts : "-"} | ${r ? formatDuration(r.durationMs) : "-"} | ${note} | ${t.status === "completed" ? evidenceCell(t.extra) : ""} | ${r?.usage ? spendCells(r.usage) : "- | -"} |`;
   });
-  if (report.usage) rows.push(`| | **total** | | | ${formatDuration(report.durationMs)} | this run, with the phases' gates and the docs | | ${spendCells(report.usage)} |`);
+  if (report.usage)
+    rows.push(
+      `| | **total** | | | ${formatDuration(report.durationMs)} | this run, with the phases' gates and the docs | | ${spendCells(report.usage)} |`,
+    );
   const summary = summarizeTasks(report.list);
   const s = summary.byStatus;
   const out = [
@@ -125,18 +134,33 @@ export function renderReport(report: RunReport): string {
     "|---|---|---|---|---|---|---|---|---|",
     ...rows,
     "",
-    ...report.phases.flatMap((p) => [phaseLine(p), ...sharedLines(p.shared ?? [], (files) => filesField(files, 20)).map((line) => `Phase ${p.group}: ${line}`)]),
+    ...report.phases.flatMap((p) => [
+      phaseLine(p),
+      ...sharedLines(p.shared ?? [], (files) => filesField(files, 20)).map((line) => `Phase ${p.group}: ${line}`),
+    ]),
   ];
   if (report.checks) out.push(capitalise(report.checks));
-  if (report.baseline) out.push(`${capitalise(report.baseline)}${/pre-existing/.test(report.baseline) ? " (a check that already failed fails the tasks only if it gets worse)" : ""}`);
+  if (report.baseline)
+    out.push(
+      `${capitalise(report.baseline)}${/pre-existing/.test(report.baseline) ? " (a check that already failed fails the tasks only if it gets worse)" : ""}`,
+    );
   if (report.verdict) out.push(`Verdict: ${describeVerdict(report.verdict)}`);
-  if (report.docs) out.push(`Docs: ${[...report.docs.steps.map((st) => `${st.name}: ${st.outcome}`), report.docs.commit ? `committed ${report.docs.commit}` : (report.docs.note ?? "not committed")].join(" · ")}`);
-  out.push("", `Progress: ${s.completed}/${summary.total} completed | ${s.running} running | ${s.pending} pending | ${s.failed} failed | ${s.skipped} skipped (${formatDuration(report.durationMs)})`);
+  if (report.docs)
+    out.push(
+      `Docs: ${[...report.docs.steps.map((st) => `${st.name}: ${st.outcome}`), report.docs.commit ? `committed ${report.docs.commit}` : (report.docs.note ?? "not committed")].join(" · ")}`,
+    );
+  out.push(
+    "",
+    `Progress: ${s.completed}/${summary.total} completed | ${s.running} running | ${s.pending} pending | ${s.failed} failed | ${s.skipped} skipped (${formatDuration(report.durationMs)})`,
+  );
 
   const failed = [...results.values()].filter((r) => r.status === "failed");
   if (failed.length) {
     out.push("", "Failed:");
-    for (const r of failed) out.push(`- ${r.id}: ${r.error ?? "failed"} (${r.attempts} attempt${r.attempts === 1 ? "" : "s"}; ${r.history.at(-1) ?? "no history"})`);
+    for (const r of failed)
+      out.push(
+        `- ${r.id}: ${r.error ?? "failed"} (${r.attempts} attempt${r.attempts === 1 ? "" : "s"}; ${r.history.at(-1) ?? "no history"})`,
+      );
   }
   if (skipped.size) {
     out.push("", "Skipped:");
@@ -164,7 +188,8 @@ export function renderReport(report: RunReport): string {
 function nextStep(report: RunReport): string {
   const s = summarizeTasks(report.list).byStatus;
   if (report.budgetStop) return `the budget was reached; run ${report.budgetStop.resume} to resume (completed tasks are not run again)`;
-  if (report.cancelled) return `the run was cancelled; run /otto-spec execute --spec ${report.slug} to resume (completed tasks are not run again)`;
+  if (report.cancelled)
+    return `the run was cancelled; run /otto-spec execute --spec ${report.slug} to resume (completed tasks are not run again)`;
   if (report.error) return `fix the error above, then run /otto-spec execute --spec ${report.slug} again`;
   if (s.failed > 0) {
     const first = report.list.tasks.find((t) => t.status === "failed");
@@ -172,7 +197,9 @@ function nextStep(report: RunReport): string {
   }
   if (s.pending > 0 || s.skipped > 0) return `/otto-spec execute --spec ${report.slug}`;
   if (report.verdict && !report.verdict.verified) {
-    const before = report.verdict.failing.every((f) => f.before) ? " (it failed before the run too: the spec's work did not make it pass)" : "";
+    const before = report.verdict.failing.every((f) => f.before)
+      ? " (it failed before the run too: the spec's work did not make it pass)"
+      : "";
     return `every task is completed, but the run is unverified: ${failingHeadline(report.verdict)} at its end${before}. Fix it (add a task: /otto-spec task add --spec ${report.slug} <what must pass>, then /otto-spec execute --spec ${report.slug}); open no pull request until it passes`;
   }
   return "every task is completed; review the commits (git log) and open a pull request";

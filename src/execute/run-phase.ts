@@ -60,7 +60,9 @@ export async function runPhase(run: PhaseRun): Promise<PhaseReport> {
         counts.running++;
         deps.progress(phaseTitle(counts));
         // Named `task <id>`: the estimate before a run finds tasks in the ledger by it (src/cost/estimate.ts).
-        const outcome = await withAccount(childAccount(`task ${task.id}`), () => startTask({ ...run, task, parallel: runnable.filter((t) => t.id !== task.id), ...(files ? { files } : {}) })).catch(async (error: unknown) => ({ result: await crashed(run, task.id, error), settled: Promise.resolve() }));
+        const outcome = await withAccount(childAccount(`task ${task.id}`), () =>
+          startTask({ ...run, task, parallel: runnable.filter((t) => t.id !== task.id), ...(files ? { files } : {}) }),
+        ).catch(async (error: unknown) => ({ result: await crashed(run, task.id, error), settled: Promise.resolve() }));
         counts.running--;
         return outcome;
       });
@@ -74,7 +76,10 @@ export async function runPhase(run: PhaseRun): Promise<PhaseReport> {
       return result;
     }),
   ).finally(() => files?.release());
-  const shared = mergeShared(report.results.map((r) => r.shared), report.results.map((r) => r.files));
+  const shared = mergeShared(
+    report.results.map((r) => r.shared),
+    report.results.map((r) => r.files),
+  );
   if (shared.length > 0) report.shared = shared;
   if (cancelled(deps)) return { ...report, note: stopNote(deps) };
   if (!phaseHasWork(store.list, group)) return { ...report, note: "no task of the phase is completed" };
@@ -83,14 +88,24 @@ export async function runPhase(run: PhaseRun): Promise<PhaseReport> {
 
   const ctx: SpecContext = { ...run.ctx, docs: await readDocs(run.ctx.paths) };
   const summaries = report.results.map((r) => `### ${r.id} (${r.status})\n\n${r.summary.trim() || "(no summary)"}`).join("\n\n");
-  const harvest = withAccount(childAccount("question harvest"), () => harvestQuestions(deps, models, ctx, group, report.results.flatMap((r) => r.dialogs)));
+  const harvest = withAccount(childAccount("question harvest"), () =>
+    harvestQuestions(
+      deps,
+      models,
+      ctx,
+      group,
+      report.results.flatMap((r) => r.dialogs),
+    ),
+  );
   const step = async (label: string, account: string, fn: () => Promise<StepRecord | StepRecord[]>): Promise<void> => {
     if (cancelled(deps)) return;
     deps.progress(`Phase ${group}: ${label}`);
     report.steps.push(...[await withAccount(childAccount(account), fn)].flat());
   };
   await step("review gate (secondary reviews, primary fixes)", "review gate", () => reviewGate(deps, models, ctx, group, summaries));
-  await step("external assumptions (primary)", "external assumptions", () => hardeningPass(deps, models, ctx, group, "external-assumptions"));
+  await step("external assumptions (primary)", "external assumptions", () =>
+    hardeningPass(deps, models, ctx, group, "external-assumptions"),
+  );
   await step("domain hardening (primary)", "domain hardening", () => hardeningPass(deps, models, ctx, group, "domain-hardening"));
   deps.progress(`Phase ${group}: verification`);
   const verify = await withAccount(childAccount("verification fixes"), () => verifyPhase(deps, models, ctx, group));
@@ -110,23 +125,54 @@ export async function runPhase(run: PhaseRun): Promise<PhaseReport> {
   const trailer: OttoTrailer = { kind: "phase", slug: ctx.slug, group };
   const tasks = tasksOf(store.list, group);
   // A task failed by verification keeps its executor's summary: the work is committed and later phases build on it.
-  const notes = new Map(report.results.map((r) => [r.id, r.status === "completed" ? r.summary : r.summary && r.summary !== r.error ? `${r.error ?? "failed"}\n\n${r.summary}` : r.error]));
+  const notes = new Map(
+    report.results.map((r) => [
+      r.id,
+      r.status === "completed" ? r.summary : r.summary && r.summary !== r.error ? `${r.error ?? "failed"}\n\n${r.summary}` : r.error,
+    ]),
+  );
   const message = renderCommitMessage({
     slug: ctx.slug,
     trailer,
     subject: `phase ${group}: ${tasks.map((t) => t.id).join(", ")}`,
-    tasks: tasks.map((t) => ({ id: t.id, title: t.title, status: t.status, note: notes.get(t.id) ?? report.skipped.find((s) => s.id === t.id)?.reason })),
-    steps: [...report.steps.filter((s) => !s.name.startsWith("verification")).map((s) => `${capitalise(s.name)}: ${s.outcome}`), verify.line],
+    tasks: tasks.map((t) => ({
+      id: t.id,
+      title: t.title,
+      status: t.status,
+      note: notes.get(t.id) ?? report.skipped.find((s) => s.id === t.id)?.reason,
+    })),
+    steps: [
+      ...report.steps.filter((s) => !s.name.startsWith("verification")).map((s) => `${capitalise(s.name)}: ${s.outcome}`),
+      verify.line,
+    ],
     verify: verify.state,
   });
   deps.progress(`Phase ${group}: committing`);
   // The phase's spend so far (its tasks, gates and verification), every session of it counted.
   await counted(deps);
   report.usage = currentAccount()?.usage;
-  await writeStepRecord(ctx.paths.history, { slug: ctx.slug, name: `phase-${group}`, heading: `Phase ${group}`, at: deps.now(), steps: report.steps, evidence: [...done.map(evidenceLine), ...sharedLines(shared, (f) => filesField(f, 50))], ...(report.usage ? { usage: report.usage } : {}) }, deps.secrets);
+  await writeStepRecord(
+    ctx.paths.history,
+    {
+      slug: ctx.slug,
+      name: `phase-${group}`,
+      heading: `Phase ${group}`,
+      at: deps.now(),
+      steps: report.steps,
+      evidence: [...done.map(evidenceLine), ...sharedLines(shared, (f) => filesField(f, 50))],
+      ...(report.usage ? { usage: report.usage } : {}),
+    },
+    deps.secrets,
+  );
   // No empty commits: a phase is recorded without changes only when every task it completed said why nothing had to change.
   const allowEmpty = done.every((r) => r.noChanges !== undefined);
-  const commit = await commitAll(deps.git, deps.repoRoot, message, { baseline: baselineOf(deps), include: deps.specInclude ?? [], ...guardOf(deps), allowEmpty, secrets: deps.secrets });
+  const commit = await commitAll(deps.git, deps.repoRoot, message, {
+    baseline: baselineOf(deps),
+    include: deps.specInclude ?? [],
+    ...guardOf(deps),
+    allowEmpty,
+    secrets: deps.secrets,
+  });
   if (commit.kept.length > 0) report.kept = commit.kept;
   if (commit.ignored.length > 0) report.ignored = commit.ignored;
   if (!commit.sha) return { ...report, note: "nothing to commit: no change of the phase is left in the working tree" };
@@ -137,7 +183,10 @@ export async function runPhase(run: PhaseRun): Promise<PhaseReport> {
     await store.set(r.id, "completed", { commit: commit.sha });
   }
   const failed = tasks.filter((t) => t.status !== "completed").length;
-  deps.toast(`Phase ${group} committed: ${report.commit} (${verify.state === "failed" ? "verification FAILED" : `verification ${verify.state}`}${failed ? `, ${failed} task(s) not completed` : ""})`, verify.state === "failed" || failed ? "warning" : "success");
+  deps.toast(
+    `Phase ${group} committed: ${report.commit} (${verify.state === "failed" ? "verification FAILED" : `verification ${verify.state}`}${failed ? `, ${failed} task(s) not completed` : ""})`,
+    verify.state === "failed" || failed ? "warning" : "success",
+  );
   return report;
 }
 
@@ -169,7 +218,18 @@ async function crashed(run: PhaseRun, id: string, error: unknown): Promise<TaskR
   const task = run.store.list.tasks.find((t) => t.id === id);
   const reason = `otto could not record the task: ${errorLine(error)}`;
   await run.store.set(id, "failed", { last_error: reason }).catch(() => undefined);
-  return { id, title: task?.title ?? id, group: run.group, status: "failed", attempts: 0, durationMs: 0, summary: reason, error: reason, history: [], dialogs: [] };
+  return {
+    id,
+    title: task?.title ?? id,
+    group: run.group,
+    status: "failed",
+    attempts: 0,
+    durationMs: 0,
+    summary: reason,
+    error: reason,
+    history: [],
+    dialogs: [],
+  };
 }
 
 function countPhase(run: PhaseRun): PhaseCounts {

@@ -65,7 +65,10 @@ export class RunSessions {
    * Opens the record of a run. Sessions a killed run left listed are deleted first (ones OpenCode
    * no longer has are dropped); one whose deletion fails stays listed for the next run.
    */
-  static async resume(file: string, deps: { client: SessionClient; directory: string; log: Logger }): Promise<{ sessions: RunSessions; cleaned: number }> {
+  static async resume(
+    file: string,
+    deps: { client: SessionClient; directory: string; log: Logger },
+  ): Promise<{ sessions: RunSessions; cleaned: number }> {
     const left = await readRecord(file, deps.log);
     const kept: string[] = [];
     let cleaned = 0;
@@ -91,7 +94,10 @@ async function readRecord(file: string, log: Logger): Promise<string[]> {
   }
 }
 
-async function deleteSession(deps: { client: SessionClient; directory: string; log: Logger }, id: string): Promise<"deleted" | "gone" | "failed"> {
+async function deleteSession(
+  deps: { client: SessionClient; directory: string; log: Logger },
+  id: string,
+): Promise<"deleted" | "gone" | "failed"> {
   try {
     const result = await deps.client.session.delete({ path: { id }, query: { directory: deps.directory } });
     if (result.error === undefined) return "deleted";

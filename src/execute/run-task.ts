@@ -61,7 +61,17 @@ export async function startTask(run: TaskRun): Promise<{ result: TaskResult; set
   const { deps, models, ctx, store, task } = run;
   const started = Date.now();
   const maxAttempts = 1 + deps.settings.maxTaskRetries;
-  const result: TaskResult = { id: task.id, title: task.title, group: task.parallel_group, status: "failed", attempts: 0, durationMs: 0, summary: "", history: [], dialogs: [] };
+  const result: TaskResult = {
+    id: task.id,
+    title: task.title,
+    group: task.parallel_group,
+    status: "failed",
+    attempts: 0,
+    durationMs: 0,
+    summary: "",
+    history: [],
+    dialogs: [],
+  };
   // Not awaited: the store's queue keeps its writes in order, so `running` always lands before the
   // final status, and the task need not wait for the file lock to start (crash-wise, a task still
   // `pending` on disk is the same as a `running` one: both run again).
@@ -77,7 +87,8 @@ export async function startTask(run: TaskRun): Promise<{ result: TaskResult; set
     if (account && !attempts.has(n)) attempts.set(n, account.child(`attempt ${n}`));
     return attempts.get(n);
   };
-  const executorOptions = (attempt: number) => ({ agent: EXECUTOR, model: models.primary, title: `otto: ${task.id} attempt ${attempt}`, account: attemptAccount(attempt) }) as const;
+  const executorOptions = (attempt: number) =>
+    ({ agent: EXECUTOR, model: models.primary, title: `otto: ${task.id} attempt ${attempt}`, account: attemptAccount(attempt) }) as const;
   let opened: Promise<ChildSession> | undefined;
   let firstBefore: Promise<TreeSnapshot> | undefined;
   let firstBeforeAt: number | undefined;
@@ -98,7 +109,9 @@ export async function startTask(run: TaskRun): Promise<{ result: TaskResult; set
   for (let attempt = 1; attempt <= maxAttempts && !cancelled(deps); attempt++) {
     run.onAttempt?.(attempt);
     result.attempts = attempt;
-    const prompt = renderPrompt("execute-task", executeTaskVars(ctx, task, { brief: briefing.brief, parallel: run.parallel, previous }), { env: deps.env });
+    const prompt = renderPrompt("execute-task", executeTaskVars(ctx, task, { brief: briefing.brief, parallel: run.parallel, previous }), {
+      env: deps.env,
+    });
     const startedAt = deps.now();
     const windowStart = firstBeforeAt ?? files?.now() ?? 0;
     const before = await (firstBefore ?? snapshotTree(deps.git, deps.repoRoot));
@@ -131,28 +144,50 @@ export async function startTask(run: TaskRun): Promise<{ result: TaskResult; set
     const accepted = verdict.ok ? await runAcceptance(deps, task) : undefined;
     const failedCheck = accepted && !accepted.passed ? acceptanceFailure(accepted) : undefined;
     if (accepted && failedCheck) {
-      verdict = { ok: false, reason: failedCheck.reason, failure: { kind: "check", command: accepted.command, exitCode: accepted.exitCode, timedOut: accepted.timedOut, output: accepted.output } };
+      verdict = {
+        ok: false,
+        reason: failedCheck.reason,
+        failure: {
+          kind: "check",
+          command: accepted.command,
+          exitCode: accepted.exitCode,
+          timedOut: accepted.timedOut,
+          output: accepted.output,
+        },
+      };
     }
     const repeated = !verdict.ok && !cancelled(deps) && sameFailure(lastFailure, verdict.failure);
     // Written once the attempt's session is closed and counted: its spend is exact.
-    const written = counted(deps).then(() => writeAttempt(ctx.paths.history, {
-      slug: ctx.slug,
-      taskId: task.id,
-      title: task.title,
-      attempt,
-      maxAttempts,
-      model: pass.model,
-      sessionID: pass.sessionID,
-      startedAt,
-      durationMs: pass.durationMs,
-      result: verdict.ok ? "completed" : budgetStopped(deps) ? `interrupted (the task goes back to pending): ${verdict.reason}` : `failed: ${verdict.reason}${repeated ? ` (the same failure as attempt ${attempt - 1}: no more retries)` : ""}`,
-      briefing: briefing.note,
-      finalMessage: pass.text,
-      dialog: pass.dialog,
-      evidence: attemptEvidenceLine(own, verdict, mine),
-      ...(accepted ? { acceptance: acceptanceField(accepted) } : {}),
-      ...(attemptAccount(attempt) ? { cost: attemptAccount(attempt)?.usage } : {}),
-    }, deps.secrets)).then((file) => void result.history.push(path.relative(deps.repoRoot, file)));
+    const written = counted(deps)
+      .then(() =>
+        writeAttempt(
+          ctx.paths.history,
+          {
+            slug: ctx.slug,
+            taskId: task.id,
+            title: task.title,
+            attempt,
+            maxAttempts,
+            model: pass.model,
+            sessionID: pass.sessionID,
+            startedAt,
+            durationMs: pass.durationMs,
+            result: verdict.ok
+              ? "completed"
+              : budgetStopped(deps)
+                ? `interrupted (the task goes back to pending): ${verdict.reason}`
+                : `failed: ${verdict.reason}${repeated ? ` (the same failure as attempt ${attempt - 1}: no more retries)` : ""}`,
+            briefing: briefing.note,
+            finalMessage: pass.text,
+            dialog: pass.dialog,
+            evidence: attemptEvidenceLine(own, verdict, mine),
+            ...(accepted ? { acceptance: acceptanceField(accepted) } : {}),
+            ...(attemptAccount(attempt) ? { cost: attemptAccount(attempt)?.usage } : {}),
+          },
+          deps.secrets,
+        ),
+      )
+      .then((file) => void result.history.push(path.relative(deps.repoRoot, file)));
     // A retry waits for its predecessor's record (the history keeps their order); the last
     // attempt's record is written while the next task starts.
     if (!verdict.ok) await written;
@@ -174,7 +209,11 @@ export async function startTask(run: TaskRun): Promise<{ result: TaskResult; set
       break;
     }
     lastFailure = verdict.failure;
-    previous = previousAttempt(attempt, verdict.reason, failedCheck ? `${pass.text}\n\nThe acceptance check's output:\n\n${failedCheck.output}` : pass.text);
+    previous = previousAttempt(
+      attempt,
+      verdict.reason,
+      failedCheck ? `${pass.text}\n\nThe acceptance check's output:\n\n${failedCheck.output}` : pass.text,
+    );
   }
 
   if (opened) discardPass(deps, opened);
@@ -188,11 +227,18 @@ export async function startTask(run: TaskRun): Promise<{ result: TaskResult; set
     // Only where calls are counted (the plugin's meter): an uncounted run would record a false zero.
     const cost: Record<string, string> = account && deps.runner.meter ? { cost: formatUsage(account.usage) } : {};
     if (result.status === "completed") {
-      await store.set(task.id, "completed", { ...(evidence ? attemptFields(evidence) : {}), ...(acceptance ? { acceptance } : {}), ...cost });
+      await store.set(task.id, "completed", {
+        ...(evidence ? attemptFields(evidence) : {}),
+        ...(acceptance ? { acceptance } : {}),
+        ...cost,
+      });
     } else if (result.cancelled) {
       await store.set(task.id, "pending");
     } else {
-      await store.set(task.id, "failed", { last_error: `${result.error ?? "failed"} (after ${result.attempts} attempt${result.attempts === 1 ? "" : "s"})`, ...cost });
+      await store.set(task.id, "failed", {
+        last_error: `${result.error ?? "failed"} (after ${result.attempts} attempt${result.attempts === 1 ? "" : "s"})`,
+        ...cost,
+      });
     }
   };
   if (result.status !== "completed") {

@@ -41,7 +41,13 @@ export class PhaseFiles {
       const activity = this.writes.activity(id);
       if (!activity) continue;
       const files = await Promise.all(activity.files.map((file) => repoPath(this.repoRoot, realRoot, file)));
-      records.push({ task: owner, files: files.filter((f): f is string => f !== undefined), shell: activity.shell, active: activity.active, calls: activity.calls });
+      records.push({
+        task: owner,
+        files: files.filter((f): f is string => f !== undefined),
+        shell: activity.shell,
+        active: activity.active,
+        calls: activity.calls,
+      });
     }
     return creditChanges(task, changed, window, records);
   }
@@ -61,7 +67,7 @@ export async function repoPath(root: string, realRoot: string, file: string): Pr
   const absolute = path.resolve(root, file);
   let real: string | undefined;
   const rest: string[] = [];
-  for (let dir = absolute; real === undefined; ) {
+  for (let dir = absolute; real === undefined;) {
     real = await fs.realpath(dir).catch(() => undefined);
     if (real !== undefined) break;
     const parent = path.dirname(dir);

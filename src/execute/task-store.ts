@@ -58,7 +58,9 @@ export class TaskStore {
    * so a task that runs again or completes does not carry a stale reason.
    */
   set(id: string, status: TaskStatus, extra: Record<string, string> = {}): Promise<TaskList> {
-    const stale = Object.entries(STATUS_NOTES).filter(([key, owner]) => owner !== status && !(key in extra)).map(([key]) => key);
+    const stale = Object.entries(STATUS_NOTES)
+      .filter(([key, owner]) => owner !== status && !(key in extra))
+      .map(([key]) => key);
     return this.#enqueue(async (text) => updateTaskStatus(text, id, status, singleLineExtras(extra), stale), false);
   }
 

@@ -26,7 +26,11 @@ export interface RunOptions {
 
 /** The run's budget: the flags over otto.jsonc's limits; how to resume names the verb. */
 function withBudget(deps: ExecuteDeps, options: RunOptions, resume: string): ExecuteDeps {
-  const budget = runBudget({ budget: options.budget, maxTokens: options.maxTokens }, deps.limits ?? {}, `Resume with ${resume} --budget <more> (or --max-tokens): completed tasks are kept, and the new run gets a budget of its own.`);
+  const budget = runBudget(
+    { budget: options.budget, maxTokens: options.maxTokens },
+    deps.limits ?? {},
+    `Resume with ${resume} --budget <more> (or --max-tokens): completed tasks are kept, and the new run gets a budget of its own.`,
+  );
   return budget ? { ...deps, budget } : deps;
 }
 
@@ -46,18 +50,36 @@ export interface VerbResult {
 
 /** Puts the run on the spec's branch when it starts on the default branch (src/repo/run-branch.ts). */
 async function placed(deps: ExecuteDeps, slug: string, options: RunOptions): Promise<string | undefined> {
-  const result = await placeRun({ root: deps.repoRoot, slug, here: options.here === true, repos: deps.repos ?? [], git: { env: deps.env } });
+  const result = await placeRun({
+    root: deps.repoRoot,
+    slug,
+    here: options.here === true,
+    repos: deps.repos ?? [],
+    git: { env: deps.env },
+  });
   if (result.switched) deps.progress(`otto: on ${result.branch ?? "?"}`);
   return result.note;
 }
 
-function finished(deps: ExecuteDeps, slug: string, run: { title: string; output: string; note: string | undefined; gitControl: GitControlSnapshot; unverified?: string }): VerbResult {
+function finished(
+  deps: ExecuteDeps,
+  slug: string,
+  run: { title: string; output: string; note: string | undefined; gitControl: GitControlSnapshot; unverified?: string },
+): VerbResult {
   const tasks = parseTasks(fs.readFileSync(specPaths(deps.repoRoot, slug).tasks, "utf8")).tasks.tasks;
   const complete = tasks.length > 0 && tasks.every((t) => t.status === "completed" || t.status === "skipped");
   // The summary's first line names the run and its spend; a note on where it ran comes after it.
   const [head = "", ...rest] = run.output.split("\n");
   const output = run.note ? [head, "", run.note, ...rest].join("\n") : run.output;
-  return { title: run.title, output, slug, repoRoot: deps.repoRoot, complete, gitControl: run.gitControl, ...(run.unverified ? { unverified: run.unverified } : {}) };
+  return {
+    title: run.title,
+    output,
+    slug,
+    repoRoot: deps.repoRoot,
+    complete,
+    gitControl: run.gitControl,
+    ...(run.unverified ? { unverified: run.unverified } : {}),
+  };
 }
 
 export async function executeVerb(input: ExecuteInput, spec?: string, options: RunOptions = {}): Promise<VerbResult> {
@@ -70,7 +92,11 @@ export async function executeVerb(input: ExecuteInput, spec?: string, options: R
   const unverified = report.verdict && !report.verdict.verified ? failingHeadline(report.verdict) : undefined;
   const result = finished(deps, slug, { title, output, note, gitControl, ...(unverified ? { unverified } : {}) });
   // People who configured notifications hear about a finished run wherever they are (never throws).
-  await sendNotification(input.runtime, input.directory, { kind: "spec_finished", title, text: result.output.split("\n").slice(0, 12).join("\n") });
+  await sendNotification(input.runtime, input.directory, {
+    kind: "spec_finished",
+    title,
+    text: result.output.split("\n").slice(0, 12).join("\n"),
+  });
   return result;
 }
 
@@ -83,6 +109,11 @@ export async function taskRunVerb(input: ExecuteInput, spec?: string, id?: strin
   const { title, output, budgetReached, unverified } = await runOneTask(deps, slug, id);
   const result = finished(deps, slug, { title, output, note, gitControl, ...(unverified ? { unverified } : {}) });
   // A run the budget stopped is news wherever people listen (execute notifies at every end).
-  if (budgetReached) await sendNotification(input.runtime, input.directory, { kind: "spec_finished", title, text: result.output.split("\n").slice(0, 12).join("\n") });
+  if (budgetReached)
+    await sendNotification(input.runtime, input.directory, {
+      kind: "spec_finished",
+      title,
+      text: result.output.split("\n").slice(0, 12).join("\n"),
+    });
   return result;
 }

@@ -23,14 +23,20 @@ export interface VerifyOutcome {
  * fail more than they did there. Without a baseline every failure counts.
  */
 export function blockingResults(deps: Pick<ExecuteDeps, "checkBaseline">, results: readonly CheckResult[]): CheckResult[] {
-  const blocking = new Set(compareToBaseline(deps.checkBaseline ?? [], results).filter(isBlocking).map((c) => c.command));
+  const blocking = new Set(
+    compareToBaseline(deps.checkBaseline ?? [], results)
+      .filter(isBlocking)
+      .map((c) => c.command),
+  );
   return results.filter((r) => !r.passed && blocking.has(r.command));
 }
 
 /** "npm test: passed", or each check against the baseline when one already failed there. */
 function describeRound(deps: Pick<ExecuteDeps, "checkBaseline">, results: readonly CheckResult[]): string {
   if (!deps.checkBaseline?.some((b) => !b.passed)) return describeChecks(results);
-  return compareToBaseline(deps.checkBaseline, results).map((c) => c.line).join("; ");
+  return compareToBaseline(deps.checkBaseline, results)
+    .map((c) => c.line)
+    .join("; ");
 }
 
 /**
@@ -40,10 +46,18 @@ function describeRound(deps: Pick<ExecuteDeps, "checkBaseline">, results: readon
  * commit records whether verification passed, and when it stays red the phase's tasks are not
  * done (failed, see verifyFailure).
  */
-export async function verifyPhase(deps: ExecuteDeps, models: Models, ctx: SpecContext, group: number, label = `phase ${group}`): Promise<VerifyOutcome> {
+export async function verifyPhase(
+  deps: ExecuteDeps,
+  models: Models,
+  ctx: SpecContext,
+  group: number,
+  label = `phase ${group}`,
+): Promise<VerifyOutcome> {
   const { verify, verifyTimeoutMs, maxVerifyFixes } = deps.settings;
   if (verify.length === 0) {
-    const why = deps.settings.checks ? describeResolvedChecks(deps.settings.checks).replace(/^checks: /, "") : "none configured (spec.verify is empty)";
+    const why = deps.settings.checks
+      ? describeResolvedChecks(deps.settings.checks).replace(/^checks: /, "")
+      : "none configured (spec.verify is empty)";
     return { state: "none", line: `Verification: ${why}`, steps: [], rounds: [] };
   }
   const options = { cwd: deps.repoRoot, timeoutMs: verifyTimeoutMs, signal: deps.signal, sandbox: deps.settings.sandbox ?? "auto" };
@@ -69,11 +83,16 @@ export async function verifyPhase(deps: ExecuteDeps, models: Models, ctx: SpecCo
       },
       { env: deps.env },
     );
-    const fix = await promptPass(deps, { agent: EXECUTOR, model: models.primary, title: `otto: fix verification of ${label} (${fixes})` }, prompt);
+    const fix = await promptPass(
+      deps,
+      { agent: EXECUTOR, model: models.primary, title: `otto: fix verification of ${label} (${fixes})` },
+      prompt,
+    );
     const failed = taskFailedReason(fix.text);
     steps.push({
       name: `verification fix ${fixes} (primary)`,
-      outcome: fix.error !== undefined ? `failed: ${errorLine(fix.error)}` : failed !== undefined ? `reported TASK_FAILED: ${failed}` : "done",
+      outcome:
+        fix.error !== undefined ? `failed: ${errorLine(fix.error)}` : failed !== undefined ? `reported TASK_FAILED: ${failed}` : "done",
       model: fix.model,
       sessionID: fix.sessionID,
       dialog: fix.dialog,
@@ -86,7 +105,12 @@ export async function verifyPhase(deps: ExecuteDeps, models: Models, ctx: SpecCo
   const passed = results.length > 0 && blockingResults(deps, results).length === 0;
   const after = fixes > 0 ? ` after ${fixes} fix${fixes === 1 ? "" : "es"}` : "";
   const preExisting = passed && results.some((r) => !r.passed) ? ", failures pre-existing and not worse" : "";
-  return { state: passed ? "passed" : "failed", line: `Verification: ${passed ? "passed" : "FAILED"}${after}${preExisting} (${describeRound(deps, results)})`, steps, rounds };
+  return {
+    state: passed ? "passed" : "failed",
+    line: `Verification: ${passed ? "passed" : "FAILED"}${after}${preExisting} (${describeRound(deps, results)})`,
+    steps,
+    rounds,
+  };
 }
 
 /** Longest command quoted in a task's `last_error`; the full output is in the phase's history. */
@@ -99,8 +123,10 @@ const COMMAND_MAX = 80;
 export function verifyFailure(outcome: VerifyOutcome, deps: Pick<ExecuteDeps, "checkBaseline"> = {}): string {
   const last = outcome.rounds.at(-1) ?? [];
   const fixes = outcome.rounds.length - 1;
-  const failed = blockingResults(deps, last)
-    .map((r) => `\`${r.command.length > COMMAND_MAX ? `${r.command.slice(0, COMMAND_MAX - 1)}…` : r.command}\` ${r.timedOut ? "timed out" : `exit ${r.exitCode}`}`);
+  const failed = blockingResults(deps, last).map(
+    (r) =>
+      `\`${r.command.length > COMMAND_MAX ? `${r.command.slice(0, COMMAND_MAX - 1)}…` : r.command}\` ${r.timedOut ? "timed out" : `exit ${r.exitCode}`}`,
+  );
   return `spec.verify failed${fixes > 0 ? ` after ${fixes} fix${fixes === 1 ? "" : "es"}` : ""}: ${failed.join(", ") || "no command ran"}`;
 }
 

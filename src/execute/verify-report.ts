@@ -15,5 +15,13 @@ export function verifyReport(group: number, failed: readonly CheckResult[]): str
       "- **Fix**: find the cause in the phase's changes and fix it; do not weaken, skip or delete the checks or tests.",
     ].join("\n"),
   );
-  return [`# Phase ${group} Verification`, "", "## Summary", `${failed.length} of the project's checks failed after phase ${group}.`, "", "## Findings", ...findings].join("\n");
+  return [
+    `# Phase ${group} Verification`,
+    "",
+    "## Summary",
+    `${failed.length} of the project's checks failed after phase ${group}.`,
+    "",
+    "## Findings",
+    ...findings,
+  ].join("\n");
 }

@@ -37,7 +37,31 @@ export const PUSH_ADVICE = "Otto pushes for you after its checks pass: commit yo
 
 const SHELLS = new Set(["sh", "bash", "dash", "zsh", "ksh", "ash", "mksh", "busybox"]);
 /** Commands that run the rest of their arguments as a command (after their own options). */
-const WRAPPERS = new Set(["env", "command", "builtin", "exec", "nohup", "nice", "timeout", "sudo", "doas", "setsid", "stdbuf", "time", "xargs", "flock", "chronic", "unbuffer", "ionice", "taskset", "chrt", "caffeinate", "watch", "strace", "ltrace"]);
+const WRAPPERS = new Set([
+  "env",
+  "command",
+  "builtin",
+  "exec",
+  "nohup",
+  "nice",
+  "timeout",
+  "sudo",
+  "doas",
+  "setsid",
+  "stdbuf",
+  "time",
+  "xargs",
+  "flock",
+  "chronic",
+  "unbuffer",
+  "ionice",
+  "taskset",
+  "chrt",
+  "caffeinate",
+  "watch",
+  "strace",
+  "ltrace",
+]);
 /** Interpreters whose inline code is scanned as text. */
 const INLINE_CODE: Record<string, readonly string[]> = {
   node: ["-e", "--eval", "-p", "--print"],
@@ -50,7 +74,37 @@ const INLINE_CODE: Record<string, readonly string[]> = {
   php: ["-r"],
 };
 /** Commands that only read the files they are given. */
-const READERS = new Set(["cd", "pushd", "cat", "head", "tail", "less", "more", "grep", "egrep", "fgrep", "rg", "ls", "stat", "file", "wc", "diff", "cmp", "sha1sum", "sha256sum", "md5sum", "git", "test", "[", "realpath", "readlink", "dirname", "basename", "echo", "printf"]);
+const READERS = new Set([
+  "cd",
+  "pushd",
+  "cat",
+  "head",
+  "tail",
+  "less",
+  "more",
+  "grep",
+  "egrep",
+  "fgrep",
+  "rg",
+  "ls",
+  "stat",
+  "file",
+  "wc",
+  "diff",
+  "cmp",
+  "sha1sum",
+  "sha256sum",
+  "md5sum",
+  "git",
+  "test",
+  "[",
+  "realpath",
+  "readlink",
+  "dirname",
+  "basename",
+  "echo",
+  "printf",
+]);
 const WRITE_REDIRECTS = new Set([">", ">>", ">|", "&>", "&>>", "<>"]);
 const MAX_DEPTH = 6;
 
@@ -150,7 +204,10 @@ class Classifier {
         return this.line(finding.script, depth + 1);
       case "alias":
         if (depth >= MAX_DEPTH) return "git aliases nested too deeply to check";
-        return this.git(finding.words.map((w) => ({ value: w, text: w })), depth + 1);
+        return this.git(
+          finding.words.map((w) => ({ value: w, text: w })),
+          depth + 1,
+        );
     }
   }
 
@@ -187,7 +244,8 @@ class Classifier {
       const value = args[i]?.value;
       if (value === undefined) return `${name} with computed arguments (${args[i]?.text})`;
       if (name === "env") {
-        if (value === "-i" || value === "--ignore-environment" || value === "-" ) return "env -i (drops the environment otto set for this session)";
+        if (value === "-i" || value === "--ignore-environment" || value === "-")
+          return "env -i (drops the environment otto set for this session)";
         if (value === "-u" || value === "--unset") {
           const unset = args[i + 1]?.value ?? "";
           if (this.isProtected(unset)) return `env -u ${unset} (changes the environment otto set for this session)`;
@@ -200,7 +258,14 @@ class Classifier {
           i++;
           continue;
         }
-        if (value === "-S" || value === "--split-string") return this.line(args.slice(i + 1).map((a) => a.value ?? a.text).join(" "), depth + 1);
+        if (value === "-S" || value === "--split-string")
+          return this.line(
+            args
+              .slice(i + 1)
+              .map((a) => a.value ?? a.text)
+              .join(" "),
+            depth + 1,
+          );
         if (value === "-C" || value === "--chdir") {
           i += 2;
           continue;
@@ -216,7 +281,14 @@ class Classifier {
         i++;
         break;
       }
-      if (name === "watch" && !value.startsWith("-")) return this.line(args.slice(i).map((a) => a.value ?? a.text).join(" "), depth + 1);
+      if (name === "watch" && !value.startsWith("-"))
+        return this.line(
+          args
+            .slice(i)
+            .map((a) => a.value ?? a.text)
+            .join(" "),
+          depth + 1,
+        );
       if (name === "flock" && !value.startsWith("-")) {
         // flock FILE COMMAND… or flock FILE -c STRING
         const next = args[i + 1]?.value;
@@ -226,14 +298,24 @@ class Classifier {
       }
       if (!value.startsWith("-")) break;
       // Options with a value the next word carries.
-      if (/^(-n|-s|-k|-u|-g|-p|-c|-o|-e|-i|-I|-L|-P|-d|-a|--signal|--kill-after|--adjustment|--user|--group)$/.test(value) && name !== "command" && name !== "exec") i++;
+      if (
+        /^(-n|-s|-k|-u|-g|-p|-c|-o|-e|-i|-I|-L|-P|-d|-a|--signal|--kill-after|--adjustment|--user|--group)$/.test(value) &&
+        name !== "command" &&
+        name !== "exec"
+      )
+        i++;
       i++;
     }
     const rest = args.slice(i);
     const head = rest[0];
     if (!head) return undefined;
     if (head.value === undefined) return `${name} running a computed command (${head.text})`;
-    return this.invocation(path.basename(head.value), rest.slice(1), { ...cmd, name: head, args: rest.slice(1), piped: name === "xargs" ? false : cmd.piped }, depth + 1);
+    return this.invocation(
+      path.basename(head.value),
+      rest.slice(1),
+      { ...cmd, name: head, args: rest.slice(1), piped: name === "xargs" ? false : cmd.piped },
+      depth + 1,
+    );
   }
 
   find(args: readonly ShellArg[], cmd: SimpleCommand, depth: number): Denial {
@@ -247,7 +329,8 @@ class Classifier {
       const denial = this.invocation(path.basename(head.value), words.slice(1), { ...cmd, name: head, args: words.slice(1) }, depth + 1);
       if (denial) return denial;
     }
-    if (args.some((a) => a.value === "-delete") && args.some((a) => isGitControlPath(a.value ?? a.text))) return "find -delete in the git directory";
+    if (args.some((a) => a.value === "-delete") && args.some((a) => isGitControlPath(a.value ?? a.text)))
+      return "find -delete in the git directory";
     return undefined;
   }
 

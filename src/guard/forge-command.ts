@@ -35,7 +35,9 @@ function words(args: readonly ShellArg[]): string[] {
 
 /** Why `gh <args>` is refused, or undefined. */
 export function ghDenial(args: readonly ShellArg[]): string | undefined {
-  const list = words(args).filter((w, i, all) => !(all[i - 1] === "-R" || all[i - 1] === "--repo") && !w.startsWith("-R") && !w.startsWith("--repo"));
+  const list = words(args).filter(
+    (w, i, all) => !(all[i - 1] === "-R" || all[i - 1] === "--repo") && !w.startsWith("-R") && !w.startsWith("--repo"),
+  );
   const [group, verb] = list.filter((w) => !w.startsWith("-") || GH_ALONE.has(w));
   if (group === undefined || GH_ALONE.has(group)) return undefined;
   if (verb !== undefined && GH_READS[group]?.includes(verb)) return undefined;
@@ -68,9 +70,12 @@ export function httpDenial(name: string, args: readonly ShellArg[], hosts: reado
   for (const [i, arg] of args.entries()) {
     const text = arg.value ?? arg.text;
     const previous = args[i - 1]?.value ?? "";
-    if (CREDENTIAL_HEADER.test(text) && /^(-H|--header)$/.test(previous)) return `${name} with an ${text.split(":")[0]?.replace(/['"]/g, "").trim()} header`;
-    if (/^(-H|--header)/.test(text) && CREDENTIAL_HEADER.test(text.replace(/^(-H|--header=?)/, ""))) return `${name} with a credential header`;
-    if (/^(-u|--user|--oauth2-bearer|--http-user|--http-password|--password|--auth|-a|--aws-sigv4)(=|$)/.test(text) || /^-u./.test(text)) return `${name} ${text.split("=")[0]} (credentials)`;
+    if (CREDENTIAL_HEADER.test(text) && /^(-H|--header)$/.test(previous))
+      return `${name} with an ${text.split(":")[0]?.replace(/['"]/g, "").trim()} header`;
+    if (/^(-H|--header)/.test(text) && CREDENTIAL_HEADER.test(text.replace(/^(-H|--header=?)/, "")))
+      return `${name} with a credential header`;
+    if (/^(-u|--user|--oauth2-bearer|--http-user|--http-password|--password|--auth|-a|--aws-sigv4)(=|$)/.test(text) || /^-u./.test(text))
+      return `${name} ${text.split("=")[0]} (credentials)`;
     // httpie / xh: `Authorization:…` as a request item.
     if (/^(http|https|xh|xhs|httpie)$/.test(name) && CREDENTIAL_HEADER.test(text)) return `${name} with an Authorization item`;
     if (SECRET_VARIABLE.test(arg.text)) return `${name} using ${SECRET_VARIABLE.exec(arg.text)?.[0]}`;

@@ -17,10 +17,21 @@ export type GitFinding =
   | { kind: "alias"; words: string[] };
 
 /** Global options that take the next word as their value. */
-const VALUE_OPTIONS = new Set(["-C", "-c", "--git-dir", "--work-tree", "--namespace", "--super-prefix", "--config-env", "--attr-source", "--exec-path"]);
+const VALUE_OPTIONS = new Set([
+  "-C",
+  "-c",
+  "--git-dir",
+  "--work-tree",
+  "--namespace",
+  "--super-prefix",
+  "--config-env",
+  "--attr-source",
+  "--exec-path",
+]);
 
 /** `-c` / `--config-env` keys that would undo the session's git environment or define a command. */
-const OVERRIDE_KEY = /^(url\.|remote\.|alias\.|credential|core\.(hookspath|sshcommand|askpass|fsmonitor|gitproxy)|http\.|include|protocol\.|push\.)/i;
+const OVERRIDE_KEY =
+  /^(url\.|remote\.|alias\.|credential|core\.(hookspath|sshcommand|askpass|fsmonitor|gitproxy)|http\.|include|protocol\.|push\.)/i;
 
 /** Subcommands that send commits somewhere (git itself, its remote helpers, and the usual extensions). */
 const PUSHING = new Set(["push", "send-pack", "receive-pack", "http-push"]);
@@ -37,7 +48,18 @@ const EXTENSION_PUSH: Record<string, readonly string[]> = {
 const REMOTE_WRITES = new Set(["add", "set-url", "rename", "remove", "rm", "set-head", "set-branches"]);
 
 /** `git config` forms that only read. */
-const CONFIG_READS = new Set(["--get", "--get-all", "--get-regexp", "--get-urlmatch", "--list", "-l", "get", "list", "--get-color", "--get-colorbool"]);
+const CONFIG_READS = new Set([
+  "--get",
+  "--get-all",
+  "--get-regexp",
+  "--get-urlmatch",
+  "--list",
+  "-l",
+  "get",
+  "list",
+  "--get-color",
+  "--get-colorbool",
+]);
 
 interface Parsed {
   /** The arguments from the subcommand on. */
@@ -53,7 +75,10 @@ function globalOptions(args: readonly ShellArg[]): Parsed {
     const value = arg?.value;
     if (value === undefined) return { rest: args.slice(i), findings };
     if (!value.startsWith("-")) break;
-    const [option, inline] = value.startsWith("--") && value.includes("=") ? [value.slice(0, value.indexOf("=")), value.slice(value.indexOf("=") + 1)] : [value, undefined];
+    const [option, inline] =
+      value.startsWith("--") && value.includes("=")
+        ? [value.slice(0, value.indexOf("=")), value.slice(value.indexOf("=") + 1)]
+        : [value, undefined];
     let optionValue = inline;
     if (VALUE_OPTIONS.has(option) && inline === undefined && option !== "--exec-path") {
       const next = args[i + 1];
@@ -62,7 +87,8 @@ function globalOptions(args: readonly ShellArg[]): Parsed {
     }
     if (option === "-c" || option === "--config-env") {
       const key = (optionValue ?? "").split("=")[0] ?? "";
-      if (optionValue === undefined || args[i]?.value === undefined || OVERRIDE_KEY.test(key)) findings.push({ kind: "override", what: `git ${option} ${optionValue ?? "(computed)"}` });
+      if (optionValue === undefined || args[i]?.value === undefined || OVERRIDE_KEY.test(key))
+        findings.push({ kind: "override", what: `git ${option} ${optionValue ?? "(computed)"}` });
     }
     i++;
   }
@@ -84,14 +110,17 @@ export function analyseGit(args: readonly ShellArg[], aliases: Readonly<Record<s
 
   if (PUSHING.has(name)) return [...findings, { kind: "push", what: `git ${name}` }];
   const extension = EXTENSION_PUSH[name];
-  if (extension && extension.some((verb) => values.includes(verb))) return [...findings, { kind: "push", what: `git ${name} ${values.find((v) => extension.includes(v))}` }];
+  if (extension && extension.some((verb) => values.includes(verb)))
+    return [...findings, { kind: "push", what: `git ${name} ${values.find((v) => extension.includes(v))}` }];
 
   if (name === "config") {
     const options = values.filter((v) => v.startsWith("-"));
     const words = positional(tail);
     const verb = words[0];
     const reads = options.some((o) => CONFIG_READS.has(o)) || (verb !== undefined && CONFIG_READS.has(verb));
-    const writes = options.some((o) => /^--(add|unset|unset-all|replace-all|rename-section|remove-section|edit)$|^-e$/.test(o)) || ["set", "unset", "rename-section", "remove-section", "edit"].includes(verb ?? "");
+    const writes =
+      options.some((o) => /^--(add|unset|unset-all|replace-all|rename-section|remove-section|edit)$|^-e$/.test(o)) ||
+      ["set", "unset", "rename-section", "remove-section", "edit"].includes(verb ?? "");
     if (writes || (!reads && words.length >= 2)) return [...findings, { kind: "config", what: `git config ${values.join(" ")}`.trim() }];
     return findings;
   }
@@ -101,7 +130,11 @@ export function analyseGit(args: readonly ShellArg[], aliases: Readonly<Record<s
     return findings;
   }
   if (name === "submodule" && values.includes("foreach")) {
-    const script = tail.slice(values.indexOf("foreach") + 1).filter((a) => !(a.value ?? "").startsWith("--")).map((a) => a.value ?? a.text).join(" ");
+    const script = tail
+      .slice(values.indexOf("foreach") + 1)
+      .filter((a) => !(a.value ?? "").startsWith("--"))
+      .map((a) => a.value ?? a.text)
+      .join(" ");
     return [...findings, { kind: "shell", script }];
   }
   if (name === "rebase" || name === "bisect") {
@@ -117,7 +150,8 @@ export function analyseGit(args: readonly ShellArg[], aliases: Readonly<Record<s
 
   const alias = aliases[name] ?? aliases[name.toLowerCase()];
   if (alias !== undefined) {
-    if (alias.trimStart().startsWith("!")) return [...findings, { kind: "shell", script: `${alias.trimStart().slice(1)} ${values.join(" ")}` }];
+    if (alias.trimStart().startsWith("!"))
+      return [...findings, { kind: "shell", script: `${alias.trimStart().slice(1)} ${values.join(" ")}` }];
     return [...findings, { kind: "alias", words: [...alias.trim().split(/\s+/), ...values] }];
   }
   return findings;

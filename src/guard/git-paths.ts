@@ -6,7 +6,10 @@
 
 /** True when `file` (as written, relative or absolute) is a git directory's config, hooks or `.git` itself. */
 export function isGitControlPath(file: string): boolean {
-  const segments = file.replace(/\\/g, "/").split("/").filter((s) => s !== "" && s !== ".");
+  const segments = file
+    .replace(/\\/g, "/")
+    .split("/")
+    .filter((s) => s !== "" && s !== ".");
   const at = segments.lastIndexOf(".git");
   if (at < 0) return false;
   const after = segments.slice(at + 1);

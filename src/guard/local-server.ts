@@ -13,7 +13,16 @@ export type Endpoint = string;
 /** Loopback spellings: 127.0.0.0/8, localhost (and *.localhost), ::1, 0.0.0.0 (Linux connects it to the local host), `0`. */
 export function isLoopback(host: string): boolean {
   const h = host.toLowerCase().replace(/^\[|\]$/g, "");
-  return /^127(\.\d{1,3}){1,3}$/.test(h) || h === "localhost" || h.endsWith(".localhost") || /^(0:){0,7}:?:?0*1$/.test(h) || h === "::ffff:127.0.0.1" || h === "0.0.0.0" || h === "0" || h === "::";
+  return (
+    /^127(\.\d{1,3}){1,3}$/.test(h) ||
+    h === "localhost" ||
+    h.endsWith(".localhost") ||
+    /^(0:){0,7}:?:?0*1$/.test(h) ||
+    h === "::ffff:127.0.0.1" ||
+    h === "0.0.0.0" ||
+    h === "0" ||
+    h === "::"
+  );
 }
 
 /**
@@ -41,7 +50,9 @@ export function endpointOf(text: string): { host: string; port: number } | undef
   // httpie and xh read `:4097/x` as localhost:4097.
   const shorthand = /^:(\d{1,5})(?:[/?#]|$)/.exec(text.trim());
   if (shorthand) return { host: "localhost", port: Number(shorthand[1]) };
-  const match = /^(?:([a-z][a-z0-9+.-]*):\/\/)?(?:[^/@\s]*@)?(\[[0-9a-f:.]+\]|[^/:?#\s'"[\]]+)(?::(\d{1,5}))?(?:[/?#]|$)/i.exec(text.trim().replace(/^['"]/, ""));
+  const match = /^(?:([a-z][a-z0-9+.-]*):\/\/)?(?:[^/@\s]*@)?(\[[0-9a-f:.]+\]|[^/:?#\s'"[\]]+)(?::(\d{1,5}))?(?:[/?#]|$)/i.exec(
+    text.trim().replace(/^['"]/, ""),
+  );
   if (!match?.[2]) return undefined;
   const scheme = (match[1] ?? "http").toLowerCase();
   const port = match[3] ? Number(match[3]) : scheme === "https" || scheme === "wss" ? 443 : 80;
@@ -89,7 +100,10 @@ export function mentionsLocalServer(code: string, endpoints: readonly Endpoint[]
     if (hit) return hit;
   }
   for (const match of code.matchAll(/['"]([a-z0-9.:[\]-]+)['"]\s*,\s*(\d{1,5})\b/gi)) {
-    const hit = localServerOf(`${match[1]?.includes(":") && !match[1].startsWith("[") ? `[${match[1]}]` : match[1]}:${match[2]}/`, endpoints);
+    const hit = localServerOf(
+      `${match[1]?.includes(":") && !match[1].startsWith("[") ? `[${match[1]}]` : match[1]}:${match[2]}/`,
+      endpoints,
+    );
     if (hit) return hit;
   }
   return undefined;

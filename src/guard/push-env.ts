@@ -58,7 +58,16 @@ export interface PushEnvInput {
 
 /** Every variable otto sets in a guarded shell; a command that changes one is refused. */
 export function protectedVariables(): string[] {
-  return [...Object.keys(pushBlockingEnv({ env: {} })), "GIT_CONFIG_PARAMETERS", "GIT_CONFIG", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_NOSYSTEM", "GIT_SSH", "GIT_EXEC_PATH"];
+  return [
+    ...Object.keys(pushBlockingEnv({ env: {} })),
+    "GIT_CONFIG_PARAMETERS",
+    "GIT_CONFIG",
+    "GIT_CONFIG_GLOBAL",
+    "GIT_CONFIG_SYSTEM",
+    "GIT_CONFIG_NOSYSTEM",
+    "GIT_SSH",
+    "GIT_EXEC_PATH",
+  ];
 }
 
 /** What the `shell.env` hook adds for a guarded session (merged over OpenCode's environment). */

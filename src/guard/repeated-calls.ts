@@ -74,7 +74,9 @@ const SHOWN = 80;
 /** "bash `npm test`", "read `src/a.ts`": the tool and the argument that says what the call does. */
 export function describeCall(tool: string, args: unknown): string {
   const record = args !== null && typeof args === "object" ? (args as Record<string, unknown>) : {};
-  const main = ["command", "filePath", "file_path", "path", "pattern", "url", "query"].map((k) => record[k]).find((v) => typeof v === "string" && v.trim() !== "");
+  const main = ["command", "filePath", "file_path", "path", "pattern", "url", "query"]
+    .map((k) => record[k])
+    .find((v) => typeof v === "string" && v.trim() !== "");
   const shown = typeof main === "string" ? main : stableJson(args);
   const line = redact(shown.replace(/\s+/g, " ").trim());
   return `${tool} \`${line.length > SHOWN ? `${line.slice(0, SHOWN - 1)}…` : line}\``;

@@ -136,7 +136,9 @@ export class SessionGuard {
     if (FILE_TOOLS.has(input.tool) || READ_TOOLS.has(input.tool)) {
       // The read tool runs in OpenCode's process, outside any sandbox: credential stores are refused by path.
       const hidden = credentialPaths(this.deps.env);
-      const secret = filesOf(args).find((file) => hidden.some((h) => within(path.resolve(this.deps.directory, expandHome(file, this.deps.env)), h)));
+      const secret = filesOf(args).find((file) =>
+        hidden.some((h) => within(path.resolve(this.deps.directory, expandHome(file, this.deps.env)), h)),
+      );
       if (secret) throw blocked(`${input.tool} on ${secret}, where credentials live`);
     }
     if (input.tool === "bash") return this.#bash(args, this.#agents.get(input.sessionID));
@@ -162,15 +164,19 @@ export class SessionGuard {
     this.#stopped.set(sessionID, reason);
     this.deps.log.log("warn", `otto: ${reason} (limits.repeated_tool_calls); aborting session ${sessionID}`);
     this.deps.abort?.(sessionID).catch((error: unknown) => {
-      this.deps.log.log("warn", `otto: could not abort session ${sessionID}`, { error: error instanceof Error ? error.message : String(error) });
+      this.deps.log.log("warn", `otto: could not abort session ${sessionID}`, {
+        error: error instanceof Error ? error.message : String(error),
+      });
     });
     throw new GuardBlocked(`Otto ${reason}, and ends this session: the same call gives the same result. Stop here.`);
   }
 
   async #bash(args: Record<string, unknown>, agent: string | undefined): Promise<void> {
     const command = typeof args.command === "string" ? args.command : "";
-    const workdir = typeof args.workdir === "string" && args.workdir !== "" ? path.resolve(this.deps.directory, args.workdir) : this.deps.directory;
-    if (isGitControlPath(workdir) || workdir.split(path.sep).includes(".git")) throw blocked(`running commands inside a git directory (${workdir})`);
+    const workdir =
+      typeof args.workdir === "string" && args.workdir !== "" ? path.resolve(this.deps.directory, args.workdir) : this.deps.directory;
+    if (isGitControlPath(workdir) || workdir.split(path.sep).includes(".git"))
+      throw blocked(`running commands inside a git directory (${workdir})`);
     let reason: string | undefined;
     try {
       const { classifyCommand } = await import("./classify-command.ts");
@@ -201,12 +207,18 @@ export class SessionGuard {
    * command, when the config demands a sandbox this machine lacks.
    */
   async #sandboxed(command: string, workdir: string, mode: SandboxMode): Promise<string> {
-    const [{ planCommand, sandboxedLine }, { treePaths }] = await Promise.all([import("../sandbox/index.ts"), import("../workspace/git.ts")]);
+    const [{ planCommand, sandboxedLine }, { treePaths }] = await Promise.all([
+      import("../sandbox/index.ts"),
+      import("../workspace/git.ts"),
+    ]);
     const plan = planCommand({ mode, cwd: workdir, tree: await treePaths(workdir, this.deps.env), env: this.deps.env }, command);
     if (plan.sandbox !== "none") return sandboxedLine(plan, this.deps.env);
     if (mode !== "off" && !this.#saidNoSandbox) {
       this.#saidNoSandbox = true;
-      this.deps.log.log("warn", `otto: no sandbox for its sessions' commands (${plan.reason}); the environment and command guards still hold. /otto-config show says which sandbox is active.`);
+      this.deps.log.log(
+        "warn",
+        `otto: no sandbox for its sessions' commands (${plan.reason}); the environment and command guards still hold. /otto-config show says which sandbox is active.`,
+      );
     }
     return command;
   }
@@ -228,8 +240,16 @@ export class SessionGuard {
       .catch((error: unknown) => {
         // A broken otto.jsonc must not stop a session's shell: the built-in hosts and the token
         // variables by name still apply.
-        this.deps.log.log("warn", "otto guard: could not read otto's config; using the defaults", { error: error instanceof Error ? error.message : String(error) });
-        return { hosts: [], secrets: [], sandbox: "auto" as const, serverPort: DEFAULT_SERVER_PORT, repeatedToolCalls: DEFAULT_REPEATED_TOOL_CALLS };
+        this.deps.log.log("warn", "otto guard: could not read otto's config; using the defaults", {
+          error: error instanceof Error ? error.message : String(error),
+        });
+        return {
+          hosts: [],
+          secrets: [],
+          sandbox: "auto" as const,
+          serverPort: DEFAULT_SERVER_PORT,
+          repeatedToolCalls: DEFAULT_REPEATED_TOOL_CALLS,
+        };
       });
     this.#config.set(directory, { at: now, value });
     return value;
@@ -288,7 +308,12 @@ export function filesOf(args: Record<string, unknown>): string[] {
 export function credentialWords(command: string, env: Env): string | undefined {
   const { home } = xdgPaths(env);
   for (const store of credentialPaths(env)) {
-    const spellings = [store, ...(store.startsWith(`${home}/`) ? [`~${store.slice(home.length)}`, `$HOME${store.slice(home.length)}`, `\${HOME}${store.slice(home.length)}`] : [])];
+    const spellings = [
+      store,
+      ...(store.startsWith(`${home}/`)
+        ? [`~${store.slice(home.length)}`, `$HOME${store.slice(home.length)}`, `\${HOME}${store.slice(home.length)}`]
+        : []),
+    ];
     const named = spellings.find((s) => command.includes(s));
     if (named) return `reading ${named}, where credentials live`;
   }

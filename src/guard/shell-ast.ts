@@ -68,18 +68,34 @@ function simpleCommand(node: Command, source: string, piped: boolean): SimpleCom
   const assignments: SimpleCommand["assignments"] = [];
   const args: ShellArg[] = [];
   for (const item of node.prefix) {
-    if (item.type === "Assignment") assignments.push({ name: item.name, value: item.value.type === "Word" ? wordArg(item.value) : { value: undefined, text: item.text } });
+    if (item.type === "Assignment")
+      assignments.push({
+        name: item.name,
+        value: item.value.type === "Word" ? wordArg(item.value) : { value: undefined, text: item.text },
+      });
   }
   for (const item of node.suffix) {
     if (item.type === "Word") args.push(wordArg(item));
     else if (item.type === "Assignment") args.push({ value: item.text, text: item.text });
   }
-  return { name: node.name ? wordArg(node.name) : undefined, args, assignments, redirects: node.redirects.map(redirectOf), piped, source: source.slice(node.pos, node.end) };
+  return {
+    name: node.name ? wordArg(node.name) : undefined,
+    args,
+    assignments,
+    redirects: node.redirects.map(redirectOf),
+    piped,
+    source: source.slice(node.pos, node.end),
+  };
 }
 
 function redirectOf(redirect: Redirection): ShellRedirect {
   if (redirect.type === "HereDoc") return { operator: redirect.operator, target: undefined, input: redirect.body.text };
-  if (redirect.type === "HereString") return { operator: redirect.operator, target: undefined, input: redirect.target ? (wordArg(redirect.target).value ?? redirect.target.text) : "" };
+  if (redirect.type === "HereString")
+    return {
+      operator: redirect.operator,
+      target: undefined,
+      input: redirect.target ? (wordArg(redirect.target).value ?? redirect.target.text) : "",
+    };
   return { operator: redirect.operator, target: redirect.target ? wordArg(redirect.target) : undefined };
 }
 
@@ -94,7 +110,14 @@ export function parseLine(source: string): ParsedLine {
     if (node.type === "Command") commands.push(simpleCommand(node, source, piped.has(node)));
     // `{ …; } > file` and `( … ) > file`: the redirections of a compound command count too.
     if (node.type === "Redirected") {
-      commands.push({ name: undefined, args: [], assignments: [], redirects: node.redirects.map(redirectOf), piped: false, source: source.slice(node.pos, node.end) });
+      commands.push({
+        name: undefined,
+        args: [],
+        assignments: [],
+        redirects: node.redirects.map(redirectOf),
+        piped: false,
+        source: source.slice(node.pos, node.end),
+      });
     }
     forEachChild(node, visit);
   };

@@ -13,10 +13,21 @@ import type { OpencodeClient } from "../runtime.ts";
 
 /** The last line of every otto command template, and what the TUI's templates say instead. */
 export const REPEAT_LINE = "Then reply with the tool's output exactly as it is.";
-export const TUI_LINE = "Then reply with only the word Done. Otto shows the tool's output to the user itself; do not repeat or summarise it.";
+export const TUI_LINE =
+  "Then reply with only the word Done. Otto shows the tool's output to the user itself; do not repeat or summarise it.";
 
 /** otto's slash commands (commands/*.md). */
-export const OTTO_COMMANDS: ReadonlySet<string> = new Set(["otto-agent", "otto-build", "otto-config", "otto-cost", "otto-pr", "otto-repo", "otto-spec", "otto-worktree", "pr-review"]);
+export const OTTO_COMMANDS: ReadonlySet<string> = new Set([
+  "otto-agent",
+  "otto-build",
+  "otto-config",
+  "otto-cost",
+  "otto-pr",
+  "otto-repo",
+  "otto-spec",
+  "otto-worktree",
+  "pr-review",
+]);
 
 /** An otto command's tool: `otto-config` → `otto_config`, `pr-review` → `otto_pr_review`. */
 export function commandTool(command: string): string {
@@ -51,14 +62,13 @@ export function commandOutput(deps: { client: OpencodeClient; log: Logger; comma
       const text = ready.get(sessionID);
       if (text === undefined) return;
       ready.delete(sessionID);
-      deps.client.session
-        .prompt({ path: { id: sessionID }, body: { noReply: true, parts: [{ type: "text", text, ignored: true }] } })
-        .then(
-          (result) => {
-            if (result.error !== undefined) deps.log.log("warn", "otto could not show a command's output", { error: JSON.stringify(result.error) });
-          },
-          (error: unknown) => deps.log.log("warn", "otto could not show a command's output", { error: String(error) }),
-        );
+      deps.client.session.prompt({ path: { id: sessionID }, body: { noReply: true, parts: [{ type: "text", text, ignored: true }] } }).then(
+        (result) => {
+          if (result.error !== undefined)
+            deps.log.log("warn", "otto could not show a command's output", { error: JSON.stringify(result.error) });
+        },
+        (error: unknown) => deps.log.log("warn", "otto could not show a command's output", { error: String(error) }),
+      );
     },
   };
 }

@@ -56,7 +56,9 @@ function denials(value: unknown, own: unknown): Json | undefined {
   const rules = ruleObject(value);
   const ottos = ruleObject(own);
   // A deny anywhere; an ask only where it replaces otto's allow of the same pattern (never a deny).
-  const denied = Object.fromEntries(Object.entries(rules).filter(([pattern, action]) => action === "deny" || (action === "ask" && ottos[pattern] === "allow")));
+  const denied = Object.fromEntries(
+    Object.entries(rules).filter(([pattern, action]) => action === "deny" || (action === "ask" && ottos[pattern] === "allow")),
+  );
   return Object.keys(denied).length > 0 ? denied : undefined;
 }
 
@@ -135,7 +137,11 @@ export interface OttoAssets {
  * With `tui`, the commands' templates ask for "Done." instead of the repeated output, which otto
  * shows itself (src/host/command-output.ts).
  */
-export function registerOtto(config: Config, assets: OttoAssets = { agents: AGENTS, commandAgents: COMMAND_AGENTS, commands: COMMANDS }, options: { tui?: boolean } = {}): void {
+export function registerOtto(
+  config: Config,
+  assets: OttoAssets = { agents: AGENTS, commandAgents: COMMAND_AGENTS, commands: COMMANDS },
+  options: { tui?: boolean } = {},
+): void {
   const cfg = config as Json;
   const userAgents = isRecord(cfg.agent) ? cfg.agent : {};
   const agents: Json = { ...userAgents };
@@ -151,7 +157,10 @@ export function registerOtto(config: Config, assets: OttoAssets = { agents: AGEN
   const userCommands = isRecord(cfg.command) ? cfg.command : {};
   const commands: Json = { ...userCommands };
   for (const [name, command] of Object.entries(assets.commands)) {
-    const own = options.tui && typeof command.template === "string" ? { ...command, template: command.template.replace(REPEAT_LINE, TUI_LINE) } : command;
+    const own =
+      options.tui && typeof command.template === "string"
+        ? { ...command, template: command.template.replace(REPEAT_LINE, TUI_LINE) }
+        : command;
     commands[name] = mergeUnder(own, isRecord(userCommands[name]) ? userCommands[name] : {});
   }
   cfg.command = commands;

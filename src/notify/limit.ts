@@ -26,7 +26,10 @@ export function limitNotify(notify: Notify, options: LimitOptions): Notify {
   return async (event): Promise<NotifyReport> => {
     if (sent >= options.max) {
       options.log?.(`notification held back (${options.max} already sent about ${options.subject} this cycle): ${event.title}`);
-      return { delivered: [], failed: [{ channel: "limit", error: `held back: ${options.max} notifications already sent about ${options.subject} this cycle` }] };
+      return {
+        delivered: [],
+        failed: [{ channel: "limit", error: `held back: ${options.max} notifications already sent about ${options.subject} this cycle` }],
+      };
     }
     sent += 1;
     if (sent < options.max) return notify(event);

@@ -83,7 +83,11 @@ export function createNotifier(deps: NotifierDeps): Notify {
     if (command) {
       jobs.push(
         attempt("command", async () => {
-          const result = await deps.runCommand(command, { OTTO_MESSAGE: plainMessage(event), OTTO_EVENT: event.kind, OTTO_URL: event.url ?? "" });
+          const result = await deps.runCommand(command, {
+            OTTO_MESSAGE: plainMessage(event),
+            OTTO_EVENT: event.kind,
+            OTTO_URL: event.url ?? "",
+          });
           if (result.exitCode !== 0) throw new Error(`exit code ${String(result.exitCode)}`);
         }),
       );

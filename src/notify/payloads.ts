@@ -46,7 +46,15 @@ export function slackPayload(event: NotifyEvent): unknown {
 
 /** otto's own event object, for anything else that listens. */
 export function jsonPayload(event: NotifyEvent, time: string): unknown {
-  return { source: "otto", event: event.kind, title: event.title, text: event.text, url: event.url ?? null, facts: event.facts ?? {}, time };
+  return {
+    source: "otto",
+    event: event.kind,
+    title: event.title,
+    text: event.text,
+    url: event.url ?? null,
+    facts: event.facts ?? {},
+    time,
+  };
 }
 
 /** One line for a toast or a shell command. */

@@ -10,7 +10,10 @@ const WEBHOOK_TIMEOUT_MS = 10_000;
 const COMMAND_TIMEOUT_MS = 30_000;
 
 /** The notifier of a loaded config, wired to the plugin's OpenCode client (toasts) and the real network. */
-export function notifierFor(runtime: Pick<Runtime, "client" | "env">, loaded: Pick<LoadedConfig, "secrets"> & { config: Pick<Config, "notify"> }): Notify {
+export function notifierFor(
+  runtime: Pick<Runtime, "client" | "env">,
+  loaded: Pick<LoadedConfig, "secrets"> & { config: Pick<Config, "notify"> },
+): Notify {
   const { notify } = loaded.config;
   return createNotifier({
     webhooks: notify.webhooks,
@@ -38,7 +41,11 @@ export function notifierFor(runtime: Pick<Runtime, "client" | "env">, loaded: Pi
  * Loads the config of `directory` and sends one event (for callers without a loaded config, such as
  * the end of a spec run). Never throws: problems are logged and returned.
  */
-export async function sendNotification(runtime: Pick<Runtime, "client" | "env" | "log">, directory: string, event: NotifyEvent): Promise<NotifyReport> {
+export async function sendNotification(
+  runtime: Pick<Runtime, "client" | "env" | "log">,
+  directory: string,
+  event: NotifyEvent,
+): Promise<NotifyReport> {
   try {
     const loaded = await loadConfig({ directory, env: runtime.env, runtime });
     const report = await notifierFor(runtime, loaded)(event);

@@ -39,7 +39,13 @@ export interface CheckoutInput {
   tempRoot?: string;
 }
 
-async function temporaryWorktree(input: CheckoutInput, root: string, remote: string, git: GitEnv, head?: { ref: string; label: string }): Promise<ReviewCheckout> {
+async function temporaryWorktree(
+  input: CheckoutInput,
+  root: string,
+  remote: string,
+  git: GitEnv,
+  head?: { ref: string; label: string },
+): Promise<ReviewCheckout> {
   const ref = head?.ref ?? `refs/remotes/${remote}/${input.pr.sourceBranch}`;
   if (!head) await fetchBranch(root, remote, input.pr.sourceBranch, { git, tags: false });
   const parent = await fs.mkdtemp(path.join(input.tempRoot ?? os.tmpdir(), `otto-review-${input.pr.number}-`));
@@ -52,7 +58,10 @@ async function temporaryWorktree(input: CheckoutInput, root: string, remote: str
       await fs.rm(parent, { recursive: true, force: true });
       await runGit(["worktree", "prune"], { ...git, cwd: root });
     } catch (error) {
-      input.log.log("warn", "could not clean up the review worktree", { dir, error: error instanceof Error ? error.message : String(error) });
+      input.log.log("warn", "could not clean up the review worktree", {
+        dir,
+        error: error instanceof Error ? error.message : String(error),
+      });
     }
   };
   try {
@@ -62,18 +71,36 @@ async function temporaryWorktree(input: CheckoutInput, root: string, remote: str
     await release();
     throw error;
   }
-  return { dir, remote, temporary: true, how: `temporary worktree of ${head?.label ?? `${remote}/${input.pr.sourceBranch}`} in ${dir}`, release };
+  return {
+    dir,
+    remote,
+    temporary: true,
+    how: `temporary worktree of ${head?.label ?? `${remote}/${input.pr.sourceBranch}`} in ${dir}`,
+    release,
+  };
 }
 
 /** Checks out the PR's source branch and fetches its target, so `git diff <remote>/<target>...HEAD` is the PR's change. */
 export async function checkoutPr(input: CheckoutInput): Promise<ReviewCheckout> {
   if (input.pr.fork === true) return forkCheckout(input);
   const git: GitEnv = { env: input.env };
-  const mapped = await mapPrToWorkdir({ repoUrl: repoUrlOfPr(input.pr.url), branch: input.pr.sourceBranch, config: { repos: input.repos }, cwd: input.cwd, git });
+  const mapped = await mapPrToWorkdir({
+    repoUrl: repoUrlOfPr(input.pr.url),
+    branch: input.pr.sourceBranch,
+    config: { repos: input.repos },
+    cwd: input.cwd,
+    git,
+  });
   const checkout =
     mapped.strategy === "cwd"
       ? await temporaryWorktree(input, mapped.dir, mapped.remote, git)
-      : { dir: mapped.dir, remote: mapped.remote, temporary: false, how: `${mapped.strategy} strategy of repo '${mapped.repo?.name ?? "?"}' in ${mapped.dir}`, release: async () => {} };
+      : {
+          dir: mapped.dir,
+          remote: mapped.remote,
+          temporary: false,
+          how: `${mapped.strategy} strategy of repo '${mapped.repo?.name ?? "?"}' in ${mapped.dir}`,
+          release: async () => {},
+        };
   try {
     await fetchBranch(checkout.dir, checkout.remote, input.pr.targetBranch, { git, tags: false });
   } catch (error) {
@@ -113,15 +140,26 @@ async function forkCheckout(input: CheckoutInput): Promise<ReviewCheckout> {
   const git: GitEnv = { env: input.env };
   const clone = await findClone(input, git);
   if (!clone) {
-    throw new OttoError("repo_not_found", `Cannot find a local clone of ${pr.repo} for PR #${pr.number}.`, "Run /pr-review inside your clone of it, or add it with /otto-repo add (otto never clones).");
+    throw new OttoError(
+      "repo_not_found",
+      `Cannot find a local clone of ${pr.repo} for PR #${pr.number}.`,
+      "Run /pr-review inside your clone of it, or add it with /otto-repo add (otto never clones).",
+    );
   }
   const ref = `refs/otto/pull/${pr.number}/head`;
   const args = ["fetch", "--no-tags", clone.remote, `+refs/pull/${pr.number}/head:${ref}`];
   const fetched = await runGit(args, { ...git, cwd: clone.dir });
   if (fetched.exitCode !== 0) {
-    throw new OttoError("git_failed", `PR #${pr.number} is from a fork (${from}) and \`${describeCommand(args, clone.dir)}\` failed: ${fetched.stderr.trim() || `exit ${fetched.exitCode}`}`, `Run it yourself to see why: ${describeCommand(args, clone.dir)}`);
+    throw new OttoError(
+      "git_failed",
+      `PR #${pr.number} is from a fork (${from}) and \`${describeCommand(args, clone.dir)}\` failed: ${fetched.stderr.trim() || `exit ${fetched.exitCode}`}`,
+      `Run it yourself to see why: ${describeCommand(args, clone.dir)}`,
+    );
   }
-  const worktree = await temporaryWorktree(input, clone.dir, clone.remote, git, { ref, label: `PR #${pr.number}'s head (refs/pull/${pr.number}/head, from ${pr.headRepo ?? "a fork"})` });
+  const worktree = await temporaryWorktree(input, clone.dir, clone.remote, git, {
+    ref,
+    label: `PR #${pr.number}'s head (refs/pull/${pr.number}/head, from ${pr.headRepo ?? "a fork"})`,
+  });
   // Nothing of the review stays in the user's clone: the fetched ref goes with the worktree.
   const checkout: ReviewCheckout = {
     ...worktree,

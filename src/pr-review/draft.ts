@@ -57,10 +57,19 @@ async function readOne(file: string): Promise<Draft> {
   try {
     parsed = JSON.parse(await fs.readFile(file, "utf8"));
   } catch (error) {
-    throw new OttoError("pr_review_draft", `Cannot read the review draft ${file}: ${error instanceof Error ? error.message : String(error)}.`, "Review the PR again: /pr-review <url>.");
+    throw new OttoError(
+      "pr_review_draft",
+      `Cannot read the review draft ${file}: ${error instanceof Error ? error.message : String(error)}.`,
+      "Review the PR again: /pr-review <url>.",
+    );
   }
   const draft = Draft.safeParse(parsed);
-  if (!draft.success) throw new OttoError("pr_review_draft", `The review draft ${file} is not valid (${formatZodIssues(draft.error.issues, { inline: true })}).`, "Review the PR again: /pr-review <url>.");
+  if (!draft.success)
+    throw new OttoError(
+      "pr_review_draft",
+      `The review draft ${file} is not valid (${formatZodIssues(draft.error.issues, { inline: true })}).`,
+      "Review the PR again: /pr-review <url>.",
+    );
   return draft.data;
 }
 
@@ -69,7 +78,11 @@ async function readOne(file: string): Promise<Draft> {
  * explains what to run first.
  */
 export async function readDraft(dir: string, pr?: PrLocator): Promise<{ file: string; draft: Draft }> {
-  const none = new OttoError("pr_review_no_draft", pr ? `There is no review draft for PR #${pr.number} (${pr.repo}).` : "There is no review draft to post.", "Review the PR first: /pr-review <url|number>.");
+  const none = new OttoError(
+    "pr_review_no_draft",
+    pr ? `There is no review draft for PR #${pr.number} (${pr.repo}).` : "There is no review draft to post.",
+    "Review the PR first: /pr-review <url|number>.",
+  );
   if (pr) {
     const file = draftFile(dir, pr);
     try {
@@ -85,7 +98,9 @@ export async function readDraft(dir: string, pr?: PrLocator): Promise<{ file: st
   } catch {
     throw none;
   }
-  const dated = await Promise.all(names.map(async (name) => ({ file: path.join(dir, name), mtime: (await fs.stat(path.join(dir, name))).mtimeMs })));
+  const dated = await Promise.all(
+    names.map(async (name) => ({ file: path.join(dir, name), mtime: (await fs.stat(path.join(dir, name))).mtimeMs })),
+  );
   const newest = dated.sort((a, b) => b.mtime - a.mtime)[0];
   if (!newest) throw none;
   return { file: newest.file, draft: await readOne(newest.file) };

@@ -13,7 +13,10 @@ export function renderExistingComments(comments: readonly PrComment[]): string |
   return open
     .map((c) => {
       const where = c.path ? `${c.path}${c.line ? `:${c.line}` : ""}` : "conversation";
-      const body = c.body.replace(/<!--[\s\S]*?-->/g, "").replace(/\s+/g, " ").trim();
+      const body = c.body
+        .replace(/<!--[\s\S]*?-->/g, "")
+        .replace(/\s+/g, " ")
+        .trim();
       return `- ${where} (${c.author}): ${body.length > MAX_CHARS ? `${body.slice(0, MAX_CHARS - 1)}…` : body}`;
     })
     .join("\n");

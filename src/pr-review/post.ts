@@ -21,13 +21,28 @@ export function planReview(draft: Draft, ids: readonly number[], options: { summ
   const chosen = draft.comments.filter((c) => ids.includes(c.id) && !done.has(c.id));
   const skipped = ids.filter((id) => done.has(id));
   if (chosen.length === 0 && !options.summary) {
-    const why = skipped.length > 0 ? `comment${skipped.length === 1 ? "" : "s"} ${skipped.join(", ")} ${skipped.length === 1 ? "was" : "were"} posted already.` : "no comment was chosen.";
-    throw new OttoError("pr_review_nothing", `Nothing to post: ${why}`, "Pick other ids from the table (/pr-review post <ids>), or add --summary to post the summary alone.");
+    const why =
+      skipped.length > 0
+        ? `comment${skipped.length === 1 ? "" : "s"} ${skipped.join(", ")} ${skipped.length === 1 ? "was" : "were"} posted already.`
+        : "no comment was chosen.";
+    throw new OttoError(
+      "pr_review_nothing",
+      `Nothing to post: ${why}`,
+      "Pick other ids from the table (/pr-review post <ids>), or add --summary to post the summary alone.",
+    );
   }
   const inline = chosen.filter((c) => c.inDiff);
   const outside = chosen.filter((c) => !c.inDiff);
-  const comments: InlineComment[] = inline.map((c) => ({ path: c.file, line: c.line, side: "RIGHT", body: sanitizeForPost(inlineBody(c), options.secrets) }));
-  const body = sanitizeForPost(reviewBody({ ...(options.summary ? { summary: draft.summary } : {}), inlineCount: inline.length, outside }), options.secrets);
+  const comments: InlineComment[] = inline.map((c) => ({
+    path: c.file,
+    line: c.line,
+    side: "RIGHT",
+    body: sanitizeForPost(inlineBody(c), options.secrets),
+  }));
+  const body = sanitizeForPost(
+    reviewBody({ ...(options.summary ? { summary: draft.summary } : {}), inlineCount: inline.length, outside }),
+    options.secrets,
+  );
   return { review: { body, comments }, inline, outside, skipped };
 }
 

@@ -49,7 +49,9 @@ export function reviewBody(input: ReviewBodyInput): string {
     parts.push(
       [
         "**Comments on lines outside the diff**",
-        ...input.outside.map((c) => `- \`${c.file}:${c.line}\` (${c.severity})${c.title ? ` **${c.title}**` : ""}: ${c.body.trim().replace(/\n+/g, " ")}`),
+        ...input.outside.map(
+          (c) => `- \`${c.file}:${c.line}\` (${c.severity})${c.title ? ` **${c.title}**` : ""}: ${c.body.trim().replace(/\n+/g, " ")}`,
+        ),
       ].join("\n"),
     );
   }
@@ -63,7 +65,8 @@ export function spendLine(prNumber: number, total: Usage): string {
 
 /** A row per reviewer model and the total: what each model's calls cost. */
 export function renderSpend(byModel: ReadonlyMap<string, Usage>, total: Usage): string {
-  const row = (name: string, u: Usage) => `| ${name} | ${u.requests} | ${formatTokens(u.input)} | ${formatTokens(u.output)} | ${formatTokens(totalTokens(u))} | ${formatCost(u)} |`;
+  const row = (name: string, u: Usage) =>
+    `| ${name} | ${u.requests} | ${formatTokens(u.input)} | ${formatTokens(u.output)} | ${formatTokens(totalTokens(u))} | ${formatCost(u)} |`;
   return [
     "| Reviewer | Calls | Input | Output | Tokens | Cost |",
     "|---|---:|---:|---:|---:|---:|",

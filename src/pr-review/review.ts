@@ -2,7 +2,16 @@ import { findRepoRoot, modelRoles } from "../config/index.ts";
 import { Account, withAccount } from "../cost/index.ts";
 import { OttoError, formatError } from "../core/index.ts";
 import type { Runtime } from "../runtime.ts";
-import { createPrContext, documentKey, locatePr, originUrl, type PrBackend, type PrContext, type PrInfo, type PrLocator } from "../pr/index.ts";
+import {
+  createPrContext,
+  documentKey,
+  locatePr,
+  originUrl,
+  type PrBackend,
+  type PrContext,
+  type PrInfo,
+  type PrLocator,
+} from "../pr/index.ts";
 import { formatModel, resolveRoleModel } from "../session/index.ts";
 import { checkoutPr } from "./checkout.ts";
 import { draftsDir, saveDraft, type Draft } from "./draft.ts";
@@ -35,7 +44,12 @@ export interface ReadPr {
 }
 
 /** Which PR the user means (a URL, a number, `owner/repo#n`), without reading it. */
-export async function locateTarget(ctx: PrContext, directory: string, target: string, provider?: string): Promise<{ backend: PrBackend; locator: PrLocator }> {
+export async function locateTarget(
+  ctx: PrContext,
+  directory: string,
+  target: string,
+  provider?: string,
+): Promise<{ backend: PrBackend; locator: PrLocator }> {
   const remote = await originUrl(directory);
   return locatePr(ctx.registry, {
     text: target,
@@ -48,7 +62,10 @@ export async function locateTarget(ctx: PrContext, directory: string, target: st
 /** Reads the PR from its forge: the one the user typed, or a known locator (a draft's). */
 export async function readPr(runtime: Runtime, directory: string, target: string | PrLocator, provider?: string): Promise<ReadPr> {
   const ctx = await createPrContext(runtime, directory);
-  const { backend, locator } = typeof target === "string" ? await locateTarget(ctx, directory, target, provider) : { backend: ctx.registry.get(target.provider), locator: target };
+  const { backend, locator } =
+    typeof target === "string"
+      ? await locateTarget(ctx, directory, target, provider)
+      : { backend: ctx.registry.get(target.provider), locator: target };
   return { pr: await backend.getPr(locator), backend, ctx };
 }
 
@@ -70,7 +87,8 @@ export async function reviewPr(input: ReviewInput): Promise<string> {
   const { runtime } = input;
   input.progress("pr-review: reading the PR");
   const { pr, backend, ctx } = await readPr(runtime, input.directory, input.target, input.provider);
-  if (pr.state !== "open") throw new OttoError("pr_not_open", `PR #${pr.number} (${pr.repo}) is ${pr.state}; there is nothing to review.`, "Review an open PR.");
+  if (pr.state !== "open")
+    throw new OttoError("pr_not_open", `PR #${pr.number} (${pr.repo}) is ${pr.state}; there is nothing to review.`, "Review an open PR.");
   const config = ctx.loaded.config;
   const secrets = ctx.loaded.secrets;
   const roles = modelRoles(config);
@@ -85,7 +103,9 @@ export async function reviewPr(input: ReviewInput): Promise<string> {
   });
   // The review's spend, per reviewer model: the ledger's labels let /otto-cost --by pr find it.
   const key = documentKey(pr);
-  const account = new Account(`pr-review ${key}`, { labels: { repo: (await findRepoRoot(input.directory)) ?? input.directory, pr: `${pr.repo}#${pr.number}`, review: key } });
+  const account = new Account(`pr-review ${key}`, {
+    labels: { repo: (await findRepoRoot(input.directory)) ?? input.directory, pr: `${pr.repo}#${pr.number}`, review: key },
+  });
   const lines = [`Fetching PR #${pr.number}... done: ${pr.title} (${pr.sourceBranch} → ${pr.targetBranch}, ${pr.repo})`];
 
   input.progress(`pr-review: checking out ${pr.sourceBranch}`);
@@ -94,29 +114,40 @@ export async function reviewPr(input: ReviewInput): Promise<string> {
   try {
     lines.push(`Checked out ${pr.sourceBranch}: ${checkout.how}`);
     // Before the first session there: OpenCode loads the directory's configuration when it opens one.
-    const stripped = await stripOpenCodeConfig({ pr, dir: checkout.dir, temporary: checkout.temporary, target: `${checkout.remote}/${pr.targetBranch}`, env: runtime.env });
-    lines.push(...strippedLines(stripped));
-    draft = await withAccount(account.child(`reviewer ${formatModel(role.model)}`), () => reviewCheckout({
-      runtime,
+    const stripped = await stripOpenCodeConfig({
       pr,
-      checkout,
-      model: role.model,
-      secrets,
-      sessionID: input.sessionID,
-      ...(input.focus ? { focus: input.focus } : {}),
-      ...(stripped?.diff ? { openCodeConfigDiff: stripped.diff } : {}),
-      ...(input.signal ? { signal: input.signal } : {}),
-      progress: (message) => input.progress(message),
-      report: (line) => lines.push(line),
-      existingComments: () => readExistingComments(backend, pr, runtime),
-    }));
+      dir: checkout.dir,
+      temporary: checkout.temporary,
+      target: `${checkout.remote}/${pr.targetBranch}`,
+      env: runtime.env,
+    });
+    lines.push(...strippedLines(stripped));
+    draft = await withAccount(account.child(`reviewer ${formatModel(role.model)}`), () =>
+      reviewCheckout({
+        runtime,
+        pr,
+        checkout,
+        model: role.model,
+        secrets,
+        sessionID: input.sessionID,
+        ...(input.focus ? { focus: input.focus } : {}),
+        ...(stripped?.diff ? { openCodeConfigDiff: stripped.diff } : {}),
+        ...(input.signal ? { signal: input.signal } : {}),
+        progress: (message) => input.progress(message),
+        report: (line) => lines.push(line),
+        existingComments: () => readExistingComments(backend, pr, runtime),
+      }),
+    );
   } finally {
     await checkout.release();
   }
   if (checkout.temporary) lines.push("Removed the temporary worktree.");
   const file = await saveDraft(draftsDir(runtime.env), draft);
   const outside = draft.comments.filter((c) => !c.inDiff).length;
-  lines.push(`Generated ${draft.comments.length} review comment${draft.comments.length === 1 ? "" : "s"}${outside > 0 ? ` (${outside} outside the diff: posted in the review's summary)` : ""}.`, "");
+  lines.push(
+    `Generated ${draft.comments.length} review comment${draft.comments.length === 1 ? "" : "s"}${outside > 0 ? ` (${outside} outside the diff: posted in the review's summary)` : ""}.`,
+    "",
+  );
   if (role.note) lines.splice(1, 0, `Note: ${role.note}`);
   lines.push(renderTable(draft.comments), "");
   if (draft.summary) lines.push(`**Summary**: ${draft.summary}`, "");
@@ -132,7 +163,14 @@ export async function reviewPr(input: ReviewInput): Promise<string> {
     return [...lines, postedLine(result)].join("\n");
   }
   lines.push(`Draft saved: ${file}`);
-  lines.push(draft.comments.length > 0 ? `Post with /pr-review post <ids|all> [--summary], e.g. /pr-review post ${draft.comments.map((c) => c.id).slice(0, 2).join(",")}.` : "Nothing to post; /pr-review post all --summary posts the summary.");
+  lines.push(
+    draft.comments.length > 0
+      ? `Post with /pr-review post <ids|all> [--summary], e.g. /pr-review post ${draft.comments
+          .map((c) => c.id)
+          .slice(0, 2)
+          .join(",")}.`
+      : "Nothing to post; /pr-review post all --summary posts the summary.",
+  );
   return lines.join("\n");
 }
 

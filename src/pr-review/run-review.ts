@@ -45,7 +45,16 @@ const MAX_DIFF_BYTES = 16 * 1024 * 1024;
 
 /** `git diff <remote>/<target>...HEAD` with fixed prefixes and unquoted paths, whatever the user's git config says. */
 function prDiff(checkout: ReviewCheckout, pr: PrInfo, runtime: Runtime): Promise<string> {
-  const args = ["-c", "core.quotepath=off", "diff", "--no-color", "--no-ext-diff", "--src-prefix=a/", "--dst-prefix=b/", `${checkout.remote}/${pr.targetBranch}...HEAD`];
+  const args = [
+    "-c",
+    "core.quotepath=off",
+    "diff",
+    "--no-color",
+    "--no-ext-diff",
+    "--src-prefix=a/",
+    "--dst-prefix=b/",
+    `${checkout.remote}/${pr.targetBranch}...HEAD`,
+  ];
   return gitOutput(args, { cwd: checkout.dir, env: runtime.env, maxBuffer: MAX_DIFF_BYTES });
 }
 
@@ -60,7 +69,11 @@ export async function reviewCheckout(input: ReviewCheckoutInput): Promise<Draft>
   // Deleted and binary files count too, though no comment can go inline on them.
   const files = diff.split("\n").filter((line) => line.startsWith("diff --git ")).length;
   if (files === 0) {
-    throw new OttoError("pr_review_empty", `PR #${pr.number} changes nothing against ${base}.`, "Check that the PR's branch has commits, then review it again.");
+    throw new OttoError(
+      "pr_review_empty",
+      `PR #${pr.number} changes nothing against ${base}.`,
+      "Check that the PR's branch has commits, then review it again.",
+    );
   }
   const commentable = commentableLines(diff);
   const model = formatModel(input.model);
@@ -97,7 +110,16 @@ export async function reviewCheckout(input: ReviewCheckoutInput): Promise<Draft>
   const clean = (text: string) => redact(text, input.secrets);
   return {
     version: 1,
-    pr: { provider: pr.provider, repo: pr.repo, number: pr.number, url: pr.url, title: pr.title, sourceBranch: pr.sourceBranch, targetBranch: pr.targetBranch, headSha: pr.headSha },
+    pr: {
+      provider: pr.provider,
+      repo: pr.repo,
+      number: pr.number,
+      url: pr.url,
+      title: pr.title,
+      sourceBranch: pr.sourceBranch,
+      targetBranch: pr.targetBranch,
+      headSha: pr.headSha,
+    },
     reviewedSha: (await headSha(checkout.dir, { env: runtime.env })) ?? "",
     model,
     createdAt: new Date().toISOString(),

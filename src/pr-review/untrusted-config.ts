@@ -37,7 +37,13 @@ export function untrustedTreeReason(pr: Pick<PrInfo, "fork" | "headRepo" | "repo
  * Removes the OpenCode configuration from otto's checkout of an untrusted PR. `temporary` must be
  * true (otto's own worktree): the user's checkout is never changed, so anything else is refused.
  */
-export async function stripOpenCodeConfig(input: { pr: PrInfo; dir: string; temporary: boolean; target: string; env?: Env }): Promise<StrippedConfig | undefined> {
+export async function stripOpenCodeConfig(input: {
+  pr: PrInfo;
+  dir: string;
+  temporary: boolean;
+  target: string;
+  env?: Env;
+}): Promise<StrippedConfig | undefined> {
   const reason = untrustedTreeReason(input.pr);
   if (reason === undefined) return undefined;
   if (!input.temporary) {
@@ -56,8 +62,15 @@ export async function stripOpenCodeConfig(input: { pr: PrInfo; dir: string; temp
 /** The output's lines about what was removed and why; none when the tree had no configuration. */
 export function strippedLines(stripped: StrippedConfig | undefined): string[] {
   if (!stripped || stripped.removed.length === 0) return [];
-  const list = stripped.removed.slice(0, 10).map((f) => `\`${f}\``).join(", ") + (stripped.removed.length > 10 ? `, … (${stripped.removed.length} in all)` : "");
-  const changed = stripped.changed.length > 0 ? ` The PR's changes to ${stripped.changed.length === 1 ? "it" : "them"} (${stripped.changed.map((f) => `\`${f}\``).join(", ")}) were given to the reviewer as text.` : "";
+  const list =
+    stripped.removed
+      .slice(0, 10)
+      .map((f) => `\`${f}\``)
+      .join(", ") + (stripped.removed.length > 10 ? `, … (${stripped.removed.length} in all)` : "");
+  const changed =
+    stripped.changed.length > 0
+      ? ` The PR's changes to ${stripped.changed.length === 1 ? "it" : "them"} (${stripped.changed.map((f) => `\`${f}\``).join(", ")}) were given to the reviewer as text.`
+      : "";
   return [
     `Removed the OpenCode configuration from otto's checkout before the review: ${list}. Why: ${stripped.reason}, and OpenCode loads a session's directory's configuration (plugins, MCP servers, agents, instructions) into your OpenCode.${changed}`,
   ];

@@ -42,4 +42,19 @@ export { fixCommand, fixOnFailure } from "./fix/index.ts";
 export { sanitizeForPost, DIFF_PLACEHOLDER } from "./sanitize.ts";
 export { openPrTree, snapshotPrTree, deferredText, type PrTree, type PrTreeInput } from "./pr-tree.ts";
 export { ciInit, readCiSetup } from "./ci/init/index.ts";
-export { runCi, readCiEvent, githubEvent, readAzureEvent, commentCommand, CiState, STATE_MARKER, findState, parseState, renderState, AZURE_VARS, GITHUB_VARS, type CiEvent, type CiResult } from "./ci/index.ts";
+export {
+  runCi,
+  readCiEvent,
+  githubEvent,
+  readAzureEvent,
+  commentCommand,
+  CiState,
+  STATE_MARKER,
+  findState,
+  parseState,
+  renderState,
+  AZURE_VARS,
+  GITHUB_VARS,
+  type CiEvent,
+  type CiResult,
+} from "./ci/index.ts";

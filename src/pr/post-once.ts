@@ -31,7 +31,12 @@ export function stripPostMarkers(body: string): string {
 export const UNCERTAIN_WRITE = "pr_write_uncertain";
 
 export function uncertainWrite(what: string, detail: string, cause?: unknown): OttoError {
-  return new OttoError(UNCERTAIN_WRITE, `${what}: ${detail}; the forge may or may not have applied it.`, "otto checks for its post before it writes again; the next poll tries again.", { cause });
+  return new OttoError(
+    UNCERTAIN_WRITE,
+    `${what}: ${detail}; the forge may or may not have applied it.`,
+    "otto checks for its post before it writes again; the next poll tries again.",
+    { cause },
+  );
 }
 
 export const isUncertainWrite = (error: unknown): boolean => isOttoError(error) && error.code === UNCERTAIN_WRITE;
@@ -64,7 +69,8 @@ export async function postOnce(options: PostOnceOptions): Promise<PostResult> {
     const found = await options.find(marker).catch(() => {
       throw error;
     });
-    if (found) options.log?.(`a write that failed (${error instanceof Error ? error.message : String(error)}) had been applied; not posting again`);
+    if (found)
+      options.log?.(`a write that failed (${error instanceof Error ? error.message : String(error)}) had been applied; not posting again`);
     return found;
   };
   try {

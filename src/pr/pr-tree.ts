@@ -43,7 +43,14 @@ export async function openPrTree(input: PrTreeInput): Promise<PrTree> {
     return { kind: "tree", dir: input.dir, temporary: false, how: `in ${input.dir}`, release: async () => undefined };
   }
   if (input.strategy === "hands-off") return { kind: "deferred", dir: input.dir, changes: status.changes };
-  const worktree = await addTemporaryWorktree({ repoDir: input.dir, remote: input.remote, branch: input.branch, env: input.env, label: input.label, ...(input.tempRoot ? { tempRoot: input.tempRoot } : {}) });
+  const worktree = await addTemporaryWorktree({
+    repoDir: input.dir,
+    remote: input.remote,
+    branch: input.branch,
+    env: input.env,
+    label: input.label,
+    ...(input.tempRoot ? { tempRoot: input.tempRoot } : {}),
+  });
   const n = status.changes.length;
   return {
     kind: "tree",
@@ -64,7 +71,11 @@ export function snapshotPrTree(dir: string, env: Env): Promise<TreeSnapshot> {
 }
 
 /** The PR document's note and the notification's text when a hands-off checkout is dirty. */
-export function deferredText(pr: { number: number }, tree: { dir: string; changes: string[] }, command: string): { title: string; text: string } {
+export function deferredText(
+  pr: { number: number },
+  tree: { dir: string; changes: string[] },
+  command: string,
+): { title: string; text: string } {
   const list = tree.changes.slice(0, 5).join(", ") + (tree.changes.length > 5 ? `, … (${tree.changes.length} in all)` : "");
   return {
     title: `PR #${pr.number}: your checkout has uncommitted changes; otto did not touch it`,

@@ -20,7 +20,11 @@ export interface ConflictSessionContext {
 }
 
 /** True when the session says it resolved them; commitAndPush still checks the files for markers. */
-export async function resolveConflicts(ctx: ConflictSessionContext, model: ModelRef, input: { pr: PrInfo; files: readonly string[]; change?: string | undefined }): Promise<boolean> {
+export async function resolveConflicts(
+  ctx: ConflictSessionContext,
+  model: ModelRef,
+  input: { pr: PrInfo; files: readonly string[]; change?: string | undefined },
+): Promise<boolean> {
   const prompt = renderPrompt(
     "pr-rebase-conflicts",
     {

@@ -7,7 +7,11 @@ const CLI_TIMEOUT_MS = 10_000;
  * stdout of a token CLI when it exists and succeeds; undefined otherwise (never throws). The token
  * joins deps.secrets, so it is redacted like the configured ones from then on.
  */
-export async function cliToken(deps: Pick<BackendDeps, "exec" | "log" | "secrets">, file: string, args: string[]): Promise<string | undefined> {
+export async function cliToken(
+  deps: Pick<BackendDeps, "exec" | "log" | "secrets">,
+  file: string,
+  args: string[],
+): Promise<string | undefined> {
   try {
     const result = await deps.exec(file, args, { timeoutMs: CLI_TIMEOUT_MS });
     const token = result.stdout.trim();

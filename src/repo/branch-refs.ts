@@ -58,7 +58,10 @@ export function globPattern(glob: string): RegExp {
 }
 
 /** Branches otto manages for a repo: they follow branch_template or match one of branch_patterns. */
-export function managedBranchMatcher(repo: { branch_template?: string | undefined; branch_patterns: readonly string[] }): (branch: string) => boolean {
+export function managedBranchMatcher(repo: {
+  branch_template?: string | undefined;
+  branch_patterns: readonly string[];
+}): (branch: string) => boolean {
   const patterns = repo.branch_patterns.map(globPattern);
   const template = repo.branch_template === undefined ? undefined : templatePattern(repo.branch_template);
   return (branch) => (template?.test(branch) ?? false) || patterns.some((p) => p.test(branch));

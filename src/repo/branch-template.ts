@@ -44,9 +44,17 @@ function templateError(template: string, error: unknown): OttoError {
 function assertBranchName(branch: string, template: string): string {
   // https://git-scm.com/docs/git-check-ref-format
   const control = [...branch].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f);
-  const bad = branch === "" || control || /[\s~^:?*[\\]|\.\.|@\{|\/\/|^\/|\/$|\.lock$|\.$|^-/.test(branch) || branch.split("/").some((s) => s.startsWith("."));
+  const bad =
+    branch === "" ||
+    control ||
+    /[\s~^:?*[\\]|\.\.|@\{|\/\/|^\/|\/$|\.lock$|\.$|^-/.test(branch) ||
+    branch.split("/").some((s) => s.startsWith("."));
   if (bad) {
-    throw new OttoError("branch_name", `branch_template '${template}' makes '${branch}', which is not a valid branch name.`, "Fix branch_template in the repo's config (otto's repos[].branch_template).");
+    throw new OttoError(
+      "branch_name",
+      `branch_template '${template}' makes '${branch}', which is not a valid branch name.`,
+      "Fix branch_template in the repo's config (otto's repos[].branch_template).",
+    );
   }
   return branch;
 }

@@ -41,7 +41,9 @@ function unknownRepo(repos: readonly Repo[], what: string): OttoError {
   return new OttoError(
     "repo_unknown",
     what,
-    names.length > 0 ? `Pass --repo <name> (tracked: ${names.join(", ")}), or add this repo: /otto-repo add` : "Add the repo first: run /otto-repo add inside its clone.",
+    names.length > 0
+      ? `Pass --repo <name> (tracked: ${names.join(", ")}), or add this repo: /otto-repo add`
+      : "Add the repo first: run /otto-repo add inside its clone.",
   );
 }
 
@@ -57,7 +59,9 @@ export async function findRepo(repos: readonly Repo[], options: { name?: string;
   }
   // The deepest directory wins, so a repo cloned inside another tracked repo's folder is found.
   const byPath = repos
-    .flatMap((r) => [r.primary_dir, worktreeDirOf(r)].filter((dir) => isInside(options.cwd, dir)).map((dir) => ({ r, depth: realPath(dir).length })))
+    .flatMap((r) =>
+      [r.primary_dir, worktreeDirOf(r)].filter((dir) => isInside(options.cwd, dir)).map((dir) => ({ r, depth: realPath(dir).length })),
+    )
     .sort((a, b) => b.depth - a.depth)[0]?.r;
   if (byPath) return byPath;
   const git = options.git ?? {};

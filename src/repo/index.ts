@@ -6,7 +6,14 @@ export { addRepoEntry, removeRepoEntry, type RepoEntry, type RepoEdit } from "./
 export { proposeRepo, type RepoProposal } from "./propose-repo.ts";
 export { findRepo, worktreeDirOf, realPath, isInside, remoteKeys } from "./find-repo.ts";
 export { addWorktree, type WorktreeAdded } from "./worktree-add.ts";
-export { listWorktrees, type WorktreeListing, type WorktreeEntry, type ActiveSpec, type SpecsIn, type ListOptions } from "./worktree-list.ts";
+export {
+  listWorktrees,
+  type WorktreeListing,
+  type WorktreeEntry,
+  type ActiveSpec,
+  type SpecsIn,
+  type ListOptions,
+} from "./worktree-list.ts";
 export { removeWorktree, type RemoveOptions, type WorktreeRemoved } from "./worktree-remove.ts";
 export { readTrackedPrs, prDocumentsDir, prBelongsTo, repoUrlOfPr, type TrackedPr } from "./tracked-prs.ts";
 export { mapPrToWorkdir, type MapPrInput, type PrWorkdir } from "./map-pr.ts";

@@ -50,7 +50,11 @@ async function run(ctx: Ctx, args: string[], cwd: string): Promise<void> {
 }
 
 async function fetchPrBranch(ctx: Ctx): Promise<void> {
-  await fetchBranch(ctx.repo.primary_dir, ctx.remote, ctx.input.branch, { git: ctx.git, remoteLabel: `${ctx.remote} (${ctx.input.repoUrl})`, onCommand: (command) => ctx.commands.push(command) });
+  await fetchBranch(ctx.repo.primary_dir, ctx.remote, ctx.input.branch, {
+    git: ctx.git,
+    remoteLabel: `${ctx.remote} (${ctx.input.repoUrl})`,
+    onCommand: (command) => ctx.commands.push(command),
+  });
 }
 
 async function viaWorktree(ctx: Ctx): Promise<PrWorkdir> {
@@ -63,11 +67,21 @@ async function viaWorktree(ctx: Ctx): Promise<PrWorkdir> {
   if (fs.existsSync(dir)) {
     const other = worktrees.find((w) => realPath(w.path) === realPath(dir));
     const has = other ? `has ${other.branch ?? "a detached HEAD"} checked out` : "is not a worktree of this repo";
-    throw new OttoError("worktree_conflict", `${dir} already exists and ${has}, so it cannot hold branch '${input.branch}'.`, `Move or remove ${dir} (/otto-worktree list --repo ${repo.name} shows it), then run the command again.`);
+    throw new OttoError(
+      "worktree_conflict",
+      `${dir} already exists and ${has}, so it cannot hold branch '${input.branch}'.`,
+      `Move or remove ${dir} (/otto-worktree list --repo ${repo.name} shows it), then run the command again.`,
+    );
   }
   await fetchPrBranch(ctx);
   const exists = await branchExists(repo.primary_dir, input.branch, ctx.git);
-  await run(ctx, exists ? ["worktree", "add", dir, input.branch] : ["worktree", "add", "--track", "-b", input.branch, dir, `${ctx.remote}/${input.branch}`], repo.primary_dir);
+  await run(
+    ctx,
+    exists
+      ? ["worktree", "add", dir, input.branch]
+      : ["worktree", "add", "--track", "-b", input.branch, dir, `${ctx.remote}/${input.branch}`],
+    repo.primary_dir,
+  );
   return { ...base, dir, created: true };
 }
 
@@ -81,7 +95,10 @@ async function viaBranch(ctx: Ctx): Promise<PrWorkdir> {
     if (status.dirty) {
       throw new OttoError(
         "worktree_dirty",
-        `Cannot check out '${input.branch}' in ${dir}: it has uncommitted changes on ${current ?? "a detached HEAD"}:\n${status.changes.slice(0, 10).map((c) => `  ${c}`).join("\n")}`,
+        `Cannot check out '${input.branch}' in ${dir}: it has uncommitted changes on ${current ?? "a detached HEAD"}:\n${status.changes
+          .slice(0, 10)
+          .map((c) => `  ${c}`)
+          .join("\n")}`,
         `Commit or stash them first (git -C ${dir} stash -u), then run the command again.`,
       );
     }
@@ -100,7 +117,8 @@ async function viaHandsOff(ctx: Ctx): Promise<PrWorkdir> {
   const current = await currentBranch(dir, ctx.git);
   if (current !== input.branch) {
     // `checkout <branch>` needs the branch locally or as <remote>/<branch>; otherwise fetch it first.
-    const known = (await branchExists(dir, input.branch, ctx.git)) || (await refExists(dir, `refs/remotes/${ctx.remote}/${input.branch}`, ctx.git));
+    const known =
+      (await branchExists(dir, input.branch, ctx.git)) || (await refExists(dir, `refs/remotes/${ctx.remote}/${input.branch}`, ctx.git));
     const fetch = known ? "" : `${describeCommand(["fetch", ctx.remote, input.branch], dir)} && `;
     throw new OttoError(
       "hands_off_branch",
@@ -119,7 +137,11 @@ async function viaHandsOff(ctx: Ctx): Promise<PrWorkdir> {
 export async function mapPrToWorkdir(input: MapPrInput): Promise<PrWorkdir> {
   const key = normalizeRemoteUrl(input.repoUrl);
   if (key === undefined) {
-    throw new OttoError("repo_url", `'${input.repoUrl}' is not a repository URL.`, "Pass the repository's https or ssh URL, e.g. https://github.com/org/repo.");
+    throw new OttoError(
+      "repo_url",
+      `'${input.repoUrl}' is not a repository URL.`,
+      "Pass the repository's https or ssh URL, e.g. https://github.com/org/repo.",
+    );
   }
   const git = input.git ?? {};
   for (const repo of input.config.repos) {

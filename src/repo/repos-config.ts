@@ -16,7 +16,11 @@ type Scope = "user" | "repo";
 function reposOf(text: string, file: string, scope: Scope): RepoEntry[] {
   const parsed = parseConfigText(text, { file, scope });
   if (!parsed.value) {
-    throw new OttoError("config_invalid", `Cannot edit repos in ${file}: fix the file first:\n${formatConfigProblems(parsed.problems)}`, "Fix each problem above, then run /otto-config validate.");
+    throw new OttoError(
+      "config_invalid",
+      `Cannot edit repos in ${file}: fix the file first:\n${formatConfigProblems(parsed.problems)}`,
+      "Fix each problem above, then run /otto-config validate.",
+    );
   }
   const repos = parsed.value.repos;
   return Array.isArray(repos) ? (repos as RepoEntry[]) : [];
@@ -56,4 +60,3 @@ export async function removeRepoEntry(file: string, name: string, scope: Scope =
   });
   return found ? { ...result, ...found } : undefined;
 }
-

@@ -55,7 +55,8 @@ export async function placeRun(input: RunBranchInput): Promise<RunBranch> {
   const main = await defaultBranch(input.root, git);
   if (branch !== main) return { branch, switched: false };
   const repo = await trackedRepo(input);
-  if (repo?.git_strategy === "hands-off") return { branch, switched: false, note: `Committing on ${branch}: the repo '${repo.name}' is hands-off.` };
+  if (repo?.git_strategy === "hands-off")
+    return { branch, switched: false, note: `Committing on ${branch}: the repo '${repo.name}' is hands-off.` };
   const target = runBranchName(input.slug, repo);
   const exists = await branchExists(input.root, target, git);
   // A new branch starts at HEAD, so switching to it cannot touch the working tree. An existing one

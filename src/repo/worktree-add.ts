@@ -25,7 +25,11 @@ export interface WorktreeAdded {
 export async function assertPrimaryDir(repo: Repo, git: GitEnv): Promise<void> {
   if ((await repoRoot(repo.primary_dir, git)) === undefined) {
     const why = fs.existsSync(repo.primary_dir) ? "is not a git repository" : "does not exist";
-    throw new OttoError("repo_dir_missing", `The primary dir of repo '${repo.name}', ${repo.primary_dir}, ${why}.`, "Fix primary_dir in the config (/otto-repo list shows it), or remove the repo: /otto-repo remove " + repo.name);
+    throw new OttoError(
+      "repo_dir_missing",
+      `The primary dir of repo '${repo.name}', ${repo.primary_dir}, ${why}.`,
+      "Fix primary_dir in the config (/otto-repo list shows it), or remove the repo: /otto-repo remove " + repo.name,
+    );
   }
 }
 
@@ -47,7 +51,11 @@ async function describeBase(dir: string, git: GitEnv): Promise<string> {
 export async function addWorktree(repo: Repo, name: string, git: GitEnv = {}): Promise<WorktreeAdded> {
   const branch = renderBranchName(repo.branch_template, name);
   if (repo.git_strategy === "hands-off") {
-    throw handsOffError(repo, "create worktrees or branches", `Create it yourself (git -C ${repo.primary_dir} switch -c ${branch}), or change the repo's git_strategy to worktree or branch.`);
+    throw handsOffError(
+      repo,
+      "create worktrees or branches",
+      `Create it yourself (git -C ${repo.primary_dir} switch -c ${branch}), or change the repo's git_strategy to worktree or branch.`,
+    );
   }
   await assertPrimaryDir(repo, git);
   const primary = repo.primary_dir;
@@ -55,7 +63,11 @@ export async function addWorktree(repo: Repo, name: string, git: GitEnv = {}): P
   const base = exists ? undefined : await describeBase(primary, git);
   if (repo.git_strategy === "branch") {
     if (exists) {
-      throw new OttoError("branch_exists", `Branch '${branch}' already exists in ${primary}.`, `Switch to it yourself (git -C ${primary} checkout ${branch}), or pick another name.`);
+      throw new OttoError(
+        "branch_exists",
+        `Branch '${branch}' already exists in ${primary}.`,
+        `Switch to it yourself (git -C ${primary} checkout ${branch}), or pick another name.`,
+      );
     }
     const args = ["checkout", "-b", branch];
     await gitOutput(args, { ...git, cwd: primary });
@@ -63,7 +75,11 @@ export async function addWorktree(repo: Repo, name: string, git: GitEnv = {}): P
   }
   const dir = path.join(worktreeDirOf(repo), name);
   if (fs.existsSync(dir)) {
-    throw new OttoError("worktree_exists", `${dir} already exists.`, `Use it as it is, remove it first (/otto-worktree remove ${name} --repo ${repo.name}), or pick another name.`);
+    throw new OttoError(
+      "worktree_exists",
+      `${dir} already exists.`,
+      `Use it as it is, remove it first (/otto-worktree remove ${name} --repo ${repo.name}), or pick another name.`,
+    );
   }
   // An existing branch (from an earlier worktree, or fetched) is checked out rather than recreated.
   const args = exists ? ["worktree", "add", dir, branch] : ["worktree", "add", dir, "-b", branch];

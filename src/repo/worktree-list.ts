@@ -76,7 +76,16 @@ async function byStrategy(repo: Repo, options: ListOptions): Promise<WorktreeEnt
     const worktrees = (await listGitWorktrees(primary, git)).filter((w) => !w.bare);
     return Promise.all(
       worktrees.map((w, i) =>
-        checkedOut({ kind: i === 0 ? "primary" : "worktree", path: w.path, branch: w.branch, head: w.head, managed: i > 0 && isInside(w.path, worktreeDirOf(repo)) }, options),
+        checkedOut(
+          {
+            kind: i === 0 ? "primary" : "worktree",
+            path: w.path,
+            branch: w.branch,
+            head: w.head,
+            managed: i > 0 && isInside(w.path, worktreeDirOf(repo)),
+          },
+          options,
+        ),
       ),
     );
   }

@@ -36,7 +36,10 @@ export interface WorktreeRemoved {
 
 const MAX_LISTED = 10;
 const listed = (lines: readonly string[]) =>
-  [...lines.slice(0, MAX_LISTED).map((l) => `  ${l}`), ...(lines.length > MAX_LISTED ? [`  … and ${lines.length - MAX_LISTED} more`] : [])].join("\n");
+  [
+    ...lines.slice(0, MAX_LISTED).map((l) => `  ${l}`),
+    ...(lines.length > MAX_LISTED ? [`  … and ${lines.length - MAX_LISTED} more`] : []),
+  ].join("\n");
 
 async function removeLinked(repo: Repo, name: string, options: RemoveOptions, git: GitEnv): Promise<WorktreeRemoved> {
   const primary = repo.primary_dir;
@@ -45,9 +48,23 @@ async function removeLinked(repo: Repo, name: string, options: RemoveOptions, gi
   const entry = worktrees.slice(1).find((w) => realPath(w.path) === realPath(dir));
   if (!entry) {
     const why = fs.existsSync(dir) ? `${dir} exists but is not a worktree of ${primary}` : `there is no worktree at ${dir}`;
-    throw new OttoError("worktree_not_found", `Repo '${repo.name}' has no worktree '${name}': ${why}.`, `See the repo's worktrees: /otto-worktree list --repo ${repo.name}`);
+    throw new OttoError(
+      "worktree_not_found",
+      `Repo '${repo.name}' has no worktree '${name}': ${why}.`,
+      `See the repo's worktrees: /otto-worktree list --repo ${repo.name}`,
+    );
   }
-  const out: WorktreeRemoved = { repo: repo.name, primary, strategy: "worktree", branch: entry.branch, dir, discarded: [], branchDeleted: false, unpushed: [], notes: [] };
+  const out: WorktreeRemoved = {
+    repo: repo.name,
+    primary,
+    strategy: "worktree",
+    branch: entry.branch,
+    dir,
+    discarded: [],
+    branchDeleted: false,
+    unpushed: [],
+    notes: [],
+  };
   if (!fs.existsSync(dir)) {
     await gitOutput(["worktree", "prune"], { ...git, cwd: primary });
     out.notes.push(`${dir} was already gone; git's record of it was pruned.`);
@@ -69,7 +86,9 @@ async function removeLinked(repo: Repo, name: string, options: RemoveOptions, gi
   if (!options.deleteBranch) {
     out.notes.push(`Branch '${entry.branch}' was kept${out.unpushed.length ? ` (${count})` : ""}; --delete-branch deletes it.`);
   } else if (out.unpushed.length > 0 && !options.force) {
-    out.notes.push(`Branch '${entry.branch}' was kept: it has ${count}:\n${listed(out.unpushed)}\nPush it (git -C ${primary} push -u origin ${entry.branch}), or delete it anyway with --delete-branch --force.`);
+    out.notes.push(
+      `Branch '${entry.branch}' was kept: it has ${count}:\n${listed(out.unpushed)}\nPush it (git -C ${primary} push -u origin ${entry.branch}), or delete it anyway with --delete-branch --force.`,
+    );
   } else {
     await gitOutput(["branch", "-D", entry.branch], { ...git, cwd: primary });
     out.branchDeleted = true;
@@ -81,10 +100,18 @@ async function removeBranch(repo: Repo, name: string, options: RemoveOptions, gi
   const primary = repo.primary_dir;
   const branch = renderBranchName(repo.branch_template, name);
   if (!(await branchExists(primary, branch, git))) {
-    throw new OttoError("branch_not_found", `Repo '${repo.name}' has no branch '${branch}'.`, `See the repo's branches: /otto-worktree list --repo ${repo.name}`);
+    throw new OttoError(
+      "branch_not_found",
+      `Repo '${repo.name}' has no branch '${branch}'.`,
+      `See the repo's branches: /otto-worktree list --repo ${repo.name}`,
+    );
   }
   if ((await currentBranch(primary, git)) === branch) {
-    throw new OttoError("branch_checked_out", `Branch '${branch}' is checked out in ${primary}; nothing was removed.`, `Switch to another branch first (git -C ${primary} switch <other-branch>), then run the command again.`);
+    throw new OttoError(
+      "branch_checked_out",
+      `Branch '${branch}' is checked out in ${primary}; nothing was removed.`,
+      `Switch to another branch first (git -C ${primary} switch <other-branch>), then run the command again.`,
+    );
   }
   const unpushed = await unpushedCommits(primary, branch, git);
   if (unpushed.length > 0 && !options.force) {
@@ -106,7 +133,11 @@ async function removeBranch(repo: Repo, name: string, options: RemoveOptions, gi
 export async function removeWorktree(repo: Repo, name: string, options: RemoveOptions = {}): Promise<WorktreeRemoved> {
   const git = options.git ?? {};
   if (repo.git_strategy === "hands-off") {
-    throw handsOffError(repo, "remove worktrees or branches", `Remove it yourself: git -C ${repo.primary_dir} worktree remove <path>, or git -C ${repo.primary_dir} branch -d <branch>.`);
+    throw handsOffError(
+      repo,
+      "remove worktrees or branches",
+      `Remove it yourself: git -C ${repo.primary_dir} worktree remove <path>, or git -C ${repo.primary_dir} branch -d <branch>.`,
+    );
   }
   await assertPrimaryDir(repo, git);
   return repo.git_strategy === "branch" ? removeBranch(repo, name, options, git) : removeLinked(repo, name, options, git);

@@ -94,7 +94,8 @@ export async function reviewArtifact(opts: ReviewOptions): Promise<ReviewResult>
   const warnings: string[] = [];
   const progress = (pass: number, total: number, text: string) => opts.onProgress?.(`pass ${pass}/${total}: ${text}`);
   /** Cancellation and a reached budget stop the pipeline; any other failure of a later pass is survived. */
-  const survivable = (error: unknown) => !opts.signal?.aborted && !(isOttoError(error) && (error.code === "session_aborted" || error.code === "budget_exceeded"));
+  const survivable = (error: unknown) =>
+    !opts.signal?.aborted && !(isOttoError(error) && (error.code === "session_aborted" || error.code === "budget_exceeded"));
 
   const checked = {
     artifact: opts.artifact,
@@ -125,10 +126,21 @@ export async function reviewArtifact(opts: ReviewOptions): Promise<ReviewResult>
     let critique: Critique;
     try {
       const prompt = opts.reviewPrompt(current);
-      const review = await inChild(opts.runner, child("reviewer", opts.secondary, "review"), "review", (c) => c.promptJson(prompt, Critique), opts.onDialog);
+      const review = await inChild(
+        opts.runner,
+        child("reviewer", opts.secondary, "review"),
+        "review",
+        (c) => c.promptJson(prompt, Critique),
+        opts.onDialog,
+      );
       critique = review.value;
       critiques.push(critique);
-      passes.push({ role: "review", model: formatModel(opts.secondary), sessionID: review.sessionID, summary: summarizeCritique(critique) });
+      passes.push({
+        role: "review",
+        model: formatModel(opts.secondary),
+        sessionID: review.sessionID,
+        summary: summarizeCritique(critique),
+      });
     } catch (error) {
       if (!survivable(error)) throw error;
       warnings.push(`The review of ${opts.artifact} failed, so it was kept as it was: ${formatError(error)}`);
@@ -142,7 +154,13 @@ export async function reviewArtifact(opts: ReviewOptions): Promise<ReviewResult>
     let sessionID: string;
     let attempts: number;
     try {
-      const reply = await generateChecked(opts.runner, child("refiner", opts.primary, "refine"), "refine", opts.refinePrompt(current, critique), checked);
+      const reply = await generateChecked(
+        opts.runner,
+        child("refiner", opts.primary, "refine"),
+        "refine",
+        opts.refinePrompt(current, critique),
+        checked,
+      );
       ({ artifact: refined, sessionID, attempts } = reply);
     } catch (error) {
       if (!survivable(error)) throw error;

@@ -19,23 +19,33 @@ const probed = new Map<string, string | undefined>();
  */
 export function detectSandbox(env: Env = process.env, platform: NodeJS.Platform = process.platform): Detected {
   if (platform === "darwin") {
-    return fs.existsSync(SANDBOX_EXEC) ? { kind: "sandbox-exec", binary: SANDBOX_EXEC } : { kind: "none", reason: `${SANDBOX_EXEC} is missing` };
+    return fs.existsSync(SANDBOX_EXEC)
+      ? { kind: "sandbox-exec", binary: SANDBOX_EXEC }
+      : { kind: "none", reason: `${SANDBOX_EXEC} is missing` };
   }
   if (platform !== "linux") return { kind: "none", reason: `no sandbox for ${platform}` };
   const binary = onPath("bwrap", env.PATH ?? "");
-  if (!binary) return { kind: "none", reason: "bubblewrap (bwrap) is not installed: apt-get install bubblewrap, dnf install bubblewrap or pacman -S bubblewrap" };
+  if (!binary)
+    return {
+      kind: "none",
+      reason: "bubblewrap (bwrap) is not installed: apt-get install bubblewrap, dnf install bubblewrap or pacman -S bubblewrap",
+    };
   if (!probed.has(binary)) probed.set(binary, probe(binary, env));
   const failure = probed.get(binary);
   return failure === undefined ? { kind: "bwrap", binary } : { kind: "none", reason: `${binary} cannot start a sandbox here (${failure})` };
 }
 
 function probe(binary: string, env: Env): string | undefined {
-  const result = spawnSync(binary, ["--die-with-parent", "--unshare-pid", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "true"], {
-    env,
-    timeout: 10_000,
-    encoding: "utf8",
-    stdio: ["ignore", "ignore", "pipe"],
-  });
+  const result = spawnSync(
+    binary,
+    ["--die-with-parent", "--unshare-pid", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "true"],
+    {
+      env,
+      timeout: 10_000,
+      encoding: "utf8",
+      stdio: ["ignore", "ignore", "pipe"],
+    },
+  );
   if (result.status === 0) return undefined;
   return (result.stderr || result.error?.message || `exit ${String(result.status)}`).trim().split("\n")[0];
 }

@@ -6,4 +6,16 @@ export { detectSandbox, type Detected, type SandboxKind } from "./detect.ts";
 export { sandboxPolicy, credentialPaths, cachePaths, within, type SandboxPolicy, type TreePaths } from "./policy.ts";
 export { bwrapArgs, pathKind, type PathKind } from "./bwrap.ts";
 export { seatbeltProfile } from "./seatbelt.ts";
-export { planCommand, sandboxedLine, typedLine, sandboxRequired, describeSandbox, assertSandbox, shellQuote, sandboxShell, type CommandPlan, type SandboxMode, type SandboxRequest } from "./wrap.ts";
+export {
+  planCommand,
+  sandboxedLine,
+  typedLine,
+  sandboxRequired,
+  describeSandbox,
+  assertSandbox,
+  shellQuote,
+  sandboxShell,
+  type CommandPlan,
+  type SandboxMode,
+  type SandboxRequest,
+} from "./wrap.ts";

@@ -93,8 +93,17 @@ export function sandboxPolicy(input: { cwd: string; tree: TreePaths; env: Env })
   const { cwd, tree, env } = input;
   const temp = unique(["/tmp", "/var/tmp", ...(env.TMPDIR ? [path.resolve(env.TMPDIR)] : [])]);
   const own = unique([path.resolve(tree.root), ...tree.gitDirs.map((d) => path.resolve(d))]);
-  const readOnly = tree.gitDirs.flatMap((dir) => ["config", "config.worktree", "hooks", "info"].map((name) => path.join(path.resolve(dir), name)));
-  return { cwd: path.resolve(cwd), tree: own, caches: cachePaths(env).filter((c) => !own.includes(c)), readOnly: unique(readOnly), hidden: credentialPaths(env), privateTemp: temp };
+  const readOnly = tree.gitDirs.flatMap((dir) =>
+    ["config", "config.worktree", "hooks", "info"].map((name) => path.join(path.resolve(dir), name)),
+  );
+  return {
+    cwd: path.resolve(cwd),
+    tree: own,
+    caches: cachePaths(env).filter((c) => !own.includes(c)),
+    readOnly: unique(readOnly),
+    hidden: credentialPaths(env),
+    privateTemp: temp,
+  };
 }
 
 /** True when `inner` is `outer` or lies inside it. */

@@ -14,7 +14,9 @@ function lit(value: string): string {
 }
 
 export function seatbeltProfile(policy: SandboxPolicy): string {
-  const writable = [...policy.tree, ...policy.caches, ...policy.privateTemp, "/private/tmp", "/private/var/folders"].map((p) => `(subpath ${lit(p)})`);
+  const writable = [...policy.tree, ...policy.caches, ...policy.privateTemp, "/private/tmp", "/private/var/folders"].map(
+    (p) => `(subpath ${lit(p)})`,
+  );
   const lines = [
     "(version 1)",
     "(allow default)",

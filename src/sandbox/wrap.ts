@@ -84,13 +84,29 @@ export function sandboxedLine(plan: CommandPlan & { sandbox: SandboxKind }, env:
 }
 
 /** Which sandbox the code of otto's work runs in here, for `/otto-config show`. */
-export function describeSandbox(mode: SandboxMode, env: Env, detected: Detected = detectSandbox(env)): { mode: SandboxMode; active: SandboxKind | "none"; line: string } {
-  if (mode === "off") return { mode, active: "none", line: "Sandbox: off (otto.jsonc sandbox: \"off\"): sessions' commands and checks run with otto's environment and command guards alone." };
+export function describeSandbox(
+  mode: SandboxMode,
+  env: Env,
+  detected: Detected = detectSandbox(env),
+): { mode: SandboxMode; active: SandboxKind | "none"; line: string } {
+  if (mode === "off")
+    return {
+      mode,
+      active: "none",
+      line: "Sandbox: off (otto.jsonc sandbox: \"off\"): sessions' commands and checks run with otto's environment and command guards alone.",
+    };
   if (detected.kind === "none") {
-    const then = mode === "required" ? "unattended flows (the watcher, execute, build, the review loop) refuse to start" : "sessions' commands and checks run with otto's environment and command guards alone";
+    const then =
+      mode === "required"
+        ? "unattended flows (the watcher, execute, build, the review loop) refuse to start"
+        : "sessions' commands and checks run with otto's environment and command guards alone";
     return { mode, active: "none", line: `Sandbox: none available (${detected.reason}); sandbox: "${mode}", so ${then}.` };
   }
-  return { mode, active: detected.kind, line: `Sandbox: ${detected.kind} (${detected.binary}): sessions' shell commands, checks and hooks run with their tree writable, git's config and hooks read-only, and your credential stores out of sight.` };
+  return {
+    mode,
+    active: detected.kind,
+    line: `Sandbox: ${detected.kind} (${detected.binary}): sessions' shell commands, checks and hooks run with their tree writable, git's config and hooks read-only, and your credential stores out of sight.`,
+  };
 }
 
 /** `required` and no sandbox: an unattended flow refuses before its first session. */

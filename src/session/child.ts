@@ -154,11 +154,16 @@ export class ChildSession {
     const meter = this.context.meter;
     if (!meter) return;
     try {
-      const result = await this.context.turn.client.session.messages({ path: { id: this.id }, query: { directory: this.options.directory } });
+      const result = await this.context.turn.client.session.messages({
+        path: { id: this.id },
+        query: { directory: this.options.directory },
+      });
       await meter.settle(this.id, result.data);
     } catch (error) {
       await meter.settle(this.id, undefined);
-      this.context.turn.log.log("warn", `could not read the messages of session ${this.id} to count them`, { error: redact(describeError(error)) });
+      this.context.turn.log.log("warn", `could not read the messages of session ${this.id} to count them`, {
+        error: redact(describeError(error)),
+      });
     }
   }
 }
@@ -167,7 +172,12 @@ export class ChildSession {
 function stoppedError(error: unknown, sessionID: string, context: ChildContext): unknown {
   const reason = isOttoError(error) && error.code === "session_aborted" ? context.stopReason?.(sessionID) : undefined;
   if (reason === undefined) return error;
-  return new OttoError("tool_loop", reason, "Look at the session's dialog; raise limits.repeated_tool_calls in otto.jsonc if the calls were needed.", { cause: error });
+  return new OttoError(
+    "tool_loop",
+    reason,
+    "Look at the session's dialog; raise limits.repeated_tool_calls in otto.jsonc if the calls were needed.",
+    { cause: error },
+  );
 }
 
 /**

@@ -92,7 +92,6 @@ function matchingBracket(text: string, start: number): number {
   return -1;
 }
 
-
 export type EnvelopeResult<T> = { ok: true; value: T } | { ok: false; error: string; issues: z.core.$ZodIssue[] };
 
 /** Finds, parses and validates the envelope in one reply. Pure. */

@@ -53,10 +53,19 @@ export interface AskedPermission {
 /** A permission request from an event: 1.18's `permission.asked`, or the v1 `permission.updated`. */
 export function askedPermission(event: { type: string; properties?: unknown }): AskedPermission | undefined {
   if (event.type !== "permission.asked" && event.type !== "permission.updated") return undefined;
-  const p = (event.properties ?? {}) as { id?: unknown; sessionID?: unknown; permission?: unknown; type?: unknown; patterns?: unknown; pattern?: unknown };
+  const p = (event.properties ?? {}) as {
+    id?: unknown;
+    sessionID?: unknown;
+    permission?: unknown;
+    type?: unknown;
+    patterns?: unknown;
+    pattern?: unknown;
+  };
   if (typeof p.id !== "string" || typeof p.sessionID !== "string") return undefined;
   // A sandboxed shell line is asked about as OpenCode runs it: name the line the session typed.
-  const patterns = (Array.isArray(p.patterns) ? p.patterns.map(String) : p.pattern === undefined ? [] : [p.pattern].flat().map(String)).map(typedLine);
+  const patterns = (Array.isArray(p.patterns) ? p.patterns.map(String) : p.pattern === undefined ? [] : [p.pattern].flat().map(String)).map(
+    typedLine,
+  );
   const permission = typeof p.permission === "string" ? p.permission : typeof p.type === "string" ? p.type : "unknown";
   return { id: p.id, sessionID: p.sessionID, permission, patterns };
 }
@@ -71,7 +80,11 @@ async function reject(client: OpencodeClient, asked: AskedPermission, directory:
   const replied = await replyPermission(client, { requestID: asked.id, directory, reply: "reject", message: denialMessage(asked) });
   if (replied && replied.error === undefined) return;
   // The older endpoint: a plain rejection, which ends the model's turn.
-  const result = await client.postSessionIdPermissionsPermissionId({ path: { id: asked.sessionID, permissionID: asked.id }, query: { directory }, body: { response: "reject" } });
+  const result = await client.postSessionIdPermissionsPermissionId({
+    path: { id: asked.sessionID, permissionID: asked.id },
+    query: { directory },
+    body: { response: "reject" },
+  });
   if (result.error !== undefined) throw new Error(`OpenCode refused the permission reply: ${JSON.stringify(result.error)}`);
 }
 
@@ -96,7 +109,10 @@ export function permissionGuard(deps: PermissionGuardDeps): (event: Event) => vo
     if (!asked) return;
     const session = owned.get(asked.sessionID);
     if (!session || (!deps.headless && session.visible)) return;
-    deps.log.log("warn", `otto denied ${asked.permission}${asked.patterns.length > 0 ? ` (${asked.patterns.join(", ")})` : ""} in its session ${asked.sessionID}: nobody can answer a permission prompt there`);
+    deps.log.log(
+      "warn",
+      `otto denied ${asked.permission}${asked.patterns.length > 0 ? ` (${asked.patterns.join(", ")})` : ""} in its session ${asked.sessionID}: nobody can answer a permission prompt there`,
+    );
     reject(deps.client, asked, session.directory).catch((error: unknown) => {
       // Another client (opencode run itself rejects asks of its own session tree) may have answered first.
       deps.log.log("warn", `otto could not answer the permission request ${asked.id}`, { error: formatError(error) });

@@ -81,22 +81,24 @@ export class SessionRunner {
 
   /** The child-session code and its shared context, loaded once on first use. */
   #load(): Promise<{ context: ChildContext; Child: typeof ChildSession }> {
-    return (this.#code ??= Promise.all([import("./child.ts"), import("./types.ts"), this.deps.render ? undefined : import("../prompts/index.ts")]).then(
-      ([child, types, prompts]) => {
-        const deps = this.deps;
-        const context: ChildContext = {
-          turn: { client: deps.client, events: deps.events, log: deps.log, clock: deps.clock ?? types.systemClock },
-          graceMs: this.#graceMs,
-          env: deps.env,
-          render: deps.render ?? (prompts as { renderPrompt: typeof renderPrompt }).renderPrompt,
-          secrets: deps.secrets ?? (() => []),
-          schedule: (task, signal) => this.#schedule(task, signal),
-          ...(this.options.stopReason ? { stopReason: this.options.stopReason } : {}),
-          ...(this.#meter ? { meter: this.#meter } : {}),
-        };
-        return { context, Child: child.ChildSession };
-      },
-    ));
+    return (this.#code ??= Promise.all([
+      import("./child.ts"),
+      import("./types.ts"),
+      this.deps.render ? undefined : import("../prompts/index.ts"),
+    ]).then(([child, types, prompts]) => {
+      const deps = this.deps;
+      const context: ChildContext = {
+        turn: { client: deps.client, events: deps.events, log: deps.log, clock: deps.clock ?? types.systemClock },
+        graceMs: this.#graceMs,
+        env: deps.env,
+        render: deps.render ?? (prompts as { renderPrompt: typeof renderPrompt }).renderPrompt,
+        secrets: deps.secrets ?? (() => []),
+        schedule: (task, signal) => this.#schedule(task, signal),
+        ...(this.options.stopReason ? { stopReason: this.options.stopReason } : {}),
+        ...(this.#meter ? { meter: this.#meter } : {}),
+      };
+      return { context, Child: child.ChildSession };
+    }));
   }
 
   /** Turns running / waiting for a slot. */
@@ -133,7 +135,8 @@ export class SessionRunner {
       query: { directory: options.directory },
     });
     const { context, Child } = await this.#load();
-    if (result.error !== undefined || !result.data) throw (await import("./errors.ts")).errorFromHttp(result.error, "create a session", { model: options.model });
+    if (result.error !== undefined || !result.data)
+      throw (await import("./errors.ts")).errorFromHttp(result.error, "create a session", { model: options.model });
     // Its permission requests are answered by otto when nobody can (permission-guard.ts).
     ownSession(result.data.id, options.directory, options.parentID !== undefined);
     this.#onSession(result.data.id);
@@ -191,7 +194,13 @@ export class SessionRunner {
 }
 
 /** The runner for one plugin instance: its client, event bus, log and environment. */
-export function createSessionRunner(runtime: Pick<RuntimeBase, "client" | "events" | "log" | "env"> & Partial<Pick<RuntimeBase, "secrets">>, options: RunnerOptions = {}): SessionRunner {
+export function createSessionRunner(
+  runtime: Pick<RuntimeBase, "client" | "events" | "log" | "env"> & Partial<Pick<RuntimeBase, "secrets">>,
+  options: RunnerOptions = {},
+): SessionRunner {
   const known = runtime.secrets;
-  return new SessionRunner({ client: runtime.client, events: runtime.events, log: runtime.log, env: runtime.env, secrets: () => known?.values() ?? [] }, options);
+  return new SessionRunner(
+    { client: runtime.client, events: runtime.events, log: runtime.log, env: runtime.env, secrets: () => known?.values() ?? [] },
+    options,
+  );
 }

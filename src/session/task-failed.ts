@@ -12,7 +12,10 @@ const TASK_FAILED = /^\s*TASK_FAILED:\s*(.*)$/;
  * reason, or undefined when the line is absent.
  */
 export function taskFailedReason(finalMessage: string): string | undefined {
-  const lines = finalMessage.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== "" && !/^`{3,}$/.test(l));
+  const lines = finalMessage
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter((l) => l !== "" && !/^`{3,}$/.test(l));
   const last = lines[lines.length - 1];
   if (last === undefined) return undefined;
   const match = TASK_FAILED.exec(last.replace(/^[*_`]+|[*_`]+$/g, ""));

@@ -60,7 +60,8 @@ export function runTurn(deps: TurnDeps, input: TurnInput): Promise<TurnReply> {
     const abortChild = () => {
       client.session.abort({ path: { id: sessionID }, query: { directory } }).then(
         (result) => {
-          if (result.error !== undefined) log.log("warn", `could not abort session ${sessionID}`, { error: redact(describeError(result.error)) });
+          if (result.error !== undefined)
+            log.log("warn", `could not abort session ${sessionID}`, { error: redact(describeError(result.error)) });
         },
         (error: unknown) => log.log("warn", `could not abort session ${sessionID}`, { error: redact(describeError(error)) }),
       );

@@ -45,7 +45,8 @@ export class SessionWrites {
 
   /** Records this session's tool calls from now on. */
   watch(sessionID: string): void {
-    if (!this.#sessions.has(sessionID)) this.#sessions.set(sessionID, { files: [], shell: [], active: { start: this.now() }, calls: 0, open: new Map() });
+    if (!this.#sessions.has(sessionID))
+      this.#sessions.set(sessionID, { files: [], shell: [], active: { start: this.now() }, calls: 0, open: new Map() });
   }
 
   /** The session's turn is over: its open shell windows close (a call that threw never reaches `after`). */

@@ -27,7 +27,10 @@ export function matchFieldLine(line: string): FieldLine | undefined {
 }
 
 export function normalizeKey(rawKey: string): string {
-  return rawKey.trim().toLowerCase().replace(/[\s-]+/g, "_");
+  return rawKey
+    .trim()
+    .toLowerCase()
+    .replace(/[\s-]+/g, "_");
 }
 
 /** Drops `<!-- ... -->` comments (an unclosed one runs to the end), as in `pending <!-- pending | running -->`. */
@@ -89,7 +92,14 @@ export function parseList(first: string, rest: readonly string[], splitOnSpaces:
   const ticked = [...text.matchAll(/`([^`]+)`/g)].map((m) => m[1] ?? "");
   const between = text.replace(/`[^`]+`/g, "").replace(/\band\b|[\s,[\]]/g, "");
   const items = ticked.length > 0 && between === "" ? ticked : text.replace(/^\[|\]$/g, "").split(splitOnSpaces ? /[,\s]+/ : /,/);
-  return items.map((s) => s.trim().replace(/^["'`]+|["'`]+$/g, "").trim()).filter((s) => s !== "" && !/^none$/i.test(s));
+  return items
+    .map((s) =>
+      s
+        .trim()
+        .replace(/^["'`]+|["'`]+$/g, "")
+        .trim(),
+    )
+    .filter((s) => s !== "" && !/^none$/i.test(s));
 }
 
 function tryJsonArray(text: string): string[] | undefined {

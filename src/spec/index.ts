@@ -13,7 +13,13 @@ export { phases, runnableTasks, blockedBy, type Phase } from "./tasks/plan-tasks
 export { QUESTION_STATUSES, QuestionStatus, Question, QuestionList, NewQuestion } from "./questions/schema.ts";
 export { parseQuestions } from "./questions/parse-questions.ts";
 export { serializeQuestions, serializeQuestion } from "./questions/serialize-questions.ts";
-export { appendQuestions, answerQuestion, normalizeQuestionText, type AppendResult, type AnswerOptions } from "./questions/edit-questions.ts";
+export {
+  appendQuestions,
+  answerQuestion,
+  normalizeQuestionText,
+  type AppendResult,
+  type AnswerOptions,
+} from "./questions/edit-questions.ts";
 
 export { slugFromPrompt, assertSafeSlug } from "./slug.ts";
 export { ARTIFACTS, specsDir, specPaths, listSpecs, readArtifacts, type Artifact, type SpecPaths, type SpecEntry } from "./layout.ts";

@@ -41,7 +41,11 @@ export function resolveSpec(specs: readonly SpecCandidate[], flag?: string): str
       `Pass more of the slug, e.g. --spec ${match?.slug}`,
     );
   }
-  throw new OttoError("spec_not_found", `No spec matches '${flag}'. The specs are:\n${lines(candidates)}`, "Pass one of these with --spec, or run /otto-spec list");
+  throw new OttoError(
+    "spec_not_found",
+    `No spec matches '${flag}'. The specs are:\n${lines(candidates)}`,
+    "Pass one of these with --spec, or run /otto-spec list",
+  );
 }
 
 function countTrue(flags: Partial<Record<string, boolean>>): number {

@@ -43,7 +43,11 @@ const MANY = { min: 0, max: 1000 };
 async function checkAgentExists(crew: Crew, directory: string, agent: string): Promise<void> {
   const names = await crew.host.agentNames(directory);
   if (!names.includes(agent)) {
-    throw new OttoError("crew_agent_type", `OpenCode has no agent named '${agent}'.`, `Use one of: ${names.join(", ")}; or omit --agent for otto-crew.`);
+    throw new OttoError(
+      "crew_agent_type",
+      `OpenCode has no agent named '${agent}'.`,
+      `Use one of: ${names.join(", ")}; or omit --agent for otto-crew.`,
+    );
   }
 }
 
@@ -62,8 +66,16 @@ function settledText(agent: Agent, unread: string): string {
 const spawn: Verb = {
   path: ["spawn"],
   args: "<name> [--agent a] [--model p/m] [--worktree w [--repo r]] [--budget USD] [--wait] <task>",
-  summary: "Start a background agent on a task (returns at once; --wait blocks until it completes or asks; --budget stops it when its spend reaches it)",
-  options: { agent: { type: "string" }, model: { type: "string" }, worktree: { type: "string" }, repo: { type: "string" }, wait: { type: "boolean" }, budget: { type: "string" } },
+  summary:
+    "Start a background agent on a task (returns at once; --wait blocks until it completes or asks; --budget stops it when its spend reaches it)",
+  options: {
+    agent: { type: "string" },
+    model: { type: "string" },
+    worktree: { type: "string" },
+    repo: { type: "string" },
+    wait: { type: "boolean" },
+    budget: { type: "string" },
+  },
   positionals: { min: 2, max: 1000 },
   async run({ values, positionals }, ctx) {
     const [name = "", ...words] = positionals;
@@ -78,22 +90,41 @@ const spawn: Verb = {
     const model = modelFlag ? parseModel(modelFlag) : (await crew.host.lastRole(orchestrator.sessionID, orchestrator.directory)).model;
     const worktreeName = str(values, "worktree");
     ctx.progress(`otto agent: starting ${name}`);
-    const worktree = worktreeName ? await agentWorktree({ cwd: orchestrator.directory, name: worktreeName, repo: str(values, "repo"), env: ctx.runtime.env }) : undefined;
+    const worktree = worktreeName
+      ? await agentWorktree({ cwd: orchestrator.directory, name: worktreeName, repo: str(values, "repo"), env: ctx.runtime.env })
+      : undefined;
     const spawned = await spawnAgent(
       crew,
-      { name, task: words.join(" "), orchestrator, agent, model, directory: worktree?.dir ?? orchestrator.directory, worktree, ...(budget !== undefined ? { budget } : {}) },
+      {
+        name,
+        task: words.join(" "),
+        orchestrator,
+        agent,
+        model,
+        directory: worktree?.dir ?? orchestrator.directory,
+        worktree,
+        ...(budget !== undefined ? { budget } : {}),
+      },
       (await snapshot(crew)).state,
     );
     const where = spawned.worktree ? `worktree ${spawned.worktree.dir} (branch ${spawned.worktree.branch})` : spawned.directory;
-    const lines = [`Spawned @${name} (agent ${spawned.agent}${spawned.model ? `, ${formatModel(spawned.model)}` : ""}) in ${where}${budget !== undefined ? `, with a budget of ${formatUsd(budget)}` : ""}.`];
-    if (isOneShotRun()) lines.push("Note: `opencode run` exits when this turn ends, and the agent stops with it; run the crew from the TUI or `opencode serve`.");
+    const lines = [
+      `Spawned @${name} (agent ${spawned.agent}${spawned.model ? `, ${formatModel(spawned.model)}` : ""}) in ${where}${budget !== undefined ? `, with a budget of ${formatUsd(budget)}` : ""}.`,
+    ];
+    if (isOneShotRun())
+      lines.push(
+        "Note: `opencode run` exits when this turn ends, and the agent stops with it; run the crew from the TUI or `opencode serve`.",
+      );
     if (values.wait !== true) {
-      lines.push("It works in the background: you are woken when it asks, completes, fails or mentions @otto. /otto-agent status shows the crew.");
+      lines.push(
+        "It works in the background: you are woken when it asks, completes, fails or mentions @otto. /otto-agent status shows the crew.",
+      );
       return { title: `otto agent: spawned ${name}`, output: lines.join("\n") };
     }
     ctx.progress(`otto agent: waiting for ${name}`);
     const settled = await waitForAgent(crew, orchestrator, name, ctx.tool.abort);
-    if (!settled) return { title: `otto agent: spawned ${name}`, output: `${lines.join("\n")}\nStopped waiting (cancelled); it keeps working.` };
+    if (!settled)
+      return { title: `otto agent: spawned ${name}`, output: `${lines.join("\n")}\nStopped waiting (cancelled); it keeps working.` };
     lines.push(settledText(settled.agent, formatMessages(settled.unread)));
     return { title: `otto agent: ${name} ${settled.agent.state}`, output: lines.join("\n") };
   },
@@ -118,7 +149,8 @@ const messages: Verb = {
   async run({ values }, ctx) {
     const { unread, earlier } = await readMessages(await crewOf(ctx, orchestratorOf(ctx)), orchestratorOf(ctx));
     const lines = [unread.length ? `**Unread** (${unread.length}):\n${formatMessages(unread)}` : "No unread messages."];
-    if (values.all === true) lines.push(earlier.length ? `**Earlier** (${earlier.length}):\n${formatMessages(earlier)}` : "No earlier messages.");
+    if (values.all === true)
+      lines.push(earlier.length ? `**Earlier** (${earlier.length}):\n${formatMessages(earlier)}` : "No earlier messages.");
     else if (earlier.length) lines.push(`(${earlier.length} earlier: /otto-agent messages --all)`);
     return lines.join("\n\n");
   },
@@ -177,7 +209,11 @@ const archive: Verb = {
 /** /otto-agent: the orchestrator's side of the crew. */
 export function agentCommand(runtime: Runtime): ToolDefinition {
   return defineCommand(
-    { name: "otto-agent", summary: "background agents (the crew): spawn, status, list, messages, prompt, peek, kill, archive", verbs: [spawn, status, list, messages, prompt, peek, kill, archive] },
+    {
+      name: "otto-agent",
+      summary: "background agents (the crew): spawn, status, list, messages, prompt, peek, kill, archive",
+      verbs: [spawn, status, list, messages, prompt, peek, kill, archive],
+    },
     runtime,
   );
 }

@@ -6,7 +6,15 @@ import { defineCommand, type CommandContext, type Values, type Verb } from "./co
 import { openPrAfterRun } from "./run-pr.ts";
 
 const TARGET = { spec: { type: "string" as const }, all: { type: "boolean" as const }, openspec: { type: "string" as const } };
-const RUN_OPTIONS = { ...TARGET, "max-iterations": { type: "string" as const }, stagnation: { type: "string" as const }, here: { type: "boolean" as const }, pr: { type: "boolean" as const }, budget: { type: "string" as const }, "max-tokens": { type: "string" as const } };
+const RUN_OPTIONS = {
+  ...TARGET,
+  "max-iterations": { type: "string" as const },
+  stagnation: { type: "string" as const },
+  here: { type: "boolean" as const },
+  pr: { type: "boolean" as const },
+  budget: { type: "string" as const },
+  "max-tokens": { type: "string" as const },
+};
 const MANY = 10_000;
 
 const input = (ctx: CommandContext): BuildInput => ({
@@ -23,7 +31,8 @@ function count(values: Values, key: string): number | undefined {
   const raw = str(values, key);
   if (raw === undefined) return undefined;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1) throw new OttoError("usage", `--${key} must be a whole number of at least 1, not '${raw}'.`, `/otto-build --${key} 20`);
+  if (!Number.isInteger(n) || n < 1)
+    throw new OttoError("usage", `--${key} must be a whole number of at least 1, not '${raw}'.`, `/otto-build --${key} 20`);
   return n;
 }
 
@@ -44,7 +53,12 @@ const run: Verb["run"] = async ({ values }, ctx) => {
   const result = await buildVerb(input(ctx), runFlags(values));
   if (values.pr !== true) return { title: result.title, output: result.output };
   const target = result.spec ? { slug: result.spec } : {};
-  return { title: result.title, output: await openPrAfterRun(ctx.runtime, { ...result, ...target }, { sessionID: ctx.tool.sessionID, abort: ctx.tool.abort }, (m) => ctx.progress(m)) };
+  return {
+    title: result.title,
+    output: await openPrAfterRun(ctx.runtime, { ...result, ...target }, { sessionID: ctx.tool.sessionID, abort: ctx.tool.abort }, (m) =>
+      ctx.progress(m),
+    ),
+  };
 };
 
 const verbs: Verb[] = [
@@ -56,7 +70,13 @@ const verbs: Verb[] = [
     options: RUN_OPTIONS,
     run,
   },
-  { path: ["run"], args: "[--spec <slug> | --all | --openspec <change>] [--max-iterations N] [--budget USD] [--max-tokens N] [--here] [--pr]", summary: "Same as /otto-build without a verb", options: RUN_OPTIONS, run },
+  {
+    path: ["run"],
+    args: "[--spec <slug> | --all | --openspec <change>] [--max-iterations N] [--budget USD] [--max-tokens N] [--here] [--pr]",
+    summary: "Same as /otto-build without a verb",
+    options: RUN_OPTIONS,
+    run,
+  },
   {
     path: ["status"],
     summary: "Show the build loops of this repository (running, paused, stopped, done)",
@@ -84,6 +104,7 @@ export function buildCommand(runtime: Runtime): ToolDefinition {
   return {
     ...command,
     // The dispatcher answers empty arguments with the usage; here they mean "build the only spec".
-    execute: (args, ctx) => command.execute({ ...args, args: (typeof args.args === "string" ? args.args : "").trim() === "" ? "run" : args.args }, ctx),
+    execute: (args, ctx) =>
+      command.execute({ ...args, args: (typeof args.args === "string" ? args.args : "").trim() === "" ? "run" : args.args }, ctx),
   };
 }

@@ -53,16 +53,13 @@ export function toolName(command: string): string {
   return command.replace(/-/g, "_");
 }
 
-
 function verbUsage(command: string, verb: Verb): string {
   return `/${command} ${[...verb.path, verb.args ?? ""].join(" ").trim()}`;
 }
 
 export function usage(spec: CommandSpec): string {
   const lines = spec.verbs.map((v) => `  ${verbUsage(spec.name, v).padEnd(48)} ${v.summary}`);
-  return [`/${spec.name}: ${spec.summary}`, "", "Usage:", ...lines, "", `Add --help after a verb for its options.`].join(
-    "\n",
-  );
+  return [`/${spec.name}: ${spec.summary}`, "", "Usage:", ...lines, "", `Add --help after a verb for its options.`].join("\n");
 }
 
 function verbHelp(spec: CommandSpec, verb: Verb): string {
@@ -70,9 +67,7 @@ function verbHelp(spec: CommandSpec, verb: Verb): string {
     const short = o.short ? `-${o.short}, ` : "";
     return `  ${short}--${name}${o.type === "string" ? " <value>" : ""}${o.multiple ? " (repeatable)" : ""}`;
   });
-  return [`Usage: ${verbUsage(spec.name, verb)}`, "", verb.summary, ...(options.length ? ["", "Options:", ...options] : [])].join(
-    "\n",
-  );
+  return [`Usage: ${verbUsage(spec.name, verb)}`, "", verb.summary, ...(options.length ? ["", "Options:", ...options] : [])].join("\n");
 }
 
 /** Picks the verb whose words match the longest prefix of argv. */

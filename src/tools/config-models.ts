@@ -55,7 +55,11 @@ export const modelsVerb: Verb = {
     const timeoutMs = parseDuration(raw);
     const { roles, notes } = await rolesToCheck(ctx);
     if (roles.length === 0) {
-      throw new OttoError("no_models", "No model role to check.", "Set models.primary, e.g. /otto-config set models.primary anthropic/claude-sonnet-4-5");
+      throw new OttoError(
+        "no_models",
+        "No model role to check.",
+        "Set models.primary, e.g. /otto-config set models.primary anthropic/claude-sonnet-4-5",
+      );
     }
     const checks = await checkModels(ctx.runtime.sessions, roles, {
       directory: ctx.tool.directory,

@@ -1,4 +1,17 @@
-import { configError, gatedDigest, gatedValues, isSecretKey, listTrustedRepos, locateConfigFiles, parseConfigText, parseKeyPath, TRUST_GATED_KEYS, trustFile, trustRepo, untrustRepo } from "../config/index.ts";
+import {
+  configError,
+  gatedDigest,
+  gatedValues,
+  isSecretKey,
+  listTrustedRepos,
+  locateConfigFiles,
+  parseConfigText,
+  parseKeyPath,
+  TRUST_GATED_KEYS,
+  trustFile,
+  trustRepo,
+  untrustRepo,
+} from "../config/index.ts";
 import { OttoError, maskSecret, readTextIfExists, redact } from "../core/index.ts";
 import type { CommandContext, Verb } from "./command.ts";
 
@@ -8,7 +21,9 @@ const GATED = TRUST_GATED_KEYS.map((k) => k.join(".")).join(", ");
 function showGated(key: string, value: unknown): string {
   if (Array.isArray(value)) return value.map((item, i) => showGated(`${key}[${i}]`, item)).join("\n");
   if (value !== null && typeof value === "object") {
-    return Object.entries(value).map(([k, v]) => showGated(`${key}.${k}`, v)).join("\n");
+    return Object.entries(value)
+      .map(([k, v]) => showGated(`${key}.${k}`, v))
+      .join("\n");
   }
   if (isSecretKey(parseKeyPath(key)) && typeof value === "string") {
     let host = "";
@@ -25,7 +40,11 @@ function showGated(key: string, value: unknown): string {
 async function repoOf(ctx: CommandContext): Promise<{ root: string; file: string }> {
   const files = await locateConfigFiles({ directory: ctx.runtime.directory, env: ctx.runtime.env });
   if (!files.repo || !files.repoRoot) {
-    throw new OttoError("not_a_repository", `${ctx.runtime.directory} is not inside a git repository: there is no repo config to trust.`, "Run the command in the repository whose .otto/otto.jsonc you want otto to use.");
+    throw new OttoError(
+      "not_a_repository",
+      `${ctx.runtime.directory} is not inside a git repository: there is no repo config to trust.`,
+      "Run the command in the repository whose .otto/otto.jsonc you want otto to use.",
+    );
   }
   return { root: files.repoRoot, file: files.repo };
 }
@@ -49,7 +68,9 @@ export const trustVerb: Verb = {
     const { root, file } = await repoOf(ctx);
     if (values.revoke === true) {
       const removed = await untrustRepo(env, root);
-      return removed ? `${root} is no longer trusted: otto ignores ${GATED} from ${file} again.` : `${root} was not trusted; nothing changed.`;
+      return removed
+        ? `${root} is no longer trusted: otto ignores ${GATED} from ${file} again.`
+        : `${root} was not trusted; nothing changed.`;
     }
     const text = await readTextIfExists(file);
     if (text === undefined) return `${file} does not exist: nothing to trust.`;

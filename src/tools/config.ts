@@ -38,7 +38,10 @@ const show: Verb = {
     const note = loaded.untrusted?.length && loaded.files.repo ? `\n\nNote: ${untrustedNote(loaded.files.repo, loaded.untrusted)}` : "";
     // Detected where the command runs (a PR's fix detects again in the PR's own tree).
     const root = (await findRepoRoot(runtime.directory)) ?? runtime.directory;
-    const checks = [await resolveChecks("spec.verify", loaded.config.spec.verify, root), await resolveChecks("pr.verify", loaded.config.pr.verify, root)];
+    const checks = [
+      await resolveChecks("spec.verify", loaded.config.spec.verify, root),
+      await resolveChecks("pr.verify", loaded.config.pr.verify, root),
+    ];
     const sandbox = describeSandbox(loaded.config.sandbox, runtime.env);
     if (values.json === true) return renderConfigJson(loaded, checks, { mode: sandbox.mode, active: sandbox.active });
     return `${renderConfigJsonc(loaded, checks)}\n\n${sandbox.line}${note}`;
@@ -80,9 +83,13 @@ const set: Verb = {
     const lines = result.changed
       ? [`Set ${result.key} in the ${scope} config ${result.file}${result.created ? " (created the file)" : ""}:`]
       : [`${result.key} already had this value in the ${scope} config ${result.file}; nothing changed.`];
-    if (result.changed) lines.push(`  before: ${showValue(result.key, result.previous)}`, `  after:  ${showValue(result.key, result.value)}`);
+    if (result.changed)
+      lines.push(`  before: ${showValue(result.key, result.previous)}`, `  after:  ${showValue(result.key, result.value)}`);
     if (values.user !== true && files.repo === undefined) lines.push("Not inside a git repository, so the user config was changed.");
-    else if (values.user !== true && secret) lines.push(`${result.key} is a secret, so it went to your user config, never the repo config (${files.repo ?? ""}), which is committed with the repo.`);
+    else if (values.user !== true && secret)
+      lines.push(
+        `${result.key} is a secret, so it went to your user config, never the repo config (${files.repo ?? ""}), which is committed with the repo.`,
+      );
     lines.push(...(await overrideNotes(runtime, result)));
     return { title: `otto config: set ${result.key}`, output: lines.join("\n") };
   },
@@ -116,7 +123,11 @@ const paths: Verb = {
 /** /otto-config: show, set, validate and locate otto's configuration. */
 export function configCommand(runtime: Runtime): ToolDefinition {
   return defineCommand(
-    { name: "otto-config", summary: "show, change and check otto's configuration; trust a repo's config", verbs: [show, set, validate, paths, modelsVerb, trustVerb] },
+    {
+      name: "otto-config",
+      summary: "show, change and check otto's configuration; trust a repo's config",
+      verbs: [show, set, validate, paths, modelsVerb, trustVerb],
+    },
     runtime,
   );
 }

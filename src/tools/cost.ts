@@ -50,11 +50,17 @@ const report: Verb = {
     const entries = await readLedger(ledgerFile(ctx.runtime.env), since);
     const built = buildReport(entries, { by, since, repos });
     if (values.json === true) return reportJson(built);
-    return { title: `otto cost: ${built.rows.length} ${by === "day" ? "day" : by}${built.rows.length === 1 ? "" : "s"}`, output: renderReport(built) };
+    return {
+      title: `otto cost: ${built.rows.length} ${by === "day" ? "day" : by}${built.rows.length === 1 ? "" : "s"}`,
+      output: renderReport(built),
+    };
   },
 };
 
 /** /otto-cost: the spend of otto's model calls, from the ledger (docs/cost.md). */
 export function costCommand(runtime: Runtime): ToolDefinition {
-  return defineCommand({ name: "otto-cost", summary: "what otto spent, in tokens and dollars, per day, spec, PR or model", verbs: [report], bareRuns: true }, runtime);
+  return defineCommand(
+    { name: "otto-cost", summary: "what otto spent, in tokens and dollars, per day, spec, PR or model", verbs: [report], bareRuns: true },
+    runtime,
+  );
 }

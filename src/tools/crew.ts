@@ -10,7 +10,11 @@ import { ask, complete, crewFor, say, type Crew, type Posted } from "../crew/ind
  */
 
 function woke(posted: Posted): string {
-  const lines = [posted.woken.length ? `Posted #${posted.message.seq}; woke ${posted.woken.map((n) => `@${n}`).join(", ")}.` : `Posted #${posted.message.seq}.`];
+  const lines = [
+    posted.woken.length
+      ? `Posted #${posted.message.seq}; woke ${posted.woken.map((n) => `@${n}`).join(", ")}.`
+      : `Posted #${posted.message.seq}.`,
+  ];
   if (posted.unknown.length) {
     const crew = ["otto", "human", ...posted.names.filter((n) => n !== posted.agent.name)].map((n) => `@${n}`);
     lines.push(`Nobody in the crew is called ${posted.unknown.map((n) => `@${n}`).join(", ")}; the crew: ${crew.join(", ")}.`);
@@ -40,7 +44,10 @@ export function crewTools(runtime: Runtime): Record<string, ToolDefinition> {
         "Asks a question you cannot go on without. You become blocked: after calling this, end your turn; the answer arrives as a new message.",
       args: {
         question: tool.schema.string().describe("The question, with the context needed to answer it."),
-        human: tool.schema.boolean().optional().describe("True when only a person can decide (product, security, architecture); otto answers otherwise."),
+        human: tool.schema
+          .boolean()
+          .optional()
+          .describe("True when only a person can decide (product, security, architecture); otto answers otherwise."),
       },
       execute: ({ question, human }, ctx) =>
         asAgent(runtime, ctx, async (crew, sessionID) => {
@@ -55,7 +62,8 @@ export function crewTools(runtime: Runtime): Record<string, ToolDefinition> {
       execute: ({ summary }, ctx) =>
         asAgent(runtime, ctx, async (crew, sessionID) => {
           const posted = await complete(crew, sessionID, summary);
-          const state = posted.agent.state === "failed" ? `Recorded as failed: ${posted.agent.error ?? ""}.` : "Recorded: your task is done.";
+          const state =
+            posted.agent.state === "failed" ? `Recorded as failed: ${posted.agent.error ?? ""}.` : "Recorded: your task is done.";
           return `${state} Otto has been told. End your turn now.`;
         }),
     }),

@@ -30,7 +30,13 @@ export function liveTitle(runtime: Pick<Runtime, "client" | "log">, ctx: ToolCon
       (p): p is ToolPart => p.type === "tool" && (callID ? p.callID === callID : p.state.status === "running"),
     );
     if (!part || part.state.status !== "running") return;
-    const result = await patchPart(runtime.client, { sessionID, messageID, partID: part.id, directory, part: { ...part, state: { ...part.state, title } } });
+    const result = await patchPart(runtime.client, {
+      sessionID,
+      messageID,
+      partID: part.id,
+      directory,
+      part: { ...part, state: { ...part.state, title } },
+    });
     if (result.error !== undefined) throw new Error(JSON.stringify(result.error));
   }
 

@@ -27,7 +27,12 @@ export const ciVerb: Verb = {
       process.stderr.write(`${line}\n`);
     };
     try {
-      const result = await runCi(ctx.runtime, { directory: ctx.tool.directory, sessionID: ctx.tool.sessionID, signal: ctx.tool.abort, progress });
+      const result = await runCi(ctx.runtime, {
+        directory: ctx.tool.directory,
+        sessionID: ctx.tool.sessionID,
+        signal: ctx.tool.abort,
+        progress,
+      });
       process.stderr.write(`${result.markdown.split("\n")[0] ?? ""}\n`);
       return result.markdown;
     } catch (error) {

@@ -13,12 +13,23 @@ export function prCreateTool(runtime: Runtime): ToolDefinition {
     description:
       "Opens a pull request for the current branch and tracks it: checks the branch (not the default branch, commits ahead of the base, not behind its remote), pushes it to origin without force, opens the PR on origin's forge (GitHub, GitHub Enterprise, Azure DevOps with auto-complete) and writes its PR document for the watcher. A branch that already has an open PR is tracked, never opened twice. The description is `body`, or built from the spec `spec`, or written by the primary model from the diff.",
     args: {
-      title: tool.schema.string().optional().describe("The PR's title (default: the spec's title, the single commit's subject, or the model's)."),
+      title: tool.schema
+        .string()
+        .optional()
+        .describe("The PR's title (default: the spec's title, the single commit's subject, or the model's)."),
       body: tool.schema.string().optional().describe("The PR's description, used as it is. Not with `spec`."),
-      spec: tool.schema.string().optional().describe("A spec's slug: the description is built from its requirements, completed tasks with their evidence, and open questions."),
+      spec: tool.schema
+        .string()
+        .optional()
+        .describe(
+          "A spec's slug: the description is built from its requirements, completed tasks with their evidence, and open questions.",
+        ),
       base: tool.schema.string().optional().describe("The branch to merge into (default: the repository's default branch)."),
       draft: tool.schema.boolean().optional().describe("Open the PR as a draft."),
-      reviewers: tool.schema.array(tool.schema.string()).optional().describe("GitHub logins, or Azure DevOps identity ids, to request reviews from."),
+      reviewers: tool.schema
+        .array(tool.schema.string())
+        .optional()
+        .describe("GitHub logins, or Azure DevOps identity ids, to request reviews from."),
     },
     async execute(args, toolCtx) {
       const title = liveTitle(runtime, toolCtx);
@@ -37,7 +48,11 @@ export function prCreateTool(runtime: Runtime): ToolDefinition {
           progress: (text) => title.set(text),
         });
         await title.flush();
-        return { title: `otto: PR #${result.pr.number} ${result.created ? "opened" : "already open"}`, output: result.markdown, metadata: {} };
+        return {
+          title: `otto: PR #${result.pr.number} ${result.created ? "opened" : "already open"}`,
+          output: result.markdown,
+          metadata: {},
+        };
       } catch (error) {
         await title.flush();
         return formatError(error);

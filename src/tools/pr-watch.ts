@@ -7,7 +7,11 @@ export const WATCH_ACTIONS = ["start", "stop", "status", "once", "install"] as c
 export type WatchAction = (typeof WATCH_ACTIONS)[number];
 
 /** One watch verb, shared by `/otto-pr watch …` and the typed otto_pr_watch tool. */
-export function runWatchAction(controller: WatchController, action: WatchAction, flags: { detach?: boolean; enable?: boolean }): Promise<string> {
+export function runWatchAction(
+  controller: WatchController,
+  action: WatchAction,
+  flags: { detach?: boolean; enable?: boolean },
+): Promise<string> {
   switch (action) {
     case "start":
       return controller.start({ detach: flags.detach === true });
@@ -32,7 +36,10 @@ export function prWatchTool(runtime: Runtime): ToolDefinition {
       "`install` writes a systemd user unit (enable=true also enables it).",
     args: {
       action: tool.schema.enum(WATCH_ACTIONS).describe("What to do: start, stop, status, once or install."),
-      detach: tool.schema.boolean().optional().describe("With action=start: run the watcher in a background `opencode serve` that survives this session."),
+      detach: tool.schema
+        .boolean()
+        .optional()
+        .describe("With action=start: run the watcher in a background `opencode serve` that survives this session."),
       enable: tool.schema.boolean().optional().describe("With action=install: also run systemctl --user enable --now."),
     },
     async execute(args) {

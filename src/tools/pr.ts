@@ -1,6 +1,20 @@
 import type { ToolDefinition } from "@opencode-ai/plugin";
 import type { Runtime } from "../runtime.ts";
-import { addPr, ciInit, commentsCommand, createPullRequest, createPrContext, fixCommand, listPrs, originUrl, prLog, prStatus, removePr, readCiSetup, watchControllerFor } from "../pr/index.ts";
+import {
+  addPr,
+  ciInit,
+  commentsCommand,
+  createPullRequest,
+  createPrContext,
+  fixCommand,
+  listPrs,
+  originUrl,
+  prLog,
+  prStatus,
+  removePr,
+  readCiSetup,
+  watchControllerFor,
+} from "../pr/index.ts";
 import { defineCommand, type CommandContext, type Verb } from "./command.ts";
 import { runWatchAction, type WatchAction } from "./pr-watch.ts";
 import { ciVerb } from "./pr-ci.ts";
@@ -45,11 +59,23 @@ const verbs: Verb[] = [
     args: "[--title <t>] [--body <text> | --spec <slug>] [--base <branch>] [--draft] [--reviewer <login>…]",
     summary:
       "Open a PR for the current branch: push it to origin (never forced), open the PR on origin's forge (Azure DevOps: with auto-complete) and track it; the description comes from --body, from a spec's files, or from the primary model reading the diff. A branch with an open PR is tracked, not opened twice",
-    options: { title: { type: "string" }, body: { type: "string" }, spec: { type: "string" }, base: { type: "string" }, draft: { type: "boolean" }, reviewer: { type: "string", multiple: true } },
+    options: {
+      title: { type: "string" },
+      body: { type: "string" },
+      spec: { type: "string" },
+      base: { type: "string" },
+      draft: { type: "boolean" },
+      reviewer: { type: "string", multiple: true },
+    },
     positionals: { max: 0 },
     run: async ({ values }, ctx) => {
-      const text = (key: string) => (typeof values[key] === "string" ? (values[key]) : undefined);
-      const reviewers = Array.isArray(values.reviewer) ? (values.reviewer).flatMap((r) => r.split(",")).map((r) => r.trim()).filter(Boolean) : [];
+      const text = (key: string) => (typeof values[key] === "string" ? values[key] : undefined);
+      const reviewers = Array.isArray(values.reviewer)
+        ? values.reviewer
+            .flatMap((r) => r.split(","))
+            .map((r) => r.trim())
+            .filter(Boolean)
+        : [];
       const result = await createPullRequest(ctx.runtime, {
         directory: ctx.tool.directory,
         ...(text("title") !== undefined ? { title: text("title") } : {}),
@@ -66,7 +92,11 @@ const verbs: Verb[] = [
       return result.markdown;
     },
   },
-  { path: ["list"], summary: "List every tracked PR with status and pipeline (e.g. 2/3 passing)", run: async (_i, ctx) => listPrs(await contextFor(ctx)) },
+  {
+    path: ["list"],
+    summary: "List every tracked PR with status and pipeline (e.g. 2/3 passing)",
+    run: async (_i, ctx) => listPrs(await contextFor(ctx)),
+  },
   {
     path: ["status"],
     args: "[id]",
@@ -94,12 +124,19 @@ const verbs: Verb[] = [
     summary: "Answer the PR's new reviewer comments now, one by one (fix + reply, or reply with the reasoning), and resolve their threads",
     positionals: { max: 1 },
     run: async ({ positionals }, ctx) =>
-      commentsCommand(ctx.runtime, await contextFor(ctx), { id: one(positionals), sessionID: ctx.tool.sessionID, directory: ctx.tool.directory, signal: ctx.tool.abort, progress: (m) => ctx.progress(m) }),
+      commentsCommand(ctx.runtime, await contextFor(ctx), {
+        id: one(positionals),
+        sessionID: ctx.tool.sessionID,
+        directory: ctx.tool.directory,
+        signal: ctx.tool.abort,
+        progress: (m) => ctx.progress(m),
+      }),
   },
   {
     path: ["fix"],
     args: "[id] [--budget <usd>] [--max-tokens <n>]",
-    summary: "Fix the PR's red pipeline now: logs → failure summary → re-run (infrastructure) or fix, verify, commit and push; waits until done. --budget / --max-tokens stop it at that spend (default limits.run_usd / run_tokens)",
+    summary:
+      "Fix the PR's red pipeline now: logs → failure summary → re-run (infrastructure) or fix, verify, commit and push; waits until done. --budget / --max-tokens stop it at that spend (default limits.run_usd / run_tokens)",
     options: { budget: { type: "string" }, "max-tokens": { type: "string" } },
     positionals: { max: 1 },
     run: async ({ positionals, values }, ctx) =>
@@ -109,7 +146,10 @@ const verbs: Verb[] = [
         sessionID: ctx.tool.sessionID,
         signal: ctx.tool.abort,
         progress: (m) => ctx.progress(m),
-        budget: { ...(typeof values.budget === "string" ? { budget: values.budget } : {}), ...(typeof values["max-tokens"] === "string" ? { maxTokens: values["max-tokens"] } : {}) },
+        budget: {
+          ...(typeof values.budget === "string" ? { budget: values.budget } : {}),
+          ...(typeof values["max-tokens"] === "string" ? { maxTokens: values["max-tokens"] } : {}),
+        },
       }),
   },
   ciVerb,
@@ -118,20 +158,42 @@ const verbs: Verb[] = [
     args: "github|azure [--force] [--workflow <name>…] [--job <name>…] [--check-suite]",
     summary:
       "Write otto's CI files in this repository (GitHub: .github/workflows/otto.yml; Azure: azure-pipelines.otto-job.yml and azure-pipelines.otto.yml), not committed, and list the secrets and permissions to add. --workflow / --job name the CI it follows (default: detected); --force replaces existing files",
-    options: { force: { type: "boolean" }, workflow: { type: "string", multiple: true }, job: { type: "string", multiple: true }, "check-suite": { type: "boolean" } },
+    options: {
+      force: { type: "boolean" },
+      workflow: { type: "string", multiple: true },
+      job: { type: "string", multiple: true },
+      "check-suite": { type: "boolean" },
+    },
     positionals: { min: 1, max: 1 },
     run: async ({ values, positionals }, ctx) => {
       ctx.progress("otto pr: ci init");
       const list = (key: string) => (Array.isArray(values[key]) ? values[key] : []);
       const setup = await readCiSetup(ctx.runtime, ctx.tool.directory, ctx.tool.sessionID);
-      return ciInit({ ...setup, forge: positionals[0] ?? "", force: values.force === true, workflows: list("workflow"), jobs: list("job"), checkSuites: values["check-suite"] === true });
+      return ciInit({
+        ...setup,
+        forge: positionals[0] ?? "",
+        force: values.force === true,
+        workflows: list("workflow"),
+        jobs: list("job"),
+        checkSuites: values["check-suite"] === true,
+      });
     },
   },
-  watchVerb("start", "Poll every tracked PR at server.poll_interval in this OpenCode (TUI), or with --detach in a background opencode serve", { detach: { type: "boolean" } }, "[--detach]"),
+  watchVerb(
+    "start",
+    "Poll every tracked PR at server.poll_interval in this OpenCode (TUI), or with --detach in a background opencode serve",
+    { detach: { type: "boolean" } },
+    "[--detach]",
+  ),
   watchVerb("stop", "Stop the PR watcher (this process's, or the background one)"),
   watchVerb("status", "Watcher PID, last and next cycle, and each PR's state"),
   watchVerb("once", "Run one watcher cycle now and show what changed"),
-  watchVerb("install", "Write a systemd user unit that runs the watcher (--enable also enables and starts it)", { enable: { type: "boolean" } }, "[--enable]"),
+  watchVerb(
+    "install",
+    "Write a systemd user unit that runs the watcher (--enable also enables and starts it)",
+    { enable: { type: "boolean" } },
+    "[--enable]",
+  ),
 ];
 
 /** /otto-pr: track PRs and run the watcher (docs/pr.md). */

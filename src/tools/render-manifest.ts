@@ -12,17 +12,35 @@ interface JsonSchema {
 
 /** zod source for one argument, from its JSON Schema (otto's tool arguments are flat and simple). */
 function zodSource(schema: JsonSchema, optional: boolean): string {
-  const base = schema.enum ? `z.enum(${JSON.stringify(schema.enum)})` : schema.type === "boolean" ? "z.boolean()" : schema.type === "number" ? "z.number()" : "z.string()";
+  const base = schema.enum
+    ? `z.enum(${JSON.stringify(schema.enum)})`
+    : schema.type === "boolean"
+      ? "z.boolean()"
+      : schema.type === "number"
+        ? "z.number()"
+        : "z.string()";
   return `${base}${optional ? ".optional()" : ""}${schema.description ? `.describe(${JSON.stringify(schema.description)})` : ""}`;
 }
 
 /** The text of src/tools/manifest.ts for the tools as they are now. */
 export function renderToolManifest(): string {
-  const runtime = { client: {}, directory: "/", worktree: "/", events: new EventBus(), log: silentLogger, env: {}, once: new Set(), secrets: new KnownSecrets(), sessions: {} } as unknown as Runtime;
+  const runtime = {
+    client: {},
+    directory: "/",
+    worktree: "/",
+    events: new EventBus(),
+    log: silentLogger,
+    env: {},
+    once: new Set(),
+    secrets: new KnownSecrets(),
+    sessions: {},
+  } as unknown as Runtime;
   const tools = buildTools(runtime);
   const entries = Object.entries(tools).map(([name, tool]) => {
     const json = z.toJSONSchema(z.object(tool.args)) as { properties?: Record<string, JsonSchema>; required?: string[] };
-    const args = Object.entries(json.properties ?? {}).map(([key, schema]) => `      ${key}: ${zodSource(schema, !(json.required ?? []).includes(key))},`);
+    const args = Object.entries(json.properties ?? {}).map(
+      ([key, schema]) => `      ${key}: ${zodSource(schema, !(json.required ?? []).includes(key))},`,
+    );
     return [`  ${name}: {`, `    description: ${JSON.stringify(tool.description)},`, "    args: {", ...args, "    },", "  },"].join("\n");
   });
   return [

@@ -47,7 +47,11 @@ async function buildEntry(values: Values, ctx: CommandContext): Promise<{ entry:
   const name = str(values, "name") ?? proposal?.entry.name;
   const primary = primaryFlag ?? proposal?.entry.primary_dir;
   if (name === undefined || primary === undefined) {
-    throw new OttoError("usage", `${source} is not inside a git repository, so there is nothing to derive the repo from.`, "Run /otto-repo add inside the clone, or pass --name <name> --primary-dir <path>.");
+    throw new OttoError(
+      "usage",
+      `${source} is not inside a git repository, so there is nothing to derive the repo from.`,
+      "Run /otto-repo add inside the clone, or pass --name <name> --primary-dir <path>.",
+    );
   }
   const strategy = strategyOf(values);
   const worktreeFlag = dirFlag(values, "worktree-dir", ctx);
@@ -68,7 +72,8 @@ function describeEntry(entry: RepoEntry, remote: string | undefined): string[] {
   const lines = [`  name:            ${entry.name}`, `  primary_dir:     ${entry.primary_dir}`];
   if (entry.worktree_dir !== undefined) lines.push(`  worktree_dir:    ${entry.worktree_dir}`);
   lines.push(`  git_strategy:    ${entry.git_strategy ?? "worktree"}`);
-  if (entry.branch_template !== undefined) lines.push(`  branch_template: ${entry.branch_template} (e.g. ${renderBranchName(entry.branch_template, "fix-auth")})`);
+  if (entry.branch_template !== undefined)
+    lines.push(`  branch_template: ${entry.branch_template} (e.g. ${renderBranchName(entry.branch_template, "fix-auth")})`);
   if (entry.branch_patterns?.length) lines.push(`  branch_patterns: ${entry.branch_patterns.join(", ")}`);
   lines.push(`  remote:          ${remote ?? "(none)"}`);
   return lines;
@@ -76,11 +81,15 @@ function describeEntry(entry: RepoEntry, remote: string | undefined): string[] {
 
 async function notesFor(entry: RepoEntry, ctx: CommandContext): Promise<string[]> {
   const notes: string[] = [];
-  if ((await repoRoot(entry.primary_dir, gitOf(ctx.runtime))) === undefined) notes.push(`Note: ${entry.primary_dir} is not a git clone (yet); otto never clones, so clone it there before using it.`);
+  if ((await repoRoot(entry.primary_dir, gitOf(ctx.runtime))) === undefined)
+    notes.push(`Note: ${entry.primary_dir} is not a git clone (yet); otto never clones, so clone it there before using it.`);
   try {
     const loaded = await loadConfig({ directory: cwdOf(ctx), env: ctx.runtime.env, runtime: ctx.runtime });
     const source = loaded.sources.repos;
-    if (source?.startsWith("repo (")) notes.push(`Note: the repo config ${loaded.files.repo} also sets repos, and its list replaces the user's while you work in that repository.`);
+    if (source?.startsWith("repo ("))
+      notes.push(
+        `Note: the repo config ${loaded.files.repo} also sets repos, and its list replaces the user's while you work in that repository.`,
+      );
   } catch {
     notes.push("Note: the config has other problems; run /otto-config validate.");
   }
@@ -90,19 +99,26 @@ async function notesFor(entry: RepoEntry, ctx: CommandContext): Promise<string[]
 const add: Verb = {
   path: ["add"],
   args: "[--yes] [--name <n>] [--primary-dir <d>] [--strategy worktree|branch|hands-off] …",
-  summary: "Track a repo; with no flags inside a clone, shows the derived values (write them with --yes). Also --worktree-dir, --branch-template, --branch-pattern (repeatable), --dry-run",
+  summary:
+    "Track a repo; with no flags inside a clone, shows the derived values (write them with --yes). Also --worktree-dir, --branch-template, --branch-pattern (repeatable), --dry-run",
   options: ADD_OPTIONS,
   async run({ values }, ctx) {
     const { entry, remote } = await buildEntry(values, ctx);
     const flagged = Object.keys(values).some((k) => k !== "yes" && k !== "dry-run");
     if (values["dry-run"] === true || (values.yes !== true && !flagged)) {
       const lines = ["Proposed repo (nothing was written):", ...describeEntry(entry, remote), ""];
-      lines.push("Write it to the user config: /otto-repo add --yes", "Change a value with its flag, e.g. /otto-repo add --strategy branch --branch-template 'users/me/{{name}}'");
+      lines.push(
+        "Write it to the user config: /otto-repo add --yes",
+        "Change a value with its flag, e.g. /otto-repo add --strategy branch --branch-template 'users/me/{{name}}'",
+      );
       return { title: `otto repo: proposed ${entry.name}`, output: lines.join("\n") };
     }
     const files = await locateConfigFiles({ directory: cwdOf(ctx), env: ctx.runtime.env });
     const result = await addRepoEntry(files.user, entry, "user");
-    const lines = [`Added repo '${entry.name}' as repos[${result.index}] of the user config ${result.file}${result.created ? " (created the file)" : ""}:`, ...describeEntry(entry, remote)];
+    const lines = [
+      `Added repo '${entry.name}' as repos[${result.index}] of the user config ${result.file}${result.created ? " (created the file)" : ""}:`,
+      ...describeEntry(entry, remote),
+    ];
     lines.push(...(await notesFor(entry, ctx)), "", `Next: /otto-worktree add <name> --repo ${entry.name}`);
     return { title: `otto repo: added ${entry.name}`, output: lines.join("\n") };
   },
@@ -121,10 +137,17 @@ const remove: Verb = {
       if (!fs.existsSync(file)) continue;
       const removed = await removeRepoEntry(file, name, scope);
       if (!removed) continue;
-      const output = [`Removed repo '${name}' (repos[${removed.index}]) from the ${scope} config ${removed.file}.`, `Nothing on disk was touched: ${removed.entry.primary_dir} and its worktrees are still there.`];
+      const output = [
+        `Removed repo '${name}' (repos[${removed.index}]) from the ${scope} config ${removed.file}.`,
+        `Nothing on disk was touched: ${removed.entry.primary_dir} and its worktrees are still there.`,
+      ];
       return { title: `otto repo: removed ${name}`, output: output.join("\n") };
     }
-    throw new OttoError("repo_unknown", `No repo named '${name}' in ${targets.map((t) => t.file).join(" or ")}.`, "See the tracked repos: /otto-repo list");
+    throw new OttoError(
+      "repo_unknown",
+      `No repo named '${name}' in ${targets.map((t) => t.file).join(" or ")}.`,
+      "See the tracked repos: /otto-repo list",
+    );
   },
 };
 
@@ -134,7 +157,9 @@ async function describeRepo(repo: Repo, ctx: CommandContext): Promise<string[]> 
   const lines = [`${repo.name} (${repo.git_strategy})`, `  primary dir:  ${repo.primary_dir}${exists(repo.primary_dir)}`];
   if (repo.git_strategy === "worktree") {
     const dir = worktreeDirOf(repo);
-    lines.push(`  worktree dir: ${dir}${fs.existsSync(dir) ? "" : " (not created yet)"}${repo.worktree_dir === undefined ? " (default)" : ""}`);
+    lines.push(
+      `  worktree dir: ${dir}${fs.existsSync(dir) ? "" : " (not created yet)"}${repo.worktree_dir === undefined ? " (default)" : ""}`,
+    );
   }
   lines.push(`  remote:       ${remote ?? "(none)"}`);
   if (repo.branch_template !== undefined) lines.push(`  branches:     ${repo.branch_template}`);

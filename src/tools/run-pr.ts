@@ -16,7 +16,8 @@ export async function openPrAfterRun(
   tool: { sessionID: string; abort?: AbortSignal },
   progress: (message: string) => void,
 ): Promise<string> {
-  if (!run.complete) return `${run.output}\n\n## Pull request\n\nNot opened: the run is not complete (--pr opens it when every task is done and verified). Run again, then /otto-pr create${run.slug ? ` --spec ${run.slug}` : ""}.`;
+  if (!run.complete)
+    return `${run.output}\n\n## Pull request\n\nNot opened: the run is not complete (--pr opens it when every task is done and verified). Run again, then /otto-pr create${run.slug ? ` --spec ${run.slug}` : ""}.`;
   // A run whose checks fail at its end is not done: no PR, or a draft that says so (pr.open_unverified).
   let draft = false;
   if (run.unverified) {
@@ -29,10 +30,19 @@ export async function openPrAfterRun(
   // Sessions worked in this checkout: a hook or push URL one of them planted would run with the
   // user's credentials on otto's push, so otto pushes only from a checkout whose git control is as it was.
   const tampered = await gitControlChanges(run.gitControl, { env: runtime.env });
-  if (tampered.length > 0) return `${run.output}\n\n## Pull request\n\nNot opened: ${describeControlChanges(run.repoRoot, tampered)} Then /otto-pr create${run.slug ? ` --spec ${run.slug}` : ""}.`;
+  if (tampered.length > 0)
+    return `${run.output}\n\n## Pull request\n\nNot opened: ${describeControlChanges(run.repoRoot, tampered)} Then /otto-pr create${run.slug ? ` --spec ${run.slug}` : ""}.`;
   try {
     progress("otto: opening the pull request");
-    const pr = await createPullRequest(runtime, { directory: run.repoRoot, ...(run.slug ? { spec: run.slug } : {}), ...(draft ? { draft: true } : {}), now: new Date(), sessionID: tool.sessionID, ...(tool.abort ? { signal: tool.abort } : {}), progress });
+    const pr = await createPullRequest(runtime, {
+      directory: run.repoRoot,
+      ...(run.slug ? { spec: run.slug } : {}),
+      ...(draft ? { draft: true } : {}),
+      now: new Date(),
+      sessionID: tool.sessionID,
+      ...(tool.abort ? { signal: tool.abort } : {}),
+      progress,
+    });
     return `${run.output}\n\n## Pull request\n\n${draft ? `Opened as a draft: the run is unverified (${run.unverified ?? ""} at its end).\n\n` : ""}${pr.markdown}`;
   } catch (error) {
     return `${run.output}\n\n## Pull request\n\nNot opened: ${errorText(error)}`;

@@ -79,7 +79,8 @@ function documentVerb(name: DocStage, summary: string): Verb {
     summary,
     options: { ...SPEC, ...BUDGET },
     positionals: { max: name === "requirements" ? MANY : 0 },
-    run: async ({ values, positionals }, ctx) => stage(async () => runDocumentStage(await depsFor(ctx, values), name, flag(values), positionals.join(" ") || undefined)),
+    run: async ({ values, positionals }, ctx) =>
+      stage(async () => runDocumentStage(await depsFor(ctx, values), name, flag(values), positionals.join(" ") || undefined)),
   };
 }
 
@@ -119,7 +120,9 @@ const verbs: Verb[] = [
     options: { ...SPEC, ...JSON_FLAG },
     run: async ({ values }, ctx) => {
       const { repoRoot } = await depsFor(ctx);
-      return values.json ? taskListJson(repoRoot, flag(values), await new BuildStore(repoRoot).list()) : taskListVerb(repoRoot, flag(values));
+      return values.json
+        ? taskListJson(repoRoot, flag(values), await new BuildStore(repoRoot).list())
+        : taskListVerb(repoRoot, flag(values));
     },
   },
   {
@@ -128,7 +131,8 @@ const verbs: Verb[] = [
     summary: "Splice new work into tasks.md (id, dependencies and group chosen by the model, checked in code)",
     options: { ...SPEC, ...BUDGET },
     positionals: { min: 1, max: MANY },
-    run: async ({ values, positionals }, ctx) => stage(async () => addTask(await depsFor(ctx, values), flag(values), positionals.join(" "))),
+    run: async ({ values, positionals }, ctx) =>
+      stage(async () => addTask(await depsFor(ctx, values), flag(values), positionals.join(" "))),
   },
   {
     path: ["task", "verify"],
@@ -139,9 +143,17 @@ const verbs: Verb[] = [
     run: async ({ values, positionals }, ctx) => {
       const [id = "", ...words] = positionals;
       const command = words.join(" ").trim();
-      if (values.clear === true ? command !== "" : command === "") throw new OttoError("usage", "Give the task's id and either a command or --clear.", "/otto-spec task verify task-002 npm test -- test/greeting.test.ts");
+      if (values.clear === true ? command !== "" : command === "")
+        throw new OttoError(
+          "usage",
+          "Give the task's id and either a command or --clear.",
+          "/otto-spec task verify task-002 npm test -- test/greeting.test.ts",
+        );
       const { repoRoot, secrets } = await depsFor(ctx);
-      return setTaskVerify(repoRoot, flag(values), id, command || undefined, { judge: command ? await acceptanceJudge(repoRoot) : undefined, secrets });
+      return setTaskVerify(repoRoot, flag(values), id, command || undefined, {
+        judge: command ? await acceptanceJudge(repoRoot) : undefined,
+        secrets,
+      });
     },
   },
   {
@@ -152,17 +164,24 @@ const verbs: Verb[] = [
     options: { ...SPEC, here: { type: "boolean" as const }, pr: { type: "boolean" as const }, ...BUDGET },
     run: async ({ values }, ctx) => {
       const run = await executeVerb(executeInput(ctx), flag(values), { here: values.here === true, ...budgetOf(values) });
-      const output = values.pr === true ? await openPrAfterRun(ctx.runtime, run, { sessionID: ctx.tool.sessionID, abort: ctx.tool.abort }, (m) => ctx.progress(m)) : run.output;
+      const output =
+        values.pr === true
+          ? await openPrAfterRun(ctx.runtime, run, { sessionID: ctx.tool.sessionID, abort: ctx.tool.abort }, (m) => ctx.progress(m))
+          : run.output;
       return { title: run.title, output };
     },
   },
   {
     path: ["task", "run"],
     args: "[--spec <slug>] [--id <task-id>] [--here] [--budget <usd>] [--max-tokens <n>]",
-    summary: "Run one task (the only runnable one without --id), verify and commit it (on the spec's branch when started on the default branch; --here: where it stands; --budget/--max-tokens: stop at that spend)",
+    summary:
+      "Run one task (the only runnable one without --id), verify and commit it (on the spec's branch when started on the default branch; --here: where it stands; --budget/--max-tokens: stop at that spend)",
     options: { ...SPEC, id: { type: "string" as const }, here: { type: "boolean" as const }, ...BUDGET },
     run: async ({ values }, ctx) => {
-      const run = await taskRunVerb(executeInput(ctx), flag(values), typeof values.id === "string" ? values.id : undefined, { here: values.here === true, ...budgetOf(values) });
+      const run = await taskRunVerb(executeInput(ctx), flag(values), typeof values.id === "string" ? values.id : undefined, {
+        here: values.here === true,
+        ...budgetOf(values),
+      });
       return { title: run.title, output: run.output };
     },
   },
@@ -190,12 +209,14 @@ const verbs: Verb[] = [
     summary: "Ad-hoc prompt with every spec file as context; no review, the session is kept for you to continue",
     options: { ...SPEC, ...BUDGET },
     positionals: { min: 1, max: MANY },
-    run: async ({ values, positionals }, ctx) => stage(async () => runAdhoc(await depsFor(ctx, values), flag(values), positionals.join(" "))),
+    run: async ({ values, positionals }, ctx) =>
+      stage(async () => runAdhoc(await depsFor(ctx, values), flag(values), positionals.join(" "))),
   },
   {
     path: ["status"],
     args: "[--spec <slug>] [<slug>]",
-    summary: "A spec's stages and their state, tasks done and left, and what it spent: per stage (history/) and per execute run (the ledger)",
+    summary:
+      "A spec's stages and their state, tasks done and left, and what it spent: per stage (history/) and per execute run (the ledger)",
     options: SPEC,
     positionals: { max: 1 },
     run: async ({ values, positionals }, ctx) => {
@@ -207,5 +228,8 @@ const verbs: Verb[] = [
 
 /** /otto-spec: from a prompt to a reviewed, validated tasks.md (docs/spec.md). */
 export function specCommand(runtime: Runtime): ToolDefinition {
-  return defineCommand({ name: "otto-spec", summary: "specs: requirements → research → design → tasks, each reviewed by a second model", verbs }, runtime);
+  return defineCommand(
+    { name: "otto-spec", summary: "specs: requirements → research → design → tasks, each reviewed by a second model", verbs },
+    runtime,
+  );
 }

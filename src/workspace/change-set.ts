@@ -24,7 +24,7 @@ const STATUS: Record<string, ChangeStatus> = { A: "added", M: "modified", T: "mo
 export function parseNameStatus(text: string): ChangedFile[] {
   const fields = text.split("\0");
   const files: ChangedFile[] = [];
-  for (let i = 0; i < fields.length; ) {
+  for (let i = 0; i < fields.length;) {
     const code = fields[i++] ?? "";
     if (!code) continue;
     const letter = code[0] ?? "";
@@ -65,7 +65,9 @@ export async function readChangeSet(input: ReadChangeSetInput): Promise<ChangeSe
   const untracked = tree.paths.filter((p) => !tracked.has(p) && !users.has(p));
 
   // The commit against the working tree: the sessions' commits and their uncommitted edits of tracked files.
-  const files = parseNameStatus(await must(["diff", "-M", "--name-status", "-z", "--no-relative", input.since])).filter((f) => !users.has(f.path));
+  const files = parseNameStatus(await must(["diff", "-M", "--name-status", "-z", "--no-relative", input.since])).filter(
+    (f) => !users.has(f.path),
+  );
   const diffs = [await must(["diff", "-M", ...TEXT_DIFF, input.since])];
   for (const p of untracked) {
     files.push({ path: p, status: "added" });
@@ -75,7 +77,10 @@ export async function readChangeSet(input: ReadChangeSetInput): Promise<ChangeSe
 
   const contents: ChangeSet["contents"] = {};
   for (const file of files) {
-    for (const [p, side] of [[file.from ?? file.path, "before"], [file.path, "after"]] as const) {
+    for (const [p, side] of [
+      [file.from ?? file.path, "before"],
+      [file.path, "after"],
+    ] as const) {
       if (!MANIFESTS.test(p)) continue;
       const entry = (contents[p] ??= {});
       if (side === "before" && file.status !== "added") {

@@ -62,16 +62,42 @@ export function compareToBaseline(baseline: readonly CheckResult[], results: rea
   return results.map((result) => {
     const before = baseline.find((b) => b.command === result.command);
     const { command } = result;
-    if (result.passed) return { command, verdict: before && !before.passed ? "fixed" : "passed", line: `${command}: ${before && !before.passed ? "passed (it failed before the work)" : "passed"}` };
-    if (!before || before.passed) return { command, verdict: "new_failure", line: `${command}: ${result.timedOut ? "timed out" : `exit ${result.exitCode}`} (new failure${before ? ": it passed before the work" : ""})` };
+    if (result.passed)
+      return {
+        command,
+        verdict: before && !before.passed ? "fixed" : "passed",
+        line: `${command}: ${before && !before.passed ? "passed (it failed before the work)" : "passed"}`,
+      };
+    if (!before || before.passed)
+      return {
+        command,
+        verdict: "new_failure",
+        line: `${command}: ${result.timedOut ? "timed out" : `exit ${result.exitCode}`} (new failure${before ? ": it passed before the work" : ""})`,
+      };
     const b = failureCount(before.output);
     const a = failureCount(result.output);
     const counts = { ...(b !== undefined ? { before: b } : {}), ...(a !== undefined ? { after: a } : {}) };
     if (a !== undefined && b !== undefined) {
-      if (a > b) return { command, verdict: "worse", ...counts, line: `${command}: worse than before the work (${plural(b, "failure")} before, ${a} now)` };
-      return { command, verdict: "pre_existing", ...counts, line: `${command}: failed before the work too (${plural(b, "failure")}), not worse (${a} now)` };
+      if (a > b)
+        return {
+          command,
+          verdict: "worse",
+          ...counts,
+          line: `${command}: worse than before the work (${plural(b, "failure")} before, ${a} now)`,
+        };
+      return {
+        command,
+        verdict: "pre_existing",
+        ...counts,
+        line: `${command}: failed before the work too (${plural(b, "failure")}), not worse (${a} now)`,
+      };
     }
-    return { command, verdict: "pre_existing", ...counts, line: `${command}: failed before the work too; no failure count in its output, so still failing counts as not worse` };
+    return {
+      command,
+      verdict: "pre_existing",
+      ...counts,
+      line: `${command}: failed before the work too; no failure count in its output, so still failing counts as not worse`,
+    };
   });
 }
 

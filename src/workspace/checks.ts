@@ -92,7 +92,14 @@ export async function runCheck(command: string, options: VerifyOptions): Promise
     const all = typeof result.all === "string" ? result.all : "";
     const exitCode = timedOut || result.exitCode === undefined ? -1 : result.exitCode;
     const note = timedOut ? `\n(killed after ${Math.round(options.timeoutMs / 1000)}s: spec.verify_timeout)` : "";
-    return { command, exitCode, passed: !timedOut && exitCode === 0, timedOut, durationMs: Date.now() - started, output: tail(redact(all)) + note };
+    return {
+      command,
+      exitCode,
+      passed: !timedOut && exitCode === 0,
+      timedOut,
+      durationMs: Date.now() - started,
+      output: tail(redact(all)) + note,
+    };
   } finally {
     clearTimeout(timer);
     options.signal?.removeEventListener("abort", killGroup);

@@ -91,7 +91,16 @@ export async function commitChanges(git: GitRun, cwd: string, options: CommitOpt
     const add = await git(["--literal-pathspecs", "add", "--all", ...spec], { cwd, input: pathspec(changes.paths) });
     if (add.exitCode !== 0) throw commitError("git add", add, fix);
   }
-  const args = ["--literal-pathspecs", "commit", "-q", "--only", ...(options.hooks ? [] : ["--no-verify"]), ...(options.allowEmpty ? ["--allow-empty"] : []), "-m", redact(options.message)];
+  const args = [
+    "--literal-pathspecs",
+    "commit",
+    "-q",
+    "--only",
+    ...(options.hooks ? [] : ["--no-verify"]),
+    ...(options.allowEmpty ? ["--allow-empty"] : []),
+    "-m",
+    redact(options.message),
+  ];
   const input = changes.paths.length > 0 ? { input: pathspec(changes.paths) } : {};
   const hooked = options.hooks;
   const commitGit: GitRun = hooked ? (a, o) => runGit(a, { ...o, env: hooked.env, hooks: { run: true, sandbox: hooked.sandbox } }) : git;
@@ -110,7 +119,10 @@ async function refuseKnownSecrets(git: GitRun, cwd: string, paths: readonly stri
   const list = found.slice(0, 10).join(", ") + (found.length > 10 ? ` and ${found.length - 10} more` : "");
   throw new OttoError(
     "secret_in_commit",
-    redact(`Nothing committed: ${list} ${found.length === 1 ? "holds" : "hold"} a secret otto knows (a token or password of its config or environment).`, secrets),
+    redact(
+      `Nothing committed: ${list} ${found.length === 1 ? "holds" : "hold"} a secret otto knows (a token or password of its config or environment).`,
+      secrets,
+    ),
     "Take the secret out of the file (read it from an environment variable instead) or git-ignore the file, then run the command again: the work stays in the working tree. If the secret was ever pushed, rotate it.",
   );
 }
@@ -131,7 +143,14 @@ export async function commitAll(
   git: GitRun,
   cwd: string,
   message: string,
-  options: { baseline: TreeSnapshot; include?: readonly string[]; guard?: CommitOptions["guard"]; allowEmpty?: boolean; hooks?: CommitOptions["hooks"]; secrets?: readonly string[] },
+  options: {
+    baseline: TreeSnapshot;
+    include?: readonly string[];
+    guard?: CommitOptions["guard"];
+    allowEmpty?: boolean;
+    hooks?: CommitOptions["hooks"];
+    secrets?: readonly string[];
+  },
 ): Promise<{ sha: string; kept: string[]; ignored: string[] }> {
   const allowEmpty = options.allowEmpty ?? true;
   const result = await commitChanges(git, cwd, {
@@ -159,7 +178,11 @@ export function takeIncluded(changes: TreeChanges, include: readonly string[]): 
 }
 
 function commitError(command: string, result: GitResult, fix: string): OttoError {
-  return new OttoError("commit_failed", `${command} failed (exit ${result.exitCode}): ${(result.stderr || result.stdout).trim().slice(0, 2000)}`, fix);
+  return new OttoError(
+    "commit_failed",
+    `${command} failed (exit ${result.exitCode}): ${(result.stderr || result.stdout).trim().slice(0, 2000)}`,
+    fix,
+  );
 }
 
 /** `.git` of the working tree (a worktree has its own), for the run lock. */
@@ -173,7 +196,12 @@ export async function gitDir(git: GitRun, cwd: string): Promise<string | undefin
  * characters. Nothing is staged: new files are shown with `git diff --no-index` against nothing.
  * Read as text (TEXT_DIFF): a `-diff` attribute cannot turn a change into "Binary files differ".
  */
-export async function pendingDiff(git: GitRun, cwd: string, options: { baseline: TreeSnapshot; include?: readonly string[] }, max = 30_000): Promise<string> {
+export async function pendingDiff(
+  git: GitRun,
+  cwd: string,
+  options: { baseline: TreeSnapshot; include?: readonly string[] },
+  max = 30_000,
+): Promise<string> {
   const { paths } = takeIncluded(await changesSince(git, cwd, options.baseline), options.include ?? []);
   if (paths.length === 0) return "";
   // The whole index (ls-files takes no pathspec file): a path in it is diffed against HEAD, the rest are new.

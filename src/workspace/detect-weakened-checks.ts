@@ -1,6 +1,15 @@
 import { manifestChange, MANIFESTS } from "./manifest-changes.ts";
 import { parseDiffLines, type FileLines } from "./parse-diff-lines.ts";
-import { ASSERTION, CHECK_CONFIG, CI_PATH, DOC_EXT, isTestFile, SKIP_MARKERS, SUPPRESSIONS, TEST_DECLARATION } from "./weakening-patterns.ts";
+import {
+  ASSERTION,
+  CHECK_CONFIG,
+  CI_PATH,
+  DOC_EXT,
+  isTestFile,
+  SKIP_MARKERS,
+  SUPPRESSIONS,
+  TEST_DECLARATION,
+} from "./weakening-patterns.ts";
 
 export { isTestFile } from "./weakening-patterns.ts";
 export { parseDiffLines, type FileLines } from "./parse-diff-lines.ts";
@@ -52,13 +61,14 @@ export interface Weakening {
   reason: string;
 }
 
-
 const count = (lines: readonly string[], re: RegExp): number => lines.filter((l) => re.test(l)).length;
 const isDoc = (file: string): boolean => DOC_EXT.test(file);
 
 /** Markers added more often than removed (a moved skip is not a new one). */
 function addedMarkers(lines: FileLines, markers: readonly (readonly [string, RegExp, boolean?])[], testCode: boolean): string[] {
-  return markers.filter(([, re, anywhere = true]) => (testCode || anywhere) && count(lines.added, re) > count(lines.removed, re)).map(([name]) => name);
+  return markers
+    .filter(([, re, anywhere = true]) => (testCode || anywhere) && count(lines.added, re) > count(lines.removed, re))
+    .map(([name]) => name);
 }
 
 /** Pure: every way the change set weakens the project's checks, one entry per file and kind. */
@@ -70,17 +80,22 @@ export function detectWeakenedChecks(change: ChangeSet): Weakening[] {
     const add = (kind: WeakeningKind, reason: string, at = p): void => void found.push({ path: at, kind, reason });
 
     if (/(?:^|\/)\.gitattributes$/.test(p) || (file.from && /(?:^|\/)\.gitattributes$/.test(file.from))) {
-      add("git_attributes", `.gitattributes ${file.status}: attributes decide how git shows and converts files (\`-diff\` hides a file's diff)`);
+      add(
+        "git_attributes",
+        `.gitattributes ${file.status}: attributes decide how git shows and converts files (\`-diff\` hides a file's diff)`,
+      );
     }
     if (file.status === "deleted" && isTestFile(p)) add("test_deleted", "test file deleted");
-    if (file.status === "renamed" && file.from && isTestFile(file.from) && !isTestFile(p)) add("test_deleted", `test file renamed to ${p}, so the runner no longer finds it`, file.from);
+    if (file.status === "renamed" && file.from && isTestFile(file.from) && !isTestFile(p))
+      add("test_deleted", `test file renamed to ${p}, so the runner no longer finds it`, file.from);
     for (const at of [p, ...(file.from ? [file.from] : [])]) {
       if (CI_PATH.some((re) => re.test(at))) {
         add("ci_config", `CI configuration ${file.status}`, at);
         break;
       }
     }
-    if (CHECK_CONFIG.some((re) => re.test(p)) || (file.from && CHECK_CONFIG.some((re) => re.test(file.from!)))) add("check_config", `lint, type-check or test configuration ${file.status}`);
+    if (CHECK_CONFIG.some((re) => re.test(p)) || (file.from && CHECK_CONFIG.some((re) => re.test(file.from!))))
+      add("check_config", `lint, type-check or test configuration ${file.status}`);
     if (MANIFESTS.test(p)) {
       const text = change.contents[p];
       const before = file.status === "renamed" && file.from ? change.contents[file.from]?.before : text?.before;
@@ -139,4 +154,3 @@ export function splitByCause(flags: readonly Weakening[], causeFiles: readonly s
 export function describeWeakenings(flags: readonly Weakening[]): string {
   return flags.map((f) => `${f.path}: ${f.reason}`).join("; ");
 }
-

@@ -17,12 +17,21 @@ export interface FetchBranchOptions {
  * follows the remote, even after a force-push). A branch the remote lacks is `pr_branch_missing`.
  */
 export async function fetchBranch(dir: string, remote: string, branch: string, options: FetchBranchOptions = {}): Promise<void> {
-  const args = ["fetch", ...(options.tags === false ? ["--no-tags"] : []), remote, `+refs/heads/${branch}:refs/remotes/${remote}/${branch}`];
+  const args = [
+    "fetch",
+    ...(options.tags === false ? ["--no-tags"] : []),
+    remote,
+    `+refs/heads/${branch}:refs/remotes/${remote}/${branch}`,
+  ];
   options.onCommand?.(describeCommand(args, dir));
   const result = await runGit(args, { ...options.git, cwd: dir });
   if (result.exitCode === 0) return;
   if (/couldn't find remote ref/i.test(result.stderr)) {
-    throw new OttoError("pr_branch_missing", `Branch '${branch}' does not exist on ${options.remoteLabel ?? remote}.`, "Check the PR's source branch; it may have been deleted after a merge.");
+    throw new OttoError(
+      "pr_branch_missing",
+      `Branch '${branch}' does not exist on ${options.remoteLabel ?? remote}.`,
+      "Check the PR's source branch; it may have been deleted after a merge.",
+    );
   }
   throw gitFailure(args, dir, result);
 }

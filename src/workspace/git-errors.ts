@@ -38,7 +38,8 @@ const RULES: Rule[] = [
     code: "git_lock",
     test: /Unable to create '([^']+\.lock)': File exists/,
     message: ({ match }) => `Another git process holds ${match[1]}.`,
-    fix: ({ match }) => `Wait for the other git command to finish; if none is running (a crashed one left the lock), delete it: rm '${match[1]}'`,
+    fix: ({ match }) =>
+      `Wait for the other git command to finish; if none is running (a crashed one left the lock), delete it: rm '${match[1]}'`,
   },
   {
     code: "git_detached_head",
@@ -56,16 +57,12 @@ const RULES: Rule[] = [
     code: "git_auth",
     test: /Authentication failed|could not read (Username|Password)|terminal prompts disabled|Permission denied \(publickey/,
     message: ({ command }) => `\`${command}\` could not authenticate with the remote.`,
-    fix: () => "Set up credentials git can use without a prompt (a credential helper, or an SSH key loaded in ssh-agent); otto runs git with terminal prompts disabled.",
+    fix: () =>
+      "Set up credentials git can use without a prompt (a credential helper, or an SSH key loaded in ssh-agent); otto runs git with terminal prompts disabled.",
   },
 ];
 
-const firstLines = (text: string, n = 6): string =>
-  text
-    .trim()
-    .split("\n")
-    .slice(0, n)
-    .join("\n");
+const firstLines = (text: string, n = 6): string => text.trim().split("\n").slice(0, n).join("\n");
 
 /** The OttoError for a failed git command: a recognised failure with its fix, or git's own message. */
 export function gitFailure(args: readonly string[], cwd: string, result: GitResult): OttoError {
@@ -87,7 +84,11 @@ export function gitFailure(args: readonly string[], cwd: string, result: GitResu
 
 /** The error for work that needs a branch when HEAD is detached. */
 export function detachedHeadError(cwd: string, action: string): OttoError {
-  return new OttoError("git_detached_head", `${cwd} is in detached HEAD state, so otto cannot ${action}.`, `Check out a branch first: git -C ${cwd} switch <branch>`);
+  return new OttoError(
+    "git_detached_head",
+    `${cwd} is in detached HEAD state, so otto cannot ${action}.`,
+    `Check out a branch first: git -C ${cwd} switch <branch>`,
+  );
 }
 
 /** Runs git and returns its stdout; a non-zero exit throws the classified OttoError. */

@@ -40,7 +40,11 @@ function hookFiles(dir: string, label: string, items: Record<string, string>): v
     const file = path.join(dir, name);
     try {
       const stat = fs.lstatSync(file);
-      const content = stat.isSymbolicLink() ? `symlink:${fs.readlinkSync(file)}` : stat.isFile() ? fs.readFileSync(file) : `type:${stat.mode & 0o170000}`;
+      const content = stat.isSymbolicLink()
+        ? `symlink:${fs.readlinkSync(file)}`
+        : stat.isFile()
+          ? fs.readFileSync(file)
+          : `type:${stat.mode & 0o170000}`;
       items[`hook ${label}/${name}`] = `${digest(content)} mode ${(stat.mode & 0o111) !== 0 ? "x" : "-"}`;
     } catch {
       items[`hook ${label}/${name}`] = "unreadable";
@@ -50,7 +54,10 @@ function hookFiles(dir: string, label: string, items: Record<string, string>): v
 
 /** Files under the git directory that steer git without being configuration: attributes (diff, filters, conversions). */
 function controlFiles(gitDir: string | undefined, commonDir: string | undefined, items: Record<string, string>): void {
-  for (const [label, dir] of [["", commonDir], ["worktree ", gitDir !== commonDir ? gitDir : undefined]] as const) {
+  for (const [label, dir] of [
+    ["", commonDir],
+    ["worktree ", gitDir !== commonDir ? gitDir : undefined],
+  ] as const) {
     if (!dir) continue;
     try {
       items[`file ${label}info/attributes`] = digest(fs.readFileSync(path.join(dir, "info", "attributes")));

@@ -47,7 +47,26 @@ export const GIT_TIMEOUTS = { read: 10_000, write: 30_000, work: 300_000 } as co
 
 const NETWORK = new Set(["fetch", "push", "pull", "clone", "ls-remote"]);
 /** Subcommands that may take `index.lock` and run hooks. */
-const WORK = new Set(["add", "rm", "mv", "commit", "checkout", "switch", "restore", "worktree", "merge", "rebase", "cherry-pick", "revert", "reset", "stash", "clean", "gc", "update-index", "read-tree"]);
+const WORK = new Set([
+  "add",
+  "rm",
+  "mv",
+  "commit",
+  "checkout",
+  "switch",
+  "restore",
+  "worktree",
+  "merge",
+  "rebase",
+  "cherry-pick",
+  "revert",
+  "reset",
+  "stash",
+  "clean",
+  "gc",
+  "update-index",
+  "read-tree",
+]);
 
 /** The subcommand: the first word that is not a global option (`-c key=value`, `-C dir`, `--no-pager`). */
 function subcommand(args: readonly string[]): string | undefined {
@@ -136,7 +155,10 @@ export function runGit(args: readonly string[], options: GitOptions): Promise<Gi
 
 /** The tree around `cwd` and its git directories (a linked worktree has its own and the common one), for the sandbox. */
 export async function treePaths(cwd: string, env?: Env): Promise<TreePaths> {
-  const result = await runGit(["rev-parse", "--path-format=absolute", "--show-toplevel", "--git-dir", "--git-common-dir"], { cwd, ...(env ? { env } : {}) });
+  const result = await runGit(["rev-parse", "--path-format=absolute", "--show-toplevel", "--git-dir", "--git-common-dir"], {
+    cwd,
+    ...(env ? { env } : {}),
+  });
   if (result.exitCode !== 0) return { root: cwd, gitDirs: [] };
   const [root, gitDir, commonDir] = result.stdout.split("\n").map((line) => line.trim());
   if (!root) return { root: cwd, gitDirs: [] };
@@ -144,7 +166,13 @@ export async function treePaths(cwd: string, env?: Env): Promise<TreePaths> {
 }
 
 /** One git process: `argv` is git's (or the sandbox's around it); `silenceHooks` gives it no hooks path. */
-function spawnGit(args: readonly string[], options: GitOptions, argv: readonly string[], env: Env | undefined, silenceHooks: boolean): Promise<GitResult> {
+function spawnGit(
+  args: readonly string[],
+  options: GitOptions,
+  argv: readonly string[],
+  env: Env | undefined,
+  silenceHooks: boolean,
+): Promise<GitResult> {
   const timeoutMs = options.timeoutMs ?? defaultTimeout(args, options.timeouts);
   const maxBuffer = options.maxBuffer ?? 64 * 1024 * 1024;
   const command = describeCommand(args, options.cwd);
@@ -223,7 +251,12 @@ function spawnGit(args: readonly string[], options: GitOptions, argv: readonly s
 function spawnError(error: NodeJS.ErrnoException, options: GitOptions): OttoError {
   // spawn reports a missing working directory as ENOENT too, like a missing binary.
   if (!fs.existsSync(options.cwd)) {
-    return new OttoError("git_no_directory", `The directory ${options.cwd} does not exist.`, "Check the path (was the clone moved or deleted?).", { cause: error });
+    return new OttoError(
+      "git_no_directory",
+      `The directory ${options.cwd} does not exist.`,
+      "Check the path (was the clone moved or deleted?).",
+      { cause: error },
+    );
   }
   return new OttoError(
     "git_missing",

@@ -4,7 +4,16 @@
 // detector of changes that weaken a project's checks.
 // Execute, build, the PR flows and the review loop all go through here; other folders import
 // from this file only.
-export { runGit, defaultTimeout, describeCommand, gitEnvironment, GIT_TIMEOUTS, type GitResult, type GitOptions, type GitEnv } from "./git.ts";
+export {
+  runGit,
+  defaultTimeout,
+  describeCommand,
+  gitEnvironment,
+  GIT_TIMEOUTS,
+  type GitResult,
+  type GitOptions,
+  type GitEnv,
+} from "./git.ts";
 export { gitOutput, gitFailure, detachedHeadError } from "./git-errors.ts";
 export { fetchBranch, type FetchBranchOptions } from "./fetch-branch.ts";
 export { normalizeRemoteUrl, sameRepository, repositoryName } from "./remote-url.ts";
@@ -26,10 +35,37 @@ export {
   type Remote,
 } from "./identity.ts";
 export { runChecks, runCheck, describeChecks, type CheckResult, type VerifyOptions } from "./checks.ts";
-export { commitAll, commitChanges, ignoredLine, pendingDiff, gitDir, takeIncluded, type CommitOptions, type CommitResult } from "./commit.ts";
+export {
+  commitAll,
+  commitChanges,
+  ignoredLine,
+  pendingDiff,
+  gitDir,
+  takeIncluded,
+  type CommitOptions,
+  type CommitResult,
+} from "./commit.ts";
 export { findKnownSecrets, MAX_SCAN_BYTES, MIN_SCANNED_SECRET } from "./secret-scan.ts";
-export { snapshotTree, changesSince, diffSnapshots, ignoredAt, fingerprint, parsePorcelainZ, TreeSnapshot, CLEAN_TREE, type TreeChanges, type GitRun } from "./snapshot.ts";
-export { compareToBaseline, describeBaseline, failureCount, isBlocking, type CheckComparison, type CheckVerdict } from "./check-baseline.ts";
+export {
+  snapshotTree,
+  changesSince,
+  diffSnapshots,
+  ignoredAt,
+  fingerprint,
+  parsePorcelainZ,
+  TreeSnapshot,
+  CLEAN_TREE,
+  type TreeChanges,
+  type GitRun,
+} from "./snapshot.ts";
+export {
+  compareToBaseline,
+  describeBaseline,
+  failureCount,
+  isBlocking,
+  type CheckComparison,
+  type CheckVerdict,
+} from "./check-baseline.ts";
 export { describeVerdict, failingHeadline, judgeRun, type RunVerdict } from "./run-verdict.ts";
 export { commitAndPush, type PushInput, type PushOutcome, type PushResult } from "./push.ts";
 export { snapshotGitControl, gitControlChanges, describeControlChanges, type GitControlSnapshot } from "./git-guard.ts";
@@ -64,4 +100,12 @@ export {
 } from "./work-lock.ts";
 export { addTemporaryWorktree, type TemporaryWorktree, type TemporaryWorktreeInput } from "./temp-worktree.ts";
 export { restoreChanges } from "./restore.ts";
-export { openCodeConfigRoot, isOpenCodeConfig, openCodeConfigFiles, changedOpenCodeConfig, openCodeConfigDiff, removeOpenCodeConfig, type RemovedConfig } from "./opencode-config.ts";
+export {
+  openCodeConfigRoot,
+  isOpenCodeConfig,
+  openCodeConfigFiles,
+  changedOpenCodeConfig,
+  openCodeConfigDiff,
+  removeOpenCodeConfig,
+  type RemovedConfig,
+} from "./opencode-config.ts";

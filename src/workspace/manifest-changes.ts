@@ -33,7 +33,20 @@ function changedScripts(before: string | undefined, after: string | undefined): 
 }
 
 /** Package.json keys that configure a test runner, linter or coverage in place. */
-const PACKAGE_CHECK_KEYS = ["jest", "eslintConfig", "prettier", "c8", "nyc", "ava", "mocha", "vitest", "xo", "standard", "stylelint", "lint-staged"];
+const PACKAGE_CHECK_KEYS = [
+  "jest",
+  "eslintConfig",
+  "prettier",
+  "c8",
+  "nyc",
+  "ava",
+  "mocha",
+  "vitest",
+  "xo",
+  "standard",
+  "stylelint",
+  "lint-staged",
+];
 
 /** Sections (`[tool.pytest.ini_options]`, `[tool:pytest]`, `[profile.test]`) of an INI or TOML text whose name matches. */
 function sections(text: string | undefined, name: RegExp): string {
@@ -48,7 +61,8 @@ function sections(text: string | undefined, name: RegExp): string {
   return out.join("\n");
 }
 
-const PYPROJECT_SECTIONS = /^tool\.(?:pytest|coverage|tox|nox|ruff|mypy|pylint|flake8|black|isort|pyright|hatch\.envs|poe|pdm\.scripts|rye\.scripts|bandit|pydocstyle)\b/;
+const PYPROJECT_SECTIONS =
+  /^tool\.(?:pytest|coverage|tox|nox|ruff|mypy|pylint|flake8|black|isort|pyright|hatch\.envs|poe|pdm\.scripts|rye\.scripts|bandit|pydocstyle)\b/;
 const SETUP_CFG_SECTIONS = /^(?:tool:pytest|pytest|flake8|mypy(?:-.*)?|coverage:.*|pycodestyle|pydocstyle|isort|pylint.*|tox:.*)$/;
 const CARGO_SECTIONS = /^(?:profile\.test|test|lints(?:\..*)?|workspace\.lints(?:\..*)?|package\.metadata\.(?:nextest|tarpaulin).*)$/;
 
@@ -58,7 +72,8 @@ function makeTargets(text: string | undefined): string {
   const out: string[] = [];
   let keep = false;
   for (const line of text.split(/\r?\n/)) {
-    if (/^[^\s#][^=]*:(?!=)/.test(line)) keep = /^(?:\.PHONY\s*:.*|[\w./%-]*(?:test|check|lint|ci|verify|coverage|vet)[\w./%-]*(?:\s+[\w./%-]+)*\s*::?.*)$/i.test(line);
+    if (/^[^\s#][^=]*:(?!=)/.test(line))
+      keep = /^(?:\.PHONY\s*:.*|[\w./%-]*(?:test|check|lint|ci|verify|coverage|vet)[\w./%-]*(?:\s+[\w./%-]+)*\s*::?.*)$/i.test(line);
     else if (!/^\t/.test(line) && line.trim() !== "" && !line.startsWith("#")) keep = false;
     if (keep) out.push(line.trimEnd());
   }
@@ -72,14 +87,24 @@ export function manifestChange(file: string, before: string | undefined, after: 
     const scripts = changedScripts(before, after);
     if (scripts.length > 0) return { path: file, kind: "test_script", reason: `package.json scripts changed: ${scripts.join(", ")}` };
     const keys = PACKAGE_CHECK_KEYS.filter((k) => packageSection(before, k) !== packageSection(after, k));
-    if (keys.length > 0) return { path: file, kind: "check_config", reason: `package.json test or lint configuration changed: ${keys.join(", ")}` };
+    if (keys.length > 0)
+      return { path: file, kind: "check_config", reason: `package.json test or lint configuration changed: ${keys.join(", ")}` };
     return undefined;
   }
-  const compare = (pick: (text: string | undefined) => string, what: string, kind: WeakeningKind = "check_config"): Weakening | undefined =>
-    pick(before) !== pick(after) ? { path: file, kind, reason: `${what} changed` } : undefined;
-  if (base === "pyproject.toml") return compare((t) => sections(t, PYPROJECT_SECTIONS), "pyproject.toml test, lint or coverage sections ([tool.pytest], [tool.coverage], [tool.ruff], …)");
-  if (base === "setup.cfg") return compare((t) => sections(t, SETUP_CFG_SECTIONS), "setup.cfg test or lint sections ([tool:pytest], [flake8], [coverage:*], …)");
-  if (base === "Cargo.toml") return compare((t) => sections(t, CARGO_SECTIONS), "Cargo.toml test or lint sections ([profile.test], [[test]], [lints])");
+  const compare = (
+    pick: (text: string | undefined) => string,
+    what: string,
+    kind: WeakeningKind = "check_config",
+  ): Weakening | undefined => (pick(before) !== pick(after) ? { path: file, kind, reason: `${what} changed` } : undefined);
+  if (base === "pyproject.toml")
+    return compare(
+      (t) => sections(t, PYPROJECT_SECTIONS),
+      "pyproject.toml test, lint or coverage sections ([tool.pytest], [tool.coverage], [tool.ruff], …)",
+    );
+  if (base === "setup.cfg")
+    return compare((t) => sections(t, SETUP_CFG_SECTIONS), "setup.cfg test or lint sections ([tool:pytest], [flake8], [coverage:*], …)");
+  if (base === "Cargo.toml")
+    return compare((t) => sections(t, CARGO_SECTIONS), "Cargo.toml test or lint sections ([profile.test], [[test]], [lints])");
   if (/^(?:GNUmakefile|[Mm]akefile)$/.test(base)) return compare(makeTargets, "Makefile test, check or lint targets", "test_script");
   return undefined;
 }

@@ -68,9 +68,16 @@ const lines = (stdout: string): string[] => stdout.split("\0").filter(Boolean);
  * Renames count as a deletion and an addition, so moving a plugin out of `.opencode/` shows.
  * Undefined when git cannot tell (an unknown ref).
  */
-export async function changedOpenCodeConfig(dir: string, from: string, options: { env?: Env; direct?: boolean } = {}): Promise<string[] | undefined> {
+export async function changedOpenCodeConfig(
+  dir: string,
+  from: string,
+  options: { env?: Env; direct?: boolean } = {},
+): Promise<string[] | undefined> {
   const range = options.direct ? `${from}..HEAD` : `${from}...HEAD`;
-  const result = await runGit(["-c", "core.quotepath=off", "diff", "--name-only", "-z", "--no-renames", range], { cwd: dir, ...(options.env ? { env: options.env } : {}) });
+  const result = await runGit(["-c", "core.quotepath=off", "diff", "--name-only", "-z", "--no-renames", range], {
+    cwd: dir,
+    ...(options.env ? { env: options.env } : {}),
+  });
   if (result.exitCode !== 0) return undefined;
   return openCodeConfigFiles(lines(result.stdout));
 }
@@ -78,7 +85,20 @@ export async function changedOpenCodeConfig(dir: string, from: string, options: 
 /** `git diff from...HEAD` of just `files`, as text for a prompt (fixed prefixes, no external diff). */
 export async function openCodeConfigDiff(dir: string, from: string, files: readonly string[], env?: Env): Promise<string> {
   if (files.length === 0) return "";
-  const args = ["-c", "core.quotepath=off", "diff", "--no-color", "--no-ext-diff", "--no-textconv", "--no-renames", "--src-prefix=a/", "--dst-prefix=b/", `${from}...HEAD`, "--", ...files.map((f) => `:(literal)${f}`)];
+  const args = [
+    "-c",
+    "core.quotepath=off",
+    "diff",
+    "--no-color",
+    "--no-ext-diff",
+    "--no-textconv",
+    "--no-renames",
+    "--src-prefix=a/",
+    "--dst-prefix=b/",
+    `${from}...HEAD`,
+    "--",
+    ...files.map((f) => `:(literal)${f}`),
+  ];
   const result = await runGit(args, { cwd: dir, ...(env ? { env } : {}) });
   return result.exitCode === 0 ? result.stdout : "";
 }
@@ -95,9 +115,18 @@ export interface RemovedConfig {
  * symbolic link named like configuration is removed itself, not what it points to.
  */
 export async function removeOpenCodeConfig(dir: string, env?: Env): Promise<RemovedConfig> {
-  const listed = await runGit(["-c", "core.quotepath=off", "ls-files", "-z", "--cached", "--others"], { cwd: dir, ...(env ? { env } : {}) });
+  const listed = await runGit(["-c", "core.quotepath=off", "ls-files", "-z", "--cached", "--others"], {
+    cwd: dir,
+    ...(env ? { env } : {}),
+  });
   if (listed.exitCode !== 0) throw new Error(`git ls-files failed in ${dir}: ${listed.stderr.trim()}`);
-  const roots = [...new Set(lines(listed.stdout).map(openCodeConfigRoot).filter((r): r is string => r !== undefined))].sort();
+  const roots = [
+    ...new Set(
+      lines(listed.stdout)
+        .map(openCodeConfigRoot)
+        .filter((r): r is string => r !== undefined),
+    ),
+  ].sort();
   // A folder already taken with its parent is not listed twice (`.opencode/skills` inside `.opencode`).
   const outermost = roots.filter((r, i) => !roots.slice(0, i).some((other) => r.startsWith(`${other}/`)));
   const base = path.resolve(dir);

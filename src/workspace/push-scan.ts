@@ -22,14 +22,21 @@ async function commitFiles(git: GitRun, dir: string, base: string): Promise<Arra
   if (list.exitCode !== 0) return [];
   const out: Array<{ commit: string; path: string }> = [];
   for (const commit of list.stdout.split("\n").filter(Boolean).slice(0, MAX_COMMITS)) {
-    const files = await git(["diff-tree", "-r", "-z", "--root", "--no-commit-id", "--name-only", "--no-renames", "--diff-filter=d", commit], { cwd: dir });
+    const files = await git(
+      ["diff-tree", "-r", "-z", "--root", "--no-commit-id", "--name-only", "--no-renames", "--diff-filter=d", commit],
+      { cwd: dir },
+    );
     for (const p of files.stdout.split("\0").filter(Boolean)) out.push({ commit, path: p });
   }
   return out;
 }
 
 /** Refuses (OttoError) when a commit of `base..HEAD` adds or changes a file ignored at snapshot time, or one holding a known secret. */
-export async function refuseLeakingCommits(git: GitRun, dir: string, input: { base: string; baseline: TreeSnapshot; secrets: readonly string[]; remote: string; branch: string }): Promise<void> {
+export async function refuseLeakingCommits(
+  git: GitRun,
+  dir: string,
+  input: { base: string; baseline: TreeSnapshot; secrets: readonly string[]; remote: string; branch: string },
+): Promise<void> {
   const files = await commitFiles(git, dir, input.base);
   const ignored = [...new Set(files.filter((f) => ignoredAt(input.baseline, f.path)).map((f) => f.path))];
   const needles = [...new Set(input.secrets)].filter((s) => s.length >= MIN_SCANNED_SECRET);
@@ -46,7 +53,11 @@ export async function refuseLeakingCommits(git: GitRun, dir: string, input: { ba
   if (ignored.length === 0 && secret.size === 0) return;
   const named = (list: string[]) => list.slice(0, 10).join(", ") + (list.length > 10 ? ` and ${list.length - 10} more` : "");
   const why = [
-    ...(ignored.length > 0 ? [`${named(ignored)}: git ignored ${ignored.length === 1 ? "it" : "them"} when otto started, and a session committed ${ignored.length === 1 ? "it" : "them"}`] : []),
+    ...(ignored.length > 0
+      ? [
+          `${named(ignored)}: git ignored ${ignored.length === 1 ? "it" : "them"} when otto started, and a session committed ${ignored.length === 1 ? "it" : "them"}`,
+        ]
+      : []),
     ...(secret.size > 0 ? [`${named([...secret])}: ${secret.size === 1 ? "holds" : "hold"} a secret otto knows`] : []),
   ].join("; ");
   throw new OttoError(

@@ -79,12 +79,21 @@ export async function commitAndPush(input: PushInput): Promise<PushResult> {
   };
   const head = async (): Promise<string> => (await headSha(dir, { env: input.env ?? process.env })) ?? "";
   const tampered = await tamperedDetail(input);
-  if (tampered) return { committed: false, kept: [], ignored: [], rebased: false, outcome: "tampered", sha: await head(), detail: tampered };
+  if (tampered)
+    return { committed: false, kept: [], ignored: [], rebased: false, outcome: "tampered", sha: await head(), detail: tampered };
 
   const current = await currentBranch(dir, { env: input.env ?? process.env });
   if (input.detached ? current !== undefined : current !== branch) {
     const expected = input.detached ? "a detached HEAD (otto's temporary worktree)" : `the PR's branch '${branch}'`;
-    return { committed: false, kept: [], ignored: [], rebased: false, outcome: "wrong_branch", sha: await head(), detail: `${dir} has ${current ?? "a detached HEAD"} checked out, not ${expected}: nothing pushed.` };
+    return {
+      committed: false,
+      kept: [],
+      ignored: [],
+      rebased: false,
+      outcome: "wrong_branch",
+      sha: await head(),
+      detail: `${dir} has ${current ?? "a detached HEAD"} checked out, not ${expected}: nothing pushed.`,
+    };
   }
 
   const commit = await commitChanges(run, dir, {
@@ -114,17 +123,25 @@ async function pushCommitted(
   // Anything to push? The remote-tracking ref is refreshed first: the branch may have moved.
   await must(["fetch", "-q", remote, `+refs/heads/${branch}:refs/remotes/${remote}/${branch}`]);
   const ahead = Number(await must(["rev-list", "--count", `refs/remotes/${remote}/${branch}..HEAD`]));
-  if (ahead === 0) return { ...base, outcome: "nothing", sha: await head(), detail: `Nothing to push: ${branch} on ${remote} already has every commit.` };
+  if (ahead === 0)
+    return { ...base, outcome: "nothing", sha: await head(), detail: `Nothing to push: ${branch} on ${remote} already has every commit.` };
 
   // No pre-push hook, ever: a push needs the user's credentials, which no hook a session could
   // have written gets (git.hooks "run" runs the commit's hooks, in the sandbox, not this one).
   const push = (): Promise<GitResult> => git(["push", "--no-verify", "--porcelain", remote, `HEAD:refs/heads/${branch}`]);
   // A session's own commits go with otto's: none may carry an ignored file of the user's or a known secret.
   const scan = (): Promise<void> =>
-    refuseLeakingCommits((args) => git(args), dir, { base: `refs/remotes/${remote}/${branch}`, baseline: input.baseline, secrets: input.secrets ?? [], remote, branch });
+    refuseLeakingCommits((args) => git(args), dir, {
+      base: `refs/remotes/${remote}/${branch}`,
+      baseline: input.baseline,
+      secrets: input.secrets ?? [],
+      remote,
+      branch,
+    });
   await scan();
   const first = await push();
-  if (first.exitCode === 0) return { ...base, outcome: "pushed", sha: await head(), detail: `Pushed ${ahead} commit(s) to ${remote}/${branch}.` };
+  if (first.exitCode === 0)
+    return { ...base, outcome: "pushed", sha: await head(), detail: `Pushed ${ahead} commit(s) to ${remote}/${branch}.` };
   if (!REJECTED.test(first.stderr + first.stdout)) throw gitFailure(["push", remote, `HEAD:refs/heads/${branch}`], dir, first);
 
   // The branch moved under us: replay our commits on top of it, once.
@@ -144,9 +161,22 @@ async function pushCommitted(
   if (tamperedAfter) return { ...base, rebased: true, outcome: "tampered", sha: await head(), detail: tamperedAfter };
   await scan();
   const second = await push();
-  if (second.exitCode === 0) return { ...base, rebased: true, outcome: "pushed", sha: await head(), detail: `${branch} had moved on ${remote}: rebased onto it and pushed.` };
+  if (second.exitCode === 0)
+    return {
+      ...base,
+      rebased: true,
+      outcome: "pushed",
+      sha: await head(),
+      detail: `${branch} had moved on ${remote}: rebased onto it and pushed.`,
+    };
   if (REJECTED.test(second.stderr + second.stdout)) {
-    return { ...base, rebased: true, outcome: "rejected", sha: await head(), detail: `${remote} rejected the push to ${branch} again after a rebase (the branch keeps moving); nothing was forced.` };
+    return {
+      ...base,
+      rebased: true,
+      outcome: "rejected",
+      sha: await head(),
+      detail: `${remote} rejected the push to ${branch} again after a rebase (the branch keeps moving); nothing was forced.`,
+    };
   }
   throw gitFailure(["push", remote, `HEAD:refs/heads/${branch}`], dir, second);
 }
@@ -171,7 +201,10 @@ async function tamperedDetail(input: PushInput): Promise<string | undefined> {
 
 async function conflicted(git: (args: string[]) => Promise<GitResult>): Promise<string[]> {
   const result = await git(["diff", "--name-only", "--diff-filter=U"]);
-  return result.stdout.split("\n").map((l) => l.trim()).filter(Boolean);
+  return result.stdout
+    .split("\n")
+    .map((l) => l.trim())
+    .filter(Boolean);
 }
 
 /** One resolution session for the whole rebase; a second stop on conflicts gives up. */
@@ -182,20 +215,32 @@ async function resolveRebase(
 ): Promise<{ ok: boolean; detail: string }> {
   const files = await conflicted(git);
   const describe = (list: string[]) => list.join(", ") || "(unknown files)";
-  if (!input.resolveConflicts) return { ok: false, detail: `Rebasing onto the moved ${input.branch} stopped on conflicts in ${describe(files)}; rebase aborted, nothing pushed.` };
+  if (!input.resolveConflicts)
+    return {
+      ok: false,
+      detail: `Rebasing onto the moved ${input.branch} stopped on conflicts in ${describe(files)}; rebase aborted, nothing pushed.`,
+    };
   const resolved = await input.resolveConflicts({ dir: input.dir, files });
   const unresolved = files.filter((file) => hasMarkers(path.join(input.dir, file)));
   if (!resolved || unresolved.length > 0) {
-    return { ok: false, detail: `The conflict-resolution session did not resolve ${describe(unresolved.length > 0 ? unresolved : files)}; rebase aborted, nothing pushed.` };
+    return {
+      ok: false,
+      detail: `The conflict-resolution session did not resolve ${describe(unresolved.length > 0 ? unresolved : files)}; rebase aborted, nothing pushed.`,
+    };
   }
   // Only the files that were in conflict: anything else in the tree is not the resolution's.
   if (files.length > 0) await must(["--literal-pathspecs", "add", "--", ...files]);
-  if ((await conflicted(git)).length > 0) return { ok: false, detail: `Conflicts remain in ${describe(await conflicted(git))}; rebase aborted, nothing pushed.` };
+  if ((await conflicted(git)).length > 0)
+    return { ok: false, detail: `Conflicts remain in ${describe(await conflicted(git))}; rebase aborted, nothing pushed.` };
   // GIT_EDITOR=true keeps the commit messages as they are; the session may also have continued it.
   const inProgress = (await git(["rev-parse", "-q", "--verify", "REBASE_HEAD"])).exitCode === 0;
   if (!inProgress) return { ok: true, detail: "" };
   const next = await git(["rebase", "--continue"], { GIT_EDITOR: "true" });
-  if (next.exitCode !== 0) return { ok: false, detail: `The rebase stopped again after resolving ${describe(files)} (${(await conflicted(git)).join(", ") || next.stderr.trim()}); rebase aborted, nothing pushed.` };
+  if (next.exitCode !== 0)
+    return {
+      ok: false,
+      detail: `The rebase stopped again after resolving ${describe(files)} (${(await conflicted(git)).join(", ") || next.stderr.trim()}); rebase aborted, nothing pushed.`,
+    };
   return { ok: true, detail: "" };
 }
 
@@ -207,4 +252,3 @@ function hasMarkers(file: string): boolean {
     return false;
   }
 }
-

@@ -66,7 +66,10 @@ export function normalizeRemoteUrl(url: string): string | undefined {
   if (text === "") return undefined;
   if (text.startsWith("file://") || path.isAbsolute(text)) {
     const local = decode(text.replace(/^file:\/\//, ""));
-    return `file:${path.resolve(local).replace(/\/\.git$/, "").replace(/\.git$/, "")}`;
+    return `file:${path
+      .resolve(local)
+      .replace(/\/\.git$/, "")
+      .replace(/\.git$/, "")}`;
   }
   const parts = split(text);
   if (!parts || parts.host === "") return undefined;

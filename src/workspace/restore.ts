@@ -25,11 +25,13 @@ const MAX_PASSES = 3;
  * anything was done.
  */
 export async function restoreChanges(git: GitRun, dir: string, options: { startHead: string; baseline: TreeSnapshot }): Promise<boolean> {
-  const inDir = (cwd: string) => async (args: string[], input?: string): Promise<string> => {
-    const result = await git(args, { cwd, ...(input !== undefined ? { input } : {}) });
-    if (result.exitCode !== 0) throw gitFailure(args, cwd, result);
-    return result.stdout;
-  };
+  const inDir =
+    (cwd: string) =>
+    async (args: string[], input?: string): Promise<string> => {
+      const result = await git(args, { cwd, ...(input !== undefined ? { input } : {}) });
+      if (result.exitCode !== 0) throw gitFailure(args, cwd, result);
+      return result.stdout;
+    };
   // Paths are relative to the top of the tree, and so are the pathspecs read from stdin there.
   const root = (await inDir(dir)(["rev-parse", "--show-toplevel"])).trim();
   const run = inDir(root);
@@ -50,7 +52,8 @@ export async function restoreChanges(git: GitRun, dir: string, options: { startH
     // The index now holds the start's version of these paths (ls-files takes no pathspec file: the whole index, names only).
     const tracked = new Set((await run(["ls-files", "-z"])).split("\0").filter(Boolean));
     const restore = changes.paths.filter((p) => tracked.has(p));
-    if (restore.length > 0) await run(["--literal-pathspecs", "restore", "-q", `--source=${options.startHead}`, "--worktree", ...spec], nul(restore));
+    if (restore.length > 0)
+      await run(["--literal-pathspecs", "restore", "-q", `--source=${options.startHead}`, "--worktree", ...spec], nul(restore));
     for (const p of changes.paths.filter((x) => !tracked.has(x))) await removeMade(path.join(root, p));
   }
   return changed;

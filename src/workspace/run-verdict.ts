@@ -19,7 +19,11 @@ export function judgeRun(results: readonly CheckResult[], baseline: readonly Che
     .filter((r) => !r.passed)
     .map((r) => {
       const comparison = compareToBaseline(baseline, [r])[0];
-      return { command: r.command, ended: r.timedOut ? "timed out" : `exit ${r.exitCode}`, before: comparison?.verdict === "pre_existing" || comparison?.verdict === "worse" };
+      return {
+        command: r.command,
+        ended: r.timedOut ? "timed out" : `exit ${r.exitCode}`,
+        before: comparison?.verdict === "pre_existing" || comparison?.verdict === "worse",
+      };
     });
   return { verified: failing.length === 0, results: [...results], failing };
 }

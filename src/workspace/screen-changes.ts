@@ -32,7 +32,8 @@ export type Screened =
 export async function screenChanges(input: ScreenInput): Promise<Screened> {
   if (input.guard) {
     const changes = await gitControlChanges(input.guard, { env: input.env });
-    if (changes.length > 0) return { kind: "tampered", detail: `Nothing committed or pushed: ${describeControlChanges(input.dir, changes)}` };
+    if (changes.length > 0)
+      return { kind: "tampered", detail: `Nothing committed or pushed: ${describeControlChanges(input.dir, changes)}` };
   }
   const change = await readChangeSet({ dir: input.dir, since: input.since, baseline: input.baseline, env: input.env });
   const { refused, allowed } = splitByCause(detectWeakenedChecks(change), input.causeFiles);

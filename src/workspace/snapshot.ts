@@ -177,7 +177,10 @@ export async function changesSince(git: GitRun, dir: string, before: TreeSnapsho
   // A path dirty before and clean now counts as changed: a session reverted (or committed) the user's edit.
   // A path ignored before is not read at all (an un-ignored node_modules would be thousands of files).
   const dirty = await dirtyPaths(git, root);
-  const entries = await fingerprints(root, dirty.filter((p) => !ignoredAt(before, p)));
+  const entries = await fingerprints(
+    root,
+    dirty.filter((p) => !ignoredAt(before, p)),
+  );
   for (const p of dirty) if (!(p in entries)) entries[p] = "ignored";
   return diffSnapshots(before, { entries });
 }

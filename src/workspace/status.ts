@@ -32,7 +32,15 @@ function changeLine(line: string): string | undefined {
 }
 
 export function parseStatus(text: string): WorkingStatus {
-  const status: WorkingStatus = { branch: undefined, head: undefined, upstream: undefined, ahead: undefined, behind: undefined, dirty: false, changes: [] };
+  const status: WorkingStatus = {
+    branch: undefined,
+    head: undefined,
+    upstream: undefined,
+    ahead: undefined,
+    behind: undefined,
+    dirty: false,
+    changes: [],
+  };
   for (const line of text.split("\n")) {
     if (line.startsWith("# branch.oid ")) {
       const oid = line.slice("# branch.oid ".length).trim();

@@ -42,12 +42,17 @@ export async function addTemporaryWorktree(input: TemporaryWorktreeInput): Promi
   const git = { env: input.env };
   const ref = input.at ?? `refs/remotes/${input.remote}/${input.branch}`;
   // Not forced: a branch rewritten on the server leaves the old tracking ref, and the push's rebase deals with it.
-  if (input.at === undefined) await gitOutput(["fetch", "-q", input.remote, `+refs/heads/${input.branch}:${ref}`], { ...git, cwd: input.repoDir });
+  if (input.at === undefined)
+    await gitOutput(["fetch", "-q", input.remote, `+refs/heads/${input.branch}:${ref}`], { ...git, cwd: input.repoDir });
   const parent = await fs.mkdtemp(path.join(input.tempRoot ?? os.tmpdir(), `${input.label}-`));
   const dir = path.join(parent, `wt-${randomUUID().slice(0, 8)}`);
   const release = async (): Promise<string | undefined> => {
     const problems: string[] = [];
-    const removed = await runGit(["worktree", "remove", "--force", dir], { ...git, cwd: input.repoDir }).catch((error: unknown) => ({ exitCode: -1, stdout: "", stderr: String(error) }));
+    const removed = await runGit(["worktree", "remove", "--force", dir], { ...git, cwd: input.repoDir }).catch((error: unknown) => ({
+      exitCode: -1,
+      stdout: "",
+      stderr: String(error),
+    }));
     if (removed.exitCode !== 0 && (await exists(dir))) problems.push(`git worktree remove: ${removed.stderr.trim()}`);
     await fs.rm(parent, { recursive: true, force: true }).catch((error: unknown) => problems.push(String(error)));
     await runGit(["worktree", "prune"], { ...git, cwd: input.repoDir }).catch(() => undefined);

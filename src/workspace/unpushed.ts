@@ -11,7 +11,10 @@ import { runGit } from "./git.ts";
 export async function commitsAhead(dir: string, ref: string, env: Env): Promise<string[] | undefined> {
   const log = await runGit(["log", "--format=%h %s", `${ref}..HEAD`, "--"], { cwd: dir, env });
   if (log.exitCode !== 0) return undefined;
-  return log.stdout.split("\n").map((l) => l.trim()).filter(Boolean);
+  return log.stdout
+    .split("\n")
+    .map((l) => l.trim())
+    .filter(Boolean);
 }
 
 /**

@@ -18,7 +18,8 @@ export const TEST_NAME = [
   /_(?:spec|test)\.(?:rb|exs?)$/,
 ];
 /** Directories that hold tests: a code file under one is a test file. */
-export const TEST_DIR = /(?:^|\/)(?:__tests__|tests?|specs?|e2e|src\/test|src\/androidTest|src\/integrationTest|testing)\/|(?:^|\/)[^/]+\.Tests?\//i;
+export const TEST_DIR =
+  /(?:^|\/)(?:__tests__|tests?|specs?|e2e|src\/test|src\/androidTest|src\/integrationTest|testing)\/|(?:^|\/)[^/]+\.Tests?\//i;
 
 export function isTestFile(file: string): boolean {
   if (TEST_NAME.some((re) => re.test(file))) return true;
@@ -120,7 +121,9 @@ export const SUPPRESSIONS: readonly [string, RegExp][] = [
 ];
 
 /** Lines that assert something in a test, across the usual frameworks. */
-export const ASSERTION = /\bexpect\s*[(.]|\bassert\w*\s*[(!.]|\bassert\s+\S|\.should\b|\bshould(?:_not)?\s*[(.=]|\b(?:require|assert)\.\w+\s*\(|\bt\.(?:Error|Errorf|Fatal|Fatalf|Fail|FailNow)\s*\(|\bAssert\.\w+|\bassert_\w+!?\s*\(|\bmust_\w+\b|\bpytest\.raises\s*\(|\bverify\s*\(/;
+export const ASSERTION =
+  /\bexpect\s*[(.]|\bassert\w*\s*[(!.]|\bassert\s+\S|\.should\b|\bshould(?:_not)?\s*[(.=]|\b(?:require|assert)\.\w+\s*\(|\bt\.(?:Error|Errorf|Fatal|Fatalf|Fail|FailNow)\s*\(|\bAssert\.\w+|\bassert_\w+!?\s*\(|\bmust_\w+\b|\bpytest\.raises\s*\(|\bverify\s*\(/;
 
 /** Test declarations: removing them removes tests without deleting the file. */
-export const TEST_DECLARATION = /\b[xf]?(?:it|test|specify|scenario)(?:\.\w+)?\s*\(\s*["'`]|^\s*(?:async\s+)?def\s+test_?\w*\s*\(|^\s*func\s+(?:Test|Benchmark|Fuzz)\w*\s*\(|#\[\s*(?:tokio::)?test\b|@(?:Test|ParameterizedTest|TestFactory)\b|\[\s*(?:Fact|Theory|Test|TestMethod|TestCase)\b|^\s*it\s+["']/;
+export const TEST_DECLARATION =
+  /\b[xf]?(?:it|test|specify|scenario)(?:\.\w+)?\s*\(\s*["'`]|^\s*(?:async\s+)?def\s+test_?\w*\s*\(|^\s*func\s+(?:Test|Benchmark|Fuzz)\w*\s*\(|#\[\s*(?:tokio::)?test\b|@(?:Test|ParameterizedTest|TestFactory)\b|\[\s*(?:Fact|Theory|Test|TestMethod|TestCase)\b|^\s*it\s+["']/;

@@ -60,7 +60,10 @@ async function readHolder(file: string): Promise<WorkLockHolder | undefined> {
 }
 
 /** The holder of a tree's lock when it is held (and not stale), without taking it. */
-export async function workLockHolder(dir: string, options: WorkLockOptions = {}): Promise<{ busy: boolean; holder: WorkLockHolder | undefined }> {
+export async function workLockHolder(
+  dir: string,
+  options: WorkLockOptions = {},
+): Promise<{ busy: boolean; holder: WorkLockHolder | undefined }> {
   const paths = await workLockPaths(dir, options.env);
   const locked = await lockfile.check(paths.file, { realpath: false, stale: options.staleMs ?? WORK_LOCK_STALE_MS }).catch(() => false);
   return { busy: locked, holder: locked ? await readHolder(paths.holder) : undefined };
@@ -76,7 +79,12 @@ export function describeHolder(holder: WorkLockHolder | undefined): string {
  * Runs `fn` holding the working tree's lock; when another job (this process or another) holds
  * it, returns `{ busy: true, holder }` without running `fn`. Released however `fn` ends.
  */
-export async function withWorkLock<T>(dir: string, owner: string, fn: () => Promise<T>, options: WorkLockOptions = {}): Promise<WorkLockResult<T>> {
+export async function withWorkLock<T>(
+  dir: string,
+  owner: string,
+  fn: () => Promise<T>,
+  options: WorkLockOptions = {},
+): Promise<WorkLockResult<T>> {
   const paths = await workLockPaths(dir, options.env);
   await fs.mkdir(path.dirname(paths.file), { recursive: true });
   let compromised = false;

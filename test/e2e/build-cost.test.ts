@@ -10,7 +10,9 @@ const OTTO = { models: { primary: "mock/m1", secondary: "mock/m2" } };
 /** Dollars per million tokens: OpenCode prices every message of mock/m1 with it. */
 const PRICE = { provider: { mock: { models: { m1: { cost: { input: 3, output: 15 } }, m2: { cost: { input: 1, output: 5 } } } } } };
 
-function state(project: string): Record<string, unknown> & { spend?: Usage; iterations?: Array<{ iteration: number; task?: string; usage: Usage }> } {
+function state(
+  project: string,
+): Record<string, unknown> & { spend?: Usage; iterations?: Array<{ iteration: number; task?: string; usage: Usage }> } {
   return JSON.parse(fs.readFileSync(path.join(project, ".otto/build/demo.json"), "utf8")) as ReturnType<typeof state>;
 }
 
@@ -45,7 +47,14 @@ describe("/otto-build: what it costs", () => {
     const expected = served(e2e.model.requests);
     expect(expected.requests).toBe(5);
     const spend = state(ws.project).spend;
-    expect(spend).toMatchObject({ requests: expected.requests, input: expected.input, output: expected.output, reasoning: 0, cacheRead: 0, unpriced: 0 });
+    expect(spend).toMatchObject({
+      requests: expected.requests,
+      input: expected.input,
+      output: expected.output,
+      reasoning: 0,
+      cacheRead: 0,
+      unpriced: 0,
+    });
     expect(spend?.usd).toBeCloseTo(expected.usd, 9);
     // One record per turn, with the task it worked; they add up to the total.
     const turns = state(ws.project).iterations ?? [];
@@ -103,12 +112,17 @@ describe("/otto-build: what it costs", () => {
     expect(resumed.exitCode, resumed.stderr).toBe(0);
     expect(resumed.stdout).toContain("done and verified");
     // The first run's tasks are on the ledger now: the resumed run says what a task costs here.
-    expect(resumed.stdout).toMatch(/comparable tasks here cost \$0\.\d+ each \(the median of \d+ on record\): \d task\(s\) left ≈ \$0\.\d+; budget in force: \$1\.00\./);
+    expect(resumed.stdout).toMatch(
+      /comparable tasks here cost \$0\.\d+ each \(the median of \d+ on record\): \d task\(s\) left ≈ \$0\.\d+; budget in force: \$1\.00\./,
+    );
     const second = served(e2e.model.requests.slice(before));
     // This run's total is its own spend; the state keeps both runs'.
     expect(resumed.stdout).toContain(`## otto build: spent ${formatUsage(second)} of a budget of $1.00`);
     const done = state(ws.project);
-    expect(done).toMatchObject({ status: "done", spend: { requests: first.requests + second.requests, input: first.input + second.input } });
+    expect(done).toMatchObject({
+      status: "done",
+      spend: { requests: first.requests + second.requests, input: first.input + second.input },
+    });
     expect(done.spend?.usd).toBeCloseTo(first.usd + second.usd, 9);
     expect((await ws.repo.log()).map((c) => c.subject)[0]).toBe("feat(demo): implementation complete");
   });

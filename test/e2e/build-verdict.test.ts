@@ -46,7 +46,9 @@ describe("/otto-build: the build's verdict (verified, unverified) against the ba
     expect(summary).toContain("done, unverified: sh test.sh fails (it failed before the build too), after 2 turn(s)");
     expect(summary).toContain("Baseline: sh test.sh: exit 1 (pre-existing, 1 failure)");
     expect(summary).toContain("Verdict: unverified: `sh test.sh` exit 1 (it failed before the run too)");
-    expect(summary).toMatch(/Next step: every task is done and committed, but the build is unverified: sh test\.sh fails at its end .*open no pull request until it passes/);
+    expect(summary).toMatch(
+      /Next step: every task is done and committed, but the build is unverified: sh test\.sh fails at its end .*open no pull request until it passes/,
+    );
     expect(summary).not.toContain("done and verified");
 
     expect(state(ws.project)).toMatchObject({
@@ -78,7 +80,10 @@ describe("/otto-build: the build's verdict (verified, unverified) against the ba
       builderModel(ws.project, (kind, req) => {
         if (kind === "start") {
           const rel = tasksFileOf(req.lastUser) ?? "";
-          return { writes: { [rel]: completeFirst(fs.readFileSync(path.join(ws.project, rel), "utf8")), "config.txt": "broken\n" }, say: "Finished the task." };
+          return {
+            writes: { [rel]: completeFirst(fs.readFileSync(path.join(ws.project, rel), "utf8")), "config.txt": "broken\n" },
+            say: "Finished the task.",
+          };
         }
         if (kind === "fix") return { writes: { "config.txt": "ok\n" }, say: "Restored config.txt." };
         return { say: "Checked.\nVERIFIED" };

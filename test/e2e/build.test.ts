@@ -26,8 +26,13 @@ describe("/otto-build, headless (opencode run --command otto-build)", () => {
 
     // The first prompt and two continuations (one task each), then one verify turn.
     expect(buildPrompts(e2e.model.requests)).toEqual(["start", "continue", "continue", "verify"]);
-    const continuations = e2e.model.requests.filter((r) => r.lastRole === "user" && r.lastUser.startsWith("Otto build: Tasks remaining")).map((r) => r.lastUser.split("\n")[0]);
-    expect(continuations).toEqual(["Otto build: Tasks remaining 2/3; next: task-002 Second.", "Otto build: Tasks remaining 1/3; next: task-003 Third."]);
+    const continuations = e2e.model.requests
+      .filter((r) => r.lastRole === "user" && r.lastUser.startsWith("Otto build: Tasks remaining"))
+      .map((r) => r.lastUser.split("\n")[0]);
+    expect(continuations).toEqual([
+      "Otto build: Tasks remaining 2/3; next: task-002 Second.",
+      "Otto build: Tasks remaining 1/3; next: task-003 Third.",
+    ]);
 
     const subjects = (await ws.repo.log()).map((c) => c.subject);
     expect(subjects).toEqual(["feat(demo): implementation complete", "Initial commit"]);
@@ -55,7 +60,8 @@ describe("/otto-build, headless (opencode run --command otto-build)", () => {
           return { writes: { ...plan.writes, "fixed.txt": "gone\n" }, say: "Done.\nVERIFIED" };
         }
         if (kind === "fix" && req.lastRole === "user") fixes++;
-        if (kind === "fix") return fixes === 1 ? { say: "It is fine.\nVERIFIED" } : { writes: { "fixed.txt": "ok\n" }, say: "Restored fixed.txt." };
+        if (kind === "fix")
+          return fixes === 1 ? { say: "It is fine.\nVERIFIED" } : { writes: { "fixed.txt": "ok\n" }, say: "Restored fixed.txt." };
         return { say: "VERIFIED" };
       }),
     );
@@ -69,7 +75,10 @@ describe("/otto-build, headless (opencode run --command otto-build)", () => {
 
   it("stops after K turns in which nothing changed, and at max iterations", async () => {
     const ws = await e2e.workspace({ files: { "README.md": "# demo\n", [`${SPEC}/tasks.md`]: tasksMd(["One", "Two"]) }, ottoConfig: OTTO });
-    e2e.model.script(...slashCommand("otto_build"), builderModel(ws.project, () => ({ say: "I am thinking about it." })));
+    e2e.model.script(
+      ...slashCommand("otto_build"),
+      builderModel(ws.project, () => ({ say: "I am thinking about it." })),
+    );
     const stalled = await e2e.run(ws, ["run", "--command", "otto-build", "--", "--stagnation=2"], { timeoutMs: 120_000 });
     expect(stalled.exitCode, stalled.stderr).toBe(0);
     expect(stalled.stdout).toContain("stopped: nothing changed");
@@ -77,7 +86,12 @@ describe("/otto-build, headless (opencode run --command otto-build)", () => {
     expect(state(ws.project, "demo")).toMatchObject({ status: "stagnated", iteration: 2 });
 
     let n = 0;
-    e2e.model.script(...slashCommand("otto_build"), builderModel(ws.project, (_kind, req) => (req.lastRole === "user" ? { writes: { [`scratch-${++n}.txt`]: "x\n" }, say: "busy" } : { say: "busy" })));
+    e2e.model.script(
+      ...slashCommand("otto_build"),
+      builderModel(ws.project, (_kind, req) =>
+        req.lastRole === "user" ? { writes: { [`scratch-${++n}.txt`]: "x\n" }, say: "busy" } : { say: "busy" },
+      ),
+    );
     const capped = await e2e.run(ws, ["run", "--command", "otto-build", "--", "--max-iterations=2"], { timeoutMs: 120_000 });
     expect(capped.exitCode, capped.stderr).toBe(0);
     expect(capped.stdout).toContain("max iterations (2) reached");

@@ -14,7 +14,12 @@ import { freshRunner } from "./ci/payloads.ts";
  */
 
 const BRANCH = "feature/30";
-const LOG = ["Starting: npm test", "FAIL test/math.test.js", "  ● add › adds two numbers: expected 3, received -1", "##[error]Bash exited with code '1'."].join("\n");
+const LOG = [
+  "Starting: npm test",
+  "FAIL test/math.test.js",
+  "  ● add › adds two numbers: expected 3, received -1",
+  "##[error]Bash exited with code '1'.",
+].join("\n");
 
 describe("/otto-pr ci on Azure Pipelines (real OpenCode, fake Azure DevOps, real git)", () => {
   const e2e = useE2E();
@@ -55,7 +60,10 @@ describe("/otto-pr ci on Azure Pipelines (real OpenCode, fake Azure DevOps, real
     });
 
   const modelWork = () => e2e.model.requests.filter((r) => isAnalysis(r) || isFix(r)).length;
-  const stateComments = (f: Forges) => f.ado.state.threads.flatMap((t) => t.comments.map((c) => ({ thread: t.id, ...c }))).filter((c) => c.content.includes("<!-- otto:state v1 "));
+  const stateComments = (f: Forges) =>
+    f.ado.state.threads
+      .flatMap((t) => t.comments.map((c) => ({ thread: t.id, ...c })))
+      .filter((c) => c.content.includes("<!-- otto:state v1 "));
 
   it("a failed PR build gets a fix pushed; the state lives in otto's own comment; a second run does nothing", async () => {
     const { f, pr, ws, before } = await setup();
@@ -107,16 +115,43 @@ describe("/otto-pr ci on Azure Pipelines (real OpenCode, fake Azure DevOps, real
     const { f, pr, ws } = await setup();
     const thread = f.ado.state.addThread(pr, { content: "Why does add() live in math.js?", author: "Alice" });
     const alice = f.ado.state.identity("Alice");
-    e2e.model.script({ label: "answer", match: { lastUser: "Why does add() live in math.js?", lastRole: "user" }, reply: text(`Done.\n\nBEGIN_JSON\n${JSON.stringify({ decision: "BY_DESIGN", reply: "math.js holds every arithmetic helper.", fix_description: "" })}\nEND_JSON`) });
+    e2e.model.script({
+      label: "answer",
+      match: { lastUser: "Why does add() live in math.js?", lastRole: "user" },
+      reply: text(
+        `Done.\n\nBEGIN_JSON\n${JSON.stringify({ decision: "BY_DESIGN", reply: "math.js holds every arithmetic helper.", fix_description: "" })}\nEND_JSON`,
+      ),
+    });
     // The service hook's payload (resource.comment, resource.pullRequest), as the incoming webhook hands it over.
     const payload = {
       eventType: "ms.vss-code.git-pullrequest-comment-event",
       resource: {
-        comment: { id: 1, parentCommentId: 0, content: thread.comments[0]!.content, publishedDate: thread.comments[0]!.publishedDate, commentType: "text", author: { displayName: alice.displayName, id: alice.id, uniqueName: alice.uniqueName }, _links: { threads: { href: `${f.ado.baseUrl}/contoso/_apis/git/repositories/${f.ado.state.repo("app").id}/pullRequests/30/threads/${thread.id}` } } },
-        pullRequest: { pullRequestId: 30, status: "active", repository: { id: f.ado.state.repo("app").id, name: "app", project: { name: "payments" } } },
+        comment: {
+          id: 1,
+          parentCommentId: 0,
+          content: thread.comments[0]!.content,
+          publishedDate: thread.comments[0]!.publishedDate,
+          commentType: "text",
+          author: { displayName: alice.displayName, id: alice.id, uniqueName: alice.uniqueName },
+          _links: {
+            threads: {
+              href: `${f.ado.baseUrl}/contoso/_apis/git/repositories/${f.ado.state.repo("app").id}/pullRequests/30/threads/${thread.id}`,
+            },
+          },
+        },
+        pullRequest: {
+          pullRequestId: 30,
+          status: "active",
+          repository: { id: f.ado.state.repo("app").id, name: "app", project: { name: "payments" } },
+        },
       },
     };
-    const run = await job(ws, f, pr.sourceCommit, { OTTO_CI_EVENT: "comment", OTTO_EVENT_PAYLOAD: JSON.stringify(payload), BUILD_REASON: "ResourceTrigger", SYSTEM_PULLREQUEST_PULLREQUESTID: "" });
+    const run = await job(ws, f, pr.sourceCommit, {
+      OTTO_CI_EVENT: "comment",
+      OTTO_EVENT_PAYLOAD: JSON.stringify(payload),
+      BUILD_REASON: "ResourceTrigger",
+      SYSTEM_PULLREQUEST_PULLREQUESTID: "",
+    });
     expect(run.exitCode, run.stderr).toBe(0);
     expect(run.stdout).toContain("### comments");
     expect(run.stdout).toMatch(/1 answered/);

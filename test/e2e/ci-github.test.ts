@@ -14,7 +14,11 @@ import { eventFile, example, freshRunner, rewrite } from "./ci/payloads.ts";
  * API otto finds through GITHUB_API_URL alone (the config names no API URL), and a bare remote.
  */
 
-const JOB_LOG = ["2026-02-06T10:01:00.0000000Z FAIL test/math.test.js", "2026-02-06T10:01:00.0000000Z   ● add › adds two numbers: expected 3, received -1", "2026-02-06T10:03:00.0000000Z ##[error]Process completed with exit code 1."].join("\n");
+const JOB_LOG = [
+  "2026-02-06T10:01:00.0000000Z FAIL test/math.test.js",
+  "2026-02-06T10:01:00.0000000Z   ● add › adds two numbers: expected 3, received -1",
+  "2026-02-06T10:03:00.0000000Z ##[error]Process completed with exit code 1.",
+].join("\n");
 
 type Payload = Record<string, unknown>;
 
@@ -27,7 +31,11 @@ describe("/otto-pr ci on GitHub Actions (real OpenCode, fake GitHub, real git)",
     const pr = f.gh.state.addPr({ number: 1, title: "Add math", branch: BRANCH });
     f.gh.state.setChecks(pr, [{ name: "build" }, { name: "unit", conclusion: "failure", log: JOB_LOG }]);
     // No api_url: the job's GITHUB_API_URL says where GitHub is.
-    const ws = await e2e.workspace({ remote: true, userOttoConfig: { models: { primary: "mock/m1" }, pr: { request_timeout: "2s" } }, env: { GITHUB_TOKEN: f.env.GITHUB_TOKEN! } });
+    const ws = await e2e.workspace({
+      remote: true,
+      userOttoConfig: { models: { primary: "mock/m1" }, pr: { request_timeout: "2s" } },
+      env: { GITHUB_TOKEN: f.env.GITHUB_TOKEN! },
+    });
     await cloneOfPr(ws);
     // The job's checkout is of the default branch (workflow_run runs there): otto moves it to the PR's branch.
     if (options.checkout !== "branch") await ws.repo.git(["checkout", "-q", "main"]);
@@ -40,7 +48,16 @@ describe("/otto-pr ci on GitHub Actions (real OpenCode, fake GitHub, real git)",
   async function job(ws: Workspace, f: Forges, name: string, payload: Payload, extra: Record<string, string> = {}) {
     const { file, dir } = eventFile(payload);
     try {
-      const env = { ...freshRunner(ws.root), GITHUB_ACTIONS: "true", GITHUB_EVENT_NAME: name, GITHUB_EVENT_PATH: file, GITHUB_REPOSITORY: "octo/app", GITHUB_API_URL: f.gh.apiUrl, GITHUB_SERVER_URL: "https://github.com", ...extra };
+      const env = {
+        ...freshRunner(ws.root),
+        GITHUB_ACTIONS: "true",
+        GITHUB_EVENT_NAME: name,
+        GITHUB_EVENT_PATH: file,
+        GITHUB_REPOSITORY: "octo/app",
+        GITHUB_API_URL: f.gh.apiUrl,
+        GITHUB_SERVER_URL: "https://github.com",
+        ...extra,
+      };
       return await e2e.run(ws, ["run", "--command", "otto-pr", "--", "ci"], { env, timeoutMs: 150_000 });
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
@@ -48,21 +65,43 @@ describe("/otto-pr ci on GitHub Actions (real OpenCode, fake GitHub, real git)",
   }
 
   const workflowRun = (f: Forges, sha: string, headRepo = "octo/app"): Payload => {
-    const p = rewrite(example("workflow_run", (e) => e.action === "completed" && ((e.workflow_run as { pull_requests: unknown[] }).pull_requests.length > 0)), { apiUrl: f.gh.apiUrl, repo: "octo/app" });
+    const p = rewrite(
+      example("workflow_run", (e) => e.action === "completed" && (e.workflow_run as { pull_requests: unknown[] }).pull_requests.length > 0),
+      { apiUrl: f.gh.apiUrl, repo: "octo/app" },
+    );
     const run = p.workflow_run as Record<string, unknown>;
     run.conclusion = "failure";
     run.head_sha = sha;
     run.head_branch = BRANCH;
     (run.head_repository as Record<string, unknown>).full_name = headRepo;
-    run.pull_requests = headRepo === "octo/app" ? [{ number: 1, head: { ref: BRANCH, sha, repo: { full_name: "octo/app" } }, base: { ref: "main", sha: "0".repeat(40), repo: { full_name: "octo/app" } } }] : [];
+    run.pull_requests =
+      headRepo === "octo/app"
+        ? [
+            {
+              number: 1,
+              head: { ref: BRANCH, sha, repo: { full_name: "octo/app" } },
+              base: { ref: "main", sha: "0".repeat(40), repo: { full_name: "octo/app" } },
+            },
+          ]
+        : [];
     return p;
   };
 
-  const issueComment = (f: Forges, comment: { id: number; body: string; user: string; association: string; created: string }, prNumber = 1): Payload => {
-    const p = rewrite(example("issue_comment", (e) => e.action === "created"), { apiUrl: f.gh.apiUrl, repo: "octo/app" });
+  const issueComment = (
+    f: Forges,
+    comment: { id: number; body: string; user: string; association: string; created: string },
+    prNumber = 1,
+  ): Payload => {
+    const p = rewrite(
+      example("issue_comment", (e) => e.action === "created"),
+      { apiUrl: f.gh.apiUrl, repo: "octo/app" },
+    );
     const issue = p.issue as Record<string, unknown>;
     issue.number = prNumber;
-    issue.pull_request = { url: `${f.gh.apiUrl}/repos/octo/app/pulls/${prNumber}`, html_url: `https://github.com/octo/app/pull/${prNumber}` };
+    issue.pull_request = {
+      url: `${f.gh.apiUrl}/repos/octo/app/pulls/${prNumber}`,
+      html_url: `https://github.com/octo/app/pull/${prNumber}`,
+    };
     const c = p.comment as Record<string, unknown>;
     c.id = comment.id;
     c.body = comment.body;
@@ -72,14 +111,20 @@ describe("/otto-pr ci on GitHub Actions (real OpenCode, fake GitHub, real git)",
     return p;
   };
 
-  const stateComments = (f: Forges) => f.gh.state.comments.filter((c) => c.body.includes("<!-- otto:state v1 ") && c.user.login === "otto-bot");
+  const stateComments = (f: Forges) =>
+    f.gh.state.comments.filter((c) => c.body.includes("<!-- otto:state v1 ") && c.user.login === "otto-bot");
   const modelWork = () => e2e.model.requests.filter((r) => isAnalysis(r) || isFix(r)).length;
   /** What one job cost: forge requests and model calls, with the prompts' size (docs/ci.md, "What one event costs"). */
   const spent = (f: Forges, from: { calls: number; model: number }) => {
     const calls = f.gh.calls.slice(from.calls);
     const model = e2e.model.requests.slice(from.model);
     const chars = model.reduce((n, r) => n + r.system.length + JSON.stringify(r.messages).length, 0);
-    return { requests: calls.length, writes: calls.filter((c) => c.method !== "GET").length, modelCalls: model.length, promptKb: Math.round(chars / 102.4) / 10 };
+    return {
+      requests: calls.length,
+      writes: calls.filter((c) => c.method !== "GET").length,
+      modelCalls: model.length,
+      promptKb: Math.round(chars / 102.4) / 10,
+    };
   };
   const mark = (f: Forges) => ({ calls: f.gh.calls.length, model: e2e.model.requests.length });
 
@@ -88,7 +133,11 @@ describe("/otto-pr ci on GitHub Actions (real OpenCode, fake GitHub, real git)",
     e2e.model.script(fixReview("APPROVE"), analysis(ws, summary("code: add() subtracts")), fixer(ws, FIXED));
     const event = workflowRun(f, pr.head.sha);
     // Someone pastes otto's state marker claiming the head is done and otto gave up: it must not stop otto.
-    f.gh.state.addComment(pr, renderState(CiState.parse({ handled_heads: [pr.head.sha], gave_up: "2026-01-01T00:00:00Z", fix_attempts: 99 }), []), "mallory");
+    f.gh.state.addComment(
+      pr,
+      renderState(CiState.parse({ handled_heads: [pr.head.sha], gave_up: "2026-01-01T00:00:00Z", fix_attempts: 99 }), []),
+      "mallory",
+    );
 
     const atFirst = mark(f);
     const first = await job(ws, f, "workflow_run", event);
@@ -106,14 +155,24 @@ describe("/otto-pr ci on GitHub Actions (real OpenCode, fake GitHub, real git)",
     expect(log[1]?.sha).toBe(before);
     expect(log[0]?.subject).toBe("Add instead of subtract in add()");
     expect(await ws.repo.remoteFile("src/math.js", BRANCH)).toBe(FIXED);
-    expect(await ws.repo.gitRemote(["merge-base", "--is-ancestor", before!, BRANCH]).then(() => true, () => false)).toBe(true);
+    expect(
+      await ws.repo.gitRemote(["merge-base", "--is-ancestor", before!, BRANCH]).then(
+        () => true,
+        () => false,
+      ),
+    ).toBe(true);
 
     // The state lives in one comment of the token's user, machine-readable.
     const states = stateComments(f);
     expect(states).toHaveLength(1);
     expect(states[0]?.user.login).toBe("otto-bot");
     const state = parseState(states[0]!.body);
-    expect(state?.ok && state.state).toMatchObject({ fix_attempts: 1, fix_sha: log[0]?.sha, fix_base_sha: pr.head.sha, handled_heads: [pr.head.sha] });
+    expect(state?.ok && state.state).toMatchObject({
+      fix_attempts: 1,
+      fix_sha: log[0]?.sha,
+      fix_base_sha: pr.head.sha,
+      handled_heads: [pr.head.sha],
+    });
     // Claimed before the work, then updated in place: one comment, edited once.
     expect(f.gh.state.edits).toEqual([states[0]?.id]);
     const work = modelWork();
@@ -143,7 +202,12 @@ describe("/otto-pr ci on GitHub Actions (real OpenCode, fake GitHub, real git)",
 
     f.gh.state.stranger("drive-by");
     const untrusted = f.gh.state.addComment(pr, "/otto fix", "drive-by");
-    const ignored = await job(ws, f, "issue_comment", issueComment(f, { id: untrusted.id, body: untrusted.body, user: "drive-by", association: "NONE", created: untrusted.created_at }));
+    const ignored = await job(
+      ws,
+      f,
+      "issue_comment",
+      issueComment(f, { id: untrusted.id, body: untrusted.body, user: "drive-by", association: "NONE", created: untrusted.created_at }),
+    );
     expect(ignored.exitCode, ignored.stderr).toBe(0);
     expect(ignored.stdout).toContain("otto ci: nothing to do: `/otto fix` by drive-by is ignored: may not change the repository.");
     expect((await ws.repo.remoteLog(BRANCH))[0]?.sha).toBe(before);
@@ -152,7 +216,12 @@ describe("/otto-pr ci on GitHub Actions (real OpenCode, fake GitHub, real git)",
     expect(f.gh.calls.filter((c) => c.method !== "GET")).toEqual([]);
 
     const trusted = f.gh.state.addComment(pr, "/otto fix\nThe unit tests fail.", "maintainer");
-    const fixed = await job(ws, f, "issue_comment", issueComment(f, { id: trusted.id, body: trusted.body, user: "maintainer", association: "COLLABORATOR", created: trusted.created_at }));
+    const fixed = await job(
+      ws,
+      f,
+      "issue_comment",
+      issueComment(f, { id: trusted.id, body: trusted.body, user: "maintainer", association: "COLLABORATOR", created: trusted.created_at }),
+    );
     expect(fixed.exitCode, fixed.stderr).toBe(0);
     expect(fixed.stdout).toContain("`/otto fix` by maintainer (trusted: may change the repository)");
     expect(fixed.stdout).toContain("(pushed)");
@@ -176,7 +245,12 @@ describe("/otto-pr ci on GitHub Actions (real OpenCode, fake GitHub, real git)",
     expect(run.stdout).toContain("otto ci: nothing to do: workflow_run.completed: the run is of a fork's branch (stranger/app)");
 
     const c = f.gh.state.addComment(fork, "/otto fix", "maintainer");
-    const commented = await job(ws, f, "issue_comment", issueComment(f, { id: c.id, body: c.body, user: "maintainer", association: "COLLABORATOR", created: c.created_at }, 2));
+    const commented = await job(
+      ws,
+      f,
+      "issue_comment",
+      issueComment(f, { id: c.id, body: c.body, user: "maintainer", association: "COLLABORATOR", created: c.created_at }, 2),
+    );
     expect(commented.exitCode, commented.stderr).toBe(0);
     expect(commented.stdout).toContain("otto ci: nothing to do: octo/app#2 is from a fork (stranger/app)");
     expect(modelWork()).toBe(0);
@@ -187,8 +261,20 @@ describe("/otto-pr ci on GitHub Actions (real OpenCode, fake GitHub, real git)",
   it("a reviewer's comment is answered, and the job fails (exit code) when it has no token", async () => {
     const { f, pr, ws } = await setup({ checkout: "branch" });
     const question = f.gh.state.addComment(pr, "Why does add() live in math.js?", "maintainer");
-    e2e.model.script({ label: "answer", match: { lastUser: "Why does add() live in math.js?", lastRole: "user" }, reply: text(`Done.\n\nBEGIN_JSON\n${JSON.stringify({ decision: "BY_DESIGN", reply: "math.js holds every arithmetic helper.", fix_description: "" })}\nEND_JSON`) });
-    const payload = issueComment(f, { id: question.id, body: question.body, user: "maintainer", association: "COLLABORATOR", created: question.created_at });
+    e2e.model.script({
+      label: "answer",
+      match: { lastUser: "Why does add() live in math.js?", lastRole: "user" },
+      reply: text(
+        `Done.\n\nBEGIN_JSON\n${JSON.stringify({ decision: "BY_DESIGN", reply: "math.js holds every arithmetic helper.", fix_description: "" })}\nEND_JSON`,
+      ),
+    });
+    const payload = issueComment(f, {
+      id: question.id,
+      body: question.body,
+      user: "maintainer",
+      association: "COLLABORATOR",
+      created: question.created_at,
+    });
 
     const atAnswer = mark(f);
     const answered = await job(ws, f, "issue_comment", payload);
@@ -196,7 +282,9 @@ describe("/otto-pr ci on GitHub Actions (real OpenCode, fake GitHub, real git)",
     console.log("ci cost: a reviewer's comment, answered", spent(f, atAnswer));
     expect(answered.stdout).toContain("### comments");
     expect(answered.stdout).toMatch(/1 answered/);
-    const replies = f.gh.state.comments.filter((c) => c.user.login === "otto-bot" && c.body.includes("math.js holds every arithmetic helper."));
+    const replies = f.gh.state.comments.filter(
+      (c) => c.user.login === "otto-bot" && c.body.includes("math.js holds every arithmetic helper."),
+    );
     expect(replies).toHaveLength(1);
     const state = parseState(stateComments(f)[0]!.body);
     expect(state?.ok && state.state.seen_comment_ids).toContain(`issue-${question.id}`);

@@ -12,7 +12,16 @@ import { slashCommand, useE2E } from "../support/index.ts";
  * replaced without --force.
  */
 
-const CI_WORKFLOW = ["name: Tests", "on: [pull_request]", "jobs:", "  test:", "    runs-on: ubuntu-latest", "    steps:", "      - run: npm test", ""].join("\n");
+const CI_WORKFLOW = [
+  "name: Tests",
+  "on: [pull_request]",
+  "jobs:",
+  "  test:",
+  "    runs-on: ubuntu-latest",
+  "    steps:",
+  "      - run: npm test",
+  "",
+].join("\n");
 const AZURE_PIPELINE = ["trigger: none", "pr: [main]", "jobs:", "- job: Compile", "  steps:", "  - script: make", ""].join("\n");
 const MODELS = { models: { primary: "anthropic/claude-sonnet-4-5", secondary: "openai/gpt-5" } };
 
@@ -41,7 +50,10 @@ describe("/otto-pr ci init (opencode run --command)", () => {
 
     const written = fs.readFileSync(file, "utf8");
     expect(await parserErrors(written)).toEqual([]);
-    const doc = parse(written) as { on: { workflow_run: { workflows: string[] } }; jobs: { otto: { permissions: unknown; steps: Array<{ env?: Record<string, string> }> } } };
+    const doc = parse(written) as {
+      on: { workflow_run: { workflows: string[] } };
+      jobs: { otto: { permissions: unknown; steps: Array<{ env?: Record<string, string> }> } };
+    };
     expect(doc.on.workflow_run.workflows).toEqual(["Tests"]);
     expect(doc.jobs.otto.permissions).toEqual({ contents: "write", "pull-requests": "write", checks: "read", actions: "read" });
     expect(Object.keys(doc.jobs.otto.steps.at(-1)?.env ?? {})).toEqual(["GITHUB_TOKEN", "ANTHROPIC_API_KEY", "OPENAI_API_KEY"]);
@@ -58,7 +70,20 @@ describe("/otto-pr ci init (opencode run --command)", () => {
     expect(fs.readFileSync(file, "utf8")).toBe(`${written}# my edit\n`);
 
     e2e.model.script(...slashCommand("otto_pr"));
-    const forced = await e2e.run(ws, ["run", "--command", "otto-pr", "--", "ci", "init", "github", "--force", "--workflow", "Build", "--workflow", "Lint"]);
+    const forced = await e2e.run(ws, [
+      "run",
+      "--command",
+      "otto-pr",
+      "--",
+      "ci",
+      "init",
+      "github",
+      "--force",
+      "--workflow",
+      "Build",
+      "--workflow",
+      "Lint",
+    ]);
     expect(forced.exitCode, forced.stderr).toBe(0);
     expect(forced.stdout).toContain("Wrote .github/workflows/otto.yml");
     const replaced = fs.readFileSync(file, "utf8");
@@ -69,7 +94,10 @@ describe("/otto-pr ci init (opencode run --command)", () => {
   }, 420_000);
 
   it("azure: from a subfolder, writes the job template and the comment pipeline at the top level, after the detected build job", async () => {
-    const ws = await e2e.workspace({ ottoConfig: MODELS, files: { "README.md": "# demo\n", "azure-pipelines.yml": AZURE_PIPELINE, "src/app.js": "export {};\n" } });
+    const ws = await e2e.workspace({
+      ottoConfig: MODELS,
+      files: { "README.md": "# demo\n", "azure-pipelines.yml": AZURE_PIPELINE, "src/app.js": "export {};\n" },
+    });
     e2e.model.script(...slashCommand("otto_pr"));
     const run = await e2e.run(ws, ["run", "--command", "otto-pr", "--", "ci", "init", "azure"], { cwd: path.join(ws.project, "src") });
     expect(run.exitCode, run.stderr).toBe(0);
@@ -79,10 +107,15 @@ describe("/otto-pr ci init (opencode run --command)", () => {
     expect(run.stdout).toContain("Contribute and Contribute to pull requests: Allow");
     expect(run.stdout).toContain('"Pull request commented on"');
     expect(fs.existsSync(path.join(ws.project, "src/azure-pipelines.otto-job.yml"))).toBe(false);
-    const job = parse(fs.readFileSync(path.join(ws.project, "azure-pipelines.otto-job.yml"), "utf8")) as { parameters: Array<{ name: string; default: unknown }>; jobs: Array<{ condition: string }> };
+    const job = parse(fs.readFileSync(path.join(ws.project, "azure-pipelines.otto-job.yml"), "utf8")) as {
+      parameters: Array<{ name: string; default: unknown }>;
+      jobs: Array<{ condition: string }>;
+    };
     expect(job.parameters[0]).toMatchObject({ name: "dependsOn", default: ["Compile"] });
     expect(job.jobs[0]?.condition).toContain("failed()");
-    const comments = parse(fs.readFileSync(path.join(ws.project, "azure-pipelines.otto.yml"), "utf8")) as { resources: { webhooks: unknown[] } };
+    const comments = parse(fs.readFileSync(path.join(ws.project, "azure-pipelines.otto.yml"), "utf8")) as {
+      resources: { webhooks: unknown[] };
+    };
     expect(comments.resources.webhooks).toHaveLength(1);
 
     e2e.model.script(...slashCommand("otto_pr"));

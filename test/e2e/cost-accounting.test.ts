@@ -15,7 +15,12 @@ function served(requests: readonly RecordedRequest[]) {
     const price = PRICES[r.model as keyof typeof PRICES];
     return sum + (r.usage!.prompt_tokens * price.input + r.usage!.completion_tokens * price.output) / 1e6;
   }, 0);
-  return { requests: ours.length, input: ours.reduce((n, r) => n + r.usage!.prompt_tokens, 0), output: ours.reduce((n, r) => n + r.usage!.completion_tokens, 0), usd };
+  return {
+    requests: ours.length,
+    input: ours.reduce((n, r) => n + r.usage!.prompt_tokens, 0),
+    output: ours.reduce((n, r) => n + r.usage!.completion_tokens, 0),
+    usd,
+  };
 }
 
 interface Entry {
@@ -28,7 +33,13 @@ interface Entry {
 
 function ledger(dataHome: string): Entry[] {
   const file = path.join(dataHome, "otto", "cost", "ledger.jsonl");
-  return fs.existsSync(file) ? fs.readFileSync(file, "utf8").trim().split("\n").map((line) => JSON.parse(line) as Entry) : [];
+  return fs.existsSync(file)
+    ? fs
+        .readFileSync(file, "utf8")
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line) as Entry)
+    : [];
 }
 
 describe("accounting: every model call of otto's child sessions is counted, priced by OpenCode", () => {

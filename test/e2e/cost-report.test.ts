@@ -20,7 +20,13 @@ function command(tool: string): ScriptEntry[] {
   return slashCommand(tool).map((entry) => ({ ...entry, times: Infinity, match: { ...(entry.match as object), lastUser: `\`${tool}\`` } }));
 }
 
-function seed(entry: Partial<LedgerEntry> & Pick<LedgerEntry, "at" | "labels">, input: number, output: number, usd: number, priced = true): LedgerEntry {
+function seed(
+  entry: Partial<LedgerEntry> & Pick<LedgerEntry, "at" | "labels">,
+  input: number,
+  output: number,
+  usd: number,
+  priced = true,
+): LedgerEntry {
   return {
     session: "ses_seeded",
     message: "msg_seeded",
@@ -84,7 +90,10 @@ describe("/otto-cost through real OpenCode", () => {
     fs.writeFileSync(ledger, seeded.map((e) => JSON.stringify(e)).join("\n") + "\n");
 
     e2e.model.usage = (req) => ({ prompt_tokens: 1000 + req.seq, completion_tokens: 200, total_tokens: 1200 + req.seq });
-    const envelope = { summary: "Unchecked fetch.", comments: [{ file: "src/auth.ts", line: 5, severity: "error", title: "Unchecked fetch", body: "Check the status." }] };
+    const envelope = {
+      summary: "Unchecked fetch.",
+      comments: [{ file: "src/auth.ts", line: 5, severity: "error", title: "Unchecked fetch", body: "Check the status." }],
+    };
     e2e.model.script(...command("otto_pr_review"), ...command("otto_cost"), {
       label: "reviewer",
       match: { model: "m2", lastUser: "You are reviewing a pull request" },
@@ -111,10 +120,23 @@ describe("/otto-cost through real OpenCode", () => {
     expect(byPr.exitCode, byPr.stderr).toBe(0);
     const json = JSON.parse(/\{[\s\S]*\}/.exec(byPr.stdout)?.[0] ?? "{}") as JsonReport;
     expect(json.by).toBe("pr");
-    expect(json.rows.find((r) => r.key === "octo/app#5")).toMatchObject({ requests: served.length, input, output, tokens, usd, unpriced: 0 });
+    expect(json.rows.find((r) => r.key === "octo/app#5")).toMatchObject({
+      requests: served.length,
+      input,
+      output,
+      tokens,
+      usd,
+      unpriced: 0,
+    });
     // The seeded spec calls have no PR; the month-old one and the other repository's are left out.
     expect(json.rows.find((r) => r.key === "(none)")).toMatchObject({ requests: 2, input: 12_000, output: 1_100, usd: 0.045, unpriced: 1 });
-    expect(json.total).toMatchObject({ requests: served.length + 2, input: input + 12_000, output: output + 1_100, usd: round6(usd + 0.045), unpriced: 1 });
+    expect(json.total).toMatchObject({
+      requests: served.length + 2,
+      input: input + 12_000,
+      output: output + 1_100,
+      usd: round6(usd + 0.045),
+      unpriced: 1,
+    });
     expect(json.otherRepos).toMatchObject({ requests: 1, usd: 0.225 });
 
     const byDay = await e2e.run(ws, ["run", "--command", "otto-cost"], { timeoutMs: 180_000 });
@@ -125,7 +147,9 @@ describe("/otto-cost through real OpenCode", () => {
     expect(byDay.stdout).toContain("1 call(s) used a model without a price");
     expect(byDay.stdout).toContain("1 call(s) in other repositories");
 
-    const all = await e2e.run(ws, ["run", "--command", "otto-cost", "--", "--all", "--since", "60d", "--by", "spec", "--json"], { timeoutMs: 180_000 });
+    const all = await e2e.run(ws, ["run", "--command", "otto-cost", "--", "--all", "--since", "60d", "--by", "spec", "--json"], {
+      timeoutMs: 180_000,
+    });
     const every = JSON.parse(/\{[\s\S]*\}/.exec(all.stdout)?.[0] ?? "{}") as JsonReport;
     expect(every.rows.map((r) => r.key)).toEqual(["old", "x", "demo", "(none)"]);
     expect(every.total.requests).toBe(served.length + 4);

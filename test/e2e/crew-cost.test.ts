@@ -2,13 +2,25 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { formatCost, formatTokens, readLedger, sumUsage, totalTokens, ZERO_USAGE, type Usage } from "../../src/cost/index.ts";
 import { assertPluginLoaded, text, toolCall, useE2E, type RecordedRequest } from "../support/index.ts";
-import { agentState, deliverFor, inDelivery, inTask, orchestratorScript, ottoAgent, readCrew, taskOf, until, wakeWith } from "./crew/drive.ts";
+import {
+  agentState,
+  deliverFor,
+  inDelivery,
+  inTask,
+  orchestratorScript,
+  ottoAgent,
+  readCrew,
+  taskOf,
+  until,
+  wakeWith,
+} from "./crew/drive.ts";
 
 /** Dollars per million tokens: OpenCode prices every message of mock/m1 with it. */
 const PRICE = { provider: { mock: { models: { m1: { cost: { input: 3, output: 15 } }, m2: { cost: { input: 1, output: 5 } } } } } };
 
 /** The requests of an agent's session: its task turn and every delivery (wake-up) after it. */
-const ofAgent = (name: string) => (r: RecordedRequest) => !r.isTitle && (r.lastUser.includes(taskOf(name)) || r.lastUser.startsWith(deliverFor(name)));
+const ofAgent = (name: string) => (r: RecordedRequest) =>
+  !r.isTitle && (r.lastUser.includes(taskOf(name)) || r.lastUser.startsWith(deliverFor(name)));
 
 /** What the scripted model served those requests, as OpenCode prices them. */
 function served(requests: readonly RecordedRequest[]): Usage {
@@ -22,7 +34,8 @@ function served(requests: readonly RecordedRequest[]): Usage {
 }
 
 type Spent = { spend?: Usage; budget?: number };
-const agentRecord = (ws: Parameters<typeof readCrew>[0], name: string): Spent => (readCrew(ws).agents.find((a) => a.name === name) ?? {}) as Spent;
+const agentRecord = (ws: Parameters<typeof readCrew>[0], name: string): Spent =>
+  (readCrew(ws).agents.find((a) => a.name === name) ?? {}) as Spent;
 
 describe("crew: what agents cost", () => {
   const e2e = useE2E();
@@ -37,7 +50,11 @@ describe("crew: what agents cost", () => {
       ...orchestratorScript(),
       { label: "alice asks", match: inTask("alice", "user"), reply: toolCall("otto_agent_ask", { question: "Which port?" }) },
       { label: "alice waits", match: inTask("alice", "tool"), reply: text("Waiting for an answer.") },
-      { label: "alice completes", match: inDelivery("alice", "Use 8080", "user"), reply: toolCall("otto_agent_complete", { summary: "Listening on 8080." }) },
+      {
+        label: "alice completes",
+        match: inDelivery("alice", "Use 8080", "user"),
+        reply: toolCall("otto_agent_complete", { summary: "Listening on 8080." }),
+      },
       { label: "alice done", match: inDelivery("alice", "Use 8080", "tool"), reply: text("Done.") },
     );
     expect(await ottoAgent(client, otto.id, "spawn alice Build the API")).toContain("Spawned @alice");
@@ -74,7 +91,12 @@ describe("crew: what agents cost", () => {
     await assertPluginLoaded(client);
     const otto = (await client.session.create({ body: { title: "orchestrator" }, throwOnError: true })).data;
     // bob never stops on its own: every call of its is one more tool call.
-    e2e.model.script(...orchestratorScript(), { label: "bob works", match: ofAgent("bob"), reply: toolCall("otto_agent_say", { message: "still working" }), times: Infinity });
+    e2e.model.script(...orchestratorScript(), {
+      label: "bob works",
+      match: ofAgent("bob"),
+      reply: toolCall("otto_agent_say", { message: "still working" }),
+      times: Infinity,
+    });
     // About $0.006 a call: the second call reaches $0.01.
     expect(await ottoAgent(client, otto.id, "spawn bob --budget 0.01 Keep working")).toContain("with a budget of $0.01");
     await until("bob stopped", () => agentState(ws, "bob") === "stopped");

@@ -11,7 +11,10 @@ describe("crew: human escalation, and agents in worktrees", () => {
     const ws = await e2e.workspace();
     const notified = path.join(ws.root, "notified.txt");
     ws.writeOttoConfig(
-      { repos: [{ name: "app", primary_dir: ws.project }], notify: { command: `printf '%s|%s\\n' "$OTTO_EVENT" "$OTTO_MESSAGE" >> '${notified}'` } },
+      {
+        repos: [{ name: "app", primary_dir: ws.project }],
+        notify: { command: `printf '%s|%s\\n' "$OTTO_EVENT" "$OTTO_MESSAGE" >> '${notified}'` },
+      },
       "user",
     );
     const { client, events } = await e2e.serve(ws);
@@ -19,13 +22,33 @@ describe("crew: human escalation, and agents in worktrees", () => {
     const otto = (await client.session.create({ body: { title: "orchestrator" }, throwOnError: true })).data;
     e2e.model.script(
       ...orchestratorScript(),
-      { label: "kim asks the human", match: inTask("kim", "user"), reply: toolCall("otto_agent_ask", { question: "Should ids be UUIDs?", human: true }) },
+      {
+        label: "kim asks the human",
+        match: inTask("kim", "user"),
+        reply: toolCall("otto_agent_ask", { question: "Should ids be UUIDs?", human: true }),
+      },
       { label: "kim waits", match: inTask("kim", "tool"), reply: text("Waiting.") },
-      { label: "kim completes", match: inDelivery("kim", "Use UUIDs", "user"), reply: toolCall("otto_agent_complete", { summary: "Schema uses UUIDs." }) },
+      {
+        label: "kim completes",
+        match: inDelivery("kim", "Use UUIDs", "user"),
+        reply: toolCall("otto_agent_complete", { summary: "Schema uses UUIDs." }),
+      },
       { label: "kim done", match: inDelivery("kim", "Use UUIDs", "tool"), reply: text("Done.") },
-      { label: "lee says", match: inTask("lee", "user"), reply: toolCall("otto_agent_say", { message: "@human please check the README wording." }) },
-      { label: "lee completes", match: (r) => inTask("lee", "tool")(r) && r.toolResults[0]?.content.startsWith("Posted") === true, reply: toolCall("otto_agent_complete", { summary: "README reviewed." }) },
-      { label: "lee done", match: (r) => inTask("lee", "tool")(r) && r.toolResults[0]?.content.includes("task is done") === true, reply: text("Done.") },
+      {
+        label: "lee says",
+        match: inTask("lee", "user"),
+        reply: toolCall("otto_agent_say", { message: "@human please check the README wording." }),
+      },
+      {
+        label: "lee completes",
+        match: (r) => inTask("lee", "tool")(r) && r.toolResults[0]?.content.startsWith("Posted") === true,
+        reply: toolCall("otto_agent_complete", { summary: "README reviewed." }),
+      },
+      {
+        label: "lee done",
+        match: (r) => inTask("lee", "tool")(r) && r.toolResults[0]?.content.includes("task is done") === true,
+        reply: text("Done."),
+      },
     );
 
     const worktree = path.join(`${ws.project}-wt`, "kim-wt");
@@ -33,9 +56,15 @@ describe("crew: human escalation, and agents in worktrees", () => {
     expect(await ottoAgent(client, otto.id, "spawn kim --worktree kim-wt Design the schema")).toContain(`in worktree ${worktree}`);
     const kimTurn = await e2e.model.waitForRequest(inTask("kim", "user"), 60_000);
     expect(kimTurn.system).toContain(worktree);
-    const toast = await events.waitFor((e) => e.type === "tui.toast.show" && e.properties.message.includes("Should ids be UUIDs?"), { after: toasts, timeoutMs: 60_000 });
+    const toast = await events.waitFor((e) => e.type === "tui.toast.show" && e.properties.message.includes("Should ids be UUIDs?"), {
+      after: toasts,
+      timeoutMs: 60_000,
+    });
     expect(toast.type === "tui.toast.show" && toast.properties.title).toBe("otto crew: @kim needs a human");
-    await until("the notification command ran", () => fs.existsSync(notified) && fs.readFileSync(notified, "utf8").includes("@kim needs a human"));
+    await until(
+      "the notification command ran",
+      () => fs.existsSync(notified) && fs.readFileSync(notified, "utf8").includes("@kim needs a human"),
+    );
     expect(fs.readFileSync(notified, "utf8")).toContain("human_needed|");
     await e2e.model.waitForRequest(wakeWith("Should ids be UUIDs?"), 60_000);
 

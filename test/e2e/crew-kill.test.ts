@@ -13,7 +13,11 @@ describe("crew: kill stops a running turn", () => {
     e2e.model.script(
       ...orchestratorScript(),
       { label: "hana works forever", match: inTask("hana", "user"), reply: hang() },
-      { label: "hana resumes", match: inDelivery("hana", "Only the lexer", "user"), reply: toolCall("otto_agent_complete", { summary: "Lexer refactored." }) },
+      {
+        label: "hana resumes",
+        match: inDelivery("hana", "Only the lexer", "user"),
+        reply: toolCall("otto_agent_complete", { summary: "Lexer refactored." }),
+      },
       { label: "hana done", match: inDelivery("hana", "Only the lexer", "tool"), reply: text("Done.") },
     );
 

@@ -49,7 +49,9 @@ describe("crew: state survives an OpenCode restart, and the orchestrator's compa
     expect(status).toMatch(/\| jo \| done \|.*Changelog updated/);
     expect(status).toMatch(/\| kim \| done \|.*README tidied/);
     // Shown by the first status, though the spawn did the reconciling.
-    expect(status).toContain("Reconciled with OpenCode's sessions after a restart:\n- gina: failed, its session is idle after OpenCode restarted");
+    expect(status).toContain(
+      "Reconciled with OpenCode's sessions after a restart:\n- gina: failed, its session is idle after OpenCode restarted",
+    );
     expect(status).toContain("- ivan: failed, its session no longer exists");
 
     await second.client.session.summarize({ path: { id: otto.id }, body: { providerID: "mock", modelID: "m1" }, throwOnError: true });

@@ -18,10 +18,18 @@ describe("crew: background agents inside a real opencode serve", () => {
     e2e.model.script(
       ...orchestratorScript(),
       // alice asks, then stops; a mention from bob interrupts her; otto's answer lets her complete.
-      { label: "alice asks", match: inTask("alice", "user"), reply: toolCall("otto_agent_ask", { question: "Which port should the API listen on?" }) },
+      {
+        label: "alice asks",
+        match: inTask("alice", "user"),
+        reply: toolCall("otto_agent_ask", { question: "Which port should the API listen on?" }),
+      },
       { label: "alice waits", match: inTask("alice", "tool"), reply: text("Waiting for an answer.") },
       { label: "alice hears bob", match: inDelivery("alice", "I will call your API", "user"), reply: text("Thanks, bob.") },
-      { label: "alice completes", match: inDelivery("alice", "Use port 8080", "user"), reply: toolCall("otto_agent_complete", { summary: "API listens on port 8080 (src/api.ts)." }) },
+      {
+        label: "alice completes",
+        match: inDelivery("alice", "Use port 8080", "user"),
+        reply: toolCall("otto_agent_complete", { summary: "API listens on port 8080 (src/api.ts)." }),
+      },
       { label: "alice done", match: inDelivery("alice", "Use port 8080", "tool"), reply: text("Done.") },
       // bob (the build agent) mentions alice and completes in one turn.
       {
@@ -29,13 +37,24 @@ describe("crew: background agents inside a real opencode serve", () => {
         match: inTask("bob", "user"),
         reply: toolCall("otto_agent_say", { message: "@alice I will call your API from the client." }),
       },
-      { label: "bob completes", match: (r) => inTask("bob", "tool")(r) && r.toolResults[0]?.content.includes("woke @alice") === true, reply: toolCall("otto_agent_complete", { summary: "Client written in src/client.ts." }) },
-      { label: "bob done", match: (r) => inTask("bob", "tool")(r) && r.toolResults[0]?.content.includes("task is done") === true, reply: text("Done.") },
+      {
+        label: "bob completes",
+        match: (r) => inTask("bob", "tool")(r) && r.toolResults[0]?.content.includes("woke @alice") === true,
+        reply: toolCall("otto_agent_complete", { summary: "Client written in src/client.ts." }),
+      },
+      {
+        label: "bob done",
+        match: (r) => inTask("bob", "tool")(r) && r.toolResults[0]?.content.includes("task is done") === true,
+        reply: text("Done."),
+      },
     );
 
     const spawned = await ottoAgent(client, otto.id, "spawn alice Build the HTTP API");
     expect(spawned).toContain("Spawned @alice (agent otto-crew, mock/m1)");
-    await e2e.model.waitForRequest((r) => r.lastUser.startsWith("**Crew update**") && r.lastUser.includes("Which port should the API listen on?"), 60_000);
+    await e2e.model.waitForRequest(
+      (r) => r.lastUser.startsWith("**Crew update**") && r.lastUser.includes("Which port should the API listen on?"),
+      60_000,
+    );
     await until("alice blocked", () => agentState(ws, "alice") === "blocked");
 
     const clash = await ottoAgent(client, otto.id, "spawn alice Something else");
@@ -43,11 +62,17 @@ describe("crew: background agents inside a real opencode serve", () => {
 
     expect(await ottoAgent(client, otto.id, "spawn bob --agent build Write the client")).toContain("Spawned @bob (agent build");
     await e2e.model.waitForRequest(inDelivery("alice", "I will call your API", "user"), 60_000);
-    await e2e.model.waitForRequest((r) => r.lastUser.startsWith("**Crew update**") && r.lastUser.includes("Client written in src/client.ts."), 60_000);
+    await e2e.model.waitForRequest(
+      (r) => r.lastUser.startsWith("**Crew update**") && r.lastUser.includes("Client written in src/client.ts."),
+      60_000,
+    );
     await until("bob done, alice back to blocked", () => agentState(ws, "bob") === "done" && agentState(ws, "alice") === "blocked");
 
     expect(await ottoAgent(client, otto.id, "prompt alice Use port 8080")).toContain("to @alice");
-    await e2e.model.waitForRequest((r) => r.lastUser.startsWith("**Crew update**") && r.lastUser.includes("API listens on port 8080"), 60_000);
+    await e2e.model.waitForRequest(
+      (r) => r.lastUser.startsWith("**Crew update**") && r.lastUser.includes("API listens on port 8080"),
+      60_000,
+    );
     await until("alice done", () => agentState(ws, "alice") === "done");
 
     const status = await ottoAgent(client, otto.id, "status");
@@ -80,7 +105,9 @@ describe("crew: background agents inside a real opencode serve", () => {
     for (const turn of commandTurns) expect(turn.toolNames).toEqual(["otto_agent"]);
     expect(question?.system).toContain("wake you with a **Crew update**");
     // Agents are child sessions of the orchestrator's.
-    const children = events.all.filter((e): e is Extract<Event, { type: "session.created" }> => e.type === "session.created" && e.properties.info.parentID === otto.id);
+    const children = events.all.filter(
+      (e): e is Extract<Event, { type: "session.created" }> => e.type === "session.created" && e.properties.info.parentID === otto.id,
+    );
     expect(children.map((e) => e.properties.info.title).sort()).toEqual(["otto crew: alice", "otto crew: bob"]);
     expect(readCrew(ws).orchestrator?.sessionID).toBe(otto.id);
     expect(e2e.model.unmatched()).toEqual([]);
@@ -108,19 +135,34 @@ describe("crew: background agents inside a real opencode serve", () => {
         match: (r) => r.lastRole === "tool" && r.toolResults.length === 2,
         reply: toolCall("bash", { command: "while [ ! -f crew-go ]; do sleep 0.1; done", description: "Wait for the signal" }),
       },
-      { label: "spawned both", match: (r) => r.lastRole === "tool" && r.lastUser.includes("<args>spawn dave"), reply: text("Both spawned.") },
+      {
+        label: "spawned both",
+        match: (r) => r.lastRole === "tool" && r.lastUser.includes("<args>spawn dave"),
+        reply: text("Both spawned."),
+      },
       ...orchestratorScript(),
-      { label: "frank's model fails", match: { model: "m2", lastUser: taskOf("frank") }, reply: error(400, { error: { message: "model refused the request", type: "invalid_request_error" } }) },
+      {
+        label: "frank's model fails",
+        match: { model: "m2", lastUser: taskOf("frank") },
+        reply: error(400, { error: { message: "model refused the request", type: "invalid_request_error" } }),
+      },
       { label: "dave completes", match: inTask("dave", "user"), reply: toolCall("otto_agent_complete", { summary: "Docs written." }) },
       { label: "dave done", match: inTask("dave", "tool"), reply: text("Done.") },
       { label: "erin completes", match: inTask("erin", "user"), reply: toolCall("otto_agent_complete", { summary: "Tests written." }) },
       { label: "erin done", match: inTask("erin", "tool"), reply: text("Done.") },
-      { label: "gus asks", match: inTask("gus", "user"), reply: toolCall("otto_agent_ask", { question: "Keep the old name as an alias?" }) },
+      {
+        label: "gus asks",
+        match: inTask("gus", "user"),
+        reply: toolCall("otto_agent_ask", { question: "Keep the old name as an alias?" }),
+      },
       { label: "gus waits", match: inTask("gus", "tool"), reply: text("Waiting for an answer about the alias.") },
     );
 
     expect(await ottoAgent(client, otto.id, "spawn frank --model mock/m2 Migrate the database")).toContain("mock/m2");
-    const failed = await e2e.model.waitForRequest((r) => r.lastUser.startsWith("**Crew update**") && r.lastUser.includes("@frank failed"), 60_000);
+    const failed = await e2e.model.waitForRequest(
+      (r) => r.lastUser.startsWith("**Crew update**") && r.lastUser.includes("@frank failed"),
+      60_000,
+    );
     expect(failed.lastUser).toContain("model refused the request");
     expect(failed.lastUser).toContain("Crew: frank failed");
     expect(agentState(ws, "frank")).toBe("failed");
@@ -130,7 +172,9 @@ describe("crew: background agents inside a real opencode serve", () => {
     fs.writeFileSync(go, "");
     expect(await spawning).toContain("Both spawned.");
     const [first, second] = await Promise.all(
-      ["Docs written.", "Tests written."].map((summary) => e2e.model.waitForRequest((r) => r.lastUser.startsWith("**Crew update**") && r.lastUser.includes(summary), 60_000)),
+      ["Docs written.", "Tests written."].map((summary) =>
+        e2e.model.waitForRequest((r) => r.lastUser.startsWith("**Crew update**") && r.lastUser.includes(summary), 60_000),
+      ),
     );
     const ordered = [first, second].sort((a, b) => (a?.seq ?? 0) - (b?.seq ?? 0));
     const [a, b] = ordered;

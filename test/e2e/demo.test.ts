@@ -24,7 +24,13 @@ describe("npm run demo", () => {
   it("runs every step with the scripted model and ends with committed code in the scratch repo", { timeout: 900_000 }, async () => {
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), "otto-demo-test-"));
     fs.mkdirSync(path.join(tmp, "home"));
-    const env = { PATH: process.env.PATH ?? "", HOME: path.join(tmp, "home"), TMPDIR: tmp, OTTO_E2E_KEEP: "1", npm_config_update_notifier: "false" };
+    const env = {
+      PATH: process.env.PATH ?? "",
+      HOME: path.join(tmp, "home"),
+      TMPDIR: tmp,
+      OTTO_E2E_KEEP: "1",
+      npm_config_update_notifier: "false",
+    };
     const started = spawnTracked("npm", ["run", "--silent", "demo"], { cwd: REPO_ROOT, env, buffer: true });
     handle = started.handle;
     const result = await started.subprocess;

@@ -35,12 +35,18 @@ describe("acceptance checks per task (tasks.md `verify`)", () => {
   const e2e = useE2E();
 
   it("tests first: the code task completes only when its check passes; a failing check is the next attempt's error", async () => {
-    const files: Record<string, string> = { "README.md": "# greeting\n", "package.json": JSON.stringify({ name: "greeting", scripts: { test: "node check.js" } }, null, 2) };
+    const files: Record<string, string> = {
+      "README.md": "# greeting\n",
+      "package.json": JSON.stringify({ name: "greeting", scripts: { test: "node check.js" } }, null, 2),
+    };
     for (const [name, text] of Object.entries(SPEC_DOCS)) files[`${SPEC}/${name}`] = text;
     files[`${SPEC}/tasks.md`] = TASKS;
     const ws = await e2e.workspace({
       files,
-      ottoConfig: { models: { primary: "mock/m1", secondary: "mock/m2" }, spec: { verify: [], review_gate: false, external_assumptions: false, domain_hardening: false, docs_alignment: false } },
+      ottoConfig: {
+        models: { primary: "mock/m1", secondary: "mock/m2" },
+        spec: { verify: [], review_gate: false, external_assumptions: false, domain_hardening: false, docs_alignment: false },
+      },
     });
     const { project } = ws;
     e2e.model.script(
@@ -66,10 +72,17 @@ describe("acceptance checks per task (tasks.md `verify`)", () => {
     const retry = attempts(e2e.model.requests, "task-002")[1];
     expect(retry?.lastUser).toContain("failed: acceptance check `npm test` exit 1");
     expect(retry?.lastUser).toContain('expected hello, got \\"bye\\"'.replace(/\\/g, ""));
-    const history = fs.readdirSync(path.join(project, SPEC, "history")).filter((f) => f.startsWith("run-")).map((f) => fs.readFileSync(path.join(project, SPEC, "history", f), "utf8"));
+    const history = fs
+      .readdirSync(path.join(project, SPEC, "history"))
+      .filter((f) => f.startsWith("run-"))
+      .map((f) => fs.readFileSync(path.join(project, SPEC, "history", f), "utf8"));
     const records = history.filter((h) => h.includes("task-002"));
     expect(records).toHaveLength(2);
-    expect(records.some((r) => /- \*\*result\*\*: failed: acceptance check `npm test` exit 1/.test(r) && /- \*\*acceptance\*\*: `npm test` exit 1/.test(r))).toBe(true);
+    expect(
+      records.some(
+        (r) => /- \*\*result\*\*: failed: acceptance check `npm test` exit 1/.test(r) && /- \*\*acceptance\*\*: `npm test` exit 1/.test(r),
+      ),
+    ).toBe(true);
     expect(records.some((r) => r.includes("- **result**: completed") && /- \*\*acceptance\*\*: `npm test` exit 0/.test(r))).toBe(true);
   });
 
@@ -81,12 +94,22 @@ describe("acceptance checks per task (tasks.md `verify`)", () => {
       "check.js": CHECK_JS,
     };
     for (const [name, text] of Object.entries(SPEC_DOCS)) files[`${SPEC}/${name}`] = text;
-    files[`${SPEC}/tasks.md`] = `# Tasks\n\n## Task 1: Make the greeting test pass\n- **id**: task-001\n- **status**: pending\n- **parallel_group**: 1\n- **depends_on**: []\n- **description**: Write greeting.txt so npm test passes.\n- **files**: ["greeting.txt"]\n`;
-    const ws = await e2e.workspace({ files, remote: true, ottoConfig: { models: { primary: "mock/m1", secondary: "mock/m2" }, spec: { review_gate: false, external_assumptions: false, domain_hardening: false, docs_alignment: false, max_verify_fixes: 0 } } });
+    files[`${SPEC}/tasks.md`] =
+      `# Tasks\n\n## Task 1: Make the greeting test pass\n- **id**: task-001\n- **status**: pending\n- **parallel_group**: 1\n- **depends_on**: []\n- **description**: Write greeting.txt so npm test passes.\n- **files**: ["greeting.txt"]\n`;
+    const ws = await e2e.workspace({
+      files,
+      remote: true,
+      ottoConfig: {
+        models: { primary: "mock/m1", secondary: "mock/m2" },
+        spec: { review_gate: false, external_assumptions: false, domain_hardening: false, docs_alignment: false, max_verify_fixes: 0 },
+      },
+    });
     const { project } = ws;
     e2e.model.script(
       ...slashCommand("otto_spec"),
-      execModel(project, (kind, req) => (kind === "execute-task" ? writes(project, req, { "greeting.txt": "bye\n" }, "Wrote greeting.txt.") : undefined)),
+      execModel(project, (kind, req) =>
+        kind === "execute-task" ? writes(project, req, { "greeting.txt": "bye\n" }, "Wrote greeting.txt.") : undefined,
+      ),
     );
     const run = await e2e.run(ws, ["run", "--command", "otto-spec", "--", "execute", "--pr"], { timeoutMs: 240_000 });
     expect(run.exitCode, run.stderr).toBe(0);

@@ -9,7 +9,14 @@ import { useForges } from "./pr/forges.ts";
 import { builderModel, oneTaskPerTurn, tasksMd as buildTasksMd } from "./build/builder-model.ts";
 
 const SLUG = "greeting";
-const QUIET = { task_briefing: false, external_assumptions: false, domain_hardening: false, review_gate: false, docs_alignment: false, verify: ["test -f src/task-001.txt"] };
+const QUIET = {
+  task_briefing: false,
+  external_assumptions: false,
+  domain_hardening: false,
+  review_gate: false,
+  docs_alignment: false,
+  verify: ["test -f src/task-001.txt"],
+};
 
 /*
  * Runs never commit onto the default branch: `/otto-spec execute` started on main makes the spec's
@@ -23,7 +30,10 @@ describe("/otto-spec execute and the default branch, through opencode serve", ()
   it("started on main it commits on otto/<slug>, leaves the user's edit uncommitted, and --pr opens and tracks the PR; a second spec with --here commits on main", async () => {
     const f = await forges();
     const ws = await e2e.workspace({
-      files: { ...specFiles(tasksMd([["task-001", "pending", 1, [], "Write the greeting"]]), SLUG), ...specFiles(tasksMd([["task-001", "pending", 1, [], "Write the greeting"]]), "here") },
+      files: {
+        ...specFiles(tasksMd([["task-001", "pending", 1, [], "Write the greeting"]]), SLUG),
+        ...specFiles(tasksMd([["task-001", "pending", 1, [], "Write the greeting"]]), "here"),
+      },
       ottoConfig: { models: { primary: "mock/m1", secondary: "mock/m2" }, spec: QUIET },
       userOttoConfig: f.ottoConfig(),
       env: f.env,
@@ -36,7 +46,11 @@ describe("/otto-spec execute and the default branch, through opencode serve", ()
     const mainBefore = await ws.repo.git(["rev-parse", "main"]);
     const { client } = await e2e.serve(ws);
     await assertPluginLoaded(client);
-    e2e.model.script({ ...slashCommand("otto_spec")[0]!, times: Infinity }, { ...slashCommand("otto_spec")[1]!, times: Infinity }, execModel(ws.project));
+    e2e.model.script(
+      { ...slashCommand("otto_spec")[0]!, times: Infinity },
+      { ...slashCommand("otto_spec")[1]!, times: Infinity },
+      execModel(ws.project),
+    );
 
     const run = await ottoSpec(client, `execute --spec ${SLUG} --pr`);
     expect(run.output).toContain(`Created the branch otto/${SLUG} from main (the default branch): the run commits there.`);
@@ -46,7 +60,9 @@ describe("/otto-spec execute and the default branch, through opencode serve", ()
     // The user's edit is still theirs: uncommitted, unchanged.
     expect(fs.readFileSync(path.join(ws.project, "README.md"), "utf8")).toBe("# mine, not done yet\n");
     expect(await ws.repo.git(["status", "--porcelain", "--", "README.md"])).toBe("M README.md");
-    expect(await ws.repo.git(["log", "--format=%H", "-1", "--", "README.md", `otto/${SLUG}`])).toBe(await ws.repo.git(["log", "--format=%H", "-1", "--", "README.md", "main"]));
+    expect(await ws.repo.git(["log", "--format=%H", "-1", "--", "README.md", `otto/${SLUG}`])).toBe(
+      await ws.repo.git(["log", "--format=%H", "-1", "--", "README.md", "main"]),
+    );
 
     // --pr: the branch was pushed and the PR opened from the spec's files, and tracked.
     expect(run.output).toContain("## Pull request");

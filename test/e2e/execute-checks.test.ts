@@ -8,7 +8,14 @@ const SPEC = `.otto/specs/${SLUG}`;
 // No spec.verify: the checks are the project's own, detected from package.json.
 const OTTO = {
   models: { primary: "mock/m1", secondary: "mock/m2" },
-  spec: { max_verify_fixes: 1, task_briefing: false, review_gate: false, external_assumptions: false, domain_hardening: false, docs_alignment: false },
+  spec: {
+    max_verify_fixes: 1,
+    task_briefing: false,
+    review_gate: false,
+    external_assumptions: false,
+    domain_hardening: false,
+    docs_alignment: false,
+  },
 };
 const pkg = JSON.stringify({ name: "greeting", private: true, scripts: { test: "node test.js" } }, null, 2);
 // The project's test: fails once the executor's greeting says "bad".
@@ -22,7 +29,11 @@ const TEST_JS = [
   'console.log("1 passing");',
   "",
 ].join("\n");
-const files = (test: string) => ({ ...specFiles(tasksMd([["task-001", "pending", 1, [], "Write the greeting"]])), "package.json": pkg, "test.js": test });
+const files = (test: string) => ({
+  ...specFiles(tasksMd([["task-001", "pending", 1, [], "Write the greeting"]])),
+  "package.json": pkg,
+  "test.js": test,
+});
 // npm's update check would reach for the registry.
 const env = { npm_config_update_notifier: "false" };
 
@@ -33,7 +44,9 @@ describe("/otto-spec execute with no spec.verify: the project's detected checks"
     const ws = await e2e.workspace({ files: files(TEST_JS), ottoConfig: OTTO, env });
     e2e.model.script(
       ...slashCommand("otto_spec"),
-      execModel(ws.project, (kind, req) => (kind === "execute-task" ? writes(ws.project, req, { "src/task-001.txt": "bad\n" }, "Wrote the greeting.") : undefined)),
+      execModel(ws.project, (kind, req) =>
+        kind === "execute-task" ? writes(ws.project, req, { "src/task-001.txt": "bad\n" }, "Wrote the greeting.") : undefined,
+      ),
     );
     const run = await e2e.run(ws, ["run", "--command", "otto-spec", "--", "execute"], { timeoutMs: 180_000 });
     expect(run.exitCode, run.stderr).toBe(0);

@@ -28,7 +28,8 @@ interface Spend {
 }
 
 /** Requests of otto's child sessions: not title requests, not the slash command's own turn (its prompt carries `<args>`). */
-const ottos = (requests: readonly RecordedRequest[]): RecordedRequest[] => requests.filter((r) => !r.isTitle && !r.lastUser.includes("<args>") && !r.aborted);
+const ottos = (requests: readonly RecordedRequest[]): RecordedRequest[] =>
+  requests.filter((r) => !r.isTitle && !r.lastUser.includes("<args>") && !r.aborted);
 
 function spend(requests: readonly RecordedRequest[]): Spend {
   const out: Spend = { requests: 0, tokens: 0, input: 0, output: 0, usd: 0 };
@@ -46,7 +47,14 @@ function spend(requests: readonly RecordedRequest[]): Spend {
   return out;
 }
 
-const k = (n: number): string => (n < 1000 ? String(n) : n < 10_000 ? `${(n / 1000).toFixed(2)}k` : n < 1_000_000 ? `${(n / 1000).toFixed(1)}k` : `${(n / 1e6).toFixed(2)}M`);
+const k = (n: number): string =>
+  n < 1000
+    ? String(n)
+    : n < 10_000
+      ? `${(n / 1000).toFixed(2)}k`
+      : n < 1_000_000
+        ? `${(n / 1000).toFixed(1)}k`
+        : `${(n / 1e6).toFixed(2)}M`;
 const usd = (n: number): string => (n < 0.01 ? `$${n.toFixed(4)}` : `$${n.toFixed(2)}`);
 
 /** The `- **cost**:` line of a history record, parsed: exact tokens, input, output, calls and dollars. */
@@ -57,7 +65,8 @@ function costOf(record: string): Spend {
   return { tokens: n(m[1]), input: n(m[2]), output: n(m[3]), requests: n(m[4]), usd: Number(m[5]) };
 }
 
-const statusOf = (tasks: string, id: string): string | undefined => new RegExp(`- \\*\\*id\\*\\*: ${id}\\n- \\*\\*status\\*\\*: (\\w+)`).exec(tasks)?.[1];
+const statusOf = (tasks: string, id: string): string | undefined =>
+  new RegExp(`- \\*\\*id\\*\\*: ${id}\\n- \\*\\*status\\*\\*: (\\w+)`).exec(tasks)?.[1];
 
 describe("execute: what a run costs, and budgets that stop it cleanly", () => {
   const e2e = useE2E();
@@ -75,7 +84,11 @@ describe("execute: what a run costs, and budgets that stop it cleanly", () => {
       ottoConfig: { models: { primary: "mock/m1", secondary: "mock/m2" }, spec: { task_timeout: "20s" } },
     });
     // Large enough that every task costs more than a cent; different per request, so a miscount shows.
-    e2e.model.usage = (req) => ({ prompt_tokens: 10_000 + req.seq, completion_tokens: 2_000 + (req.seq % 7), total_tokens: 12_000 + req.seq + (req.seq % 7) });
+    e2e.model.usage = (req) => ({
+      prompt_tokens: 10_000 + req.seq,
+      completion_tokens: 2_000 + (req.seq % 7),
+      total_tokens: 12_000 + req.seq + (req.seq % 7),
+    });
     e2e.model.script(...slashCommand("otto_spec"), execModel(ws.project));
 
     const run = await e2e.run(ws, ["run", "--command", "otto-spec", "--", "execute"], { timeoutMs: 240_000 });
@@ -84,7 +97,8 @@ describe("execute: what a run costs, and budgets that stop it cleanly", () => {
 
     const served = ottos(e2e.model.requests);
     const total = spend(served);
-    const ofTask = (id: string) => served.filter((r) => (kindOf(r) === "execute-task" || kindOf(r) === "task-briefing") && taskIdOf(r.lastUser) === id);
+    const ofTask = (id: string) =>
+      served.filter((r) => (kindOf(r) === "execute-task" || kindOf(r) === "task-briefing") && taskIdOf(r.lastUser) === id);
 
     // The first line names the run's total; a row per task and a total row carry tokens and cost.
     expect(run.stdout).toContain(`## otto-spec execute: ${SLUG} — ${k(total.tokens)} tokens, ${usd(total.usd)}`);
@@ -118,7 +132,8 @@ describe("execute: what a run costs, and budgets that stop it cleanly", () => {
     // Each phase's record: every request of the phase (phases run one after the other).
     const phase2Start = served.find((r) => taskIdOf(r.lastUser) === "task-003")?.seq ?? 0;
     const docsStart = served.find((r) => kindOf(r) === "docs-align")?.seq ?? Infinity;
-    const phaseRecord = (n: number) => fs.readFileSync(path.join(historyDir, files.find((f) => f.startsWith(`phase-${n}-`)) ?? "missing"), "utf8");
+    const phaseRecord = (n: number) =>
+      fs.readFileSync(path.join(historyDir, files.find((f) => f.startsWith(`phase-${n}-`)) ?? "missing"), "utf8");
     for (const [n, reqs] of [
       [1, served.filter((r) => r.seq < phase2Start)],
       [2, served.filter((r) => r.seq >= phase2Start && r.seq < docsStart)],
@@ -152,7 +167,14 @@ describe("execute: what a run costs, and budgets that stop it cleanly", () => {
       ),
       ottoConfig: {
         models: { primary: "mock/m1", secondary: "mock/m2" },
-        spec: { task_timeout: "30s", max_parallel_tasks: 1, task_briefing: false, review_gate: false, external_assumptions: false, domain_hardening: false },
+        spec: {
+          task_timeout: "30s",
+          max_parallel_tasks: 1,
+          task_briefing: false,
+          review_gate: false,
+          external_assumptions: false,
+          domain_hardening: false,
+        },
       },
     });
     e2e.model.usage = () => ({ prompt_tokens: 1_000, completion_tokens: 200, total_tokens: 1_200 });
@@ -162,9 +184,11 @@ describe("execute: what a run costs, and budgets that stop it cleanly", () => {
       { ...slashCommand("otto_spec")[1]!, times: Infinity },
       execModel(ws.project, (kind, req) => {
         // task-002's follow-up answers slowly: the budget is reached by its first call and stops it mid-turn.
-        if (kind === "execute-task" && slow && taskIdOf(req.lastUser) === "task-002" && req.lastRole === "tool") return delay(5_000, text("Created src/task-002.txt."));
+        if (kind === "execute-task" && slow && taskIdOf(req.lastUser) === "task-002" && req.lastRole === "tool")
+          return delay(5_000, text("Created src/task-002.txt."));
         // Resumed: the interrupted turn's write is already in the tree, so this one writes something new.
-        if (kind === "execute-task" && !slow && taskIdOf(req.lastUser) === "task-002") return writes(ws.project, req, { "src/task-002.txt": "task-002, resumed\n" }, "Updated src/task-002.txt.");
+        if (kind === "execute-task" && !slow && taskIdOf(req.lastUser) === "task-002")
+          return writes(ws.project, req, { "src/task-002.txt": "task-002, resumed\n" }, "Updated src/task-002.txt.");
         return undefined;
       }),
     );
@@ -174,7 +198,9 @@ describe("execute: what a run costs, and budgets that stop it cleanly", () => {
     expect(stopped.exitCode, stopped.stderr).toBe(0);
     expect(stopped.stdout).toMatch(new RegExp(`## otto-spec execute: ${SLUG} — 3\\.60k tokens, \\$0\\.0\\d+`));
     expect(stopped.stdout).toContain("Budget reached: spent 3.60k of 3.00k tokens.");
-    expect(stopped.stdout).toContain("Left undone: task-002 (pending), task-003 (pending), phase 1 (not committed), phase 2 (not committed), documentation alignment");
+    expect(stopped.stdout).toContain(
+      "Left undone: task-002 (pending), task-003 (pending), phase 1 (not committed), phase 2 (not committed), documentation alignment",
+    );
     expect(stopped.stdout).toContain(`Resume: /otto-spec execute --spec ${SLUG} --budget <more>`);
     expect(stopped.stdout).toContain("Phase 1: not committed (stopped: the budget was reached)");
     let tasks = ws.readFile(`${SPEC}/tasks.md`);
@@ -184,7 +210,11 @@ describe("execute: what a run costs, and budgets that stop it cleanly", () => {
     expect((await ws.repo.log()).map((c) => c.subject)).toEqual(["Initial commit"]);
     expect(fs.readdirSync(path.join(ws.project, ".git")).filter((f) => f.startsWith("otto-execute-") && f.endsWith(".lock"))).toEqual([]);
     const history = path.join(ws.project, SPEC, "history");
-    const interrupted = fs.readdirSync(history).filter((f) => f.startsWith("run-")).map((f) => fs.readFileSync(path.join(history, f), "utf8")).find((r) => r.includes("- **task**: task-002"));
+    const interrupted = fs
+      .readdirSync(history)
+      .filter((f) => f.startsWith("run-"))
+      .map((f) => fs.readFileSync(path.join(history, f), "utf8"))
+      .find((r) => r.includes("- **task**: task-002"));
     expect(interrupted).toMatch(/- \*\*result\*\*: interrupted \(the task goes back to pending\): Budget reached/);
     expect(interrupted).toMatch(/- \*\*cost\*\*: 1\.20k tokens/);
     // Every call the run was charged is in the ledger: task-001's two and the interrupted one.
@@ -192,7 +222,9 @@ describe("execute: what a run costs, and budgets that stop it cleanly", () => {
     expect(before).toBe(3);
 
     // task run under a budget its first call passes: stopped the same way, the task still pending.
-    const one = await e2e.run(ws, ["run", "--command", "otto-spec", "--", "task", "run", "--id", "task-002", "--max-tokens=1000"], { timeoutMs: 120_000 });
+    const one = await e2e.run(ws, ["run", "--command", "otto-spec", "--", "task", "run", "--id", "task-002", "--max-tokens=1000"], {
+      timeoutMs: 120_000,
+    });
     expect(one.exitCode, one.stderr).toBe(0);
     expect(one.stdout).toMatch(/## otto-spec task run: task-002 pending \(1 attempt, [\d.]+s\) — 1\.20k tokens, \$0\.0\d+/);
     expect(one.stdout).toContain("Budget reached: spent 1.20k of 1.00k tokens.");
@@ -209,7 +241,9 @@ describe("execute: what a run costs, and budgets that stop it cleanly", () => {
     expect(resumed.stdout).toContain("Progress: 3/3 completed");
     expect(resumed.stdout).not.toContain("Budget reached");
     // Three tasks on record: task-001 and the interrupted task-002 of the first run, task-002 of `task run`.
-    expect(resumed.stdout).toMatch(/Before the run: Comparable tasks here cost \$[\d.]+ each \(median of 3\); 2 tasks left ≈ \$[\d.]+; budget \$5\.00/);
+    expect(resumed.stdout).toMatch(
+      /Before the run: Comparable tasks here cost \$[\d.]+ each \(median of 3\); 2 tasks left ≈ \$[\d.]+; budget \$5\.00/,
+    );
     expect(e2e.model.requests.slice(mark).some((r) => kindOf(r) === "execute-task" && taskIdOf(r.lastUser) === "task-001")).toBe(false);
     tasks = ws.readFile(`${SPEC}/tasks.md`);
     expect(["task-001", "task-002", "task-003"].map((id) => statusOf(tasks, id))).toEqual(["completed", "completed", "completed"]);

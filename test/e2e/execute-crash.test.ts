@@ -8,7 +8,6 @@ const SLUG = "greeting";
 const SPEC = `.otto/specs/${SLUG}`;
 const statusOf = (tasks: string, id: string) => new RegExp(`- \\*\\*id\\*\\*: ${id}\\n- \\*\\*status\\*\\*: (\\w+)`).exec(tasks)?.[1];
 
-
 describe("/otto-spec execute survives a crash", () => {
   const e2e = useE2E();
 
@@ -21,12 +20,17 @@ describe("/otto-spec execute survives a crash", () => {
           ["task-003", "pending", 2, ["task-001"], "Quick second"],
         ]),
       ),
-      ottoConfig: { models: { primary: "mock/m1", secondary: "mock/m2" }, spec: { task_briefing: false, external_assumptions: false, domain_hardening: false } },
+      ottoConfig: {
+        models: { primary: "mock/m1", secondary: "mock/m2" },
+        spec: { task_briefing: false, external_assumptions: false, domain_hardening: false },
+      },
     });
     let alive = true;
     e2e.model.script(
       ...callExecute(),
-      execModel(ws.project, (kind, req) => (kind === "execute-task" && alive && taskIdOf(req.lastUser) === "task-002" && req.lastRole === "user" ? hang() : undefined)),
+      execModel(ws.project, (kind, req) =>
+        kind === "execute-task" && alive && taskIdOf(req.lastUser) === "task-002" && req.lastRole === "user" ? hang() : undefined,
+      ),
     );
     const serve = await e2e.serve(ws);
     await assertPluginLoaded(serve.client);
@@ -56,7 +60,12 @@ describe("/otto-spec execute survives a crash", () => {
     expect(rerun.stdout).toContain("Progress: 3/3 completed");
     expect(attempts(e2e.model.requests.slice(mark)).map((r) => taskIdOf(r.lastUser))).toEqual(["task-002"]);
     const subjects = (await ws.repo.log()).map((c) => c.subject);
-    expect(subjects).toEqual([`otto(${SLUG}): align documentation`, `otto(${SLUG}): phase 2: task-002, task-003`, `otto(${SLUG}): phase 1: task-001`, "Initial commit"]);
+    expect(subjects).toEqual([
+      `otto(${SLUG}): align documentation`,
+      `otto(${SLUG}): phase 2: task-002, task-003`,
+      `otto(${SLUG}): phase 1: task-001`,
+      "Initial commit",
+    ]);
     const bodies = await ws.repo.git(["log", "--format=%B"]);
     expect(bodies.match(new RegExp(`^Otto-Phase: ${SLUG}/1$`, "gm"))).toHaveLength(1);
     expect(bodies.match(new RegExp(`^Otto-Phase: ${SLUG}/2$`, "gm"))).toHaveLength(1);

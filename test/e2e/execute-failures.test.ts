@@ -37,25 +37,43 @@ describe("otto_spec_execute through opencode serve: failures, skips, task run, p
       { ...slashCommand("otto_spec")[0]!, times: Infinity },
       { ...slashCommand("otto_spec")[1]!, times: Infinity },
       execModel(ws.project, (kind, req) =>
-        kind === "execute-task" && broken && req.lastUser.includes("- **id**: task-001") ? text("Tried.\nTASK_FAILED: the greeting service is down") : undefined,
+        kind === "execute-task" && broken && req.lastUser.includes("- **id**: task-001")
+          ? text("Tried.\nTASK_FAILED: the greeting service is down")
+          : undefined,
       ),
     );
 
     // --- The typed tool, as the otto agent calls it.
     const first = await executeTool(client);
     const tasks = ws.readFile(`${SPEC}/tasks.md`);
-    expect(["task-001", "task-002", "task-003", "task-004"].map((id) => statusOf(tasks, id))).toEqual(["failed", "completed", "skipped", "completed"]);
-    expect(tasks).toContain("- **last_error**: failed the same way twice in a row: TASK_FAILED: the greeting service is down (after 2 attempts)");
+    expect(["task-001", "task-002", "task-003", "task-004"].map((id) => statusOf(tasks, id))).toEqual([
+      "failed",
+      "completed",
+      "skipped",
+      "completed",
+    ]);
+    expect(tasks).toContain(
+      "- **last_error**: failed the same way twice in a row: TASK_FAILED: the greeting service is down (after 2 attempts)",
+    );
     expect(tasks).toContain("- **skip_reason**: depends on task-001, which failed");
     expect(attempts(e2e.model.requests, "task-001")).toHaveLength(2);
     expect(attempts(e2e.model.requests, "task-003")).toHaveLength(0);
     expect(first.title).toBe(`otto-spec execute ${SLUG}: 2/4 completed, 1 failed`);
-    expect(first.output).toContain("Failed:\n- task-001: failed the same way twice in a row: TASK_FAILED: the greeting service is down (2 attempts; .otto/specs/greeting/history/run-00");
-    const history = fs.readdirSync(path.join(ws.project, SPEC, "history")).map((f) => ws.readFile(`${SPEC}/history/${f}`)).join("\n");
+    expect(first.output).toContain(
+      "Failed:\n- task-001: failed the same way twice in a row: TASK_FAILED: the greeting service is down (2 attempts; .otto/specs/greeting/history/run-00",
+    );
+    const history = fs
+      .readdirSync(path.join(ws.project, SPEC, "history"))
+      .map((f) => ws.readFile(`${SPEC}/history/${f}`))
+      .join("\n");
     expect(history).toContain("- **result**: failed: TASK_FAILED: the greeting service is down\n");
-    expect(history).toContain("- **result**: failed: TASK_FAILED: the greeting service is down (the same failure as attempt 1: no more retries)\n");
+    expect(history).toContain(
+      "- **result**: failed: TASK_FAILED: the greeting service is down (the same failure as attempt 1: no more retries)\n",
+    );
     expect(first.output).toContain("Skipped:\n- task-003: depends on task-001, which failed");
-    expect(first.output).toContain(`Next step: look at the failures above (history/ has each attempt's dialog), then /otto-spec task run --spec ${SLUG} --id task-001`);
+    expect(first.output).toContain(
+      `Next step: look at the failures above (history/ has each attempt's dialog), then /otto-spec task run --spec ${SLUG} --id task-001`,
+    );
     expect((await ws.repo.log()).map((c) => c.subject)).toEqual([
       `otto(${SLUG}): align documentation`,
       `otto(${SLUG}): phase 2: task-003, task-004`,
@@ -67,7 +85,9 @@ describe("otto_spec_execute through opencode serve: failures, skips, task run, p
     expect(titles).toContain("Phase 1: 0/2 done, 2 running, 0 failed");
     expect(titles).toContain("Phase 1: 1/2 done, 0 running, 1 failed");
     expect(titles).toContain("Phase 2: 0/2 done, 1 running, 0 failed");
-    expect(toasts(events.all).some((t) => /^Phase 1 committed: [0-9a-f]{7} \(verification none, 1 task\(s\) not completed\)$/.test(t))).toBe(true);
+    expect(
+      toasts(events.all).some((t) => /^Phase 1 committed: [0-9a-f]{7} \(verification none, 1 task\(s\) not completed\)$/.test(t)),
+    ).toBe(true);
     const sessions = (await client.session.list({ throwOnError: true })).data;
     expect(sessions.map((s) => s.id)).toEqual([first.sessionID]);
 
@@ -85,7 +105,11 @@ describe("otto_spec_execute through opencode serve: failures, skips, task run, p
     expect(attempts(e2e.model.requests.slice(mark)).map((r) => /- \*\*id\*\*: (\S+)/.exec(r.lastUser)?.[1])).toEqual(["task-003"]);
     const subjects = (await ws.repo.log()).map((c) => c.subject);
     expect(subjects.filter((s) => s.includes("phase 1"))).toHaveLength(1);
-    expect(subjects.slice(0, 3)).toEqual([`otto(${SLUG}): align documentation`, `otto(${SLUG}): phase 2: task-003, task-004`, `otto(${SLUG}): task-001: Broken greeting`]);
+    expect(subjects.slice(0, 3)).toEqual([
+      `otto(${SLUG}): align documentation`,
+      `otto(${SLUG}): phase 2: task-003, task-004`,
+      `otto(${SLUG}): task-001: Broken greeting`,
+    ]);
     // The reasons of the earlier failure and skip went when the tasks completed.
     expect(ws.readFile(`${SPEC}/tasks.md`)).not.toMatch(/last_error|skip_reason/);
     expect(e2e.model.unmatched()).toEqual([]);

@@ -14,7 +14,8 @@ import { specFiles, taskIdOf, tasksMd } from "./execute/kinds.ts";
 
 const SLUG = "greeting";
 const SPEC = `.otto/specs/${SLUG}`;
-const fieldsOf = (tasks: string, id: string): string => new RegExp(`- \\*\\*id\\*\\*: ${id}\\n([\\s\\S]*?)(?=\\n## |$)`).exec(tasks)?.[1] ?? "";
+const fieldsOf = (tasks: string, id: string): string =>
+  new RegExp(`- \\*\\*id\\*\\*: ${id}\\n([\\s\\S]*?)(?=\\n## |$)`).exec(tasks)?.[1] ?? "";
 /** Tool results the session has had back so far: the turn it is at. */
 const turnOf = (req: RecordedRequest): number => req.messages.filter((m) => m.role === "tool").length;
 
@@ -24,7 +25,12 @@ describe("otto_spec_execute through opencode serve: files credited per task in a
   async function serveExecute(ws: Workspace, respond: Respond) {
     const { client } = await e2e.serve(ws);
     await assertPluginLoaded(client);
-    e2e.model.script(...callExecute(), { ...slashCommand("otto_spec")[0]!, times: Infinity }, { ...slashCommand("otto_spec")[1]!, times: Infinity }, execModel(ws.project, respond));
+    e2e.model.script(
+      ...callExecute(),
+      { ...slashCommand("otto_spec")[0]!, times: Infinity },
+      { ...slashCommand("otto_spec")[1]!, times: Infinity },
+      execModel(ws.project, respond),
+    );
     return client;
   }
 
@@ -38,7 +44,15 @@ describe("otto_spec_execute through opencode serve: files credited per task in a
       ),
       ottoConfig: {
         models: { primary: "mock/m1", secondary: "mock/m2" },
-        spec: { max_parallel_tasks: 2, max_task_retries: 0, task_briefing: false, review_gate: false, external_assumptions: false, domain_hardening: false, docs_alignment: false },
+        spec: {
+          max_parallel_tasks: 2,
+          max_task_retries: 0,
+          task_briefing: false,
+          review_gate: false,
+          external_assumptions: false,
+          domain_hardening: false,
+          docs_alignment: false,
+        },
       },
     });
 
@@ -48,7 +62,9 @@ describe("otto_spec_execute through opencode serve: files credited per task in a
    * files appear while it ran (its snapshot diff holds both).
    */
   function expectOverlap(): void {
-    const followUps = ["task-001", "task-002"].map((id) => e2e.model.requests.find((r) => kindOf(r) === "execute-task" && isFollowUp(r) && taskIdOf(r.lastUser) === id));
+    const followUps = ["task-001", "task-002"].map((id) =>
+      e2e.model.requests.find((r) => kindOf(r) === "execute-task" && isFollowUp(r) && taskIdOf(r.lastUser) === id),
+    );
     const asked = followUps.map((r) => r?.startedAt ?? Infinity);
     const answered = followUps.map((r) => r?.endedAt ?? -Infinity);
     expect(Math.max(...asked)).toBeLessThan(Math.min(...answered));
@@ -102,7 +118,8 @@ describe("otto_spec_execute through opencode serve: files credited per task in a
       // Turn 1: a shell command that takes a while (the other task's runs meanwhile) and writes gen/<n>.txt.
       if (turn === 0) return toolCall("bash", { command: `sleep 3 && mkdir -p gen && echo ${n} > gen/${n}.txt`, description: "generate" });
       // task-001 also writes its own file with the write tool; task-002 changes nothing else.
-      if (id === "task-001" && turn === 1) return toolCall("write", { filePath: path.join(ws.project, "src/task-001.txt"), content: "task-001\n" });
+      if (id === "task-001" && turn === 1)
+        return toolCall("write", { filePath: path.join(ws.project, "src/task-001.txt"), content: "task-001\n" });
       return text("Ran the generator.");
     });
 

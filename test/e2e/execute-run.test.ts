@@ -22,7 +22,11 @@ describe("/otto-spec execute, headless (opencode run --command otto-spec -- exec
       ),
       ottoConfig: {
         models: { primary: "mock/m1", secondary: "mock/m2" },
-        spec: { task_timeout: "8s", max_task_retries: 2, verify: ["test ! -f src/task-001.txt || test -f verified.txt || (echo 'verified.txt is missing'; exit 3)"] },
+        spec: {
+          task_timeout: "8s",
+          max_task_retries: 2,
+          verify: ["test ! -f src/task-001.txt || test -f verified.txt || (echo 'verified.txt is missing'; exit 3)"],
+        },
       },
     });
     const { project } = ws;
@@ -43,7 +47,16 @@ describe("/otto-spec execute, headless (opencode run --command otto-spec -- exec
         if (kind === "phase-fix") return writes(project, req, { "verified.txt": "ok\n" }, "fixed: verified.txt was missing (created it)");
         if (kind === "question-harvest" && !harvested) {
           harvested = true;
-          return envelope({ questions: [{ title: "Greeting format", question: "Should greetings end with a newline?", context: "task-001 assumed yes.", source: "task-001" }] });
+          return envelope({
+            questions: [
+              {
+                title: "Greeting format",
+                question: "Should greetings end with a newline?",
+                context: "task-001 assumed yes.",
+                source: "task-001",
+              },
+            ],
+          });
         }
         return undefined;
       }),
@@ -60,7 +73,12 @@ describe("/otto-spec execute, headless (opencode run --command otto-spec -- exec
 
     // One commit per phase plus one for the docs, each with its trailer; nothing left uncommitted.
     const subjects = (await ws.repo.log()).map((c) => c.subject);
-    expect(subjects).toEqual([`otto(${SLUG}): align documentation`, `otto(${SLUG}): phase 2: task-003`, `otto(${SLUG}): phase 1: task-001, task-002`, "Initial commit"]);
+    expect(subjects).toEqual([
+      `otto(${SLUG}): align documentation`,
+      `otto(${SLUG}): phase 2: task-003`,
+      `otto(${SLUG}): phase 1: task-001, task-002`,
+      "Initial commit",
+    ]);
     const bodies = await ws.repo.git(["log", "--format=%B%x1e"]);
     expect(bodies).toContain(`Otto-Phase: ${SLUG}/1\nOtto-Verify: passed`);
     expect(bodies).toContain("Verification: passed after 1 fix");
@@ -72,7 +90,13 @@ describe("/otto-spec execute, headless (opencode run --command otto-spec -- exec
 
     // history/run-NNN.md per attempt: 1 + 3 + 1.
     const history = fs.readdirSync(path.join(project, SPEC, "history"));
-    expect(history.filter((f) => f.startsWith("run-")).sort()).toEqual(["run-001.md", "run-002.md", "run-003.md", "run-004.md", "run-005.md"]);
+    expect(history.filter((f) => f.startsWith("run-")).sort()).toEqual([
+      "run-001.md",
+      "run-002.md",
+      "run-003.md",
+      "run-004.md",
+      "run-005.md",
+    ]);
     const runs = history.filter((f) => f.startsWith("run-")).map((f) => fs.readFileSync(path.join(project, SPEC, "history", f), "utf8"));
     expect(runs.filter((r) => r.includes("- **result**: failed: TASK_FAILED: could not find the greeting config"))).toHaveLength(1);
     expect(runs.filter((r) => r.includes("- **result**: failed: timed out:"))).toHaveLength(1);
@@ -85,8 +109,18 @@ describe("/otto-spec execute, headless (opencode run --command otto-spec -- exec
     expect(a2?.lastUser).toContain("Attempt 1 failed: TASK_FAILED: could not find the greeting config");
     expect(a3?.lastUser).toContain("Attempt 2 failed: timed out:");
     // Briefed by the primary (read-only), reviewed by the secondary.
-    expect(e2e.model.turns().filter((r) => kindOf(r) === "task-briefing").every((r) => r.model === "m1" && r.system.includes("rigorous, independent reviewer"))).toBe(true);
-    expect(e2e.model.turns().filter((r) => kindOf(r) === "phase-review").map((r) => r.model)).toEqual(["m2", "m2"]);
+    expect(
+      e2e.model
+        .turns()
+        .filter((r) => kindOf(r) === "task-briefing")
+        .every((r) => r.model === "m1" && r.system.includes("rigorous, independent reviewer")),
+    ).toBe(true);
+    expect(
+      e2e.model
+        .turns()
+        .filter((r) => kindOf(r) === "phase-review")
+        .map((r) => r.model),
+    ).toEqual(["m2", "m2"]);
     expect(e2e.model.unmatched()).toEqual([]);
   }, 300_000);
 });

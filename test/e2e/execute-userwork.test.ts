@@ -28,7 +28,10 @@ describe("/otto-spec execute in a dirty tree", () => {
     });
     fs.writeFileSync(path.join(ws.project, "README.md"), USER_EDIT);
     fs.writeFileSync(path.join(ws.project, ".env"), DOTENV);
-    e2e.model.script(...slashCommand("otto_spec"), execModel(ws.project, () => undefined));
+    e2e.model.script(
+      ...slashCommand("otto_spec"),
+      execModel(ws.project, () => undefined),
+    );
 
     const run = await e2e.run(ws, ["run", "--command", "otto-spec", "--", "execute"], { timeoutMs: 180_000 });
     expect(run.exitCode, run.stderr).toBe(0);

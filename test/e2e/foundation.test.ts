@@ -68,8 +68,16 @@ describe("foundation: otto inside real OpenCode", () => {
       ...slashCommand("otto_config"),
       { label: "primary check", match: { lastUser: checkOf("primary"), model: "m1" }, reply: envelope({ role: "primary", ok: true }) },
       // The secondary first answers with broken JSON; otto must ask again in the same session.
-      { label: "secondary malformed", match: { lastUser: checkOf("secondary"), model: "m2" }, reply: text('BEGIN_JSON\n{"role": "secondary", ok: tru\nEND_JSON') },
-      { label: "secondary retry", match: { lastUser: "JSON result was missing or invalid", model: "m2" }, reply: envelope({ role: "secondary", ok: true }) },
+      {
+        label: "secondary malformed",
+        match: { lastUser: checkOf("secondary"), model: "m2" },
+        reply: text('BEGIN_JSON\n{"role": "secondary", ok: tru\nEND_JSON'),
+      },
+      {
+        label: "secondary retry",
+        match: { lastUser: "JSON result was missing or invalid", model: "m2" },
+        reply: envelope({ role: "secondary", ok: true }),
+      },
     );
     const run = await e2e.run(ws, ["run", "--command", "otto-config", "--", "models"]);
     expect(run.exitCode, run.stderr).toBe(0);
@@ -101,7 +109,11 @@ describe("foundation: otto inside real OpenCode", () => {
       { label: "secondary hangs", match: { lastUser: checkOf("secondary") }, reply: hang() },
     );
     const parent = (await client.session.create({ body: { title: "parent" }, throwOnError: true })).data;
-    await client.session.command({ path: { id: parent.id }, body: { command: "otto-config", arguments: "models --timeout 3s" }, throwOnError: true });
+    await client.session.command({
+      path: { id: parent.id },
+      body: { command: "otto-config", arguments: "models --timeout 3s" },
+      throwOnError: true,
+    });
     const messages = JSON.stringify((await client.session.messages({ path: { id: parent.id }, throwOnError: true })).data);
     expect(messages).toContain("Model check: 1/2 ok");
     expect(messages).toContain("FAILED: session_timeout");
@@ -110,7 +122,8 @@ describe("foundation: otto inside real OpenCode", () => {
     // server saw the request go away.
     const hung = e2e.model.requests.find((r) => r.answeredBy === "secondary hangs");
     const child = events.all.find(
-      (e): e is Extract<Event, { type: "session.created" }> => e.type === "session.created" && e.properties.info.parentID === parent.id && e.properties.info.title.includes("secondary"),
+      (e): e is Extract<Event, { type: "session.created" }> =>
+        e.type === "session.created" && e.properties.info.parentID === parent.id && e.properties.info.title.includes("secondary"),
     );
     expect(child, JSON.stringify(events.all.filter((e) => e.type === "session.created"))).toBeDefined();
     const childID = child?.properties.info.id ?? "";
@@ -137,7 +150,11 @@ describe("foundation: otto inside real OpenCode", () => {
     const reading = ["git diff", "find . -name '*.txt'", "cat x.txt"];
     const commands = [...writing, ...reading];
     e2e.model.script(
-      { label: "bash calls", match: { system: REVIEWER_PROMPT, lastUser: "try the commands", lastRole: "user" }, reply: toolCalls(commands.map((command) => ({ name: "bash", args: { command, description: "try" } }))) },
+      {
+        label: "bash calls",
+        match: { system: REVIEWER_PROMPT, lastUser: "try the commands", lastRole: "user" },
+        reply: toolCalls(commands.map((command) => ({ name: "bash", args: { command, description: "try" } }))),
+      },
       { label: "after the tools", match: { system: REVIEWER_PROMPT, lastRole: "tool" }, reply: text("tried") },
     );
     const before = fs.readdirSync(ws.project).sort();
@@ -149,7 +166,11 @@ describe("foundation: otto inside real OpenCode", () => {
     });
     expect(fs.readdirSync(ws.project).sort()).toEqual(before);
     expect(await ws.repo.git(["status", "--porcelain"])).toBe("M README.md");
-    const results = e2e.model.turns().find((r) => r.answeredBy === "after the tools")?.toolResults.map((r) => r.content) ?? [];
+    const results =
+      e2e.model
+        .turns()
+        .find((r) => r.answeredBy === "after the tools")
+        ?.toolResults.map((r) => r.content) ?? [];
     expect(results).toHaveLength(commands.length);
     writing.forEach((command, i) => expect(results[i], command).toContain("prevents you from using this specific tool call"));
     expect(results[writing.length]).toContain("+# tiny, changed");

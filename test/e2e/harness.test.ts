@@ -44,7 +44,12 @@ function chat(model: ModelServer, body: Record<string, unknown>, signal?: AbortS
   });
 }
 
-const user = (content: string) => ({ messages: [{ role: "system", content: "sys" }, { role: "user", content }] });
+const user = (content: string) => ({
+  messages: [
+    { role: "system", content: "sys" },
+    { role: "user", content },
+  ],
+});
 
 const textOf = (parts: Part[]): string =>
   parts
@@ -76,7 +81,14 @@ describe("scripted model server (no OpenCode)", () => {
 
   it("answers title requests itself without using up the script", async () => {
     model.script(text("real answer"));
-    const title = await sseEvents(await chat(model, { messages: [{ role: "system", content: "You are a title generator. …" }, { role: "user", content: "x" }] }));
+    const title = await sseEvents(
+      await chat(model, {
+        messages: [
+          { role: "system", content: "You are a title generator. …" },
+          { role: "user", content: "x" },
+        ],
+      }),
+    );
     expect(JSON.stringify(title)).toContain("Test session");
     expect(model.requests[0]).toMatchObject({ isTitle: true, answeredBy: "title" });
     expect(model.pending()).toHaveLength(1);
@@ -190,7 +202,10 @@ describe("real OpenCode against the scripted model", () => {
     const file = path.join(ws.project, "notes.txt");
     model.script(
       { match: { lastUser: "read the notes", lastRole: "user" }, reply: toolCall("read", { filePath: file }, "call_read") },
-      { match: { lastRole: "tool" }, reply: (req) => text(`tool said: ${/secret is (\d+)/.exec(req.toolResults[0]?.content ?? "")?.[1] ?? "nothing"}`) },
+      {
+        match: { lastRole: "tool" },
+        reply: (req) => text(`tool said: ${/secret is (\d+)/.exec(req.toolResults[0]?.content ?? "")?.[1] ?? "nothing"}`),
+      },
     );
     const result = await e2e.run(ws, ["run", "read the notes"]);
     handles.push(result.process);
@@ -263,7 +278,11 @@ describe("real OpenCode against the scripted model", () => {
       { match: { lastUser: "flaky" }, reply: error(500, { error: { message: "scripted outage" } }, { "retry-after-ms": "50" }) },
       { match: { lastUser: "flaky" }, reply: text("recovered") },
     );
-    const reply = await client.session.prompt({ path: { id: session.id }, body: { parts: [{ type: "text", text: "flaky" }] }, throwOnError: true });
+    const reply = await client.session.prompt({
+      path: { id: session.id },
+      body: { parts: [{ type: "text", text: "flaky" }] },
+      throwOnError: true,
+    });
     expect(textOf(reply.data.parts)).toBe("recovered");
     const retry = events.all.find((e) => e.type === "session.status" && e.properties.status.type === "retry");
     expect(JSON.stringify(retry)).toContain("scripted outage");
@@ -276,7 +295,11 @@ describe("real OpenCode against the scripted model", () => {
     model.script({ match: { lastUser: "wait forever" }, reply: hang() });
     const session = (await client.session.create({ body: {}, throwOnError: true })).data;
     const mark = events.all.length;
-    await client.session.promptAsync({ path: { id: session.id }, body: { parts: [{ type: "text", text: "wait forever" }] }, throwOnError: true });
+    await client.session.promptAsync({
+      path: { id: session.id },
+      body: { parts: [{ type: "text", text: "wait forever" }] },
+      throwOnError: true,
+    });
     const stuck = await model.waitForRequest({ lastUser: "wait forever" }, 20_000);
     await client.session.abort({ path: { id: session.id }, throwOnError: true });
     await events.waitFor((e) => e.type === "session.idle" && e.properties.sessionID === session.id, { after: mark, timeoutMs: 10_000 });
@@ -305,10 +328,10 @@ describe("real OpenCode against the scripted model", () => {
   it("a command the model backgrounds with the bash tool dies with the run", async () => {
     const { model } = e2e;
     const ws = await e2e.workspace({ plugin: false });
-    model.script(
-      toolCall("bash", { command: "sleep 600 >/dev/null 2>&1 & echo $!", description: "Start a sleeper" }),
-      { match: { lastRole: "tool" }, reply: (req) => text(`sleeper ${req.toolResults[0]?.content.trim() ?? "?"}`) },
-    );
+    model.script(toolCall("bash", { command: "sleep 600 >/dev/null 2>&1 & echo $!", description: "Start a sleeper" }), {
+      match: { lastRole: "tool" },
+      reply: (req) => text(`sleeper ${req.toolResults[0]?.content.trim() ?? "?"}`),
+    });
     const result = await e2e.run(ws, ["run", "start a sleeper"]);
     handles.push(result.process);
     expect(result.exitCode, result.stderr).toBe(0);

@@ -38,7 +38,15 @@ describe("the published package", () => {
   it("holds what otto reads at run time and nothing else", async () => {
     const files = (await packPackage()).files.map((f) => f.path).sort();
     // Everything otto loads: the code, and the markdown assets and schema it reads from its root.
-    for (const needed of ["package.json", "src/index.ts", "src/tools/manifest.ts", "otto.schema.json", "README.md", "LICENSE", "CHANGELOG.md"]) {
+    for (const needed of [
+      "package.json",
+      "src/index.ts",
+      "src/tools/manifest.ts",
+      "otto.schema.json",
+      "README.md",
+      "LICENSE",
+      "CHANGELOG.md",
+    ]) {
       expect(files, needed).toContain(needed);
     }
     for (const folder of ["prompts", "agents", "commands"]) {
@@ -47,7 +55,8 @@ describe("the published package", () => {
       expect(files).toEqual(expect.arrayContaining(assets));
     }
     // Nothing else: no tests, fixtures, benches, scripts, docs or tool config.
-    const allowed = /^(src\/.+\.ts|prompts\/[^/]+\.md|agents\/[^/]+\.md|commands\/[^/]+\.md|package\.json|README\.md|LICENSE|CHANGELOG\.md|otto\.schema\.json)$/;
+    const allowed =
+      /^(src\/.+\.ts|prompts\/[^/]+\.md|agents\/[^/]+\.md|commands\/[^/]+\.md|package\.json|README\.md|LICENSE|CHANGELOG\.md|otto\.schema\.json)$/;
     expect(files.filter((f) => !allowed.test(f))).toEqual([]);
     expect(files.filter((f) => /(^|\/)(test|tests|__tests__|fixtures)\/|\.test\.ts$/.test(f))).toEqual([]);
     // The tarball holds the same files the dry run lists.
@@ -80,7 +89,8 @@ describe("the published package", () => {
     const own = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "package.json"), "utf8")) as { version: string };
     expect(installed.version).toBe(own.version);
     expect(fs.existsSync(path.join(root, "opencode-otto", "test"))).toBe(false);
-    for (const absent of ["@opencode-ai/plugin", "@opencode-ai/sdk", "effect"]) expect(fs.existsSync(path.join(root, absent)), absent).toBe(false);
+    for (const absent of ["@opencode-ai/plugin", "@opencode-ai/sdk", "effect"])
+      expect(fs.existsSync(path.join(root, absent)), absent).toBe(false);
     expect(fs.readdirSync(path.join(root, "@octokit")).filter((n) => n === "openapi-types")).toEqual(["openapi-types"]);
 
     e2e.model.script(...slashCommand("otto_spec"));

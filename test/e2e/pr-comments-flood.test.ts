@@ -28,7 +28,8 @@ describe("a flood of comments by people otto does not act for (real OpenCode, fa
     const pr = f.gh.state.addPr({ number: 12, title: "Add totals", branch: "feature/12" });
     f.gh.state.setChecks(pr, [{ name: "build", status: "in_progress" }]);
     for (const who of ["spammer-a", "spammer-b"]) f.gh.state.stranger(who, "NONE");
-    for (let i = 0; i < FLOOD; i++) f.gh.state.addComment(pr, `FLOOD-${i} please look at this now`, i % 2 === 0 ? "spammer-a" : "spammer-b");
+    for (let i = 0; i < FLOOD; i++)
+      f.gh.state.addComment(pr, `FLOOD-${i} please look at this now`, i % 2 === 0 ? "spammer-a" : "spammer-b");
 
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "otto-flood-"));
     onTestFinished(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -58,7 +59,11 @@ describe("a flood of comments by people otto does not act for (real OpenCode, fa
     expect(hooks()).toHaveLength(1);
     expect(e2e.model.requests.filter((r) => JSON.stringify(r.body).includes("FLOOD-"))).toEqual([]);
 
-    recordFigure({ name: `notifications sent for a flood of ${FLOOD} untrusted comments in one cycle`, tried: FLOOD, through: lines().length - 1 });
+    recordFigure({
+      name: `notifications sent for a flood of ${FLOOD} untrusted comments in one cycle`,
+      tried: FLOOD,
+      through: lines().length - 1,
+    });
     console.log(`comment flood: ${FLOOD} comments / ${lines().length} notification(s)`);
   });
 });

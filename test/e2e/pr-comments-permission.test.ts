@@ -1,7 +1,17 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { assertPluginLoaded, slashCommand, text, useE2E, type E2E, type RecordedRequest, type ScriptEntry, type Workspace, until } from "../support/index.ts";
+import {
+  assertPluginLoaded,
+  slashCommand,
+  text,
+  useE2E,
+  type E2E,
+  type RecordedRequest,
+  type ScriptEntry,
+  type Workspace,
+  until,
+} from "../support/index.ts";
 import { ottoPr, useForges } from "./pr/forges.ts";
 import { recordFigure } from "../support/figures.ts";
 import { stripPostMarkers } from "../../src/pr/post-once.ts";
@@ -31,8 +41,13 @@ async function checkoutPrBranch(ws: Workspace, repoUrl: string, branch: string):
   await ws.repo.git(["remote", "set-url", "origin", repoUrl]);
 }
 
-const envelope = (decision: string, reply: string) => `Done.\n\nBEGIN_JSON\n${JSON.stringify({ decision, reply, fix_description: "" })}\nEND_JSON`;
-const answer = (commentText: string, final: string): ScriptEntry => ({ label: `answer '${commentText}'`, match: { lastUser: commentText, lastRole: "user" }, reply: text(final) });
+const envelope = (decision: string, reply: string) =>
+  `Done.\n\nBEGIN_JSON\n${JSON.stringify({ decision, reply, fix_description: "" })}\nEND_JSON`;
+const answer = (commentText: string, final: string): ScriptEntry => ({
+  label: `answer '${commentText}'`,
+  match: { lastUser: commentText, lastRole: "user" },
+  reply: text(final),
+});
 
 function ottoPrScript(e2e: E2E): void {
   const [call, echo] = slashCommand("otto_pr");
@@ -71,22 +86,36 @@ describe("trust is write access (real OpenCode, fake forges)", () => {
     expect(await ottoPr(client, "comments")).toContain("1 answered, 0 recorded from an earlier run, 0 failed, 2 not for otto.");
 
     const hits = reached(e2e.model.requests);
-    recordFigure({ name: "PR comments by GitHub MEMBER/COLLABORATOR authors without write access (read, triage) reaching a session with a shell", tried: 2, through: hits.length });
+    recordFigure({
+      name: "PR comments by GitHub MEMBER/COLLABORATOR authors without write access (read, triage) reaching a session with a shell",
+      tried: 2,
+      through: hits.length,
+    });
     expect(hits.map((r) => r.answeredBy)).toEqual([]);
     // Every author was asked about, once: MEMBER and COLLABORATOR do not settle it.
     const permission = f.gh.calls.filter((c) => c.path.endsWith("/permission")).map((c) => c.path.split("/").at(-2));
     expect(permission.sort()).toEqual(["maintainer", "org-reader", "triager"]);
     const posted = [...f.gh.state.comments, ...f.gh.state.reviewComments].filter((c) => c.user.login === "otto-bot");
     expect(posted).toHaveLength(1);
-    expect(stripPostMarkers(posted[0]?.body ?? "")).toContain(`<!-- otto:reply:issue-${member.id}:BY_DESIGN -->\nThe rate is set by law for this market.`);
+    expect(stripPostMarkers(posted[0]?.body ?? "")).toContain(
+      `<!-- otto:reply:issue-${member.id}:BY_DESIGN -->\nThe rate is set by law for this market.`,
+    );
 
     const doc = readDoc(ws, "github-octo-app-8");
-    for (const [c, who] of [[`issue-${reader.id}`, "org-reader"], [`review-${triage.id}`, "triager"]] as const) {
-      expect(doc.match(new RegExp(`comment ${c} by ${who} awaits a person: ${who} has no write access to the repository`, "g"))).toHaveLength(1);
+    for (const [c, who] of [
+      [`issue-${reader.id}`, "org-reader"],
+      [`review-${triage.id}`, "triager"],
+    ] as const) {
+      expect(
+        doc.match(new RegExp(`comment ${c} by ${who} awaits a person: ${who} has no write access to the repository`, "g")),
+      ).toHaveLength(1);
     }
     expect(doc).not.toContain(MARK);
     // One notification for the pass, naming both (comments awaiting a person are batched per PR).
-    const hooks = () => f.hooks.calls.filter((c) => /2 comments by (org-reader and triager|triager and org-reader) await a person/.test(JSON.stringify(c.body)));
+    const hooks = () =>
+      f.hooks.calls.filter((c) =>
+        /2 comments by (org-reader and triager|triager and org-reader) await a person/.test(JSON.stringify(c.body)),
+      );
     await until("the notification", () => (hooks().length >= 1 ? true : undefined));
 
     // The next pass leaves them alone.
@@ -101,7 +130,11 @@ describe("trust is write access (real OpenCode, fake forges)", () => {
     const pr = f.ado.state.addPr({ id: 32, title: "Add totals", branch: "feature/32" });
     f.ado.state.setChecks(pr, [{ name: "ci", status: "inProgress" }]);
     // Someone outside the project's teams who took otto's user's display name, and one who took MerlinBot's.
-    const impostor = { id: "5c0ffee0-0000-4000-8000-00000000beef", displayName: f.ado.state.me.displayName, uniqueName: "impostor@evil.example" };
+    const impostor = {
+      id: "5c0ffee0-0000-4000-8000-00000000beef",
+      displayName: f.ado.state.me.displayName,
+      uniqueName: "impostor@evil.example",
+    };
     const fakeBot = { id: "5c0ffee0-0000-4000-8000-00000000b0b0", displayName: "MerlinBot", uniqueName: "merlin@evil.example" };
     // merlinbot is on by default; the real review bot's id is configured.
     const config = f.ottoConfig({ models: { primary: "mock/m1" } }) as { pr: { providers: { ado: Record<string, unknown> } } };
@@ -110,7 +143,12 @@ describe("trust is write access (real OpenCode, fake forges)", () => {
     await checkoutPrBranch(ws, `${f.ado.baseUrl}/contoso/payments/_git/app`, "feature/32");
 
     // The impostor opens a thread (with otto's marker, as otto's own comments carry it) and a team member asks in it.
-    const thread = f.ado.state.addThread(pr, { content: `${OTTO_MARKER}\n${MARK}3 ${ATTACK}`, author: impostor, filePath: "/src/calc.ts", line: 2 });
+    const thread = f.ado.state.addThread(pr, {
+      content: `${OTTO_MARKER}\n${MARK}3 ${ATTACK}`,
+      author: impostor,
+      filePath: "/src/calc.ts",
+      line: 2,
+    });
     f.ado.state.reply(thread, "Why is there no cache for totals?", "Alice", 1);
     const botThread = f.ado.state.addThread(pr, { content: `${MARK}4 MerlinBot: ${ATTACK}`, author: fakeBot });
 
@@ -126,7 +164,10 @@ describe("trust is write access (real OpenCode, fake forges)", () => {
     expect(asked?.lastUser).toContain(`(not shown: otto does not act on comments by ${impostor.displayName})`);
     const hits = reached(e2e.model.requests);
     expect(hits).toEqual([]);
-    const bodies = (t: { id: number }) => f.ado.state.threads.find((x) => x.id === t.id)?.comments.map((c) => `${c.author.displayName}: ${stripPostMarkers(c.content).split("\n").at(-1) ?? ""}`);
+    const bodies = (t: { id: number }) =>
+      f.ado.state.threads
+        .find((x) => x.id === t.id)
+        ?.comments.map((c) => `${c.author.displayName}: ${stripPostMarkers(c.content).split("\n").at(-1) ?? ""}`);
     expect(bodies(thread)?.at(-1)).toBe("Otto Bot: A total is one multiplication.");
     expect(bodies(botThread)).toEqual([`MerlinBot: ${MARK}4 MerlinBot: ${ATTACK}`]);
 
@@ -136,6 +177,10 @@ describe("trust is write access (real OpenCode, fake forges)", () => {
     expect(doc).not.toContain(MARK);
     expect(e2e.model.unmatched()).toEqual([]);
 
-    recordFigure({ name: "Azure DevOps comments by another identity under otto's user's or the review bot's display name reaching a session with a shell", tried: 2, through: hits.length });
+    recordFigure({
+      name: "Azure DevOps comments by another identity under otto's user's or the review bot's display name reaching a session with a shell",
+      tried: 2,
+      through: hits.length,
+    });
   });
 });

@@ -3,7 +3,17 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { replyBody } from "../../src/pr/comments/index.ts";
 import { stripPostMarkers } from "../../src/pr/post-once.ts";
-import { assertPluginLoaded, slashCommand, text, toolCall, useE2E, type E2E, type ScriptEntry, type Workspace, until } from "../support/index.ts";
+import {
+  assertPluginLoaded,
+  slashCommand,
+  text,
+  toolCall,
+  useE2E,
+  type E2E,
+  type ScriptEntry,
+  type Workspace,
+  until,
+} from "../support/index.ts";
 import { ottoPr, useForges, type Forges } from "./pr/forges.ts";
 
 /*
@@ -31,7 +41,8 @@ async function checkoutPrBranch(ws: Workspace, repoUrl: string, branch: string):
   await ws.repo.git(["remote", "set-url", "origin", repoUrl]);
 }
 
-const envelope = (decision: string, reply: string, fix = "") => `Done.\n\nBEGIN_JSON\n${JSON.stringify({ decision, reply, fix_description: fix })}\nEND_JSON`;
+const envelope = (decision: string, reply: string, fix = "") =>
+  `Done.\n\nBEGIN_JSON\n${JSON.stringify({ decision, reply, fix_description: fix })}\nEND_JSON`;
 
 /**
  * A comment session, recognised by the comment's text in its prompt: optionally one edit (through
@@ -41,7 +52,11 @@ function answer(commentText: string, final: string, edit?: { file: string; conte
   if (!edit) return [{ label: `answer '${commentText}'`, match: { lastUser: commentText, lastRole: "user" }, reply: text(final) }];
   const command = `cat > ${edit.file} <<'OTTO_EOF'\n${edit.content}OTTO_EOF`;
   return [
-    { label: `edit for '${commentText}'`, match: { lastUser: commentText, lastRole: "user" }, reply: toolCall("bash", { command, description: "Apply the fix" }) },
+    {
+      label: `edit for '${commentText}'`,
+      match: { lastUser: commentText, lastRole: "user" },
+      reply: toolCall("bash", { command, description: "Apply the fix" }),
+    },
     { label: `answer '${commentText}'`, match: { lastUser: commentText, lastRole: "tool" }, reply: text(final) },
   ];
 }
@@ -50,7 +65,6 @@ function ottoPrScript(e2e: E2E): void {
   const [call, echo] = slashCommand("otto_pr");
   e2e.model.script({ ...call!, times: Infinity }, { ...echo!, times: Infinity });
 }
-
 
 const bodiesOf = (calls: Forges["gh"]["calls"]) => calls.filter((c) => c.method !== "GET").map((c) => JSON.stringify(c.body ?? ""));
 
@@ -75,13 +89,25 @@ describe("answering reviewer comments on tracked PRs (real OpenCode, fake forges
     f.gh.state.addComment(pr, "Coverage: 80%", "codecov[bot]");
     // Answered by an otto that crashed before recording it: the marked reply is on the PR, the document knows nothing.
     const crashed = f.gh.state.addReviewComment(pr, { path: "src/calc.ts", line: 3, body: "Add a doc comment." });
-    f.gh.state.addReviewComment(pr, { path: "src/calc.ts", line: 3, body: replyBody(`review-${crashed.id}`, "WONT_FIX", "Docs come with the next PR."), author: "otto-bot", inReplyTo: crashed.id });
+    f.gh.state.addReviewComment(pr, {
+      path: "src/calc.ts",
+      line: 3,
+      body: replyBody(`review-${crashed.id}`, "WONT_FIX", "Docs come with the next PR."),
+      author: "otto-bot",
+      inReplyTo: crashed.id,
+    });
 
     const { client } = await e2e.serve(ws);
     await assertPluginLoaded(client);
     e2e.model.script(
-      ...answer("Name the magic number 1.19.", envelope("AGREE", "The rate is now the named constant `VAT`.", "Name the VAT rate"), { file: path.join(ws.project, "src/calc.ts"), content: FIXED }),
-      ...answer("Why is there no cache for totals?", envelope("BY_DESIGN", "A total is one multiplication; a cache would cost more than it saves.")),
+      ...answer("Name the magic number 1.19.", envelope("AGREE", "The rate is now the named constant `VAT`.", "Name the VAT rate"), {
+        file: path.join(ws.project, "src/calc.ts"),
+        content: FIXED,
+      }),
+      ...answer(
+        "Why is there no cache for totals?",
+        envelope("BY_DESIGN", "A total is one multiplication; a cache would cost more than it saves."),
+      ),
       ...answer("Rewrite this module in Rust.", envelope("WONT_FIX", `Out of scope for this PR. (debug: token ${PLANTED})`)),
     );
     ottoPrScript(e2e);
@@ -92,7 +118,9 @@ describe("answering reviewer comments on tracked PRs (real OpenCode, fake forges
     // The AGREE session saw what the PR is for and the commented line among its neighbours, numbered.
     const asked = e2e.model.turns().find((r) => r.lastRole === "user" && r.lastUser.includes("Name the magic number 1.19."));
     expect(asked?.lastUser).toContain("Totals for the invoice page, VAT included.");
-    expect(asked?.lastUser).toContain("src/calc.ts\n  1 | export function total(price: number): number {\n> 2 |   return price * 1.19;\n  3 | }");
+    expect(asked?.lastUser).toContain(
+      "src/calc.ts\n  1 | export function total(price: number): number {\n> 2 |   return price * 1.19;\n  3 | }",
+    );
     expect(out).toMatch(/\| review-\d+ \| reviewer \| src\/calc.ts:2 \| AGREE \| Fixed in [0-9a-f]{7}; thread resolved \|/);
 
     // The fix is on the PR's branch in the remote: a fast-forward on top of the old head.
@@ -105,23 +133,30 @@ describe("answering reviewer comments on tracked PRs (real OpenCode, fake forges
     const replies = f.gh.state.reviewComments.filter((c) => c.in_reply_to_id !== undefined && c.user.login === "otto-bot");
     // Each post ends with its own post marker (src/pr/post-once.ts): compared without it.
     const replyTo = (id: number) => replies.filter((r) => r.in_reply_to_id === id).map((r) => stripPostMarkers(r.body));
-    expect(replyTo(agree.id)).toEqual([`<!-- otto -->\n<!-- otto:reply:review-${agree.id}:AGREE -->\nFixed in ${sha.slice(0, 7)}: The rate is now the named constant \`VAT\`.`]);
+    expect(replyTo(agree.id)).toEqual([
+      `<!-- otto -->\n<!-- otto:reply:review-${agree.id}:AGREE -->\nFixed in ${sha.slice(0, 7)}: The rate is now the named constant \`VAT\`.`,
+    ]);
     expect(replyTo(wontFix.id)).toHaveLength(1);
     expect(replyTo(wontFix.id)[0]).toContain("Out of scope for this PR.");
     // Only the reply posted before the crash: not answered twice.
     expect(replyTo(crashed.id)).toHaveLength(1);
     const conversation = f.gh.state.comments.filter((c) => c.user.login === "otto-bot" && c.body.includes("<!-- otto -->"));
-    expect(conversation.map((c) => stripPostMarkers(c.body))).toEqual([`> @alice wrote:\n> Why is there no cache for totals?\n\n<!-- otto -->\n<!-- otto:reply:issue-${byDesign.id}:BY_DESIGN -->\nA total is one multiplication; a cache would cost more than it saves.`]);
+    expect(conversation.map((c) => stripPostMarkers(c.body))).toEqual([
+      `> @alice wrote:\n> Why is there no cache for totals?\n\n<!-- otto -->\n<!-- otto:reply:issue-${byDesign.id}:BY_DESIGN -->\nA total is one multiplication; a cache would cost more than it saves.`,
+    ]);
     // Threads resolved: the answered ones and the recovered one (its crash may have come before resolving).
     for (const c of [agree, wontFix, crashed]) expect(f.gh.state.threads.get(c.thread)?.resolved, c.body).toBe(true);
-    expect(f.gh.calls.filter((c) => c.path.endsWith("graphql") && JSON.stringify(c.body).includes("resolveReviewThread")).length).toBeGreaterThanOrEqual(3);
+    expect(
+      f.gh.calls.filter((c) => c.path.endsWith("graphql") && JSON.stringify(c.body).includes("resolveReviewThread")).length,
+    ).toBeGreaterThanOrEqual(3);
 
     // The planted token never reached GitHub, in any request.
     for (const body of bodiesOf(f.gh.calls)) expect(body).not.toContain(PLANTED);
     expect(replyTo(wontFix.id)[0]).toContain("[REDACTED");
 
     const doc = readDoc(ws, "github-octo-app-1");
-    for (const id of [`review-${agree.id}`, `issue-${byDesign.id}`, `review-${wontFix.id}`, `review-${crashed.id}`]) expect(doc).toContain(`  - ${id}\n`);
+    for (const id of [`review-${agree.id}`, `issue-${byDesign.id}`, `review-${wontFix.id}`, `review-${crashed.id}`])
+      expect(doc).toContain(`  - ${id}\n`);
     expect(doc).toContain("## Comment History");
     expect(doc).toContain(`### Comment review-${agree.id} — @reviewer`);
     expect(doc).toContain(`- **Action**: Fixed in ${sha.slice(0, 7)}; thread resolved`);
@@ -132,7 +167,8 @@ describe("answering reviewer comments on tracked PRs (real OpenCode, fake forges
     expect(await ottoPr(client, "log")).toContain(`### Comment review-${agree.id} — @reviewer`);
 
     // Idempotent: a second pass answers nothing and writes nothing.
-    const writes = () => f.gh.calls.filter((c) => c.method !== "GET" && !(c.path.endsWith("graphql") && !JSON.stringify(c.body).includes("mutation"))).length;
+    const writes = () =>
+      f.gh.calls.filter((c) => c.method !== "GET" && !(c.path.endsWith("graphql") && !JSON.stringify(c.body).includes("mutation"))).length;
     const written = writes();
     expect(await ottoPr(client, "comments")).toContain("No new reviewer comments to answer.");
     expect(writes()).toBe(written);
@@ -153,8 +189,12 @@ describe("answering reviewer comments on tracked PRs (real OpenCode, fake forges
     const shown = f.gh.state.addReviewComment(pr, { path: "src/calc.ts", line: 2, body: "Return the total." });
     const claimed = f.gh.state.addReviewComment(pr, { path: "src/calc.ts", line: 1, body: "Type the price." });
     const { client } = await e2e.serve(ws);
-    const agreed = (reply: string, addressedBy?: string) => `BEGIN_JSON\n${JSON.stringify({ decision: "AGREE", reply, fix_description: "", ...(addressedBy ? { addressed_by: addressedBy } : {}) })}\nEND_JSON`;
-    e2e.model.script(...answer("Return the total.", agreed("`total` returns it on line 2.", added.slice(0, 7))), ...answer("Type the price.", agreed("The price is typed already.")));
+    const agreed = (reply: string, addressedBy?: string) =>
+      `BEGIN_JSON\n${JSON.stringify({ decision: "AGREE", reply, fix_description: "", ...(addressedBy ? { addressed_by: addressedBy } : {}) })}\nEND_JSON`;
+    e2e.model.script(
+      ...answer("Return the total.", agreed("`total` returns it on line 2.", added.slice(0, 7))),
+      ...answer("Type the price.", agreed("The price is typed already.")),
+    );
     ottoPrScript(e2e);
     await ottoPr(client, "add https://github.com/octo/app/pull/3");
 
@@ -164,13 +204,19 @@ describe("answering reviewer comments on tracked PRs (real OpenCode, fake forges
     expect((await ws.repo.remoteLog("feature/3"))[0]?.sha).toBe(added);
     const replies = f.gh.state.reviewComments.filter((c) => c.in_reply_to_id !== undefined && c.user.login === "otto-bot");
     const replyTo = (id: number) => replies.filter((r) => r.in_reply_to_id === id).map((r) => stripPostMarkers(r.body));
-    expect(replyTo(shown.id)).toEqual([`<!-- otto -->\n<!-- otto:reply:review-${shown.id}:AGREE -->\nAlready addressed in ${added.slice(0, 7)}: \`total\` returns it on line 2.`]);
-    expect(replyTo(claimed.id)).toEqual([`<!-- otto -->\n<!-- otto:reply:review-${claimed.id}:AGREE -->\notto agrees but made no change and found no commit that addresses this; leaving it open for a person.\n\nThe price is typed already.`]);
+    expect(replyTo(shown.id)).toEqual([
+      `<!-- otto -->\n<!-- otto:reply:review-${shown.id}:AGREE -->\nAlready addressed in ${added.slice(0, 7)}: \`total\` returns it on line 2.`,
+    ]);
+    expect(replyTo(claimed.id)).toEqual([
+      `<!-- otto -->\n<!-- otto:reply:review-${claimed.id}:AGREE -->\notto agrees but made no change and found no commit that addresses this; leaving it open for a person.\n\nThe price is typed already.`,
+    ]);
     expect(f.gh.state.threads.get(shown.thread)?.resolved).toBe(true);
     expect(f.gh.state.threads.get(claimed.thread)?.resolved).toBe(false);
     const doc = readDoc(ws, "github-octo-app-3");
     expect(doc).toContain(`- **Action**: Agreed; no change made, already addressed in ${added.slice(0, 7)} on feature/3; thread resolved`);
-    expect(doc).toContain("- **Action**: Agreed but no change made and no commit named that addresses it; reply posted, thread left open for a person");
+    expect(doc).toContain(
+      "- **Action**: Agreed but no change made and no commit named that addresses it; reply posted, thread left open for a person",
+    );
     // Answered: the open thread is not taken up again, nor resolved by a later pass.
     expect(await ottoPr(client, "comments")).toContain("No new reviewer comments to answer.");
     expect(f.gh.state.threads.get(claimed.thread)?.resolved).toBe(false);
@@ -189,10 +235,20 @@ describe("answering reviewer comments on tracked PRs (real OpenCode, fake forges
     const broken = f.gh.state.addReviewComment(pr, { path: "src/calc.ts", line: 1, body: "Inline the rate." });
     const { client } = await e2e.serve(ws);
     // Never an envelope: the first prompt and both json-retry prompts of each pass.
-    e2e.model.script({ label: "no envelope", match: { anyText: "Explain the rounding." }, reply: text("I would rather not say."), times: Infinity });
+    e2e.model.script({
+      label: "no envelope",
+      match: { anyText: "Explain the rounding." },
+      reply: text("I would rather not say."),
+      times: Infinity,
+    });
     // A fix that breaks what pr.verify checks, in both passes.
     for (let pass = 0; pass < 2; pass++) {
-      e2e.model.script(...answer("Inline the rate.", envelope("AGREE", "Inlined.", "Inline the rate"), { file: path.join(ws.project, "src/calc.ts"), content: "BROKEN\n" }));
+      e2e.model.script(
+        ...answer("Inline the rate.", envelope("AGREE", "Inlined.", "Inline the rate"), {
+          file: path.join(ws.project, "src/calc.ts"),
+          content: "BROKEN\n",
+        }),
+      );
     }
     ottoPrScript(e2e);
     await ottoPr(client, "add https://github.com/octo/app/pull/2");
@@ -227,7 +283,12 @@ describe("answering reviewer comments on tracked PRs (real OpenCode, fake forges
     const config = (merlinbot: boolean) => {
       const base = f.ottoConfig({ models: { primary: "mock/m1" } }) as { pr: { providers: { ado: Record<string, unknown> } } };
       // The review bot is known by its identity id (a display name is anyone's to pick).
-      base.pr.providers.ado = { ...base.pr.providers.ado, merlinbot, bot_ids: [f.ado.state.identity("MerlinBot").id], work_item_comment: "#workitem create" };
+      base.pr.providers.ado = {
+        ...base.pr.providers.ado,
+        merlinbot,
+        bot_ids: [f.ado.state.identity("MerlinBot").id],
+        work_item_comment: "#workitem create",
+      };
       return base;
     };
     const ws = await e2e.workspace({ remote: true, userOttoConfig: config(false), env: f.env });
@@ -244,22 +305,38 @@ describe("answering reviewer comments on tracked PRs (real OpenCode, fake forges
     const { client } = await e2e.serve(ws);
     await assertPluginLoaded(client);
     e2e.model.script(
-      ...answer("Name the magic number 1.19.", envelope("AGREE", "The rate is now the named constant `VAT`.", "Name the VAT rate"), { file: path.join(ws.project, "src/calc.ts"), content: FIXED }),
+      ...answer("Name the magic number 1.19.", envelope("AGREE", "The rate is now the named constant `VAT`.", "Name the VAT rate"), {
+        file: path.join(ws.project, "src/calc.ts"),
+        content: FIXED,
+      }),
       ...answer("Why is there no cache for totals?", envelope("BY_DESIGN", "A total is one multiplication.")),
       ...answer("Rewrite this module in Rust.", envelope("WONT_FIX", `Out of scope here. ${PLANTED}`)),
       ...answer("MerlinBot: the PR description is empty.", envelope("BY_DESIGN", "The linked work item carries the description.")),
     );
     ottoPrScript(e2e);
-    expect(await ottoPr(client, "add https://dev.azure.com/contoso/payments/_git/app/pullrequest/30")).toContain("Auto-complete set on PR 30.");
+    expect(await ottoPr(client, "add https://dev.azure.com/contoso/payments/_git/app/pullrequest/30")).toContain(
+      "Auto-complete set on PR 30.",
+    );
 
     expect(await ottoPr(client, "watch once")).toMatch(/1 PR\(s\) in [\d.]+ s, 0 error\(s\)/);
     const status = (t: { id: number }) => f.ado.state.threads.find((x) => x.id === t.id)?.status;
-    const ottoReplies = (t: { id: number }) => (f.ado.state.threads.find((x) => x.id === t.id)?.comments ?? []).filter((c) => c.author.displayName === "Otto Bot").map((c) => stripPostMarkers(c.content));
-    expect([status(agree), status(byDesign), status(wontFix), status(merlinOff), status(crashed)]).toEqual(["fixed", "byDesign", "wontFix", "active", "wontFix"]);
+    const ottoReplies = (t: { id: number }) =>
+      (f.ado.state.threads.find((x) => x.id === t.id)?.comments ?? [])
+        .filter((c) => c.author.displayName === "Otto Bot")
+        .map((c) => stripPostMarkers(c.content));
+    expect([status(agree), status(byDesign), status(wontFix), status(merlinOff), status(crashed)]).toEqual([
+      "fixed",
+      "byDesign",
+      "wontFix",
+      "active",
+      "wontFix",
+    ]);
     const remote = await ws.repo.remoteLog("feature/30");
     expect(remote[1]?.sha).toBe(before);
     expect(await ws.repo.remoteFile("src/calc.ts", "feature/30")).toBe(FIXED);
-    expect(ottoReplies(agree)).toEqual([`<!-- otto -->\n<!-- otto:reply:${agree.id}/1:AGREE -->\nFixed in ${(remote[0]?.sha ?? "").slice(0, 7)}: The rate is now the named constant \`VAT\`.`]);
+    expect(ottoReplies(agree)).toEqual([
+      `<!-- otto -->\n<!-- otto:reply:${agree.id}/1:AGREE -->\nFixed in ${(remote[0]?.sha ?? "").slice(0, 7)}: The rate is now the named constant \`VAT\`.`,
+    ]);
     expect(ottoReplies(byDesign)).toHaveLength(1);
     expect(ottoReplies(wontFix)[0]).toContain("Out of scope here.");
     expect(ottoReplies(merlinOff)).toEqual([]);

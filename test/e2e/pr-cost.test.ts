@@ -17,7 +17,8 @@ import { analysis, BRANCH, cloneOfPr, FIXED, fixer, fixReview, isAnalysis, isFix
 const PRICE = { input: 3, output: 15 };
 const priced = { provider: { mock: { models: { m1: { cost: PRICE } } } } };
 
-const docOf = (ws: Workspace, key = KEY) => parsePrDocument(key, fs.readFileSync(path.join(ws.dirs.dataHome, "otto", "prs", `${key}.md`), "utf8"));
+const docOf = (ws: Workspace, key = KEY) =>
+  parsePrDocument(key, fs.readFileSync(path.join(ws.dirs.dataHome, "otto", "prs", `${key}.md`), "utf8"));
 const ledger = (ws: Workspace) => path.join(ws.dirs.dataHome, "otto", "cost", "ledger.jsonl");
 const today = () => new Date().toISOString().slice(0, 10);
 
@@ -58,7 +59,12 @@ async function setup(e2e: ReturnType<typeof useE2E>, forges: () => Promise<Forge
     const pr = f.gh.state.addPr({ number: n, title: `Change ${n}`, branch: n === 1 ? BRANCH : `feature/${n}` });
     f.gh.state.setChecks(pr, [{ name: "unit", conclusion: "failure", log: "FAIL test/math.test.js\nexpected 3, received -1" }]);
   }
-  const ws = await e2e.workspace({ userOttoConfig: f.ottoConfig({ models: { primary: "mock/m1" } }), env: f.env, remote: true, config: priced });
+  const ws = await e2e.workspace({
+    userOttoConfig: f.ottoConfig({ models: { primary: "mock/m1" } }),
+    env: f.env,
+    remote: true,
+    config: priced,
+  });
   await cloneOfPr(ws);
   const { client } = await e2e.serve(ws);
   await assertPluginLoaded(client);
@@ -75,7 +81,11 @@ describe("what PR work costs and the watcher's daily caps", () => {
 
   it("a fix's spend in the PR document is the usage served to its sessions, to the token and the cent; status and the summary show it", async () => {
     const { ws, client } = await setup(e2e, forges);
-    e2e.model.usage = (req) => ({ prompt_tokens: 1000 + req.seq, completion_tokens: 200 + (req.seq % 7), total_tokens: 1200 + req.seq + (req.seq % 7) });
+    e2e.model.usage = (req) => ({
+      prompt_tokens: 1000 + req.seq,
+      completion_tokens: 200 + (req.seq % 7),
+      total_tokens: 1200 + req.seq + (req.seq % 7),
+    });
     e2e.model.script(fixReview("APPROVE"), analysis(ws, summary("code: add() subtracts")), fixer(ws, FIXED));
 
     const out = await ottoPr(client, `fix ${KEY}`);
@@ -103,18 +113,27 @@ describe("what PR work costs and the watcher's daily caps", () => {
     // The fix summary's first line names the total; the attempt's spend is in Fix History.
     expect(out.split("\n")[0]).toBe(`## otto-pr fix: ${KEY} (pushed): spent ${formatUsage(total)}`);
     expect(out).toContain(`attempt 1 ${formatUsage(spend?.fix_attempts[0]?.usage as Usage)}`);
-    expect(docOf(ws).sections.find((s) => s.title === "Fix History")?.body).toContain(`- **Spend**: ${formatUsage(spend?.fix_attempts[0]?.usage as Usage)}`);
+    expect(docOf(ws).sections.find((s) => s.title === "Fix History")?.body).toContain(
+      `- **Spend**: ${formatUsage(spend?.fix_attempts[0]?.usage as Usage)}`,
+    );
     const status = await ottoPr(client, `status ${KEY}`);
     expect(status).toContain(`Spent: today ${formatUsage(total)}; in all ${formatUsage(total)}`);
     // The ledger has every call, labelled with the PR.
-    const entries = fs.readFileSync(ledger(ws), "utf8").trim().split("\n").map((l) => JSON.parse(l) as LedgerEntry);
+    const entries = fs
+      .readFileSync(ledger(ws), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as LedgerEntry);
     expect(entries.filter((e) => e.labels.pr === "octo/app#1")).toHaveLength(modelWork(e2e).length);
     expect(entries.every((e) => e.labels.pr === "octo/app#1" && e.labels.repo === "octo/app")).toBe(true);
   });
 
   it("the PR's daily cap: the watcher hands the PR to a person before any model call, names spent and cap, and nothing is pushed", async () => {
     const { f, ws, client } = await setup(e2e, forges);
-    seedLedger(ws, [{ pr: "octo/app#1", usd: 3 }, { pr: "octo/app#1", usd: 2.25 }]);
+    seedLedger(ws, [
+      { pr: "octo/app#1", usd: 3 },
+      { pr: "octo/app#1", usd: 2.25 },
+    ]);
     e2e.model.script(fixReview("APPROVE"), analysis(ws, summary("code: add() subtracts")), fixer(ws, FIXED));
     const before = (await ws.repo.remoteLog(BRANCH))[0]?.sha;
 
@@ -126,7 +145,9 @@ describe("what PR work costs and the watcher's daily caps", () => {
     expect(doc.data.cap_hold).toBe(today());
     expect(doc.data.fix_attempts).toBe(0);
     expect(doc.data.status).toBe("failed");
-    expect(doc.log.join("\n")).toContain("fix held at the daily cap: The PR watcher spent $5.25 of its $5.00 daily cap (limits.pr_usd_per_day) on octo/app#1 today (UTC)");
+    expect(doc.log.join("\n")).toContain(
+      "fix held at the daily cap: The PR watcher spent $5.25 of its $5.00 daily cap (limits.pr_usd_per_day) on octo/app#1 today (UTC)",
+    );
     const hooks = () => f.hooks.calls.filter((c) => JSON.stringify(c.body).includes("daily cap"));
     expect(hooks()).toHaveLength(1);
     expect(JSON.stringify(hooks()[0]?.body)).toContain("spent $5.25 of its $5.00 daily cap");
@@ -168,7 +189,9 @@ describe("what PR work costs and the watcher's daily caps", () => {
     expect(doc.data.fix_attempts).toBe(0);
     expect(doc.data.status).toBe("failed");
     expect(doc.data.cap_hold).toBe(today());
-    expect(doc.sections.find((s) => s.title === "Fix History")?.body).toMatch(/### Budget — [\s\S]*the fix stopped at its budget \(spent \$\d+\.\d\d of \$1\.00\); no attempt counted/);
+    expect(doc.sections.find((s) => s.title === "Fix History")?.body).toMatch(
+      /### Budget — [\s\S]*the fix stopped at its budget \(spent \$\d+\.\d\d of \$1\.00\); no attempt counted/,
+    );
     expect(doc.data.spend?.total.usd).toBeGreaterThanOrEqual(3);
     const hooks = f.hooks.calls.filter((c) => JSON.stringify(c.body).includes("daily cap"));
     expect(hooks).toHaveLength(1);
@@ -178,7 +201,10 @@ describe("what PR work costs and the watcher's daily caps", () => {
 
   it("the watcher's daily cap stops model work on every PR for the day, says so once, and watch status shows it", async () => {
     const { f, ws, client } = await setup(e2e, forges, [1, 2]);
-    seedLedger(ws, [{ pr: "octo/other#9", usd: 12 }, { pr: "octo/other#10", usd: 8.5 }]);
+    seedLedger(ws, [
+      { pr: "octo/other#9", usd: 12 },
+      { pr: "octo/other#10", usd: 8.5 },
+    ]);
     e2e.model.script(fixReview("APPROVE"), analysis(ws, summary("code: add() subtracts")), fixer(ws, FIXED));
 
     await ottoPr(client, "watch once");
@@ -186,13 +212,17 @@ describe("what PR work costs and the watcher's daily caps", () => {
     expect(modelWork(e2e)).toEqual([]);
     for (const key of [KEY, "github-octo-app-2"]) {
       expect(docOf(ws, key).data.cap_hold).toBe(today());
-      expect(docOf(ws, key).log.join("\n")).toContain("The PR watcher spent $20.50 of its $20.00 daily cap (limits.watcher_usd_per_day) on all PRs today (UTC)");
+      expect(docOf(ws, key).log.join("\n")).toContain(
+        "The PR watcher spent $20.50 of its $20.00 daily cap (limits.watcher_usd_per_day) on all PRs today (UTC)",
+      );
     }
     const hooks = f.hooks.calls.filter((c) => JSON.stringify(c.body).includes("daily cap"));
     expect(hooks).toHaveLength(1);
     expect(JSON.stringify(hooks[0]?.body)).toContain("limits.watcher_usd_per_day");
     const status = await ottoPr(client, "watch status");
     expect(status).toContain("Spent today (UTC): ");
-    expect(status).toMatch(/Daily cap reached \(\$20\.50 of \$20\.00\): no fix or answer starts on any PR until \d{4}-\d{2}-\d{2}T00:00:00Z/);
+    expect(status).toMatch(
+      /Daily cap reached \(\$20\.50 of \$20\.00\): no fix or answer starts on any PR until \d{4}-\d{2}-\d{2}T00:00:00Z/,
+    );
   });
 });

@@ -13,7 +13,11 @@ import { readDoc, field, cloneOfPr, isAnalysis, isFix, followUp, analysis } from
 const BRANCH = "feature/30";
 const KEY = "ado-contoso-30";
 const MATH = "export const add = (a, b) => a + b;\n";
-const BUILD_LOG = ["Starting: npm test", "npm ERR! network ECONNRESET while fetching https://registry.npmjs.org/vitest", "##[error]Bash exited with code '1'."].join("\n");
+const BUILD_LOG = [
+  "Starting: npm test",
+  "npm ERR! network ECONNRESET while fetching https://registry.npmjs.org/vitest",
+  "##[error]Bash exited with code '1'.",
+].join("\n");
 
 const SUMMARY = `BEGIN_DOCUMENT\n# Pipeline Failure Summary\n\n## Verdict\ninfrastructure: the agent lost its connection to the npm registry\n\n## ci\n- **Kind**: network\n- **Root error**:\n  npm ERR! network ECONNRESET\nEND_DOCUMENT`;
 
@@ -31,7 +35,11 @@ describe("PR fix flow on Azure DevOps", () => {
     await cloneOfPr(ws, { branch: BRANCH, repoUrl, files: { "src/math.js": MATH } });
     const { client } = await e2e.serve(ws);
     await assertPluginLoaded(client);
-    e2e.model.script({ ...slashCommand("otto_pr")[0]!, times: Infinity }, { ...slashCommand("otto_pr")[1]!, times: Infinity }, analysis(ws, SUMMARY));
+    e2e.model.script(
+      { ...slashCommand("otto_pr")[0]!, times: Infinity },
+      { ...slashCommand("otto_pr")[1]!, times: Infinity },
+      analysis(ws, SUMMARY),
+    );
     expect(await ottoPr(client, "add https://dev.azure.com/contoso/payments/_git/app/pullrequest/30")).toContain("Tracking PR");
     return { f, ws, client, before: (await ws.repo.remoteLog(BRANCH))[0]?.sha };
   }
@@ -52,7 +60,9 @@ describe("PR fix flow on Azure DevOps", () => {
 
     // The fake recorded exactly one re-queue, of the failed policy, with the preview api-version.
     const patches = f.ado.calls.filter((c) => c.method === "PATCH" && c.path.includes("/_apis/policy/evaluations/"));
-    expect(patches.map((c) => [c.path, c.query["api-version"], c.status])).toEqual([[`/contoso/payments/_apis/policy/evaluations/${policy?.evaluationId}`, "7.1-preview.1", 200]]);
+    expect(patches.map((c) => [c.path, c.query["api-version"], c.status])).toEqual([
+      [`/contoso/payments/_apis/policy/evaluations/${policy?.evaluationId}`, "7.1-preview.1", 200],
+    ]);
     expect(f.ado.state.requeued).toEqual([policy?.evaluationId]);
     expect(policy?.status).toBe("queued");
     expect(policy?.buildId).not.toBe(failedBuild);
@@ -73,7 +83,9 @@ describe("PR fix flow on Azure DevOps", () => {
 
     expect(await ottoPr(client, "watch once")).toMatch(/1 PR\(s\) in [\d.]+ s, 0 error\(s\)/);
     const retries = f.ado.calls.filter((c) => c.method === "PATCH" && c.path.includes("/_apis/build/builds/"));
-    expect(retries.map((c) => [c.path, c.query.retry, c.status])).toEqual([[`/contoso/payments/_apis/build/builds/${build?.id}`, "true", 200]]);
+    expect(retries.map((c) => [c.path, c.query.retry, c.status])).toEqual([
+      [`/contoso/payments/_apis/build/builds/${build?.id}`, "true", 200],
+    ]);
     expect(f.ado.state.retried).toEqual([build?.id]);
     expect(build?.status).toBe("inProgress");
     expect(e2e.model.requests.some(isFix)).toBe(false);

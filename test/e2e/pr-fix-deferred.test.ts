@@ -4,7 +4,23 @@ import { describe, expect, it } from "vitest";
 import { withWorkLock } from "../../src/workspace/index.ts";
 import { slashCommand, assertPluginLoaded, useE2E } from "../support/index.ts";
 import { ottoPr, useForges } from "./pr/forges.ts";
-import { BRANCH, PR_URL, KEY, BROKEN, FIXED, readDoc, field, cloneOfPr, isAnalysis, isFix, followUp, summary, analysis, fixer, fixReview } from "./pr/fix-script.ts";
+import {
+  BRANCH,
+  PR_URL,
+  KEY,
+  BROKEN,
+  FIXED,
+  readDoc,
+  field,
+  cloneOfPr,
+  isAnalysis,
+  isFix,
+  followUp,
+  summary,
+  analysis,
+  fixer,
+  fixReview,
+} from "./pr/fix-script.ts";
 
 /*
  * The watcher's fix when the PR's working tree is busy: while this test process holds the tree's
@@ -14,7 +30,11 @@ import { BRANCH, PR_URL, KEY, BROKEN, FIXED, readDoc, field, cloneOfPr, isAnalys
  * `watch once` hands the same failure (same head SHA) to the fix flow again, which fixes and pushes.
  */
 
-const JOB_LOG = ["FAIL test/math.test.js", "  ● add › adds two numbers: expected 3, received -1", "##[error]Process completed with exit code 1."].join("\n");
+const JOB_LOG = [
+  "FAIL test/math.test.js",
+  "  ● add › adds two numbers: expected 3, received -1",
+  "##[error]Process completed with exit code 1.",
+].join("\n");
 const HOLDER = "the comment flow of PR #1 (a test)";
 
 describe("the watcher's fix on a busy working tree", () => {
@@ -30,7 +50,13 @@ describe("the watcher's fix on a busy working tree", () => {
     await cloneOfPr(ws);
     const { client } = await e2e.serve(ws);
     await assertPluginLoaded(client);
-    e2e.model.script({ ...slashCommand("otto_pr")[0]!, times: Infinity }, { ...slashCommand("otto_pr")[1]!, times: Infinity }, fixReview("APPROVE"), analysis(ws, summary("code: add() subtracts")), fixer(ws, FIXED));
+    e2e.model.script(
+      { ...slashCommand("otto_pr")[0]!, times: Infinity },
+      { ...slashCommand("otto_pr")[1]!, times: Infinity },
+      fixReview("APPROVE"),
+      analysis(ws, summary("code: add() subtracts")),
+      fixer(ws, FIXED),
+    );
     expect(await ottoPr(client, `add ${PR_URL}`)).toContain("Tracking PR");
     const before = (await ws.repo.remoteLog(BRANCH))[0]?.sha;
     const lockEnv = { XDG_DATA_HOME: ws.dirs.dataHome };

@@ -1,9 +1,31 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { slashCommand, assertPluginLoaded, text, toolCall, useE2E, type RecordedRequest, type ScriptEntry, type Step } from "../support/index.ts";
+import {
+  slashCommand,
+  assertPluginLoaded,
+  text,
+  toolCall,
+  useE2E,
+  type RecordedRequest,
+  type ScriptEntry,
+  type Step,
+} from "../support/index.ts";
 import { ottoPr, useForges } from "./pr/forges.ts";
-import { BRANCH, PR_URL, BROKEN, FIXED, readDoc, field, cloneOfPr, isFix, followUp, summary, fixReview, analysis } from "./pr/fix-script.ts";
+import {
+  BRANCH,
+  PR_URL,
+  BROKEN,
+  FIXED,
+  readDoc,
+  field,
+  cloneOfPr,
+  isFix,
+  followUp,
+  summary,
+  fixReview,
+  analysis,
+} from "./pr/fix-script.ts";
 import { recordFigure } from "../support/figures.ts";
 
 /*
@@ -13,7 +35,11 @@ import { recordFigure } from "../support/figures.ts";
  * `.env` out, says so in the PR document and the summary, and the file stays on disk unchanged.
  */
 
-const JOB_LOG = ["FAIL test/math.test.js", "  ● add › adds two numbers: expected 3, received -1", "##[error]Process completed with exit code 1."].join("\n");
+const JOB_LOG = [
+  "FAIL test/math.test.js",
+  "  ● add › adds two numbers: expected 3, received -1",
+  "##[error]Process completed with exit code 1.",
+].join("\n");
 const GITIGNORE = "node_modules/\n.env\n";
 const DOTENV = "OPENAI_API_KEY=sk-the-users-own-key-0123456789abcdef\n";
 
@@ -77,10 +103,17 @@ describe("/otto-pr fix when the session un-ignores the user's .env", () => {
     // The remote branch: the fix and the session's .gitignore edit, one commit, no .env anywhere.
     const log = await ws.repo.remoteLog(BRANCH);
     expect(log[1]?.sha).toBe(remoteBefore);
-    expect((await ws.repo.gitRemote(["show", "--name-only", "--format=", BRANCH])).split("\n").sort()).toEqual([".gitignore", "src/math.js"]);
+    expect((await ws.repo.gitRemote(["show", "--name-only", "--format=", BRANCH])).split("\n").sort()).toEqual([
+      ".gitignore",
+      "src/math.js",
+    ]);
     expect(await ws.repo.remoteFile("src/math.js", BRANCH)).toBe(FIXED);
     const leaked = (await ws.repo.remoteFile(".env", BRANCH)) !== undefined;
-    recordFigure({ name: "ignored files of the user (.env with a key) committed after a session un-ignored them", tried: 1, through: leaked ? 1 : 0 });
+    recordFigure({
+      name: "ignored files of the user (.env with a key) committed after a session un-ignored them",
+      tried: 1,
+      through: leaked ? 1 : 0,
+    });
     expect(leaked).toBe(false);
     expect(await ws.repo.gitRemote(["log", "-p", BRANCH])).not.toContain("sk-the-users-own-key");
 

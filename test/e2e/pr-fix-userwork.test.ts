@@ -1,9 +1,32 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { slashCommand, assertPluginLoaded, text, toolCall, useE2E, type RecordedRequest, type ScriptEntry, type Step, type Workspace } from "../support/index.ts";
+import {
+  slashCommand,
+  assertPluginLoaded,
+  text,
+  toolCall,
+  useE2E,
+  type RecordedRequest,
+  type ScriptEntry,
+  type Step,
+  type Workspace,
+} from "../support/index.ts";
 import { ottoPr, useForges, type Forges } from "./pr/forges.ts";
-import { BRANCH, PR_URL, BROKEN, FIXED, readDoc, field, cloneOfPr, isAnalysis, isFix, followUp, summary, fixReview } from "./pr/fix-script.ts";
+import {
+  BRANCH,
+  PR_URL,
+  BROKEN,
+  FIXED,
+  readDoc,
+  field,
+  cloneOfPr,
+  isAnalysis,
+  isFix,
+  followUp,
+  summary,
+  fixReview,
+} from "./pr/fix-script.ts";
 import { recordFigure } from "../support/figures.ts";
 
 /*
@@ -13,7 +36,11 @@ import { recordFigure } from "../support/figures.ts";
  * the worktree is gone). With the hands-off strategy nothing runs: a note and a notification.
  */
 
-const JOB_LOG = ["FAIL test/math.test.js", "  ● add › adds two numbers: expected 3, received -1", "##[error]Process completed with exit code 1."].join("\n");
+const JOB_LOG = [
+  "FAIL test/math.test.js",
+  "  ● add › adds two numbers: expected 3, received -1",
+  "##[error]Process completed with exit code 1.",
+].join("\n");
 const USER_EDIT = "# app\n\nThe user's unfinished notes.\n";
 const DOTENV = "API_TOKEN=the-users-own-secret\n";
 
@@ -68,7 +95,11 @@ function snapshotFiles(dir: string): Record<string, string> {
   return out;
 }
 
-async function setup(e2e: ReturnType<typeof useE2E>, forges: () => Promise<Forges>, strategy: "branch" | "hands-off"): Promise<{ f: Forges; ws: Workspace; client: Awaited<ReturnType<ReturnType<typeof useE2E>["serve"]>>["client"] }> {
+async function setup(
+  e2e: ReturnType<typeof useE2E>,
+  forges: () => Promise<Forges>,
+  strategy: "branch" | "hands-off",
+): Promise<{ f: Forges; ws: Workspace; client: Awaited<ReturnType<ReturnType<typeof useE2E>["serve"]>>["client"] }> {
   const f = await forges();
   const pr = f.gh.state.addPr({ number: 1, title: "Add math", branch: BRANCH });
   f.gh.state.setChecks(pr, [{ name: "unit", conclusion: "failure", log: JOB_LOG }]);
@@ -103,7 +134,11 @@ describe("/otto-pr fix in a checkout holding the user's uncommitted work", () =>
     // The user's checkout: every file byte-identical (mtimes too), same HEAD, same branch. Recorded before any assertion, so a regression shows in the bench as a number.
     const after = snapshotFiles(ws.project);
     const changed = Object.keys({ ...before, ...after }).filter((f) => JSON.stringify(before[f]) !== JSON.stringify(after[f])).length;
-    recordFigure({ name: "user files in the checkout before a fix (edited README, untracked .env, …) changed or lost after it", tried: Object.keys(before).length, through: changed });
+    recordFigure({
+      name: "user files in the checkout before a fix (edited README, untracked .env, …) changed or lost after it",
+      tried: Object.keys(before).length,
+      through: changed,
+    });
     expect(out).toContain("pushed");
 
     // The fix session worked elsewhere: a temporary worktree, not the user's checkout.

@@ -1,9 +1,32 @@
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { assertPluginLoaded, slashCommand, text, toolCall, useE2E, type RecordedRequest, type ScriptEntry, type Step, type Workspace } from "../support/index.ts";
+import {
+  assertPluginLoaded,
+  slashCommand,
+  text,
+  toolCall,
+  useE2E,
+  type RecordedRequest,
+  type ScriptEntry,
+  type Step,
+  type Workspace,
+} from "../support/index.ts";
 import { recordFigure } from "../support/figures.ts";
 import { ottoPr, useForges, type Forges } from "./pr/forges.ts";
-import { BRANCH, PR_URL, BROKEN, FIXED, analysis, cloneOfPr, field, fixReview, isFix, isFixReview, readDoc, summary } from "./pr/fix-script.ts";
+import {
+  BRANCH,
+  PR_URL,
+  BROKEN,
+  FIXED,
+  analysis,
+  cloneOfPr,
+  field,
+  fixReview,
+  isFix,
+  isFixReview,
+  readDoc,
+  summary,
+} from "./pr/fix-script.ts";
 
 /*
  * A fix cannot turn CI green by weakening the checks: the fix flow through real OpenCode (scripted
@@ -33,14 +56,24 @@ function session(label: string, match: (req: RecordedRequest) => boolean, steps:
   };
 }
 
-const write = (ws: Workspace, file: string, content: string, id: string): Step => toolCall("write", { filePath: path.join(ws.project, file), content }, id);
+const write = (ws: Workspace, file: string, content: string, id: string): Step =>
+  toolCall("write", { filePath: path.join(ws.project, file), content }, id);
 
-async function setup(e2e: ReturnType<typeof useE2E>, forges: () => Promise<Forges>, maxAttempts: number, extra: Record<string, string> = {}) {
+async function setup(
+  e2e: ReturnType<typeof useE2E>,
+  forges: () => Promise<Forges>,
+  maxAttempts: number,
+  extra: Record<string, string> = {},
+) {
   const f = await forges();
   const pr = f.gh.state.addPr({ number: 1, title: "Add math", branch: BRANCH });
   f.gh.state.setChecks(pr, [{ name: "unit", conclusion: "failure", log: LOG }]);
   const config = f.ottoConfig({ models: { primary: "mock/m1" } });
-  const ws = await e2e.workspace({ userOttoConfig: { ...config, pr: { ...(config.pr as object), max_fix_attempts: maxAttempts } }, env: f.env, remote: true });
+  const ws = await e2e.workspace({
+    userOttoConfig: { ...config, pr: { ...(config.pr as object), max_fix_attempts: maxAttempts } },
+    env: f.env,
+    remote: true,
+  });
   await cloneOfPr(ws, { files: { "src/math.js": BROKEN, "test/math.test.js": TEST, ...extra } });
   const { client } = await e2e.serve(ws);
   await assertPluginLoaded(client);
@@ -60,14 +93,26 @@ describe("a fix cannot turn CI green by weakening the checks", () => {
     e2e.model.script(
       fixReview("APPROVE"),
       analysis(ws, summary("code: add() subtracts", "\n\n## Cause files\n- `src/math.js`: add() subtracts")),
-      session("deletes the test", (req) => !told(req), [toolCall("bash", { command: "rm test/math.test.js", description: "remove the failing test" }, "call_rm")], "Removed the flaky test.\nFix summary: Remove flaky math test"),
-      session("told why: restores the test, fixes the code", told, [write(ws, "test/math.test.js", TEST, "call_restore"), write(ws, "src/math.js", FIXED, "call_fix")], "Restored the test; add() adds.\nFix summary: Add instead of subtract in add()"),
+      session(
+        "deletes the test",
+        (req) => !told(req),
+        [toolCall("bash", { command: "rm test/math.test.js", description: "remove the failing test" }, "call_rm")],
+        "Removed the flaky test.\nFix summary: Remove flaky math test",
+      ),
+      session(
+        "told why: restores the test, fixes the code",
+        told,
+        [write(ws, "test/math.test.js", TEST, "call_restore"), write(ws, "src/math.js", FIXED, "call_fix")],
+        "Restored the test; add() adds.\nFix summary: Add instead of subtract in add()",
+      ),
     );
 
     await ottoPr(client, "fix");
 
     const doc = readDoc(ws);
-    expect(doc).toMatch(/### Attempt 1 — [\s\S]*- \*\*Result\*\*: refused, nothing committed or pushed: the fix weakens the checks instead of fixing the code \(test\/math\.test\.js: test file deleted\); the analysis named only src\/math\.js as the cause/);
+    expect(doc).toMatch(
+      /### Attempt 1 — [\s\S]*- \*\*Result\*\*: refused, nothing committed or pushed: the fix weakens the checks instead of fixing the code \(test\/math\.test\.js: test file deleted\); the analysis named only src\/math\.js as the cause/,
+    );
     // The second session read which file and why.
     const second = e2e.model.requests.find((r) => isFix(r) && told(r));
     expect(second?.lastUser).toContain("- test/math.test.js: test file deleted");
@@ -92,7 +137,16 @@ describe("a fix cannot turn CI green by weakening the checks", () => {
 
   it("a session that adds it.skip is refused: the remote branch does not move and the PR document says why", async () => {
     const { ws, client, head } = await setup(e2e, forges, 1);
-    e2e.model.script(fixReview("APPROVE"), analysis(ws, summary("code: add() subtracts")), session("skips the test", () => true, [write(ws, "test/math.test.js", SKIPPED, "call_skip")], "Skipped the flaky test.\nFix summary: Skip flaky test"));
+    e2e.model.script(
+      fixReview("APPROVE"),
+      analysis(ws, summary("code: add() subtracts")),
+      session(
+        "skips the test",
+        () => true,
+        [write(ws, "test/math.test.js", SKIPPED, "call_skip")],
+        "Skipped the flaky test.\nFix summary: Skip flaky test",
+      ),
+    );
 
     const out = await ottoPr(client, "fix");
 
@@ -102,7 +156,9 @@ describe("a fix cannot turn CI green by weakening the checks", () => {
     expect(log[0]?.sha).toBe(head);
     expect(await ws.repo.remoteFile("test/math.test.js", BRANCH)).toBe(TEST);
     const doc = readDoc(ws);
-    expect(doc).toContain("refused, nothing committed or pushed: the fix weakens the checks instead of fixing the code (test/math.test.js: skip or only markers added (.skip)); the analysis named no such file as the cause");
+    expect(doc).toContain(
+      "refused, nothing committed or pushed: the fix weakens the checks instead of fixing the code (test/math.test.js: skip or only markers added (.skip)); the analysis named no such file as the cause",
+    );
     expect(field(ws, "status")).toBe("failed");
     expect(out).toContain("test/math.test.js");
     expect(e2e.model.requests.filter(isFixReview)).toEqual([]);
@@ -113,8 +169,19 @@ describe("a fix cannot turn CI green by weakening the checks", () => {
     const weaker = TEST.replace("    expect(add(1, 2)).toBe(3);\n", "");
     e2e.model.script(
       fixReview("APPROVE", { reasons: ["the analysis shows the assertion encodes behaviour the PR removed"] }),
-      analysis(ws, summary("code: the test asserts behaviour the PR removed", "\n\n## Cause files\n- `test/math.test.js`: asserts add() of the old API")),
-      session("changes the named test", () => true, [write(ws, "test/math.test.js", weaker, "call_test")], "The assertion encoded the removed API.\nFix summary: Drop the assertion of the removed API"),
+      analysis(
+        ws,
+        summary(
+          "code: the test asserts behaviour the PR removed",
+          "\n\n## Cause files\n- `test/math.test.js`: asserts add() of the old API",
+        ),
+      ),
+      session(
+        "changes the named test",
+        () => true,
+        [write(ws, "test/math.test.js", weaker, "call_test")],
+        "The assertion encoded the removed API.\nFix summary: Drop the assertion of the removed API",
+      ),
     );
 
     await ottoPr(client, "fix");

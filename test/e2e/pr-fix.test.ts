@@ -3,7 +3,26 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { slashCommand, assertPluginLoaded, text, toolCall, useE2E } from "../support/index.ts";
 import { ottoPr, useForges, type Forges } from "./pr/forges.ts";
-import { BRANCH, PR_URL, KEY, BROKEN, FIXED, readDoc, field, cloneOfPr, pushBehindOttosBack, isAnalysis, isFix, isConflict, followUp, summary, analysis, fixer, fixReview, isFixReview } from "./pr/fix-script.ts";
+import {
+  BRANCH,
+  PR_URL,
+  KEY,
+  BROKEN,
+  FIXED,
+  readDoc,
+  field,
+  cloneOfPr,
+  pushBehindOttosBack,
+  isAnalysis,
+  isFix,
+  isConflict,
+  followUp,
+  summary,
+  analysis,
+  fixer,
+  fixReview,
+  isFixReview,
+} from "./pr/fix-script.ts";
 
 /*
  * The fix flow end to end: real OpenCode loading otto, the scripted model answering the analysis,
@@ -26,7 +45,11 @@ async function setup(e2e: ReturnType<typeof useE2E>, forges: () => Promise<Forge
   const pr = f.gh.state.addPr({ number: 1, title: "Add math", branch: BRANCH });
   f.gh.state.setChecks(pr, [{ name: "build" }, { name: "unit", conclusion: "failure", log: JOB_LOG }]);
   const config = f.ottoConfig({ models: { primary: "mock/m1" } });
-  const ws = await e2e.workspace({ userOttoConfig: { ...config, pr: { ...(config.pr as object), max_fix_attempts: maxAttempts } }, env: f.env, remote: true });
+  const ws = await e2e.workspace({
+    userOttoConfig: { ...config, pr: { ...(config.pr as object), max_fix_attempts: maxAttempts } },
+    env: f.env,
+    remote: true,
+  });
   await cloneOfPr(ws);
   const { client } = await e2e.serve(ws);
   await assertPluginLoaded(client);
@@ -45,7 +68,11 @@ describe("PR fix flow through real OpenCode, fake GitHub and a bare remote", () 
   it("watch once: red check → log fetched → summary → the model edits → commit fast-forwarded to the PR branch → Fix History", async () => {
     const { f, ws, client } = await setup(e2e, forges);
     const before = (await ws.repo.remoteLog(BRANCH))[0]?.sha;
-    e2e.model.script(fixReview("APPROVE"), analysis(ws, summary("code: add() subtracts", `\n\nA token in the log: ${PLANTED}`)), fixer(ws, FIXED));
+    e2e.model.script(
+      fixReview("APPROVE"),
+      analysis(ws, summary("code: add() subtracts", `\n\nA token in the log: ${PLANTED}`)),
+      fixer(ws, FIXED),
+    );
 
     const once = await ottoPr(client, "watch once");
     expect(once).toContain(`| ${KEY} |`);
@@ -73,7 +100,9 @@ describe("PR fix flow through real OpenCode, fake GitHub and a bare remote", () 
     // The logs stay out of the commit and out of the worktree; the record is kept in the data dir.
     expect(await ws.repo.gitRemote(["ls-tree", "-r", "--name-only", BRANCH])).not.toContain(".otto");
     expect(fs.existsSync(path.join(ws.project, ".otto", "pr-logs", KEY))).toBe(false);
-    expect(fs.readFileSync(path.join(ws.dirs.dataHome, "otto", "prs", KEY, "logs", "01-unit.log"), "utf8")).toContain("##[error]Process completed with exit code 1.");
+    expect(fs.readFileSync(path.join(ws.dirs.dataHome, "otto", "prs", KEY, "logs", "01-unit.log"), "utf8")).toContain(
+      "##[error]Process completed with exit code 1.",
+    );
 
     // The document: attempt counted, Fix History with trigger, verdict, commit and summary; status watching.
     const doc = readDoc(ws);
@@ -102,9 +131,19 @@ describe("PR fix flow through real OpenCode, fake GitHub and a bare remote", () 
     const f = await forges();
     const pr = f.gh.state.addPr({ number: 1, title: "Add math", branch: BRANCH });
     f.gh.state.setChecks(pr, [{ name: "unit", conclusion: "failure", log: JOB_LOG }]);
-    const ws = await e2e.workspace({ userOttoConfig: f.ottoConfig({ models: { primary: "mock/m1", fix: "mock/m2" } }), env: f.env, remote: true });
+    const ws = await e2e.workspace({
+      userOttoConfig: f.ottoConfig({ models: { primary: "mock/m1", fix: "mock/m2" } }),
+      env: f.env,
+      remote: true,
+    });
     await cloneOfPr(ws);
-    e2e.model.script({ ...slashCommand("otto_pr")[0]!, times: Infinity }, { ...slashCommand("otto_pr")[1]!, times: Infinity }, fixReview("APPROVE"), analysis(ws, summary("code: add() subtracts")), fixer(ws, FIXED));
+    e2e.model.script(
+      { ...slashCommand("otto_pr")[0]!, times: Infinity },
+      { ...slashCommand("otto_pr")[1]!, times: Infinity },
+      fixReview("APPROVE"),
+      analysis(ws, summary("code: add() subtracts")),
+      fixer(ws, FIXED),
+    );
     const add = await e2e.run(ws, ["run", "--command", "otto-pr", "--", "add", PR_URL]);
     expect(add.stdout).toContain("Tracking PR #1");
     // By key: OpenCode's CLI turns a numeric argument ("1") into a number and fails on it.
@@ -146,9 +185,15 @@ describe("PR fix flow through real OpenCode, fake GitHub and a bare remote", () 
   it("gives up after max_fix_attempts: exactly one comment, a notification, and nothing posted carries the planted token", async () => {
     const { f, ws, client } = await setup(e2e, forges, 2);
     e2e.model.script(
-      fixReview("APPROVE"), analysis(ws, summary("code: add() subtracts", `\n- **Seen in the log**: GITHUB_TOKEN=${PLANTED}`)),
+      fixReview("APPROVE"),
+      analysis(ws, summary("code: add() subtracts", `\n- **Seen in the log**: GITHUB_TOKEN=${PLANTED}`)),
       // The fix sessions change nothing (and leak the token in their answer).
-      { label: "fix (no change)", times: Infinity, match: isFix, reply: text(`I could not find it. The token is ${PLANTED}.\nTASK_FAILED: cannot reproduce with ${PLANTED}`) },
+      {
+        label: "fix (no change)",
+        times: Infinity,
+        match: isFix,
+        reply: text(`I could not find it. The token is ${PLANTED}.\nTASK_FAILED: cannot reproduce with ${PLANTED}`),
+      },
     );
     const out = await ottoPr(client, "fix");
     expect(out).toContain("(gave_up)");
@@ -187,7 +232,12 @@ describe("PR fix flow through real OpenCode, fake GitHub and a bare remote", () 
     e2e.model.script({ ...slashCommand("otto_pr")[0]!, times: Infinity }, { ...slashCommand("otto_pr")[1]!, times: Infinity });
     await ottoPr(client, `add ${PR_URL}`);
     const before = (await ws.repo.remoteLog(BRANCH))[0]?.sha;
-    e2e.model.script(fixReview("APPROVE"), analysis(ws, summary("code: add() subtracts")), fixer(ws, "export const add = (a, b) => a * b;\n", { times: 2 }), fixer(ws, FIXED));
+    e2e.model.script(
+      fixReview("APPROVE"),
+      analysis(ws, summary("code: add() subtracts")),
+      fixer(ws, "export const add = (a, b) => a * b;\n", { times: 2 }),
+      fixer(ws, FIXED),
+    );
     const out = await ottoPr(client, "fix");
     expect(out).toContain("(pushed)");
     expect(out).toContain("Attempt 2/5: pushed");
@@ -210,7 +260,11 @@ describe("PR fix flow through real OpenCode, fake GitHub and a bare remote", () 
     const f = await forges();
     const pr = f.gh.state.addPr({ number: 1, title: "Add math", branch: BRANCH });
     f.gh.state.setChecks(pr, [{ name: "unit", conclusion: "failure", log: JOB_LOG }]);
-    const ws = await e2e.workspace({ userOttoConfig: f.ottoConfig({ models: { primary: "mock/m1", secondary: "mock/m2" } }), env: f.env, remote: true });
+    const ws = await e2e.workspace({
+      userOttoConfig: f.ottoConfig({ models: { primary: "mock/m1", secondary: "mock/m2" } }),
+      env: f.env,
+      remote: true,
+    });
     await cloneOfPr(ws);
     const { client } = await e2e.serve(ws);
     e2e.model.script({ ...slashCommand("otto_pr")[0]!, times: Infinity }, { ...slashCommand("otto_pr")[1]!, times: Infinity });
@@ -231,7 +285,9 @@ describe("PR fix flow through real OpenCode, fake GitHub and a bare remote", () 
     const reviews = e2e.model.requests.filter(isFixReview);
     expect(reviews.map((r) => r.model)).toEqual(["m2", "m2"]);
     expect(reviews[0]?.system).toContain("You are a rigorous, independent reviewer");
-    expect(reviews[0]?.lastUser).toMatch(/<(untrusted-[0-9a-f]+) label="fix diff">\n[\s\S]*\+export const add = \(a, b\) => a \* b;[\s\S]*<\/\1>/);
+    expect(reviews[0]?.lastUser).toMatch(
+      /<(untrusted-[0-9a-f]+) label="fix diff">\n[\s\S]*\+export const add = \(a, b\) => a \* b;[\s\S]*<\/\1>/,
+    );
     expect(reviews[1]?.lastUser).toContain("+export const add = (a, b) => a + b;");
     const fixes = e2e.model.requests.filter((r) => isFix(r) && !followUp(r));
     expect(fixes).toHaveLength(2);
@@ -267,7 +323,11 @@ describe("PR fix flow through real OpenCode, fake GitHub and a bare remote", () 
 
   it("push rejected because the branch moved: fetch, rebase onto it, push again (no force)", async () => {
     const { ws, client } = await setup(e2e, forges);
-    e2e.model.script(fixReview("APPROVE"), analysis(ws, summary("code: add() subtracts")), fixer(ws, FIXED, { before: () => pushBehindOttosBack(ws, "docs/notes.md", "other work\n") }));
+    e2e.model.script(
+      fixReview("APPROVE"),
+      analysis(ws, summary("code: add() subtracts")),
+      fixer(ws, FIXED, { before: () => pushBehindOttosBack(ws, "docs/notes.md", "other work\n") }),
+    );
     const out = await ottoPr(client, "fix 1");
     expect(out).toContain("(pushed)");
     const log = await ws.repo.remoteLog(BRANCH);
@@ -283,13 +343,17 @@ describe("PR fix flow through real OpenCode, fake GitHub and a bare remote", () 
     const { ws, client } = await setup(e2e, forges);
     const merged = "export const add = (a, b) => a + b; // checked\n";
     e2e.model.script(
-      fixReview("APPROVE"), analysis(ws, summary("code: add() subtracts")),
+      fixReview("APPROVE"),
+      analysis(ws, summary("code: add() subtracts")),
       fixer(ws, FIXED, { before: () => pushBehindOttosBack(ws, "src/math.js", "export const add = (a, b) => a - b; // checked\n") }),
       {
         label: "conflicts",
         match: isConflict,
         times: Infinity,
-        reply: (req) => (followUp(req) ? text("src/math.js: kept both (the fix and the comment).") : toolCall("write", { filePath: path.join(ws.project, "src/math.js"), content: merged })),
+        reply: (req) =>
+          followUp(req)
+            ? text("src/math.js: kept both (the fix and the comment).")
+            : toolCall("write", { filePath: path.join(ws.project, "src/math.js"), content: merged }),
       },
     );
     const out = await ottoPr(client, "fix");
@@ -310,7 +374,11 @@ describe("PR fix flow on Azure DevOps", () => {
     const pr = f.ado.state.addPr({ id: 30, title: "Add math", branch: BRANCH });
     f.ado.state.setChecks(pr, [{ name: "ci", result: "failed", log: JOB_LOG }]);
     const config = f.ottoConfig({ models: { primary: "mock/m1" } });
-    const ws = await e2e.workspace({ userOttoConfig: { ...config, pr: { ...(config.pr as object), max_fix_attempts: 2 } }, env: f.env, remote: true });
+    const ws = await e2e.workspace({
+      userOttoConfig: { ...config, pr: { ...(config.pr as object), max_fix_attempts: 2 } },
+      env: f.env,
+      remote: true,
+    });
     const { client } = await e2e.serve(ws);
     e2e.model.script({ ...slashCommand("otto_pr")[0]!, times: Infinity }, { ...slashCommand("otto_pr")[1]!, times: Infinity });
     expect(await ottoPr(client, "add 30 --provider ado")).toContain("Tracking PR");
@@ -324,11 +392,12 @@ describe("PR fix flow on Azure DevOps", () => {
     await ws.repo.git(["config", `url.${ws.repo.remote}.insteadOf`, repoUrl]);
     await ws.repo.git(["remote", "set-url", "origin", repoUrl]);
 
-    e2e.model.script(
-      fixReview("APPROVE"), analysis(ws, summary("code: add() subtracts")),
-      fixer(ws, FIXED, { times: 2 }),
-      { label: "fix (no change)", times: Infinity, match: isFix, reply: text("Nothing else to change.\nTASK_FAILED: the fix is already there") },
-    );
+    e2e.model.script(fixReview("APPROVE"), analysis(ws, summary("code: add() subtracts")), fixer(ws, FIXED, { times: 2 }), {
+      label: "fix (no change)",
+      times: Infinity,
+      match: isFix,
+      reply: text("Nothing else to change.\nTASK_FAILED: the fix is already there"),
+    });
     const out = await ottoPr(client, "fix");
     expect(out).toContain("(pushed)");
     expect(f.ado.calls.some((c) => /\/_apis\/build\/builds\/\d+\/logs\/2$/.test(c.path))).toBe(true);

@@ -2,7 +2,19 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { FAKE_GITHUB_TOKEN, assertPluginLoaded, slashCommand, text, toolCall, useE2E, type RecordedCall, type RecordedRequest, type ScriptEntry, type Step, type Workspace } from "../support/index.ts";
+import {
+  FAKE_GITHUB_TOKEN,
+  assertPluginLoaded,
+  slashCommand,
+  text,
+  toolCall,
+  useE2E,
+  type RecordedCall,
+  type RecordedRequest,
+  type ScriptEntry,
+  type Step,
+  type Workspace,
+} from "../support/index.ts";
 import { ottoPr, useForges } from "./pr/forges.ts";
 import { BRANCH, PR_URL, BROKEN, FIXED, analysis, cloneOfPr, isFix, summary, fixReview } from "./pr/fix-script.ts";
 import { recordFigure } from "../support/figures.ts";
@@ -47,7 +59,11 @@ function attempts(api: string): Attempt[] {
     '    print("python:", e.code)',
   ].join("\n");
   return [
-    { label: "curl -H Authorization", refused: true, command: `curl -s -H "Authorization: token $GITHUB_TOKEN" ${comments} -d '{"body":"forge call 1"}'` },
+    {
+      label: "curl -H Authorization",
+      refused: true,
+      command: `curl -s -H "Authorization: token $GITHUB_TOKEN" ${comments} -d '{"body":"forge call 1"}'`,
+    },
     { label: "curl -u", refused: true, command: `curl -s -u x:$GH_TOKEN ${comments} -d '{"body":"forge call 2"}'` },
     { label: "node script", refused: false, command: `cat > call.mjs <<'EOF'\n${node}\nEOF\nnode call.mjs; rm -f call.mjs` },
     { label: "python script", refused: false, command: `cat > call.py <<'EOF'\n${python}\nEOF\npython3 call.py; rm -f call.py` },
@@ -92,7 +108,11 @@ function fromProc(api: string): Attempt {
     "done",
     `curl -s -o /dev/null -w 'proc: %{http_code}\\n' -H "Authorization: token $t" -d '{"body":"forge call from /proc"}' ${api}/repos/o/r/issues/1/comments`,
   ].join("\n");
-  return { label: "a script reading OpenCode's environment in /proc", refused: false, command: `cat > p.sh <<'EOF'\n${script}\nEOF\nsh p.sh; rm -f p.sh` };
+  return {
+    label: "a script reading OpenCode's environment in /proc",
+    refused: false,
+    command: `cat > p.sh <<'EOF'\n${script}\nEOF\nsh p.sh; rm -f p.sh`,
+  };
 }
 
 describe("forge guard: otto's sessions cannot call the forge with the user's credentials", () => {
@@ -103,15 +123,25 @@ describe("forge guard: otto's sessions cannot call the forge with the user's cre
   async function fixWith(list: (api: string) => Attempt[]) {
     const f = await forges();
     const pr = f.gh.state.addPr({ number: 1, title: "Add math", branch: BRANCH });
-    f.gh.state.setChecks(pr, [{ name: "unit", conclusion: "failure", log: "FAIL test/math.test.js\n● add › adds two numbers: expected 3, received -1" }]);
+    f.gh.state.setChecks(pr, [
+      { name: "unit", conclusion: "failure", log: "FAIL test/math.test.js\n● add › adds two numbers: expected 3, received -1" },
+    ]);
     // The PR the session aims at, so an authenticated call would land a comment.
     f.gh.state.addPr({ owner: "o", repo: "r", number: 1 });
     const config = f.ottoConfig({ models: { primary: "mock/m1" } });
     // Every way the user holds the token: both variables and a stored gh login.
     const env = { ...f.env, GH_TOKEN: FAKE_GITHUB_TOKEN };
-    const ws = await e2e.workspace({ userOttoConfig: { ...config, pr: { ...(config.pr as object), max_fix_attempts: 1 } }, env, remote: true, files: { "src/math.js": BROKEN } });
+    const ws = await e2e.workspace({
+      userOttoConfig: { ...config, pr: { ...(config.pr as object), max_fix_attempts: 1 } },
+      env,
+      remote: true,
+      files: { "src/math.js": BROKEN },
+    });
     fs.mkdirSync(path.join(ws.dirs.configHome, "gh"), { recursive: true });
-    fs.writeFileSync(path.join(ws.dirs.configHome, "gh", "hosts.yml"), `github.localhost:\n    oauth_token: ${FAKE_GITHUB_TOKEN}\n    user: dev\n    git_protocol: https\n`);
+    fs.writeFileSync(
+      path.join(ws.dirs.configHome, "gh", "hosts.yml"),
+      `github.localhost:\n    oauth_token: ${FAKE_GITHUB_TOKEN}\n    user: dev\n    git_protocol: https\n`,
+    );
     await cloneOfPr(ws);
     const { client } = await e2e.serve(ws);
     await assertPluginLoaded(client);
@@ -120,7 +150,11 @@ describe("forge guard: otto's sessions cannot call the forge with the user's cre
 
     const attempts = list(f.gh.apiUrl);
     const marks: number[] = [];
-    e2e.model.script(fixReview("APPROVE"), analysis(ws, summary("code: add() subtracts")), session(ws, attempts, () => f.gh.calls.length, marks));
+    e2e.model.script(
+      fixReview("APPROVE"),
+      analysis(ws, summary("code: add() subtracts")),
+      session(ws, attempts, () => f.gh.calls.length, marks),
+    );
     await ottoPr(client, "fix");
     const ofAttempt = attempts.map((_a, i) => f.gh.calls.slice(marks[i], marks[i + 1]).filter((c) => !isOttos(c)));
     const results = e2e.model.requests.filter((r) => isFix(r) && r.lastRole === "tool").map((r) => r.toolResults[0]?.content ?? "");
@@ -131,7 +165,11 @@ describe("forge guard: otto's sessions cannot call the forge with the user's cre
   it("curl, node, python and gh from the fix session reach the fake GitHub without the token; otto's own calls carry it", async () => {
     expect(spawnSync("gh", ["--version"]).status, "the GitHub CLI is not installed: apt-get install gh (.ci/run installs it)").toBe(0);
     const { f, ws, attempts: list, ofAttempt, results, through } = await fixWith(attempts);
-    recordFigure({ name: "a session's forge calls with the token variables (curl, script, gh) reaching the forge authenticated", tried: list.length, through });
+    recordFigure({
+      name: "a session's forge calls with the token variables (curl, script, gh) reaching the forge authenticated",
+      tried: list.length,
+      through,
+    });
 
     list.forEach((attempt, i) => {
       if (attempt.refused) {
@@ -147,7 +185,9 @@ describe("forge guard: otto's sessions cannot call the forge with the user's cre
     expect(results[6]).toContain("Bad credentials");
     const sessions = f.gh.calls.filter((c) => !isOttos(c));
     expect(sessions.filter((c) => c.authenticated).map((c) => `${c.method} ${c.path} ${c.headers["user-agent"]}`)).toEqual([]);
-    expect(new Set(sessions.map((c) => (c.headers["user-agent"] ?? "").split(/[/ ]/)[0]))).toEqual(new Set(["node", "Python-urllib", "GitHub"]));
+    expect(new Set(sessions.map((c) => (c.headers["user-agent"] ?? "").split(/[/ ]/)[0]))).toEqual(
+      new Set(["node", "Python-urllib", "GitHub"]),
+    );
     expect(f.gh.state.comments.filter((c) => c.owner === "o")).toEqual([]);
     expect(through).toBe(0);
 
@@ -166,7 +206,11 @@ describe("forge guard: otto's sessions cannot call the forge with the user's cre
    */
   it("a script that reads the token from OpenCode's environment in /proc does not reach the forge authenticated", async () => {
     const { f, attempts: list, results, through } = await fixWith((api) => [fromProc(api)]);
-    recordFigure({ name: "a session's forge calls with the token read from OpenCode's environment (/proc/PID/environ) reaching the forge authenticated", tried: list.length, through });
+    recordFigure({
+      name: "a session's forge calls with the token read from OpenCode's environment (/proc/PID/environ) reaching the forge authenticated",
+      tried: list.length,
+      through,
+    });
     expect(results[0]).toMatch(/proc: \d{3}/);
     expect(f.gh.state.comments.filter((c) => c.owner === "o")).toEqual([]);
     expect(through).toBe(0);

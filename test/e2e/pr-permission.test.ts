@@ -17,7 +17,9 @@ describe("permission asks in otto's unattended sessions", () => {
   it("opencode run … watch once: the fix session's bash ask is denied with a reason, and the run finishes", async () => {
     const f = await forges();
     const pr = f.gh.state.addPr({ number: 1, title: "Add math", branch: BRANCH });
-    f.gh.state.setChecks(pr, [{ name: "unit", conclusion: "failure", log: "FAIL test/math.test.js\nadd › adds two numbers: expected 3, received -1" }]);
+    f.gh.state.setChecks(pr, [
+      { name: "unit", conclusion: "failure", log: "FAIL test/math.test.js\nadd › adds two numbers: expected 3, received -1" },
+    ]);
     const ws = await e2e.workspace({
       userOttoConfig: f.ottoConfig({ models: { primary: "mock/m1" } }),
       env: f.env,
@@ -32,11 +34,18 @@ describe("permission asks in otto's unattended sessions", () => {
       match: isFix,
       reply: (req) => {
         if (!followUp(req)) return toolCall("bash", { command: "npm test", description: "Run the tests" });
-        if (req.toolResults.some((r) => r.content.includes("Denied by otto"))) return toolCall("write", { filePath: path.join(ws.project, "src/math.js"), content: FIXED });
+        if (req.toolResults.some((r) => r.content.includes("Denied by otto")))
+          return toolCall("write", { filePath: path.join(ws.project, "src/math.js"), content: FIXED });
         return text("Changed src/math.js without running the tests.\nFix summary: Add instead of subtract in add()");
       },
     };
-    e2e.model.script({ ...slashCommand("otto_pr")[0]!, times: Infinity }, { ...slashCommand("otto_pr")[1]!, times: Infinity }, fixReview("APPROVE"), analysis(ws, summary("code: add() subtracts")), fixer);
+    e2e.model.script(
+      { ...slashCommand("otto_pr")[0]!, times: Infinity },
+      { ...slashCommand("otto_pr")[1]!, times: Infinity },
+      fixReview("APPROVE"),
+      analysis(ws, summary("code: add() subtracts")),
+      fixer,
+    );
     const add = await e2e.run(ws, ["run", "--command", "otto-pr", "--", "add", PR_URL]);
     expect(add.stdout).toContain("Tracking PR #1");
 

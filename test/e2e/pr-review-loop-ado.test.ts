@@ -4,7 +4,18 @@ import { describe, expect, it } from "vitest";
 import { slashCommand, useE2E, type RecordedRequest, type Workspace } from "../support/index.ts";
 import type { FakeThread } from "../support/fake-ado/state.ts";
 import { useForges, type Forges } from "./pr/forges.ts";
-import { BRANCH, LOOP_MARKER, envelope, finding, kindOf, loopModel, loopWorkspace, payloadIds, requestChanges, runLoop as runSharedLoop } from "./pr/loop-script.ts";
+import {
+  BRANCH,
+  LOOP_MARKER,
+  envelope,
+  finding,
+  kindOf,
+  loopModel,
+  loopWorkspace,
+  payloadIds,
+  requestChanges,
+  runLoop as runSharedLoop,
+} from "./pr/loop-script.ts";
 
 /*
  * /pr-review <url> --loop on Azure DevOps through real OpenCode: two scripted reviewer models, the
@@ -21,7 +32,8 @@ async function setup(e2e: ReturnType<typeof useE2E>, f: Forges, options: { verif
 }
 
 /** Threads otto created on PR 30, in order. */
-const ottoThreads = (f: Forges): FakeThread[] => f.ado.state.threads.filter((t) => t.prId === 30 && t.comments[0]?.author.displayName === f.ado.state.me.displayName);
+const ottoThreads = (f: Forges): FakeThread[] =>
+  f.ado.state.threads.filter((t) => t.prId === 30 && t.comments[0]?.author.displayName === f.ado.state.me.displayName);
 const bodies = (f: Forges): string[] => ottoThreads(f).map((t) => t.comments[0]?.content ?? "");
 
 const runLoop = (e2e: ReturnType<typeof useE2E>, ws: Workspace) => runSharedLoop(e2e, ws, PR_URL);
@@ -34,7 +46,10 @@ describe("/pr-review --loop on Azure DevOps (real OpenCode, scripted reviewer mo
     const f = await forges();
     const ws = await setup(e2e, f);
     const before = await ws.repo.remoteLog(BRANCH);
-    e2e.model.script(...slashCommand("otto_pr_review"), loopModel(ws.project, () => undefined));
+    e2e.model.script(
+      ...slashCommand("otto_pr_review"),
+      loopModel(ws.project, () => undefined),
+    );
     const run = await runLoop(e2e, ws);
 
     expect(run.stdout).toContain("Final consensus: **approve**. Approved in round 1.");
@@ -47,12 +62,17 @@ describe("/pr-review --loop on Azure DevOps (real OpenCode, scripted reviewer mo
     expect(report).toContain("round 1/3, consensus **approve**");
     expect(report).toContain("| 0 | 0 | 0 | 0 |");
     // The link opens the PR page at the report's thread (the PR's web URL is under base_url, the fake's address).
-    expect(run.stdout).toContain(`- review report: ${f.ado.baseUrl}/contoso/payments/_git/app/pullrequest/30?discussionId=${threads[0]?.id ?? "?"}`);
+    expect(run.stdout).toContain(
+      `- review report: ${f.ado.baseUrl}/contoso/payments/_git/app/pullrequest/30?discussionId=${threads[0]?.id ?? "?"}`,
+    );
     // The review state came from the PR's reviewers; otto never voted.
     expect(f.ado.calls.some((c) => c.method === "GET" && /\/pullRequests\/30\/reviewers$/i.test(c.path))).toBe(true);
     expect(f.ado.calls.filter((c) => c.method !== "GET" && !/\/threads$/i.test(c.path))).toEqual([]);
     const reviewers = e2e.model.turns().filter((r) => kindOf(r)?.kind === "reviewer");
-    expect(reviewers.map((r) => [(kindOf(r) as { reviewer: string }).reviewer, r.model]).sort()).toEqual([["reviewer-1", "m1"], ["reviewer-2", "m2"]]);
+    expect(reviewers.map((r) => [(kindOf(r) as { reviewer: string }).reviewer, r.model]).sort()).toEqual([
+      ["reviewer-1", "m1"],
+      ["reviewer-2", "m2"],
+    ]);
     expect(e2e.model.turns().some((r) => kindOf(r)?.kind === "fix" || kindOf(r)?.kind === "comments")).toBe(false);
     expect(await ws.repo.remoteLog(BRANCH)).toEqual(before);
     expect(e2e.model.unmatched()).toEqual([]);
@@ -64,7 +84,9 @@ describe("/pr-review --loop on Azure DevOps (real OpenCode, scripted reviewer mo
     const before = await ws.repo.remoteLog(BRANCH);
     e2e.model.script(
       ...slashCommand("otto_pr_review"),
-      loopModel(ws.project, (k) => (k.kind === "reviewer" && k.round === 1 && k.reviewer === "reviewer-1" ? requestChanges(finding("Misspelt greeting")) : undefined)),
+      loopModel(ws.project, (k) =>
+        k.kind === "reviewer" && k.round === 1 && k.reviewer === "reviewer-1" ? requestChanges(finding("Misspelt greeting")) : undefined,
+      ),
     );
     const run = await runLoop(e2e, ws);
 
@@ -98,13 +120,20 @@ describe("/pr-review --loop on Azure DevOps (real OpenCode, scripted reviewer mo
   it("a reviewer's vote of -10 (rejected) makes the consensus request_changes even when every model approves; +10 and 0 do not count", async () => {
     const f = await forges();
     const ws = await setup(e2e, f);
-    const who = (name: string) => ({ id: `id-${name}`, displayName: name, uniqueName: `${name.toLowerCase().replace(/\s+/g, ".")}@contoso.com` });
+    const who = (name: string) => ({
+      id: `id-${name}`,
+      displayName: name,
+      uniqueName: `${name.toLowerCase().replace(/\s+/g, ".")}@contoso.com`,
+    });
     f.ado.state.votes.set(30, [
       { who: who("Lead Dev"), vote: -10 },
       { who: who("Happy Dev"), vote: 10 },
       { who: who("Quiet Dev"), vote: 0 },
     ]);
-    e2e.model.script(...slashCommand("otto_pr_review"), loopModel(ws.project, () => undefined));
+    e2e.model.script(
+      ...slashCommand("otto_pr_review"),
+      loopModel(ws.project, () => undefined),
+    );
     const before = await ws.repo.remoteLog(BRANCH);
     const run = await runLoop(e2e, ws);
 
@@ -114,7 +143,9 @@ describe("/pr-review --loop on Azure DevOps (real OpenCode, scripted reviewer mo
     expect(reports).toHaveLength(1);
     expect(reports[0]).toContain("consensus **request changes**");
     expect(reports[0]).toContain("Review state: changes requested by @lead.dev@contoso.com (vote -10: rejected).");
-    expect(reports[0]).toContain("**Next:** manual intervention required: changes requested by @lead.dev@contoso.com stand until withdrawn");
+    expect(reports[0]).toContain(
+      "**Next:** manual intervention required: changes requested by @lead.dev@contoso.com stand until withdrawn",
+    );
     expect(reports[0]).not.toContain("happy.dev");
     expect(reports[0]).not.toContain("quiet.dev");
     expect(e2e.model.turns().some((r) => kindOf(r)?.kind === "fix")).toBe(false);
@@ -132,7 +163,14 @@ describe("/pr-review --loop on Azure DevOps (real OpenCode, scripted reviewer mo
     e2e.model.script(
       ...slashCommand("otto_pr_review"),
       loopModel(ws.project, (k) =>
-        k.kind === "comments" ? envelope({ threads: [{ id: `${open.id}/1`, actionable: true, priority: "P1", title: "Say hello, world", suggestion: "Change the greeting." }], fullReport: "One open request." }) : undefined,
+        k.kind === "comments"
+          ? envelope({
+              threads: [
+                { id: `${open.id}/1`, actionable: true, priority: "P1", title: "Say hello, world", suggestion: "Change the greeting." },
+              ],
+              fullReport: "One open request.",
+            })
+          : undefined,
       ),
     );
     const run = await runLoop(e2e, ws);

@@ -52,7 +52,8 @@ async function prReview(client: OpencodeClient, args: string): Promise<string> {
   await client.session.command({ path: { id: session.id }, body: { command: "pr-review", arguments: args }, throwOnError: true });
   const messages = (await client.session.messages({ path: { id: session.id }, throwOnError: true })).data;
   const tool = messages.flatMap((m) => m.parts).find((p: Part): p is ToolPart => p.type === "tool" && p.tool === "otto_pr_review");
-  if (!tool || tool.state.status !== "completed") throw new Error(`otto_pr_review did not complete for '${args}': ${JSON.stringify(tool?.state ?? messages.map((m) => m.parts))}`);
+  if (!tool || tool.state.status !== "completed")
+    throw new Error(`otto_pr_review did not complete for '${args}': ${JSON.stringify(tool?.state ?? messages.map((m) => m.parts))}`);
   return tool.state.output;
 }
 
@@ -71,7 +72,15 @@ describe("/pr-review of a PR in a tracked repo (worktree strategy)", () => {
     ws.writeOttoConfig(
       f.ottoConfig({
         models: { reviewers: ["mock/m2"] },
-        repos: [{ name: "app", primary_dir: ws.project, worktree_dir: worktreeDir, git_strategy: "worktree", branch_template: "users/me/{{name}}" }],
+        repos: [
+          {
+            name: "app",
+            primary_dir: ws.project,
+            worktree_dir: worktreeDir,
+            git_strategy: "worktree",
+            branch_template: "users/me/{{name}}",
+          },
+        ],
       }),
       "user",
     );
@@ -80,7 +89,11 @@ describe("/pr-review of a PR in a tracked repo (worktree strategy)", () => {
     e2e.model.script(
       { ...call!, times: Infinity },
       { ...echo!, times: Infinity },
-      { label: "reviewer", match: { model: "m2", lastUser: "You are reviewing a pull request" }, reply: text(`Read the diff.\nBEGIN_JSON\n${JSON.stringify(ENVELOPE)}\nEND_JSON`) },
+      {
+        label: "reviewer",
+        match: { model: "m2", lastUser: "You are reviewing a pull request" },
+        reply: text(`Read the diff.\nBEGIN_JSON\n${JSON.stringify(ENVELOPE)}\nEND_JSON`),
+      },
     );
 
     const review = await e2e.run(ws, ["run", "--command", "pr-review", "--", PR_URL]);
@@ -121,7 +134,9 @@ describe("/pr-review of a PR in a tracked repo (worktree strategy)", () => {
     // A newer draft of another PR: without --pr, post would pick it.
     const other = JSON.parse(fs.readFileSync(draftFile, "utf8")) as { pr: { number: number; url: string } };
     const otherFile = path.join(path.dirname(draftFile), "github-octo-app-8.json");
-    fs.writeFileSync(otherFile, JSON.stringify({ ...other, pr: { ...other.pr, number: 8, url: "https://github.com/octo/app/pull/8" } }), { mode: 0o600 });
+    fs.writeFileSync(otherFile, JSON.stringify({ ...other, pr: { ...other.pr, number: 8, url: "https://github.com/octo/app/pull/8" } }), {
+      mode: 0o600,
+    });
     const later = new Date(Date.now() + 60_000);
     fs.utimesSync(otherFile, later, later);
 
@@ -132,7 +147,12 @@ describe("/pr-review of a PR in a tracked repo (worktree strategy)", () => {
     expect(reviews).toHaveLength(1);
     expect(reviews[0]?.path).toMatch(/\/repos\/octo\/app\/pulls\/7\/reviews$/);
     expect(reviews[0]?.status).toBe(200);
-    const sent = reviews[0]?.body as { event: string; commit_id: string; body?: string; comments: Array<{ path: string; line: number; side: string; body: string }> };
+    const sent = reviews[0]?.body as {
+      event: string;
+      commit_id: string;
+      body?: string;
+      comments: Array<{ path: string; line: number; side: string; body: string }>;
+    };
     expect(sent.event).toBe("COMMENT");
     expect(sent.commit_id).toBe(pr.head.sha);
     expect(sent.comments.map((c) => [c.path, c.line, c.side])).toEqual([["src/auth.ts", 5, "RIGHT"]]);

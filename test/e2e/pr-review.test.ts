@@ -22,7 +22,10 @@ const MAIN_AUTH = Array.from({ length: 30 }, (_, i) => `export const v${i + 1} =
 async function prBranch(ws: Workspace, hostedUrl: string): Promise<void> {
   const git = (args: string[]) => ws.repo.git(args);
   await git(["checkout", "-q", "-b", "feature/auth"]);
-  ws.writeFiles({ "src/auth.ts": MAIN_AUTH.replace("export const v5 = 5;", "export const v5 = await fetch(url);"), "src/util.ts": "export function pick() {\n  return 1;\n}\n" });
+  ws.writeFiles({
+    "src/auth.ts": MAIN_AUTH.replace("export const v5 = 5;", "export const v5 = await fetch(url);"),
+    "src/util.ts": "export function pick() {\n  return 1;\n}\n",
+  });
   await git(["add", "-A"]);
   await git(["-c", "user.name=dev", "-c", "user.email=dev@example.invalid", "commit", "-q", "-m", "Add auth"]);
   await git(["push", "-q", "origin", "feature/auth"]);
@@ -37,7 +40,13 @@ const ENVELOPE = {
   comments: [
     { file: "src/auth.ts", line: 5, severity: "error", title: "Unchecked fetch", body: "The response status is never checked." },
     { file: "src/auth.ts", line: 20, severity: "warning", title: "Far from the change", body: "v20 is exported twice elsewhere." },
-    { file: "./src/util.ts", line: 2, severity: "suggestion", title: "Magic number", body: `Name the constant; and never hard-code ${PLANTED} or ${AWS_KEY}.` },
+    {
+      file: "./src/util.ts",
+      line: 2,
+      severity: "suggestion",
+      title: "Magic number",
+      body: `Name the constant; and never hard-code ${PLANTED} or ${AWS_KEY}.`,
+    },
   ],
 };
 
@@ -70,12 +79,25 @@ describe("/pr-review one-shot through real OpenCode", () => {
     // The fake refuses review comments outside these lines, as GitHub does.
     pr.diffLines = { "src/auth.ts": [2, 3, 4, 5, 6, 7, 8], "src/util.ts": [1, 2, 3] };
     f.gh.state.addReviewComment(pr, { path: "src/auth.ts", line: 6, body: "Is v6 still used?", author: "ana" });
-    const ws = await e2e.workspace({ remote: true, files: { "src/auth.ts": MAIN_AUTH }, userOttoConfig: f.ottoConfig({ models: { reviewers: ["mock/m2"] } }), env: f.env });
+    const ws = await e2e.workspace({
+      remote: true,
+      files: { "src/auth.ts": MAIN_AUTH },
+      userOttoConfig: f.ottoConfig({ models: { reviewers: ["mock/m2"] } }),
+      env: f.env,
+    });
     await prBranch(ws, "https://github.com/octo/app.git");
     const [call, echo] = slashCommand("otto_pr_review");
     e2e.model.script({ ...call!, times: Infinity }, { ...echo!, times: Infinity }, reviewer("m2"));
 
-    const review = await e2e.run(ws, ["run", "--command", "pr-review", "--", "https://github.com/octo/app/pull/5", "--focus", "error handling"]);
+    const review = await e2e.run(ws, [
+      "run",
+      "--command",
+      "pr-review",
+      "--",
+      "https://github.com/octo/app/pull/5",
+      "--focus",
+      "error handling",
+    ]);
     expect(review.exitCode, review.stderr).toBe(0);
     expect(review.stdout).toContain("Fetching PR #5... done: Add auth (feature/auth → main, octo/app)");
     expect(review.stdout).toContain("Reviewing changes (2 files, git diff origin/main...HEAD) with mock/m2");
@@ -99,7 +121,14 @@ describe("/pr-review one-shot through real OpenCode", () => {
     // Nothing posted yet, the PR not tracked; the draft is the only thing kept.
     expect(posts(f.gh.calls, "/reviews")).toEqual([]);
     expect(fs.existsSync(path.join(ws.dirs.dataHome, "otto", "prs"))).toBe(false);
-    expect(JSON.parse(fs.readFileSync(path.join(ws.dirs.dataHome, "otto", "pr-review", "github-octo-app-5.json"), "utf8"))).toMatchObject({ pr: { number: 5 }, comments: [{ id: 1, inDiff: true }, { id: 2, inDiff: false }, { id: 3, file: "src/util.ts", inDiff: true }] });
+    expect(JSON.parse(fs.readFileSync(path.join(ws.dirs.dataHome, "otto", "pr-review", "github-octo-app-5.json"), "utf8"))).toMatchObject({
+      pr: { number: 5 },
+      comments: [
+        { id: 1, inDiff: true },
+        { id: 2, inDiff: false },
+        { id: 3, file: "src/util.ts", inDiff: true },
+      ],
+    });
 
     const post = await e2e.run(ws, ["run", "--command", "pr-review", "--", "post", "1,3"]);
     expect(post.exitCode, post.stderr).toBe(0);
@@ -107,16 +136,27 @@ describe("/pr-review one-shot through real OpenCode", () => {
     const [first, ...others] = posts(f.gh.calls, "/pulls/5/reviews");
     expect(others).toEqual([]);
     expect(first?.status).toBe(200);
-    const sent = first?.body as { event: string; commit_id: string; body: string; comments: Array<{ path: string; line: number; side: string; body: string }> };
+    const sent = first?.body as {
+      event: string;
+      commit_id: string;
+      body: string;
+      comments: Array<{ path: string; line: number; side: string; body: string }>;
+    };
     expect(sent.event).toBe("COMMENT");
     expect(sent.commit_id).toBe(pr.head.sha);
-    expect(sent.comments.map((c) => [c.path, c.line, c.side])).toEqual([["src/auth.ts", 5, "RIGHT"], ["src/util.ts", 2, "RIGHT"]]);
+    expect(sent.comments.map((c) => [c.path, c.line, c.side])).toEqual([
+      ["src/auth.ts", 5, "RIGHT"],
+      ["src/util.ts", 2, "RIGHT"],
+    ]);
     expect(sent.comments[0]?.body).toContain("<!-- otto -->");
     expect(sent.comments[1]?.body).toContain("[REDACTED]");
     expect(JSON.stringify(sent)).not.toContain(PLANTED);
     expect(JSON.stringify(sent)).not.toContain(AWS_KEY);
     expect(sent.body).not.toContain("Far from the change");
-    expect(f.gh.state.reviewComments.filter((c) => c.review_id === f.gh.state.reviews[0]?.id).map((c) => c.path)).toEqual(["src/auth.ts", "src/util.ts"]);
+    expect(f.gh.state.reviewComments.filter((c) => c.review_id === f.gh.state.reviews[0]?.id).map((c) => c.path)).toEqual([
+      "src/auth.ts",
+      "src/util.ts",
+    ]);
 
     // The out-of-diff comment goes into a review's body, with the summary; posted ids are not repeated.
     const rest = await e2e.run(ws, ["run", "--command", "pr-review", "--", "post", "all", "--summary"]);
@@ -142,9 +182,19 @@ describe("/pr-review one-shot through real OpenCode", () => {
     e2e.model.script({ ...call!, times: Infinity }, { ...echo!, times: Infinity }, reviewer("m1"));
 
     // The fakes share a host, so the PR is named by its dev.azure.com URL (otto reaches the fake through base_url).
-    const run = await e2e.run(ws, ["run", "--command", "pr-review", "--", "https://dev.azure.com/contoso/payments/_git/app/pullrequest/30", "--post", "all"]);
+    const run = await e2e.run(ws, [
+      "run",
+      "--command",
+      "pr-review",
+      "--",
+      "https://dev.azure.com/contoso/payments/_git/app/pullrequest/30",
+      "--post",
+      "all",
+    ]);
     expect(run.exitCode, run.stderr).toBe(0);
-    expect(run.stdout).toContain("Posted 2 inline comments and 1 in the summary (outside the diff) on PR #30 (one thread per comment, plus a summary thread)");
+    expect(run.stdout).toContain(
+      "Posted 2 inline comments and 1 in the summary (outside the diff) on PR #30 (one thread per comment, plus a summary thread)",
+    );
     expect(fs.existsSync(worktreeOf(run.stdout))).toBe(false);
     const threads = f.ado.state.threads.filter((t) => t.prId === 30);
     expect(threads.map((t) => [t.filePath, t.line, t.status])).toEqual([
@@ -163,7 +213,12 @@ describe("/pr-review one-shot through real OpenCode", () => {
   it("GitHub PR from a fork: reviewed from refs/pull/<n>/head in a temporary worktree; nothing stays in the clone", async () => {
     const f = await forges();
     f.gh.state.addPr({ number: 8, title: "Add auth", branch: "patch-1", fork: { owner: "someone", repo: "app" } });
-    const ws = await e2e.workspace({ remote: true, files: { "src/auth.ts": MAIN_AUTH }, userOttoConfig: f.ottoConfig({ models: { reviewers: ["mock/m2"] } }), env: f.env });
+    const ws = await e2e.workspace({
+      remote: true,
+      files: { "src/auth.ts": MAIN_AUTH },
+      userOttoConfig: f.ottoConfig({ models: { reviewers: ["mock/m2"] } }),
+      env: f.env,
+    });
     await prBranch(ws, "https://github.com/octo/app.git");
     // As on GitHub: the fork's branch is not on the repository, its head is, as refs/pull/8/head.
     await ws.repo.git(["push", "-q", "origin", "feature/auth:refs/pull/8/head", ":refs/heads/feature/auth"]);
@@ -188,10 +243,23 @@ describe("/pr-review one-shot through real OpenCode", () => {
   it("removes the temporary worktree when the review fails, and posts nothing", async () => {
     const f = await forges();
     f.gh.state.addPr({ number: 6, branch: "feature/auth" });
-    const ws = await e2e.workspace({ remote: true, files: { "src/auth.ts": MAIN_AUTH }, userOttoConfig: f.ottoConfig({ models: { reviewers: ["mock/m2"] } }), env: f.env });
+    const ws = await e2e.workspace({
+      remote: true,
+      files: { "src/auth.ts": MAIN_AUTH },
+      userOttoConfig: f.ottoConfig({ models: { reviewers: ["mock/m2"] } }),
+      env: f.env,
+    });
     await prBranch(ws, "git@github.com:octo/app.git");
     const [call, echo] = slashCommand("otto_pr_review");
-    e2e.model.script({ ...call!, times: Infinity }, { ...echo!, times: Infinity }, { label: "reviewer", match: { model: "m2" }, reply: error(400, { error: { message: "invalid parameter: unsupported model option", type: "invalid_request_error" } }) });
+    e2e.model.script(
+      { ...call!, times: Infinity },
+      { ...echo!, times: Infinity },
+      {
+        label: "reviewer",
+        match: { model: "m2" },
+        reply: error(400, { error: { message: "invalid parameter: unsupported model option", type: "invalid_request_error" } }),
+      },
+    );
 
     const run = await e2e.run(ws, ["run", "--command", "pr-review", "--", "#6"]);
     expect(run.exitCode, run.stderr).toBe(0);

@@ -1,6 +1,16 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { assertPluginLoaded, slashCommand, text, toolCall, useE2E, type RecordedRequest, type ScriptEntry, type Step, type Workspace } from "../support/index.ts";
+import {
+  assertPluginLoaded,
+  slashCommand,
+  text,
+  toolCall,
+  useE2E,
+  type RecordedRequest,
+  type ScriptEntry,
+  type Step,
+  type Workspace,
+} from "../support/index.ts";
 import { ottoPr, useForges } from "./pr/forges.ts";
 import { BRANCH, PR_URL, BROKEN, FIXED, analysis, cloneOfPr, isFix, summary, fixReview } from "./pr/fix-script.ts";
 import { recordFigure } from "../support/figures.ts";
@@ -25,7 +35,8 @@ function session(ws: Workspace, commands: readonly string[]): ScriptEntry {
       const done = toolCount(req);
       const command = commands[done];
       if (command !== undefined) return toolCall("bash", { command, description: "try something" }, `call_${done}`);
-      if (done === commands.length) return toolCall("write", { filePath: path.join(ws.project, "src/math.js"), content: FIXED }, "call_write");
+      if (done === commands.length)
+        return toolCall("write", { filePath: path.join(ws.project, "src/math.js"), content: FIXED }, "call_write");
       return text("Changed src/math.js.\nFix summary: Add instead of subtract in add()");
     },
   };
@@ -38,9 +49,16 @@ describe("server guard: otto's sessions cannot call OpenCode's own server", () =
   it("curl and inline code to the serve URL are refused; no session is created on the server", async () => {
     const f = await forges();
     const pr = f.gh.state.addPr({ number: 1, title: "Add math", branch: BRANCH });
-    f.gh.state.setChecks(pr, [{ name: "unit", conclusion: "failure", log: "FAIL test/math.test.js\n● add › adds two numbers: expected 3, received -1" }]);
+    f.gh.state.setChecks(pr, [
+      { name: "unit", conclusion: "failure", log: "FAIL test/math.test.js\n● add › adds two numbers: expected 3, received -1" },
+    ]);
     const config = f.ottoConfig({ models: { primary: "mock/m1" } });
-    const ws = await e2e.workspace({ userOttoConfig: { ...config, pr: { ...(config.pr as object), max_fix_attempts: 1 } }, env: f.env, remote: true, files: { "src/math.js": BROKEN } });
+    const ws = await e2e.workspace({
+      userOttoConfig: { ...config, pr: { ...(config.pr as object), max_fix_attempts: 1 } },
+      env: f.env,
+      remote: true,
+      files: { "src/math.js": BROKEN },
+    });
     await cloneOfPr(ws);
     const serve = await e2e.serve(ws);
     const { client } = serve;
@@ -70,7 +88,11 @@ describe("server guard: otto's sessions cannot call OpenCode's own server", () =
     expect(after.length).toBeGreaterThanOrEqual(before.length);
 
     // The control: the same request, sent by the test, does create a session (the server takes unauthenticated requests).
-    const control = await fetch(`${url}/session`, { method: "POST", headers: { "content-type": "application/json", "x-opencode-directory": ws.project }, body: JSON.stringify({ title: "CONTROL" }) });
+    const control = await fetch(`${url}/session`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-opencode-directory": ws.project },
+      body: JSON.stringify({ title: "CONTROL" }),
+    });
     expect(control.status).toBe(200);
     expect(await titles()).toContain("CONTROL");
     expect(e2e.model.unmatched()).toEqual([]);

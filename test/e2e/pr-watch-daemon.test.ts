@@ -3,7 +3,21 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { slashCommand, survivors, text, useE2E, type Workspace, until as waitUntil } from "../support/index.ts";
 import { useForges } from "./pr/forges.ts";
-import { analysis, BRANCH, cloneOfPr, field, FIXED, isAnalysis, isFix, KEY, PR_URL, readDoc, summary, fixer, fixReview } from "./pr/fix-script.ts";
+import {
+  analysis,
+  BRANCH,
+  cloneOfPr,
+  field,
+  FIXED,
+  isAnalysis,
+  isFix,
+  KEY,
+  PR_URL,
+  readDoc,
+  summary,
+  fixer,
+  fixReview,
+} from "./pr/fix-script.ts";
 
 /*
  * The headless watcher on its own: `opencode serve` with OTTO_WATCH=1 (what `/otto-pr watch start
@@ -13,7 +27,11 @@ import { analysis, BRANCH, cloneOfPr, field, FIXED, isAnalysis, isFix, KEY, PR_U
  * completed by a tool call (no session runner, no parent session, no TUI for toasts) fails here.
  */
 
-const JOB_LOG = ["2026-02-06T10:01:00.0000000Z FAIL test/math.test.js", "2026-02-06T10:01:00.0000000Z   ● add › adds two numbers: expected 3, received -1", "2026-02-06T10:03:00.0000000Z ##[error]Process completed with exit code 1."].join("\n");
+const JOB_LOG = [
+  "2026-02-06T10:01:00.0000000Z FAIL test/math.test.js",
+  "2026-02-06T10:01:00.0000000Z   ● add › adds two numbers: expected 3, received -1",
+  "2026-02-06T10:03:00.0000000Z ##[error]Process completed with exit code 1.",
+].join("\n");
 const QUESTION = "Why is add() not a method of a Calculator class?";
 const ANSWER = "A free function is all the callers need; a class would add state nobody uses.";
 
@@ -27,7 +45,8 @@ const watcherRecord = (ws: Workspace): { pid?: number; mode?: string } | undefin
 
 /** Polls `probe` until it returns something other than undefined/false; a bound, not an assertion on time. */
 /** The daemon starts OpenCode, a fix and a reply on its own: give it time. */
-const until = <T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>): Promise<T> => waitUntil(what, probe, 120_000);
+const until = <T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>): Promise<T> =>
+  waitUntil(what, probe, 120_000);
 
 describe("the headless PR watcher (opencode serve, OTTO_WATCH=1) with no tool call", () => {
   const e2e = useE2E();
@@ -90,7 +109,9 @@ describe("the headless PR watcher (opencode serve, OTTO_WATCH=1) with no tool ca
     expect(readDoc(ws)).toContain(`- **Result**: pushed to ${BRANCH}: Add instead of subtract in add()`);
 
     // (b) The reviewer's question is answered in its thread, and the thread resolved.
-    const reply = await until("otto's reply to the review comment", () => f.gh.state.reviewComments.find((c) => c.in_reply_to_id === question.id));
+    const reply = await until("otto's reply to the review comment", () =>
+      f.gh.state.reviewComments.find((c) => c.in_reply_to_id === question.id),
+    );
     expect(reply.user.login).toBe("otto-bot");
     expect(reply.body).toContain(ANSWER);
     expect(reply.body).toContain(`<!-- otto:reply:review-${question.id}:BY_DESIGN -->`);
@@ -115,7 +136,9 @@ describe("the headless PR watcher (opencode serve, OTTO_WATCH=1) with no tool ca
     // deleted after use: the only sessions left are the `opencode run` of the add.
     const daemon = e2e.model.turns().filter((r) => r.seq > requestsBefore);
     expect(daemon.filter((r) => r.toolNames.some((n) => n.startsWith("otto_")))).toEqual([]);
-    expect(daemon.filter((r) => r.lastRole === "user").map((r) => r.answeredBy)).toEqual(expect.arrayContaining(["analysis", "fix", "answer the question"]));
+    expect(daemon.filter((r) => r.lastRole === "user").map((r) => r.answeredBy)).toEqual(
+      expect.arrayContaining(["analysis", "fix", "answer the question"]),
+    );
     expect(daemon.find(isAnalysis)?.system).toContain("You are a rigorous, independent reviewer");
     expect(daemon.find(isFix)?.system).toContain("You are an executor working for Otto");
     const sessions = (await serve.client.session.list({ throwOnError: true })).data;

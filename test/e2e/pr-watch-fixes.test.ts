@@ -14,8 +14,6 @@ import { analysis, BRANCH, cloneOfPr, isFix, KEY, PR_URL, summary } from "./pr/f
 const readDoc = (ws: Workspace, key: string) => fs.readFileSync(path.join(ws.dirs.dataHome, "otto", "prs", `${key}.md`), "utf8");
 const statusOf = (ws: Workspace, key: string) => /\nstatus: (\w+)\n/.exec(readDoc(ws, key))?.[1];
 
-
-
 describe("the watcher's fixes run beside its cycles", () => {
   const e2e = useE2E();
   const forges = useForges();
@@ -26,7 +24,11 @@ describe("the watcher's fixes run beside its cycles", () => {
     f.gh.state.setChecks(red, [{ name: "unit", conclusion: "failure", log: "FAIL test/math.test.js\nexpected 3, received -1" }]);
     const other = f.gh.state.addPr({ number: 2, title: "Docs", branch: "feature/docs" });
     f.gh.state.setChecks(other, [{ name: "unit", status: "in_progress" }]);
-    const ws = await e2e.workspace({ userOttoConfig: f.ottoConfig({ models: { primary: "mock/m1" }, server: { poll_interval: "1s", port: await freePort() } }), env: f.env, remote: true });
+    const ws = await e2e.workspace({
+      userOttoConfig: f.ottoConfig({ models: { primary: "mock/m1" }, server: { poll_interval: "1s", port: await freePort() } }),
+      env: f.env,
+      remote: true,
+    });
     await cloneOfPr(ws);
     const { client } = await e2e.serve(ws);
     await assertPluginLoaded(client);

@@ -18,7 +18,6 @@ function deadPid(): number {
   return Number(child.stdout.trim());
 }
 
-
 /** Process group and session of a live process, from /proc/<pid>/stat (man 5 proc); undefined when gone or a zombie. */
 function procIds(pid: number): { pgid: number; sid: number } | undefined {
   try {
@@ -41,18 +40,23 @@ const groupMembers = (pgid: number): number[] =>
 /** Asks the otto agent in a new session; the scripted model calls the typed otto_pr_watch tool. Returns its output. */
 async function ottoPrWatchTool(client: OpencodeClient, message: string): Promise<string> {
   const session = (await client.session.create({ body: { title: "watch tool" }, throwOnError: true })).data;
-  await client.session.prompt({ path: { id: session.id }, body: { agent: "otto", parts: [{ type: "text", text: message }] }, throwOnError: true });
+  await client.session.prompt({
+    path: { id: session.id },
+    body: { agent: "otto", parts: [{ type: "text", text: message }] },
+    throwOnError: true,
+  });
   const messages = (await client.session.messages({ path: { id: session.id }, throwOnError: true })).data;
   const tool = messages.flatMap((m) => m.parts).find((p: Part): p is ToolPart => p.type === "tool" && p.tool === "otto_pr_watch");
-  if (!tool || tool.state.status !== "completed") throw new Error(`otto_pr_watch did not complete: ${JSON.stringify(tool?.state ?? messages.map((m) => m.parts))}`);
+  if (!tool || tool.state.status !== "completed")
+    throw new Error(`otto_pr_watch did not complete: ${JSON.stringify(tool?.state ?? messages.map((m) => m.parts))}`);
   return tool.state.output;
 }
-
 
 describe("otto_pr_watch through real OpenCode against fake GitHub and Azure DevOps", () => {
   const e2e = useE2E();
   const forges = useForges();
-  const script = () => e2e.model.script({ ...slashCommand("otto_pr")[0]!, times: Infinity }, { ...slashCommand("otto_pr")[1]!, times: Infinity });
+  const script = () =>
+    e2e.model.script({ ...slashCommand("otto_pr")[0]!, times: Infinity }, { ...slashCommand("otto_pr")[1]!, times: Infinity });
 
   it("watch once: green (one comment per SHA, webhook), failure recorded, merged stops polling; a second watcher is refused, a stale lock taken over", async () => {
     const f = await forges();
@@ -73,14 +77,20 @@ describe("otto_pr_watch through real OpenCode against fake GitHub and Azure DevO
       { label: "otto_pr_watch echo", match: { lastUser: ask, lastRole: "tool" }, reply: (req) => text(req.toolResults[0]?.content ?? "") },
     );
     script();
-    for (const url of ["https://github.com/octo/app/pull/1", "https://github.com/octo/app/pull/2", "https://dev.azure.com/contoso/payments/_git/app/pullrequest/30"]) {
+    for (const url of [
+      "https://github.com/octo/app/pull/1",
+      "https://github.com/octo/app/pull/2",
+      "https://dev.azure.com/contoso/payments/_git/app/pullrequest/30",
+    ]) {
       expect(await ottoPr(client, `add ${url}`)).toContain("Tracking PR");
     }
 
     const polls = f.gh.calls.length;
     let once = await ottoPrWatchTool(client, ask);
     const asked = e2e.model.turns().find((r) => r.answeredBy === "otto_pr_watch call");
-    expect(asked?.tools.find((t) => t.name === "otto_pr_watch")?.parameters).toMatchObject({ properties: { action: { enum: ["start", "stop", "status", "once", "install"] } } });
+    expect(asked?.tools.find((t) => t.name === "otto_pr_watch")?.parameters).toMatchObject({
+      properties: { action: { enum: ["start", "stop", "status", "once", "install"] } },
+    });
     expect(f.gh.calls.length).toBeGreaterThan(polls);
     expect(once).toMatch(/Cycle \S+: 3 PR\(s\) in [\d.]+ s, 0 error\(s\)\./);
     expect(once).toContain("| github-octo-app-2 | failed | 0/1 passing (1 failing) | changed |");
@@ -94,7 +104,9 @@ describe("otto_pr_watch through real OpenCode against fake GitHub and Azure DevO
     expect(once).toContain("| ado-contoso-30 | merged |");
     expect(f.gh.state.comments.map((c) => c.body)).toEqual([expect.stringContaining("✅ otto: all checks pass on")]);
     // PR 2's fix flow cannot start without models.primary and asks for a person (human_needed) first.
-    const hooks = await until("the webhook", () => f.hooks.calls.find((c) => c.path === "/hook" && (c.body as { event?: string }).event === "pr_green"));
+    const hooks = await until("the webhook", () =>
+      f.hooks.calls.find((c) => c.path === "/hook" && (c.body as { event?: string }).event === "pr_green"),
+    );
     expect(f.hooks.calls.map((c) => (c.body as { event?: string }).event)).toContain("human_needed");
     expect(hooks.body).toMatchObject({ source: "otto", event: "pr_green", url: "https://github.com/octo/app/pull/1" });
 
@@ -107,15 +119,33 @@ describe("otto_pr_watch through real OpenCode against fake GitHub and Azure DevO
 
     // Another live watcher holds the lock: refused.
     const now = new Date().toISOString();
-    const holder = { pid: process.pid, host: os.hostname(), token: "other", mode: "foreground", started: now, heartbeat: now, interval_ms: 120_000 };
+    const holder = {
+      pid: process.pid,
+      host: os.hostname(),
+      token: "other",
+      mode: "foreground",
+      started: now,
+      heartbeat: now,
+      interval_ms: 120_000,
+    };
     fs.writeFileSync(lockFile(ws), JSON.stringify(holder));
-    expect(await ottoPr(client, "watch once")).toMatch(new RegExp(`^Error: A PR watcher is already running \\(pid ${process.pid}, foreground`));
+    expect(await ottoPr(client, "watch once")).toMatch(
+      new RegExp(`^Error: A PR watcher is already running \\(pid ${process.pid}, foreground`),
+    );
     expect(await ottoPr(client, "watch status")).toContain(`PR watcher: running in pid ${process.pid}`);
     // Its process died: the stale lock is taken over.
     fs.writeFileSync(lockFile(ws), JSON.stringify({ ...holder, pid: deadPid() }));
     expect(await ottoPr(client, "watch once")).toMatch(/^Cycle /);
-    const record = JSON.parse(fs.readFileSync(lockFile(ws), "utf8")) as { mode: string; stopped?: string; last_cycle?: { results: unknown[] } };
-    expect(record).toMatchObject({ mode: "once", stopped: expect.any(String) as unknown, last_cycle: { results: expect.any(Array) as unknown } });
+    const record = JSON.parse(fs.readFileSync(lockFile(ws), "utf8")) as {
+      mode: string;
+      stopped?: string;
+      last_cycle?: { results: unknown[] };
+    };
+    expect(record).toMatchObject({
+      mode: "once",
+      stopped: expect.any(String) as unknown,
+      last_cycle: { results: expect.any(Array) as unknown },
+    });
     expect(e2e.model.unmatched()).toEqual([]);
   });
 
@@ -135,7 +165,9 @@ describe("otto_pr_watch through real OpenCode against fake GitHub and Azure DevO
     f.ado.faults({ rate: 0.3, kinds: ["500", "timeout", "rate_limit"], seed: 12 });
     const once = await ottoPr(client, "watch once");
     expect(once).toMatch(/5 PR\(s\) in [\d.]+ s, 1 error\(s\)\./);
-    expect(once).toMatch(/\| github-octo-app-3 \| watching \| 0\/1 passing \(1 pending\) \| poll failed: GitHub has no pull request octo\/app#3/);
+    expect(once).toMatch(
+      /\| github-octo-app-3 \| watching \| 0\/1 passing \(1 pending\) \| poll failed: GitHub has no pull request octo\/app#3/,
+    );
     for (const key of ["github-octo-app-1", "github-octo-app-2", "github-octo-app-4", "ado-contoso-40"]) {
       const doc = readDoc(ws, key);
       expect(doc, key).toMatch(/\nlast_checked: '/);
@@ -165,7 +197,9 @@ describe("otto_pr_watch through real OpenCode against fake GitHub and Azure DevO
     const serve = await e2e.serve(ws);
     const { client } = serve;
     await ottoPr(client, "add https://github.com/octo/app/pull/7");
-    expect(await ottoPr(client, "watch start")).toMatch(/^PR watcher running in this OpenCode process \(pid \d+\), every 1 s; first cycle now\./);
+    expect(await ottoPr(client, "watch start")).toMatch(
+      /^PR watcher running in this OpenCode process \(pid \d+\), every 1 s; first cycle now\./,
+    );
     // The first cycle runs at once, the next ones on node-cron's schedule (inside Bun).
     const checked = () => /\nlast_checked: '([^']+)'/.exec(readDoc(ws, "github-octo-app-7"))?.[1];
     const first = await until("a first cycle in the serve process", checked);
@@ -176,7 +210,11 @@ describe("otto_pr_watch through real OpenCode against fake GitHub and Azure DevO
 
     const detached = await ottoPr(client, "watch start --detach");
     const authFile = path.join(ws.dirs.dataHome, "otto", "watch-server.env");
-    expect(detached).toMatch(new RegExp(`^Started the PR watcher in the background: opencode serve \\(pid (\\d+)\\) on 127.0.0.1:${port}, its password is in ${authFile} \\(user opencode\\), polling every 1s\\.`));
+    expect(detached).toMatch(
+      new RegExp(
+        `^Started the PR watcher in the background: opencode serve \\(pid (\\d+)\\) on 127.0.0.1:${port}, its password is in ${authFile} \\(user opencode\\), polling every 1s\\.`,
+      ),
+    );
     const pid = Number(/pid (\d+)/.exec(detached)?.[1]);
     expect(fs.readFileSync(path.join(ws.dirs.dataHome, "otto", "watcher.pid"), "utf8").trim()).toBe(String(pid));
     // No password was configured: otto generated one, keeps it 0600, and the background server refuses requests without it.
@@ -184,7 +222,9 @@ describe("otto_pr_watch through real OpenCode against fake GitHub and Azure DevO
     const password = /^OPENCODE_SERVER_PASSWORD=(.+)$/m.exec(fs.readFileSync(authFile, "utf8"))?.[1] ?? "";
     expect(password).toMatch(/^[A-Za-z0-9_-]{43}$/);
     const session = (authorization?: string) =>
-      fetch(`http://127.0.0.1:${port}/session`, { headers: { "x-opencode-directory": ws.project, ...(authorization ? { authorization } : {}) } }).then(async (r) => (await r.body?.cancel(), r.status));
+      fetch(`http://127.0.0.1:${port}/session`, {
+        headers: { "x-opencode-directory": ws.project, ...(authorization ? { authorization } : {}) },
+      }).then(async (r) => (await r.body?.cancel(), r.status));
     expect(await session()).toBe(401);
     expect(await session(`Basic ${Buffer.from(`opencode:${password}`).toString("base64")}`)).toBe(200);
     // The background watcher polls on its own: it sees the PR go green and comments.

@@ -4,7 +4,22 @@ import { describe, expect, it } from "vitest";
 import { withWorkLock } from "../../src/workspace/index.ts";
 import { slashCommand, useE2E } from "../support/index.ts";
 import { useForges } from "./pr/forges.ts";
-import { BRANCH, PR_URL, KEY, BROKEN, FIXED, readDoc, field, cloneOfPr, isAnalysis, isFix, summary, analysis, fixer, fixReview } from "./pr/fix-script.ts";
+import {
+  BRANCH,
+  PR_URL,
+  KEY,
+  BROKEN,
+  FIXED,
+  readDoc,
+  field,
+  cloneOfPr,
+  isAnalysis,
+  isFix,
+  summary,
+  analysis,
+  fixer,
+  fixReview,
+} from "./pr/fix-script.ts";
 
 /*
  * One job per working tree, across processes: while this test process holds the work lock of the
@@ -12,7 +27,11 @@ import { BRANCH, PR_URL, KEY, BROKEN, FIXED, readDoc, field, cloneOfPr, isAnalys
  * `/otto-pr fix` reports the tree busy and changes nothing; once the lock is released it fixes.
  */
 
-const JOB_LOG = ["FAIL test/math.test.js", "  ● add › adds two numbers: expected 3, received -1", "##[error]Process completed with exit code 1."].join("\n");
+const JOB_LOG = [
+  "FAIL test/math.test.js",
+  "  ● add › adds two numbers: expected 3, received -1",
+  "##[error]Process completed with exit code 1.",
+].join("\n");
 
 describe("one job per working tree, across processes", () => {
   const e2e = useE2E();
@@ -25,7 +44,13 @@ describe("one job per working tree, across processes", () => {
     const ws = await e2e.workspace({ userOttoConfig: f.ottoConfig({ models: { primary: "mock/m1" } }), env: f.env, remote: true });
     // The project is the PR's clone; its pushes land in the bare repository.
     await cloneOfPr(ws);
-    e2e.model.script({ ...slashCommand("otto_pr")[0]!, times: Infinity }, { ...slashCommand("otto_pr")[1]!, times: Infinity }, fixReview("APPROVE"), analysis(ws, summary("code: add() subtracts")), fixer(ws, FIXED));
+    e2e.model.script(
+      { ...slashCommand("otto_pr")[0]!, times: Infinity },
+      { ...slashCommand("otto_pr")[1]!, times: Infinity },
+      fixReview("APPROVE"),
+      analysis(ws, summary("code: add() subtracts")),
+      fixer(ws, FIXED),
+    );
     expect((await e2e.run(ws, ["run", "--command", "otto-pr", "--", "add", PR_URL])).stdout).toContain("Tracking PR #1");
     const before = (await ws.repo.remoteLog(BRANCH))[0]?.sha;
     const lockEnv = { XDG_DATA_HOME: ws.dirs.dataHome };
@@ -80,7 +105,10 @@ describe("one job per working tree, across processes", () => {
     await ws.repo.git(["push", "-q", "-u", "origin", BRANCH]);
     await ws.repo.git(["config", `url.${ws.repo.remote}.insteadOf`, "https://github.com/octo/app"]);
     await ws.repo.git(["remote", "set-url", "origin", "https://github.com/octo/app"]);
-    e2e.model.script({ ...slashCommand("otto_pr_review")[0]!, times: Infinity }, { ...slashCommand("otto_pr_review")[1]!, times: Infinity });
+    e2e.model.script(
+      { ...slashCommand("otto_pr_review")[0]!, times: Infinity },
+      { ...slashCommand("otto_pr_review")[1]!, times: Infinity },
+    );
 
     const held = await withWorkLock(
       ws.project,

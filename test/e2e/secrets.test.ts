@@ -59,7 +59,10 @@ describe("secrets stay out of what otto posts and writes (real OpenCode)", () =>
   it("a spec stage whose model writes a configured short secret leaves it in no spec file or history record", async () => {
     const ws = await e2e.workspace({ userOttoConfig: { opencode: { password: SHORT } } });
     const leaky = `${REQUIREMENTS.trim()}\n\n## Notes\nThe staging server's password is ${SHORT}; its token is ${JWT}.\n`;
-    e2e.model.script(...slashCommand("otto_spec"), specModel((kind) => (kind === "requirements" ? doc(leaky) : undefined)));
+    e2e.model.script(
+      ...slashCommand("otto_spec"),
+      specModel((kind) => (kind === "requirements" ? doc(leaky) : undefined)),
+    );
     const run = await e2e.run(ws, ["run", "--command", "otto-spec", "--", "add", "Add rate limiting to the API"]);
     expect(run.exitCode, run.stderr).toBe(0);
     expect(run.stdout).toContain("Created spec add-rate-limiting-api");
@@ -67,7 +70,10 @@ describe("secrets stay out of what otto posts and writes (real OpenCode)", () =>
     const dir = path.join(ws.project, ".otto", "specs", "add-rate-limiting-api");
     const requirements = fs.readFileSync(path.join(dir, "requirements.md"), "utf8");
     expect(requirements).toContain("The staging server's password is [REDACTED]; its token is [REDACTED].");
-    const files = fs.readdirSync(dir, { recursive: true, encoding: "utf8" }).map((f) => path.join(dir, f)).filter((f) => fs.statSync(f).isFile());
+    const files = fs
+      .readdirSync(dir, { recursive: true, encoding: "utf8" })
+      .map((f) => path.join(dir, f))
+      .filter((f) => fs.statSync(f).isFile());
     expect(files.some((f) => f.includes(`${path.sep}history${path.sep}`))).toBe(true);
     for (const file of files) {
       const content = fs.readFileSync(file, "utf8");

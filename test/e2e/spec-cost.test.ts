@@ -17,7 +17,11 @@ const SPEC = `.otto/specs/${SLUG}`;
 const SLOW = { timeoutMs: 240_000 };
 // Headless, a flag's value is joined to it (`--budget=0.007`): OpenCode's CLI turns a bare number
 // after `--` into a number, and then fails on it (docs/cost.md).
-const REVISE = envelope({ verdict: "revise", summary: "Risks missing.", issues: [{ severity: "major", location: "Risks", problem: "No restart risk.", fix: "Add it." }] });
+const REVISE = envelope({
+  verdict: "revise",
+  summary: "Risks missing.",
+  issues: [{ severity: "major", location: "Risks", problem: "No restart risk.", fix: "Add it." }],
+});
 
 /** What the model server served to otto's child sessions: no title request, not the slash command's own turn. */
 function served(requests: readonly RecordedRequest[]): Usage {
@@ -33,7 +37,12 @@ function served(requests: readonly RecordedRequest[]): Usage {
 
 function historyFiles(project: string): string[] {
   const dir = path.join(project, SPEC, "history");
-  return fs.existsSync(dir) ? fs.readdirSync(dir).sort().map((name) => fs.readFileSync(path.join(dir, name), "utf8")) : [];
+  return fs.existsSync(dir)
+    ? fs
+        .readdirSync(dir)
+        .sort()
+        .map((name) => fs.readFileSync(path.join(dir, name), "utf8"))
+    : [];
 }
 
 describe("/otto-spec accounting and budgets through real OpenCode", () => {
@@ -79,23 +88,39 @@ describe("/otto-spec accounting and budgets through real OpenCode", () => {
     e2e.model.script(...slashCommand("otto_spec"));
     const status = await e2e.run(ws, ["run", "--command", "otto-spec", "--", "status"], SLOW);
     expect(status.exitCode, status.stderr).toBe(0);
-    const total = { ...expected, requests: expected.requests + 2, input: expected.input + 5000, output: expected.output + 1000, usd: expected.usd + 0.5 };
+    const total = {
+      ...expected,
+      requests: expected.requests + 2,
+      input: expected.input + 5000,
+      output: expected.output + 1000,
+      usd: expected.usd + 0.5,
+    };
     expect(status.stdout).toContain(`## Spec ${SLUG}: ${formatUsage(total)} spent`);
-    expect(status.stdout).toMatch(new RegExp(`\\| requirements \\| written \\| 1 \\| [^|]+ wrote requirements\\.md[^|]* \\| ${formatUsage(expected).replace(" tokens, ", " \\| ").replace("$", "\\$")} \\|`));
+    expect(status.stdout).toMatch(
+      new RegExp(
+        `\\| requirements \\| written \\| 1 \\| [^|]+ wrote requirements\\.md[^|]* \\| ${formatUsage(expected).replace(" tokens, ", " \\| ").replace("$", "\\$")} \\|`,
+      ),
+    );
     expect(status.stdout).toContain("| 2026-11-26 10:00:00 | execute rate-limiting | 6.00k | $0.50 |");
     expect(status.stdout).toContain("| research | not written | 0 | - | - | - |");
     expect(e2e.model.unmatched()).toEqual([]);
   }, 480_000);
 
   it("a stage stopped by --budget: spent and limit, what is undone, no artifact touched, one notification; the refine never asked", async () => {
-    const ws = await e2e.workspace({ ottoConfig: MODELS, config: PRICED, files: { [`${SPEC}/requirements.md`]: REQUIREMENTS, [`${SPEC}/research.md`]: RESEARCH_DRAFT } });
+    const ws = await e2e.workspace({
+      ottoConfig: MODELS,
+      config: PRICED,
+      files: { [`${SPEC}/requirements.md`]: REQUIREMENTS, [`${SPEC}/research.md`]: RESEARCH_DRAFT },
+    });
     const notified = path.join(ws.root, "notified.txt");
     ws.writeOttoConfig({ notify: { command: `printf '%s|%s\\n' "$OTTO_EVENT" "$OTTO_MESSAGE" >> '${notified}'` } }, "user");
     // Each call: 1000 prompt and 200 completion tokens; m1 costs $0.006 a call, m2 $0.002.
     e2e.model.usage = () => ({ prompt_tokens: 1000, completion_tokens: 200, total_tokens: 1200 });
     e2e.model.script(
       ...slashCommand("otto_spec"),
-      specModel((kind) => (kind === "research" ? doc(RESEARCH_FINAL) : kind === "review" ? REVISE : kind === "refine" ? doc(RESEARCH_FINAL) : undefined)),
+      specModel((kind) =>
+        kind === "research" ? doc(RESEARCH_FINAL) : kind === "review" ? REVISE : kind === "refine" ? doc(RESEARCH_FINAL) : undefined,
+      ),
     );
     {
       const run = await e2e.run(ws, ["run", "--command", "otto-spec", "--", "research", "--budget=0.007"], SLOW);
@@ -107,7 +132,9 @@ describe("/otto-spec accounting and budgets through real OpenCode", () => {
       expect(run.stdout).toContain(`Budget reached: spent ${formatUsd(spent.usd)} of $0.0070 (stage research).`);
       expect(run.stdout).toContain("Not done: research.md was not refined: every spec file is as it was before the stage");
       expect(run.stdout).toMatch(/\| 2 \| review \| mock\/m2 \| stopped by the budget \|/);
-      expect(run.stdout).toContain(`Next step: Raise the budget and run the stage again: /otto-spec research --spec ${SLUG} --budget <usd>`);
+      expect(run.stdout).toContain(
+        `Next step: Raise the budget and run the stage again: /otto-spec research --spec ${SLUG} --budget <usd>`,
+      );
       // Nothing half-written: research.md as it was, no questions.md, only the history record added.
       expect(ws.readFile(`${SPEC}/research.md`)).toBe(RESEARCH_DRAFT);
       expect(fs.existsSync(path.join(ws.project, SPEC, "questions.md"))).toBe(false);
@@ -128,7 +155,9 @@ describe("/otto-spec accounting and budgets through real OpenCode", () => {
     // The run reads a file (1.2k tokens: over the budget), and its next request hangs until the stop aborts it.
     e2e.model.script(
       ...slashCommand("otto_spec"),
-      specModel((kind) => (kind === "spec-run" ? toolCall("read", { filePath: path.join(ws.project, SPEC, "requirements.md") }) : undefined)),
+      specModel((kind) =>
+        kind === "spec-run" ? toolCall("read", { filePath: path.join(ws.project, SPEC, "requirements.md") }) : undefined,
+      ),
       { label: "after the read", match: (req) => req.lastRole === "tool", reply: hang() },
     );
     const run = await e2e.run(ws, ["run", "--command", "otto-spec", "--", "run", "--max-tokens=1000", "What are the risks?"], SLOW);

@@ -10,7 +10,10 @@ describe("/otto-spec headless (opencode run --command)", () => {
 
   it("add works headless; unset model roles fall back to the session's model, and the output says so", async () => {
     const ws = await e2e.workspace();
-    e2e.model.script(...slashCommand("otto_spec"), specModel((kind) => (kind === "requirements" ? doc(REQUIREMENTS) : undefined)));
+    e2e.model.script(
+      ...slashCommand("otto_spec"),
+      specModel((kind) => (kind === "requirements" ? doc(REQUIREMENTS) : undefined)),
+    );
     const run = await e2e.run(ws, ["run", "--command", "otto-spec", "--", "add", "Add rate limiting to the API"]);
     expect(run.exitCode, run.stderr).toBe(0);
     expect(run.stdout).toContain("Created spec add-rate-limiting-api");
@@ -47,6 +50,8 @@ describe("/otto-spec headless (opencode run --command)", () => {
     expect(requestsOf(e2e.model.turns(), "review")).toEqual([]);
     const history = fs.readdirSync(path.join(ws.project, ".otto/specs/rate-limiting/history"));
     expect(history).toHaveLength(1);
-    expect(fs.readFileSync(path.join(ws.project, ".otto/specs/rate-limiting/history", history[0] ?? ""), "utf8")).toContain("## Dialog: generate (mock/m1");
+    expect(fs.readFileSync(path.join(ws.project, ".otto/specs/rate-limiting/history", history[0] ?? ""), "utf8")).toContain(
+      "## Dialog: generate (mock/m1",
+    );
   });
 });

@@ -25,7 +25,10 @@ const SPEC = `.otto/specs/${SLUG}`;
 /** Titles the otto_spec tool showed while running (its progress lines). */
 function toolTitles(events: readonly Event[]): string[] {
   return events.flatMap((e) =>
-    e.type === "message.part.updated" && e.properties.part.type === "tool" && e.properties.part.tool === "otto_spec" && "title" in e.properties.part.state
+    e.type === "message.part.updated" &&
+    e.properties.part.type === "tool" &&
+    e.properties.part.tool === "otto_spec" &&
+    "title" in e.properties.part.state
       ? [e.properties.part.state.title ?? ""]
       : [],
   );
@@ -37,7 +40,11 @@ describe("/otto-spec through real OpenCode (serve + SDK)", () => {
   it("takes a prompt to a reviewed, validated tasks.md; gates, inference, refinement, merge, questions, run", async () => {
     const ws = await e2e.workspace({
       files: {
-        "package.json": JSON.stringify({ name: "api", dependencies: { express: "4.19.2" }, devDependencies: { vitest: "4.1.12" } }, null, 2),
+        "package.json": JSON.stringify(
+          { name: "api", dependencies: { express: "4.19.2" }, devDependencies: { vitest: "4.1.12" } },
+          null,
+          2,
+        ),
         "src/server.js": "import express from 'express';\nconst app = express();\napp.listen(3000);\n",
       },
       ottoConfig: { models: { primary: "mock/m1", secondary: "mock/m2" } },
@@ -81,13 +88,19 @@ describe("/otto-spec through real OpenCode (serve + SDK)", () => {
 
     // --- Gate: design needs research.md, and says which command writes it (one spec: inferred).
     const gate = await otto(client, "design");
-    expect(gate.output).toBe(`Error: Cannot run design — research.md has not been written yet.\nNext step: /otto-spec research --spec ${SLUG}`);
+    expect(gate.output).toBe(
+      `Error: Cannot run design — research.md has not been written yet.\nNext step: /otto-spec research --spec ${SLUG}`,
+    );
 
     // --- research by unique prefix; the secondary asks for a revision, the primary refines.
     answers.research = () => doc(RESEARCH_DRAFT);
     answers.review = (req) =>
       subjectOf(req) === "research.md"
-        ? envelope({ verdict: "revise", summary: "Risks missing.", issues: [{ severity: "major", location: "Risks", problem: "No restart risk.", fix: "Add it." }] })
+        ? envelope({
+            verdict: "revise",
+            summary: "Risks missing.",
+            issues: [{ severity: "major", location: "Risks", problem: "No restart risk.", fix: "Add it." }],
+          })
         : undefined;
     answers.refine = () => doc(RESEARCH_FINAL);
     mark = since();
@@ -158,8 +171,10 @@ describe("/otto-spec through real OpenCode (serve + SDK)", () => {
     // --- questions: Q1 answered from evidence and accepted; Q2 declined; Q3 disagreed.
     answers["question-resolve"] = (req) => {
       const q = subjectOf(req);
-      if (q.startsWith("What is the default limit")) return envelope({ answerable: true, answer: "100 requests per minute.", confidence: "high", evidence: ["config/limits.json:2"] });
-      if (q.startsWith("Which customer plans")) return envelope({ answerable: false, answer: "A pricing decision.", confidence: "low", evidence: [] });
+      if (q.startsWith("What is the default limit"))
+        return envelope({ answerable: true, answer: "100 requests per minute.", confidence: "high", evidence: ["config/limits.json:2"] });
+      if (q.startsWith("Which customer plans"))
+        return envelope({ answerable: false, answer: "A pricing decision.", confidence: "low", evidence: [] });
       return envelope({ answerable: true, answer: "X-Api-Key", confidence: "medium", evidence: ["src/server.js:1"] });
     };
     answers["question-validate"] = (req) =>
@@ -171,7 +186,9 @@ describe("/otto-spec through real OpenCode (serve + SDK)", () => {
     expect(questions.output).toContain("1 auto-answered, 2 left for you");
     expect(questions.output).toContain(`Answer with: \`/otto-spec questions answer Q2 "<your answer>" --spec ${SLUG}\``);
     expect(questions.output).toContain("**Q3** Header: needs you: the secondary model did not accept the proposed answer");
-    expect(spec("questions.md")).toContain("- **status**: auto-answered\n- **question**: What is the default limit per API key?\n- **answer**: 100 requests per minute.");
+    expect(spec("questions.md")).toContain(
+      "- **status**: auto-answered\n- **question**: What is the default limit per API key?\n- **answer**: 100 requests per minute.",
+    );
     expect(spec("questions.md")).toContain("- **validated_by**: secondary");
     expect(requestsOf(turnsFrom(mark), "question-validate").map((r) => r.model)).toEqual(["m2", "m2"]);
 
@@ -206,8 +223,24 @@ describe("/otto-spec through real OpenCode (serve + SDK)", () => {
 
     // Every model call was an otto prompt or the slash command; every stage left a history record.
     expect(model.unmatched()).toEqual([]);
-    const kinds = new Set(model.turns().map((r) => kindOf(r)).filter(Boolean));
-    expect([...kinds].sort()).toEqual(["design", "document-retry", "question-resolve", "question-validate", "refine", "requirements", "research", "review", "spec-run", "tasks"]);
+    const kinds = new Set(
+      model
+        .turns()
+        .map((r) => kindOf(r))
+        .filter(Boolean),
+    );
+    expect([...kinds].sort()).toEqual([
+      "design",
+      "document-retry",
+      "question-resolve",
+      "question-validate",
+      "refine",
+      "requirements",
+      "research",
+      "review",
+      "spec-run",
+      "tasks",
+    ]);
     for (const r of model.turns().filter((t) => kindOf(t) && kindOf(t) !== "spec-run")) expect(r.system).toContain(REVIEWER);
     const history = fs.readdirSync(path.join(ws.project, SPEC, "history"));
     expect(history.map((f) => f.replace(/^[\dTZ-]+?-(?=[a-z])/, "")).sort()).toEqual(

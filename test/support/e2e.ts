@@ -45,7 +45,10 @@ export function useE2E(options: ModelServerOptions = {}): E2E {
     if (model && workspaces.length > 0) {
       dump = [
         describeModel(model),
-        ...runs.map(({ args, result }) => `opencode ${args.join(" ")} → exit ${String(result.exitCode)}${result.timedOut ? " (timed out)" : ""}\n${tail(result.stderr, 20)}`),
+        ...runs.map(
+          ({ args, result }) =>
+            `opencode ${args.join(" ")} → exit ${String(result.exitCode)}${result.timedOut ? " (timed out)" : ""}\n${tail(result.stderr, 20)}`,
+        ),
         ...serves.map((s) => `opencode serve ${s.url} output:\n${tail(s.output(), 20)}`),
         ...workspaces.map((w) => `OpenCode log of ${w.root}:\n${tail(w.logs(), 60)}`),
       ].join("\n\n");

@@ -134,10 +134,21 @@ export async function startFakeHttp(options: FakeHttpOptions): Promise<FakeHttp>
   const server = http.createServer((req, res) => {
     void (async () => {
       const url = new URL(req.url ?? "/", "http://fake");
-      const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k.toLowerCase(), Array.isArray(v) ? v.join(", ") : (v ?? "")]));
+      const headers = Object.fromEntries(
+        Object.entries(req.headers).map(([k, v]) => [k.toLowerCase(), Array.isArray(v) ? v.join(", ") : (v ?? "")]),
+      );
       const body = await readBody(req);
       const method = req.method ?? "GET";
-      const call: RecordedCall = { seq: calls.length + 1, method, path: url.pathname, query: Object.fromEntries(url.searchParams), headers, body, status: 0, responseHeaders: {} };
+      const call: RecordedCall = {
+        seq: calls.length + 1,
+        method,
+        path: url.pathname,
+        query: Object.fromEntries(url.searchParams),
+        headers,
+        body,
+        status: 0,
+        responseHeaders: {},
+      };
       if (options.authenticated) call.authenticated = options.authenticated(headers);
       calls.push(call);
       const fault = pickFault(method, url.pathname, `${method} ${url.pathname}${url.search}`);

@@ -6,7 +6,14 @@ export * from "./git.ts";
 export { REPO_ROOT, OPENCODE_BIN, opencodeVersion, ensureConfigTemplate, isolatedEnv, type IsolatedDirs } from "./opencode-env.ts";
 export { survivors, liveHandles, type ProcessHandle } from "./processes.ts";
 export { useE2E, type E2E } from "./e2e.ts";
-export { startFakeGithub, FAKE_GITHUB_TOKEN, GithubState, type FakeGithub, type FakeGithubOptions, type FakePr } from "./fake-github/index.ts";
+export {
+  startFakeGithub,
+  FAKE_GITHUB_TOKEN,
+  GithubState,
+  type FakeGithub,
+  type FakeGithubOptions,
+  type FakePr,
+} from "./fake-github/index.ts";
 export { startFakeAdo, FAKE_ADO_PAT, AdoState, type FakeAdo, type FakeAdoOptions, type FakeAdoPr } from "./fake-ado/index.ts";
 export { startFakeHttp, type FakeHttp, type FaultPlan, type FaultKind, type RecordedCall } from "./fake-http.ts";
 export * from "./figures.ts";

@@ -73,7 +73,12 @@ function chunk(model: string, delta: Record<string, unknown>, finishReason: stri
 /** The SSE body for a text or tool-call step; ends with the usage chunk and `[DONE]`. */
 const DEFAULT_USAGE: ServedUsage = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 };
 
-export function streamBody(step: Extract<Step, { kind: "text" | "tools" }>, model: string, seq: number, usage: ServedUsage = DEFAULT_USAGE): string[] {
+export function streamBody(
+  step: Extract<Step, { kind: "text" | "tools" }>,
+  model: string,
+  seq: number,
+  usage: ServedUsage = DEFAULT_USAGE,
+): string[] {
   const out: string[] = [];
   if (step.kind === "text") {
     out.push(chunk(model, { role: "assistant", content: step.content }, null));
@@ -164,7 +169,13 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
     return { reply: slot.entry.reply, label: slot.entry.label ?? "scripted" };
   }
 
-  function answer(res: http.ServerResponse, req: RecordedRequest, step: Step, model: string, handle: { res: http.ServerResponse; timer?: NodeJS.Timeout }): void {
+  function answer(
+    res: http.ServerResponse,
+    req: RecordedRequest,
+    step: Step,
+    model: string,
+    handle: { res: http.ServerResponse; timer?: NodeJS.Timeout },
+  ): void {
     const finish = (): void => {
       req.endedAt = Date.now();
       open.delete(handle);

@@ -51,27 +51,34 @@ export function validate(doc: OpenApiDocument, raw: Schema, value: unknown, at =
     return schema.type || schema.properties || branches || schema.allOf ? [`${at}: null is not allowed`] : [];
   }
   const errors: string[] = [];
-  if (schema.allOf) for (const part of schema.allOf) errors.push(...validate(doc, { ...resolve(doc, part), additionalProperties: true }, value, at));
+  if (schema.allOf)
+    for (const part of schema.allOf) errors.push(...validate(doc, { ...resolve(doc, part), additionalProperties: true }, value, at));
   for (const branches of [schema.anyOf, schema.oneOf]) {
     if (!branches) continue;
     const results = branches.map((b) => validate(doc, b, value, at));
-    if (!results.some((r) => r.length === 0)) errors.push(`${at}: matches none of ${branches.length} alternatives (${results.map((r) => r[0]).join(" | ")})`);
+    if (!results.some((r) => r.length === 0))
+      errors.push(`${at}: matches none of ${branches.length} alternatives (${results.map((r) => r[0]).join(" | ")})`);
   }
-  if (schema.enum && !schema.enum.includes(value)) errors.push(`${at}: ${JSON.stringify(value)} not in enum ${JSON.stringify(schema.enum)}`);
+  if (schema.enum && !schema.enum.includes(value))
+    errors.push(`${at}: ${JSON.stringify(value)} not in enum ${JSON.stringify(schema.enum)}`);
   const actual = typeOf(value);
-  if (schema.type && schema.type !== actual && !(schema.type === "number" && actual === "integer")) return [...errors, `${at}: expected ${schema.type}, found ${actual}`];
+  if (schema.type && schema.type !== actual && !(schema.type === "number" && actual === "integer"))
+    return [...errors, `${at}: expected ${schema.type}, found ${actual}`];
   if (actual === "object" && (schema.properties || schema.type === "object")) {
     const object = value as Record<string, unknown>;
     for (const key of schema.required ?? []) if (!(key in object)) errors.push(`${at}.${key}: required but missing`);
     for (const [key, item] of Object.entries(object)) {
       const property = schema.properties?.[key];
       if (property) errors.push(...validate(doc, property, item, `${at}.${key}`));
-      else if (typeof schema.additionalProperties === "object") errors.push(...validate(doc, schema.additionalProperties, item, `${at}.${key}`));
-      else if (schema.additionalProperties === undefined && schema.properties && !schema.allOf) errors.push(`${at}.${key}: not in the description`);
+      else if (typeof schema.additionalProperties === "object")
+        errors.push(...validate(doc, schema.additionalProperties, item, `${at}.${key}`));
+      else if (schema.additionalProperties === undefined && schema.properties && !schema.allOf)
+        errors.push(`${at}.${key}: not in the description`);
       else if (schema.additionalProperties === false) errors.push(`${at}.${key}: not allowed`);
     }
   }
-  if (actual === "array" && schema.items) (value as unknown[]).forEach((item, i) => errors.push(...validate(doc, schema.items as Schema, item, `${at}[${i}]`)));
+  if (actual === "array" && schema.items)
+    (value as unknown[]).forEach((item, i) => errors.push(...validate(doc, schema.items as Schema, item, `${at}[${i}]`)));
   return errors;
 }
 

@@ -86,7 +86,9 @@ export function templateDir(): string {
 }
 
 function templateReady(dir: string): boolean {
-  return fs.existsSync(path.join(dir, "node_modules", "@opencode-ai", "plugin", "package.json")) && fs.existsSync(path.join(dir, "package.json"));
+  return (
+    fs.existsSync(path.join(dir, "node_modules", "@opencode-ai", "plugin", "package.json")) && fs.existsSync(path.join(dir, "package.json"))
+  );
 }
 
 /** The environment for the one-off install: isolated dirs, but the parent's proxy and npm settings. */

@@ -61,7 +61,10 @@ export async function postTrial(options: PostTrialOptions): Promise<PostTrialRes
           value: {
             pr: {
               request_timeout: `${timeoutMs}ms`,
-              providers: { github: { api_url: gh.apiUrl, token: FAKE_GITHUB_TOKEN }, ado: { base_url: ado.baseUrl, pat: FAKE_ADO_PAT, organization: "contoso", project: "payments" } },
+              providers: {
+                github: { api_url: gh.apiUrl, token: FAKE_GITHUB_TOKEN },
+                ado: { base_url: ado.baseUrl, pat: FAKE_ADO_PAT, organization: "contoso", project: "payments" },
+              },
             },
           },
         },
@@ -76,7 +79,12 @@ export async function postTrial(options: PostTrialOptions): Promise<PostTrialRes
       sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
       retryBaseMs: 5,
       log: () => undefined,
-      githubWriteLimiter: { key: () => ({ schedule: async (_o: unknown, task: (...a: never[]) => unknown, ...args: unknown[]) => (task as (...a: unknown[]) => unknown)(...args) }) },
+      githubWriteLimiter: {
+        key: () => ({
+          schedule: async (_o: unknown, task: (...a: never[]) => unknown, ...args: unknown[]) =>
+            (task as (...a: unknown[]) => unknown)(...args),
+        }),
+      },
     };
     let backend: PrBackend;
     let texts: () => string[];
@@ -94,16 +102,29 @@ export async function postTrial(options: PostTrialOptions): Promise<PostTrialRes
     }
     const calls = options.forge === "github" ? gh.calls : ado.calls;
     const from = calls.length;
-    (options.forge === "github" ? gh : ado).faults({ rate: options.rate, kinds: options.kinds, seed: options.seed ?? 7, match: (c) => c.method === "POST" });
+    (options.forge === "github" ? gh : ado).faults({
+      rate: options.rate,
+      kinds: options.kinds,
+      seed: options.seed ?? 7,
+      match: (c) => c.method === "POST",
+    });
     const started = performance.now();
     const outcomes: boolean[] = [];
     const url =
       options.forge === "github"
         ? `${gh.apiUrl}/repos/octo/app/issues/1/comments`
         : `${ado.baseUrl}/contoso/payments/_apis/git/repositories/${pr.meta.repositoryId ?? ""}/pullRequests/1/threads?api-version=7.1`;
-    const headers = { "content-type": "application/json", authorization: options.forge === "github" ? `token ${FAKE_GITHUB_TOKEN}` : `Basic ${Buffer.from(`:${FAKE_ADO_PAT}`).toString("base64")}` };
+    const headers = {
+      "content-type": "application/json",
+      authorization:
+        options.forge === "github" ? `token ${FAKE_GITHUB_TOKEN}` : `Basic ${Buffer.from(`:${FAKE_ADO_PAT}`).toString("base64")}`,
+    };
     const blind = async (text: string): Promise<void> => {
-      const body = JSON.stringify(options.forge === "github" ? { body: `${text}\n` } : { comments: [{ parentCommentId: 0, content: `${text}\n`, commentType: "text" }], status: "closed" });
+      const body = JSON.stringify(
+        options.forge === "github"
+          ? { body: `${text}\n` }
+          : { comments: [{ parentCommentId: 0, content: `${text}\n`, commentType: "text" }], status: "closed" },
+      );
       for (let attempt = 0; ; attempt++) {
         const ok = await fetch(url, { method: "POST", headers, body, signal: AbortSignal.timeout(timeoutMs) }).then(
           (r) => r.status < 500,

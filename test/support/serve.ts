@@ -160,4 +160,3 @@ export async function startServe(ws: Workspace, options: ServeOptions = {}): Pro
     throw error;
   }
 }
-

@@ -5,7 +5,12 @@ import net from "node:net";
  * `timed out waiting for <what>` after `timeoutMs`. For outcomes another process produces (a
  * watcher's post, a daemon's push): bounded, never an assertion on time.
  */
-export async function until<T>(what: string, probe: () => T | undefined | null | false | Promise<T | undefined | null | false>, timeoutMs = 60_000, intervalMs = 150): Promise<T> {
+export async function until<T>(
+  what: string,
+  probe: () => T | undefined | null | false | Promise<T | undefined | null | false>,
+  timeoutMs = 60_000,
+  intervalMs = 150,
+): Promise<T> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();

@@ -29,7 +29,9 @@ export function decideRound(f: RoundFacts): Decision {
     const why = [
       f.stuck > 0 ? `${f.stuck} stuck finding(s) need a person (the fix agent reported them fixed, the reviewers still see them)` : "",
       blockingThreads > 0 ? `${blockingThreads} unresolved review comment(s) need a reply or resolution` : "",
-      f.reviewState.hasChangesRequested ? `changes requested by ${f.reviewState.changesRequestedBy.map((b) => `@${b.login}`).join(", ")} stand until withdrawn (a new review, a dismissal or a changed vote)` : "",
+      f.reviewState.hasChangesRequested
+        ? `changes requested by ${f.reviewState.changesRequestedBy.map((b) => `@${b.login}`).join(", ")} stand until withdrawn (a new review, a dismissal or a changed vote)`
+        : "",
     ].filter(Boolean);
     const reason = `manual intervention required: ${why.join("; ") || "nothing otto can fix"}.`;
     return { action: "stop", next: reason, reason };

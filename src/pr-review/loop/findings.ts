@@ -18,7 +18,10 @@ export function categoryCode(category: string): string {
   const key = category.trim().toLowerCase();
   const known = CATEGORY_CODES[key];
   if (known) return known;
-  const letters = key.replace(/[^a-z]/g, "").slice(0, 4).toUpperCase();
+  const letters = key
+    .replace(/[^a-z]/g, "")
+    .slice(0, 4)
+    .toUpperCase();
   return letters || "OTHER";
 }
 

@@ -62,6 +62,9 @@ export function accountFor(issues: readonly Finding[], reply: FixReply): FixAcco
 
 /** After the one retry: what is still unaccounted for counts as rejected. */
 export function closeAccount(account: FixAccount): FixAccount {
-  const rejected = [...account.rejected, ...account.missing.map((findingId) => ({ findingId, reason: "not addressed by the fix session" }))];
+  const rejected = [
+    ...account.rejected,
+    ...account.missing.map((findingId) => ({ findingId, reason: "not addressed by the fix session" })),
+  ];
   return { ...account, rejected, missing: [] };
 }

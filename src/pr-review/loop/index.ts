@@ -55,7 +55,10 @@ export async function runReviewLoop(input: ReviewLoopInput): Promise<string> {
   const key = documentKey(setup.pr);
   const fix = `Run /pr-review ${setup.pr.url} --loop again, with a higher --budget or --max-tokens: what was pushed stays, and the next run reviews the branch as it is then.`;
   const budget = runBudget(input.budget ?? {}, { usd: config.limits.run_usd, tokens: config.limits.run_tokens }, fix);
-  const account = new Account(`pr-review loop ${key}`, { labels: { repo: (await findRepoRoot(input.directory)) ?? input.directory, pr: `${setup.pr.repo}#${setup.pr.number}`, review: key }, ...(budget ? { budget } : {}) });
+  const account = new Account(`pr-review loop ${key}`, {
+    labels: { repo: (await findRepoRoot(input.directory)) ?? input.directory, pr: `${setup.pr.repo}#${setup.pr.number}`, review: key },
+    ...(budget ? { budget } : {}),
+  });
   const ctx: RunContext = {
     runtime: input.runtime,
     setup,
@@ -67,7 +70,17 @@ export async function runReviewLoop(input: ReviewLoopInput): Promise<string> {
   // The fix and comment flows (the watcher, another OpenCode) edit and push in this tree too: one job at a time.
   let held;
   try {
-    held = await withWorkLock(setup.checkoutDir, `the review loop of PR #${setup.pr.number} (/pr-review --loop)`, async () => withAccount(account, async () => runRounds({ ...ctx, gitControl: await snapshotGitControl(setup.dir, { env: input.runtime.env }) }, (message) => input.progress(message))), { env: input.runtime.env });
+    held = await withWorkLock(
+      setup.checkoutDir,
+      `the review loop of PR #${setup.pr.number} (/pr-review --loop)`,
+      async () =>
+        withAccount(account, async () =>
+          runRounds({ ...ctx, gitControl: await snapshotGitControl(setup.dir, { env: input.runtime.env }) }, (message) =>
+            input.progress(message),
+          ),
+        ),
+      { env: input.runtime.env },
+    );
   } finally {
     const problem = await setup.release();
     if (problem) input.runtime.log.log("warn", problem);
@@ -77,7 +90,17 @@ export async function runReviewLoop(input: ReviewLoopInput): Promise<string> {
   await input.runtime.sessions.meter?.flush();
   const links = await findLinks(setup, result.rounds);
   const budgetStop = result.budgetStop ? { ...result.budgetStop, fix } : undefined;
-  const summary = redact(renderSummary({ pr: setup.pr, ...result, ...(budgetStop ? { budgetStop } : {}), notes: setup.notes, links, spend: { usage: account.usage, line: account.spentLine() } }), setup.secrets);
+  const summary = redact(
+    renderSummary({
+      pr: setup.pr,
+      ...result,
+      ...(budgetStop ? { budgetStop } : {}),
+      notes: setup.notes,
+      links,
+      spend: { usage: account.usage, line: account.spentLine() },
+    }),
+    setup.secrets,
+  );
   if (budgetStop) {
     // One notification per stop, once the loop has ended (the account's onStop fires mid-call).
     await sendNotification(input.runtime, input.directory, {

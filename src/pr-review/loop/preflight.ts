@@ -69,7 +69,8 @@ function reviewerModels(config: Config): ModelRef[] {
 async function pushState(dir: string, remote: string, branch: string, env: Env): Promise<{ canPush: boolean; blocker?: string }> {
   const git = (args: string[]) => runGit(args, { cwd: dir, env });
   const fetch = await git(["fetch", "-q", remote, `+refs/heads/${branch}:refs/remotes/${remote}/${branch}`]);
-  if (fetch.exitCode !== 0) return { canPush: false, blocker: `git fetch ${remote} ${branch} failed: ${fetch.stderr.trim().split("\n")[0] ?? ""}` };
+  if (fetch.exitCode !== 0)
+    return { canPush: false, blocker: `git fetch ${remote} ${branch} failed: ${fetch.stderr.trim().split("\n")[0] ?? ""}` };
   const behind = await git(["rev-list", "--count", `HEAD..refs/remotes/${remote}/${branch}`]);
   if (behind.exitCode === 0 && Number(behind.stdout.trim()) > 0) {
     throw new OttoError(
@@ -80,7 +81,8 @@ async function pushState(dir: string, remote: string, branch: string, env: Env):
   }
   await refuseUnpushed({ dir, remote, branch, env });
   const dry = await git(["push", "--dry-run", "--porcelain", remote, `HEAD:refs/heads/${branch}`]);
-  if (dry.exitCode !== 0) return { canPush: false, blocker: `git push --dry-run was refused: ${(dry.stderr || dry.stdout).trim().split("\n")[0] ?? ""}` };
+  if (dry.exitCode !== 0)
+    return { canPush: false, blocker: `git push --dry-run was refused: ${(dry.stderr || dry.stdout).trim().split("\n")[0] ?? ""}` };
   return { canPush: true };
 }
 
@@ -89,7 +91,16 @@ async function targetOf(dir: string, remote: string, target: string, env: Env): 
   const fetched = await runGit(["fetch", "-q", remote, `+refs/heads/${target}:refs/remotes/${remote}/${target}`], { cwd: dir, env });
   const ref = fetched.exitCode === 0 ? `${remote}/${target}` : target;
   const diff = await runGit(["diff", "--name-only", `${ref}...HEAD`], { cwd: dir, env });
-  return { ref, files: diff.exitCode === 0 ? diff.stdout.split("\n").map((l) => l.trim()).filter(Boolean) : [] };
+  return {
+    ref,
+    files:
+      diff.exitCode === 0
+        ? diff.stdout
+            .split("\n")
+            .map((l) => l.trim())
+            .filter(Boolean)
+        : [],
+  };
 }
 
 /**
@@ -102,8 +113,16 @@ export async function preflight(input: PreflightInput): Promise<LoopSetup> {
   const config = ctx.loaded.config;
   const reviewers = reviewerModels(config);
   const notes: string[] = [];
-  const roleDeps = { client: runtime.client, sessionID: input.sessionID ?? "", directory: input.directory, once: runtime.once, log: runtime.log };
-  const fixRole = config.models.fix ? { model: parseModel(config.models.fix) } : await resolveRoleModel("primary", config.models.primary, roleDeps);
+  const roleDeps = {
+    client: runtime.client,
+    sessionID: input.sessionID ?? "",
+    directory: input.directory,
+    once: runtime.once,
+    log: runtime.log,
+  };
+  const fixRole = config.models.fix
+    ? { model: parseModel(config.models.fix) }
+    : await resolveRoleModel("primary", config.models.primary, roleDeps);
   if ("note" in fixRole && fixRole.note) notes.push(fixRole.note);
   const analyzer = config.models.secondary ? parseModel(config.models.secondary) : (reviewers[0] as ModelRef);
 
@@ -116,7 +135,11 @@ export async function preflight(input: PreflightInput): Promise<LoopSetup> {
   });
   const pr = await backend.getPr(locator);
   if (pr.state !== "open") {
-    throw new OttoError("loop_pr_not_open", `PR #${pr.number} (${pr.repo}) is ${pr.state}: there is nothing to review and fix.`, "Pass an open PR.");
+    throw new OttoError(
+      "loop_pr_not_open",
+      `PR #${pr.number} (${pr.repo}) is ${pr.state}: there is nothing to review and fix.`,
+      "Pass an open PR.",
+    );
   }
 
   const env = runtime.env;
@@ -135,23 +158,68 @@ export async function preflight(input: PreflightInput): Promise<LoopSetup> {
   // A dirty checkout is the user's work: the loop runs in a temporary worktree instead (hands-off: not at all).
   // An untrusted PR's tree loses its OpenCode configuration before any session: never in the user's checkout.
   const untrusted = untrustedTreeReason(pr);
-  const tree = untrusted ? await untrustedTree(pr, work, env, untrusted) : await openPrTree({ dir: work.dir, remote: work.remote, strategy: work.strategy, branch: pr.sourceBranch, env, label: `otto-loop-${pr.number}` });
+  const tree = untrusted
+    ? await untrustedTree(pr, work, env, untrusted)
+    : await openPrTree({
+        dir: work.dir,
+        remote: work.remote,
+        strategy: work.strategy,
+        branch: pr.sourceBranch,
+        env,
+        label: `otto-loop-${pr.number}`,
+      });
   if (tree.kind === "deferred") {
     throw new OttoError(
       "loop_dirty",
-      `${work.dir} (hands-off) has uncommitted changes; otto does not touch that checkout, not even with a worktree of its own:\n${tree.changes.slice(0, 10).map((c) => `  ${c}`).join("\n")}`,
+      `${work.dir} (hands-off) has uncommitted changes; otto does not touch that checkout, not even with a worktree of its own:\n${tree.changes
+        .slice(0, 10)
+        .map((c) => `  ${c}`)
+        .join("\n")}`,
       `Commit or stash them (git -C ${work.dir} stash -u), then run the command again.`,
     );
   }
   if (tree.temporary) notes.push(`working ${tree.how}`);
   try {
     if (untrusted) {
-      const stripped = await stripOpenCodeConfig({ pr, dir: tree.dir, temporary: tree.temporary, target: await fetchTarget(tree.dir, work.remote, pr.targetBranch, env), env });
+      const stripped = await stripOpenCodeConfig({
+        pr,
+        dir: tree.dir,
+        temporary: tree.temporary,
+        target: await fetchTarget(tree.dir, work.remote, pr.targetBranch, env),
+        env,
+      });
       notes.push(...strippedLines(stripped));
       // The removal is not the PR's change: the loop's baseline (finishPreflight) is taken after it.
-      return await finishPreflight({ config, backend, pr, reviewers, analyzer, fixModel: fixRole.model, secrets: ctx.loaded.secrets, notes, env, remote: work.remote, checkoutDir: work.dir, tree, ...(stripped ? { stripped } : {}) });
+      return await finishPreflight({
+        config,
+        backend,
+        pr,
+        reviewers,
+        analyzer,
+        fixModel: fixRole.model,
+        secrets: ctx.loaded.secrets,
+        notes,
+        env,
+        remote: work.remote,
+        checkoutDir: work.dir,
+        tree,
+        ...(stripped ? { stripped } : {}),
+      });
     }
-    return await finishPreflight({ config, backend, pr, reviewers, analyzer, fixModel: fixRole.model, secrets: ctx.loaded.secrets, notes, env, remote: work.remote, checkoutDir: work.dir, tree });
+    return await finishPreflight({
+      config,
+      backend,
+      pr,
+      reviewers,
+      analyzer,
+      fixModel: fixRole.model,
+      secrets: ctx.loaded.secrets,
+      notes,
+      env,
+      remote: work.remote,
+      checkoutDir: work.dir,
+      tree,
+    });
   } catch (error) {
     await tree.release();
     throw error;
@@ -177,9 +245,10 @@ async function finishPreflight(input: {
   const work = { dir: tree.dir, remote: input.remote };
   // A fork's branch is not on the remote that matched the PR's repository; otherwise a dry-run
   // push decides (credentials, branch protection), also when the provider does not say.
-  const push = pr.fork === true
-    ? { canPush: false, blocker: `the PR's branch lives in a fork (${pr.headRepo ?? "another repository"})` }
-    : await pushState(work.dir, work.remote, pr.sourceBranch, env);
+  const push =
+    pr.fork === true
+      ? { canPush: false, blocker: `the PR's branch lives in a fork (${pr.headRepo ?? "another repository"})` }
+      : await pushState(work.dir, work.remote, pr.sourceBranch, env);
   if (!push.canPush) notes.push(`review only: ${push.blocker ?? "cannot push"}`);
   const target = await targetOf(work.dir, work.remote, pr.targetBranch, env);
   return {
@@ -218,7 +287,19 @@ async function fetchTarget(dir: string, remote: string, target: string, env: Env
  * branch is not on the remote, so the worktree is of the commit the checkout has. Hands-off:
  * otto adds no worktree to that repository, so the loop does not run.
  */
-async function untrustedTree(pr: PrInfo, work: { dir: string; remote: string; strategy: string }, env: Env, reason: string): Promise<{ kind: "tree"; dir: string; baseline: TreeSnapshot; temporary: true; how: string; release: () => Promise<string | undefined> }> {
+async function untrustedTree(
+  pr: PrInfo,
+  work: { dir: string; remote: string; strategy: string },
+  env: Env,
+  reason: string,
+): Promise<{
+  kind: "tree";
+  dir: string;
+  baseline: TreeSnapshot;
+  temporary: true;
+  how: string;
+  release: () => Promise<string | undefined>;
+}> {
   if (work.strategy === "hands-off") {
     throw new OttoError(
       "loop_untrusted_hands_off",
@@ -227,7 +308,21 @@ async function untrustedTree(pr: PrInfo, work: { dir: string; remote: string; st
     );
   }
   const at = pr.fork === true ? await headSha(work.dir, { env }) : undefined;
-  const worktree = await addTemporaryWorktree({ repoDir: work.dir, remote: work.remote, branch: pr.sourceBranch, env, label: `otto-loop-${pr.number}`, ...(at ? { at } : {}) });
+  const worktree = await addTemporaryWorktree({
+    repoDir: work.dir,
+    remote: work.remote,
+    branch: pr.sourceBranch,
+    env,
+    label: `otto-loop-${pr.number}`,
+    ...(at ? { at } : {}),
+  });
   const what = at ? `the commit ${at.slice(0, 7)} of ${work.dir}` : `${work.remote}/${pr.sourceBranch}`;
-  return { kind: "tree", dir: worktree.dir, baseline: CLEAN_TREE, temporary: true, how: `in a temporary worktree of ${what} (${reason}; your checkout is left untouched)`, release: worktree.release };
+  return {
+    kind: "tree",
+    dir: worktree.dir,
+    baseline: CLEAN_TREE,
+    temporary: true,
+    how: `in a temporary worktree of ${what} (${reason}; your checkout is left untouched)`,
+    release: worktree.release,
+  };
 }

@@ -93,7 +93,8 @@ function findingSections(findings: readonly Finding[]): string[] {
 function reviewersLine(reviewers: readonly ReviewerOutcome[]): string[] {
   const ok = reviewers.filter((r) => r.ok);
   const lines = [`Reviewers: ${ok.length}/${reviewers.length} answered (${reviewers.map((r) => `${r.name}: ${r.model}`).join(", ")}).`];
-  for (const r of reviewers.filter((x) => !x.ok)) lines.push(`- ⚠️ partial review: ${r.name} (${r.model}) failed: ${r.error ?? "no answer"}`);
+  for (const r of reviewers.filter((x) => !x.ok))
+    lines.push(`- ⚠️ partial review: ${r.name} (${r.model}) failed: ${r.error ?? "no answer"}`);
   return lines;
 }
 
@@ -116,7 +117,8 @@ export function renderReviewReport(r: RoundReview): string {
     ...findingSections(r.findings),
   ];
   if (r.threads.length > 0) lines.push("### Unresolved review comments", "", ...byPriority(r.threads).map(findingLine), "");
-  if (r.stuck.length > 0) lines.push("### Stuck (reported fixed, found again; not sent to the fix agent again)", "", ...r.stuck.map(findingLine), "");
+  if (r.stuck.length > 0)
+    lines.push("### Stuck (reported fixed, found again; not sent to the fix agent again)", "", ...r.stuck.map(findingLine), "");
   lines.push(`**Next:** ${r.next}`);
   return lines.join("\n");
 }
@@ -125,8 +127,15 @@ export function renderReviewReport(r: RoundReview): string {
 export function renderFixReport(f: FixRound): string {
   const lines = [`## otto review loop: fixes of round ${f.round}`, ""];
   lines.push(`Fixed: ${f.account.fixed.length}, rejected: ${f.account.rejected.length}.`, "");
-  if (f.account.fixed.length > 0) lines.push("### Fixed", "", ...f.account.fixed.map((x) => `- **${x.findingId}**: ${postLine(x.description) || "fixed"}`), "");
-  if (f.account.rejected.length > 0) lines.push("### Rejected", "", ...f.account.rejected.map((x) => `- **${x.findingId}**: ${postLine(x.reason) || "no reason given"}`), "");
+  if (f.account.fixed.length > 0)
+    lines.push("### Fixed", "", ...f.account.fixed.map((x) => `- **${x.findingId}**: ${postLine(x.description) || "fixed"}`), "");
+  if (f.account.rejected.length > 0)
+    lines.push(
+      "### Rejected",
+      "",
+      ...f.account.rejected.map((x) => `- **${x.findingId}**: ${postLine(x.reason) || "no reason given"}`),
+      "",
+    );
   if (f.checks.length > 0) {
     lines.push("### Checks (pr.verify)", "");
     for (const c of f.checks) {

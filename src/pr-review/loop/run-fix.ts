@@ -88,23 +88,46 @@ export async function runFix(ctx: RunContext, payload: FixPayload, options: FixO
   // pr.verify, else the checks found in the PR's tree; a baseline before the session, so a check
   // the PR already fails stops the loop only when the fix makes it worse.
   const verify = checkCommands(await resolveChecks("pr.verify", setup.config.pr.verify, setup.dir));
-  const runOptions = { cwd: setup.dir, timeoutMs: options.verifyTimeoutMs, ...(ctx.signal ? { signal: ctx.signal } : {}), env, sandbox: setup.config.sandbox, secrets: setup.secrets };
+  const runOptions = {
+    cwd: setup.dir,
+    timeoutMs: options.verifyTimeoutMs,
+    ...(ctx.signal ? { signal: ctx.signal } : {}),
+    env,
+    sandbox: setup.config.sandbox,
+    secrets: setup.secrets,
+  };
   const baseline = verify.length > 0 ? await runChecks(verify, runOptions) : [];
   const account = await fixSession(ctx, payload, options, verify);
   // A fix that weakens the checks (docs/security.md) is pushed only in a file a finding names.
   if (before) {
-    const causeFiles = payload.issuesToFix.flatMap((f) => [f.file, ...mentionedPaths(`${f.title}\n${f.description}\n${f.suggestion}`)]).filter(Boolean);
+    const causeFiles = payload.issuesToFix
+      .flatMap((f) => [f.file, ...mentionedPaths(`${f.title}\n${f.description}\n${f.suggestion}`)])
+      .filter(Boolean);
     const screened = await screenChanges({ dir: setup.dir, since: before, baseline: setup.baseline, env, causeFiles });
     if (screened.kind === "refused") {
-      const left = setup.detached ? "the fix agent's changes go with otto's temporary worktree" : `the fix agent's changes are left uncommitted in ${setup.dir}`;
-      return { account, checks: [], failure: `the fix weakens the checks in files no finding names (${sanitizeForPost(screened.detail, setup.secrets)}): nothing was pushed; ${left}.` };
+      const left = setup.detached
+        ? "the fix agent's changes go with otto's temporary worktree"
+        : `the fix agent's changes are left uncommitted in ${setup.dir}`;
+      return {
+        account,
+        checks: [],
+        failure: `the fix weakens the checks in files no finding names (${sanitizeForPost(screened.detail, setup.secrets)}): nothing was pushed; ${left}.`,
+      };
     }
   }
   const checks = await runChecks(verify, runOptions);
-  const blocking = new Set(compareToBaseline(baseline, checks).filter(isBlocking).map((c) => c.command));
+  const blocking = new Set(
+    compareToBaseline(baseline, checks)
+      .filter(isBlocking)
+      .map((c) => c.command),
+  );
   const failed = checks.filter((c) => !c.passed && blocking.has(c.command));
   if (failed.length > 0) {
-    return { account, checks, failure: `pr.verify failed (${failed.map((c) => `\`${c.command}\``).join(", ")}): nothing was pushed; ${setup.detached ? "the fix agent's changes go with otto's temporary worktree" : `the fix agent's changes are left uncommitted in ${setup.dir}`}.` };
+    return {
+      account,
+      checks,
+      failure: `pr.verify failed (${failed.map((c) => `\`${c.command}\``).join(", ")}): nothing was pushed; ${setup.detached ? "the fix agent's changes go with otto's temporary worktree" : `the fix agent's changes are left uncommitted in ${setup.dir}`}.`,
+    };
   }
   const push = await commitAndPush({
     dir: setup.dir,
@@ -118,9 +141,15 @@ export async function runFix(ctx: RunContext, payload: FixPayload, options: FixO
     ...(ctx.gitControl ? { guard: ctx.gitControl } : {}),
     ...(setup.config.git.hooks === "run" ? { hooks: { sandbox: setup.config.sandbox } } : {}),
   });
-  if (push.outcome !== "pushed" && push.outcome !== "nothing") return { account, checks, push, failure: `the push did not land (${push.outcome}): ${push.detail}` };
+  if (push.outcome !== "pushed" && push.outcome !== "nothing")
+    return { account, checks, push, failure: `the push did not land (${push.outcome}): ${push.detail}` };
   if (account.fixed.length > 0 && (push.outcome === "nothing" || push.sha === before)) {
-    return { account, checks, push, failure: `the fix agent reported ${account.fixed.length} finding(s) fixed, but the branch did not move (no change to commit or push).` };
+    return {
+      account,
+      checks,
+      push,
+      failure: `the fix agent reported ${account.fixed.length} finding(s) fixed, but the branch did not move (no change to commit or push).`,
+    };
   }
   return { account, checks, push };
 }

@@ -64,7 +64,12 @@ function child(ctx: RunContext, model: ModelRef, title: string) {
   };
 }
 
-async function runReviewer(ctx: RunContext, round: number, i: number, model: ModelRef): Promise<{ outcome: ReviewerOutcome; findings: Finding[] }> {
+async function runReviewer(
+  ctx: RunContext,
+  round: number,
+  i: number,
+  model: ModelRef,
+): Promise<{ outcome: ReviewerOutcome; findings: Finding[] }> {
   const { pr, targetRef, changedFiles } = ctx.setup;
   const name = reviewerName(i);
   const prompt = renderPrompt(
@@ -81,12 +86,31 @@ async function runReviewer(ctx: RunContext, round: number, i: number, model: Mod
     },
     { env: ctx.runtime.env },
   );
-  const reply = await ctx.runtime.sessions.runChildJson(child(ctx, model, `otto: PR #${pr.number} review loop, round ${round}, ${name}`), prompt, ReviewerReply, { retries: 1 });
+  const reply = await ctx.runtime.sessions.runChildJson(
+    child(ctx, model, `otto: PR #${pr.number} review loop, round ${round}, ${name}`),
+    prompt,
+    ReviewerReply,
+    { retries: 1 },
+  );
   const findings = reply.value.findings.map((f) => toFinding(f, name));
-  return { outcome: { name, model: formatModel(model), ok: true, findings: findings.length, conclusion: reply.value.conclusion, report: reply.value.fullReport }, findings };
+  return {
+    outcome: {
+      name,
+      model: formatModel(model),
+      ok: true,
+      findings: findings.length,
+      conclusion: reply.value.conclusion,
+      report: reply.value.fullReport,
+    },
+    findings,
+  };
 }
 
-async function runAnalyzer(ctx: RunContext, threads: ReturnType<typeof openThreads>, state: ReviewState): Promise<CommentsReply | undefined> {
+async function runAnalyzer(
+  ctx: RunContext,
+  threads: ReturnType<typeof openThreads>,
+  state: ReviewState,
+): Promise<CommentsReply | undefined> {
   if (threads.length === 0) return undefined;
   const { pr } = ctx.setup;
   const prompt = renderPrompt(
@@ -94,7 +118,12 @@ async function runAnalyzer(ctx: RunContext, threads: ReturnType<typeof openThrea
     { pr_title: pr.title, threads: JSON.stringify(threads, null, 2), review_state: JSON.stringify(state, null, 2), pr_url: pr.url },
     { env: ctx.runtime.env },
   );
-  const reply = await ctx.runtime.sessions.runChildJson(child(ctx, ctx.setup.analyzer, `otto: PR #${pr.number} review loop, comments`), prompt, CommentsReply, { retries: 1 });
+  const reply = await ctx.runtime.sessions.runChildJson(
+    child(ctx, ctx.setup.analyzer, `otto: PR #${pr.number} review loop, comments`),
+    prompt,
+    CommentsReply,
+    { retries: 1 },
+  );
   return reply.value;
 }
 
@@ -108,10 +137,21 @@ export async function runReviewRound(ctx: RunContext, round: number): Promise<Re
   const [reviews, comments] = await Promise.all([backend.getReviews(pr), backend.getComments(pr)]);
   const reviewState = reviewStateOf(reviews);
   const open = comments.filter((c) => !c.resolved);
-  const trust = await resolveTrust({ backend, pr, comments: open, policy: ctx.setup.config.pr.trusted_authors, secrets: ctx.setup.secrets, log: (level, message, extra) => ctx.runtime.log.log(level, message, extra) });
+  const trust = await resolveTrust({
+    backend,
+    pr,
+    comments: open,
+    policy: ctx.setup.config.pr.trusted_authors,
+    secrets: ctx.setup.secrets,
+    log: (level, message, extra) => ctx.runtime.log.log(level, message, extra),
+  });
   const threads = openThreads(comments, (c) => trust.get(c.id)?.trusted === true);
   const ignored = open.filter((c) => trust.get(c.id)?.trusted !== true).map((c) => c.author);
-  if (ignored.length > 0) ctx.runtime.log.log("info", `pr-review loop: ${ignored.length} open comment(s) by people otto does not act for left out (${[...new Set(ignored)].join(", ")})`);
+  if (ignored.length > 0)
+    ctx.runtime.log.log(
+      "info",
+      `pr-review loop: ${ignored.length} open comment(s) by people otto does not act for left out (${[...new Set(ignored)].join(", ")})`,
+    );
   const [analyzed, ...settled] = await Promise.allSettled([
     charged("analyzer", () => runAnalyzer(ctx, threads, reviewState)),
     ...ctx.setup.reviewers.map((m, i) => charged(`${reviewerName(i)} ${formatModel(m)}`, () => runReviewer(ctx, round, i, m))),
@@ -119,7 +159,11 @@ export async function runReviewRound(ctx: RunContext, round: number): Promise<Re
   const hard = [analyzed, ...settled].find((s) => s?.status === "rejected" && isHardStop(s.reason));
   if (hard?.status === "rejected") throw hard.reason;
   if (analyzed?.status === "rejected") {
-    throw new OttoError("loop_analyzer_failed", `The comments analyzer (${formatModel(ctx.setup.analyzer)}) failed: ${describe(analyzed.reason)}`, "Check the model with /otto-config models, then run the command again.");
+    throw new OttoError(
+      "loop_analyzer_failed",
+      `The comments analyzer (${formatModel(ctx.setup.analyzer)}) failed: ${describe(analyzed.reason)}`,
+      "Check the model with /otto-config models, then run the command again.",
+    );
   }
   const reviewers: ReviewerOutcome[] = [];
   const findings: Finding[] = [];
@@ -128,7 +172,13 @@ export async function runReviewRound(ctx: RunContext, round: number): Promise<Re
       reviewers.push(s.value.outcome);
       findings.push(...s.value.findings);
     } else {
-      reviewers.push({ name: reviewerName(i), model: formatModel(ctx.setup.reviewers[i] as ModelRef), ok: false, error: describe(s.reason), findings: 0 });
+      reviewers.push({
+        name: reviewerName(i),
+        model: formatModel(ctx.setup.reviewers[i] as ModelRef),
+        ok: false,
+        error: describe(s.reason),
+        findings: 0,
+      });
     }
   });
   const reply = analyzed?.status === "fulfilled" ? analyzed.value : undefined;

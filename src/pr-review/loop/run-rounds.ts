@@ -60,8 +60,22 @@ export async function runRounds(ctx: RunContext, progress: (message: string) => 
   const budgetStop = async (record: RoundRecord, error: unknown, undone: string): Promise<RoundsResult> => {
     const message = error instanceof Error ? error.message : String(error);
     record.next = "stopped: the loop's budget was reached";
-    await post(record, "failure report", renderFailureReport(record.round, "The loop's budget (--budget, --max-tokens or limits.run_usd / limits.run_tokens) was reached: no further model call was made.", `Left undone: ${undone}`));
-    return { rounds, consensus, outcome: `Stopped in round ${record.round}: ${message}`, stuck: [...stuckFindings.values()], budgetStop: { message, undone } };
+    await post(
+      record,
+      "failure report",
+      renderFailureReport(
+        record.round,
+        "The loop's budget (--budget, --max-tokens or limits.run_usd / limits.run_tokens) was reached: no further model call was made.",
+        `Left undone: ${undone}`,
+      ),
+    );
+    return {
+      rounds,
+      consensus,
+      outcome: `Stopped in round ${record.round}: ${message}`,
+      stuck: [...stuckFindings.values()],
+      budgetStop: { message, undone },
+    };
   };
   // The cap's outcome names what the rounds cost: a PR that did not converge is a spend to look at.
   const capSpend = async (): Promise<string> => {
@@ -80,7 +94,8 @@ export async function runRounds(ctx: RunContext, progress: (message: string) => 
     try {
       review = await withAccount(account, () => runReviewRound(ctx, round));
     } catch (error) {
-      if (isBudgetStop(error)) return budgetStop(record, error, `the review of round ${round} (nothing of it was reported or fixed)${laterRounds(round)}.`);
+      if (isBudgetStop(error))
+        return budgetStop(record, error, `the review of round ${round} (nothing of it was reported or fixed)${laterRounds(round)}.`);
       if (isOttoError(error) && error.code === "session_aborted") throw error;
       const reason = isHardStop(error) ? `model check failed, the loop stops: ${inlineError(error)}` : inlineError(error);
       return { rounds, consensus, outcome: await fail(record, redact(reason, setup.secrets)), stuck: [...stuckFindings.values()] };
@@ -88,7 +103,16 @@ export async function runRounds(ctx: RunContext, progress: (message: string) => 
     record.reviewers = review.reviewers;
     if (review.reviewers.every((r) => !r.ok)) {
       const detail = review.reviewers.map((r) => `- ${r.name} (${r.model}): ${r.error ?? "no answer"}`).join("\n");
-      return { rounds, consensus, outcome: await fail(record, `all ${review.reviewers.length} reviewer(s) failed; there is no credible review, so nothing is fixed.`, detail), stuck: [...stuckFindings.values()] };
+      return {
+        rounds,
+        consensus,
+        outcome: await fail(
+          record,
+          `all ${review.reviewers.length} reviewer(s) failed; there is no credible review, so nothing is fixed.`,
+          detail,
+        ),
+        stuck: [...stuckFindings.values()],
+      };
     }
 
     stuck = stuckIds(review.findings, reportedFixed, stuck);
@@ -109,9 +133,25 @@ export async function runRounds(ctx: RunContext, progress: (message: string) => 
       ...(setup.pushBlocker ? { pushBlocker: setup.pushBlocker } : {}),
     });
     record.next = decision.next;
-    await post(record, "review report", renderReviewReport({ round, maxRounds: MAX_ROUNDS, consensus, reviewers: review.reviewers, reviewState: review.reviewState, findings: review.findings, threads: review.threads, stuck: review.findings.filter((f) => stuck.has(f.id)), next: decision.next }));
-    if (decision.action === "approved") return { rounds, consensus, outcome: `Approved in round ${round}.`, stuck: [...stuckFindings.values()] };
-    if (decision.action === "stop") return { rounds, consensus, outcome: `Stopped in round ${round}: ${decision.reason}`, stuck: [...stuckFindings.values()] };
+    await post(
+      record,
+      "review report",
+      renderReviewReport({
+        round,
+        maxRounds: MAX_ROUNDS,
+        consensus,
+        reviewers: review.reviewers,
+        reviewState: review.reviewState,
+        findings: review.findings,
+        threads: review.threads,
+        stuck: review.findings.filter((f) => stuck.has(f.id)),
+        next: decision.next,
+      }),
+    );
+    if (decision.action === "approved")
+      return { rounds, consensus, outcome: `Approved in round ${round}.`, stuck: [...stuckFindings.values()] };
+    if (decision.action === "stop")
+      return { rounds, consensus, outcome: `Stopped in round ${round}: ${decision.reason}`, stuck: [...stuckFindings.values()] };
 
     progress(`pr-review loop: round ${round}/${MAX_ROUNDS}, fixing ${payload.issuesToFix.length} finding(s)`);
     let fix;
@@ -124,22 +164,54 @@ export async function runRounds(ctx: RunContext, progress: (message: string) => 
       );
     } catch (error) {
       if (isBudgetStop(error)) {
-        const left = setup.detached ? "what the fix agent changed went with otto's temporary worktree" : `what the fix agent changed is left uncommitted in ${setup.dir}`;
-        return budgetStop(record, error, `the fixes of round ${round} (${payload.issuesToFix.map((f) => f.id).join(", ")}): nothing of them was committed or pushed, ${left}${laterRounds(round)}.`);
+        const left = setup.detached
+          ? "what the fix agent changed went with otto's temporary worktree"
+          : `what the fix agent changed is left uncommitted in ${setup.dir}`;
+        return budgetStop(
+          record,
+          error,
+          `the fixes of round ${round} (${payload.issuesToFix.map((f) => f.id).join(", ")}): nothing of them was committed or pushed, ${left}${laterRounds(round)}.`,
+        );
       }
       if (isOttoError(error) && error.code === "session_aborted") throw error;
-      return { rounds, consensus, outcome: await fail(record, redact(`the fix step failed: ${inlineError(error)}`, setup.secrets)), stuck: [...stuckFindings.values()] };
+      return {
+        rounds,
+        consensus,
+        outcome: await fail(record, redact(`the fix step failed: ${inlineError(error)}`, setup.secrets)),
+        stuck: [...stuckFindings.values()],
+      };
     }
     for (const f of fix.account.fixed) reportedFixed.add(f.findingId);
-    record.fix = { fixed: fix.account.fixed.length, rejected: fix.account.rejected.length, ...(fix.push?.outcome === "pushed" ? { pushed: fix.push.sha } : {}) };
-    const pushText = fix.push ? `${fix.push.outcome}: ${fix.push.detail}${fix.push.outcome === "pushed" ? ` (${fix.push.sha.slice(0, 7)})` : ""}` : "not pushed.";
-    const stopNote = fix.failure ? `**Stopped:** ${fix.failure}` : decision.stopAfter ? `**Stopped:** ${decision.stopAfter}` : `**Next:** review round ${round + 1}.`;
+    record.fix = {
+      fixed: fix.account.fixed.length,
+      rejected: fix.account.rejected.length,
+      ...(fix.push?.outcome === "pushed" ? { pushed: fix.push.sha } : {}),
+    };
+    const pushText = fix.push
+      ? `${fix.push.outcome}: ${fix.push.detail}${fix.push.outcome === "pushed" ? ` (${fix.push.sha.slice(0, 7)})` : ""}`
+      : "not pushed.";
+    const stopNote = fix.failure
+      ? `**Stopped:** ${fix.failure}`
+      : decision.stopAfter
+        ? `**Stopped:** ${decision.stopAfter}`
+        : `**Next:** review round ${round + 1}.`;
     await post(record, "fix report", renderFixReport({ round, account: fix.account, checks: fix.checks, push: pushText, note: stopNote }));
     if (fix.failure) {
       record.next = `stopped after the fix: ${fix.failure}`;
       return { rounds, consensus, outcome: `Stopped in round ${round}: ${fix.failure}`, stuck: [...stuckFindings.values()] };
     }
-    if (decision.stopAfter) return { rounds, consensus, outcome: `Stopped after round ${round}: ${round >= MAX_ROUNDS ? `${decision.stopAfter.replace(/\.$/, "")}${await capSpend()}.` : decision.stopAfter}`, stuck: [...stuckFindings.values()] };
+    if (decision.stopAfter)
+      return {
+        rounds,
+        consensus,
+        outcome: `Stopped after round ${round}: ${round >= MAX_ROUNDS ? `${decision.stopAfter.replace(/\.$/, "")}${await capSpend()}.` : decision.stopAfter}`,
+        stuck: [...stuckFindings.values()],
+      };
   }
-  return { rounds, consensus, outcome: `Stopped: max rounds reached (${MAX_ROUNDS})${await capSpend()}.`, stuck: [...stuckFindings.values()] };
+  return {
+    rounds,
+    consensus,
+    outcome: `Stopped: max rounds reached (${MAX_ROUNDS})${await capSpend()}.`,
+    stuck: [...stuckFindings.values()],
+  };
 }

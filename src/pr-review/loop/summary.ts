@@ -68,7 +68,9 @@ export function renderSummary(result: LoopResult): string {
     `|---|---|${PRIORITIES.map(() => "---").join("|")}|---|---|---|`,
   );
   for (const r of result.rounds) {
-    lines.push(`| ${r.round} | ${r.consensus ? consensusText(r.consensus) : "-"} | ${PRIORITIES.map((p) => countCell(r, (c) => c[p])).join(" | ")} | ${reviewersCell(r)} | ${fixCell(r)} | ${r.account ? formatUsage(r.account.usage) : "-"} |`);
+    lines.push(
+      `| ${r.round} | ${r.consensus ? consensusText(r.consensus) : "-"} | ${PRIORITIES.map((p) => countCell(r, (c) => c[p])).join(" | ")} | ${reviewersCell(r)} | ${fixCell(r)} | ${r.account ? formatUsage(r.account.usage) : "-"} |`,
+    );
   }
   lines.push("");
   for (const r of result.rounds) {

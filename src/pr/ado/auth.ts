@@ -10,7 +10,16 @@ const ADO_RESOURCE = "499b84ac-1321-427f-aa17-267ca6975798";
 export async function adoAuthorization(deps: Pick<BackendDeps, "config" | "exec" | "log" | "secrets">): Promise<string> {
   const pat = deps.config.pr.providers.ado.pat;
   if (pat) return `Basic ${Buffer.from(`:${pat}`).toString("base64")}`;
-  const token = await cliToken(deps, "az", ["account", "get-access-token", "--resource", ADO_RESOURCE, "--query", "accessToken", "--output", "tsv"]);
+  const token = await cliToken(deps, "az", [
+    "account",
+    "get-access-token",
+    "--resource",
+    ADO_RESOURCE,
+    "--query",
+    "accessToken",
+    "--output",
+    "tsv",
+  ]);
   if (token) return `Bearer ${token}`;
   throw new OttoError(
     "pr_auth",

@@ -42,7 +42,13 @@ const seg = encodeURIComponent;
 
 /** What the PR list shows of a change: the source branch's commit, state, draft, title, auto-complete. Threads are not in it. */
 const adoPullVersion = (pull: AdoPullPayload): string =>
-  JSON.stringify([pull.lastMergeSourceCommit?.commitId ?? "", pull.status, pull.isDraft === true, pull.title, pull.autoCompleteSetBy?.id ?? ""]);
+  JSON.stringify([
+    pull.lastMergeSourceCommit?.commitId ?? "",
+    pull.status,
+    pull.isDraft === true,
+    pull.title,
+    pull.autoCompleteSetBy?.id ?? "",
+  ]);
 // https://learn.microsoft.com/en-us/rest/api/azure/devops/git/pull-request-threads/update#commentthreadstatus
 const STATUS = { resolved: "fixed", wont_fix: "wontFix", by_design: "byDesign", closed: "closed", active: "active" } as const;
 
@@ -67,7 +73,15 @@ export function createAdoBackend(deps: BackendDeps): PrBackend {
         // api-version: https://learn.microsoft.com/en-us/rest/api/azure/devops/core/teams/get-teams?view=azure-devops-rest-7.1
         const teams = await http(org).json<List<TeamPayload>>(base, { query: { $top: PAGE }, apiVersion: "7.1-preview.3" });
         const all: TeamMemberPayload[] = [];
-        for (const team of teams.value) all.push(...(await http(org).json<List<TeamMemberPayload>>(`${base}/${seg(team.id)}/members`, { query: { $top: PAGE }, apiVersion: "7.1-preview.2" })).value);
+        for (const team of teams.value)
+          all.push(
+            ...(
+              await http(org).json<List<TeamMemberPayload>>(`${base}/${seg(team.id)}/members`, {
+                query: { $top: PAGE },
+                apiVersion: "7.1-preview.2",
+              })
+            ).value,
+          );
         return memberNames(all);
       })();
       names.catch(() => members.delete(key));
@@ -115,7 +129,11 @@ export function createAdoBackend(deps: BackendDeps): PrBackend {
     post(pr, (marker) =>
       http(adoParts(pr).org).json(threadsPath(pr), {
         method: "POST",
-        body: { comments: [{ parentCommentId: 0, content: withPostMarker(content, marker), commentType: "text" }], status, ...(threadContext ? { threadContext } : {}) },
+        body: {
+          comments: [{ parentCommentId: 0, content: withPostMarker(content, marker), commentType: "text" }],
+          status,
+          ...(threadContext ? { threadContext } : {}),
+        },
       }),
     );
 
@@ -129,8 +147,16 @@ export function createAdoBackend(deps: BackendDeps): PrBackend {
       const [host = "", ...segments] = normalizeRemoteUrl(remoteUrl)?.split("/") ?? [];
       // Azure DevOps Server: the remote's path starts with base_url's (a virtual directory such as /tfs).
       const server = new URL(settings.base_url);
-      const prefix = server.pathname.split("/").filter(Boolean).map((p) => p.toLowerCase());
-      const rest = host === "dev.azure.com" ? segments : host === server.host.toLowerCase() && prefix.every((p, i) => segments[i] === p) ? segments.slice(prefix.length) : [];
+      const prefix = server.pathname
+        .split("/")
+        .filter(Boolean)
+        .map((p) => p.toLowerCase());
+      const rest =
+        host === "dev.azure.com"
+          ? segments
+          : host === server.host.toLowerCase() && prefix.every((p, i) => segments[i] === p)
+            ? segments.slice(prefix.length)
+            : [];
       return rest.length === 3 ? rest.join("/") : undefined;
     },
 
@@ -156,15 +182,24 @@ export function createAdoBackend(deps: BackendDeps): PrBackend {
         reviewers: pr.reviewers.map((id) => ({ id })),
       };
       try {
-        const created = await http(org).json<AdoPullPayload>(`${seg(project)}/_apis/git/repositories/${seg(name)}/pullrequests`, { method: "POST", body });
-        return { pr: { provider: "ado", repo: pr.repo, number: created.pullRequestId }, notes: pr.reviewers.length ? [`Reviewers added: ${pr.reviewers.join(", ")}.`] : [] };
+        const created = await http(org).json<AdoPullPayload>(`${seg(project)}/_apis/git/repositories/${seg(name)}/pullrequests`, {
+          method: "POST",
+          body,
+        });
+        return {
+          pr: { provider: "ado", repo: pr.repo, number: created.pullRequestId },
+          notes: pr.reviewers.length ? [`Reviewers added: ${pr.reviewers.join(", ")}.`] : [],
+        };
       } catch (error) {
         // A rejection the server answered created nothing; an unknown outcome is looked up before anyone sends it again.
         if (!isUncertainWrite(error)) throw error;
         await deps.sleep(deps.retryBaseMs);
         const found = await backend.findOpenPr(pr.repo, pr.source).catch(() => undefined);
         if (!found) throw error;
-        return { pr: found, notes: pr.reviewers.length ? ["The PR was found after an uncertain answer; check its reviewers on the PR page."] : [] };
+        return {
+          pr: found,
+          notes: pr.reviewers.length ? ["The PR was found after an uncertain answer; check its reviewers on the PR page."] : [],
+        };
       }
     },
 
@@ -184,7 +219,11 @@ export function createAdoBackend(deps: BackendDeps): PrBackend {
         signal: options.signal,
       });
       const prs = new Map<number, PrSkim>();
-      for (const pull of list.value) prs.set(pull.pullRequestId, { pr: mapAdoPull({ provider: "ado", repo, number: pull.pullRequestId }, pull, base), version: adoPullVersion(pull) });
+      for (const pull of list.value)
+        prs.set(pull.pullRequestId, {
+          pr: mapAdoPull({ provider: "ado", repo, number: pull.pullRequestId }, pull, base),
+          version: adoPullVersion(pull),
+        });
       return { prs, commentsInVersion: false };
     },
 
@@ -192,7 +231,11 @@ export function createAdoBackend(deps: BackendDeps): PrBackend {
       const { org, project } = adoParts(pr);
       // Build and status policies are what the PR's completion waits for; without them, the merge builds.
       const artifactId = `vstfs:///CodeReview/CodeReviewId/${pr.meta.projectId ?? ""}/${pr.number}`;
-      const evaluations = await http(org).json<List<PolicyEvaluationPayload>>(`${seg(project)}/_apis/policy/evaluations`, { query: { artifactId }, apiVersion: "7.1-preview.1", signal: options.signal });
+      const evaluations = await http(org).json<List<PolicyEvaluationPayload>>(`${seg(project)}/_apis/policy/evaluations`, {
+        query: { artifactId },
+        apiVersion: "7.1-preview.1",
+        signal: options.signal,
+      });
       let checks = policyChecks(evaluations.value);
       if (checks.length === 0) {
         const builds = await http(org).json<List<BuildPayload>>(`${seg(project)}/_apis/build/builds`, {
@@ -229,7 +272,12 @@ export function createAdoBackend(deps: BackendDeps): PrBackend {
         user = http(org)
           .json<{ authenticatedUser: { id?: string } }>("_apis/connectionData", { apiVersion: "7.1-preview" })
           .then((data) => {
-            if (!data.authenticatedUser.id) throw new OttoError("pr_auth", "Azure DevOps did not name the token's identity (connectionData has no authenticatedUser.id).", "Check the PAT (OTTO_ADO_PAT) and the organization URL.");
+            if (!data.authenticatedUser.id)
+              throw new OttoError(
+                "pr_auth",
+                "Azure DevOps did not name the token's identity (connectionData has no authenticatedUser.id).",
+                "Check the PAT (OTTO_ADO_PAT) and the organization URL.",
+              );
             return data.authenticatedUser.id;
           });
         // A failed lookup is not remembered: the next call asks again.
@@ -258,7 +306,10 @@ export function createAdoBackend(deps: BackendDeps): PrBackend {
 
     async getReviews(pr, options = {}) {
       const { org, project } = adoParts(pr);
-      const reviewers = await http(org).json<List<AdoReviewerPayload>>(`${seg(project)}/_apis/git/repositories/${pr.meta.repositoryId ?? ""}/pullRequests/${pr.number}/reviewers`, { signal: options.signal });
+      const reviewers = await http(org).json<List<AdoReviewerPayload>>(
+        `${seg(project)}/_apis/git/repositories/${pr.meta.repositoryId ?? ""}/pullRequests/${pr.number}/reviewers`,
+        { signal: options.signal },
+      );
       return mapAdoReviewers(reviewers.value);
     },
 
@@ -275,7 +326,8 @@ export function createAdoBackend(deps: BackendDeps): PrBackend {
 
     async postInlineComment(pr, comment) {
       const position = { line: comment.line, offset: 1 };
-      const side = comment.side === "LEFT" ? { leftFileStart: position, leftFileEnd: position } : { rightFileStart: position, rightFileEnd: position };
+      const side =
+        comment.side === "LEFT" ? { leftFileStart: position, leftFileEnd: position } : { rightFileStart: position, rightFileEnd: position };
       await postThread(pr, comment.body, "active", { filePath: `/${comment.path.replace(/^\//, "")}`, ...side });
     },
 
@@ -287,7 +339,12 @@ export function createAdoBackend(deps: BackendDeps): PrBackend {
 
     async replyToComment(pr, commentId, body) {
       const [thread, parent] = threadRef(commentId);
-      await post(pr, (marker) => http(adoParts(pr).org).json(`${threadsPath(pr)}/${thread}/comments`, { method: "POST", body: { content: withPostMarker(body, marker), parentCommentId: parent, commentType: "text" } }));
+      await post(pr, (marker) =>
+        http(adoParts(pr).org).json(`${threadsPath(pr)}/${thread}/comments`, {
+          method: "POST",
+          body: { content: withPostMarker(body, marker), parentCommentId: parent, commentType: "text" },
+        }),
+      );
     },
 
     async resolveComment(pr, commentId, resolution) {
@@ -295,13 +352,19 @@ export function createAdoBackend(deps: BackendDeps): PrBackend {
       await http(adoParts(pr).org).json(`${threadsPath(pr)}/${thread}`, { method: "PATCH", body: { status: STATUS[resolution] } });
     },
 
-    runWorkflow: (pr, action) => runAdoWorkflow({ http: http(adoParts(pr).org), settings, pr, action, postThread: (content) => postThread(pr, content, "closed") }),
+    runWorkflow: (pr, action) =>
+      runAdoWorkflow({ http: http(adoParts(pr).org), settings, pr, action, postThread: (content) => postThread(pr, content, "closed") }),
   };
   return backend;
 }
 
 function threadRef(commentId: string): [number, number] {
   const match = /^(\d+)\/(\d+)$/.exec(commentId);
-  if (!match) throw new OttoError("pr_comment_not_found", `'${commentId}' is not an Azure DevOps comment id.`, "Use an id from getComments (<thread>/<comment>).");
+  if (!match)
+    throw new OttoError(
+      "pr_comment_not_found",
+      `'${commentId}' is not an Azure DevOps comment id.`,
+      "Use an id from getComments (<thread>/<comment>).",
+    );
   return [Number(match[1]), Number(match[2])];
 }

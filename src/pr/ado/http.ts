@@ -64,7 +64,11 @@ class Retryable extends Error {
 
 function errorFor(status: number, body: string, what: string): Error {
   if (status === 203 || status === 401 || (status >= 300 && status < 400)) {
-    return new OttoError("pr_auth", `Azure DevOps rejected the credentials for ${what} (${status}).`, "Check OTTO_ADO_PAT (expired? scopes Code read & write, Build read) or run az login.");
+    return new OttoError(
+      "pr_auth",
+      `Azure DevOps rejected the credentials for ${what} (${status}).`,
+      "Check OTTO_ADO_PAT (expired? scopes Code read & write, Build read) or run az login.",
+    );
   }
   let message = body.slice(0, 300);
   try {
@@ -72,8 +76,17 @@ function errorFor(status: number, body: string, what: string): Error {
   } catch {
     // Not JSON: keep the text.
   }
-  if (status === 404) return new OttoError("pr_not_found", `Azure DevOps has no ${what} (404): ${redact(message)}`, "Check the organization, project and PR id.");
-  return new OttoError("pr_api", `Azure DevOps request for ${what} failed (${status}): ${redact(message)}`, "otto retries on the next poll.");
+  if (status === 404)
+    return new OttoError(
+      "pr_not_found",
+      `Azure DevOps has no ${what} (404): ${redact(message)}`,
+      "Check the organization, project and PR id.",
+    );
+  return new OttoError(
+    "pr_api",
+    `Azure DevOps request for ${what} failed (${status}): ${redact(message)}`,
+    "otto retries on the next poll.",
+  );
 }
 
 export function createAdoHttp(options: AdoHttpOptions): AdoHttp {
@@ -100,13 +113,22 @@ export function createAdoHttp(options: AdoHttpOptions): AdoHttp {
     }
     const what = `${request.method ?? "GET"} ${url.pathname}`;
     const ok = response.status === 200 || response.status === 201 || response.status === 204;
-    const read = await readCapped(response.body, !ok ? { maxBytes: ERROR_BODY_BYTES } : tailBytes !== undefined ? { maxBytes: tailBytes, keep: "tail" } : { maxBytes: MAX_BODY_BYTES });
+    const read = await readCapped(
+      response.body,
+      !ok ? { maxBytes: ERROR_BODY_BYTES } : tailBytes !== undefined ? { maxBytes: tailBytes, keep: "tail" } : { maxBytes: MAX_BODY_BYTES },
+    );
     const body = read.text;
     if (ok && read.truncated && tailBytes === undefined) {
-      throw new OttoError("pr_response_too_large", `Azure DevOps answered ${what} with more than ${MAX_BODY_BYTES / 1024 / 1024} MB; otto reads at most that much.`, "Look at the PR in the browser; otto tries again on the next poll.");
+      throw new OttoError(
+        "pr_response_too_large",
+        `Azure DevOps answered ${what} with more than ${MAX_BODY_BYTES / 1024 / 1024} MB; otto reads at most that much.`,
+        "Look at the PR in the browser; otto tries again on the next poll.",
+      );
     }
-    if (response.status === 429) throw new Retryable("rate limited (429)", retryAfterMs(response.headers.get("retry-after"), Date.now()), false);
-    if (response.status >= 500) throw new Retryable(`server error (${response.status})`, retryAfterMs(response.headers.get("retry-after"), Date.now()));
+    if (response.status === 429)
+      throw new Retryable("rate limited (429)", retryAfterMs(response.headers.get("retry-after"), Date.now()), false);
+    if (response.status >= 500)
+      throw new Retryable(`server error (${response.status})`, retryAfterMs(response.headers.get("retry-after"), Date.now()));
     if (!ok) throw errorFor(response.status, body, what);
     // The sign-in page can also come back as a 200 HTML page.
     if (accept === "application/json" && /^\s*</.test(body)) throw errorFor(203, body, what);
@@ -119,8 +141,14 @@ export function createAdoHttp(options: AdoHttpOptions): AdoHttp {
         return await once(path, request, accept, tailBytes);
       } catch (error) {
         if (!(error instanceof Retryable)) throw error;
-        if (error.uncertain && !(request.idempotent ?? (request.method ?? "GET") !== "POST")) throw uncertainWrite(`Azure DevOps ${request.method ?? "GET"} ${path}`, error.message, error);
-        if (attempt >= RETRIES) throw new OttoError("pr_api", `Azure DevOps ${path}: ${error.message}, ${RETRIES + 1} attempts.`, "otto retries on the next poll.");
+        if (error.uncertain && !(request.idempotent ?? (request.method ?? "GET") !== "POST"))
+          throw uncertainWrite(`Azure DevOps ${request.method ?? "GET"} ${path}`, error.message, error);
+        if (attempt >= RETRIES)
+          throw new OttoError(
+            "pr_api",
+            `Azure DevOps ${path}: ${error.message}, ${RETRIES + 1} attempts.`,
+            "otto retries on the next poll.",
+          );
         // Retry-After is in seconds; like Octokit's retryAfterBaseValue, retryBaseMs scales it (tests run in ms).
         const told = error.waitMs === undefined ? undefined : (error.waitMs * options.retryBaseMs) / 1000;
         await options.sleep(Math.min(told ?? retryDelay(attempt, options.retryBaseMs), MAX_RETRY_AFTER_MS));

@@ -27,7 +27,10 @@ export function matchesAdoHost(url: URL, config: AdoConfig): boolean {
 export function parseAdoUrl(url: URL, config: AdoConfig): PrLocator | undefined {
   if (!matchesAdoHost(url, config)) return undefined;
   const host = url.hostname.toLowerCase();
-  let segments = url.pathname.split("/").filter(Boolean).map((s) => decodeURIComponent(s));
+  let segments = url.pathname
+    .split("/")
+    .filter(Boolean)
+    .map((s) => decodeURIComponent(s));
   const legacy = /^([^.]+)\.visualstudio\.com$/.exec(host);
   if (legacy?.[1]) segments = [legacy[1], ...segments.filter((s) => s.toLowerCase() !== "defaultcollection")];
   else if (host !== "dev.azure.com") {

@@ -27,7 +27,9 @@ const branch = (ref: string): string => ref.replace(/^refs\/heads\//, "");
 export function mapAdoPull(locator: PrLocator, pull: AdoPullPayload, webBase: string): PrInfo {
   const [org = ""] = locator.repo.split("/");
   const project = pull.repository.project.name;
-  const web = pull.repository.webUrl ?? `${webBase}/${encodeURIComponent(org)}/${encodeURIComponent(project)}/_git/${encodeURIComponent(pull.repository.name)}`;
+  const web =
+    pull.repository.webUrl ??
+    `${webBase}/${encodeURIComponent(org)}/${encodeURIComponent(project)}/_git/${encodeURIComponent(pull.repository.name)}`;
   return {
     provider: "ado",
     number: pull.pullRequestId,
@@ -42,7 +44,11 @@ export function mapAdoPull(locator: PrLocator, pull: AdoPullPayload, webBase: st
     headSha: pull.lastMergeSourceCommit?.commitId ?? "",
     author: pull.createdBy?.displayName ?? pull.createdBy?.uniqueName ?? "unknown",
     createdAt: pull.creationDate,
-    meta: { repositoryId: pull.repository.id, projectId: pull.repository.project.id, ...(pull.autoCompleteSetBy?.id ? { autoCompleteSetBy: pull.autoCompleteSetBy.id } : {}) },
+    meta: {
+      repositoryId: pull.repository.id,
+      projectId: pull.repository.project.id,
+      ...(pull.autoCompleteSetBy?.id ? { autoCompleteSetBy: pull.autoCompleteSetBy.id } : {}),
+    },
     fork: pull.forkSource !== undefined,
     ...(pull.forkSource?.repository?.name ? { headRepo: pull.forkSource.repository.name } : {}),
   };
@@ -75,10 +81,20 @@ export function policyChecks(evaluations: readonly PolicyEvaluationPayload[]): C
   return evaluations
     .filter((e) => e.configuration.isEnabled !== false && [BUILD_POLICY, STATUS_POLICY].includes(e.configuration.type.id))
     .map((e): Check => {
-      const name = e.configuration.settings?.displayName || e.context?.buildDefinitionName || e.configuration.settings?.statusName || e.configuration.type.displayName || "policy";
+      const name =
+        e.configuration.settings?.displayName ||
+        e.context?.buildDefinitionName ||
+        e.configuration.settings?.statusName ||
+        e.configuration.type.displayName ||
+        "policy";
       const state = policyState(e.status);
       const buildId = e.context?.buildId;
-      return { name, state, ...(state === "failure" ? { detail: `policy ${e.status}` } : {}), ...(buildId ? { logId: String(buildId) } : {}) };
+      return {
+        name,
+        state,
+        ...(state === "failure" ? { detail: `policy ${e.status}` } : {}),
+        ...(buildId ? { logId: String(buildId) } : {}),
+      };
     });
 }
 
@@ -108,7 +124,13 @@ export function buildChecks(builds: readonly BuildPayload[]): Check[] {
   return [...latest.values()].map((b): Check => {
     const state = buildState(b);
     const url = b._links?.web?.href;
-    return { name: b.definition.name, state, ...(state === "failure" ? { detail: `build ${b.result ?? "failed"}` } : {}), ...(url ? { url } : {}), logId: String(b.id) };
+    return {
+      name: b.definition.name,
+      state,
+      ...(state === "failure" ? { detail: `build ${b.result ?? "failed"}` } : {}),
+      ...(url ? { url } : {}),
+      logId: String(b.id),
+    };
   });
 }
 

@@ -34,7 +34,11 @@ export async function runAdoWorkflow({ http, settings, pr, action, postThread }:
   if (action === "create_work_item") {
     if (!settings.create_work_item) return { done: false, message: "pr.providers.ado.create_work_item is false; no work item requested." };
     const text = settings.work_item_comment?.trim();
-    if (!text) return { done: false, message: "pr.providers.ado.work_item_comment is not set: otto does not know your organization's work item comment." };
+    if (!text)
+      return {
+        done: false,
+        message: "pr.providers.ado.work_item_comment is not set: otto does not know your organization's work item comment.",
+      };
     // The convention is a comment a bot or service hook acts on. Closed, so it never holds up completion.
     await postThread(`${text}\n\n${OTTO_MARKER}`);
     return { done: true, message: `Posted the work item comment on PR ${pr.number}.` };
@@ -63,7 +67,10 @@ const FAILED_POLICY = new Set(["rejected", "broken"]);
 async function rerunFailed(http: AdoHttp, pr: PrInfo): Promise<WorkflowResult> {
   const project = encodeURIComponent(adoParts(pr).project);
   const artifactId = `vstfs:///CodeReview/CodeReviewId/${pr.meta.projectId ?? ""}/${pr.number}`;
-  const evaluations = await http.json<{ value: Evaluation[] }>(`${project}/_apis/policy/evaluations`, { query: { artifactId }, apiVersion: POLICY_API });
+  const evaluations = await http.json<{ value: Evaluation[] }>(`${project}/_apis/policy/evaluations`, {
+    query: { artifactId },
+    apiVersion: POLICY_API,
+  });
   const done: string[] = [];
   const failed: string[] = [];
   const attempt = async (what: string, request: () => Promise<unknown>) => {
@@ -81,18 +88,38 @@ async function rerunFailed(http: AdoHttp, pr: PrInfo): Promise<WorkflowResult> {
     const failing = evaluations.value.filter((e) => e.configuration.isEnabled !== false && FAILED_POLICY.has(e.status));
     for (const e of failing.filter((x) => x.configuration.type.id === BUILD_POLICY)) {
       const name = policyChecks([e])[0]?.name ?? "build policy";
-      await attempt(`re-queued the build policy '${name}'`, () => http.json(`${project}/_apis/policy/evaluations/${encodeURIComponent(e.evaluationId)}`, { method: "PATCH", body: {}, apiVersion: POLICY_API, idempotent: false }));
+      await attempt(`re-queued the build policy '${name}'`, () =>
+        http.json(`${project}/_apis/policy/evaluations/${encodeURIComponent(e.evaluationId)}`, {
+          method: "PATCH",
+          body: {},
+          apiVersion: POLICY_API,
+          idempotent: false,
+        }),
+      );
     }
     const external = failing.filter((x) => x.configuration.type.id === STATUS_POLICY).map((x) => policyChecks([x])[0]?.name ?? "status");
     if (external.length > 0) failed.push(`${external.join(", ")}: status checks posted by an external service; otto cannot re-run them`);
   } else {
-    const builds = await http.json<{ value: BuildPayload[] }>(`${project}/_apis/build/builds`, { query: { branchName: `refs/pull/${pr.number}/merge`, queryOrder: "queueTimeDescending", $top: 50 } });
+    const builds = await http.json<{ value: BuildPayload[] }>(`${project}/_apis/build/builds`, {
+      query: { branchName: `refs/pull/${pr.number}/merge`, queryOrder: "queueTimeDescending", $top: 50 },
+    });
     for (const check of buildChecks(builds.value).filter((c) => c.state === "failure")) {
-      await attempt(`retried the failed jobs of build ${check.logId ?? "?"} (${check.name})`, () => http.json(`${project}/_apis/build/builds/${check.logId ?? ""}`, { method: "PATCH", query: { retry: "true" }, body: {}, idempotent: false }));
+      await attempt(`retried the failed jobs of build ${check.logId ?? "?"} (${check.name})`, () =>
+        http.json(`${project}/_apis/build/builds/${check.logId ?? ""}`, {
+          method: "PATCH",
+          query: { retry: "true" },
+          body: {},
+          idempotent: false,
+        }),
+      );
     }
   }
 
   const also = failed.length > 0 ? ` Not re-run: ${failed.join("; ")}.` : "";
-  if (done.length === 0) return { done: false, message: failed.length > 0 ? `nothing could be re-run on PR ${pr.number}.${also}` : `PR ${pr.number} has no failed build to re-run.` };
+  if (done.length === 0)
+    return {
+      done: false,
+      message: failed.length > 0 ? `nothing could be re-run on PR ${pr.number}.${also}` : `PR ${pr.number} has no failed build to re-run.`,
+    };
   return { done: true, message: `Azure DevOps ${done.join(", ")}.${also}` };
 }

@@ -34,32 +34,62 @@ export function azureCollection(uri: string | undefined): AzureCollection | unde
 interface CommentPayload {
   eventType?: string;
   resource?: {
-    comment?: { id?: number; content?: string; author?: { displayName?: string; id?: string; uniqueName?: string }; publishedDate?: string; commentType?: string; _links?: { threads?: { href?: string } } };
-    pullRequest?: { pullRequestId?: number; status?: string; repository?: { name?: string; project?: { name?: string } }; forkSource?: unknown };
+    comment?: {
+      id?: number;
+      content?: string;
+      author?: { displayName?: string; id?: string; uniqueName?: string };
+      publishedDate?: string;
+      commentType?: string;
+      _links?: { threads?: { href?: string } };
+    };
+    pullRequest?: {
+      pullRequestId?: number;
+      status?: string;
+      repository?: { name?: string; project?: { name?: string } };
+      forkSource?: unknown;
+    };
   };
 }
 
 export function readAzureEvent(env: Env): CiEvent {
   const event = env[AZURE_VARS.event];
   if (!event || !(AZURE_EVENTS as readonly string[]).includes(event)) {
-    throw new OttoError("ci_event", `${AZURE_VARS.event} is ${event ? `'${event}'` : "not set"}; on Azure Pipelines it must be ${AZURE_EVENTS.join(" or ")}.`, "Set it in the otto job's env (the YAML /otto-pr ci init writes does).");
+    throw new OttoError(
+      "ci_event",
+      `${AZURE_VARS.event} is ${event ? `'${event}'` : "not set"}; on Azure Pipelines it must be ${AZURE_EVENTS.join(" or ")}.`,
+      "Set it in the otto job's env (the YAML /otto-pr ci init writes does).",
+    );
   }
   const collection = azureCollection(env[AZURE_VARS.collectionUri]);
   const project = env[AZURE_VARS.teamProject];
-  if (!collection || !project) throw new OttoError("ci_event", `${AZURE_VARS.collectionUri} and ${AZURE_VARS.teamProject} must be set (Azure Pipelines sets both).`, "Run /otto-pr ci inside an Azure Pipelines job.");
+  if (!collection || !project)
+    throw new OttoError(
+      "ci_event",
+      `${AZURE_VARS.collectionUri} and ${AZURE_VARS.teamProject} must be set (Azure Pipelines sets both).`,
+      "Run /otto-pr ci inside an Azure Pipelines job.",
+    );
   return event === "build_failed" ? buildFailed(env, collection, project) : commented(env, collection, project);
 }
 
 function buildFailed(env: Env, collection: AzureCollection, project: string): CiEvent {
   const source = "build_failed";
-  if (env[AZURE_VARS.buildReason] !== "PullRequest") return nothing(`${source}: the build's reason is ${env[AZURE_VARS.buildReason] ?? "unknown"}, not PullRequest`);
+  if (env[AZURE_VARS.buildReason] !== "PullRequest")
+    return nothing(`${source}: the build's reason is ${env[AZURE_VARS.buildReason] ?? "unknown"}, not PullRequest`);
   const id = Number(env[AZURE_VARS.pullRequestId]);
   if (!Number.isInteger(id) || id <= 0) return nothing(`${source}: ${AZURE_VARS.pullRequestId} names no pull request`);
-  if ((env[AZURE_VARS.isFork] ?? "").toLowerCase() === "true") return nothing(`${source}: PR ${id} is from a fork; otto does not work on fork PRs`);
+  if ((env[AZURE_VARS.isFork] ?? "").toLowerCase() === "true")
+    return nothing(`${source}: PR ${id} is from a fork; otto does not work on fork PRs`);
   const repo = env[AZURE_VARS.repositoryName];
   if (!repo) return nothing(`${source}: ${AZURE_VARS.repositoryName} is not set`);
   const headSha = env[AZURE_VARS.sourceCommitId];
-  return { kind: "failure", provider: "ado", repo: `${collection.organization}/${project}/${repo}`, number: id, ...(headSha ? { headSha } : {}), source: `${source} (build ${env[AZURE_VARS.buildId] ?? "?"})` };
+  return {
+    kind: "failure",
+    provider: "ado",
+    repo: `${collection.organization}/${project}/${repo}`,
+    number: id,
+    ...(headSha ? { headSha } : {}),
+    source: `${source} (build ${env[AZURE_VARS.buildId] ?? "?"})`,
+  };
 }
 
 function commented(env: Env, collection: AzureCollection, project: string): CiEvent {
@@ -68,11 +98,16 @@ function commented(env: Env, collection: AzureCollection, project: string): CiEv
   try {
     payload = JSON.parse(env[AZURE_VARS.payload] ?? "") as CommentPayload;
   } catch {
-    throw new OttoError("ci_event", `${AZURE_VARS.payload} is not the service hook's JSON payload.`, "Pass the incoming webhook's payload to the job, e.g. env OTTO_EVENT_PAYLOAD: ${{ convertToJson(parameters.otto_hook) }}.");
+    throw new OttoError(
+      "ci_event",
+      `${AZURE_VARS.payload} is not the service hook's JSON payload.`,
+      "Pass the incoming webhook's payload to the job, e.g. env OTTO_EVENT_PAYLOAD: ${{ convertToJson(parameters.otto_hook) }}.",
+    );
   }
   const c = payload.resource?.comment;
   const pr = payload.resource?.pullRequest;
-  if (!c?.id || !pr?.pullRequestId) return nothing(`${source}: the payload has no pull request comment (${payload.eventType ?? "no event type"})`);
+  if (!c?.id || !pr?.pullRequestId)
+    return nothing(`${source}: the payload has no pull request comment (${payload.eventType ?? "no event type"})`);
   if (c.commentType === "system") return nothing(`${source}: a system comment`);
   if (pr.forkSource) return nothing(`${source}: PR ${pr.pullRequestId} is from a fork; otto does not work on fork PRs`);
   const thread = /\/threads\/(\d+)/.exec(c._links?.threads?.href ?? "")?.[1];

@@ -14,11 +14,31 @@ export async function checkoutPrBranch(input: { dir: string; branch: string; env
   const current = (await git(["symbolic-ref", "-q", "--short", "HEAD"])).stdout.trim();
   if (current === branch) return `on ${branch} already`;
   const status = await git(["status", "--porcelain", "--untracked-files=no"]);
-  if (status.exitCode !== 0) throw new OttoError("ci_checkout", `${dir} is not a git checkout: ${status.stderr.trim()}`, "Run the otto job in the repository's checkout (actions/checkout, or Azure Pipelines' checkout: self).");
-  if (status.stdout.trim() !== "") throw new OttoError("ci_checkout", `The checkout in ${dir} has changes, and otto would have to switch it to the PR's branch ${branch}.`, "Run the otto job in a fresh checkout of its own (no build step before it in the same job).");
+  if (status.exitCode !== 0)
+    throw new OttoError(
+      "ci_checkout",
+      `${dir} is not a git checkout: ${status.stderr.trim()}`,
+      "Run the otto job in the repository's checkout (actions/checkout, or Azure Pipelines' checkout: self).",
+    );
+  if (status.stdout.trim() !== "")
+    throw new OttoError(
+      "ci_checkout",
+      `The checkout in ${dir} has changes, and otto would have to switch it to the PR's branch ${branch}.`,
+      "Run the otto job in a fresh checkout of its own (no build step before it in the same job).",
+    );
   const fetched = await git(["fetch", "-q", remote, `refs/heads/${branch}:refs/remotes/${remote}/${branch}`]);
-  if (fetched.exitCode !== 0) throw new OttoError("ci_checkout", `Could not fetch the PR's branch ${branch} from ${remote}: ${fetched.stderr.trim()}`, "Give the job's token read access to the repository's contents, and let git reach the remote with the job's token (the credential helper `/otto-pr ci init` writes).");
+  if (fetched.exitCode !== 0)
+    throw new OttoError(
+      "ci_checkout",
+      `Could not fetch the PR's branch ${branch} from ${remote}: ${fetched.stderr.trim()}`,
+      "Give the job's token read access to the repository's contents, and let git reach the remote with the job's token (the credential helper `/otto-pr ci init` writes).",
+    );
   const switched = await git(["checkout", "-q", "-B", branch, "--track", `refs/remotes/${remote}/${branch}`]);
-  if (switched.exitCode !== 0) throw new OttoError("ci_checkout", `Could not check out ${branch}: ${switched.stderr.trim()}`, "Run the otto job in a fresh checkout of its own.");
+  if (switched.exitCode !== 0)
+    throw new OttoError(
+      "ci_checkout",
+      `Could not check out ${branch}: ${switched.stderr.trim()}`,
+      "Run the otto job in a fresh checkout of its own.",
+    );
   return `checked out ${branch} from ${remote}`;
 }

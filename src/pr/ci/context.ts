@@ -26,7 +26,11 @@ export async function ciContext(runtime: PrRuntime, directory: string, provider:
       if (!github.hosts.includes(host)) github.hosts = [...github.hosts, host];
     }
     if (!github.token && !env.GH_TOKEN) {
-      throw new OttoError("ci_no_token", "No GitHub token: GITHUB_TOKEN is not set in the otto job (nor GH_TOKEN, nor pr.providers.github.token).", `Pass it to the step: env: GITHUB_TOKEN: \${{ secrets.GITHUB_TOKEN }} (with the permissions ${docsUrl("ci.md")} lists: contents and pull-requests write, checks and actions read).`);
+      throw new OttoError(
+        "ci_no_token",
+        "No GitHub token: GITHUB_TOKEN is not set in the otto job (nor GH_TOKEN, nor pr.providers.github.token).",
+        `Pass it to the step: env: GITHUB_TOKEN: \${{ secrets.GITHUB_TOKEN }} (with the permissions ${docsUrl("ci.md")} lists: contents and pull-requests write, checks and actions read).`,
+      );
     }
   } else {
     const ado = config.pr.providers.ado;
@@ -43,11 +47,19 @@ export async function ciContext(runtime: PrRuntime, directory: string, provider:
       if (!ctx.loaded.secrets.includes(access)) ctx.loaded.secrets.push(access);
     }
     if (!ado.pat) {
-      throw new OttoError("ci_no_token", "No Azure DevOps token: SYSTEM_ACCESSTOKEN is not mapped into the otto job (nor OTTO_ADO_PAT, nor pr.providers.ado.pat).", "Map it in the step: env: SYSTEM_ACCESSTOKEN: $(System.AccessToken), and give the build service Contribute and Contribute to pull requests on the repository.");
+      throw new OttoError(
+        "ci_no_token",
+        "No Azure DevOps token: SYSTEM_ACCESSTOKEN is not mapped into the otto job (nor OTTO_ADO_PAT, nor pr.providers.ado.pat).",
+        "Map it in the step: env: SYSTEM_ACCESSTOKEN: $(System.AccessToken), and give the build service Contribute and Contribute to pull requests on the repository.",
+      );
     }
   }
   if (!config.models.primary) {
-    throw new OttoError("ci_no_model", "models.primary is not set: a CI job has no session whose model otto could use.", "Set it in the repository's .otto/otto.jsonc or the job's user config: \"models\": { \"primary\": \"<provider/model>\" }, with the provider's API key in the job's env.");
+    throw new OttoError(
+      "ci_no_model",
+      "models.primary is not set: a CI job has no session whose model otto could use.",
+      'Set it in the repository\'s .otto/otto.jsonc or the job\'s user config: "models": { "primary": "<provider/model>" }, with the provider\'s API key in the job\'s env.',
+    );
   }
   // The backends read the settings when built: built again from the settings above.
   return { ...ctx, registry: createRegistry(backendDeps(runtime, ctx.loaded)) };

@@ -27,7 +27,14 @@ interface PullRef {
 interface Payload {
   action?: string;
   repository?: Repo;
-  workflow_run?: { conclusion?: string | null; head_sha?: string; head_branch?: string | null; head_repository?: Repo | null; pull_requests?: PullRef[]; name?: string };
+  workflow_run?: {
+    conclusion?: string | null;
+    head_sha?: string;
+    head_branch?: string | null;
+    head_repository?: Repo | null;
+    pull_requests?: PullRef[];
+    name?: string;
+  };
   check_suite?: { conclusion?: string | null; head_sha?: string; head_branch?: string | null; pull_requests?: PullRef[] };
   issue?: { number?: number; pull_request?: unknown; state?: string };
   comment?: { id?: number; body?: string | null; user?: User | null; author_association?: string; created_at?: string };
@@ -42,16 +49,29 @@ export async function readGithubEvent(env: Env, readFile: (file: string) => Prom
   const name = env[GITHUB_VARS.eventName];
   const file = env[GITHUB_VARS.eventPath];
   if (!name || !file) {
-    throw new OttoError("ci_event", `${GITHUB_VARS.eventName} and ${GITHUB_VARS.eventPath} must both be set in a GitHub Actions job.`, "Run /otto-pr ci from a workflow step (GitHub sets both), or set them by hand to replay an event.");
+    throw new OttoError(
+      "ci_event",
+      `${GITHUB_VARS.eventName} and ${GITHUB_VARS.eventPath} must both be set in a GitHub Actions job.`,
+      "Run /otto-pr ci from a workflow step (GitHub sets both), or set them by hand to replay an event.",
+    );
   }
   let payload: Payload;
   try {
     payload = JSON.parse(await readFile(file)) as Payload;
   } catch (error) {
-    throw new OttoError("ci_event", `Could not read the event payload ${file}: ${error instanceof Error ? error.message : String(error)}.`, `${GITHUB_VARS.eventPath} must name the webhook payload's JSON file, as GitHub Actions sets it.`);
+    throw new OttoError(
+      "ci_event",
+      `Could not read the event payload ${file}: ${error instanceof Error ? error.message : String(error)}.`,
+      `${GITHUB_VARS.eventPath} must name the webhook payload's JSON file, as GitHub Actions sets it.`,
+    );
   }
   const repo = payload.repository?.full_name ?? env[GITHUB_VARS.repository];
-  if (!repo) throw new OttoError("ci_event", `The event names no repository, and ${GITHUB_VARS.repository} is not set.`, `Set ${GITHUB_VARS.repository} to owner/repo.`);
+  if (!repo)
+    throw new OttoError(
+      "ci_event",
+      `The event names no repository, and ${GITHUB_VARS.repository} is not set.`,
+      `Set ${GITHUB_VARS.repository} to owner/repo.`,
+    );
   return githubEvent(name, payload, repo);
 }
 
@@ -63,7 +83,8 @@ export function githubEvent(name: string, payload: Payload, repo: string): CiEve
       const run = payload.workflow_run;
       if (payload.action !== "completed" || !run) return nothing(`${source}: otto acts on completed runs only`);
       if (run.conclusion !== "failure") return nothing(`${source}: the run's conclusion is ${run.conclusion ?? "none"}, not failure`);
-      if (run.head_repository?.full_name && lower(run.head_repository.full_name) !== lower(repo)) return nothing(`${source}: the run is of a fork's branch (${run.head_repository.full_name}); otto does not work on fork PRs`);
+      if (run.head_repository?.full_name && lower(run.head_repository.full_name) !== lower(repo))
+        return nothing(`${source}: the run is of a fork's branch (${run.head_repository.full_name}); otto does not work on fork PRs`);
       return failure(repo, source, run.pull_requests, run.head_branch, run.head_sha);
     }
     case "check_suite": {
@@ -77,7 +98,13 @@ export function githubEvent(name: string, payload: Payload, repo: string): CiEve
       if (!payload.issue?.pull_request) return nothing(`${source}: a comment on an issue, not on a pull request`);
       const c = payload.comment;
       if (!c?.id || !payload.issue.number) return nothing(`${source}: the payload has no comment`);
-      return comment(repo, source, payload.issue.number, { id: `issue-${c.id}`, ...author(c.user), body: c.body ?? "", createdAt: c.created_at ?? "", ...(c.author_association ? { association: c.author_association } : {}) });
+      return comment(repo, source, payload.issue.number, {
+        id: `issue-${c.id}`,
+        ...author(c.user),
+        body: c.body ?? "",
+        createdAt: c.created_at ?? "",
+        ...(c.author_association ? { association: c.author_association } : {}),
+      });
     }
     case "pull_request_review_comment": {
       if (payload.action !== "created") return nothing(`${source}: otto acts on new review comments only`);
@@ -85,7 +112,13 @@ export function githubEvent(name: string, payload: Payload, repo: string): CiEve
       const pr = payload.pull_request;
       if (!c?.id || !pr?.number) return nothing(`${source}: the payload has no comment`);
       if (isFork(pr, repo)) return forkNothing(source, pr);
-      return comment(repo, source, pr.number, { id: `review-${c.id}`, ...author(c.user), body: c.body ?? "", createdAt: c.created_at ?? "", ...(c.author_association ? { association: c.author_association } : {}) });
+      return comment(repo, source, pr.number, {
+        id: `review-${c.id}`,
+        ...author(c.user),
+        body: c.body ?? "",
+        createdAt: c.created_at ?? "",
+        ...(c.author_association ? { association: c.author_association } : {}),
+      });
     }
     case "pull_request_review": {
       if (payload.action !== "submitted") return nothing(`${source}: otto acts on submitted reviews only`);
@@ -93,18 +126,39 @@ export function githubEvent(name: string, payload: Payload, repo: string): CiEve
       const pr = payload.pull_request;
       if (!r || !pr?.number) return nothing(`${source}: the payload has no review`);
       if (isFork(pr, repo)) return forkNothing(source, pr);
-      return comment(repo, source, pr.number, { ...author(r.user), body: r.body ?? "", createdAt: r.submitted_at ?? "", ...(r.author_association ? { association: r.author_association } : {}) });
+      return comment(repo, source, pr.number, {
+        ...author(r.user),
+        body: r.body ?? "",
+        createdAt: r.submitted_at ?? "",
+        ...(r.author_association ? { association: r.author_association } : {}),
+      });
     }
     default:
-      return nothing(`${source}: not an event otto acts on (workflow_run, check_suite, issue_comment, pull_request_review, pull_request_review_comment)`);
+      return nothing(
+        `${source}: not an event otto acts on (workflow_run, check_suite, issue_comment, pull_request_review, pull_request_review_comment)`,
+      );
   }
 }
 
-function failure(repo: string, source: string, prs: PullRef[] | undefined, branch: string | null | undefined, headSha: string | undefined): CiEvent {
+function failure(
+  repo: string,
+  source: string,
+  prs: PullRef[] | undefined,
+  branch: string | null | undefined,
+  headSha: string | undefined,
+): CiEvent {
   // A run's pull_requests lists PRs of this repository only (fork PRs never show there).
   const named = (prs ?? []).find((p) => !p.base?.repo?.full_name || lower(p.base.repo.full_name) === lower(repo));
   if (!named?.number && !branch) return nothing(`${source}: the failure is on no pull request`);
-  return { kind: "failure", provider: "github", repo, ...(named?.number ? { number: named.number } : {}), ...(branch ? { branch } : {}), ...(headSha ? { headSha } : {}), source };
+  return {
+    kind: "failure",
+    provider: "github",
+    repo,
+    ...(named?.number ? { number: named.number } : {}),
+    ...(branch ? { branch } : {}),
+    ...(headSha ? { headSha } : {}),
+    source,
+  };
 }
 
 function comment(repo: string, source: string, number: number, c: EventComment): CiEvent {
@@ -120,4 +174,5 @@ function isFork(pr: PullRef, repo: string): boolean {
   return head !== undefined && lower(head) !== lower(pr.base?.repo?.full_name ?? repo);
 }
 
-const forkNothing = (source: string, pr: PullRef): CiEvent => nothing(`${source}: PR #${pr.number ?? "?"} is from a fork (${pr.head?.repo?.full_name ?? "?"}); otto does not work on fork PRs`);
+const forkNothing = (source: string, pr: PullRef): CiEvent =>
+  nothing(`${source}: PR #${pr.number ?? "?"} is from a fork (${pr.head?.repo?.full_name ?? "?"}); otto does not work on fork PRs`);

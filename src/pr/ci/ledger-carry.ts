@@ -17,6 +17,16 @@ export async function carrySpend(env: Env, label: string, spend: PrSpend | undef
   const usd = Math.max(0, carried.usd - held.usd);
   if (usd === 0) return ZERO_USAGE;
   const usage: Usage = { ...ZERO_USAGE, requests: Math.max(0, carried.requests - held.requests), usd };
-  await appendLedger(ledgerFile(env), [{ at: now.toISOString(), session: "otto-ci", message: "carried-over", model: "otto/carried-over", path: ["ci carried-over"], labels: { pr: label }, usage }]);
+  await appendLedger(ledgerFile(env), [
+    {
+      at: now.toISOString(),
+      session: "otto-ci",
+      message: "carried-over",
+      model: "otto/carried-over",
+      path: ["ci carried-over"],
+      labels: { pr: label },
+      usage,
+    },
+  ]);
   return usage;
 }

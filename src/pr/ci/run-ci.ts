@@ -85,22 +85,30 @@ async function onEvent(job: Job, platform: CiPlatform, event: Exclude<CiEvent, {
   let number = event.number;
   if (number === undefined && event.kind === "failure" && event.branch) {
     number = (await backend.findOpenPr(event.repo, event.branch))?.number;
-    if (number === undefined) return nothing(`otto ci: nothing to do: ${event.source} on ${event.branch}, which has no open pull request in ${event.repo}.`);
+    if (number === undefined)
+      return nothing(`otto ci: nothing to do: ${event.source} on ${event.branch}, which has no open pull request in ${event.repo}.`);
   }
   if (number === undefined) return nothing(`otto ci: nothing to do: ${event.source} names no pull request.`);
   const pr = await backend.getPr({ provider: event.provider, repo: event.repo, number });
   const name = `${pr.repo}#${pr.number}`;
   if (pr.state !== "open") return nothing(`otto ci: nothing to do: ${name} is ${pr.state}.`);
-  if (pr.fork) return nothing(`otto ci: nothing to do: ${name} is from a fork (${pr.headRepo ?? "another repository"}); otto does not work on fork PRs.`);
+  if (pr.fork)
+    return nothing(
+      `otto ci: nothing to do: ${name} is from a fork (${pr.headRepo ?? "another repository"}); otto does not work on fork PRs.`,
+    );
   job.say(`otto ci: ${event.source} on ${name} (${platform}), head \`${pr.headSha.slice(0, 7)}\``);
   const store = await openStateStore(backend, pr, job.ctx.loaded.secrets, (m) => job.say(`otto ci: ${m}`));
 
   if (event.kind === "failure") {
-    if (event.headSha && event.headSha !== pr.headSha) return nothing(`otto ci: nothing to do: the failure is on \`${event.headSha.slice(0, 7)}\`, and ${name} has moved on to \`${pr.headSha.slice(0, 7)}\`.`);
+    if (event.headSha && event.headSha !== pr.headSha)
+      return nothing(
+        `otto ci: nothing to do: the failure is on \`${event.headSha.slice(0, 7)}\`, and ${name} has moved on to \`${pr.headSha.slice(0, 7)}\`.`,
+      );
     return fixFlow(job, pr, store, []);
   }
   const comment = event.comment;
-  if (store.me !== undefined && sameAuthor(comment, store.me)) return nothing(`otto ci: nothing to do: the comment is otto's own (${comment.author}).`);
+  if (store.me !== undefined && sameAuthor(comment, store.me))
+    return nothing(`otto ci: nothing to do: the comment is otto's own (${comment.author}).`);
   const command = commentCommand(comment.body);
   const since = justBefore(comment.createdAt, job.now());
   if (!command) return commentFlow(job, pr, store, [], since);
@@ -136,7 +144,14 @@ async function trustOf(job: Job, pr: PrInfo, c: EventComment): Promise<{ ok: boo
     ...(c.authorLogin ? { authorLogin: c.authorLogin } : {}),
   };
   const backend = job.ctx.registry.get(pr.provider);
-  const decisions = await resolveTrust({ backend, pr, comments: [comment], policy: job.ctx.loaded.config.pr.trusted_authors, secrets: job.ctx.loaded.secrets, log: (level, message) => job.runtime.log.log(level, message) });
+  const decisions = await resolveTrust({
+    backend,
+    pr,
+    comments: [comment],
+    policy: job.ctx.loaded.config.pr.trusted_authors,
+    secrets: job.ctx.loaded.secrets,
+    log: (level, message) => job.runtime.log.log(level, message),
+  });
   const decision = decisions.get(comment.id);
   const why: Record<string, string> = {
     listed: "listed in pr.trusted_authors",
@@ -150,7 +165,13 @@ async function trustOf(job: Job, pr: PrInfo, c: EventComment): Promise<{ ok: boo
 }
 
 /** A throw-away store holding the PR's document built from its state; removed after the job. */
-async function withDocument<T>(job: Job, pr: PrInfo, state: CiState, firstSeen: string, run: (doc: PrDocument, read: () => Promise<PrDocument>, store: ReturnType<typeof createPrStore>) => Promise<T>): Promise<T> {
+async function withDocument<T>(
+  job: Job,
+  pr: PrInfo,
+  state: CiState,
+  firstSeen: string,
+  run: (doc: PrDocument, read: () => Promise<PrDocument>, store: ReturnType<typeof createPrStore>) => Promise<T>,
+): Promise<T> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), "otto-ci-"));
   try {
     const store = createPrStore(dir, () => job.ctx.loaded.secrets);
@@ -175,23 +196,37 @@ async function fixFlow(job: Job, pr: PrInfo, store: StateStore, handled: string[
   const before = markSeen(store.found.state, handled);
   if (before.handled_heads.includes(pr.headSha)) {
     if (handled.length > 0) await store.save(before);
-    return nothing(`otto ci: nothing to do: otto already worked on the failure of \`${pr.headSha.slice(0, 7)}\` on ${name} (its state comment says so).`);
+    return nothing(
+      `otto ci: nothing to do: otto already worked on the failure of \`${pr.headSha.slice(0, 7)}\` on ${name} (its state comment says so).`,
+    );
   }
-  if (before.gave_up) return nothing(`otto ci: nothing to do: otto gave up on ${name} at ${before.gave_up} after ${before.fix_attempts} attempt(s).`);
+  if (before.gave_up)
+    return nothing(`otto ci: nothing to do: otto gave up on ${name} at ${before.gave_up} after ${before.fix_attempts} attempt(s).`);
   const backend = job.ctx.registry.get(pr.provider);
   const pipeline = await backend.getPipelineStatus(pr);
   if (pipeline.state !== "failure") {
     if (handled.length > 0) await store.save(before);
-    return nothing(`otto ci: nothing to do: the pipeline of ${name} is ${pipeline.state} (${pipelineSummary(pipeline.checks)}) on \`${pr.headSha.slice(0, 7)}\`.`);
+    return nothing(
+      `otto ci: nothing to do: the pipeline of ${name} is ${pipeline.state} (${pipelineSummary(pipeline.checks)}) on \`${pr.headSha.slice(0, 7)}\`.`,
+    );
   }
-  job.say(`otto ci: the pipeline failed (${pipelineSummary(pipeline.checks)}); claiming \`${pr.headSha.slice(0, 7)}\` in otto's state comment`);
+  job.say(
+    `otto ci: the pipeline failed (${pipelineSummary(pipeline.checks)}); claiming \`${pr.headSha.slice(0, 7)}\` in otto's state comment`,
+  );
   // Claimed before any work: a second job on the same head reads it and does nothing.
-  const claimed: CiState = { ...before, handled_heads: [...before.handled_heads, pr.headSha].slice(-MAX_HANDLED_HEADS), updated: job.now().toISOString() };
+  const claimed: CiState = {
+    ...before,
+    handled_heads: [...before.handled_heads, pr.headSha].slice(-MAX_HANDLED_HEADS),
+    updated: job.now().toISOString(),
+  };
   await store.save(claimed);
   job.say(`otto ci: ${await checkoutPrBranch({ dir: job.input.directory, branch: pr.sourceBranch, env: job.runtime.env })}`);
   const label = prLabel({ repo: pr.repo, id: String(pr.number) });
   const carried = await carrySpend(job.runtime.env, label, before.spend, job.now());
-  if (carried.usd > 0) job.say(`otto ci: ${label} spent ${formatUsage(carried)} earlier today (carried from otto's state comment into this runner's ledger for limits.pr_usd_per_day)`);
+  if (carried.usd > 0)
+    job.say(
+      `otto ci: ${label} spent ${formatUsage(carried)} earlier today (carried from otto's state comment into this runner's ledger for limits.pr_usd_per_day)`,
+    );
   return withDocument(job, pr, claimed, job.now().toISOString(), async (doc, read, docs) => {
     const failed = { ...doc, data: { ...doc.data, status: "failed" as const, pipeline: pipeline.state, checks: pipeline.checks } };
     await docs.update(doc.key, () => failed);
@@ -218,7 +253,9 @@ async function fixFlow(job: Job, pr: PrInfo, store: StateStore, handled: string[
       markdown = summary(job, name, renderOutcome(outcome).replace(/^## otto-pr fix: /, "### fix: "), outcome.usage ?? ZERO_USAGE);
     } finally {
       // Whatever happened is otto's state now, an error included: the next job starts from it.
-      await store.save(stateOf(await read(), claimed, job.now(), pr.headSha)).catch((error: unknown) => job.say(`otto ci: could not write otto's state comment: ${formatError(error)}`));
+      await store
+        .save(stateOf(await read(), claimed, job.now(), pr.headSha))
+        .catch((error: unknown) => job.say(`otto ci: could not write otto's state comment: ${formatError(error)}`));
     }
     return { outcome: "done", markdown };
   });
@@ -254,7 +291,9 @@ async function commentFlow(job: Job, pr: PrInfo, store: StateStore, handled: str
       );
       markdown = summary(job, name, `### comments\n\n${renderCommentPass(report, pr)}`, report.usage ?? ZERO_USAGE);
     } finally {
-      await store.save(stateOf(await read(), before, job.now())).catch((error: unknown) => job.say(`otto ci: could not write otto's state comment: ${formatError(error)}`));
+      await store
+        .save(stateOf(await read(), before, job.now()))
+        .catch((error: unknown) => job.say(`otto ci: could not write otto's state comment: ${formatError(error)}`));
     }
     return { outcome: "done", markdown };
   });
@@ -262,5 +301,10 @@ async function commentFlow(job: Job, pr: PrInfo, store: StateStore, handled: str
 
 function summary(job: Job, name: string, body: string, usage: Usage): string {
   const cost = usage.requests > 0 || usage.usd > 0 ? formatUsage(usage) : "no model calls";
-  return redact([`## otto ci: ${name}`, "", ...job.lines.map((l) => `- ${l}`), "", body, "", `**Cost**: ${cost} (ledger label \`${name}\`).`].join("\n"), job.ctx.loaded.secrets);
+  return redact(
+    [`## otto ci: ${name}`, "", ...job.lines.map((l) => `- ${l}`), "", body, "", `**Cost**: ${cost} (ledger label \`${name}\`).`].join(
+      "\n",
+    ),
+    job.ctx.loaded.secrets,
+  );
 }

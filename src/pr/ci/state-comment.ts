@@ -15,7 +15,12 @@ export interface StateStore {
   save(state: CiState): Promise<void>;
 }
 
-export async function openStateStore(backend: PrBackend, pr: PrInfo, secrets: readonly string[], log: (message: string) => void): Promise<StateStore> {
+export async function openStateStore(
+  backend: PrBackend,
+  pr: PrInfo,
+  secrets: readonly string[],
+  log: (message: string) => void,
+): Promise<StateStore> {
   const [me, comments] = await Promise.all([backend.currentUser(pr).catch(() => undefined), backend.getComments(pr)]);
   const found = findState(comments, me);
   for (const line of found.ignored) log(line);
@@ -31,7 +36,9 @@ export async function openStateStore(backend: PrBackend, pr: PrInfo, secrets: re
           await backend.editComment(pr, commentId, body);
           return;
         } catch (error) {
-          log(`could not update otto's state comment ${commentId} (${error instanceof Error ? error.message : String(error)}); posting a new one`);
+          log(
+            `could not update otto's state comment ${commentId} (${error instanceof Error ? error.message : String(error)}); posting a new one`,
+          );
         }
       }
       await backend.postComment(pr, body);

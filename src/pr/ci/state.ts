@@ -87,7 +87,9 @@ export function findState(comments: readonly PrComment[], me: string | undefined
     const parsed = parseState(comment.body);
     if (!parsed) continue;
     if (!authoredBy(comment, me)) {
-      ignored.push(`a state comment by ${comment.author} (${comment.id}) is ignored: only the token's user${me ? ` (${me})` : ""} writes otto's state`);
+      ignored.push(
+        `a state comment by ${comment.author} (${comment.id}) is ignored: only the token's user${me ? ` (${me})` : ""} writes otto's state`,
+      );
       continue;
     }
     if (!parsed.ok) {

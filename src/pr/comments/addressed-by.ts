@@ -26,12 +26,21 @@ export function parseAddressedBy(value: string | undefined): string | undefined 
 }
 
 /** The full id of `sha` when it is on refs/remotes/<remote>/<branch> in `dir`; undefined when not. */
-export async function findOnBranch(input: { dir: string; remote: string; branch: string; sha: string | undefined; env: Env }): Promise<string | undefined> {
+export async function findOnBranch(input: {
+  dir: string;
+  remote: string;
+  branch: string;
+  sha: string | undefined;
+  env: Env;
+}): Promise<string | undefined> {
   const sha = parseAddressedBy(input.sha);
   if (!sha) return undefined;
   const full = await runGit(["rev-parse", "--verify", "--quiet", `${sha}^{commit}`], { cwd: input.dir, env: input.env });
   if (full.exitCode !== 0) return undefined;
   const id = full.stdout.trim();
-  const onBranch = await runGit(["merge-base", "--is-ancestor", id, `refs/remotes/${input.remote}/${input.branch}`], { cwd: input.dir, env: input.env });
+  const onBranch = await runGit(["merge-base", "--is-ancestor", id, `refs/remotes/${input.remote}/${input.branch}`], {
+    cwd: input.dir,
+    env: input.env,
+  });
   return onBranch.exitCode === 0 ? id : undefined;
 }

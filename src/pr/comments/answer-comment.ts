@@ -118,8 +118,19 @@ export async function answerComment(deps: AnswerDeps, input: AnswerInput): Promi
       // The branch moved and the rebase stopped: one resolution session, as in the fix flow.
       resolveConflicts: ({ files }) => {
         deps.log("info", `resolving rebase conflicts in ${files.join(", ")} for ${comment.id}`);
-        const ctx = { sessions: deps.sessions, env: deps.env, dir: work.dir, parentID: deps.parentID, signal: deps.signal, timeoutMs: deps.timeoutMs };
-        return resolveConflicts(ctx, deps.model, { pr, files, change: `${subject}\n\nIn answer to this review comment by ${comment.author}:\n${comment.body.slice(0, 1500)}` });
+        const ctx = {
+          sessions: deps.sessions,
+          env: deps.env,
+          dir: work.dir,
+          parentID: deps.parentID,
+          signal: deps.signal,
+          timeoutMs: deps.timeoutMs,
+        };
+        return resolveConflicts(ctx, deps.model, {
+          pr,
+          files,
+          change: `${subject}\n\nIn answer to this review comment by ${comment.author}:\n${comment.body.slice(0, 1500)}`,
+        });
       },
     });
     if (pushed.outcome === "pushed") {
@@ -138,17 +149,23 @@ export async function answerComment(deps: AnswerDeps, input: AnswerInput): Promi
         action = `Agreed but no change made and ${named ? `the named commit ${short(named)} is not on ${work.branch}` : "no commit named that addresses it"}; reply posted, thread left open for a person`;
       }
     } else {
-      throw new OttoError("comment_push_failed", `The fix for ${comment.id} was not pushed: ${pushed.detail}`, `Push ${work.branch} from ${work.dir} by hand, then answer the comment.`);
+      throw new OttoError(
+        "comment_push_failed",
+        `The fix for ${comment.id} was not pushed: ${pushed.detail}`,
+        `Push ${work.branch} from ${work.dir} by hand, then answer the comment.`,
+      );
     }
   } else {
-    if (startHead && (await discardChanges(work.dir, deps.env, startHead, work.baseline ?? CLEAN_TREE))) deps.log("info", `discarded edits of the ${decision} answer to ${comment.id} in ${work.dir}`);
+    if (startHead && (await discardChanges(work.dir, deps.env, startHead, work.baseline ?? CLEAN_TREE)))
+      deps.log("info", `discarded edits of the ${decision} answer to ${comment.id} in ${work.dir}`);
     action = `Replied; thread resolved (${RESOLVED_AS[decision]})`;
   }
 
   const entry = (what: string): HistoryEntry => ({ comment, time: deps.now().toISOString(), decision, action: what, reply: text, model });
   // The session took minutes: another otto (the watcher, a manual pass) may have answered meanwhile.
   const current = await backend.getComments(pr);
-  if (ownReplies(current, deps.me).has(comment.id)) return { status: "already", decision, entry: entry("Already answered by another otto run; not posted again") };
+  if (ownReplies(current, deps.me).has(comment.id))
+    return { status: "already", decision, entry: entry("Already answered by another otto run; not posted again") };
 
   await backend.replyToComment(pr, root.id, sanitizeForPost(replyBody(comment.id, decision, text), deps.secrets));
   if (!resolve) return { status: "answered", decision, entry: entry(action), sha };
@@ -167,10 +184,22 @@ export async function answerComment(deps: AnswerDeps, input: AnswerInput): Promi
  * thread names the file (its line comment's file, or a path in its words): a reviewer may ask for
  * a test to go. The failure is the answer's: the changes are discarded and the comment retried.
  */
-async function refuseWeakened(deps: AnswerDeps, work: PrWork, comment: PrComment, thread: readonly PrComment[], startHead: string | undefined): Promise<void> {
+async function refuseWeakened(
+  deps: AnswerDeps,
+  work: PrWork,
+  comment: PrComment,
+  thread: readonly PrComment[],
+  startHead: string | undefined,
+): Promise<void> {
   if (!startHead) return;
   const causeFiles = thread.flatMap((c) => [...(c.path ? [c.path] : []), ...mentionedPaths(c.body)]);
-  const screened = await screenChanges({ dir: work.dir, since: startHead, baseline: work.baseline ?? CLEAN_TREE, env: deps.env, causeFiles });
+  const screened = await screenChanges({
+    dir: work.dir,
+    since: startHead,
+    baseline: work.baseline ?? CLEAN_TREE,
+    env: deps.env,
+    causeFiles,
+  });
   if (screened.kind !== "refused") return;
   throw new OttoError(
     "comment_weakens_checks",
@@ -184,10 +213,25 @@ async function verify(deps: AnswerDeps, dir: string, comment: PrComment, startHe
   if (deps.checkCommands.length === 0) return;
   // Nothing changed (the model may also have committed, against its instructions): nothing to check.
   if (!(await isDirty(dir, { env: deps.env })) && (await headSha(dir, { env: deps.env })) === startHead) return;
-  const results = await runChecks(deps.checkCommands, { cwd: dir, timeoutMs: deps.verifyTimeoutMs, env: deps.env, sandbox: deps.sandbox, secrets: deps.secrets, ...(deps.signal ? { signal: deps.signal } : {}) });
-  const blocking = new Set(compareToBaseline(deps.baseline ?? [], results).filter(isBlocking).map((c) => c.command));
+  const results = await runChecks(deps.checkCommands, {
+    cwd: dir,
+    timeoutMs: deps.verifyTimeoutMs,
+    env: deps.env,
+    sandbox: deps.sandbox,
+    secrets: deps.secrets,
+    ...(deps.signal ? { signal: deps.signal } : {}),
+  });
+  const blocking = new Set(
+    compareToBaseline(deps.baseline ?? [], results)
+      .filter(isBlocking)
+      .map((c) => c.command),
+  );
   const failed = results.filter((r) => !r.passed && blocking.has(r.command));
   if (failed.length === 0) return;
   const what = failed.map((r) => `\`${r.command}\` (${r.timedOut ? "timed out" : `exit ${r.exitCode}`})`).join(", ");
-  throw new OttoError("comment_verify_failed", `pr.verify failed on the fix for ${comment.id}, nothing pushed: ${what}.`, "Check the commands in pr.verify; the comment is tried again at the next poll.");
+  throw new OttoError(
+    "comment_verify_failed",
+    `pr.verify failed on the fix for ${comment.id}, nothing pushed: ${what}.`,
+    "Check the commands in pr.verify; the comment is tried again at the next poll.",
+  );
 }

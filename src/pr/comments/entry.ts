@@ -14,7 +14,11 @@ import { runWorkflowSteps } from "./workflow-steps.ts";
 
 type Log = CommentFlowDeps["log"];
 
-function flowDeps(runtime: PrRuntime, ctx: PrContext, extra: Pick<CommentFlowDeps, "model" | "now" | "log"> & Partial<CommentFlowDeps>): CommentFlowDeps {
+function flowDeps(
+  runtime: PrRuntime,
+  ctx: PrContext,
+  extra: Pick<CommentFlowDeps, "model" | "now" | "log"> & Partial<CommentFlowDeps>,
+): CommentFlowDeps {
   return {
     store: ctx.store,
     sessions: runtime.sessions,
@@ -33,13 +37,18 @@ function configuredPrimary(ctx: PrContext): () => Promise<ModelRef> {
 }
 
 /** onComments and onPolled for a watcher cycle built from `ctx` (the cycle's fresh context). */
-export function watcherHooks(runtime: PrRuntime, ctx: PrContext, options: { now: () => Date; log: Log }): Pick<CycleHooks, "onComments" | "onPolled"> {
+export function watcherHooks(
+  runtime: PrRuntime,
+  ctx: PrContext,
+  options: { now: () => Date; log: Log },
+): Pick<CycleHooks, "onComments" | "onPolled"> {
   const deps = flowDeps(runtime, ctx, { model: configuredPrimary(ctx), now: options.now, log: options.log });
   return {
     async onComments({ doc, pr, backend, notify }) {
       const report = await runCommentPass(notify ? { ...deps, notify } : deps, { doc, pr, backend });
       const answered = report.answered.length + report.recovered.length;
-      if (answered + report.failed.length > 0) options.log("info", `comments on ${doc.key}: ${answered} answered, ${report.failed.length} failed`);
+      if (answered + report.failed.length > 0)
+        options.log("info", `comments on ${doc.key}: ${answered} answered, ${report.failed.length} failed`);
     },
     async onPolled({ doc, pr, backend }) {
       await runWorkflowSteps({ store: ctx.store, now: options.now, secrets: ctx.loaded.secrets, log: options.log }, { doc, pr, backend });
@@ -65,7 +74,13 @@ export async function commentsCommand(runtime: Runtime, ctx: PrContext, input: C
   let notes: string[] = [];
   const deps = flowDeps(runtime, ctx, {
     model: async () => {
-      const role = await resolveRoleModel("primary", ctx.loaded.config.models.primary, { client: runtime.client, sessionID: input.sessionID, directory: input.directory, once: runtime.once, log: runtime.log });
+      const role = await resolveRoleModel("primary", ctx.loaded.config.models.primary, {
+        client: runtime.client,
+        sessionID: input.sessionID,
+        directory: input.directory,
+        once: runtime.once,
+        log: runtime.log,
+      });
       notes = role.note ? [role.note] : [];
       return role.model;
     },

@@ -16,10 +16,13 @@ import { distrustText, type TrustDecision } from "./trust.ts";
 /** Failed answers to one comment before otto records it as seen and asks a human. */
 export const MAX_COMMENT_FAILURES = 2;
 
-
 /** Writes seen ids, history entries and log lines (and one comment's failure count; undefined clears it). */
-export type Recorder = (seen: string[], entries: HistoryEntry[], log: string[], failure?: { id: string; count: number | undefined }) => Promise<PrDocument | undefined>;
-
+export type Recorder = (
+  seen: string[],
+  entries: HistoryEntry[],
+  log: string[],
+  failure?: { id: string; count: number | undefined },
+) => Promise<PrDocument | undefined>;
 
 export async function recordFailure(
   deps: CommentFlowDeps,
@@ -41,9 +44,14 @@ export async function recordFailure(
   if (input.work) await discardChanges(input.work.dir, deps.env, input.work.start, input.work.baseline).catch(() => false);
   const count = (doc.data.comment_failures[comment.id] ?? 0) + 1;
   const giveUp = count >= MAX_COMMENT_FAILURES;
-  const action = giveUp ? `Failed ${count} times, gave up (a human should answer): ${message}` : `Failed (attempt ${count} of ${MAX_COMMENT_FAILURES}, retried next cycle): ${message}`;
+  const action = giveUp
+    ? `Failed ${count} times, gave up (a human should answer): ${message}`
+    : `Failed (attempt ${count} of ${MAX_COMMENT_FAILURES}, retried next cycle): ${message}`;
   const entry: HistoryEntry = { comment, time: deps.now().toISOString(), action };
-  await input.record(giveUp ? [comment.id] : [], [entry], [`comment ${comment.id}: ${action}`], { id: comment.id, count: giveUp ? undefined : count });
+  await input.record(giveUp ? [comment.id] : [], [entry], [`comment ${comment.id}: ${action}`], {
+    id: comment.id,
+    count: giveUp ? undefined : count,
+  });
   report.failed.push({ comment, action });
   if (giveUp) {
     await deps.notify({
@@ -55,7 +63,6 @@ export async function recordFailure(
     });
   }
 }
-
 
 /** Log lines naming a comment that awaits a person, per pass: a flood of comments is one summary line beyond these. */
 export const MAX_AWAIT_LINES = 20;
@@ -76,13 +83,21 @@ function listLogins(logins: readonly string[]): string {
  * for all of them, so anyone who can comment cannot make otto send a notification per comment.
  * No session reads them and nothing is posted.
  */
-export async function awaitPeople(deps: CommentFlowDeps, input: { pr: PrInfo; comments: readonly PrComment[]; trust: ReadonlyMap<string, TrustDecision>; record: Recorder }): Promise<void> {
+export async function awaitPeople(
+  deps: CommentFlowDeps,
+  input: { pr: PrInfo; comments: readonly PrComment[]; trust: ReadonlyMap<string, TrustDecision>; record: Recorder },
+): Promise<void> {
   const { pr, comments } = input;
   if (comments.length === 0) return;
   const why = comments.map((comment) => distrustText(comment, input.trust.get(comment.id)?.reason ?? "lookup_failed", pr.provider));
-  const lines = comments.slice(0, MAX_AWAIT_LINES).map((comment, i) => `comment ${comment.id} by ${comment.author} awaits a person: ${why[i] ?? ""}; otto does not act on it`);
+  const lines = comments
+    .slice(0, MAX_AWAIT_LINES)
+    .map((comment, i) => `comment ${comment.id} by ${comment.author} awaits a person: ${why[i] ?? ""}; otto does not act on it`);
   const more = comments.slice(MAX_AWAIT_LINES);
-  if (more.length > 0) lines.push(`${more.length} more comment(s) by ${listLogins([...new Set(more.map((c) => c.author))])} await a person; otto does not act on them`);
+  if (more.length > 0)
+    lines.push(
+      `${more.length} more comment(s) by ${listLogins([...new Set(more.map((c) => c.author))])} await a person; otto does not act on them`,
+    );
   await input.record(
     comments.map((c) => c.id),
     [],
@@ -90,7 +105,10 @@ export async function awaitPeople(deps: CommentFlowDeps, input: { pr: PrInfo; co
   );
   const logins = [...new Set(comments.map((c) => c.author))];
   const first = comments[0];
-  const title = comments.length === 1 ? `PR #${pr.number}: a comment by ${first?.author ?? ""} awaits a person` : `PR #${pr.number}: ${comments.length} comments by ${listLogins(logins)} await a person`;
+  const title =
+    comments.length === 1
+      ? `PR #${pr.number}: a comment by ${first?.author ?? ""} awaits a person`
+      : `PR #${pr.number}: ${comments.length} comments by ${listLogins(logins)} await a person`;
   const reasons = [...new Set(why)].slice(0, MAX_TITLE_LOGINS);
   const subject = comments.length === 1 ? "the comment" : "these comments";
   await deps.notify({
@@ -108,9 +126,11 @@ function listIds(comments: readonly PrComment[]): string {
   return comments.length > ids.length ? `${ids.join(", ")} and ${comments.length - ids.length} more` : ids.join(", ");
 }
 
-
 /** A fork's branch is not otto's to push to (the fix flow refuses it too): record the comments and ask a human, once. */
-export async function handOffFork(deps: CommentFlowDeps, input: { doc: PrDocument; pr: PrInfo; comments: PrComment[]; record: Recorder; report: CommentPassReport }): Promise<void> {
+export async function handOffFork(
+  deps: CommentFlowDeps,
+  input: { doc: PrDocument; pr: PrInfo; comments: PrComment[]; record: Recorder; report: CommentPassReport },
+): Promise<void> {
   const { pr, comments } = input;
   const action = `Not answered: the PR's branch is in a fork${pr.headRepo ? ` (${pr.headRepo})` : ""} otto cannot push to`;
   const time = deps.now().toISOString();

@@ -34,7 +34,13 @@ export async function prepareWorkdir(input: { pr: PrInfo; repos: readonly Repo[]
 /** The PR's working tree on the PR's branch, not yet touched (the caller takes its work lock first). */
 export async function locateWorkdir(input: { pr: PrInfo; repos: readonly Repo[]; cwd: string; env: Env }): Promise<PrWork> {
   const { pr, env } = input;
-  const workdir = await mapPrToWorkdir({ repoUrl: repoUrlOfPr(pr.url), branch: pr.sourceBranch, config: { repos: input.repos }, cwd: input.cwd, git: { env } });
+  const workdir = await mapPrToWorkdir({
+    repoUrl: repoUrlOfPr(pr.url),
+    branch: pr.sourceBranch,
+    config: { repos: input.repos },
+    cwd: input.cwd,
+    git: { env },
+  });
   if (!workdir.onBranch) {
     throw new OttoError(
       "pr_branch_not_checked_out",
@@ -50,8 +56,19 @@ export async function locateWorkdir(input: { pr: PrInfo; repos: readonly Repo[];
  * branch (the user's uncommitted work is never touched); a dirty hands-off checkout waits for the
  * person (worktree_dirty, retried without counting). `release` removes a temporary worktree.
  */
-export async function openWorkTree(located: PrWork, env: Env, label: string): Promise<{ work: PrWork; release: () => Promise<string | undefined> }> {
-  const tree = await openPrTree({ dir: located.dir, remote: located.remote, strategy: located.strategy ?? "cwd", branch: located.branch, env, label });
+export async function openWorkTree(
+  located: PrWork,
+  env: Env,
+  label: string,
+): Promise<{ work: PrWork; release: () => Promise<string | undefined> }> {
+  const tree = await openPrTree({
+    dir: located.dir,
+    remote: located.remote,
+    strategy: located.strategy ?? "cwd",
+    branch: located.branch,
+    env,
+    label,
+  });
   if (tree.kind === "deferred") {
     throw new OttoError(
       "worktree_dirty",
@@ -82,8 +99,12 @@ export async function readyWorkdir(workdir: PrWork, env: Env): Promise<PrWork> {
     );
   }
   // Best effort: a branch that moved is also handled at push time (rebase), but the model should read current code.
-  const fetched = await runGit(["fetch", "-q", workdir.remote, `+refs/heads/${pr.sourceBranch}:refs/remotes/${workdir.remote}/${pr.sourceBranch}`], { ...git, cwd: workdir.dir });
-  if (fetched.exitCode === 0) await runGit(["merge", "-q", "--ff-only", `refs/remotes/${workdir.remote}/${pr.sourceBranch}`], { ...git, cwd: workdir.dir });
+  const fetched = await runGit(
+    ["fetch", "-q", workdir.remote, `+refs/heads/${pr.sourceBranch}:refs/remotes/${workdir.remote}/${pr.sourceBranch}`],
+    { ...git, cwd: workdir.dir },
+  );
+  if (fetched.exitCode === 0)
+    await runGit(["merge", "-q", "--ff-only", `refs/remotes/${workdir.remote}/${pr.sourceBranch}`], { ...git, cwd: workdir.dir });
   // Unpushed local commits would be pushed with the first AGREE fix, and reset away by a discarded answer.
   await refuseUnpushed({ dir: workdir.dir, remote: workdir.remote, branch: pr.sourceBranch, env });
   // After the fast-forward, before any session: what git ignores now is the user's, never committed.

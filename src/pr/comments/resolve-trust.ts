@@ -23,15 +23,25 @@ export interface ResolveTrustInput {
 export async function resolveTrust(input: ResolveTrustInput): Promise<Map<string, TrustDecision>> {
   const { backend, pr, comments, policy } = input;
   const ask = new Map<string, CommentAuthor>();
-  for (const c of comments) if (needsLookup(c, policy)) ask.set(authorKey(c), { author: c.author, ...(c.authorId ? { authorId: c.authorId } : {}), ...(c.authorLogin ? { authorLogin: c.authorLogin } : {}) });
+  for (const c of comments)
+    if (needsLookup(c, policy))
+      ask.set(authorKey(c), {
+        author: c.author,
+        ...(c.authorId ? { authorId: c.authorId } : {}),
+        ...(c.authorLogin ? { authorLogin: c.authorLogin } : {}),
+      });
   let access = new Map<string, AuthorAccess>();
   if (ask.size > 0) {
     try {
       access = await backend.authorAccess(pr, [...ask.values()]);
     } catch (error) {
-      input.log("warn", `could not check who may change ${pr.repo}; comments by ${[...ask.values()].map((a) => a.author).join(", ")} are left for a person`, {
-        error: redact(formatError(error), input.secrets),
-      });
+      input.log(
+        "warn",
+        `could not check who may change ${pr.repo}; comments by ${[...ask.values()].map((a) => a.author).join(", ")} are left for a person`,
+        {
+          error: redact(formatError(error), input.secrets),
+        },
+      );
     }
   }
   return new Map(comments.map((c) => [c.id, decideTrust(c, policy, access.get(authorKey(c)))]));

@@ -98,18 +98,36 @@ export async function runCommentPass(deps: CommentFlowDeps, input: CommentPassIn
   const report: CommentPassReport = { key: doc.key, answered: [], recovered: [], failed: [], skipped: [] };
   const comments = await backend.getComments(pr);
   const me = await backend.currentUser(pr).catch((error: unknown) => {
-    deps.log("warn", `could not read the token's user for ${doc.key}; its own replies may be answered`, { error: redact(formatError(error), deps.secrets) });
+    deps.log("warn", `could not read the token's user for ${doc.key}; its own replies may be answered`, {
+      error: redact(formatError(error), deps.secrets),
+    });
     return undefined;
   });
   const base = { comments, seen: seenOf(doc.data), me, bot: botPolicy(deps.config, pr) };
   // Everyone's comments are judged when something is to be answered: the thread shown to the session needs it too.
-  const judged = reviewerComments(base).length > 0 ? comments.filter((c) => !isOttoComment(c, me) && !isMine(c, me) && botKind(c, base.bot) === undefined) : [];
+  const judged =
+    reviewerComments(base).length > 0
+      ? comments.filter((c) => !isOttoComment(c, me) && !isMine(c, me) && botKind(c, base.bot) === undefined)
+      : [];
   for (const c of reviewerComments(base)) {
-    if (pr.provider === "ado" && deps.config.pr.providers.ado.bot_names.some((n) => n.trim().toLowerCase() === c.author.trim().toLowerCase())) {
-      deps.log("warn", `comment ${c.id} by ${c.author} is judged like anyone's: the review bot is known by its identity id only (pr.providers.ado.bot_ids); if it is yours, add ${c.authorId ?? "its id"} there`);
+    if (
+      pr.provider === "ado" &&
+      deps.config.pr.providers.ado.bot_names.some((n) => n.trim().toLowerCase() === c.author.trim().toLowerCase())
+    ) {
+      deps.log(
+        "warn",
+        `comment ${c.id} by ${c.author} is judged like anyone's: the review bot is known by its identity id only (pr.providers.ado.bot_ids); if it is yours, add ${c.authorId ?? "its id"} there`,
+      );
     }
   }
-  const trust = await resolveTrust({ backend, pr, comments: judged, policy: deps.config.pr.trusted_authors, secrets: deps.secrets, log: deps.log });
+  const trust = await resolveTrust({
+    backend,
+    pr,
+    comments: judged,
+    policy: deps.config.pr.trusted_authors,
+    secrets: deps.secrets,
+    log: deps.log,
+  });
   const plan = selectComments({ ...base, trust });
   report.skipped = plan.skipped;
   const record: Recorder = (seen, entries, log, failure) =>
@@ -120,7 +138,16 @@ export async function runCommentPass(deps: CommentFlowDeps, input: CommentPassIn
         else failures[failure.id] = failure.count;
       }
       const allSeen = { ids: [...current.data.seen_comment_ids, ...seen], before: current.data.seen_before };
-      return recordComments(current, { seen, entries, failures, unseen: unhandledComments(comments, allSeen, me).length, log, now: deps.now().toISOString(), secrets: deps.secrets, comments });
+      return recordComments(current, {
+        seen,
+        entries,
+        failures,
+        unseen: unhandledComments(comments, allSeen, me).length,
+        log,
+        now: deps.now().toISOString(),
+        secrets: deps.secrets,
+        comments,
+      });
     });
 
   const recoveredEntries: HistoryEntry[] = [];
@@ -194,7 +221,13 @@ async function openAccount(deps: CommentFlowDeps, doc: PrDocument): Promise<Pass
     if (doc.data.cap_hold) await releaseCapHold(deps.store, doc.key);
     await warnUnpriced(capDeps(deps), found.unpriced);
   }
-  const budget = check ? check.budget : runBudget({}, { usd: limits.run_usd, tokens: limits.run_tokens }, `Run /otto-pr comments ${doc.data.id} again: the comments not answered yet are answered then.`);
+  const budget = check
+    ? check.budget
+    : runBudget(
+        {},
+        { usd: limits.run_usd, tokens: limits.run_tokens },
+        `Run /otto-pr comments ${doc.data.id} again: the comments not answered yet are answered then.`,
+      );
   const account = new Account(`pr comments ${doc.key}`, {
     labels: { repo: doc.data.repo, pr: label, run: deps.now().toISOString() },
     budget,
@@ -236,11 +269,31 @@ async function answerPass(
   }
   // A fix or the review loop (this process or another) may be editing the tree: answer next pass.
   // The session sees the thread, but never the words of someone otto does not act for.
-  const shown = comments.map((c) => (trustedForContext(c, trust, me, base.bot) ? c : { ...c, body: `(not shown: otto does not act on comments by ${c.author})` }));
-  const held = await withWorkLock(located.dir, `the comment flow of ${doc.key}`, () => answerAll(deps, { pr, backend, doc, comments: shown, handle: plan.handle, located, record, report, setupFailed, me, account: input.account }), {
-    env: deps.env,
-    now: deps.now,
-  });
+  const shown = comments.map((c) =>
+    trustedForContext(c, trust, me, base.bot) ? c : { ...c, body: `(not shown: otto does not act on comments by ${c.author})` },
+  );
+  const held = await withWorkLock(
+    located.dir,
+    `the comment flow of ${doc.key}`,
+    () =>
+      answerAll(deps, {
+        pr,
+        backend,
+        doc,
+        comments: shown,
+        handle: plan.handle,
+        located,
+        record,
+        report,
+        setupFailed,
+        me,
+        account: input.account,
+      }),
+    {
+      env: deps.env,
+      now: deps.now,
+    },
+  );
   if (held.busy) {
     report.busy = describeHolder(held.holder);
     deps.log("info", `comments on ${doc.key} deferred to the next pass: ${located.dir} is busy with ${report.busy}`);
@@ -291,14 +344,36 @@ async function answerAll(
 
 async function answerEach(
   deps: CommentFlowDeps,
-  input: { pr: PrInfo; backend: PrBackend; doc: PrDocument; comments: PrComment[]; handle: PrComment[]; record: Recorder; report: CommentPassReport; me: string | undefined; work: PrWork; model: ModelRef; account: PassAccount },
+  input: {
+    pr: PrInfo;
+    backend: PrBackend;
+    doc: PrDocument;
+    comments: PrComment[];
+    handle: PrComment[];
+    record: Recorder;
+    report: CommentPassReport;
+    me: string | undefined;
+    work: PrWork;
+    model: ModelRef;
+    account: PassAccount;
+  },
 ): Promise<void> {
   const { pr, backend, doc, comments, handle, record, report, work, model } = input;
   const { account } = input.account;
   // pr.verify, else the checks found in the PR's tree, run once before any session edits it.
   const checkCommands = commandsOf(await resolveChecks("pr.verify", deps.config.pr.verify, work.dir));
   const verifyTimeoutMs = parseDuration(deps.config.spec.verify_timeout);
-  const baseline = checkCommands.length > 0 ? await runChecks(checkCommands, { cwd: work.dir, timeoutMs: verifyTimeoutMs, env: deps.env, sandbox: deps.config.sandbox, secrets: deps.secrets, ...(deps.signal ? { signal: deps.signal } : {}) }) : undefined;
+  const baseline =
+    checkCommands.length > 0
+      ? await runChecks(checkCommands, {
+          cwd: work.dir,
+          timeoutMs: verifyTimeoutMs,
+          env: deps.env,
+          sandbox: deps.config.sandbox,
+          secrets: deps.secrets,
+          ...(deps.signal ? { signal: deps.signal } : {}),
+        })
+      : undefined;
   const answerDeps: AnswerDeps = {
     sessions: deps.sessions,
     model,
@@ -324,7 +399,12 @@ async function answerEach(
     const spend = account.child(`comment ${comment.id}`);
     try {
       const answer = await withAccount(spend, () => answerComment(answerDeps, { pr, backend, work, comment, comments }));
-      await record([comment.id], [{ ...answer.entry, spend: spend.usage }], [`comment ${comment.id} by ${comment.author}: ${answer.decision}, ${answer.entry.action}`], { id: comment.id, count: undefined });
+      await record(
+        [comment.id],
+        [{ ...answer.entry, spend: spend.usage }],
+        [`comment ${comment.id} by ${comment.author}: ${answer.decision}, ${answer.entry.action}`],
+        { id: comment.id, count: undefined },
+      );
       report.answered.push({ comment, decision: answer.decision, action: answer.entry.action, usage: spend.usage });
     } catch (error) {
       // Stopped by the budget (a daily cap): not the comment's failure; it waits, unseen, for the next pass.
@@ -338,7 +418,15 @@ async function answerEach(
         if (start) await discardChanges(work.dir, deps.env, start, work.baseline ?? CLEAN_TREE).catch(() => false);
         break;
       }
-      await recordFailure(deps, { doc, pr, comment, error, work: start ? { dir: work.dir, start, baseline: work.baseline ?? CLEAN_TREE } : undefined, record, report });
+      await recordFailure(deps, {
+        doc,
+        pr,
+        comment,
+        error,
+        work: start ? { dir: work.dir, start, baseline: work.baseline ?? CLEAN_TREE } : undefined,
+        record,
+        report,
+      });
       const failed = report.failed.at(-1);
       if (failed?.comment.id === comment.id) failed.usage = spend.usage;
     } finally {
@@ -364,7 +452,16 @@ async function budgetStopped(deps: CommentFlowDeps, doc: PrDocument, pass: PassA
   const { account, check } = pass;
   const spent = account.spentLine();
   const time = deps.now().toISOString();
-  await deps.store.update(doc.key, (d) => ({ ...d, log: [...d.log, logLine(time, `comment ${comment.id}: budget reached (${spent}) before it was answered; it waits for the next pass, no failure counted`)] }));
+  await deps.store.update(doc.key, (d) => ({
+    ...d,
+    log: [
+      ...d.log,
+      logLine(
+        time,
+        `comment ${comment.id}: budget reached (${spent}) before it was answered; it waits for the next pass, no failure counted`,
+      ),
+    ],
+  }));
   if (check) return holdAtCap(capDeps(deps), doc, prLabel(doc.data), capReached(check, account.usage, pass.caps), "comments");
   return `Budget reached: ${spent}. Comment ${comment.id} and those after it were not answered (no failure counted). ${account.stopped?.fix ?? ""}`.trim();
 }
@@ -374,21 +471,40 @@ async function budgetStopped(deps: CommentFlowDeps, doc: PrDocument, pass: PassA
  * (the comments stay unseen, for after a person's /otto-pr fix), notes it and tells a person once
  * per head; a run by hand proceeds and records the head as accepted.
  */
-async function heldForConfig(deps: CommentFlowDeps, input: { pr: PrInfo; doc: PrDocument; report: CommentPassReport }, work: PrWork): Promise<boolean> {
+async function heldForConfig(
+  deps: CommentFlowDeps,
+  input: { pr: PrInfo; doc: PrDocument; report: CommentPassReport },
+  work: PrWork,
+): Promise<boolean> {
   const { pr, doc } = input;
   const current = (await deps.store.read(doc.key)) ?? doc;
   const config = await configChanges({ dir: work.dir, remote: work.remote, pr, state: current.data, env: deps.env });
   if (config.files.length === 0) return false;
   const time = deps.now().toISOString();
   if (deps.manual) {
-    await deps.store.update(doc.key, (d) => ({ ...d, data: { ...d.data, config_ok_sha: config.head }, log: [...d.log, logLine(time, `/otto-pr comments by hand on ${config.head.slice(0, 7)}, which changes OpenCode configuration (${config.files.join(", ")}): accepted; otto works on this head`)] }));
+    await deps.store.update(doc.key, (d) => ({
+      ...d,
+      data: { ...d.data, config_ok_sha: config.head },
+      log: [
+        ...d.log,
+        logLine(
+          time,
+          `/otto-pr comments by hand on ${config.head.slice(0, 7)}, which changes OpenCode configuration (${config.files.join(", ")}): accepted; otto works on this head`,
+        ),
+      ],
+    }));
     return false;
   }
   const { title, text, log } = holdText(pr, config, "answer reviewer comments", `/otto-pr fix ${doc.data.id}`);
   const notify = notifyHold(current.data, pr.headSha);
-  await deps.store.update(doc.key, (d) => ({ ...d, data: { ...d.data, ...(notify ? { config_hold_sha: pr.headSha } : {}) }, log: notify ? [...d.log, logLine(time, log)] : d.log }));
+  await deps.store.update(doc.key, (d) => ({
+    ...d,
+    data: { ...d.data, ...(notify ? { config_hold_sha: pr.headSha } : {}) },
+    log: notify ? [...d.log, logLine(time, log)] : d.log,
+  }));
   input.report.held = text;
-  if (notify) await deps.notify({ kind: "human_needed", title, text, url: pr.url, facts: { Repository: pr.repo, Branch: pr.sourceBranch } });
+  if (notify)
+    await deps.notify({ kind: "human_needed", title, text, url: pr.url, facts: { Repository: pr.repo, Branch: pr.sourceBranch } });
   return true;
 }
 
@@ -403,6 +519,11 @@ function trustedForContext(comment: PrComment, trust: ReadonlyMap<string, TrustD
 function describeSkips(skipped: ReadonlyArray<{ reason: SkipReason }>): string {
   const counts = new Map<SkipReason, number>();
   for (const s of skipped) counts.set(s.reason, (counts.get(s.reason) ?? 0) + 1);
-  const label: Record<SkipReason, string> = { own: "by the token's user", bot: "by bots", covered: "answered with a newer comment of their thread", untrusted: "by people otto does not act for" };
+  const label: Record<SkipReason, string> = {
+    own: "by the token's user",
+    bot: "by bots",
+    covered: "answered with a newer comment of their thread",
+    untrusted: "by people otto does not act for",
+  };
   return [...counts].map(([reason, n]) => `${n} ${label[reason]}`).join(", ");
 }

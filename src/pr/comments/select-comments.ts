@@ -98,7 +98,9 @@ export const isMine = (comment: PrComment, me: string | undefined): boolean => a
  */
 export function reviewerComments(input: Omit<SelectInput, "trust">): PrComment[] {
   const answered = ownReplies(input.comments, input.me);
-  return unhandledComments(input.comments, input.seen, input.me).filter((c) => !answered.has(c.id) && !isMine(c, input.me) && botKind(c, input.bot) === undefined);
+  return unhandledComments(input.comments, input.seen, input.me).filter(
+    (c) => !answered.has(c.id) && !isMine(c, input.me) && botKind(c, input.bot) === undefined,
+  );
 }
 
 export function selectComments(input: SelectInput): CommentPlan {

@@ -65,6 +65,8 @@ export function distrustText(comment: PrComment, reason: TrustReason, provider: 
     case "lookup_failed":
       return `otto could not check whether ${comment.author} may change the repository`;
     default:
-      return provider === "ado" ? `${comment.author} is not a member of the project's teams` : `${comment.author} has no write access to the repository`;
+      return provider === "ado"
+        ? `${comment.author} is not a member of the project's teams`
+        : `${comment.author} has no write access to the repository`;
   }
 }

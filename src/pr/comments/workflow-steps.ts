@@ -23,7 +23,10 @@ export interface WorkflowStepDeps {
   log: (level: "info" | "warn", message: string, extra?: Record<string, unknown>) => void;
 }
 
-export async function runWorkflowSteps(deps: WorkflowStepDeps, input: { doc: PrDocument; pr: PrInfo; backend: PrBackend }): Promise<string[]> {
+export async function runWorkflowSteps(
+  deps: WorkflowStepDeps,
+  input: { doc: PrDocument; pr: PrInfo; backend: PrBackend },
+): Promise<string[]> {
   const done: Array<{ key: string; message: string }> = [];
   for (const step of STEPS) {
     if (input.doc.data.workflow_done.includes(step.key)) continue;

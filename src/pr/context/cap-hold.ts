@@ -30,12 +30,22 @@ export async function holdAtCap(deps: CapHoldDeps, doc: PrDocument, label: strin
   await deps.store.update(doc.key, (current) => {
     if (current.data.cap_hold === day) return undefined;
     first = true;
-    return { ...current, data: { ...current.data, cap_hold: day }, log: [...current.log, logLine(now.toISOString(), `${what} held at the daily cap: ${text}`)] };
+    return {
+      ...current,
+      data: { ...current.data, cap_hold: day },
+      log: [...current.log, logLine(now.toISOString(), `${what} held at the daily cap: ${text}`)],
+    };
   });
   const notify = check.kind === "pr" ? first : await firstToday(deps.env, "watcher-cap", now);
   if (notify) {
     deps.log("warn", text);
-    const report = await deps.notify({ kind: "human_needed", title, text, url: doc.data.url, facts: { Repository: doc.data.repo, Branch: doc.data.branch } });
+    const report = await deps.notify({
+      kind: "human_needed",
+      title,
+      text,
+      url: doc.data.url,
+      facts: { Repository: doc.data.repo, Branch: doc.data.branch },
+    });
     for (const failure of report.failed) deps.log("warn", `notification via ${failure.channel} failed`, { error: failure.error });
   }
   await warnUnpriced(deps, check.unpriced);
@@ -44,11 +54,16 @@ export async function holdAtCap(deps: CapHoldDeps, doc: PrDocument, label: strin
 
 /** Work resumed under the caps: the hold is over (written only when there was one). */
 export async function releaseCapHold(store: PrStore, key: string): Promise<void> {
-  await store.update(key, (current) => (current.data.cap_hold ? { ...current, data: { ...current.data, cap_hold: undefined } } : undefined));
+  await store.update(key, (current) =>
+    current.data.cap_hold ? { ...current, data: { ...current.data, cap_hold: undefined } } : undefined,
+  );
 }
 
 /** Dollar caps cannot count calls of a model without a price: said once a day in the log. */
 export async function warnUnpriced(deps: Pick<CapHoldDeps, "env" | "now" | "log">, unpriced: boolean): Promise<void> {
   if (!unpriced || !(await firstToday(deps.env, "unpriced", deps.now()))) return;
-  deps.log("warn", "The PR watcher's daily caps are in dollars, but some of today's model calls were of a model without a price in OpenCode's config: their cost is unknown and not counted against limits.pr_usd_per_day or limits.watcher_usd_per_day (their tokens are recorded). Give the model a price (provider.<id>.models.<id>.cost) for the caps to hold.");
+  deps.log(
+    "warn",
+    "The PR watcher's daily caps are in dollars, but some of today's model calls were of a model without a price in OpenCode's config: their cost is unknown and not counted against limits.pr_usd_per_day or limits.watcher_usd_per_day (their tokens are recorded). Give the model a price (provider.<id>.models.<id>.cost) for the caps to hold.",
+  );
 }

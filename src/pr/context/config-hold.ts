@@ -30,7 +30,13 @@ export interface ConfigCheck {
  * accepted when there is one it descends from, else against the target branch (fetched). When git
  * cannot tell (the target cannot be fetched), every configuration file counts as changed: a `*`.
  */
-export async function configChanges(input: { dir: string; remote: string; pr: Pick<PrInfo, "targetBranch">; state: HoldState; env: Env }): Promise<ConfigCheck> {
+export async function configChanges(input: {
+  dir: string;
+  remote: string;
+  pr: Pick<PrInfo, "targetBranch">;
+  state: HoldState;
+  env: Env;
+}): Promise<ConfigCheck> {
   const { dir, remote, pr, state, env } = input;
   const head = (await headSha(dir, { env })) ?? "";
   if (state.config_ok_sha) {
@@ -43,7 +49,9 @@ export async function configChanges(input: { dir: string; remote: string; pr: Pi
   const target = `refs/remotes/${remote}/${pr.targetBranch}`;
   await runGit(["fetch", "-q", remote, `+refs/heads/${pr.targetBranch}:${target}`], { cwd: dir, env });
   const files = await changedOpenCodeConfig(dir, target, { env });
-  return files ? { files, since: `${remote}/${pr.targetBranch}`, head } : { files: ["*"], since: `${remote}/${pr.targetBranch} (which otto could not compare with)`, head };
+  return files
+    ? { files, since: `${remote}/${pr.targetBranch}`, head }
+    : { files: ["*"], since: `${remote}/${pr.targetBranch} (which otto could not compare with)`, head };
 }
 
 /** Whether this head's hold is news: one notification per head. */
@@ -52,8 +60,17 @@ export function notifyHold(state: HoldState, headSha: string): boolean {
 }
 
 /** The PR document's line and the notification's words for a PR whose head changes OpenCode configuration. */
-export function holdText(pr: Pick<PrInfo, "number" | "title">, check: ConfigCheck, what: string, command: string): { title: string; text: string; log: string } {
-  const shown = check.files.slice(0, 8).map((f) => `\`${f}\``).join(", ") + (check.files.length > 8 ? `, … (${check.files.length} in all)` : "");
+export function holdText(
+  pr: Pick<PrInfo, "number" | "title">,
+  check: ConfigCheck,
+  what: string,
+  command: string,
+): { title: string; text: string; log: string } {
+  const shown =
+    check.files
+      .slice(0, 8)
+      .map((f) => `\`${f}\``)
+      .join(", ") + (check.files.length > 8 ? `, … (${check.files.length} in all)` : "");
   const why = `the PR's head changes OpenCode configuration (${shown}, compared with ${check.since}), which OpenCode would load into your OpenCode when otto opened a session in its checkout: plugins and tools are code it imports, MCP servers commands it starts, agent entries and instruction files steer the session`;
   return {
     title: `PR #${pr.number}: its OpenCode configuration changed; otto waits for a person`,

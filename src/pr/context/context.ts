@@ -61,7 +61,16 @@ export async function createPrContext(runtime: PrRuntime, directory = runtime.di
  * The watcher runs without an invoking session whose model it could borrow, so its flows need
  * models.primary. `job` says what for ("the fix flow", "answering review comments").
  */
-export function watcherPrimary(primary: string | undefined, job: string, fix = "Set it: /otto-config set models.primary <provider/model>"): ModelRef {
-  if (!primary) throw new OttoError("model_unset", `models.primary is not set, and the PR watcher has no session whose model it could use for ${job}.`, fix);
+export function watcherPrimary(
+  primary: string | undefined,
+  job: string,
+  fix = "Set it: /otto-config set models.primary <provider/model>",
+): ModelRef {
+  if (!primary)
+    throw new OttoError(
+      "model_unset",
+      `models.primary is not set, and the PR watcher has no session whose model it could use for ${job}.`,
+      fix,
+    );
   return parseModel(primary);
 }

@@ -51,7 +51,8 @@ export interface LocateInput {
 
 function parseProvider(text: string): ProviderName {
   const parsed = ProviderName.safeParse(text);
-  if (!parsed.success) throw new OttoError("pr_provider", `Unknown provider '${text}'.`, `Use --provider ${ProviderName.options.join(" or --provider ")}.`);
+  if (!parsed.success)
+    throw new OttoError("pr_provider", `Unknown provider '${text}'.`, `Use --provider ${ProviderName.options.join(" or --provider ")}.`);
   return parsed.data;
 }
 
@@ -89,7 +90,11 @@ export function locatePr(registry: BackendRegistry, input: LocateInput): { backe
   };
   const backend = forced ?? (input.defaultProvider ? registry.get(input.defaultProvider) : fromRemote());
   if (!backend) {
-    throw new OttoError("pr_provider", `Which provider is PR '${input.text}' on?`, `Pass --provider ${ProviderName.options.join("|")}, set pr.default_provider, or pass the PR's URL.`);
+    throw new OttoError(
+      "pr_provider",
+      `Which provider is PR '${input.text}' on?`,
+      `Pass --provider ${ProviderName.options.join("|")}, set pr.default_provider, or pass the PR's URL.`,
+    );
   }
   return { backend, locator: backend.locateId(input.text, input.context) };
 }

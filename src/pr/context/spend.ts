@@ -1,7 +1,17 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { xdgPaths, type Env } from "../../core/index.ts";
-import { addUsage, formatCost, formatUsd, ledgerFile, readLedger, ZERO_USAGE, type Budget, type LedgerEntry, type Usage } from "../../cost/index.ts";
+import {
+  addUsage,
+  formatCost,
+  formatUsd,
+  ledgerFile,
+  readLedger,
+  ZERO_USAGE,
+  type Budget,
+  type LedgerEntry,
+  type Usage,
+} from "../../cost/index.ts";
 import type { PrFrontmatter, PrSpend } from "../store/document.ts";
 
 /*
@@ -75,7 +85,11 @@ export function checkCaps(entries: readonly LedgerEntry[], pr: string, caps: Dai
 }
 
 /** Which cap a budget stop reached: the spend before the work plus the work's own. */
-export function capReached(check: Extract<CapCheck, { kind: "open" }>, work: Usage, caps: DailyCaps): Extract<CapCheck, { kind: "pr" | "watcher" }> {
+export function capReached(
+  check: Extract<CapCheck, { kind: "open" }>,
+  work: Usage,
+  caps: DailyCaps,
+): Extract<CapCheck, { kind: "pr" | "watcher" }> {
   const watcher = addUsage(check.watcherSpent, work);
   if (watcher.usd >= caps.watcherUsd) return { kind: "watcher", spent: watcher, cap: caps.watcherUsd, unpriced: check.unpriced };
   return { kind: "pr", spent: addUsage(check.prSpent, work), cap: caps.prUsd, unpriced: check.unpriced };
@@ -118,7 +132,8 @@ export async function firstToday(env: Env, name: string, now: Date): Promise<boo
   await fs.mkdir(dir, { recursive: true });
   // Yesterday's markers are of no use any more.
   const today = utcDay(now);
-  for (const file of await fs.readdir(dir).catch(() => [] as string[])) if (!file.endsWith(today)) await fs.rm(path.join(dir, file), { force: true });
+  for (const file of await fs.readdir(dir).catch(() => [] as string[]))
+    if (!file.endsWith(today)) await fs.rm(path.join(dir, file), { force: true });
   try {
     await fs.writeFile(path.join(dir, `${name}-${today}`), "", { flag: "wx", mode: 0o600 });
     return true;
@@ -138,10 +153,15 @@ export function addSpend(spend: PrSpend | undefined, usage: Usage, now: Date, it
   const today = spend && spend.day === day ? spend.today : ZERO_USAGE;
   let fixAttempts = spend?.fix_attempts ?? [];
   let comments = spend?.comments ?? [];
-  if (item && "attempt" in item) fixAttempts = [...fixAttempts.filter((a) => a.attempt !== item.attempt), { attempt: item.attempt, at, usage: item.usage }].slice(-MAX_SPEND_ITEMS);
+  if (item && "attempt" in item)
+    fixAttempts = [...fixAttempts.filter((a) => a.attempt !== item.attempt), { attempt: item.attempt, at, usage: item.usage }].slice(
+      -MAX_SPEND_ITEMS,
+    );
   if (item && "comment" in item) {
     const before = comments.find((c) => c.id === item.comment)?.usage ?? ZERO_USAGE;
-    comments = [...comments.filter((c) => c.id !== item.comment), { id: item.comment, at, usage: addUsage(before, item.usage) }].slice(-MAX_SPEND_ITEMS);
+    comments = [...comments.filter((c) => c.id !== item.comment), { id: item.comment, at, usage: addUsage(before, item.usage) }].slice(
+      -MAX_SPEND_ITEMS,
+    );
   }
   return { day, today: addUsage(today, usage), total: addUsage(spend?.total ?? ZERO_USAGE, usage), fix_attempts: fixAttempts, comments };
 }

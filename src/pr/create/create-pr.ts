@@ -53,7 +53,12 @@ const Description = z.object({ title: z.string().trim().min(1).max(200), body: z
 
 async function forgeOf(ctx: PrContext, directory: string): Promise<{ backend: PrBackend; repo: string; remote: string }> {
   const remote = await originUrl(directory);
-  if (!remote) throw new OttoError("pr_create_no_origin", "This checkout has no origin remote, so otto cannot tell which forge to open the PR on.", "Add it (`git remote add origin <url>`), then run /otto-pr create again.");
+  if (!remote)
+    throw new OttoError(
+      "pr_create_no_origin",
+      "This checkout has no origin remote, so otto cannot tell which forge to open the PR on.",
+      "Add it (`git remote add origin <url>`), then run /otto-pr create again.",
+    );
   for (const backend of ctx.registry.all()) {
     const repo = backend.repoOfRemote(remote);
     if (repo) return { backend, repo, remote };
@@ -65,8 +70,20 @@ async function forgeOf(ctx: PrContext, directory: string): Promise<{ backend: Pr
   );
 }
 
-async function describeWithModel(runtime: Runtime, ctx: PrContext, input: CreatePrInput, branch: PreparedBranch, account: Account): Promise<{ title: string; body: string; model: string }> {
-  const role = await resolveRoleModel("primary", ctx.loaded.config.models.primary, { client: runtime.client, sessionID: input.sessionID, directory: input.directory, once: runtime.once, log: runtime.log });
+async function describeWithModel(
+  runtime: Runtime,
+  ctx: PrContext,
+  input: CreatePrInput,
+  branch: PreparedBranch,
+  account: Account,
+): Promise<{ title: string; body: string; model: string }> {
+  const role = await resolveRoleModel("primary", ctx.loaded.config.models.primary, {
+    client: runtime.client,
+    sessionID: input.sessionID,
+    directory: input.directory,
+    once: runtime.once,
+    log: runtime.log,
+  });
   const git = { env: runtime.env, cwd: branch.root };
   const range = `origin/${branch.base}...HEAD`;
   const diff = await gitOutput(["diff", "--no-color", "--no-ext-diff", range], git);
@@ -76,13 +93,25 @@ async function describeWithModel(runtime: Runtime, ctx: PrContext, input: Create
       branch: branch.branch,
       base: branch.base,
       commits: branch.commits.map((c) => `- ${c}`).join("\n"),
-      diff: diff.length > MAX_DIFF_CHARS ? `${diff.slice(0, MAX_DIFF_CHARS)}\n… (${diff.length - MAX_DIFF_CHARS} more characters: read the files for the rest)` : diff,
+      diff:
+        diff.length > MAX_DIFF_CHARS
+          ? `${diff.slice(0, MAX_DIFF_CHARS)}\n… (${diff.length - MAX_DIFF_CHARS} more characters: read the files for the rest)`
+          : diff,
       diffstat: (await gitOutput(["diff", "--stat", "--no-color", range], git)).trim(),
     },
     { env: runtime.env },
   );
   const reply = await runtime.sessions.runChildJson(
-    { directory: branch.root, agent: "otto-reviewer", model: role.model, title: `otto: describe ${branch.branch}`, timeoutMs: parseDuration(ctx.loaded.config.spec.task_timeout), parentID: input.sessionID, account, ...(input.signal ? { signal: input.signal } : {}) },
+    {
+      directory: branch.root,
+      agent: "otto-reviewer",
+      model: role.model,
+      title: `otto: describe ${branch.branch}`,
+      timeoutMs: parseDuration(ctx.loaded.config.spec.task_timeout),
+      parentID: input.sessionID,
+      account,
+      ...(input.signal ? { signal: input.signal } : {}),
+    },
     prompt,
     Description,
   );
@@ -92,20 +121,37 @@ async function describeWithModel(runtime: Runtime, ctx: PrContext, input: Create
 /** Opens (or finds) the PR of the current branch and tracks it. */
 export async function createPullRequest(runtime: Runtime, input: CreatePrInput): Promise<CreatePrResult> {
   if (input.body !== undefined && input.spec !== undefined) {
-    throw new OttoError("pr_create_args", "--body and --spec both give the description.", "Pass one of them: --spec <slug> builds it from the spec's files, --body <text> is used as it is.");
+    throw new OttoError(
+      "pr_create_args",
+      "--body and --spec both give the description.",
+      "Pass one of them: --spec <slug> builds it from the spec's files, --body <text> is used as it is.",
+    );
   }
   const progress = input.progress ?? (() => undefined);
   const ctx = await createPrContext(runtime, input.directory);
   const { backend, repo } = await forgeOf(ctx, input.directory);
   progress("otto pr create: checking and pushing the branch");
   const branch = await prepareBranch(input.directory, { ...(input.base ? { base: input.base } : {}), git: { env: runtime.env } });
-  const notes = [`Branch: ${branch.branch} → ${branch.base}, ${branch.commits.length} commit${branch.commits.length === 1 ? "" : "s"}; ${branch.pushed}.`];
-  if (branch.uncommitted.length) notes.push(`Not in the PR (uncommitted): ${branch.uncommitted.slice(0, 5).join(", ")}${branch.uncommitted.length > 5 ? ` and ${branch.uncommitted.length - 5} more` : ""}.`);
+  const notes = [
+    `Branch: ${branch.branch} → ${branch.base}, ${branch.commits.length} commit${branch.commits.length === 1 ? "" : "s"}; ${branch.pushed}.`,
+  ];
+  if (branch.uncommitted.length)
+    notes.push(
+      `Not in the PR (uncommitted): ${branch.uncommitted.slice(0, 5).join(", ")}${branch.uncommitted.length > 5 ? ` and ${branch.uncommitted.length - 5} more` : ""}.`,
+    );
 
   const existing = await backend.findOpenPr(repo, branch.branch);
   if (existing) {
     const tracked = await trackPr(ctx, backend, existing, input.now);
-    return { markdown: [`PR #${existing.number} is already open for ${branch.branch} in ${repo}; no new PR was opened.`, ...notes, tracked.text].join("\n"), pr: existing, created: false };
+    return {
+      markdown: [
+        `PR #${existing.number} is already open for ${branch.branch} in ${repo}; no new PR was opened.`,
+        ...notes,
+        tracked.text,
+      ].join("\n"),
+      pr: existing,
+      created: false,
+    };
   }
 
   let title = input.title;
@@ -133,11 +179,23 @@ export async function createPullRequest(runtime: Runtime, input: CreatePrInput):
   const final = { title: redact(title ?? branch.branch, secrets).split("\n")[0] ?? branch.branch, body: redact(body, secrets) };
 
   progress(`otto pr create: opening the PR on ${backend.name}`);
-  const created = await backend.createPr({ repo, source: branch.branch, target: branch.base, title: final.title, body: final.body, draft: input.draft === true, reviewers: [...(input.reviewers ?? [])] });
+  const created = await backend.createPr({
+    repo,
+    source: branch.branch,
+    target: branch.base,
+    title: final.title,
+    body: final.body,
+    draft: input.draft === true,
+    reviewers: [...(input.reviewers ?? [])],
+  });
   let tracked: { text: string };
   try {
     tracked = await trackPr(ctx, backend, created.pr, input.now);
-    if (account.usage.requests > 0) await ctx.store.update(documentKey(created.pr), (d) => ({ ...d, data: { ...d.data, spend: addSpend(d.data.spend, account.usage, input.now) } }));
+    if (account.usage.requests > 0)
+      await ctx.store.update(documentKey(created.pr), (d) => ({
+        ...d,
+        data: { ...d.data, spend: addSpend(d.data.spend, account.usage, input.now) },
+      }));
   } catch (error) {
     tracked = { text: `The PR is open but not tracked yet (${errorText(error)}); track it with /otto-pr add ${created.pr.number}.` };
   }
@@ -165,10 +223,19 @@ export async function currentBranchPr(runtime: Runtime, directory: string): Prom
   const ctx = await createPrContext(runtime, directory);
   const { backend, repo } = await forgeOf(ctx, directory);
   const branch = await currentBranch(directory, { env: runtime.env });
-  if (!branch) throw new OttoError("pr_no_branch", "No PR was named and HEAD is detached, so there is no current branch to look up.", "Name the PR: /pr-review <url|number>.");
+  if (!branch)
+    throw new OttoError(
+      "pr_no_branch",
+      "No PR was named and HEAD is detached, so there is no current branch to look up.",
+      "Name the PR: /pr-review <url|number>.",
+    );
   const found = await backend.findOpenPr(repo, branch);
   if (!found) {
-    throw new OttoError("pr_none_for_branch", `No PR was named, and ${branch} has no open PR in ${repo} on ${backend.name}.`, "Open one with /otto-pr create, or name the PR: /pr-review <url|number>.");
+    throw new OttoError(
+      "pr_none_for_branch",
+      `No PR was named, and ${branch} has no open PR in ${repo} on ${backend.name}.`,
+      "Open one with /otto-pr create, or name the PR: /pr-review <url|number>.",
+    );
   }
   return (await backend.getPr(found)).url;
 }

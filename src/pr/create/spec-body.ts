@@ -23,14 +23,21 @@ export function specGoal(requirements: string | undefined): string | undefined {
   const sections = requirements.split(/^##\s+/m).slice(1);
   const named = sections.find((s) => /^(introduction|goal|goals|overview|summary|purpose|problem)\b/i.test(s));
   const text = named ? named.slice(named.indexOf("\n") + 1) : requirements.replace(/^#\s+.*$/m, "").split(/^##\s+/m)[0];
-  const paragraph = (text ?? "").trim().split(/\n\s*\n/)[0]?.trim();
+  const paragraph = (text ?? "")
+    .trim()
+    .split(/\n\s*\n/)[0]
+    ?.trim();
   return paragraph || undefined;
 }
 
 function evidence(task: Task): string {
   const parts = [
     task.extra.commit ? `commit ${task.extra.commit.slice(0, 12)}` : undefined,
-    task.extra.changed_files ? `changed ${task.extra.changed_files}` : task.extra.no_changes ? `no changes needed: ${task.extra.no_changes}` : undefined,
+    task.extra.changed_files
+      ? `changed ${task.extra.changed_files}`
+      : task.extra.no_changes
+        ? `no changes needed: ${task.extra.no_changes}`
+        : undefined,
     task.extra.checks ? `checks: ${task.extra.checks}` : undefined,
   ].filter(Boolean);
   return parts.length ? ` (${parts.join("; ")})` : "";
@@ -58,7 +65,13 @@ function specFiles(root: string, slug: string): ReturnType<typeof specPaths> {
     : undefined;
   if (!archived) return paths;
   const dir = path.join(archive, archived);
-  return { ...paths, dir, requirements: path.join(dir, "requirements.md"), tasks: path.join(dir, "tasks.md"), questions: path.join(dir, "questions.md") };
+  return {
+    ...paths,
+    dir,
+    requirements: path.join(dir, "requirements.md"),
+    tasks: path.join(dir, "tasks.md"),
+    questions: path.join(dir, "questions.md"),
+  };
 }
 
 /** Title and description of the PR for spec `slug` of the repository at `root`. */
@@ -67,13 +80,18 @@ export function specBody(root: string, slug: string): SpecBody {
   const requirements = read(paths.requirements);
   const tasksText = read(paths.tasks);
   if (requirements === undefined && tasksText === undefined) {
-    throw new OttoError("pr_create_no_spec", `There is no spec '${slug}' in ${root} (no requirements.md or tasks.md).`, "Name one of /otto-spec list, or write the description with --body.");
+    throw new OttoError(
+      "pr_create_no_spec",
+      `There is no spec '${slug}' in ${root} (no requirements.md or tasks.md).`,
+      "Name one of /otto-spec list, or write the description with --body.",
+    );
   }
   const tasks = tasksText === undefined ? [] : parseTasks(tasksText).tasks.tasks;
   const done = tasks.filter((t) => t.status === "completed");
   const left = tasks.filter((t) => t.status !== "completed");
   const questionsText = read(paths.questions);
-  const open = questionsText === undefined ? [] : parseQuestions(questionsText).questions.questions.filter((q) => q.status === "unanswered");
+  const open =
+    questionsText === undefined ? [] : parseQuestions(questionsText).questions.questions.filter((q) => q.status === "unanswered");
   const lines = [
     "## Goal",
     "",

@@ -1,7 +1,16 @@
 import type { SandboxMode } from "../../sandbox/index.ts";
 import { formatError, redact, type Env } from "../../core/index.ts";
 import { compareToBaseline, isBlocking, runChecks, type CheckResult } from "../../workspace/index.ts";
-import { describeAllowed, describeChangeSet, ignoredLine, readChangeSet, runGit, screenChanges, weakenedNote, type Weakening } from "../../workspace/index.ts";
+import {
+  describeAllowed,
+  describeChangeSet,
+  ignoredLine,
+  readChangeSet,
+  runGit,
+  screenChanges,
+  weakenedNote,
+  type Weakening,
+} from "../../workspace/index.ts";
 import { formatModel, type ModelRef } from "../../session/index.ts";
 import type { commitAndPush, GitControlSnapshot, TreeSnapshot } from "../../workspace/index.ts";
 import type { PrInfo } from "../types.ts";
@@ -95,18 +104,33 @@ interface Checked {
 async function fixAndCheck(input: AttemptInput, startHead: string, previous: string | undefined): Promise<Checked | AttemptResult> {
   const { session, pr } = input;
   const dir = session.dir;
-  const reply = await fixFailure(session, input.model, { pr, summary: input.summary, previous, checkCommands: input.verify, attempt: input.attempt });
+  const reply = await fixFailure(session, input.model, {
+    pr,
+    summary: input.summary,
+    previous,
+    checkCommands: input.verify,
+    attempt: input.attempt,
+  });
   const subject = fixSummary(reply.text);
   if (reply.failed !== undefined) {
     const reason = redact(reply.failed, input.secrets);
-    if (/^infra(structure)?\b/i.test(reason)) return { outcome: "task_failed", detail: `the fix session found no code to fix: ${reason}`, infrastructure: true };
+    if (/^infra(structure)?\b/i.test(reason))
+      return { outcome: "task_failed", detail: `the fix session found no code to fix: ${reason}`, infrastructure: true };
     // Work it did before giving up stays in the tree for the next attempt (dirty state is otto's).
     return { outcome: "task_failed", detail: `the fix session gave up: ${reason}`, note: `The previous session gave up: ${reason}` };
   }
-  if (!(await changed(dir, input.env, startHead))) return { outcome: "nothing", detail: "the fix session changed nothing", note: "The previous session changed no file." };
+  if (!(await changed(dir, input.env, startHead)))
+    return { outcome: "nothing", detail: "the fix session changed nothing", note: "The previous session changed no file." };
 
   // Before any check runs the session's work, and before a model reviews it.
-  const screened = await screenChanges({ dir, since: input.since, baseline: input.baseline, env: input.env, causeFiles: input.causeFiles, guard: input.gitControl });
+  const screened = await screenChanges({
+    dir,
+    since: input.since,
+    baseline: input.baseline,
+    env: input.env,
+    causeFiles: input.causeFiles,
+    guard: input.gitControl,
+  });
   if (screened.kind === "tampered") return { outcome: "tampered", detail: screened.detail };
   if (screened.kind === "refused") {
     return {
@@ -118,7 +142,14 @@ async function fixAndCheck(input: AttemptInput, startHead: string, previous: str
 
   if (input.verify.length > 0) {
     input.progress(`otto pr fix: running pr.verify (${input.verify.length} command(s))`);
-    const results = await runChecks(input.verify, { cwd: dir, timeoutMs: input.verifyTimeoutMs, env: input.env, sandbox: input.sandbox, secrets: input.secrets, ...(session.signal ? { signal: session.signal } : {}) });
+    const results = await runChecks(input.verify, {
+      cwd: dir,
+      timeoutMs: input.verifyTimeoutMs,
+      env: input.env,
+      sandbox: input.sandbox,
+      secrets: input.secrets,
+      ...(session.signal ? { signal: session.signal } : {}),
+    });
     const comparisons = compareToBaseline(input.checkBaseline ?? [], results);
     const blocking = new Set(comparisons.filter(isBlocking).map((c) => c.command));
     const failed = results.filter((r) => !r.passed && blocking.has(r.command));
@@ -137,7 +168,13 @@ async function fixAndCheck(input: AttemptInput, startHead: string, previous: str
 
 /** The review's reasons as one line for Fix History (model text: redacted and bounded). */
 const reasonsLine = (reasons: readonly string[], secrets: readonly string[]): string => {
-  const line = redact(reasons.map((r) => r.replace(/\s+/g, " ").trim()).filter(Boolean).join("; ") || "no reason given", secrets);
+  const line = redact(
+    reasons
+      .map((r) => r.replace(/\s+/g, " ").trim())
+      .filter(Boolean)
+      .join("; ") || "no reason given",
+    secrets,
+  );
   return line.length > 1500 ? `${line.slice(0, 1500)}…` : line;
 };
 
@@ -146,18 +183,35 @@ const reasonsLine = (reasons: readonly string[], secrets: readonly string[]): st
  * reasons; a review that could not be had (session error, no valid envelope) ends the attempt with
  * nothing pushed.
  */
-async function review(input: AttemptInput, pass: number, allowed: readonly Weakening[]): Promise<{ approved: boolean; reasons: string } | AttemptResult> {
+async function review(
+  input: AttemptInput,
+  pass: number,
+  allowed: readonly Weakening[],
+): Promise<{ approved: boolean; reasons: string } | AttemptResult> {
   const { session } = input;
   input.progress(`otto pr fix: reviewing the fix (${formatModel(input.reviewModel)})`);
   try {
     // Everything the push would carry (the session's own commits too), as text whatever the attributes say.
-    const diff = describeChangeSet(await readChangeSet({ dir: session.dir, since: input.since, baseline: input.baseline, env: input.env }), DIFF_LIMIT);
+    const diff = describeChangeSet(
+      await readChangeSet({ dir: session.dir, since: input.since, baseline: input.baseline, env: input.env }),
+      DIFF_LIMIT,
+    );
     const flagged = describeAllowed(allowed);
-    const verdict = await reviewFix(session, input.reviewModel, { pr: input.pr, summary: input.summary, diff, checkCommands: input.verify, pass, ...(flagged ? { flagged: redact(flagged, input.secrets) } : {}) });
+    const verdict = await reviewFix(session, input.reviewModel, {
+      pr: input.pr,
+      summary: input.summary,
+      diff,
+      checkCommands: input.verify,
+      pass,
+      ...(flagged ? { flagged: redact(flagged, input.secrets) } : {}),
+    });
     return { approved: verdict.verdict === "APPROVE", reasons: reasonsLine(verdict.reasons, input.secrets) };
   } catch (error) {
     if (session.signal?.aborted) throw error;
-    return { outcome: "review_failed", detail: `the review of the fix by ${formatModel(input.reviewModel)} failed, nothing pushed: ${redact(formatError(error), input.secrets)}` };
+    return {
+      outcome: "review_failed",
+      detail: `the review of the fix by ${formatModel(input.reviewModel)} failed, nothing pushed: ${redact(formatError(error), input.secrets)}`,
+    };
   }
 }
 
@@ -173,7 +227,9 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
   let subject: string | undefined;
   // A rejected fix gets one more pass in a fresh session, told why; a second rejection ends the attempt.
   for (let pass = 1; ; pass++) {
-    input.progress(`otto pr fix: phase 2, fix attempt ${input.attempt}${pass > 1 ? ", after the review" : ""} (${input.model.providerID}/${input.model.modelID})`);
+    input.progress(
+      `otto pr fix: phase 2, fix attempt ${input.attempt}${pass > 1 ? ", after the review" : ""} (${input.model.providerID}/${input.model.modelID})`,
+    );
     const checked = await fixAndCheck(input, startHead, previous);
     if ("outcome" in checked) return checked;
     const verdict = await review(input, pass, checked.allowed);
@@ -183,16 +239,28 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
       break;
     }
     if (pass >= 2) {
-      return { outcome: "review_rejected", detail: `the review by ${reviewer} rejected the fix twice, nothing pushed: ${verdict.reasons}`, note: `A reviewer rejected the previous session's fix: ${verdict.reasons}` };
+      return {
+        outcome: "review_rejected",
+        detail: `the review by ${reviewer} rejected the fix twice, nothing pushed: ${verdict.reasons}`,
+        note: `A reviewer rejected the previous session's fix: ${verdict.reasons}`,
+      };
     }
-    previous = [input.previous, `The fix you are continuing was rejected by an independent review; its changes are still in the working tree. Address the review's reasons:\n${verdict.reasons}`].filter(Boolean).join("\n\n");
+    previous = [
+      input.previous,
+      `The fix you are continuing was rejected by an independent review; its changes are still in the working tree. Address the review's reasons:\n${verdict.reasons}`,
+    ]
+      .filter(Boolean)
+      .join("\n\n");
   }
   const approval = `reviewed by ${reviewer}: approved`;
 
   // A cancelled fix pushes nothing, even when its checks passed before the signal came.
   session.signal?.throwIfAborted();
   input.progress(`otto pr fix: pushing to ${pr.sourceBranch}`);
-  const message = redact(commitMessage({ number: pr.number, key: input.key, attempt: input.attempt, subject, checks: input.failedChecks }), input.secrets);
+  const message = redact(
+    commitMessage({ number: pr.number, key: input.key, attempt: input.attempt, subject, checks: input.failedChecks }),
+    input.secrets,
+  );
   const pushed = await input.push({
     dir,
     branch: pr.sourceBranch,
@@ -214,9 +282,21 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
     const unchecked = input.verify.length === 0 ? ` (${UNCHECKED})` : "";
     // Ignored files of the user's a session un-ignored were left out: the PR document says which.
     const leftOut = pushed.ignored.length > 0 ? ` ${ignoredLine(pushed.ignored)}` : "";
-    return { outcome: "pushed", sha: pushed.sha, review: approval, unchecked: input.verify.length === 0, ...(pushed.ignored.length > 0 ? { ignored: pushed.ignored } : {}), detail: `pushed to ${pr.sourceBranch}${pushed.rebased ? " after rebasing onto the moved branch" : ""}: ${subject ?? "fix"}${unchecked}; ${approval}${leftOut}` };
+    return {
+      outcome: "pushed",
+      sha: pushed.sha,
+      review: approval,
+      unchecked: input.verify.length === 0,
+      ...(pushed.ignored.length > 0 ? { ignored: pushed.ignored } : {}),
+      detail: `pushed to ${pr.sourceBranch}${pushed.rebased ? " after rebasing onto the moved branch" : ""}: ${subject ?? "fix"}${unchecked}; ${approval}${leftOut}`,
+    };
   }
-  if (pushed.outcome === "nothing") return { outcome: "nothing", detail: pushed.detail, note: "The previous session's changes were already on the branch: the pipeline still failed with them." };
+  if (pushed.outcome === "nothing")
+    return {
+      outcome: "nothing",
+      detail: pushed.detail,
+      note: "The previous session's changes were already on the branch: the pipeline still failed with them.",
+    };
   if (pushed.outcome === "conflict" || pushed.outcome === "rejected") {
     const kept = await setAside(dir, input.env, startHead, `otto/fix-${pr.number}-attempt-${input.attempt}`);
     return { outcome: pushed.outcome, detail: kept ? `${pushed.detail} ${kept}` : pushed.detail };
@@ -234,6 +314,7 @@ async function setAside(dir: string, env: Env, startHead: string, branch: string
   if (!head || head === startHead) return undefined;
   if ((await runGit(["branch", "-f", branch, head], { cwd: dir, env })).exitCode !== 0) return undefined;
   // --keep refuses rather than touch uncommitted changes; commitAndPush committed everything.
-  if ((await runGit(["reset", "-q", "--keep", startHead], { cwd: dir, env })).exitCode !== 0) return `The unpushed fix is also on branch ${branch}.`;
+  if ((await runGit(["reset", "-q", "--keep", startHead], { cwd: dir, env })).exitCode !== 0)
+    return `The unpushed fix is also on branch ${branch}.`;
   return `The unpushed fix is kept on branch ${branch}; the PR branch is back at ${startHead.slice(0, 7)}.`;
 }

@@ -49,7 +49,18 @@ export function planInfrastructure(data: PrFrontmatter, headSha: string): InfraD
 }
 
 /** How one fix attempt ended (phase 2 and the push). */
-export type AttemptOutcome = "pushed" | "nothing" | "verify_failed" | "review_rejected" | "review_failed" | "task_failed" | "weakened" | "conflict" | "rejected" | "wrong_branch" | "tampered";
+export type AttemptOutcome =
+  | "pushed"
+  | "nothing"
+  | "verify_failed"
+  | "review_rejected"
+  | "review_failed"
+  | "task_failed"
+  | "weakened"
+  | "conflict"
+  | "rejected"
+  | "wrong_branch"
+  | "tampered";
 
 /**
  * After an attempt that did not push: another attempt now, or stop. A fresh session can do better
@@ -61,7 +72,13 @@ export type AttemptOutcome = "pushed" | "nothing" | "verify_failed" | "review_re
 export function nextStep(outcome: AttemptOutcome, attempts: number, max: number): "wait" | "retry" | "give_up" | "stop" {
   if (outcome === "pushed") return "wait";
   if (attempts >= max) return "give_up";
-  return outcome === "nothing" || outcome === "verify_failed" || outcome === "review_rejected" || outcome === "task_failed" || outcome === "weakened" ? "retry" : "stop";
+  return outcome === "nothing" ||
+    outcome === "verify_failed" ||
+    outcome === "review_rejected" ||
+    outcome === "task_failed" ||
+    outcome === "weakened"
+    ? "retry"
+    : "stop";
 }
 
 export interface HistoryEntry {
@@ -85,7 +102,10 @@ const PLACEHOLDER = /^_No fix attempts yet\._$/;
 
 /** The first lines of a summary, at most `maxChars`, as a markdown quote. */
 function quotedExcerpt(text: string, maxLines = 12, maxChars = 1200): string {
-  const lines = text.trim().split(/\r?\n/).filter((l, i, all) => l.trim() !== "" || (i > 0 && all[i - 1]?.trim() !== ""));
+  const lines = text
+    .trim()
+    .split(/\r?\n/)
+    .filter((l, i, all) => l.trim() !== "" || (i > 0 && all[i - 1]?.trim() !== ""));
   let out = lines.slice(0, maxLines).join("\n");
   if (out.length > maxChars) out = `${out.slice(0, maxChars)}…`;
   else if (lines.length > maxLines) out += "\n…";
@@ -137,7 +157,16 @@ export function giveUpComment(attempts: number, summary: string | undefined): st
 }
 
 /** The commit message of a fix: the session's `Fix summary:` line as the subject, and a trailer. */
-export function commitMessage(input: { number: number; key: string; attempt: number; subject: string | undefined; checks: readonly string[] }): string {
-  const subject = (input.subject ?? `Fix failing checks: ${input.checks.join(", ") || "pipeline"}`).replace(/\s+/g, " ").trim().slice(0, 72);
+export function commitMessage(input: {
+  number: number;
+  key: string;
+  attempt: number;
+  subject: string | undefined;
+  checks: readonly string[];
+}): string {
+  const subject = (input.subject ?? `Fix failing checks: ${input.checks.join(", ") || "pipeline"}`)
+    .replace(/\s+/g, " ")
+    .trim()
+    .slice(0, 72);
   return `${subject}\n\nFixes the failing pipeline of PR #${input.number}${input.checks.length > 0 ? ` (${input.checks.join(", ")})` : ""}.\n\nOtto-Fix: ${input.key} attempt ${input.attempt}\n`;
 }

@@ -20,26 +20,45 @@ export async function infrastructure(flow: Flow, doc: PrDocument, why?: string):
     if (rerun.done) {
       await flow.record({
         data: { status: "watching", fix_started: undefined, rerun_shas: rerunShas },
-        entry: flow.entry("Re-run", `infrastructure failure${why ? ` (${why})` : ""}: ${rerun.message} Not counted as a fix attempt.`, { summary: flow.summary }),
+        entry: flow.entry("Re-run", `infrastructure failure${why ? ` (${why})` : ""}: ${rerun.message} Not counted as a fix attempt.`, {
+          summary: flow.summary,
+        }),
         log: [`fixing → watching: infrastructure failure, re-run requested (${rerun.message})`],
       });
-      return flow.outcome("rerun", `Infrastructure failure on \`${short(pr.headSha)}\`: ${rerun.message} Not counted as a fix attempt.`, ...summaryLines(flow));
+      return flow.outcome(
+        "rerun",
+        `Infrastructure failure on \`${short(pr.headSha)}\`: ${rerun.message} Not counted as a fix attempt.`,
+        ...summaryLines(flow),
+      );
     }
     await flow.record({
       data: { status: "failed", fix_started: undefined, rerun_shas: rerunShas, human_sha: pr.headSha },
       entry: flow.entry("Re-run", `infrastructure failure; the provider could not re-run it: ${rerun.message}`, { summary: flow.summary }),
       log: [`fixing → failed: infrastructure failure, no re-run possible (${rerun.message})`],
     });
-    await flow.notifyHuman(`PR #${pr.number} needs a pipeline re-run: ${pr.title}`, `otto classified the failure as infrastructure, but ${rerun.message}`);
-    return flow.outcome("human", `Infrastructure failure on \`${short(pr.headSha)}\`; the provider could not re-run it (${rerun.message}). Re-queue the pipeline from the PR page.`);
+    await flow.notifyHuman(
+      `PR #${pr.number} needs a pipeline re-run: ${pr.title}`,
+      `otto classified the failure as infrastructure, but ${rerun.message}`,
+    );
+    return flow.outcome(
+      "human",
+      `Infrastructure failure on \`${short(pr.headSha)}\`; the provider could not re-run it (${rerun.message}). Re-queue the pipeline from the PR page.`,
+    );
   }
   await flow.record({
     data: { status: "failed", fix_started: undefined, human_sha: pr.headSha },
     entry: flow.entry("Re-run", "infrastructure failure again after a re-run of this commit: left to a person", { summary: flow.summary }),
     log: ["fixing → failed: infrastructure failure persists after a re-run; a person is needed"],
   });
-  if (plan.notify) await flow.notifyHuman(`PR #${pr.number}: the pipeline fails on infrastructure again: ${pr.title}`, `A re-run of \`${short(pr.headSha)}\` did not help. ${flow.summary ? flow.summary.slice(0, 500) : ""}`);
-  return flow.outcome("human", `Infrastructure failure on \`${short(pr.headSha)}\` again after a re-run; a person needs to look (notified).`);
+  if (plan.notify)
+    await flow.notifyHuman(
+      `PR #${pr.number}: the pipeline fails on infrastructure again: ${pr.title}`,
+      `A re-run of \`${short(pr.headSha)}\` did not help. ${flow.summary ? flow.summary.slice(0, 500) : ""}`,
+    );
+  return flow.outcome(
+    "human",
+    `Infrastructure failure on \`${short(pr.headSha)}\` again after a re-run; a person needs to look (notified).`,
+  );
 }
 
 export async function refuseFork(flow: Flow, notify: boolean): Promise<FixOutcome> {
@@ -47,7 +66,11 @@ export async function refuseFork(flow: Flow, notify: boolean): Promise<FixOutcom
   const where = pr.headRepo ? `the fork ${pr.headRepo}` : "a fork (or a deleted repository)";
   const text = `The head branch '${pr.sourceBranch}' of PR #${pr.number} is in ${where}; otto pushes only to branches of ${pr.repo}, so it does not fix this PR.`;
   if (notify) {
-    await flow.record({ data: { human_sha: pr.headSha }, entry: flow.entry("Refused", text), log: [`fix refused: head branch in ${where}`] });
+    await flow.record({
+      data: { human_sha: pr.headSha },
+      entry: flow.entry("Refused", text),
+      log: [`fix refused: head branch in ${where}`],
+    });
     await flow.notifyHuman(`otto cannot fix PR #${pr.number}: ${pr.title}`, text);
   }
   return flow.outcome("refused", text);
@@ -65,7 +88,10 @@ export async function giveUp(flow: Flow, last?: string): Promise<FixOutcome> {
     mine = true;
     attempts = current.data.fix_attempts;
     summary ??= lastSummary(current);
-    const entry = flow.entry("Gave up", `${attempts} attempt(s) used (max_fix_attempts ${current.data.max_fix_attempts}); giving-up comment posted`);
+    const entry = flow.entry(
+      "Gave up",
+      `${attempts} attempt(s) used (max_fix_attempts ${current.data.max_fix_attempts}); giving-up comment posted`,
+    );
     return {
       ...current,
       data: { ...current.data, status: "failed", gave_up: flow.time(), fix_started: undefined },
@@ -89,7 +115,11 @@ export async function giveUp(flow: Flow, last?: string): Promise<FixOutcome> {
     facts: { Repository: pr.repo, Branch: `${pr.sourceBranch} → ${pr.targetBranch}`, Attempts: String(attempts) },
   });
   for (const failure of report.failed) deps.log("warn", `notification via ${failure.channel} failed`, { error: failure.error });
-  return flow.outcome("gave_up", ...(last ? [last] : []), `Gave up after ${attempts} attempt(s): status failed, one comment posted on the PR, notification sent.`);
+  return flow.outcome(
+    "gave_up",
+    ...(last ? [last] : []),
+    `Gave up after ${attempts} attempt(s): status failed, one comment posted on the PR, notification sent.`,
+  );
 }
 
 /** The newest failure summary quoted in Fix History (for a giving-up that starts a run). */

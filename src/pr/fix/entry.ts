@@ -20,9 +20,17 @@ type Models = PrContext["loaded"]["config"]["models"];
 
 /** Models for a run without an invoking session (the watcher). */
 export function configuredModels(models: Models): FixModels {
-  const analysis = watcherPrimary(models.primary, "the fix flow", "Set it: /otto-config set models.primary <provider/model> (models.fix, if set, does the fixing).");
+  const analysis = watcherPrimary(
+    models.primary,
+    "the fix flow",
+    "Set it: /otto-config set models.primary <provider/model> (models.fix, if set, does the fixing).",
+  );
   // No session to fall back to: an unset secondary reviews with the primary, in a clean session all the same.
-  return { analysis, fix: models.fix ? parseModel(models.fix) : analysis, review: models.secondary ? parseModel(models.secondary) : analysis };
+  return {
+    analysis,
+    fix: models.fix ? parseModel(models.fix) : analysis,
+    review: models.secondary ? parseModel(models.secondary) : analysis,
+  };
 }
 
 function baseDeps(runtime: PrRuntime, ctx: PrContext, cwd: string): Omit<FixDeps, "models"> {
@@ -40,7 +48,11 @@ function baseDeps(runtime: PrRuntime, ctx: PrContext, cwd: string): Omit<FixDeps
 }
 
 /** The watcher's onFailure: runs the fix flow for a PR whose failure was just recorded. */
-export function fixOnFailure(runtime: PrRuntime, ctx: PrContext, options: { signal?: AbortSignal } = {}): (failure: FailureContext) => Promise<void> {
+export function fixOnFailure(
+  runtime: PrRuntime,
+  ctx: PrContext,
+  options: { signal?: AbortSignal } = {},
+): (failure: FailureContext) => Promise<void> {
   return async (failure) => {
     const outcome = await runFix(
       {
@@ -51,7 +63,9 @@ export function fixOnFailure(runtime: PrRuntime, ctx: PrContext, options: { sign
       },
       { ...failure, trigger: "watcher" },
     );
-    runtime.log.log("info", `fix flow for ${outcome.key}: ${outcome.result}${outcome.usage ? ` (${formatUsage(outcome.usage)})` : ""}`, { detail: outcome.lines.join(" ") });
+    runtime.log.log("info", `fix flow for ${outcome.key}: ${outcome.result}${outcome.usage ? ` (${formatUsage(outcome.usage)})` : ""}`, {
+      detail: outcome.lines.join(" "),
+    });
   };
 }
 
@@ -67,12 +81,20 @@ export interface FixCommandInput {
 }
 
 /** `/otto-pr fix [id]`: reads the PR and its pipeline now, and fixes it if it is red. */
-export async function fixCommand(runtime: Pick<Runtime, "client" | "env" | "log" | "directory" | "sessions" | "once">, ctx: PrContext, input: FixCommandInput): Promise<string> {
+export async function fixCommand(
+  runtime: Pick<Runtime, "client" | "env" | "log" | "directory" | "sessions" | "once">,
+  ctx: PrContext,
+  input: FixCommandInput,
+): Promise<string> {
   const { docs } = await ctx.store.list();
   const doc = findPr(docs, input.query);
   const limits = ctx.loaded.config.limits;
   // Checked before anything is read: a typo in --budget fails at once.
-  const budget = runBudget(input.budget ?? {}, { usd: limits.run_usd, tokens: limits.run_tokens }, `Run /otto-pr fix ${doc.data.id} again with a larger --budget or --max-tokens: the failure is fixed from where the PR is now.`);
+  const budget = runBudget(
+    input.budget ?? {},
+    { usd: limits.run_usd, tokens: limits.run_tokens },
+    `Run /otto-pr fix ${doc.data.id} again with a larger --budget or --max-tokens: the failure is fixed from where the PR is now.`,
+  );
   const backend = ctx.registry.get(doc.data.provider);
   input.progress(`otto pr fix: reading PR #${doc.data.id}`);
   const pr = await backend.getPr({ provider: doc.data.provider, number: Number(doc.data.id), repo: doc.data.repo });
@@ -85,19 +107,37 @@ export async function fixCommand(runtime: Pick<Runtime, "client" | "env" | "log"
     return { ...d, data: plan.data, log: [...d.log, ...plan.log.map((l) => logLine(now, l))] };
   });
   if (!current) throw new OttoError("pr_not_tracked", `PR ${doc.key} is no longer tracked.`, "Add it again with /otto-pr add <url>.");
-  if (pipeline.state !== "failure") return `PR #${doc.data.id}: the pipeline is ${pipeline.state} (${pipelineSummary(pipeline.checks)}) on \`${pr.headSha.slice(0, 7)}\`; nothing to fix.`;
+  if (pipeline.state !== "failure")
+    return `PR #${doc.data.id}: the pipeline is ${pipeline.state} (${pipelineSummary(pipeline.checks)}) on \`${pr.headSha.slice(0, 7)}\`; nothing to fix.`;
 
   const notes: string[] = [];
   const models = async (): Promise<FixModels> => {
-    const roleDeps = { client: runtime.client, sessionID: input.sessionID, directory: input.directory, once: runtime.once, log: runtime.log };
+    const roleDeps = {
+      client: runtime.client,
+      sessionID: input.sessionID,
+      directory: input.directory,
+      once: runtime.once,
+      log: runtime.log,
+    };
     const primary = await resolveRoleModel("primary", ctx.loaded.config.models.primary, roleDeps);
     if (primary.note) notes.push(primary.note);
     const secondary = await resolveRoleModel("secondary", ctx.loaded.config.models.secondary, roleDeps);
     if (secondary.note) notes.push(secondary.note);
-    return { analysis: primary.model, fix: ctx.loaded.config.models.fix ? parseModel(ctx.loaded.config.models.fix) : primary.model, review: secondary.model };
+    return {
+      analysis: primary.model,
+      fix: ctx.loaded.config.models.fix ? parseModel(ctx.loaded.config.models.fix) : primary.model,
+      review: secondary.model,
+    };
   };
   const outcome = await runFix(
-    { ...baseDeps(runtime, ctx, input.directory), models, progress: (m) => input.progress(m), parentID: input.sessionID, budget, ...(input.signal ? { signal: input.signal } : {}) },
+    {
+      ...baseDeps(runtime, ctx, input.directory),
+      models,
+      progress: (m) => input.progress(m),
+      parentID: input.sessionID,
+      budget,
+      ...(input.signal ? { signal: input.signal } : {}),
+    },
     { doc: current, pr, pipeline, backend, trigger: "manual" },
   );
   return renderOutcome(outcome, notes);
@@ -106,6 +146,11 @@ export async function fixCommand(runtime: Pick<Runtime, "client" | "env" | "log"
 /** The fix's summary: its first line names what it cost, its last the cost of each part. */
 export function renderOutcome(outcome: FixOutcome, notes: readonly string[] = []): string {
   const total = outcome.usage && outcome.usage.requests > 0 ? `: spent ${formatUsage(outcome.usage)}` : "";
-  const parts = outcome.parts && outcome.parts.length > 0 ? ["", `Spend: ${spendLine(outcome.parts)}; total ${formatUsage(outcome.usage ?? outcome.parts[0]!.usage)}.`] : [];
-  return [`## otto-pr fix: ${outcome.key} (${outcome.result})${total}`, "", ...outcome.lines, ...parts, ...notes.map((n) => `Note: ${n}`)].join("\n").trim();
+  const parts =
+    outcome.parts && outcome.parts.length > 0
+      ? ["", `Spend: ${spendLine(outcome.parts)}; total ${formatUsage(outcome.usage ?? outcome.parts[0]!.usage)}.`]
+      : [];
+  return [`## otto-pr fix: ${outcome.key} (${outcome.result})${total}`, "", ...outcome.lines, ...parts, ...notes.map((n) => `Note: ${n}`)]
+    .join("\n")
+    .trim();
 }

@@ -90,7 +90,11 @@ export class Flow {
   ) {
     this.key = input.doc.key;
     this.failedChecks = input.pipeline.checks.filter((c) => c.state === "failure").map((c) => c.name);
-    this.account = account ?? new Account(`pr fix ${input.doc.key}`, { labels: { repo: input.doc.data.repo, pr: prLabel(input.doc.data), run: deps.now().toISOString() } });
+    this.account =
+      account ??
+      new Account(`pr fix ${input.doc.key}`, {
+        labels: { repo: input.doc.data.repo, pr: prLabel(input.doc.data), run: deps.now().toISOString() },
+      });
   }
 
   progress(message: string): void {
@@ -102,25 +106,48 @@ export class Flow {
   }
 
   entry(title: string, result: string, extra: Partial<HistoryEntry> = {}): HistoryEntry {
-    return { time: this.time(), trigger: this.input.trigger, title, headSha: this.input.pr.headSha, failedChecks: this.failedChecks, verdict: this.verdict, result, ...extra };
+    return {
+      time: this.time(),
+      trigger: this.input.trigger,
+      title,
+      headSha: this.input.pr.headSha,
+      failedChecks: this.failedChecks,
+      verdict: this.verdict,
+      result,
+      ...extra,
+    };
   }
 
   /**
    * One locked read-modify-write: frontmatter changes, a Fix History entry, log lines; redacted.
    * The run's spend not yet in the document is added to it (and an attempt's own, `spend`).
    */
-  async record(change: { data?: Partial<PrDocument["data"]>; entry?: HistoryEntry; log?: string[]; spend?: SpendItem }): Promise<PrDocument> {
+  async record(change: {
+    data?: Partial<PrDocument["data"]>;
+    entry?: HistoryEntry;
+    log?: string[];
+    spend?: SpendItem;
+  }): Promise<PrDocument> {
     const clean = (text: string): string => redact(text, this.deps.secrets);
     const spent = this.account.usage;
     const delta = subtractUsage(spent, this.#recorded);
     const now = this.deps.now();
     const written = await this.deps.store.update(this.key, (current) => ({
       ...current,
-      data: { ...current.data, ...change.data, ...(spentSome(delta) || change.spend ? { spend: addSpend(current.data.spend, delta, now, change.spend) } : {}) },
+      data: {
+        ...current.data,
+        ...change.data,
+        ...(spentSome(delta) || change.spend ? { spend: addSpend(current.data.spend, delta, now, change.spend) } : {}),
+      },
       sections: change.entry ? appendHistory(current.sections, clean(renderEntry(change.entry))) : current.sections,
       log: [...current.log, ...(change.log ?? []).map((l) => logLine(this.time(), clean(l)))],
     }));
-    if (!written) throw new OttoError("pr_not_tracked", `PR ${this.key} is no longer tracked; the fix stopped.`, "Add it again with /otto-pr add <url>.");
+    if (!written)
+      throw new OttoError(
+        "pr_not_tracked",
+        `PR ${this.key} is no longer tracked; the fix stopped.`,
+        "Add it again with /otto-pr add <url>.",
+      );
     this.#recorded = spent;
     return written;
   }
@@ -132,7 +159,13 @@ export class Flow {
 
   async notifyHuman(title: string, text: string): Promise<void> {
     const { doc } = this.input;
-    const report = await this.deps.notify({ kind: "human_needed", title, text, url: doc.data.url, facts: { Repository: doc.data.repo, Branch: doc.data.branch } });
+    const report = await this.deps.notify({
+      kind: "human_needed",
+      title,
+      text,
+      url: doc.data.url,
+      facts: { Repository: doc.data.repo, Branch: doc.data.branch },
+    });
     for (const failure of report.failed) this.deps.log("warn", `notification via ${failure.channel} failed`, { error: failure.error });
   }
 
@@ -148,5 +181,7 @@ export function spendLine(parts: ReadonlyArray<{ name: string; usage: Usage }>):
 
 export function summaryLines(flow: Flow): string[] {
   const checks = flow.checks ? ["", flow.checks.charAt(0).toUpperCase() + flow.checks.slice(1)] : [];
-  return flow.summary ? [...checks, "", `Verdict: ${flow.verdict ?? "none given"}. Failure summary and every attempt: /otto-pr log ${flow.input.doc.data.id}`] : checks;
+  return flow.summary
+    ? [...checks, "", `Verdict: ${flow.verdict ?? "none given"}. Failure summary and every attempt: /otto-pr log ${flow.input.doc.data.id}`]
+    : checks;
 }

@@ -41,7 +41,11 @@ export interface CollectInput {
   signal?: AbortSignal;
 }
 
-const fileName = (index: number, name: string): string => `${String(index + 1).padStart(2, "0")}-${name.toLowerCase().replace(/[^a-z0-9._-]+/g, "_").slice(0, 60)}.log`;
+const fileName = (index: number, name: string): string =>
+  `${String(index + 1).padStart(2, "0")}-${name
+    .toLowerCase()
+    .replace(/[^a-z0-9._-]+/g, "_")
+    .slice(0, 60)}.log`;
 
 export async function collectLogs(input: CollectInput): Promise<CollectedLogs> {
   const worktreeDir = path.join(input.dir, WORKTREE_LOG_DIR, input.key);

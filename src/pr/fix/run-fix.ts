@@ -66,7 +66,13 @@ export async function runFix(deps: FixDeps, input: FixInput): Promise<FixOutcome
 }
 
 function capDeps(deps: FixDeps): CapHoldDeps {
-  return { store: deps.store, notify: deps.notify, env: deps.env, now: () => deps.now(), log: (level, message, extra) => deps.log(level, message, extra) };
+  return {
+    store: deps.store,
+    notify: deps.notify,
+    env: deps.env,
+    now: () => deps.now(),
+    log: (level, message, extra) => deps.log(level, message, extra),
+  };
 }
 
 /**
@@ -74,41 +80,79 @@ function capDeps(deps: FixDeps): CapHoldDeps {
  * counted for the unfinished step and the PR is left to be fixed again: by the watcher the next
  * UTC day (or after the cap is raised; a person is told once), by hand with a larger budget.
  */
-async function budgetStop(flow: Flow, limits: { caps: DailyCaps; check: Extract<CapCheck, { kind: "open" }> | undefined }): Promise<FixOutcome> {
+async function budgetStop(
+  flow: Flow,
+  limits: { caps: DailyCaps; check: Extract<CapCheck, { kind: "open" }> | undefined },
+): Promise<FixOutcome> {
   const { deps, input, account } = flow;
   const spent = account.spentLine();
   const watcher = input.trigger === "watcher";
   await flow.record({
     data: { status: watcher ? "failed" : "watching", fix_started: undefined },
-    entry: flow.entry("Budget", `the fix stopped at its budget (${spent}); no attempt counted for the unfinished step`, { summary: flow.summary }),
+    entry: flow.entry("Budget", `the fix stopped at its budget (${spent}); no attempt counted for the unfinished step`, {
+      summary: flow.summary,
+    }),
     log: [`fixing → ${watcher ? "failed" : "watching"}: budget reached (${spent}); no attempt counted`],
   });
   if (watcher && limits.check) {
-    const text = await holdAtCap(capDeps(deps), input.doc, prLabel(input.doc.data), capReached(limits.check, account.usage, limits.caps), "fix");
+    const text = await holdAtCap(
+      capDeps(deps),
+      input.doc,
+      prLabel(input.doc.data),
+      capReached(limits.check, account.usage, limits.caps),
+      "fix",
+    );
     return flow.outcome("held", `Budget reached: ${spent}.`, text, ...summaryLines(flow));
   }
-  return flow.outcome("stopped", `Budget reached: ${spent}. No attempt was counted for the unfinished step.`, `${account.stopped?.fix ?? "Run it again with a larger --budget."} (/otto-pr fix ${input.doc.data.id} --budget <usd>)`, ...summaryLines(flow));
+  return flow.outcome(
+    "stopped",
+    `Budget reached: ${spent}. No attempt was counted for the unfinished step.`,
+    `${account.stopped?.fix ?? "Run it again with a larger --budget."} (/otto-pr fix ${input.doc.data.id} --budget <usd>)`,
+    ...summaryLines(flow),
+  );
 }
 
-async function fixRun(flow: Flow, outer: FixDeps, start: ReturnType<typeof planStart>, limits: { caps: DailyCaps; check: Extract<CapCheck, { kind: "open" }> | undefined }): Promise<FixOutcome> {
+async function fixRun(
+  flow: Flow,
+  outer: FixDeps,
+  start: ReturnType<typeof planStart>,
+  limits: { caps: DailyCaps; check: Extract<CapCheck, { kind: "open" }> | undefined },
+): Promise<FixOutcome> {
   const { deps, input } = flow;
   const { pr } = input;
   if (start.kind === "busy") return flow.outcome("busy", `A fix of ${flow.key} is already running (since ${start.since}).`);
-  if (start.kind === "gave_up") return flow.outcome("gave_up", `otto gave up on ${flow.key} at ${start.since} (${input.doc.data.fix_attempts} attempts); raise max_fix_attempts in its document to try again.`);
+  if (start.kind === "gave_up")
+    return flow.outcome(
+      "gave_up",
+      `otto gave up on ${flow.key} at ${start.since} (${input.doc.data.fix_attempts} attempts); raise max_fix_attempts in its document to try again.`,
+    );
   if (start.kind === "fork") return refuseFork(flow, start.notify);
   if (start.kind === "give_up") return giveUp(flow);
   if (start.kind === "fix_pending") {
-    return flow.outcome("busy", `otto already pushed a fix (${short(start.sha)}) on top of ${short(pr.headSha)}; waiting for the forge to show it as the PR's head.`, `If the PR's head does not move to ${short(start.sha)} within minutes, look at the branch on the remote (git ls-remote).`);
+    return flow.outcome(
+      "busy",
+      `otto already pushed a fix (${short(start.sha)}) on top of ${short(pr.headSha)}; waiting for the forge to show it as the PR's head.`,
+      `If the PR's head does not move to ${short(start.sha)} within minutes, look at the branch on the remote (git ls-remote).`,
+    );
   }
 
   let claimed = false;
   const doc = await deps.store.update(flow.key, (current) => {
     if (planStart(current.data, pr, deps.now()).kind !== "fix") return undefined;
     claimed = true;
-    const log = [`${current.data.status} → fixing (${input.trigger}): ${flow.failedChecks.join(", ") || "pipeline failed"} on ${short(pr.headSha)}`];
+    const log = [
+      `${current.data.status} → fixing (${input.trigger}): ${flow.failedChecks.join(", ") || "pipeline failed"} on ${short(pr.headSha)}`,
+    ];
     // Someone else pushed since otto's last fix: noticed, nothing reset.
-    if (current.data.fix_sha && current.data.fix_sha !== pr.headSha) log.push(`head ${short(pr.headSha)} is not otto's last fix ${short(current.data.fix_sha)} (pushed by someone else); fix attempts not reset`);
-    return { ...current, data: { ...current.data, status: "fixing", fix_started: flow.time() }, log: [...current.log, ...log.map((l) => logLine(flow.time(), l))] };
+    if (current.data.fix_sha && current.data.fix_sha !== pr.headSha)
+      log.push(
+        `head ${short(pr.headSha)} is not otto's last fix ${short(current.data.fix_sha)} (pushed by someone else); fix attempts not reset`,
+      );
+    return {
+      ...current,
+      data: { ...current.data, status: "fixing", fix_started: flow.time() },
+      log: [...current.log, ...log.map((l) => logLine(flow.time(), l))],
+    };
   });
   if (!doc) throw new OttoError("pr_not_tracked", `PR ${flow.key} is no longer tracked.`, "Add it again with /otto-pr add <url>.");
   if (!claimed) return flow.outcome("busy", `A fix of ${flow.key} is already running.`);
@@ -120,13 +164,23 @@ async function fixRun(flow: Flow, outer: FixDeps, start: ReturnType<typeof planS
       // Cancelled (the watcher stopped, the command was aborted): not the PR's failure and nobody to
       // notify. Back to watching, so the next poll sees the failure and hands it over again.
       await flow
-        .record({ data: { status: "watching", fix_started: undefined }, entry: flow.entry("Cancelled", "the fix was cancelled before it finished; no attempt counted for the unfinished step", { summary: flow.summary }), log: ["fixing → watching: fix cancelled; the next poll hands the failure back"] })
+        .record({
+          data: { status: "watching", fix_started: undefined },
+          entry: flow.entry("Cancelled", "the fix was cancelled before it finished; no attempt counted for the unfinished step", {
+            summary: flow.summary,
+          }),
+          log: ["fixing → watching: fix cancelled; the next poll hands the failure back"],
+        })
         .catch(() => undefined);
       throw error;
     }
     const message = redact(formatError(error), deps.secrets);
     await flow
-      .record({ data: { status: "failed", fix_started: undefined }, entry: flow.entry("Error", `the fix stopped: ${message}`, { summary: flow.summary }), log: [`fixing → failed: fix stopped: ${message}`] })
+      .record({
+        data: { status: "failed", fix_started: undefined },
+        entry: flow.entry("Error", `the fix stopped: ${message}`, { summary: flow.summary }),
+        log: [`fixing → failed: fix stopped: ${message}`],
+      })
       .catch(() => undefined);
     if (input.trigger === "watcher" && input.doc.data.human_sha !== pr.headSha) {
       await flow.record({ data: { human_sha: pr.headSha } }).catch(() => undefined);
@@ -141,22 +195,40 @@ async function fixClaimed(flow: Flow, claimed: PrDocument): Promise<FixOutcome> 
   const { pr } = input;
   const models = await deps.models();
   flow.progress("otto pr fix: finding the PR's worktree");
-  const workdir = await mapPrToWorkdir({ repoUrl: repoUrlOfPr(pr.url), branch: pr.sourceBranch, config: { repos: deps.config.repos }, cwd: deps.cwd, git: { env: deps.env } });
+  const workdir = await mapPrToWorkdir({
+    repoUrl: repoUrlOfPr(pr.url),
+    branch: pr.sourceBranch,
+    config: { repos: deps.config.repos },
+    cwd: deps.cwd,
+    git: { env: deps.env },
+  });
   if (!workdir.onBranch) {
-    throw new OttoError("pr_wrong_branch", `${workdir.dir} is a clone of ${pr.repo} but does not have the PR's branch '${pr.sourceBranch}' checked out.`, `git -C ${workdir.dir} checkout ${pr.sourceBranch}, or track the repo with /otto-repo add (worktree strategy) so otto keeps one worktree per PR branch.`);
+    throw new OttoError(
+      "pr_wrong_branch",
+      `${workdir.dir} is a clone of ${pr.repo} but does not have the PR's branch '${pr.sourceBranch}' checked out.`,
+      `git -C ${workdir.dir} checkout ${pr.sourceBranch}, or track the repo with /otto-repo add (worktree strategy) so otto keeps one worktree per PR branch.`,
+    );
   }
   // Another job (the comment flow, the review loop, another process's fix) may be editing this tree.
   const owner = `the fix flow of ${flow.key} (${input.trigger === "manual" ? "/otto-pr fix" : "PR watcher"})`;
-  const held = await withWorkLock(workdir.dir, owner, () => fixInCheckout(flow, claimed, workdir, models), { env: deps.env, now: () => deps.now() });
+  const held = await withWorkLock(workdir.dir, owner, () => fixInCheckout(flow, claimed, workdir, models), {
+    env: deps.env,
+    now: () => deps.now(),
+  });
   if (!held.busy) return held.value;
   // Not an attempt: the PR goes back to watching, so the next poll sees the failure again and hands it back.
   const holder = describeHolder(held.holder);
   deps.log("info", `fix of ${flow.key} deferred: ${workdir.dir} is busy with ${holder}`);
-  await flow.record({ data: { status: "watching", fix_started: undefined }, log: [`fixing → watching: the working tree ${workdir.dir} is busy with ${holder}; the failure is left for the next cycle`] });
+  await flow.record({
+    data: { status: "watching", fix_started: undefined },
+    log: [`fixing → watching: the working tree ${workdir.dir} is busy with ${holder}; the failure is left for the next cycle`],
+  });
   return flow.outcome(
     "busy",
     `The working tree ${workdir.dir} is busy with ${holder}; nothing was changed.`,
-    input.trigger === "manual" ? "Run /otto-pr fix again when that job has finished; a running PR watcher picks the failure up on its next poll." : "The next poll hands the failure to the fix flow again.",
+    input.trigger === "manual"
+      ? "Run /otto-pr fix again when that job has finished; a running PR watcher picks the failure up on its next poll."
+      : "The next poll hands the failure to the fix flow again.",
   );
 }
 
@@ -167,7 +239,14 @@ async function fixClaimed(flow: Flow, claimed: PrDocument): Promise<FixOutcome> 
 async function fixInCheckout(flow: Flow, claimed: PrDocument, workdir: PrWorkdir, models: FixModels): Promise<FixOutcome> {
   const { deps, input } = flow;
   const { pr } = input;
-  const tree = await openPrTree({ dir: workdir.dir, remote: workdir.remote, strategy: workdir.strategy, branch: pr.sourceBranch, env: deps.env, label: `otto-fix-${pr.number}` });
+  const tree = await openPrTree({
+    dir: workdir.dir,
+    remote: workdir.remote,
+    strategy: workdir.strategy,
+    branch: pr.sourceBranch,
+    env: deps.env,
+    label: `otto-fix-${pr.number}`,
+  });
   if (tree.kind === "deferred") return deferDirty(flow, tree);
   if (tree.temporary) flow.progress(`otto pr fix: working ${tree.how}`);
   try {
@@ -177,7 +256,12 @@ async function fixInCheckout(flow: Flow, claimed: PrDocument, workdir: PrWorkdir
     const config = await configChanges({ dir: tree.dir, remote: workdir.remote, pr, state: claimed.data, env: deps.env });
     if (config.files.length > 0) {
       if (input.trigger === "watcher") return await holdForConfig(flow, config);
-      await flow.record({ data: { config_ok_sha: config.head }, log: [`/otto-pr fix by hand on ${short(config.head)}, which changes OpenCode configuration (${config.files.join(", ")}): accepted; otto works on this head`] });
+      await flow.record({
+        data: { config_ok_sha: config.head },
+        log: [
+          `/otto-pr fix by hand on ${short(config.head)}, which changes OpenCode configuration (${config.files.join(", ")}): accepted; otto works on this head`,
+        ],
+      });
       flow.progress(`otto pr fix: the head changes OpenCode configuration (${config.files.join(", ")}); run by hand, so otto proceeds`);
     }
     // After the fast-forward: what the PR's head ignores is what the user's ignored files are judged by.
@@ -195,7 +279,10 @@ async function holdForConfig(flow: Flow, config: ConfigCheck): Promise<FixOutcom
   const { pr } = input;
   const { title, text, log } = holdText(pr, config, "start a fix session", `/otto-pr fix ${input.doc.data.id}`);
   const notify = notifyHold(input.doc.data, pr.headSha);
-  await flow.record({ data: { status: "watching", fix_started: undefined, ...(notify ? { config_hold_sha: pr.headSha } : {}) }, log: [`fixing → watching: ${log}`] });
+  await flow.record({
+    data: { status: "watching", fix_started: undefined, ...(notify ? { config_hold_sha: pr.headSha } : {}) },
+    log: [`fixing → watching: ${log}`],
+  });
   if (notify) await flow.notifyHuman(title, text);
   return flow.outcome("deferred", `${title}.`, text);
 }
@@ -230,7 +317,17 @@ async function fixInTree(flow: Flow, claimed: PrDocument, workdir: FixTree, mode
   const since = (await runGit(["rev-parse", "HEAD"], { cwd: workdir.dir, env: deps.env })).stdout.trim();
 
   flow.progress(`otto pr fix: downloading the logs of ${flow.failedChecks.join(", ")}`);
-  const logs = await collectLogs({ backend: input.backend, pr, key: flow.key, checks: input.pipeline.checks, dir: workdir.dir, storeDir: deps.store.dir, secrets: deps.secrets, env: deps.env, ...(deps.signal ? { signal: deps.signal } : {}) });
+  const logs = await collectLogs({
+    backend: input.backend,
+    pr,
+    key: flow.key,
+    checks: input.pipeline.checks,
+    dir: workdir.dir,
+    storeDir: deps.store.dir,
+    secrets: deps.secrets,
+    env: deps.env,
+    ...(deps.signal ? { signal: deps.signal } : {}),
+  });
   const session: SessionContext = {
     sessions: deps.sessions,
     env: deps.env,
@@ -243,13 +340,24 @@ async function fixInTree(flow: Flow, claimed: PrDocument, workdir: FixTree, mode
   try {
     const spend = flow.account.child("analysis");
     try {
-      flow.summary = redact(await withAccount(spend, () => analyseFailure(session, models.analysis, { pr, checks: input.pipeline.checks, files: logs.files, missing: logs.missing })), deps.secrets);
+      flow.summary = redact(
+        await withAccount(spend, () =>
+          analyseFailure(session, models.analysis, { pr, checks: input.pipeline.checks, files: logs.files, missing: logs.missing }),
+        ),
+        deps.secrets,
+      );
     } finally {
       flow.parts.push({ name: "analysis", usage: spend.usage });
     }
   } finally {
     // Checked again: the analysis session could have swapped a link in meanwhile.
-    if (await assertOttoPathSafe(logs.worktreeDir).then(() => true, () => false)) await fs.rm(logs.worktreeDir, { recursive: true, force: true });
+    if (
+      await assertOttoPathSafe(logs.worktreeDir).then(
+        () => true,
+        () => false,
+      )
+    )
+      await fs.rm(logs.worktreeDir, { recursive: true, force: true });
   }
   flow.verdict = parseVerdict(flow.summary);
   if (isInfrastructure(flow.verdict)) return infrastructure(flow, claimed);
@@ -262,7 +370,14 @@ async function fixInTree(flow: Flow, claimed: PrDocument, workdir: FixTree, mode
   let baseline: Awaited<ReturnType<typeof runChecks>> | undefined;
   if (verify.length > 0) {
     flow.progress(`otto pr fix: baseline of ${verify.length} check(s) before the fix`);
-    baseline = await runChecks(verify, { cwd: workdir.dir, timeoutMs: verifyTimeoutMs, env: deps.env, sandbox: deps.config.sandbox, secrets: deps.secrets, ...(deps.signal ? { signal: deps.signal } : {}) });
+    baseline = await runChecks(verify, {
+      cwd: workdir.dir,
+      timeoutMs: verifyTimeoutMs,
+      env: deps.env,
+      sandbox: deps.config.sandbox,
+      secrets: deps.secrets,
+      ...(deps.signal ? { signal: deps.signal } : {}),
+    });
   }
   flow.checks = [describeResolvedChecks(resolved), ...(baseline ? [describeBaseline(baseline)] : [])].join("; ");
   let doc = await flow.record({ log: [flow.checks] });
@@ -274,47 +389,64 @@ async function fixInTree(flow: Flow, claimed: PrDocument, workdir: FixTree, mode
     const attempt = doc.data.fix_attempts + 1;
     const previous = [previousAttempts(doc.sections), note].filter(Boolean).join("\n\n") || undefined;
     const spend = flow.account.child(`fix attempt ${attempt}`);
-    const result: AttemptResult = await withAccount(spend, () => runAttempt({
-      session,
-      model: models.fix,
-      reviewModel: models.review,
-      pr,
-      key: flow.key,
-      remote: workdir.remote,
-      baseline: workdir.baseline,
-      since,
-      causeFiles,
-      detached: workdir.detached,
-      summary: failureSummary,
-      previous,
-      attempt,
-      failedChecks: flow.failedChecks,
-      verify,
-      ...(baseline ? { checkBaseline: baseline } : {}),
-      verifyTimeoutMs,
-      sandbox: deps.config.sandbox,
-      gitHooks: deps.config.git.hooks,
-      secrets: deps.secrets,
-      env: deps.env,
-      push: deps.push ?? commitAndPush,
-      gitControl,
-      progress: (m) => flow.progress(m),
-    }));
+    const result: AttemptResult = await withAccount(spend, () =>
+      runAttempt({
+        session,
+        model: models.fix,
+        reviewModel: models.review,
+        pr,
+        key: flow.key,
+        remote: workdir.remote,
+        baseline: workdir.baseline,
+        since,
+        causeFiles,
+        detached: workdir.detached,
+        summary: failureSummary,
+        previous,
+        attempt,
+        failedChecks: flow.failedChecks,
+        verify,
+        ...(baseline ? { checkBaseline: baseline } : {}),
+        verifyTimeoutMs,
+        sandbox: deps.config.sandbox,
+        gitHooks: deps.config.git.hooks,
+        secrets: deps.secrets,
+        env: deps.env,
+        push: deps.push ?? commitAndPush,
+        gitControl,
+        progress: (m) => flow.progress(m),
+      }),
+    );
     flow.parts.push({ name: `attempt ${attempt}`, usage: spend.usage });
     if (result.infrastructure) return infrastructure(flow, doc, result.detail);
     const step = nextStep(result.outcome, attempt, doc.data.max_fix_attempts);
     const status = step === "wait" ? "watching" : step === "retry" ? "fixing" : "failed";
     doc = await flow.record({
-      data: { fix_attempts: attempt, status, ...(result.sha ? { fix_sha: result.sha, ...(result.outcome === "pushed" ? { fix_base_sha: pr.headSha } : {}) } : {}), ...(status === "fixing" ? {} : { fix_started: undefined }) },
-      entry: flow.entry(`Attempt ${attempt}`, result.detail, { commit: result.sha, summary: attempt === claimed.data.fix_attempts + 1 ? flow.summary : undefined, spend: spend.usage }),
+      data: {
+        fix_attempts: attempt,
+        status,
+        ...(result.sha ? { fix_sha: result.sha, ...(result.outcome === "pushed" ? { fix_base_sha: pr.headSha } : {}) } : {}),
+        ...(status === "fixing" ? {} : { fix_started: undefined }),
+      },
+      entry: flow.entry(`Attempt ${attempt}`, result.detail, {
+        commit: result.sha,
+        summary: attempt === claimed.data.fix_attempts + 1 ? flow.summary : undefined,
+        spend: spend.usage,
+      }),
       spend: { attempt, usage: spend.usage },
       log: [`fix attempt ${attempt}/${doc.data.max_fix_attempts}: ${result.detail}${status === "fixing" ? "" : ` (fixing → ${status})`}`],
     });
     if (step === "wait") {
-      return flow.outcome("pushed", `Attempt ${attempt}/${doc.data.max_fix_attempts}: pushed \`${short(result.sha ?? "")}\` to ${pr.sourceBranch}${result.unchecked ? ` (${UNCHECKED})` : ""}, ${result.review ?? "reviewed"}; the next poll shows whether the pipeline passes.`, ...(result.ignored ? [ignoredLine(result.ignored)] : []), ...summaryLines(flow));
+      return flow.outcome(
+        "pushed",
+        `Attempt ${attempt}/${doc.data.max_fix_attempts}: pushed \`${short(result.sha ?? "")}\` to ${pr.sourceBranch}${result.unchecked ? ` (${UNCHECKED})` : ""}, ${result.review ?? "reviewed"}; the next poll shows whether the pipeline passes.`,
+        ...(result.ignored ? [ignoredLine(result.ignored)] : []),
+        ...summaryLines(flow),
+      );
     }
     if (step === "give_up") return giveUp(flow, `Attempt ${attempt}: ${result.detail}`);
-    if (step === "stop") return flow.outcome("stopped", `Attempt ${attempt}/${doc.data.max_fix_attempts} stopped: ${result.detail}`, ...summaryLines(flow));
+    if (step === "stop")
+      return flow.outcome("stopped", `Attempt ${attempt}/${doc.data.max_fix_attempts} stopped: ${result.detail}`, ...summaryLines(flow));
     note = result.note;
   }
 }

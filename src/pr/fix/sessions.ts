@@ -32,20 +32,28 @@ export function describeChecks(checks: readonly Check[]): string {
 }
 
 /** Phase 1: the failure summary (the document between BEGIN_DOCUMENT and END_DOCUMENT). */
-export async function analyseFailure(ctx: SessionContext, model: ModelRef, input: { pr: PrInfo; checks: readonly Check[]; files: readonly string[]; missing: readonly string[] }): Promise<string> {
+export async function analyseFailure(
+  ctx: SessionContext,
+  model: ModelRef,
+  input: { pr: PrInfo; checks: readonly Check[]; files: readonly string[]; missing: readonly string[] },
+): Promise<string> {
   const failed = [describeChecks(input.checks), ...input.missing.map((m) => `- (no log) ${m}`)].filter(Boolean).join("\n");
   const prompt = renderPrompt(
     "pr-failure-analysis",
     {
       pr_title: input.pr.title,
       failed_checks: failed || "(the provider named no failed check)",
-      log_files: input.files.length > 0 ? [...input.files] : "(no logs could be downloaded; work from the failed checks above and the repository)",
+      log_files:
+        input.files.length > 0 ? [...input.files] : "(no logs could be downloaded; work from the failed checks above and the repository)",
       target_branch: input.pr.targetBranch,
       ...(input.pr.description ? { pr_description: input.pr.description } : {}),
     },
     { env: ctx.env },
   );
-  const reply = await ctx.sessions.runChild(base(ctx, "otto-reviewer", model, `otto: analyse the failed pipeline of PR #${input.pr.number}`), prompt);
+  const reply = await ctx.sessions.runChild(
+    base(ctx, "otto-reviewer", model, `otto: analyse the failed pipeline of PR #${input.pr.number}`),
+    prompt,
+  );
   return extractDocument(reply.text);
 }
 
@@ -73,10 +81,12 @@ export async function fixFailure(
     },
     { env: ctx.env },
   );
-  const reply = await ctx.sessions.runChild(base(ctx, "otto-executor", model, `otto: fix the pipeline of PR #${input.pr.number} (attempt ${input.attempt})`), prompt);
+  const reply = await ctx.sessions.runChild(
+    base(ctx, "otto-executor", model, `otto: fix the pipeline of PR #${input.pr.number} (attempt ${input.attempt})`),
+    prompt,
+  );
   return { text: reply.text, failed: taskFailedReason(reply.text) };
 }
-
 
 /** The secondary model's judgment of a fix, before otto pushes it. */
 export const FixReview = z.object({
@@ -103,6 +113,10 @@ export async function reviewFix(
     },
     { env: ctx.env },
   );
-  const reply = await ctx.sessions.runChildJson(base(ctx, "otto-reviewer", model, `otto: review the fix of PR #${input.pr.number} (pass ${input.pass})`), prompt, FixReview);
+  const reply = await ctx.sessions.runChildJson(
+    base(ctx, "otto-reviewer", model, `otto: review the fix of PR #${input.pr.number} (pass ${input.pass})`),
+    prompt,
+    FixReview,
+  );
   return reply.value;
 }

@@ -16,7 +16,14 @@ import {
   mapPull,
   mapReview,
   mergeChecks,
-  type CheckRunPayload, type IssueCommentPayload, type PullPayload, type ReviewCommentPayload, type ReviewPayload, type StatusPayload, type ThreadMap } from "./map.ts";
+  type CheckRunPayload,
+  type IssueCommentPayload,
+  type PullPayload,
+  type ReviewCommentPayload,
+  type ReviewPayload,
+  type StatusPayload,
+  type ThreadMap,
+} from "./map.ts";
 import type { GithubClient } from "./octokit.ts";
 import { postOnce, uncertainWrite, withPostMarker } from "../post-once.ts";
 import { fetchThreadMap, resolveThreadOf } from "./threads.ts";
@@ -47,7 +54,9 @@ export function createGithubBackend(deps: BackendDeps): PrBackend {
   const apiHost = new URL(settings.api_url).hostname;
   const client = lazy(async (): Promise<GithubClient> => {
     const token =
-      settings.token || deps.env.GH_TOKEN || (await cliToken(deps, "gh", ["auth", "token", "--hostname", apiHost === "api.github.com" ? "github.com" : apiHost]));
+      settings.token ||
+      deps.env.GH_TOKEN ||
+      (await cliToken(deps, "gh", ["auth", "token", "--hostname", apiHost === "api.github.com" ? "github.com" : apiHost]));
     if (!token) deps.log("no GitHub token (config, GITHUB_TOKEN, GH_TOKEN or gh auth token): requests are anonymous");
     // Octokit is loaded on first use, so loading the plugin stays cheap.
     const { createGithubClient } = await import("./octokit.ts");
@@ -74,7 +83,11 @@ export function createGithubBackend(deps: BackendDeps): PrBackend {
    * One content write through postOnce: an answer of 5xx or none at all leaves the outcome
    * unknown (the write is not retried by Octokit); `find` looks for the post's marker.
    */
-  const post = (what: string, write: (octokit: GithubClient, marker: string) => Promise<unknown>, find: (octokit: GithubClient, marker: string) => Promise<boolean>): Promise<void> =>
+  const post = (
+    what: string,
+    write: (octokit: GithubClient, marker: string) => Promise<unknown>,
+    find: (octokit: GithubClient, marker: string) => Promise<boolean>,
+  ): Promise<void> =>
     call(what, async (octokit) => {
       await postOnce({
         write: async (marker) => {
@@ -106,7 +119,10 @@ export function createGithubBackend(deps: BackendDeps): PrBackend {
           // https://docs.github.com/en/rest/collaborators/collaborators#get-repository-permissions-for-a-user
           // `permission` is the legacy base role (maintain shows as write, triage as read); role_name
           // may be a custom role, so it is not read. Anything else (read, none, an unknown value) is a no.
-          const { data } = await octokit.request("GET /repos/{owner}/{repo}/collaborators/{username}/permission", { ...repoParams(pr), username: login });
+          const { data } = await octokit.request("GET /repos/{owner}/{repo}/collaborators/{username}/permission", {
+            ...repoParams(pr),
+            username: login,
+          });
           return WRITE_PERMISSIONS.has(data.permission) ? "write" : "none";
         } catch (error) {
           // 404: not a collaborator (or no such user).
@@ -136,7 +152,13 @@ export function createGithubBackend(deps: BackendDeps): PrBackend {
       call(`the open pull request of ${branch} in ${repo}`, async (octokit) => {
         const { owner, repo: name } = repoParams({ repo });
         // https://docs.github.com/en/rest/pulls/pulls#list-pull-requests (head: `owner:branch`)
-        const { data } = await octokit.request("GET /repos/{owner}/{repo}/pulls", { owner, repo: name, head: `${owner}:${branch}`, state: "open", per_page: 1 });
+        const { data } = await octokit.request("GET /repos/{owner}/{repo}/pulls", {
+          owner,
+          repo: name,
+          head: `${owner}:${branch}`,
+          state: "open",
+          per_page: 1,
+        });
         const first = data[0];
         return first ? { provider: "github" as const, repo, number: first.number } : undefined;
       }),
@@ -147,7 +169,15 @@ export function createGithubBackend(deps: BackendDeps): PrBackend {
         let number: number;
         try {
           // https://docs.github.com/en/rest/pulls/pulls#create-a-pull-request
-          const { data } = await octokit.request("POST /repos/{owner}/{repo}/pulls", { owner, repo, head: pr.source, base: pr.target, title: pr.title, body: pr.body, draft: pr.draft });
+          const { data } = await octokit.request("POST /repos/{owner}/{repo}/pulls", {
+            owner,
+            repo,
+            head: pr.source,
+            base: pr.target,
+            title: pr.title,
+            body: pr.body,
+            draft: pr.draft,
+          });
           number = data.number;
         } catch (error) {
           const status = (error as { status?: unknown } | null)?.status;
@@ -155,14 +185,24 @@ export function createGithubBackend(deps: BackendDeps): PrBackend {
           // No answer or a 5xx: the PR may exist. Look before anyone sends it again.
           await deps.sleep(deps.retryBaseMs);
           const found = await backend.findOpenPr(pr.repo, pr.source).catch(() => undefined);
-          if (!found) throw uncertainWrite(`GitHub: opening a pull request from ${pr.source}`, redact(error instanceof Error ? error.message : String(error)), error);
+          if (!found)
+            throw uncertainWrite(
+              `GitHub: opening a pull request from ${pr.source}`,
+              redact(error instanceof Error ? error.message : String(error)),
+              error,
+            );
           number = found.number;
         }
         const notes: string[] = [];
         if (pr.reviewers.length > 0) {
           try {
             // https://docs.github.com/en/rest/pulls/review-requests#request-reviewers-for-a-pull-request (idempotent)
-            await octokit.request("POST /repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers", { owner, repo, pull_number: number, reviewers: pr.reviewers });
+            await octokit.request("POST /repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers", {
+              owner,
+              repo,
+              pull_number: number,
+              reviewers: pr.reviewers,
+            });
             notes.push(`Review requested from ${pr.reviewers.join(", ")}.`);
           } catch (error) {
             notes.push(`Reviewers not requested (${errorLine(githubError(error, "the review request"))}); add them on the PR page.`);
@@ -173,18 +213,40 @@ export function createGithubBackend(deps: BackendDeps): PrBackend {
 
     getPr: (pr, options: CallOptions = {}) =>
       call(`pull request ${pr.repo}#${pr.number}`, async (octokit) => {
-        const pull = await conditionalGet(octokit, options.cache, "GET /repos/{owner}/{repo}/pulls/{pull_number}", { ...repoParams(pr), pull_number: pr.number }, (data) => mapPull(pr, data as PullPayload), options);
+        const pull = await conditionalGet(
+          octokit,
+          options.cache,
+          "GET /repos/{owner}/{repo}/pulls/{pull_number}",
+          { ...repoParams(pr), pull_number: pr.number },
+          (data) => mapPull(pr, data as PullPayload),
+          options,
+        );
         return pull.value;
       }),
 
-    skimRepo: (repo, tracked, options: CallOptions = {}) => call(`the open pull requests of ${repo}`, (octokit) => skimOpenPulls(octokit, repo, tracked, options)),
+    skimRepo: (repo, tracked, options: CallOptions = {}) =>
+      call(`the open pull requests of ${repo}`, (octokit) => skimOpenPulls(octokit, repo, tracked, options)),
 
     getPipelineStatus: (pr, options: CallOptions = {}) =>
       call(`checks of ${pr.repo}#${pr.number}`, async (octokit) => {
         const params = { ...repoParams(pr), ref: pr.headSha };
         const [runs, combined] = await Promise.all([
-          conditionalGet(octokit, options.cache, "GET /repos/{owner}/{repo}/commits/{ref}/check-runs", { ...params, per_page: 100 }, (data) => (data as { check_runs: CheckRunPayload[] }).check_runs.map(compactRun), options),
-          conditionalGet(octokit, options.cache, "GET /repos/{owner}/{repo}/commits/{ref}/status", { ...params, per_page: 100 }, (data) => (data as { statuses: StatusPayload[] }).statuses.map(compactStatus), options),
+          conditionalGet(
+            octokit,
+            options.cache,
+            "GET /repos/{owner}/{repo}/commits/{ref}/check-runs",
+            { ...params, per_page: 100 },
+            (data) => (data as { check_runs: CheckRunPayload[] }).check_runs.map(compactRun),
+            options,
+          ),
+          conditionalGet(
+            octokit,
+            options.cache,
+            "GET /repos/{owner}/{repo}/commits/{ref}/status",
+            { ...params, per_page: 100 },
+            (data) => (data as { statuses: StatusPayload[] }).statuses.map(compactStatus),
+            options,
+          ),
         ]);
         return mergeChecks(pr.headSha, runs.value, combined.value);
       }),
@@ -193,9 +255,16 @@ export function createGithubBackend(deps: BackendDeps): PrBackend {
       call(`logs of job ${logId} in ${pr.repo}`, async (octokit) => {
         // Answers 302 to a short-lived URL; fetch follows it (and drops the Authorization header).
         // The body is streamed, not parsed: a log of any size costs at most MAX_LOG_BYTES of memory.
-        const response = await octokit.request("GET /repos/{owner}/{repo}/actions/jobs/{job_id}/logs", { ...repoParams(pr), job_id: Number(logId), request: { parseSuccessResponseBody: false } });
+        const response = await octokit.request("GET /repos/{owner}/{repo}/actions/jobs/{job_id}/logs", {
+          ...repoParams(pr),
+          job_id: Number(logId),
+          request: { parseSuccessResponseBody: false },
+        });
         const data: unknown = response.data;
-        const log = typeof data === "string" ? { text: data.slice(-MAX_LOG_BYTES), truncated: data.length > MAX_LOG_BYTES } : await readCapped(data as ReadableStream<Uint8Array>, { maxBytes: MAX_LOG_BYTES, keep: "tail" });
+        const log =
+          typeof data === "string"
+            ? { text: data.slice(-MAX_LOG_BYTES), truncated: data.length > MAX_LOG_BYTES }
+            : await readCapped(data as ReadableStream<Uint8Array>, { maxBytes: MAX_LOG_BYTES, keep: "tail" });
         return redact(log.truncated ? `${cutNote(MAX_LOG_BYTES)}\n${log.text}` : log.text);
       }),
 
@@ -213,11 +282,28 @@ export function createGithubBackend(deps: BackendDeps): PrBackend {
     getComments: (pr, options: CallOptions = {}) =>
       call(`comments of ${pr.repo}#${pr.number}`, async (octokit) => {
         const params = { ...repoParams(pr), per_page: 100 };
-        const capped = (kind: string) => () => deps.log(`${pr.repo}#${pr.number} has more than ${MAX_COMMENT_PAGES * 100} ${kind} comments: otto read the first ${MAX_COMMENT_PAGES * 100} and stopped`);
+        const capped = (kind: string) => () =>
+          deps.log(
+            `${pr.repo}#${pr.number} has more than ${MAX_COMMENT_PAGES * 100} ${kind} comments: otto read the first ${MAX_COMMENT_PAGES * 100} and stopped`,
+          );
         const pages = { ...options, paginate: true, maxPages: MAX_COMMENT_PAGES };
         const [issue, review] = await Promise.all([
-          conditionalGet(octokit, options.cache, "GET /repos/{owner}/{repo}/issues/{issue_number}/comments", { ...params, issue_number: pr.number }, (d) => (d as IssueCommentPayload[]).map(compactIssueComment), { ...pages, onCapped: capped("conversation") }),
-          conditionalGet(octokit, options.cache, "GET /repos/{owner}/{repo}/pulls/{pull_number}/comments", { ...params, pull_number: pr.number }, (d) => (d as ReviewCommentPayload[]).map(compactReviewComment), { ...pages, onCapped: capped("review") }),
+          conditionalGet(
+            octokit,
+            options.cache,
+            "GET /repos/{owner}/{repo}/issues/{issue_number}/comments",
+            { ...params, issue_number: pr.number },
+            (d) => (d as IssueCommentPayload[]).map(compactIssueComment),
+            { ...pages, onCapped: capped("conversation") },
+          ),
+          conditionalGet(
+            octokit,
+            options.cache,
+            "GET /repos/{owner}/{repo}/pulls/{pull_number}/comments",
+            { ...params, pull_number: pr.number },
+            (d) => (d as ReviewCommentPayload[]).map(compactReviewComment),
+            { ...pages, onCapped: capped("review") },
+          ),
         ]);
         // Thread state costs GraphQL points, so it is asked only when the review comments changed.
         const threadKey = `threads ${pr.repo}#${pr.number}`;
@@ -233,22 +319,41 @@ export function createGithubBackend(deps: BackendDeps): PrBackend {
     getReviews: (pr, options: CallOptions = {}) =>
       call(`reviews of ${pr.repo}#${pr.number}`, async (octokit) => {
         const params = { ...repoParams(pr), pull_number: pr.number, per_page: 100 };
-        const reviews = await conditionalGet(octokit, options.cache, "GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews", params, (d) => (d as ReviewPayload[]).map(mapReview), { ...options, paginate: true });
+        const reviews = await conditionalGet(
+          octokit,
+          options.cache,
+          "GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews",
+          params,
+          (d) => (d as ReviewPayload[]).map(mapReview),
+          { ...options, paginate: true },
+        );
         return reviews.value;
       }),
 
     postComment: (pr, body) =>
       post(
         `a new comment on ${pr.repo}#${pr.number}`,
-        (octokit, marker) => octokit.request("POST /repos/{owner}/{repo}/issues/{issue_number}/comments", { ...repoParams(pr), issue_number: pr.number, body: withPostMarker(body, marker) }),
+        (octokit, marker) =>
+          octokit.request("POST /repos/{owner}/{repo}/issues/{issue_number}/comments", {
+            ...repoParams(pr),
+            issue_number: pr.number,
+            body: withPostMarker(body, marker),
+          }),
         (octokit, marker) => issueCommentsHave(octokit, pr, marker),
       ),
 
     editComment: async (pr, commentId, body) => {
       const id = numericId(commentId, "issue");
-      if (id === undefined) throw new OttoError("pr_comment_not_found", `'${commentId}' is not a GitHub conversation comment id.`, "Use an id from getComments (issue-N).");
+      if (id === undefined)
+        throw new OttoError(
+          "pr_comment_not_found",
+          `'${commentId}' is not a GitHub conversation comment id.`,
+          "Use an id from getComments (issue-N).",
+        );
       // https://docs.github.com/en/rest/issues/comments#update-an-issue-comment (a PUT-like write: sending it twice changes nothing)
-      await call(`comment ${commentId} on ${pr.repo}#${pr.number}`, (octokit) => octokit.request("PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}", { ...repoParams(pr), comment_id: id, body }));
+      await call(`comment ${commentId} on ${pr.repo}#${pr.number}`, (octokit) =>
+        octokit.request("PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}", { ...repoParams(pr), comment_id: id, body }),
+      );
     },
 
     postInlineComment: (pr, comment) =>
@@ -282,7 +387,14 @@ export function createGithubBackend(deps: BackendDeps): PrBackend {
             comments: review.comments.map((c) => ({ path: c.path, line: c.line, side: c.side, body: c.body })),
           }),
         // The review is created with its comments in one request: its body's marker stands for all.
-        async (octokit, marker) => hasMarker(await getAllPages(octokit, "GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews", { ...repoParams(pr), pull_number: pr.number }), marker),
+        async (octokit, marker) =>
+          hasMarker(
+            await getAllPages(octokit, "GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews", {
+              ...repoParams(pr),
+              pull_number: pr.number,
+            }),
+            marker,
+          ),
       ),
 
     replyToComment: async (pr, commentId, body) => {
@@ -291,18 +403,36 @@ export function createGithubBackend(deps: BackendDeps): PrBackend {
       if (review !== undefined) {
         return post(
           what,
-          (octokit, marker) => octokit.request("POST /repos/{owner}/{repo}/pulls/{pull_number}/comments/{comment_id}/replies", { ...repoParams(pr), pull_number: pr.number, comment_id: review, body: withPostMarker(body, marker) }),
+          (octokit, marker) =>
+            octokit.request("POST /repos/{owner}/{repo}/pulls/{pull_number}/comments/{comment_id}/replies", {
+              ...repoParams(pr),
+              pull_number: pr.number,
+              comment_id: review,
+              body: withPostMarker(body, marker),
+            }),
           (octokit, marker) => reviewCommentsHave(octokit, pr, marker),
         );
       }
       const issue = numericId(commentId, "issue");
-      if (issue === undefined) throw new OttoError("pr_comment_not_found", `'${commentId}' is not a GitHub comment id.`, "Use an id from getComments (issue-N or review-N).");
+      if (issue === undefined)
+        throw new OttoError(
+          "pr_comment_not_found",
+          `'${commentId}' is not a GitHub comment id.`,
+          "Use an id from getComments (issue-N or review-N).",
+        );
       // Conversation comments have no threads: answer with a new comment that quotes the author.
-      const original = await call(`comment ${commentId} on ${pr.repo}#${pr.number}`, (octokit) => octokit.request("GET /repos/{owner}/{repo}/issues/comments/{comment_id}", { ...repoParams(pr), comment_id: issue }));
+      const original = await call(`comment ${commentId} on ${pr.repo}#${pr.number}`, (octokit) =>
+        octokit.request("GET /repos/{owner}/{repo}/issues/comments/{comment_id}", { ...repoParams(pr), comment_id: issue }),
+      );
       const quote = `> @${original.data.user?.login ?? "ghost"} wrote:\n> ${(original.data.body ?? "").split("\n").slice(0, 3).join("\n> ")}`;
       return post(
         what,
-        (octokit, marker) => octokit.request("POST /repos/{owner}/{repo}/issues/{issue_number}/comments", { ...repoParams(pr), issue_number: pr.number, body: withPostMarker(`${quote}\n\n${body}`, marker) }),
+        (octokit, marker) =>
+          octokit.request("POST /repos/{owner}/{repo}/issues/{issue_number}/comments", {
+            ...repoParams(pr),
+            issue_number: pr.number,
+            body: withPostMarker(`${quote}\n\n${body}`, marker),
+          }),
         (octokit, marker) => issueCommentsHave(octokit, pr, marker),
       );
     },

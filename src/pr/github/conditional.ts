@@ -21,7 +21,12 @@ function isNotModified(error: unknown): boolean {
 }
 
 /** Pages after the first one, following the Link header's rel="next", up to `maxPages` in all (the first one included). */
-async function restPages(client: GithubClient, link: string | undefined, maxPages = Number.POSITIVE_INFINITY, onCapped?: () => void): Promise<unknown[]> {
+async function restPages(
+  client: GithubClient,
+  link: string | undefined,
+  maxPages = Number.POSITIVE_INFINITY,
+  onCapped?: () => void,
+): Promise<unknown[]> {
   const out: unknown[] = [];
   let next = link && /<([^>]+)>;\s*rel="next"/.exec(link)?.[1];
   for (let page = 2; next; page++) {
@@ -71,7 +76,8 @@ export async function conditionalGet<T>(
       ...(options.signal ? { request: { signal: options.signal } } : {}),
     });
     let data: unknown = response.data;
-    if (options.paginate && Array.isArray(data)) data = [...(data as unknown[]), ...(await restPages(client, response.headers.link, options.maxPages, options.onCapped))];
+    if (options.paginate && Array.isArray(data))
+      data = [...(data as unknown[]), ...(await restPages(client, response.headers.link, options.maxPages, options.onCapped))];
     const value = map(data);
     if (cache && response.headers.etag) cache.set(key, { etag: response.headers.etag, value });
     return { value, changed: true };

@@ -97,7 +97,8 @@ export function latestPerName(runs: readonly CheckRunPayload[]): CheckRunPayload
   const byName = new Map<string, CheckRunPayload>();
   for (const run of runs) {
     const seen = byName.get(run.name);
-    const newer = !seen || (run.started_at ?? "") > (seen.started_at ?? "") || ((run.started_at ?? "") === (seen.started_at ?? "") && run.id > seen.id);
+    const newer =
+      !seen || (run.started_at ?? "") > (seen.started_at ?? "") || ((run.started_at ?? "") === (seen.started_at ?? "") && run.id > seen.id);
     if (newer) byName.set(run.name, run);
   }
   return [...byName.values()];
@@ -151,7 +152,11 @@ export interface ReviewCommentPayload extends IssueCommentPayload {
 /** Review thread state by review comment id (GraphQL `databaseId`). */
 export type ThreadMap = Record<string, { threadId: string; resolved: boolean }>;
 
-export function mapComments(issue: readonly IssueCommentPayload[], review: readonly ReviewCommentPayload[], threads: ThreadMap): PrComment[] {
+export function mapComments(
+  issue: readonly IssueCommentPayload[],
+  review: readonly ReviewCommentPayload[],
+  threads: ThreadMap,
+): PrComment[] {
   const conversation = issue.map((c): PrComment => ({
     id: `issue-${c.id}`,
     kind: "conversation",
@@ -196,7 +201,12 @@ export const compactRun = (r: CheckRunPayload): CheckRunPayload => ({
   app: r.app ? { ...(r.app.slug ? { slug: r.app.slug } : {}) } : null,
 });
 
-export const compactStatus = (s: StatusPayload): StatusPayload => ({ context: s.context, state: s.state, description: s.description, target_url: s.target_url });
+export const compactStatus = (s: StatusPayload): StatusPayload => ({
+  context: s.context,
+  state: s.state,
+  description: s.description,
+  target_url: s.target_url,
+});
 
 export const compactIssueComment = (c: IssueCommentPayload): IssueCommentPayload => ({
   id: c.id,

@@ -18,7 +18,12 @@ const pullVersion = (pull: PullPayload): string => `${pull.updated_at ?? ""} ${p
  * conditional, no further page once every `tracked` number was seen.
  * https://docs.github.com/en/rest/pulls/pulls#list-pull-requests
  */
-export async function skimOpenPulls(octokit: GithubClient, repo: string, tracked: readonly number[], options: CallOptions): Promise<RepoSkim> {
+export async function skimOpenPulls(
+  octokit: GithubClient,
+  repo: string,
+  tracked: readonly number[],
+  options: CallOptions,
+): Promise<RepoSkim> {
   const prs = new Map<number, PrSkim>();
   const wanted = new Set(tracked);
   for (let page = 1; page <= MAX_SKIM_PAGES && wanted.size > 0; page++) {
@@ -27,7 +32,11 @@ export async function skimOpenPulls(octokit: GithubClient, repo: string, tracked
       options.cache,
       "GET /repos/{owner}/{repo}/pulls",
       { ...repoParams({ repo }), state: "open", per_page: 100, page },
-      (data) => (data as PullPayload[]).map((pull) => ({ pr: mapPull({ provider: "github", repo, number: pull.number }, pull), version: pullVersion(pull) })),
+      (data) =>
+        (data as PullPayload[]).map((pull) => ({
+          pr: mapPull({ provider: "github", repo, number: pull.number }, pull),
+          version: pullVersion(pull),
+        })),
       options,
     );
     for (const skim of value) {

@@ -57,10 +57,20 @@ export async function fetchThreadMap(client: GithubClient, repo: string, number:
 }
 
 /** Resolves (or with `resolved` false reopens) the review thread holding the comment. */
-export async function resolveThreadOf(client: GithubClient, repo: string, number: number, commentId: number, resolved = true): Promise<void> {
+export async function resolveThreadOf(
+  client: GithubClient,
+  repo: string,
+  number: number,
+  commentId: number,
+  resolved = true,
+): Promise<void> {
   const thread = (await fetchThreadMap(client, repo, number))[String(commentId)];
   if (!thread) {
-    throw new OttoError("pr_comment_not_found", `Review comment ${commentId} is in no review thread of ${repo}#${number}.`, "Check the comment id with /otto-pr status.");
+    throw new OttoError(
+      "pr_comment_not_found",
+      `Review comment ${commentId} is in no review thread of ${repo}#${number}.`,
+      "Check the comment id with /otto-pr status.",
+    );
   }
   if (thread.resolved !== resolved) await client.graphql(resolved ? RESOLVE_MUTATION : UNRESOLVE_MUTATION, { threadId: thread.threadId });
 }

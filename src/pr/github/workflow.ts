@@ -15,22 +15,40 @@ export function hasMarker(items: readonly unknown[], marker: string): boolean {
 }
 
 export async function issueCommentsHave(octokit: GithubClient, pr: PrInfo, marker: string): Promise<boolean> {
-  return hasMarker(await getAllPages(octokit, "GET /repos/{owner}/{repo}/issues/{issue_number}/comments", { ...repoParams(pr), issue_number: pr.number }), marker);
+  return hasMarker(
+    await getAllPages(octokit, "GET /repos/{owner}/{repo}/issues/{issue_number}/comments", { ...repoParams(pr), issue_number: pr.number }),
+    marker,
+  );
 }
 
 export async function reviewCommentsHave(octokit: GithubClient, pr: PrInfo, marker: string): Promise<boolean> {
-  return hasMarker(await getAllPages(octokit, "GET /repos/{owner}/{repo}/pulls/{pull_number}/comments", { ...repoParams(pr), pull_number: pr.number }), marker);
+  return hasMarker(
+    await getAllPages(octokit, "GET /repos/{owner}/{repo}/pulls/{pull_number}/comments", { ...repoParams(pr), pull_number: pr.number }),
+    marker,
+  );
 }
 
-export async function runGithubWorkflow(octokit: GithubClient, backend: PrBackend, pr: PrInfo, action: WorkflowAction): Promise<WorkflowResult> {
+export async function runGithubWorkflow(
+  octokit: GithubClient,
+  backend: PrBackend,
+  pr: PrInfo,
+  action: WorkflowAction,
+): Promise<WorkflowResult> {
   if (action !== "rerun_failed") return { done: false, message: `GitHub has no ${action.replace(/_/g, " ")} step; nothing to do.` };
   const status = await backend.getPipelineStatus(pr);
   const jobs = status.checks.filter((c) => c.state === "failure" && c.logId !== undefined);
   const runs = new Set<number>();
   for (const job of jobs) {
-    const { data } = await octokit.request("GET /repos/{owner}/{repo}/actions/jobs/{job_id}", { ...repoParams(pr), job_id: Number(job.logId) });
+    const { data } = await octokit.request("GET /repos/{owner}/{repo}/actions/jobs/{job_id}", {
+      ...repoParams(pr),
+      job_id: Number(job.logId),
+    });
     runs.add(Number(data.run_id));
   }
-  for (const run of runs) await octokit.request("POST /repos/{owner}/{repo}/actions/runs/{run_id}/rerun-failed-jobs", { ...repoParams(pr), run_id: run });
-  return { done: runs.size > 0, message: runs.size > 0 ? `Re-ran the failed jobs of ${runs.size} workflow run(s).` : "No failed GitHub Actions jobs to re-run." };
+  for (const run of runs)
+    await octokit.request("POST /repos/{owner}/{repo}/actions/runs/{run_id}/rerun-failed-jobs", { ...repoParams(pr), run_id: run });
+  return {
+    done: runs.size > 0,
+    message: runs.size > 0 ? `Re-ran the failed jobs of ${runs.size} workflow run(s).` : "No failed GitHub Actions jobs to re-run.",
+  };
 }

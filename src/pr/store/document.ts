@@ -116,11 +116,19 @@ export function parsePrDocument(key: string, text: string): PrDocument {
   try {
     parsed = matter(text, matterOptions());
   } catch (error) {
-    throw new OttoError("pr_document", `PR document ${key} has broken frontmatter: ${error instanceof Error ? error.message : String(error)}`, `Fix or delete ${key}.md.`);
+    throw new OttoError(
+      "pr_document",
+      `PR document ${key} has broken frontmatter: ${error instanceof Error ? error.message : String(error)}`,
+      `Fix or delete ${key}.md.`,
+    );
   }
   const data = PrFrontmatter.safeParse(parsed.data);
   if (!data.success) {
-    throw new OttoError("pr_document", `PR document ${key}: ${formatZodIssues(data.error.issues, { inline: true })}.`, `Fix or delete ${key}.md.`);
+    throw new OttoError(
+      "pr_document",
+      `PR document ${key}: ${formatZodIssues(data.error.issues, { inline: true })}.`,
+      `Fix or delete ${key}.md.`,
+    );
   }
   const sections: PrDocument["sections"] = [];
   let log: string[] = [];
@@ -128,7 +136,11 @@ export function parsePrDocument(key: string, text: string): PrDocument {
     const newline = chunk.indexOf("\n");
     const title = (newline < 0 ? chunk : chunk.slice(0, newline)).trim();
     const body = newline < 0 ? "" : chunk.slice(newline + 1).trim();
-    if (title === "Log") log = body.split("\n").filter((l) => l.startsWith("- ")).map((l) => l.slice(2));
+    if (title === "Log")
+      log = body
+        .split("\n")
+        .filter((l) => l.startsWith("- "))
+        .map((l) => l.slice(2));
     else if (!GENERATED.has(title)) sections.push({ title, body });
   }
   return { key, data: data.data, sections, log };
@@ -138,11 +150,13 @@ function currentState(data: PrFrontmatter): string[] {
   const sha = data.head_sha ? ` on \`${data.head_sha.slice(0, 7)}\`` : "";
   const when = data.last_checked ? ` (checked ${data.last_checked})` : " (not checked yet)";
   const lines = [`Status **${data.status}**; pipeline ${data.pipeline ?? "unknown"}${sha}${when}.`];
-  if (data.last_error) lines.push("", `Last error (${data.errors} in a row, next try ${data.retry_at ?? "next cycle"}): ${data.last_error}`);
+  if (data.last_error)
+    lines.push("", `Last error (${data.errors} in a row, next try ${data.retry_at ?? "next cycle"}): ${data.last_error}`);
   const failed = data.checks.filter((c) => c.state === "failure");
   if (failed.length > 0) {
     lines.push("", "### Failed Checks");
-    for (const check of failed) lines.push(`- \`${check.name}\`${check.detail ? `: ${check.detail}` : ""}${check.url ? ` ([details](${check.url}))` : ""}`);
+    for (const check of failed)
+      lines.push(`- \`${check.name}\`${check.detail ? `: ${check.detail}` : ""}${check.url ? ` ([details](${check.url}))` : ""}`);
   }
   return lines;
 }
@@ -153,7 +167,11 @@ export function renderPrDocument(doc: PrDocument): string {
   body.push("", "## Log", "", ...doc.log.slice(-MAX_LOG_LINES).map((l) => `- ${l}`));
   // Keys in schema order (stable files, readable diffs), undefined ones dropped: YAML cannot write them.
   const source = doc.data as Record<string, unknown>;
-  const data = Object.fromEntries(Object.keys(PrFrontmatter.shape).filter((k) => source[k] !== undefined).map((k) => [k, source[k]]));
+  const data = Object.fromEntries(
+    Object.keys(PrFrontmatter.shape)
+      .filter((k) => source[k] !== undefined)
+      .map((k) => [k, source[k]]),
+  );
   return matter.stringify(`${body.join("\n")}\n`, data);
 }
 

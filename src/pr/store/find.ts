@@ -29,6 +29,11 @@ export function findPr(docs: readonly PrDocument[], query: string | undefined): 
     return number !== undefined && d.data.id === number;
   });
   if (matches.length === 1 && matches[0]) return matches[0];
-  if (matches.length > 1) throw new OttoError("pr_ambiguous", `'${text}' matches ${matches.length} tracked PRs.`, `Pass one of: ${describe(matches)}.`);
-  throw new OttoError("pr_not_tracked", `No tracked PR matches '${text}'.`, docs.length > 0 ? `Tracked: ${describe(docs)}. Add it with /otto-pr add <url>.` : "Add it with /otto-pr add <url>.");
+  if (matches.length > 1)
+    throw new OttoError("pr_ambiguous", `'${text}' matches ${matches.length} tracked PRs.`, `Pass one of: ${describe(matches)}.`);
+  throw new OttoError(
+    "pr_not_tracked",
+    `No tracked PR matches '${text}'.`,
+    docs.length > 0 ? `Tracked: ${describe(docs)}. Add it with /otto-pr add <url>.` : "Add it with /otto-pr add <url>.",
+  );
 }

@@ -94,7 +94,9 @@ export function planRefresh(doc: PrDocument, observed: Observed, now: string, me
     const failedChanged = failedNames(pipeline.checks) !== failedNames(before.checks);
     if (data.status !== before.status || (pipeline.state === "failure" && (failedChanged || newCommit))) {
       const what = pipeline.state === "failure" ? `pipeline failed: ${failedNames(pipeline.checks)}` : `pipeline ${pipeline.state}`;
-      log.push(`${before.status === data.status ? data.status : `${before.status} → ${data.status}`}: ${what} (${pipelineSummary(pipeline.checks)})`);
+      log.push(
+        `${before.status === data.status ? data.status : `${before.status} → ${data.status}`}: ${what} (${pipelineSummary(pipeline.checks)})`,
+      );
       if (pipeline.state === "failure") events.push("failure");
     }
     if (pipeline.state === "success" && before.green_sha !== pipeline.headSha) events.push("green");

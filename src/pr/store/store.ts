@@ -64,7 +64,8 @@ export interface FileCache extends ResponseCache {
 export function createPrStore(dir: string, secrets: () => readonly string[] = () => []): PrStore {
   const render = (doc: PrDocument): string => renderPrDocument(redactDeep(doc, secrets()));
   const fileOf = (key: string): string => {
-    if (!/^[a-z0-9._-]+$/.test(key)) throw new OttoError("pr_bad_id", `'${key}' is not a PR document name.`, "Run /otto-pr list for the tracked PRs.");
+    if (!/^[a-z0-9._-]+$/.test(key))
+      throw new OttoError("pr_bad_id", `'${key}' is not a PR document name.`, "Run /otto-pr list for the tracked PRs.");
     return path.join(dir, `${key}.md`);
   };
   const cacheOf = (key: string): string => path.join(dir, ".cache", `${key}.json`);

@@ -48,7 +48,11 @@ export function createWatchController(runtime: PrRuntime, deps: ControllerDeps):
   const fixes = createBackgroundFixes((level, message, extra) => runtime.log.log(level, message, extra));
   // Stopping must work even when otto.jsonc is broken: no config needed to find the lock.
   const dataDir = (): string => xdgPaths(runtime.env).ottoDataDir;
-  const lockDeps = (dir: string): LockDeps => ({ file: path.join(dir, "watcher.json"), now: () => deps.clock.now(), isAlive: deps.isAlive });
+  const lockDeps = (dir: string): LockDeps => ({
+    file: path.join(dir, "watcher.json"),
+    now: () => deps.clock.now(),
+    isAlive: deps.isAlive,
+  });
 
   async function ensureWatcher(): Promise<{ watcher: Watcher; intervalMs: number }> {
     const ctx = await createPrContext(runtime);
@@ -69,9 +73,16 @@ export function createWatchController(runtime: PrRuntime, deps: ControllerDeps):
           fullPollMs: parseDuration(fresh.loaded.config.pr.full_poll_interval),
           concurrency: CONCURRENCY,
           force,
-          ...watcherHooks(runtime, fresh, { now: () => deps.clock.now(), log: (level, message, extra) => runtime.log.log(level, message, extra) }),
+          ...watcherHooks(runtime, fresh, {
+            now: () => deps.clock.now(),
+            log: (level, message, extra) => runtime.log.log(level, message, extra),
+          }),
           // Beside the cycle, one per PR: a long fix never holds up the polling of the others.
-          onFailure: handOverFix(fixes, (failure, signal) => fixOnFailure(runtime, fresh, { signal })(failure), (level, message) => runtime.log.log(level, message)),
+          onFailure: handOverFix(
+            fixes,
+            (failure, signal) => fixOnFailure(runtime, fresh, { signal })(failure),
+            (level, message) => runtime.log.log(level, message),
+          ),
         });
         await runtime.sessions.meter?.flush();
         return withCycleSpend(report, runtime.env);
@@ -110,7 +121,12 @@ export function createWatchController(runtime: PrRuntime, deps: ControllerDeps):
       }
       const lock = lockDeps(ctx.dataDir);
       const current = await readWatcherRecord(lock.file);
-      if (holderAlive(current, lock)) throw new OttoError("watcher_running", `A PR watcher is already running (pid ${current?.pid}, ${current?.mode}).`, "See /otto-pr watch status; stop it with /otto-pr watch stop.");
+      if (holderAlive(current, lock))
+        throw new OttoError(
+          "watcher_running",
+          `A PR watcher is already running (pid ${current?.pid}, ${current?.mode}).`,
+          "See /otto-pr watch status; stop it with /otto-pr watch stop.",
+        );
       const logFile = path.join(ctx.loaded.config.server.log_dir, "otto-watch.log");
       const port = ctx.loaded.config.server.port;
       // The server always has a password: the configured one, or one otto generates and stores 0600.
@@ -127,7 +143,9 @@ export function createWatchController(runtime: PrRuntime, deps: ControllerDeps):
         timeoutMs: DETACH_TIMEOUT_MS,
         sleep: deps.clock.sleep,
       });
-      const password = auth.generated ? `its password is in ${serverAuthFile(ctx.dataDir)} (user ${auth.username})` : "with your OPENCODE_SERVER_PASSWORD";
+      const password = auth.generated
+        ? `its password is in ${serverAuthFile(ctx.dataDir)} (user ${auth.username})`
+        : "with your OPENCODE_SERVER_PASSWORD";
       return `Started the PR watcher in the background: opencode serve (pid ${pid}) on 127.0.0.1:${port}, ${password}, polling every ${ctx.loaded.config.server.poll_interval}.\nLog: ${logFile}\nStop it with /otto-pr watch stop.`;
     },
 
@@ -144,9 +162,14 @@ export function createWatchController(runtime: PrRuntime, deps: ControllerDeps):
         await fs.rm(pidFile, { force: true });
         return "No PR watcher is running.";
       }
-      if (record.mode === "service") return `The PR watcher runs as a systemd service (pid ${record.pid}). Stop it with: systemctl --user stop otto-watch`;
+      if (record.mode === "service")
+        return `The PR watcher runs as a systemd service (pid ${record.pid}). Stop it with: systemctl --user stop otto-watch`;
       if (record.mode !== "detached" || readPidFile(pidFile) !== record.pid) {
-        throw new OttoError("watch_elsewhere", `The PR watcher runs inside another OpenCode process (pid ${record.pid}, ${record.mode}).`, "Stop it there with /otto-pr watch stop, or end that OpenCode.");
+        throw new OttoError(
+          "watch_elsewhere",
+          `The PR watcher runs inside another OpenCode process (pid ${record.pid}, ${record.mode}).`,
+          "Stop it there with /otto-pr watch stop, or end that OpenCode.",
+        );
       }
       await stopProcess(record.pid, deps.isAlive, deps.clock.sleep);
       await markStopped(lock, record.pid);
@@ -184,7 +207,14 @@ export function createWatchController(runtime: PrRuntime, deps: ControllerDeps):
       runtime.secrets?.add([auth.password]);
       const environmentFile = serverAuthFile(ctx.dataDir);
       if (!auth.generated) writeServerAuthFile(environmentFile, auth);
-      return installUnit({ opencode: deps.opencode, directory: runtime.directory, port: ctx.loaded.config.server.port, env: runtime.env, environmentFile, enable });
+      return installUnit({
+        opencode: deps.opencode,
+        directory: runtime.directory,
+        port: ctx.loaded.config.server.port,
+        env: runtime.env,
+        environmentFile,
+        enable,
+      });
     },
 
     async autostart() {

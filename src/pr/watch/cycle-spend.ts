@@ -17,10 +17,13 @@ export function cycleSpend(report: CycleReport, entries: readonly LedgerEntry[])
     const before = byPr.get(pr);
     byPr.set(pr, before ? addUsage(before, entry.usage) : entry.usage);
   }
-  return { ...report, results: report.results.map((r) => {
-    const usage = r.pr ? byPr.get(r.pr) : undefined;
-    return usage ? { ...r, usage } : r;
-  }) };
+  return {
+    ...report,
+    results: report.results.map((r) => {
+      const usage = r.pr ? byPr.get(r.pr) : undefined;
+      return usage ? { ...r, usage } : r;
+    }),
+  };
 }
 
 export async function withCycleSpend(report: CycleReport, env: Env): Promise<CycleReport> {

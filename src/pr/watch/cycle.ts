@@ -71,7 +71,9 @@ async function tokenUserIfMarked(backend: PrBackend, observed: Observed, seen: S
   const marked = (observed.comments ?? []).some((c) => !c.resolved && !wasSeen(c) && c.body.includes(OTTO_MARKER));
   if (!marked) return undefined;
   return backend.currentUser(observed.pr).catch((error: unknown) => {
-    deps.log("warn", `could not read the token's user for ${observed.pr.url}; otto's marker alone decides`, { error: redact(formatError(error), deps.secrets) });
+    deps.log("warn", `could not read the token's user for ${observed.pr.url}; otto's marker alone decides`, {
+      error: redact(formatError(error), deps.secrets),
+    });
     return undefined;
   });
 }
@@ -105,7 +107,9 @@ async function skimRepositories(docs: readonly PrDocument[], deps: CycleDeps): P
           out.set(key, await backend.skimRepo(group.repo, group.numbers, { cache }));
           await cache.save();
         } catch (error) {
-          deps.log("warn", `could not list the pull requests of ${group.repo}; its PRs are read one by one`, { error: redact(formatError(error), deps.secrets) });
+          deps.log("warn", `could not list the pull requests of ${group.repo}; its PRs are read one by one`, {
+            error: redact(formatError(error), deps.secrets),
+          });
         }
       }),
     ),
@@ -119,7 +123,14 @@ interface Observation {
   full: boolean;
 }
 
-async function observe(backend: PrBackend, doc: PrDocument, deps: CycleDeps, mode: PollMode, skim: PrSkim | undefined, repo: RepoSkim | undefined): Promise<Observation> {
+async function observe(
+  backend: PrBackend,
+  doc: PrDocument,
+  deps: CycleDeps,
+  mode: PollMode,
+  skim: PrSkim | undefined,
+  repo: RepoSkim | undefined,
+): Promise<Observation> {
   if (mode === "skip" && skim) return { observed: { pr: skim.pr }, full: false };
   const cache = await deps.store.loadCache(doc.key);
   const options = { cache };
@@ -167,7 +178,11 @@ async function refresh(doc: PrDocument, deps: CycleDeps, repo: RepoSkim | undefi
     }
     let events: PrEvent[] = [];
     // Whatever this PR's poll and flows have to say this cycle shares one budget of notifications.
-    const notify = limitNotify(deps.notify, { max: MAX_NOTIFICATIONS_PER_PR_CYCLE, subject: `PR #${doc.data.id} (${doc.data.repo})`, log: (message) => deps.log("info", message) });
+    const notify = limitNotify(deps.notify, {
+      max: MAX_NOTIFICATIONS_PER_PR_CYCLE,
+      subject: `PR #${doc.data.id} (${doc.data.repo})`,
+      log: (message) => deps.log("info", message),
+    });
     const written = await deps.store.update(doc.key, (current) => {
       // Planned again on the document as it is now: a command may have changed it meanwhile.
       const plan = planRefresh(current, observed, now.toISOString(), me);
@@ -180,7 +195,11 @@ async function refresh(doc: PrDocument, deps: CycleDeps, repo: RepoSkim | undefi
     if (!written) return result("removed", doc);
     if (events.includes("green") && posted) await notifyGreen(deps, notify, written);
     // A PR held at a daily cap is handed to the fix flow again each full poll: it starts once the day turns or the cap is raised.
-    const heldFailure = written.data.cap_hold !== undefined && written.data.status === "failed" && observed.pipeline?.state === "failure" && !written.data.gave_up;
+    const heldFailure =
+      written.data.cap_hold !== undefined &&
+      written.data.status === "failed" &&
+      observed.pipeline?.state === "failure" &&
+      !written.data.gave_up;
     if ((events.includes("failure") || heldFailure) && deps.onFailure && observed.pipeline) {
       // The fix flow's own errors are its business; the poll itself succeeded.
       await deps.onFailure({ doc: written, pr: observed.pr, pipeline: observed.pipeline, backend, notify }).catch((error: unknown) => {
@@ -229,6 +248,8 @@ export async function runCycle(deps: CycleDeps): Promise<CycleReport> {
   for (const b of broken) deps.log("warn", `unreadable PR document ${b.file}`, { error: b.error });
   const skims = await skimRepositories(docs, deps);
   const limit = pLimit(Math.max(1, deps.concurrency));
-  const results = await Promise.all(docs.map((doc) => limit(() => refresh(doc, deps, skims.get(repoKey(doc.data.provider, doc.data.repo))))));
+  const results = await Promise.all(
+    docs.map((doc) => limit(() => refresh(doc, deps, skims.get(repoKey(doc.data.provider, doc.data.repo))))),
+  );
   return { started, finished: deps.now().toISOString(), results };
 }

@@ -43,9 +43,13 @@ const tail = (file: string): string => {
 export async function poke(port: number, directory: string, env: Record<string, string | undefined>): Promise<boolean> {
   const headers: Record<string, string> = { "x-opencode-directory": directory };
   const password = env.OPENCODE_SERVER_PASSWORD;
-  if (password) headers.authorization = `Basic ${Buffer.from(`${env.OPENCODE_SERVER_USERNAME || "opencode"}:${password}`).toString("base64")}`;
+  if (password)
+    headers.authorization = `Basic ${Buffer.from(`${env.OPENCODE_SERVER_USERNAME || "opencode"}:${password}`).toString("base64")}`;
   try {
-    const response = await fetch(`http://127.0.0.1:${port}/path?directory=${encodeURIComponent(directory)}`, { headers, signal: AbortSignal.timeout(5_000) });
+    const response = await fetch(`http://127.0.0.1:${port}/path?directory=${encodeURIComponent(directory)}`, {
+      headers,
+      signal: AbortSignal.timeout(5_000),
+    });
     await response.body?.cancel();
     return response.ok;
   } catch {
@@ -61,7 +65,10 @@ export async function startDetached(options: DetachOptions): Promise<{ pid: numb
   let exited: number | null | undefined;
   const child = spawn(options.opencode, ["serve", "--hostname", "127.0.0.1", "--port", String(options.port)], {
     cwd: options.directory,
-    env: { ...(Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined)) as Record<string, string>), PWD: options.directory },
+    env: {
+      ...(Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined)) as Record<string, string>),
+      PWD: options.directory,
+    },
     detached: true,
     stdio: ["ignore", out, out],
   });

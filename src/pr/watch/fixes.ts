@@ -22,7 +22,9 @@ export interface BackgroundFixes {
   reopen(): void;
 }
 
-export function createBackgroundFixes(log: (level: "info" | "warn", message: string, extra?: Record<string, unknown>) => void): BackgroundFixes {
+export function createBackgroundFixes(
+  log: (level: "info" | "warn", message: string, extra?: Record<string, unknown>) => void,
+): BackgroundFixes {
   const running = new Map<string, { controller: AbortController; done: Promise<void> }>();
   // After a stop, a cycle still finishing must not start a fix nobody will cancel.
   let closed = false;
@@ -38,7 +40,9 @@ export function createBackgroundFixes(log: (level: "info" | "warn", message: str
       const done = Promise.resolve()
         .then(() => run(controller.signal))
         .catch((error: unknown) => {
-          log(controller.signal.aborted ? "info" : "warn", `fix flow for ${key} ${controller.signal.aborted ? "cancelled" : "failed"}`, { error: formatError(error) });
+          log(controller.signal.aborted ? "info" : "warn", `fix flow for ${key} ${controller.signal.aborted ? "cancelled" : "failed"}`, {
+            error: formatError(error),
+          });
         })
         .finally(() => {
           running.delete(key);
@@ -73,6 +77,7 @@ export function handOverFix<F extends { doc: { key: string } }>(
   log: (level: "info" | "warn", message: string) => void,
 ): (failure: F) => Promise<void> {
   return async (failure) => {
-    if (!fixes.start(failure.doc.key, (signal) => run(failure, signal))) log("info", `fix of ${failure.doc.key} not started: one is running, or the watcher is stopping`);
+    if (!fixes.start(failure.doc.key, (signal) => run(failure, signal)))
+      log("info", `fix of ${failure.doc.key} not started: one is running, or the watcher is stopping`);
   };
 }

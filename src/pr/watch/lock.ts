@@ -56,7 +56,6 @@ export interface LockDeps {
   hostname?: string;
 }
 
-
 /** A heartbeat older than three intervals (at least two minutes) means the holder is stuck or gone. */
 export function staleAfterMs(intervalMs: number): number {
   return Math.max(3 * intervalMs, 120_000);
@@ -123,7 +122,11 @@ export async function acquireWatcherLock(deps: LockDeps, holder: Holder): Promis
 }
 
 /** Updates the holder's record (heartbeat always); throws `watcher_lost` when another watcher took over. */
-export async function touchWatcherLock(deps: LockDeps, token: string, patch: Partial<Pick<WatcherRecord, "next_cycle" | "last_cycle" | "stopped">> = {}): Promise<void> {
+export async function touchWatcherLock(
+  deps: LockDeps,
+  token: string,
+  patch: Partial<Pick<WatcherRecord, "next_cycle" | "last_cycle" | "stopped">> = {},
+): Promise<void> {
   await withFileLock(deps.file, async () => {
     const current = await readWatcherRecord(deps.file);
     if (!current || current.token !== token) {

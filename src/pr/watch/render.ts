@@ -48,7 +48,9 @@ export function renderStatus(input: StatusInput): string {
   if (record && input.alive) {
     const where = input.local ? "in this OpenCode process" : `in pid ${record.pid} on ${record.host}`;
     lines.push(`PR watcher: running ${where} (${record.mode}, every ${Math.round(record.interval_ms / 1000)} s, since ${record.started}).`);
-    lines.push(`PID: ${record.pid}. Heartbeat: ${record.heartbeat}. Next cycle: ${input.nextRun?.toISOString() ?? record.next_cycle ?? "unknown"}.`);
+    lines.push(
+      `PID: ${record.pid}. Heartbeat: ${record.heartbeat}. Next cycle: ${input.nextRun?.toISOString() ?? record.next_cycle ?? "unknown"}.`,
+    );
     if (record.mode === "detached" || record.mode === "service") lines.push(`Log: ${input.logFile}`);
   } else if (record && !record.stopped) {
     lines.push(`PR watcher: not running (pid ${record.pid} stopped without releasing the lock; the next watcher takes it over).`);
@@ -66,7 +68,9 @@ export function renderStatus(input: StatusInput): string {
       const pipeline = d.data.pipeline ?? "unknown";
       const held = spend && d.data.cap_hold === utcDay(spend.now) ? " (held: daily cap)" : "";
       const today = spend ? formatUsage(spend.byPr.get(prLabel(d.data)) ?? ZERO_USAGE) : "—";
-      lines.push(`| ${d.key} | ${d.data.status}${held} | ${pipeline} | ${d.data.last_checked ?? "never"} | ${d.data.errors > 0 ? `${d.data.errors} (retry ${d.data.retry_at ?? "next cycle"})` : "0"} | ${today} |`);
+      lines.push(
+        `| ${d.key} | ${d.data.status}${held} | ${pipeline} | ${d.data.last_checked ?? "never"} | ${d.data.errors > 0 ? `${d.data.errors} (retry ${d.data.retry_at ?? "next cycle"})` : "0"} | ${today} |`,
+      );
     }
   }
   return lines.join("\n");

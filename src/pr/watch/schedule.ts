@@ -80,7 +80,10 @@ export const systemClock: Clock = {
       stop: () => {
         stopped = true;
         clearInterval(fallback);
-        ready.then(() => task?.destroy(), () => undefined);
+        ready.then(
+          () => task?.destroy(),
+          () => undefined,
+        );
       },
       nextRun: () => task?.getNextRun() ?? undefined,
     };

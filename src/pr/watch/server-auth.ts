@@ -51,7 +51,11 @@ function readAuthFile(file: string): Record<string, string> | undefined {
 export function writeServerAuthFile(file: string, auth: Pick<ServerAuth, "username" | "password">): void {
   if (/[\r\n]/.test(auth.password) || /[\r\n=]/.test(auth.username)) {
     // EnvironmentFile= reads one assignment per line.
-    throw new OttoError("watch_password", "The OpenCode server's username or password has a line break (or the username an '='); it cannot be written to the watcher's EnvironmentFile.", "Set OPENCODE_SERVER_PASSWORD / opencode.password and OPENCODE_SERVER_USERNAME / opencode.username without them.");
+    throw new OttoError(
+      "watch_password",
+      "The OpenCode server's username or password has a line break (or the username an '='); it cannot be written to the watcher's EnvironmentFile.",
+      "Set OPENCODE_SERVER_PASSWORD / opencode.password and OPENCODE_SERVER_USERNAME / opencode.username without them.",
+    );
   }
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   const temp = `${file}.${process.pid}.tmp`;
@@ -81,4 +85,5 @@ export function watcherServerAuth(input: ServerAuthInput): ServerAuth {
 }
 
 /** The HTTP Basic header of these credentials (OpenCode's server auth). */
-export const basicAuth = (auth: Pick<ServerAuth, "username" | "password">): string => `Basic ${Buffer.from(`${auth.username}:${auth.password}`).toString("base64")}`;
+export const basicAuth = (auth: Pick<ServerAuth, "username" | "password">): string =>
+  `Basic ${Buffer.from(`${auth.username}:${auth.password}`).toString("base64")}`;

@@ -53,7 +53,11 @@ const shellQuote = (value: string): string => `'${value.replace(/'/g, "'\\''")}'
  */
 function pathSetting(dir: string): string {
   if (/\p{Cc}/u.test(dir) || /[\s\\]$/.test(dir) || !dir.startsWith("/")) {
-    throw new OttoError("watch_unit_path", `The directory ${JSON.stringify(dir)} cannot be written as a systemd WorkingDirectory= (control characters, a trailing blank or backslash, or not absolute).`, "Run /otto-pr watch install from a directory whose path has none of these, or use /otto-pr watch start --detach.");
+    throw new OttoError(
+      "watch_unit_path",
+      `The directory ${JSON.stringify(dir)} cannot be written as a systemd WorkingDirectory= (control characters, a trailing blank or backslash, or not absolute).`,
+      "Run /otto-pr watch install from a directory whose path has none of these, or use /otto-pr watch start --detach.",
+    );
   }
   return dir.replace(/%/g, "%%");
 }
@@ -70,7 +74,13 @@ export function pokeScript(port: number, directory: string): string {
   return `${auth}; for i in $(seq 60); do auth | curl -fsS -o /dev/null -H @- ${shellQuote(url)} && exit 0; sleep 1; done; exit 1`;
 }
 
-export function renderUnit(options: { opencode: string; directory: string; port: number; env: Record<string, string | undefined>; environmentFile: string }): string {
+export function renderUnit(options: {
+  opencode: string;
+  directory: string;
+  port: number;
+  env: Record<string, string | undefined>;
+  environmentFile: string;
+}): string {
   const env = PASSED.filter((k) => options.env[k]).map((k) => `Environment=${quoteEnvironment(k, options.env[k] ?? "")}`);
   return [
     "[Unit]",

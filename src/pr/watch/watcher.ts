@@ -1,7 +1,15 @@
 import { randomUUID } from "node:crypto";
 import { formatError } from "../../core/index.ts";
 import type { CycleReport } from "./cycle.ts";
-import { acquireWatcherLock, heartbeatMs, releaseWatcherLock, touchWatcherLock, type CycleSummary, type LockDeps, type WatchMode } from "./lock.ts";
+import {
+  acquireWatcherLock,
+  heartbeatMs,
+  releaseWatcherLock,
+  touchWatcherLock,
+  type CycleSummary,
+  type LockDeps,
+  type WatchMode,
+} from "./lock.ts";
 import type { BackgroundFixes } from "./fixes.ts";
 import { timerRepeat, type Clock, type Scheduled } from "./schedule.ts";
 
@@ -32,7 +40,15 @@ export function summarize(report: CycleReport): CycleSummary {
   return {
     started: report.started,
     finished: report.finished,
-    results: report.results.map((r) => ({ key: r.key, ...(r.pr ? { pr: r.pr } : {}), outcome: r.outcome, status: r.status, summary: r.summary, ...(r.error ? { error: r.error } : {}), ...(r.usage ? { usage: r.usage } : {}) })),
+    results: report.results.map((r) => ({
+      key: r.key,
+      ...(r.pr ? { pr: r.pr } : {}),
+      outcome: r.outcome,
+      status: r.status,
+      summary: r.summary,
+      ...(r.error ? { error: r.error } : {}),
+      ...(r.usage ? { usage: r.usage } : {}),
+    })),
   };
 }
 

@@ -19,7 +19,9 @@ import { resolveTarget, type SpecTarget } from "./target.ts";
 
 /** Every spec file that exists, each under its repository-relative path (pure). */
 export function specFilesContext(docs: SpecDocs, specDir: string): string {
-  const files = ARTIFACTS.filter((a) => docs[a] !== undefined).map((a) => `## ${specDir}/${a}.md\n\n${(docs[a] ?? "").trim() || "(empty)"}`);
+  const files = ARTIFACTS.filter((a) => docs[a] !== undefined).map(
+    (a) => `## ${specDir}/${a}.md\n\n${(docs[a] ?? "").trim() || "(empty)"}`,
+  );
   return files.length > 0 ? files.join("\n\n") : "(the spec has no documents yet)";
 }
 
@@ -34,26 +36,45 @@ export async function runAdhoc(deps: SpecDeps, flag: string | undefined, request
   const run = new StageRun(deps, "run", target.slug, `/otto-spec run --spec ${target.slug} "<prompt>"`, deps.now());
   const dialogs: PassDialog[] = [];
   const checked: string[] = [];
-  return runStage(deps, run, () => adhoc(deps, target, run, request, dialogs, checked), () => {
-    const session = dialogs[0]?.sessionID;
-    return {
-      undone: [
-        `the request was not finished${session ? `: session ${session} was stopped and is kept; continue it under this conversation in the TUI once the budget allows` : ""}`,
-      ],
-      notes: checked.length > 0 ? checked : ["tasks.md and questions.md were checked after the stop: both are valid, as the session left them."],
-      rel: target.rel,
-    };
-  });
+  return runStage(
+    deps,
+    run,
+    () => adhoc(deps, target, run, request, dialogs, checked),
+    () => {
+      const session = dialogs[0]?.sessionID;
+      return {
+        undone: [
+          `the request was not finished${session ? `: session ${session} was stopped and is kept; continue it under this conversation in the TUI once the budget allows` : ""}`,
+        ],
+        notes:
+          checked.length > 0
+            ? checked
+            : ["tasks.md and questions.md were checked after the stop: both are valid, as the session left them."],
+        rel: target.rel,
+      };
+    },
+  );
 }
 
-async function adhoc(deps: SpecDeps, target: SpecTarget, stageRun: StageRun, request: string, dialogs: PassDialog[], checked: string[]): Promise<VerbResult> {
+async function adhoc(
+  deps: SpecDeps,
+  target: SpecTarget,
+  stageRun: StageRun,
+  request: string,
+  dialogs: PassDialog[],
+  checked: string[],
+): Promise<VerbResult> {
   const { paths, slug, rel } = target;
   const docs = await readSpecDocs(paths);
   // No review: only the primary is used, so an unset secondary is neither resolved nor reported.
   const models = await resolvePrimaryModel(deps);
   const specDir = rel(paths.dir);
   const codebase_summary = await deps.codebaseSummary(deps.repoRoot);
-  const prompt = renderPrompt("spec-run", { request, spec_dir: specDir, spec_files: specFilesContext(docs, specDir), codebase_summary }, { env: deps.env });
+  const prompt = renderPrompt(
+    "spec-run",
+    { request, spec_dir: specDir, spec_files: specFilesContext(docs, specDir), codebase_summary },
+    { env: deps.env },
+  );
 
   deps.progress(`primary working on the request (${formatModel(models.primary)})`);
   const options = {
@@ -73,12 +94,23 @@ async function adhoc(deps: SpecDeps, target: SpecTarget, stageRun: StageRun, req
   ];
   let reply: { text: string; sessionID: string };
   try {
-    reply = await inChild(deps.runner, options, "run", async (child) => ({ ...(await child.prompt(prompt)), sessionID: child.id }), (d) => dialogs.push(d));
+    reply = await inChild(
+      deps.runner,
+      options,
+      "run",
+      async (child) => ({ ...(await child.prompt(prompt)), sessionID: child.id }),
+      (d) => dialogs.push(d),
+    );
   } catch (error) {
     // A run that failed or was cancelled midway may have left a half-edited file behind.
     const at = deps.now();
     const notes = await guard(at);
-    await saveHistory(deps, target, { stage: "run", slug, at, outcome: outcomeOf(error), models: { primary: formatModel(models.primary) }, notes, dialogs }, stageRun);
+    await saveHistory(
+      deps,
+      target,
+      { stage: "run", slug, at, outcome: outcomeOf(error), models: { primary: formatModel(models.primary) }, notes, dialogs },
+      stageRun,
+    );
     checked.push(...notes);
     throw error;
   }
@@ -86,15 +118,20 @@ async function adhoc(deps: SpecDeps, target: SpecTarget, stageRun: StageRun, req
   const checks = await guard(at);
   const questions = await recordRaisedQuestions(paths, extractOpenQuestions(reply.text), `run (${isoDate(at)})`, deps.secrets);
   const raised = questions.added.map((q) => `Q${q.number} raised: ${q.title}`);
-  const history = await saveHistory(deps, target, {
-    stage: "run",
-    slug,
-    at,
-    outcome: `ad-hoc run in session ${reply.sessionID} (kept)`,
-    models: { primary: formatModel(models.primary) },
-    notes: [...checks, ...raised],
-    dialogs,
-  }, stageRun);
+  const history = await saveHistory(
+    deps,
+    target,
+    {
+      stage: "run",
+      slug,
+      at,
+      outcome: `ad-hoc run in session ${reply.sessionID} (kept)`,
+      models: { primary: formatModel(models.primary) },
+      notes: [...checks, ...raised],
+      dialogs,
+    },
+    stageRun,
+  );
   const spend = stageRun.spend();
   const output = [
     reply.text || "_(the model returned no text)_",
@@ -128,11 +165,15 @@ async function guardEdit(
 ): Promise<string[]> {
   const { paths, rel } = target;
   const name = `${file}.md`;
-  const edit = await updateSpecFile<{ verdict: RunEdit; after: string | undefined }>(paths[file], (after) => {
-    const verdict = check(before, after);
-    const text = verdict.action === "write" ? verdict.text : verdict.action === "restore" ? before : undefined;
-    return { text, result: { verdict, after } };
-  }, secrets);
+  const edit = await updateSpecFile<{ verdict: RunEdit; after: string | undefined }>(
+    paths[file],
+    (after) => {
+      const verdict = check(before, after);
+      const text = verdict.action === "write" ? verdict.text : verdict.action === "restore" ? before : undefined;
+      return { text, result: { verdict, after } };
+    },
+    secrets,
+  );
   const { verdict, after } = edit;
   if (verdict.action === "keep") return [];
   if (verdict.action === "write") return verdict.notes.map((n) => `Restored in ${name}: ${n}`);

@@ -46,7 +46,8 @@ export interface SpecDeps {
 /** Reads the project's tooling once and judges each task's `verify` command against it. */
 export async function acceptanceJudge(root: string): Promise<(task: Task) => string | undefined> {
   const { facts, detection } = await readProjectFacts(root);
-  return (task) => (task.verify === undefined ? undefined : judgeAcceptance(task.verify, { ...facts, checks: detection.checks }, task.files));
+  return (task) =>
+    task.verify === undefined ? undefined : judgeAcceptance(task.verify, { ...facts, checks: detection.checks }, task.files);
 }
 
 export interface CommandInput {
@@ -98,7 +99,6 @@ export async function createSpecDeps(input: CommandInput, options: { budget?: Bu
   };
 }
 
-
 export interface StageModels {
   primary: ModelRef;
   secondary: ModelRef;
@@ -106,7 +106,13 @@ export interface StageModels {
   notes: string[];
 }
 
-const roleDepsOf = (deps: SpecDeps) => ({ client: deps.client, sessionID: deps.parentID, directory: deps.repoRoot, once: deps.once, log: deps.log });
+const roleDepsOf = (deps: SpecDeps) => ({
+  client: deps.client,
+  sessionID: deps.parentID,
+  directory: deps.repoRoot,
+  once: deps.once,
+  log: deps.log,
+});
 
 /** The primary model alone, for verbs without a review (`run`): an unset secondary is no concern of theirs. */
 export async function resolvePrimaryModel(deps: SpecDeps): Promise<Omit<StageModels, "secondary">> {

@@ -27,16 +27,24 @@ export async function runDocumentStage(deps: SpecDeps, stage: DocStage, flag?: s
   const target = resolveTarget(deps.repoRoot, flag, stage);
   const run = new StageRun(deps, stage, target.slug, `/otto-spec ${stage} --spec ${target.slug}`, deps.now());
   const refining = target.present.has(stage);
-  return runStage(deps, run, () => writeDocument(deps, target, stage, stage, run, request), () => ({
-    undone: [`${stage}.md was not ${refining ? "refined" : "written"}: every spec file is as it was before the stage`],
-    rel: target.rel,
-  }));
+  return runStage(
+    deps,
+    run,
+    () => writeDocument(deps, target, stage, stage, run, request),
+    () => ({
+      undone: [`${stage}.md was not ${refining ? "refined" : "written"}: every spec file is as it was before the stage`],
+      rel: target.rel,
+    }),
+  );
 }
 
 /** `/otto-spec add <prompt>`: a new spec with reviewed requirements.md. */
 export async function addSpec(deps: SpecDeps, prompt: string): Promise<VerbResult> {
   if (!prompt.trim()) throw new OttoError("usage", "The prompt is empty.", '/otto-spec add "<what you want to build>"');
-  const slug = slugFromPrompt(prompt, listSpecs(deps.repoRoot).map((s) => s.slug));
+  const slug = slugFromPrompt(
+    prompt,
+    listSpecs(deps.repoRoot).map((s) => s.slug),
+  );
   const paths = specPaths(deps.repoRoot, slug);
   // Claims the slug (mkdir fails when it exists), so a concurrent add cannot take the same one.
   await assertOttoPathSafe(paths.dir);
@@ -53,10 +61,20 @@ export async function addSpec(deps: SpecDeps, prompt: string): Promise<VerbResul
       throw error;
     }
   };
-  return runStage(deps, run, work, () => ({ undone: [`the spec ${slug} was not created (requirements.md was not written)`], rel: target.rel }));
+  return runStage(deps, run, work, () => ({
+    undone: [`the spec ${slug} was not created (requirements.md was not written)`],
+    rel: target.rel,
+  }));
 }
 
-async function writeDocument(deps: SpecDeps, target: SpecTarget, stage: DocStage, record: string, stageRun: StageRun, request?: string): Promise<VerbResult> {
+async function writeDocument(
+  deps: SpecDeps,
+  target: SpecTarget,
+  stage: DocStage,
+  record: string,
+  stageRun: StageRun,
+  request?: string,
+): Promise<VerbResult> {
   const { paths, slug, rel } = target;
   const docs = await readSpecDocs(paths);
   const refining = docs[stage] !== undefined;
@@ -69,17 +87,22 @@ async function writeDocument(deps: SpecDeps, target: SpecTarget, stage: DocStage
   const at = deps.now();
   const questions = await recordRaisedQuestions(paths, extractOpenQuestions(result.final), `${stage} (${isoDate(at)})`, deps.secrets);
   const questionNotes = questions.added.map((q) => `Q${q.number} raised: ${q.title}`);
-  const history = await saveHistory(deps, target, {
-    stage: record,
-    slug,
-    at,
-    outcome: `wrote ${stage}.md${refining ? " (refinement of the existing file)" : ""}`,
-    models: modelsOf(models),
-    passes: result.passes,
-    critiques: result.critiques,
-    notes: [...result.warnings, ...questionNotes],
-    dialogs: result.dialogs,
-  }, stageRun);
+  const history = await saveHistory(
+    deps,
+    target,
+    {
+      stage: record,
+      slug,
+      at,
+      outcome: `wrote ${stage}.md${refining ? " (refinement of the existing file)" : ""}`,
+      models: modelsOf(models),
+      passes: result.passes,
+      critiques: result.critiques,
+      notes: [...result.warnings, ...questionNotes],
+      dialogs: result.dialogs,
+    },
+    stageRun,
+  );
   const spend = stageRun.spend();
 
   const verb = record === "add" ? `Created spec ${slug}` : `${stage}.md ${refining ? "refined" : "written"} for ${slug}`;
@@ -87,7 +110,10 @@ async function writeDocument(deps: SpecDeps, target: SpecTarget, stage: DocStage
     heading: verb,
     written: [`${rel(paths[stage])}${refining ? " (refined from the existing file)" : ""}`],
     lines: record === "add" ? [`Spec: ${slug} (${rel(paths.dir)})`] : undefined,
-    passes: passRows(spend.passes, result.passes.map((p) => p.summary)),
+    passes: passRows(
+      spend.passes,
+      result.passes.map((p) => p.summary),
+    ),
     total: spend.usage,
     questions: { added: questions.added, open: questions.open, file: rel(paths.questions), command: `/otto-spec questions --spec ${slug}` },
     warnings: result.warnings,

@@ -7,8 +7,27 @@ export { runAdhoc, specFilesContext } from "./adhoc-run.ts";
 export { listVerb, taskListVerb, nextCommand, progressLine, renderTaskList } from "./listing.ts";
 export { checkTasksText, addedTasks, type TasksCheck } from "./tasks-check.ts";
 export { extractOpenQuestions, newQuestions, type RaisedQuestion } from "./open-questions.ts";
-export { Resolution, Validation, decide, needsValidation, autoAnswerText, answerCommand, renderQuestionsReport, type Outcome } from "./questions-flow.ts";
-export { requirementsVars, researchVars, designVars, tasksVars, reviewContext, joinDocs, type DocStage, type ArtifactStage, type StageInput } from "./stage-vars.ts";
+export {
+  Resolution,
+  Validation,
+  decide,
+  needsValidation,
+  autoAnswerText,
+  answerCommand,
+  renderQuestionsReport,
+  type Outcome,
+} from "./questions-flow.ts";
+export {
+  requirementsVars,
+  researchVars,
+  designVars,
+  tasksVars,
+  reviewContext,
+  joinDocs,
+  type DocStage,
+  type ArtifactStage,
+  type StageInput,
+} from "./stage-vars.ts";
 export { renderStagePrompt } from "./reviewed.ts";
 export { historyFileName, renderHistory, type HistoryRecord } from "./history.ts";
 export { readSpecDocs, writeSpecFile, updateSpecFile, type SpecDocs } from "./spec-files.ts";

@@ -22,7 +22,9 @@ export function nextCommand(entry: Pick<SpecEntry, "slug" | "artifacts">): strin
 
 /** "2/6 completed | 1 running | 3 pending" */
 export function progressLine(summary: TaskSummary): string {
-  const rest = (["running", "pending", "failed", "skipped"] as const).filter((s) => summary.byStatus[s] > 0).map((s) => `${summary.byStatus[s]} ${s}`);
+  const rest = (["running", "pending", "failed", "skipped"] as const)
+    .filter((s) => summary.byStatus[s] > 0)
+    .map((s) => `${summary.byStatus[s]} ${s}`);
   return [`${summary.byStatus.completed}/${summary.total} completed`, ...rest].join(" | ");
 }
 
@@ -63,7 +65,15 @@ export function listVerb(repoRoot: string): VerbResult {
 /** The task table with status, group and dependencies, and the progress summary (pure). */
 export function renderTaskList(slug: string, list: TaskList, problems: string): string {
   const summary = summarizeTasks(list);
-  const rows = list.tasks.map((t) => [String(t.number), t.id, t.status, String(t.parallel_group), t.depends_on.join(", ") || "-", t.title, t.verify ? `\`${t.verify}\`` : "-"]);
+  const rows = list.tasks.map((t) => [
+    String(t.number),
+    t.id,
+    t.status,
+    String(t.parallel_group),
+    t.depends_on.join(", ") || "-",
+    t.title,
+    t.verify ? `\`${t.verify}\`` : "-",
+  ]);
   const groups = summary.byGroup.map((g) => `group ${g.group}: ${g.byStatus.completed}/${g.total} completed`).join(" · ");
   const out = [
     `## Tasks of ${slug}: ${progressLine(summary)}`,

@@ -35,7 +35,10 @@ export function extractOpenQuestions(document: string): RaisedQuestion[] {
     if (bullet && !/^\s{4,}/.test(line)) items.push([bullet[1] ?? ""]);
     else if (line.trim() && items.length > 0) items[items.length - 1]?.push(line.trim());
   }
-  return items.map((item) => item.join(" ").trim()).filter((text) => text && !NONE.test(text)).map(readEntry);
+  return items
+    .map((item) => item.join(" ").trim())
+    .filter((text) => text && !NONE.test(text))
+    .map(readEntry);
 }
 
 const DOCUMENT_BLOCK = new RegExp(`${MARKERS.documentBegin}[\\s\\S]*?${MARKERS.documentEnd}`, "g");

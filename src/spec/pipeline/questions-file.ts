@@ -30,15 +30,24 @@ export interface RaisedResult {
  * run reply lists) to questions.md, under its lock. New entries are appended to the file as it is,
  * so hand edits elsewhere in it stay byte for byte.
  */
-export function recordRaisedQuestions(paths: SpecPaths, raised: readonly RaisedQuestion[], source: string, secrets: readonly string[] = []): Promise<RaisedResult> {
-  return updateSpecFile(paths.questions, (current) => {
-    const list = readQuestionList(current);
-    const { added } = appendQuestions(list, newQuestions(list, raised, source));
-    const open = unanswered(list).length + added.length;
-    if (added.length === 0) return { result: { added, open } };
-    const head = current?.trim() ? current.trimEnd() : "# Questions";
-    return { text: [head, ...added.map(serializeQuestion)].join("\n\n"), result: { added, open } };
-  }, secrets);
+export function recordRaisedQuestions(
+  paths: SpecPaths,
+  raised: readonly RaisedQuestion[],
+  source: string,
+  secrets: readonly string[] = [],
+): Promise<RaisedResult> {
+  return updateSpecFile(
+    paths.questions,
+    (current) => {
+      const list = readQuestionList(current);
+      const { added } = appendQuestions(list, newQuestions(list, raised, source));
+      const open = unanswered(list).length + added.length;
+      if (added.length === 0) return { result: { added, open } };
+      const head = current?.trim() ? current.trimEnd() : "# Questions";
+      return { text: [head, ...added.map(serializeQuestion)].join("\n\n"), result: { added, open } };
+    },
+    secrets,
+  );
 }
 
 export interface AnswerEdit {
@@ -51,18 +60,27 @@ export interface AnswerEdit {
  * Records answers under the lock, against questions.md as it is now. With `onlyUnanswered`, a
  * question the user answered meanwhile is left alone (auto-answers never overwrite a person's).
  */
-export function recordAnswers(paths: SpecPaths, edits: readonly AnswerEdit[], onlyUnanswered = false, secrets: readonly string[] = []): Promise<Question[]> {
-  return updateSpecFile(paths.questions, (current) => {
-    let list = readQuestionList(current);
-    const written: Question[] = [];
-    for (const edit of edits) {
-      const number = typeof edit.ref === "number" ? edit.ref : Number(/\d+/.exec(edit.ref)?.[0] ?? NaN);
-      const before = list.questions.find((q) => q.number === number);
-      if (onlyUnanswered && before?.status !== "unanswered") continue;
-      list = answerQuestion(list, edit.ref, edit.answer, edit.options);
-      const after = list.questions.find((q) => q.number === number);
-      if (after) written.push(after);
-    }
-    return { text: written.length > 0 ? serializeQuestions(list) : undefined, result: written };
-  }, secrets);
+export function recordAnswers(
+  paths: SpecPaths,
+  edits: readonly AnswerEdit[],
+  onlyUnanswered = false,
+  secrets: readonly string[] = [],
+): Promise<Question[]> {
+  return updateSpecFile(
+    paths.questions,
+    (current) => {
+      let list = readQuestionList(current);
+      const written: Question[] = [];
+      for (const edit of edits) {
+        const number = typeof edit.ref === "number" ? edit.ref : Number(/\d+/.exec(edit.ref)?.[0] ?? NaN);
+        const before = list.questions.find((q) => q.number === number);
+        if (onlyUnanswered && before?.status !== "unanswered") continue;
+        list = answerQuestion(list, edit.ref, edit.answer, edit.options);
+        const after = list.questions.find((q) => q.number === number);
+        if (after) written.push(after);
+      }
+      return { text: written.length > 0 ? serializeQuestions(list) : undefined, result: written };
+    },
+    secrets,
+  );
 }

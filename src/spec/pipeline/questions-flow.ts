@@ -49,7 +49,11 @@ export function decide(resolution: Resolution, validation?: Validation): Outcome
     return { kind: "declined", note: `${why}${resolution.answer.trim() || "the evidence does not settle it"}` };
   }
   if (validation?.verdict === "accept") return { kind: "auto-answered", answer: autoAnswerText(resolution), reason: validation.reason };
-  return { kind: "disagreed", proposed: resolution.answer.trim(), reason: validation?.reason.trim() || "the secondary model did not accept it" };
+  return {
+    kind: "disagreed",
+    proposed: resolution.answer.trim(),
+    reason: validation?.reason.trim() || "the secondary model did not accept it",
+  };
 }
 
 /** The answer as written to questions.md: the answer, then its evidence (the source reasoning). */
@@ -99,7 +103,8 @@ export function renderQuestionsReport(report: QuestionsReport): string {
     out.push(`- **Q${question.number}** ${question.title}: ${OUTCOME_LINE[outcome.kind]}`);
     if (outcome.kind === "auto-answered") out.push(`  Answer: ${firstLine(outcome.answer, 200)}`);
     if (outcome.kind === "declined") out.push(`  Why: ${firstLine(outcome.note, 200)}`);
-    if (outcome.kind === "disagreed") out.push(`  Proposed: ${firstLine(outcome.proposed, 200)}`, `  Rejected because: ${firstLine(outcome.reason, 200)}`);
+    if (outcome.kind === "disagreed")
+      out.push(`  Proposed: ${firstLine(outcome.proposed, 200)}`, `  Rejected because: ${firstLine(outcome.reason, 200)}`);
     if (outcome.kind === "failed") out.push(`  ${firstLine(outcome.error, 200)}`);
   }
   if (report.passes?.length) out.push("", passTable(report.passes, report.total));

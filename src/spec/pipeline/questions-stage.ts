@@ -5,7 +5,16 @@ import type { ChildOptions, ModelRef } from "../../session/index.ts";
 import type { Question } from "../questions/schema.ts";
 import { resolveStageModels, type SpecDeps } from "./deps.ts";
 import type { VerbResult } from "./document-stage.ts";
-import { answerCommand, decide, needsValidation, questionContext, renderQuestionsReport, Resolution, Validation, type Outcome } from "./questions-flow.ts";
+import {
+  answerCommand,
+  decide,
+  needsValidation,
+  questionContext,
+  renderQuestionsReport,
+  Resolution,
+  Validation,
+  type Outcome,
+} from "./questions-flow.ts";
 import { readQuestionList, recordAnswers, unanswered } from "./questions-file.ts";
 import { passRows } from "./render-output.ts";
 import { modelsOf, saveHistory } from "./reviewed.ts";
@@ -32,7 +41,15 @@ interface Ctx {
 
 function child(ctx: Ctx, model: ModelRef, title: string): ChildOptions {
   const { deps } = ctx;
-  return { parentID: deps.parentID, directory: deps.repoRoot, agent: "otto-reviewer", model, title, timeoutMs: deps.stageTimeoutMs, signal: deps.signal };
+  return {
+    parentID: deps.parentID,
+    directory: deps.repoRoot,
+    agent: "otto-reviewer",
+    model,
+    title,
+    timeoutMs: deps.stageTimeoutMs,
+    signal: deps.signal,
+  };
 }
 
 /** Step 1 (primary) and, for a usable answer, step 2 (secondary, clean session) for one question. */
@@ -51,8 +68,14 @@ async function settle(ctx: Ctx, q: Question, primary: ModelRef, secondary: Model
     const resolvePrompt = renderPrompt("question-resolve", { ...shared, tasks_md: doc(docs.tasks) }, { env: deps.env });
     const resolution = (await deps.runner.runChildJson(child(ctx, primary, `otto: answer Q${q.number}`), resolvePrompt, Resolution)).value;
     if (!needsValidation(resolution)) return decide(resolution);
-    const validatePrompt = renderPrompt("question-validate", { ...shared, proposed_answer: resolution.answer, evidence: resolution.evidence }, { env: deps.env });
-    const validation = (await deps.runner.runChildJson(child(ctx, secondary, `otto: check the answer to Q${q.number}`), validatePrompt, Validation)).value;
+    const validatePrompt = renderPrompt(
+      "question-validate",
+      { ...shared, proposed_answer: resolution.answer, evidence: resolution.evidence },
+      { env: deps.env },
+    );
+    const validation = (
+      await deps.runner.runChildJson(child(ctx, secondary, `otto: check the answer to Q${q.number}`), validatePrompt, Validation)
+    ).value;
     return decide(resolution, validation);
   } catch (error) {
     if (deps.signal?.aborted || isBudgetStop(error) || (isOttoError(error) && error.code === "session_aborted")) throw error;
@@ -68,20 +91,40 @@ export async function resolveQuestions(deps: SpecDeps, flag?: string): Promise<V
   const open = unanswered(readQuestionList(docs.questions));
   if (open.length === 0) {
     const none = docs.questions === undefined ? "This spec has no questions.md yet." : "Every question in questions.md is answered.";
-    return { title: `otto-spec: no open questions (${slug})`, output: `## Questions of ${slug}\n\n${none}\n\nNext step: ${foldInCommand([], slug)}` };
+    return {
+      title: `otto-spec: no open questions (${slug})`,
+      output: `## Questions of ${slug}\n\n${none}\n\nNext step: ${foldInCommand([], slug)}`,
+    };
   }
   const run = new StageRun(deps, "questions", slug, `/otto-spec questions --spec ${slug}`, deps.now());
   const settled = new Map<number, string>();
-  return runStage(deps, run, () => settleAll(deps, target, docs, open, run, settled), () => ({
-    undone: [
-      `${open.filter((q) => !settled.has(q.number)).map((q) => `Q${q.number}`).join(", ") || "no question"} not settled (still unanswered); the answers accepted before the stop are in ${rel(paths.questions)}`,
-    ],
-    rel,
-    results: open.map((q) => settled.get(q.number) ?? "not settled"),
-  }));
+  return runStage(
+    deps,
+    run,
+    () => settleAll(deps, target, docs, open, run, settled),
+    () => ({
+      undone: [
+        `${
+          open
+            .filter((q) => !settled.has(q.number))
+            .map((q) => `Q${q.number}`)
+            .join(", ") || "no question"
+        } not settled (still unanswered); the answers accepted before the stop are in ${rel(paths.questions)}`,
+      ],
+      rel,
+      results: open.map((q) => settled.get(q.number) ?? "not settled"),
+    }),
+  );
 }
 
-async function settleAll(deps: SpecDeps, target: SpecTarget, docs: SpecDocs, open: readonly Question[], run: StageRun, settled: Map<number, string>): Promise<VerbResult> {
+async function settleAll(
+  deps: SpecDeps,
+  target: SpecTarget,
+  docs: SpecDocs,
+  open: readonly Question[],
+  run: StageRun,
+  settled: Map<number, string>,
+): Promise<VerbResult> {
   const { paths, slug, rel } = target;
   const models = await resolveStageModels(deps);
   const ctx: Ctx = { deps, docs, codebaseSummary: await deps.codebaseSummary(deps.repoRoot) };
@@ -91,7 +134,9 @@ async function settleAll(deps: SpecDeps, target: SpecTarget, docs: SpecDocs, ope
   // what a budget stop leaves is settled (and its spend counted) before the stage reports.
   const outcomes = await Promise.allSettled(
     open.map(async (question) => {
-      const outcome = await withAccount(run.pass(`question Q${question.number}`), () => settle(ctx, question, models.primary, models.secondary));
+      const outcome = await withAccount(run.pass(`question Q${question.number}`), () =>
+        settle(ctx, question, models.primary, models.secondary),
+      );
       settled.set(question.number, outcome.kind);
       deps.progress(`questions: ${++done}/${open.length} settled`);
       return { question, outcome };
@@ -102,7 +147,9 @@ async function settleAll(deps: SpecDeps, target: SpecTarget, docs: SpecDocs, ope
   const failure = rejected ? (rejected.reason instanceof Error ? rejected.reason : new Error(String(rejected.reason))) : undefined;
   // Answers accepted before a stop are finished work: they are written either way.
   const edits = results.flatMap(({ question, outcome }) =>
-    outcome.kind === "auto-answered" ? [{ ref: question.number, answer: outcome.answer, options: { status: "auto-answered" as const, validated_by: "secondary" } }] : [],
+    outcome.kind === "auto-answered"
+      ? [{ ref: question.number, answer: outcome.answer, options: { status: "auto-answered" as const, validated_by: "secondary" } }]
+      : [],
   );
   const written = edits.length > 0 ? await recordAnswers(paths, edits, true, deps.secrets) : [];
   if (failure !== undefined) {
@@ -120,10 +167,16 @@ async function settleAll(deps: SpecDeps, target: SpecTarget, docs: SpecDocs, ope
     remaining: unanswered(after),
     notes: models.notes,
     foldIn: foldInCommand(written, slug),
-    passes: passRows(spend.passes, spend.passes.map((p) => byQuestion.get(p.label) ?? "")),
+    passes: passRows(
+      spend.passes,
+      spend.passes.map((p) => byQuestion.get(p.label) ?? ""),
+    ),
     total: spend.usage,
   });
-  return { title: `otto-spec: ${written.length} question(s) auto-answered, ${unanswered(after).length} open (${slug}) (${formatUsage(spend.usage)})`, output };
+  return {
+    title: `otto-spec: ${written.length} question(s) auto-answered, ${unanswered(after).length} open (${slug}) (${formatUsage(spend.usage)})`,
+    output,
+  };
 }
 
 function saveQuestionsHistory(
@@ -134,7 +187,9 @@ function saveQuestionsHistory(
   run: StageRun,
   outcome = "auto-resolution of open questions",
 ) {
-  const notes = results.map(({ question, outcome }) => `Q${question.number}: ${outcome.kind}${"reason" in outcome && outcome.reason ? ` (${outcome.reason})` : ""}`);
+  const notes = results.map(
+    ({ question, outcome }) => `Q${question.number}: ${outcome.kind}${"reason" in outcome && outcome.reason ? ` (${outcome.reason})` : ""}`,
+  );
   return saveHistory(deps, target, { stage: "questions", slug: target.slug, at: deps.now(), outcome, models, notes }, run);
 }
 

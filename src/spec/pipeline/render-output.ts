@@ -46,7 +46,8 @@ export function renderStageReport(report: StageReport): string {
   const q = report.questions;
   if (q && (q.added.length > 0 || q.open > 0)) {
     out.push("");
-    if (q.added.length > 0) out.push(`Questions raised: ${q.added.map((x) => `Q${x.number} (${x.title})`).join(", ")}, added to ${q.file}.`);
+    if (q.added.length > 0)
+      out.push(`Questions raised: ${q.added.map((x) => `Q${x.number} (${x.title})`).join(", ")}, added to ${q.file}.`);
     if (q.open > 0) out.push(`Open questions: ${q.open}. They never block the pipeline; to settle them: ${q.command}`);
   }
   if (report.warnings?.length) out.push("", ...report.warnings.map((w) => `Warning: ${w}`));
@@ -67,7 +68,13 @@ export function table(header: readonly string[], rows: readonly (readonly string
 
 /** The passes with their tokens and cost, and a total row. */
 export function passTable(passes: readonly ReportPass[], total?: Usage): string {
-  const rows = passes.map((p, i) => [String(i + 1), p.label, p.model || "-", p.result || "-", ...(p.usage ? spendCells(p.usage) : ["-", "-"])]);
+  const rows = passes.map((p, i) => [
+    String(i + 1),
+    p.label,
+    p.model || "-",
+    p.result || "-",
+    ...(p.usage ? spendCells(p.usage) : ["-", "-"]),
+  ]);
   if (total) rows.push(["", "total", "", `${total.requests} model call${total.requests === 1 ? "" : "s"}`, ...spendCells(total)]);
   return table(["#", "pass", "model", "result", "tokens", "cost"], rows);
 }
@@ -89,7 +96,12 @@ export interface StopReport {
 /** A stage stopped by its budget: spent and limit first, what was left undone, the passes' spend, how to go on. */
 export function renderStopReport(report: StopReport): VerbResult {
   const { spend } = report;
-  const rows = spend.passes.map((p, i) => ({ label: p.label, model: p.model, result: report.results?.[i] ?? (i === spend.passes.length - 1 ? "stopped by the budget" : "done"), usage: p.usage }));
+  const rows = spend.passes.map((p, i) => ({
+    label: p.label,
+    model: p.model,
+    result: report.results?.[i] ?? (i === spend.passes.length - 1 ? "stopped by the budget" : "done"),
+    usage: p.usage,
+  }));
   const out = [
     `## ${report.stage} stopped for ${report.slug}: budget reached (${formatUsage(spend.usage)})`,
     "",

@@ -5,7 +5,16 @@ import { extractDocument, formatModel } from "../../session/index.ts";
 import type { SpecDeps, StageModels } from "./deps.ts";
 import { historyFileName, renderHistory, type HistoryRecord } from "./history.ts";
 import { writeHistoryFile } from "./spec-files.ts";
-import { designVars, doc, requirementsVars, researchVars, reviewContext, tasksVars, type ArtifactStage, type StageInput } from "./stage-vars.ts";
+import {
+  designVars,
+  doc,
+  requirementsVars,
+  researchVars,
+  reviewContext,
+  tasksVars,
+  type ArtifactStage,
+  type StageInput,
+} from "./stage-vars.ts";
 import { outcomeOf, type StageRun } from "./stage-run.ts";
 import type { SpecTarget } from "./target.ts";
 
@@ -65,9 +74,24 @@ export async function runReviewed(run: ReviewedRun): Promise<ReviewedResult> {
       secondary: run.models.secondary,
       artifact,
       generate: { prompt: renderStagePrompt(stage, input, deps.env) },
-      reviewPrompt: (current) => renderPrompt("review", { artifact_name: artifact, artifact: current, context: reviewContext(stage, input, current), questions_md }, { env: deps.env }),
+      reviewPrompt: (current) =>
+        renderPrompt(
+          "review",
+          { artifact_name: artifact, artifact: current, context: reviewContext(stage, input, current), questions_md },
+          { env: deps.env },
+        ),
       refinePrompt: (current, critique) =>
-        renderPrompt("refine", { artifact_name: artifact, artifact: current, critique: formatCritique(critique), context: reviewContext(stage, input, current), questions_md }, { env: deps.env }),
+        renderPrompt(
+          "refine",
+          {
+            artifact_name: artifact,
+            artifact: current,
+            critique: formatCritique(critique),
+            context: reviewContext(stage, input, current),
+            questions_md,
+          },
+          { env: deps.env },
+        ),
       extract: run.extract ?? extractDocument,
       accept: run.accept,
       repairPrompt: (problems) => renderPrompt("document-retry", { artifact_name: artifact, problems }, { env: deps.env }),
@@ -93,10 +117,20 @@ export async function runReviewed(run: ReviewedRun): Promise<ReviewedResult> {
  * Writes a history record, with the stage run's spend so far; a failure to do so is logged, never
  * fatal. Returns the file or undefined.
  */
-export async function saveHistory(deps: SpecDeps, target: Pick<SpecTarget, "paths">, record: HistoryRecord, run?: StageRun): Promise<string | undefined> {
+export async function saveHistory(
+  deps: SpecDeps,
+  target: Pick<SpecTarget, "paths">,
+  record: HistoryRecord,
+  run?: StageRun,
+): Promise<string | undefined> {
   try {
     await deps.runner.meter?.flush();
-    const file = await writeHistoryFile(target.paths, historyFileName(record.at, record.stage), renderHistory(run ? { ...record, spend: run.spend() } : record), deps.secrets);
+    const file = await writeHistoryFile(
+      target.paths,
+      historyFileName(record.at, record.stage),
+      renderHistory(run ? { ...record, spend: run.spend() } : record),
+      deps.secrets,
+    );
     if (run) run.history = file;
     return file;
   } catch (error) {

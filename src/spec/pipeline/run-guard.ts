@@ -19,15 +19,26 @@ export type RunEdit =
 
 /** Ids of tasks completed in `before` that `after` dropped or changed (status, content, anything but the heading number). */
 export function changedCompletedTasks(before: TaskList, after: TaskList): string[] {
-  const same = (a: Task, b: Task | undefined) => b !== undefined && JSON.stringify({ ...a, number: 0 }) === JSON.stringify({ ...b, number: 0 });
-  return before.tasks.filter((t) => t.status === "completed" && !same(t, after.tasks.find((n) => n.id === t.id))).map((t) => t.id);
+  const same = (a: Task, b: Task | undefined) =>
+    b !== undefined && JSON.stringify({ ...a, number: 0 }) === JSON.stringify({ ...b, number: 0 });
+  return before.tasks
+    .filter(
+      (t) =>
+        t.status === "completed" &&
+        !same(
+          t,
+          after.tasks.find((n) => n.id === t.id),
+        ),
+    )
+    .map((t) => t.id);
 }
 
 export function checkTasksEdit(before: string | undefined, after: string | undefined): RunEdit {
   if (after === before) return { action: "keep" };
   const previous = before === undefined ? undefined : parseTasks(before).tasks;
   const hasCompleted = previous?.tasks.some((t) => t.status === "completed") ?? false;
-  if (after === undefined) return hasCompleted ? { action: "restore", problems: "tasks.md was deleted, but it has completed tasks." } : { action: "keep" };
+  if (after === undefined)
+    return hasCompleted ? { action: "restore", problems: "tasks.md was deleted, but it has completed tasks." } : { action: "keep" };
   const parsed = parseTasks(after);
   const problems = parsed.problems.length > 0 ? parsed.problems : validateTasks(parsed.tasks);
   const lost = previous ? changedCompletedTasks(previous, parsed.tasks) : [];

@@ -27,7 +27,11 @@ function withNewline(text: string): string {
  * Spec files are committed: whatever ends up in the file is redacted (token formats and
  * `secrets`), including text a model wrote into it directly, which `edit` leaves as it is.
  */
-export async function updateSpecFile<T>(file: string, edit: (current: string | undefined) => { text?: string; result: T }, secrets: readonly string[] = []): Promise<T> {
+export async function updateSpecFile<T>(
+  file: string,
+  edit: (current: string | undefined) => { text?: string; result: T },
+  secrets: readonly string[] = [],
+): Promise<T> {
   const target = await realTarget(file);
   return withFileLock(target, async () => {
     const current = await readTextIfExists(target);

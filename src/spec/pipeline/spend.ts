@@ -77,7 +77,10 @@ export function parseSpendSection(text: string): { usage: Usage; byModel: Record
   const byModel: Record<string, Usage> = {};
   for (const line of section.split("\n")) {
     if (!line.startsWith("| ")) continue;
-    const cells = line.slice(2, line.endsWith(" |") ? -2 : undefined).split(" | ").map((c) => c.trim());
+    const cells = line
+      .slice(2, line.endsWith(" |") ? -2 : undefined)
+      .split(" | ")
+      .map((c) => c.trim());
     const [name = "", ...numbers] = cells;
     const row = rowUsage(numbers);
     if (!row) continue;

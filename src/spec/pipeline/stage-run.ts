@@ -38,7 +38,10 @@ export class StageRun {
   ) {
     const parent = currentAccount();
     const budget = deps.budget
-      ? { ...deps.budget, fix: `Raise the budget and run the stage again: ${command} --budget <usd> (or --max-tokens <n>, or limits.run_usd in otto.jsonc).` }
+      ? {
+          ...deps.budget,
+          fix: `Raise the budget and run the stage again: ${command} --budget <usd> (or --max-tokens <n>, or limits.run_usd in otto.jsonc).`,
+        }
       : undefined;
     this.account = new Account(`stage ${name}`, {
       ...(parent ? { parent } : {}),
@@ -105,7 +108,12 @@ export interface StopInfo {
  * when it was this stage's budget. The report travels in a StageStopped (code budget_exceeded), so
  * a caller chaining stages stops too.
  */
-export async function runStage(deps: SpecDeps, run: StageRun, work: () => Promise<VerbResult>, stopped: () => StopInfo): Promise<VerbResult> {
+export async function runStage(
+  deps: SpecDeps,
+  run: StageRun,
+  work: () => Promise<VerbResult>,
+  stopped: () => StopInfo,
+): Promise<VerbResult> {
   try {
     return await withAccount(run.account, work);
   } catch (error) {
@@ -113,9 +121,22 @@ export async function runStage(deps: SpecDeps, run: StageRun, work: () => Promis
     await deps.runner.meter?.flush();
     const info = stopped();
     const history = run.history && fs.existsSync(run.history) ? info.rel(run.history) : undefined;
-    const result = renderStopReport({ stage: run.name, slug: run.slug, stop: error, spend: run.spend(), undone: info.undone, notes: info.notes ?? [], history, ...(info.results ? { results: info.results } : {}) });
+    const result = renderStopReport({
+      stage: run.name,
+      slug: run.slug,
+      stop: error,
+      spend: run.spend(),
+      undone: info.undone,
+      notes: info.notes ?? [],
+      history,
+      ...(info.results ? { results: info.results } : {}),
+    });
     if (run.stoppedHere) {
-      await deps.notify?.({ kind: "human_needed", title: `otto-spec ${run.name} (${run.slug}) stopped: budget reached`, text: [error.message, ...info.undone.map((u) => `Not done: ${u}`)].join("\n") });
+      await deps.notify?.({
+        kind: "human_needed",
+        title: `otto-spec ${run.name} (${run.slug}) stopped: budget reached`,
+        text: [error.message, ...info.undone.map((u) => `Not done: ${u}`)].join("\n"),
+      });
     }
     throw new StageStopped(result, error);
   }

@@ -108,7 +108,8 @@ export function renderStatus(input: StatusInput): VerbResult {
   const open = questions.filter((q) => q.status === "unanswered").length;
   const unknown = input.records.filter((r) => !r.usage).length;
   const stateOf = (row: (typeof ROWS)[number]): string => {
-    if (row.artifact === "tasks" && tasks) return `${tasks.total} tasks: ${tasks.byStatus.completed} done, ${tasks.total - tasks.byStatus.completed} left`;
+    if (row.artifact === "tasks" && tasks)
+      return `${tasks.total} tasks: ${tasks.byStatus.completed} done, ${tasks.total - tasks.byStatus.completed} left`;
     if (row.artifact) return input.present.has(row.artifact) ? "written" : "not written";
     if (row.row === "questions") return questions.length ? `${open} open of ${questions.length}` : "none";
     return "-";
@@ -117,7 +118,13 @@ export function renderStatus(input: StatusInput): VerbResult {
     const records = input.records.filter((r) => row.records.includes(r.stage));
     const last = records.at(-1);
     const spent = records.some((r) => r.usage) ? sumUsage(records.flatMap((r) => (r.usage ? [r.usage] : []))) : undefined;
-    return [row.row, stateOf(row), String(records.length), last ? `${last.at.slice(0, 16).replace("T", " ")} ${last.outcome}` : "-", ...cells(spent)];
+    return [
+      row.row,
+      stateOf(row),
+      String(records.length),
+      last ? `${last.at.slice(0, 16).replace("T", " ")} ${last.outcome}` : "-",
+      ...cells(spent),
+    ];
   });
   const stageTotal = sumUsage(input.records.flatMap((r) => (r.usage ? [r.usage] : [])));
   const flowTotal = sumUsage(input.flows.map((f) => f.usage));
@@ -130,10 +137,19 @@ export function renderStatus(input: StatusInput): VerbResult {
   if (tasks) out.push("", `Tasks: ${progressLine(tasks)} (${tasks.total - tasks.byStatus.completed} left)`);
   out.push("", "### Execute and other runs (this machine's ledger)", "");
   if (input.flows.length === 0) out.push("None on record.");
-  else out.push(table(["started", "run", "tokens", "cost"], input.flows.map((f) => [f.run.slice(0, 19).replace("T", " ") || "-", f.name, ...spendCells(f.usage)])));
+  else
+    out.push(
+      table(
+        ["started", "run", "tokens", "cost"],
+        input.flows.map((f) => [f.run.slice(0, 19).replace("T", " ") || "-", f.name, ...spendCells(f.usage)]),
+      ),
+    );
   out.push("", `Spent: stages ${formatUsage(stageTotal)}, other runs ${formatUsage(flowTotal)}, in all ${formatUsage(total)}.`);
   if (unknown > 0) out.push(`Note: ${unknown} stage run(s) on record without their spend (recorded before otto counted it).`);
-  out.push("", `Next step: ${nextCommand({ slug: input.slug, artifacts: Object.fromEntries(["requirements", "research", "design", "tasks", "questions"].map((a) => [a, input.present.has(a as Artifact)])) as Record<Artifact, boolean> })}`);
+  out.push(
+    "",
+    `Next step: ${nextCommand({ slug: input.slug, artifacts: Object.fromEntries(["requirements", "research", "design", "tasks", "questions"].map((a) => [a, input.present.has(a as Artifact)])) as Record<Artifact, boolean> })}`,
+  );
   return { title: `otto-spec: ${input.slug} status (${formatUsage(total)})`, output: out.join("\n") };
 }
 

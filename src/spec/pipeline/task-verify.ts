@@ -23,14 +23,30 @@ export async function setTaskVerify(
     paths.tasks,
     (current) => {
       const parsed = parseTasks(current ?? "");
-      if (parsed.problems.length > 0) throw new OttoError("invalid_tasks", `tasks.md of ${slug} has problems; fix them first.`, `/otto-spec task list --spec ${slug}`);
+      if (parsed.problems.length > 0)
+        throw new OttoError("invalid_tasks", `tasks.md of ${slug} has problems; fix them first.`, `/otto-spec task list --spec ${slug}`);
       const found = parsed.tasks.tasks.find((t) => t.id === id);
-      if (!found) throw new OttoError("task_not_found", `No task '${id}' in ${slug}'s tasks.md.`, `/otto-spec task list --spec ${slug} names the ids.`);
-      if (found.status === "completed") throw new OttoError("task_completed", `${id} is completed; its acceptance check is part of its evidence and stays.`, "Add a task for new work: /otto-spec task add <prompt>.");
+      if (!found)
+        throw new OttoError(
+          "task_not_found",
+          `No task '${id}' in ${slug}'s tasks.md.`,
+          `/otto-spec task list --spec ${slug} names the ids.`,
+        );
+      if (found.status === "completed")
+        throw new OttoError(
+          "task_completed",
+          `${id} is completed; its acceptance check is part of its evidence and stays.`,
+          "Add a task for new work: /otto-spec task add <prompt>.",
+        );
       const next = { ...found, ...(command ? { verify: command } : {}) };
       if (!command) delete next.verify;
       const why = command ? options.judge?.(next) : undefined;
-      if (why) throw new OttoError("invalid_verify", `The check cannot be ${id}'s: ${why}.`, "Use one of the project's own commands, narrowed to what the task changes (e.g. npm test -- <its test file>).");
+      if (why)
+        throw new OttoError(
+          "invalid_verify",
+          `The check cannot be ${id}'s: ${why}.`,
+          "Use one of the project's own commands, narrowed to what the task changes (e.g. npm test -- <its test file>).",
+        );
       const tasks = parsed.tasks.tasks.map((t) => (t.id === id ? next : t));
       return { text: serializeTasks({ ...parsed.tasks, tasks }), result: next };
     },

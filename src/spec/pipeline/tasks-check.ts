@@ -5,9 +5,7 @@ import type { Task, TaskList } from "../tasks/schema.ts";
 import { serializeTasks } from "../tasks/serialize-tasks.ts";
 import { validateTasks } from "../tasks/validate-tasks.ts";
 
-export type TasksCheck =
-  | { ok: true; list: TaskList; text: string; notes: string[] }
-  | { ok: false; problems: string };
+export type TasksCheck = { ok: true; list: TaskList; text: string; notes: string[] } | { ok: false; problems: string };
 
 /**
  * Whether a model's tasks.md can be written (pure): it must parse without problems; with
@@ -27,7 +25,9 @@ export function checkTasksText(text: string, existing?: TaskList, acceptance?: A
   if (merged.problems.length > 0) {
     const restored = existing?.tasks.filter((t) => t.status === "completed").map((t) => t.id) ?? [];
     const intro = restored.length
-      ? [`Completed tasks (${restored.join(", ")}) are kept exactly as they were, whatever you write; with them restored, tasks.md has these problems:`]
+      ? [
+          `Completed tasks (${restored.join(", ")}) are kept exactly as they were, whatever you write; with them restored, tasks.md has these problems:`,
+        ]
       : [];
     return { ok: false, problems: [...intro, formatProblems(merged.problems, "tasks.md")].join("\n") };
   }

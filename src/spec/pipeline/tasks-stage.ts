@@ -41,7 +41,15 @@ function tasksReader(existing: TaskList | undefined, notes: Set<string>, raised:
 }
 
 /** Appends the questions the tasks stage raised to questions.md; the report's `questions` entry. */
-async function recordTaskQuestions(paths: SpecPaths, raised: readonly RaisedQuestion[], stage: string, at: Date, rel: (file: string) => string, slug: string, secrets: readonly string[]) {
+async function recordTaskQuestions(
+  paths: SpecPaths,
+  raised: readonly RaisedQuestion[],
+  stage: string,
+  at: Date,
+  rel: (file: string) => string,
+  slug: string,
+  secrets: readonly string[],
+) {
   const result = await recordRaisedQuestions(paths, raised, `${stage} (${isoDate(at)})`, secrets);
   return { ...result, file: rel(paths.questions), command: `/otto-spec questions --spec ${slug}` };
 }
@@ -51,14 +59,22 @@ async function recordTaskQuestions(paths: SpecPaths, raised: readonly RaisedQues
  * execution engine may have completed tasks while the model was thinking). Never writes an invalid list.
  */
 function writeTasks(paths: SpecPaths, text: string, notes: Set<string>, secrets: readonly string[]): Promise<TaskList> {
-  return updateSpecFile(paths.tasks, (current) => {
-    const check = checkTasksText(text, current === undefined ? undefined : parseTasks(current).tasks);
-    if (!check.ok) {
-      throw new OttoError("tasks_conflict", `tasks.md changed while the model worked, and the result no longer fits it:\n${check.problems}`, "Run the command again.");
-    }
-    check.notes.forEach((n) => notes.add(n));
-    return { text: check.text, result: check.list };
-  }, secrets);
+  return updateSpecFile(
+    paths.tasks,
+    (current) => {
+      const check = checkTasksText(text, current === undefined ? undefined : parseTasks(current).tasks);
+      if (!check.ok) {
+        throw new OttoError(
+          "tasks_conflict",
+          `tasks.md changed while the model worked, and the result no longer fits it:\n${check.problems}`,
+          "Run the command again.",
+        );
+      }
+      check.notes.forEach((n) => notes.add(n));
+      return { text: check.text, result: check.list };
+    },
+    secrets,
+  );
 }
 
 const raisedNotes = (added: readonly Question[]) => added.map((q) => `Q${q.number} raised: ${q.title}`);
@@ -71,10 +87,15 @@ export async function generateTasks(deps: SpecDeps, flag?: string): Promise<Verb
   const target = resolveTarget(deps.repoRoot, flag, "task-generate");
   const run = new StageRun(deps, "task generate", target.slug, `/otto-spec task generate --spec ${target.slug}`, deps.now());
   const refining = target.present.has("tasks");
-  return runStage(deps, run, () => writeGenerated(deps, target, run), () => ({
-    undone: [`tasks.md was not ${refining ? "refined" : "written"}: every spec file is as it was before the stage`],
-    rel: target.rel,
-  }));
+  return runStage(
+    deps,
+    run,
+    () => writeGenerated(deps, target, run),
+    () => ({
+      undone: [`tasks.md was not ${refining ? "refined" : "written"}: every spec file is as it was before the stage`],
+      rel: target.rel,
+    }),
+  );
 }
 
 async function writeGenerated(deps: SpecDeps, target: SpecTarget, stageRun: StageRun): Promise<VerbResult> {
@@ -86,7 +107,16 @@ async function writeGenerated(deps: SpecDeps, target: SpecTarget, stageRun: Stag
   const raised: RaisedQuestion[] = [];
   const input = { docs, codebaseSummary: await deps.codebaseSummary(deps.repoRoot) };
   const acceptance = await deps.acceptance?.(deps.repoRoot);
-  const result = await runReviewed({ deps, target, stage: "tasks", record: "task-generate", input, models, stageRun, ...tasksReader(existing, notes, raised, acceptance) });
+  const result = await runReviewed({
+    deps,
+    target,
+    stage: "tasks",
+    record: "task-generate",
+    input,
+    models,
+    stageRun,
+    ...tasksReader(existing, notes, raised, acceptance),
+  });
   const list = await writeTasks(paths, result.final, notes, deps.secrets);
   const at = deps.now();
   const questions = await recordTaskQuestions(paths, raised, "tasks", at, rel, slug, deps.secrets);
@@ -96,23 +126,31 @@ async function writeGenerated(deps: SpecDeps, target: SpecTarget, stageRun: Stag
     `${existing ? "Refined" : "Generated"} ${list.tasks.length} tasks in ${countGroups(list)} parallel groups${completed ? ` (${completed} completed, kept as they were)` : ""}.`,
     ...[...notes].map((n) => `Restored: ${n}`),
   ];
-  const history = await saveHistory(deps, target, {
-    stage: "task-generate",
-    slug,
-    at,
-    outcome: `wrote tasks.md (${list.tasks.length} tasks)`,
-    models: modelsOf(models),
-    passes: result.passes,
-    critiques: result.critiques,
-    notes: [...result.warnings, ...notes, ...raisedNotes(questions.added)],
-    dialogs: result.dialogs,
-  }, stageRun);
+  const history = await saveHistory(
+    deps,
+    target,
+    {
+      stage: "task-generate",
+      slug,
+      at,
+      outcome: `wrote tasks.md (${list.tasks.length} tasks)`,
+      models: modelsOf(models),
+      passes: result.passes,
+      critiques: result.critiques,
+      notes: [...result.warnings, ...notes, ...raisedNotes(questions.added)],
+      dialogs: result.dialogs,
+    },
+    stageRun,
+  );
   const spend = stageRun.spend();
   const output = renderStageReport({
     heading: `tasks.md ${existing ? "refined" : "generated"} for ${slug}`,
     written: [rel(paths.tasks)],
     lines,
-    passes: passRows(spend.passes, result.passes.map((p) => p.summary)),
+    passes: passRows(
+      spend.passes,
+      result.passes.map((p) => p.summary),
+    ),
     total: spend.usage,
     questions,
     warnings: result.warnings,
@@ -127,8 +165,19 @@ async function writeGenerated(deps: SpecDeps, target: SpecTarget, stageRun: Stag
 export async function addTask(deps: SpecDeps, flag: string | undefined, request: string): Promise<VerbResult> {
   if (!request.trim()) throw new OttoError("usage", "The task description is empty.", '/otto-spec task add "<the work to add>"');
   const target = resolveTarget(deps.repoRoot, flag, "task-add");
-  const run = new StageRun(deps, "task add", target.slug, `/otto-spec task add --spec ${target.slug} "${request.replace(/"/g, "'")}"`, deps.now());
-  return runStage(deps, run, () => spliceTask(deps, target, run, request), () => ({ undone: ["no task was added: tasks.md is as it was before the stage"], rel: target.rel }));
+  const run = new StageRun(
+    deps,
+    "task add",
+    target.slug,
+    `/otto-spec task add --spec ${target.slug} "${request.replace(/"/g, "'")}"`,
+    deps.now(),
+  );
+  return runStage(
+    deps,
+    run,
+    () => spliceTask(deps, target, run, request),
+    () => ({ undone: ["no task was added: tasks.md is as it was before the stage"], rel: target.rel }),
+  );
 }
 
 async function spliceTask(deps: SpecDeps, target: SpecTarget, stageRun: StageRun, request: string): Promise<VerbResult> {
@@ -140,7 +189,11 @@ async function spliceTask(deps: SpecDeps, target: SpecTarget, stageRun: StageRun
   const notes = new Set<string>();
   const raised: RaisedQuestion[] = [];
   const dialogs: PassDialog[] = [];
-  const prompt = renderStagePrompt("tasks", { docs, codebaseSummary: await deps.codebaseSummary(deps.repoRoot), taskRequest: request }, deps.env);
+  const prompt = renderStagePrompt(
+    "tasks",
+    { docs, codebaseSummary: await deps.codebaseSummary(deps.repoRoot), taskRequest: request },
+    deps.env,
+  );
   const record = { stage: "task-add", slug, models: { primary: formatModel(models.primary) }, dialogs };
   const reader = tasksReader(existing, notes, raised, await deps.acceptance?.(deps.repoRoot));
 
@@ -178,12 +231,17 @@ async function spliceTask(deps: SpecDeps, target: SpecTarget, stageRun: StageRun
   const added = addedTasks(existing, list);
   const at = deps.now();
   const questions = await recordTaskQuestions(paths, raised, "task add", at, rel, slug, deps.secrets);
-  const history = await saveHistory(deps, target, {
-    ...record,
-    at,
-    outcome: `added ${added.map((t) => t.id).join(", ") || "no task"}`,
-    notes: [...notes, ...raisedNotes(questions.added)],
-  }, stageRun);
+  const history = await saveHistory(
+    deps,
+    target,
+    {
+      ...record,
+      at,
+      outcome: `added ${added.map((t) => t.id).join(", ") || "no task"}`,
+      notes: [...notes, ...raisedNotes(questions.added)],
+    },
+    stageRun,
+  );
   const spend = stageRun.spend();
   const output = renderStageReport({
     heading: `Task added to ${slug}`,

@@ -11,7 +11,10 @@ export interface AppendResult {
 
 /** Case, spacing and end punctuation do not make a question different. */
 export function normalizeQuestionText(text: string): string {
-  return text.toLowerCase().replace(/\s+/g, " ").replace(/^[\s"'`]+|[\s"'`?.!:;]+$/g, "");
+  return text
+    .toLowerCase()
+    .replace(/\s+/g, " ")
+    .replace(/^[\s"'`]+|[\s"'`?.!:;]+$/g, "");
 }
 
 /** Appends questions numbered after the highest existing one, skipping exact duplicates. */

@@ -13,10 +13,20 @@ export const QUESTION_SCAN_RULES: ScanRules = {
 };
 
 const STATUS_WORDS: Readonly<Record<string, QuestionStatus>> = {
-  unanswered: "unanswered", open: "unanswered", pending: "unanswered", new: "unanswered",
-  answered: "answered", resolved: "answered",
-  "auto-answered": "auto-answered", auto_answered: "auto-answered", "auto answered": "auto-answered", autoanswered: "auto-answered",
-  declined: "declined", rejected: "declined", "won't answer": "declined", wontfix: "declined",
+  unanswered: "unanswered",
+  open: "unanswered",
+  pending: "unanswered",
+  new: "unanswered",
+  answered: "answered",
+  resolved: "answered",
+  "auto-answered": "auto-answered",
+  auto_answered: "auto-answered",
+  "auto answered": "auto-answered",
+  autoanswered: "auto-answered",
+  declined: "declined",
+  rejected: "declined",
+  "won't answer": "declined",
+  wontfix: "declined",
 };
 
 export function readQuestionStatus(raw: string): QuestionStatus | undefined {

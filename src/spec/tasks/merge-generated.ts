@@ -64,6 +64,10 @@ export function mergeGenerated(existing: TaskList, generated: TaskList): MergeRe
 }
 
 function sameTitle(a: Task, b: Task): boolean {
-  const norm = (s: string): string => s.toLowerCase().replace(/[^a-z0-9]+/g, " ").trim();
+  const norm = (s: string): string =>
+    s
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, " ")
+      .trim();
   return norm(a.title) !== "" && norm(a.title) === norm(b.title);
 }

@@ -23,21 +23,41 @@ export function canonicalTaskKey(key: string): string {
 }
 
 const STATUS_WORDS: Readonly<Record<string, TaskStatus>> = {
-  pending: "pending", todo: "pending", "not started": "pending", not_started: "pending",
-  running: "running", "in progress": "running", in_progress: "running", "in-progress": "running", started: "running",
-  completed: "completed", complete: "completed", done: "completed", finished: "completed",
-  failed: "failed", failure: "failed", error: "failed",
-  skipped: "skipped", skip: "skipped", cancelled: "skipped", canceled: "skipped",
+  pending: "pending",
+  todo: "pending",
+  "not started": "pending",
+  not_started: "pending",
+  running: "running",
+  "in progress": "running",
+  in_progress: "running",
+  "in-progress": "running",
+  started: "running",
+  completed: "completed",
+  complete: "completed",
+  done: "completed",
+  finished: "completed",
+  failed: "failed",
+  failure: "failed",
+  error: "failed",
+  skipped: "skipped",
+  skip: "skipped",
+  cancelled: "skipped",
+  canceled: "skipped",
 };
 
 /** Reads a status as models write it (`Completed`, `**done**`, `pending <!-- … -->`); undefined when unknown. */
 export function readTaskStatus(raw: string): TaskStatus | undefined {
-  const word = stripComments(raw).replace(/[*_`✅]/g, "").trim().toLowerCase();
+  const word = stripComments(raw)
+    .replace(/[*_`✅]/g, "")
+    .trim()
+    .toLowerCase();
   return STATUS_WORDS[word];
 }
 
 export function readTaskId(raw: string): string {
-  return stripComments(raw).replace(/^[`"']+|[`"']+$/g, "").trim();
+  return stripComments(raw)
+    .replace(/^[`"']+|[`"']+$/g, "")
+    .trim();
 }
 
 /**
@@ -123,14 +143,21 @@ function readTask(section: ScannedSection, lines: readonly string[], problems: P
   const groupDigits = rawGroup === undefined ? undefined : /\d+/.exec(rawGroup)?.[0];
   if (rawGroup === undefined) missing("parallel_group", "1");
   else if (groupDigits === undefined) {
-    report((get("parallel_group")?.start ?? section.start) + 1, `${label} has parallel_group '${rawGroup}'; use a whole number starting at 1.`);
+    report(
+      (get("parallel_group")?.start ?? section.start) + 1,
+      `${label} has parallel_group '${rawGroup}'; use a whole number starting at 1.`,
+    );
   }
 
   const list = (key: "depends_on" | "files"): string[] => {
     const field = get(key);
     if (!field) return [];
     reportStray(key, field, (l) => LIST_LINE.test(l));
-    return parseList(field.value, field.rest.filter((l) => LIST_LINE.test(l)), key === "depends_on");
+    return parseList(
+      field.value,
+      field.rest.filter((l) => LIST_LINE.test(l)),
+      key === "depends_on",
+    );
   };
 
   const descriptionField = get("description");
@@ -141,7 +168,10 @@ function readTask(section: ScannedSection, lines: readonly string[], problems: P
     // Prose written under the heading instead of in a description field: it is the description.
     description = normalizeProse(lines.slice(firstStray.index, lastStray.index + 1).join("\n"));
   } else if (firstStray) {
-    report(firstStray.index + 1, `${label}: line ${firstStray.index + 1} is not part of any field; move it into the description or remove it.`);
+    report(
+      firstStray.index + 1,
+      `${label}: line ${firstStray.index + 1} is not part of any field; move it into the description or remove it.`,
+    );
   }
   if (!description) {
     if (descriptionField) report(descriptionField.start + 1, `${label} has an empty description; say what the task must do.`);
@@ -151,7 +181,11 @@ function readTask(section: ScannedSection, lines: readonly string[], problems: P
   // A command, as models write it: `npm test -- x.test.ts` in backticks or plain.
   const rawVerify = scalar("verify");
   const verify = rawVerify?.replace(/^`+|`+$/g, "").trim();
-  if (get("verify") && !verify) report((get("verify")?.start ?? section.start) + 1, `${label} has an empty verify field; write one command, e.g. '- **verify**: npm test -- src/x.test.ts', or remove the line.`);
+  if (get("verify") && !verify)
+    report(
+      (get("verify")?.start ?? section.start) + 1,
+      `${label} has an empty verify field; write one command, e.g. '- **verify**: npm test -- src/x.test.ts', or remove the line.`,
+    );
 
   return {
     id: id || `task-${String(number).padStart(3, "0")}`,

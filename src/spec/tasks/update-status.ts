@@ -10,7 +10,13 @@ import { TASK_FIELDS, TASK_STATUSES, type TaskStatus } from "./schema.ts";
  * file, comments and odd formatting included, stays byte for byte. The execution engine calls
  * this under a file lock.
  */
-export function updateTaskStatus(text: string, id: string, status: TaskStatus, extra: Record<string, string> = {}, remove: readonly string[] = []): string {
+export function updateTaskStatus(
+  text: string,
+  id: string,
+  status: TaskStatus,
+  extra: Record<string, string> = {},
+  remove: readonly string[] = [],
+): string {
   if (!(TASK_STATUSES as readonly string[]).includes(status)) {
     throw new OttoError("invalid_task_status", `Unknown task status '${String(status)}'; use one of: ${TASK_STATUSES.join(", ")}.`);
   }
@@ -38,7 +44,10 @@ export function updateTaskStatus(text: string, id: string, status: TaskStatus, e
   for (const [rawKey, value] of Object.entries(extra)) {
     const key = normalizeKey(rawKey);
     if (!EXTRA_KEY.test(key) || (TASK_FIELDS as readonly string[]).includes(canonicalTaskKey(key))) {
-      throw new OttoError("invalid_task_field", `Cannot set '${rawKey}' as an extra task field: use a snake_case name that is not one of ${TASK_FIELDS.join(", ")}.`);
+      throw new OttoError(
+        "invalid_task_field",
+        `Cannot set '${rawKey}' as an extra task field: use a snake_case name that is not one of ${TASK_FIELDS.join(", ")}.`,
+      );
     }
     lines = setExtra(lines, scanned ?? findTask(lines, id), key, value);
     scanned = undefined;

@@ -20,7 +20,9 @@ export function validateTasks(list: TaskList): Problem[] {
 
   for (const task of tasks) {
     if (!TASK_ID.test(task.id)) {
-      add(`Task ${task.number} has id '${task.id}', which is not a valid id; use letters, digits, '-', '_' or '.', starting with a letter (e.g. 'task-${String(task.number).padStart(3, "0")}').`);
+      add(
+        `Task ${task.number} has id '${task.id}', which is not a valid id; use letters, digits, '-', '_' or '.', starting with a letter (e.g. 'task-${String(task.number).padStart(3, "0")}').`,
+      );
     }
     const first = byId.get(task.id);
     if (first) duplicates.set(task.id, [...(duplicates.get(task.id) ?? [first]), task]);
@@ -37,7 +39,9 @@ export function validateTasks(list: TaskList): Problem[] {
       if (dep === task.id) {
         add(`${label(task)} depends on itself; remove '${dep}' from its depends_on.`);
       } else if (!target) {
-        add(`${label(task)} depends on '${dep}', which is not the id of any task in this file; use one of the existing ids (${knownIds}) or remove it.`);
+        add(
+          `${label(task)} depends on '${dep}', which is not the id of any task in this file; use one of the existing ids (${knownIds}) or remove it.`,
+        );
       } else if (target.parallel_group >= task.parallel_group) {
         add(
           `${label(task)} is in parallel_group ${task.parallel_group} but depends on ${label(target)} in parallel_group ${target.parallel_group}; ` +
@@ -91,7 +95,8 @@ function shapeProblems(list: TaskList): Problem[] {
     const who = task ? `Task ${String(task.number ?? index)}${task.id ? ` (${task.id})` : ""}` : "The task list";
     const value = task && typeof field === "string" ? (task as Record<string, unknown>)[field] : undefined;
     if (field === "status") return { message: `${who} has status '${String(value)}'; use one of: ${TASK_STATUSES.join(", ")}.` };
-    if (field === "id" && !value) return { message: `${who} has no id; give it one like 'task-${String(task?.number ?? 1).padStart(3, "0")}'.` };
+    if (field === "id" && !value)
+      return { message: `${who} has no id; give it one like 'task-${String(task?.number ?? 1).padStart(3, "0")}'.` };
     if (field === "parallel_group") {
       return { message: `${who} has parallel_group ${String(value)}; parallel groups are whole numbers starting at 1.` };
     }

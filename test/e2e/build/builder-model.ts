@@ -29,7 +29,9 @@ export function tasksMd(titles: string[]): string {
 
 /** Marks the first open task done: the status line of an otto tasks.md, or the first `- [ ]` of a checkbox list. */
 export function completeFirst(tasks: string): string {
-  return tasks.includes("- **status**: pending") ? tasks.replace("- **status**: pending", "- **status**: completed") : tasks.replace("- [ ]", "- [x]");
+  return tasks.includes("- **status**: pending")
+    ? tasks.replace("- **status**: pending", "- **status**: completed")
+    : tasks.replace("- [ ]", "- [x]");
 }
 
 /** What a builder turn does: files to write with OpenCode's `write` tool, and the final text. */
@@ -67,7 +69,9 @@ export function builderModel(project: string, behaviour: BuilderBehaviour): Scri
       if (!kind) throw new Error("not a build prompt");
       const plan = behaviour(kind, req);
       if (req.lastRole === "tool" || !plan.writes || Object.keys(plan.writes).length === 0) return text(plan.say);
-      return toolCalls(Object.entries(plan.writes).map(([file, content]) => ({ name: "write", args: { filePath: path.join(project, file), content } })));
+      return toolCalls(
+        Object.entries(plan.writes).map(([file, content]) => ({ name: "write", args: { filePath: path.join(project, file), content } })),
+      );
     },
   };
 }

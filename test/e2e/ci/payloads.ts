@@ -46,7 +46,12 @@ export function eventFile(payload: unknown): { file: string; dir: string } {
 /** A fresh HOME and XDG data, state and cache for one run, as a new runner has (the config dir is the job's setup and stays). */
 export function freshRunner(root: string): Record<string, string> {
   const dir = fs.mkdtempSync(path.join(root, "runner-"));
-  const env: Record<string, string> = { HOME: path.join(dir, "home"), XDG_DATA_HOME: path.join(dir, "data"), XDG_STATE_HOME: path.join(dir, "state"), XDG_CACHE_HOME: path.join(dir, "cache") };
+  const env: Record<string, string> = {
+    HOME: path.join(dir, "home"),
+    XDG_DATA_HOME: path.join(dir, "data"),
+    XDG_STATE_HOME: path.join(dir, "state"),
+    XDG_CACHE_HOME: path.join(dir, "cache"),
+  };
   for (const d of Object.values(env)) fs.mkdirSync(d, { recursive: true });
   return env;
 }

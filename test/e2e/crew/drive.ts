@@ -27,12 +27,18 @@ export function orchestratorScript(): ScriptEntry[] {
       reply: (req) => text(req.toolResults[0]?.content ?? ""),
       times: Infinity,
     },
-    { label: "wake reply", match: (req) => req.lastRole === "user" && req.lastUser.startsWith(WAKE), reply: text("Noted."), times: Infinity },
+    {
+      label: "wake reply",
+      match: (req) => req.lastRole === "user" && req.lastUser.startsWith(WAKE),
+      reply: text("Noted."),
+      times: Infinity,
+    },
   ];
 }
 
 /** Is this request one of an agent's turns (its task prompt is the last user message)? */
-export const inTask = (name: string, role: "user" | "tool") => (req: RecordedRequest) => req.lastRole === role && req.lastUser.includes(taskOf(name));
+export const inTask = (name: string, role: "user" | "tool") => (req: RecordedRequest) =>
+  req.lastRole === role && req.lastUser.includes(taskOf(name));
 /** One of its turns after a delivery (a mention, otto's prompt) that contains `needle`. */
 export const inDelivery = (name: string, needle: string, role: "user" | "tool") => (req: RecordedRequest) =>
   req.lastRole === role && req.lastUser.startsWith(deliverFor(name)) && req.lastUser.includes(needle);
@@ -53,7 +59,11 @@ export async function idle(client: OpencodeClient, sessionID: string): Promise<v
  */
 export async function ottoAgent(client: OpencodeClient, sessionID: string, args: string): Promise<string> {
   await idle(client, sessionID);
-  const result = await client.session.command({ path: { id: sessionID }, body: { command: "otto-agent", arguments: args }, throwOnError: true });
+  const result = await client.session.command({
+    path: { id: sessionID },
+    body: { command: "otto-agent", arguments: args },
+    throwOnError: true,
+  });
   return result.data.parts.map((p) => (p.type === "text" ? p.text : "")).join("");
 }
 
@@ -82,7 +92,9 @@ export async function until(what: string, check: () => boolean, timeoutMs = 60_0
 }
 
 /** A wake-up of the orchestrator that carries `needle`. */
-export const wakeWith = (needle: string) => (req: RecordedRequest) => req.lastRole === "user" && req.lastUser.startsWith(WAKE) && req.lastUser.includes(needle);
+export const wakeWith = (needle: string) => (req: RecordedRequest) =>
+  req.lastRole === "user" && req.lastUser.startsWith(WAKE) && req.lastUser.includes(needle);
 
 /** The orchestrator's wake-up requests, in order. */
-export const wakes = (requests: readonly RecordedRequest[]): RecordedRequest[] => requests.filter((r) => r.lastRole === "user" && r.lastUser.startsWith(WAKE));
+export const wakes = (requests: readonly RecordedRequest[]): RecordedRequest[] =>
+  requests.filter((r) => r.lastRole === "user" && r.lastUser.startsWith(WAKE));

@@ -77,7 +77,17 @@ export function attempts(requests: readonly RecordedRequest[], task?: string): R
 export function callExecute(spec?: string): ScriptEntry[] {
   const typed = (req: RecordedRequest): boolean => req.toolNames.includes("otto_spec_execute") && !req.lastUser.includes("<args>");
   return [
-    { label: "otto_spec_execute call", times: Infinity, match: (req) => typed(req) && req.lastRole === "user", reply: toolCall("otto_spec_execute", spec ? { spec } : {}) },
-    { label: "otto_spec_execute echo", times: Infinity, match: (req) => typed(req) && req.lastRole === "tool", reply: (req) => text(req.toolResults[0]?.content ?? "") },
+    {
+      label: "otto_spec_execute call",
+      times: Infinity,
+      match: (req) => typed(req) && req.lastRole === "user",
+      reply: toolCall("otto_spec_execute", spec ? { spec } : {}),
+    },
+    {
+      label: "otto_spec_execute echo",
+      times: Infinity,
+      match: (req) => typed(req) && req.lastRole === "tool",
+      reply: (req) => text(req.toolResults[0]?.content ?? ""),
+    },
   ];
 }

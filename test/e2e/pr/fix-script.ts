@@ -15,11 +15,16 @@ export const KEY = "github-octo-app-1";
 export const BROKEN = "export const add = (a, b) => a - b;\n";
 export const FIXED = "export const add = (a, b) => a + b;\n";
 
-export const readDoc = (ws: Workspace, key = KEY): string => fs.readFileSync(path.join(ws.dirs.dataHome, "otto", "prs", `${key}.md`), "utf8");
-export const field = (ws: Workspace, name: string, key = KEY): string | undefined => new RegExp(`\\n${name}: '?([^'\\n]*)'?\\n`).exec(readDoc(ws, key))?.[1];
+export const readDoc = (ws: Workspace, key = KEY): string =>
+  fs.readFileSync(path.join(ws.dirs.dataHome, "otto", "prs", `${key}.md`), "utf8");
+export const field = (ws: Workspace, name: string, key = KEY): string | undefined =>
+  new RegExp(`\\n${name}: '?([^'\\n]*)'?\\n`).exec(readDoc(ws, key))?.[1];
 
 /** The project becomes the PR's clone: `branch` with `files` pushed, origin named `repoUrl`, pushes to the bare repo. */
-export async function cloneOfPr(ws: Workspace, options: { branch?: string; repoUrl?: string; files?: Record<string, string> } = {}): Promise<void> {
+export async function cloneOfPr(
+  ws: Workspace,
+  options: { branch?: string; repoUrl?: string; files?: Record<string, string> } = {},
+): Promise<void> {
   const branch = options.branch ?? BRANCH;
   const repoUrl = options.repoUrl ?? "https://github.com/octo/app";
   await ws.repo.git(["checkout", "-q", "-b", branch]);
@@ -77,7 +82,8 @@ export function fixer(ws: Workspace, content: string, options: { before?: () => 
     times: options.times ?? Infinity,
     match: isFix,
     reply: (req): Step => {
-      if (followUp(req)) return text(options.reply ?? "Changed src/math.js: add() subtracted.\nFix summary: Add instead of subtract in add()");
+      if (followUp(req))
+        return text(options.reply ?? "Changed src/math.js: add() subtracted.\nFix summary: Add instead of subtract in add()");
       options.before?.();
       return toolCall("write", { filePath: path.join(ws.project, "src/math.js"), content });
     },
@@ -88,7 +94,9 @@ export const isFixReview = (req: RecordedRequest): boolean => req.lastUser.inclu
 
 /** The secondary model's review of a fix before the push: `verdict` with `reasons`, `times` times. */
 export function fixReview(verdict: "APPROVE" | "REJECT", options: { times?: number; reasons?: string[] } = {}): ScriptEntry {
-  const reasons = options.reasons ?? [verdict === "APPROVE" ? "add() now adds; the fix is minimal" : "the fix does not address the failure"];
+  const reasons = options.reasons ?? [
+    verdict === "APPROVE" ? "add() now adds; the fix is minimal" : "the fix does not address the failure",
+  ];
   return {
     label: `fix review (${verdict})`,
     times: options.times ?? Infinity,

@@ -1,6 +1,15 @@
 import type { OpencodeClient, Part, ToolPart } from "@opencode-ai/sdk";
 import { afterEach } from "vitest";
-import { FAKE_ADO_PAT, FAKE_GITHUB_TOKEN, startFakeAdo, startFakeGithub, startFakeHttp, type FakeAdo, type FakeGithub, type FakeHttp } from "../../support/index.ts";
+import {
+  FAKE_ADO_PAT,
+  FAKE_GITHUB_TOKEN,
+  startFakeAdo,
+  startFakeGithub,
+  startFakeHttp,
+  type FakeAdo,
+  type FakeGithub,
+  type FakeHttp,
+} from "../../support/index.ts";
 
 /** Fake GitHub, fake Azure DevOps and a webhook receiver for one test, closed after it. */
 export interface Forges {
@@ -52,7 +61,8 @@ export async function ottoCommand(client: OpencodeClient, command: string, args:
   const messages = (await client.session.messages({ path: { id: session.id }, throwOnError: true })).data;
   const name = command.startsWith("otto-") ? command.replace(/-/g, "_") : `otto_${command.replace(/-/g, "_")}`;
   const tool = messages.flatMap((m) => m.parts).find((p: Part): p is ToolPart => p.type === "tool" && p.tool === name);
-  if (!tool || tool.state.status !== "completed") throw new Error(`${name} did not complete for '${args}': ${JSON.stringify(tool?.state ?? messages.map((m) => m.parts))}`);
+  if (!tool || tool.state.status !== "completed")
+    throw new Error(`${name} did not complete for '${args}': ${JSON.stringify(tool?.state ?? messages.map((m) => m.parts))}`);
   return tool.state.output;
 }
 

@@ -27,8 +27,18 @@ export function kindOf(req: RecordedRequest): Kind | undefined {
 
 export const envelope = (value: unknown): Step => text(`Done.\nBEGIN_JSON\n${JSON.stringify(value)}\nEND_JSON`);
 export const approve = (): Step => envelope({ conclusion: "approve", findings: [], fullReport: "Looks right." });
-export const finding = (title: string, extra: Record<string, unknown> = {}) => ({ priority: "P1", category: "quality", file: "greet.txt", line: 1, title, description: `${title}: the greeting is wrong.`, suggestion: "Say hello, world.", ...extra });
-export const requestChanges = (...findings: unknown[]): Step => envelope({ conclusion: "request_changes", findings, fullReport: "One problem." });
+export const finding = (title: string, extra: Record<string, unknown> = {}) => ({
+  priority: "P1",
+  category: "quality",
+  file: "greet.txt",
+  line: 1,
+  title,
+  description: `${title}: the greeting is wrong.`,
+  suggestion: "Say hello, world.",
+  ...extra,
+});
+export const requestChanges = (...findings: unknown[]): Step =>
+  envelope({ conclusion: "request_changes", findings, fullReport: "One problem." });
 
 /** Finding ids of the fix payload the fix session was given (computed by otto). */
 export function payloadIds(req: RecordedRequest): string[] {
@@ -39,7 +49,10 @@ export function payloadIds(req: RecordedRequest): string[] {
 /** A fix session that writes `file` with the real write tool, then reports every issue fixed. */
 export function fixWrites(project: string, req: RecordedRequest, file: string, content: string): Step {
   if (req.lastRole !== "tool") return toolCall("write", { filePath: path.join(project, file), content });
-  return envelope({ fixedIssues: payloadIds(req).map((findingId) => ({ findingId, description: `Rewrote ${file}.` })), rejectedIssues: [] });
+  return envelope({
+    fixedIssues: payloadIds(req).map((findingId) => ({ findingId, description: `Rewrote ${file}.` })),
+    rejectedIssues: [],
+  });
 }
 
 export type Respond = (kind: Kind, req: RecordedRequest) => Step | undefined;
@@ -69,7 +82,12 @@ export async function loopWorkspace(
   e2e: ReturnType<typeof useE2E>,
   f: Forges,
   repoUrl: string,
-  options: { verify?: string[]; extraConfig?: Record<string, unknown>; /** models.fix, a third mock model (default mock/m1, the primary). */ fixModel?: "mock/m3"; /** otto's notify section. */ notify?: Record<string, unknown> } = {},
+  options: {
+    verify?: string[];
+    extraConfig?: Record<string, unknown>;
+    /** models.fix, a third mock model (default mock/m1, the primary). */ fixModel?: "mock/m3";
+    /** otto's notify section. */ notify?: Record<string, unknown>;
+  } = {},
 ): Promise<Workspace> {
   const config = f.ottoConfig() as { pr: Record<string, unknown> } & Record<string, unknown>;
   config.pr = { ...config.pr, verify: options.verify ?? [] };

@@ -59,11 +59,7 @@ export const TASKS_CYCLE = tasksMd([["task-001", "pending", 1, ["task-003"], A[4
 export const TASKS_DUPLICATE = tasksMd([A, B, ["task-002", "pending", 2, ["task-001"], C[4]]]);
 export const TASKS_GOOD = tasksMd([A, B, C]);
 /** On disk before the re-run: the first two are done. */
-export const TASKS_DONE = tasksMd([
-  ["task-001", "completed", 1, [], A[4]],
-  ["task-002", "completed", 1, [], B[4]],
-  C,
-]);
+export const TASKS_DONE = tasksMd([["task-001", "completed", 1, [], A[4]], ["task-002", "completed", 1, [], B[4]], C]);
 /** The model's re-run: drops task-001, rewrites completed task-002 as pending, adds task-004. */
 export const TASKS_REGENERATED = tasksMd([
   ["task-002", "pending", 1, [], "Write a better 429 helper"],

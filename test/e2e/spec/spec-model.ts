@@ -86,9 +86,7 @@ export async function otto(client: OpencodeClient, args: string): Promise<Comman
   const session = (await client.session.create({ body: { title: `otto-spec ${args}` }, throwOnError: true })).data;
   await client.session.command({ path: { id: session.id }, body: { command: "otto-spec", arguments: args }, throwOnError: true });
   const messages = (await client.session.messages({ path: { id: session.id }, throwOnError: true })).data;
-  const tool = messages
-    .flatMap((m) => m.parts)
-    .find((p: Part): p is ToolPart => p.type === "tool" && p.tool === "otto_spec");
+  const tool = messages.flatMap((m) => m.parts).find((p: Part): p is ToolPart => p.type === "tool" && p.tool === "otto_spec");
   if (!tool || tool.state.status !== "completed") {
     throw new Error(`otto_spec did not complete for '${args}': ${JSON.stringify(tool?.state ?? messages.map((m) => m.parts))}`);
   }

@@ -36,7 +36,11 @@ export interface FakeAdo {
 function faultReply(kind: ReplyFault): Reply {
   if (kind === "rate_limit") {
     // https://learn.microsoft.com/en-us/azure/devops/integrate/concepts/rate-limits#api-client-experience
-    return { status: 429, headers: { "retry-after": "1", "x-ratelimit-resource": "Core", "x-ratelimit-delay": "0.5" }, body: { message: "Request was blocked due to exceeding usage of resource 'Core'." } };
+    return {
+      status: 429,
+      headers: { "retry-after": "1", "x-ratelimit-resource": "Core", "x-ratelimit-delay": "0.5" },
+      body: { message: "Request was blocked due to exceeding usage of resource 'Core'." },
+    };
   }
   return { status: 500, body: { message: "VS402490: An unexpected error occurred." } };
 }
@@ -57,10 +61,13 @@ export async function startFakeAdo(options: FakeAdoOptions = {}): Promise<FakeAd
     if (auth === "") return { status: 203, headers: { "content-type": "text/html; charset=utf-8" }, body: SIGN_IN };
     const okBasic = auth === `Basic ${Buffer.from(`:${pat}`).toString("base64")}`;
     const okBearer = options.bearer !== undefined && auth === `Bearer ${options.bearer}`;
-    if (!okBasic && !okBearer && options.badCredentials === 203) return { status: 203, headers: { "content-type": "text/html; charset=utf-8" }, body: SIGN_IN };
-    if (!okBasic && !okBearer) return { status: 401, headers: { "www-authenticate": 'Bearer authorization_uri=https://login.microsoftonline.com/' }, body: "" };
+    if (!okBasic && !okBearer && options.badCredentials === 203)
+      return { status: 203, headers: { "content-type": "text/html; charset=utf-8" }, body: SIGN_IN };
+    if (!okBasic && !okBearer)
+      return { status: 401, headers: { "www-authenticate": "Bearer authorization_uri=https://login.microsoftonline.com/" }, body: "" };
     const prefix = `/${state.org}`;
-    if (!req.path.toLowerCase().startsWith(`${prefix.toLowerCase()}/`)) return { status: 404, body: { message: `TF400813: organization not found` } };
+    if (!req.path.toLowerCase().startsWith(`${prefix.toLowerCase()}/`))
+      return { status: 404, body: { message: `TF400813: organization not found` } };
     const path = decodeURIComponent(req.path.slice(prefix.length));
     for (const r of routes) {
       const match = r.method === req.method ? r.pattern.exec(path) : null;
@@ -70,9 +77,19 @@ export async function startFakeAdo(options: FakeAdoOptions = {}): Promise<FakeAd
         return { status: 404, body: { message: `TF200016: The following project does not exist: ${params.project}.` } };
       }
       const version = req.query.get("api-version");
-      if (!version) return { status: 400, body: { message: `No api-version was supplied for the "${req.method}" request.`, typeKey: "VssVersionNotSpecifiedException" } };
+      if (!version)
+        return {
+          status: 400,
+          body: { message: `No api-version was supplied for the "${req.method}" request.`, typeKey: "VssVersionNotSpecifiedException" },
+        };
       if (r.preview && !version.includes("-preview")) {
-        return { status: 400, body: { message: `The requested version "${version}" of the resource is under preview. The -preview flag must be supplied in the api-version for such requests.`, typeKey: "VssInvalidPreviewVersionException" } };
+        return {
+          status: 400,
+          body: {
+            message: `The requested version "${version}" of the resource is under preview. The -preview flag must be supplied in the api-version for such requests.`,
+            typeKey: "VssInvalidPreviewVersionException",
+          },
+        };
       }
       return r.run(params, req);
     }

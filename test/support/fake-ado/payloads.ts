@@ -17,11 +17,26 @@ const POLICY_TYPES = {
 };
 
 export function identity(who: AdoIdentity, base: string) {
-  return { displayName: who.displayName, url: `${base}/_apis/Identities/${who.id}`, id: who.id, uniqueName: who.uniqueName, imageUrl: `${base}/_api/_common/identityImage?id=${who.id}`, descriptor: `aad.${Buffer.from(who.id).toString("base64")}` };
+  return {
+    displayName: who.displayName,
+    url: `${base}/_apis/Identities/${who.id}`,
+    id: who.id,
+    uniqueName: who.uniqueName,
+    imageUrl: `${base}/_api/_common/identityImage?id=${who.id}`,
+    descriptor: `aad.${Buffer.from(who.id).toString("base64")}`,
+  };
 }
 
 function projectRef(state: AdoState, base: string) {
-  return { id: state.project.id, name: state.project.name, url: `${base}/_apis/projects/${state.project.id}`, state: "wellFormed", revision: 411, visibility: "private", lastUpdateTime: "2025-11-01T08:00:00Z" };
+  return {
+    id: state.project.id,
+    name: state.project.name,
+    url: `${base}/_apis/projects/${state.project.id}`,
+    state: "wellFormed",
+    revision: 411,
+    visibility: "private",
+    lastUpdateTime: "2025-11-01T08:00:00Z",
+  };
 }
 
 export function pullRequest(state: AdoState, pr: FakeAdoPr, base: string) {
@@ -29,7 +44,13 @@ export function pullRequest(state: AdoState, pr: FakeAdoPr, base: string) {
   const repoUrl = `${base}/${state.project.id}/_apis/git/repositories/${repo.id}`;
   const commit = (id: string) => ({ commitId: id, url: `${repoUrl}/commits/${id}` });
   return {
-    repository: { id: repo.id, name: repo.name, url: repoUrl, project: projectRef(state, base), remoteUrl: `${base}/${state.project.name}/_git/${repo.name}` },
+    repository: {
+      id: repo.id,
+      name: repo.name,
+      url: repoUrl,
+      project: projectRef(state, base),
+      remoteUrl: `${base}/${state.project.name}/_git/${repo.name}`,
+    },
     pullRequestId: pr.id,
     codeReviewId: pr.id,
     status: pr.status,
@@ -49,7 +70,12 @@ export function pullRequest(state: AdoState, pr: FakeAdoPr, base: string) {
     reviewers: [],
     url: `${repoUrl}/pullRequests/${pr.id}`,
     supportsIterations: true,
-    ...(pr.autoCompleteSetBy ? { autoCompleteSetBy: identity(pr.autoCompleteSetBy, base), completionOptions: { mergeCommitMessage: `Merged PR ${pr.id}: ${pr.title}`, transitionWorkItems: true } } : {}),
+    ...(pr.autoCompleteSetBy
+      ? {
+          autoCompleteSetBy: identity(pr.autoCompleteSetBy, base),
+          completionOptions: { mergeCommitMessage: `Merged PR ${pr.id}: ${pr.title}`, transitionWorkItems: true },
+        }
+      : {}),
   };
 }
 
@@ -58,12 +84,22 @@ export function build(state: AdoState, b: FakeBuild, base: string) {
   const web = `${base}/${state.project.name}/_build/results?buildId=${b.id}`;
   const pr = state.pr(b.prId);
   return {
-    _links: { self: { href: url }, web: { href: web }, sourceVersionDisplayUri: { href: `${url}/sources` }, timeline: { href: `${url}/Timeline` } },
+    _links: {
+      self: { href: url },
+      web: { href: web },
+      sourceVersionDisplayUri: { href: `${url}/sources` },
+      timeline: { href: `${url}/Timeline` },
+    },
     properties: {},
     tags: [],
     validationResults: [],
     plans: [{ planId: `0000${b.id}`.padStart(8, "0") }],
-    triggerInfo: { "pr.number": String(b.prId), "pr.isFork": "False", "pr.sourceBranch": pr?.sourceRefName ?? "", "pr.sourceSha": b.sourceVersion },
+    triggerInfo: {
+      "pr.number": String(b.prId),
+      "pr.isFork": "False",
+      "pr.sourceBranch": pr?.sourceRefName ?? "",
+      "pr.sourceSha": b.sourceVersion,
+    },
     id: b.id,
     buildNumber: `20260206.${b.id}`,
     status: b.status,
@@ -71,7 +107,18 @@ export function build(state: AdoState, b: FakeBuild, base: string) {
     queueTime: b.queueTime,
     startTime: b.queueTime,
     url,
-    definition: { drafts: [], id: b.definition.id, name: b.definition.name, url: `${base}/${state.project.id}/_apis/build/Definitions/${b.definition.id}`, uri: `vstfs:///Build/Definition/${b.definition.id}`, path: "\\", type: "build", queueStatus: "enabled", revision: 3, project: projectRef(state, base) },
+    definition: {
+      drafts: [],
+      id: b.definition.id,
+      name: b.definition.name,
+      url: `${base}/${state.project.id}/_apis/build/Definitions/${b.definition.id}`,
+      uri: `vstfs:///Build/Definition/${b.definition.id}`,
+      path: "\\",
+      type: "build",
+      queueStatus: "enabled",
+      revision: 3,
+      project: projectRef(state, base),
+    },
     buildNumberRevision: 1,
     project: projectRef(state, base),
     uri: `vstfs:///Build/Build/${b.id}`,
@@ -85,7 +132,14 @@ export function build(state: AdoState, b: FakeBuild, base: string) {
     lastChangedBy: identity(state.me, base),
     orchestrationPlan: { planId: `0000${b.id}` },
     logs: { id: 0, type: "Container", url: `${url}/logs` },
-    repository: { id: state.repo(pr?.repo ?? "app").id, type: "TfsGit", name: pr?.repo ?? "app", url: `${base}/${state.project.name}/_git/${pr?.repo ?? "app"}`, clean: null, checkoutSubmodules: false },
+    repository: {
+      id: state.repo(pr?.repo ?? "app").id,
+      type: "TfsGit",
+      name: pr?.repo ?? "app",
+      url: `${base}/${state.project.name}/_git/${pr?.repo ?? "app"}`,
+      clean: null,
+      checkoutSubmodules: false,
+    },
     retainedByRelease: false,
     triggeredByBuild: null,
   };
@@ -101,7 +155,17 @@ export function policyEvaluation(state: AdoState, p: FakePolicy, pr: FakeAdoPr, 
       isEnabled: true,
       isBlocking: p.kind !== "status",
       isDeleted: false,
-      settings: p.kind === "build" ? { buildDefinitionId: b?.definition.id ?? 0, queueOnSourceUpdateOnly: true, manualQueueOnly: false, displayName: p.displayName, validDuration: 720, scope: [{ refName: "refs/heads/main", matchKind: "Exact", repositoryId: state.repo(pr.repo).id }] } : { minimumApproverCount: 1, creatorVoteCounts: false, scope: [{ repositoryId: null }] },
+      settings:
+        p.kind === "build"
+          ? {
+              buildDefinitionId: b?.definition.id ?? 0,
+              queueOnSourceUpdateOnly: true,
+              manualQueueOnly: false,
+              displayName: p.displayName,
+              validDuration: 720,
+              scope: [{ refName: "refs/heads/main", matchKind: "Exact", repositoryId: state.repo(pr.repo).id }],
+            }
+          : { minimumApproverCount: 1, creatorVoteCounts: false, scope: [{ repositoryId: null }] },
       isEnterpriseManaged: false,
       _links: { self: { href: `${base}/${state.project.id}/_apis/policy/configurations/${p.configurationId}` } },
       revision: 1,
@@ -115,7 +179,20 @@ export function policyEvaluation(state: AdoState, p: FakePolicy, pr: FakeAdoPr, 
     ...(p.status === "approved" || p.status === "rejected" ? { completedDate: b?.queueTime ?? pr.creationDate } : {}),
     status: p.status,
     context: b
-      ? { lastMergeCommitId: "d".repeat(40), lastMergeSourceCommitId: pr.sourceCommit, lastMergeTargetCommitId: "b".repeat(40), buildId: b.id, buildDefinitionId: b.definition.id, buildDefinitionName: b.definition.name, buildIsNotCurrent: false, buildStartedUtc: b.queueTime, isExpired: false, buildAfterMerge: false, wasAutoRequeued: false, buildOutputPreview: null }
+      ? {
+          lastMergeCommitId: "d".repeat(40),
+          lastMergeSourceCommitId: pr.sourceCommit,
+          lastMergeTargetCommitId: "b".repeat(40),
+          buildId: b.id,
+          buildDefinitionId: b.definition.id,
+          buildDefinitionName: b.definition.name,
+          buildIsNotCurrent: false,
+          buildStartedUtc: b.queueTime,
+          isExpired: false,
+          buildAfterMerge: false,
+          wasAutoRequeued: false,
+          buildOutputPreview: null,
+        }
       : null,
   };
 }
@@ -125,7 +202,33 @@ export function timeline(state: AdoState, buildId: number, base: string) {
   const jobId = `job-${buildId}`;
   const tasks = state.timelines.get(buildId) ?? [];
   const finished = "2026-02-06T10:05:00Z";
-  const job = { previousAttempts: [], id: jobId, parentId: null, type: "Job", name: "Build", startTime: finished, finishTime: finished, currentOperation: null, percentComplete: 100, state: "completed", result: tasks.some((t) => t.result === "failed") ? "failed" : "succeeded", resultCode: null, changeId: 1, lastModified: finished, workerName: "Azure Pipelines 2", order: 1, details: null, errorCount: 0, warningCount: 0, url: null, log: { id: 3, type: "Container", url: `${url}/logs/3` }, task: null, attempt: 1, identifier: "Build.__default", issues: [] };
+  const job = {
+    previousAttempts: [],
+    id: jobId,
+    parentId: null,
+    type: "Job",
+    name: "Build",
+    startTime: finished,
+    finishTime: finished,
+    currentOperation: null,
+    percentComplete: 100,
+    state: "completed",
+    result: tasks.some((t) => t.result === "failed") ? "failed" : "succeeded",
+    resultCode: null,
+    changeId: 1,
+    lastModified: finished,
+    workerName: "Azure Pipelines 2",
+    order: 1,
+    details: null,
+    errorCount: 0,
+    warningCount: 0,
+    url: null,
+    log: { id: 3, type: "Container", url: `${url}/logs/3` },
+    task: null,
+    attempt: 1,
+    identifier: "Build.__default",
+    issues: [],
+  };
   return {
     records: [
       job,
@@ -141,7 +244,12 @@ export function timeline(state: AdoState, buildId: number, base: string) {
         log: { id: t.logId, type: "Container", url: `${url}/logs/${t.logId}` },
         task: { id: "d9bafed4-0b18-4f58-968d-86655b4d2ce9", name: "CmdLine", version: "2.212.0" },
         identifier: null,
-        issues: t.issues.map((message) => ({ type: "error", category: "General", message, data: { type: "error", logFileLineNumber: "12" } })),
+        issues: t.issues.map((message) => ({
+          type: "error",
+          category: "General",
+          message,
+          data: { type: "error", logFileLineNumber: "12" },
+        })),
       })),
     ],
     lastChangedBy: "00000002-0000-8888-8000-000000000000",

@@ -18,13 +18,28 @@ function route(method: string, template: string, run: Route["run"], preview = fa
 
 const error = (status: number, message: string, typeKey: string): Reply => ({
   status,
-  body: { $id: "1", innerException: null, message, typeName: `Microsoft.TeamFoundation.${typeKey}, Microsoft.TeamFoundation`, typeKey, errorCode: 0, eventId: 3000 },
+  body: {
+    $id: "1",
+    innerException: null,
+    message,
+    typeName: `Microsoft.TeamFoundation.${typeKey}, Microsoft.TeamFoundation`,
+    typeKey,
+    errorCode: 0,
+    eventId: 3000,
+  },
 });
 
 const list = (value: unknown[]): Reply => ({ status: 200, body: { count: value.length, value } });
 
 // https://learn.microsoft.com/en-us/rest/api/azure/devops/git/pull-request-threads/create#commentthreadstatus
-const THREAD_STATUS: Record<string, FakeThread["status"]> = { "1": "active", "2": "fixed", "3": "wontFix", "4": "closed", "5": "byDesign", "6": "pending" };
+const THREAD_STATUS: Record<string, FakeThread["status"]> = {
+  "1": "active",
+  "2": "fixed",
+  "3": "wontFix",
+  "4": "closed",
+  "5": "byDesign",
+  "6": "pending",
+};
 const threadStatus = (value: unknown): FakeThread["status"] => THREAD_STATUS[String(value)] ?? (value as FakeThread["status"]);
 
 export function adoRoutes(state: AdoState, base: () => string): Route[] {
@@ -33,17 +48,52 @@ export function adoRoutes(state: AdoState, base: () => string): Route[] {
   const threadsOf = (p: Params) => state.threads.filter((t) => t.prId === Number(p.id));
   return [
     // https://learn.microsoft.com/en-us/rest/api/azure/devops/core/teams/get-teams?view=azure-devops-rest-7.1
-    route("GET", "/_apis/projects/{projectId}/teams", (p) => {
-      if (p.projectId !== state.project.id && p.projectId?.toLowerCase() !== state.project.name) return error(404, `TF200016: The following project does not exist: ${p.projectId}.`, "ProjectDoesNotExistException");
-      const url = `${base()}/_apis/projects/${state.project.id}/teams/${state.team.id}`;
-      return list([{ id: state.team.id, name: state.team.name, url, description: "The default project team.", identityUrl: `${base()}/_apis/Identities/${state.team.id}`, projectName: state.project.name, projectId: state.project.id }]);
-    }, true),
+    route(
+      "GET",
+      "/_apis/projects/{projectId}/teams",
+      (p) => {
+        if (p.projectId !== state.project.id && p.projectId?.toLowerCase() !== state.project.name)
+          return error(404, `TF200016: The following project does not exist: ${p.projectId}.`, "ProjectDoesNotExistException");
+        const url = `${base()}/_apis/projects/${state.project.id}/teams/${state.team.id}`;
+        return list([
+          {
+            id: state.team.id,
+            name: state.team.name,
+            url,
+            description: "The default project team.",
+            identityUrl: `${base()}/_apis/Identities/${state.team.id}`,
+            projectName: state.project.name,
+            projectId: state.project.id,
+          },
+        ]);
+      },
+      true,
+    ),
     // https://learn.microsoft.com/en-us/rest/api/azure/devops/core/teams/get-team-members-with-extended-properties?view=azure-devops-rest-7.1
-    route("GET", "/_apis/projects/{projectId}/teams/{teamId}/members", (p) => {
-      if (p.teamId !== state.team.id) return error(404, `TF400398: The team with id ${p.teamId} does not exist.`, "TeamNotFoundException");
-      return list(state.members().map((who) => ({ isTeamAdmin: who === state.me, identity: identity(who, base()) })));
-    }, true),
-    route("GET", "/_apis/connectionData", () => ({ status: 200, body: { authenticatedUser: { ...identity(state.me, base()), providerDisplayName: state.me.displayName, isActive: true }, authorizedUser: identity(state.me, base()), instanceId: "a4c8d59e-1c5b-4cc1-8ee3-9a3ab0e0cc12", deploymentType: "hosted" } }), true),
+    route(
+      "GET",
+      "/_apis/projects/{projectId}/teams/{teamId}/members",
+      (p) => {
+        if (p.teamId !== state.team.id)
+          return error(404, `TF400398: The team with id ${p.teamId} does not exist.`, "TeamNotFoundException");
+        return list(state.members().map((who) => ({ isTeamAdmin: who === state.me, identity: identity(who, base()) })));
+      },
+      true,
+    ),
+    route(
+      "GET",
+      "/_apis/connectionData",
+      () => ({
+        status: 200,
+        body: {
+          authenticatedUser: { ...identity(state.me, base()), providerDisplayName: state.me.displayName, isActive: true },
+          authorizedUser: identity(state.me, base()),
+          instanceId: "a4c8d59e-1c5b-4cc1-8ee3-9a3ab0e0cc12",
+          deploymentType: "hosted",
+        },
+      }),
+      true,
+    ),
     route("GET", "/{project}/_apis/git/pullrequests/{id}", (p) => {
       const pr = prOf(p);
       return pr ? { status: 200, body: pullRequest(state, pr, base()) } : notFound("pull request");
@@ -53,18 +103,40 @@ export function adoRoutes(state: AdoState, base: () => string): Route[] {
       const source = req.query.get("searchCriteria.sourceRefName");
       const status = req.query.get("searchCriteria.status") ?? "active";
       const repo = state.repo(p.repo ?? "");
-      const found = state.prs.filter((pr) => state.repo(pr.repo).id === repo.id && (status === "all" || pr.status === status) && (!source || pr.sourceRefName === source));
+      const found = state.prs.filter(
+        (pr) =>
+          state.repo(pr.repo).id === repo.id && (status === "all" || pr.status === status) && (!source || pr.sourceRefName === source),
+      );
       return list(found.slice(0, Number(req.query.get("$top") ?? 101)).map((pr) => pullRequest(state, pr, base())));
     }),
     // https://learn.microsoft.com/en-us/rest/api/azure/devops/git/pull-requests/create
     route("POST", "/{project}/_apis/git/repositories/{repo}/pullrequests", (p, req) => {
-      const input = (req.body ?? {}) as { sourceRefName?: string; targetRefName?: string; title?: string; description?: string; isDraft?: boolean; reviewers?: Array<{ id?: string }> };
+      const input = (req.body ?? {}) as {
+        sourceRefName?: string;
+        targetRefName?: string;
+        title?: string;
+        description?: string;
+        isDraft?: boolean;
+        reviewers?: Array<{ id?: string }>;
+      };
       if (!input.sourceRefName?.startsWith("refs/heads/") || !input.targetRefName?.startsWith("refs/heads/") || !input.title) {
         return error(400, "The source and target ref names and the title are required.", "InvalidArgumentValueException");
       }
       const repo = state.repo(p.repo ?? "");
-      if (state.prs.some((pr) => state.repo(pr.repo).id === repo.id && pr.status === "active" && pr.sourceRefName === input.sourceRefName && pr.targetRefName === input.targetRefName)) {
-        return error(409, `TF401179: An active pull request for the source and target branch already exists.`, "GitPullRequestExistsException");
+      if (
+        state.prs.some(
+          (pr) =>
+            state.repo(pr.repo).id === repo.id &&
+            pr.status === "active" &&
+            pr.sourceRefName === input.sourceRefName &&
+            pr.targetRefName === input.targetRefName,
+        )
+      ) {
+        return error(
+          409,
+          `TF401179: An active pull request for the source and target branch already exists.`,
+          "GitPullRequestExistsException",
+        );
       }
       const id = Math.max(0, ...state.prs.map((pr) => pr.id)) + 1;
       const created = state.addPr({
@@ -77,7 +149,10 @@ export function adoRoutes(state: AdoState, base: () => string): Route[] {
         description: input.description ?? "",
         createdBy: state.me,
       });
-      state.reviewersAtCreate.set(id, (input.reviewers ?? []).map((r) => r.id ?? ""));
+      state.reviewersAtCreate.set(
+        id,
+        (input.reviewers ?? []).map((r) => r.id ?? ""),
+      );
       return { status: 201, body: pullRequest(state, created, base()) };
     }),
     route("GET", "/{project}/_apis/git/repositories/{repo}/pullrequests/{id}", (p) => {
@@ -96,7 +171,8 @@ export function adoRoutes(state: AdoState, base: () => string): Route[] {
       "/{project}/_apis/policy/evaluations",
       (_p, req) => {
         const artifact = /^vstfs:\/\/\/CodeReview\/CodeReviewId\/([^/]+)\/(\d+)$/.exec(req.query.get("artifactId") ?? "");
-        if (!artifact || artifact[1] !== state.project.id) return error(400, "The artifact ID is not valid.", "InvalidArgumentValueException");
+        if (!artifact || artifact[1] !== state.project.id)
+          return error(400, "The artifact ID is not valid.", "InvalidArgumentValueException");
         const pr = state.pr(Number(artifact[2]));
         return list(pr ? (state.policies.get(pr.id) ?? []).map((policy) => policyEvaluation(state, policy, pr, base())) : []);
       },
@@ -109,9 +185,11 @@ export function adoRoutes(state: AdoState, base: () => string): Route[] {
     }),
     // https://learn.microsoft.com/en-us/rest/api/azure/devops/build/builds/update-build (retry: "Rerun failed jobs")
     route("PATCH", "/{project}/_apis/build/builds/{id}", (p, req) => {
-      if (!state.builds.some((b) => b.id === Number(p.id))) return error(404, `The requested build ${p.id} could not be found.`, "BuildNotFoundException");
+      if (!state.builds.some((b) => b.id === Number(p.id)))
+        return error(404, `The requested build ${p.id} could not be found.`, "BuildNotFoundException");
       // Other updates (keepForever, status) are not modelled: fail loudly rather than pretend.
-      if (req.query.get("retry") !== "true") return error(400, "The fake Azure DevOps models only retry=true build updates.", "InvalidArgumentValueException");
+      if (req.query.get("retry") !== "true")
+        return error(400, "The fake Azure DevOps models only retry=true build updates.", "InvalidArgumentValueException");
       const retried = state.retryBuild(Number(p.id));
       if (!retried) return error(400, `Build ${p.id} cannot be retried: it has no failed or canceled jobs.`, "InvalidBuildException");
       return { status: 200, body: build(state, retried, base()) };
@@ -128,23 +206,46 @@ export function adoRoutes(state: AdoState, base: () => string): Route[] {
       true,
     ),
     route("GET", "/{project}/_apis/build/builds/{id}/timeline", (p) => {
-      if (!state.builds.some((b) => b.id === Number(p.id))) return error(404, `The requested build ${p.id} could not be found.`, "BuildNotFoundException");
+      if (!state.builds.some((b) => b.id === Number(p.id)))
+        return error(404, `The requested build ${p.id} could not be found.`, "BuildNotFoundException");
       return { status: 200, body: timeline(state, Number(p.id), base()) };
     }),
     route("GET", "/{project}/_apis/build/builds/{id}/logs/{log}", (p) => {
       const text = state.logs.get(`${p.id}/${p.log}`);
-      return text === undefined ? error(404, "The log was not found.", "BuildLogNotFoundException") : { status: 200, body: text.split("\n").map((l) => `2026-02-06T10:04:00.0000000Z ${l}`).join("\n") };
+      return text === undefined
+        ? error(404, "The log was not found.", "BuildLogNotFoundException")
+        : {
+            status: 200,
+            body: text
+              .split("\n")
+              .map((l) => `2026-02-06T10:04:00.0000000Z ${l}`)
+              .join("\n"),
+          };
     }),
     route("GET", "/{project}/_apis/git/repositories/{repo}/pullRequests/{id}/reviewers", (p) => {
       const pr = prOf(p);
       if (!pr) return notFound("pull request");
-      return list((state.votes.get(pr.id) ?? []).map((v) => ({ ...identity(v.who, base()), vote: v.vote, hasDeclined: false, isFlagged: false, reviewerUrl: `${base()}/_apis/git/repositories/${pr.repo}/pullRequests/${pr.id}/reviewers/${v.who.id}` })));
+      return list(
+        (state.votes.get(pr.id) ?? []).map((v) => ({
+          ...identity(v.who, base()),
+          vote: v.vote,
+          hasDeclined: false,
+          isFlagged: false,
+          reviewerUrl: `${base()}/_apis/git/repositories/${pr.repo}/pullRequests/${pr.id}/reviewers/${v.who.id}`,
+        })),
+      );
     }),
-    route("GET", "/{project}/_apis/git/repositories/{repo}/pullRequests/{id}/threads", (p) => list(threadsOf(p).map((t) => thread(state, t, base())))),
+    route("GET", "/{project}/_apis/git/repositories/{repo}/pullRequests/{id}/threads", (p) =>
+      list(threadsOf(p).map((t) => thread(state, t, base()))),
+    ),
     route("POST", "/{project}/_apis/git/repositories/{repo}/pullRequests/{id}/threads", (p, req) => {
       const pr = prOf(p);
       if (!pr) return notFound("pull request");
-      const body = req.body as { comments?: Array<{ content?: string }>; status?: unknown; threadContext?: { filePath?: string; rightFileStart?: { line: number }; leftFileStart?: { line: number } } };
+      const body = req.body as {
+        comments?: Array<{ content?: string }>;
+        status?: unknown;
+        threadContext?: { filePath?: string; rightFileStart?: { line: number }; leftFileStart?: { line: number } };
+      };
       const content = body.comments?.[0]?.content;
       if (!content) return error(400, "The comment content is empty.", "InvalidArgumentValueException");
       const context = body.threadContext;
@@ -152,7 +253,9 @@ export function adoRoutes(state: AdoState, base: () => string): Route[] {
         content,
         author: state.me.displayName,
         status: threadStatus(body.status ?? "active"),
-        ...(context?.filePath ? { filePath: context.filePath, line: context.rightFileStart?.line ?? context.leftFileStart?.line ?? 1 } : {}),
+        ...(context?.filePath
+          ? { filePath: context.filePath, line: context.rightFileStart?.line ?? context.leftFileStart?.line ?? 1 }
+          : {}),
       });
       return { status: 200, body: thread(state, created, base()) };
     }),

@@ -61,7 +61,14 @@ export interface FakeThread {
   status: "active" | "fixed" | "wontFix" | "closed" | "byDesign" | "pending";
   filePath?: string;
   line?: number;
-  comments: Array<{ id: number; parentCommentId: number; content: string; author: AdoIdentity; publishedDate: string; commentType: "text" | "system" }>;
+  comments: Array<{
+    id: number;
+    parentCommentId: number;
+    content: string;
+    author: AdoIdentity;
+    publishedDate: string;
+    commentType: "text" | "system";
+  }>;
 }
 
 export interface CheckSpec {
@@ -122,7 +129,16 @@ export class AdoState {
   /** Reviewers given when a PR was opened through the API, by PR id. */
   reviewersAtCreate = new Map<number, string[]>();
 
-  addPr(input: { id: number; repo?: string; title?: string; branch?: string; target?: string; draft?: boolean; description?: string; createdBy?: AdoIdentity }): FakeAdoPr {
+  addPr(input: {
+    id: number;
+    repo?: string;
+    title?: string;
+    branch?: string;
+    target?: string;
+    draft?: boolean;
+    description?: string;
+    createdBy?: AdoIdentity;
+  }): FakeAdoPr {
     this.repo(input.repo ?? "app");
     const pr: FakeAdoPr = {
       id: input.id,
@@ -168,16 +184,36 @@ export class AdoState {
       const failed = build.result === "failed";
       this.timelines.set(build.id, [
         { id: randomUUID(), name: "Checkout", result: "succeeded", logId: 1, issues: [] },
-        { id: randomUUID(), name: check.name, result: failed ? "failed" : "succeeded", logId: 2, issues: failed ? ["Process completed with exit code 1."] : [] },
+        {
+          id: randomUUID(),
+          name: check.name,
+          result: failed ? "failed" : "succeeded",
+          logId: 2,
+          issues: failed ? ["Process completed with exit code 1."] : [],
+        },
       ]);
       this.logs.set(`${build.id}/1`, "Syncing repository\n");
       this.logs.set(`${build.id}/2`, check.log ?? (failed ? `${check.name}: 1 failing\n` : `${check.name}: ok\n`));
-      const policyStatus: FakePolicy["status"] = status !== "completed" ? "running" : failed || build.result === "canceled" ? "rejected" : "approved";
-      policies.push({ evaluationId: randomUUID(), configurationId: index + 10, kind: "build", displayName: check.name, status: policyStatus, buildId: build.id });
+      const policyStatus: FakePolicy["status"] =
+        status !== "completed" ? "running" : failed || build.result === "canceled" ? "rejected" : "approved";
+      policies.push({
+        evaluationId: randomUUID(),
+        configurationId: index + 10,
+        kind: "build",
+        displayName: check.name,
+        status: policyStatus,
+        buildId: build.id,
+      });
     });
     if (options.policies !== false) {
       // Every real branch policy set has non-CI policies too; they must not count as checks.
-      policies.push({ evaluationId: randomUUID(), configurationId: 99, kind: "reviewers", displayName: "Minimum number of reviewers", status: "running" });
+      policies.push({
+        evaluationId: randomUUID(),
+        configurationId: 99,
+        kind: "reviewers",
+        displayName: "Minimum number of reviewers",
+        status: "running",
+      });
       this.policies.set(pr.id, policies);
     } else this.policies.set(pr.id, []);
   }
@@ -236,7 +272,10 @@ export class AdoState {
     pr.closedDate = this.time();
   }
 
-  addThread(pr: FakeAdoPr, input: { content: string; author?: string | AdoIdentity; filePath?: string; line?: number; status?: FakeThread["status"] }): FakeThread {
+  addThread(
+    pr: FakeAdoPr,
+    input: { content: string; author?: string | AdoIdentity; filePath?: string; line?: number; status?: FakeThread["status"] },
+  ): FakeThread {
     const thread: FakeThread = {
       id: this.nextId(),
       prId: pr.id,
@@ -268,6 +307,13 @@ export class AdoState {
   /** `author`: a display name (one identity per name, a team member unless an outsider), or an identity of its own, in no team. */
   reply(thread: FakeThread, content: string, author: string | AdoIdentity, parentCommentId: number): void {
     const identity = typeof author === "string" ? this.identity(author) : author;
-    thread.comments.push({ id: thread.comments.length + 1, parentCommentId, content, author: identity, publishedDate: this.time(), commentType: "text" });
+    thread.comments.push({
+      id: thread.comments.length + 1,
+      parentCommentId,
+      content,
+      author: identity,
+      publishedDate: this.time(),
+      commentType: "text",
+    });
   }
 }

@@ -16,14 +16,23 @@ import { matchPath, validate, type OpenApiDocument } from "../openapi-validate.t
 type Schema = Parameters<typeof validate>[1];
 type Parameter = { $ref?: string; name: string; in: "path" | "query" | "header" | "cookie"; required?: boolean; schema?: Schema };
 type Described = { $ref?: string; content?: Record<string, { schema?: Schema }> };
-type Operation = { parameters?: Parameter[]; requestBody?: { required?: boolean; content?: Record<string, { schema?: Schema }> }; responses?: Record<string, Described> };
-type Document = OpenApiDocument & { paths: Record<string, Record<string, Operation | undefined>>; components: { parameters: Record<string, Parameter>; responses: Record<string, Described> } };
+type Operation = {
+  parameters?: Parameter[];
+  requestBody?: { required?: boolean; content?: Record<string, { schema?: Schema }> };
+  responses?: Record<string, Described>;
+};
+type Document = OpenApiDocument & {
+  paths: Record<string, Record<string, Operation | undefined>>;
+  components: { parameters: Record<string, Parameter>; responses: Record<string, Described> };
+};
 
 let cached: Document | undefined;
 
 /** GitHub's REST description (api.github.com), parsed once per process (13 MB). */
 export function githubDescription(): Document {
-  cached ??= JSON.parse(fs.readFileSync(createRequire(import.meta.url).resolve("@octokit/openapi/generated/api.github.com.json"), "utf8")) as Document;
+  cached ??= JSON.parse(
+    fs.readFileSync(createRequire(import.meta.url).resolve("@octokit/openapi/generated/api.github.com.json"), "utf8"),
+  ) as Document;
   return cached;
 }
 
@@ -52,7 +61,8 @@ function scalarProblem(doc: Document, schema: Schema | undefined, value: string,
  */
 function errorBody(call: RecordedCall): unknown {
   const body = call.response;
-  if (call.status < 400 || typeof body !== "object" || body === null || (body as { status?: unknown }).status !== String(call.status)) return body;
+  if (call.status < 400 || typeof body !== "object" || body === null || (body as { status?: unknown }).status !== String(call.status))
+    return body;
   return Object.fromEntries(Object.entries(body).filter(([key]) => key !== "status"));
 }
 
@@ -70,7 +80,15 @@ export function restProblems(call: RecordedCall, path: string, doc: Document = g
   const values = path.split("/");
   template.split("/").forEach((segment, i) => {
     const name = /^\{(.+)\}$/.exec(segment)?.[1];
-    if (name) problems.push(...scalarProblem(doc, parameters.find((p) => p.in === "path" && p.name === name)?.schema, decodeURIComponent(values[i] ?? ""), `${at} path ${name}`));
+    if (name)
+      problems.push(
+        ...scalarProblem(
+          doc,
+          parameters.find((p) => p.in === "path" && p.name === name)?.schema,
+          decodeURIComponent(values[i] ?? ""),
+          `${at} path ${name}`,
+        ),
+      );
   });
   // Query parameters: each one declared, of its type; the required ones present.
   const query = parameters.filter((p) => p.in === "query");
@@ -96,7 +114,8 @@ export function restProblems(call: RecordedCall, path: string, doc: Document = g
   const schema = response ? response.content?.["application/json"]?.schema : call.status >= 400 ? BASIC_ERROR : undefined;
   if (!response && call.status < 400) problems.push(`${at}: answered ${call.status}, which the description does not list`);
   else if (schema) problems.push(...validate(doc, schema, errorBody(call), "$").map((e) => `${at} ${call.status}: ${e}`));
-  else if (call.response !== undefined && call.response !== "") problems.push(`${at} ${call.status}: a body where the description has none`);
+  else if (call.response !== undefined && call.response !== "")
+    problems.push(`${at} ${call.status}: a body where the description has none`);
   return problems;
 }
 
@@ -111,15 +130,25 @@ const pageInfo = z.strictObject({ hasNextPage: z.boolean(), endCursor: z.string(
 const thread = z.strictObject({ id: z.string(), isResolved: z.boolean() });
 const reviewThreads = z.strictObject({
   pageInfo,
-  nodes: z.array(thread.extend({ comments: z.strictObject({ nodes: z.array(z.strictObject({ databaseId: z.number().int().nullable() })) }) })),
+  nodes: z.array(
+    thread.extend({ comments: z.strictObject({ nodes: z.array(z.strictObject({ databaseId: z.number().int().nullable() })) }) }),
+  ),
 });
-const gqlError = z.object({ message: z.string(), type: z.string().optional(), path: z.array(z.union([z.string(), z.number()])).optional(), locations: z.array(z.object({ line: z.number(), column: z.number() })).optional() });
-const withErrors = <T extends z.ZodType>(data: T) => z.union([z.strictObject({ data }), z.strictObject({ data: data.nullable().optional(), errors: z.array(gqlError).min(1) })]);
+const gqlError = z.object({
+  message: z.string(),
+  type: z.string().optional(),
+  path: z.array(z.union([z.string(), z.number()])).optional(),
+  locations: z.array(z.object({ line: z.number(), column: z.number() })).optional(),
+});
+const withErrors = <T extends z.ZodType>(data: T) =>
+  z.union([z.strictObject({ data }), z.strictObject({ data: data.nullable().optional(), errors: z.array(gqlError).min(1) })]);
 
 const OPERATIONS = {
   otto_review_threads: {
     variables: z.strictObject({ owner: z.string(), name: z.string(), number: z.number().int(), cursor: z.string().nullable().optional() }),
-    answer: withErrors(z.strictObject({ repository: z.strictObject({ pullRequest: z.strictObject({ reviewThreads }).nullable() }).nullable() })),
+    answer: withErrors(
+      z.strictObject({ repository: z.strictObject({ pullRequest: z.strictObject({ reviewThreads }).nullable() }).nullable() }),
+    ),
   },
   otto_resolve_thread: {
     variables: z.strictObject({ threadId: z.string() }),
@@ -135,11 +164,16 @@ const issues = (error: z.ZodError, where: string): string[] => error.issues.map(
 
 /** What is wrong with one GraphQL call otto made, or []. */
 export function graphqlProblems(call: RecordedCall): string[] {
-  const body = z.strictObject({ query: z.string(), variables: z.record(z.string(), z.unknown()).optional(), operationName: z.string().optional() }).safeParse(call.body);
+  const body = z
+    .strictObject({ query: z.string(), variables: z.record(z.string(), z.unknown()).optional(), operationName: z.string().optional() })
+    .safeParse(call.body);
   if (!body.success) return issues(body.error, "POST graphql request");
   const name = /^\s*(?:query|mutation)\s+(\w+)/.exec(body.data.query)?.[1] ?? "";
   const operation = (OPERATIONS as Record<string, (typeof OPERATIONS)[keyof typeof OPERATIONS]>)[name];
-  if (!operation) return [`POST graphql: operation ${name || "(anonymous)"} is not one otto sends; add its shape to test/support/fake-github/contract.ts`];
+  if (!operation)
+    return [
+      `POST graphql: operation ${name || "(anonymous)"} is not one otto sends; add its shape to test/support/fake-github/contract.ts`,
+    ];
   const problems: string[] = [];
   const variables = operation.variables.safeParse(body.data.variables ?? {});
   if (!variables.success) problems.push(...issues(variables.error, `graphql ${name} variables`));
@@ -149,7 +183,8 @@ export function graphqlProblems(call: RecordedCall): string[] {
     const error = z.object({ message: z.string(), documentation_url: z.string().optional() }).safeParse(call.response);
     return error.success ? problems : [...problems, ...issues(error.error, `graphql ${name} ${call.status} answer`)];
   }
-  if (call.status !== 200) problems.push(`graphql ${name}: answered ${call.status}; GitHub answers GraphQL with 200 and errors in the body`);
+  if (call.status !== 200)
+    problems.push(`graphql ${name}: answered ${call.status}; GitHub answers GraphQL with 200 and errors in the body`);
   const answer = operation.answer.safeParse(call.response);
   if (!answer.success) problems.push(...issues(answer.error, `graphql ${name} answer`));
   return problems;

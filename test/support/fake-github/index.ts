@@ -5,7 +5,15 @@ import { githubRoutes, graphql } from "./routes.ts";
 import { GithubState } from "./state.ts";
 
 export { isOttosCall } from "./contract.ts";
-export { GithubState, type AuthorAssociation, type CheckSpec, type FakePr, type FakeReview, type Permission, type ReviewState } from "./state.ts";
+export {
+  GithubState,
+  type AuthorAssociation,
+  type CheckSpec,
+  type FakePr,
+  type FakeReview,
+  type Permission,
+  type ReviewState,
+} from "./state.ts";
 
 /*
  * A fake GitHub for tests, reached through the same setting users have (pr.providers.github.api_url):
@@ -50,7 +58,11 @@ function faultReply(kind: ReplyFault): Reply {
     return {
       status: 403,
       headers: { "retry-after": "1", "x-ratelimit-remaining": "4000" },
-      body: { message: "You have exceeded a secondary rate limit. Please wait a few minutes before you try again.", documentation_url: "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits", status: "403" },
+      body: {
+        message: "You have exceeded a secondary rate limit. Please wait a few minutes before you try again.",
+        documentation_url: "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits",
+        status: "403",
+      },
     };
   }
   return { status: 500, body: { message: "Server Error" } };
@@ -77,7 +89,8 @@ export async function startFakeGithub(options: FakeGithubOptions = {}): Promise<
       return { status: 401, body: { message: "Bad credentials", documentation_url: "https://docs.github.com/rest", status: "401" } };
     }
     if (req.method === "POST" && req.path === graphqlPath) return graphql(state, req);
-    if (!req.path.startsWith(prefix)) return { status: 404, body: { message: "Not Found", documentation_url: "https://docs.github.com/rest" } };
+    if (!req.path.startsWith(prefix))
+      return { status: 404, body: { message: "Not Found", documentation_url: "https://docs.github.com/rest" } };
     const path = req.path.slice(prefix.length);
     for (const r of githubRoutes(state, urls(), prefix)) {
       const match = r.method === req.method ? r.pattern.exec(path) : null;
@@ -92,7 +105,13 @@ export async function startFakeGithub(options: FakeGithubOptions = {}): Promise<
   /** GitHub's conditional requests: a matching If-None-Match gets 304, which does not count against the limit. */
   function withEtag(req: IncomingRequest, reply: Reply): Reply {
     const reset = String(Math.floor(Date.now() / 1000) + 3600);
-    const limits = (remaining: number) => ({ "x-ratelimit-limit": String(RATE_LIMIT), "x-ratelimit-remaining": String(remaining), "x-ratelimit-reset": reset, "x-ratelimit-used": String(used), "x-ratelimit-resource": "core" });
+    const limits = (remaining: number) => ({
+      "x-ratelimit-limit": String(RATE_LIMIT),
+      "x-ratelimit-remaining": String(remaining),
+      "x-ratelimit-reset": reset,
+      "x-ratelimit-used": String(used),
+      "x-ratelimit-resource": "core",
+    });
     if (req.method !== "GET" || reply.status !== 200) {
       used++;
       return { ...reply, headers: { ...limits(RATE_LIMIT - used), ...reply.headers } };
@@ -143,7 +162,10 @@ export async function startFakeGithub(options: FakeGithubOptions = {}): Promise<
     close: async () => {
       await http.close();
       await blobs.close();
-      if (contractProblems.length > 0) throw new Error(`fake GitHub: ${contractProblems.length} of otto's calls do not match GitHub's descriptions:\n${[...new Set(contractProblems)].join("\n")}`);
+      if (contractProblems.length > 0)
+        throw new Error(
+          `fake GitHub: ${contractProblems.length} of otto's calls do not match GitHub's descriptions:\n${[...new Set(contractProblems)].join("\n")}`,
+        );
     },
   };
 }

@@ -1,4 +1,14 @@
-import type { FakeCheckRun, FakeComment, FakePr, FakeReview, FakeReviewComment, FakeStatus, FakeUser, GithubState, Permission } from "./state.ts";
+import type {
+  FakeCheckRun,
+  FakeComment,
+  FakePr,
+  FakeReview,
+  FakeReviewComment,
+  FakeStatus,
+  FakeUser,
+  GithubState,
+  Permission,
+} from "./state.ts";
 
 /*
  * GitHub REST payloads with every field the OpenAPI description requires (checked by
@@ -78,15 +88,42 @@ export function authenticatedUser(u: FakeUser, urls: Urls) {
 }
 
 const REPO_LINKS = [
-  "archive:/{archive_format}{/ref}", "assignees:/assignees{/user}", "blobs:/git/blobs{/sha}", "branches:/branches{/branch}",
-  "collaborators:/collaborators{/collaborator}", "comments:/comments{/number}", "commits:/commits{/sha}", "compare:/compare/{base}...{head}",
-  "contents:/contents/{+path}", "contributors:/contributors", "deployments:/deployments", "downloads:/downloads", "events:/events",
-  "forks:/forks", "git_commits:/git/commits{/sha}", "git_refs:/git/refs{/sha}", "git_tags:/git/tags{/sha}", "hooks:/hooks",
-  "issue_comment:/issues/comments{/number}", "issue_events:/issues/events{/number}", "issues:/issues{/number}", "keys:/keys{/key_id}",
-  "labels:/labels{/name}", "languages:/languages", "merges:/merges", "milestones:/milestones{/number}",
-  "notifications:/notifications{?since,all,participating}", "pulls:/pulls{/number}", "releases:/releases{/id}",
-  "stargazers:/stargazers", "statuses:/statuses/{sha}", "subscribers:/subscribers", "subscription:/subscription", "tags:/tags",
-  "teams:/teams", "trees:/git/trees{/sha}",
+  "archive:/{archive_format}{/ref}",
+  "assignees:/assignees{/user}",
+  "blobs:/git/blobs{/sha}",
+  "branches:/branches{/branch}",
+  "collaborators:/collaborators{/collaborator}",
+  "comments:/comments{/number}",
+  "commits:/commits{/sha}",
+  "compare:/compare/{base}...{head}",
+  "contents:/contents/{+path}",
+  "contributors:/contributors",
+  "deployments:/deployments",
+  "downloads:/downloads",
+  "events:/events",
+  "forks:/forks",
+  "git_commits:/git/commits{/sha}",
+  "git_refs:/git/refs{/sha}",
+  "git_tags:/git/tags{/sha}",
+  "hooks:/hooks",
+  "issue_comment:/issues/comments{/number}",
+  "issue_events:/issues/events{/number}",
+  "issues:/issues{/number}",
+  "keys:/keys{/key_id}",
+  "labels:/labels{/name}",
+  "languages:/languages",
+  "merges:/merges",
+  "milestones:/milestones{/number}",
+  "notifications:/notifications{?since,all,participating}",
+  "pulls:/pulls{/number}",
+  "releases:/releases{/id}",
+  "stargazers:/stargazers",
+  "statuses:/statuses/{sha}",
+  "subscribers:/subscribers",
+  "subscription:/subscription",
+  "tags:/tags",
+  "teams:/teams",
+  "trees:/git/trees{/sha}",
 ];
 
 export function minimalRepository(state: GithubState, owner: string, name: string, urls: Urls) {
@@ -147,7 +184,20 @@ export function pullRequestSimple(state: GithubState, pr: FakePr, urls: Urls) {
   return Object.fromEntries(Object.entries(full).filter(([key]) => !ONLY_IN_FULL_PR.has(key)));
 }
 
-const ONLY_IN_FULL_PR = new Set(["merged", "mergeable", "rebaseable", "mergeable_state", "merged_by", "comments", "review_comments", "maintainer_can_modify", "commits", "additions", "deletions", "changed_files"]);
+const ONLY_IN_FULL_PR = new Set([
+  "merged",
+  "mergeable",
+  "rebaseable",
+  "mergeable_state",
+  "merged_by",
+  "comments",
+  "review_comments",
+  "maintainer_can_modify",
+  "commits",
+  "additions",
+  "deletions",
+  "changed_files",
+]);
 
 export function pullRequest(state: GithubState, pr: FakePr, urls: Urls) {
   const repoUrl = `${urls.api}/repos/${pr.owner}/${pr.repo}`;
@@ -155,11 +205,23 @@ export function pullRequest(state: GithubState, pr: FakePr, urls: Urls) {
   const html = `${urls.web}/${pr.owner}/${pr.repo}/pull/${pr.number}`;
   const repo = repository(state, pr.owner, pr.repo, urls);
   const author = user(pr.user, urls);
-  const ref = (side: FakePr["head"]) => ({ label: `${pr.owner}:${side.ref}`, ref: side.ref, sha: side.sha, user: user(state.user(pr.owner), urls), repo });
+  const ref = (side: FakePr["head"]) => ({
+    label: `${pr.owner}:${side.ref}`,
+    ref: side.ref,
+    sha: side.sha,
+    user: user(state.user(pr.owner), urls),
+    repo,
+  });
   // A fork's head names the fork's repository (and its owner), like GitHub.
   const fork = pr.headRepo;
   const headRef = fork
-    ? { label: `${fork.owner}:${pr.head.ref}`, ref: pr.head.ref, sha: pr.head.sha, user: user(state.user(fork.owner), urls), repo: { ...repository(state, fork.owner, fork.repo, urls), fork: true } }
+    ? {
+        label: `${fork.owner}:${pr.head.ref}`,
+        ref: pr.head.ref,
+        sha: pr.head.sha,
+        user: user(state.user(fork.owner), urls),
+        repo: { ...repository(state, fork.owner, fork.repo, urls), fork: true },
+      }
     : ref(pr.head);
   return {
     url,
@@ -241,7 +303,10 @@ function integration(slug: string, state: GithubState, urls: Urls) {
 
 export function checkRun(state: GithubState, run: FakeCheckRun, urls: Urls) {
   const repoUrl = `${urls.api}/repos/${run.owner}/${run.repo}`;
-  const html = run.app === "github-actions" ? `${urls.web}/${run.owner}/${run.repo}/actions/runs/${run.run_id}/job/${run.id}` : `https://ci.example.com/runs/${run.id}`;
+  const html =
+    run.app === "github-actions"
+      ? `${urls.web}/${run.owner}/${run.repo}/actions/runs/${run.run_id}/job/${run.id}`
+      : `https://ci.example.com/runs/${run.id}`;
   return {
     id: run.id,
     head_sha: run.head_sha,
@@ -254,7 +319,13 @@ export function checkRun(state: GithubState, run: FakeCheckRun, urls: Urls) {
     conclusion: run.conclusion,
     started_at: run.started_at,
     completed_at: run.completed_at,
-    output: { title: run.output.title, summary: run.output.summary, text: null, annotations_count: 0, annotations_url: `${repoUrl}/check-runs/${run.id}/annotations` },
+    output: {
+      title: run.output.title,
+      summary: run.output.summary,
+      text: null,
+      annotations_count: 0,
+      annotations_url: `${repoUrl}/check-runs/${run.id}/annotations`,
+    },
     name: run.name,
     check_suite: { id: run.run_id + 1 },
     app: integration(run.app, state, urls),
@@ -264,7 +335,14 @@ export function checkRun(state: GithubState, run: FakeCheckRun, urls: Urls) {
 
 export function combinedStatus(state: GithubState, owner: string, repo: string, sha: string, statuses: FakeStatus[], urls: Urls) {
   const repoUrl = `${urls.api}/repos/${owner}/${repo}`;
-  const combined = statuses.length === 0 ? "pending" : statuses.some((s) => s.state === "failure" || s.state === "error") ? "failure" : statuses.some((s) => s.state === "pending") ? "pending" : "success";
+  const combined =
+    statuses.length === 0
+      ? "pending"
+      : statuses.some((s) => s.state === "failure" || s.state === "error")
+        ? "failure"
+        : statuses.some((s) => s.state === "pending")
+          ? "pending"
+          : "success";
   return {
     state: combined,
     sha,

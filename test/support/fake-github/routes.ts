@@ -1,5 +1,17 @@
 import type { IncomingRequest, Reply } from "../fake-http.ts";
-import { authenticatedUser, checkRun, collaboratorPermission, combinedStatus, issueComment, job, pullRequest, pullRequestSimple, review, reviewComment, type Urls } from "./payloads.ts";
+import {
+  authenticatedUser,
+  checkRun,
+  collaboratorPermission,
+  combinedStatus,
+  issueComment,
+  job,
+  pullRequest,
+  pullRequestSimple,
+  review,
+  reviewComment,
+  type Urls,
+} from "./payloads.ts";
 import type { GithubState, ReviewState } from "./state.ts";
 
 /*
@@ -37,11 +49,17 @@ function linkHeader(total: number, req: IncomingRequest, apiBase: string): Recor
 export function githubRoutes(state: GithubState, urls: Urls, prefix: string): Route[] {
   const prOf = (p: Params) => state.pr(p.owner ?? "", p.repo ?? "", Number(p.number));
   const ofPr = <T extends { owner: string; repo: string; number: number }>(items: T[], p: Params) =>
-    items.filter((c) => c.owner.toLowerCase() === p.owner?.toLowerCase() && c.repo.toLowerCase() === p.repo?.toLowerCase() && c.number === Number(p.number));
+    items.filter(
+      (c) =>
+        c.owner.toLowerCase() === p.owner?.toLowerCase() && c.repo.toLowerCase() === p.repo?.toLowerCase() && c.number === Number(p.number),
+    );
   const user = (req: IncomingRequest) => state.user(req.headers["x-fake-user"] ?? "otto-bot");
   return [
     route("GET", "/user", (_p, req) => ({ status: 200, body: authenticatedUser(user(req), urls) })),
-    route("GET", "/repos/{owner}/{repo}/collaborators/{username}/permission", (p) => ({ status: 200, body: collaboratorPermission(state.user(p.username ?? ""), state.permissionOf(p.username ?? ""), urls) })),
+    route("GET", "/repos/{owner}/{repo}/collaborators/{username}/permission", (p) => ({
+      status: 200,
+      body: collaboratorPermission(state.user(p.username ?? ""), state.permissionOf(p.username ?? ""), urls),
+    })),
     // https://docs.github.com/en/rest/pulls/pulls#list-pull-requests (head is `owner:branch`)
     route("GET", "/repos/{owner}/{repo}/pulls", (p, req) => {
       const head = req.query.get("head");
@@ -53,20 +71,46 @@ export function githubRoutes(state: GithubState, urls: Urls, prefix: string): Ro
           (wanted === "all" || pr.state === wanted) &&
           (!head || `${pr.headRepo?.owner ?? pr.owner}:${pr.head.ref}`.toLowerCase() === head.toLowerCase()),
       );
-      return { status: 200, body: page(prs, req.query).map((pr) => pullRequestSimple(state, pr, urls)), headers: linkHeader(prs.length, req, urls.api) };
+      return {
+        status: 200,
+        body: page(prs, req.query).map((pr) => pullRequestSimple(state, pr, urls)),
+        headers: linkHeader(prs.length, req, urls.api),
+      };
     }),
     // https://docs.github.com/en/rest/pulls/pulls#create-a-pull-request
     route("POST", "/repos/{owner}/{repo}/pulls", (p, req) => {
       const input = (req.body ?? {}) as { head?: string; base?: string; title?: string; body?: string; draft?: boolean };
-      const invalid = (message: string): Reply => ({ status: 422, body: { message: "Validation Failed", errors: [{ resource: "PullRequest", code: "custom", message }], documentation_url: "https://docs.github.com/rest/pulls/pulls#create-a-pull-request", status: "422" } });
+      const invalid = (message: string): Reply => ({
+        status: 422,
+        body: {
+          message: "Validation Failed",
+          errors: [{ resource: "PullRequest", code: "custom", message }],
+          documentation_url: "https://docs.github.com/rest/pulls/pulls#create-a-pull-request",
+          status: "422",
+        },
+      });
       if (!input.head || !input.base || !input.title) return invalid("head, base and title are required");
       const owner = p.owner ?? "";
       const repo = p.repo ?? "";
-      if (state.prs.some((pr) => pr.owner === owner && pr.repo === repo && pr.state === "open" && pr.head.ref === input.head && pr.base.ref === input.base)) {
+      if (
+        state.prs.some(
+          (pr) => pr.owner === owner && pr.repo === repo && pr.state === "open" && pr.head.ref === input.head && pr.base.ref === input.base,
+        )
+      ) {
         return invalid(`A pull request already exists for ${owner}:${input.head}.`);
       }
       const login = req.headers["x-fake-user"] ?? "otto-bot";
-      const created = state.addPr({ owner, repo, number: state.nextNumber(owner, repo), title: input.title, branch: input.head, base: input.base, author: login, draft: input.draft ?? false, body: input.body ?? "" });
+      const created = state.addPr({
+        owner,
+        repo,
+        number: state.nextNumber(owner, repo),
+        title: input.title,
+        branch: input.head,
+        base: input.base,
+        author: login,
+        draft: input.draft ?? false,
+        body: input.body ?? "",
+      });
       return { status: 201, body: pullRequest(state, created, urls) };
     }),
     // https://docs.github.com/en/rest/pulls/review-requests#request-reviewers-for-a-pull-request
@@ -94,15 +138,27 @@ export function githubRoutes(state: GithubState, urls: Urls, prefix: string): Ro
       // GitHub answers 404 for an issue that does not exist, not an empty list.
       if (!prOf(p)) return NOT_FOUND;
       const all = ofPr(state.comments, p);
-      return { status: 200, headers: linkHeader(all.length, req, urls.api.replace(new RegExp(`${prefix}$`), "")), body: page(all, req.query).map((c) => issueComment(c, urls)) };
+      return {
+        status: 200,
+        headers: linkHeader(all.length, req, urls.api.replace(new RegExp(`${prefix}$`), "")),
+        body: page(all, req.query).map((c) => issueComment(c, urls)),
+      };
     }),
     route("POST", "/repos/{owner}/{repo}/issues/{number}/comments", (p, req) => {
       const pr = prOf(p);
       if (!pr) return NOT_FOUND;
       const body = (req.body as { body?: string } | undefined)?.body;
-      if (!body) return { status: 422, body: { message: "Validation Failed", errors: [{ resource: "IssueComment", code: "missing_field", field: "body" }] } };
+      if (!body)
+        return {
+          status: 422,
+          body: { message: "Validation Failed", errors: [{ resource: "IssueComment", code: "missing_field", field: "body" }] },
+        };
       const comment = state.addComment(pr, body, user(req).login);
-      return { status: 201, headers: { location: `${urls.api}/repos/${pr.owner}/${pr.repo}/issues/comments/${comment.id}` }, body: issueComment(comment, urls) };
+      return {
+        status: 201,
+        headers: { location: `${urls.api}/repos/${pr.owner}/${pr.repo}/issues/comments/${comment.id}` },
+        body: issueComment(comment, urls),
+      };
     }),
     route("GET", "/repos/{owner}/{repo}/issues/comments/{id}", (p) => {
       const comment = state.comments.find((c) => c.id === Number(p.id));
@@ -110,37 +166,63 @@ export function githubRoutes(state: GithubState, urls: Urls, prefix: string): Ro
     }),
     // https://docs.github.com/en/rest/issues/comments#update-an-issue-comment
     route("PATCH", "/repos/{owner}/{repo}/issues/comments/{id}", (p, req) => {
-      const comment = state.comments.find((c) => c.id === Number(p.id) && c.owner.toLowerCase() === p.owner?.toLowerCase() && c.repo.toLowerCase() === p.repo?.toLowerCase());
+      const comment = state.comments.find(
+        (c) => c.id === Number(p.id) && c.owner.toLowerCase() === p.owner?.toLowerCase() && c.repo.toLowerCase() === p.repo?.toLowerCase(),
+      );
       if (!comment) return NOT_FOUND;
       const body = (req.body as { body?: string } | undefined)?.body;
-      if (!body) return { status: 422, body: { message: "Validation Failed", errors: [{ resource: "IssueComment", code: "missing_field", field: "body" }] } };
+      if (!body)
+        return {
+          status: 422,
+          body: { message: "Validation Failed", errors: [{ resource: "IssueComment", code: "missing_field", field: "body" }] },
+        };
       comment.body = body;
       state.edits.push(comment.id);
       return { status: 200, body: issueComment(comment, urls) };
     }),
     route("GET", "/repos/{owner}/{repo}/pulls/{number}/comments", (p, req) => {
       const all = ofPr(state.reviewComments, p);
-      return { status: 200, headers: linkHeader(all.length, req, urls.api.replace(new RegExp(`${prefix}$`), "")), body: page(all, req.query).map((c) => reviewComment(c, urls)) };
+      return {
+        status: 200,
+        headers: linkHeader(all.length, req, urls.api.replace(new RegExp(`${prefix}$`), "")),
+        body: page(all, req.query).map((c) => reviewComment(c, urls)),
+      };
     }),
     route("POST", "/repos/{owner}/{repo}/pulls/{number}/comments", (p, req) => {
       const pr = prOf(p);
       const input = req.body as { body?: string; path?: string; line?: number; side?: "LEFT" | "RIGHT"; commit_id?: string } | undefined;
       if (!pr) return NOT_FOUND;
       if (!input?.body || !input.path || !input.line || !input.commit_id) return { status: 422, body: { message: "Validation Failed" } };
-      const comment = state.addReviewComment(pr, { path: input.path, line: input.line, body: input.body, author: user(req).login, ...(input.side ? { side: input.side } : {}) });
+      const comment = state.addReviewComment(pr, {
+        path: input.path,
+        line: input.line,
+        body: input.body,
+        author: user(req).login,
+        ...(input.side ? { side: input.side } : {}),
+      });
       return { status: 201, body: reviewComment(comment, urls) };
     }),
     route("POST", "/repos/{owner}/{repo}/pulls/{number}/comments/{id}/replies", (p, req) => {
       const pr = prOf(p);
       const parent = state.reviewComments.find((c) => c.id === Number(p.id));
       if (!pr || !parent) return NOT_FOUND;
-      const comment = state.addReviewComment(pr, { path: parent.path, line: parent.line, body: (req.body as { body: string }).body, author: user(req).login, inReplyTo: parent.id });
+      const comment = state.addReviewComment(pr, {
+        path: parent.path,
+        line: parent.line,
+        body: (req.body as { body: string }).body,
+        author: user(req).login,
+        inReplyTo: parent.id,
+      });
       return { status: 201, body: reviewComment(comment, urls) };
     }),
     route("GET", "/repos/{owner}/{repo}/pulls/{number}/reviews", (p, req) => {
       if (!prOf(p)) return NOT_FOUND;
       const all = ofPr(state.reviews, p);
-      return { status: 200, headers: linkHeader(all.length, req, urls.api.replace(new RegExp(`${prefix}$`), "")), body: page(all, req.query).map((r) => review(r, urls)) };
+      return {
+        status: 200,
+        headers: linkHeader(all.length, req, urls.api.replace(new RegExp(`${prefix}$`), "")),
+        body: page(all, req.query).map((r) => review(r, urls)),
+      };
     }),
     route("POST", "/repos/{owner}/{repo}/pulls/{number}/reviews", (p, req) => {
       const pr = prOf(p);
@@ -176,18 +258,40 @@ interface ReviewInput {
 /** POST …/reviews: one review and its inline comments, all or nothing, with GitHub's 422s. */
 function createReview(state: GithubState, pr: NonNullable<ReturnType<GithubState["pr"]>>, req: IncomingRequest, urls: Urls): Reply {
   const input = (req.body ?? {}) as ReviewInput;
-  const invalid = (message: string): Reply => ({ status: 422, body: { message: "Unprocessable Entity", errors: [message], documentation_url: "https://docs.github.com/rest/pulls/reviews#create-a-review-for-a-pull-request", status: "422" } });
+  const invalid = (message: string): Reply => ({
+    status: 422,
+    body: {
+      message: "Unprocessable Entity",
+      errors: [message],
+      documentation_url: "https://docs.github.com/rest/pulls/reviews#create-a-review-for-a-pull-request",
+      status: "422",
+    },
+  });
   if (input.event !== undefined && !(input.event in EVENTS)) return invalid(`Unknown event ${input.event}`);
   if ((input.event === "COMMENT" || input.event === "REQUEST_CHANGES") && !input.body) return invalid("Review body is required");
   const comments = input.comments ?? [];
   for (const c of comments) {
     if (!c.path || !c.body || !c.line) return invalid("Each comment needs path, line and body");
     const lines = pr.diffLines?.[c.path];
-    if (pr.diffLines && (c.side ?? "RIGHT") === "RIGHT" && !lines?.includes(c.line)) return invalid("Pull request review thread line must be part of the diff");
+    if (pr.diffLines && (c.side ?? "RIGHT") === "RIGHT" && !lines?.includes(c.line))
+      return invalid("Pull request review thread line must be part of the diff");
   }
   const login = req.headers["x-fake-user"] ?? "otto-bot";
-  const created = state.addReview(pr, { author: login, state: input.event ? (EVENTS[input.event] ?? "PENDING") : "PENDING", body: input.body ?? "", commitId: input.commit_id ?? pr.head.sha });
-  for (const c of comments) state.addReviewComment(pr, { path: c.path ?? "", line: c.line ?? 0, body: c.body ?? "", author: login, reviewId: created.id, ...(c.side ? { side: c.side } : {}) });
+  const created = state.addReview(pr, {
+    author: login,
+    state: input.event ? (EVENTS[input.event] ?? "PENDING") : "PENDING",
+    body: input.body ?? "",
+    commitId: input.commit_id ?? pr.head.sha,
+  });
+  for (const c of comments)
+    state.addReviewComment(pr, {
+      path: c.path ?? "",
+      line: c.line ?? 0,
+      body: c.body ?? "",
+      author: login,
+      reviewId: created.id,
+      ...(c.side ? { side: c.side } : {}),
+    });
   return { status: 200, body: review(created, urls) };
 }
 
@@ -203,7 +307,11 @@ export function graphql(state: GithubState, req: IncomingRequest): Reply {
   if (mutation) {
     const id = String(variables.threadId);
     const thread = state.threads.get(id);
-    if (!thread) return { status: 200, body: { data: null, errors: [{ type: "NOT_FOUND", message: `Could not resolve to a node with the global id of '${id}'` }] } };
+    if (!thread)
+      return {
+        status: 200,
+        body: { data: null, errors: [{ type: "NOT_FOUND", message: `Could not resolve to a node with the global id of '${id}'` }] },
+      };
     thread.resolved = mutation === "resolveReviewThread";
     return { status: 200, body: { data: { [mutation]: { thread: { id, isResolved: thread.resolved } } } } };
   }
@@ -216,7 +324,10 @@ export function graphql(state: GithubState, req: IncomingRequest): Reply {
       isResolved: state.threads.get(id)?.resolved ?? false,
       comments: { nodes: comments.filter((c) => c.thread === id).map((c) => ({ databaseId: c.id })) },
     }));
-    return { status: 200, body: { data: { repository: { pullRequest: { reviewThreads: { pageInfo: { hasNextPage: false, endCursor: null }, nodes } } } } } };
+    return {
+      status: 200,
+      body: { data: { repository: { pullRequest: { reviewThreads: { pageInfo: { hasNextPage: false, endCursor: null }, nodes } } } } },
+    };
   }
   return { status: 200, body: { errors: [{ message: "fake GitHub: unsupported GraphQL operation" }] } };
 }

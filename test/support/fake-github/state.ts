@@ -90,7 +90,8 @@ export type ReviewState = "APPROVED" | "CHANGES_REQUESTED" | "COMMENTED" | "DISM
 export type Permission = "admin" | "write" | "read" | "none";
 
 /** GitHub's author_association: how the author relates to the repository. */
-export type AuthorAssociation = "OWNER" | "MEMBER" | "COLLABORATOR" | "CONTRIBUTOR" | "FIRST_TIMER" | "FIRST_TIME_CONTRIBUTOR" | "MANNEQUIN" | "NONE";
+export type AuthorAssociation =
+  "OWNER" | "MEMBER" | "COLLABORATOR" | "CONTRIBUTOR" | "FIRST_TIMER" | "FIRST_TIME_CONTRIBUTOR" | "MANNEQUIN" | "NONE";
 
 export interface FakeReview {
   id: number;
@@ -186,7 +187,18 @@ export class GithubState {
     return Math.max(0, ...this.prs.filter((p) => p.owner === owner && p.repo === repo).map((p) => p.number)) + 1;
   }
 
-  addPr(input: { owner?: string; repo?: string; number: number; title?: string; branch?: string; base?: string; author?: string; draft?: boolean; fork?: { owner: string; repo: string }; body?: string }): FakePr {
+  addPr(input: {
+    owner?: string;
+    repo?: string;
+    number: number;
+    title?: string;
+    branch?: string;
+    base?: string;
+    author?: string;
+    draft?: boolean;
+    fork?: { owner: string; repo: string };
+    body?: string;
+  }): FakePr {
     const now = this.time();
     const pr: FakePr = {
       owner: input.owner ?? "octo",
@@ -198,7 +210,10 @@ export class GithubState {
       state: "open",
       merged: false,
       draft: input.draft ?? false,
-      head: { ref: input.branch ?? `feature/${input.number}`, sha: this.headOf?.(input.owner ?? "octo", input.repo ?? "app", input.branch ?? `feature/${input.number}`) ?? this.sha() },
+      head: {
+        ref: input.branch ?? `feature/${input.number}`,
+        sha: this.headOf?.(input.owner ?? "octo", input.repo ?? "app", input.branch ?? `feature/${input.number}`) ?? this.sha(),
+      },
       ...(input.fork ? { headRepo: input.fork } : {}),
       base: { ref: input.base ?? "main", sha: this.sha() },
       user: this.user(input.author ?? "dev"),
@@ -212,7 +227,9 @@ export class GithubState {
   }
 
   pr(owner: string, repo: string, number: number): FakePr | undefined {
-    return this.prs.find((p) => p.owner.toLowerCase() === owner.toLowerCase() && p.repo.toLowerCase() === repo.toLowerCase() && p.number === number);
+    return this.prs.find(
+      (p) => p.owner.toLowerCase() === owner.toLowerCase() && p.repo.toLowerCase() === repo.toLowerCase() && p.number === number,
+    );
   }
 
   /** Replaces the check runs of `sha` (a new run of the same name replaces the old one on GitHub too). */
@@ -241,7 +258,15 @@ export class GithubState {
 
   setStatus(pr: FakePr, context: string, state: FakeStatus["state"], description: string | null = null, sha = pr.head.sha): void {
     this.statuses = this.statuses.filter((s) => !(s.sha === sha && s.context === context));
-    this.statuses.push({ id: this.nextId(), sha, context, state, description, target_url: `https://ci.example.com/${context}`, created_at: this.time() });
+    this.statuses.push({
+      id: this.nextId(),
+      sha,
+      context,
+      state,
+      description,
+      target_url: `https://ci.example.com/${context}`,
+      created_at: this.time(),
+    });
   }
 
   pushCommit(pr: FakePr): string {
@@ -263,14 +288,26 @@ export class GithubState {
 
   // GitHub moves a PR's updated_at with every comment, review and review comment, as with a push.
   addComment(pr: FakePr, body: string, author = "reviewer"): FakeComment {
-    const comment = { id: this.nextId(), owner: pr.owner, repo: pr.repo, number: pr.number, body, user: this.user(author), created_at: this.time(), author_association: this.associationOf(author) };
+    const comment = {
+      id: this.nextId(),
+      owner: pr.owner,
+      repo: pr.repo,
+      number: pr.number,
+      body,
+      user: this.user(author),
+      created_at: this.time(),
+      author_association: this.associationOf(author),
+    };
     this.comments.push(comment);
     pr.updated_at = comment.created_at;
     return comment;
   }
 
   /** A submitted review (or a pending one); its inline comments are added with addReviewComment({ reviewId }). */
-  addReview(pr: FakePr, input: { author?: string; state?: ReviewState; body?: string; association?: AuthorAssociation; commitId?: string } = {}): FakeReview {
+  addReview(
+    pr: FakePr,
+    input: { author?: string; state?: ReviewState; body?: string; association?: AuthorAssociation; commitId?: string } = {},
+  ): FakeReview {
     const login = input.author ?? "reviewer";
     const state = input.state ?? "COMMENTED";
     const review: FakeReview = {
@@ -290,7 +327,10 @@ export class GithubState {
     return review;
   }
 
-  addReviewComment(pr: FakePr, input: { path: string; line: number; body: string; author?: string; inReplyTo?: number; side?: "LEFT" | "RIGHT"; reviewId?: number }): FakeReviewComment {
+  addReviewComment(
+    pr: FakePr,
+    input: { path: string; line: number; body: string; author?: string; inReplyTo?: number; side?: "LEFT" | "RIGHT"; reviewId?: number },
+  ): FakeReviewComment {
     const parent = input.inReplyTo === undefined ? undefined : this.reviewComments.find((c) => c.id === input.inReplyTo);
     const thread = parent?.thread ?? `PRRT_${this.nextId()}`;
     if (!this.threads.has(thread)) this.threads.set(thread, { resolved: false });

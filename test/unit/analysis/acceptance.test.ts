@@ -23,7 +23,11 @@ async function project(files: Record<string, string>) {
 describe("a task's acceptance check is held against the project's tooling", () => {
   it("Node: its scripts and its dependencies' binaries run; others are named with the project's checks", async () => {
     const judge = await project({
-      "package.json": JSON.stringify({ name: "p", scripts: { test: "vitest run", lint: "eslint ." }, devDependencies: { vitest: "4", typescript: "5" } }),
+      "package.json": JSON.stringify({
+        name: "p",
+        scripts: { test: "vitest run", lint: "eslint ." },
+        devDependencies: { vitest: "4", typescript: "5" },
+      }),
       "package-lock.json": "{}",
       "tsconfig.json": "{}",
       "test/a.test.ts": "",
@@ -33,7 +37,9 @@ describe("a task's acceptance check is held against the project's tooling", () =
     expect(judge("npx vitest run test/a.test.ts")).toBeUndefined();
     expect(judge("npx tsc --noEmit")).toBeUndefined();
     expect(judge("CI=1 npm test")).toBeUndefined();
-    expect(judge("npm run e2e")).toMatch(/runs the script e2e, which package.json does not have \(its checks: npm test, npm run lint, npx tsc --noEmit\)/);
+    expect(judge("npm run e2e")).toMatch(
+      /runs the script e2e, which package.json does not have \(its checks: npm test, npm run lint, npx tsc --noEmit\)/,
+    );
     expect(judge("npx jest a.test.ts")).toMatch(/runs jest, which is not a dependency/);
     expect(judge("pytest tests/")).toMatch(/runs pytest, but the repository root has no a Python project file/);
     expect(judge("rake test")).toMatch(/runs rake, which is none of this project's tools/);
@@ -41,13 +47,15 @@ describe("a task's acceptance check is held against the project's tooling", () =
   });
 
   it("scripts must exist in the tree or be the task's own files; POSIX tests always run", async () => {
-    const judge = await project({ "Makefile": "test:\n\tgo test ./...\n", "go.mod": "module x\n", "scripts/check.sh": "#!/bin/sh\n" });
+    const judge = await project({ Makefile: "test:\n\tgo test ./...\n", "go.mod": "module x\n", "scripts/check.sh": "#!/bin/sh\n" });
     expect(judge("make test")).toBeUndefined();
     expect(judge("make lint")).toMatch(/runs the make target lint, which Makefile does not have/);
     expect(judge("go test ./internal/x/")).toBeUndefined();
     expect(judge("bash scripts/check.sh")).toBeUndefined();
     expect(judge("./scripts/check.sh")).toBeUndefined();
-    expect(judge("./scripts/new.sh")).toMatch(/runs the script \.\/scripts\/new\.sh, which is not in the repository nor in the task's files/);
+    expect(judge("./scripts/new.sh")).toMatch(
+      /runs the script \.\/scripts\/new\.sh, which is not in the repository nor in the task's files/,
+    );
     expect(judge("./scripts/new.sh", ["scripts/new.sh"])).toBeUndefined();
     expect(judge("test -f out.txt")).toBeUndefined();
     expect(judge("cargo test")).toMatch(/no Cargo\.toml/);

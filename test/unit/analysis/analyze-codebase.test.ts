@@ -63,8 +63,7 @@ describe("file listing", () => {
       "dist/server.js": "\n",
       ".venv/lib/site.py": "\n",
     });
-    const notARepo: GitRunner = () =>
-      Promise.resolve({ exitCode: 128, stdout: "", stderr: "fatal: not a git repository" });
+    const notARepo: GitRunner = () => Promise.resolve({ exitCode: 128, stdout: "", stderr: "fatal: not a git repository" });
 
     const summary = await analyzeCodebase(root, { git: notARepo });
     expect(summary.files).toEqual({ total: 2, listedBy: "walk", truncated: false });
@@ -145,9 +144,7 @@ describe("edge cases", () => {
     const summary = await analyzeCodebase(root);
     expect(summary.empty).toBe(true);
     expect(summary.files.total).toBe(0);
-    expect(renderCodebaseSummary(summary)).toBe(
-      "## Codebase summary\n\nThe repository is empty: there is no existing code to follow.",
-    );
+    expect(renderCodebaseSummary(summary)).toBe("## Codebase summary\n\nThe repository is empty: there is no existing code to follow.");
   });
 
   it("turns a broken manifest into a note", async () => {

@@ -77,9 +77,7 @@ describe("detectConventions", () => {
   });
 
   it("describes content signals with counts and captured names", () => {
-    const signals: Signals = new Map([
-      ["go.sentinel", { count: 3, files: ["a.go", "b.go"], names: ["ErrA", "ErrB", "ErrC"] }],
-    ]);
+    const signals: Signals = new Map([["go.sentinel", { count: 3, files: ["a.go", "b.go"], names: ["ErrA", "ErrB", "ErrC"] }]]);
     const conventions = detectConventions({ deps: [], files: [], signals });
     expect(conventions.errors).toEqual([
       { name: "sentinel errors", evidence: ["errors.New sentinels: ErrA, ErrB, ErrC (3× in 2 sampled files, e.g. a.go)"] },

@@ -39,7 +39,9 @@ describe("readProjectChecks on the analysis fixtures", () => {
   });
 
   it("Python with [tool.pytest.ini_options]: pytest", async () => {
-    expect((await readProjectChecks(fixture("python-cli"))).checks).toEqual([{ command: "pytest", source: "pyproject.toml [tool.pytest.ini_options]" }]);
+    expect((await readProjectChecks(fixture("python-cli"))).checks).toEqual([
+      { command: "pytest", source: "pyproject.toml [tool.pytest.ini_options]" },
+    ]);
   });
 
   it("Rust: cargo test", async () => {
@@ -51,7 +53,9 @@ describe("readProjectChecks on the analysis fixtures", () => {
   });
 
   it("a monorepo: the root's scripts, not its packages' manifests", async () => {
-    expect((await readProjectChecks(fixture("mixed-monorepo"))).checks).toEqual([{ command: "npm test", source: "package.json scripts.test" }]);
+    expect((await readProjectChecks(fixture("mixed-monorepo"))).checks).toEqual([
+      { command: "npm test", source: "package.json scripts.test" },
+    ]);
   });
 });
 
@@ -63,17 +67,33 @@ describe("readProjectChecks: package.json", () => {
       { command: "npm run lint", source: "package.json scripts.lint" },
       { command: "npm run typecheck", source: "package.json scripts.typecheck" },
     ]);
-    expect((await detect({ "package.json": pkg({ scripts }), "pnpm-lock.yaml": "" })).map((c) => c.command)).toEqual(["pnpm test", "pnpm run lint", "pnpm run typecheck"]);
-    expect((await detect({ "package.json": pkg({ scripts }), "yarn.lock": "" })).map((c) => c.command)).toEqual(["yarn test", "yarn run lint", "yarn run typecheck"]);
+    expect((await detect({ "package.json": pkg({ scripts }), "pnpm-lock.yaml": "" })).map((c) => c.command)).toEqual([
+      "pnpm test",
+      "pnpm run lint",
+      "pnpm run typecheck",
+    ]);
+    expect((await detect({ "package.json": pkg({ scripts }), "yarn.lock": "" })).map((c) => c.command)).toEqual([
+      "yarn test",
+      "yarn run lint",
+      "yarn run typecheck",
+    ]);
     // `bun test` would be bun's own runner, not the script.
-    expect((await detect({ "package.json": pkg({ scripts }), "bun.lockb": "" })).map((c) => c.command)).toEqual(["bun run test", "bun run lint", "bun run typecheck"]);
+    expect((await detect({ "package.json": pkg({ scripts }), "bun.lockb": "" })).map((c) => c.command)).toEqual([
+      "bun run test",
+      "bun run lint",
+      "bun run typecheck",
+    ]);
     expect((await detect({ "package.json": pkg({ scripts }), "bun.lock": "" })).map((c) => c.command)).toContain("bun run test");
   });
 
   it("skips npm's placeholder test script; a typecheck script wins over tsc", async () => {
     const placeholder = 'echo "Error: no test specified" && exit 1';
     expect(await detect({ "package.json": pkg({ scripts: { test: placeholder } }) })).toEqual([]);
-    const files = { "package.json": pkg({ scripts: { typecheck: "tsc -b" }, devDependencies: { typescript: "^5" } }), "tsconfig.json": "{}", "pnpm-lock.yaml": "" };
+    const files = {
+      "package.json": pkg({ scripts: { typecheck: "tsc -b" }, devDependencies: { typescript: "^5" } }),
+      "tsconfig.json": "{}",
+      "pnpm-lock.yaml": "",
+    };
     expect((await detect(files)).map((c) => c.command)).toEqual(["pnpm run typecheck"]);
     // typescript without a tsconfig.json is no project to typecheck.
     expect(await detect({ "package.json": pkg({ devDependencies: { typescript: "^5" } }) })).toEqual([]);
@@ -83,7 +103,10 @@ describe("readProjectChecks: package.json", () => {
   });
 
   it("drops a Makefile target that only wraps the package manager, keeps one that does more", async () => {
-    const files = { "package.json": pkg({ scripts: { test: "jest" } }), Makefile: "test:\n\tnpm test\n\ncheck: lint\n\t./scripts/check.sh\n" };
+    const files = {
+      "package.json": pkg({ scripts: { test: "jest" } }),
+      Makefile: "test:\n\tnpm test\n\ncheck: lint\n\t./scripts/check.sh\n",
+    };
     expect(await detect(files)).toEqual([
       { command: "npm test", source: "package.json scripts.test" },
       { command: "make check", source: "Makefile target check" },
@@ -100,21 +123,33 @@ describe("readProjectChecks: other ecosystems", () => {
   });
 
   it("Python: pytest from a dependency or setup.cfg; tox and nox run it themselves", async () => {
-    expect(await detect({ "requirements-dev.txt": "pytest==8.2\n", "app.py": "" })).toEqual([{ command: "pytest", source: "pytest in requirements-dev.txt" }]);
-    expect(await detect({ "setup.cfg": "[metadata]\nname = x\n\n[tool:pytest]\ntestpaths = tests\n" })).toEqual([{ command: "pytest", source: "setup.cfg [tool:pytest]" }]);
+    expect(await detect({ "requirements-dev.txt": "pytest==8.2\n", "app.py": "" })).toEqual([
+      { command: "pytest", source: "pytest in requirements-dev.txt" },
+    ]);
+    expect(await detect({ "setup.cfg": "[metadata]\nname = x\n\n[tool:pytest]\ntestpaths = tests\n" })).toEqual([
+      { command: "pytest", source: "setup.cfg [tool:pytest]" },
+    ]);
     expect(await detect({ "pytest.ini": "[pytest]\n" })).toEqual([{ command: "pytest", source: "pytest.ini" }]);
     expect(await detect({ "tox.ini": "[tox]\n", "requirements-dev.txt": "pytest\n" })).toEqual([{ command: "tox", source: "tox.ini" }]);
-    expect(await detect({ "pyproject.toml": '[project]\nname = "x"\n\n[tool.tox]\nlegacy_tox_ini = ""\n' })).toEqual([{ command: "tox", source: "pyproject.toml [tool.tox]" }]);
-    expect(await detect({ "noxfile.py": "import nox\n", "pyproject.toml": '[project]\nname = "x"\n' })).toEqual([{ command: "nox", source: "noxfile.py" }]);
+    expect(await detect({ "pyproject.toml": '[project]\nname = "x"\n\n[tool.tox]\nlegacy_tox_ini = ""\n' })).toEqual([
+      { command: "tox", source: "pyproject.toml [tool.tox]" },
+    ]);
+    expect(await detect({ "noxfile.py": "import nox\n", "pyproject.toml": '[project]\nname = "x"\n' })).toEqual([
+      { command: "nox", source: "noxfile.py" },
+    ]);
     // A Python project without pytest declares no check.
     expect(await detect({ "pyproject.toml": '[project]\nname = "x"\ndependencies = ["click"]\n' })).toEqual([]);
   });
 
   it(".NET, Gradle and the JVM wrappers", async () => {
     expect(await detect({ "App.sln": "", "src/App/App.csproj": "<Project/>" })).toEqual([{ command: "dotnet test", source: "App.sln" }]);
-    expect(await detect({ "build.gradle.kts": "", gradlew: "#!/bin/sh\n" })).toEqual([{ command: "./gradlew test", source: "build.gradle.kts and gradlew" }]);
+    expect(await detect({ "build.gradle.kts": "", gradlew: "#!/bin/sh\n" })).toEqual([
+      { command: "./gradlew test", source: "build.gradle.kts and gradlew" },
+    ]);
     expect(await detect({ "build.gradle": "" })).toEqual([{ command: "gradle test", source: "build.gradle" }]);
-    expect(await detect({ "pom.xml": "<project/>", mvnw: "#!/bin/sh\n" })).toEqual([{ command: "./mvnw -q test", source: "pom.xml and mvnw" }]);
+    expect(await detect({ "pom.xml": "<project/>", mvnw: "#!/bin/sh\n" })).toEqual([
+      { command: "./mvnw -q test", source: "pom.xml and mvnw" },
+    ]);
   });
 
   it("a Makefile alone: its test and check targets", async () => {
@@ -126,7 +161,9 @@ describe("readProjectChecks: other ecosystems", () => {
   });
 
   it("no manifest at the root: nothing, and a note naming the nested ones", async () => {
-    const nested = await readProjectChecks(await tree({ "services/api/go.mod": "module x\n", "web/package.json": pkg({ scripts: { test: "jest" } }) }));
+    const nested = await readProjectChecks(
+      await tree({ "services/api/go.mod": "module x\n", "web/package.json": pkg({ scripts: { test: "jest" } }) }),
+    );
     expect(nested.checks).toEqual([]);
     expect(nested.notes.join("\n")).toMatch(/manifests below it \(.*services\/api\/go\.mod.*\) are not used/);
     const empty = await readProjectChecks(await tree({ "README.md": "# hi\n" }));

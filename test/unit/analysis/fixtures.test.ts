@@ -51,10 +51,7 @@ describe("analyzeCodebase on fixture repositories", () => {
   it("recognises a Python CLI", async () => {
     const summary = await analyze("python-cli");
     expect(summary.archetype.kind).toBe("cli");
-    expect(summary.archetype.matches[0]?.evidence).toEqual([
-      "click >=8.1,<9 (pyproject.toml)",
-      "executable entry (pyproject.toml)",
-    ]);
+    expect(summary.archetype.matches[0]?.evidence).toEqual(["click >=8.1,<9 (pyproject.toml)", "executable entry (pyproject.toml)"]);
     expect(summary.languages[0]).toEqual({ name: "Python", files: 7 });
     expect(summary.manifests.map((m) => m.path)).toEqual(["pyproject.toml", "requirements-dev.txt"]);
     expect(depNames(summary)).toEqual(expect.arrayContaining(["click", "rich", "pydantic-settings", "structlog", "pytest"]));

@@ -77,7 +77,7 @@ describe("Python manifests", () => {
         "dependencies = [",
         '  "FastAPI[all] >= 0.111",  # web',
         "  'uvicorn',",
-        '  "httpx (>=0.27) ; python_version > \'3.8\'",',
+        "  \"httpx (>=0.27) ; python_version > '3.8'\",",
         "]",
         "[project.optional-dependencies]",
         'postgres = ["asyncpg>=0.29"]',
@@ -150,14 +150,7 @@ describe("Cargo.toml", () => {
       ].join("\n"),
     );
     expect(manifest).toMatchObject({ name: "svc", toolchain: "rust 1.78", bin: true });
-    expect(short(manifest.dependencies)).toEqual([
-      "tokio@1.38",
-      "axum@0.7",
-      "serde@-",
-      "clap@4.5",
-      "nix@0.29",
-      "insta@1.39:dev",
-    ]);
+    expect(short(manifest.dependencies)).toEqual(["tokio@1.38", "axum@0.7", "serde@-", "clap@4.5", "nix@0.29", "insta@1.39:dev"]);
   });
 
   it("reads workspace members", () => {
@@ -189,8 +182,10 @@ describe("JVM manifests", () => {
   });
 
   it("reads Groovy and Kotlin DSL dependency lines", () => {
-    const groovy = "dependencies {\n  implementation 'org.springframework.boot:spring-boot-starter-web:3.3.0'\n  testImplementation \"org.junit.jupiter:junit-jupiter\"\n}\njava { toolchain { languageVersion = JavaLanguageVersion.of(21) } }\n";
-    const kts = 'dependencies {\n    implementation(platform("io.micrometer:micrometer-bom:1.13.0"))\n    api("com.google.guava:guava:33.2.1-jre")\n}\n';
+    const groovy =
+      "dependencies {\n  implementation 'org.springframework.boot:spring-boot-starter-web:3.3.0'\n  testImplementation \"org.junit.jupiter:junit-jupiter\"\n}\njava { toolchain { languageVersion = JavaLanguageVersion.of(21) } }\n";
+    const kts =
+      'dependencies {\n    implementation(platform("io.micrometer:micrometer-bom:1.13.0"))\n    api("com.google.guava:guava:33.2.1-jre")\n}\n';
     const g = parseGradle("build.gradle", groovy);
     expect(g.toolchain).toBe("java 21");
     expect(short(g.dependencies)).toEqual([
@@ -216,12 +211,7 @@ describe("manifest discovery and TOML", () => {
       "README.md",
       "app/build.gradle.kts",
     ];
-    expect(findManifestPaths(files)).toEqual([
-      "package.json",
-      "requirements-dev.txt",
-      "app/build.gradle.kts",
-      "services/api/go.mod",
-    ]);
+    expect(findManifestPaths(files)).toEqual(["package.json", "requirements-dev.txt", "app/build.gradle.kts", "services/api/go.mod"]);
   });
 
   it("keeps quoted # and = inside values, and array tables apart", () => {

@@ -93,7 +93,9 @@ describe("renderCodebaseSummary", () => {
         },
       }),
     );
-    expect(text).toContain("- **Archetype:** hybrid (REST API, CLI tool)\n  - REST API: express ^4 (package.json)\n  - CLI tool: executable entry (package.json)");
+    expect(text).toContain(
+      "- **Archetype:** hybrid (REST API, CLI tool)\n  - REST API: express ^4 (package.json)\n  - CLI tool: executable entry (package.json)",
+    );
   });
 
   it("stays within the line budget however much was found", () => {

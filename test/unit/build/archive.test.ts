@@ -14,7 +14,10 @@ function fakeOpenspec(): { bin: string; argv: string } {
   const bin = path.join(dir, "bin");
   fs.mkdirSync(bin);
   const script = path.join(bin, "openspec");
-  fs.writeFileSync(script, '#!/bin/sh\n{ pwd; printf "%s\\n" "$@"; } > "$OPENSPEC_ARGV"\nif [ "$OPENSPEC_EXIT" != 0 ]; then echo "Change add-auth has 1 incomplete task" >&2; exit "$OPENSPEC_EXIT"; fi\necho "Change archived"\n');
+  fs.writeFileSync(
+    script,
+    '#!/bin/sh\n{ pwd; printf "%s\\n" "$@"; } > "$OPENSPEC_ARGV"\nif [ "$OPENSPEC_EXIT" != 0 ]; then echo "Change add-auth has 1 incomplete task" >&2; exit "$OPENSPEC_EXIT"; fi\necho "Change archived"\n',
+  );
   fs.chmodSync(script, 0o755);
   return { bin, argv: path.join(dir, "argv.txt") };
 }
@@ -24,7 +27,9 @@ describe("archiveTarget: OpenSpec changes", () => {
     const root = tempRepoDir();
     const cli = fakeOpenspec();
     const env = { PATH: `${cli.bin}${path.delimiter}${process.env.PATH ?? ""}`, OPENSPEC_ARGV: cli.argv, OPENSPEC_EXIT: "0" };
-    expect(await archiveTarget(CHANGE, { repoRoot: root, now: () => NOW, env })).toEqual({ archivedTo: "openspec/changes/archive (add-auth)" });
+    expect(await archiveTarget(CHANGE, { repoRoot: root, now: () => NOW, env })).toEqual({
+      archivedTo: "openspec/changes/archive (add-auth)",
+    });
     expect(fs.readFileSync(cli.argv, "utf8").split("\n")).toEqual([fs.realpathSync(root), "archive", "add-auth", "--yes", ""]);
   });
 

@@ -1,5 +1,16 @@
 import { describe, expect, it } from "vitest";
-import { buildOrder, claimsProgress, claimsVerified, decide, nextStagnant, parseCheckboxTasks, setCheckboxTask, viewCheckboxTasks, workState, type Observation } from "../../../src/build/index.ts";
+import {
+  buildOrder,
+  claimsProgress,
+  claimsVerified,
+  decide,
+  nextStagnant,
+  parseCheckboxTasks,
+  setCheckboxTask,
+  viewCheckboxTasks,
+  workState,
+  type Observation,
+} from "../../../src/build/index.ts";
 import { parseTasks } from "../../../src/spec/index.ts";
 import { tasksMd } from "./fixtures.ts";
 
@@ -58,18 +69,38 @@ describe("decide", () => {
     expect(decide({ ...done, checks: preExisting, verifying: true })).toEqual({ kind: "confirm" });
     expect(decide({ ...done, checks: preExisting, verifying: true, claimedVerified: true })).toEqual({ kind: "done" });
     // Without VERIFIED the limits still end it: a confirm turn that changes nothing stagnates.
-    expect(decide({ ...done, checks: preExisting, verifying: true, tasksChanged: false, filesChanged: false, stagnantTurns: 2 })).toEqual({ kind: "stop", reason: "stagnation" });
+    expect(decide({ ...done, checks: preExisting, verifying: true, tasksChanged: false, filesChanged: false, stagnantTurns: 2 })).toEqual({
+      kind: "stop",
+      reason: "stagnation",
+    });
   });
 });
 
 describe("claimsProgress", () => {
   it("reads a claim of finished work in the reply", () => {
-    for (const reply of ["Finished task 2 and marked it done.", "Implemented the login route.", "task-002 is complete", "Done.", "I completed task-003", "Fixed the handler"]) {
+    for (const reply of [
+      "Finished task 2 and marked it done.",
+      "Implemented the login route.",
+      "task-002 is complete",
+      "Done.",
+      "I completed task-003",
+      "Fixed the handler",
+    ]) {
       expect(claimsProgress(reply), reply).toBe(true);
     }
   });
   it("not when the work is negated or only planned", () => {
-    for (const reply of ["I am thinking about it.", "nothing to do", "Not done yet.", "I haven't finished task-002.", "Nothing was implemented.", "I will complete it next.", "No task completed", "I will mark it done after the tests.", ""]) {
+    for (const reply of [
+      "I am thinking about it.",
+      "nothing to do",
+      "Not done yet.",
+      "I haven't finished task-002.",
+      "Nothing was implemented.",
+      "I will complete it next.",
+      "No task completed",
+      "I will mark it done after the tests.",
+      "",
+    ]) {
       expect(claimsProgress(reply), reply).toBe(false);
     }
     expect(claimsProgress("I could not run the tests, but I implemented the route.")).toBe(true);
@@ -112,7 +143,10 @@ describe("workState", () => {
   it("says ready, blocked or all_done", () => {
     expect(workState(parseTasks(tasksMd(3, 1)).tasks)).toEqual({ progress: { done: 1, total: 3, percent: 33 }, state: "ready" });
     expect(workState(parseTasks(tasksMd(2, 2)).tasks).state).toBe("all_done");
-    const blocked = tasksMd(2).replace("- **status**: pending", "- **status**: failed").replace("- **depends_on**: []\n- **description**: Step 2", "- **depends_on**: [task-001]\n- **description**: Step 2").replace("- **parallel_group**: 1\n- **depends_on**: [task-001]", "- **parallel_group**: 2\n- **depends_on**: [task-001]");
+    const blocked = tasksMd(2)
+      .replace("- **status**: pending", "- **status**: failed")
+      .replace("- **depends_on**: []\n- **description**: Step 2", "- **depends_on**: [task-001]\n- **description**: Step 2")
+      .replace("- **parallel_group**: 1\n- **depends_on**: [task-001]", "- **parallel_group**: 2\n- **depends_on**: [task-001]");
     expect(workState(parseTasks(blocked).tasks).state).toBe("blocked");
   });
 });

@@ -2,7 +2,17 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it, vi } from "vitest";
-import { BuildStore, archiveTarget, noteOf, resolveTargets, runBuild, statusVerb, type BuildDeps, type BuildState, type BuildTarget } from "../../../src/build/index.ts";
+import {
+  BuildStore,
+  archiveTarget,
+  noteOf,
+  resolveTargets,
+  runBuild,
+  statusVerb,
+  type BuildDeps,
+  type BuildState,
+  type BuildTarget,
+} from "../../../src/build/index.ts";
 import { OttoError } from "../../../src/core/index.ts";
 import { runGit, type CheckResult } from "../../../src/workspace/index.ts";
 import type { NotifyEvent } from "../../../src/notify/index.ts";
@@ -12,7 +22,15 @@ const NOW = new Date("2026-11-21T10:00:00Z");
 const DEMO: BuildTarget = { kind: "spec", name: "demo" };
 /** Above Linux's default pid_max (2^22): no process has it. */
 const DEAD_PID = 2 ** 22 + 1;
-const DEMO_STATE: BuildState = { target: DEMO, status: "stopped", phase: "build", iteration: 1, maxIterations: 10, stagnantTurns: 0, updatedAt: NOW.toISOString() };
+const DEMO_STATE: BuildState = {
+  target: DEMO,
+  status: "stopped",
+  phase: "build",
+  iteration: 1,
+  maxIterations: 10,
+  stagnantTurns: 0,
+  updatedAt: NOW.toISOString(),
+};
 
 function repoWith(specs: Record<string, string>): string {
   const root = tempRepoDir();
@@ -20,7 +38,8 @@ function repoWith(specs: Record<string, string>): string {
     fs.mkdirSync(path.join(root, ".otto/specs", slug), { recursive: true });
     fs.writeFileSync(path.join(root, ".otto/specs", slug, "tasks.md"), tasks);
   }
-  const git = (...args: string[]) => execFileSync("git", args, { cwd: root, env: { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_SYSTEM: "/dev/null" } });
+  const git = (...args: string[]) =>
+    execFileSync("git", args, { cwd: root, env: { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_SYSTEM: "/dev/null" } });
   git("init", "-q", "-b", "main");
   git("config", "user.name", "t");
   git("config", "user.email", "t@example.com");
@@ -30,21 +49,27 @@ function repoWith(specs: Record<string, string>): string {
 }
 
 /** A builder that completes one task per turn and confirms when asked. */
-const worker = (root: string): Step => (_turn, prompt) => {
-  const slug = /otto spec '([^']+)'|\.otto\/specs\/([^/`]+)\/tasks\.md/.exec(prompt);
-  const name = slug?.[1] ?? slug?.[2] ?? "";
-  if (prompt.includes("`VERIFIED`")) return "VERIFIED";
-  const file = path.join(root, ".otto/specs", name, "tasks.md");
-  completeNext(file);
-  fs.writeFileSync(path.join(root, `${name}-${Date.now()}.txt`), "x");
-  return "one more task done";
-};
+const worker =
+  (root: string): Step =>
+  (_turn, prompt) => {
+    const slug = /otto spec '([^']+)'|\.otto\/specs\/([^/`]+)\/tasks\.md/.exec(prompt);
+    const name = slug?.[1] ?? slug?.[2] ?? "";
+    if (prompt.includes("`VERIFIED`")) return "VERIFIED";
+    const file = path.join(root, ".otto/specs", name, "tasks.md");
+    completeNext(file);
+    fs.writeFileSync(path.join(root, `${name}-${Date.now()}.txt`), "x");
+    return "one more task done";
+  };
 
 /** Sessions that exist on the fake server: a resumed loop may reopen them. */
 const sessions = new Set<string>();
 let opened = 0;
 
-function deps(root: string, step: Step, notified: NotifyEvent[] = []): { deps: BuildDeps; builders: FakeBuilder[]; resumes: Array<string | undefined>; titles: string[] } {
+function deps(
+  root: string,
+  step: Step,
+  notified: NotifyEvent[] = [],
+): { deps: BuildDeps; builders: FakeBuilder[]; resumes: Array<string | undefined>; titles: string[] } {
   const builders: FakeBuilder[] = [];
   const resumes: Array<string | undefined> = [];
   const titles: string[] = [];
@@ -98,11 +123,18 @@ describe("runBuild", () => {
     const { deps: d } = deps(root, worker(root), notified);
     const [result] = await runBuild(d, [DEMO], { maxIterations: 10, stagnationLimit: 3 });
     expect(result?.end.kind).toBe("done");
-    if (result?.end.kind === "done") expect(noteOf(result.end)).toBe("done, unverified: no checks found, after 2 turn(s) (set spec.verify to have otto run some)");
-    expect(await new BuildStore(root).read(DEMO)).toMatchObject({ status: "done", verified: false, note: expect.stringContaining("done, unverified: no checks found") as unknown });
+    if (result?.end.kind === "done")
+      expect(noteOf(result.end)).toBe("done, unverified: no checks found, after 2 turn(s) (set spec.verify to have otto run some)");
+    expect(await new BuildStore(root).read(DEMO)).toMatchObject({
+      status: "done",
+      verified: false,
+      note: expect.stringContaining("done, unverified: no checks found") as unknown,
+    });
     expect(notified.map((e) => [e.kind, e.title])).toEqual([["spec_finished", "otto build demo: done, unverified: no checks found"]]);
     expect((await statusVerb(root)).output).toContain("| spec demo | done, unverified |");
-    expect(execFileSync("git", ["log", "-1", "--format=%B"], { cwd: root, encoding: "utf8" })).toContain("verify: none, no checks found (unverified).");
+    expect(execFileSync("git", ["log", "-1", "--format=%B"], { cwd: root, encoding: "utf8" })).toContain(
+      "verify: none, no checks found (unverified).",
+    );
   });
 
   it("with checks that ran and passed, done says verified", async () => {
@@ -110,7 +142,10 @@ describe("runBuild", () => {
     const notified: NotifyEvent[] = [];
     const { deps: d } = deps(root, worker(root), notified);
     const passed = { command: "npm test", passed: true, exitCode: 0, timedOut: false, durationMs: 1, output: "" };
-    const [result] = await runBuild({ ...d, verify: ["npm test"], runChecks: async () => [passed] }, [DEMO], { maxIterations: 10, stagnationLimit: 3 });
+    const [result] = await runBuild({ ...d, verify: ["npm test"], runChecks: async () => [passed] }, [DEMO], {
+      maxIterations: 10,
+      stagnationLimit: 3,
+    });
     if (result?.end.kind === "done") expect(noteOf(result.end)).toBe("done and verified in 2 turn(s)");
     expect(await new BuildStore(root).read(DEMO)).toMatchObject({ status: "done", verified: true });
     expect(notified.map((e) => e.title)).toEqual(["otto build demo: done and verified"]);
@@ -122,26 +157,49 @@ describe("runBuild", () => {
     const notified: NotifyEvent[] = [];
     const { deps: d, builders } = deps(root, worker(root), notified);
     let runs = 0;
-    const failing = (): CheckResult => ({ command: "npm test", passed: false, exitCode: 1, timedOut: false, durationMs: 1, output: `run ${++runs}\n Tests  1 failed | 2 passed (3)` });
-    const [result] = await runBuild({ ...d, verify: ["npm test"], runChecks: async () => [failing()] }, [DEMO], { maxIterations: 10, stagnationLimit: 3 });
+    const failing = (): CheckResult => ({
+      command: "npm test",
+      passed: false,
+      exitCode: 1,
+      timedOut: false,
+      durationMs: 1,
+      output: `run ${++runs}\n Tests  1 failed | 2 passed (3)`,
+    });
+    const [result] = await runBuild({ ...d, verify: ["npm test"], runChecks: async () => [failing()] }, [DEMO], {
+      maxIterations: 10,
+      stagnationLimit: 3,
+    });
     // Baseline, after the task's turn, after the confirm turn: no fix turn in between.
     expect(runs).toBe(3);
-    expect(builders[0]?.prompts.map((p) => (p.includes("checks failed") ? "fix" : p.includes("`VERIFIED`") ? "confirm" : "work"))).toEqual(["work", "confirm"]);
+    expect(builders[0]?.prompts.map((p) => (p.includes("checks failed") ? "fix" : p.includes("`VERIFIED`") ? "confirm" : "work"))).toEqual([
+      "work",
+      "confirm",
+    ]);
     expect(result?.end).toMatchObject({ kind: "done", iterations: 2 });
-    if (result?.end.kind === "done") expect(noteOf(result.end)).toBe("done, unverified: npm test fails (it failed before the build too), after 2 turn(s)");
+    if (result?.end.kind === "done")
+      expect(noteOf(result.end)).toBe("done, unverified: npm test fails (it failed before the build too), after 2 turn(s)");
     expect(result?.baseline).toBe("baseline: npm test: exit 1 (pre-existing, 1 failure)");
     const state = await new BuildStore(root).read(DEMO);
     expect(state).toMatchObject({ status: "done", verified: false, failing: [{ command: "npm test", ended: "exit 1", before: true }] });
     expect(state?.checkBaseline?.map((c) => c.output.split("\n")[0])).toEqual(["run 1"]);
     expect(notified.map((e) => e.title)).toEqual(["otto build demo: done, unverified: npm test fails (it failed before the build too)"]);
     expect((await statusVerb(root)).output).toContain("| spec demo | done, unverified: npm test fails (it failed before the build too) |");
-    expect(execFileSync("git", ["log", "-1", "--format=%B"], { cwd: root, encoding: "utf8" })).toContain("verify: npm test: exit 1, it failed before the build too (unverified).");
+    expect(execFileSync("git", ["log", "-1", "--format=%B"], { cwd: root, encoding: "utf8" })).toContain(
+      "verify: npm test: exit 1, it failed before the build too (unverified).",
+    );
   });
 
   it("a resumed loop keeps its first baseline: the checks are not taken again on a tree the builder already changed", async () => {
     const root = repoWith({ demo: tasksMd(2) });
     let runs = 0;
-    const check = (): CheckResult => ({ command: "npm test", passed: false, exitCode: 1, timedOut: false, durationMs: 1, output: `run ${++runs}` });
+    const check = (): CheckResult => ({
+      command: "npm test",
+      passed: false,
+      exitCode: 1,
+      timedOut: false,
+      durationMs: 1,
+      output: `run ${++runs}`,
+    });
     const store = new BuildStore(root);
     // The first turn works a task, then the loop is asked to stop (as `/otto-build stop` does).
     const first = deps(root, async (turn, prompt) => {
@@ -149,12 +207,18 @@ describe("runBuild", () => {
       await store.requestStop(DEMO);
       return reply;
     });
-    const [stopped] = await runBuild({ ...first.deps, verify: ["npm test"], runChecks: async () => [check()] }, [DEMO], { maxIterations: 10, stagnationLimit: 3 });
+    const [stopped] = await runBuild({ ...first.deps, verify: ["npm test"], runChecks: async () => [check()] }, [DEMO], {
+      maxIterations: 10,
+      stagnationLimit: 3,
+    });
     expect(stopped?.end).toMatchObject({ kind: "stop", reason: "stop_requested" });
     expect((await store.read(DEMO))?.checkBaseline?.map((c) => c.output)).toEqual(["run 1"]);
 
     const resumed = deps(root, worker(root));
-    const [r] = await runBuild({ ...resumed.deps, verify: ["npm test"], runChecks: async () => [check()] }, [DEMO], { maxIterations: 10, stagnationLimit: 3 });
+    const [r] = await runBuild({ ...resumed.deps, verify: ["npm test"], runChecks: async () => [check()] }, [DEMO], {
+      maxIterations: 10,
+      stagnationLimit: 3,
+    });
     expect(r?.end).toMatchObject({ kind: "done", verdict: { verified: false, failing: [{ before: true }] } });
     expect(resumed.builders[0]?.prompts.some((p) => p.includes("checks failed"))).toBe(false);
     expect((await store.read(DEMO))?.checkBaseline?.map((c) => c.output)).toEqual(["run 1"]);
@@ -166,9 +230,17 @@ describe("runBuild", () => {
     expect(targets.map((t) => t.name)).toEqual(["2-early", "10-late", "b-spec"]);
     const { deps: d } = deps(root, worker(root));
     const results = await runBuild(d, targets, { maxIterations: 10, stagnationLimit: 3 });
-    expect(results.map((r) => [r.target.name, r.end.kind])).toEqual([["2-early", "done"], ["10-late", "done"], ["b-spec", "done"]]);
+    expect(results.map((r) => [r.target.name, r.end.kind])).toEqual([
+      ["2-early", "done"],
+      ["10-late", "done"],
+      ["b-spec", "done"],
+    ]);
     const log = execFileSync("git", ["log", "--format=%s"], { cwd: root, encoding: "utf8" }).trim().split("\n");
-    expect(log.slice(0, 3)).toEqual(["feat(b-spec): implementation complete", "feat(10-late): implementation complete", "feat(2-early): implementation complete"]);
+    expect(log.slice(0, 3)).toEqual([
+      "feat(b-spec): implementation complete",
+      "feat(10-late): implementation complete",
+      "feat(2-early): implementation complete",
+    ]);
   });
 
   it("notifies on stagnation, keeps the state, and resumes a paused loop with its counters", async () => {
@@ -211,7 +283,9 @@ describe("runBuild", () => {
     const [r] = await runBuild(d.deps, [DEMO], { maxIterations: 10, stagnationLimit: 3 });
     expect(d.resumes).toEqual(["ses_deleted"]);
     expect(r?.sessionID).not.toBe("ses_deleted");
-    expect(r?.sessionNote).toBe(`The builder session ses_deleted of the previous loop no longer exists; the loop goes on in a new session, ${r?.sessionID}.`);
+    expect(r?.sessionNote).toBe(
+      `The builder session ses_deleted of the previous loop no longer exists; the loop goes on in a new session, ${r?.sessionID}.`,
+    );
     expect(d.titles[0]).toContain("ses_deleted of the previous loop no longer exists");
     // The counters are resumed all the same: turn 1 was the stopped loop's.
     expect(r?.end).toMatchObject({ kind: "done", iterations: 3 });

@@ -6,10 +6,24 @@ import { OttoError } from "../../../src/core/index.ts";
 import type { CheckResult } from "../../../src/workspace/index.ts";
 import { ABORT, FakeBuilder, completeNext, tasksMd, tempRepoDir, type Step } from "./fixtures.ts";
 
-const check = (passed: boolean): CheckResult => ({ command: "npm test", exitCode: passed ? 0 : 1, passed, timedOut: false, durationMs: 1, output: passed ? "ok" : "1 failing" });
+const check = (passed: boolean): CheckResult => ({
+  command: "npm test",
+  exitCode: passed ? 0 : 1,
+  passed,
+  timedOut: false,
+  durationMs: 1,
+  output: passed ? "ok" : "1 failing",
+});
 
 /** A vitest run that fails `failures` tests (its count is what compareToBaseline reads). */
-const failing = (failures: number): CheckResult => ({ command: "npm test", exitCode: 1, passed: false, timedOut: false, durationMs: 1, output: ` Tests  ${failures} failed | 4 passed (${failures + 4})` });
+const failing = (failures: number): CheckResult => ({
+  command: "npm test",
+  exitCode: 1,
+  passed: false,
+  timedOut: false,
+  durationMs: 1,
+  output: ` Tests  ${failures} failed | 4 passed (${failures + 4})`,
+});
 
 function setup(n: number, step: Step, options: { verify?: () => boolean; stop?: () => boolean } = {}) {
   const repoRoot = tempRepoDir();
@@ -127,10 +141,14 @@ describe("runLoop", () => {
 
   it("stop aborts the running turn", async () => {
     let stop = false;
-    const env = setup(3, () => {
-      stop = true;
-      return new Promise<string>(() => undefined);
-    }, { stop: () => stop });
+    const env = setup(
+      3,
+      () => {
+        stop = true;
+        return new Promise<string>(() => undefined);
+      },
+      { stop: () => stop },
+    );
     const end = await runLoop(env.deps, { maxIterations: 10, stagnationLimit: 3 });
     expect(end).toMatchObject({ kind: "stop", reason: "stop_requested", iterations: 1 });
     expect(env.builder.aborted).toBe(1);
@@ -158,7 +176,12 @@ describe("runLoop", () => {
     const end = await runLoop(env.deps, { maxIterations: 10, stagnationLimit: 3 });
     expect(end.kind).toBe("done");
     // Turn 1 claimed VERIFIED while the checks failed: not accepted; turn 2 still failing; turn 3 fixed; turn 4 confirms.
-    expect(env.builder.prompts.map((p) => (p.includes("checks failed") ? "fix" : p.includes("`VERIFIED`") ? "confirm" : "work"))).toEqual(["work", "fix", "fix", "confirm"]);
+    expect(env.builder.prompts.map((p) => (p.includes("checks failed") ? "fix" : p.includes("`VERIFIED`") ? "confirm" : "work"))).toEqual([
+      "work",
+      "fix",
+      "fix",
+      "confirm",
+    ]);
     expect(env.builder.prompts[1]).toContain("1 failing");
   });
 
@@ -194,9 +217,19 @@ describe("runLoop", () => {
       }
       return "Reviewed.\nVERIFIED";
     });
-    const end = await runLoop({ ...env.deps, verify: ["npm test"], baseline: [failing(2)], runChecks: async () => [failing(2)] }, { maxIterations: 10, stagnationLimit: 3 });
-    expect(end).toMatchObject({ kind: "done", iterations: 2, verdict: { verified: false, failing: [{ command: "npm test", ended: "exit 1", before: true }] } });
-    expect(env.builder.prompts.map((p) => (p.includes("checks failed") ? "fix" : p.includes("`VERIFIED`") ? "confirm" : "work"))).toEqual(["work", "confirm"]);
+    const end = await runLoop(
+      { ...env.deps, verify: ["npm test"], baseline: [failing(2)], runChecks: async () => [failing(2)] },
+      { maxIterations: 10, stagnationLimit: 3 },
+    );
+    expect(end).toMatchObject({
+      kind: "done",
+      iterations: 2,
+      verdict: { verified: false, failing: [{ command: "npm test", ended: "exit 1", before: true }] },
+    });
+    expect(env.builder.prompts.map((p) => (p.includes("checks failed") ? "fix" : p.includes("`VERIFIED`") ? "confirm" : "work"))).toEqual([
+      "work",
+      "confirm",
+    ]);
     // The confirm turn names the failure as the project's, not the builder's to fix.
     expect(env.builder.prompts[1]).toContain("npm test: failed before the build too (2 failures), not worse (2 now)");
     expect(env.builder.prompts[1]).not.toContain("otto's checks pass:");
@@ -217,12 +250,28 @@ describe("runLoop", () => {
       }
       return "VERIFIED";
     });
-    const lint = (passed: boolean): CheckResult => ({ command: "npm run lint", exitCode: passed ? 0 : 1, passed, timedOut: false, durationMs: 1, output: passed ? "" : "lint broke" });
+    const lint = (passed: boolean): CheckResult => ({
+      command: "npm run lint",
+      exitCode: passed ? 0 : 1,
+      passed,
+      timedOut: false,
+      durationMs: 1,
+      output: passed ? "" : "lint broke",
+    });
     const end = await runLoop(
-      { ...env.deps, verify: ["npm test", "npm run lint"], baseline: [failing(2), lint(false)], runChecks: async () => [failing(worse ? 3 : 2), lint(false)] },
+      {
+        ...env.deps,
+        verify: ["npm test", "npm run lint"],
+        baseline: [failing(2), lint(false)],
+        runChecks: async () => [failing(worse ? 3 : 2), lint(false)],
+      },
       { maxIterations: 10, stagnationLimit: 3 },
     );
-    expect(env.builder.prompts.map((p) => (p.includes("checks failed") ? "fix" : p.includes("`VERIFIED`") ? "confirm" : "work"))).toEqual(["work", "fix", "confirm"]);
+    expect(env.builder.prompts.map((p) => (p.includes("checks failed") ? "fix" : p.includes("`VERIFIED`") ? "confirm" : "work"))).toEqual([
+      "work",
+      "fix",
+      "confirm",
+    ]);
     // The worse test run goes back; the lint failure, there before and no worse, does not.
     expect(env.builder.prompts[1]).toContain("3 failed");
     expect(env.builder.prompts[1]).not.toContain("npm run lint");
@@ -234,7 +283,10 @@ describe("runLoop", () => {
       if (turn === 1) completeNext(env.source.file);
       return "looked at it";
     });
-    const end = await runLoop({ ...env.deps, verify: ["npm test"], baseline: [failing(1)], runChecks: async () => [failing(1)] }, { maxIterations: 50, stagnationLimit: 3 });
+    const end = await runLoop(
+      { ...env.deps, verify: ["npm test"], baseline: [failing(1)], runChecks: async () => [failing(1)] },
+      { maxIterations: 50, stagnationLimit: 3 },
+    );
     expect(end).toMatchObject({ kind: "stop", reason: "stagnation", iterations: 4 });
     expect(env.builder.prompts.some((p) => p.includes("checks failed"))).toBe(false);
   });

@@ -18,7 +18,8 @@ function repo(tasks: string): string {
   const root = tempRepoDir();
   fs.mkdirSync(path.join(root, ".otto/specs/demo"), { recursive: true });
   fs.writeFileSync(path.join(root, ".otto/specs/demo/tasks.md"), tasks);
-  const git = (...args: string[]) => execFileSync("git", args, { cwd: root, env: { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_SYSTEM: "/dev/null" } });
+  const git = (...args: string[]) =>
+    execFileSync("git", args, { cwd: root, env: { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_SYSTEM: "/dev/null" } });
   git("init", "-q", "-b", "main");
   git("config", "user.name", "t");
   git("config", "user.email", "t@example.com");
@@ -38,15 +39,18 @@ function deps(root: string, usd: number, budget?: BuildDeps["budget"], notified:
     repoRoot: root,
     store: new BuildStore(root),
     openBuilder: async (_target, resume, account) =>
-      new FakeBuilder((_turn, prompt) => {
-        account?.charge("mock/m1", call(usd));
-        const stop = account?.stopped;
-        if (stop) throw stop;
-        if (prompt.includes("`VERIFIED`")) return "VERIFIED";
-        completeNext(path.join(root, ".otto/specs/demo/tasks.md"));
-        fs.writeFileSync(path.join(root, `work-${Date.now()}-${Math.random()}.txt`), "x");
-        return "one more task done";
-      }, resume ?? `ses_${++opened}`),
+      new FakeBuilder(
+        (_turn, prompt) => {
+          account?.charge("mock/m1", call(usd));
+          const stop = account?.stopped;
+          if (stop) throw stop;
+          if (prompt.includes("`VERIFIED`")) return "VERIFIED";
+          completeNext(path.join(root, ".otto/specs/demo/tasks.md"));
+          fs.writeFileSync(path.join(root, `work-${Date.now()}-${Math.random()}.txt`), "x");
+          return "one more task done";
+        },
+        resume ?? `ses_${++opened}`,
+      ),
     git: runGit,
     verify: [],
     runChecks: async () => [],
@@ -79,7 +83,9 @@ describe("build spend", () => {
     expect(state?.iterations).toHaveLength(3);
     // The end notification carries the total.
     expect(notified.map((n) => n.facts?.spent)).toEqual(["3.60k tokens, $0.03"]);
-    expect(notified[0]?.text).toBe("done, unverified: no checks found, after 3 turn(s) (set spec.verify to have otto run some); spent 3.60k tokens, $0.03");
+    expect(notified[0]?.text).toBe(
+      "done, unverified: no checks found, after 3 turn(s) (set spec.verify to have otto run some); spent 3.60k tokens, $0.03",
+    );
   });
 
   it("stops at the budget with the state resumable; the resumed run gets a new budget and the old spend stays on record", async () => {
@@ -87,7 +93,9 @@ describe("build spend", () => {
     const notified: NotifyEvent[] = [];
     const [stopped] = await runBuild(deps(root, 0.01, { usd: 0.02 }, notified), [DEMO], { maxIterations: 10, stagnationLimit: 3 });
     expect(stopped?.end).toMatchObject({ kind: "stop", reason: "budget", iterations: 1 });
-    expect(stopped?.end.kind === "stop" && stopped.end.reason === "budget" && stopped.end.message).toBe("Budget reached: spent $0.02 of $0.02 (build demo).");
+    expect(stopped?.end.kind === "stop" && stopped.end.reason === "budget" && stopped.end.message).toBe(
+      "Budget reached: spent $0.02 of $0.02 (build demo).",
+    );
     expect(notified).toHaveLength(1);
     const state = await new BuildStore(root).read(DEMO);
     // The turn cut by the budget does not count: the resumed loop prompts it again.
@@ -142,7 +150,11 @@ describe("TurnAccount", () => {
 
 describe("build spend views", () => {
   it("merges a turn's records; the table's rows add up to the total", () => {
-    const list = recordIteration(recordIteration([], { iteration: 1, task: "t1", usage: call(0.01) }), { iteration: 1, task: "t1", usage: call(0.02) });
+    const list = recordIteration(recordIteration([], { iteration: 1, task: "t1", usage: call(0.01) }), {
+      iteration: 1,
+      task: "t1",
+      usage: call(0.02),
+    });
     expect(list).toHaveLength(1);
     expect(list[0]?.usage.usd).toBe(0.03);
     const table = spendTable([{ target: DEMO, iterations: list }], { ...ZERO_USAGE, requests: 3, input: 3000, output: 600, usd: 0.05 });
@@ -156,9 +168,25 @@ describe("build spend views", () => {
   });
 
   it("estimates from the median task of this repository, beside the budget", () => {
-    const entry = (run: string, task: string, usd: number, repo = "/r"): LedgerEntry => ({ at: NOW.toISOString(), session: "s", message: "m", model: "mock/m1", path: ["build demo", "iteration 1", task], labels: { repo, run, build: "demo" }, usage: call(usd) });
-    const entries = [entry("a", "task t1", 0.1), entry("a", "task t2", 0.3), entry("b", "task t1", 0.2), entry("b", "task t1", 0.05), entry("c", "task t1", 9, "/other")];
-    expect(costBeforeRun(entries, "/r", { usd: 1 }, 4)).toBe("comparable tasks here cost $0.25 each (the median of 3 on record): 4 task(s) left ≈ $1.00; budget in force: $1.00.");
+    const entry = (run: string, task: string, usd: number, repo = "/r"): LedgerEntry => ({
+      at: NOW.toISOString(),
+      session: "s",
+      message: "m",
+      model: "mock/m1",
+      path: ["build demo", "iteration 1", task],
+      labels: { repo, run, build: "demo" },
+      usage: call(usd),
+    });
+    const entries = [
+      entry("a", "task t1", 0.1),
+      entry("a", "task t2", 0.3),
+      entry("b", "task t1", 0.2),
+      entry("b", "task t1", 0.05),
+      entry("c", "task t1", 9, "/other"),
+    ];
+    expect(costBeforeRun(entries, "/r", { usd: 1 }, 4)).toBe(
+      "comparable tasks here cost $0.25 each (the median of 3 on record): 4 task(s) left ≈ $1.00; budget in force: $1.00.",
+    );
     expect(costBeforeRun(entries, "/r", undefined, 1)).toContain("budget in force: none");
     expect(costBeforeRun([], "/r", { usd: 1 }, 4)).toBeUndefined();
   });

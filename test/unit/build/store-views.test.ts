@@ -10,7 +10,17 @@ import { execFileSync } from "node:child_process";
 const DEAD_PID = 2 ** 22 + 1;
 
 function running(name: string, sessionID: string): BuildState {
-  return { target: { kind: "spec", name }, status: "running", phase: "build", iteration: 2, maxIterations: 50, stagnantTurns: 0, sessionID, pid: process.pid, updatedAt: "2026-11-21T10:00:00.000Z" };
+  return {
+    target: { kind: "spec", name },
+    status: "running",
+    phase: "build",
+    iteration: 2,
+    maxIterations: 50,
+    stagnantTurns: 0,
+    sessionID,
+    pid: process.pid,
+    updatedAt: "2026-11-21T10:00:00.000Z",
+  };
 }
 
 function repo(): string {
@@ -53,7 +63,10 @@ describe("BuildStore", () => {
 describe("/otto-build status", () => {
   it("renders every loop from its state file, newest first; a loop whose process is gone is not counted as running", async () => {
     const root = repo();
-    expect(await statusVerb(root)).toEqual({ title: "otto build: no loops", output: "No build loops yet.\n\nNext step: /otto-build --spec <slug>" });
+    expect(await statusVerb(root)).toEqual({
+      title: "otto build: no loops",
+      output: "No build loops yet.\n\nNext step: /otto-build --spec <slug>",
+    });
     const dir = path.join(root, ".otto/build");
     fs.mkdirSync(dir, { recursive: true });
     const write = (key: string, state: object) => fs.writeFileSync(path.join(dir, `${key}.json`), JSON.stringify(state));
@@ -129,9 +142,16 @@ describe("machine-readable views", () => {
     change("add-auth", "## 1. Auth\n- [x] 1.1 Route\n- [ ] 1.2 Tests\n");
     change("done-one", "- [x] 1.1 Everything\n");
     change("archive/2026-01-01-old", "- [ ] 1.1 Old\n");
-    const view = JSON.parse(specListJson(root, [{ ...running("add-auth", "ses_7"), target: { kind: "openspec", name: "add-auth" } }])) as { openspec: unknown[] };
+    const view = JSON.parse(specListJson(root, [{ ...running("add-auth", "ses_7"), target: { kind: "openspec", name: "add-auth" } }])) as {
+      openspec: unknown[];
+    };
     expect(view.openspec).toEqual([
-      { change: "add-auth", progress: { done: 1, total: 2, percent: 50 }, state: "ready", sessions: [{ sessionID: "ses_7", status: "running", iteration: 2 }] },
+      {
+        change: "add-auth",
+        progress: { done: 1, total: 2, percent: 50 },
+        state: "ready",
+        sessions: [{ sessionID: "ses_7", status: "running", iteration: 2 }],
+      },
       { change: "done-one", progress: { done: 1, total: 1, percent: 100 }, state: "all_done", sessions: [] },
     ]);
     expect(resolveTargets(root, { all: true })).toEqual([

@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { blockingChecks, buildVerdict, judgeChecks, keptResult, preExistingLines, unverifiedHeadline, KEPT_OUTPUT } from "../../../src/build/index.ts";
+import {
+  blockingChecks,
+  buildVerdict,
+  judgeChecks,
+  keptResult,
+  preExistingLines,
+  unverifiedHeadline,
+  KEPT_OUTPUT,
+} from "../../../src/build/index.ts";
 import type { CheckResult } from "../../../src/workspace/index.ts";
 
 const run = (command: string, failures?: number): CheckResult => ({
@@ -39,7 +47,9 @@ describe("build verdict against the baseline", () => {
     expect(unverified).toMatchObject({ verified: false, failing: [{ command: "npm test", ended: "exit 1", before: true }] });
     if (!unverified) throw new Error("no verdict");
     expect(unverifiedHeadline(unverified)).toBe("npm test fails (it failed before the build too)");
-    expect(unverifiedHeadline({ verified: false, results: [], failing: [{ command: "npm test", ended: "exit 1", before: false }] })).toBe("npm test fails");
+    expect(unverifiedHeadline({ verified: false, results: [], failing: [{ command: "npm test", ended: "exit 1", before: false }] })).toBe(
+      "npm test fails",
+    );
   });
 
   it("keeps the end of a long output, where the runner prints its failure count", () => {

@@ -57,9 +57,16 @@ describe("credentials in the repo config", () => {
 
   it("loadConfig adds the config's secrets to the runtime's known secrets and returns them all", async () => {
     const box = await sandbox();
-    await box.write(box.userFile, `{ "notify": { "webhooks": [{ "type": "json", "url": "https://hooks.example.com/a?sig=s1" }] }, "opencode": { "password": "pw9" } }`);
+    await box.write(
+      box.userFile,
+      `{ "notify": { "webhooks": [{ "type": "json", "url": "https://hooks.example.com/a?sig=s1" }] }, "opencode": { "password": "pw9" } }`,
+    );
     const secrets = new KnownSecrets(["from-env-earlier"]);
-    const loaded = await loadConfig({ directory: box.repo, env: { ...box.env, SYSTEM_ACCESSTOKEN: "ado-job-token", GH_TOKEN: "gh-cli-token" }, runtime: { secrets, log: silentLogger } });
+    const loaded = await loadConfig({
+      directory: box.repo,
+      env: { ...box.env, SYSTEM_ACCESSTOKEN: "ado-job-token", GH_TOKEN: "gh-cli-token" },
+      runtime: { secrets, log: silentLogger },
+    });
     for (const value of ["https://hooks.example.com/a?sig=s1", "pw9", "ado-job-token", "gh-cli-token", "from-env-earlier"]) {
       expect(loaded.secrets).toContain(value);
     }

@@ -10,7 +10,11 @@ describe("locateConfigFiles", () => {
     const box = await sandbox();
     const nested = path.join(box.repo, "src", "deep");
     await fs.mkdir(nested, { recursive: true });
-    expect(await locateConfigFiles({ directory: nested, env: box.env })).toEqual({ user: box.userFile, repo: box.repoFile, repoRoot: box.repo });
+    expect(await locateConfigFiles({ directory: nested, env: box.env })).toEqual({
+      user: box.userFile,
+      repo: box.repoFile,
+      repoRoot: box.repo,
+    });
   });
 
   it("defaults the user file to ~/.config/otto/otto.jsonc", async () => {
@@ -48,7 +52,10 @@ describe("loadConfig", () => {
 
   it("merges user then repo then env, with sources naming the files", async () => {
     const box = await sandbox();
-    await box.write(box.userFile, `{ "models": { "primary": "u/p", "secondary": "u/s" }, "pr": { "providers": { "github": { "token": "from-file" } } } }`);
+    await box.write(
+      box.userFile,
+      `{ "models": { "primary": "u/p", "secondary": "u/s" }, "pr": { "providers": { "github": { "token": "from-file" } } } }`,
+    );
     await box.write(box.repoFile, `// repo overrides\n{ "models": { "primary": "r/p" } }`);
     const loaded = await loadConfig({ directory: box.repo, env: { ...box.env, GITHUB_TOKEN: "from-env" } });
     expect(loaded.config.models).toEqual({ primary: "r/p", secondary: "u/s" });

@@ -8,7 +8,10 @@ describe("parseConfigText", () => {
   it("accepts comments, trailing commas, an empty file and $schema", () => {
     expect(parseConfigText("", { file })).toEqual({ value: {}, problems: [] });
     const text = `{\n  "$schema": "./otto.schema.json", // editor help\n  /* block */ "spec": { "verify": ["npm test",], },\n}\n`;
-    expect(parseConfigText(text, { file })).toEqual({ value: { $schema: "./otto.schema.json", spec: { verify: ["npm test"] } }, problems: [] });
+    expect(parseConfigText(text, { file })).toEqual({
+      value: { $schema: "./otto.schema.json", spec: { verify: ["npm test"] } },
+      problems: [],
+    });
   });
 
   it("keeps the file as written, without defaults", () => {
@@ -33,11 +36,11 @@ describe("parseConfigText", () => {
     const text = [
       "{",
       "  // tuning",
-      "  \"pr\": {",
-      "    \"providers\": {",
-      "      \"ado\": {",
-      "        \"organization\": \"contoso\",",
-      "        \"auto_complete\": \"yes\"",
+      '  "pr": {',
+      '    "providers": {',
+      '      "ado": {',
+      '        "organization": "contoso",',
+      '        "auto_complete": "yes"',
       "      }",
       "    }",
       "  }",

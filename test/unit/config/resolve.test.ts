@@ -28,7 +28,14 @@ describe("resolveConfig defaults", () => {
     expect(config.pr.verify).toBeUndefined();
     expect(config.pr.default_provider).toBeUndefined();
     expect(config.pr.providers.github).toEqual({ api_url: "https://api.github.com", hosts: [] });
-    expect(config.pr.providers.ado).toEqual({ base_url: "https://dev.azure.com", auto_complete: true, merlinbot: true, bot_names: ["MerlinBot"], bot_ids: [], create_work_item: true });
+    expect(config.pr.providers.ado).toEqual({
+      base_url: "https://dev.azure.com",
+      auto_complete: true,
+      merlinbot: true,
+      bot_names: ["MerlinBot"],
+      bot_ids: [],
+      create_work_item: true,
+    });
     expect(config.models).toEqual({});
     expect(config.repos).toEqual([]);
     expect(config.notify).toEqual({ webhooks: [], toast: true });
@@ -36,7 +43,9 @@ describe("resolveConfig defaults", () => {
 
   it("fills defaults inside written sections and array items, and expands ~/", () => {
     const { config } = resolveConfig({
-      layers: [user({ spec: { max_parallel_tasks: 8 }, server: { log_dir: "~/logs" }, repos: [{ name: "svc", primary_dir: "~/src/svc" }] })],
+      layers: [
+        user({ spec: { max_parallel_tasks: 8 }, server: { log_dir: "~/logs" }, repos: [{ name: "svc", primary_dir: "~/src/svc" }] }),
+      ],
       env,
     });
     expect(config.spec.max_parallel_tasks).toBe(8);
@@ -81,7 +90,10 @@ describe("env overrides", () => {
   });
 
   it("lists every secret present in the files and the environment", () => {
-    const { secrets } = resolveConfig({ layers: files, env: { ...env, GITHUB_TOKEN: "env-gh-token", GH_TOKEN: "gh-cli-token", OPENCODE_SERVER_PASSWORD: "serve-pw" } });
+    const { secrets } = resolveConfig({
+      layers: files,
+      env: { ...env, GITHUB_TOKEN: "env-gh-token", GH_TOKEN: "gh-cli-token", OPENCODE_SERVER_PASSWORD: "serve-pw" },
+    });
     expect(secrets.sort()).toEqual(["env-gh-token", "file-ado-pat", "file-gh-token", "file-pw", "gh-cli-token", "serve-pw"]);
   });
 });

@@ -31,7 +31,14 @@ describe("setConfigValue", () => {
     const box = await sandbox();
     await box.write(box.repoFile, commented);
     const result = await setConfigValue(box.repoFile, "spec.max_parallel_tasks", "6");
-    expect(result).toMatchObject({ file: box.repoFile, key: "spec.max_parallel_tasks", previous: 2, value: 6, changed: true, created: false });
+    expect(result).toMatchObject({
+      file: box.repoFile,
+      key: "spec.max_parallel_tasks",
+      previous: 2,
+      value: 6,
+      changed: true,
+      created: false,
+    });
     expect(await box.read(box.repoFile)).toBe(commented.replace('"max_parallel_tasks": 2', '"max_parallel_tasks": 6'));
 
     await setConfigValue(box.repoFile, "models.secondary", "openai/gpt-5");

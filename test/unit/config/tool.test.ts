@@ -20,7 +20,8 @@ function toolFor(directory: string, env: Env) {
     events: new EventBus(),
     log: silentLogger,
     env,
-    once: new Set(), secrets: new KnownSecrets(),
+    once: new Set(),
+    secrets: new KnownSecrets(),
     sessions: {} as Runtime["sessions"],
     guard: {} as Runtime["guard"],
   };
@@ -81,8 +82,16 @@ describe("/otto-config show", () => {
     const out = await toolFor(box.repo, box.env)("show");
     expect(out).toContain("- spec.verify (detected): pnpm test (package.json scripts.test), pnpm run lint (package.json scripts.lint)");
     expect(out).toContain("- pr.verify (configured): make ci");
-    const json = JSON.parse(await toolFor(box.repo, box.env)("show --json")) as { checks: Record<string, { origin: string; checks: unknown[] }> };
-    expect(json.checks["spec.verify"]).toEqual({ origin: "detected", checks: [{ command: "pnpm test", source: "package.json scripts.test" }, { command: "pnpm run lint", source: "package.json scripts.lint" }] });
+    const json = JSON.parse(await toolFor(box.repo, box.env)("show --json")) as {
+      checks: Record<string, { origin: string; checks: unknown[] }>;
+    };
+    expect(json.checks["spec.verify"]).toEqual({
+      origin: "detected",
+      checks: [
+        { command: "pnpm test", source: "package.json scripts.test" },
+        { command: "pnpm run lint", source: "package.json scripts.lint" },
+      ],
+    });
     expect(json.checks["pr.verify"]).toEqual({ origin: "configured", checks: [{ command: "make ci", source: "pr.verify" }] });
     // Which sandbox the code of otto's work runs in here.
     expect(out).toMatch(/^Sandbox: (bwrap \(.*\): sessions' shell commands, checks and hooks run|none available)/m);
@@ -122,7 +131,9 @@ describe("/otto-config set", () => {
 
   it("masks secrets it sets and notes env overrides", async () => {
     const box = await sandbox();
-    const out = await toolFor(box.repo, { ...box.env, GITHUB_TOKEN: GH_TOKEN })(`set pr.providers.github.token ghp_fromconfigfile123456 --user`);
+    const out = await toolFor(box.repo, { ...box.env, GITHUB_TOKEN: GH_TOKEN })(
+      `set pr.providers.github.token ghp_fromconfigfile123456 --user`,
+    );
     expect(out).toContain("after:  [REDACTED] (24 chars)");
     expect(out).toContain("GITHUB_TOKEN is set in the environment and wins over this file.");
     expect(out).not.toContain("ghp_fromconfigfile123456");
@@ -134,7 +145,11 @@ describe("/otto-config set", () => {
     await run(`set notify.command notify-send otto done`);
     await run(`set spec.verify '["npm test", "npm run lint"]'`);
     const text = await box.read(box.repoFile);
-    expect(JSON.parse(text)).toEqual({ $schema: SCHEMA_URL, notify: { command: "notify-send otto done" }, spec: { verify: ["npm test", "npm run lint"] } });
+    expect(JSON.parse(text)).toEqual({
+      $schema: SCHEMA_URL,
+      notify: { command: "notify-send otto done" },
+      spec: { verify: ["npm test", "npm run lint"] },
+    });
   });
 
   it("outside a git repository, writes the user file and says so", async () => {
@@ -205,7 +220,10 @@ describe("/otto-config secrets and trust", () => {
 
   it("show says what it ignored; trust makes it count; trust --list and --revoke", async () => {
     const box = await sandbox();
-    await box.write(box.repoFile, `{ "pr": { "providers": { "github": { "api_url": "https://ghe.example.com/api/v3" } } }, "notify": { "webhooks": [{ "type": "slack", "url": "https://hooks.slack.com/services/T/B/sig123" }] } }`);
+    await box.write(
+      box.repoFile,
+      `{ "pr": { "providers": { "github": { "api_url": "https://ghe.example.com/api/v3" } } }, "notify": { "webhooks": [{ "type": "slack", "url": "https://hooks.slack.com/services/T/B/sig123" }] } }`,
+    );
     const run = toolFor(box.repo, box.env);
     const before = await run("show");
     expect(before).toContain('"api_url": "https://api.github.com"');

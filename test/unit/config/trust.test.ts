@@ -1,6 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { loadConfig, validateConfig } from "../../../src/config/index.ts";
-import { gatedDigest, gatedValues, isRepoTrusted, listTrustedRepos, trustRepo, untrustRepo, withoutGated } from "../../../src/config/trust.ts";
+import {
+  gatedDigest,
+  gatedValues,
+  isRepoTrusted,
+  listTrustedRepos,
+  trustRepo,
+  untrustRepo,
+  withoutGated,
+} from "../../../src/config/trust.ts";
 import { KnownSecrets } from "../../../src/core/secrets.ts";
 import type { LogLevel } from "../../../src/core/index.ts";
 import { sandbox } from "./temp.ts";
@@ -13,7 +21,12 @@ const EVIL = {
 
 describe("trust of a repo's config", () => {
   it("picks the gated keys and removes them from a copy", () => {
-    expect(Object.keys(gatedValues(EVIL)).sort()).toEqual(["notify.command", "notify.webhooks", "pr.providers.ado.base_url", "pr.providers.github.api_url"]);
+    expect(Object.keys(gatedValues(EVIL)).sort()).toEqual([
+      "notify.command",
+      "notify.webhooks",
+      "pr.providers.ado.base_url",
+      "pr.providers.github.api_url",
+    ]);
     const kept = withoutGated(EVIL);
     expect(kept).toEqual({ pr: { providers: { github: {}, ado: {} } }, notify: {}, spec: { max_parallel_tasks: 2 } });
     expect(EVIL.notify.command).toBeDefined(); // the original is untouched
@@ -23,7 +36,11 @@ describe("trust of a repo's config", () => {
     const box = await sandbox();
     await box.write(box.repoFile, JSON.stringify(EVIL));
     const logged: Array<[LogLevel, string]> = [];
-    const runtime = { secrets: new KnownSecrets(), once: new Set<string>(), log: { log: (level: LogLevel, message: string) => void logged.push([level, message]) } };
+    const runtime = {
+      secrets: new KnownSecrets(),
+      once: new Set<string>(),
+      log: { log: (level: LogLevel, message: string) => void logged.push([level, message]) },
+    };
 
     const untrusted = await loadConfig({ directory: box.repo, env: box.env, runtime });
     expect(untrusted.config.pr.providers.github.api_url).toBe("https://api.github.com");
@@ -35,7 +52,9 @@ describe("trust of a repo's config", () => {
     await loadConfig({ directory: box.repo, env: box.env, runtime });
     expect(logged).toHaveLength(1);
     expect(logged[0]?.[1]).toContain("/otto-config trust");
-    expect((await validateConfig({ directory: box.repo, env: box.env })).warnings.join("\n")).toContain("Ignored pr.providers.github.api_url");
+    expect((await validateConfig({ directory: box.repo, env: box.env })).warnings.join("\n")).toContain(
+      "Ignored pr.providers.github.api_url",
+    );
 
     await trustRepo(box.env, box.repo, gatedDigest(gatedValues(EVIL)));
     const trusted = await loadConfig({ directory: box.repo, env: box.env });
@@ -63,18 +82,28 @@ describe("trust of a repo's config", () => {
   it("a user file's gated keys need no trust", async () => {
     const box = await sandbox();
     await box.write(box.userFile, JSON.stringify({ pr: { providers: { github: { api_url: "https://ghe.example.com/api/v3" } } } }));
-    expect((await loadConfig({ directory: box.repo, env: box.env })).config.pr.providers.github.api_url).toBe("https://ghe.example.com/api/v3");
+    expect((await loadConfig({ directory: box.repo, env: box.env })).config.pr.providers.github.api_url).toBe(
+      "https://ghe.example.com/api/v3",
+    );
   });
 });
 
 describe("retired keys", () => {
   it("a file that still has opencode.url, auto_start or permissions loads; validate names each and says what to do instead", async () => {
     const box = await sandbox();
-    await box.write(box.userFile, JSON.stringify({ opencode: { url: "http://localhost:4096", auto_start: false, permissions: { bash: "ask" } }, spec: { max_parallel_tasks: 3 } }));
+    await box.write(
+      box.userFile,
+      JSON.stringify({
+        opencode: { url: "http://localhost:4096", auto_start: false, permissions: { bash: "ask" } },
+        spec: { max_parallel_tasks: 3 },
+      }),
+    );
     expect((await loadConfig({ directory: box.repo, env: box.env })).config.spec.max_parallel_tasks).toBe(3);
     const warnings = (await validateConfig({ directory: box.repo, env: box.env })).warnings.join("\n");
     expect(warnings).toContain("opencode.url is no longer used: otto runs inside OpenCode and talks to its own server; remove the key.");
     expect(warnings).toContain("opencode.auto_start is no longer used");
-    expect(warnings).toContain('opencode.permissions is no longer used: set the permissions of otto\'s agents in OpenCode\'s own config, e.g. "agent": { "otto-executor"');
+    expect(warnings).toContain(
+      'opencode.permissions is no longer used: set the permissions of otto\'s agents in OpenCode\'s own config, e.g. "agent": { "otto-executor"',
+    );
   });
 });

@@ -17,7 +17,8 @@ function strings(file: string): string[] {
   const source = ts.createSourceFile(file, fs.readFileSync(file, "utf8"), ts.ScriptTarget.ES2022, true);
   const out: string[] = [];
   const visit = (node: ts.Node): void => {
-    if (ts.isStringLiteralLike(node) || ts.isTemplateHead(node) || ts.isTemplateMiddle(node) || ts.isTemplateTail(node)) out.push(node.text);
+    if (ts.isStringLiteralLike(node) || ts.isTemplateHead(node) || ts.isTemplateMiddle(node) || ts.isTemplateTail(node))
+      out.push(node.text);
     ts.forEachChild(node, visit);
   };
   visit(source);
@@ -28,7 +29,11 @@ describe("links to the documentation", () => {
   const files = sourceFiles(path.join(PACKAGE_ROOT, "src"));
 
   it("point to GitHub, not to a docs/ folder an installed package does not have", () => {
-    const offenders = files.flatMap((file) => strings(file).filter((s) => /(^|[\s(`'"])docs\/[\w.-]+\.md/.test(s)).map((s) => `${path.relative(PACKAGE_ROOT, file)}: ${s}`));
+    const offenders = files.flatMap((file) =>
+      strings(file)
+        .filter((s) => /(^|[\s(`'"])docs\/[\w.-]+\.md/.test(s))
+        .map((s) => `${path.relative(PACKAGE_ROOT, file)}: ${s}`),
+    );
     expect(offenders).toEqual([]);
     expect(docsUrl("configuration.md")).toBe(`${REPO_URL}/blob/main/docs/configuration.md`);
   });

@@ -49,7 +49,13 @@ describe("a symlinked .otto", () => {
     const paths = specPaths(repo, "rate-limit");
     await expect(writeSpecFile(paths.design, "# Design\n")).rejects.toMatchObject(refused);
     await expect(writeHistoryFile(paths, "x.md", "text")).rejects.toMatchObject(refused);
-    await expect(transact(crewPaths(repo), () => new Date(0), ({ post }) => post({ from: "a", kind: "say", text: "hi", mentions: [] }))).rejects.toMatchObject(refused);
+    await expect(
+      transact(
+        crewPaths(repo),
+        () => new Date(0),
+        ({ post }) => post({ from: "a", kind: "say", text: "hi", mentions: [] }),
+      ),
+    ).rejects.toMatchObject(refused);
     const build = new BuildStore(repo);
     const target = { kind: "spec", name: "rate-limit" } as const;
     await expect(build.requestStop(target)).rejects.toMatchObject(refused);
@@ -61,7 +67,11 @@ describe("a symlinked .otto", () => {
   it("says what is wrong and what to do", async () => {
     const { repo } = await linked();
     const error = await assertOttoPathSafe(path.join(repo, ".otto", "specs", "x", "design.md")).catch((e: unknown) => e);
-    expect(error).toMatchObject({ code: "otto_dir_symlink", message: expect.stringContaining(".otto is a symlink") as unknown, fix: expect.stringContaining("Replace the symlink with a real folder") as unknown });
+    expect(error).toMatchObject({
+      code: "otto_dir_symlink",
+      message: expect.stringContaining(".otto is a symlink") as unknown,
+      fix: expect.stringContaining("Replace the symlink with a real folder") as unknown,
+    });
   });
 
   it.each(["specs", "crew", "build"])("refuses .otto/%s linked outside the repository", async (sub) => {
@@ -70,9 +80,16 @@ describe("a symlinked .otto", () => {
       sub === "specs"
         ? writeSpecFile(specPaths(repo, "s").design, "x")
         : sub === "crew"
-          ? transact(crewPaths(repo), () => new Date(0), ({ post }) => post({ from: "a", kind: "say", text: "hi", mentions: [] }))
+          ? transact(
+              crewPaths(repo),
+              () => new Date(0),
+              ({ post }) => post({ from: "a", kind: "say", text: "hi", mentions: [] }),
+            )
           : new BuildStore(repo).requestStop({ kind: "spec", name: "s" });
-    await expect(write).rejects.toMatchObject({ code: "otto_dir_symlink", message: expect.stringContaining("outside the repository") as unknown });
+    await expect(write).rejects.toMatchObject({
+      code: "otto_dir_symlink",
+      message: expect.stringContaining("outside the repository") as unknown,
+    });
     expect(await listAll(outside)).toEqual([]);
   });
 

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { REDACTED, redact, redactDeep } from "../../../src/core/redact.ts";
 
-const JWT = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIn0.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c";
+const JWT =
+  "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIn0.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c";
 
 describe("redact", () => {
   it.each([
@@ -33,7 +34,9 @@ describe("redact", () => {
   });
 
   it("redacts the credentials of a URL and keeps its scheme and host", () => {
-    expect(redact("clone https://alice:s3cr3t@git.example.com/org/repo.git now")).toBe(`clone https://${REDACTED}@git.example.com/org/repo.git now`);
+    expect(redact("clone https://alice:s3cr3t@git.example.com/org/repo.git now")).toBe(
+      `clone https://${REDACTED}@git.example.com/org/repo.git now`,
+    );
     expect(redact("postgres://app:p%40ss@db:5432/x")).toBe(`postgres://${REDACTED}@db:5432/x`);
     expect(redact("https://x-access-token:ghs_0123456789abcdefghijABCDEFGHIJ@github.com/o/r")).toBe(`https://${REDACTED}@github.com/o/r`);
   });
@@ -150,7 +153,9 @@ describe("redact", () => {
 
     it("redacts it in hex, lower and upper case", () => {
       const hex = Buffer.from(SECRET).toString("hex");
-      expect(redact(`bytes ${hex} and ${hex.toUpperCase()} and 0x${hex}`, [SECRET])).toBe(`bytes ${REDACTED} and ${REDACTED} and 0x${REDACTED}`);
+      expect(redact(`bytes ${hex} and ${hex.toUpperCase()} and 0x${hex}`, [SECRET])).toBe(
+        `bytes ${REDACTED} and ${REDACTED} and 0x${REDACTED}`,
+      );
     });
 
     it.each([
@@ -164,7 +169,9 @@ describe("redact", () => {
       const split = Array.from(SECRET).join(char);
       expect(redact(`token ${split} end`, [SECRET])).toBe(`token ${REDACTED} end`);
       // Several of them, only some gaps, mixed with the others.
-      const mixed = Array.from(SECRET).map((c, i) => (i % 3 === 0 ? `${c}${char}${char}\u200B` : c)).join("");
+      const mixed = Array.from(SECRET)
+        .map((c, i) => (i % 3 === 0 ? `${c}${char}${char}\u200B` : c))
+        .join("");
       expect(redact(`[${mixed}]`, [SECRET])).toBe(`[${REDACTED}]`);
     });
 

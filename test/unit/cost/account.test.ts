@@ -1,5 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { Account, formatCost, formatUsage, isBudgetStop, messageUsage, Meter, withAccount, currentAccount, type LedgerEntry } from "../../../src/cost/index.ts";
+import {
+  Account,
+  formatCost,
+  formatUsage,
+  isBudgetStop,
+  messageUsage,
+  Meter,
+  withAccount,
+  currentAccount,
+  type LedgerEntry,
+} from "../../../src/cost/index.ts";
 import { silentLogger } from "../../../src/core/index.ts";
 
 const call = (input: number, output: number, usd: number, priced = true) => messageUsage({ tokens: { input, output }, cost: usd }, priced);
@@ -69,7 +79,19 @@ describe("withAccount", () => {
 describe("Meter", () => {
   const assistant = (id: string, sessionID: string, input: number, cost: number, completed?: number) => ({
     type: "message.updated" as const,
-    properties: { info: { id, sessionID, role: "assistant" as const, providerID: "mock", modelID: "m1", mode: "otto-executor", cost, tokens: { input, output: 1, reasoning: 0, cache: { read: 0, write: 0 } }, time: { created: 1, ...(completed ? { completed } : {}) } } },
+    properties: {
+      info: {
+        id,
+        sessionID,
+        role: "assistant" as const,
+        providerID: "mock",
+        modelID: "m1",
+        mode: "otto-executor",
+        cost,
+        tokens: { input, output: 1, reasoning: 0, cache: { read: 0, write: 0 } },
+        time: { created: 1, ...(completed ? { completed } : {}) },
+      },
+    },
   });
 
   it("charges each message's growth once, its subagents' too, and records finished calls in the ledger", async () => {
@@ -90,7 +112,10 @@ describe("Meter", () => {
       ["m2", 10, "demo"],
     ]);
     // Reconciling with the session's messages adds what the events missed, nothing twice.
-    const total = await meter.settle("s1", [{ info: assistant("m1", "s1", 150, 0.15, 5).properties.info }, { info: assistant("m4", "s1", 40, 0.04, 8).properties.info }]);
+    const total = await meter.settle("s1", [
+      { info: assistant("m1", "s1", 150, 0.15, 5).properties.info },
+      { info: assistant("m4", "s1", 40, 0.04, 8).properties.info },
+    ]);
     expect(total).toMatchObject({ requests: 2, input: 190 });
     expect(run.usage.input).toBe(200);
     expect(entries).toHaveLength(3);
@@ -103,7 +128,16 @@ describe("Meter at a session's end", () => {
     const meter = new Meter({ priced: async () => true, record: async (e) => void entries.push(...e), log: silentLogger });
     const run = new Account("run");
     meter.track("s1", run);
-    const cut = { id: "m1", sessionID: "s1", role: "assistant", providerID: "mock", modelID: "m1", cost: 0.02, tokens: { input: 200, output: 3 }, time: { created: 1_000 } };
+    const cut = {
+      id: "m1",
+      sessionID: "s1",
+      role: "assistant",
+      providerID: "mock",
+      modelID: "m1",
+      cost: 0.02,
+      tokens: { input: 200, output: 3 },
+      time: { created: 1_000 },
+    };
     meter.onEvent({ type: "message.updated", properties: { info: cut } } as unknown as Parameters<Meter["onEvent"]>[0]);
     await meter.flush();
     expect(entries).toHaveLength(0);

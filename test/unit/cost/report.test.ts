@@ -1,10 +1,34 @@
 import { describe, expect, it } from "vitest";
-import { buildReport, messageUsage, parseReportKey, parseSince, renderReport, reportJson, type LedgerEntry } from "../../../src/cost/index.ts";
+import {
+  buildReport,
+  messageUsage,
+  parseReportKey,
+  parseSince,
+  renderReport,
+  reportJson,
+  type LedgerEntry,
+} from "../../../src/cost/index.ts";
 
 const REPO = "/home/ana/app";
 
-function entry(at: string, model: string, input: number, output: number, usd: number, labels: LedgerEntry["labels"], priced = true): LedgerEntry {
-  return { at, session: "s", message: "m", model, path: ["run"], labels, usage: messageUsage({ tokens: { input, output }, cost: usd }, priced) };
+function entry(
+  at: string,
+  model: string,
+  input: number,
+  output: number,
+  usd: number,
+  labels: LedgerEntry["labels"],
+  priced = true,
+): LedgerEntry {
+  return {
+    at,
+    session: "s",
+    message: "m",
+    model,
+    path: ["run"],
+    labels,
+    usage: messageUsage({ tokens: { input, output }, cost: usd }, priced),
+  };
 }
 
 const ENTRIES: LedgerEntry[] = [
@@ -38,14 +62,21 @@ describe("the /otto-cost report", () => {
     const spec = buildReport(ENTRIES, { by: "spec", since: SINCE, repos: "all" });
     expect(spec.rows.map((r) => r.key)).toEqual(["x", "demo", "(none)"]);
     const pr = buildReport(ENTRIES, { by: "pr", since: SINCE, repos: [REPO] });
-    expect(pr.rows.map((r) => [r.key, r.usage.requests])).toEqual([["github-octo-app-5", 2], ["(none)", 2]]);
+    expect(pr.rows.map((r) => [r.key, r.usage.requests])).toEqual([
+      ["github-octo-app-5", 2],
+      ["(none)", 2],
+    ]);
     const model = buildReport(ENTRIES, { by: "model", since: SINCE, repos: [REPO] });
     expect(model.rows.map((r) => r.key)).toEqual(["mock/m1", "mock/m2", "local/free"]);
     expect(renderReport(model)).toContain("| local/free | 1 | 400 | 40 | 440 | cost unknown |");
   });
 
   it("--json: rows and total with tokens summed, usd null when every call of a row was unpriced", () => {
-    const json = JSON.parse(reportJson(buildReport(ENTRIES, { by: "model", since: SINCE, repos: [REPO] }))) as { since: string; rows: Array<{ key: string; usd: number | null; tokens: number }>; total: { tokens: number; usd: number; unpriced: number } };
+    const json = JSON.parse(reportJson(buildReport(ENTRIES, { by: "model", since: SINCE, repos: [REPO] }))) as {
+      since: string;
+      rows: Array<{ key: string; usd: number | null; tokens: number }>;
+      total: { tokens: number; usd: number; unpriced: number };
+    };
     expect(json.since).toBe("2026-11-19T12:00:00.000Z");
     expect(json.rows.find((r) => r.key === "local/free")).toMatchObject({ usd: null, tokens: 440 });
     expect(json.total).toMatchObject({ tokens: 7040, usd: 0.022, unpriced: 1 });

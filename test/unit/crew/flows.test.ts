@@ -54,7 +54,11 @@ describe("crew flows on real files with a fake OpenCode", () => {
     const said = await say(f.crew, alice.sessionID, "@bob the API is ready, @carol too");
     expect(said.woken).toEqual(["bob"]);
     expect(said.unknown).toEqual(["carol"]);
-    await vi.waitFor(() => expect(f.host.prompts.find((p) => p.sessionID === bob.sessionID && p.text.includes("**Crew messages for @bob**"))?.text).toContain("#1 alice: @bob the API is ready"));
+    await vi.waitFor(() =>
+      expect(f.host.prompts.find((p) => p.sessionID === bob.sessionID && p.text.includes("**Crew messages for @bob**"))?.text).toContain(
+        "#1 alice: @bob the API is ready",
+      ),
+    );
 
     const asked = await ask(f.crew, alice.sessionID, "Which port?", false);
     expect(asked.woken).toEqual(["otto"]);
@@ -86,18 +90,25 @@ describe("crew flows on real files with a fake OpenCode", () => {
     const bob = await spawn("bob");
     await handleCrewEvent(f.crew, event("session.idle", alice.sessionID));
     expect(await state("alice")).toMatchObject({ state: "failed", error: "its turn ended without otto_agent_complete or otto_agent_ask" });
-    await vi.waitFor(() => expect(f.host.prompts.find((p) => p.sessionID === ORCH.sessionID)?.text).toContain("crew notice: @alice failed"));
+    await vi.waitFor(() =>
+      expect(f.host.prompts.find((p) => p.sessionID === ORCH.sessionID)?.text).toContain("crew notice: @alice failed"),
+    );
 
     await complete(f.crew, bob.sessionID, "ok");
     f.idle(bob.sessionID);
     await say(f.crew, alice.sessionID, "@bob one more thing");
-    await vi.waitFor(() => expect(f.host.prompts.some((p) => p.sessionID === bob.sessionID && p.text.includes("one more thing"))).toBe(true));
+    await vi.waitFor(() =>
+      expect(f.host.prompts.some((p) => p.sessionID === bob.sessionID && p.text.includes("one more thing"))).toBe(true),
+    );
     expect(await state("bob")).toMatchObject({ state: "busy", resume: "done" });
     await handleCrewEvent(f.crew, event("session.idle", bob.sessionID));
     f.idle(bob.sessionID);
     expect(await state("bob")).toMatchObject({ state: "done" });
 
-    const error: Event = { type: "session.error", properties: { sessionID: bob.sessionID, error: { name: "APIError", data: { message: "quota", isRetryable: false } } } };
+    const error: Event = {
+      type: "session.error",
+      properties: { sessionID: bob.sessionID, error: { name: "APIError", data: { message: "quota", isRetryable: false } } },
+    };
     await promptAgent(f.crew, ORCH, "bob", "again");
     await vi.waitFor(async () => expect(await state("bob")).toMatchObject({ state: "busy" }));
     await handleCrewEvent(f.crew, error);
@@ -109,7 +120,9 @@ describe("crew flows on real files with a fake OpenCode", () => {
     const alice = await spawn("alice");
     await say(f.crew, alice.sessionID, "@human is this licence OK?");
     await vi.waitFor(() => expect(f.notified).toHaveLength(1));
-    expect(f.host.toasts).toEqual([{ directory: "/project", title: "otto crew: @alice needs a human", message: "@human is this licence OK?" }]);
+    expect(f.host.toasts).toEqual([
+      { directory: "/project", title: "otto crew: @alice needs a human", message: "@human is this licence OK?" },
+    ]);
     expect(f.notified[0]).toEqual({ title: "@alice needs a human", text: "@human is this licence OK?" });
     await ask(f.crew, alice.sessionID, "Pick a colour", true);
     expect(await state("alice")).toMatchObject({ state: "blocked", question: { human: true }, human: { seq: 2, text: "Pick a colour" } });
@@ -233,7 +246,9 @@ describe("crew flows on real files with a fake OpenCode", () => {
     expect(wakes()[0]).toMatchObject({ directory: "/project", agent: "otto" });
     expect(wakes()[0]?.text).toContain("**Crew update**");
     // The unread message before the mention comes along; the mention does not change alice's state.
-    expect(wakes()[0]?.text).toContain("#1 alice: progress: schema drafted\n#2 alice: @otto the schema is done; should the API be REST or gRPC?");
+    expect(wakes()[0]?.text).toContain(
+      "#1 alice: progress: schema drafted\n#2 alice: @otto the schema is done; should the API be REST or gRPC?",
+    );
     expect(wakes()[0]?.text).toContain("Crew: alice busy");
     expect(await state("alice")).toMatchObject({ state: "busy" });
   });
@@ -255,7 +270,9 @@ describe("crew flows on real files with a fake OpenCode", () => {
     const restarted = { ...f.crew, pid: 2 };
     const text = await compactionContext(restarted, ORCH.sessionID, "/project");
     expect(text).toMatch(/\| alice \| failed \|.*idle after OpenCode restarted/);
-    await vi.waitFor(() => expect(f.host.prompts.find((p) => p.sessionID === ORCH.sessionID)?.text).toContain("crew notice: @alice failed"));
+    await vi.waitFor(() =>
+      expect(f.host.prompts.find((p) => p.sessionID === ORCH.sessionID)?.text).toContain("crew notice: @alice failed"),
+    );
     expect(await state("alice")).toMatchObject({ sessionID: alice.sessionID, state: "failed", note: "reconciled after a restart" });
     expect(await crewStatus(restarted, ORCH)).toContain(
       "Reconciled with OpenCode's sessions after a restart:\n- alice: failed, its session is idle after OpenCode restarted: it stopped without completing",
@@ -272,7 +289,10 @@ describe("crew flows on real files with a fake OpenCode", () => {
     };
     const tasks = (...statuses: string[]) =>
       `# Tasks\n\n${statuses
-        .map((status, i) => `## Task ${i + 1}: Step ${i + 1}\n- **id**: task-00${i + 1}\n- **status**: ${status}\n- **parallel_group**: 1\n- **depends_on**: []\n- **description**: Do step ${i + 1}.\n`)
+        .map(
+          (status, i) =>
+            `## Task ${i + 1}: Step ${i + 1}\n- **id**: task-00${i + 1}\n- **status**: ${status}\n- **parallel_group**: 1\n- **depends_on**: []\n- **description**: Do step ${i + 1}.\n`,
+        )
         .join("\n")}`;
     write("add-auth/requirements.md", "# Requirements\n");
     write("add-auth/tasks.md", tasks("completed", "completed", "failed", "pending"));

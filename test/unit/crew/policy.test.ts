@@ -1,11 +1,31 @@
 import { describe, expect, it } from "vitest";
-import { isFor, onComplete, onDeliver, onError, onIdle, sortForStatus, summaryLine, unreadFor, wakeTargets } from "../../../src/crew/policy.ts";
+import {
+  isFor,
+  onComplete,
+  onDeliver,
+  onError,
+  onIdle,
+  sortForStatus,
+  summaryLine,
+  unreadFor,
+  wakeTargets,
+} from "../../../src/crew/policy.ts";
 import type { Agent, Message } from "../../../src/crew/index.ts";
 
 const now = new Date("2026-01-01T10:00:00Z");
 
 function agent(name: string, patch: Partial<Agent> = {}): Agent {
-  return { name, sessionID: `ses_${name}`, directory: "/p", agent: "otto-crew", task: "t", state: "busy", createdAt: now.toISOString(), activeAt: now.toISOString(), ...patch };
+  return {
+    name,
+    sessionID: `ses_${name}`,
+    directory: "/p",
+    agent: "otto-crew",
+    task: "t",
+    state: "busy",
+    createdAt: now.toISOString(),
+    activeAt: now.toISOString(),
+    ...patch,
+  };
 }
 
 function message(seq: number, patch: Partial<Message>): Message {
@@ -24,11 +44,15 @@ describe("wakeTargets", () => {
 
   it("wakes the agents a message names, never its sender, and the agent a prompt is for", () => {
     expect(wakeTargets(message(1, { mentions: ["bob", "alice", "nobody"] }), crew)).toEqual([{ kind: "agent", name: "bob" }]);
-    expect(wakeTargets(message(1, { from: "otto", kind: "prompt", to: "alice", mentions: ["alice"] }), crew)).toEqual([{ kind: "agent", name: "alice" }]);
+    expect(wakeTargets(message(1, { from: "otto", kind: "prompt", to: "alice", mentions: ["alice"] }), crew)).toEqual([
+      { kind: "agent", name: "alice" },
+    ]);
   });
 
   it("a failure notice wakes otto only, never the failed agent", () => {
-    expect(wakeTargets(message(1, { from: "crew", kind: "failed", text: "@alice failed", mentions: ["alice"] }), crew)).toEqual([{ kind: "otto" }]);
+    expect(wakeTargets(message(1, { from: "crew", kind: "failed", text: "@alice failed", mentions: ["alice"] }), crew)).toEqual([
+      { kind: "otto" },
+    ]);
   });
 });
 
@@ -56,7 +80,12 @@ describe("unread messages", () => {
 describe("state transitions", () => {
   it("otto's prompt is new work: busy, question and human cleared", () => {
     const blocked = agent("a", { state: "blocked", question: { seq: 2, text: "q", human: true }, human: { seq: 2, text: "q" } });
-    expect(onDeliver(blocked, [message(3, { from: "otto", kind: "prompt", to: "a" })], now)).toMatchObject({ state: "busy", question: undefined, human: undefined, resume: undefined });
+    expect(onDeliver(blocked, [message(3, { from: "otto", kind: "prompt", to: "a" })], now)).toMatchObject({
+      state: "busy",
+      question: undefined,
+      human: undefined,
+      resume: undefined,
+    });
   });
 
   it("a teammate's mention interrupts: busy, and back to where it was when the turn ends", () => {
@@ -75,7 +104,10 @@ describe("state transitions", () => {
   });
 
   it("a session error fails a busy agent; an aborted turn (kill) does not", () => {
-    expect(onError(agent("a"), { name: "APIError", message: "boom" }, now)?.patch).toMatchObject({ state: "failed", error: "APIError: boom" });
+    expect(onError(agent("a"), { name: "APIError", message: "boom" }, now)?.patch).toMatchObject({
+      state: "failed",
+      error: "APIError: boom",
+    });
     expect(onError(agent("a"), { name: "MessageAbortedError", message: "aborted" }, now)).toBeUndefined();
     expect(onError(agent("a", { state: "idle" }), { name: "APIError", message: "x" }, now)).toBeUndefined();
   });
@@ -88,7 +120,13 @@ describe("state transitions", () => {
 
 describe("status order and the one-line state", () => {
   it("puts agents that need a human first, then blocked, failed, busy, idle, done", () => {
-    const agents = [agent("d", { state: "done" }), agent("b", { state: "busy" }), agent("x", { state: "blocked" }), agent("h", { state: "done", human: { seq: 1, text: "?" } }), agent("f", { state: "failed" })];
+    const agents = [
+      agent("d", { state: "done" }),
+      agent("b", { state: "busy" }),
+      agent("x", { state: "blocked" }),
+      agent("h", { state: "done", human: { seq: 1, text: "?" } }),
+      agent("f", { state: "failed" }),
+    ];
     expect(sortForStatus(agents).map((a) => a.name)).toEqual(["h", "x", "f", "b", "d"]);
     expect(summaryLine({ agents })).toBe("h done · x blocked · f failed · b busy · d done · needs a human: h");
     expect(summaryLine({ agents: [] })).toBe("no agents");

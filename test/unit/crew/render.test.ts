@@ -23,12 +23,27 @@ describe("rendering the crew", () => {
   });
 
   it("builds the status table, escaping pipes, with counts by state", () => {
-    const agent: Agent = { name: "a", sessionID: "s", directory: "/p", agent: "otto-crew", task: "fix | things", state: "done", createdAt: at, activeAt: at, summary: "ok" };
+    const agent: Agent = {
+      name: "a",
+      sessionID: "s",
+      directory: "/p",
+      agent: "otto-crew",
+      task: "fix | things",
+      state: "done",
+      createdAt: at,
+      activeAt: at,
+      summary: "ok",
+    };
     const table = renderStatusTable([agent], new Date("2026-01-01T10:05:00Z"));
     expect(table.split("\n")[2]).toBe("| a | done | fix \\| things | 5m | 5m ago | - | summary: ok |");
     const spent = { requests: 2, input: 2000, output: 400, reasoning: 0, cacheRead: 0, cacheWrite: 0, usd: 0.012, unpriced: 0 };
-    const stopped = renderStatusTable([{ ...agent, state: "stopped", spend: spent, budget: 0.01, error: "budget reached: spent $0.01 of $0.01" }], new Date("2026-01-01T10:05:00Z"));
-    expect(stopped.split("\n")[2]).toBe("| a | stopped (budget) | fix \\| things | 5m | 5m ago | 2.40k tokens, $0.01 of $0.01 | error: budget reached: spent $0.01 of $0.01 |");
+    const stopped = renderStatusTable(
+      [{ ...agent, state: "stopped", spend: spent, budget: 0.01, error: "budget reached: spent $0.01 of $0.01" }],
+      new Date("2026-01-01T10:05:00Z"),
+    );
+    expect(stopped.split("\n")[2]).toBe(
+      "| a | stopped (budget) | fix \\| things | 5m | 5m ago | 2.40k tokens, $0.01 of $0.01 | error: budget reached: spent $0.01 of $0.01 |",
+    );
     expect(countLine([agent, { ...agent, name: "b", state: "busy" }])).toBe("2 agents: 1 busy, 1 done");
   });
 });

@@ -29,7 +29,11 @@ const agentOf = async (crew: Crew, name: string) => (await snapshot(crew)).state
 describe("crew spend", () => {
   it("charges the agent's session to its own account from spawn; its spend is recorded when a turn ends and shown in status", async () => {
     const { crew, tracked, spend } = metered();
-    const alice = await spawnAgent(crew, { name: "alice", task: "work", orchestrator: ORCH, directory: "/project" }, (await snapshot(crew)).state);
+    const alice = await spawnAgent(
+      crew,
+      { name: "alice", task: "work", orchestrator: ORCH, directory: "/project" },
+      (await snapshot(crew)).state,
+    );
     const account = tracked.get(alice.sessionID);
     expect(account?.path).toEqual(["crew alice"]);
     expect(account?.labels).toEqual({ repo: crew.paths.root, crew: "alice", run: alice.createdAt });
@@ -41,7 +45,11 @@ describe("crew spend", () => {
 
   it("an agent whose account reaches its budget in flight is aborted, stopped for budget, otto is told and one notification goes out", async () => {
     const { crew, tracked, spend } = metered();
-    const bob = await spawnAgent(crew, { name: "bob", task: "work", orchestrator: ORCH, directory: "/project", budget: 0.05 }, (await snapshot(crew)).state);
+    const bob = await spawnAgent(
+      crew,
+      { name: "bob", task: "work", orchestrator: ORCH, directory: "/project", budget: 0.05 },
+      (await snapshot(crew)).state,
+    );
     expect(tracked.get(bob.sessionID)?.budget).toEqual({ usd: 0.05 });
     spend.set(bob.sessionID, usage(0.06));
     tracked.get(bob.sessionID)?.charge("mock/m1", usage(0.06));
@@ -50,9 +58,15 @@ describe("crew spend", () => {
     expect(stopped).toMatchObject({ error: "budget reached: spent $0.06 of $0.05", spend: { usd: 0.06 } });
     await vi.waitFor(() => expect(f.host.aborted).toEqual([bob.sessionID]));
     const notice = (await snapshot(crew)).stream.at(-1);
-    expect(notice).toMatchObject({ from: "crew", kind: "failed", text: "@bob stopped: budget reached, spent $0.06 of $0.05. It takes no more prompts." });
+    expect(notice).toMatchObject({
+      from: "crew",
+      kind: "failed",
+      text: "@bob stopped: budget reached, spent $0.06 of $0.05. It takes no more prompts.",
+    });
     // The notice wakes the orchestrator, as a failure does.
-    await vi.waitFor(() => expect(f.host.prompts.some((p) => p.sessionID === ORCH.sessionID && p.text.includes("@bob stopped: budget reached"))).toBe(true));
+    await vi.waitFor(() =>
+      expect(f.host.prompts.some((p) => p.sessionID === ORCH.sessionID && p.text.includes("@bob stopped: budget reached"))).toBe(true),
+    );
     await vi.waitFor(() => expect(f.notified).toHaveLength(1));
     expect(f.notified[0]?.title).toBe("@bob stopped at its budget");
     // The idle after the abort changes nothing and notifies nobody again.
@@ -65,7 +79,11 @@ describe("crew spend", () => {
 
   it("an agent found over its budget when a turn ends is stopped too (its calls were served by another process)", async () => {
     const { crew, spend } = metered();
-    const kim = await spawnAgent(crew, { name: "kim", task: "work", orchestrator: ORCH, directory: "/project", budget: 0.01 }, (await snapshot(crew)).state);
+    const kim = await spawnAgent(
+      crew,
+      { name: "kim", task: "work", orchestrator: ORCH, directory: "/project", budget: 0.01 },
+      (await snapshot(crew)).state,
+    );
     spend.set(kim.sessionID, usage(0.012));
     await handleCrewEvent(crew, idle(kim.sessionID));
     expect(await agentOf(crew, "kim")).toMatchObject({ state: "stopped", error: "budget reached: spent $0.01 of $0.01" });

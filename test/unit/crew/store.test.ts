@@ -26,7 +26,10 @@ describe("the crew's files", () => {
     expect(first.result).toMatchObject({ seq: 1, at: "2026-01-01T10:00:00.000Z" });
     const second = await transact(paths, now, ({ post, stream }) => {
       expect(stream.map((m) => m.seq)).toEqual([1]);
-      return [post({ from: "bob", kind: "ask", text: "q", mentions: ["otto"] }), post({ from: "bob", kind: "say", text: "r", mentions: [] })];
+      return [
+        post({ from: "bob", kind: "ask", text: "q", mentions: ["otto"] }),
+        post({ from: "bob", kind: "say", text: "r", mentions: [] }),
+      ];
     });
     expect(second.result.map((m) => m.seq)).toEqual([2, 3]);
     expect((await readStream(paths)).map((m) => m.text)).toEqual(["hi", "q", "r"]);
@@ -35,7 +38,11 @@ describe("the crew's files", () => {
   });
 
   it("keeps sequence numbers unique when transactions race (the lock)", async () => {
-    await Promise.all(Array.from({ length: 8 }, (_, i) => transact(paths, now, ({ post }) => post({ from: `a${i}`, kind: "say", text: String(i), mentions: [] }))));
+    await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        transact(paths, now, ({ post }) => post({ from: `a${i}`, kind: "say", text: String(i), mentions: [] })),
+      ),
+    );
     expect((await readStream(paths)).map((m) => m.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
   });
 
@@ -51,7 +58,9 @@ describe("the crew's files", () => {
   });
 
   it("nothing is written when the change throws", async () => {
-    await expect(transact(paths, now, ({ post }) => (post({ from: "a", kind: "say", text: "x", mentions: [] }), Promise.reject(new Error("no"))))).rejects.toThrow("no");
+    await expect(
+      transact(paths, now, ({ post }) => (post({ from: "a", kind: "say", text: "x", mentions: [] }), Promise.reject(new Error("no")))),
+    ).rejects.toThrow("no");
     expect(fs.existsSync(paths.messages)).toBe(false);
   });
 

@@ -21,12 +21,21 @@ const runtime = {
   events: new EventBus(),
   log: silentLogger,
   env: { PATH: process.env.PATH, GIT_CEILING_DIRECTORIES: path.dirname(dir) },
-  once: new Set<string>(), secrets: new KnownSecrets(),
+  once: new Set<string>(),
+  secrets: new KnownSecrets(),
   sessions: {} as Runtime["sessions"],
   guard: {} as Runtime["guard"],
 } satisfies Runtime;
 
-const ctx = { sessionID: "ses_x", messageID: "m", agent: "build", directory: dir, worktree: dir, abort: new AbortController().signal, metadata: () => undefined } as unknown as ToolContext;
+const ctx = {
+  sessionID: "ses_x",
+  messageID: "m",
+  agent: "build",
+  directory: dir,
+  worktree: dir,
+  abort: new AbortController().signal,
+  metadata: () => undefined,
+} as unknown as ToolContext;
 
 describe("crew tools at the tool boundary", () => {
   it("refuse a session that is not a crew agent, with the reason and what to use instead", async () => {
@@ -40,10 +49,14 @@ describe("crew tools at the tool boundary", () => {
 
   it("/otto-agent answers help and usage errors without touching the crew", async () => {
     const tool = agentCommand(runtime);
-    expect(await tool.execute({ args: "" }, ctx)).toContain("/otto-agent spawn <name> [--agent a] [--model p/m] [--worktree w [--repo r]] [--budget USD] [--wait] <task>");
+    expect(await tool.execute({ args: "" }, ctx)).toContain(
+      "/otto-agent spawn <name> [--agent a] [--model p/m] [--worktree w [--repo r]] [--budget USD] [--wait] <task>",
+    );
     expect(await tool.execute({ args: "spawn alice" }, ctx)).toContain("Error: Missing argument for 'spawn'.");
     expect(await tool.execute({ args: "prompt alice" }, ctx)).toContain("Usage: /otto-agent prompt <name> <text>");
-    expect(await tool.execute({ args: "status" }, ctx)).toMatchObject({ output: "The crew has no agents. Start one with /otto-agent spawn <name> <task>." });
+    expect(await tool.execute({ args: "status" }, ctx)).toMatchObject({
+      output: "The crew has no agents. Start one with /otto-agent spawn <name> <task>.",
+    });
     expect(fs.existsSync(path.join(dir, ".otto"))).toBe(false);
   });
 
@@ -51,7 +64,11 @@ describe("crew tools at the tool boundary", () => {
     // The first OpenCode process (pid 1) runs alice and bob.
     const before = fakeCrew({ pid: 1, root: dir });
     for (const name of ["alice", "bob"]) {
-      await spawnAgent(before.crew, { name, task: `task of ${name}`, orchestrator: ORCH, directory: dir }, (await snapshot(before.crew)).state);
+      await spawnAgent(
+        before.crew,
+        { name, task: `task of ${name}`, orchestrator: ORCH, directory: dir },
+        (await snapshot(before.crew)).state,
+      );
     }
     await vi.waitFor(() => expect(before.host.prompts).toHaveLength(2));
     const bob = (await snapshot(before.crew)).state.agents[1];
@@ -74,7 +91,11 @@ describe("crew tools at the tool boundary", () => {
       ["carol", "busy", undefined],
     ]);
     // The calling session is told, not the conversation that ran the crew before the restart.
-    const wakes = () => before.host.prompts.filter((p) => p.sessionID === ctx.sessionID).map((p) => p.text).join("\n");
+    const wakes = () =>
+      before.host.prompts
+        .filter((p) => p.sessionID === ctx.sessionID)
+        .map((p) => p.text)
+        .join("\n");
     await vi.waitFor(() => expect(wakes()).toContain("crew notice: @alice failed: its session is idle after OpenCode restarted"));
     before.idle(ctx.sessionID);
     await vi.waitFor(() => expect(wakes()).toContain("crew notice: @bob failed: its session no longer exists"));

@@ -24,7 +24,9 @@ describe("commit messages", () => {
 
   it("parses its own trailers back, and only otto's exact forms", () => {
     expect(parseTrailers(message)).toEqual([{ kind: "phase", slug: "greeting", group: 2 }]);
-    expect(parseTrailers("x\n\nOtto-Task: greeting/task-003\nOtto-Docs: greeting\nOtto-Phase: greeting/two\nOtto-Docs: greeting/1")).toEqual([
+    expect(
+      parseTrailers("x\n\nOtto-Task: greeting/task-003\nOtto-Docs: greeting\nOtto-Phase: greeting/two\nOtto-Docs: greeting/1"),
+    ).toEqual([
       { kind: "task", slug: "greeting", id: "task-003" },
       { kind: "docs", slug: "greeting" },
     ]);

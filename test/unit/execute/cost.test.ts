@@ -18,7 +18,9 @@ describe("execute's spend lines", () => {
   });
 
   it("calls without a price are cost unknown, never $0", () => {
-    expect(usageDetail(usage({ requests: 2, input: 100, output: 20, unpriced: 2 }))).toBe("120 tokens (input 100, output 20), 2 calls, cost unknown (no price for the model)");
+    expect(usageDetail(usage({ requests: 2, input: 100, output: 20, unpriced: 2 }))).toBe(
+      "120 tokens (input 100, output 20), 2 calls, cost unknown (no price for the model)",
+    );
     expect(costLine(usage({ requests: 2, input: 100, output: 20, usd: 0.5, unpriced: 1 }))).toContain("≥ $0.500000");
   });
 
@@ -32,14 +34,26 @@ describe("execute's spend lines", () => {
   it("the estimate before a run: the median task times the tasks left, beside the budget; nothing without records", () => {
     expect(estimateLine(undefined, 3, { usd: 1 })).toBeUndefined();
     const estimate = { tasks: 7, median: usage({ requests: 4, input: 9000, output: 1000, usd: 0.04 }) };
-    expect(estimateLine(estimate, 3, { usd: 1 })).toBe("Comparable tasks here cost $0.04 each (median of 7); 3 tasks left ≈ $0.12; budget $1.00");
-    expect(estimateLine(estimate, 1, undefined)).toBe("Comparable tasks here cost $0.04 each (median of 7); 1 task left ≈ $0.04; budget none");
+    expect(estimateLine(estimate, 3, { usd: 1 })).toBe(
+      "Comparable tasks here cost $0.04 each (median of 7); 3 tasks left ≈ $0.12; budget $1.00",
+    );
+    expect(estimateLine(estimate, 1, undefined)).toBe(
+      "Comparable tasks here cost $0.04 each (median of 7); 1 task left ≈ $0.04; budget none",
+    );
     const unpriced = { tasks: 2, median: usage({ requests: 4, input: 9000, output: 1000, unpriced: 4 }) };
-    expect(estimateLine(unpriced, 2, { tokens: 50_000 })).toBe("Comparable tasks here cost 10.0k tokens (cost unknown) each (median of 2); 2 tasks left ≈ 20.0k tokens; budget 50.0k tokens");
+    expect(estimateLine(unpriced, 2, { tokens: 50_000 })).toBe(
+      "Comparable tasks here cost 10.0k tokens (cost unknown) each (median of 2); 2 tasks left ≈ 20.0k tokens; budget 50.0k tokens",
+    );
   });
 
   it("a budget stop says what was spent, what is undone and how to resume", () => {
-    expect(budgetStopLines({ spent: "spent 3.60k of 3.00k tokens", undone: ["task-002 (pending)", "phase 1 (not committed)"], resume: "/otto-spec execute --spec demo --budget <more>" })).toEqual([
+    expect(
+      budgetStopLines({
+        spent: "spent 3.60k of 3.00k tokens",
+        undone: ["task-002 (pending)", "phase 1 (not committed)"],
+        resume: "/otto-spec execute --spec demo --budget <more>",
+      }),
+    ).toEqual([
       "Budget reached: spent 3.60k of 3.00k tokens. No new model call was started; sessions in flight were stopped.",
       "Left undone: task-002 (pending), phase 1 (not committed)",
       "Resume: /otto-spec execute --spec demo --budget <more> (completed tasks are kept; a resumed run gets a new budget)",
@@ -56,7 +70,12 @@ describe("execute's spend lines", () => {
 });
 
 describe("the execute summary with spend", () => {
-  const list = parseTasks(tasksMd([["t1", "completed", 1, [], "First"], ["t2", "pending", 1, [], "Second"]])).tasks;
+  const list = parseTasks(
+    tasksMd([
+      ["t1", "completed", 1, [], "First"],
+      ["t2", "pending", 1, [], "Second"],
+    ]),
+  ).tasks;
   const base: RunReport = { slug: "demo", list, phases: [], recovered: [], cancelled: false, notes: [], durationMs: 1000 };
 
   it("names the total on its first line, the spend per task and a total row", () => {
@@ -64,7 +83,29 @@ describe("the execute summary with spend", () => {
     const report: RunReport = {
       ...base,
       usage: usage({ requests: 5, input: 5000, output: 1000, usd: 0.03 }),
-      phases: [{ group: 1, results: [{ id: "t1", title: "First", group: 1, status: "completed", attempts: 1, durationMs: 500, summary: "done", history: [], dialogs: [], usage: t1 }], skipped: [], steps: [], commit: "abc1234", usage: usage({ requests: 5, input: 5000, output: 1000, usd: 0.03 }) }],
+      phases: [
+        {
+          group: 1,
+          results: [
+            {
+              id: "t1",
+              title: "First",
+              group: 1,
+              status: "completed",
+              attempts: 1,
+              durationMs: 500,
+              summary: "done",
+              history: [],
+              dialogs: [],
+              usage: t1,
+            },
+          ],
+          skipped: [],
+          steps: [],
+          commit: "abc1234",
+          usage: usage({ requests: 5, input: 5000, output: 1000, usd: 0.03 }),
+        },
+      ],
     };
     const out = renderReport(report).split("\n");
     expect(out[0]).toBe("## otto-spec execute: demo — 6.00k tokens, $0.03");
@@ -75,14 +116,27 @@ describe("the execute summary with spend", () => {
   });
 
   it("a budget stop comes right after the first line and sets the next step", () => {
-    const report: RunReport = { ...base, usage: usage({ requests: 3, input: 3000, output: 600 , usd: 0.02 }), budget: { tokens: 3000 }, budgetStop: { spent: "spent 3.60k of 3.00k tokens", undone: ["t2 (pending)"], resume: "/otto-spec execute --spec demo --budget <more>" } };
+    const report: RunReport = {
+      ...base,
+      usage: usage({ requests: 3, input: 3000, output: 600, usd: 0.02 }),
+      budget: { tokens: 3000 },
+      budgetStop: {
+        spent: "spent 3.60k of 3.00k tokens",
+        undone: ["t2 (pending)"],
+        resume: "/otto-spec execute --spec demo --budget <more>",
+      },
+    };
     const out = renderReport(report).split("\n");
     expect(out[2]).toBe("Budget reached: spent 3.60k of 3.00k tokens. No new model call was started; sessions in flight were stopped.");
     expect(out).toContain("Budget: 3.00k tokens");
-    expect(out.at(-1)).toBe("Next step: the budget was reached; run /otto-spec execute --spec demo --budget <more> to resume (completed tasks are not run again)");
+    expect(out.at(-1)).toBe(
+      "Next step: the budget was reached; run /otto-spec execute --spec demo --budget <more> to resume (completed tasks are not run again)",
+    );
   });
 
   it("the estimate before the run, when there is one", () => {
-    expect(renderReport({ ...base, estimate: "Comparable tasks here cost $0.04 each (median of 7); 1 task left ≈ $0.04; budget none" })).toContain("\nBefore the run: Comparable tasks here cost $0.04 each");
+    expect(
+      renderReport({ ...base, estimate: "Comparable tasks here cost $0.04 each (median of 7); 1 task left ≈ $0.04; budget none" }),
+    ).toContain("\nBefore the run: Comparable tasks here cost $0.04 each");
   });
 });

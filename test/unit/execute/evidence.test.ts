@@ -3,11 +3,21 @@ import { changedDuring, checksField, filesField, judgeEvidence, NO_EVIDENCE, noC
 import { evidenceCell } from "../../../src/execute/progress.ts";
 import type { CheckResult } from "../../../src/workspace/index.ts";
 
-const check = (command: string, exitCode: number, extra: Partial<CheckResult> = {}): CheckResult => ({ command, exitCode, passed: exitCode === 0, timedOut: false, durationMs: 1, output: "", ...extra });
+const check = (command: string, exitCode: number, extra: Partial<CheckResult> = {}): CheckResult => ({
+  command,
+  exitCode,
+  passed: exitCode === 0,
+  timedOut: false,
+  durationMs: 1,
+  output: "",
+  ...extra,
+});
 
 describe("noChangesReason", () => {
   it("reads a NO_CHANGES line anywhere in the final message, the last one winning", () => {
-    expect(noChangesReason("Looked around.\nNO_CHANGES: already implemented by src/greet.ts\n\nChecks pass.")).toBe("already implemented by src/greet.ts");
+    expect(noChangesReason("Looked around.\nNO_CHANGES: already implemented by src/greet.ts\n\nChecks pass.")).toBe(
+      "already implemented by src/greet.ts",
+    );
     expect(noChangesReason("NO_CHANGES: first\nNO_CHANGES: second")).toBe("second");
     expect(noChangesReason("**NO_CHANGES: done in a.ts**")).toBe("done in a.ts");
     expect(noChangesReason("- `NO_CHANGES: listed`")).toBe("listed");
@@ -24,8 +34,14 @@ describe("noChangesReason", () => {
 
 describe("judgeEvidence", () => {
   it("changed files are evidence; else a NO_CHANGES reason; else the attempt is not done", () => {
-    expect(judgeEvidence(["src/a.ts"], "Done.\nNO_CHANGES: ignored when files changed")).toEqual({ ok: true, evidence: { files: ["src/a.ts"] } });
-    expect(judgeEvidence([], "NO_CHANGES: already implemented by src/a.ts")).toEqual({ ok: true, evidence: { files: [], noChanges: "already implemented by src/a.ts" } });
+    expect(judgeEvidence(["src/a.ts"], "Done.\nNO_CHANGES: ignored when files changed")).toEqual({
+      ok: true,
+      evidence: { files: ["src/a.ts"] },
+    });
+    expect(judgeEvidence([], "NO_CHANGES: already implemented by src/a.ts")).toEqual({
+      ok: true,
+      evidence: { files: [], noChanges: "already implemented by src/a.ts" },
+    });
     expect(judgeEvidence([], "All done, trust me.")).toEqual({ ok: false, reason: NO_EVIDENCE });
     expect(NO_EVIDENCE).toBe("the session changed no file and gave no NO_CHANGES reason");
   });
@@ -34,7 +50,15 @@ describe("judgeEvidence", () => {
 describe("changedDuring", () => {
   it("takes the paths that changed between the attempt's snapshots, otto's spec folder aside", () => {
     const before = { entries: { "dirty.ts": "file:644:a", "same.ts": "file:644:s", ".otto/specs/x/tasks.md": "file:644:1" } };
-    const after = { entries: { "dirty.ts": "file:644:b", "same.ts": "file:644:s", "new.ts": "file:644:n", ".otto/specs/x/tasks.md": "file:644:2", ".otto/specs/x/history/run-001.md": "file:644:h" } };
+    const after = {
+      entries: {
+        "dirty.ts": "file:644:b",
+        "same.ts": "file:644:s",
+        "new.ts": "file:644:n",
+        ".otto/specs/x/tasks.md": "file:644:2",
+        ".otto/specs/x/history/run-001.md": "file:644:h",
+      },
+    };
     expect(changedDuring(before, after, [".otto/specs/x/"])).toEqual(["dirty.ts", "new.ts"]);
     // A file committed or reverted meanwhile is clean now: it changed too.
     expect(changedDuring({ entries: { "gone.ts": "file:644:g" } }, { entries: {} }, [])).toEqual(["gone.ts"]);
@@ -58,7 +82,9 @@ describe("evidence fields", () => {
   });
 
   it("the summary's evidence cell reads the task's fields", () => {
-    expect(evidenceCell({ commit: "1a2b3c4", changed_files: "a.ts, b.ts", checks: "npm test exit 0" })).toBe("commit 1a2b3c4 · files a.ts, b.ts · checks npm test exit 0");
+    expect(evidenceCell({ commit: "1a2b3c4", changed_files: "a.ts, b.ts", checks: "npm test exit 0" })).toBe(
+      "commit 1a2b3c4 · files a.ts, b.ts · checks npm test exit 0",
+    );
     expect(evidenceCell({ no_changes: "already in a|b.ts", commit: "1a2b3c4" })).toBe("commit 1a2b3c4 · NO_CHANGES: already in a\\|b.ts");
     expect(evidenceCell({})).toBe("");
   });

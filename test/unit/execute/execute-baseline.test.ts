@@ -10,21 +10,39 @@ const ONE = tasksMd([["t1", "pending", 1, [], "Only"]]);
 const CHECK = "sh check.sh";
 // Prints vitest's summary line with the number in failures.txt; fails when it is not 0.
 const SCRIPT = 'n=$(cat failures.txt); echo "      Tests  $n failed | 1 passed"; test "$n" = 0\n';
-const DETECTED: ResolvedChecks = { key: "spec.verify", origin: "detected", checks: [{ command: CHECK, source: "package.json scripts.test" }], notes: [] };
-const SETTINGS = { externalAssumptions: false, domainHardening: false, docsAlignment: false, verify: [CHECK], checks: DETECTED, maxVerifyFixes: 0 };
+const DETECTED: ResolvedChecks = {
+  key: "spec.verify",
+  origin: "detected",
+  checks: [{ command: CHECK, source: "package.json scripts.test" }],
+  notes: [],
+};
+const SETTINGS = {
+  externalAssumptions: false,
+  domainHardening: false,
+  docsAlignment: false,
+  verify: [CHECK],
+  checks: DETECTED,
+  maxVerifyFixes: 0,
+};
 
 describe("executeSpec: the baseline of the checks", () => {
   const setup = useFakeExecute();
 
   it("a check that already failed before the run and is not worse is pre-existing: the task completes, the run says so", async () => {
-    const f = await setup(ONE, (call) => (call.kind === "execute-task" ? (f.write("src/t1.txt", "x\n"), { text: "Wrote src/t1.txt." }) : undefined), SETTINGS);
+    const f = await setup(
+      ONE,
+      (call) => (call.kind === "execute-task" ? (f.write("src/t1.txt", "x\n"), { text: "Wrote src/t1.txt." }) : undefined),
+      SETTINGS,
+    );
     f.write("check.sh", SCRIPT);
     f.write("failures.txt", "2\n");
     const { output } = await executeSpec(f.deps);
     expect(statuses(f)).toEqual({ t1: "completed" });
     expect(of(f.calls, "phase-fix")).toHaveLength(0);
     expect(output).toContain("Checks: sh check.sh (detected: package.json scripts.test)");
-    expect(output).toContain("Baseline: sh check.sh: exit 1 (pre-existing, 2 failures) (a check that already failed fails the tasks only if it gets worse)");
+    expect(output).toContain(
+      "Baseline: sh check.sh: exit 1 (pre-existing, 2 failures) (a check that already failed fails the tasks only if it gets worse)",
+    );
     expect(output).toContain("verification: sh check.sh: failed before the work too (2 failures), not worse (2 now)");
     const [head] = await f.log();
     expect(head).toContain("Verification: passed, failures pre-existing and not worse");
@@ -39,7 +57,11 @@ describe("executeSpec: the baseline of the checks", () => {
   });
 
   it("more failures than the baseline is worse: the task fails verification", async () => {
-    const f = await setup(ONE, (call) => (call.kind === "execute-task" ? (f.write("failures.txt", "3\n"), { text: "Changed it." }) : undefined), SETTINGS);
+    const f = await setup(
+      ONE,
+      (call) => (call.kind === "execute-task" ? (f.write("failures.txt", "3\n"), { text: "Changed it." }) : undefined),
+      SETTINGS,
+    );
     f.write("check.sh", SCRIPT);
     f.write("failures.txt", "2\n");
     const { output } = await executeSpec(f.deps);
@@ -49,7 +71,11 @@ describe("executeSpec: the baseline of the checks", () => {
   });
 
   it("a check that passed before and fails after is a new failure; task run runs the baseline too", async () => {
-    const f = await setup(ONE, (call) => (call.kind === "execute-task" ? (f.write("failures.txt", "1\n"), { text: "Broke it." }) : undefined), SETTINGS);
+    const f = await setup(
+      ONE,
+      (call) => (call.kind === "execute-task" ? (f.write("failures.txt", "1\n"), { text: "Broke it." }) : undefined),
+      SETTINGS,
+    );
     f.write("check.sh", SCRIPT);
     f.write("failures.txt", "0\n");
     const one = await runOneTask(f.deps, undefined, "t1");

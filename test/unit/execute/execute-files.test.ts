@@ -13,7 +13,14 @@ import { ENV, SLUG, statuses, useFakeExecute, type Call } from "./fake-execute.t
  */
 
 const setup = useFakeExecute();
-const QUIET = { reviewGate: false, externalAssumptions: false, domainHardening: false, docsAlignment: false, taskBriefing: false, maxTaskRetries: 0 };
+const QUIET = {
+  reviewGate: false,
+  externalAssumptions: false,
+  domainHardening: false,
+  docsAlignment: false,
+  taskBriefing: false,
+  maxTaskRetries: 0,
+};
 
 /** A promise and its resolver: the tasks wait for each other, so they run at the same time. */
 function barrier(): { reached: Promise<void>; reach: () => void } {
@@ -22,7 +29,10 @@ function barrier(): { reached: Promise<void>; reach: () => void } {
   return { reached, reach };
 }
 
-async function parallel(answer: (call: Call, tools: { write: (rel: string) => void; shell: (rel: string) => void }) => Promise<string>, settings: { maxParallelTasks: number }) {
+async function parallel(
+  answer: (call: Call, tools: { write: (rel: string) => void; shell: (rel: string) => void }) => Promise<string>,
+  settings: { maxParallelTasks: number },
+) {
   const writes = new SessionWrites();
   let n = 0;
   const f = await setup(
@@ -46,22 +56,29 @@ async function parallel(answer: (call: Call, tools: { write: (rel: string) => vo
     },
     { ...QUIET, ...settings },
   );
-  f.deps.runner = new SessionRunner({ client: f.fake.client, events: f.fake.events, log: silentLogger, env: ENV }, { concurrency: 8, graceMs: 50, writes });
+  f.deps.runner = new SessionRunner(
+    { client: f.fake.client, events: f.fake.events, log: silentLogger, env: ENV },
+    { concurrency: 8, graceMs: 50, writes },
+  );
   return f;
 }
 
-const fieldsOf = (tasks: string, id: string): string => new RegExp(`- \\*\\*id\\*\\*: ${id}\\n([\\s\\S]*?)(?=\\n## |$)`).exec(tasks)?.[1] ?? "";
+const fieldsOf = (tasks: string, id: string): string =>
+  new RegExp(`- \\*\\*id\\*\\*: ${id}\\n([\\s\\S]*?)(?=\\n## |$)`).exec(tasks)?.[1] ?? "";
 
 describe("executeSpec: files credited per task in a parallel phase", () => {
   it("two tasks writing at the same time each list only their own file", async () => {
     const both = barrier();
     let wrote = 0;
-    const f = await parallel(async (call, tools) => {
-      tools.write(`src/${call.task ?? ""}.txt`);
-      if (++wrote === 2) both.reach();
-      await both.reached;
-      return "Wrote it.";
-    }, { maxParallelTasks: 2 });
+    const f = await parallel(
+      async (call, tools) => {
+        tools.write(`src/${call.task ?? ""}.txt`);
+        if (++wrote === 2) both.reach();
+        await both.reached;
+        return "Wrote it.";
+      },
+      { maxParallelTasks: 2 },
+    );
     const { output } = await executeSpec(f.deps);
     expect(statuses(f)).toEqual({ t1: "completed", t2: "completed" });
     expect(fieldsOf(f.tasks(), "t1")).toContain("- **changed_files**: src/t1.txt\n");
@@ -73,32 +90,40 @@ describe("executeSpec: files credited per task in a parallel phase", () => {
   it("a task that changed nothing is not done because another task wrote while it ran", async () => {
     const started = barrier();
     const written = barrier();
-    const f = await parallel(async (call, tools) => {
-      if (call.task === "t1") {
-        await started.reached;
-        tools.write("src/t1.txt");
-        written.reach();
-        return "Wrote it.";
-      }
-      started.reach();
-      await written.reached;
-      return "All done, trust me.";
-    }, { maxParallelTasks: 2 });
+    const f = await parallel(
+      async (call, tools) => {
+        if (call.task === "t1") {
+          await started.reached;
+          tools.write("src/t1.txt");
+          written.reach();
+          return "Wrote it.";
+        }
+        started.reach();
+        await written.reached;
+        return "All done, trust me.";
+      },
+      { maxParallelTasks: 2 },
+    );
     await executeSpec(f.deps);
     expect(statuses(f)).toEqual({ t1: "completed", t2: "failed" });
-    expect(fieldsOf(f.tasks(), "t2")).toContain("- **last_error**: the session changed no file and gave no NO_CHANGES reason (after 1 attempt)");
+    expect(fieldsOf(f.tasks(), "t2")).toContain(
+      "- **last_error**: the session changed no file and gave no NO_CHANGES reason (after 1 attempt)",
+    );
   });
 
   it("shell changes made while both tasks ran shell commands: listed once on the phase, evidence of both", async () => {
     const both = barrier();
     let ran = 0;
-    const f = await parallel(async (call, tools) => {
-      tools.shell(`gen/${call.task ?? ""}.txt`);
-      if (call.task === "t1") tools.write("src/t1.txt");
-      if (++ran === 2) both.reach();
-      await both.reached;
-      return "Generated.";
-    }, { maxParallelTasks: 2 });
+    const f = await parallel(
+      async (call, tools) => {
+        tools.shell(`gen/${call.task ?? ""}.txt`);
+        if (call.task === "t1") tools.write("src/t1.txt");
+        if (++ran === 2) both.reach();
+        await both.reached;
+        return "Generated.";
+      },
+      { maxParallelTasks: 2 },
+    );
     const { output } = await executeSpec(f.deps);
     expect(statuses(f)).toEqual({ t1: "completed", t2: "completed" });
     const shared = "- **shared_changes**: 2 files changed while tasks t1, t2 ran (listed in the phase's record)\n";
@@ -111,12 +136,15 @@ describe("executeSpec: files credited per task in a parallel phase", () => {
   });
 
   it("tasks one at a time (max_parallel_tasks 1) keep the snapshot diff, whatever the hooks recorded", async () => {
-    const f = await parallel(async (call, tools) => {
-      tools.write(`src/${call.task ?? ""}.txt`);
-      // A change no hook reported: still the task's, as before.
-      f.write(`other/${call.task ?? ""}.txt`, "x\n");
-      return "Wrote it.";
-    }, { maxParallelTasks: 1 });
+    const f = await parallel(
+      async (call, tools) => {
+        tools.write(`src/${call.task ?? ""}.txt`);
+        // A change no hook reported: still the task's, as before.
+        f.write(`other/${call.task ?? ""}.txt`, "x\n");
+        return "Wrote it.";
+      },
+      { maxParallelTasks: 1 },
+    );
     await executeSpec(f.deps);
     expect(fieldsOf(f.tasks(), "t1")).toContain("- **changed_files**: other/t1.txt, src/t1.txt\n");
     expect(fieldsOf(f.tasks(), "t2")).toContain("- **changed_files**: other/t2.txt, src/t2.txt\n");

@@ -13,15 +13,19 @@ const QUIET = { externalAssumptions: false, domainHardening: false, docsAlignmen
 
 describe("executeSpec: done criteria, gates and recovery", () => {
   it("a verify command that fails goes to a fix session with its output; the commit records the result", async () => {
-    const f = await setup(ONE, (call) => {
-      // The check passes on the untouched tree (the baseline); the task breaks it.
-      if (call.kind === "execute-task") fs.rmSync(path.join(f.repoRoot, "fixed.txt"));
-      if (call.kind === "phase-fix") {
-        f.write("fixed.txt", "yes\n");
-        return { text: "fixed: the missing file" };
-      }
-      return undefined;
-    }, { ...QUIET, verify: ["test -f fixed.txt || (echo 'fixed.txt is missing' && exit 4)"] });
+    const f = await setup(
+      ONE,
+      (call) => {
+        // The check passes on the untouched tree (the baseline); the task breaks it.
+        if (call.kind === "execute-task") fs.rmSync(path.join(f.repoRoot, "fixed.txt"));
+        if (call.kind === "phase-fix") {
+          f.write("fixed.txt", "yes\n");
+          return { text: "fixed: the missing file" };
+        }
+        return undefined;
+      },
+      { ...QUIET, verify: ["test -f fixed.txt || (echo 'fixed.txt is missing' && exit 4)"] },
+    );
     f.write("fixed.txt", "before\n");
     await executeSpec(f.deps);
     const fix = of(f.calls, "phase-fix")[0];
@@ -39,15 +43,19 @@ describe("executeSpec: done criteria, gates and recovery", () => {
       ["t2", "pending", 2, ["t1"], "After"],
     ]);
     let removed = false;
-    const f = await setup(tasks, (call) => {
-      if (call.kind !== "execute-task") return undefined;
-      // New content on every attempt: a retry that rewrote the same bytes would show no change.
-      f.write(`src/${call.task}.txt`, `x ${f.calls.length}\n`);
-      // The check passes on the untouched tree (the baseline); t1's first attempt breaks it.
-      if (!removed) fs.rmSync(path.join(f.repoRoot, "ok.txt"));
-      removed = true;
-      return { text: `Wrote src/${call.task}.txt.` };
-    }, { ...QUIET, verify: ["test -f ok.txt"], maxVerifyFixes: 1 });
+    const f = await setup(
+      tasks,
+      (call) => {
+        if (call.kind !== "execute-task") return undefined;
+        // New content on every attempt: a retry that rewrote the same bytes would show no change.
+        f.write(`src/${call.task}.txt`, `x ${f.calls.length}\n`);
+        // The check passes on the untouched tree (the baseline); t1's first attempt breaks it.
+        if (!removed) fs.rmSync(path.join(f.repoRoot, "ok.txt"));
+        removed = true;
+        return { text: `Wrote src/${call.task}.txt.` };
+      },
+      { ...QUIET, verify: ["test -f ok.txt"], maxVerifyFixes: 1 },
+    );
     f.write("ok.txt", "ok\n");
     const { output, title } = await executeSpec(f.deps);
     expect(of(f.calls, "phase-fix")).toHaveLength(1);
@@ -76,12 +84,21 @@ describe("executeSpec: done criteria, gates and recovery", () => {
     expect(statuses(f)).toEqual({ t1: "completed", t2: "completed" });
     expect(f.tasks()).not.toMatch(/last_error|skip_reason/);
     expect(again.title).toBe(`otto-spec execute ${SLUG}: 2/2 completed`);
-    expect((await f.log()).map((m) => m.split("\n")[0])).toEqual([`otto(${SLUG}): phase 2: t2`, `otto(${SLUG}): phase 1: t1`, `otto(${SLUG}): phase 1: t1`, "Initial commit"]);
+    expect((await f.log()).map((m) => m.split("\n")[0])).toEqual([
+      `otto(${SLUG}): phase 2: t2`,
+      `otto(${SLUG}): phase 1: t1`,
+      `otto(${SLUG}): phase 1: t1`,
+      "Initial commit",
+    ]);
     expect((await f.log())[1]).toContain("Otto-Verify: passed");
   });
 
   it("task run fails a task whose verification stays red, and still commits its work", async () => {
-    const f = await setup(ONE, (call) => (call.kind === "execute-task" ? (f.write("src/t1.txt", "x\n"), { text: "Wrote it." }) : undefined), { ...QUIET, verify: ["test ! -f src/t1.txt"], maxVerifyFixes: 0 });
+    const f = await setup(
+      ONE,
+      (call) => (call.kind === "execute-task" ? (f.write("src/t1.txt", "x\n"), { text: "Wrote it." }) : undefined),
+      { ...QUIET, verify: ["test ! -f src/t1.txt"], maxVerifyFixes: 0 },
+    );
     const one = await runOneTask(f.deps, undefined, "t1");
     expect(one.title).toMatch(/^otto-spec task run t1: failed verification, committed [0-9a-f]{7}$/);
     expect(one.output).toContain("## otto-spec task run: t1 failed verification (1 attempt");
@@ -94,7 +111,14 @@ describe("executeSpec: done criteria, gates and recovery", () => {
   });
 
   it("commits only the run's changes: the user's uncommitted edits stay uncommitted, a file both changed is left and reported", async () => {
-    const f = await setup(ONE, (call) => (call.kind === "execute-task" ? (f.write("src/t1.txt", "x\n"), f.write("shared.txt", "user's line\nsession's line\n"), { text: "Wrote it." }) : undefined), QUIET);
+    const f = await setup(
+      ONE,
+      (call) =>
+        call.kind === "execute-task"
+          ? (f.write("src/t1.txt", "x\n"), f.write("shared.txt", "user's line\nsession's line\n"), { text: "Wrote it." })
+          : undefined,
+      QUIET,
+    );
     f.write("notes/untracked.txt", "left by the user\n");
     f.write("README.md", "# project, edited\n");
     f.write("shared.txt", "user's line\n");
@@ -107,7 +131,12 @@ describe("executeSpec: done criteria, gates and recovery", () => {
     expect(files).not.toContain("README.md");
     expect(files).not.toContain("shared.txt");
     // tasks.md: the phase's commit sha, recorded next to its task once the commit exists.
-    expect((await f.status()).split("\n").map((l) => l.trim()).sort()).toEqual(["?? notes/", "?? shared.txt", `M .otto/specs/${SLUG}/tasks.md`, "M README.md"]);
+    expect(
+      (await f.status())
+        .split("\n")
+        .map((l) => l.trim())
+        .sort(),
+    ).toEqual(["?? notes/", "?? shared.txt", `M .otto/specs/${SLUG}/tasks.md`, "M README.md"]);
     expect(fs.readFileSync(path.join(f.repoRoot, "README.md"), "utf8")).toBe("# project, edited\n");
     expect(output).toContain("Left uncommitted: shared.txt: it had your changes before the run and a session changed it too");
   });
@@ -137,11 +166,22 @@ describe("executeSpec: done criteria, gates and recovery", () => {
   });
 
   it("a review with findings is fixed by the primary; a failing gate is a warning, not a stop", async () => {
-    const f = await setup(ONE, (call) => {
-      if (call.kind === "phase-review") return { text: envelope({ verdict: "revise", summary: "bug", issues: [{ severity: "major", location: "src/x", problem: "off by one", fix: "+1" }]}) };
-      if (call.kind === "external-assumptions") return { httpError: { message: "provider down" } };
-      return undefined;
-    }, { docsAlignment: false });
+    const f = await setup(
+      ONE,
+      (call) => {
+        if (call.kind === "phase-review")
+          return {
+            text: envelope({
+              verdict: "revise",
+              summary: "bug",
+              issues: [{ severity: "major", location: "src/x", problem: "off by one", fix: "+1" }],
+            }),
+          };
+        if (call.kind === "external-assumptions") return { httpError: { message: "provider down" } };
+        return undefined;
+      },
+      { docsAlignment: false },
+    );
     const { output } = await executeSpec(f.deps);
     expect(of(f.calls, "phase-fix")[0]?.text).toContain("off by one");
     expect(statuses(f)).toEqual({ t1: "completed" });
@@ -153,14 +193,18 @@ describe("executeSpec: done criteria, gates and recovery", () => {
 
   it("a timed-out attempt is aborted and retried in a fresh session; a failed briefing falls back to the documents", async () => {
     let first = true;
-    const f = await setup(ONE, (call) => {
-      if (call.kind === "task-briefing") return { httpError: { message: "briefing model unavailable" } };
-      if (call.kind === "execute-task" && first) {
-        first = false;
-        return { hang: true, text: "" };
-      }
-      return undefined;
-    }, { ...QUIET, taskTimeoutMs: 300 });
+    const f = await setup(
+      ONE,
+      (call) => {
+        if (call.kind === "task-briefing") return { httpError: { message: "briefing model unavailable" } };
+        if (call.kind === "execute-task" && first) {
+          first = false;
+          return { hang: true, text: "" };
+        }
+        return undefined;
+      },
+      { ...QUIET, taskTimeoutMs: 300 },
+    );
     const { report } = await executeSpec(f.deps);
     const attempts = of(f.calls, "execute-task");
     expect(attempts).toHaveLength(2);
@@ -169,7 +213,9 @@ describe("executeSpec: done criteria, gates and recovery", () => {
     expect(attempts[1]?.text).toContain("Attempt 1 failed: timed out: The model did not finish within 0s");
     expect(attempts[0]?.text).toContain("<requirements_md>");
     expect(attempts[0]?.text).not.toContain("# Your brief");
-    expect(f.read(`.otto/specs/${SLUG}/history/run-001.md`)).toContain("- **briefing**: static context (briefing failed: OpenCode could not");
+    expect(f.read(`.otto/specs/${SLUG}/history/run-001.md`)).toContain(
+      "- **briefing**: static context (briefing failed: OpenCode could not",
+    );
     expect(report.phases[0]?.results[0]).toMatchObject({ status: "completed", attempts: 2 });
   });
 
@@ -196,13 +242,17 @@ describe("executeSpec: done criteria, gates and recovery", () => {
   });
 
   it("cancelling puts the running task back to pending and commits nothing", async () => {
-    const f = await setup(ONE, (call) => {
-      if (call.kind === "execute-task") {
-        setTimeout(() => f.controller.abort(), 20);
-        return { hang: true, text: "" };
-      }
-      return undefined;
-    }, QUIET);
+    const f = await setup(
+      ONE,
+      (call) => {
+        if (call.kind === "execute-task") {
+          setTimeout(() => f.controller.abort(), 20);
+          return { hang: true, text: "" };
+        }
+        return undefined;
+      },
+      QUIET,
+    );
     const { output, title } = await executeSpec(f.deps);
     expect(statuses(f)).toEqual({ t1: "pending" });
     expect(await f.log()).toHaveLength(1);

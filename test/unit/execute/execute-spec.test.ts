@@ -64,12 +64,24 @@ describe("executeSpec", () => {
 
     expect(statuses(f)).toEqual({ t1: "completed", t2: "completed", t3: "completed" });
     const log = await f.log();
-    expect(log.map((m) => m.split("\n")[0])).toEqual([`otto(${SLUG}): align documentation`, `otto(${SLUG}): phase 2: t3`, `otto(${SLUG}): phase 1: t1, t2`, "Initial commit"]);
+    expect(log.map((m) => m.split("\n")[0])).toEqual([
+      `otto(${SLUG}): align documentation`,
+      `otto(${SLUG}): phase 2: t3`,
+      `otto(${SLUG}): phase 1: t1, t2`,
+      "Initial commit",
+    ]);
     expect(log.map((m) => parseTrailers(m)[0]?.kind)).toEqual(["docs", "phase", "phase", undefined]);
     expect(await f.status()).toBe("");
     expect(f.history().filter((h) => h.startsWith("run-"))).toEqual(["run-001.md", "run-002.md", "run-003.md"]);
-    expect(f.history().filter((h) => !h.startsWith("run-")).map((h) => h.replace(/-2026.*/, ""))).toEqual(["docs", "phase-1", "phase-2"]);
-    expect(f.read(`.otto/specs/${SLUG}/history/run-003.md`)).toMatch(/# run-003: t3 attempt 1\/3[\s\S]*- \*\*result\*\*: completed[\s\S]*## Dialog/);
+    expect(
+      f
+        .history()
+        .filter((h) => !h.startsWith("run-"))
+        .map((h) => h.replace(/-2026.*/, "")),
+    ).toEqual(["docs", "phase-1", "phase-2"]);
+    expect(f.read(`.otto/specs/${SLUG}/history/run-003.md`)).toMatch(
+      /# run-003: t3 attempt 1\/3[\s\S]*- \*\*result\*\*: completed[\s\S]*## Dialog/,
+    );
 
     // Parallel tasks overlap; every session is a child of the invoking one and is deleted.
     expect(overlap.max()).toBe(2);
@@ -111,12 +123,18 @@ describe("executeSpec", () => {
   }, 30_000);
 
   it("runs at most spec.max_parallel_tasks tasks of a phase at once", async () => {
-    const tasks = tasksMd(["t1", "t2", "t3", "t4", "t5"].map((id): [string, string, number, string[], string] => [id, "pending", 1, [], id]));
+    const tasks = tasksMd(
+      ["t1", "t2", "t3", "t4", "t5"].map((id): [string, string, number, string[], string] => [id, "pending", 1, [], id]),
+    );
     const overlap = holdUntilOverlap(2);
-    const f = await setup(tasks, async (call) => {
-      if (call.kind !== "execute-task") return undefined;
-      return overlap.run({ name: "1", tasks: 5 }, () => (f.write(`src/${call.task}.txt`, "done\n"), { text: "Done." }));
-    }, { maxParallelTasks: 2, reviewGate: false, externalAssumptions: false, domainHardening: false, docsAlignment: false });
+    const f = await setup(
+      tasks,
+      async (call) => {
+        if (call.kind !== "execute-task") return undefined;
+        return overlap.run({ name: "1", tasks: 5 }, () => (f.write(`src/${call.task}.txt`, "done\n"), { text: "Done." }));
+      },
+      { maxParallelTasks: 2, reviewGate: false, externalAssumptions: false, domainHardening: false, docsAlignment: false },
+    );
     await executeSpec(f.deps);
     expect(statuses(f)).toEqual({ t1: "completed", t2: "completed", t3: "completed", t4: "completed", t5: "completed" });
     expect(of(f.calls, "execute-task")).toHaveLength(5);
@@ -127,12 +145,17 @@ describe("executeSpec", () => {
 
   it("a task's briefing session opens first, and its executor's session opens while the briefing runs", async () => {
     let during: string[] = [];
-    const f = await setup(tasksMd([["t1", "pending", 1, [], "Only"]]), async (call) => {
-      if (call.kind !== "task-briefing") return call.kind === "execute-task" ? (f.write("src/t1.txt", "done\n"), { text: "Done." }) : undefined;
-      await until("the executor's session", () => f.fake.sessions.size >= 2, 5_000, 5);
-      during = [...f.fake.sessions.values()].map((s) => s.title ?? "");
-      return undefined;
-    }, { reviewGate: false, externalAssumptions: false, domainHardening: false, docsAlignment: false });
+    const f = await setup(
+      tasksMd([["t1", "pending", 1, [], "Only"]]),
+      async (call) => {
+        if (call.kind !== "task-briefing")
+          return call.kind === "execute-task" ? (f.write("src/t1.txt", "done\n"), { text: "Done." }) : undefined;
+        await until("the executor's session", () => f.fake.sessions.size >= 2, 5_000, 5);
+        during = [...f.fake.sessions.values()].map((s) => s.title ?? "");
+        return undefined;
+      },
+      { reviewGate: false, externalAssumptions: false, domainHardening: false, docsAlignment: false },
+    );
     await executeSpec(f.deps);
     expect(statuses(f)).toEqual({ t1: "completed" });
     expect(during).toEqual(["otto: brief t1", "otto: t1 attempt 1"]);
@@ -146,12 +169,16 @@ describe("executeSpec", () => {
       ["t4", "pending", 2, ["t2"], "Needs fine"],
       ["t5", "pending", 3, ["t3"], "Needs skipped"],
     ]);
-    const f = await setup(tasks, (call) => {
-      if (call.kind !== "execute-task") return undefined;
-      if (call.task === "t1") return { text: "I tried.\nTASK_FAILED: the widget API is missing" };
-      f.write(`src/${call.task}.txt`, "ok\n");
-      return { text: "Done." };
-    }, { maxTaskRetries: 5, docsAlignment: false });
+    const f = await setup(
+      tasks,
+      (call) => {
+        if (call.kind !== "execute-task") return undefined;
+        if (call.task === "t1") return { text: "I tried.\nTASK_FAILED: the widget API is missing" };
+        f.write(`src/${call.task}.txt`, "ok\n");
+        return { text: "Done." };
+      },
+      { maxTaskRetries: 5, docsAlignment: false },
+    );
     const { output, report } = await executeSpec(f.deps);
 
     expect(statuses(f)).toEqual({ t1: "failed", t2: "completed", t3: "skipped", t4: "completed", t5: "skipped" });
@@ -159,14 +186,22 @@ describe("executeSpec", () => {
     expect(attempts).toHaveLength(2);
     expect(attempts[1]?.text).toContain("Attempt 1 failed: TASK_FAILED: the widget API is missing");
     // The same failure twice in a row: no third attempt, although 5 retries were allowed.
-    expect(f.tasks()).toContain("- **last_error**: failed the same way twice in a row: TASK_FAILED: the widget API is missing (after 2 attempts)");
+    expect(f.tasks()).toContain(
+      "- **last_error**: failed the same way twice in a row: TASK_FAILED: the widget API is missing (after 2 attempts)",
+    );
     expect(f.tasks()).toContain("- **skip_reason**: depends on t1, which failed");
     expect(f.tasks()).toContain("- **skip_reason**: depends on t3, which was skipped");
-    expect((await f.log()).map((m) => m.split("\n")[0])).toEqual([`otto(${SLUG}): phase 2: t3, t4`, `otto(${SLUG}): phase 1: t1, t2`, "Initial commit"]);
+    expect((await f.log()).map((m) => m.split("\n")[0])).toEqual([
+      `otto(${SLUG}): phase 2: t3, t4`,
+      `otto(${SLUG}): phase 1: t1, t2`,
+      "Initial commit",
+    ]);
     expect(report.phases.find((p) => p.group === 3)?.note).toBe("no task of the phase is completed");
     expect(output).toContain("Failed:\n- t1: failed the same way twice in a row: TASK_FAILED: the widget API is missing (2 attempts;");
     expect(output).toContain("- t3: depends on t1, which failed");
-    expect(output).toContain(`Next step: look at the failures above (history/ has each attempt's dialog), then /otto-spec task run --spec ${SLUG} --id t1`);
+    expect(output).toContain(
+      `Next step: look at the failures above (history/ has each attempt's dialog), then /otto-spec task run --spec ${SLUG} --id t1`,
+    );
 
     // task run retries the failed task and commits it on its own; execute then runs what it unblocked.
     f.deps.settings.docsAlignment = true;
@@ -195,17 +230,34 @@ describe("executeSpec", () => {
 
   it("a task that fails differently each time uses every retry; a timestamp or session id in the reason does not make it different", async () => {
     let n = 0;
-    const f = await setup(tasksMd([["t1", "pending", 1, [], "Flaky"]]), (call) => {
-      if (call.kind !== "execute-task") return undefined;
-      n++;
-      // Attempts 1-2 fail differently; 3 and 4 the same way but for their volatile parts.
-      const reason = n <= 2 ? `step ${n} is broken` : `the registry at 127.0.0.1:${40000 + n} refused at 2026-11-26T22:0${n}:00Z (session ses_${n}x)`;
-      return { text: `TASK_FAILED: ${reason}` };
-    }, { maxTaskRetries: 5, reviewGate: false, externalAssumptions: false, domainHardening: false, docsAlignment: false, taskBriefing: false });
+    const f = await setup(
+      tasksMd([["t1", "pending", 1, [], "Flaky"]]),
+      (call) => {
+        if (call.kind !== "execute-task") return undefined;
+        n++;
+        // Attempts 1-2 fail differently; 3 and 4 the same way but for their volatile parts.
+        const reason =
+          n <= 2 ? `step ${n} is broken` : `the registry at 127.0.0.1:${40000 + n} refused at 2026-11-26T22:0${n}:00Z (session ses_${n}x)`;
+        return { text: `TASK_FAILED: ${reason}` };
+      },
+      {
+        maxTaskRetries: 5,
+        reviewGate: false,
+        externalAssumptions: false,
+        domainHardening: false,
+        docsAlignment: false,
+        taskBriefing: false,
+      },
+    );
     await executeSpec(f.deps);
     expect(of(f.calls, "execute-task", "t1")).toHaveLength(4);
-    expect(f.tasks()).toContain("- **last_error**: failed the same way twice in a row: TASK_FAILED: the registry at 127.0.0.1:40004 refused at 2026-11-26T22:04:00Z (session ses_4x) (after 4 attempts)");
-    const history = f.history().map((name) => f.read(path.relative(f.repoRoot, path.join(f.specDir, "history", name)))).join("\n");
+    expect(f.tasks()).toContain(
+      "- **last_error**: failed the same way twice in a row: TASK_FAILED: the registry at 127.0.0.1:40004 refused at 2026-11-26T22:04:00Z (session ses_4x) (after 4 attempts)",
+    );
+    const history = f
+      .history()
+      .map((name) => f.read(path.relative(f.repoRoot, path.join(f.specDir, "history", name))))
+      .join("\n");
     expect(history).toContain("- **result**: failed: TASK_FAILED: step 2 is broken\n");
     expect(history).toContain("(the same failure as attempt 3: no more retries)");
   });

@@ -10,7 +10,9 @@ describe("normalizeFailureText", () => {
       "The model did not finish within 12s  (model mock/m1, session ses_9QQ81aa)\n at 2026-11-27 08:01:59, pid 77123, commit 0badc0ffee42, file /var/folders/9x/T/otto-abc/repo/a.ts took 300ms",
     );
     expect(a).toBe(b);
-    expect(a).toBe("the model did not finish within <duration> (model mock/m1, session <id>) at <time>, pid <n>, commit <hash>, file <tmp> took <duration>");
+    expect(a).toBe(
+      "the model did not finish within <duration> (model mock/m1, session <id>) at <time>, pid <n>, commit <hash>, file <tmp> took <duration>",
+    );
   });
 
   it("keeps what tells one failure from another: short numbers, words, paths in the tree", () => {
@@ -18,7 +20,9 @@ describe("normalizeFailureText", () => {
     expect(normalizeFailureText("src/a.ts:12: missing semicolon")).not.toBe(normalizeFailureText("src/b.ts:12: missing semicolon"));
     // Words made of hex letters are words, not hashes.
     expect(normalizeFailureText("deadbeef facade accede")).toBe("deadbeef facade accede");
-    expect(normalizeFailureText("UUID 123e4567-e89b-12d3-a456-426614174000 uuid 00000000-0000-4000-8000-000000000000")).toBe("uuid <id> uuid <id>");
+    expect(normalizeFailureText("UUID 123e4567-e89b-12d3-a456-426614174000 uuid 00000000-0000-4000-8000-000000000000")).toBe(
+      "uuid <id> uuid <id>",
+    );
   });
 });
 
@@ -38,7 +42,11 @@ describe("failureFingerprint", () => {
   });
 
   it("session errors compare by code and message", () => {
-    const stopped = (n: number, code = "tool_loop"): Failure => ({ kind: "error", code, message: `stopped: called bash \`npm test\` with the same arguments 5 times (session ses_${n}abc)` });
+    const stopped = (n: number, code = "tool_loop"): Failure => ({
+      kind: "error",
+      code,
+      message: `stopped: called bash \`npm test\` with the same arguments 5 times (session ses_${n}abc)`,
+    });
     expect(sameFailure(stopped(1), stopped(2))).toBe(true);
     expect(sameFailure(stopped(1), stopped(1, "model_error"))).toBe(false);
   });

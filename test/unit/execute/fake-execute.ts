@@ -62,7 +62,11 @@ export function defaultAnswer(call: Call): FakeTurn {
  * A temp git repository with a spec, a fake OpenCode answering by prompt kind (the "model" edits
  * files itself, as the executor's tools would), and ExecuteDeps wired to both.
  */
-export async function fakeExecute(tasks: string, answer: (call: Call, calls: Call[]) => FakeTurn | undefined | Promise<FakeTurn | undefined>, settings: Partial<ExecuteSettings> = {}) {
+export async function fakeExecute(
+  tasks: string,
+  answer: (call: Call, calls: Call[]) => FakeTurn | undefined | Promise<FakeTurn | undefined>,
+  settings: Partial<ExecuteSettings> = {},
+) {
   const repoRoot = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "otto-exec-unit-")));
   await git(["init", "-q", "-b", "main"], repoRoot);
   await git(["config", "user.name", "Otto Test"], repoRoot);
@@ -81,12 +85,23 @@ export async function fakeExecute(tasks: string, answer: (call: Call, calls: Cal
   const fake = new FakeOpencode(async (call) => {
     const text = call.body.parts[0]?.text ?? "";
     const kind = execKindOf(text);
-    const entry: Call = { ...call, kind, text, task: kind === "execute-task" || kind === "task-briefing" ? taskIdOf(text) : undefined, at: Date.now() };
+    const entry: Call = {
+      ...call,
+      kind,
+      text,
+      task: kind === "execute-task" || kind === "task-briefing" ? taskIdOf(text) : undefined,
+      at: Date.now(),
+    };
     calls.push(entry);
     const turn = await respond(entry, calls);
     if (turn) return turn;
     // The default executor leaves evidence, as a real one would: src/<task>.txt, new content per attempt.
-    if (kind === "execute-task") writeFile(repoRoot, `src/${entry.task ?? "task"}.txt`, `${entry.task ?? "task"} attempt ${calls.filter((c) => c.kind === kind && c.task === entry.task).length}\n`);
+    if (kind === "execute-task")
+      writeFile(
+        repoRoot,
+        `src/${entry.task ?? "task"}.txt`,
+        `${entry.task ?? "task"} attempt ${calls.filter((c) => c.kind === kind && c.task === entry.task).length}\n`,
+      );
     return defaultAnswer(entry);
   });
   // Sessions are deleted when closed, so remember how each was created.
@@ -111,7 +126,8 @@ export async function fakeExecute(tasks: string, answer: (call: Call, calls: Cal
     settings: { ...SETTINGS, ...settings },
     git: runGit,
     background: new Background(),
-    once: new Set(), secrets: [] as string[],
+    once: new Set(),
+    secrets: [] as string[],
     log: silentLogger,
     env: ENV,
     now: () => new Date("2026-02-06T12:00:00.000Z"),
@@ -135,7 +151,11 @@ export async function fakeExecute(tasks: string, answer: (call: Call, calls: Cal
     read: (rel: string) => fs.readFileSync(path.join(repoRoot, rel), "utf8"),
     tasks: () => fs.readFileSync(path.join(specDir, "tasks.md"), "utf8"),
     history: () => (fs.existsSync(path.join(specDir, "history")) ? fs.readdirSync(path.join(specDir, "history")).sort() : []),
-    log: async () => (await git(["log", "--format=%s%n%b%x1e"], repoRoot)).split("\x1e").map((s) => s.trim()).filter(Boolean),
+    log: async () =>
+      (await git(["log", "--format=%s%n%b%x1e"], repoRoot))
+        .split("\x1e")
+        .map((s) => s.trim())
+        .filter(Boolean),
     status: () => git(["status", "--porcelain"], repoRoot),
     cleanup: () => fs.rmSync(repoRoot, { recursive: true, force: true }),
   };
@@ -164,4 +184,5 @@ export function useFakeExecute(): (...args: Parameters<typeof fakeExecute>) => P
 /** Task id → status, as tasks.md says now. */
 export const statuses = (f: Fake) => Object.fromEntries(parseTasks(f.tasks()).tasks.tasks.map((t) => [t.id, t.status]));
 /** The calls of one kind (and task). */
-export const of = (calls: Call[], kind: Call["kind"], task?: string) => calls.filter((c) => c.kind === kind && (task === undefined || c.task === task));
+export const of = (calls: Call[], kind: Call["kind"], task?: string) =>
+  calls.filter((c) => c.kind === kind && (task === undefined || c.task === task));

@@ -9,7 +9,8 @@ describe("appendHarvest", () => {
   it("appends new questions after the existing ones, skips duplicates, keeps the file's text", async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "otto-harvest-"));
     const file = path.join(dir, "questions.md");
-    const before = "# Questions\n\n<!-- answer below -->\n\n## Q1: Limit\n- **source**: requirements (2026-02-01)\n- **status**: unanswered\n- **question**: What is the limit?\n";
+    const before =
+      "# Questions\n\n<!-- answer below -->\n\n## Q1: Limit\n- **source**: requirements (2026-02-01)\n- **status**: unanswered\n- **question**: What is the limit?\n";
     fs.writeFileSync(file, before);
     const added = await appendHarvest(
       file,

@@ -65,9 +65,12 @@ describe("taskFailedReason", () => {
     expect(taskFailedReason(text)).toBe(reason);
   });
 
-  it.each([["All done."], ["TASK_FAILED: early\nbut then it worked."], ["I would write TASK_FAILED: x if it failed; it did not."], [""]])("is undefined for %j", (text) => {
-    expect(taskFailedReason(text)).toBeUndefined();
-  });
+  it.each([["All done."], ["TASK_FAILED: early\nbut then it worked."], ["I would write TASK_FAILED: x if it failed; it did not."], [""]])(
+    "is undefined for %j",
+    (text) => {
+      expect(taskFailedReason(text)).toBeUndefined();
+    },
+  );
 });
 
 describe("pickTask", () => {

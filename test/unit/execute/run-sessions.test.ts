@@ -29,17 +29,23 @@ function notFoundForUnknown(f: Fake, order: string[]): void {
   const remove = f.fake.client.session.delete.bind(f.fake.client.session);
   f.fake.client.session.delete = (options) => {
     order.push(`delete ${options.path.id}`);
-    return f.fake.sessions.has(options.path.id) ? remove(options) : Promise.resolve({ error: { name: "NotFoundError", data: { message: `Session not found: ${options.path.id}` } } });
+    return f.fake.sessions.has(options.path.id)
+      ? remove(options)
+      : Promise.resolve({ error: { name: "NotFoundError", data: { message: `Session not found: ${options.path.id}` } } });
   };
 }
 
 describe("the run's record of its child sessions", () => {
   it("lists each session from before its first prompt until it is deleted; only ids are saved, and the record goes with the last session", async () => {
     const seen: unknown[] = [];
-    const f = await setup(ONE, (call) => {
-      seen.push({ session: call.sessionID, record: readRecord(f) });
-      return undefined;
-    }, { ...QUIET, reviewGate: true });
+    const f = await setup(
+      ONE,
+      (call) => {
+        seen.push({ session: call.sessionID, record: readRecord(f) });
+        return undefined;
+      },
+      { ...QUIET, reviewGate: true },
+    );
     await executeSpec(f.deps);
     expect(statuses(f)).toEqual({ t1: "completed" });
     // The executor's and the reviewer's sessions, each listed while it was prompted.
@@ -69,9 +75,17 @@ describe("the run's record of its child sessions", () => {
 
   it("a session whose deletion fails stays listed, and the next run (task run too) deletes it", async () => {
     let failDeletes = true;
-    const f = await setup(tasksMd([["t1", "pending", 1, [], "First"], ["t2", "pending", 2, ["t1"], "Second"]]), () => undefined, QUIET);
+    const f = await setup(
+      tasksMd([
+        ["t1", "pending", 1, [], "First"],
+        ["t2", "pending", 2, ["t1"], "Second"],
+      ]),
+      () => undefined,
+      QUIET,
+    );
     const remove = f.fake.client.session.delete.bind(f.fake.client.session);
-    f.fake.client.session.delete = (options) => (failDeletes ? Promise.resolve({ error: { name: "UnknownError", data: { message: "disk full" } } }) : remove(options));
+    f.fake.client.session.delete = (options) =>
+      failDeletes ? Promise.resolve({ error: { name: "UnknownError", data: { message: "disk full" } } }) : remove(options);
     await runOneTask(f.deps, undefined, "t1");
     const executor = of(f.calls, "execute-task", "t1")[0]?.sessionID;
     expect(executor).toBeDefined();

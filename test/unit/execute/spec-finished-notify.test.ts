@@ -57,8 +57,14 @@ describe("executeVerb notifies when a spec run finishes", () => {
       events: f.fake.events as unknown as Runtime["events"],
       log: silentLogger,
       env,
-      once: new Set<string>(), secrets: new KnownSecrets(),
-      sessions: createSessionRunner({ client: client as unknown as Runtime["client"], events: f.fake.events as unknown as Runtime["events"], log: silentLogger, env }),
+      once: new Set<string>(),
+      secrets: new KnownSecrets(),
+      sessions: createSessionRunner({
+        client: client as unknown as Runtime["client"],
+        events: f.fake.events as unknown as Runtime["events"],
+        log: silentLogger,
+        env,
+      }),
       guard: {} as Runtime["guard"],
     } satisfies Runtime;
 
@@ -67,15 +73,37 @@ describe("executeVerb notifies when a spec run finishes", () => {
     expect(statuses(f)).toEqual({ t1: "completed" });
     const posted = hooks.calls.filter((c) => c.path === "/hook");
     expect(posted).toHaveLength(1);
-    expect(posted[0]?.body).toMatchObject({ source: "otto", event: "spec_finished", title, text: output.split("\n").slice(0, 12).join("\n") });
+    expect(posted[0]?.body).toMatchObject({
+      source: "otto",
+      event: "spec_finished",
+      title,
+      text: output.split("\n").slice(0, 12).join("\n"),
+    });
     expect(title).toContain(SLUG);
   });
 
   it("a run that fails before it starts sends nothing (the error is the answer)", async () => {
     const f = await setup(tasksMd([["t1", "pending", 1, [], "First"]]), () => undefined);
     const { env, hooks } = await userConfig();
-    const runtime = { client: f.fake.client, directory: f.repoRoot, worktree: f.repoRoot, events: f.fake.events, log: silentLogger, env, once: new Set<string>(), secrets: new KnownSecrets(), sessions: createSessionRunner({ client: f.fake.client as unknown as Runtime["client"], events: f.fake.events as unknown as Runtime["events"], log: silentLogger, env }) } as unknown as Runtime;
-    await expect(executeVerb({ runtime, sessionID: "ses_parent", directory: f.repoRoot, progress: () => undefined }, "no-such-spec")).rejects.toMatchObject({ code: "spec_not_found" });
+    const runtime = {
+      client: f.fake.client,
+      directory: f.repoRoot,
+      worktree: f.repoRoot,
+      events: f.fake.events,
+      log: silentLogger,
+      env,
+      once: new Set<string>(),
+      secrets: new KnownSecrets(),
+      sessions: createSessionRunner({
+        client: f.fake.client as unknown as Runtime["client"],
+        events: f.fake.events as unknown as Runtime["events"],
+        log: silentLogger,
+        env,
+      }),
+    } as unknown as Runtime;
+    await expect(
+      executeVerb({ runtime, sessionID: "ses_parent", directory: f.repoRoot, progress: () => undefined }, "no-such-spec"),
+    ).rejects.toMatchObject({ code: "spec_not_found" });
     expect(hooks.calls).toEqual([]);
   });
 });

@@ -16,5 +16,6 @@ process.stdout.write("ready\n");
 const input = readline.createInterface({ input: process.stdin });
 await new Promise<void>((resolve) => input.once("line", () => resolve()));
 input.close();
-for (let k = 0; k < Number(updates); k++) totals.push(totalSteps(await store.set(`task-${writer}`, k % 2 ? "running" : "pending", { step: String(k) })));
+for (let k = 0; k < Number(updates); k++)
+  totals.push(totalSteps(await store.set(`task-${writer}`, k % 2 ? "running" : "pending", { step: String(k) })));
 process.stdout.write(`${JSON.stringify({ waits, totals })}\n`);

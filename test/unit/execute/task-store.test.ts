@@ -39,11 +39,15 @@ describe("TaskStore", () => {
     const text = tasksMd([
       ["task-001", "pending", 1, [], "One"],
       ["task-002", "pending", 1, [], "Two"],
-    ]).replace("# Tasks", "# Tasks\n\n<!-- a note the user wrote -->").replace("- **status**: pending\n", "- **status**: pending <!-- keep -->\n");
+    ])
+      .replace("# Tasks", "# Tasks\n\n<!-- a note the user wrote -->")
+      .replace("- **status**: pending\n", "- **status**: pending <!-- keep -->\n");
     const file = tempTasks(text);
     const store = await TaskStore.open(file, "s");
     await store.set("task-002", "running");
-    expect(fs.readFileSync(file, "utf8")).toBe(text.replace("- **id**: task-002\n- **status**: pending", "- **id**: task-002\n- **status**: running"));
+    expect(fs.readFileSync(file, "utf8")).toBe(
+      text.replace("- **id**: task-002\n- **status**: pending", "- **id**: task-002\n- **status**: running"),
+    );
     await store.set("task-001", "running");
     expect(fs.readFileSync(file, "utf8")).toContain("- **status**: running <!-- keep -->\n");
     await store.set("task-002", "failed", { last_error: "boom\nstack line" });
@@ -59,7 +63,13 @@ describe("TaskStore", () => {
   it("16 concurrent writers × 50 status updates to one tasks.md lose nothing", async () => {
     const writers = 16;
     const updates = 50;
-    const rows = Array.from({ length: writers }, (_, i): [string, string, number, string[], string] => [`task-${i}`, "pending", 1, [], `T${i}`]);
+    const rows = Array.from({ length: writers }, (_, i): [string, string, number, string[], string] => [
+      `task-${i}`,
+      "pending",
+      1,
+      [],
+      `T${i}`,
+    ]);
     const file = tempTasks(tasksMd(rows));
     // Separate stores: no shared in-process queue, so every write contends on the file lock as
     // writers in different processes would (the next test runs real processes).
@@ -69,7 +79,8 @@ describe("TaskStore", () => {
       await Promise.all(
         stores.map(async (store, w) => {
           const out: number[] = [];
-          for (let k = 0; k < updates; k++) out.push(totalSteps(await store.set(`task-${w}`, k % 2 ? "running" : "pending", { step: String(k) })));
+          for (let k = 0; k < updates; k++)
+            out.push(totalSteps(await store.set(`task-${w}`, k % 2 ? "running" : "pending", { step: String(k) })));
           return out;
         }),
       )
@@ -85,14 +96,27 @@ describe("TaskStore", () => {
   it("writers in separate processes lose nothing either (4 processes × 10 updates)", async () => {
     const writers = 4;
     const updates = 10;
-    const rows = Array.from({ length: writers }, (_, i): [string, string, number, string[], string] => [`task-${i}`, "pending", 1, [], `T${i}`]);
+    const rows = Array.from({ length: writers }, (_, i): [string, string, number, string[], string] => [
+      `task-${i}`,
+      "pending",
+      1,
+      [],
+      `T${i}`,
+    ]);
     const file = tempTasks(tasksMd(rows));
-    const children = rows.map((_, w) => spawn(process.execPath, ["--import", "tsx", WRITER, file, String(w), String(updates)], { cwd: import.meta.dirname, stdio: ["pipe", "pipe", "inherit"] }));
+    const children = rows.map((_, w) =>
+      spawn(process.execPath, ["--import", "tsx", WRITER, file, String(w), String(updates)], {
+        cwd: import.meta.dirname,
+        stdio: ["pipe", "pipe", "inherit"],
+      }),
+    );
     const outputs = children.map((child) => lines(child));
     // All loaded before any writes, so the writes overlap.
     await Promise.all(outputs.map(nextLine));
     for (const child of children) child.stdin.end("go\n");
-    const results = await Promise.all(outputs.map(async (out) => JSON.parse((await nextLine(out)) || "{}") as { waits: number[]; totals: number[] }));
+    const results = await Promise.all(
+      outputs.map(async (out) => JSON.parse((await nextLine(out)) || "{}") as { waits: number[]; totals: number[] }),
+    );
     await Promise.all(children.map((child) => (child.exitCode === null ? once(child, "exit") : Promise.resolve())));
     expect(children.map((child) => child.exitCode)).toEqual(rows.map(() => 0));
     expect(results.flatMap((r) => r.totals).sort((a, b) => a - b)).toEqual(Array.from({ length: writers * updates }, (_, i) => i + 1));
@@ -101,12 +125,20 @@ describe("TaskStore", () => {
   }, 60_000);
 
   it("a task that runs again or completes loses the reason of its earlier failure or skip", async () => {
-    const file = tempTasks(tasksMd([["task-001", "pending", 1, [], "One"], ["task-002", "pending", 1, [], "Two"]]));
+    const file = tempTasks(
+      tasksMd([
+        ["task-001", "pending", 1, [], "One"],
+        ["task-002", "pending", 1, [], "Two"],
+      ]),
+    );
     const store = await TaskStore.open(file, "s");
     const original = fs.readFileSync(file, "utf8");
     await store.set("task-001", "failed", { last_error: "boom", note_keep: "user's" });
     await store.set("task-002", "skipped", { skip_reason: "depends on task-001, which failed" });
-    expect(store.list.tasks.map((t) => t.extra)).toEqual([{ last_error: "boom", note_keep: "user's" }, { skip_reason: "depends on task-001, which failed" }]);
+    expect(store.list.tasks.map((t) => t.extra)).toEqual([
+      { last_error: "boom", note_keep: "user's" },
+      { skip_reason: "depends on task-001, which failed" },
+    ]);
     await store.set("task-001", "pending");
     await store.set("task-002", "running");
     expect(store.list.tasks.map((t) => t.extra)).toEqual([{ note_keep: "user's" }, {}]);
@@ -116,7 +148,11 @@ describe("TaskStore", () => {
     await store.set("task-001", "completed");
     await store.set("task-002", "completed");
     // Only the two tasks' status lines (and task-001's own extra field) differ from the start.
-    expect(fs.readFileSync(file, "utf8")).toBe(original.replace(/- \*\*status\*\*: pending/g, "- **status**: completed").replace(`- **files**: ["src/task-001.txt"]\n`, `- **files**: ["src/task-001.txt"]\n- **note_keep**: user's\n`));
+    expect(fs.readFileSync(file, "utf8")).toBe(
+      original
+        .replace(/- \*\*status\*\*: pending/g, "- **status**: completed")
+        .replace(`- **files**: ["src/task-001.txt"]\n`, `- **files**: ["src/task-001.txt"]\n- **note_keep**: user's\n`),
+    );
   });
 
   it("removes a multi-line note a person wrote, and keeps a file without a final newline that way", async () => {

@@ -16,10 +16,10 @@ const ctx: ClassifyContext = {
 
 const allowed = [
   "git status",
-  "git commit -m \"fix the push button\"",
+  'git commit -m "fix the push button"',
   "git commit -am 'git push later'",
   "echo git push",
-  "grep -r \"git push\" .",
+  'grep -r "git push" .',
   "git log --grep push",
   "git diff HEAD~1 -- src/push.ts",
   "npm test && npm run lint",
@@ -50,7 +50,7 @@ const denied: Array<[string, RegExp]> = [
   ["git push", /git push/],
   ["git push origin HEAD:refs/heads/main", /git push/],
   ["sh -c 'git push origin HEAD:refs/heads/main'", /git push/],
-  ["bash -c \"cd x && git push\"", /git push/],
+  ['bash -c "cd x && git push"', /git push/],
   ["bash -lc 'git push'", /git push/],
   ["env git push", /git push/],
   ["env FOO=1 git push origin main", /git push/],
@@ -99,7 +99,7 @@ const denied: Array<[string, RegExp]> = [
   ["gh api -X POST repos/o/r/pulls/1/merge", /gh api/],
   ["gh repo delete o/r --yes", /gh repo/],
   ["az repos pr update --id 1 --status completed", /az repos/],
-  ["curl -H \"Authorization: token $GITHUB_TOKEN\" https://api.github.com/repos/o/r", /Authorization/],
+  ['curl -H "Authorization: token $GITHUB_TOKEN" https://api.github.com/repos/o/r', /Authorization/],
   ["curl -X PUT https://api.github.com/repos/o/r/pulls/1/merge", /api\.github\.com/],
   ["curl https://github.example.com/api/v3/repos/o/r/merges", /github\.example\.com/],
   ["wget --header='Authorization: Bearer x' https://example.com", /credential|Authorization/],
@@ -123,7 +123,7 @@ const denied: Array<[string, RegExp]> = [
   ["env -u GIT_CONFIG_COUNT make", /GIT_CONFIG_COUNT/],
   ["GITHUB_TOKEN=abc gh pr view 1", /GITHUB_TOKEN/],
   ["ssh git@github.com git-receive-pack o/r.git", /receive-pack/],
-  ["echo \"unterminated", /cannot parse/],
+  ['echo "unterminated', /cannot parse/],
 ];
 
 describe("classifyCommand", () => {
@@ -162,7 +162,12 @@ describe("classifyCommand: OpenCode's own server", () => {
     "exec 3<>/dev/tcp/127.0.0.1/4097",
     "OPENCODE_SERVER_PASSWORD=x curl http://example.test/",
   ];
-  const fine = ["curl http://127.0.0.1:3000/health", "curl -s localhost:8080/api", "curl https://registry.npmjs.org/zod", "node -e \"fetch('http://localhost:3000/')\""];
+  const fine = [
+    "curl http://127.0.0.1:3000/health",
+    "curl -s localhost:8080/api",
+    "curl https://registry.npmjs.org/zod",
+    "node -e \"fetch('http://localhost:3000/')\"",
+  ];
 
   it.each(refused)("refuses %s", (command) => {
     const verdict = classifyCommand(command, server);

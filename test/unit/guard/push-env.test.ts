@@ -35,7 +35,9 @@ describe("pushBlockingEnv", () => {
     ];
     const results: Array<{ line: string; exitCode: number | undefined; output: string }> = [];
     for (const line of spellings) results.push({ line, ...(await guardedShell(line, repo.dir)) });
-    const reached = Number((await repo.gitRemote(["rev-parse", "refs/heads/main"])) !== before) + Number((await repo.gitRemote(["branch", "--list", "other"])) !== "");
+    const reached =
+      Number((await repo.gitRemote(["rev-parse", "refs/heads/main"])) !== before) +
+      Number((await repo.gitRemote(["branch", "--list", "other"])) !== "");
     // Recorded before any assertion, so a regression shows in the bench as a number.
     recordFigure({ name: "push spellings run by real git in a guarded session's environment", tried: spellings.length, through: reached });
     for (const result of results) {
@@ -64,11 +66,22 @@ describe("pushBlockingEnv", () => {
   });
 
   it("blanks forge tokens by name and any variable holding a configured token", () => {
-    const out = pushBlockingEnv({ env: { GITHUB_TOKEN: "ghp_x", MY_CI_TOKEN: "abc-secret-123", OTHER: "fine" }, secrets: ["abc-secret-123"], emptyConfigDir: "/tmp/empty" });
+    const out = pushBlockingEnv({
+      env: { GITHUB_TOKEN: "ghp_x", MY_CI_TOKEN: "abc-secret-123", OTHER: "fine" },
+      secrets: ["abc-secret-123"],
+      emptyConfigDir: "/tmp/empty",
+    });
     for (const name of TOKEN_VARIABLES) expect(out[name]).toBe("");
     expect(out.MY_CI_TOKEN).toBe("");
     expect(out.OTHER).toBeUndefined();
-    expect(out).toMatchObject({ GIT_TERMINAL_PROMPT: "0", GIT_ASKPASS: "false", SSH_ASKPASS: "false", GIT_SSH_COMMAND: "false", SSH_AUTH_SOCK: "", GH_CONFIG_DIR: "/tmp/empty" });
+    expect(out).toMatchObject({
+      GIT_TERMINAL_PROMPT: "0",
+      GIT_ASKPASS: "false",
+      SSH_ASKPASS: "false",
+      GIT_SSH_COMMAND: "false",
+      SSH_AUTH_SOCK: "",
+      GH_CONFIG_DIR: "/tmp/empty",
+    });
   });
 
   it("blanks OpenCode's server credentials: a session's curl cannot authenticate to OpenCode's own server", () => {

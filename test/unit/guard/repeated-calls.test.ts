@@ -53,11 +53,15 @@ describe("RepeatedCalls", () => {
   });
 
   it("names the call by the argument that says what it does, short and without secrets", () => {
-    expect(repeatedCallReason("bash", { command: "npm  test\n", description: "Run tests" }, 5)).toBe("stopped: called bash `npm test` with the same arguments 5 times");
+    expect(repeatedCallReason("bash", { command: "npm  test\n", description: "Run tests" }, 5)).toBe(
+      "stopped: called bash `npm test` with the same arguments 5 times",
+    );
     expect(describeCall("read", { filePath: "/repo/src/a.ts", offset: 10 })).toBe("read `/repo/src/a.ts`");
     expect(describeCall("todoread", {})).toBe("todoread `{}`");
     expect(describeCall("bash", { command: `echo ${"x".repeat(200)}` })).toMatch(/^bash `echo x{74}…`$/);
-    expect(describeCall("bash", { command: "curl -H 'Authorization: Bearer ghp_abcdefghijklmnopqrstuvwxyz0123456789' x" })).not.toContain("ghp_abcdefghijklmnopqrstuvwxyz0123456789");
+    expect(describeCall("bash", { command: "curl -H 'Authorization: Bearer ghp_abcdefghijklmnopqrstuvwxyz0123456789' x" })).not.toContain(
+      "ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+    );
     expect(stableJson({ b: [1, { d: 2, c: undefined, a: null }], a: "x" })).toBe('{"a":"x","b":[1,{"a":null,"d":2}]}');
   });
 });
@@ -93,7 +97,9 @@ describe("SessionGuard: the repeated-tool-call stop", () => {
     await read();
     await read();
     expect(guard.stopReason("ses_1")).toBeUndefined();
-    await expect(read()).rejects.toThrow(`Otto stopped: called read \`${path.join(dir, "a.txt")}\` with the same arguments 3 times, and ends this session`);
+    await expect(read()).rejects.toThrow(
+      `Otto stopped: called read \`${path.join(dir, "a.txt")}\` with the same arguments 3 times, and ends this session`,
+    );
     expect(aborted).toEqual(["ses_1"]);
     expect(guard.stopReason("ses_1")).toBe(`stopped: called read \`${path.join(dir, "a.txt")}\` with the same arguments 3 times`);
     // A later turn starts with clean counts.

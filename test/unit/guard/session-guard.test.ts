@@ -25,7 +25,9 @@ describe("SessionGuard", () => {
     const guard = await guardIn("http://127.0.0.1:4096/");
     guard.track("ses_1");
     const bash = (command: string) => guard.beforeTool({ tool: "bash", sessionID: "ses_1" }, { args: { command } });
-    await expect(bash("curl -s -X POST http://localhost:4096/session")).rejects.toThrow(/Otto blocked this: curl to OpenCode's own server \(localhost:4096\)/);
+    await expect(bash("curl -s -X POST http://localhost:4096/session")).rejects.toThrow(
+      /Otto blocked this: curl to OpenCode's own server \(localhost:4096\)/,
+    );
     // server.port's default (no otto.jsonc here): the detached watcher's server.
     await expect(bash("curl http://127.0.0.1:4097/session")).rejects.toThrow(/OpenCode's own server/);
     await expect(bash("curl http://127.0.0.1:3000/health")).resolves.toBeUndefined();
@@ -46,10 +48,18 @@ describe("SessionGuard", () => {
     const rev = args("git diff HEAD~1");
     await guard.beforeTool({ tool: "bash", sessionID: "ses_rev" }, { args: rev });
     expect(rev.command).toBe("git diff HEAD~1");
-    await expect(guard.beforeTool({ tool: "bash", sessionID: "ses_rev" }, { args: args("cat ~/.git-credentials") })).rejects.toThrow(/reading ~\/.git-credentials, where credentials live/);
-    await expect(guard.beforeTool({ tool: "bash", sessionID: "ses_rev" }, { args: args("head -5 $HOME/.netrc") })).rejects.toThrow(/where credentials live/);
-    await expect(guard.beforeTool({ tool: "read", sessionID: "ses_exec" }, { args: { filePath: "~/.ssh/id_ed25519" } })).rejects.toThrow(/read on ~\/.ssh\/id_ed25519, where credentials live/);
-    await expect(guard.beforeTool({ tool: "read", sessionID: "ses_exec" }, { args: { filePath: path.join(repo!.dir, "README.md") } })).resolves.toBeUndefined();
+    await expect(guard.beforeTool({ tool: "bash", sessionID: "ses_rev" }, { args: args("cat ~/.git-credentials") })).rejects.toThrow(
+      /reading ~\/.git-credentials, where credentials live/,
+    );
+    await expect(guard.beforeTool({ tool: "bash", sessionID: "ses_rev" }, { args: args("head -5 $HOME/.netrc") })).rejects.toThrow(
+      /where credentials live/,
+    );
+    await expect(guard.beforeTool({ tool: "read", sessionID: "ses_exec" }, { args: { filePath: "~/.ssh/id_ed25519" } })).rejects.toThrow(
+      /read on ~\/.ssh\/id_ed25519, where credentials live/,
+    );
+    await expect(
+      guard.beforeTool({ tool: "read", sessionID: "ses_exec" }, { args: { filePath: path.join(repo!.dir, "README.md") } }),
+    ).resolves.toBeUndefined();
   });
 
   it("guards the sessions otto created and those running otto's subagents, nothing else", async () => {
@@ -58,7 +68,13 @@ describe("SessionGuard", () => {
     guard.noteAgent("ses_task", "otto-executor");
     guard.noteAgent("ses_user", "build");
     guard.noteAgent("ses_otto", "otto");
-    expect(["ses_runner", "ses_task", "ses_user", "ses_otto", "ses_none"].map((id) => guard.isGuarded(id))).toEqual([true, true, false, false, false]);
+    expect(["ses_runner", "ses_task", "ses_user", "ses_otto", "ses_none"].map((id) => guard.isGuarded(id))).toEqual([
+      true,
+      true,
+      false,
+      false,
+      false,
+    ]);
     // A subagent a guarded session starts is guarded; one the user's session starts is not.
     guard.noteSession("ses_sub", "ses_task");
     guard.noteSession("ses_subsub", "ses_sub");
@@ -86,19 +102,40 @@ describe("SessionGuard", () => {
     await expect(bash("git ship")).rejects.toThrow(/Otto blocked this: git push\..*Otto pushes for you after its checks pass/);
     await expect(bash("./p.sh")).rejects.toThrow(/git push/);
     await expect(bash("git ship", "ses_other")).resolves.toBeUndefined();
-    await expect(guard.beforeTool({ tool: "bash", sessionID: "ses_1" }, { args: { command: "echo x > pre-push", workdir: ".git/hooks" } })).rejects.toThrow(/inside a git directory/);
+    await expect(
+      guard.beforeTool({ tool: "bash", sessionID: "ses_1" }, { args: { command: "echo x > pre-push", workdir: ".git/hooks" } }),
+    ).rejects.toThrow(/inside a git directory/);
   });
 
   it("refuses file tools on the git directory's config and hooks", async () => {
     const guard = await guardIn();
     guard.noteAgent("ses_1", "otto-crew");
-    await expect(guard.beforeTool({ tool: "write", sessionID: "ses_1" }, { args: { filePath: path.join(repo!.dir, ".git/hooks/pre-push"), content: "x" } })).rejects.toThrow(/write on .*\.git\/hooks\/pre-push/);
-    await expect(guard.beforeTool({ tool: "edit", sessionID: "ses_1" }, { args: { filePath: ".git/config", oldString: "a", newString: "b" } })).rejects.toThrow(/\.git\/config/);
-    await expect(guard.beforeTool({ tool: "apply_patch", sessionID: "ses_1" }, { args: { patchText: "*** Begin Patch\n*** Add File: .git/hooks/pre-commit\n+x\n*** End Patch" } })).rejects.toThrow(/pre-commit/);
-    await expect(guard.beforeTool({ tool: "write", sessionID: "ses_1" }, { args: { filePath: "src/.gitignore", content: "x" } })).resolves.toBeUndefined();
+    await expect(
+      guard.beforeTool(
+        { tool: "write", sessionID: "ses_1" },
+        { args: { filePath: path.join(repo!.dir, ".git/hooks/pre-push"), content: "x" } },
+      ),
+    ).rejects.toThrow(/write on .*\.git\/hooks\/pre-push/);
+    await expect(
+      guard.beforeTool({ tool: "edit", sessionID: "ses_1" }, { args: { filePath: ".git/config", oldString: "a", newString: "b" } }),
+    ).rejects.toThrow(/\.git\/config/);
+    await expect(
+      guard.beforeTool(
+        { tool: "apply_patch", sessionID: "ses_1" },
+        { args: { patchText: "*** Begin Patch\n*** Add File: .git/hooks/pre-commit\n+x\n*** End Patch" } },
+      ),
+    ).rejects.toThrow(/pre-commit/);
+    await expect(
+      guard.beforeTool({ tool: "write", sessionID: "ses_1" }, { args: { filePath: "src/.gitignore", content: "x" } }),
+    ).resolves.toBeUndefined();
   });
 
   it("reads the files of a patch", () => {
-    expect(filesOf({ patchText: "--- a/src/x.ts\n+++ b/src/x.ts\n@@\n*** Update File: y.ts\n*** Move to: .git/config" })).toEqual(["src/x.ts", "src/x.ts", "y.ts", ".git/config"]);
+    expect(filesOf({ patchText: "--- a/src/x.ts\n+++ b/src/x.ts\n@@\n*** Update File: y.ts\n*** Move to: .git/config" })).toEqual([
+      "src/x.ts",
+      "src/x.ts",
+      "y.ts",
+      ".git/config",
+    ]);
   });
 });

@@ -39,7 +39,15 @@ describe("the plugin module", () => {
       await new Promise((resolve) => setTimeout(resolve, 50));
       expect(calls).toEqual([]);
 
-      const ctx = { sessionID: "ses_1", messageID: "msg_1", agent: "build", directory: dir, worktree: dir, abort: new AbortController().signal, metadata: () => undefined } as unknown as ToolContext;
+      const ctx = {
+        sessionID: "ses_1",
+        messageID: "msg_1",
+        agent: "build",
+        directory: dir,
+        worktree: dir,
+        abort: new AbortController().signal,
+        metadata: () => undefined,
+      } as unknown as ToolContext;
       await hooks.tool?.otto_config?.execute({ args: "path" }, ctx).catch(() => undefined);
       await new Promise((resolve) => setTimeout(resolve, 50));
       expect(calls).toContain("_client.get /global/health");

@@ -38,7 +38,11 @@ describe("assets", () => {
   it("gives every command an agent of its own that is offered the command's tool and nothing else", () => {
     const commands = loadCommands();
     const agents = loadCommandAgents(commands);
-    expect(Object.keys(agents).sort()).toEqual(Object.values(commands).map((c) => String(c.agent)).sort());
+    expect(Object.keys(agents).sort()).toEqual(
+      Object.values(commands)
+        .map((c) => String(c.agent))
+        .sort(),
+    );
     for (const [name, command] of Object.entries(commands)) {
       const agent = agents[String(command.agent)] ?? {};
       const tool = commandTool(name);
@@ -68,7 +72,9 @@ describe("assets", () => {
   });
 
   it("refuses a command without an agent of its own", () => {
-    expect(() => loadCommandAgents({ a: { agent: "otto.x", template: "" }, b: { agent: "otto.x", template: "" } })).toThrow(/commands\/b\.md needs an agent of its own/);
+    expect(() => loadCommandAgents({ a: { agent: "otto.x", template: "" }, b: { agent: "otto.x", template: "" } })).toThrow(
+      /commands\/b\.md needs an agent of its own/,
+    );
     expect(() => loadCommandAgents({ a: { template: "" } })).toThrow(/commands\/a\.md/);
     // Not otto-…: the guard takes every session running an otto-… agent for one of otto's own.
     expect(() => loadCommandAgents({ a: { agent: "otto-a", template: "" } })).toThrow(/named otto\.<command>/);
@@ -139,17 +145,30 @@ describe("otto's agents under a user's or a project's entry", () => {
   const own = loadAgents();
 
   it("a project's agent.otto-reviewer with bash and edit allowed ends with otto's restrictions", () => {
-    const agents = register({ "otto-reviewer": { model: "p/m", temperature: 0.3, mode: "primary", hidden: false, disable: true, permission: { bash: "allow", edit: "allow", task: "allow", "otto_*": "allow", webfetch: "deny" }, tools: { bash: true, write: true } } });
+    const agents = register({
+      "otto-reviewer": {
+        model: "p/m",
+        temperature: 0.3,
+        mode: "primary",
+        hidden: false,
+        disable: true,
+        permission: { bash: "allow", edit: "allow", task: "allow", "otto_*": "allow", webfetch: "deny" },
+        tools: { bash: true, write: true },
+      },
+    });
     const reviewer = agents["otto-reviewer"] ?? {};
     expect(reviewer.permission).toMatchObject({ edit: "deny", task: "deny", todowrite: "deny", "otto_*": "deny", webfetch: "deny" });
-    expect((reviewer.permission as Record<string, unknown>).bash).toEqual((own["otto-reviewer"]?.permission as Record<string, unknown>).bash);
+    expect((reviewer.permission as Record<string, unknown>).bash).toEqual(
+      (own["otto-reviewer"]?.permission as Record<string, unknown>).bash,
+    );
     expect(reviewer).toMatchObject({ mode: "subagent", hidden: true, model: "p/m", temperature: 0.3 });
     expect(reviewer).not.toHaveProperty("disable");
     expect(reviewer).not.toHaveProperty("tools");
   });
 
   it("otto's rules come after the user's others, so a wildcard allow cannot reach past them (OpenCode: last match wins)", () => {
-    const permission = register({ "otto-reviewer": { permission: { "*": "allow", "ed*": "allow", read: "allow" } } })["otto-reviewer"]?.permission as Record<string, unknown>;
+    const permission = register({ "otto-reviewer": { permission: { "*": "allow", "ed*": "allow", read: "allow" } } })["otto-reviewer"]
+      ?.permission as Record<string, unknown>;
     const keys = Object.keys(permission);
     expect(keys.slice(0, 3)).toEqual(["*", "ed*", "read"]);
     expect(keys.indexOf("edit")).toBeGreaterThan(keys.indexOf("ed*"));
@@ -192,7 +211,12 @@ describe("otto's agents under a user's or a project's entry", () => {
   it("a project's entry for a command's agent cannot give it more tools, and the command agents take the model chosen for otto", () => {
     const agents = register({
       otto: { model: "mine/fast", variant: "low", prompt: "Be brief.", permission: { bash: "allow" } },
-      "otto.spec": { mode: "subagent", hidden: false, permission: { "*": "allow", bash: "allow", otto_spec: "deny" }, tools: { read: true } },
+      "otto.spec": {
+        mode: "subagent",
+        hidden: false,
+        permission: { "*": "allow", bash: "allow", otto_spec: "deny" },
+        tools: { read: true },
+      },
       "otto.pr": { model: "mine/other" },
     });
     const spec = agents["otto.spec"] ?? {};
@@ -208,7 +232,7 @@ describe("otto's agents under a user's or a project's entry", () => {
     expect(spec).not.toHaveProperty("tools");
     expect(String(spec.prompt)).toContain("/otto-spec");
     expect(agents["otto.pr"]).toMatchObject({ model: "mine/other", variant: "low" });
-    expect((agents["otto.pr"]?.permission as Record<string, unknown>)).toEqual({ "*": "deny", otto_pr: "allow" });
+    expect(agents["otto.pr"]?.permission as Record<string, unknown>).toEqual({ "*": "deny", otto_pr: "allow" });
     expect(agents.otto).toMatchObject({ prompt: "Be brief." });
   });
 

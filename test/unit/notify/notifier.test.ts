@@ -38,10 +38,17 @@ afterEach(async () => {
 
 describe("notifications", () => {
   it("builds an Adaptive Card for a Teams workflow and blocks for Slack", () => {
-    const teams = teamsPayload(event, "2026-03-01T12:00:00.000Z") as { type: string; attachments: Array<{ contentType: string; content: Record<string, unknown> }> };
+    const teams = teamsPayload(event, "2026-03-01T12:00:00.000Z") as {
+      type: string;
+      attachments: Array<{ contentType: string; content: Record<string, unknown> }>;
+    };
     expect(teams.type).toBe("message");
     expect(teams.attachments[0]?.contentType).toBe("application/vnd.microsoft.card.adaptive");
-    expect(teams.attachments[0]?.content).toMatchObject({ type: "AdaptiveCard", version: "1.4", actions: [{ type: "Action.OpenUrl", url: event.url }] });
+    expect(teams.attachments[0]?.content).toMatchObject({
+      type: "AdaptiveCard",
+      version: "1.4",
+      actions: [{ type: "Action.OpenUrl", url: event.url }],
+    });
     expect(JSON.stringify(teams)).toContain('"FactSet"');
     const slack = slackPayload({ ...event, title: "a <b> & c" }) as { text: string; blocks: unknown[] };
     expect(slack.text).toBe("PR green: a <b> & c");
@@ -72,13 +79,25 @@ describe("notifications", () => {
       timeoutMs: 2000,
     });
     const report = await notify({ ...event, text: "token hunter2-secret and ghp_abcdefghijklmnopqrstuvwxyz0123456789 leaked" });
-    expect(report.delivered.sort()).toEqual(["command", "json webhook 127.0.0.1:" + ok.url.split(":").pop(), "teams webhook 127.0.0.1:" + ok.url.split(":").pop(), "toast"].sort());
+    expect(report.delivered.sort()).toEqual(
+      [
+        "command",
+        "json webhook 127.0.0.1:" + ok.url.split(":").pop(),
+        "teams webhook 127.0.0.1:" + ok.url.split(":").pop(),
+        "toast",
+      ].sort(),
+    );
     expect(report.failed).toEqual([{ channel: expect.stringMatching(/^slack webhook 127\.0\.0\.1:\d+$/) as unknown, error: "HTTP 500" }]);
     const sent = JSON.stringify([ok.bodies, broken.bodies, toasts, commands]);
     expect(sent).not.toContain("hunter2-secret");
     expect(sent).not.toContain("ghp_abcdefghijklmnopqrstuvwxyz");
     expect(JSON.stringify(report)).not.toContain("SECRETPATH");
-    expect(ok.bodies.find((b) => b.path === "/json")?.body).toMatchObject({ source: "otto", event: "pr_green", url: event.url, time: "2026-03-01T12:00:00.000Z" });
+    expect(ok.bodies.find((b) => b.path === "/json")?.body).toMatchObject({
+      source: "otto",
+      event: "pr_green",
+      url: event.url,
+      time: "2026-03-01T12:00:00.000Z",
+    });
     expect(commands[0]).toMatchObject({ OTTO_EVENT: "pr_green", OTTO_MESSAGE: `${event.title} (${event.url})` });
     expect(toasts[0]).toMatch(/^success: PR #42 is green/);
   });
@@ -102,7 +121,14 @@ describe("notifications", () => {
   });
 
   it("masks webhook URLs in /otto-config show", () => {
-    const masked = maskSecrets({ notify: { webhooks: [{ type: "teams", url: "https://x/y?sig=abc" }, { type: "json", url: "https://z" }] } });
+    const masked = maskSecrets({
+      notify: {
+        webhooks: [
+          { type: "teams", url: "https://x/y?sig=abc" },
+          { type: "json", url: "https://z" },
+        ],
+      },
+    });
     expect(JSON.stringify(masked)).not.toContain("sig=abc");
     expect(masked.notify.webhooks[1]?.url).toBe("[REDACTED] (9 chars)");
   });
@@ -116,7 +142,10 @@ describe("sendNotification", () => {
     closers.push(async () => fs.rmSync(home, { recursive: true, force: true }));
     const configDir = path.join(home, ".config", "otto");
     fs.mkdirSync(configDir, { recursive: true });
-    fs.writeFileSync(path.join(configDir, "otto.jsonc"), JSON.stringify({ notify: { webhooks: [{ type: "json", url: `${ok.url}/done` }], toast: true } }));
+    fs.writeFileSync(
+      path.join(configDir, "otto.jsonc"),
+      JSON.stringify({ notify: { webhooks: [{ type: "json", url: `${ok.url}/done` }], toast: true } }),
+    );
     const toasts: unknown[] = [];
     const logs: string[] = [];
     const runtime = {
@@ -124,7 +153,11 @@ describe("sendNotification", () => {
       env: { HOME: home },
       log: { log: (_level: string, message: string) => void logs.push(message) },
     } as unknown as Pick<Runtime, "client" | "env" | "log">;
-    const report = await sendNotification(runtime, home, { kind: "spec_finished", title: "Spec rate-limiting finished", text: "6/6 tasks done." });
+    const report = await sendNotification(runtime, home, {
+      kind: "spec_finished",
+      title: "Spec rate-limiting finished",
+      text: "6/6 tasks done.",
+    });
     expect(report.failed).toEqual([]);
     expect(ok.bodies[0]?.body).toMatchObject({ event: "spec_finished", title: "Spec rate-limiting finished" });
     expect(toasts).toEqual([{ body: { title: "Spec rate-limiting finished", message: "6/6 tasks done.", variant: "info" } }]);

@@ -31,8 +31,19 @@ function valueImports(code: string, fileName = "file.ts"): string[] {
     const from = (spec: ts.Node | undefined) => spec !== undefined && ts.isStringLiteral(spec) && HOST_PACKAGES.test(spec.text);
     if (ts.isImportDeclaration(node) && from(node.moduleSpecifier) && !node.importClause?.isTypeOnly) report(node);
     if (ts.isExportDeclaration(node) && from(node.moduleSpecifier) && !node.isTypeOnly) report(node);
-    if (ts.isImportEqualsDeclaration(node) && !node.isTypeOnly && ts.isExternalModuleReference(node.moduleReference) && from(node.moduleReference.expression)) report(node);
-    if (ts.isCallExpression(node) && (node.expression.kind === ts.SyntaxKind.ImportKeyword || (ts.isIdentifier(node.expression) && node.expression.text === "require")) && from(node.arguments[0])) report(node);
+    if (
+      ts.isImportEqualsDeclaration(node) &&
+      !node.isTypeOnly &&
+      ts.isExternalModuleReference(node.moduleReference) &&
+      from(node.moduleReference.expression)
+    )
+      report(node);
+    if (
+      ts.isCallExpression(node) &&
+      (node.expression.kind === ts.SyntaxKind.ImportKeyword || (ts.isIdentifier(node.expression) && node.expression.text === "require")) &&
+      from(node.arguments[0])
+    )
+      report(node);
     ts.forEachChild(node, visit);
   };
   visit(source);
@@ -69,7 +80,10 @@ describe("host packages at run time", () => {
   });
 
   it("package.json keeps them out of the dependencies a user installs", () => {
-    const pkg = JSON.parse(fs.readFileSync(path.join(PACKAGE_ROOT, "package.json"), "utf8")) as Record<string, Record<string, string> | undefined>;
+    const pkg = JSON.parse(fs.readFileSync(path.join(PACKAGE_ROOT, "package.json"), "utf8")) as Record<
+      string,
+      Record<string, string> | undefined
+    >;
     for (const name of ["@opencode-ai/plugin", "@opencode-ai/sdk"]) {
       expect(pkg.dependencies?.[name], name).toBeUndefined();
       expect(pkg.devDependencies?.[name], name).toBeDefined();

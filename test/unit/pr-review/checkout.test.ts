@@ -24,7 +24,21 @@ async function hostedClone() {
   return app;
 }
 
-const pr = (branch = "feature/x"): PrInfo => ({ provider: "github", repo: "octo/app", number: 9, url: `${URL}/pull/9`, title: "X", state: "open", draft: false, sourceBranch: branch, targetBranch: "main", headSha: "", author: "dev", createdAt: "", meta: {} });
+const pr = (branch = "feature/x"): PrInfo => ({
+  provider: "github",
+  repo: "octo/app",
+  number: 9,
+  url: `${URL}/pull/9`,
+  title: "X",
+  state: "open",
+  draft: false,
+  sourceBranch: branch,
+  targetBranch: "main",
+  headSha: "",
+  author: "dev",
+  createdAt: "",
+  meta: {},
+});
 
 describe("checkoutPr", () => {
   it("a clone found in the current directory: a temporary detached worktree, removed by release", async () => {
@@ -46,13 +60,21 @@ describe("checkoutPr", () => {
   it("a missing branch fails before anything is created", async () => {
     const app = await hostedClone();
     const tempRoot = tempDir();
-    await expect(checkoutPr({ pr: pr("gone"), repos: [], cwd: app.dir, env: gitEnv(), log: silentLogger, tempRoot })).rejects.toMatchObject({ code: "pr_branch_missing" });
+    await expect(checkoutPr({ pr: pr("gone"), repos: [], cwd: app.dir, env: gitEnv(), log: silentLogger, tempRoot })).rejects.toMatchObject(
+      { code: "pr_branch_missing" },
+    );
     expect(fs.readdirSync(tempRoot)).toEqual([]);
   });
 
   it("a tracked repo uses its strategy and is kept", async () => {
     const app = await hostedClone();
-    const checkout = await checkoutPr({ pr: pr(), repos: [trackedRepo(app, { git_strategy: "branch" })], cwd: tempDir(), env: gitEnv(), log: silentLogger });
+    const checkout = await checkoutPr({
+      pr: pr(),
+      repos: [trackedRepo(app, { git_strategy: "branch" })],
+      cwd: tempDir(),
+      env: gitEnv(),
+      log: silentLogger,
+    });
     expect(checkout).toMatchObject({ dir: app.dir, temporary: false });
     expect(await app.git(["branch", "--show-current"])).toBe("feature/x");
     await checkout.release();
@@ -65,8 +87,18 @@ describe("checkoutPr", () => {
     await app.git(["fetch", "-q", "origin", "feature/x"]);
     await app.git(["push", "-q", "origin", "FETCH_HEAD:refs/pull/9/head", ":refs/heads/feature/x"]);
     const fork: PrInfo = { ...pr("patch-1"), fork: true, headRepo: "someone/app" };
-    const checkout = await checkoutPr({ pr: fork, repos: [trackedRepo(app, { git_strategy: "branch" })], cwd: tempDir(), env: gitEnv(), log: silentLogger });
-    expect(checkout).toMatchObject({ temporary: true, remote: "origin", how: expect.stringContaining("refs/pull/9/head, from someone/app") as unknown });
+    const checkout = await checkoutPr({
+      pr: fork,
+      repos: [trackedRepo(app, { git_strategy: "branch" })],
+      cwd: tempDir(),
+      env: gitEnv(),
+      log: silentLogger,
+    });
+    expect(checkout).toMatchObject({
+      temporary: true,
+      remote: "origin",
+      how: expect.stringContaining("refs/pull/9/head, from someone/app") as unknown,
+    });
     expect(fs.readFileSync(path.join(checkout.dir, "x.ts"), "utf8")).toBe("export const x = 1;\n");
     // The diff base is fetched too, and the user's checkout and branches are untouched.
     expect(await git(["rev-parse", "--verify", "origin/main"], checkout.dir)).toMatch(/^[0-9a-f]{40}$/);
@@ -79,11 +111,18 @@ describe("checkoutPr", () => {
 
   it("refuses an Azure DevOps PR from a fork, and a fork PR without a local clone", async () => {
     const ado: PrInfo = { ...pr(), provider: "ado", fork: true, headRepo: "someone/app" };
-    await expect(checkoutPr({ pr: ado, repos: [], cwd: tempDir(), env: gitEnv(), log: silentLogger })).rejects.toMatchObject({ code: "pr_review_fork", message: expect.stringContaining("of someone/app") as unknown });
-    await expect(checkoutPr({ pr: { ...pr(), fork: true }, repos: [], cwd: tempDir(), env: gitEnv(), log: silentLogger })).rejects.toMatchObject({ code: "repo_not_found" });
+    await expect(checkoutPr({ pr: ado, repos: [], cwd: tempDir(), env: gitEnv(), log: silentLogger })).rejects.toMatchObject({
+      code: "pr_review_fork",
+      message: expect.stringContaining("of someone/app") as unknown,
+    });
+    await expect(
+      checkoutPr({ pr: { ...pr(), fork: true }, repos: [], cwd: tempDir(), env: gitEnv(), log: silentLogger }),
+    ).rejects.toMatchObject({ code: "repo_not_found" });
   });
 
   it("refuses when no local clone matches", async () => {
-    await expect(checkoutPr({ pr: pr(), repos: [], cwd: tempDir(), env: gitEnv(), log: silentLogger })).rejects.toMatchObject({ code: "repo_not_found" });
+    await expect(checkoutPr({ pr: pr(), repos: [], cwd: tempDir(), env: gitEnv(), log: silentLogger })).rejects.toMatchObject({
+      code: "repo_not_found",
+    });
   });
 });

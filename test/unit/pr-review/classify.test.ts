@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { classifyComments, commentableLines, type ReviewComment } from "../../../src/pr-review/index.ts";
 
-const lines = commentableLines(["diff --git a/src/a.ts b/src/a.ts", "--- a/src/a.ts", "+++ b/src/a.ts", "@@ -1,2 +1,3 @@", " one", "+two", " three"].join("\n"));
+const lines = commentableLines(
+  ["diff --git a/src/a.ts b/src/a.ts", "--- a/src/a.ts", "+++ b/src/a.ts", "@@ -1,2 +1,3 @@", " one", "+two", " three"].join("\n"),
+);
 const comment = (file: string, line: number): ReviewComment => ({ file, line, severity: "warning", title: "t", body: "b" });
 
 describe("classifyComments", () => {

@@ -2,7 +2,15 @@ import { describe, expect, it } from "vitest";
 import type { PrComment } from "../../../src/pr/index.ts";
 import { renderExistingComments } from "../../../src/pr-review/index.ts";
 
-const c = (extra: Partial<PrComment>): PrComment => ({ id: "1", kind: "inline", author: "ana", body: "why?", createdAt: "", resolved: false, ...extra });
+const c = (extra: Partial<PrComment>): PrComment => ({
+  id: "1",
+  kind: "inline",
+  author: "ana",
+  body: "why?",
+  createdAt: "",
+  resolved: false,
+  ...extra,
+});
 
 describe("renderExistingComments", () => {
   it("lists open comments with where and who, markers stripped, long bodies cut", () => {

@@ -11,7 +11,16 @@ const SECRET = "ghp_abcdefghijklmnopqrstuvwxyz0123456789";
 function draft(extra: Partial<Draft> = {}): Draft {
   return {
     version: 1,
-    pr: { provider: "github", repo: "octo/app", number: 5, url: "https://github.com/octo/app/pull/5", title: "Auth", sourceBranch: "feature/auth", targetBranch: "main", headSha: "a".repeat(40) },
+    pr: {
+      provider: "github",
+      repo: "octo/app",
+      number: 5,
+      url: "https://github.com/octo/app/pull/5",
+      title: "Auth",
+      sourceBranch: "feature/auth",
+      targetBranch: "main",
+      headSha: "a".repeat(40),
+    },
     reviewedSha: "b".repeat(40),
     model: "mock/m1",
     createdAt: "2026-02-06T10:00:00.000Z",
@@ -26,12 +35,28 @@ function draft(extra: Partial<Draft> = {}): Draft {
   };
 }
 
-const pr = (headSha = "a".repeat(40)): PrInfo => ({ provider: "github", repo: "octo/app", number: 5, url: "https://github.com/octo/app/pull/5", title: "Auth", state: "open", draft: false, sourceBranch: "feature/auth", targetBranch: "main", headSha, author: "dev", createdAt: "", meta: {} });
+const pr = (headSha = "a".repeat(40)): PrInfo => ({
+  provider: "github",
+  repo: "octo/app",
+  number: 5,
+  url: "https://github.com/octo/app/pull/5",
+  title: "Auth",
+  state: "open",
+  draft: false,
+  sourceBranch: "feature/auth",
+  targetBranch: "main",
+  headSha,
+  author: "dev",
+  createdAt: "",
+  meta: {},
+});
 
 describe("planReview", () => {
   it("posts chosen in-diff comments inline, the others in the body, sanitized", () => {
     const plan = planReview(draft(), [1, 2], { summary: false, secrets: [] });
-    expect(plan.review.comments).toEqual([{ path: "src/a.ts", line: 2, side: "RIGHT", body: `${OTTO_MARKER}\n**Error: Bug**\n\nleaks [REDACTED]` }]);
+    expect(plan.review.comments).toEqual([
+      { path: "src/a.ts", line: 2, side: "RIGHT", body: `${OTTO_MARKER}\n**Error: Bug**\n\nleaks [REDACTED]` },
+    ]);
     expect(plan.review.body).toContain("1 inline comment, 1 outside the diff");
     expect(plan.review.body).toContain("`src/a.ts:90` (warning) **Far**: outside");
     expect(plan.review.body).not.toContain("Adds auth.");
@@ -42,7 +67,9 @@ describe("planReview", () => {
     const plan = planReview(draft({ posted: [1] }), [1, 3], { summary: false, secrets: [] });
     expect(plan.inline.map((c) => c.id)).toEqual([3]);
     expect(plan.skipped).toEqual([1]);
-    expect(() => planReview(draft({ posted: [1] }), [1], { summary: false, secrets: [] })).toThrow(expect.objectContaining({ code: "pr_review_nothing" }));
+    expect(() => planReview(draft({ posted: [1] }), [1], { summary: false, secrets: [] })).toThrow(
+      expect.objectContaining({ code: "pr_review_nothing" }),
+    );
   });
 });
 
@@ -80,7 +107,9 @@ describe("drafts and posting", () => {
     expect(result.moved).toBe(true);
     expect((await readDraft(dir)).draft.posted).toEqual([1, 3]);
     // A second post of the same ids posts nothing.
-    await expect(postReviewFromDraft({ file, backend, pr: pr(), ids: [1], summary: false, secrets: [] })).rejects.toMatchObject({ code: "pr_review_nothing" });
+    await expect(postReviewFromDraft({ file, backend, pr: pr(), ids: [1], summary: false, secrets: [] })).rejects.toMatchObject({
+      code: "pr_review_nothing",
+    });
     expect(posted).toHaveLength(1);
   });
 });

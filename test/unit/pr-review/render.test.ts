@@ -2,7 +2,16 @@ import { describe, expect, it } from "vitest";
 import { OTTO_MARKER } from "../../../src/pr/index.ts";
 import { inlineBody, renderTable, reviewBody, type DraftComment } from "../../../src/pr-review/index.ts";
 
-const c = (id: number, inDiff: boolean, extra: Partial<DraftComment> = {}): DraftComment => ({ id, inDiff, file: "src/auth/handler.go", line: 40 + id, severity: "warning", title: "Missing error check", body: "db.Query's error is ignored | so a failure panics later.\nReturn it.", ...extra });
+const c = (id: number, inDiff: boolean, extra: Partial<DraftComment> = {}): DraftComment => ({
+  id,
+  inDiff,
+  file: "src/auth/handler.go",
+  line: 40 + id,
+  severity: "warning",
+  title: "Missing error check",
+  body: "db.Query's error is ignored | so a failure panics later.\nReturn it.",
+  ...extra,
+});
 
 describe("renderTable", () => {
   it("numbers the comments, one row each, pipes escaped, long text cut", () => {
@@ -22,7 +31,9 @@ describe("renderTable", () => {
 
 describe("bodies", () => {
   it("marks inline comments as otto's", () => {
-    expect(inlineBody(c(1, true))).toBe(`${OTTO_MARKER}\n**Warning: Missing error check**\n\ndb.Query's error is ignored | so a failure panics later.\nReturn it.`);
+    expect(inlineBody(c(1, true))).toBe(
+      `${OTTO_MARKER}\n**Warning: Missing error check**\n\ndb.Query's error is ignored | so a failure panics later.\nReturn it.`,
+    );
   });
 
   it("puts the summary and the comments outside the diff in the review body", () => {

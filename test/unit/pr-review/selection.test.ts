@@ -13,10 +13,14 @@ describe("parseSelection", () => {
   });
 
   it("refuses unknown ids and malformed input with the usage", () => {
-    expect(() => parseSelection("1,9", ids)).toThrow(expect.objectContaining({ code: "usage", message: "There is no comment 9 in the draft." }));
+    expect(() => parseSelection("1,9", ids)).toThrow(
+      expect.objectContaining({ code: "usage", message: "There is no comment 9 in the draft." }),
+    );
     expect(() => parseSelection("one", ids)).toThrow(expect.objectContaining({ code: "usage", message: "'one' is not a comment id." }));
     expect(() => parseSelection("4-2", ids)).toThrow(expect.objectContaining({ code: "usage" }));
-    expect(() => parseSelection(" ", ids)).toThrow(expect.objectContaining({ code: "usage", fix: expect.stringContaining("(1-5)") as unknown }));
+    expect(() => parseSelection(" ", ids)).toThrow(
+      expect.objectContaining({ code: "usage", fix: expect.stringContaining("(1-5)") as unknown }),
+    );
     expect(() => parseSelection("1", [])).toThrow(expect.objectContaining({ code: "usage" }));
   });
 });

@@ -17,8 +17,28 @@ async function run(args: string): Promise<string> {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), "otto-prr-"));
   dirs.push(home);
   const env = { HOME: home, XDG_CONFIG_HOME: path.join(home, "config"), XDG_DATA_HOME: path.join(home, "data") };
-  const runtime: Runtime = { client: {} as Runtime["client"], directory: home, worktree: home, events: new EventBus(), log: silentLogger, env, once: new Set(), secrets: new KnownSecrets(), sessions: {} as Runtime["sessions"], guard: {} as Runtime["guard"] };
-  const toolCtx = { sessionID: "s", messageID: "m", agent: "otto", directory: home, worktree: home, abort: new AbortController().signal, metadata: () => undefined, ask: () => Promise.resolve() } satisfies ToolContext;
+  const runtime: Runtime = {
+    client: {} as Runtime["client"],
+    directory: home,
+    worktree: home,
+    events: new EventBus(),
+    log: silentLogger,
+    env,
+    once: new Set(),
+    secrets: new KnownSecrets(),
+    sessions: {} as Runtime["sessions"],
+    guard: {} as Runtime["guard"],
+  };
+  const toolCtx = {
+    sessionID: "s",
+    messageID: "m",
+    agent: "otto",
+    directory: home,
+    worktree: home,
+    abort: new AbortController().signal,
+    metadata: () => undefined,
+    ask: () => Promise.resolve(),
+  } satisfies ToolContext;
   const result = await prReviewCommand(runtime).execute({ args }, toolCtx);
   return typeof result === "string" ? result : result.output;
 }
@@ -26,24 +46,34 @@ async function run(args: string): Promise<string> {
 describe("otto_pr_review arguments", () => {
   it("lists both verbs; with no PR named it looks for the current branch's", async () => {
     const help = await run("help");
-    expect(help).toContain("/pr-review [url|number] [--post all|none] [--focus <text>] [--provider github|ado] [--loop [--budget <usd>] [--max-tokens <n>]]");
+    expect(help).toContain(
+      "/pr-review [url|number] [--post all|none] [--focus <text>] [--provider github|ado] [--loop [--budget <usd>] [--max-tokens <n>]]",
+    );
     expect(await run("")).toMatch(/^Error: This checkout has no origin remote/);
     expect(help).toContain("/pr-review post <ids|all> [--summary] [--pr <url|number>]");
   });
 
   it("refuses bad --post values and one-shot options with --loop", async () => {
     expect(await run("https://github.com/o/r/pull/1 --post some")).toMatch(/^Error: --post takes all or none, not 'some'\.\nNext step: /);
-    expect(await run("https://github.com/o/r/pull/1 --loop --post all")).toMatch(/^Error: --post and --focus belong to the one-shot review/);
+    expect(await run("https://github.com/o/r/pull/1 --loop --post all")).toMatch(
+      /^Error: --post and --focus belong to the one-shot review/,
+    );
     expect(await run("--post all")).toMatch(/^Error: This checkout has no origin remote/);
   });
 
   it("takes --budget and --max-tokens with --loop only, refusing a bad amount before anything runs", async () => {
     expect(await run("https://github.com/o/r/pull/1 --budget 2")).toMatch(/^Error: --budget and --max-tokens belong to --loop/);
-    expect(await run("https://github.com/o/r/pull/1 --loop --budget two")).toBe("Error: --budget two is not an amount in US dollars above 0.\nNext step: Write it like --budget 2.50 (dollars).");
-    expect(await run("https://github.com/o/r/pull/1 --loop --max-tokens 1.5")).toMatch(/^Error: --max-tokens 1\.5 is not a whole number of tokens above 0\./);
+    expect(await run("https://github.com/o/r/pull/1 --loop --budget two")).toBe(
+      "Error: --budget two is not an amount in US dollars above 0.\nNext step: Write it like --budget 2.50 (dollars).",
+    );
+    expect(await run("https://github.com/o/r/pull/1 --loop --max-tokens 1.5")).toMatch(
+      /^Error: --max-tokens 1\.5 is not a whole number of tokens above 0\./,
+    );
   });
 
   it("post without a draft says to review first", async () => {
-    expect(await run("post 1,3")).toBe("Error: There is no review draft to post.\nNext step: Review the PR first: /pr-review <url|number>.");
+    expect(await run("post 1,3")).toBe(
+      "Error: There is no review draft to post.\nNext step: Review the PR first: /pr-review <url|number>.",
+    );
   });
 });

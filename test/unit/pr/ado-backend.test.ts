@@ -9,7 +9,8 @@ const locator = (number: number) => ({ provider: "ado" as const, repo: "contoso/
 describe("Azure DevOps backend against the fake Azure DevOps", () => {
   let ado: FakeAdo;
   let backend: PrBackend;
-  const config = (extra: Record<string, unknown> = {}) => testConfig({ pr: { providers: { ado: { base_url: ado.baseUrl, pat: FAKE_ADO_PAT, ...extra } } } });
+  const config = (extra: Record<string, unknown> = {}) =>
+    testConfig({ pr: { providers: { ado: { base_url: ado.baseUrl, pat: FAKE_ADO_PAT, ...extra } } } });
   beforeEach(async () => {
     ado = await startFakeAdo();
     backend = createAdoBackend(testDeps(config()));
@@ -20,11 +21,22 @@ describe("Azure DevOps backend against the fake Azure DevOps", () => {
     const pr = ado.state.addPr({ id: 41, title: "Add auth", branch: "feature/auth" });
     ado.state.setChecks(pr, [{ name: "ci", result: "failed", log: "error TS2322: wrong type" }, { name: "lint" }]);
     const info = await backend.getPr(locator(41));
-    expect(info).toMatchObject({ number: 41, repo: "contoso/payments/app", state: "open", sourceBranch: "feature/auth", targetBranch: "main", headSha: pr.sourceCommit, title: "Add auth" });
+    expect(info).toMatchObject({
+      number: 41,
+      repo: "contoso/payments/app",
+      state: "open",
+      sourceBranch: "feature/auth",
+      targetBranch: "main",
+      headSha: pr.sourceCommit,
+      title: "Add auth",
+    });
     expect(info.url).toBe(`${ado.baseUrl}/contoso/payments/_git/app/pullrequest/41`);
     const status = await backend.getPipelineStatus(info);
     expect(status.state).toBe("failure");
-    expect(status.checks.map((c) => [c.name, c.state])).toEqual([["ci", "failure"], ["lint", "success"]]);
+    expect(status.checks.map((c) => [c.name, c.state])).toEqual([
+      ["ci", "failure"],
+      ["lint", "success"],
+    ]);
     const logs = await backend.getBuildLogs(info, status.checks[0]?.logId ?? "");
     expect(logs).toContain("=== ci (failed) ===");
     expect(logs).toContain("error: Process completed with exit code 1.");
@@ -83,7 +95,12 @@ describe("Azure DevOps backend against the fake Azure DevOps", () => {
     await backend.resolveComment(info, `${thread.id}/1`, "wont_fix");
     expect(thread.comments.at(-1)).toMatchObject({ content: postedBody("Fixed in abc1234"), parentCommentId: 1 });
     expect(thread.status).toBe("wontFix");
-    for (const [resolution, status] of [["by_design", "byDesign"], ["closed", "closed"], ["active", "active"], ["resolved", "fixed"]] as const) {
+    for (const [resolution, status] of [
+      ["by_design", "byDesign"],
+      ["closed", "closed"],
+      ["active", "active"],
+      ["resolved", "fixed"],
+    ] as const) {
       await backend.resolveComment(info, `${thread.id}/1`, resolution);
       expect(thread.status).toBe(status);
     }
@@ -106,11 +123,16 @@ describe("Azure DevOps backend against the fake Azure DevOps", () => {
     const wrong = createAdoBackend(testDeps(config({ pat: "wrong-pat-value-123" })));
     await expect(wrong.getPr(locator(1))).rejects.toMatchObject({ code: "pr_auth" });
     const none = createAdoBackend(testDeps(testConfig({ pr: { providers: { ado: { base_url: ado.baseUrl } } } })));
-    await expect(none.getPr(locator(1))).rejects.toMatchObject({ code: "pr_auth", fix: expect.stringContaining("OTTO_ADO_PAT") as unknown });
+    await expect(none.getPr(locator(1))).rejects.toMatchObject({
+      code: "pr_auth",
+      fix: expect.stringContaining("OTTO_ADO_PAT") as unknown,
+    });
     const entra = await startFakeAdo({ bearer: "eyJ0eXAiOiJKV1Q.entra" });
     try {
       entra.state.addPr({ id: 7 });
-      const deps = testDeps(testConfig({ pr: { providers: { ado: { base_url: entra.baseUrl } } } }), { cli: { az: { exitCode: 0, stdout: "eyJ0eXAiOiJKV1Q.entra\n" } } });
+      const deps = testDeps(testConfig({ pr: { providers: { ado: { base_url: entra.baseUrl } } } }), {
+        cli: { az: { exitCode: 0, stdout: "eyJ0eXAiOiJKV1Q.entra\n" } },
+      });
       expect((await createAdoBackend(deps).getPr(locator(7))).number).toBe(7);
       expect(deps.execCalls[0]?.args).toContain("499b84ac-1321-427f-aa17-267ca6975798");
     } finally {
@@ -124,11 +146,15 @@ describe("Azure DevOps backend against the fake Azure DevOps", () => {
     try {
       signIn.state.addPr({ id: 8 });
       const deps = testDeps(testConfig({ pr: { providers: { ado: { base_url: signIn.baseUrl, pat: "expired-pat-value-456" } } } }));
-      const error = await createAdoBackend(deps).getPr(locator(8)).catch((e: unknown) => e);
+      const error = await createAdoBackend(deps)
+        .getPr(locator(8))
+        .catch((e: unknown) => e);
       expect(signIn.calls.map((c) => c.status)).toEqual([203]);
       expect(error).toMatchObject({
         code: "pr_auth",
-        message: expect.stringMatching(/^Azure DevOps rejected the credentials for GET \/contoso\/payments\/_apis\/git\/pullrequests\/8 \(203\)\.$/) as unknown,
+        message: expect.stringMatching(
+          /^Azure DevOps rejected the credentials for GET \/contoso\/payments\/_apis\/git\/pullrequests\/8 \(203\)\.$/,
+        ) as unknown,
         fix: expect.stringContaining("Check OTTO_ADO_PAT") as unknown,
       });
       // Not retried: a wrong PAT does not get better by asking again.
@@ -141,7 +167,10 @@ describe("Azure DevOps backend against the fake Azure DevOps", () => {
   it("honours Retry-After on 429 and retries server errors and timeouts", async () => {
     ado.state.addPr({ id: 46 });
     const deps = testDeps(config());
-    const quick = createAdoBackend({ ...deps, config: testConfig({ pr: { request_timeout: "300ms", providers: { ado: { base_url: ado.baseUrl, pat: FAKE_ADO_PAT } } } }) });
+    const quick = createAdoBackend({
+      ...deps,
+      config: testConfig({ pr: { request_timeout: "300ms", providers: { ado: { base_url: ado.baseUrl, pat: FAKE_ADO_PAT } } } }),
+    });
     ado.faults({ rate: 0.5, kinds: ["500", "rate_limit", "timeout"], seed: 5 });
     for (let i = 0; i < 10; i++) expect((await quick.getPr(locator(46))).number).toBe(46);
     expect(new Set(ado.calls.filter((c) => c.fault).map((c) => c.fault))).toEqual(new Set(["500", "rate_limit", "timeout"]));

@@ -58,7 +58,9 @@ describe("Azure DevOps re-run of failed CI", () => {
     const result = await backend.runWorkflow(info, "rerun_failed");
     expect(result).toEqual({ done: true, message: `Azure DevOps retried the failed jobs of build ${newest?.id} (ci).` });
     expect(ado.state.retried).toEqual([newest?.id]);
-    expect(patches()).toEqual([{ path: `/contoso/payments/_apis/build/builds/${newest?.id}`, query: { retry: "true", "api-version": "7.1" }, status: 200 }]);
+    expect(patches()).toEqual([
+      { path: `/contoso/payments/_apis/build/builds/${newest?.id}`, query: { retry: "true", "api-version": "7.1" }, status: 200 },
+    ]);
     expect(newest?.status).toBe("inProgress");
     expect(stale?.result).toBe("failed");
     expect(await backend.getPipelineStatus(info)).toMatchObject({ state: "pending" });
@@ -75,7 +77,13 @@ describe("Azure DevOps re-run of failed CI", () => {
   it("cannot re-run a status check posted by an external service", async () => {
     const pr = ado.state.addPr({ id: 54 });
     ado.state.setChecks(pr, [{ name: "ci" }]);
-    ado.state.policies.get(54)?.push({ evaluationId: "3f2a1b9c-0d4e-4f5a-8b6c-7d8e9f0a1b2c", configurationId: 77, kind: "status", displayName: "sonar/quality-gate", status: "rejected" });
+    ado.state.policies.get(54)?.push({
+      evaluationId: "3f2a1b9c-0d4e-4f5a-8b6c-7d8e9f0a1b2c",
+      configurationId: 77,
+      kind: "status",
+      displayName: "sonar/quality-gate",
+      status: "rejected",
+    });
     const info = await backend.getPr(locator(54));
     const result = await backend.runWorkflow(info, "rerun_failed");
     expect(result.done).toBe(false);
@@ -85,13 +93,29 @@ describe("Azure DevOps re-run of failed CI", () => {
 
   it("reports a retry the service keeps failing, and still retries the others", async () => {
     const pr = ado.state.addPr({ id: 55 });
-    ado.state.setChecks(pr, [{ name: "ci", result: "failed" }, { name: "e2e", result: "failed" }], { policies: false });
+    ado.state.setChecks(
+      pr,
+      [
+        { name: "ci", result: "failed" },
+        { name: "e2e", result: "failed" },
+      ],
+      { policies: false },
+    );
     const [ci, e2e] = ado.state.builds.filter((b) => b.prId === 55);
-    ado.faults({ rate: 1, kinds: ["500"], maxConsecutive: 100, match: (c) => c.method === "PATCH" && c.path.endsWith(`/builds/${e2e?.id}`) });
+    ado.faults({
+      rate: 1,
+      kinds: ["500"],
+      maxConsecutive: 100,
+      match: (c) => c.method === "PATCH" && c.path.endsWith(`/builds/${e2e?.id}`),
+    });
     const info = await backend.getPr(locator(55));
     const result = await backend.runWorkflow(info, "rerun_failed");
     expect(result.done).toBe(true);
-    expect(result.message).toMatch(new RegExp(`^Azure DevOps retried the failed jobs of build ${ci?.id} \\(ci\\)\\. Not re-run: retried the failed jobs of build ${e2e?.id} \\(e2e\\): .*server error \\(500\\)`));
+    expect(result.message).toMatch(
+      new RegExp(
+        `^Azure DevOps retried the failed jobs of build ${ci?.id} \\(ci\\)\\. Not re-run: retried the failed jobs of build ${e2e?.id} \\(e2e\\): .*server error \\(500\\)`,
+      ),
+    );
     expect(ado.state.retried).toEqual([ci?.id]);
   });
 });

@@ -21,13 +21,16 @@ describe("PR ETag cache versions", () => {
   let dir: string;
   beforeEach(async () => {
     gh = await startFakeGithub();
-    backend = createGithubBackend(testDeps(testConfig({ pr: { providers: { github: { api_url: gh.apiUrl, token: FAKE_GITHUB_TOKEN } } } })));
+    backend = createGithubBackend(
+      testDeps(testConfig({ pr: { providers: { github: { api_url: gh.apiUrl, token: FAKE_GITHUB_TOKEN } } } })),
+    );
     dir = tempDir();
   });
   afterEach(async () => gh.close());
 
   const cacheFile = () => path.join(dir, ".cache", `${KEY}.json`);
-  const readCacheFile = () => JSON.parse(fs.readFileSync(cacheFile(), "utf8")) as { version: number; entries: Record<string, CachedResponse> };
+  const readCacheFile = () =>
+    JSON.parse(fs.readFileSync(cacheFile(), "utf8")) as { version: number; entries: Record<string, CachedResponse> };
 
   /** One watcher-style poll of the PR through the store's cache file. */
   async function poll(): Promise<{ info: PrInfo; notModified: number; total: number }> {

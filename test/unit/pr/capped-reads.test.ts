@@ -37,7 +37,8 @@ function lazyLog(total: number, last: string): { stream: ReadableStream<Uint8Arr
 }
 
 /** A 50 MB CI log whose failure is at its end. */
-const bigLog = (): string => `${"2026-02-06T12:00:00Z step output line that says nothing\n".repeat(Math.ceil((50 * MB) / 56))}FAIL test/auth.test.ts\nexpected 1 to be 2\n##[error]Process completed with exit code 1.\n`;
+const bigLog = (): string =>
+  `${"2026-02-06T12:00:00Z step output line that says nothing\n".repeat(Math.ceil((50 * MB) / 56))}FAIL test/auth.test.ts\nexpected 1 to be 2\n##[error]Process completed with exit code 1.\n`;
 
 describe("readCapped", () => {
   it("reads a 50 MB log through and keeps only its end, holding at most the cap and one chunk", async () => {
@@ -71,7 +72,9 @@ describe("capped reads from the fake forges", () => {
   it("GitHub: a 50 MB job log is read to its end and kept to 200 KB with a note", async () => {
     const gh: FakeGithub = await startFakeGithub();
     closing.push(gh);
-    const backend = createGithubBackend(testDeps(testConfig({ pr: { request_timeout: "60s", providers: { github: { api_url: gh.apiUrl, token: FAKE_GITHUB_TOKEN } } } })));
+    const backend = createGithubBackend(
+      testDeps(testConfig({ pr: { request_timeout: "60s", providers: { github: { api_url: gh.apiUrl, token: FAKE_GITHUB_TOKEN } } } })),
+    );
     const pr = gh.state.addPr({ number: 7 });
     gh.state.setChecks(pr, [{ name: "unit", conclusion: "failure", log: bigLog() }]);
     const info = await backend.getPr({ provider: "github", repo: "octo/app", number: 7 });
@@ -94,13 +97,19 @@ describe("capped reads from the fake forges", () => {
     const comments = await backend.getComments(info);
     expect(comments).toHaveLength(MAX_COMMENT_PAGES * 100);
     expect(gh.calls.slice(before).filter((c) => c.path.endsWith("/issues/8/comments"))).toHaveLength(MAX_COMMENT_PAGES);
-    expect(deps.logs).toContainEqual(expect.stringContaining(`octo/app#8 has more than ${MAX_COMMENT_PAGES * 100} conversation comments: otto read the first ${MAX_COMMENT_PAGES * 100} and stopped`));
+    expect(deps.logs).toContainEqual(
+      expect.stringContaining(
+        `octo/app#8 has more than ${MAX_COMMENT_PAGES * 100} conversation comments: otto read the first ${MAX_COMMENT_PAGES * 100} and stopped`,
+      ),
+    );
   });
 
   it("Azure DevOps: a 50 MB task log is read to its end and kept to 60 KB with a note", async () => {
     const ado: FakeAdo = await startFakeAdo();
     closing.push(ado);
-    const backend = createAdoBackend(testDeps(testConfig({ pr: { request_timeout: "60s", providers: { ado: { base_url: ado.baseUrl, pat: FAKE_ADO_PAT } } } })));
+    const backend = createAdoBackend(
+      testDeps(testConfig({ pr: { request_timeout: "60s", providers: { ado: { base_url: ado.baseUrl, pat: FAKE_ADO_PAT } } } })),
+    );
     const pr = ado.state.addPr({ id: 41 });
     ado.state.setChecks(pr, [{ name: "ci", result: "failed", log: bigLog() }]);
     const info = await backend.getPr({ provider: "ado", repo: "contoso/payments/app", number: 41 });

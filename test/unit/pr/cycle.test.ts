@@ -2,7 +2,15 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { NotifyEvent } from "../../../src/notify/index.ts";
-import { addPr, createPrStore, createRegistry, runCycle, type CycleDeps, type FailureContext, type PrStore } from "../../../src/pr/index.ts";
+import {
+  addPr,
+  createPrStore,
+  createRegistry,
+  runCycle,
+  type CycleDeps,
+  type FailureContext,
+  type PrStore,
+} from "../../../src/pr/index.ts";
 import type { PrContext } from "../../../src/pr/context/context.ts";
 import { FAKE_ADO_PAT, startFakeAdo, type FakeAdo } from "../../support/fake-ado/index.ts";
 import { FAKE_GITHUB_TOKEN, startFakeGithub, type FakeGithub } from "../../support/fake-github/index.ts";
@@ -23,7 +31,13 @@ describe("a watcher cycle against the fake GitHub and Azure DevOps", () => {
     gh = await startFakeGithub({ hangMs: 500 });
     ado = await startFakeAdo({ hangMs: 500 });
     const config = testConfig({
-      pr: { request_timeout: "300ms", providers: { github: { api_url: gh.apiUrl, token: FAKE_GITHUB_TOKEN }, ado: { base_url: ado.baseUrl, pat: FAKE_ADO_PAT, organization: "contoso", project: "payments" } } },
+      pr: {
+        request_timeout: "300ms",
+        providers: {
+          github: { api_url: gh.apiUrl, token: FAKE_GITHUB_TOKEN },
+          ado: { base_url: ado.baseUrl, pat: FAKE_ADO_PAT, organization: "contoso", project: "payments" },
+        },
+      },
     });
     store = createPrStore(path.join(tempDir(), "prs"));
     events = [];
@@ -69,10 +83,16 @@ describe("a watcher cycle against the fake GitHub and Azure DevOps", () => {
     await add("30", "ado");
 
     let report = await runCycle(deps());
-    expect(report.results.map((r) => [r.key, r.status])).toEqual([["github-octo-app-1", "watching"], ["github-octo-app-2", "failed"], ["ado-contoso-30", "green"]]);
+    expect(report.results.map((r) => [r.key, r.status])).toEqual([
+      ["github-octo-app-1", "watching"],
+      ["github-octo-app-2", "failed"],
+      ["ado-contoso-30", "green"],
+    ]);
     expect(failures.map((f) => f.doc.key)).toEqual(["github-octo-app-2"]);
     expect(failures[0]?.pipeline.checks[0]).toMatchObject({ name: "build", state: "failure", logId: expect.any(String) as unknown });
-    expect((await store.read("github-octo-app-2"))?.data.checks).toEqual([expect.objectContaining({ name: "build", state: "failure", detail: "build failed" })]);
+    expect((await store.read("github-octo-app-2"))?.data.checks).toEqual([
+      expect.objectContaining({ name: "build", state: "failure", detail: "build failed" }),
+    ]);
 
     gh.state.setChecks(green, [{ name: "build" }, { name: "test" }]);
     ado.state.complete(merged);
@@ -85,7 +105,10 @@ describe("a watcher cycle against the fake GitHub and Azure DevOps", () => {
     // One success comment per head SHA (ADO's went out in the first cycle), with a notification each.
     expect(gh.state.comments.map((c) => [c.number, c.body.includes("all checks pass")])).toEqual([[1, true]]);
     expect(ado.state.threads.filter((t) => t.comments[0]?.content.includes("all checks pass"))).toHaveLength(1);
-    expect(events.map((e) => [e.kind, e.url])).toEqual([["pr_green", `${ado.baseUrl}/contoso/payments/_git/app/pullrequest/30`], ["pr_green", "https://github.com/octo/app/pull/1"]]);
+    expect(events.map((e) => [e.kind, e.url])).toEqual([
+      ["pr_green", `${ado.baseUrl}/contoso/payments/_git/app/pullrequest/30`],
+      ["pr_green", "https://github.com/octo/app/pull/1"],
+    ]);
 
     // The next poll sees otto's own comment: it moved PR 1's updated_at, so the repository's PR list
     // answers 200 and PR 1 alone is read (the PR, its checks and status as 304s, its comments, and
@@ -146,7 +169,13 @@ describe("a watcher cycle against the fake GitHub and Azure DevOps", () => {
     const ghPaths = gh.calls.slice(mark.gh).map((c) => c.path);
     expect(ghPaths[0]).toBe("/repos/octo/app/pulls");
     expect(ghPaths.slice(1).sort()).toEqual(
-      ["/repos/octo/app/issues/3/comments", "/repos/octo/app/pulls/3", "/repos/octo/app/pulls/3/comments", `/repos/octo/app/commits/${ghPrs[2]!.head.sha}/check-runs`, `/repos/octo/app/commits/${ghPrs[2]!.head.sha}/status`].sort(),
+      [
+        "/repos/octo/app/issues/3/comments",
+        "/repos/octo/app/pulls/3",
+        "/repos/octo/app/pulls/3/comments",
+        `/repos/octo/app/commits/${ghPrs[2]!.head.sha}/check-runs`,
+        `/repos/octo/app/commits/${ghPrs[2]!.head.sha}/status`,
+      ].sort(),
     );
     const adoPaths = ado.calls.slice(mark.ado).map((c) => c.path);
     // The PR, its policy evaluations, its threads and the success comment for the new commit: PR 62's alone.
@@ -171,7 +200,12 @@ describe("a watcher cycle against the fake GitHub and Azure DevOps", () => {
     }
     // PR 3 always fails; every read fails 30% of the time (and is retried). Writes are not retried
     // blindly (a failed green comment waits for the next poll): test/unit/pr/post-once.test.ts.
-    gh.faults({ rate: 0.3, kinds: ["500", "timeout", "rate_limit"], seed: 7, match: (c) => c.method !== "POST" || c.path.endsWith("/graphql") });
+    gh.faults({
+      rate: 0.3,
+      kinds: ["500", "timeout", "rate_limit"],
+      seed: 7,
+      match: (c) => c.method !== "POST" || c.path.endsWith("/graphql"),
+    });
     gh.state.prs.find((p) => p.number === 3)!.number = 33;
     let report = await runCycle(deps());
     expect(report.results).toHaveLength(6);

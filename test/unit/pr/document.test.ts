@@ -11,7 +11,10 @@ describe("PR documents", () => {
     const doc = newDocument(info(), "github-octo-app-42", 5, "2026-02-06T10:00:00.000Z", {
       state: "failure",
       headSha: "0123456",
-      checks: [{ name: "unit-tests", state: "failure", detail: "exit code 1", url: "https://ci/1", logId: "9" }, { name: "lint", state: "success" }],
+      checks: [
+        { name: "unit-tests", state: "failure", detail: "exit code 1", url: "https://ci/1", logId: "9" },
+        { name: "lint", state: "success" },
+      ],
     });
     doc.sections.push({ title: "Notes", body: "Kept as written.\n\n- even lists" });
     const text = renderPrDocument(doc);
@@ -30,13 +33,22 @@ describe("PR documents", () => {
     const doc = parsePrDocument("ado-o-7", text);
     expect(doc.data).toMatchObject({ id: "7", created: "2026-02-06T10:00:00.000Z", checks: [], seen_comment_ids: [] });
     expect(() => parsePrDocument("x", "---\nid: 1\nprovider: gitlab\n---\n")).toThrow(/provider/);
-    expect(() => parsePrDocument("x", "---\n: : :\n---\n")).toThrowError(expect.objectContaining({ code: "pr_document", fix: "Fix or delete x.md." }));
+    expect(() => parsePrDocument("x", "---\n: : :\n---\n")).toThrowError(
+      expect.objectContaining({ code: "pr_document", fix: "Fix or delete x.md." }),
+    );
   });
 });
 
 describe("findPr", () => {
-  const doc = (key: string, id: string, repo: string): PrDocument => ({ ...newDocument(info({ number: Number(id), repo, url: `https://github.com/${repo}/pull/${id}` }), key, 5, "2026-01-01T00:00:00Z"), key });
-  const docs = [doc("github-octo-app-1", "1", "octo/app"), doc("github-octo-lib-1", "1", "octo/lib"), doc("github-octo-app-2", "2", "octo/app")];
+  const doc = (key: string, id: string, repo: string): PrDocument => ({
+    ...newDocument(info({ number: Number(id), repo, url: `https://github.com/${repo}/pull/${id}` }), key, 5, "2026-01-01T00:00:00Z"),
+    key,
+  });
+  const docs = [
+    doc("github-octo-app-1", "1", "octo/app"),
+    doc("github-octo-lib-1", "1", "octo/lib"),
+    doc("github-octo-app-2", "2", "octo/app"),
+  ];
 
   it("infers the only PR, and finds by key, number, owner/repo#n and URL", () => {
     expect(findPr([docs[0]!], undefined).key).toBe("github-octo-app-1");
@@ -48,7 +60,9 @@ describe("findPr", () => {
   });
 
   it("refuses to guess, naming the candidates", () => {
-    expect(() => findPr(docs, undefined)).toThrowError(expect.objectContaining({ code: "pr_ambiguous", fix: expect.stringContaining("github-octo-lib-1") as unknown }));
+    expect(() => findPr(docs, undefined)).toThrowError(
+      expect.objectContaining({ code: "pr_ambiguous", fix: expect.stringContaining("github-octo-lib-1") as unknown }),
+    );
     expect(() => findPr(docs, "1")).toThrowError(expect.objectContaining({ code: "pr_ambiguous" }));
     expect(() => findPr([], undefined)).toThrowError(expect.objectContaining({ code: "pr_none", fix: "Add one with /otto-pr add <url>." }));
     expect(() => findPr(docs, "99")).toThrowError(expect.objectContaining({ code: "pr_not_tracked" }));

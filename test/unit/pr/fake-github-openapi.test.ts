@@ -21,7 +21,11 @@ import { testConfig, testDeps } from "./support.ts";
 /** The REST routes and GraphQL operations otto's GitHub backend sends, read from its source. */
 function ottosRoutes(): { rest: string[]; graphql: string[] } {
   const dir = path.join(PACKAGE_ROOT, "src/pr/github");
-  const source = fs.readdirSync(dir).filter((f) => f.endsWith(".ts")).map((f) => fs.readFileSync(path.join(dir, f), "utf8")).join("\n");
+  const source = fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith(".ts"))
+    .map((f) => fs.readFileSync(path.join(dir, f), "utf8"))
+    .join("\n");
   return {
     rest: [...new Set([...source.matchAll(/"((?:GET|POST|PUT|PATCH|DELETE) \/[^"]*)"/g)].map((m) => m[1] ?? ""))],
     graphql: [...new Set([...source.matchAll(/\b(?:query|mutation) (otto_\w+)/g)].map((m) => m[1] ?? ""))],
@@ -32,16 +36,32 @@ describe("fake GitHub vs GitHub's OpenAPI description", () => {
   let doc: OpenApiDocument;
   let gh: FakeGithub;
   beforeAll(async () => {
-    doc = JSON.parse(fs.readFileSync(path.join(PACKAGE_ROOT, "node_modules/@octokit/openapi/generated/api.github.com.json"), "utf8")) as OpenApiDocument;
+    doc = JSON.parse(
+      fs.readFileSync(path.join(PACKAGE_ROOT, "node_modules/@octokit/openapi/generated/api.github.com.json"), "utf8"),
+    ) as OpenApiDocument;
     gh = await startFakeGithub();
-    const backend = createGithubBackend(testDeps(testConfig({ pr: { providers: { github: { api_url: gh.apiUrl, token: FAKE_GITHUB_TOKEN } } } })));
+    const backend = createGithubBackend(
+      testDeps(testConfig({ pr: { providers: { github: { api_url: gh.apiUrl, token: FAKE_GITHUB_TOKEN } } } })),
+    );
     const pr = gh.state.addPr({ number: 5, title: "Drift check" });
-    gh.state.setChecks(pr, [{ name: "build", conclusion: "failure" }, { name: "lint", status: "in_progress" }, { name: "ext", app: "other-ci" }]);
+    gh.state.setChecks(pr, [
+      { name: "build", conclusion: "failure" },
+      { name: "lint", status: "in_progress" },
+      { name: "ext", app: "other-ci" },
+    ]);
     gh.state.setStatus(pr, "ci/legacy", "pending", "running");
     gh.state.addComment(pr, "hello");
     const inline = gh.state.addReviewComment(pr, { path: "src/x.ts", line: 4, body: "why?" });
     // Opening a PR with reviewers, and finding it by its branch.
-    await backend.createPr({ repo: "octo/app", source: "feature/new", target: "main", title: "New", body: "Opened by otto", draft: true, reviewers: ["lead"] });
+    await backend.createPr({
+      repo: "octo/app",
+      source: "feature/new",
+      target: "main",
+      title: "New",
+      body: "Opened by otto",
+      draft: true,
+      reviewers: ["lead"],
+    });
     await backend.findOpenPr("octo/app", "feature/new");
     const info = await backend.getPr({ provider: "github", repo: "octo/app", number: 5 });
     await backend.currentUser(info);
@@ -74,7 +94,9 @@ describe("fake GitHub vs GitHub's OpenAPI description", () => {
     expect(gh.contractProblems).toEqual([]);
     const ottos = gh.calls.filter(isOttosCall);
     expect(ottos.length).toBe(gh.calls.length);
-    const graphqlOps = ottos.filter((c) => c.path === "/graphql").map((c) => /^\s*(?:query|mutation)\s+(\w+)/.exec((c.body as { query: string }).query)?.[1]);
+    const graphqlOps = ottos
+      .filter((c) => c.path === "/graphql")
+      .map((c) => /^\s*(?:query|mutation)\s+(\w+)/.exec((c.body as { query: string }).query)?.[1]);
     const restRoutes = ottos.filter((c) => c.path !== "/graphql").map((c) => `${c.method} ${matchPath(doc, c.path)}`);
     const routes = ottosRoutes();
     expect(routes.rest.length).toBeGreaterThan(15);
@@ -86,11 +108,14 @@ describe("fake GitHub vs GitHub's OpenAPI description", () => {
   it("answers only routes and statuses the description has", () => {
     const rest = gh.calls.filter((c) => c.path !== "/graphql");
     expect(rest.length).toBeGreaterThan(10);
-    const unknown = rest.map((c) => ({ route: `${c.method} ${c.path}`, template: matchPath(doc, c.path), status: c.status })).filter((c) => {
-      if (!c.template) return true;
-      const op = doc.paths[c.template]?.[c.route.split(" ")[0]?.toLowerCase() ?? ""] as { responses?: Record<string, unknown> } | undefined;
-      return !op?.responses?.[String(c.status)];
-    });
+    const unknown = rest
+      .map((c) => ({ route: `${c.method} ${c.path}`, template: matchPath(doc, c.path), status: c.status }))
+      .filter((c) => {
+        if (!c.template) return true;
+        const op = doc.paths[c.template]?.[c.route.split(" ")[0]?.toLowerCase() ?? ""] as
+          { responses?: Record<string, unknown> } | undefined;
+        return !op?.responses?.[String(c.status)];
+      });
     expect(unknown).toEqual([]);
   });
 
@@ -141,37 +166,95 @@ describe("fake GitHub vs GitHub's OpenAPI description", () => {
     const drifted: Record<string, unknown> = { ...(call?.response as Record<string, unknown>), state: 3, head_sha: "x" };
     delete drifted.html_url;
     expect(validate(doc, schema ?? {}, drifted)).toEqual(
-      expect.arrayContaining(["$.state: expected string, found integer", "$.head_sha: not in the description", "$.html_url: required but missing"]),
+      expect.arrayContaining([
+        "$.state: expected string, found integer",
+        "$.head_sha: not in the description",
+        "$.html_url: required but missing",
+      ]),
     );
   });
 });
 
 describe("the fake's own contract check catches drift", () => {
-  const call = (over: Partial<RecordedCall>): RecordedCall => ({ seq: 1, method: "GET", path: "/", query: {}, headers: {}, body: undefined, status: 200, responseHeaders: {}, ...over });
+  const call = (over: Partial<RecordedCall>): RecordedCall => ({
+    seq: 1,
+    method: "GET",
+    path: "/",
+    query: {},
+    headers: {},
+    body: undefined,
+    status: 200,
+    responseHeaders: {},
+    ...over,
+  });
 
   it("REST: an unknown route, a wrong path or query parameter, a body field GitHub does not take, a misshapen answer", () => {
-    expect(restProblems(call({ path: "/repos/o/r/pulls/5/merge-it" }), "/repos/o/r/pulls/5/merge-it")).toEqual(["GET /repos/o/r/pulls/5/merge-it: no such route in GitHub's REST description"]);
-    expect(restProblems(call({ path: "/repos/o/r/pulls/five", status: 404, response: { message: "Not Found", documentation_url: "x" } }), "/repos/o/r/pulls/five")).toEqual([
-      'GET /repos/{owner}/{repo}/pulls/{pull_number} path pull_number: "five" is not an integer',
+    expect(restProblems(call({ path: "/repos/o/r/pulls/5/merge-it" }), "/repos/o/r/pulls/5/merge-it")).toEqual([
+      "GET /repos/o/r/pulls/5/merge-it: no such route in GitHub's REST description",
     ]);
-    expect(restProblems(call({ path: "/repos/o/r/pulls", query: { state: "opened", per_page: "x", colour: "red" }, response: [] }), "/repos/o/r/pulls")).toEqual([
+    expect(
+      restProblems(
+        call({ path: "/repos/o/r/pulls/five", status: 404, response: { message: "Not Found", documentation_url: "x" } }),
+        "/repos/o/r/pulls/five",
+      ),
+    ).toEqual(['GET /repos/{owner}/{repo}/pulls/{pull_number} path pull_number: "five" is not an integer']);
+    expect(
+      restProblems(
+        call({ path: "/repos/o/r/pulls", query: { state: "opened", per_page: "x", colour: "red" }, response: [] }),
+        "/repos/o/r/pulls",
+      ),
+    ).toEqual([
       'GET /repos/{owner}/{repo}/pulls query state: "opened" not in enum ["open","closed","all"]',
       'GET /repos/{owner}/{repo}/pulls query per_page: "x" is not an integer',
       "GET /repos/{owner}/{repo}/pulls: query parameter colour is not in the description",
     ]);
-    const post = restProblems(call({ method: "POST", path: "/repos/o/r/pulls", body: { head: "b", base: "main", title: "t", draft: "yes", labels: ["x"] }, status: 201, response: { number: 1 } }), "/repos/o/r/pulls");
-    expect(post).toEqual(expect.arrayContaining(["POST /repos/{owner}/{repo}/pulls: $body.draft: expected boolean, found string", "POST /repos/{owner}/{repo}/pulls: $body.labels: not in the description", "POST /repos/{owner}/{repo}/pulls 201: $.url: required but missing"]));
-    expect(restProblems(call({ method: "POST", path: "/repos/o/r/pulls", body: { head: "b", base: "main", title: "t" }, status: 200, response: {} }), "/repos/o/r/pulls")).toEqual(["POST /repos/{owner}/{repo}/pulls: answered 200, which the description does not list"]);
+    const post = restProblems(
+      call({
+        method: "POST",
+        path: "/repos/o/r/pulls",
+        body: { head: "b", base: "main", title: "t", draft: "yes", labels: ["x"] },
+        status: 201,
+        response: { number: 1 },
+      }),
+      "/repos/o/r/pulls",
+    );
+    expect(post).toEqual(
+      expect.arrayContaining([
+        "POST /repos/{owner}/{repo}/pulls: $body.draft: expected boolean, found string",
+        "POST /repos/{owner}/{repo}/pulls: $body.labels: not in the description",
+        "POST /repos/{owner}/{repo}/pulls 201: $.url: required but missing",
+      ]),
+    );
+    expect(
+      restProblems(
+        call({ method: "POST", path: "/repos/o/r/pulls", body: { head: "b", base: "main", title: "t" }, status: 200, response: {} }),
+        "/repos/o/r/pulls",
+      ),
+    ).toEqual(["POST /repos/{owner}/{repo}/pulls: answered 200, which the description does not list"]);
   });
 
   it("GraphQL: an operation otto does not send, wrong variables, a misshapen answer; errors in GitHub's format pass", () => {
     const query = "query otto_review_threads($owner: String!, $name: String!, $number: Int!, $cursor: String) { x }";
-    const gql = (variables: unknown, response: unknown): RecordedCall => call({ method: "POST", path: "/graphql", body: { query, variables }, response });
-    expect(graphqlProblems(call({ method: "POST", path: "/graphql", body: { query: "mutation addComment { x }" } }))).toEqual([expect.stringContaining("operation addComment is not one otto sends")]);
-    expect(graphqlProblems(gql({ owner: "o", name: "r", number: "5" }, { data: { repository: null } }))).toEqual([expect.stringMatching(/^graphql otto_review_threads variables number: /)]);
-    const page = { pageInfo: { hasNextPage: false, endCursor: null }, nodes: [{ id: "T", isResolved: "no", comments: { nodes: [{ databaseId: 1 }] } }] };
-    expect(graphqlProblems(gql({ owner: "o", name: "r", number: 5 }, { data: { repository: { pullRequest: { reviewThreads: page } } } }))).not.toEqual([]);
-    expect(graphqlProblems(gql({ owner: "o", name: "r", number: 5 }, { data: null, errors: [{ type: "NOT_FOUND", message: "Could not resolve" }] }))).toEqual([]);
+    const gql = (variables: unknown, response: unknown): RecordedCall =>
+      call({ method: "POST", path: "/graphql", body: { query, variables }, response });
+    expect(graphqlProblems(call({ method: "POST", path: "/graphql", body: { query: "mutation addComment { x }" } }))).toEqual([
+      expect.stringContaining("operation addComment is not one otto sends"),
+    ]);
+    expect(graphqlProblems(gql({ owner: "o", name: "r", number: "5" }, { data: { repository: null } }))).toEqual([
+      expect.stringMatching(/^graphql otto_review_threads variables number: /),
+    ]);
+    const page = {
+      pageInfo: { hasNextPage: false, endCursor: null },
+      nodes: [{ id: "T", isResolved: "no", comments: { nodes: [{ databaseId: 1 }] } }],
+    };
+    expect(
+      graphqlProblems(gql({ owner: "o", name: "r", number: 5 }, { data: { repository: { pullRequest: { reviewThreads: page } } } })),
+    ).not.toEqual([]);
+    expect(
+      graphqlProblems(
+        gql({ owner: "o", name: "r", number: 5 }, { data: null, errors: [{ type: "NOT_FOUND", message: "Could not resolve" }] }),
+      ),
+    ).toEqual([]);
   });
 });
 
@@ -187,7 +270,9 @@ describe("fake GitHub's error and conditional answers vs the description", () =>
   let doc: OpenApiDocument & { components: { responses: Record<string, Described> } };
   let gh: FakeGithub;
   beforeAll(async () => {
-    doc = JSON.parse(fs.readFileSync(path.join(PACKAGE_ROOT, "node_modules/@octokit/openapi/generated/api.github.com.json"), "utf8")) as typeof doc;
+    doc = JSON.parse(
+      fs.readFileSync(path.join(PACKAGE_ROOT, "node_modules/@octokit/openapi/generated/api.github.com.json"), "utf8"),
+    ) as typeof doc;
     gh = await startFakeGithub();
     gh.state.addPr({ number: 5 });
   });
@@ -208,7 +293,9 @@ describe("fake GitHub's error and conditional answers vs the description", () =>
   /** The route's documented response for a status (its $ref followed), or undefined when not listed. */
   const described = (call: RecordedCall): Described | undefined => {
     const template = matchPath(doc, call.path);
-    let response: Described | undefined = template ? doc.paths[template]?.[call.method.toLowerCase()]?.responses?.[String(call.status)] : undefined;
+    let response: Described | undefined = template
+      ? doc.paths[template]?.[call.method.toLowerCase()]?.responses?.[String(call.status)]
+      : undefined;
     while (response?.$ref) response = doc.components.responses[response.$ref.replace("#/components/responses/", "")];
     return response;
   };

@@ -14,7 +14,9 @@ describe("GitHub backend against the fake GitHub", () => {
   let backend: PrBackend;
   beforeEach(async () => {
     gh = await startFakeGithub();
-    backend = createGithubBackend(testDeps(testConfig({ pr: { providers: { github: { api_url: gh.apiUrl, token: FAKE_GITHUB_TOKEN } } } })));
+    backend = createGithubBackend(
+      testDeps(testConfig({ pr: { providers: { github: { api_url: gh.apiUrl, token: FAKE_GITHUB_TOKEN } } } })),
+    );
   });
   afterEach(async () => gh.close());
 
@@ -22,13 +24,30 @@ describe("GitHub backend against the fake GitHub", () => {
     const pr = gh.state.addPr({ number: 7, title: "Add auth", branch: "feature/auth" });
     gh.state.setChecks(pr, [{ name: "unit", conclusion: "failure", log: "FAIL test/auth.test.ts\nexpected 1 to be 2" }, { name: "lint" }]);
     // A re-run of lint: the newer run wins.
-    gh.state.checkRuns.push({ ...gh.state.checkRuns.find((r) => r.name === "lint")!, id: gh.state.nextId(), conclusion: "failure", started_at: "2030-01-01T00:00:00Z" });
+    gh.state.checkRuns.push({
+      ...gh.state.checkRuns.find((r) => r.name === "lint")!,
+      id: gh.state.nextId(),
+      conclusion: "failure",
+      started_at: "2030-01-01T00:00:00Z",
+    });
     gh.state.setStatus(pr, "ci/external", "success", "ok");
     const info = await backend.getPr({ provider: "github", repo: "octo/app", number: 7 });
-    expect(info).toMatchObject({ number: 7, title: "Add auth", state: "open", sourceBranch: "feature/auth", targetBranch: "main", headSha: pr.head.sha, url: "https://github.com/octo/app/pull/7" });
+    expect(info).toMatchObject({
+      number: 7,
+      title: "Add auth",
+      state: "open",
+      sourceBranch: "feature/auth",
+      targetBranch: "main",
+      headSha: pr.head.sha,
+      url: "https://github.com/octo/app/pull/7",
+    });
     const status = await backend.getPipelineStatus(info);
     expect(status.state).toBe("failure");
-    expect(status.checks.map((c) => [c.name, c.state])).toEqual([["ci/external", "success"], ["lint", "failure"], ["unit", "failure"]]);
+    expect(status.checks.map((c) => [c.name, c.state])).toEqual([
+      ["ci/external", "success"],
+      ["lint", "failure"],
+      ["unit", "failure"],
+    ]);
     const unit = status.checks.find((c) => c.name === "unit");
     expect(unit?.detail).toBe("unit failed");
     // The job log: a 302 to the blob store, followed without the token.
@@ -95,7 +114,9 @@ describe("GitHub backend against the fake GitHub", () => {
 
   it("turns 401 and 404 into errors that say what to do", async () => {
     await expect(backend.getPr({ provider: "github", repo: "octo/app", number: 404 })).rejects.toMatchObject({ code: "pr_not_found" });
-    const anonymous = createGithubBackend(testDeps(testConfig({ pr: { providers: { github: { api_url: gh.apiUrl, token: "ghp_wrongwrongwrongwrongwrongwrong00" } } } })));
+    const anonymous = createGithubBackend(
+      testDeps(testConfig({ pr: { providers: { github: { api_url: gh.apiUrl, token: "ghp_wrongwrongwrongwrongwrongwrong00" } } } })),
+    );
     const error = await anonymous.getPr({ provider: "github", repo: "octo/app", number: 1 }).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: "pr_auth", fix: expect.stringContaining("GITHUB_TOKEN") as unknown });
     expect(String((error as Error).message)).not.toContain("ghp_wrong");
@@ -104,7 +125,9 @@ describe("GitHub backend against the fake GitHub", () => {
   it("retries server errors, timeouts and secondary rate limits", async () => {
     const pr = gh.state.addPr({ number: 12 });
     gh.state.setChecks(pr, [{ name: "build" }]);
-    const quick = createGithubBackend(testDeps(testConfig({ pr: { request_timeout: "300ms", providers: { github: { api_url: gh.apiUrl, token: FAKE_GITHUB_TOKEN } } } })));
+    const quick = createGithubBackend(
+      testDeps(testConfig({ pr: { request_timeout: "300ms", providers: { github: { api_url: gh.apiUrl, token: FAKE_GITHUB_TOKEN } } } })),
+    );
     gh.faults({ rate: 0.5, kinds: ["500", "timeout", "rate_limit"], seed: 3 });
     for (let i = 0; i < 4; i++) {
       const info = await quick.getPr({ provider: "github", repo: "octo/app", number: 12 });
@@ -119,7 +142,9 @@ describe("GitHub backend against the fake GitHub", () => {
     try {
       const pr = ghe.state.addPr({ number: 3 });
       ghe.state.addReviewComment(pr, { path: "a.ts", line: 1, body: "x" });
-      const deps = testDeps(testConfig({ pr: { providers: { github: { api_url: ghe.apiUrl } } } }), { cli: { gh: { exitCode: 0, stdout: `${FAKE_GITHUB_TOKEN}\n` } } });
+      const deps = testDeps(testConfig({ pr: { providers: { github: { api_url: ghe.apiUrl } } } }), {
+        cli: { gh: { exitCode: 0, stdout: `${FAKE_GITHUB_TOKEN}\n` } },
+      });
       const enterprise = createGithubBackend(deps);
       const info = await enterprise.getPr({ provider: "github", repo: "octo/app", number: 3 });
       await enterprise.getComments(info);

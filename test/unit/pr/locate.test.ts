@@ -6,13 +6,20 @@ const registry = (value: Record<string, unknown> = {}) => createRegistry(testDep
 
 describe("locatePr", () => {
   it("detects the backend from the URL's host", () => {
-    const r = registry({ pr: { providers: { github: { hosts: ["git.corp.example"] }, ado: { base_url: "https://tfs.corp.example/tfs" } } } });
+    const r = registry({
+      pr: { providers: { github: { hosts: ["git.corp.example"] }, ado: { base_url: "https://tfs.corp.example/tfs" } } },
+    });
     const cases: Array<[string, string, string, number]> = [
       ["https://github.com/Octo/App/pull/12", "github", "Octo/App", 12],
       ["https://github.com/octo/app/pull/12/files?diff=split", "github", "octo/app", 12],
       ["https://git.corp.example/team/svc/pull/3", "github", "team/svc", 3],
       ["https://dev.azure.com/contoso/payments/_git/app/pullrequest/41", "ado", "contoso/payments/app", 41],
-      ["https://contoso.visualstudio.com/DefaultCollection/My%20Project/_git/app/pullrequest/7?_a=files", "ado", "contoso/My Project/app", 7],
+      [
+        "https://contoso.visualstudio.com/DefaultCollection/My%20Project/_git/app/pullrequest/7?_a=files",
+        "ado",
+        "contoso/My Project/app",
+        7,
+      ],
       ["https://tfs.corp.example/tfs/Main/payments/_git/app/pullrequest/9", "ado", "Main/payments/app", 9],
     ];
     for (const [url, provider, repo, number] of cases) {
@@ -26,24 +33,48 @@ describe("locatePr", () => {
       expect.objectContaining({ code: "pr_bad_url", fix: expect.stringContaining("pr.providers.github.hosts") as unknown }),
     );
     // --provider forces a backend; it must still understand the URL.
-    expect(() => locatePr(registry(), { text: "https://github.com/o/r/pull/1", provider: "ado", context: {} })).toThrowError(expect.objectContaining({ code: "pr_bad_url" }));
-    expect(() => locatePr(registry(), { text: "1", provider: "gitlab", context: {} })).toThrowError(expect.objectContaining({ code: "pr_provider" }));
+    expect(() => locatePr(registry(), { text: "https://github.com/o/r/pull/1", provider: "ado", context: {} })).toThrowError(
+      expect.objectContaining({ code: "pr_bad_url" }),
+    );
+    expect(() => locatePr(registry(), { text: "1", provider: "gitlab", context: {} })).toThrowError(
+      expect.objectContaining({ code: "pr_provider" }),
+    );
   });
 
   it("resolves bare ids with --provider, pr.default_provider, or the origin remote", () => {
     const github = { remoteUrl: "git@github.com:octo/app.git" };
     expect(locatePr(registry(), { text: "42", context: github }).locator).toEqual({ provider: "github", repo: "octo/app", number: 42 });
-    expect(locatePr(registry(), { text: "octo/lib#5", provider: "github", context: {} }).locator).toEqual({ provider: "github", repo: "octo/lib", number: 5 });
+    expect(locatePr(registry(), { text: "octo/lib#5", provider: "github", context: {} }).locator).toEqual({
+      provider: "github",
+      repo: "octo/lib",
+      number: 5,
+    });
     const ado = registry({ pr: { default_provider: "ado", providers: { ado: { organization: "contoso", project: "payments" } } } });
-    expect(locatePr(ado, { text: "!77", defaultProvider: "ado", context: github }).locator).toEqual({ provider: "ado", repo: "contoso/payments", number: 77 });
-    expect(locatePr(registry(), { text: "8", provider: "ado", context: { remoteUrl: "https://contoso@dev.azure.com/contoso/payments/_git/app" } }).locator).toEqual({
+    expect(locatePr(ado, { text: "!77", defaultProvider: "ado", context: github }).locator).toEqual({
+      provider: "ado",
+      repo: "contoso/payments",
+      number: 77,
+    });
+    expect(
+      locatePr(registry(), {
+        text: "8",
+        provider: "ado",
+        context: { remoteUrl: "https://contoso@dev.azure.com/contoso/payments/_git/app" },
+      }).locator,
+    ).toEqual({
       provider: "ado",
       repo: "contoso/payments/app",
       number: 8,
     });
-    expect(() => locatePr(registry(), { text: "42", context: {} })).toThrowError(expect.objectContaining({ code: "pr_provider", fix: expect.stringContaining("--provider") as unknown }));
-    expect(() => locatePr(registry(), { text: "42", provider: "github", context: {} })).toThrowError(expect.objectContaining({ code: "pr_no_repo" }));
-    expect(() => locatePr(registry(), { text: "42", provider: "ado", context: {} })).toThrowError(expect.objectContaining({ code: "pr_no_repo", fix: expect.stringContaining("pr.providers.ado.organization") as unknown }));
+    expect(() => locatePr(registry(), { text: "42", context: {} })).toThrowError(
+      expect.objectContaining({ code: "pr_provider", fix: expect.stringContaining("--provider") as unknown }),
+    );
+    expect(() => locatePr(registry(), { text: "42", provider: "github", context: {} })).toThrowError(
+      expect.objectContaining({ code: "pr_no_repo" }),
+    );
+    expect(() => locatePr(registry(), { text: "42", provider: "ado", context: {} })).toThrowError(
+      expect.objectContaining({ code: "pr_no_repo", fix: expect.stringContaining("pr.providers.ado.organization") as unknown }),
+    );
   });
 
   it("names documents so numbers from different repositories never collide", () => {

@@ -22,7 +22,13 @@ const pr = (over: Partial<PrInfo> = {}): PrInfo => ({
 const pipeline = (state: PipelineStatus["state"], headSha = "sha1"): PipelineStatus => ({
   state,
   headSha,
-  checks: state === "failure" ? [{ name: "lint", state: "failure" }, { name: "unit", state: "success" }] : [{ name: "unit", state: state === "success" ? "success" : "pending" }],
+  checks:
+    state === "failure"
+      ? [
+          { name: "lint", state: "failure" },
+          { name: "unit", state: "success" },
+        ]
+      : [{ name: "unit", state: state === "success" ? "success" : "pending" }],
 });
 const NOW = "2026-03-01T12:00:00.000Z";
 
@@ -31,10 +37,18 @@ describe("planRefresh", () => {
 
   it("goes green once per head SHA", () => {
     const plan = planRefresh(doc, { pr: pr(), pipeline: pipeline("success"), comments: [] }, NOW);
-    expect(plan).toMatchObject({ events: ["green"], postGreenComment: true, data: { status: "green", pipeline: "success", last_checked: NOW } });
+    expect(plan).toMatchObject({
+      events: ["green"],
+      postGreenComment: true,
+      data: { status: "green", pipeline: "success", last_checked: NOW },
+    });
     expect(plan.log).toEqual(["watching → green: pipeline success (1/1 passing)"]);
     const after = { ...doc, data: { ...plan.data, green_sha: "sha1" } };
-    expect(planRefresh(after, { pr: pr(), pipeline: pipeline("success") }, NOW)).toMatchObject({ events: [], postGreenComment: false, log: [] });
+    expect(planRefresh(after, { pr: pr(), pipeline: pipeline("success") }, NOW)).toMatchObject({
+      events: [],
+      postGreenComment: false,
+      log: [],
+    });
   });
 
   it("records failures, and leaves a PR the fix flow is fixing alone", () => {
@@ -45,7 +59,10 @@ describe("planRefresh", () => {
     expect(planRefresh(fixing, { pr: pr(), pipeline: pipeline("failure") }, NOW).data.status).toBe("fixing");
     // A new commit on a failed PR: watching again while CI runs.
     const red = { ...doc, data: failed.data };
-    expect(planRefresh(red, { pr: pr({ headSha: "sha2" }), pipeline: pipeline("pending", "sha2") }, NOW)).toMatchObject({ events: ["new_commit"], data: { status: "watching", head_sha: "sha2" } });
+    expect(planRefresh(red, { pr: pr({ headSha: "sha2" }), pipeline: pipeline("pending", "sha2") }, NOW)).toMatchObject({
+      events: ["new_commit"],
+      data: { status: "watching", head_sha: "sha2" },
+    });
   });
 
   it("stops at merged, closed and abandoned", () => {
@@ -62,7 +79,10 @@ describe("planRefresh", () => {
       { id: "issue-2", kind: "conversation" as const, author: "otto", body: "<!-- otto -->\nall green", createdAt: "", resolved: false },
       { id: "review-3", kind: "inline" as const, author: "r", body: "nit", createdAt: "", resolved: true },
     ];
-    expect(planRefresh(doc, { pr: pr(), pipeline: pipeline("pending"), comments }, NOW)).toMatchObject({ events: ["new_comments"], data: { unseen_comments: 1 } });
+    expect(planRefresh(doc, { pr: pr(), pipeline: pipeline("pending"), comments }, NOW)).toMatchObject({
+      events: ["new_comments"],
+      data: { unseen_comments: 1 },
+    });
   });
 
   it("backs a failing PR off: the next cycle after one error, then doubling up to an hour", () => {

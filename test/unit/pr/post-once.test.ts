@@ -89,12 +89,16 @@ describe("posting under injected faults (real backends, fake forges)", () => {
   // Timeouts before the write and after it (applied, answer lost), and 5xx likewise.
   const kinds = ["timeout_after", "timeout", "500_after", "500"] as const;
 
-  it.each(["github", "ado"] as const)("%s: no post twice, none lost, every POST fault met", async (forge) => {
-    const result = await postTrial({ forge, posts: 24, rate: 0.5, kinds: [...kinds], seed: 3 });
-    for (const kind of kinds) expect(result.faults[kind] ?? 0, `${kind} injected`).toBeGreaterThan(0);
-    expect(result.duplicates).toBe(0);
-    expect(result.lost).toBe(0);
-    // Applied-then-failed writes are found, not re-sent: fewer writes than posts plus faults.
-    expect(result.writes).toBeLessThan(result.posts + Object.values(result.faults).reduce((a, b) => a + b, 0));
-  }, 30_000);
+  it.each(["github", "ado"] as const)(
+    "%s: no post twice, none lost, every POST fault met",
+    async (forge) => {
+      const result = await postTrial({ forge, posts: 24, rate: 0.5, kinds: [...kinds], seed: 3 });
+      for (const kind of kinds) expect(result.faults[kind] ?? 0, `${kind} injected`).toBeGreaterThan(0);
+      expect(result.duplicates).toBe(0);
+      expect(result.lost).toBe(0);
+      // Applied-then-failed writes are found, not re-sent: fewer writes than posts plus faults.
+      expect(result.writes).toBeLessThan(result.posts + Object.values(result.faults).reduce((a, b) => a + b, 0));
+    },
+    30_000,
+  );
 });

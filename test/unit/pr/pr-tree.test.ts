@@ -29,7 +29,14 @@ function filesOf(dir: string): Record<string, string> {
 describe("openPrTree", () => {
   it("a clean checkout is used as it is", async () => {
     const repo = await featureClone();
-    const tree = await openPrTree({ dir: repo.dir, remote: "origin", strategy: "branch", branch: "feature", env: gitEnv(), label: "otto-test" });
+    const tree = await openPrTree({
+      dir: repo.dir,
+      remote: "origin",
+      strategy: "branch",
+      branch: "feature",
+      env: gitEnv(),
+      label: "otto-test",
+    });
     expect(tree).toMatchObject({ kind: "tree", dir: repo.dir, temporary: false });
   });
 
@@ -40,7 +47,15 @@ describe("openPrTree", () => {
     fs.mkdirSync(path.join(repo.dir, "build"));
     fs.writeFileSync(path.join(repo.dir, "build", "out.js"), "ignored\n");
     const before = filesOf(repo.dir);
-    const tree = await openPrTree({ dir: repo.dir, remote: "origin", strategy: "branch", branch: "feature", env: gitEnv(), label: "otto-test", tempRoot: tempDir() });
+    const tree = await openPrTree({
+      dir: repo.dir,
+      remote: "origin",
+      strategy: "branch",
+      branch: "feature",
+      env: gitEnv(),
+      label: "otto-test",
+      tempRoot: tempDir(),
+    });
     if (tree.kind !== "tree") throw new Error("expected a tree");
     expect(tree.temporary).toBe(true);
     expect(tree.dir).not.toBe(repo.dir);
@@ -50,7 +65,15 @@ describe("openPrTree", () => {
     // A session's fix, committed and pushed from the detached worktree (the flow snapshots the tree before the session).
     const baseline = await snapshotPrTree(tree.dir, gitEnv());
     fs.writeFileSync(path.join(tree.dir, "b.txt"), "the fix\n");
-    const pushed = await commitAndPush({ dir: tree.dir, branch: "feature", remote: "origin", message: "otto: fix", baseline, detached: true, env: gitEnv() });
+    const pushed = await commitAndPush({
+      dir: tree.dir,
+      branch: "feature",
+      remote: "origin",
+      message: "otto: fix",
+      baseline,
+      detached: true,
+      env: gitEnv(),
+    });
     expect(pushed.outcome).toBe("pushed");
     expect(await repo.remoteFile("b.txt", "feature")).toBe("the fix\n");
     expect(await repo.remoteFile("a.txt", "feature")).toBe("one\n");
@@ -66,7 +89,14 @@ describe("openPrTree", () => {
   it("hands-off and dirty: deferred, nothing created", async () => {
     const repo = await featureClone();
     fs.writeFileSync(path.join(repo.dir, "a.txt"), "the user's edit\n");
-    const tree = await openPrTree({ dir: repo.dir, remote: "origin", strategy: "hands-off", branch: "feature", env: gitEnv(), label: "otto-test" });
+    const tree = await openPrTree({
+      dir: repo.dir,
+      remote: "origin",
+      strategy: "hands-off",
+      branch: "feature",
+      env: gitEnv(),
+      label: "otto-test",
+    });
     expect(tree).toEqual({ kind: "deferred", dir: repo.dir, changes: [".M a.txt"] });
     expect((await listGitWorktrees(repo.dir, { env: gitEnv() })).length).toBe(1);
   });
@@ -75,7 +105,14 @@ describe("openPrTree", () => {
     const repo = await featureClone({ "a.txt": "one\n", ".gitignore": "node_modules/\n" });
     fs.mkdirSync(path.join(repo.dir, "node_modules"));
     fs.writeFileSync(path.join(repo.dir, "node_modules", "x.js"), "x\n");
-    const tree = await openPrTree({ dir: repo.dir, remote: "origin", strategy: "hands-off", branch: "feature", env: gitEnv(), label: "otto-test" });
+    const tree = await openPrTree({
+      dir: repo.dir,
+      remote: "origin",
+      strategy: "hands-off",
+      branch: "feature",
+      env: gitEnv(),
+      label: "otto-test",
+    });
     expect(tree).toMatchObject({ kind: "tree", temporary: false });
   });
 });

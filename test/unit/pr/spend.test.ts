@@ -3,12 +3,32 @@ import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { ZERO_USAGE, type LedgerEntry, type Usage } from "../../../src/cost/index.ts";
-import { addSpend, capReached, capText, checkCaps, docSpentToday, firstToday, nextUtcDay, prLabel, spentToday, startOfUtcDay, utcDay } from "../../../src/pr/context/spend.ts";
+import {
+  addSpend,
+  capReached,
+  capText,
+  checkCaps,
+  docSpentToday,
+  firstToday,
+  nextUtcDay,
+  prLabel,
+  spentToday,
+  startOfUtcDay,
+  utcDay,
+} from "../../../src/pr/context/spend.ts";
 import { cycleSpend } from "../../../src/pr/watch/cycle-spend.ts";
 import { parsePrDocument, renderPrDocument } from "../../../src/pr/store/document.ts";
 
 const usage = (usd: number, extra: Partial<Usage> = {}): Usage => ({ ...ZERO_USAGE, requests: 1, input: 1000, output: 100, usd, ...extra });
-const entry = (at: string, pr: string | undefined, usd: number, extra: Partial<Usage> = {}): LedgerEntry => ({ at, session: "s", message: "m", model: "mock/m1", path: ["x"], labels: pr ? { pr } : {}, usage: usage(usd, extra) });
+const entry = (at: string, pr: string | undefined, usd: number, extra: Partial<Usage> = {}): LedgerEntry => ({
+  at,
+  session: "s",
+  message: "m",
+  model: "mock/m1",
+  path: ["x"],
+  labels: pr ? { pr } : {},
+  usage: usage(usd, extra),
+});
 
 const NOW = new Date("2026-11-26T21:30:00.000Z");
 const A = "octo/app#1";
@@ -101,7 +121,8 @@ describe("the spend in a PR document", () => {
   });
 
   it("round-trips through the document; a document without it still loads", () => {
-    const text = "---\nid: '1'\nprovider: github\nrepo: octo/app\nstatus: watching\nurl: https://github.com/octo/app/pull/1\ncreated: 2026-11-01T00:00:00.000Z\n---\n# PR #1\n";
+    const text =
+      "---\nid: '1'\nprovider: github\nrepo: octo/app\nstatus: watching\nurl: https://github.com/octo/app/pull/1\ncreated: 2026-11-01T00:00:00.000Z\n---\n# PR #1\n";
     const old = parsePrDocument("github-octo-app-1", text);
     expect(old.data.spend).toBeUndefined();
     expect(prLabel(old.data)).toBe("octo/app#1");
@@ -129,8 +150,19 @@ describe("firstToday", () => {
 
 describe("cycleSpend", () => {
   it("sums the cycle's entries per PR row", () => {
-    const report = { started: "2026-11-26T21:00:00.000Z", finished: "2026-11-26T21:01:00.000Z", results: [{ key: "github-octo-app-1", pr: A, outcome: "updated" as const, status: "watching" as const, summary: "", events: [] }, { key: "github-octo-app-2", pr: B, outcome: "unchanged" as const, status: "green" as const, summary: "", events: [] }] };
-    const out = cycleSpend(report, [entry("2026-11-26T20:59:59.000Z", A, 5), entry("2026-11-26T21:00:30.000Z", A, 0.25), entry("2026-11-26T21:00:40.000Z", A, 0.5)]);
+    const report = {
+      started: "2026-11-26T21:00:00.000Z",
+      finished: "2026-11-26T21:01:00.000Z",
+      results: [
+        { key: "github-octo-app-1", pr: A, outcome: "updated" as const, status: "watching" as const, summary: "", events: [] },
+        { key: "github-octo-app-2", pr: B, outcome: "unchanged" as const, status: "green" as const, summary: "", events: [] },
+      ],
+    };
+    const out = cycleSpend(report, [
+      entry("2026-11-26T20:59:59.000Z", A, 5),
+      entry("2026-11-26T21:00:30.000Z", A, 0.25),
+      entry("2026-11-26T21:00:40.000Z", A, 0.5),
+    ]);
     expect(out.results[0]?.usage?.usd).toBe(0.75);
     expect(out.results[1]?.usage).toBeUndefined();
   });

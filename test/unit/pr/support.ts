@@ -7,7 +7,10 @@ import type { BackendDeps, ExecResult } from "../../../src/pr/backend.ts";
 
 /** Runs GitHub writes at once (production spaces them by a second). */
 export const immediateLimiter = {
-  key: () => ({ schedule: async (_options: unknown, task: (...args: never[]) => unknown, ...args: unknown[]) => (task as (...a: unknown[]) => unknown)(...args) }),
+  key: () => ({
+    schedule: async (_options: unknown, task: (...args: never[]) => unknown, ...args: unknown[]) =>
+      (task as (...a: unknown[]) => unknown)(...args),
+  }),
 };
 
 /** A resolved config from a partial one (defaults filled), as otto would load it. */

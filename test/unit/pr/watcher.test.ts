@@ -1,7 +1,14 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { acquireWatcherLock, holderAlive, readWatcherRecord, releaseWatcherLock, staleAfterMs, type LockDeps } from "../../../src/pr/watch/lock.ts";
+import {
+  acquireWatcherLock,
+  holderAlive,
+  readWatcherRecord,
+  releaseWatcherLock,
+  staleAfterMs,
+  type LockDeps,
+} from "../../../src/pr/watch/lock.ts";
 import { cronFor, type Clock } from "../../../src/pr/watch/schedule.ts";
 import { createWatcher } from "../../../src/pr/watch/watcher.ts";
 import type { CycleReport } from "../../../src/pr/index.ts";
@@ -34,10 +41,19 @@ function fakeClock(start = Date.parse("2026-03-01T12:00:00Z")) {
   };
 }
 
-const report = (started: string): CycleReport => ({ started, finished: started, results: [{ key: "github-o-r-1", outcome: "unchanged", status: "watching", summary: "1/1 passing", events: [] }] });
+const report = (started: string): CycleReport => ({
+  started,
+  finished: started,
+  results: [{ key: "github-o-r-1", outcome: "unchanged", status: "watching", summary: "1/1 passing", events: [] }],
+});
 
 describe("the watcher lock", () => {
-  const lockIn = (dir: string, alive: Set<number>, now: () => Date): LockDeps => ({ file: path.join(dir, "watcher.json"), now, isAlive: (pid) => alive.has(pid), hostname: "box" });
+  const lockIn = (dir: string, alive: Set<number>, now: () => Date): LockDeps => ({
+    file: path.join(dir, "watcher.json"),
+    now,
+    isAlive: (pid) => alive.has(pid),
+    hostname: "box",
+  });
 
   it("refuses a second live watcher and takes over a dead or silent one", async () => {
     const dir = tempDir();
@@ -45,7 +61,10 @@ describe("the watcher lock", () => {
     const alive = new Set([100, 200]);
     const lock = lockIn(dir, alive, () => new Date(now));
     expect(await acquireWatcherLock(lock, { pid: 100, token: "a", mode: "foreground", intervalMs: 60_000 })).toEqual({});
-    await expect(acquireWatcherLock(lock, { pid: 200, token: "b", mode: "once", intervalMs: 60_000 })).rejects.toMatchObject({ code: "watcher_running", message: expect.stringContaining("pid 100") as unknown });
+    await expect(acquireWatcherLock(lock, { pid: 200, token: "b", mode: "once", intervalMs: 60_000 })).rejects.toMatchObject({
+      code: "watcher_running",
+      message: expect.stringContaining("pid 100") as unknown,
+    });
     // The holder dies: its lock is stale and taken over.
     alive.delete(100);
     expect(await acquireWatcherLock(lock, { pid: 200, token: "b", mode: "detached", intervalMs: 60_000 })).toEqual({ replaced: 100 });
@@ -64,8 +83,16 @@ describe("the watcher lock", () => {
   it("on another host trusts only the heartbeat", async () => {
     const dir = tempDir();
     const now = new Date("2026-03-01T12:00:00Z");
-    await acquireWatcherLock({ ...lockIn(dir, new Set(), () => now), hostname: "other" }, { pid: 1, token: "x", mode: "service", intervalMs: 60_000 });
-    await expect(acquireWatcherLock(lockIn(dir, new Set(), () => now), { pid: 2, token: "y", mode: "once", intervalMs: 60_000 })).rejects.toMatchObject({ code: "watcher_running" });
+    await acquireWatcherLock(
+      { ...lockIn(dir, new Set(), () => now), hostname: "other" },
+      { pid: 1, token: "x", mode: "service", intervalMs: 60_000 },
+    );
+    await expect(
+      acquireWatcherLock(
+        lockIn(dir, new Set(), () => now),
+        { pid: 2, token: "y", mode: "once", intervalMs: 60_000 },
+      ),
+    ).rejects.toMatchObject({ code: "watcher_running" });
   });
 });
 
@@ -102,9 +129,21 @@ describe("createWatcher", () => {
     await fake.fire();
     expect(forced).toEqual([false, true, false]);
     const record = await readWatcherRecord(lock.file);
-    expect(record).toMatchObject({ pid: 100, mode: "foreground", next_cycle: expect.any(String) as unknown, last_cycle: { results: [{ key: "github-o-r-1" }] } });
+    expect(record).toMatchObject({
+      pid: 100,
+      mode: "foreground",
+      next_cycle: expect.any(String) as unknown,
+      last_cycle: { results: [{ key: "github-o-r-1" }] },
+    });
     // A second watcher (another process) is refused while this one runs.
-    const other = createWatcher({ lock: { ...lock, isAlive: () => true }, clock: fake.clock, pid: 200, intervalMs: 60_000, cycle: async () => report(""), log: () => undefined });
+    const other = createWatcher({
+      lock: { ...lock, isAlive: () => true },
+      clock: fake.clock,
+      pid: 200,
+      intervalMs: 60_000,
+      cycle: async () => report(""),
+      log: () => undefined,
+    });
     await expect(other.runOnce()).rejects.toMatchObject({ code: "watcher_running" });
     await watcher.stop();
     expect(fake.stopped).toBe(1);
@@ -120,7 +159,14 @@ describe("createWatcher", () => {
     const fake = fakeClock();
     const lock = { file: path.join(dir, "watcher.json"), isAlive: () => false, hostname: "box" };
     const logs: string[] = [];
-    const watcher = createWatcher({ lock, clock: fake.clock, pid: 1, intervalMs: 60_000, cycle: async () => report(""), log: (_l, m) => logs.push(m) });
+    const watcher = createWatcher({
+      lock,
+      clock: fake.clock,
+      pid: 1,
+      intervalMs: 60_000,
+      cycle: async () => report(""),
+      log: (_l, m) => logs.push(m),
+    });
     await watcher.start("detached");
     await new Promise((r) => setTimeout(r, 20));
     // Another process saw pid 1 as dead and took over.
@@ -149,7 +195,13 @@ describe("schedule, host and unit", () => {
   });
 
   it("writes a systemd unit without credentials: the server's password comes from otto's EnvironmentFile", () => {
-    const unit = renderUnit({ opencode: "/opt/opencode", directory: "/home/me/src", port: 4097, env: { PATH: "/usr/bin", GITHUB_TOKEN: "ghp_secret", XDG_DATA_HOME: "/d" }, environmentFile: "/d/otto/watch-server.env" });
+    const unit = renderUnit({
+      opencode: "/opt/opencode",
+      directory: "/home/me/src",
+      port: 4097,
+      env: { PATH: "/usr/bin", GITHUB_TOKEN: "ghp_secret", XDG_DATA_HOME: "/d" },
+      environmentFile: "/d/otto/watch-server.env",
+    });
     expect(unit).toContain("EnvironmentFile=/d/otto/watch-server.env");
     expect(unit).not.toContain("OPENCODE_SERVER_PASSWORD=");
     expect(unit).toContain('ExecStart="/opt/opencode" serve --hostname 127.0.0.1 --port 4097');

@@ -25,7 +25,8 @@ describe("branch_template", () => {
   });
 
   it("refuses names that are not one safe path segment, and templates that make invalid branches", () => {
-    for (const name of ["a/b", "../x", "-x", "a b", "x.lock", ""]) expect(codeOf(() => renderBranchName("{{name}}", name))).toBe("worktree_name");
+    for (const name of ["a/b", "../x", "-x", "a b", "x.lock", ""])
+      expect(codeOf(() => renderBranchName("{{name}}", name))).toBe("worktree_name");
     expect(codeOf(() => renderBranchName("bad..{{name}}", "x"))).toBe("branch_name");
     expect(codeOf(() => renderBranchName("feature//{{name}}", "x"))).toBe("branch_name");
   });

@@ -96,7 +96,13 @@ describe("mapPrToWorkdir: every URL form × every strategy", () => {
 describe("mapPrToWorkdir", () => {
   it("worktree strategy: the commands it ran are reported", async () => {
     const app = await hosted(GITHUB_ORIGIN);
-    const mapped = await mapPrToWorkdir({ repoUrl: "https://github.com/org/app", branch: BRANCH, config: { repos: [trackedRepo(app)] }, cwd: tempDir(), git: GIT });
+    const mapped = await mapPrToWorkdir({
+      repoUrl: "https://github.com/org/app",
+      branch: BRANCH,
+      config: { repos: [trackedRepo(app)] },
+      cwd: tempDir(),
+      git: GIT,
+    });
     const dir = path.join(`${app.dir}-wt`, "fix-auth");
     expect(mapped.commands).toEqual([
       `git -C ${app.dir} fetch origin +refs/heads/${BRANCH}:refs/remotes/origin/${BRANCH}`,
@@ -108,7 +114,13 @@ describe("mapPrToWorkdir", () => {
     const app = await hosted("git@github.example.com:org/app.git", "dependabot/npm/lodash");
     const config = { repos: [trackedRepo(app)] };
     await app.git(["fetch", "-q", "origin", "dependabot/npm/lodash:dependabot/npm/lodash"]);
-    const mapped = await mapPrToWorkdir({ repoUrl: "https://github.example.com/org/app", branch: "dependabot/npm/lodash", config, cwd: tempDir(), git: GIT });
+    const mapped = await mapPrToWorkdir({
+      repoUrl: "https://github.example.com/org/app",
+      branch: "dependabot/npm/lodash",
+      config,
+      cwd: tempDir(),
+      git: GIT,
+    });
     expect(mapped.dir).toBe(path.join(`${app.dir}-wt`, "dependabot-npm-lodash"));
     expect(mapped.commands[1]).toBe(`git -C ${app.dir} worktree add ${mapped.dir} dependabot/npm/lodash`);
   });
@@ -117,7 +129,13 @@ describe("mapPrToWorkdir", () => {
     const app = await hosted("git@github.com:org/app.git");
     const repo = trackedRepo(app);
     const earlier = await addWorktree(repo, "fix-auth", GIT);
-    const mapped = await mapPrToWorkdir({ repoUrl: "https://github.com/org/app", branch: "users/me/fix-auth", config: { repos: [repo] }, cwd: tempDir(), git: GIT });
+    const mapped = await mapPrToWorkdir({
+      repoUrl: "https://github.com/org/app",
+      branch: "users/me/fix-auth",
+      config: { repos: [repo] },
+      cwd: tempDir(),
+      git: GIT,
+    });
     expect(mapped).toMatchObject({ dir: earlier.dir, created: false, commands: [] });
   });
 
@@ -126,7 +144,15 @@ describe("mapPrToWorkdir", () => {
     const repo = trackedRepo(app);
     await addWorktree(repo, "fix-auth", GIT);
     await app.git(["-C", path.join(`${app.dir}-wt`, "fix-auth"), "checkout", "-q", "-b", "something-else"]);
-    const error = await failure(mapPrToWorkdir({ repoUrl: "https://github.com/org/app", branch: "users/me/fix-auth", config: { repos: [repo] }, cwd: tempDir(), git: GIT }));
+    const error = await failure(
+      mapPrToWorkdir({
+        repoUrl: "https://github.com/org/app",
+        branch: "users/me/fix-auth",
+        config: { repos: [repo] },
+        cwd: tempDir(),
+        git: GIT,
+      }),
+    );
     expect(error.code).toBe("worktree_conflict");
   });
 
@@ -134,7 +160,9 @@ describe("mapPrToWorkdir", () => {
     const app = await hosted("git@github.com:org/app.git");
     fs.writeFileSync(path.join(app.dir, "README.md"), "local edit\n");
     const config = { repos: [trackedRepo(app, { git_strategy: "branch" })] };
-    const error = await failure(mapPrToWorkdir({ repoUrl: "https://github.com/org/app", branch: "users/me/fix-auth", config, cwd: tempDir(), git: GIT }));
+    const error = await failure(
+      mapPrToWorkdir({ repoUrl: "https://github.com/org/app", branch: "users/me/fix-auth", config, cwd: tempDir(), git: GIT }),
+    );
     expect(error.code).toBe("worktree_dirty");
     expect(error.message).toContain(`Cannot check out 'users/me/fix-auth' in ${app.dir}: it has uncommitted changes on main`);
     expect(error.message).toContain(".M README.md");
@@ -145,7 +173,9 @@ describe("mapPrToWorkdir", () => {
   it("branch strategy: a branch missing on the remote says so", async () => {
     const app = await hosted("git@github.com:org/app.git");
     const config = { repos: [trackedRepo(app, { git_strategy: "branch" })] };
-    const error = await failure(mapPrToWorkdir({ repoUrl: "https://github.com/org/app", branch: "deleted", config, cwd: tempDir(), git: GIT }));
+    const error = await failure(
+      mapPrToWorkdir({ repoUrl: "https://github.com/org/app", branch: "deleted", config, cwd: tempDir(), git: GIT }),
+    );
     expect(error.code).toBe("pr_branch_missing");
   });
 
@@ -168,14 +198,26 @@ describe("mapPrToWorkdir", () => {
   it("matches the current directory when it is a clone of the repository, from any subfolder", async () => {
     const app = await hosted("git@github.com:org/app.git");
     fs.mkdirSync(path.join(app.dir, "src"));
-    const mapped = await mapPrToWorkdir({ repoUrl: "https://github.com/org/app", branch: "users/me/fix-auth", config: { repos: [] }, cwd: path.join(app.dir, "src"), git: GIT });
+    const mapped = await mapPrToWorkdir({
+      repoUrl: "https://github.com/org/app",
+      branch: "users/me/fix-auth",
+      config: { repos: [] },
+      cwd: path.join(app.dir, "src"),
+      git: GIT,
+    });
     expect(mapped).toMatchObject({ dir: app.dir, strategy: "cwd", repo: undefined, onBranch: false, created: false });
   });
 
   it("finds the repo by another remote than origin (a fork setup)", async () => {
     const app = await hosted("git@github.com:me/app.git");
     await app.git(["remote", "add", "upstream", "git@github.com:org/app.git"]);
-    const mapped = await mapPrToWorkdir({ repoUrl: "https://github.com/org/app", branch: "x", config: { repos: [trackedRepo(app, { git_strategy: "hands-off" })] }, cwd: tempDir(), git: GIT }).catch((e: unknown) => e);
+    const mapped = await mapPrToWorkdir({
+      repoUrl: "https://github.com/org/app",
+      branch: "x",
+      config: { repos: [trackedRepo(app, { git_strategy: "hands-off" })] },
+      cwd: tempDir(),
+      git: GIT,
+    }).catch((e: unknown) => e);
     expect(isOttoError(mapped) && mapped.code).toBe("hands_off_branch");
   });
 
@@ -185,7 +227,13 @@ describe("mapPrToWorkdir", () => {
     const fake = fakeGit(`if [ "$1" = fetch ]; then sleep 30; fi\nexec '${realGit}' "$@"`);
     const started = Date.now();
     const error = await failure(
-      mapPrToWorkdir({ repoUrl: "https://github.com/org/app", branch: "users/me/fix-auth", config: { repos: [trackedRepo(app)] }, cwd: tempDir(), git: { env: fake.env, timeouts: { write: 300 } } }),
+      mapPrToWorkdir({
+        repoUrl: "https://github.com/org/app",
+        branch: "users/me/fix-auth",
+        config: { repos: [trackedRepo(app)] },
+        cwd: tempDir(),
+        git: { env: fake.env, timeouts: { write: 300 } },
+      }),
     );
     expect(Date.now() - started).toBeLessThan(5_000);
     expect(error.code).toBe("git_timeout");
@@ -196,10 +244,16 @@ describe("mapPrToWorkdir", () => {
   it("no match: repo_not_found; never clones", async () => {
     const app = await hosted("git@github.com:org/app.git");
     const cwd = tempDir();
-    const error = await failure(mapPrToWorkdir({ repoUrl: "https://github.com/org/other", branch: "x", config: { repos: [trackedRepo(app)] }, cwd, git: GIT }));
+    const error = await failure(
+      mapPrToWorkdir({ repoUrl: "https://github.com/org/other", branch: "x", config: { repos: [trackedRepo(app)] }, cwd, git: GIT }),
+    );
     expect(error.code).toBe("repo_not_found");
-    expect(error.message).toBe("Cannot find local repo for https://github.com/org/other. Add it with /otto-repo add or run from within the repo.");
+    expect(error.message).toBe(
+      "Cannot find local repo for https://github.com/org/other. Add it with /otto-repo add or run from within the repo.",
+    );
     expect(fs.readdirSync(cwd)).toEqual([]);
-    expect((await failure(mapPrToWorkdir({ repoUrl: "not a url", branch: "x", config: { repos: [] }, cwd, git: GIT }))).code).toBe("repo_url");
+    expect((await failure(mapPrToWorkdir({ repoUrl: "not a url", branch: "x", config: { repos: [] }, cwd, git: GIT }))).code).toBe(
+      "repo_url",
+    );
   });
 });

@@ -69,7 +69,9 @@ describe("parseWorktreeList (git worktree list --porcelain)", () => {
 
 describe("branch refs and patterns", () => {
   it("parses for-each-ref tracking states", () => {
-    const text = ["main\0aaa\0origin/main\0", "a\0bbb\0origin/a\0[ahead 2, behind 3]", "b\0ccc\0origin/b\0[gone]", "c\0ddd\0\0", ""].join("\n");
+    const text = ["main\0aaa\0origin/main\0", "a\0bbb\0origin/a\0[ahead 2, behind 3]", "b\0ccc\0origin/b\0[gone]", "c\0ddd\0\0", ""].join(
+      "\n",
+    );
     expect(parseBranchRefs(text).map((b) => [b.name, b.upstream, b.ahead, b.behind, b.gone])).toEqual([
       ["main", "origin/main", 0, 0, false],
       ["a", "origin/a", 2, 3, false],

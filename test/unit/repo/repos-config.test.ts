@@ -29,7 +29,13 @@ function file(text?: string): string {
 describe("repos edits in otto.jsonc", () => {
   it("appends a repo in place, keeping every comment, and the result validates", async () => {
     const target = file(USER_FILE);
-    const result = await addRepoEntry(target, { name: "web", primary_dir: "/src/web", worktree_dir: "/src/web-wt", git_strategy: "worktree", branch_template: "users/me/{{name}}" });
+    const result = await addRepoEntry(target, {
+      name: "web",
+      primary_dir: "/src/web",
+      worktree_dir: "/src/web-wt",
+      git_strategy: "worktree",
+      branch_template: "users/me/{{name}}",
+    });
     expect(result).toMatchObject({ index: 1, changed: true, created: false, key: "repos[1]" });
     const text = fs.readFileSync(target, "utf8");
     for (const comment of ["// my models, hand-tuned", "/* repos I work on */", "// the API, keep first"]) expect(text).toContain(comment);
@@ -48,7 +54,9 @@ describe("repos edits in otto.jsonc", () => {
     expect(removed).toMatchObject({ index: 1, entry: { name: "web" }, changed: true });
     const text = fs.readFileSync(target, "utf8");
     expect(text).toContain("// the API, keep first");
-    expect(parseConfigText(text, { file: target }).value?.repos).toEqual([{ name: "api", primary_dir: "~/src/api", git_strategy: "branch" }]);
+    expect(parseConfigText(text, { file: target }).value?.repos).toEqual([
+      { name: "api", primary_dir: "~/src/api", git_strategy: "branch" },
+    ]);
     expect(await removeRepoEntry(target, "nope")).toBeUndefined();
     expect(fs.readFileSync(target, "utf8")).toBe(text);
   });
@@ -57,7 +65,10 @@ describe("repos edits in otto.jsonc", () => {
     const target = file();
     const result = await addRepoEntry(target, { name: "api", primary_dir: "/src/api" });
     expect(result).toMatchObject({ index: 0, created: true });
-    expect(parseConfigText(fs.readFileSync(target, "utf8"), { file: target }).value).toEqual({ $schema: SCHEMA_URL, repos: [{ name: "api", primary_dir: "/src/api" }] });
+    expect(parseConfigText(fs.readFileSync(target, "utf8"), { file: target }).value).toEqual({
+      $schema: SCHEMA_URL,
+      repos: [{ name: "api", primary_dir: "/src/api" }],
+    });
   });
 
   it("refuses a duplicate name, and a file that does not validate, without touching it", async () => {

@@ -28,20 +28,30 @@ describe("placeRun: where a run commits", () => {
     expect(fs.readFileSync(path.join(repo.dir, "README.md"), "utf8")).toBe("mine\n");
     // A resumed run switches back to the branch it made.
     await repo.git(["switch", "-q", "main"]);
-    expect((await placeRun({ root: repo.dir, slug: "add-auth", here: false, repos: [], git: GIT })).note).toContain("Switched to the branch otto/add-auth");
+    expect((await placeRun({ root: repo.dir, slug: "add-auth", here: false, repos: [], git: GIT })).note).toContain(
+      "Switched to the branch otto/add-auth",
+    );
   });
 
   it("a tracked repo names the branch by its branch_template; hands-off, --here and any other branch stay where they are", async () => {
     const repo = await clone();
     const tracked = trackedRepo(repo, { git_strategy: "branch" });
     expect(runBranchName("add-auth", tracked)).toBe("users/me/add-auth");
-    expect(await placeRun({ root: repo.dir, slug: "add-auth", here: false, repos: [tracked], git: GIT })).toMatchObject({ branch: "users/me/add-auth", switched: true });
+    expect(await placeRun({ root: repo.dir, slug: "add-auth", here: false, repos: [tracked], git: GIT })).toMatchObject({
+      branch: "users/me/add-auth",
+      switched: true,
+    });
 
     await repo.git(["switch", "-q", "main"]);
-    expect(await placeRun({ root: repo.dir, slug: "x", here: false, repos: [trackedRepo(repo, { git_strategy: "hands-off" })], git: GIT })).toMatchObject({ branch: "main", switched: false });
+    expect(
+      await placeRun({ root: repo.dir, slug: "x", here: false, repos: [trackedRepo(repo, { git_strategy: "hands-off" })], git: GIT }),
+    ).toMatchObject({ branch: "main", switched: false });
     expect(await placeRun({ root: repo.dir, slug: "x", here: true, repos: [], git: GIT })).toEqual({ branch: "main", switched: false });
     await repo.git(["switch", "-q", "-c", "feature/mine"]);
-    expect(await placeRun({ root: repo.dir, slug: "x", here: false, repos: [], git: GIT })).toEqual({ branch: "feature/mine", switched: false });
+    expect(await placeRun({ root: repo.dir, slug: "x", here: false, repos: [], git: GIT })).toEqual({
+      branch: "feature/mine",
+      switched: false,
+    });
   });
 
   it("refuses with the way out when git cannot switch without overwriting the user's change", async () => {
@@ -50,7 +60,9 @@ describe("placeRun: where a run commits", () => {
     await repo.commit("branch change", { "README.md": "branch\n" });
     await repo.git(["switch", "-q", "main"]);
     fs.writeFileSync(path.join(repo.dir, "README.md"), "mine\n");
-    await expect(placeRun({ root: repo.dir, slug: "x", here: false, repos: [], git: GIT })).rejects.toThrow(/commits on otto\/x, not on main .*git could not switch/);
+    await expect(placeRun({ root: repo.dir, slug: "x", here: false, repos: [], git: GIT })).rejects.toThrow(
+      /commits on otto\/x, not on main .*git could not switch/,
+    );
     expect(fs.readFileSync(path.join(repo.dir, "README.md"), "utf8")).toBe("mine\n");
   });
 });

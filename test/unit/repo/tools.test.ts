@@ -39,14 +39,39 @@ interface Box {
 
 function box(): Box {
   const home = tempDir("otto-home-");
-  const env: Env = { ...gitEnv(), HOME: home, XDG_CONFIG_HOME: path.join(home, ".config"), XDG_DATA_HOME: path.join(home, ".local", "share") };
+  const env: Env = {
+    ...gitEnv(),
+    HOME: home,
+    XDG_CONFIG_HOME: path.join(home, ".config"),
+    XDG_DATA_HOME: path.join(home, ".local", "share"),
+  };
   return {
     env,
     userFile: path.join(home, ".config", "otto", "otto.jsonc"),
     dataDir: path.join(home, ".local", "share", "otto"),
     async run(command, args, cwd) {
-      const runtime: Runtime = { client: {} as Runtime["client"], directory: cwd, worktree: cwd, events: new EventBus(), log: silentLogger, env, once: new Set(), secrets: new KnownSecrets(), sessions: {} as Runtime["sessions"], guard: {} as Runtime["guard"] };
-      const toolCtx = { sessionID: "s", messageID: "m", agent: "otto", directory: cwd, worktree: cwd, abort: new AbortController().signal, metadata: () => undefined, ask: () => Promise.resolve() } satisfies ToolContext;
+      const runtime: Runtime = {
+        client: {} as Runtime["client"],
+        directory: cwd,
+        worktree: cwd,
+        events: new EventBus(),
+        log: silentLogger,
+        env,
+        once: new Set(),
+        secrets: new KnownSecrets(),
+        sessions: {} as Runtime["sessions"],
+        guard: {} as Runtime["guard"],
+      };
+      const toolCtx = {
+        sessionID: "s",
+        messageID: "m",
+        agent: "otto",
+        directory: cwd,
+        worktree: cwd,
+        abort: new AbortController().signal,
+        metadata: () => undefined,
+        ask: () => Promise.resolve(),
+      } satisfies ToolContext;
       const tool = command === "repo" ? repoCommand(runtime) : worktreeCommand(runtime);
       const result = await tool.execute({ args }, toolCtx);
       return typeof result === "string" ? result : result.output;
@@ -74,7 +99,9 @@ describe("/otto-repo", () => {
 
     const added = await b.run("repo", "add --yes", app.dir);
     expect(added).toContain(`Added repo 'my-service' as repos[0] of the user config ${b.userFile} (created the file):`);
-    expect(reposIn(b.userFile)).toEqual([{ name: "my-service", primary_dir: app.dir, worktree_dir: `${app.dir}-wt`, git_strategy: "worktree" }]);
+    expect(reposIn(b.userFile)).toEqual([
+      { name: "my-service", primary_dir: app.dir, worktree_dir: `${app.dir}-wt`, git_strategy: "worktree" },
+    ]);
 
     const list = await b.run("repo", "list", app.dir);
     expect(list).toContain(`Tracked repos (1), from the user config ${b.userFile}:`);
@@ -90,11 +117,17 @@ describe("/otto-repo", () => {
     const app = await clone();
     fs.mkdirSync(path.dirname(b.userFile), { recursive: true });
     fs.writeFileSync(b.userFile, '{\n  // keep me\n  "models": {}\n}\n');
-    const out = await b.run("repo", `add --name web --primary-dir ${app.dir} --strategy branch --branch-template 'users/me/{{name}}' --branch-pattern 'hotfix/*'`, tempDir());
+    const out = await b.run(
+      "repo",
+      `add --name web --primary-dir ${app.dir} --strategy branch --branch-template 'users/me/{{name}}' --branch-pattern 'hotfix/*'`,
+      tempDir(),
+    );
     expect(out).toContain(`Added repo 'web' as repos[0] of the user config ${b.userFile}:`);
     expect(out).toContain("  branch_template: users/me/{{name}} (e.g. users/me/fix-auth)");
     expect(fs.readFileSync(b.userFile, "utf8")).toContain("// keep me");
-    expect(reposIn(b.userFile)).toEqual([{ name: "web", primary_dir: app.dir, git_strategy: "branch", branch_template: "users/me/{{name}}", branch_patterns: ["hotfix/*"] }]);
+    expect(reposIn(b.userFile)).toEqual([
+      { name: "web", primary_dir: app.dir, git_strategy: "branch", branch_template: "users/me/{{name}}", branch_patterns: ["hotfix/*"] },
+    ]);
     const list = await b.run("repo", "list", tempDir());
     expect(list).toContain("web (branch)");
     expect(list).not.toContain("worktree dir");
@@ -106,8 +139,12 @@ describe("/otto-repo", () => {
     const app = await clone();
     expect(await b.run("repo", "add --strategy branch --dry-run", app.dir)).toContain("git_strategy:    branch");
     expect(fs.existsSync(b.userFile)).toBe(false);
-    expect(await b.run("repo", "add --strategy sideways", app.dir)).toBe("Error: Unknown --strategy 'sideways'.\nNext step: Use one of: worktree, branch, hands-off.");
-    expect(await b.run("repo", "add --branch-template 'x/{{nom}}'", app.dir)).toContain("Error: branch_template 'x/{{nom}}' is not a valid template");
+    expect(await b.run("repo", "add --strategy sideways", app.dir)).toBe(
+      "Error: Unknown --strategy 'sideways'.\nNext step: Use one of: worktree, branch, hands-off.",
+    );
+    expect(await b.run("repo", "add --branch-template 'x/{{nom}}'", app.dir)).toContain(
+      "Error: branch_template 'x/{{nom}}' is not a valid template",
+    );
     const outside = await b.run("repo", "add", tempDir());
     expect(outside).toContain("is not inside a git repository");
     expect(outside).toContain("pass --name <name> --primary-dir <path>");
@@ -150,13 +187,18 @@ describe("/otto-worktree", () => {
     fs.mkdirSync(path.join(dir, ".otto", "specs", "rate-limiting"), { recursive: true });
     fs.writeFileSync(path.join(dir, ".otto", "specs", "rate-limiting", "tasks.md"), TASKS);
     fs.mkdirSync(path.join(b.dataDir, "prs"), { recursive: true });
-    fs.writeFileSync(path.join(b.dataDir, "prs", "github-7.md"), "---\nbranch: users/me/rate\nrepo: app\nurl: https://github.com/org/app/pull/7\n---\n");
+    fs.writeFileSync(
+      path.join(b.dataDir, "prs", "github-7.md"),
+      "---\nbranch: users/me/rate\nrepo: app\nurl: https://github.com/org/app/pull/7\n---\n",
+    );
 
     // From inside the worktree: the repo is found by its worktree dir.
     const list = await b.run("worktree", "list", dir);
     expect(list).toContain(`Repo 'app' (worktree strategy, worktrees under ${app.dir}-wt):`);
     expect(list).toContain(`| main | ${app.dir} (primary) | clean | origin/main ↑0 ↓0 | - |`);
-    expect(list).toContain(`| users/me/rate | ${dir} | dirty (1 change) | no upstream | spec rate-limiting (1/2 tasks left); PR github-7 https://github.com/org/app/pull/7 |`);
+    expect(list).toContain(
+      `| users/me/rate | ${dir} | dirty (1 change) | no upstream | spec rate-limiting (1/2 tasks left); PR github-7 https://github.com/org/app/pull/7 |`,
+    );
 
     const refused = await b.run("worktree", "remove rate --repo app", tempDir());
     expect(refused).toContain(`Error: ${dir} has uncommitted changes; nothing was removed:`);

@@ -21,7 +21,12 @@ describe("worktree strategy", () => {
     const repo = trackedRepo(app);
     const added = await addWorktree(repo, "fix-auth", GIT);
     const dir = path.join(`${app.dir}-wt`, "fix-auth");
-    expect(added).toMatchObject({ strategy: "worktree", branch: "users/me/fix-auth", dir, base: expect.stringMatching(/^main at [0-9a-f]{7}$/) as unknown });
+    expect(added).toMatchObject({
+      strategy: "worktree",
+      branch: "users/me/fix-auth",
+      dir,
+      base: expect.stringMatching(/^main at [0-9a-f]{7}$/) as unknown,
+    });
     expect(added.command).toBe(`git worktree add ${dir} -b users/me/fix-auth`);
     expect(await currentBranch(dir, GIT)).toBe("users/me/fix-auth");
 
@@ -52,7 +57,10 @@ describe("worktree strategy", () => {
     fs.writeFileSync(path.join(dir, "wip.txt"), "x");
     await app.git(["-C", dir, "commit", "-q", "--allow-empty", "-m", "local"]);
     const prDir = tempDir();
-    fs.writeFileSync(path.join(prDir, "github-42.md"), "---\nbranch: users/me/rate\nrepo: https://github.com/org/app\nurl: https://github.com/org/app/pull/42\n---\n# PR\n");
+    fs.writeFileSync(
+      path.join(prDir, "github-42.md"),
+      "---\nbranch: users/me/rate\nrepo: https://github.com/org/app\nurl: https://github.com/org/app/pull/42\n---\n# PR\n",
+    );
     fs.writeFileSync(path.join(prDir, "github-43.md"), "---\nbranch: users/me/rate\nrepo: other\n---\n");
     fs.writeFileSync(path.join(prDir, "broken.md"), "---\n: : :\n---\n");
     await app.git(["remote", "set-url", "origin", "git@github.com:org/app.git"]);
@@ -131,7 +139,12 @@ describe("branch strategy", () => {
     await app.git(["branch", "hotfix/urgent"]);
     await app.git(["branch", "unrelated"]);
     const added = await addWorktree(repo, "fix-auth", GIT);
-    expect(added).toMatchObject({ strategy: "branch", dir: app.dir, branch: "users/me/fix-auth", command: "git checkout -b users/me/fix-auth" });
+    expect(added).toMatchObject({
+      strategy: "branch",
+      dir: app.dir,
+      branch: "users/me/fix-auth",
+      command: "git checkout -b users/me/fix-auth",
+    });
     expect(await currentBranch(app.dir, GIT)).toBe("users/me/fix-auth");
     expect((await codeOf(addWorktree(repo, "fix-auth", GIT))).code).toBe("branch_exists");
 

@@ -7,7 +7,8 @@ import { FakeOpencode, MODEL, OTHER, log } from "../session/fake-opencode.ts";
 const render: PromptRenderer = () => "Return the envelope again.";
 const doc = (text: string) => `BEGIN_DOCUMENT\n${text}\nEND_DOCUMENT`;
 /** Valid when the document says "good"; normalised to upper case. */
-const accept = (artifact: string): Acceptance => (artifact.includes("good") ? { ok: true, artifact: artifact.toUpperCase() } : { ok: false, problems: `not good: ${artifact}` });
+const accept = (artifact: string): Acceptance =>
+  artifact.includes("good") ? { ok: true, artifact: artifact.toUpperCase() } : { ok: false, problems: `not good: ${artifact}` };
 const child = { directory: "/repo", parentID: "ses_parent", agent: "otto-reviewer", model: MODEL, title: "t", timeoutMs: 5_000 };
 
 function fakeWith(answers: string[]) {
@@ -40,7 +41,13 @@ describe("generateChecked", () => {
     const dialogs: PassDialog[] = [];
     let caught: unknown;
     try {
-      await generateChecked(runner, child, "generate", "WRITE", { artifact: "tasks.md", extract: extractDocument, accept, repairPrompt: (p) => p, onDialog: (d) => dialogs.push(d) });
+      await generateChecked(runner, child, "generate", "WRITE", {
+        artifact: "tasks.md",
+        extract: extractDocument,
+        accept,
+        repairPrompt: (p) => p,
+        onDialog: (d) => dialogs.push(d),
+      });
     } catch (error) {
       caught = error;
     }

@@ -14,7 +14,9 @@ function recordingFiles(dir = path.join(REPO_ROOT, "test")): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const full = path.join(dir, entry.name);
     if (entry.isDirectory()) return entry.name === "support" ? [] : recordingFiles(full);
-    return entry.name.endsWith(".test.ts") && /\brecordFigure\(/.test(fs.readFileSync(full, "utf8")) ? [path.relative(REPO_ROOT, full)] : [];
+    return entry.name.endsWith(".test.ts") && /\brecordFigure\(/.test(fs.readFileSync(full, "utf8"))
+      ? [path.relative(REPO_ROOT, full)]
+      : [];
   });
 }
 
@@ -33,7 +35,12 @@ describe("bench/safety.ts", () => {
       { name: "a", tried: 4, through: 1 },
       { name: "b", tried: 1, through: 1 },
     ]);
-    expect(safetyRows([{ file: "test/e2e/x.test.ts", passed: false, figures }, { file: "test/unit/y.test.ts", passed: false, figures: [] }])).toEqual([
+    expect(
+      safetyRows([
+        { file: "test/e2e/x.test.ts", passed: false, figures },
+        { file: "test/unit/y.test.ts", passed: false, figures: [] },
+      ]),
+    ).toEqual([
       "| a | 4 | **1** | 0 | `x.test.ts` (**failed**) |",
       "| b | 1 | **1** | 0 | `x.test.ts` (**failed**) |",
       "| no figure recorded: the test failed before it measured | – | – | 0 | `y.test.ts` (**failed**) |",

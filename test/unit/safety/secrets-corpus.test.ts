@@ -35,7 +35,11 @@ const ENV = {
   OPENCODE_SERVER_PASSWORD: "hunter22-opencode",
   OTTO_ADO_PAT: "env-ado-pat-value-9012",
 };
-const CONFIG = { pr: { providers: { ado: { pat: ADO_PAT } } }, opencode: { password: SHORT }, notify: { webhooks: [{ type: "slack", url: WEBHOOK }] } };
+const CONFIG = {
+  pr: { providers: { ado: { pat: ADO_PAT } } },
+  opencode: { password: SHORT },
+  notify: { webhooks: [{ type: "slack", url: WEBHOOK }] },
+};
 const PASSWORD_WITH_SYMBOLS = "p@ss/w0rd#1";
 
 interface Planted {
@@ -44,7 +48,8 @@ interface Planted {
   needle: string;
 }
 
-const JWT = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIn0.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c";
+const JWT =
+  "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIn0.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c";
 const same = (kind: string, text: string): Planted => ({ kind, text, needle: text });
 
 /**
@@ -58,7 +63,10 @@ function inBase64(kind: string, secret: string, before: number, urlSafe: boolean
   return { kind: `${kind} in ${urlSafe ? "URL-safe " : ""}base64 (alignment ${before})`, text, needle };
 }
 const ZERO_WIDTH = ["\u200B", "\u200C", "\u200D", "\u2060", "\uFEFF", "\u00AD"];
-const splitBy = (secret: string, chars: string[]): string => Array.from(secret).map((c, i) => `${c}${chars[i % chars.length] ?? ""}`).join("");
+const splitBy = (secret: string, chars: string[]): string =>
+  Array.from(secret)
+    .map((c, i) => `${c}${chars[i % chars.length] ?? ""}`)
+    .join("");
 
 const CORPUS: Planted[] = [
   same("GitHub classic token", "ghp_R4nd0mT0k3nV4lu3F0rT3st1ngPurp0s3s99"),
@@ -68,7 +76,11 @@ const CORPUS: Planted[] = [
   same("JWT", JWT),
   { kind: "URL credentials", text: "https://deploy:s3cr3tPassw0rd@git.example.com/org/repo.git", needle: "s3cr3tPassw0rd" },
   { kind: "URL credentials (database)", text: "postgres://app:Db-Pa55-Word@db.internal:5432/prod", needle: "Db-Pa55-Word" },
-  { kind: "Authorization token header", text: "Authorization: token 0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3", needle: "0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3" },
+  {
+    kind: "Authorization token header",
+    text: "Authorization: token 0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3",
+    needle: "0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3",
+  },
   { kind: "Bearer header", text: "Authorization: Bearer opaque-bearer-value-77665544", needle: "opaque-bearer-value-77665544" },
   same("GitLab token", "glpat-Abc123Def456Ghi789Jk"),
   same("npm token", "npm_aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1dF3hJ5"),
@@ -77,17 +89,41 @@ const CORPUS: Planted[] = [
   same("Slack app token", "xapp-1-A0123456789-1234567890123-0123456789abcdef0123456789abcdef"),
   same("OpenAI key", "sk-proj-AbCdEfGhIjKlMnOpQrStUvWxYz012345"),
   same("AWS access key id", "AKIAIOSFODNN7EXAMPLE"),
-  { kind: "AWS secret (assignment)", text: "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", needle: "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY" },
-  { kind: "AWS secret (JSON)", text: '{"AccessKeyId": "x", "SecretAccessKey": "Zm9vYmFyYmF6cXV4c2VjcmV0a2V5MTIzNDU2"}', needle: "Zm9vYmFyYmF6cXV4c2VjcmV0a2V5MTIzNDU2" },
-  { kind: "RSA private key", text: "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAx1zRSAkeyBODYline\n-----END RSA PRIVATE KEY-----", needle: "MIIEowIBAAKCAQEAx1zRSAkeyBODYline" },
-  { kind: "OpenSSH private key", text: "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUkeyBODY\n-----END OPENSSH PRIVATE KEY-----", needle: "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUkeyBODY" },
-  { kind: "PGP private key", text: "-----BEGIN PGP PRIVATE KEY BLOCK-----\n\nlQOYBF0pgpKEYbodyLINE\n=AbCd\n-----END PGP PRIVATE KEY BLOCK-----", needle: "lQOYBF0pgpKEYbodyLINE" },
+  {
+    kind: "AWS secret (assignment)",
+    text: "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+    needle: "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+  },
+  {
+    kind: "AWS secret (JSON)",
+    text: '{"AccessKeyId": "x", "SecretAccessKey": "Zm9vYmFyYmF6cXV4c2VjcmV0a2V5MTIzNDU2"}',
+    needle: "Zm9vYmFyYmF6cXV4c2VjcmV0a2V5MTIzNDU2",
+  },
+  {
+    kind: "RSA private key",
+    text: "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAx1zRSAkeyBODYline\n-----END RSA PRIVATE KEY-----",
+    needle: "MIIEowIBAAKCAQEAx1zRSAkeyBODYline",
+  },
+  {
+    kind: "OpenSSH private key",
+    text: "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUkeyBODY\n-----END OPENSSH PRIVATE KEY-----",
+    needle: "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUkeyBODY",
+  },
+  {
+    kind: "PGP private key",
+    text: "-----BEGIN PGP PRIVATE KEY BLOCK-----\n\nlQOYBF0pgpKEYbodyLINE\n=AbCd\n-----END PGP PRIVATE KEY BLOCK-----",
+    needle: "lQOYBF0pgpKEYbodyLINE",
+  },
   { kind: "env password", text: "DB_PASSWORD=Tr0ub4dor&3x", needle: "Tr0ub4dor" },
   { kind: "YAML client secret", text: "client_secret: 9f8e7d6c5b4a3210fedc", needle: "9f8e7d6c5b4a3210fedc" },
   { kind: "query string API key", text: "GET https://api.example.com/v1/items?api_key=q1w2e3r4t5y6&page=2", needle: "q1w2e3r4t5y6" },
   { kind: "quoted env secret", text: "export API_TOKEN='a quoted secret 42'", needle: "a quoted secret 42" },
   same("configured Azure DevOps PAT", ADO_PAT),
-  { kind: "ADO PAT as Basic credentials", text: `curl -H "X: ${Buffer.from(`:${ADO_PAT}`).toString("base64")}"`, needle: Buffer.from(`:${ADO_PAT}`).toString("base64") },
+  {
+    kind: "ADO PAT as Basic credentials",
+    text: `curl -H "X: ${Buffer.from(`:${ADO_PAT}`).toString("base64")}"`,
+    needle: Buffer.from(`:${ADO_PAT}`).toString("base64"),
+  },
   same("configured short password", SHORT),
   same("notify webhook URL", WEBHOOK),
   same("GITHUB_TOKEN (no format)", ENV.GITHUB_TOKEN),
@@ -152,7 +188,13 @@ async function sinkOutputs(): Promise<Record<string, string>> {
     secrets: known,
     timeoutMs: 1000,
   });
-  const report = await notify({ kind: "human_needed", title: `Needs you: ${BLOB.slice(0, 200)}`, text: BLOB, url: "https://deploy:s3cr3tPassw0rd@git.example.com/pr/1", facts: { log: BLOB } });
+  const report = await notify({
+    kind: "human_needed",
+    title: `Needs you: ${BLOB.slice(0, 200)}`,
+    text: BLOB,
+    url: "https://deploy:s3cr3tPassw0rd@git.example.com/pr/1",
+    facts: { log: BLOB },
+  });
   out["notifications (webhooks, toast, command)"] = `${sent.join("\n")}\n${JSON.stringify(report)}`;
 
   const prDir = await tmp();
@@ -166,9 +208,43 @@ async function sinkOutputs(): Promise<Record<string, string>> {
   const paths = specPaths(repo, "rate-limit");
   await writeSpecFile(paths.design, `# Design\n\n${BLOB}`, known);
   await recordRaisedQuestions(paths, [{ title: "Which token?", question: BLOB }], "design (2026-02-06)", known);
-  await writeHistoryFile(paths, "2026-02-06-design.md", renderHistory({ stage: "design", slug: "rate-limit", at: new Date(0), outcome: BLOB, models: {}, notes: [BLOB], dialogs: [{ role: "generate", model: "m", sessionID: "s", dialog: BLOB }] }), known);
-  await writeAttempt(paths.history, { slug: "rate-limit", taskId: "1.1", title: "t", attempt: 1, maxAttempts: 2, model: "m", startedAt: new Date(0), durationMs: 1, result: "completed", briefing: "b", finalMessage: BLOB, dialog: BLOB }, known);
-  await writeStepRecord(paths.history, { slug: "rate-limit", name: "phase-1", heading: "Phase 1", at: new Date(0), steps: [{ name: "verify", outcome: BLOB, dialog: BLOB }] }, known);
+  await writeHistoryFile(
+    paths,
+    "2026-02-06-design.md",
+    renderHistory({
+      stage: "design",
+      slug: "rate-limit",
+      at: new Date(0),
+      outcome: BLOB,
+      models: {},
+      notes: [BLOB],
+      dialogs: [{ role: "generate", model: "m", sessionID: "s", dialog: BLOB }],
+    }),
+    known,
+  );
+  await writeAttempt(
+    paths.history,
+    {
+      slug: "rate-limit",
+      taskId: "1.1",
+      title: "t",
+      attempt: 1,
+      maxAttempts: 2,
+      model: "m",
+      startedAt: new Date(0),
+      durationMs: 1,
+      result: "completed",
+      briefing: "b",
+      finalMessage: BLOB,
+      dialog: BLOB,
+    },
+    known,
+  );
+  await writeStepRecord(
+    paths.history,
+    { slug: "rate-limit", name: "phase-1", heading: "Phase 1", at: new Date(0), steps: [{ name: "verify", outcome: BLOB, dialog: BLOB }] },
+    known,
+  );
   const specFiles = await fs.readdir(paths.dir, { recursive: true });
   const texts: string[] = [];
   for (const f of specFiles) {
@@ -187,7 +263,12 @@ async function sinkOutputs(): Promise<Record<string, string>> {
   const crewRoot = await tmp();
   const crew = crewPaths(crewRoot);
   await fs.mkdir(path.dirname(crew.crew), { recursive: true });
-  await transact(crew, () => new Date(0), ({ post }) => post({ from: "alice", kind: "say", text: BLOB, mentions: [] }), known);
+  await transact(
+    crew,
+    () => new Date(0),
+    ({ post }) => post({ from: "alice", kind: "say", text: BLOB, mentions: [] }),
+    known,
+  );
   out["crew messages and state"] = `${await fs.readFile(crew.messages, "utf8")}\n${await fs.readFile(crew.crew, "utf8")}`;
   return out;
 }
@@ -205,7 +286,11 @@ describe("the secrets corpus", () => {
       for (const p of CORPUS) if (text.includes(p.needle)) leaks.push(`${p.kind} reached ${sink}`);
     }
     // Recorded before any assertion, so a regression shows in the bench as a number.
-    recordFigure({ name: "secrets planted in model output, CI logs and comments, across every sink", tried: CORPUS.length, through: leaks.length });
+    recordFigure({
+      name: "secrets planted in model output, CI logs and comments, across every sink",
+      tried: CORPUS.length,
+      through: leaks.length,
+    });
     for (const [sink, text] of Object.entries(outputs)) expect(text.length, sink).toBeGreaterThan(0);
     process.stdout.write(`secrets planted: ${CORPUS.length} / sinks: ${Object.keys(outputs).length} / reaching a sink: ${leaks.length}\n`);
     expect(leaks).toEqual([]);

@@ -3,27 +3,75 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { assertSandbox, bwrapArgs, credentialPaths, describeSandbox, detectSandbox, planCommand, sandboxPolicy, seatbeltProfile, shellQuote, typedLine, type PathKind } from "../../../src/sandbox/index.ts";
+import {
+  assertSandbox,
+  bwrapArgs,
+  credentialPaths,
+  describeSandbox,
+  detectSandbox,
+  planCommand,
+  sandboxPolicy,
+  seatbeltProfile,
+  shellQuote,
+  typedLine,
+  type PathKind,
+} from "../../../src/sandbox/index.ts";
 import { runCheck } from "../../../src/workspace/index.ts";
 import { recordFigure } from "../../support/figures.ts";
 
 const REPO_ROOT = path.resolve(import.meta.dirname, "../../..");
 
 describe("the sandbox's policy (pure)", () => {
-  const env = { HOME: "/home/u", XDG_CONFIG_HOME: "/home/u/.config", XDG_DATA_HOME: "/home/u/.local/share", SSH_AUTH_SOCK: "/run/user/1000/ssh.sock" };
+  const env = {
+    HOME: "/home/u",
+    XDG_CONFIG_HOME: "/home/u/.config",
+    XDG_DATA_HOME: "/home/u/.local/share",
+    SSH_AUTH_SOCK: "/run/user/1000/ssh.sock",
+  };
 
   it("hides every credential store, otto's config and data, OpenCode's provider keys and the SSH agent", () => {
     const hidden = credentialPaths(env);
-    for (const p of ["/home/u/.ssh", "/home/u/.config/gh", "/home/u/.git-credentials", "/home/u/.netrc", "/home/u/.npmrc", "/home/u/.config/otto", "/home/u/.local/share/otto", "/home/u/.local/share/opencode/auth.json", "/run/user/1000/ssh.sock"]) {
+    for (const p of [
+      "/home/u/.ssh",
+      "/home/u/.config/gh",
+      "/home/u/.git-credentials",
+      "/home/u/.netrc",
+      "/home/u/.npmrc",
+      "/home/u/.config/otto",
+      "/home/u/.local/share/otto",
+      "/home/u/.local/share/opencode/auth.json",
+      "/run/user/1000/ssh.sock",
+    ]) {
       expect(hidden).toContain(p);
     }
   });
 
   it("mounts in an order where each layer lands on the right one: temp, caches, tree, git's control files read-only, hidden stores last", () => {
     const policy = sandboxPolicy({ cwd: "/w/repo/src", tree: { root: "/w/repo", gitDirs: ["/w/repo/.git"] }, env });
-    const kinds: Record<string, PathKind> = { "/tmp": "dir", "/var/tmp": "dir", "/w/repo": "dir", "/w/repo/.git": "dir", "/w/repo/.git/config": "file", "/w/repo/.git/hooks": "dir", "/home/u/.npm": "dir", "/home/u/.ssh": "dir", "/home/u/.git-credentials": "file" };
+    const kinds: Record<string, PathKind> = {
+      "/tmp": "dir",
+      "/var/tmp": "dir",
+      "/w/repo": "dir",
+      "/w/repo/.git": "dir",
+      "/w/repo/.git/config": "file",
+      "/w/repo/.git/hooks": "dir",
+      "/home/u/.npm": "dir",
+      "/home/u/.ssh": "dir",
+      "/home/u/.git-credentials": "file",
+    };
     const args = bwrapArgs(policy, (p) => kinds[p] ?? "missing");
-    expect(args.slice(0, 10)).toEqual(["--die-with-parent", "--unshare-pid", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs"]);
+    expect(args.slice(0, 10)).toEqual([
+      "--die-with-parent",
+      "--unshare-pid",
+      "--ro-bind",
+      "/",
+      "/",
+      "--dev",
+      "/dev",
+      "--proc",
+      "/proc",
+      "--tmpfs",
+    ]);
     const at = (...pair: string[]) => args.findIndex((_, i) => pair.every((p, j) => args[i + j] === p));
     expect(at("--bind", "/home/u/.npm")).toBeGreaterThan(at("--tmpfs", "/tmp"));
     expect(at("--bind", "/w/repo", "/w/repo")).toBeGreaterThan(at("--bind", "/home/u/.npm"));
@@ -56,7 +104,10 @@ describe("the sandbox's policy (pure)", () => {
   it("says which sandbox is active, and refuses an unattended flow under required without one", () => {
     const none = { kind: "none" as const, reason: "bubblewrap (bwrap) is not installed" };
     const bwrap = { kind: "bwrap" as const, binary: "/usr/bin/bwrap" };
-    expect(describeSandbox("auto", {}, bwrap)).toMatchObject({ active: "bwrap", line: expect.stringMatching(/^Sandbox: bwrap \(\/usr\/bin\/bwrap\)/) as unknown });
+    expect(describeSandbox("auto", {}, bwrap)).toMatchObject({
+      active: "bwrap",
+      line: expect.stringMatching(/^Sandbox: bwrap \(\/usr\/bin\/bwrap\)/) as unknown,
+    });
     expect(describeSandbox("auto", {}, none).line).toContain("otto's environment and command guards alone");
     expect(describeSandbox("required", {}, none).line).toContain("refuse to start");
     expect(() => assertSandbox("required", {}, none)).toThrow(/sandbox: "required".*bubblewrap \(bwrap\) is not installed/s);
@@ -71,7 +122,9 @@ describe("the sandbox's policy (pure)", () => {
   });
 
   it("quotes a command line as one argument, whatever it holds", () => {
-    expect(execFileSync("/bin/sh", ["-c", `printf %s ${shellQuote(`it's "x" $HOME \`y\``)}`], { encoding: "utf8" })).toBe(`it's "x" $HOME \`y\``);
+    expect(execFileSync("/bin/sh", ["-c", `printf %s ${shellQuote(`it's "x" $HOME \`y\``)}`], { encoding: "utf8" })).toBe(
+      `it's "x" $HOME \`y\``,
+    );
   });
 
   it("sandbox off runs a plain shell; auto without a sandbox says why; required without one refuses", () => {
@@ -79,7 +132,10 @@ describe("the sandbox's policy (pure)", () => {
     const off = planCommand({ mode: "off", cwd: "/w", tree, env: {} }, "true");
     expect(off.sandbox === "none" && off.reason).toMatch(/off/);
     const none = { kind: "none" as const, reason: "bubblewrap (bwrap) is not installed" };
-    expect(planCommand({ mode: "auto", cwd: "/w", tree, env: {}, detected: none }, "true")).toMatchObject({ sandbox: "none", reason: none.reason });
+    expect(planCommand({ mode: "auto", cwd: "/w", tree, env: {}, detected: none }, "true")).toMatchObject({
+      sandbox: "none",
+      reason: none.reason,
+    });
     expect(() => planCommand({ mode: "required", cwd: "/w", tree, env: {}, detected: none }, "true")).toThrow(/sandbox: "required"/);
   });
 });
@@ -93,12 +149,21 @@ describe.skipIf(!available)("checks in the sandbox (real bubblewrap)", () => {
   const home = path.join(base, "home");
   const repo = fs.mkdtempSync(path.join(os.tmpdir(), "otto-sandbox-repo-"));
   const outside = path.join(os.tmpdir(), `otto-sandbox-outside-${process.pid}`);
-  const env = { ...process.env, HOME: home, XDG_CONFIG_HOME: path.join(home, ".config"), XDG_DATA_HOME: path.join(home, ".local", "share"), GITHUB_TOKEN: "ghp_checkTokenValue0123456789abcdefABCDEF" };
+  const env = {
+    ...process.env,
+    HOME: home,
+    XDG_CONFIG_HOME: path.join(home, ".config"),
+    XDG_DATA_HOME: path.join(home, ".local", "share"),
+    GITHUB_TOKEN: "ghp_checkTokenValue0123456789abcdefABCDEF",
+  };
   fs.mkdirSync(path.join(home, ".ssh"), { recursive: true });
   fs.writeFileSync(path.join(home, ".ssh", "id_ed25519"), "PRIVATE KEY");
   fs.writeFileSync(path.join(home, ".git-credentials"), "https://user:secret-in-store@github.com\n");
   fs.mkdirSync(path.join(home, ".config", "otto"), { recursive: true });
-  fs.writeFileSync(path.join(home, ".config", "otto", "otto.jsonc"), '{ "pr": { "providers": { "github": { "token": "ghp_fromOttoConfig" } } } }');
+  fs.writeFileSync(
+    path.join(home, ".config", "otto", "otto.jsonc"),
+    '{ "pr": { "providers": { "github": { "token": "ghp_fromOttoConfig" } } } }',
+  );
   fs.mkdirSync(path.join(home, ".config", "gh"), { recursive: true });
   fs.writeFileSync(path.join(home, ".config", "gh", "hosts.yml"), "github.com:\n  oauth_token: gho_x\n");
   fs.writeFileSync(outside, "another job's file");
@@ -112,21 +177,40 @@ describe.skipIf(!available)("checks in the sandbox (real bubblewrap)", () => {
   const check = (command: string) => runCheck(command, { cwd: repo, timeoutMs: 20_000, env, sandbox: "required" });
 
   it("a check cannot read the user's credential stores or otto's config", async () => {
-    const reads = ["cat ~/.git-credentials", "cat ~/.ssh/id_ed25519", "cat ~/.config/otto/otto.jsonc", "cat ~/.config/gh/hosts.yml", `cat ${outside}`];
+    const reads = [
+      "cat ~/.git-credentials",
+      "cat ~/.ssh/id_ed25519",
+      "cat ~/.config/otto/otto.jsonc",
+      "cat ~/.config/gh/hosts.yml",
+      `cat ${outside}`,
+    ];
     let through = 0;
     for (const command of reads) {
       const result = await check(command);
       if (result.passed || /secret-in-store|PRIVATE KEY|ghp_fromOttoConfig|oauth_token|another job/.test(result.output)) through++;
     }
-    recordFigure({ name: "commands of otto's work reading the user's credentials (git-credentials, ssh key, otto.jsonc, gh login, another job's temp file)", tried: reads.length, through });
+    recordFigure({
+      name: "commands of otto's work reading the user's credentials (git-credentials, ssh key, otto.jsonc, gh login, another job's temp file)",
+      tried: reads.length,
+      through,
+    });
     expect(through).toBe(0);
   });
 
   it("a check cannot write git's hooks, config or info, nor outside its tree; it can write its tree", async () => {
-    const writes = ["echo 'git push' > .git/hooks/pre-commit", "echo '[alias] x = push' >> .git/config", "echo '* -diff' > .git/info/attributes", `echo x > ${path.join(home, "planted")}`];
+    const writes = [
+      "echo 'git push' > .git/hooks/pre-commit",
+      "echo '[alias] x = push' >> .git/config",
+      "echo '* -diff' > .git/info/attributes",
+      `echo x > ${path.join(home, "planted")}`,
+    ];
     let through = 0;
     for (const command of writes) if ((await check(command)).passed) through++;
-    recordFigure({ name: "commands of otto's work writing git's hooks, config or info, or outside their tree", tried: writes.length, through });
+    recordFigure({
+      name: "commands of otto's work writing git's hooks, config or info, or outside their tree",
+      tried: writes.length,
+      through,
+    });
     expect(through).toBe(0);
     expect(fs.existsSync(path.join(repo, ".git", "hooks", "pre-commit"))).toBe(false);
     expect(fs.readFileSync(path.join(repo, ".git", "config"), "utf8")).not.toContain("alias");
@@ -148,13 +232,16 @@ describe.skipIf(!available)("checks in the sandbox (real bubblewrap)", () => {
     const result = await runCheck(`sleep 3${tag} & wait`, { cwd: repo, timeoutMs: 1_000, env, sandbox: "required" });
     expect(result).toMatchObject({ passed: false, timedOut: true });
     await new Promise((r) => setTimeout(r, 300));
-    const left = fs.readdirSync("/proc").filter((p) => /^\d+$/.test(p)).filter((p) => {
-      try {
-        return fs.readFileSync(`/proc/${p}/cmdline`, "utf8").includes(`sleep\u00003${tag}`);
-      } catch {
-        return false;
-      }
-    });
+    const left = fs
+      .readdirSync("/proc")
+      .filter((p) => /^\d+$/.test(p))
+      .filter((p) => {
+        try {
+          return fs.readFileSync(`/proc/${p}/cmdline`, "utf8").includes(`sleep\u00003${tag}`);
+        } catch {
+          return false;
+        }
+      });
     expect(left).toEqual([]);
   });
 });
@@ -167,7 +254,9 @@ describe("sandbox required without a sandbox", () => {
     fs.mkdirSync(bin);
     fs.symlinkSync(execFileSync("/bin/sh", ["-c", "command -v git"], { encoding: "utf8" }).trim(), path.join(bin, "git"));
     const env = { ...process.env, PATH: bin };
-    await expect(runCheck("true", { cwd, timeoutMs: 5_000, env, sandbox: process.platform === "linux" ? "required" : "off" })).rejects.toThrow(process.platform === "linux" ? /sandbox: "required".*bubblewrap/s : /never/);
+    await expect(
+      runCheck("true", { cwd, timeoutMs: 5_000, env, sandbox: process.platform === "linux" ? "required" : "off" }),
+    ).rejects.toThrow(process.platform === "linux" ? /sandbox: "required".*bubblewrap/s : /never/);
     fs.rmSync(cwd, { recursive: true, force: true });
   });
 });

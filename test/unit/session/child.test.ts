@@ -100,7 +100,10 @@ describe("ChildSession.prompt", () => {
   it("an aborted turn of a session otto stopped fails with tool_loop and otto's reason; other sessions' aborts stay session_aborted", async () => {
     const fake = new FakeOpencode(() => ({ error: { name: "MessageAbortedError", data: { message: "Aborted" } } }));
     const stopped = new Set<string>();
-    const runner = new SessionRunner({ client: fake.client, events: fake.events, log, clock: trackingClock() }, { graceMs: 10, stopReason: (id) => (stopped.has(id) ? "stopped: called bash `echo hi` with the same arguments 5 times" : undefined) });
+    const runner = new SessionRunner(
+      { client: fake.client, events: fake.events, log, clock: trackingClock() },
+      { graceMs: 10, stopReason: (id) => (stopped.has(id) ? "stopped: called bash `echo hi` with the same arguments 5 times" : undefined) },
+    );
     const child = await runner.openChild(options());
     stopped.add(child.id);
     const error = await rejection(child.prompt("hi"));

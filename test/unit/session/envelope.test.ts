@@ -1,12 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import {
-  extractDocument,
-  extractEnvelope,
-  jsonCandidates,
-  parseEnvelope,
-  rescueJson,
-} from "../../../src/session/index.ts";
+import { extractDocument, extractEnvelope, jsonCandidates, parseEnvelope, rescueJson } from "../../../src/session/index.ts";
 import { formatZodIssues } from "../../../src/core/index.ts";
 
 describe("extractEnvelope", () => {

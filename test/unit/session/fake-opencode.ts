@@ -105,7 +105,14 @@ export class FakeOpencode {
     if (!session || turn.silent) return this.reply(call, turn, "msg_none");
     const userID = nextId("msg");
     session.messages.push({
-      info: { id: userID, sessionID: call.sessionID, role: "user", time: { created: Date.now() }, agent: call.body.agent, model: call.body.model },
+      info: {
+        id: userID,
+        sessionID: call.sessionID,
+        role: "user",
+        time: { created: Date.now() },
+        agent: call.body.agent,
+        model: call.body.model,
+      },
       parts: call.body.parts.map((p) => textPart(call.sessionID, userID, p.text)),
     });
     const reply = this.reply(call, turn, userID);

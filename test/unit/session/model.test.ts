@@ -5,7 +5,10 @@ import { FakeOpencode, MODEL, log } from "./fake-opencode.ts";
 describe("parseModel", () => {
   it("splits at the first slash", () => {
     expect(parseModel("anthropic/claude-sonnet-4-5")).toEqual({ providerID: "anthropic", modelID: "claude-sonnet-4-5" });
-    expect(parseModel(" openrouter/anthropic/claude-sonnet-4 ")).toEqual({ providerID: "openrouter", modelID: "anthropic/claude-sonnet-4" });
+    expect(parseModel(" openrouter/anthropic/claude-sonnet-4 ")).toEqual({
+      providerID: "openrouter",
+      modelID: "anthropic/claude-sonnet-4",
+    });
     expect(formatModel(parseModel("openrouter/a/b"))).toBe("openrouter/a/b");
   });
 

@@ -24,8 +24,13 @@ function fakeClient(options: { replyFails?: boolean } = {}) {
   return { client, replies, legacy, logs, log };
 }
 
-const asked = (sessionID: string, id = "per_1"): Event => ({ type: "permission.asked", properties: { id, sessionID, permission: "bash", patterns: ["git status"], metadata: {}, always: [] } }) as unknown as Event;
-const created = (id: string, parentID: string, directory = "/wt/child"): Event => ({ type: "session.created", properties: { info: { id, parentID, directory } } }) as unknown as Event;
+const asked = (sessionID: string, id = "per_1"): Event =>
+  ({
+    type: "permission.asked",
+    properties: { id, sessionID, permission: "bash", patterns: ["git status"], metadata: {}, always: [] },
+  }) as unknown as Event;
+const created = (id: string, parentID: string, directory = "/wt/child"): Event =>
+  ({ type: "session.created", properties: { info: { id, parentID, directory } } }) as unknown as Event;
 const settle = () => new Promise((r) => setTimeout(r, 0));
 
 describe("permission guard", () => {
@@ -36,7 +41,15 @@ describe("permission guard", () => {
     guard(asked("ses_watch"));
     await settle();
     expect(f.replies).toEqual([
-      expect.objectContaining({ url: "/permission/{requestID}/reply", path: { requestID: "per_1" }, query: { directory: "/wt/pr-7" }, body: { reply: "reject", message: expect.stringContaining("nobody can answer the permission prompt for bash (git status)") as unknown } }),
+      expect.objectContaining({
+        url: "/permission/{requestID}/reply",
+        path: { requestID: "per_1" },
+        query: { directory: "/wt/pr-7" },
+        body: {
+          reply: "reject",
+          message: expect.stringContaining("nobody can answer the permission prompt for bash (git status)") as unknown,
+        },
+      }),
     ]);
     expect(f.logs).toEqual(["otto denied bash (git status) in its session ses_watch: nobody can answer a permission prompt there"]);
   });
@@ -53,7 +66,9 @@ describe("permission guard", () => {
     guard(asked("ses_user_child", "per_user"));
     guard(asked("ses_unknown", "per_unknown"));
     await settle();
-    expect(f.replies.map((r) => [(r.path as { requestID: string }).requestID, (r.query as { directory: string }).directory])).toEqual([["per_sub", "/wt/child"]]);
+    expect(f.replies.map((r) => [(r.path as { requestID: string }).requestID, (r.query as { directory: string }).directory])).toEqual([
+      ["per_sub", "/wt/child"],
+    ]);
   });
 
   it("in the TUI, a session shown under the user's conversation keeps its prompt for the user", async () => {
@@ -71,11 +86,15 @@ describe("permission guard", () => {
     ownSession("ses_old", "/repo", true);
     guard(asked("ses_old", "per_old"));
     await settle();
-    expect(f.legacy).toEqual([{ path: { id: "ses_old", permissionID: "per_old" }, query: { directory: "/repo" }, body: { response: "reject" } }]);
+    expect(f.legacy).toEqual([
+      { path: { id: "ses_old", permissionID: "per_old" }, query: { directory: "/repo" }, body: { response: "reject" } },
+    ]);
   });
 
   it("reads both 1.18's permission.asked and the v1 permission.updated", () => {
-    expect(askedPermission({ type: "permission.updated", properties: { id: "p", sessionID: "s", type: "edit", pattern: "src/*" } })).toEqual({ id: "p", sessionID: "s", permission: "edit", patterns: ["src/*"] });
+    expect(
+      askedPermission({ type: "permission.updated", properties: { id: "p", sessionID: "s", type: "edit", pattern: "src/*" } }),
+    ).toEqual({ id: "p", sessionID: "s", permission: "edit", patterns: ["src/*"] });
     expect(askedPermission({ type: "session.idle", properties: {} })).toBeUndefined();
   });
 });

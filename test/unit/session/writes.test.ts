@@ -37,12 +37,12 @@ describe("SessionWrites", () => {
   it("reads the paths of OpenCode's file tools: filePath, and apply_patch's file headers", () => {
     expect(writtenPaths({ filePath: "src/a.ts", content: "" })).toEqual(["src/a.ts"]);
     expect(writtenPaths({ filePath: "/abs/b.ts", edits: [] })).toEqual(["/abs/b.ts"]);
-    expect(writtenPaths({ patchText: "*** Begin Patch\n*** Add File: new.ts\n+x\n*** Update File: old.ts\n*** Move to: moved.ts\n@@\n-a\n+b\n*** Delete File: gone.ts\n*** End Patch" })).toEqual([
-      "new.ts",
-      "old.ts",
-      "moved.ts",
-      "gone.ts",
-    ]);
+    expect(
+      writtenPaths({
+        patchText:
+          "*** Begin Patch\n*** Add File: new.ts\n+x\n*** Update File: old.ts\n*** Move to: moved.ts\n@@\n-a\n+b\n*** Delete File: gone.ts\n*** End Patch",
+      }),
+    ).toEqual(["new.ts", "old.ts", "moved.ts", "gone.ts"]);
     expect(writtenPaths(undefined)).toEqual([]);
     expect(writtenPaths({ command: "ls" })).toEqual([]);
   });

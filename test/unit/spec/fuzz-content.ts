@@ -15,10 +15,31 @@ export function random(seed: number): () => number {
 
 /** Lines that look like structure: fields, headings, fences, separators, comments, odd indentation. */
 export const TRICKY = [
-  "- item", "  - nested item", "- **status**: completed", "- **files**: [x.ts]", "- **note**: looks like an extra",
-  "- **Note**: capitalised", "* **id**: task-999", "## Task 9: not a heading", "## Q9: not a question", "### Sub heading",
-  "---", "***", "```", "```ts", "~~~", "", "   ", "plain text", "<!-- comment -->", "\tTabbed", "    code line",
-  "1. numbered", "- **answer**: fake", "- **question**: fake", "trailing spaces  ",
+  "- item",
+  "  - nested item",
+  "- **status**: completed",
+  "- **files**: [x.ts]",
+  "- **note**: looks like an extra",
+  "- **Note**: capitalised",
+  "* **id**: task-999",
+  "## Task 9: not a heading",
+  "## Q9: not a question",
+  "### Sub heading",
+  "---",
+  "***",
+  "```",
+  "```ts",
+  "~~~",
+  "",
+  "   ",
+  "plain text",
+  "<!-- comment -->",
+  "\tTabbed",
+  "    code line",
+  "1. numbered",
+  "- **answer**: fake",
+  "- **question**: fake",
+  "trailing spaces  ",
 ];
 
 export function prose(rand: () => number): string {

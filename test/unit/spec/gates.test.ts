@@ -45,7 +45,9 @@ describe("checkGate", () => {
   it("reports the earliest missing artifact in pipeline order", () => {
     expect(gateError("execute", has("design", "tasks"))?.message).toBe("Cannot run execute — requirements.md has not been written yet.");
     expect(gateError("research", has())?.fix).toBe('/otto-spec add "<prompt>" (or write .otto/specs/add-auth/requirements.md)');
-    expect(gateError("requirements", has("questions"))?.message).toBe("Cannot run requirements — requirements.md has not been written yet.");
+    expect(gateError("requirements", has("questions"))?.message).toBe(
+      "Cannot run requirements — requirements.md has not been written yet.",
+    );
   });
 
   it("never gates on questions, and exempts run", () => {

@@ -64,7 +64,10 @@ describe("listSpecs / readArtifacts", () => {
     expect(specs[0]?.artifacts).toEqual({ requirements: true, research: true, design: true, tasks: true, questions: true });
     expect(specs[0]?.tasks?.total).toBe(3);
     expect(specs[0]?.tasks?.byStatus.completed).toBe(1);
-    expect(specs[1]).toEqual({ slug: "empty", artifacts: { requirements: false, research: false, design: false, tasks: false, questions: false } });
+    expect(specs[1]).toEqual({
+      slug: "empty",
+      artifacts: { requirements: false, research: false, design: false, tasks: false, questions: false },
+    });
     expect(specs[2]?.artifacts.design).toBe(false);
     expect(readArtifacts(repo, "add-auth")).toEqual(new Set(["requirements", "research", "design", "tasks", "questions"]));
     expect(readArtifacts(repo, "missing")).toEqual(new Set());

@@ -44,7 +44,12 @@ describe("parseQuestions / serializeQuestions", () => {
       'Yes. Use refresh tokens:\n\n- access token: 15 minutes\n- refresh token: 30 days, rotated on use\n\n```json\n{ "refresh_token": "..." }\n```',
     );
     expect(q1).toMatchObject({ status: "auto-answered", validated_by: "secondary" });
-    expect(q2).toMatchObject({ number: 2, title: "Key storage", status: "unanswered", extra: { context: "the design assumes an env var" } });
+    expect(q2).toMatchObject({
+      number: 2,
+      title: "Key storage",
+      status: "unanswered",
+      extra: { context: "the design assumes an env var" },
+    });
   });
 
   it.each(["questions-design-doc.md", "questions-messy-model.md", "questions-messy-model.expected.md"])(
@@ -59,7 +64,9 @@ describe("parseQuestions / serializeQuestions", () => {
   );
 
   it("reports missing fields and unknown statuses with lines", () => {
-    const { problems } = parseQuestions("# Questions\n\n## Q1:\n- **status**: maybe\n\n## Q2: Fine\n- **source**: design\n- **status**: answered\n- **question**:\n");
+    const { problems } = parseQuestions(
+      "# Questions\n\n## Q1:\n- **status**: maybe\n\n## Q2: Fine\n- **source**: design\n- **status**: answered\n- **question**:\n",
+    );
     expect(problems).toEqual([
       { line: 3, message: "Q1 has no title; write '## Q1: <short title>'." },
       { line: 3, message: "Q1 has no 'source' field; add a line like '- **source**: design (2026-02-06)' under its heading." },
@@ -89,7 +96,9 @@ describe("appendQuestions", () => {
     ]);
     expect(skipped).toEqual([]);
     const text = serializeQuestions(list);
-    expect(text).toContain("## Q5: Audit log\n- **source**: task-004 (2026-02-07)\n- **status**: unanswered\n- **question**: Should logins be written to the audit log?\n  Which fields?\n");
+    expect(text).toContain(
+      "## Q5: Audit log\n- **source**: task-004 (2026-02-07)\n- **status**: unanswered\n- **question**: Should logins be written to the audit log?\n  Which fields?\n",
+    );
     expect(parseQuestions(text).questions).toEqual(list);
   });
 
@@ -102,7 +111,9 @@ describe("appendQuestions", () => {
   });
 
   it("starts at Q1 in an empty list", () => {
-    expect(appendQuestions({ preamble: "# Questions", questions: [] }, [{ title: "A", source: "design", question: "Why?" }]).added[0]?.number).toBe(1);
+    expect(
+      appendQuestions({ preamble: "# Questions", questions: [] }, [{ title: "A", source: "design", question: "Why?" }]).added[0]?.number,
+    ).toBe(1);
   });
 });
 
@@ -111,7 +122,11 @@ describe("answerQuestion", () => {
 
   it("records a multi-line answer by 'Q2' or 2", () => {
     const answered = answerQuestion(base, "Q2", "15 minutes.\n\n- refresh tokens last 30 days");
-    expect(answered.questions[1]).toMatchObject({ status: "answered", answer: "15 minutes.\n\n- refresh tokens last 30 days", validated_by: undefined });
+    expect(answered.questions[1]).toMatchObject({
+      status: "answered",
+      answer: "15 minutes.\n\n- refresh tokens last 30 days",
+      validated_by: undefined,
+    });
     expect(answerQuestion(base, 2, "15 minutes.\n\n- refresh tokens last 30 days")).toEqual(answered);
     expect(answerQuestion(base, "q2", "x")).toEqual(answerQuestion(base, " Q2 ", "x"));
     expect(parseQuestions(serializeQuestions(answered)).questions).toEqual(answered);
@@ -133,7 +148,9 @@ describe("answerQuestion", () => {
   });
 
   it("explains an empty list and an empty answer", () => {
-    expect(thrown(() => answerQuestion({ preamble: "# Questions", questions: [] }, 1, "x")).message).toBe("No question '1': questions.md has no questions yet.");
+    expect(thrown(() => answerQuestion({ preamble: "# Questions", questions: [] }, 1, "x")).message).toBe(
+      "No question '1': questions.md has no questions yet.",
+    );
     expect(thrown(() => answerQuestion(base, 1, "  \n ")).code).toBe("empty_answer");
   });
 });

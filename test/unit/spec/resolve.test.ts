@@ -21,7 +21,11 @@ const specs: SpecCandidate[] = [
 describe("resolveSpec", () => {
   it("fails with the add command when there are no specs", () => {
     const error = thrown(() => resolveSpec([]));
-    expect([error.code, error.message, error.fix]).toEqual(["spec_not_found", "No specs found in .otto/specs.", 'Run /otto-spec add "<prompt>"']);
+    expect([error.code, error.message, error.fix]).toEqual([
+      "spec_not_found",
+      "No specs found in .otto/specs.",
+      'Run /otto-spec add "<prompt>"',
+    ]);
     expect(thrown(() => resolveSpec([], "x")).code).toBe("spec_not_found");
   });
 

@@ -47,9 +47,22 @@ describe("round trips on generated content", () => {
 
 describe("any text", () => {
   const LINES = [
-    ...TRICKY, "## Task 1: A", "## Task 2 — B", "# Tasks", "- **id**: task-001", "- **status**: pending <!-- x -->",
-    "- **parallel_group**: 2", "- **depends_on**: [task-001]", "- **description**: Do it", "- **description**:",
-    "- **files**:", '  - "a.ts"', "- **estimate**: 2h", "## Q1: Q", "- **source**: design", "- **status**: answered",
+    ...TRICKY,
+    "## Task 1: A",
+    "## Task 2 — B",
+    "# Tasks",
+    "- **id**: task-001",
+    "- **status**: pending <!-- x -->",
+    "- **parallel_group**: 2",
+    "- **depends_on**: [task-001]",
+    "- **description**: Do it",
+    "- **description**:",
+    "- **files**:",
+    '  - "a.ts"',
+    "- **estimate**: 2h",
+    "## Q1: Q",
+    "- **source**: design",
+    "- **status**: answered",
   ];
   it.each(Array.from({ length: 200 }, (_, seed) => seed))("parses without throwing and serializes to a fixpoint, seed %i", (seed) => {
     const rand = random(1000 + seed);

@@ -34,7 +34,11 @@ describe("mergeGenerated", () => {
 
   it("re-inserts a completed task the model dropped, after its old predecessor, and renumbers", () => {
     const existing = list(done(1), done(2), task(3, { parallel_group: 2, depends_on: ["task-002"] }));
-    const generated = list(done(1), task(3, { number: 2, parallel_group: 2, depends_on: ["task-002"] }), task(4, { number: 3, parallel_group: 2 }));
+    const generated = list(
+      done(1),
+      task(3, { number: 2, parallel_group: 2, depends_on: ["task-002"] }),
+      task(4, { number: 3, parallel_group: 2 }),
+    );
     const result = mergeGenerated(existing, generated);
     expect(result.list.tasks.map((t) => [t.number, t.id, t.status])).toEqual([
       [1, "task-001", "completed"],
@@ -60,7 +64,9 @@ describe("mergeGenerated", () => {
   it("does not let the model mark a task completed that never ran", () => {
     const result = mergeGenerated(list(task(1)), list(task(1, { status: "completed" })));
     expect(result.list.tasks[0]?.status).toBe("pending");
-    expect(result.notes).toEqual(["task-001 was marked completed by the generated list but had not been completed; it was set to pending."]);
+    expect(result.notes).toEqual([
+      "task-001 was marked completed by the generated list but had not been completed; it was set to pending.",
+    ]);
   });
 
   it("reports, without fixing, problems the merge leaves", () => {
@@ -72,15 +78,22 @@ describe("mergeGenerated", () => {
       ["task-001", 1, ["task-002"]],
       ["task-002", 2, []],
     ]);
-    expect(result.problems.map((p) => p.message)).toEqual([expect.stringContaining("task-001 (Task 1) is in parallel_group 1 but depends on task-002 (Task 2) in parallel_group 2")]);
+    expect(result.problems.map((p) => p.message)).toEqual([
+      expect.stringContaining("task-001 (Task 1) is in parallel_group 1 but depends on task-002 (Task 2) in parallel_group 2"),
+    ]);
   });
 
   it("works on parsed files: a re-generated tasks.md keeps the completed work", () => {
     const existing = parseTasks(serializeTasks(list(done(1), task(2)))).tasks;
-    const generated = parseTasks("# Tasks\n\n## Task 1: Only new\n- **id**: task-005\n- **status**: pending\n- **parallel_group**: 2\n- **depends_on**: [task-001]\n- **description**: New.\n").tasks;
+    const generated = parseTasks(
+      "# Tasks\n\n## Task 1: Only new\n- **id**: task-005\n- **status**: pending\n- **parallel_group**: 2\n- **depends_on**: [task-001]\n- **description**: New.\n",
+    ).tasks;
     const merged = mergeGenerated(existing, generated);
     expect(serializeTasks(merged.list)).toContain("## Task 1: Task number 1\n- **id**: task-001\n- **status**: completed");
-    expect(merged.list.tasks.map((t) => [t.number, t.id])).toEqual([[1, "task-001"], [2, "task-005"]]);
+    expect(merged.list.tasks.map((t) => [t.number, t.id])).toEqual([
+      [1, "task-001"],
+      [2, "task-005"],
+    ]);
     expect(merged.problems).toEqual([]);
   });
 });

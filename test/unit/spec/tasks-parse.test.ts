@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import type { Task} from "../../../src/spec/index.ts";
+import type { Task } from "../../../src/spec/index.ts";
 import { parseTasks, serializeTasks, TaskList, validateTasks } from "../../../src/spec/index.ts";
 
 const FIXTURES = fileURLToPath(new URL("../../fixtures/spec/", import.meta.url));
@@ -28,9 +28,7 @@ describe("parseTasks / serializeTasks round trips", () => {
     "%s is already canonical: serialize(parse(text)) === text",
     (name) => {
       const text = fixture(name);
-      expect(serializeTasks(clean(text))).toBe(
-        name === "tasks-design-doc.md" ? text.replace(/ +<!--.*-->/g, "") : text,
-      );
+      expect(serializeTasks(clean(text))).toBe(name === "tasks-design-doc.md" ? text.replace(/ +<!--.*-->/g, "") : text);
     },
   );
 
@@ -93,9 +91,15 @@ describe("parseTasks / serializeTasks round trips", () => {
       preamble: "\n# Tasks\n\nIntro\n",
       tasks: [
         {
-          id: "task-001", title: "  Spaced  ", number: 1, status: "running", parallel_group: 2, depends_on: [],
+          id: "task-001",
+          title: "  Spaced  ",
+          number: 1,
+          status: "running",
+          parallel_group: 2,
+          depends_on: [],
           description: "\n\n   First\n    indented\n    block\n\n- **status**: inside\n## Task 9: not a heading\n---\n",
-          files: ['we"ird, name.ts'], extra: { note: "", multi_line: "a\n\n  b" },
+          files: ['we"ird, name.ts'],
+          extra: { note: "", multi_line: "a\n\n  b" },
         },
       ],
     };
@@ -124,7 +128,10 @@ describe("parseTasks tolerance", () => {
   });
 
   it("depends_on as a bullet list on the following lines", () => {
-    expect(one(`${BASE}\n- **depends_on**:\n  - task-002\n  - task-003\n- **description**: x`).depends_on).toEqual(["task-002", "task-003"]);
+    expect(one(`${BASE}\n- **depends_on**:\n  - task-002\n  - task-003\n- **description**: x`).depends_on).toEqual([
+      "task-002",
+      "task-003",
+    ]);
   });
 
   it.each([
@@ -181,7 +188,10 @@ describe("parseTasks tolerance", () => {
   });
 
   it("reads a field named like an Object property as an extra, not an alias", () => {
-    expect(one(`${BASE}\n- **description**: Do it\n- **constructor**: x\n- **to_string**: y`).extra).toEqual({ constructor: "x", to_string: "y" });
+    expect(one(`${BASE}\n- **description**: Do it\n- **constructor**: x\n- **to_string**: y`).extra).toEqual({
+      constructor: "x",
+      to_string: "y",
+    });
   });
 
   it("keeps extra-field-looking lines of a fenced code block in the description", () => {
@@ -217,7 +227,8 @@ describe("parseTasks tolerance", () => {
   });
 
   it("reads CRLF files and aliases such as 'Dependencies' and 'Group'", () => {
-    const text = "# Tasks\r\n\r\n## Task 1: A\r\n- **id**: a\r\n- **Status**: pending\r\n- **Group**: 2\r\n- **Dependencies**: b\r\n- **description**: one\r\n  two\r\n";
+    const text =
+      "# Tasks\r\n\r\n## Task 1: A\r\n- **id**: a\r\n- **Status**: pending\r\n- **Group**: 2\r\n- **Dependencies**: b\r\n- **description**: one\r\n  two\r\n";
     const task = clean(text).tasks[0];
     expect(task).toMatchObject({ id: "a", parallel_group: 2, depends_on: ["b"], description: "one\ntwo" });
   });
@@ -242,7 +253,11 @@ describe("parseTasks problems", () => {
 
   it("reports a file without tasks", () => {
     expect(parseTasks("# Tasks\n\nNothing yet.\n").problems).toEqual([
-      { line: 1, message: "No tasks found. Each task starts with a heading like '## Task 1: <title>' followed by fields such as '- **id**: task-001'." },
+      {
+        line: 1,
+        message:
+          "No tasks found. Each task starts with a heading like '## Task 1: <title>' followed by fields such as '- **id**: task-001'.",
+      },
     ]);
     expect(parseTasks("").tasks).toEqual({ preamble: "# Tasks", tasks: [] });
   });
@@ -251,7 +266,10 @@ describe("parseTasks problems", () => {
     const { problems } = parseTasks(`## Task 1: A\n${BASE}\nstray text\n`);
     expect(problems.map((p) => [p.line, p.message])).toEqual([
       [1, "Task 1 (task-001) has no 'description' field; add a line like '- **description**: <what this task must do>' under its heading."],
-      [5, "Task 1 (task-001): line 5 is not part of any field ('parallel_group' takes one line); move it into the description or remove it."],
+      [
+        5,
+        "Task 1 (task-001): line 5 is not part of any field ('parallel_group' takes one line); move it into the description or remove it.",
+      ],
     ]);
   });
 });
@@ -261,7 +279,11 @@ describe("parseTasks list continuation", () => {
     const { tasks, problems } = parseTasks(`## Task 1: A\n${BASE}\n- **description**: x\n- **files**:\n  - a.ts\nThese files are new.\n`);
     expect(tasks.tasks[0]?.files).toEqual(["a.ts"]);
     expect(problems).toEqual([
-      { line: 8, message: "Task 1 (task-001): line 8 is not part of any field ('files' takes a list of items); move it into the description or remove it." },
+      {
+        line: 8,
+        message:
+          "Task 1 (task-001): line 8 is not part of any field ('files' takes a list of items); move it into the description or remove it.",
+      },
     ]);
   });
 });

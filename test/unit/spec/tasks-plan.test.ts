@@ -31,11 +31,16 @@ describe("runnableTasks", () => {
   });
 
   it("does not treat skipped, failed or unknown dependencies as satisfied", () => {
-    expect(ids(runnableTasks(list(task(1, { status: "skipped" }), task(2, { depends_on: ["task-001"] }), task(3, { depends_on: ["nope"] }))))).toEqual([]);
+    expect(
+      ids(runnableTasks(list(task(1, { status: "skipped" }), task(2, { depends_on: ["task-001"] }), task(3, { depends_on: ["nope"] })))),
+    ).toEqual([]);
   });
 
   it("returns every pending task without dependencies", () => {
-    expect(ids(runnableTasks(list(task(1), task(2, { status: "running" }), task(3, { parallel_group: 2 }))))).toEqual(["task-001", "task-003"]);
+    expect(ids(runnableTasks(list(task(1), task(2, { status: "running" }), task(3, { parallel_group: 2 }))))).toEqual([
+      "task-001",
+      "task-003",
+    ]);
   });
 });
 
@@ -47,7 +52,11 @@ describe("blockedBy", () => {
   });
 
   it("terminates on cycles", () => {
-    const cyclic = list(task(1, { depends_on: ["task-002"] }), task(2, { depends_on: ["task-001"] }), task(3, { depends_on: ["task-002"] }));
+    const cyclic = list(
+      task(1, { depends_on: ["task-002"] }),
+      task(2, { depends_on: ["task-001"] }),
+      task(3, { depends_on: ["task-002"] }),
+    );
     expect(ids(blockedBy(cyclic, ["task-001"]))).toEqual(["task-002", "task-003"]);
   });
 });
@@ -63,6 +72,10 @@ describe("summarizeTasks", () => {
       [3, 2, 1],
       [4, 1, 1],
     ]);
-    expect(summarizeTasks(list())).toEqual({ total: 0, byStatus: { pending: 0, running: 0, completed: 0, failed: 0, skipped: 0 }, byGroup: [] });
+    expect(summarizeTasks(list())).toEqual({
+      total: 0,
+      byStatus: { pending: 0, running: 0, completed: 0, failed: 0, skipped: 0 },
+      byGroup: [],
+    });
   });
 });

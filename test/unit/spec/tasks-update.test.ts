@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import type { OttoError} from "../../../src/core/errors.ts";
+import type { OttoError } from "../../../src/core/errors.ts";
 import { isOttoError } from "../../../src/core/errors.ts";
 import { normalizeProse } from "../../../src/spec/fields.ts";
 import { parseTasks, serializeTasks, updateTaskStatus } from "../../../src/spec/index.ts";
@@ -49,7 +49,10 @@ describe("updateTaskStatus", () => {
   });
 
   it("adds and replaces extra fields of the target task only", () => {
-    const failed = updateTaskStatus(designDoc, "task-002", "failed", { last_error: "tests failed:\n  expected 200, got 500", attempts: "3" });
+    const failed = updateTaskStatus(designDoc, "task-002", "failed", {
+      last_error: "tests failed:\n  expected 200, got 500",
+      attempts: "3",
+    });
     const lines = failed.split("\n");
     expect(lines.slice(15, 20)).toEqual([
       "- **description**: Implement POST /auth/login...",
@@ -59,7 +62,11 @@ describe("updateTaskStatus", () => {
       "",
     ]);
     const task = parseTasks(failed).tasks.tasks[1];
-    expect(task).toMatchObject({ status: "failed", description: "Implement POST /auth/login...", extra: { last_error: "tests failed:\nexpected 200, got 500", attempts: "3" } });
+    expect(task).toMatchObject({
+      status: "failed",
+      description: "Implement POST /auth/login...",
+      extra: { last_error: "tests failed:\nexpected 200, got 500", attempts: "3" },
+    });
 
     const retried = updateTaskStatus(failed, "task-002", "completed", { attempts: "4", last_error: "" });
     expect(parseTasks(retried).tasks.tasks[1]?.extra).toEqual({ last_error: "", attempts: "4" });
@@ -74,7 +81,9 @@ describe("updateTaskStatus", () => {
 
   it("inserts a missing status line after the id", () => {
     const text = "# Tasks\n\n## Task 1: A\n- **id**: a\n- **parallel_group**: 1\n- **description**: x\n";
-    expect(updateTaskStatus(text, "a", "running")).toBe("# Tasks\n\n## Task 1: A\n- **id**: a\n- **status**: running\n- **parallel_group**: 1\n- **description**: x\n");
+    expect(updateTaskStatus(text, "a", "running")).toBe(
+      "# Tasks\n\n## Task 1: A\n- **id**: a\n- **status**: running\n- **parallel_group**: 1\n- **description**: x\n",
+    );
   });
 
   it("keeps CRLF line endings", () => {

@@ -7,7 +7,14 @@ const messages = (l: TaskList): string[] => validateTasks(l).map((p) => p.messag
 describe("validateTasks", () => {
   it("accepts a well-formed plan", () => {
     expect(
-      messages(list(task(1), task(2), task(3, { parallel_group: 2, depends_on: ["task-001", "task-002"] }), task(4, { parallel_group: 3, depends_on: ["task-003"] }))),
+      messages(
+        list(
+          task(1),
+          task(2),
+          task(3, { parallel_group: 2, depends_on: ["task-001", "task-002"] }),
+          task(4, { parallel_group: 3, depends_on: ["task-003"] }),
+        ),
+      ),
     ).toEqual([]);
   });
 
@@ -20,7 +27,11 @@ describe("validateTasks", () => {
   it.each(["task 1", "task-001,", "[task-1]", "1-task", ""])("rejects the malformed id %j", (id) => {
     const problems = messages(list(task(1, { id })));
     expect(problems).toHaveLength(1);
-    expect(problems[0]).toMatch(id === "" ? /^Task 1 has no id; give it one like 'task-001'\.$/ : /^Task 1 has id '.*', which is not a valid id; .* \(e\.g\. 'task-001'\)\.$/);
+    expect(problems[0]).toMatch(
+      id === ""
+        ? /^Task 1 has no id; give it one like 'task-001'\.$/
+        : /^Task 1 has id '.*', which is not a valid id; .* \(e\.g\. 'task-001'\)\.$/,
+    );
   });
 
   it.each(["task-001", "T1", "auth.login_2"])("accepts the id %j", (id) => {
@@ -42,7 +53,9 @@ describe("validateTasks", () => {
   it("reports cycles with their path", () => {
     const cyclic = list(task(1, { depends_on: ["task-003"] }), task(2), task(3, { depends_on: ["task-001"] }));
     const problems = messages(cyclic);
-    expect(problems).toContain("Dependency cycle: task-001 → task-003 → task-001 (each depends on the next); remove one of these dependencies.");
+    expect(problems).toContain(
+      "Dependency cycle: task-001 → task-003 → task-001 (each depends on the next); remove one of these dependencies.",
+    );
     expect(problems.filter((m) => m.startsWith("Dependency cycle"))).toHaveLength(1);
   });
 

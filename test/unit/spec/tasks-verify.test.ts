@@ -17,14 +17,18 @@ describe("tasks.md `verify`: a task's acceptance check", () => {
   });
 
   it("a generated tasks.md whose check cannot run here is sent back with the reason; completed tasks are not judged", () => {
-    const text = serializeTasks(list(task(1, { verify: "rake test" }), task(2, { verify: "npm test", status: "completed", parallel_group: 1 })));
+    const text = serializeTasks(
+      list(task(1, { verify: "rake test" }), task(2, { verify: "npm test", status: "completed", parallel_group: 1 })),
+    );
     const judged: string[] = [];
     const check = checkTasksText(text, undefined, (t) => {
       judged.push(t.id);
       return t.verify === "rake test" ? "`rake test` runs rake, which is none of this project's tools" : undefined;
     });
     expect(check.ok).toBe(false);
-    expect(!check.ok && check.problems).toMatch(/Task 1 \(task-001\): its verify command cannot be the task's check: `rake test` runs rake/);
+    expect(!check.ok && check.problems).toMatch(
+      /Task 1 \(task-001\): its verify command cannot be the task's check: `rake test` runs rake/,
+    );
     expect(judged).toEqual(["task-001"]);
   });
 });

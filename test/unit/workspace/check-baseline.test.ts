@@ -1,7 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { compareToBaseline, describeBaseline, failureCount, isBlocking, type CheckResult } from "../../../src/workspace/index.ts";
 
-const run = (command: string, exitCode: number, output = ""): CheckResult => ({ command, exitCode, passed: exitCode === 0, timedOut: false, durationMs: 1, output });
+const run = (command: string, exitCode: number, output = ""): CheckResult => ({
+  command,
+  exitCode,
+  passed: exitCode === 0,
+  timedOut: false,
+  durationMs: 1,
+  output,
+});
 
 describe("failureCount", () => {
   it("reads the counts test runners print", () => {
@@ -10,12 +17,15 @@ describe("failureCount", () => {
     expect(failureCount("FAILED tests/test_a.py::test_x\n=================== 1 failed, 4 passed in 0.05s ===================\n")).toBe(1);
     expect(failureCount("==== 3 passed, 2 failed, 1 error in 1.20s (0:00:01) ====")).toBe(2);
     // cargo prints one line per test binary.
-    expect(failureCount("test result: FAILED. 1 passed; 2 failed; 0 ignored\n…\ntest result: FAILED. 0 passed; 1 failed; 0 ignored\n")).toBe(3);
+    expect(
+      failureCount("test result: FAILED. 1 passed; 2 failed; 0 ignored\n…\ntest result: FAILED. 0 passed; 1 failed; 0 ignored\n"),
+    ).toBe(3);
     expect(failureCount("  5 passing (10ms)\n  2 failing\n")).toBe(2);
   });
 
   it("counts go's FAIL lines: failed tests, else packages that did not build", () => {
-    const tests = "--- FAIL: TestA (0.00s)\n    a_test.go:5: boom\n    --- FAIL: TestA/sub (0.00s)\nFAIL\nFAIL\texample.com/x\t0.002s\nFAIL\n";
+    const tests =
+      "--- FAIL: TestA (0.00s)\n    a_test.go:5: boom\n    --- FAIL: TestA/sub (0.00s)\nFAIL\nFAIL\texample.com/x\t0.002s\nFAIL\n";
     expect(failureCount(tests)).toBe(2);
     expect(failureCount("# example.com/y\n./y.go:3:1: syntax error\nFAIL\texample.com/y [build failed]\nFAIL\n")).toBe(1);
   });
@@ -37,7 +47,12 @@ describe("compareToBaseline", () => {
   it("an already-failing check is worse only with more failures", () => {
     const before = run("npm test", 1, "Tests  2 failed | 8 passed (10)");
     const same = compareToBaseline([before], [run("npm test", 1, "Tests  2 failed | 9 passed (11)")])[0]!;
-    expect(same).toMatchObject({ verdict: "pre_existing", before: 2, after: 2, line: "npm test: failed before the work too (2 failures), not worse (2 now)" });
+    expect(same).toMatchObject({
+      verdict: "pre_existing",
+      before: 2,
+      after: 2,
+      line: "npm test: failed before the work too (2 failures), not worse (2 now)",
+    });
     expect(isBlocking(same)).toBe(false);
     const worse = compareToBaseline([before], [run("npm test", 1, "Tests  3 failed | 8 passed (11)")])[0]!;
     expect(worse).toMatchObject({ verdict: "worse", before: 2, after: 3 });
@@ -58,7 +73,9 @@ describe("compareToBaseline", () => {
 
 describe("describeBaseline", () => {
   it("names what already failed", () => {
-    expect(describeBaseline([run("npm test", 1, "Tests  1 failed (1)"), run("npm run lint", 0)])).toBe("baseline: npm test: exit 1 (pre-existing, 1 failure), npm run lint: passed");
+    expect(describeBaseline([run("npm test", 1, "Tests  1 failed (1)"), run("npm run lint", 0)])).toBe(
+      "baseline: npm test: exit 1 (pre-existing, 1 failure), npm run lint: passed",
+    );
     expect(describeBaseline([])).toBe("baseline: no checks");
   });
 });

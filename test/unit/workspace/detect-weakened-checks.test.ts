@@ -1,7 +1,17 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { describeChangeSet, detectWeakenedChecks, isTestFile, mentionedPaths, readChangeSet, snapshotTree, runGit, splitByCause, type Weakening } from "../../../src/workspace/index.ts";
+import {
+  describeChangeSet,
+  detectWeakenedChecks,
+  isTestFile,
+  mentionedPaths,
+  readChangeSet,
+  snapshotTree,
+  runGit,
+  splitByCause,
+  type Weakening,
+} from "../../../src/workspace/index.ts";
 import { createRepo, gitEnv, writeFiles, type Repo } from "../../support/git.ts";
 
 /*
@@ -52,12 +62,26 @@ describe("detectWeakenedChecks on real change sets", () => {
     };
     const edits = Object.fromEntries(Object.keys(files).map((f) => [f, null]));
     const found = await flags(files, edits);
-    expect(kinds(found).sort()).toEqual(Object.keys(files).map((f) => `${f} test_deleted`).sort());
+    expect(kinds(found).sort()).toEqual(
+      Object.keys(files)
+        .map((f) => `${f} test_deleted`)
+        .sort(),
+    );
   });
 
   it("a test file renamed out of the runner's sight (committed by the session) is flagged under its old name", async () => {
-    const found = await flags({ "test/math.test.js": TEST }, { "test/math.test.js": { renameTo: "test/math.js.disabled" } }, { commit: true });
-    expect(found).toEqual([{ path: "test/math.test.js", kind: "test_deleted", reason: "test file renamed to test/math.js.disabled, so the runner no longer finds it" }]);
+    const found = await flags(
+      { "test/math.test.js": TEST },
+      { "test/math.test.js": { renameTo: "test/math.js.disabled" } },
+      { commit: true },
+    );
+    expect(found).toEqual([
+      {
+        path: "test/math.test.js",
+        kind: "test_deleted",
+        reason: "test file renamed to test/math.js.disabled, so the runner no longer finds it",
+      },
+    ]);
   });
 
   it("skip and only markers across frameworks", async () => {
@@ -66,27 +90,50 @@ describe("detectWeakenedChecks on real change sets", () => {
       "test/b.spec.ts": [TEST, TEST.replace('describe("add"', 'describe.only("add"')],
       "test/c.test.ts": [TEST, TEST.replace('it("adds', 'xit("adds')],
       "test/d.test.ts": [TEST, `${TEST}test.todo("later");\n`],
-      "tests/test_e.py": ["def test_x():\n    assert f() == 1\n", "import pytest\n\n@pytest.mark.skip(reason='flaky')\ndef test_x():\n    assert f() == 1\n"],
-      "tests/test_f.py": ["class T(unittest.TestCase):\n    def test_x(self):\n        self.assertEqual(f(), 1)\n", "class T(unittest.TestCase):\n    @unittest.skip('later')\n    def test_x(self):\n        self.assertEqual(f(), 1)\n"],
-      "m/g_test.go": ["func TestX(t *testing.T) {\n\tif f() != 1 {\n\t\tt.Fatal(\"no\")\n\t}\n}\n", "func TestX(t *testing.T) {\n\tt.Skip(\"later\")\n\tif f() != 1 {\n\t\tt.Fatal(\"no\")\n\t}\n}\n"],
+      "tests/test_e.py": [
+        "def test_x():\n    assert f() == 1\n",
+        "import pytest\n\n@pytest.mark.skip(reason='flaky')\ndef test_x():\n    assert f() == 1\n",
+      ],
+      "tests/test_f.py": [
+        "class T(unittest.TestCase):\n    def test_x(self):\n        self.assertEqual(f(), 1)\n",
+        "class T(unittest.TestCase):\n    @unittest.skip('later')\n    def test_x(self):\n        self.assertEqual(f(), 1)\n",
+      ],
+      "m/g_test.go": [
+        'func TestX(t *testing.T) {\n\tif f() != 1 {\n\t\tt.Fatal("no")\n\t}\n}\n',
+        'func TestX(t *testing.T) {\n\tt.Skip("later")\n\tif f() != 1 {\n\t\tt.Fatal("no")\n\t}\n}\n',
+      ],
       "src/lib.rs": ["#[test]\nfn x() {\n    assert_eq!(f(), 1);\n}\n", "#[test]\n#[ignore]\nfn x() {\n    assert_eq!(f(), 1);\n}\n"],
       "src/test/java/HTest.java": ["@Test\nvoid x() { assertEquals(1, f()); }\n", "@Disabled\n@Test\nvoid x() { assertEquals(1, f()); }\n"],
       "spec/i_spec.rb": ["it 'works' do\n  expect(f).to eq(1)\nend\n", "it 'works', skip: true do\n  expect(f).to eq(1)\nend\n"],
-      "App.Tests/JTests.cs": ["[Fact]\npublic void X() { Assert.Equal(1, F()); }\n", "[Fact(Skip = \"later\")]\npublic void X() { Assert.Equal(1, F()); }\n"],
+      "App.Tests/JTests.cs": [
+        "[Fact]\npublic void X() { Assert.Equal(1, F()); }\n",
+        '[Fact(Skip = "later")]\npublic void X() { Assert.Equal(1, F()); }\n',
+      ],
     };
     const before = Object.fromEntries(Object.entries(cases).map(([f, [b]]) => [f, b]));
     const after = Object.fromEntries(Object.entries(cases).map(([f, [, a]]) => [f, a]));
     const found = await flags(before, after);
-    expect(kinds(found.filter((f) => f.kind === "skip_added")).sort()).toEqual(Object.keys(cases).map((f) => `${f} skip_added`).sort());
+    expect(kinds(found.filter((f) => f.kind === "skip_added")).sort()).toEqual(
+      Object.keys(cases)
+        .map((f) => `${f} skip_added`)
+        .sort(),
+    );
     expect(found.filter((f) => f.kind !== "skip_added")).toEqual([]);
   });
 
   it("assertions and test cases removed from a test file", async () => {
     const found = await flags(
       { "test/math.test.js": TEST, "tests/test_api.py": "def test_a():\n    assert f() == 1\n\ndef test_b():\n    assert g() == 2\n" },
-      { "test/math.test.js": TEST.replace("    expect(add(0, 0)).toBe(0);\n", ""), "tests/test_api.py": "def test_a():\n    assert f() == 1\n" },
+      {
+        "test/math.test.js": TEST.replace("    expect(add(0, 0)).toBe(0);\n", ""),
+        "tests/test_api.py": "def test_a():\n    assert f() == 1\n",
+      },
     );
-    expect(kinds(found).sort()).toEqual(["test/math.test.js assertions_removed", "tests/test_api.py assertions_removed", "tests/test_api.py tests_removed"]);
+    expect(kinds(found).sort()).toEqual([
+      "test/math.test.js assertions_removed",
+      "tests/test_api.py assertions_removed",
+      "tests/test_api.py tests_removed",
+    ]);
     expect(found.find((f) => f.path === "test/math.test.js")?.reason).toBe("1 assertion line(s) removed, 0 added");
   });
 
@@ -98,7 +145,7 @@ describe("detectWeakenedChecks on real change sets", () => {
         "package.json": PKG,
         "eslint.config.js": "export default [{ rules: { 'no-console': 'error' } }];\n",
         "pyproject.toml": '[project]\nname = "app"\n\n[tool.pytest.ini_options]\naddopts = "-q"\n',
-        "Makefile": "build:\n\tgo build ./...\n\ntest:\n\tgo test ./...\n",
+        Makefile: "build:\n\tgo build ./...\n\ntest:\n\tgo test ./...\n",
         "src/app.ts": "export const x = 1;\n",
       },
       {
@@ -108,7 +155,7 @@ describe("detectWeakenedChecks on real change sets", () => {
         "package.json": PKG.replace('"vitest run"', '"exit 0"'),
         "eslint.config.js": "export default [{ rules: { 'no-console': 'off' } }];\n",
         "pyproject.toml": '[project]\nname = "app"\n\n[tool.pytest.ini_options]\naddopts = "-q --ignore=tests"\n',
-        "Makefile": "build:\n\tgo build ./...\n\ntest:\n\ttrue\n",
+        Makefile: "build:\n\tgo build ./...\n\ntest:\n\ttrue\n",
         "src/app.ts": "// eslint-disable-next-line\nexport const x: any = 1;\n",
         "src/.gitattributes": "*.ts -diff\n",
       },
@@ -184,15 +231,30 @@ describe("detectWeakenedChecks on real change sets", () => {
 
 describe("isTestFile, mentionedPaths and splitByCause", () => {
   it("reads the paths a reviewer's words name", () => {
-    expect(mentionedPaths("Please delete `test/old.test.ts` and fix src/a.py:12; see https://x.io/y and .github/workflows/ci.yml.")).toEqual(
-      expect.arrayContaining(["test/old.test.ts", "src/a.py", ".github/workflows/ci.yml"]),
-    );
+    expect(
+      mentionedPaths("Please delete `test/old.test.ts` and fix src/a.py:12; see https://x.io/y and .github/workflows/ci.yml."),
+    ).toEqual(expect.arrayContaining(["test/old.test.ts", "src/a.py", ".github/workflows/ci.yml"]));
     expect(mentionedPaths("Say hi instead of hello.")).toEqual([]);
   });
 
   it("knows test files and leaves fixtures and sources alone", () => {
-    for (const f of ["a.test.ts", "x/y.spec.jsx", "__tests__/z.js", "test_a.py", "a_test.py", "a_test.go", "src/test/kotlin/AKt.kt", "ATest.java", "a_spec.rb", "Foo.Tests/Bar.cs", "tests/cli.rs", "conftest.py"]) expect(isTestFile(f), f).toBe(true);
-    for (const f of ["src/math.js", "test/fixtures/data.json", "src/latest.ts", "contest.py", "docs/test.md", "testdata/x.txt"]) expect(isTestFile(f), f).toBe(false);
+    for (const f of [
+      "a.test.ts",
+      "x/y.spec.jsx",
+      "__tests__/z.js",
+      "test_a.py",
+      "a_test.py",
+      "a_test.go",
+      "src/test/kotlin/AKt.kt",
+      "ATest.java",
+      "a_spec.rb",
+      "Foo.Tests/Bar.cs",
+      "tests/cli.rs",
+      "conftest.py",
+    ])
+      expect(isTestFile(f), f).toBe(true);
+    for (const f of ["src/math.js", "test/fixtures/data.json", "src/latest.ts", "contest.py", "docs/test.md", "testdata/x.txt"])
+      expect(isTestFile(f), f).toBe(false);
   });
 
   it("a flag on a file the analysis named is allowed; the others refuse", () => {

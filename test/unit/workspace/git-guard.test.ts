@@ -20,7 +20,12 @@ describe("snapshotGitControl / gitControlChanges", () => {
     fs.writeFileSync(path.join(repo.dir, ".git/hooks/pre-push"), "#!/bin/sh\nexit 0\n", { mode: 0o755 });
     await repo.git(["config", "remote.origin.pushurl", "/tmp/elsewhere.git"]);
     const changes = await gitControlChanges(before, { env });
-    expect(changes).toEqual(expect.arrayContaining([expect.stringMatching(/^hook hooks\/pre-push added$/), expect.stringMatching(/remote\.origin\.pushurl added$/)]));
+    expect(changes).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^hook hooks\/pre-push added$/),
+        expect.stringMatching(/remote\.origin\.pushurl added$/),
+      ]),
+    );
     expect(changes.join(" ")).not.toContain("/tmp/elsewhere.git");
 
     await repo.git(["config", "core.hooksPath", ".husky"]);

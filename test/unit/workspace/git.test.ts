@@ -149,12 +149,12 @@ describe("git failures become errors with a fix", () => {
     }
   });
 
-  it.each(["git@github.com: Permission denied (publickey).\nfatal: Could not read from remote repository.", "remote: Invalid username or token.\nfatal: Authentication failed for 'https://github.com/org/app.git/'"])(
-    "classifies the ssh and https auth failures git prints: %s",
-    (stderr) => {
-      expect(gitFailure(["push", "origin", "main"], "/r", { exitCode: 128, stdout: "", stderr }).code).toBe("git_auth");
-    },
-  );
+  it.each([
+    "git@github.com: Permission denied (publickey).\nfatal: Could not read from remote repository.",
+    "remote: Invalid username or token.\nfatal: Authentication failed for 'https://github.com/org/app.git/'",
+  ])("classifies the ssh and https auth failures git prints: %s", (stderr) => {
+    expect(gitFailure(["push", "origin", "main"], "/r", { exitCode: 128, stdout: "", stderr }).code).toBe("git_auth");
+  });
 
   it("anything else keeps git's message and the command to rerun", async () => {
     const repo = await clone();

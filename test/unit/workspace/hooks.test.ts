@@ -6,7 +6,14 @@ import { detectSandbox } from "../../../src/sandbox/index.ts";
 import { commitChanges, runGit, snapshotTree, type GitRun } from "../../../src/workspace/index.ts";
 
 const REPO_ROOT = path.resolve(import.meta.dirname, "../../..");
-const env = { ...process.env, GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@example.invalid", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@example.invalid", GITHUB_TOKEN: "ghp_hookMustNotSeeThis0123456789abcdef" };
+const env = {
+  ...process.env,
+  GIT_AUTHOR_NAME: "t",
+  GIT_AUTHOR_EMAIL: "t@example.invalid",
+  GIT_COMMITTER_NAME: "t",
+  GIT_COMMITTER_EMAIL: "t@example.invalid",
+  GITHUB_TOKEN: "ghp_hookMustNotSeeThis0123456789abcdef",
+};
 const git: GitRun = (args, options) => runGit(args, { ...options, env });
 
 /** A repository whose pre-commit hook (husky 9's layout) records that it ran, what it saw, and tries to write outside the tree. */
@@ -15,7 +22,10 @@ async function repoWithHook(outside: string): Promise<string> {
   await git(["init", "-q", "-b", "main"], { cwd: dir });
   fs.mkdirSync(path.join(dir, ".husky", "_"), { recursive: true });
   fs.writeFileSync(path.join(dir, ".husky", "_", "pre-commit"), '#!/bin/sh\nsh "$(dirname "$0")/../pre-commit"\n', { mode: 0o755 });
-  fs.writeFileSync(path.join(dir, ".husky", "pre-commit"), `echo "ran token=[$GITHUB_TOKEN]" > hook-ran.txt\necho x > ${outside}/planted.txt\nexit 0\n`);
+  fs.writeFileSync(
+    path.join(dir, ".husky", "pre-commit"),
+    `echo "ran token=[$GITHUB_TOKEN]" > hook-ran.txt\necho x > ${outside}/planted.txt\nexit 0\n`,
+  );
   await git(["config", "core.hooksPath", ".husky/_"], { cwd: dir });
   await git(["add", "-A"], { cwd: dir });
   await git(["commit", "-q", "--no-verify", "-m", "init"], { cwd: dir });
@@ -41,15 +51,18 @@ describe("otto's commits and the repository's hooks", () => {
     expect(fs.existsSync(path.join(outside, "planted.txt"))).toBe(false);
   });
 
-  it.skipIf(detectSandbox().kind === "none")("git.hooks: run runs them in the sandbox: the tree writable, no token, nothing outside", async () => {
-    const dir = await repoWithHook(outside);
-    const baseline = await snapshotTree(git, dir);
-    fs.writeFileSync(path.join(dir, "b.txt"), "b\n");
-    const result = await commitChanges(git, dir, { message: "otto's commit", baseline, hooks: { sandbox: "required", env } });
-    expect(result.sha).toBeTruthy();
-    expect(fs.readFileSync(path.join(dir, "hook-ran.txt"), "utf8")).toBe("ran token=[]\n");
-    expect(fs.existsSync(path.join(outside, "planted.txt"))).toBe(false);
-    const log = await git(["log", "--format=%s", "-1"], { cwd: dir });
-    expect(log.stdout.trim()).toBe("otto's commit");
-  });
+  it.skipIf(detectSandbox().kind === "none")(
+    "git.hooks: run runs them in the sandbox: the tree writable, no token, nothing outside",
+    async () => {
+      const dir = await repoWithHook(outside);
+      const baseline = await snapshotTree(git, dir);
+      fs.writeFileSync(path.join(dir, "b.txt"), "b\n");
+      const result = await commitChanges(git, dir, { message: "otto's commit", baseline, hooks: { sandbox: "required", env } });
+      expect(result.sha).toBeTruthy();
+      expect(fs.readFileSync(path.join(dir, "hook-ran.txt"), "utf8")).toBe("ran token=[]\n");
+      expect(fs.existsSync(path.join(outside, "planted.txt"))).toBe(false);
+      const log = await git(["log", "--format=%s", "-1"], { cwd: dir });
+      expect(log.stdout.trim()).toBe("otto's commit");
+    },
+  );
 });

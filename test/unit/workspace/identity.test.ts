@@ -2,7 +2,17 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { isOttoError } from "../../../src/core/index.ts";
-import { aheadBehind, currentBranch, headSha, isDirty, listRemotes, normalizedRemoteUrl, readStatus, remoteUrl, repoRoot } from "../../../src/workspace/index.ts";
+import {
+  aheadBehind,
+  currentBranch,
+  headSha,
+  isDirty,
+  listRemotes,
+  normalizedRemoteUrl,
+  readStatus,
+  remoteUrl,
+  repoRoot,
+} from "../../../src/workspace/index.ts";
 import { addWorktree, findRepo, proposeRepo } from "../../../src/repo/index.ts";
 import { GIT, clone, tempDir, trackedRepo } from "../repo/fixtures.ts";
 

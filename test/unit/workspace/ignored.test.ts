@@ -2,7 +2,15 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { OttoError } from "../../../src/core/index.ts";
-import { commitAndPush, commitChanges, ignoredAt, restoreChanges, runGit, snapshotTree, type GitRun } from "../../../src/workspace/index.ts";
+import {
+  commitAndPush,
+  commitChanges,
+  ignoredAt,
+  restoreChanges,
+  runGit,
+  snapshotTree,
+  type GitRun,
+} from "../../../src/workspace/index.ts";
 import { gitEnv } from "../../support/git.ts";
 import { clone } from "../repo/fixtures.ts";
 import { useFeatureClone } from "../pr/feature-clone.ts";
@@ -191,7 +199,15 @@ describe("commitAndPush reports what it left out", () => {
     const baseline = await snapshotTree(run, repo.dir);
     fs.writeFileSync(path.join(repo.dir, ".gitignore"), "\n");
     fs.writeFileSync(path.join(repo.dir, "a.txt"), "fixed\n");
-    const pushed = await commitAndPush({ dir: repo.dir, branch: "feature", remote: "origin", message: "otto: fix", baseline, env: gitEnv(), secrets: [KEY] });
+    const pushed = await commitAndPush({
+      dir: repo.dir,
+      branch: "feature",
+      remote: "origin",
+      message: "otto: fix",
+      baseline,
+      env: gitEnv(),
+      secrets: [KEY],
+    });
     expect(pushed.outcome).toBe("pushed");
     expect(pushed.ignored).toEqual([".env"]);
     expect(pushed.detail).toContain("Left out: .env");
@@ -208,7 +224,15 @@ describe("commitAndPush reports what it left out", () => {
     await repo.git(["add", "-f", ".env"]);
     await repo.git(["commit", "-qm", "session's own commit"]);
     fs.writeFileSync(path.join(repo.dir, "a.txt"), "fixed\n");
-    const error = await commitAndPush({ dir: repo.dir, branch: "feature", remote: "origin", message: "otto: fix", baseline, env: gitEnv(), secrets: [] }).then(
+    const error = await commitAndPush({
+      dir: repo.dir,
+      branch: "feature",
+      remote: "origin",
+      message: "otto: fix",
+      baseline,
+      env: gitEnv(),
+      secrets: [],
+    }).then(
       () => undefined,
       (e: unknown) => e,
     );
@@ -225,7 +249,15 @@ describe("commitAndPush reports what it left out", () => {
     fs.rmSync(path.join(other.dir, "settings.js"));
     await other.git(["commit", "-qam", "and removed from disk"]);
     const before = await other.gitRemote(["rev-parse", "feature"]);
-    const refused = await commitAndPush({ dir: other.dir, branch: "feature", remote: "origin", message: "otto: fix", baseline: base2, env: gitEnv(), secrets: [KEY] }).then(
+    const refused = await commitAndPush({
+      dir: other.dir,
+      branch: "feature",
+      remote: "origin",
+      message: "otto: fix",
+      baseline: base2,
+      env: gitEnv(),
+      secrets: [KEY],
+    }).then(
       () => undefined,
       (e: unknown) => e,
     );

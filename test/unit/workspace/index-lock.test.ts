@@ -48,7 +48,9 @@ describe.skipIf(!fs.existsSync("/proc/self/fd"))("index.lock after a git timeout
     const lock = path.join(repo.dir, ".git", "index.lock");
     // The hung git starts a holder in its own session (not killed with git's group) that keeps the lock open.
     const holder = path.join(repo.dir, "..", "holder.pid");
-    const fake = fakeGit(`: > '${lock}'\nsetsid sh -c 'exec 3<"${lock}"; echo $$ > "${holder}"; exec sleep 30' &\nsleep 0.2\nexec sleep 30`);
+    const fake = fakeGit(
+      `: > '${lock}'\nsetsid sh -c 'exec 3<"${lock}"; echo $$ > "${holder}"; exec sleep 30' &\nsleep 0.2\nexec sleep 30`,
+    );
     try {
       const message = await timeout(runGit(["add", "--all"], { cwd: repo.dir, env: fake.env, timeouts: { work: 500 } }));
       expect(message).not.toContain("Removed");

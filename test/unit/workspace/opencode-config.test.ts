@@ -1,7 +1,13 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { changedOpenCodeConfig, isOpenCodeConfig, openCodeConfigDiff, openCodeConfigRoot, removeOpenCodeConfig } from "../../../src/workspace/index.ts";
+import {
+  changedOpenCodeConfig,
+  isOpenCodeConfig,
+  openCodeConfigDiff,
+  openCodeConfigRoot,
+  removeOpenCodeConfig,
+} from "../../../src/workspace/index.ts";
 import { stripOpenCodeConfig, strippedLines, untrustedTreeReason } from "../../../src/pr-review/untrusted-config.ts";
 import { samplePr } from "../pr/sample-pr.ts";
 import { gitEnv } from "../../support/git.ts";
@@ -29,13 +35,27 @@ describe("openCodeConfigRoot", () => {
     expect(openCodeConfigRoot(file)).toBe(root);
   });
 
-  it.each(["README.md", "src/opencode.ts", "opencode.json.bak", "docs/opencode/guide.md", ".claude/settings.json", ".agents/README.md", "my.opencode/x.js", "AGENTS.md.txt", "src/agents/index.ts"])("%s is not", (file) => {
+  it.each([
+    "README.md",
+    "src/opencode.ts",
+    "opencode.json.bak",
+    "docs/opencode/guide.md",
+    ".claude/settings.json",
+    ".agents/README.md",
+    "my.opencode/x.js",
+    "AGENTS.md.txt",
+    "src/agents/index.ts",
+  ])("%s is not", (file) => {
     expect(isOpenCodeConfig(file)).toBe(false);
   });
 });
 
 async function forkedRepo() {
-  const repo = await clone({ "src/app.ts": "export const a = 1;\n", "AGENTS.md": "# Project rules\n", ".opencode/agents/helper.md": "---\nmode: subagent\n---\nHelp.\n" });
+  const repo = await clone({
+    "src/app.ts": "export const a = 1;\n",
+    "AGENTS.md": "# Project rules\n",
+    ".opencode/agents/helper.md": "---\nmode: subagent\n---\nHelp.\n",
+  });
   const git = (...args: string[]) => repo.git(args);
   await git("checkout", "-q", "-b", "fork");
   const write = (file: string, content: string) => {
@@ -99,7 +119,9 @@ describe("stripOpenCodeConfig (pr-review)", () => {
 
   it("refuses to delete anything in a checkout that is not otto's own", async () => {
     const { repo } = await forkedRepo();
-    await expect(stripOpenCodeConfig({ pr: fork, dir: repo.dir, temporary: false, target: "main", env: gitEnv() })).rejects.toMatchObject({ code: "untrusted_checkout" });
+    await expect(stripOpenCodeConfig({ pr: fork, dir: repo.dir, temporary: false, target: "main", env: gitEnv() })).rejects.toMatchObject({
+      code: "untrusted_checkout",
+    });
     expect(fs.existsSync(path.join(repo.dir, "opencode.json"))).toBe(true);
   });
 
@@ -110,7 +132,9 @@ describe("stripOpenCodeConfig (pr-review)", () => {
     expect(stripped?.diff).toContain("+++ b/.opencode/plugin/x.js");
     expect(fs.existsSync(path.join(repo.dir, ".opencode"))).toBe(false);
     const [line] = strippedLines(stripped);
-    expect(line).toContain("Removed the OpenCode configuration from otto's checkout before the review: `.opencode`, `AGENTS.md`, `opencode.json`, `pkg/CLAUDE.md`");
+    expect(line).toContain(
+      "Removed the OpenCode configuration from otto's checkout before the review: `.opencode`, `AGENTS.md`, `opencode.json`, `pkg/CLAUDE.md`",
+    );
     expect(line).toContain("fork (someone/app)");
     expect(await stripOpenCodeConfig({ pr: samplePr(), dir: repo.dir, temporary: true, target: "main", env: gitEnv() })).toBeUndefined();
   });

@@ -19,7 +19,15 @@ async function setup(files: Record<string, string> = { "a.txt": "one\ntwo\nthree
   return { repo, moveRemote };
 }
 
-const input = (repo: Repo, extra: Partial<Parameters<typeof commitAndPush>[0]> = {}) => ({ dir: repo.dir, branch: "feature", remote: "origin", message: "otto: fix CI", baseline: CLEAN_TREE, env: gitEnv(), ...extra });
+const input = (repo: Repo, extra: Partial<Parameters<typeof commitAndPush>[0]> = {}) => ({
+  dir: repo.dir,
+  branch: "feature",
+  remote: "origin",
+  message: "otto: fix CI",
+  baseline: CLEAN_TREE,
+  env: gitEnv(),
+  ...extra,
+});
 
 describe("commitAndPush", () => {
   it("commits what was left uncommitted and pushes it, fast-forward", async () => {

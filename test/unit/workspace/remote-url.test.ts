@@ -53,7 +53,9 @@ describe("normalizeRemoteUrl", () => {
   });
 
   it("keeps Azure DevOps Server (on premises) paths without _git", () => {
-    expect(normalizeRemoteUrl("https://tfs.example.com/tfs/Collection/Project/_git/repo")).toBe("tfs.example.com/tfs/collection/project/repo");
+    expect(normalizeRemoteUrl("https://tfs.example.com/tfs/Collection/Project/_git/repo")).toBe(
+      "tfs.example.com/tfs/collection/project/repo",
+    );
   });
 
   it("treats local paths as file: URLs", () => {

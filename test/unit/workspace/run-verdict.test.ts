@@ -1,7 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { describeVerdict, failingHeadline, judgeRun, type CheckResult } from "../../../src/workspace/index.ts";
 
-const check = (command: string, exitCode: number, output = ""): CheckResult => ({ command, exitCode, passed: exitCode === 0, timedOut: false, durationMs: 10, output });
+const check = (command: string, exitCode: number, output = ""): CheckResult => ({
+  command,
+  exitCode,
+  passed: exitCode === 0,
+  timedOut: false,
+  durationMs: 10,
+  output,
+});
 
 describe("a run's verdict: every check at its end", () => {
   it("verified only when every check passes at the end", () => {
@@ -11,7 +18,10 @@ describe("a run's verdict: every check at its end", () => {
   });
 
   it("a check failing at the end makes it unverified, and says when it failed before the run too", () => {
-    const verdict = judgeRun([check("npm test", 1, "Tests  2 failed"), check("npm run lint", 2)], [check("npm test", 1, "Tests  2 failed"), check("npm run lint", 0)]);
+    const verdict = judgeRun(
+      [check("npm test", 1, "Tests  2 failed"), check("npm run lint", 2)],
+      [check("npm test", 1, "Tests  2 failed"), check("npm run lint", 0)],
+    );
     expect(verdict.verified).toBe(false);
     expect(verdict.failing).toEqual([
       { command: "npm test", ended: "exit 1", before: true },

@@ -1,7 +1,16 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { CLEAN_TREE, commitChanges, diffSnapshots, parsePorcelainZ, pendingDiff, runGit, snapshotTree, type GitRun } from "../../../src/workspace/index.ts";
+import {
+  CLEAN_TREE,
+  commitChanges,
+  diffSnapshots,
+  parsePorcelainZ,
+  pendingDiff,
+  runGit,
+  snapshotTree,
+  type GitRun,
+} from "../../../src/workspace/index.ts";
 import { git, gitEnv } from "../../support/git.ts";
 import { clone } from "../repo/fixtures.ts";
 
@@ -18,8 +27,15 @@ async function repoWith(files: Record<string, string>) {
     fs.writeFileSync(path.join(repo.dir, file), content);
   };
   const read = (file: string) => fs.readFileSync(path.join(repo.dir, file), "utf8");
-  const committed = async () => (await runGit(["show", "-z", "--no-renames", "--name-only", "--format=", "HEAD"], { cwd: repo.dir, env: gitEnv() })).stdout.split("\0").filter(Boolean).sort();
-  const status = async () => parsePorcelainZ((await runGit(["status", "--porcelain=v1", "-z", "--no-renames", "--untracked-files=all"], { cwd: repo.dir, env: gitEnv() })).stdout).sort();
+  const committed = async () =>
+    (await runGit(["show", "-z", "--no-renames", "--name-only", "--format=", "HEAD"], { cwd: repo.dir, env: gitEnv() })).stdout
+      .split("\0")
+      .filter(Boolean)
+      .sort();
+  const status = async () =>
+    parsePorcelainZ(
+      (await runGit(["status", "--porcelain=v1", "-z", "--no-renames", "--untracked-files=all"], { cwd: repo.dir, env: gitEnv() })).stdout,
+    ).sort();
   return { repo, write, read, committed, status };
 }
 
@@ -93,7 +109,12 @@ describe("commitChanges", () => {
     await t.repo.git(["add", "README.md"]);
     const baseline = await snapshotTree(run, t.repo.dir);
     const head = await t.repo.git(["rev-parse", "HEAD"]);
-    expect(await commitChanges(run, t.repo.dir, { message: "nothing", baseline })).toEqual({ sha: undefined, committed: [], kept: [], ignored: [] });
+    expect(await commitChanges(run, t.repo.dir, { message: "nothing", baseline })).toEqual({
+      sha: undefined,
+      committed: [],
+      kept: [],
+      ignored: [],
+    });
     expect(await t.repo.git(["rev-parse", "HEAD"])).toBe(head);
     const empty = await commitChanges(run, t.repo.dir, { message: "phase: nothing changed", baseline, allowEmpty: true });
     expect(empty.sha).toMatch(/^[0-9a-f]{7,}$/);

@@ -27,14 +27,24 @@ describe("withWorkLock", () => {
     const link = path.join(path.dirname(tree), "link");
     fs.symlinkSync(tree, link);
     let second: unknown;
-    const first = await withWorkLock(tree, "the fix flow of github-o-r-1", async () => {
-      second = await withWorkLock(link, "the comment flow of github-o-r-1", async () => "ran", { env });
-      expect((await workLockHolder(tree, { env })).busy).toBe(true);
-      return "done";
-    }, { env });
+    const first = await withWorkLock(
+      tree,
+      "the fix flow of github-o-r-1",
+      async () => {
+        second = await withWorkLock(link, "the comment flow of github-o-r-1", async () => "ran", { env });
+        expect((await workLockHolder(tree, { env })).busy).toBe(true);
+        return "done";
+      },
+      { env },
+    );
     expect(first).toEqual({ busy: false, value: "done" });
-    expect(second).toMatchObject({ busy: true, holder: { owner: "the fix flow of github-o-r-1", pid: process.pid, dir: fs.realpathSync(tree) } });
-    expect(describeHolder((second as { holder: Parameters<typeof describeHolder>[0] }).holder)).toContain(`the fix flow of github-o-r-1 (pid ${process.pid}`);
+    expect(second).toMatchObject({
+      busy: true,
+      holder: { owner: "the fix flow of github-o-r-1", pid: process.pid, dir: fs.realpathSync(tree) },
+    });
+    expect(describeHolder((second as { holder: Parameters<typeof describeHolder>[0] }).holder)).toContain(
+      `the fix flow of github-o-r-1 (pid ${process.pid}`,
+    );
     // Released: the next job gets it, and nothing is left behind.
     expect(await withWorkLock(link, "the review loop", async () => 1, { env })).toEqual({ busy: false, value: 1 });
     const paths = await workLockPaths(tree, env);
@@ -62,16 +72,34 @@ describe("withWorkLock", () => {
     const paths = await workLockPaths(tree, env);
     // What a crashed process leaves: the lock directory and its holder record, no longer touched.
     fs.mkdirSync(`${paths.file}.lock`, { recursive: true });
-    fs.writeFileSync(paths.holder, JSON.stringify({ owner: "the fix flow of x", pid: 999_999, host: "box", since: "2026-03-01T12:00:00.000Z", dir: tree, token: "dead" }));
+    fs.writeFileSync(
+      paths.holder,
+      JSON.stringify({
+        owner: "the fix flow of x",
+        pid: 999_999,
+        host: "box",
+        since: "2026-03-01T12:00:00.000Z",
+        dir: tree,
+        token: "dead",
+      }),
+    );
     // Fresh: it is busy.
-    expect(await withWorkLock(tree, "b", async () => "no", { env, staleMs: 5_000 })).toMatchObject({ busy: true, holder: { owner: "the fix flow of x" } });
+    expect(await withWorkLock(tree, "b", async () => "no", { env, staleMs: 5_000 })).toMatchObject({
+      busy: true,
+      holder: { owner: "the fix flow of x" },
+    });
     const old = new Date(Date.now() - 60_000);
     fs.utimesSync(`${paths.file}.lock`, old, old);
     let during: unknown;
-    const result = await withWorkLock(tree, "the comment flow of y", async () => {
-      during = JSON.parse(fs.readFileSync(paths.holder, "utf8"));
-      return "took over";
-    }, { env, staleMs: 5_000 });
+    const result = await withWorkLock(
+      tree,
+      "the comment flow of y",
+      async () => {
+        during = JSON.parse(fs.readFileSync(paths.holder, "utf8"));
+        return "took over";
+      },
+      { env, staleMs: 5_000 },
+    );
     expect(result).toEqual({ busy: false, value: "took over" });
     expect(during).toMatchObject({ owner: "the comment flow of y", pid: process.pid });
     expect(fs.existsSync(`${paths.file}.lock`)).toBe(false);
@@ -80,7 +108,18 @@ describe("withWorkLock", () => {
 
 describe("the work lock's callers", () => {
   it("the review loop's refusal names the holder and what to do", () => {
-    const error = workTreeBusy("/src/app", { owner: "the fix flow of github-o-r-1 (PR watcher)", pid: 7, host: "box", since: "2026-03-01T12:00:00.000Z", dir: "/src/app", token: "t" }, "run /pr-review --loop again");
+    const error = workTreeBusy(
+      "/src/app",
+      {
+        owner: "the fix flow of github-o-r-1 (PR watcher)",
+        pid: 7,
+        host: "box",
+        since: "2026-03-01T12:00:00.000Z",
+        dir: "/src/app",
+        token: "t",
+      },
+      "run /pr-review --loop again",
+    );
     expect(error).toMatchObject({ code: "worktree_busy" });
     expect(error.message).toContain("/src/app is busy: the fix flow of github-o-r-1 (PR watcher) (pid 7 on box");
     expect(error.fix).toContain("run /pr-review --loop again");
@@ -98,7 +137,17 @@ describe("the work lock's callers", () => {
     const doc = newDocument(pr, "github-octo-app-42", 5, "2026-02-06T10:00:00.000Z");
     await store.create(doc);
     const calls: string[] = [];
-    const comment = { id: "review-1", kind: "inline" as const, author: "alice", association: "OWNER", body: "rename this", createdAt: "2026-02-06T11:00:00Z", path: "a.ts", line: 1, resolved: false };
+    const comment = {
+      id: "review-1",
+      kind: "inline" as const,
+      author: "alice",
+      association: "OWNER",
+      body: "rename this",
+      createdAt: "2026-02-06T11:00:00Z",
+      path: "a.ts",
+      line: 1,
+      resolved: false,
+    };
     const backend = {
       name: "github",
       getComments: () => Promise.resolve([comment]),
@@ -119,7 +168,12 @@ describe("the work lock's callers", () => {
       now: () => new Date("2026-02-06T12:00:00.000Z"),
       log: (_level: string, message: string) => void logs.push(message),
     };
-    const held = await withWorkLock(tree, "the fix flow of github-octo-app-42 (PR watcher)", () => runCommentPass(deps, { doc, pr, backend }), { env });
+    const held = await withWorkLock(
+      tree,
+      "the fix flow of github-octo-app-42 (PR watcher)",
+      () => runCommentPass(deps, { doc, pr, backend }),
+      { env },
+    );
     expect(held.busy).toBe(false);
     const report = held.busy ? undefined : held.value;
     expect(report?.busy).toContain("the fix flow of github-octo-app-42 (PR watcher) (pid");

@@ -56,7 +56,13 @@ function steps(input: AzureInput, event: string, extraEnv: string[], onPr = fals
     `- script: ${installLine(input.pins)}`,
     "  displayName: Install OpenCode and otto (pinned)",
     "- script: |",
-    ...configureLines({ helperUrl: '"$SYSTEM_COLLECTIONURI"', tokenVar: "SYSTEM_ACCESSTOKEN", user: "otto", username: "otto", email: "otto@localhost" }).map((l) => `    ${l}`),
+    ...configureLines({
+      helperUrl: '"$SYSTEM_COLLECTIONURI"',
+      tokenVar: "SYSTEM_ACCESSTOKEN",
+      user: "otto",
+      username: "otto",
+      email: "otto@localhost",
+    }).map((l) => `    ${l}`),
     "  displayName: Configure OpenCode, otto and otto's git",
     "  env:",
     `    OPENCODE_CONFIG_JSON: ${yamlString(opencodeConfig(input.setup))}`,
@@ -118,8 +124,8 @@ export function renderAzureJob(input: AzureInput): string {
  */
 export function renderAzureComments(input: AzureInput): string {
   return [
-    "# otto: answers PR reviewers. A pipeline of its own, started by the service hook \"Pull request",
-    "# commented on\" through the incoming webhook below.",
+    '# otto: answers PR reviewers. A pipeline of its own, started by the service hook "Pull request',
+    '# commented on" through the incoming webhook below.',
     `# Written by /otto-pr ci init azure (opencode-otto ${input.pins.otto}); set-up: ${docsUrl("ci.md")}`,
     "trigger: none",
     "pr: none",
@@ -139,7 +145,9 @@ export function renderAzureComments(input: AzureInput): string {
     "- job: otto",
     "  displayName: otto answers the comment",
     ...jobHead("otto"),
-    ...steps(input, "comment", [`    OTTO_EVENT_PAYLOAD: \${{ replace(convertToJson(parameters.${WEBHOOK_NAME}), '$(', '$\\u0028') }}`]).map((l) => `  ${l}`),
+    ...steps(input, "comment", [
+      `    OTTO_EVENT_PAYLOAD: \${{ replace(convertToJson(parameters.${WEBHOOK_NAME}), '$(', '$\\u0028') }}`,
+    ]).map((l) => `  ${l}`),
     "",
   ].join("\n");
 }

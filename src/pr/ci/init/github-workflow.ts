@@ -146,7 +146,16 @@ export function renderGithubWorkflow(input: GithubWorkflowInput): string {
     `          OPENCODE_CONFIG_JSON: ${yamlString(opencodeConfig(setup))}`,
     `          OTTO_CONFIG_JSON: ${yamlString(ottoConfig(setup))}`,
     "        run: |",
-    indent(configureLines({ helperUrl: "https://github.com", tokenVar: "GITHUB_TOKEN", user: "x-access-token", username: "github-actions[bot]", email: "41898282+github-actions[bot]@users.noreply.github.com" }), 10),
+    indent(
+      configureLines({
+        helperUrl: "https://github.com",
+        tokenVar: "GITHUB_TOKEN",
+        user: "x-access-token",
+        username: "github-actions[bot]",
+        email: "41898282+github-actions[bot]@users.noreply.github.com",
+      }),
+      10,
+    ),
     "      - name: otto",
     "        env:",
     "          # Pushes made with the default GITHUB_TOKEN start no workflow run, so CI does not re-run",

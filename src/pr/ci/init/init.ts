@@ -25,11 +25,25 @@ const FORGES: Record<string, CiForge> = { github: "github", azure: "azure", ado:
 /** `/otto-pr ci init github|azure`: writes otto's CI files in the repository and says what is left to do. */
 export async function ciInit(input: CiInitInput): Promise<string> {
   const forge = FORGES[input.forge];
-  if (!forge) throw new OttoError("usage", `Unknown CI '${input.forge}': otto writes CI files for github and azure.`, "Usage: /otto-pr ci init github | azure [--force]");
+  if (!forge)
+    throw new OttoError(
+      "usage",
+      `Unknown CI '${input.forge}': otto writes CI files for github and azure.`,
+      "Usage: /otto-pr ci init github | azure [--force]",
+    );
   const pins = input.pins ?? (await readPins());
   const workflows = input.workflows.length > 0 ? input.workflows : forge === "github" ? await detectWorkflows(input.root) : [];
   const jobs = input.jobs.length > 0 ? input.jobs : forge === "azure" ? await detectAzureJobs(input.root) : [];
-  const plan = planCiInit({ forge, pins, models: input.models, currentModel: input.currentModel, opencodeEnv: input.opencodeEnv, workflows, checkSuites: input.checkSuites, jobs });
+  const plan = planCiInit({
+    forge,
+    pins,
+    models: input.models,
+    currentModel: input.currentModel,
+    opencodeEnv: input.opencodeEnv,
+    workflows,
+    checkSuites: input.checkSuites,
+    jobs,
+  });
   await writeCiFiles(input.root, plan.files, input.force);
   return describeCiInit(plan, forge, jobs.length > 0 ? jobs : ["Build"]);
 }

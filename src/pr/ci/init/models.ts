@@ -17,13 +17,19 @@ export interface ConfiguredModels {
 export function planModels(models: ConfiguredModels, current: string | undefined): { setup: ModelSetup; used: string[] } {
   const model = models.primary ?? current;
   if (!model) {
-    throw new OttoError("ci_no_model", "otto does not know which model the CI job should use: models.primary is not set and this session's model is unknown.", "Set models.primary, e.g. /otto-config set models.primary anthropic/claude-sonnet-4-5, then run the command again.");
+    throw new OttoError(
+      "ci_no_model",
+      "otto does not know which model the CI job should use: models.primary is not set and this session's model is unknown.",
+      "Set models.primary, e.g. /otto-config set models.primary anthropic/claude-sonnet-4-5, then run the command again.",
+    );
   }
   const set: Record<string, string | string[]> = {};
   if (models.primary) set.primary = models.primary;
   if (models.secondary) set.secondary = models.secondary;
   if (models.reviewers?.length) set.reviewers = [...models.reviewers];
   if (models.fix) set.fix = models.fix;
-  const used = [model, models.secondary, ...(models.reviewers ?? []), models.fix].filter((m): m is string => typeof m === "string" && m.length > 0);
+  const used = [model, models.secondary, ...(models.reviewers ?? []), models.fix].filter(
+    (m): m is string => typeof m === "string" && m.length > 0,
+  );
   return { setup: { model, models: set }, used: [...new Set(used)] };
 }

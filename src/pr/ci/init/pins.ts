@@ -17,7 +17,11 @@ export function parsePins(text: string): Pins {
   const otto = pkg.version;
   const opencode = pkg.devDependencies?.["opencode-ai"];
   if (typeof otto !== "string" || !EXACT.test(otto) || typeof opencode !== "string" || !EXACT.test(opencode)) {
-    throw new OttoError("ci_pins", `otto's package.json has no exact version of otto (${String(otto)}) or of opencode-ai (${String(opencode)}).`, "Reinstall opencode-otto from npm; its package.json pins both.");
+    throw new OttoError(
+      "ci_pins",
+      `otto's package.json has no exact version of otto (${String(otto)}) or of opencode-ai (${String(opencode)}).`,
+      "Reinstall opencode-otto from npm; its package.json pins both.",
+    );
   }
   return { otto, opencode };
 }

@@ -35,7 +35,8 @@ export interface CiInitPlan {
 function secretNotes(secrets: readonly ProviderSecrets[]): string[] {
   return secrets.flatMap((s) => {
     if (s.source === "placeholder") return [`${s.names.join(", ")}: a guess for provider ${s.provider}; put the variables it reads here.`];
-    if (s.source === "oauth") return [`Provider ${s.provider} logs in through OpenCode (auth.json), not a key: use a provider with an API key in CI.`];
+    if (s.source === "oauth")
+      return [`Provider ${s.provider} logs in through OpenCode (auth.json), not a key: use a provider with an API key in CI.`];
     return [];
   });
 }
@@ -48,14 +49,27 @@ export function planCiInit(input: CiInitPlanInput): CiInitPlan {
   const notes = secretNotes(secrets);
   if (input.forge === "github") {
     const workflows = input.workflows.length > 0 ? input.workflows : ["CI"];
-    if (input.workflows.length === 0) notes.push(`No workflow found in .github/workflows: otto listens to one named "CI". Edit workflow_run.workflows, or run again with --workflow <name>.`);
+    if (input.workflows.length === 0)
+      notes.push(
+        `No workflow found in .github/workflows: otto listens to one named "CI". Edit workflow_run.workflows, or run again with --workflow <name>.`,
+      );
     // Without Actions workflows the CI reports from elsewhere (an app's check suites).
     const checkSuites = input.checkSuites || input.workflows.length === 0;
-    const text = renderGithubWorkflow({ pins: input.pins, setup, workflows, checkSuites, secrets: names, secretNotes: secretNotes(secrets) });
+    const text = renderGithubWorkflow({
+      pins: input.pins,
+      setup,
+      workflows,
+      checkSuites,
+      secrets: names,
+      secretNotes: secretNotes(secrets),
+    });
     return { files: [{ path: GITHUB_WORKFLOW_FILE, text }], secrets, notes };
   }
   const jobs = input.jobs.length > 0 ? input.jobs : ["Build"];
-  if (input.jobs.length === 0) notes.push(`No job found in azure-pipelines.yml: otto's job runs after one named "Build". Set dependsOn where you include it, or run again with --job <name>.`);
+  if (input.jobs.length === 0)
+    notes.push(
+      `No job found in azure-pipelines.yml: otto's job runs after one named "Build". Set dependsOn where you include it, or run again with --job <name>.`,
+    );
   const azure = { pins: input.pins, setup, dependsOn: jobs, secrets: names, secretNotes: secretNotes(secrets) };
   return {
     files: [
@@ -75,7 +89,11 @@ const SOURCE: Record<ProviderSecrets["source"], string> = {
 };
 
 function secretLines(secrets: readonly ProviderSecrets[]): string[] {
-  return secrets.flatMap((s) => (s.source === "oauth" ? [`   - (none for ${s.provider}: it logs in through OpenCode, not with a key; use a provider with an API key in CI)`] : s.names.map((n) => `   - \`${n}\`: ${s.provider} (${SOURCE[s.source]})`)));
+  return secrets.flatMap((s) =>
+    s.source === "oauth"
+      ? [`   - (none for ${s.provider}: it logs in through OpenCode, not with a key; use a provider with an API key in CI)`]
+      : s.names.map((n) => `   - \`${n}\`: ${s.provider} (${SOURCE[s.source]})`),
+  );
 }
 
 /** Pure: what `ci init` says after writing the files: the three steps left to the user. */
@@ -104,7 +122,7 @@ export function describeCiInit(plan: CiInitPlan, forge: CiForge, jobs: string[])
     "2. Add secrets and permissions:",
     "   - a variable group `otto` (Pipelines → Library), authorized for both pipelines, with these secret variables:",
     ...secretLines(plan.secrets).map((l) => `  ${l}`),
-    "   - Project settings → Repositories → your repository → Security → \"<project> Build Service (<organization>)\": Contribute and Contribute to pull requests: Allow (otto pushes fixes and posts replies with the job's token).",
+    '   - Project settings → Repositories → your repository → Security → "<project> Build Service (<organization>)": Contribute and Contribute to pull requests: Allow (otto pushes fixes and posts replies with the job\'s token).',
     "   - the job's token (System.AccessToken): the files map it into the step's env, which is how a YAML pipeline allows scripts to access the OAuth token (the same switch as the classic \"Allow scripts to access the OAuth token\").",
     `   - comments: a service connection of type Incoming WebHook named \`otto-comments\` with webhook name \`${WEBHOOK_NAME}\`, and a service hook (Project settings → Service hooks → Web Hooks, event "Pull request commented on", your repository) posting to https://dev.azure.com/<organization>/_apis/public/distributedtask/webhooks/${WEBHOOK_NAME}?api-version=6.0-preview.`,
     `3. Commit ${written.join(" and ")}.`,

@@ -27,7 +27,9 @@ export async function readCiSetup(runtime: CiInitRuntime, directory: string, ses
     const result = await runtime.client.config.providers({ query: { directory } });
     for (const provider of result.data?.providers ?? []) opencodeEnv.set(provider.id, [...(provider.env ?? [])]);
   } catch (error) {
-    runtime.log.log("warn", "ci init: OpenCode's provider list could not be read", { error: error instanceof Error ? error.message : String(error) });
+    runtime.log.log("warn", "ci init: OpenCode's provider list could not be read", {
+      error: error instanceof Error ? error.message : String(error),
+    });
   }
   return { root, models: modelRoles(loaded.config), currentModel: session ? formatModel(session) : undefined, opencodeEnv };
 }

@@ -30,7 +30,13 @@ export interface ProviderSecrets {
 }
 
 /** A guessed variable name for a provider nobody knows: `my-llm` → `MY_LLM_API_KEY`. */
-const placeholder = (provider: string): string => `${provider.toUpperCase().replace(/[^A-Z0-9]+/g, "_").replace(/^_+|_+$/g, "") || "MODEL"}_API_KEY`;
+const placeholder = (provider: string): string =>
+  `${
+    provider
+      .toUpperCase()
+      .replace(/[^A-Z0-9]+/g, "_")
+      .replace(/^_+|_+$/g, "") || "MODEL"
+  }_API_KEY`;
 
 /**
  * Pure: the secrets of each provider of `models` (`provider/model` names), in first-use order.

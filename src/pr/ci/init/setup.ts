@@ -42,7 +42,8 @@ export const SANDBOX_LINES = [
   "sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0 || true",
 ];
 
-export const installLine = (pins: Pins): string => `npm install --global --no-audit --no-fund opencode-ai@${pins.opencode} opencode-otto@${pins.otto}`;
+export const installLine = (pins: Pins): string =>
+  `npm install --global --no-audit --no-fund opencode-ai@${pins.opencode} opencode-otto@${pins.otto}`;
 
 /**
  * Lines of the configure step. `$OPENCODE_CONFIG_JSON` and `$OTTO_CONFIG_JSON` come from the

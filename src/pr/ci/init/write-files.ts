@@ -16,10 +16,20 @@ export async function writeCiFiles(root: string, files: readonly CiFile[], force
   if (!force) {
     const present: string[] = [];
     for (const file of files) {
-      if (await fs.lstat(path.join(root, file.path)).then(() => true, () => false)) present.push(file.path);
+      if (
+        await fs.lstat(path.join(root, file.path)).then(
+          () => true,
+          () => false,
+        )
+      )
+        present.push(file.path);
     }
     if (present.length > 0) {
-      throw new OttoError("ci_file_exists", `${present.join(" and ")} ${present.length === 1 ? "exists" : "exist"} already; otto did not touch ${present.length === 1 ? "it" : "them"}.`, "Compare it with what otto would write, then run the command again with --force to replace it.");
+      throw new OttoError(
+        "ci_file_exists",
+        `${present.join(" and ")} ${present.length === 1 ? "exists" : "exist"} already; otto did not touch ${present.length === 1 ? "it" : "them"}.`,
+        "Compare it with what otto would write, then run the command again with --force to replace it.",
+      );
     }
   }
   for (const file of files) {

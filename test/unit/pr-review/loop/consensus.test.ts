@@ -21,30 +21,61 @@ describe("consensus (A6)", () => {
 });
 
 describe("review state from the forge's reviews", () => {
-  const r = (author: string, state: PrReview["state"], association: string, minute: number): PrReview => ({ author, state, association, submittedAt: `2026-01-01T00:${String(minute).padStart(2, "0")}:00Z` });
+  const r = (author: string, state: PrReview["state"], association: string, minute: number): PrReview => ({
+    author,
+    state,
+    association,
+    submittedAt: `2026-01-01T00:${String(minute).padStart(2, "0")}:00Z`,
+  });
 
   it("changes requested by an owner, member or collaborator stand", () => {
-    const state = reviewStateOf([r("alice", "changes_requested", "MEMBER", 1), r("bob", "changes_requested", "OWNER", 2), r("carol", "changes_requested", "COLLABORATOR", 3)]);
-    expect(state).toEqual({ hasChangesRequested: true, changesRequestedBy: [{ login: "alice", association: "MEMBER" }, { login: "bob", association: "OWNER" }, { login: "carol", association: "COLLABORATOR" }] });
+    const state = reviewStateOf([
+      r("alice", "changes_requested", "MEMBER", 1),
+      r("bob", "changes_requested", "OWNER", 2),
+      r("carol", "changes_requested", "COLLABORATOR", 3),
+    ]);
+    expect(state).toEqual({
+      hasChangesRequested: true,
+      changesRequestedBy: [
+        { login: "alice", association: "MEMBER" },
+        { login: "bob", association: "OWNER" },
+        { login: "carol", association: "COLLABORATOR" },
+      ],
+    });
   });
 
   it("contributors and first-timers do not bind the loop", () => {
-    expect(reviewStateOf([r("dan", "changes_requested", "CONTRIBUTOR", 1), r("eve", "changes_requested", "NONE", 2)]).hasChangesRequested).toBe(false);
+    expect(
+      reviewStateOf([r("dan", "changes_requested", "CONTRIBUTOR", 1), r("eve", "changes_requested", "NONE", 2)]).hasChangesRequested,
+    ).toBe(false);
   });
 
   it("a later approval or dismissal lifts the request; a later comment does not", () => {
-    expect(reviewStateOf([r("alice", "changes_requested", "MEMBER", 1), r("alice", "approved", "MEMBER", 2)]).hasChangesRequested).toBe(false);
-    expect(reviewStateOf([r("alice", "changes_requested", "MEMBER", 1), r("alice", "dismissed", "MEMBER", 2)]).hasChangesRequested).toBe(false);
-    expect(reviewStateOf([r("alice", "changes_requested", "MEMBER", 1), r("alice", "commented", "MEMBER", 2)]).hasChangesRequested).toBe(true);
-    expect(reviewStateOf([r("alice", "approved", "MEMBER", 1), r("alice", "changes_requested", "MEMBER", 2)]).hasChangesRequested).toBe(true);
+    expect(reviewStateOf([r("alice", "changes_requested", "MEMBER", 1), r("alice", "approved", "MEMBER", 2)]).hasChangesRequested).toBe(
+      false,
+    );
+    expect(reviewStateOf([r("alice", "changes_requested", "MEMBER", 1), r("alice", "dismissed", "MEMBER", 2)]).hasChangesRequested).toBe(
+      false,
+    );
+    expect(reviewStateOf([r("alice", "changes_requested", "MEMBER", 1), r("alice", "commented", "MEMBER", 2)]).hasChangesRequested).toBe(
+      true,
+    );
+    expect(reviewStateOf([r("alice", "approved", "MEMBER", 1), r("alice", "changes_requested", "MEMBER", 2)]).hasChangesRequested).toBe(
+      true,
+    );
   });
 
   it("orders by submission time, not by list order, and ignores pending reviews", () => {
-    expect(reviewStateOf([r("alice", "approved", "MEMBER", 5), r("alice", "changes_requested", "MEMBER", 1)]).hasChangesRequested).toBe(false);
+    expect(reviewStateOf([r("alice", "approved", "MEMBER", 5), r("alice", "changes_requested", "MEMBER", 1)]).hasChangesRequested).toBe(
+      false,
+    );
     expect(reviewStateOf([{ author: "bob", state: "pending", association: "OWNER" }]).hasChangesRequested).toBe(false);
   });
 
   it("Azure DevOps votes (-10, -5) arrive as changes requested by members", () => {
-    expect(reviewStateOf([{ author: "lead@contoso.com", state: "changes_requested", association: "MEMBER" }])).toEqual({ hasChangesRequested: true, changesRequestedBy: [{ login: "lead@contoso.com", association: "MEMBER" }] });
+    expect(reviewStateOf([{ author: "lead@contoso.com", state: "changes_requested", association: "MEMBER" }])).toEqual({
+      hasChangesRequested: true,
+      changesRequestedBy: [{ login: "lead@contoso.com", association: "MEMBER" }],
+    });
   });
 });

@@ -3,7 +3,17 @@ import { decideRound, type RoundFacts } from "../../../../src/pr-review/loop/dec
 import { finding } from "./helpers.ts";
 
 const none = { hasChangesRequested: false, changesRequestedBy: [] };
-const facts = (over: Partial<RoundFacts> = {}): RoundFacts => ({ round: 1, maxRounds: 3, consensus: "request_changes", reviewState: none, toFix: 1, stuck: 0, threads: [], canPush: true, ...over });
+const facts = (over: Partial<RoundFacts> = {}): RoundFacts => ({
+  round: 1,
+  maxRounds: 3,
+  consensus: "request_changes",
+  reviewState: none,
+  toFix: 1,
+  stuck: 0,
+  threads: [],
+  canPush: true,
+  ...over,
+});
 function stopReason(f: RoundFacts): string {
   const d = decideRound(f);
   return d.action === "stop" ? d.reason : `not a stop: ${d.action}`;

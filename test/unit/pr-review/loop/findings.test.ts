@@ -24,13 +24,30 @@ describe("finding ids", () => {
   });
 
   it("short codes for known categories, the first letters otherwise", () => {
-    expect(["security", "performance", "quality", "architecture", "testing", "docs", "other"].map(categoryCode)).toEqual(["SEC", "PERF", "QUAL", "ARCH", "TEST", "DOCS", "OTHER"]);
+    expect(["security", "performance", "quality", "architecture", "testing", "docs", "other"].map(categoryCode)).toEqual([
+      "SEC",
+      "PERF",
+      "QUAL",
+      "ARCH",
+      "TEST",
+      "DOCS",
+      "OTHER",
+    ]);
     expect(categoryCode("Reliability")).toBe("RELI");
     expect(categoryCode("???")).toBe("OTHER");
   });
 
   it("ignore whatever id the model wrote", () => {
-    const raw = { id: "SEC-001", priority: "P1" as const, category: "security", file: "a.ts", line: 2, title: "Leak", description: "d", suggestion: "s" };
+    const raw = {
+      id: "SEC-001",
+      priority: "P1" as const,
+      category: "security",
+      file: "a.ts",
+      line: 2,
+      title: "Leak",
+      description: "d",
+      suggestion: "s",
+    };
     const f = toFinding(raw, "reviewer-1");
     expect(f.id).toBe(findingId("security", "a.ts", 2, "Leak"));
     expect(f.source).toEqual({ type: "agent", name: "reviewer-1", reviewId: null });
@@ -38,7 +55,8 @@ describe("finding ids", () => {
 });
 
 describe("counting and deduplication", () => {
-  const f = (priority: "P0" | "P1" | "P2" | "P3", title: string, name = "reviewer-1") => toFinding({ priority, category: "quality", file: "a.ts", line: 1, title, description: "", suggestion: "" }, name);
+  const f = (priority: "P0" | "P1" | "P2" | "P3", title: string, name = "reviewer-1") =>
+    toFinding({ priority, category: "quality", file: "a.ts", line: 1, title, description: "", suggestion: "" }, name);
 
   it("counts every finding, duplicates included", () => {
     expect(countByPriority([f("P1", "a"), f("P1", "a", "reviewer-2"), f("P3", "b")])).toEqual({ P0: 0, P1: 2, P2: 0, P3: 1 });
@@ -46,6 +64,9 @@ describe("counting and deduplication", () => {
 
   it("keeps one finding per id, the most urgent", () => {
     const unique = uniqueById([f("P2", "a"), f("P1", "b"), f("P2", "a", "reviewer-2")]);
-    expect(unique.map((x) => [x.priority, x.title])).toEqual([["P1", "b"], ["P2", "a"]]);
+    expect(unique.map((x) => [x.priority, x.title])).toEqual([
+      ["P1", "b"],
+      ["P2", "a"],
+    ]);
   });
 });

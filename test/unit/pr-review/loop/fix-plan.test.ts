@@ -35,7 +35,13 @@ describe("fix result coverage (A5)", () => {
   const [a, b, c] = issues.map((f) => f.id) as [string, string, string];
 
   it("is complete when fixed + rejected = issues", () => {
-    const account = accountFor(issues, { fixedIssues: [{ findingId: a, description: "done" }, { findingId: b, description: "" }], rejectedIssues: [{ findingId: c, reason: "by design" }] });
+    const account = accountFor(issues, {
+      fixedIssues: [
+        { findingId: a, description: "done" },
+        { findingId: b, description: "" },
+      ],
+      rejectedIssues: [{ findingId: c, reason: "by design" }],
+    });
     expect(account.missing).toEqual([]);
     expect(account.fixed.map((f) => f.findingId)).toEqual([a, b]);
     expect(account.rejected).toEqual([{ findingId: c, reason: "by design" }]);
@@ -43,7 +49,11 @@ describe("fix result coverage (A5)", () => {
 
   it("lists the issues left out, ignores unknown ids, and counts an id both fixed and rejected as rejected", () => {
     const account = accountFor(issues, {
-      fixedIssues: [{ findingId: a, description: "" }, { findingId: "QUAL-deadbeef", description: "" }, { findingId: a, description: "twice" }],
+      fixedIssues: [
+        { findingId: a, description: "" },
+        { findingId: "QUAL-deadbeef", description: "" },
+        { findingId: a, description: "twice" },
+      ],
       rejectedIssues: [{ findingId: a, reason: "unsure" }],
     });
     expect(account.missing).toEqual([b, c]);

@@ -19,7 +19,9 @@ describe("getReviews: the review state the loop computes in code", () => {
     gh.state.addReview(pr, { author: "lead", state: "CHANGES_REQUESTED", association: "MEMBER" });
     gh.state.addReview(pr, { author: "friend", state: "APPROVED", association: "CONTRIBUTOR" });
     gh.state.addReview(pr, { author: "lead", state: "COMMENTED", association: "MEMBER" });
-    const backend = createGithubBackend(testDeps(testConfig({ pr: { providers: { github: { api_url: gh.apiUrl, token: FAKE_GITHUB_TOKEN } } } })));
+    const backend = createGithubBackend(
+      testDeps(testConfig({ pr: { providers: { github: { api_url: gh.apiUrl, token: FAKE_GITHUB_TOKEN } } } })),
+    );
     const info = await backend.getPr({ provider: "github", repo: "octo/app", number: 5 });
     const reviews = await backend.getReviews(info);
     expect(reviews.map((r) => [r.author, r.state, r.association])).toEqual([

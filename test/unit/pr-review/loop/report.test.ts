@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { OTTO_MARKER } from "../../../../src/pr/index.ts";
-import { LOOP_MARKER, finishComment, renderFailureReport, renderFixReport, renderReviewReport, type RoundReview } from "../../../../src/pr-review/loop/report.ts";
+import {
+  LOOP_MARKER,
+  finishComment,
+  renderFailureReport,
+  renderFixReport,
+  renderReviewReport,
+  type RoundReview,
+} from "../../../../src/pr-review/loop/report.ts";
 import { finding } from "./helpers.ts";
 
 const ghp = `ghp_${"Z9y8".repeat(9)}`;
@@ -42,7 +49,9 @@ describe("review report", () => {
     const text = renderReviewReport(
       review({
         reviewState: { hasChangesRequested: true, changesRequestedBy: [{ login: "lead", association: "MEMBER" }] },
-        threads: [{ ...finding("P1", "Rename the flag"), id: "THREAD-review-9", source: { type: "human", name: "lead", reviewId: "review-9" } }],
+        threads: [
+          { ...finding("P1", "Rename the flag"), id: "THREAD-review-9", source: { type: "human", name: "lead", reviewId: "review-9" } },
+        ],
         stuck: [stuck],
       }),
     );
@@ -54,8 +63,16 @@ describe("review report", () => {
 
 describe("posted comments", () => {
   it("carry the loop marker, otto's marker and a tag, and are sanitized", () => {
-    const body = renderReviewReport(review({ findings: [finding("P0", "Leaked token", { description: `The file has ${ghp} and AKIAIOSFODNN7EXAMPLE and my-adopat-12345.` })] }));
-    const posted = finishComment("round-1-review-report", `${body}\n\n\`\`\`diff\ndiff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n\`\`\``, ["my-adopat-12345"]);
+    const body = renderReviewReport(
+      review({
+        findings: [finding("P0", "Leaked token", { description: `The file has ${ghp} and AKIAIOSFODNN7EXAMPLE and my-adopat-12345.` })],
+      }),
+    );
+    const posted = finishComment(
+      "round-1-review-report",
+      `${body}\n\n\`\`\`diff\ndiff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n\`\`\``,
+      ["my-adopat-12345"],
+    );
     expect(posted.startsWith(`${LOOP_MARKER}\n${OTTO_MARKER}\n<!-- otto-loop:round-1-review-report -->\n`)).toBe(true);
     for (const leak of [ghp, "AKIAIOSFODNN7EXAMPLE", "my-adopat-12345", "diff --git"]) expect(posted).not.toContain(leak);
     expect(posted).toContain("[REDACTED]");
@@ -65,7 +82,12 @@ describe("posted comments", () => {
   it("drop diff blocks a model put inside a finding or a fix description, before lines are joined", () => {
     const diff = "Patch:\n```diff\ndiff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n```\nDone.";
     const reviewText = renderReviewReport(review({ findings: [finding("P1", "Bad", { description: diff })] }));
-    const fixText = renderFixReport({ round: 1, account: { fixed: [{ findingId: "QUAL-1", description: diff }], rejected: [], missing: [], unknown: [] }, checks: [], push: "nothing" });
+    const fixText = renderFixReport({
+      round: 1,
+      account: { fixed: [{ findingId: "QUAL-1", description: diff }], rejected: [], missing: [], unknown: [] },
+      checks: [],
+      push: "nothing",
+    });
     for (const text of [reviewText, fixText]) {
       const posted = finishComment("t", text, []);
       expect(posted).not.toContain("diff --git");
@@ -84,7 +106,12 @@ describe("fix and failure reports", () => {
   it("list fixed and rejected findings, failed checks with their output, the push", () => {
     const text = renderFixReport({
       round: 2,
-      account: { fixed: [{ findingId: "QUAL-1", description: "Guarded" }], rejected: [{ findingId: "SEC-2", reason: "Test fixture" }], missing: [], unknown: [] },
+      account: {
+        fixed: [{ findingId: "QUAL-1", description: "Guarded" }],
+        rejected: [{ findingId: "SEC-2", reason: "Test fixture" }],
+        missing: [],
+        unknown: [],
+      },
       checks: [
         { command: "npm test", passed: true, output: "" },
         { command: "npm run lint", passed: false, output: "a.ts:1 error" },
@@ -102,6 +129,8 @@ describe("fix and failure reports", () => {
   });
 
   it("failure report says where and why", () => {
-    expect(renderFailureReport(2, "all 2 reviewer(s) failed", "- reviewer-1: timeout")).toBe("## otto review loop stopped in round 2\n\nall 2 reviewer(s) failed\n\n- reviewer-1: timeout");
+    expect(renderFailureReport(2, "all 2 reviewer(s) failed", "- reviewer-1: timeout")).toBe(
+      "## otto review loop stopped in round 2\n\nall 2 reviewer(s) failed\n\n- reviewer-1: timeout",
+    );
   });
 });

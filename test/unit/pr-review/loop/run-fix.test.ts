@@ -13,7 +13,6 @@ import { finding } from "./helpers.ts";
  * is a stand-in that edits (or not) the tree and answers the envelope.
  */
 
-
 const GHP = `ghp_${"a1B2c3D4e5".repeat(4)}`;
 const CONFIGURED = "configured-secret-value";
 
@@ -53,7 +52,10 @@ describe("loop runFix", () => {
   it("sanitizes the commit message it pushes: a secret in a finding title never reaches the remote", async () => {
     const repo = await setup();
     const issue = finding("P1", `Leaks ${GHP} and ${CONFIGURED} in the log`);
-    const ctx = context(repo, () => fs.writeFileSync(path.join(repo.dir, "a.txt"), "fixed\n"), { fixedIssues: [{ findingId: issue.id, description: "done" }], rejectedIssues: [] });
+    const ctx = context(repo, () => fs.writeFileSync(path.join(repo.dir, "a.txt"), "fixed\n"), {
+      fixedIssues: [{ findingId: issue.id, description: "done" }],
+      rejectedIssues: [],
+    });
     const outcome = await runFix(ctx, { prNumber: 1, round: 1, issuesToFix: [issue], optionalIssues: [] }, options);
     expect(outcome.failure).toBeUndefined();
     expect(outcome.push?.outcome).toBe("pushed");
@@ -84,13 +86,23 @@ describe("loop runFix", () => {
       fs.rmSync(path.join(repo.dir, "test/math.test.js"));
     };
     const reply = { fixedIssues: [{ findingId: issue.id, description: "done" }], rejectedIssues: [] };
-    const refused = await runFix(context(repo, deleteTest, reply), { prNumber: 1, round: 1, issuesToFix: [issue], optionalIssues: [] }, options);
-    expect(refused.failure).toBe(`the fix weakens the checks in files no finding names (test/math.test.js: test file deleted): nothing was pushed; the fix agent's changes are left uncommitted in ${repo.dir}.`);
+    const refused = await runFix(
+      context(repo, deleteTest, reply),
+      { prNumber: 1, round: 1, issuesToFix: [issue], optionalIssues: [] },
+      options,
+    );
+    expect(refused.failure).toBe(
+      `the fix weakens the checks in files no finding names (test/math.test.js: test file deleted): nothing was pushed; the fix agent's changes are left uncommitted in ${repo.dir}.`,
+    );
     expect(refused.push).toBeUndefined();
     expect(await repo.remoteLog("feature")).toEqual(before);
 
     const obsolete = finding("P2", "test/math.test.js tests the removed add(); delete it");
-    const allowed = await runFix(context(repo, () => undefined, { fixedIssues: [{ findingId: obsolete.id, description: "deleted" }], rejectedIssues: [] }), { prNumber: 1, round: 2, issuesToFix: [obsolete], optionalIssues: [] }, options);
+    const allowed = await runFix(
+      context(repo, () => undefined, { fixedIssues: [{ findingId: obsolete.id, description: "deleted" }], rejectedIssues: [] }),
+      { prNumber: 1, round: 2, issuesToFix: [obsolete], optionalIssues: [] },
+      options,
+    );
     expect(allowed.failure).toBeUndefined();
     expect(allowed.push?.outcome).toBe("pushed");
     expect(await repo.remoteFile("test/math.test.js", "feature")).toBeUndefined();

@@ -26,7 +26,11 @@ describe("the loop's summary: spend", () => {
       notes: [],
       links: new Map(),
       spend: { usage: run.usage, line: run.spentLine() },
-      budgetStop: { message: run.stopped?.message ?? "", undone: "the review of round 2; rounds 3-3 did not run.", fix: "Run /pr-review … --loop again, with a higher --budget." },
+      budgetStop: {
+        message: run.stopped?.message ?? "",
+        undone: "the review of round 2; rounds 3-3 did not run.",
+        fix: "Run /pr-review … --loop again, with a higher --budget.",
+      },
     });
     expect(text).toContain("Stopped in round 2: Budget reached: spent $2.25 of $2.00 (pr-review loop github-octo-app-1).");
     expect(text).toContain("Spent: 550.0k tokens, $2.25 (spent $2.25 of $2.00).");

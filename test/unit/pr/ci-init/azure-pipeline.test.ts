@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { AZURE_COMMENTS_FILE, AZURE_JOB_FILE, AZURE_TIMEOUT_MINUTES, azureJobs, planCiInit, type CiInitPlanInput } from "../../../../src/pr/ci/init/index.ts";
+import {
+  AZURE_COMMENTS_FILE,
+  AZURE_JOB_FILE,
+  AZURE_TIMEOUT_MINUTES,
+  azureJobs,
+  planCiInit,
+  type CiInitPlanInput,
+} from "../../../../src/pr/ci/init/index.ts";
 
 const input = (over: Partial<CiInitPlanInput> = {}): CiInitPlanInput => ({
   forge: "azure",
@@ -13,10 +20,29 @@ const input = (over: Partial<CiInitPlanInput> = {}): CiInitPlanInput => ({
   ...over,
 });
 
-type Step = { checkout?: string; task?: string; script?: string; env?: Record<string, string>; persistCredentials?: boolean; fetchDepth?: number };
-type Job = { job: string; dependsOn?: string; condition?: string; timeoutInMinutes: number; pool: unknown; variables: Array<{ group: string }>; steps: Step[] };
+type Step = {
+  checkout?: string;
+  task?: string;
+  script?: string;
+  env?: Record<string, string>;
+  persistCredentials?: boolean;
+  fetchDepth?: number;
+};
+type Job = {
+  job: string;
+  dependsOn?: string;
+  condition?: string;
+  timeoutInMinutes: number;
+  pool: unknown;
+  variables: Array<{ group: string }>;
+  steps: Step[];
+};
 
-function files(over: Partial<CiInitPlanInput> = {}): { job: Record<string, unknown> & { jobs: Job[] }; comments: Record<string, unknown> & { jobs: Job[] }; text: Record<string, string> } {
+function files(over: Partial<CiInitPlanInput> = {}): {
+  job: Record<string, unknown> & { jobs: Job[] };
+  comments: Record<string, unknown> & { jobs: Job[] };
+  text: Record<string, string>;
+} {
   const plan = planCiInit(input(over));
   const text = Object.fromEntries(plan.files.map((f) => [f.path, f.text]));
   expect(Object.keys(text)).toEqual([AZURE_JOB_FILE, AZURE_COMMENTS_FILE]);
@@ -35,11 +61,17 @@ describe("the Azure pipelines ci init writes", () => {
     const [otto] = job.jobs;
     expect(job.jobs).toHaveLength(1);
     expect(otto?.dependsOn).toBe("${{ parameters.dependsOn }}");
-    expect(otto?.condition).toBe("and(failed(), eq(variables['Build.Reason'], 'PullRequest'), ne(variables['System.PullRequest.IsFork'], 'True'))");
+    expect(otto?.condition).toBe(
+      "and(failed(), eq(variables['Build.Reason'], 'PullRequest'), ne(variables['System.PullRequest.IsFork'], 'True'))",
+    );
     expect(otto?.timeoutInMinutes).toBe(AZURE_TIMEOUT_MINUTES);
     expect(otto?.pool).toEqual({ vmImage: "ubuntu-latest" });
     expect(otto?.variables).toEqual([{ group: "${{ parameters.variableGroup }}" }]);
-    expect(ottoStep(otto as Job)?.env).toEqual({ OTTO_CI_EVENT: "build_failed", SYSTEM_ACCESSTOKEN: "$(System.AccessToken)", ANTHROPIC_API_KEY: "$(ANTHROPIC_API_KEY)" });
+    expect(ottoStep(otto as Job)?.env).toEqual({
+      OTTO_CI_EVENT: "build_failed",
+      SYSTEM_ACCESSTOKEN: "$(System.AccessToken)",
+      ANTHROPIC_API_KEY: "$(ANTHROPIC_API_KEY)",
+    });
   });
 
   it("the comment pipeline: webhook resource, no CI or PR trigger, the payload as JSON with macros defused", () => {
@@ -47,7 +79,15 @@ describe("the Azure pipelines ci init writes", () => {
     expect(comments.trigger).toBe("none");
     expect(comments.pr).toBe("none");
     expect(comments.lockBehavior).toBe("sequential");
-    expect(comments.resources).toEqual({ webhooks: [{ webhook: "otto", connection: "otto-comments", filters: [{ path: "eventType", value: "ms.vss-code.git-pullrequest-comment-event" }] }] });
+    expect(comments.resources).toEqual({
+      webhooks: [
+        {
+          webhook: "otto",
+          connection: "otto-comments",
+          filters: [{ path: "eventType", value: "ms.vss-code.git-pullrequest-comment-event" }],
+        },
+      ],
+    });
     const env = ottoStep(comments.jobs[0] as Job)?.env ?? {};
     expect(env.OTTO_CI_EVENT).toBe("comment");
     expect(env.OTTO_EVENT_PAYLOAD).toBe("${{ replace(convertToJson(parameters.otto), '$(', '$\\u0028') }}");
@@ -77,7 +117,17 @@ describe("the Azure pipelines ci init writes", () => {
   });
 
   it("reads the build jobs of an azure-pipelines.yml", () => {
-    const yml = ["jobs:", "- job: Build", "  steps: []", "- job: 'Lint'", "- deployment: Deploy", "stages:", "  - stage: S", "    jobs:", "      - job: Test # unit"].join("\n");
+    const yml = [
+      "jobs:",
+      "- job: Build",
+      "  steps: []",
+      "- job: 'Lint'",
+      "- deployment: Deploy",
+      "stages:",
+      "  - stage: S",
+      "    jobs:",
+      "      - job: Test # unit",
+    ].join("\n");
     expect(azureJobs(yml)).toEqual(["Build", "Lint", "Test"]);
   });
 });

@@ -1,7 +1,14 @@
 import { convertWorkflowTemplate, NoOperationTraceWriter, parseWorkflow } from "@actions/workflow-parser";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { ACTIONS, GITHUB_WORKFLOW_FILE, planCiInit, renderGithubWorkflow, TIMEOUT_MINUTES, type CiInitPlanInput } from "../../../../src/pr/ci/init/index.ts";
+import {
+  ACTIONS,
+  GITHUB_WORKFLOW_FILE,
+  planCiInit,
+  renderGithubWorkflow,
+  TIMEOUT_MINUTES,
+  type CiInitPlanInput,
+} from "../../../../src/pr/ci/init/index.ts";
 
 const PINS = { otto: "0.1.0", opencode: "1.18.33" };
 
@@ -37,7 +44,15 @@ type Doc = {
   on: Record<string, { types?: string[]; workflows?: string[] } | null>;
   permissions: unknown;
   concurrency: { group: string; "cancel-in-progress": boolean };
-  jobs: Record<string, { if: string; permissions: Record<string, string>; "timeout-minutes": number; steps: Array<{ uses?: string; run?: string; with?: Record<string, unknown>; env?: Record<string, string> }> }>;
+  jobs: Record<
+    string,
+    {
+      if: string;
+      permissions: Record<string, string>;
+      "timeout-minutes": number;
+      steps: Array<{ uses?: string; run?: string; with?: Record<string, unknown>; env?: Record<string, string> }>;
+    }
+  >;
 };
 
 describe("the GitHub workflow ci init writes", () => {
@@ -61,7 +76,13 @@ describe("the GitHub workflow ci init writes", () => {
     expect(Object.keys(doc.jobs)).toEqual(["otto"]);
     expect(doc.jobs.otto?.permissions).toEqual({ contents: "write", "pull-requests": "write", checks: "read", actions: "read" });
     expect(text).not.toMatch(/pull_request_target/);
-    expect(Object.keys(doc.on).sort()).toEqual(["check_suite", "issue_comment", "pull_request_review", "pull_request_review_comment", "workflow_run"]);
+    expect(Object.keys(doc.on).sort()).toEqual([
+      "check_suite",
+      "issue_comment",
+      "pull_request_review",
+      "pull_request_review_comment",
+      "workflow_run",
+    ]);
   });
 
   it("listens to the named CI workflows' completed runs, and to comments and reviews as they are created", () => {
@@ -103,8 +124,14 @@ describe("the GitHub workflow ci init writes", () => {
     expect(runs).toContain("opencode run --command otto-pr -- ci");
     // No token stored in .git/config: otto's git gets it from a helper reading GITHUB_TOKEN.
     // The default branch whatever the event: OpenCode starts on trusted config, never on a PR's merge commit.
-    expect(job?.steps[0]?.with).toEqual({ ref: "${{ github.event.repository.default_branch }}", "fetch-depth": 0, "persist-credentials": false });
-    expect(runs).toContain(`git config --global credential.https://github.com.helper '!f() { test "$1" = get && echo username=x-access-token && echo "password=$GITHUB_TOKEN"; }; f'`);
+    expect(job?.steps[0]?.with).toEqual({
+      ref: "${{ github.event.repository.default_branch }}",
+      "fetch-depth": 0,
+      "persist-credentials": false,
+    });
+    expect(runs).toContain(
+      `git config --global credential.https://github.com.helper '!f() { test "$1" = get && echo username=x-access-token && echo "password=$GITHUB_TOKEN"; }; f'`,
+    );
   });
 
   it("passes each model provider's key from secrets, and the optional OTTO_GITHUB_TOKEN", () => {
@@ -116,8 +143,15 @@ describe("the GitHub workflow ci init writes", () => {
       OPENAI_API_KEY: "${{ secrets.OPENAI_API_KEY }}",
     });
     const configure = job?.steps.find((s) => s.env?.OPENCODE_CONFIG_JSON)?.env ?? {};
-    expect(JSON.parse(configure.OPENCODE_CONFIG_JSON ?? "")).toEqual({ autoupdate: false, share: "disabled", model: "anthropic/claude-sonnet-4-5" });
-    expect(JSON.parse(configure.OTTO_CONFIG_JSON ?? "")).toEqual({ models: { primary: "anthropic/claude-sonnet-4-5", secondary: "openai/gpt-5" }, sandbox: "required" });
+    expect(JSON.parse(configure.OPENCODE_CONFIG_JSON ?? "")).toEqual({
+      autoupdate: false,
+      share: "disabled",
+      model: "anthropic/claude-sonnet-4-5",
+    });
+    expect(JSON.parse(configure.OTTO_CONFIG_JSON ?? "")).toEqual({
+      models: { primary: "anthropic/claude-sonnet-4-5", secondary: "openai/gpt-5" },
+      sandbox: "required",
+    });
     // The sandbox is installed before otto runs, and otto refuses to run without it.
     const runs = (job?.steps ?? []).map((s) => s.run ?? "");
     const sandbox = runs.findIndex((r) => r.includes("apt-get install -y -qq --no-install-recommends bubblewrap"));
@@ -126,7 +160,16 @@ describe("the GitHub workflow ci init writes", () => {
   });
 
   it("a workflow name is YAML-quoted: quotes and colons stay one name", () => {
-    const doc = parse(renderGithubWorkflow({ pins: PINS, setup: { model: "a/b", models: {} }, workflows: ['Build: "all"'], checkSuites: false, secrets: [], secretNotes: [] })) as Doc;
+    const doc = parse(
+      renderGithubWorkflow({
+        pins: PINS,
+        setup: { model: "a/b", models: {} },
+        workflows: ['Build: "all"'],
+        checkSuites: false,
+        secrets: [],
+        secretNotes: [],
+      }),
+    ) as Doc;
     expect(doc.on.workflow_run?.workflows).toEqual(['Build: "all"']);
   });
 });

@@ -2,7 +2,15 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { isOttoError } from "../../../../src/core/index.ts";
-import { detectWorkflows, parsePins, planCiInit, planModels, providerSecrets, readPins, workflowName } from "../../../../src/pr/ci/init/index.ts";
+import {
+  detectWorkflows,
+  parsePins,
+  planCiInit,
+  planModels,
+  providerSecrets,
+  readPins,
+  workflowName,
+} from "../../../../src/pr/ci/init/index.ts";
 import { writeCiFiles } from "../../../../src/pr/ci/init/write-files.ts";
 import { useTempDir } from "../support.ts";
 
@@ -10,13 +18,22 @@ const tempDir = useTempDir();
 
 describe("ci init: what goes into the files", () => {
   it("pins otto's own version and the opencode-ai it is tested with, exactly", async () => {
-    const pkg = JSON.parse(fs.readFileSync(path.join(import.meta.dirname, "../../../../package.json"), "utf8")) as { version: string; devDependencies: Record<string, string> };
+    const pkg = JSON.parse(fs.readFileSync(path.join(import.meta.dirname, "../../../../package.json"), "utf8")) as {
+      version: string;
+      devDependencies: Record<string, string>;
+    };
     expect(await readPins()).toEqual({ otto: pkg.version, opencode: pkg.devDependencies["opencode-ai"] });
     expect(() => parsePins(JSON.stringify({ version: "0.1.0", devDependencies: { "opencode-ai": "^1.18.33" } }))).toThrow(/exact version/);
   });
 
   it("secrets per provider: OpenCode's list first, then the common ones, then a placeholder; OAuth-only providers get none", () => {
-    const secrets = providerSecrets(["anthropic/a", "openai/b", "anthropic/c", "acme-llm/x", "github-copilot/y", "mine/z"], new Map([["mine", ["MINE_TOKEN"]], ["openai", []]]));
+    const secrets = providerSecrets(
+      ["anthropic/a", "openai/b", "anthropic/c", "acme-llm/x", "github-copilot/y", "mine/z"],
+      new Map([
+        ["mine", ["MINE_TOKEN"]],
+        ["openai", []],
+      ]),
+    );
     expect(secrets).toEqual([
       { provider: "anthropic", names: ["ANTHROPIC_API_KEY"], source: "known" },
       { provider: "openai", names: ["OPENAI_API_KEY"], source: "known" },
@@ -27,13 +44,27 @@ describe("ci init: what goes into the files", () => {
   });
 
   it("models: primary drives OpenCode's model, else the current one; unset roles stay unset", () => {
-    expect(planModels({ secondary: "openai/gpt-5" }, "mock/m1")).toEqual({ setup: { model: "mock/m1", models: { secondary: "openai/gpt-5" } }, used: ["mock/m1", "openai/gpt-5"] });
-    expect(planModels({ primary: "anthropic/a", reviewers: ["openai/b", "anthropic/a"] }, "mock/m1").used).toEqual(["anthropic/a", "openai/b"]);
+    expect(planModels({ secondary: "openai/gpt-5" }, "mock/m1")).toEqual({
+      setup: { model: "mock/m1", models: { secondary: "openai/gpt-5" } },
+      used: ["mock/m1", "openai/gpt-5"],
+    });
+    expect(planModels({ primary: "anthropic/a", reviewers: ["openai/b", "anthropic/a"] }, "mock/m1").used).toEqual([
+      "anthropic/a",
+      "openai/b",
+    ]);
     expect(() => planModels({}, undefined)).toThrow(/models.primary is not set/);
   });
 
   it("placeholders and guesses are said, in the output and in the file", () => {
-    const plan = planCiInit({ forge: "github", pins: { otto: "0.1.0", opencode: "1.18.33" }, models: { primary: "acme/x" }, opencodeEnv: new Map(), workflows: [], checkSuites: false, jobs: [] });
+    const plan = planCiInit({
+      forge: "github",
+      pins: { otto: "0.1.0", opencode: "1.18.33" },
+      models: { primary: "acme/x" },
+      opencodeEnv: new Map(),
+      workflows: [],
+      checkSuites: false,
+      jobs: [],
+    });
     expect(plan.notes.join("\n")).toContain('No workflow found in .github/workflows: otto listens to one named "CI"');
     expect(plan.notes.join("\n")).toContain("ACME_API_KEY: a guess for provider acme");
     expect(plan.files[0]?.text).toContain("# ACME_API_KEY: a guess for provider acme");
@@ -54,7 +85,10 @@ describe("ci init: what goes into the files", () => {
   it("writes every file or none: an existing file is refused without --force, replaced with it", async () => {
     const root = tempDir();
     fs.writeFileSync(path.join(root, "b.yml"), "mine\n");
-    const files = [{ path: "dir/a.yml", text: "a\n" }, { path: "b.yml", text: "b\n" }];
+    const files = [
+      { path: "dir/a.yml", text: "a\n" },
+      { path: "b.yml", text: "b\n" },
+    ];
     const error = await writeCiFiles(root, files, false).catch((e: unknown) => e);
     expect(isOttoError(error) && error.code).toBe("ci_file_exists");
     expect(fs.existsSync(path.join(root, "dir/a.yml"))).toBe(false);

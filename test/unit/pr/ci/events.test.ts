@@ -15,13 +15,29 @@ const SHA = "c".repeat(40);
 
 describe("GitHub Actions events", () => {
   it("workflow_run: completed with failure on a PR → failure; success, other actions and forks → nothing", () => {
-    const p = example("workflow_run", (e) => e.action === "completed" && (e.workflow_run as { pull_requests: unknown[] }).pull_requests.length > 0);
+    const p = example(
+      "workflow_run",
+      (e) => e.action === "completed" && (e.workflow_run as { pull_requests: unknown[] }).pull_requests.length > 0,
+    );
     const repo = p.repository.full_name;
-    const run = p.workflow_run as Record<string, unknown> & { pull_requests: Array<{ number: number }>; head_repository: { full_name: string } };
-    expect(githubEvent("workflow_run", p, repo)).toMatchObject({ kind: "none", reason: expect.stringContaining("conclusion is success, not failure") as unknown });
+    const run = p.workflow_run as Record<string, unknown> & {
+      pull_requests: Array<{ number: number }>;
+      head_repository: { full_name: string };
+    };
+    expect(githubEvent("workflow_run", p, repo)).toMatchObject({
+      kind: "none",
+      reason: expect.stringContaining("conclusion is success, not failure") as unknown,
+    });
     run.conclusion = "failure";
     run.head_sha = SHA;
-    expect(githubEvent("workflow_run", p, repo)).toMatchObject({ kind: "failure", provider: "github", repo, number: run.pull_requests[0]!.number, headSha: SHA, source: "workflow_run.completed" });
+    expect(githubEvent("workflow_run", p, repo)).toMatchObject({
+      kind: "failure",
+      provider: "github",
+      repo,
+      number: run.pull_requests[0]!.number,
+      headSha: SHA,
+      source: "workflow_run.completed",
+    });
     run.pull_requests = [];
     expect(githubEvent("workflow_run", p, repo)).toMatchObject({ kind: "failure", branch: run.head_branch });
     run.head_repository.full_name = "someone/fork";
@@ -31,7 +47,10 @@ describe("GitHub Actions events", () => {
   });
 
   it("check_suite completed with failure on a PR → failure", () => {
-    const p = example("check_suite", (e) => e.action === "completed" && (e.check_suite as { pull_requests: unknown[] }).pull_requests.length > 0);
+    const p = example(
+      "check_suite",
+      (e) => e.action === "completed" && (e.check_suite as { pull_requests: unknown[] }).pull_requests.length > 0,
+    );
     (p.check_suite as Record<string, unknown>).conclusion = "failure";
     expect(githubEvent("check_suite", p, p.repository.full_name)).toMatchObject({ kind: "failure", number: expect.any(Number) as unknown });
   });
@@ -39,10 +58,16 @@ describe("GitHub Actions events", () => {
   it("issue_comment on a PR → comment with its id and author; on an issue, edited or deleted → nothing", () => {
     const p = example("issue_comment", (e) => e.action === "created");
     const repo = p.repository.full_name;
-    expect(githubEvent("issue_comment", p, repo)).toMatchObject({ kind: "none", reason: expect.stringContaining("not on a pull request") as unknown });
+    expect(githubEvent("issue_comment", p, repo)).toMatchObject({
+      kind: "none",
+      reason: expect.stringContaining("not on a pull request") as unknown,
+    });
     (p.issue as Record<string, unknown>).pull_request = { url: "x" };
     const c = p.comment as { id: number; user: { login: string }; author_association: string };
-    expect(githubEvent("issue_comment", p, repo)).toMatchObject({ kind: "comment", comment: { id: `issue-${c.id}`, author: c.user.login, association: c.author_association } });
+    expect(githubEvent("issue_comment", p, repo)).toMatchObject({
+      kind: "comment",
+      comment: { id: `issue-${c.id}`, author: c.user.login, association: c.author_association },
+    });
     const deleted = example("issue_comment", (e) => e.action === "deleted");
     expect(githubEvent("issue_comment", deleted, repo).kind).toBe("none");
   });
@@ -54,9 +79,15 @@ describe("GitHub Actions events", () => {
     expect(event).toMatchObject({ kind: "comment", comment: { id: expect.stringMatching(/^review-\d+$/) as unknown } });
     const review = example("pull_request_review", (e) => e.action === "submitted");
     expect(githubEvent("pull_request_review", review, review.repository.full_name)).toMatchObject({ kind: "comment" });
-    ((rc.pull_request as { head: { repo: { full_name: string } } }).head.repo).full_name = "stranger/fork";
-    expect(githubEvent("pull_request_review_comment", rc, repo)).toMatchObject({ kind: "none", reason: expect.stringContaining("from a fork") as unknown });
-    expect(githubEvent("push", rc, repo)).toMatchObject({ kind: "none", reason: expect.stringContaining("not an event otto acts on") as unknown });
+    (rc.pull_request as { head: { repo: { full_name: string } } }).head.repo.full_name = "stranger/fork";
+    expect(githubEvent("pull_request_review_comment", rc, repo)).toMatchObject({
+      kind: "none",
+      reason: expect.stringContaining("from a fork") as unknown,
+    });
+    expect(githubEvent("push", rc, repo)).toMatchObject({
+      kind: "none",
+      reason: expect.stringContaining("not an event otto acts on") as unknown,
+    });
   });
 
   it("reads the payload file; a missing variable or a broken file is an error, not a quiet exit", async () => {
@@ -80,12 +111,35 @@ describe("/otto commands in comments", () => {
 });
 
 describe("Azure Pipelines", () => {
-  const base = { OTTO_CI_EVENT: "build_failed", SYSTEM_COLLECTIONURI: "https://dev.azure.com/contoso/", SYSTEM_TEAMPROJECT: "payments", BUILD_REASON: "PullRequest", SYSTEM_PULLREQUEST_PULLREQUESTID: "30", SYSTEM_PULLREQUEST_ISFORK: "False", SYSTEM_PULLREQUEST_SOURCECOMMITID: SHA, BUILD_REPOSITORY_NAME: "app", BUILD_BUILDID: "77" };
+  const base = {
+    OTTO_CI_EVENT: "build_failed",
+    SYSTEM_COLLECTIONURI: "https://dev.azure.com/contoso/",
+    SYSTEM_TEAMPROJECT: "payments",
+    BUILD_REASON: "PullRequest",
+    SYSTEM_PULLREQUEST_PULLREQUESTID: "30",
+    SYSTEM_PULLREQUEST_ISFORK: "False",
+    SYSTEM_PULLREQUEST_SOURCECOMMITID: SHA,
+    BUILD_REPOSITORY_NAME: "app",
+    BUILD_BUILDID: "77",
+  };
 
   it("a failed PR build → failure on org/project/repo; a fork, a CI build or no PR → nothing", () => {
-    expect(readAzureEvent(base)).toEqual({ kind: "failure", provider: "ado", repo: "contoso/payments/app", number: 30, headSha: SHA, source: "build_failed (build 77)" });
-    expect(readAzureEvent({ ...base, SYSTEM_PULLREQUEST_ISFORK: "True" })).toMatchObject({ kind: "none", reason: expect.stringContaining("fork") as unknown });
-    expect(readAzureEvent({ ...base, BUILD_REASON: "IndividualCI" })).toMatchObject({ kind: "none", reason: expect.stringContaining("IndividualCI") as unknown });
+    expect(readAzureEvent(base)).toEqual({
+      kind: "failure",
+      provider: "ado",
+      repo: "contoso/payments/app",
+      number: 30,
+      headSha: SHA,
+      source: "build_failed (build 77)",
+    });
+    expect(readAzureEvent({ ...base, SYSTEM_PULLREQUEST_ISFORK: "True" })).toMatchObject({
+      kind: "none",
+      reason: expect.stringContaining("fork") as unknown,
+    });
+    expect(readAzureEvent({ ...base, BUILD_REASON: "IndividualCI" })).toMatchObject({
+      kind: "none",
+      reason: expect.stringContaining("IndividualCI") as unknown,
+    });
     expect(readAzureEvent({ ...base, SYSTEM_PULLREQUEST_PULLREQUESTID: "" }).kind).toBe("none");
     expect(() => readAzureEvent({ ...base, OTTO_CI_EVENT: "push" })).toThrow(/OTTO_CI_EVENT/);
   });
@@ -94,7 +148,14 @@ describe("Azure Pipelines", () => {
     const payload = {
       eventType: "ms.vss-code.git-pullrequest-comment-event",
       resource: {
-        comment: { id: 2, content: "/otto fix", publishedDate: "2026-02-06T10:00:00Z", commentType: "text", author: { displayName: "Alice", id: "id-alice", uniqueName: "alice@contoso.com" }, _links: { threads: { href: "https://dev.azure.com/contoso/_apis/git/repositories/r/pullRequests/30/threads/5" } } },
+        comment: {
+          id: 2,
+          content: "/otto fix",
+          publishedDate: "2026-02-06T10:00:00Z",
+          commentType: "text",
+          author: { displayName: "Alice", id: "id-alice", uniqueName: "alice@contoso.com" },
+          _links: { threads: { href: "https://dev.azure.com/contoso/_apis/git/repositories/r/pullRequests/30/threads/5" } },
+        },
         pullRequest: { pullRequestId: 30, status: "active", repository: { name: "app", project: { name: "payments" } } },
       },
     };
@@ -103,7 +164,14 @@ describe("Azure Pipelines", () => {
       provider: "ado",
       repo: "contoso/payments/app",
       number: 30,
-      comment: { id: "5/2", author: "Alice", authorId: "id-alice", authorLogin: "alice@contoso.com", body: "/otto fix", createdAt: "2026-02-06T10:00:00Z" },
+      comment: {
+        id: "5/2",
+        author: "Alice",
+        authorId: "id-alice",
+        authorLogin: "alice@contoso.com",
+        body: "/otto fix",
+        createdAt: "2026-02-06T10:00:00Z",
+      },
       source: "comment",
     });
     expect(() => readAzureEvent({ ...base, OTTO_CI_EVENT: "comment", OTTO_EVENT_PAYLOAD: "nope" })).toThrow(/OTTO_EVENT_PAYLOAD/);
@@ -111,7 +179,10 @@ describe("Azure Pipelines", () => {
 
   it("System.CollectionUri: Services and Server", () => {
     expect(azureCollection("https://dev.azure.com/contoso/")).toEqual({ baseUrl: "https://dev.azure.com", organization: "contoso" });
-    expect(azureCollection("https://tfs.example.com/tfs/DefaultCollection/")).toEqual({ baseUrl: "https://tfs.example.com/tfs", organization: "DefaultCollection" });
+    expect(azureCollection("https://tfs.example.com/tfs/DefaultCollection/")).toEqual({
+      baseUrl: "https://tfs.example.com/tfs",
+      organization: "DefaultCollection",
+    });
     expect(azureCollection(undefined)).toBeUndefined();
   });
 });

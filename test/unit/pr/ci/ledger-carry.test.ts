@@ -10,7 +10,13 @@ import { readCaps } from "../../../../src/pr/context/spend.ts";
 
 const NOW = new Date("2026-11-27T12:00:00Z");
 const LABEL = "octo/app#1";
-const spend = (usd: number, day = "2026-11-27") => ({ day, today: { ...ZERO_USAGE, requests: 4, usd }, total: { ...ZERO_USAGE, requests: 9, usd: usd * 3 }, fix_attempts: [], comments: [] });
+const spend = (usd: number, day = "2026-11-27") => ({
+  day,
+  today: { ...ZERO_USAGE, requests: 4, usd },
+  total: { ...ZERO_USAGE, requests: 9, usd: usd * 3 },
+  fix_attempts: [],
+  comments: [],
+});
 
 describe("carrySpend", () => {
   const dirs: string[] = [];
@@ -36,7 +42,17 @@ describe("carrySpend", () => {
     const e = env();
     expect((await carrySpend(e, LABEL, spend(1.5, "2026-11-26"), NOW)).usd).toBe(0);
     expect((await carrySpend(e, LABEL, undefined, NOW)).usd).toBe(0);
-    await appendLedger(ledgerFile(e), [{ at: NOW.toISOString(), session: "s", message: "m", model: "p/m", path: ["pr fix"], labels: { pr: LABEL }, usage: { ...ZERO_USAGE, requests: 1, usd: 1 } }]);
+    await appendLedger(ledgerFile(e), [
+      {
+        at: NOW.toISOString(),
+        session: "s",
+        message: "m",
+        model: "p/m",
+        path: ["pr fix"],
+        labels: { pr: LABEL },
+        usage: { ...ZERO_USAGE, requests: 1, usd: 1 },
+      },
+    ]);
     expect((await carrySpend(e, LABEL, spend(1.5), NOW)).usd).toBe(0.5);
     expect((await carrySpend(e, LABEL, spend(1.5), NOW)).usd).toBe(0);
   });

@@ -7,8 +7,23 @@ import { samplePr } from "../sample-pr.ts";
 const SECRET = "ghp_plantedSecretToken0123456789abcdefXYZ";
 const HEAD = "0123456789abcdef0123456789abcdef01234567";
 
-const state = (over: Partial<CiState> = {}): CiState => CiState.parse({ fix_attempts: 2, fix_sha: "f".repeat(40), fix_base_sha: HEAD, handled_heads: [HEAD], seen_comment_ids: ["issue-7"], ...over });
-const comment = (id: string, author: string, body: string): PrComment => ({ id, kind: "conversation", author, body, createdAt: "2026-02-06T10:00:00Z", resolved: false });
+const state = (over: Partial<CiState> = {}): CiState =>
+  CiState.parse({
+    fix_attempts: 2,
+    fix_sha: "f".repeat(40),
+    fix_base_sha: HEAD,
+    handled_heads: [HEAD],
+    seen_comment_ids: ["issue-7"],
+    ...over,
+  });
+const comment = (id: string, author: string, body: string): PrComment => ({
+  id,
+  kind: "conversation",
+  author,
+  body,
+  createdAt: "2026-02-06T10:00:00Z",
+  resolved: false,
+});
 
 describe("otto's CI state comment", () => {
   it("round trip: render → parse gives the same state; the body carries otto's marker and a line for people", () => {
@@ -41,7 +56,10 @@ describe("otto's CI state comment", () => {
   it("the newest of the token user's state comments wins; an unreadable one is replaced in place", () => {
     const older = renderState(state({ fix_attempts: 1 }), []);
     const newer = renderState(state({ fix_attempts: 3 }), []);
-    const found = findState([comment("issue-1", "otto-bot", older), comment("issue-2", "someone", "hi"), comment("issue-3", "Otto-Bot", newer)], "otto-bot");
+    const found = findState(
+      [comment("issue-1", "otto-bot", older), comment("issue-2", "someone", "hi"), comment("issue-3", "Otto-Bot", newer)],
+      "otto-bot",
+    );
     expect(found.state.fix_attempts).toBe(3);
     expect(found.commentId).toBe("issue-3");
     const broken = findState([comment("issue-4", "otto-bot", `${OTTO_MARKER}\n<!-- otto:state v1 bm90IGpzb24= -->`)], "otto-bot");
@@ -49,14 +67,27 @@ describe("otto's CI state comment", () => {
     expect(broken.state.fix_attempts).toBe(0);
     expect(broken.ignored[0]).toContain("unreadable");
     expect(parseState("no marker here")).toBeUndefined();
-    expect(parseState(`<!-- otto:state v1 ${Buffer.from(JSON.stringify({ fix_attempts: -1 })).toString("base64")} -->`)).toMatchObject({ ok: false });
+    expect(parseState(`<!-- otto:state v1 ${Buffer.from(JSON.stringify({ fix_attempts: -1 })).toString("base64")} -->`)).toMatchObject({
+      ok: false,
+    });
   });
 
   it("withState and stateOf carry the fields between the state and a PR document, handled heads kept", () => {
     const doc = newDocument(samplePr(), "github-octo-app-42", 5, "2026-02-06T10:00:00Z");
     const seeded = withState(doc, state());
-    expect(seeded.data).toMatchObject({ fix_attempts: 2, fix_base_sha: HEAD, seen_comment_ids: ["issue-7"], max_fix_attempts: 5, repo: "octo/app" });
-    const after = stateOf({ ...seeded, data: { ...seeded.data, fix_attempts: 3 } }, state(), new Date("2026-02-07T00:00:00Z"), "b".repeat(40));
+    expect(seeded.data).toMatchObject({
+      fix_attempts: 2,
+      fix_base_sha: HEAD,
+      seen_comment_ids: ["issue-7"],
+      max_fix_attempts: 5,
+      repo: "octo/app",
+    });
+    const after = stateOf(
+      { ...seeded, data: { ...seeded.data, fix_attempts: 3 } },
+      state(),
+      new Date("2026-02-07T00:00:00Z"),
+      "b".repeat(40),
+    );
     expect(after).toMatchObject({ fix_attempts: 3, handled_heads: [HEAD, "b".repeat(40)], updated: "2026-02-07T00:00:00.000Z" });
     expect(stateOf(seeded, state(), new Date(), HEAD).handled_heads).toEqual([HEAD]);
   });

@@ -16,7 +16,16 @@ import { samplePr } from "../sample-pr.ts";
 
 const featureClone = useFeatureClone();
 const pr: PrInfo = samplePr({ sourceBranch: "feature" });
-const comment: PrComment = { id: "review-9", kind: "inline", author: "alice", body: "Guard against a null user.", createdAt: "2026-02-06T11:00:00Z", path: "a.ts", line: 1, resolved: false };
+const comment: PrComment = {
+  id: "review-9",
+  kind: "inline",
+  author: "alice",
+  body: "Guard against a null user.",
+  createdAt: "2026-02-06T11:00:00Z",
+  path: "a.ts",
+  line: 1,
+  resolved: false,
+};
 
 async function setup(addressedBy: (shas: { pushed: string; local: string }) => string | undefined) {
   const repo = await featureClone({ "a.ts": "export const user = null;\n" });
@@ -50,7 +59,8 @@ async function setup(addressedBy: (shas: { pushed: string; local: string }) => s
     secrets: [],
     env: gitEnv(),
     checkCommands: [],
-    sandbox: "auto", verifyTimeoutMs: 60_000,
+    sandbox: "auto",
+    verifyTimeoutMs: 60_000,
     now: () => new Date("2026-02-06T12:00:00.000Z"),
     log: () => undefined,
   };
@@ -65,7 +75,10 @@ describe("answerComment: AGREE with no change", () => {
     const before = await t.remoteHead();
     const answer = await answerComment(t.deps, t.input);
     expect(await t.remoteHead()).toBe(before);
-    expect(t.forge).toEqual([expect.stringMatching(new RegExp(`\\nAlready addressed in ${t.pushed.slice(0, 7)}: \`a.ts\` already guards it on line 1\\.$`)), "resolve review-9 resolved"]);
+    expect(t.forge).toEqual([
+      expect.stringMatching(new RegExp(`\\nAlready addressed in ${t.pushed.slice(0, 7)}: \`a.ts\` already guards it on line 1\\.$`)),
+      "resolve review-9 resolved",
+    ]);
     expect(answer).toMatchObject({ status: "answered", decision: "AGREE" });
     expect(answer.entry.action).toBe(`Agreed; no change made, already addressed in ${t.pushed.slice(0, 7)} on feature; thread resolved`);
   });
@@ -74,8 +87,12 @@ describe("answerComment: AGREE with no change", () => {
     const t = await setup(() => undefined);
     const answer = await answerComment(t.deps, t.input);
     expect(t.forge).toHaveLength(1);
-    expect(t.forge[0]).toContain("\notto agrees but made no change and found no commit that addresses this; leaving it open for a person.\n\n`a.ts` already guards it");
-    expect(answer.entry.action).toBe("Agreed but no change made and no commit named that addresses it; reply posted, thread left open for a person");
+    expect(t.forge[0]).toContain(
+      "\notto agrees but made no change and found no commit that addresses this; leaving it open for a person.\n\n`a.ts` already guards it",
+    );
+    expect(answer.entry.action).toBe(
+      "Agreed but no change made and no commit named that addresses it; reply posted, thread left open for a person",
+    );
   });
 
   it("leaves the thread open when the named commit is not on the PR's branch, or is not a commit id", async () => {

@@ -19,7 +19,16 @@ const featureClone = useFeatureClone();
 
 const pr: PrInfo = samplePr({ sourceBranch: "feature" });
 
-const comment: PrComment = { id: "review-7", kind: "inline", author: "alice", body: "Call it `limit`, not `max`.", createdAt: "2026-02-06T11:00:00Z", path: "a.ts", line: 1, resolved: false };
+const comment: PrComment = {
+  id: "review-7",
+  kind: "inline",
+  author: "alice",
+  body: "Call it `limit`, not `max`.",
+  createdAt: "2026-02-06T11:00:00Z",
+  path: "a.ts",
+  line: 1,
+  resolved: false,
+};
 
 interface Recorded {
   sessions: Array<{ kind: "json" | "text"; agent: string; directory: string; prompt: string }>;
@@ -39,7 +48,12 @@ async function setup(resolution: { content: string; reply: string }) {
       fs.writeFileSync(path.join(other, "a.ts"), "export const max = 2;\n");
       await git(["commit", "-qam", "raise max"], other);
       await git(["push", "-q", "origin", "feature"], other);
-      return { value: { decision: "AGREE", reply: "Renamed `max` to `limit`.", fix_description: "Rename max to limit" }, text: "", sessionID: "ses_answer", attempts: 1 };
+      return {
+        value: { decision: "AGREE", reply: "Renamed `max` to `limit`.", fix_description: "Rename max to limit" },
+        text: "",
+        sessionID: "ses_answer",
+        attempts: 1,
+      };
     },
     // The conflict-resolution session.
     runChild: async (options: { agent: string; directory: string }, prompt: string) => {
@@ -63,7 +77,8 @@ async function setup(resolution: { content: string; reply: string }) {
     secrets: [],
     env: gitEnv(),
     checkCommands: [],
-    sandbox: "auto", verifyTimeoutMs: 60_000,
+    sandbox: "auto",
+    verifyTimeoutMs: 60_000,
     now: () => new Date("2026-02-06T12:00:00.000Z"),
     log: () => undefined,
   };
@@ -73,7 +88,10 @@ async function setup(resolution: { content: string; reply: string }) {
 
 describe("answerComment when the PR branch moved with a conflicting change", () => {
   it("runs the conflict-resolution session once, pushes the rebased fix without force, and replies 'Fixed in <sha>'", async () => {
-    const { repo, deps, input, recorded } = await setup({ content: "export const limit = 2;\n", reply: "a.ts: kept the new value 2 and the rename to limit." });
+    const { repo, deps, input, recorded } = await setup({
+      content: "export const limit = 2;\n",
+      reply: "a.ts: kept the new value 2 and the rename to limit.",
+    });
     const answer = await answerComment(deps, input);
 
     expect(recorded.sessions.map((s) => [s.kind, s.agent, s.directory])).toEqual([
@@ -92,11 +110,17 @@ describe("answerComment when the PR branch moved with a conflicting change", () 
     expect(answer).toMatchObject({ status: "answered", decision: "AGREE", sha });
     if (answer.status === "answered") expect(answer.entry.action).toContain("rebased onto the moved branch");
 
-    expect(recorded.forge).toEqual([expect.stringMatching(new RegExp(`^reply review-7: [^]*\\nFixed in ${sha.slice(0, 7)}: Renamed \`max\` to \`limit\`\\.$`)), "resolve review-7 resolved"]);
+    expect(recorded.forge).toEqual([
+      expect.stringMatching(new RegExp(`^reply review-7: [^]*\\nFixed in ${sha.slice(0, 7)}: Renamed \`max\` to \`limit\`\\.$`)),
+      "resolve review-7 resolved",
+    ]);
   });
 
   it("pushes nothing and posts no reply when the resolution session gives up", async () => {
-    const { repo, deps, input, recorded } = await setup({ content: "<<<<<<< HEAD\nexport const max = 2;\n=======\nexport const limit = 1;\n>>>>>>> otto\n", reply: "TASK_FAILED: a.ts: both sides changed the same line" });
+    const { repo, deps, input, recorded } = await setup({
+      content: "<<<<<<< HEAD\nexport const max = 2;\n=======\nexport const limit = 1;\n>>>>>>> otto\n",
+      reply: "TASK_FAILED: a.ts: both sides changed the same line",
+    });
     await expect(answerComment(deps, input)).rejects.toMatchObject({ code: "comment_push_failed" });
     expect(recorded.sessions.map((s) => s.kind)).toEqual(["json", "text"]);
     expect((await repo.remoteLog("feature"))[0]?.subject).toBe("raise max");

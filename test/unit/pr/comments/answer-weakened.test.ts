@@ -20,12 +20,26 @@ const TEST = 'it("greets", () => {\n  expect(greet()).toBe("hi");\n});\n';
 
 async function setup(body: string, act: (dir: string) => void) {
   const repo = await featureClone({ "a.ts": "export const greet = () => 'hello';\n", "test/a.test.ts": TEST });
-  const comment: PrComment = { id: "review-3", kind: "inline", author: "alice", body, createdAt: "2026-02-06T11:00:00Z", path: "a.ts", line: 1, resolved: false };
+  const comment: PrComment = {
+    id: "review-3",
+    kind: "inline",
+    author: "alice",
+    body,
+    createdAt: "2026-02-06T11:00:00Z",
+    path: "a.ts",
+    line: 1,
+    resolved: false,
+  };
   const forge: string[] = [];
   const sessions = {
     runChildJson: async () => {
       act(repo.dir);
-      return { value: { decision: "AGREE", reply: "Done.", fix_description: "Say hi", addressed_by: "" }, text: "", sessionID: "ses_answer", attempts: 1 };
+      return {
+        value: { decision: "AGREE", reply: "Done.", fix_description: "Say hi", addressed_by: "" },
+        text: "",
+        sessionID: "ses_answer",
+        attempts: 1,
+      };
     },
   } as unknown as SessionRunner;
   const backend = {
@@ -41,7 +55,8 @@ async function setup(body: string, act: (dir: string) => void) {
     secrets: [],
     env: gitEnv(),
     checkCommands: [],
-    sandbox: "auto", verifyTimeoutMs: 60_000,
+    sandbox: "auto",
+    verifyTimeoutMs: 60_000,
     now: () => new Date("2026-02-06T12:00:00.000Z"),
     log: () => undefined,
   };

@@ -9,7 +9,6 @@ import { useFeatureClone } from "../feature-clone.ts";
 
 /* The PR's tree before and after a comment session, with real git: a clone on `feature` and a bare origin. */
 
-
 const setup = useFeatureClone();
 
 const work = (repo: Repo) => ({ dir: repo.dir, remote: "origin", branch: "feature" });
@@ -17,7 +16,10 @@ const env = gitEnv();
 const run: GitRun = (args, options) => runGit(args, { ...options, env });
 
 async function refusal(p: Promise<unknown>): Promise<OttoError> {
-  const error = await p.then(() => undefined, (e: unknown) => e);
+  const error = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(OttoError);
   return error as OttoError;
 }
@@ -41,7 +43,9 @@ describe("readyWorkdir: the local branch is the PR's head", () => {
     expect(error.code).toBe("pr_local_ahead");
     expect(error.message).toContain(`has 1 commit(s) that are not on origin/feature`);
     expect(error.message).toContain(`${sha.slice(0, 7)} Local experiment`);
-    expect(error.fix).toBe(`Push them (git -C ${repo.dir} push origin feature) or drop them (git -C ${repo.dir} reset --keep origin/feature), then run again.`);
+    expect(error.fix).toBe(
+      `Push them (git -C ${repo.dir} push origin feature) or drop them (git -C ${repo.dir} reset --keep origin/feature), then run again.`,
+    );
     expect(await repo.git(["rev-parse", "HEAD"])).toBe(sha);
   });
 

@@ -19,16 +19,33 @@ describe("who otto acts for on GitHub: the permission API decides", () => {
   const logs: string[] = [];
   beforeEach(async () => {
     gh = await startFakeGithub();
-    backend = createGithubBackend(testDeps(testConfig({ pr: { providers: { github: { api_url: gh.apiUrl, token: FAKE_GITHUB_TOKEN } } } })));
+    backend = createGithubBackend(
+      testDeps(testConfig({ pr: { providers: { github: { api_url: gh.apiUrl, token: FAKE_GITHUB_TOKEN } } } })),
+    );
     gh.state.addPr({ number: 3 });
     info = await backend.getPr({ provider: "github", repo: "octo/app", number: 3 });
     logs.length = 0;
   });
   afterEach(async () => gh.close());
 
-  const comment = (id: string, author: string, association: string): PrComment => ({ id, kind: "conversation", author, body: "b", createdAt: "2026-02-06T10:00:00Z", resolved: false, association });
+  const comment = (id: string, author: string, association: string): PrComment => ({
+    id,
+    kind: "conversation",
+    author,
+    body: "b",
+    createdAt: "2026-02-06T10:00:00Z",
+    resolved: false,
+    association,
+  });
   const decide = (comments: PrComment[]) =>
-    resolveTrust({ backend, pr: info, comments, policy: { mode: "add", logins: [] }, secrets: [], log: (_level, message) => void logs.push(message) });
+    resolveTrust({
+      backend,
+      pr: info,
+      comments,
+      policy: { mode: "add", logins: [] },
+      secrets: [],
+      log: (_level, message) => void logs.push(message),
+    });
   const permissionCalls = () => gh.calls.filter((c) => c.path.endsWith("/permission")).map((c) => c.path.split("/").at(-2));
 
   it("an organization MEMBER with read is not trusted; a COLLABORATOR with write, a MEMBER with admin are; OWNER is not asked", async () => {
@@ -39,7 +56,13 @@ describe("who otto acts for on GitHub: the permission API decides", () => {
     gh.state.permissions.set("writer", "write");
     gh.state.associations.set("admin", "MEMBER");
     gh.state.permissions.set("admin", "admin");
-    const trust = await decide([comment("issue-1", "reader", "MEMBER"), comment("issue-2", "triager", "COLLABORATOR"), comment("issue-3", "writer", "COLLABORATOR"), comment("issue-4", "admin", "MEMBER"), comment("issue-5", "octo", "OWNER")]);
+    const trust = await decide([
+      comment("issue-1", "reader", "MEMBER"),
+      comment("issue-2", "triager", "COLLABORATOR"),
+      comment("issue-3", "writer", "COLLABORATOR"),
+      comment("issue-4", "admin", "MEMBER"),
+      comment("issue-5", "octo", "OWNER"),
+    ]);
     expect(Object.fromEntries(trust)).toEqual({
       "issue-1": { trusted: false, reason: "no_access" },
       "issue-2": { trusted: false, reason: "no_access" },
@@ -56,8 +79,17 @@ describe("who otto acts for on GitHub: the permission API decides", () => {
     await decide([comment("issue-3", "writer", "MEMBER")]);
     expect(permissionCalls()).toEqual(["writer"]);
     // The next cycle has a new backend, and asks again (a role can change).
-    const next = createGithubBackend(testDeps(testConfig({ pr: { providers: { github: { api_url: gh.apiUrl, token: FAKE_GITHUB_TOKEN } } } })));
-    await resolveTrust({ backend: next, pr: info, comments: [comment("issue-1", "writer", "MEMBER")], policy: { mode: "add", logins: [] }, secrets: [], log: () => undefined });
+    const next = createGithubBackend(
+      testDeps(testConfig({ pr: { providers: { github: { api_url: gh.apiUrl, token: FAKE_GITHUB_TOKEN } } } })),
+    );
+    await resolveTrust({
+      backend: next,
+      pr: info,
+      comments: [comment("issue-1", "writer", "MEMBER")],
+      policy: { mode: "add", logins: [] },
+      secrets: [],
+      log: () => undefined,
+    });
     expect(permissionCalls()).toEqual(["writer", "writer"]);
   });
 
@@ -65,7 +97,10 @@ describe("who otto acts for on GitHub: the permission API decides", () => {
     gh.state.associations.set("writer", "COLLABORATOR");
     gh.faults({ rate: 1, kinds: ["500"], maxConsecutive: 100, match: (c) => c.path.endsWith("/permission") });
     const trust = await decide([comment("issue-1", "writer", "COLLABORATOR"), comment("issue-2", "octo", "OWNER")]);
-    expect(Object.fromEntries(trust)).toEqual({ "issue-1": { trusted: false, reason: "lookup_failed" }, "issue-2": { trusted: true, reason: "association" } });
+    expect(Object.fromEntries(trust)).toEqual({
+      "issue-1": { trusted: false, reason: "lookup_failed" },
+      "issue-2": { trusted: true, reason: "association" },
+    });
     expect(logs.join("\n")).toContain("comments by writer are left for a person");
     gh.faults(undefined);
     expect((await decide([comment("issue-1", "writer", "COLLABORATOR")])).get("issue-1")).toEqual({ trusted: true, reason: "access" });

@@ -5,7 +5,15 @@ import type { PrComment } from "../../../../src/pr/index.ts";
 
 let clock = 0;
 const at = () => new Date(Date.parse("2026-02-06T10:00:00Z") + ++clock * 1000).toISOString();
-const c = (id: string, over: Partial<PrComment> = {}): PrComment => ({ id, kind: "conversation", author: "someone", body: `body of ${id}`, createdAt: at(), resolved: false, ...over });
+const c = (id: string, over: Partial<PrComment> = {}): PrComment => ({
+  id,
+  kind: "conversation",
+  author: "someone",
+  body: `body of ${id}`,
+  createdAt: at(),
+  resolved: false,
+  ...over,
+});
 const add = (logins: string[] = []): TrustPolicy => ({ mode: "add", logins });
 const only = (logins: string[]): TrustPolicy => ({ mode: "only", logins });
 
@@ -15,7 +23,16 @@ describe("decideTrust", () => {
     expect(needsLookup(owner, add())).toBe(false);
     expect(decideTrust(owner, add())).toEqual({ trusted: true, reason: "association" });
     // An organization member with a read base role, a read or triage collaborator: the association says nothing about write access.
-    for (const association of ["MEMBER", "collaborator", "NONE", "CONTRIBUTOR", "FIRST_TIME_CONTRIBUTOR", "FIRST_TIMER", "MANNEQUIN", undefined]) {
+    for (const association of [
+      "MEMBER",
+      "collaborator",
+      "NONE",
+      "CONTRIBUTOR",
+      "FIRST_TIME_CONTRIBUTOR",
+      "FIRST_TIMER",
+      "MANNEQUIN",
+      undefined,
+    ]) {
       const comment = c("issue-2", association ? { association } : {});
       expect(needsLookup(comment, add())).toBe(true);
       expect(decideTrust(comment, add(), "write")).toEqual({ trusted: true, reason: "access" });
@@ -70,12 +87,23 @@ describe("selectComments with trust", () => {
     ]);
     const plan = selectComments({ comments: [root, driveBy, other], seen: [], me: "otto-bot", bot: noBot, trust });
     expect(plan.handle.map((x) => x.id)).toEqual(["review-1"]);
-    expect(plan.skipped.map((s) => [s.comment.id, s.reason])).toEqual([["review-2", "untrusted"], ["issue-3", "untrusted"]]);
+    expect(plan.skipped.map((s) => [s.comment.id, s.reason])).toEqual([
+      ["review-2", "untrusted"],
+      ["issue-3", "untrusted"],
+    ]);
   });
 
   it("the enabled review bot (by identity id) is trusted by its setting, without a decision; its display name alone is not", () => {
     const bot = { ids: ["b0b0b0b0-0000-4000-8000-000000000001"], handle: true };
-    const plan = selectComments({ comments: [c("1/1", { author: "MerlinBot", authorId: "b0b0b0b0-0000-4000-8000-000000000001" }), c("2/1", { author: "MerlinBot", authorId: "e0e0e0e0-0000-4000-8000-000000000002" })], seen: [], bot, trust: new Map() });
+    const plan = selectComments({
+      comments: [
+        c("1/1", { author: "MerlinBot", authorId: "b0b0b0b0-0000-4000-8000-000000000001" }),
+        c("2/1", { author: "MerlinBot", authorId: "e0e0e0e0-0000-4000-8000-000000000002" }),
+      ],
+      seen: [],
+      bot,
+      trust: new Map(),
+    });
     expect(plan.handle.map((x) => x.id)).toEqual(["1/1"]);
     expect(plan.skipped.map((s) => [s.comment.id, s.reason])).toEqual([["2/1", "untrusted"]]);
   });

@@ -25,14 +25,22 @@ describe("runWorkflowSteps: the work item comment", () => {
   async function poll(ado: Record<string, unknown>) {
     const server: FakeAdo = await startFakeAdo();
     const data = fs.mkdtempSync(path.join(os.tmpdir(), "otto-workflow-"));
-    cleanup.push(() => server.close(), () => fs.rmSync(data, { recursive: true, force: true }));
+    cleanup.push(
+      () => server.close(),
+      () => fs.rmSync(data, { recursive: true, force: true }),
+    );
     server.state.addPr({ id: 7, title: "Add auth", branch: "feature/auth" });
-    const backend = createAdoBackend(testDeps(testConfig({ pr: { providers: { ado: { base_url: server.baseUrl, pat: FAKE_ADO_PAT, auto_complete: false, ...ado } } } })));
+    const backend = createAdoBackend(
+      testDeps(testConfig({ pr: { providers: { ado: { base_url: server.baseUrl, pat: FAKE_ADO_PAT, auto_complete: false, ...ado } } } })),
+    );
     const pr = await backend.getPr({ provider: "ado", repo: "contoso/payments/app", number: 7 });
     const store = createPrStore(path.join(data, "prs"));
     const doc = { ...newDocument(pr, KEY, 3, "2026-03-01T10:00:00.000Z"), key: KEY };
     await store.create(doc);
-    const done = await runWorkflowSteps({ store, now: () => new Date("2026-03-01T10:05:00Z"), secrets: [], log: () => undefined }, { doc, pr, backend });
+    const done = await runWorkflowSteps(
+      { store, now: () => new Date("2026-03-01T10:05:00Z"), secrets: [], log: () => undefined },
+      { doc, pr, backend },
+    );
     const posts = server.calls.filter((c) => c.method === "POST" && /\/threads$/i.test(c.path));
     return { done, posts, server, workflowDone: (await store.read(KEY))?.data.workflow_done };
   }

@@ -28,7 +28,10 @@ describe("tokens from CLIs are redacted like configured ones", () => {
     open.push(gh);
     gh.state.addPr({ number: 3 });
     const secrets = ["configured"];
-    const deps = testDeps(testConfig({ pr: { providers: { github: { api_url: gh.apiUrl } } } }), { secrets, cli: { gh: { exitCode: 0, stdout: `${GH_CLI_TOKEN}\n` } } });
+    const deps = testDeps(testConfig({ pr: { providers: { github: { api_url: gh.apiUrl } } } }), {
+      secrets,
+      cli: { gh: { exitCode: 0, stdout: `${GH_CLI_TOKEN}\n` } },
+    });
     const pr = await createGithubBackend(deps).getPr({ provider: "github", repo: "octo/app", number: 3 });
     expect(pr.number).toBe(3);
     expect(secrets).toEqual(["configured", GH_CLI_TOKEN]);

@@ -1,6 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { newDocument } from "../../../../src/pr/commands/add.ts";
-import { appendHistory, commitMessage, giveUpComment, nextStep, planInfrastructure, planStart, renderEntry } from "../../../../src/pr/fix/index.ts";
+import {
+  appendHistory,
+  commitMessage,
+  giveUpComment,
+  nextStep,
+  planInfrastructure,
+  planStart,
+  renderEntry,
+} from "../../../../src/pr/fix/index.ts";
 import { previousAttempts } from "../../../../src/pr/fix/decide.ts";
 import { OTTO_MARKER, planRefresh, type PipelineStatus } from "../../../../src/pr/index.ts";
 import { fixPr } from "./fix-pr.ts";
@@ -17,24 +25,40 @@ describe("planStart", () => {
 
   it("gives up when the attempts are used, once", () => {
     expect(planStart(data({ status: "failed", fix_attempts: 3 }), pr(), NOW)).toEqual({ kind: "give_up" });
-    expect(planStart(data({ status: "failed", fix_attempts: 3, gave_up: "2026-03-01T11:00:00.000Z" }), pr(), NOW)).toEqual({ kind: "gave_up", since: "2026-03-01T11:00:00.000Z" });
+    expect(planStart(data({ status: "failed", fix_attempts: 3, gave_up: "2026-03-01T11:00:00.000Z" }), pr(), NOW)).toEqual({
+      kind: "gave_up",
+      since: "2026-03-01T11:00:00.000Z",
+    });
     expect(planStart(data({ status: "failed", max_fix_attempts: 0 }), pr(), NOW)).toEqual({ kind: "give_up" });
   });
 
   it("waits while the forge still shows the head otto's pushed fix was built on, and fixes a new failing head", () => {
     const head = pr().headSha;
-    expect(planStart(data({ status: "failed", fix_attempts: 1, fix_sha: "f1x", fix_base_sha: head }), pr(), NOW)).toEqual({ kind: "fix_pending", sha: "f1x" });
-    expect(planStart(data({ status: "failed", fix_attempts: 1, fix_sha: "f1x", fix_base_sha: head }), pr({ headSha: "f1x" }), NOW)).toEqual({ kind: "fix" });
-    expect(planStart(data({ status: "failed", fix_attempts: 1, fix_sha: "f1x", fix_base_sha: "older" }), pr(), NOW)).toEqual({ kind: "fix" });
+    expect(planStart(data({ status: "failed", fix_attempts: 1, fix_sha: "f1x", fix_base_sha: head }), pr(), NOW)).toEqual({
+      kind: "fix_pending",
+      sha: "f1x",
+    });
+    expect(planStart(data({ status: "failed", fix_attempts: 1, fix_sha: "f1x", fix_base_sha: head }), pr({ headSha: "f1x" }), NOW)).toEqual(
+      { kind: "fix" },
+    );
+    expect(planStart(data({ status: "failed", fix_attempts: 1, fix_sha: "f1x", fix_base_sha: "older" }), pr(), NOW)).toEqual({
+      kind: "fix",
+    });
   });
 
   it("refuses forks, notifying once per head SHA", () => {
     expect(planStart(data({ status: "failed" }), pr({ fork: true, headRepo: "someone/r" }), NOW)).toEqual({ kind: "fork", notify: true });
-    expect(planStart(data({ status: "failed", human_sha: "abcdef1234567890" }), pr({ fork: true }), NOW)).toEqual({ kind: "fork", notify: false });
+    expect(planStart(data({ status: "failed", human_sha: "abcdef1234567890" }), pr({ fork: true }), NOW)).toEqual({
+      kind: "fork",
+      notify: false,
+    });
   });
 
   it("does not start while another fix runs, but takes over a crashed one (older than two hours)", () => {
-    expect(planStart(data({ status: "fixing", fix_started: "2026-03-01T11:30:00.000Z" }), pr(), NOW)).toEqual({ kind: "busy", since: "2026-03-01T11:30:00.000Z" });
+    expect(planStart(data({ status: "fixing", fix_started: "2026-03-01T11:30:00.000Z" }), pr(), NOW)).toEqual({
+      kind: "busy",
+      since: "2026-03-01T11:30:00.000Z",
+    });
     expect(planStart(data({ status: "fixing", fix_started: "2026-03-01T09:00:00.000Z" }), pr(), NOW)).toEqual({ kind: "fix" });
   });
 });
@@ -132,6 +156,8 @@ describe("texts", () => {
     expect(commitMessage({ number: 7, key: "github-o-r-7", attempt: 2, subject: "Guard null user", checks: ["unit"] })).toBe(
       "Guard null user\n\nFixes the failing pipeline of PR #7 (unit).\n\nOtto-Fix: github-o-r-7 attempt 2\n",
     );
-    expect(commitMessage({ number: 7, key: "k", attempt: 1, subject: undefined, checks: [] }).split("\n")[0]).toBe("Fix failing checks: pipeline");
+    expect(commitMessage({ number: 7, key: "k", attempt: 1, subject: undefined, checks: [] }).split("\n")[0]).toBe(
+      "Fix failing checks: pipeline",
+    );
   });
 });

@@ -9,7 +9,10 @@ import { loadAgents } from "../../../../src/host/render-assets.ts";
  * test/e2e/pr-review-loop.test.ts checks the same against the real binary.
  */
 function match(text: string, pattern: string): boolean {
-  let re = pattern.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".");
+  let re = pattern
+    .replace(/[.+^${}()|[\]\\]/g, "\\$&")
+    .replace(/\*/g, ".*")
+    .replace(/\?/g, ".");
   if (re.endsWith(" .*")) re = `${re.slice(0, -3)}( .*)?`;
   return new RegExp(`^${re}$`, "s").test(text);
 }
@@ -42,7 +45,15 @@ describe.each(["otto-executor", "otto-crew"])("%s bash permissions", (agent) => 
     expect(decide(bash, command)).toBe("deny");
   });
 
-  it.each(["git status", "git commit -m 'fix the parser'", "git diff HEAD~1", "npm test", "git log --oneline", "git diff src/git/push.ts", "git log -p push.ts"])("allows %s", (command) => {
+  it.each([
+    "git status",
+    "git commit -m 'fix the parser'",
+    "git diff HEAD~1",
+    "npm test",
+    "git log --oneline",
+    "git diff src/git/push.ts",
+    "git log -p push.ts",
+  ])("allows %s", (command) => {
     expect(decide(bash, command)).toBe("allow");
   });
 });

@@ -39,7 +39,10 @@ describe("forks (the fix flow pushes only to the base repository)", () => {
     };
     const adoLocator = { provider: "ado" as const, number: 9, repo: "contoso/payments/app" };
     expect(mapAdoPull(adoLocator, base, "https://dev.azure.com").fork).toBe(false);
-    expect(mapAdoPull(adoLocator, { ...base, forkSource: { repository: { name: "app-fork" } } }, "https://dev.azure.com")).toMatchObject({ fork: true, headRepo: "app-fork" });
+    expect(mapAdoPull(adoLocator, { ...base, forkSource: { repository: { name: "app-fork" } } }, "https://dev.azure.com")).toMatchObject({
+      fork: true,
+      headRepo: "app-fork",
+    });
   });
 
   it("a fork is refused by the fix flow", () => {

@@ -8,7 +8,21 @@ import type { PrInfo } from "../../../../src/pr/index.ts";
 import { OttoError } from "../../../../src/core/index.ts";
 import { createRepo, gitEnv, type Repo } from "../../../support/git.ts";
 
-const pr = { provider: "github", number: 1, repo: "o/r", url: "", title: "T", state: "open", draft: false, sourceBranch: "f", targetBranch: "main", headSha: "s", author: "a", createdAt: "", meta: {} } satisfies PrInfo;
+const pr = {
+  provider: "github",
+  number: 1,
+  repo: "o/r",
+  url: "",
+  title: "T",
+  state: "open",
+  draft: false,
+  sourceBranch: "f",
+  targetBranch: "main",
+  headSha: "s",
+  author: "a",
+  createdAt: "",
+  meta: {},
+} satisfies PrInfo;
 
 describe("collectLogs", () => {
   const cleanup: Array<() => void> = [];
@@ -19,7 +33,10 @@ describe("collectLogs", () => {
   async function setup(): Promise<{ repo: Repo; storeDir: string }> {
     const repo = await createRepo({ remote: false });
     const storeDir = fs.mkdtempSync(path.join(os.tmpdir(), "otto-prs-"));
-    cleanup.push(() => void repo.cleanup(), () => fs.rmSync(storeDir, { recursive: true, force: true }));
+    cleanup.push(
+      () => void repo.cleanup(),
+      () => fs.rmSync(storeDir, { recursive: true, force: true }),
+    );
     return { repo, storeDir };
   }
 
@@ -39,14 +56,26 @@ describe("collectLogs", () => {
       { name: "lint", state: "failure" as const, logId: "404" },
       { name: "external", state: "failure" as const, url: "https://ci.example.com/1" },
     ];
-    const logs = await collectLogs({ backend, pr, key: "github-o-r-1", checks, dir: repo.dir, storeDir, secrets: ["s3cr3t-config-token"], env: gitEnv() });
+    const logs = await collectLogs({
+      backend,
+      pr,
+      key: "github-o-r-1",
+      checks,
+      dir: repo.dir,
+      storeDir,
+      secrets: ["s3cr3t-config-token"],
+      env: gitEnv(),
+    });
     expect(asked).toEqual(["2", "404"]);
     expect(logs.files).toEqual([".otto/pr-logs/github-o-r-1/01-unit_tests_node_20_.log"]);
     const copy = fs.readFileSync(path.join(repo.dir, logs.files[0]!), "utf8");
     expect(copy).toContain("Error: boom with [REDACTED]");
     expect(copy).toMatch(/… \d+ lines skipped …/);
     expect(fs.readFileSync(path.join(storeDir, "github-o-r-1", "logs", "01-unit_tests_node_20_.log"), "utf8")).toBe(copy);
-    expect(logs.missing).toEqual([expect.stringMatching(/^lint: .*GitHub has no job 404 \(token \[REDACTED\]\)/), "external: the provider offers no log for it (see https://ci.example.com/1)"]);
+    expect(logs.missing).toEqual([
+      expect.stringMatching(/^lint: .*GitHub has no job 404 \(token \[REDACTED\]\)/),
+      "external: the provider offers no log for it (see https://ci.example.com/1)",
+    ]);
     // Kept out of git (otto commits with add -A), and the exclude line is written once.
     expect(await repo.git(["status", "--porcelain"])).toBe("");
     await collectLogs({ backend, pr, key: "github-o-r-1", checks: [], dir: repo.dir, storeDir, secrets: [], env: gitEnv() });
@@ -64,7 +93,9 @@ describe("collectLogs", () => {
     fs.symlinkSync(outside, path.join(repo.dir, ".otto"));
     const backend = { getBuildLogs: async () => "Error: boom\n" } as unknown as PrBackend;
     const checks = [{ name: "unit", state: "failure" as const, logId: "2" }];
-    await expect(collectLogs({ backend, pr, key: "github-o-r-1", checks, dir: repo.dir, storeDir, secrets: [], env: gitEnv() })).rejects.toMatchObject({ code: "otto_dir_symlink" });
+    await expect(
+      collectLogs({ backend, pr, key: "github-o-r-1", checks, dir: repo.dir, storeDir, secrets: [], env: gitEnv() }),
+    ).rejects.toMatchObject({ code: "otto_dir_symlink" });
     expect(fs.readdirSync(path.join(outside, "pr-logs", "github-o-r-1"))).toEqual(["keep.txt"]);
   });
 });

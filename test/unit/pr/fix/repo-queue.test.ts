@@ -7,13 +7,15 @@ describe("inRepoQueue", () => {
   it("runs fixes of one repository one after another, other repositories and instances in parallel, past failures", async () => {
     const owner = {};
     const events: string[] = [];
-    const job = (name: string, fail = false) => async () => {
-      events.push(`${name} start`);
-      await tick();
-      events.push(`${name} end`);
-      if (fail) throw new Error(name);
-      return name;
-    };
+    const job =
+      (name: string, fail = false) =>
+      async () => {
+        events.push(`${name} start`);
+        await tick();
+        events.push(`${name} end`);
+        if (fail) throw new Error(name);
+        return name;
+      };
     const results = await Promise.allSettled([
       inRepoQueue(owner, "https://github.com/o/r", job("a", true)),
       inRepoQueue(owner, "https://github.com/O/R.git", job("b")),

@@ -31,10 +31,15 @@ describe("runFix", () => {
   });
 
   /** `reviews`: the review session's verdicts in order (APPROVE once they run out); an Error is thrown. */
-  async function setup(options: { clone?: boolean; push?: PushResult["outcome"]; fixReply?: string; reviews?: Array<FixReview | Error> } = {}) {
+  async function setup(
+    options: { clone?: boolean; push?: PushResult["outcome"]; fixReply?: string; reviews?: Array<FixReview | Error> } = {},
+  ) {
     const repo: Repo = await createRepo({ remote: true });
     const data = fs.mkdtempSync(path.join(os.tmpdir(), "otto-fix-"));
-    cleanup.push(() => void repo.cleanup(), () => fs.rmSync(data, { recursive: true, force: true }));
+    cleanup.push(
+      () => void repo.cleanup(),
+      () => fs.rmSync(data, { recursive: true, force: true }),
+    );
     await repo.git(["checkout", "-q", "-b", "feature/x"]);
     if (options.clone !== false) await repo.git(["remote", "set-url", "origin", "https://github.com/o/r"]);
     const store: PrStore = createPrStore(path.join(data, "prs"));
@@ -73,7 +78,11 @@ describe("runFix", () => {
       // The work lock lives under XDG_DATA_HOME: keep it out of the real home.
       env: gitEnv({ XDG_DATA_HOME: data }),
       cwd: repo.dir,
-      models: async () => ({ analysis: { providerID: "mock", modelID: "m1" }, fix: { providerID: "mock", modelID: "m2" }, review: { providerID: "mock", modelID: "m3" } }),
+      models: async () => ({
+        analysis: { providerID: "mock", modelID: "m1" },
+        fix: { providerID: "mock", modelID: "m2" },
+        review: { providerID: "mock", modelID: "m3" },
+      }),
       now: () => new Date("2026-03-01T12:00:00.000Z"),
       log: () => undefined,
       push: async (input) => {
@@ -83,7 +92,15 @@ describe("runFix", () => {
           await repo.git(["add", "-A"]);
           await repo.git(["commit", "-qm", "fix"]);
         }
-        return { outcome: options.push ?? "pushed", sha: "2222222bbbb", committed: true, kept: [], ignored: [], rebased: false, detail: `outcome ${options.push ?? "pushed"}` };
+        return {
+          outcome: options.push ?? "pushed",
+          sha: "2222222bbbb",
+          committed: true,
+          kept: [],
+          ignored: [],
+          rebased: false,
+          detail: `outcome ${options.push ?? "pushed"}`,
+        };
       },
     };
     const doc = async () => (await store.read(KEY))!;
@@ -110,7 +127,10 @@ describe("runFix", () => {
     await t.repo.git(["push", "-q", "origin", "feature/x"]);
     const sha = await t.repo.commit("Local only", { "local.txt": "mine\n" });
     const run = runFix(t.deps, { doc: await t.doc(), pr: pr(), pipeline, backend: t.backend, trigger: "manual" });
-    await expect(run).rejects.toMatchObject({ code: "pr_local_ahead", message: expect.stringContaining(`${sha.slice(0, 7)} Local only`) as unknown });
+    await expect(run).rejects.toMatchObject({
+      code: "pr_local_ahead",
+      message: expect.stringContaining(`${sha.slice(0, 7)} Local only`) as unknown,
+    });
     expect(t.prompts).toEqual([]);
     expect(t.pushes).toEqual([]);
     const after = await t.doc();
@@ -129,7 +149,9 @@ describe("runFix", () => {
       controller.abort(new Error("the PR watcher is stopping"));
       throw new OttoError("session_aborted", "The model call was cancelled.");
     };
-    await expect(runFix({ ...t.deps, signal: controller.signal }, { doc: await t.doc(), pr: pr(), pipeline, backend: t.backend, trigger: "watcher" })).rejects.toThrow("cancelled");
+    await expect(
+      runFix({ ...t.deps, signal: controller.signal }, { doc: await t.doc(), pr: pr(), pipeline, backend: t.backend, trigger: "watcher" }),
+    ).rejects.toThrow("cancelled");
     expect(t.pushes).toEqual([]);
     expect(t.notified).toEqual([]);
     const after = await t.doc();
@@ -149,8 +171,18 @@ describe("runFix", () => {
 
   it("a head that changes opencode.json: the watcher opens no session and notifies once per head; /otto-pr fix by hand proceeds and accepts it", async () => {
     const t = await setup();
-    await t.repo.commit("Add tooling", { "opencode.json": '{ "mcp": { "x": { "type": "local", "command": ["sh"] } } }\n', ".opencode/plugin/x.js": "export default 1;\n" });
-    const watcher = async (head = "1111111aaaa") => runFix(t.deps, { doc: await t.doc(), pr: pr({ headSha: head }), pipeline: { ...pipeline, headSha: head }, backend: t.backend, trigger: "watcher" });
+    await t.repo.commit("Add tooling", {
+      "opencode.json": '{ "mcp": { "x": { "type": "local", "command": ["sh"] } } }\n',
+      ".opencode/plugin/x.js": "export default 1;\n",
+    });
+    const watcher = async (head = "1111111aaaa") =>
+      runFix(t.deps, {
+        doc: await t.doc(),
+        pr: pr({ headSha: head }),
+        pipeline: { ...pipeline, headSha: head },
+        backend: t.backend,
+        trigger: "watcher",
+      });
 
     const first = await watcher();
     expect(first.result).toBe("deferred");
@@ -159,18 +191,29 @@ describe("runFix", () => {
     expect(t.children).toEqual([]);
     expect(t.pushes).toEqual([]);
     expect(t.notified).toHaveLength(1);
-    expect(t.notified[0]).toMatchObject({ kind: "human_needed", title: "PR #7: its OpenCode configuration changed; otto waits for a person" });
+    expect(t.notified[0]).toMatchObject({
+      kind: "human_needed",
+      title: "PR #7: its OpenCode configuration changed; otto waits for a person",
+    });
     expect(t.notified[0]?.text).toContain("`.opencode/plugin/x.js`, `opencode.json`");
     let after = await t.doc();
     expect(after.data).toMatchObject({ status: "watching", fix_attempts: 0, config_hold_sha: "1111111aaaa" });
     expect(after.data.config_ok_sha).toBeUndefined();
-    expect(after.log.join("\n")).toContain("fixing → watching: otto did not start a fix session: the PR's head changes OpenCode configuration");
+    expect(after.log.join("\n")).toContain(
+      "fixing → watching: otto did not start a fix session: the PR's head changes OpenCode configuration",
+    );
     // A new head that still changes it: one more notification, still no session.
     await watcher("1111111bbbb");
     expect(t.notified).toHaveLength(2);
     expect(t.children).toEqual([]);
 
-    const manual = await runFix(t.deps, { doc: await t.doc(), pr: pr({ headSha: "1111111bbbb" }), pipeline: { ...pipeline, headSha: "1111111bbbb" }, backend: t.backend, trigger: "manual" });
+    const manual = await runFix(t.deps, {
+      doc: await t.doc(),
+      pr: pr({ headSha: "1111111bbbb" }),
+      pipeline: { ...pipeline, headSha: "1111111bbbb" },
+      backend: t.backend,
+      trigger: "manual",
+    });
     expect(manual.result).toBe("pushed");
     expect(t.children.map((c) => c.agent)).toEqual(["otto-reviewer", "otto-executor", "otto-reviewer"]);
     after = await t.doc();
@@ -203,7 +246,9 @@ describe("runFix", () => {
     const out = await runFix(t.deps, { doc: await t.doc(), pr: pr(), pipeline, backend: t.backend, trigger: "manual" });
     expect(out.result).toBe("pushed");
     expect(t.pushes).toHaveLength(1);
-    expect(out.lines[0]).toBe("Attempt 1/3: pushed `2222222` to feature/x (pushed without local checks: none found), reviewed by mock/m3: approved; the next poll shows whether the pipeline passes.");
+    expect(out.lines[0]).toBe(
+      "Attempt 1/3: pushed `2222222` to feature/x (pushed without local checks: none found), reviewed by mock/m3: approved; the next poll shows whether the pipeline passes.",
+    );
     const after = await t.doc();
     expect(after.sections[0]?.body).toContain("- **Result**: pushed to feature/x: Fix it (pushed without local checks: none found)");
     expect(after.log.join("\n")).toContain("checks: none detected (set pr.verify to run some)");
@@ -232,7 +277,10 @@ describe("runFix", () => {
   });
   it("pr.verify unset: the checks found in the PR's tree run before and after the fix; one already failing and not worse does not block the push", async () => {
     const t = await setup();
-    await t.repo.commit("Tests", { "package.json": JSON.stringify({ name: "r", scripts: { test: "node check.js" } }), "check.js": 'console.log("Tests  1 failed | 2 passed (3)");\nprocess.exit(1);\n' });
+    await t.repo.commit("Tests", {
+      "package.json": JSON.stringify({ name: "r", scripts: { test: "node check.js" } }),
+      "check.js": 'console.log("Tests  1 failed | 2 passed (3)");\nprocess.exit(1);\n',
+    });
     const out = await runFix(t.deps, { doc: await t.doc(), pr: pr(), pipeline, backend: t.backend, trigger: "manual" });
     expect(out.result).toBe("pushed");
     const checks = "npm test (detected: package.json scripts.test); baseline: npm test: exit 1 (pre-existing, 1 failure)";
@@ -263,14 +311,22 @@ describe("runFix", () => {
     const reviewPrompt = t.prompts.at(-1) ?? "";
     expect(reviewPrompt).toContain("code: broken");
     expect(reviewPrompt).toMatch(/<untrusted-[0-9a-f]+ label="fix diff">\n[\s\S]*\+fixed/);
-    expect((await t.doc()).sections[0]?.body).toContain("- **Result**: pushed to feature/x: Fix it (pushed without local checks: none found); reviewed by mock/m3: approved");
+    expect((await t.doc()).sections[0]?.body).toContain(
+      "- **Result**: pushed to feature/x: Fix it (pushed without local checks: none found); reviewed by mock/m3: approved",
+    );
   });
 
   it("the review rejects once: a fresh fix session is told the reasons, the second pass is reviewed again and pushed", async () => {
     const t = await setup({ reviews: [{ verdict: "REJECT", reasons: ["fix.txt: deleted the assertion instead of fixing add()"] }] });
     const out = await runFix(t.deps, { doc: await t.doc(), pr: pr(), pipeline, backend: t.backend, trigger: "manual" });
     expect(out.result).toBe("pushed");
-    expect(t.children.map((c) => `${c.agent}/${c.model}`)).toEqual(["otto-reviewer/m1", "otto-executor/m2", "otto-reviewer/m3", "otto-executor/m2", "otto-reviewer/m3"]);
+    expect(t.children.map((c) => `${c.agent}/${c.model}`)).toEqual([
+      "otto-reviewer/m1",
+      "otto-executor/m2",
+      "otto-reviewer/m3",
+      "otto-executor/m2",
+      "otto-reviewer/m3",
+    ]);
     expect(t.prompts[3]).toContain("deleted the assertion instead of fixing add()");
     expect(t.pushes).toHaveLength(1);
     expect((await t.doc()).data).toMatchObject({ status: "watching", fix_attempts: 1, fix_sha: "2222222bbbb" });
@@ -284,7 +340,9 @@ describe("runFix", () => {
     expect(out.result).toBe("gave_up");
     const after = await t.doc();
     expect(after.data).toMatchObject({ status: "failed", fix_attempts: 3 });
-    expect(after.log.join("\n")).toContain("fix attempt 1/3: the review by mock/m3 rejected the fix twice, nothing pushed: the test was skipped");
+    expect(after.log.join("\n")).toContain(
+      "fix attempt 1/3: the review by mock/m3 rejected the fix twice, nothing pushed: the test was skipped",
+    );
     expect(after.sections[0]?.body).toContain("### Attempt 2");
   });
 

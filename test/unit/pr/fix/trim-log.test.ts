@@ -5,7 +5,12 @@ const noise = (n: number, from = 0): string[] => Array.from({ length: n }, (_, i
 
 describe("trimLog", () => {
   it("keeps error lines with their context and the end of the log, and says how much it skipped", () => {
-    const lines = [...noise(100), "src/auth.ts:12:5 - error TS2322: Type 'string' is not assignable to type 'number'.", ...noise(200, 100), "##[error]Process completed with exit code 2."];
+    const lines = [
+      ...noise(100),
+      "src/auth.ts:12:5 - error TS2322: Type 'string' is not assignable to type 'number'.",
+      ...noise(200, 100),
+      "##[error]Process completed with exit code 2.",
+    ];
     const out = trimLog(lines.join("\n"), { context: 2, tail: 3 });
     expect(out).toContain("… 98 lines skipped …");
     expect(out).toContain("step output line 98\nstep output line 99\nsrc/auth.ts:12:5 - error TS2322");

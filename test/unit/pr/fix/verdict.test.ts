@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { fixSummary, isInfrastructure, parseCauseFiles, parseVerdict } from "../../../../src/pr/fix/index.ts";
 import { taskFailedReason as taskFailure } from "../../../../src/session/index.ts";
 
-const summary = (verdict: string): string => `# Pipeline Failure Summary\n\n## Verdict\n${verdict}\n\n## unit\n- **Kind**: test\n- **Root error**: code error in infrastructure/db.ts`;
+const summary = (verdict: string): string =>
+  `# Pipeline Failure Summary\n\n## Verdict\n${verdict}\n\n## unit\n- **Kind**: test\n- **Root error**: code error in infrastructure/db.ts`;
 
 describe("parseVerdict", () => {
   it("reads the first word under ## Verdict", () => {
@@ -40,7 +41,9 @@ describe("parseCauseFiles", () => {
 
 describe("fix session replies", () => {
   it("reads the last TASK_FAILED line and the Fix summary line", () => {
-    expect(taskFailure("tried\nTASK_FAILED: first\nmore\nTASK_FAILED: infrastructure: registry down")).toBe("infrastructure: registry down");
+    expect(taskFailure("tried\nTASK_FAILED: first\nmore\nTASK_FAILED: infrastructure: registry down")).toBe(
+      "infrastructure: registry down",
+    );
     expect(taskFailure("all good\nFix summary: Return 401 on expired tokens")).toBeUndefined();
     expect(fixSummary("Changed src/auth.ts.\n\nFix summary: Return 401 on expired tokens")).toBe("Return 401 on expired tokens");
     expect(fixSummary("**Fix summary:** `Guard null user`")).toBe("Guard null user");

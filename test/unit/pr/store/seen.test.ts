@@ -4,7 +4,14 @@ import { unhandledComments } from "../../../../src/pr/store/markers.ts";
 import type { PrComment } from "../../../../src/pr/index.ts";
 
 const at = (i: number): string => new Date(Date.parse("2026-02-06T00:00:00Z") + i * 1000).toISOString();
-const comment = (i: number): PrComment => ({ id: `issue-${i}`, kind: "conversation", author: "eve", body: `b${i}`, createdAt: at(i), resolved: false });
+const comment = (i: number): PrComment => ({
+  id: `issue-${i}`,
+  kind: "conversation",
+  author: "eve",
+  body: `b${i}`,
+  createdAt: at(i),
+  resolved: false,
+});
 
 describe("bounded seen comments", () => {
   it("keeps the most recent ids and raises the mark to the newest dropped comment", () => {

@@ -20,7 +20,10 @@ async function storeWithDoc() {
   return { dir, store };
 }
 
-const expected = (writers: number, each: number, tag = "w") => Array.from({ length: writers }, (_, w) => Array.from({ length: each }, (_, i) => `${tag}${w}-${i}`)).flat().sort();
+const expected = (writers: number, each: number, tag = "w") =>
+  Array.from({ length: writers }, (_, w) => Array.from({ length: each }, (_, i) => `${tag}${w}-${i}`))
+    .flat()
+    .sort();
 
 describe("PR store under concurrent writers", () => {
   it("loses no update when 10 writers do 20 read-modify-writes each at once", async () => {
@@ -40,7 +43,11 @@ describe("PR store under concurrent writers", () => {
   it("loses no update across processes (the watcher and a command in two OpenCodes)", async () => {
     const { dir, store } = await storeWithDoc();
     const run = promisify(execFile);
-    await Promise.all(Array.from({ length: 4 }, (_, w) => run(process.execPath, ["--import", "tsx", WRITER, dir, KEY, `p${w}`, "15"], { cwd: import.meta.dirname })));
+    await Promise.all(
+      Array.from({ length: 4 }, (_, w) =>
+        run(process.execPath, ["--import", "tsx", WRITER, dir, KEY, `p${w}`, "15"], { cwd: import.meta.dirname }),
+      ),
+    );
     const doc = await store.read(KEY);
     expect(doc?.data.fix_attempts).toBe(60);
     expect(notesOf(doc).sort()).toEqual(expected(4, 15, "p"));

@@ -114,7 +114,16 @@ describe("the watcher with a hanging fix (fake GitHub, fake clock)", () => {
       intervalMs: 60_000,
       cycle: async ({ force }) => {
         cycles++;
-        return runCycle({ ...ctx, now: () => new Date((now += 1000)), log: () => undefined, intervalMs: 60_000, fullPollMs: 10 * 60_000, concurrency: 4, force, onFailure });
+        return runCycle({
+          ...ctx,
+          now: () => new Date((now += 1000)),
+          log: () => undefined,
+          intervalMs: 60_000,
+          fullPollMs: 10 * 60_000,
+          concurrency: 4,
+          force,
+          onFailure,
+        });
       },
       log: () => undefined,
       background: fixes,

@@ -72,7 +72,11 @@ function longCycle() {
   };
 }
 
-const lockIn = (dir: string, alive: (pid: number) => boolean) => ({ file: path.join(dir, "watcher.json"), isAlive: alive, hostname: "box" });
+const lockIn = (dir: string, alive: (pid: number) => boolean) => ({
+  file: path.join(dir, "watcher.json"),
+  isAlive: alive,
+  hostname: "box",
+});
 
 describe("the watcher during long cycles", () => {
   it("keeps its lock fresh on a timer of its own while one cycle runs far past the stale limit", async () => {
@@ -96,7 +100,9 @@ describe("the watcher during long cycles", () => {
     await vi.waitFor(async () => expect((await readWatcherRecord(lock.file))?.heartbeat).toBe(now));
     expect(holderAlive(await readWatcherRecord(lock.file), { now: fake.clock.now, isAlive: () => true, hostname: "box" })).toBe(true);
     // Another process (a live PID, a fresh heartbeat) cannot take the lock over mid-fix.
-    await expect(acquireWatcherLock({ ...lock, now: fake.clock.now }, { pid: 200, token: "other", mode: "once", intervalMs: INTERVAL })).rejects.toMatchObject({ code: "watcher_running" });
+    await expect(
+      acquireWatcherLock({ ...lock, now: fake.clock.now }, { pid: 200, token: "other", mode: "once", intervalMs: INTERVAL }),
+    ).rejects.toMatchObject({ code: "watcher_running" });
 
     long.release();
     await watcher.stop();
@@ -110,7 +116,14 @@ describe("the watcher during long cycles", () => {
     const fake = fakeClock();
     const logs: string[] = [];
     const long = longCycle();
-    const watcher = createWatcher({ lock: lockIn(dir, () => true), clock: fake.clock, pid: 100, intervalMs: INTERVAL, cycle: long.cycle, log: (_l, m) => logs.push(m) });
+    const watcher = createWatcher({
+      lock: lockIn(dir, () => true),
+      clock: fake.clock,
+      pid: 100,
+      intervalMs: INTERVAL,
+      cycle: long.cycle,
+      log: (_l, m) => logs.push(m),
+    });
     let started = long.started();
     await watcher.start("foreground");
     await started;
@@ -152,7 +165,9 @@ describe("the watcher during long cycles", () => {
     fake.beat();
     const now = fake.clock.now().toISOString();
     await vi.waitFor(async () => expect((await readWatcherRecord(lock.file))?.heartbeat).toBe(now));
-    await expect(acquireWatcherLock({ ...lock, now: fake.clock.now }, { pid: 200, token: "other", mode: "once", intervalMs: INTERVAL })).rejects.toMatchObject({ code: "watcher_running" });
+    await expect(
+      acquireWatcherLock({ ...lock, now: fake.clock.now }, { pid: 200, token: "other", mode: "once", intervalMs: INTERVAL }),
+    ).rejects.toMatchObject({ code: "watcher_running" });
     long.release();
     await once;
     expect(fake.beating).toBe(0);
@@ -166,7 +181,14 @@ describe("the watcher during long cycles", () => {
     const lock = lockIn(dir, () => false);
     const logs: string[] = [];
     const long = longCycle();
-    const watcher = createWatcher({ lock, clock: fake.clock, pid: 100, intervalMs: INTERVAL, cycle: long.cycle, log: (_l, m) => logs.push(m) });
+    const watcher = createWatcher({
+      lock,
+      clock: fake.clock,
+      pid: 100,
+      intervalMs: INTERVAL,
+      cycle: long.cycle,
+      log: (_l, m) => logs.push(m),
+    });
     const started = long.started();
     await watcher.start("detached");
     await started;

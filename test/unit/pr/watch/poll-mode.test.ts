@@ -7,12 +7,42 @@ const now = new Date("2026-03-01T12:00:00Z");
 const MIN = 60_000;
 
 function doc(data: Partial<PrFrontmatter>): PrDocument {
-  const base = PrFrontmatter.parse({ id: 7, provider: "github", repo: "octo/app", status: "green", url: "https://github.com/octo/app/pull/7", created: "2026-03-01T10:00:00Z" });
-  return { key: "github-octo-app-7", data: { ...base, pipeline: "success", seen_version: "v1", full_checked: new Date(now.getTime() - MIN).toISOString(), ...data }, sections: [], log: [] };
+  const base = PrFrontmatter.parse({
+    id: 7,
+    provider: "github",
+    repo: "octo/app",
+    status: "green",
+    url: "https://github.com/octo/app/pull/7",
+    created: "2026-03-01T10:00:00Z",
+  });
+  return {
+    key: "github-octo-app-7",
+    data: { ...base, pipeline: "success", seen_version: "v1", full_checked: new Date(now.getTime() - MIN).toISOString(), ...data },
+    sections: [],
+    log: [],
+  };
 }
 
-const skim = (version: string): PrSkim => ({ version, pr: { provider: "github", repo: "octo/app", number: 7, url: "", title: "", state: "open", draft: false, sourceBranch: "b", targetBranch: "main", headSha: "abc", author: "a", createdAt: "", meta: {} } });
-const mode = (d: PrDocument, s: PrSkim | null = skim("v1"), force = false) => pollMode({ doc: d, skim: s ?? undefined, now, fullEveryMs: 10 * MIN, force });
+const skim = (version: string): PrSkim => ({
+  version,
+  pr: {
+    provider: "github",
+    repo: "octo/app",
+    number: 7,
+    url: "",
+    title: "",
+    state: "open",
+    draft: false,
+    sourceBranch: "b",
+    targetBranch: "main",
+    headSha: "abc",
+    author: "a",
+    createdAt: "",
+    meta: {},
+  },
+});
+const mode = (d: PrDocument, s: PrSkim | null = skim("v1"), force = false) =>
+  pollMode({ doc: d, skim: s ?? undefined, now, fullEveryMs: 10 * MIN, force });
 
 describe("how much of a PR a watcher cycle reads", () => {
   it("reads nothing more of a PR whose list entry did not change and whose CI finished", () => {

@@ -13,7 +13,11 @@ const record: WatcherRecord = {
   heartbeat: "2026-02-06T10:30:00.000Z",
   interval_ms: 120_000,
   next_cycle: "2026-02-06T10:32:00.000Z",
-  last_cycle: { started: "2026-02-06T10:29:58.000Z", finished: "2026-02-06T10:30:01.000Z", results: [{ key: "github-octo-app-42", outcome: "unchanged", status: "watching", summary: "1/1 passing" }] },
+  last_cycle: {
+    started: "2026-02-06T10:29:58.000Z",
+    finished: "2026-02-06T10:30:01.000Z",
+    results: [{ key: "github-octo-app-42", outcome: "unchanged", status: "watching", summary: "1/1 passing" }],
+  },
 };
 const doc = newDocument(samplePr(), "github-octo-app-42", 5, "2026-02-06T10:00:00.000Z");
 const input = { record, alive: true, local: false, nextRun: undefined, docs: [doc], logFile: "/logs/otto-watch.log" };
@@ -31,7 +35,12 @@ describe("watch status", () => {
   });
 
   it("takes the next cycle from the local schedule when this process runs the watcher", () => {
-    const text = renderStatus({ ...input, record: { ...record, mode: "foreground" }, local: true, nextRun: new Date("2026-02-06T10:31:00.000Z") });
+    const text = renderStatus({
+      ...input,
+      record: { ...record, mode: "foreground" },
+      local: true,
+      nextRun: new Date("2026-02-06T10:31:00.000Z"),
+    });
     expect(text).toContain("PR watcher: running in this OpenCode process (foreground");
     expect(text).toContain("Next cycle: 2026-02-06T10:31:00.000Z.");
     expect(text).not.toContain("Log:");

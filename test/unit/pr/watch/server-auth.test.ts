@@ -20,7 +20,9 @@ describe("the detached watcher's server password", () => {
     expect(fs.readFileSync(file, "utf8")).toBe(`OPENCODE_SERVER_USERNAME=opencode\nOPENCODE_SERVER_PASSWORD=${first.password}\n`);
     expect(watcherServerAuth({ opencode: { username: "opencode" }, dataDir }).password).toBe(first.password);
     // Another install, another password.
-    expect(watcherServerAuth({ opencode: { username: "opencode" }, dataDir: path.join(tempDir(), "otto") }).password).not.toBe(first.password);
+    expect(watcherServerAuth({ opencode: { username: "opencode" }, dataDir: path.join(tempDir(), "otto") }).password).not.toBe(
+      first.password,
+    );
   });
 
   it("narrows a stored file someone widened back to 0600", () => {
@@ -33,7 +35,11 @@ describe("the detached watcher's server password", () => {
 
   it("is the configured one (OPENCODE_SERVER_PASSWORD or opencode.password) when set, and then writes nothing", () => {
     const dataDir = tempDir();
-    expect(watcherServerAuth({ opencode: { username: "me", password: "my-own-password" }, dataDir })).toEqual({ username: "me", password: "my-own-password", generated: false });
+    expect(watcherServerAuth({ opencode: { username: "me", password: "my-own-password" }, dataDir })).toEqual({
+      username: "me",
+      password: "my-own-password",
+      generated: false,
+    });
     expect(fs.existsSync(serverAuthFile(dataDir))).toBe(false);
   });
 

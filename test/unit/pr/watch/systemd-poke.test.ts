@@ -46,7 +46,22 @@ const directory = "/home/me/o'brien/my app";
 describe("the systemd unit's request that loads otto", () => {
   it("names the directory, and sends no credentials when the service has no server password", async () => {
     const { port, seen } = await fakeServe();
-    await run("/bin/sh", ["-c", postCommand(renderUnit({ opencode: "/opt/opencode", directory, port, env: {}, environmentFile: "/home/me/.local/share/otto/watch-server.env" }))], { env: { PATH: process.env.PATH ?? "/usr/bin:/bin" } });
+    await run(
+      "/bin/sh",
+      [
+        "-c",
+        postCommand(
+          renderUnit({
+            opencode: "/opt/opencode",
+            directory,
+            port,
+            env: {},
+            environmentFile: "/home/me/.local/share/otto/watch-server.env",
+          }),
+        ),
+      ],
+      { env: { PATH: process.env.PATH ?? "/usr/bin:/bin" } },
+    );
     expect(seen).toEqual([{ url: `/path?directory=${encodeURIComponent(directory)}`, authorization: undefined }]);
     expect(decodeURIComponent(new URL(seen[0]!.url, "http://x").searchParams.get("directory") ?? "")).toBe(directory);
   });
@@ -55,7 +70,13 @@ describe("the systemd unit's request that loads otto", () => {
     const { port, seen } = await fakeServe();
     const password = `p"w$x\\y'z %s`;
     // The password is not in the unit: it comes from an EnvironmentFile at run time.
-    const unit = renderUnit({ opencode: "/opt/opencode", directory: "/home/me/app", port, env: {}, environmentFile: "/home/me/.local/share/otto/watch-server.env" });
+    const unit = renderUnit({
+      opencode: "/opt/opencode",
+      directory: "/home/me/app",
+      port,
+      env: {},
+      environmentFile: "/home/me/.local/share/otto/watch-server.env",
+    });
     expect(unit).not.toContain(password);
     const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", OPENCODE_SERVER_PASSWORD: password };
     await run("/bin/sh", ["-c", postCommand(unit)], { env });

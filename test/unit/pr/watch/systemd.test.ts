@@ -78,10 +78,23 @@ const HOSTILE = [
 describe("systemd unit quoting", () => {
   it.each(HOSTILE)("ExecStart, Environment= and WorkingDirectory= read back as written: %s", (dir) => {
     const opencode = path.join(dir, "bin", "opencode");
-    const unit = renderUnit({ opencode, directory: dir, port: 4097, env: { PATH: `${dir}/bin:/usr/bin`, XDG_DATA_HOME: `${dir}/data` }, environmentFile: `${dir}/data/otto/watch-server.env` });
+    const unit = renderUnit({
+      opencode,
+      directory: dir,
+      port: 4097,
+      env: { PATH: `${dir}/bin:/usr/bin`, XDG_DATA_HOME: `${dir}/data` },
+      environmentFile: `${dir}/data/otto/watch-server.env`,
+    });
     // Every setting stays on one line.
     expect(unit.split("\n").every((l) => l === "" || /^\[|^[A-Za-z]+=/.test(l))).toBe(true);
-    expect(systemdWords(setting(unit, "ExecStart")[0] ?? "", true)).toEqual([opencode, "serve", "--hostname", "127.0.0.1", "--port", "4097"]);
+    expect(systemdWords(setting(unit, "ExecStart")[0] ?? "", true)).toEqual([
+      opencode,
+      "serve",
+      "--hostname",
+      "127.0.0.1",
+      "--port",
+      "4097",
+    ]);
     const env = setting(unit, "Environment").flatMap((v) => systemdWords(v, false));
     expect(env).toContain(`PATH=${dir}/bin:/usr/bin`);
     expect(env).toContain(`XDG_DATA_HOME=${dir}/data`);
@@ -90,7 +103,13 @@ describe("systemd unit quoting", () => {
   });
 
   it.each(HOSTILE)("the ExecStartPost script passes the directory to curl intact under a real sh: %s", (dir) => {
-    const unit = renderUnit({ opencode: "/opt/opencode", directory: dir, port: 4097, env: {}, environmentFile: "/home/me/.local/share/otto/watch-server.env" });
+    const unit = renderUnit({
+      opencode: "/opt/opencode",
+      directory: dir,
+      port: 4097,
+      env: {},
+      environmentFile: "/home/me/.local/share/otto/watch-server.env",
+    });
     const words = systemdWords(setting(unit, "ExecStartPost")[0] ?? "", true);
     expect(words.slice(0, 2)).toEqual(["-/bin/sh", "-c"]);
     const bin = tempDir();
@@ -113,7 +132,18 @@ describe("systemd unit quoting", () => {
     expect(quoteExec("/x/$y")).toBe('"/x/$$y"');
   });
 
-  it.each(["/home/me/line\nbreak", "/home/me/trailing ", "/home/me/trailing\\", "relative/dir"])("refuses a WorkingDirectory systemd cannot hold: %j", (dir) => {
-    expect(() => renderUnit({ opencode: "/opt/opencode", directory: dir, port: 4097, env: {}, environmentFile: "/home/me/.local/share/otto/watch-server.env" })).toThrow(/cannot be written as a systemd WorkingDirectory/);
-  });
+  it.each(["/home/me/line\nbreak", "/home/me/trailing ", "/home/me/trailing\\", "relative/dir"])(
+    "refuses a WorkingDirectory systemd cannot hold: %j",
+    (dir) => {
+      expect(() =>
+        renderUnit({
+          opencode: "/opt/opencode",
+          directory: dir,
+          port: 4097,
+          env: {},
+          environmentFile: "/home/me/.local/share/otto/watch-server.env",
+        }),
+      ).toThrow(/cannot be written as a systemd WorkingDirectory/);
+    },
+  );
 });

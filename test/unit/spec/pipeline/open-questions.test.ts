@@ -6,7 +6,11 @@ import { REQUIREMENTS } from "./fake-spec.ts";
 describe("extractOpenQuestions", () => {
   it("reads the entries the requirements prompt asks for, splitting the question from its context", () => {
     expect(extractOpenQuestions(REQUIREMENTS)).toEqual([
-      { title: "Limit per key", question: "What is the default limit per API key?", context: "Why it matters: sizing. Assumed until answered: 100/min." },
+      {
+        title: "Limit per key",
+        question: "What is the default limit per API key?",
+        context: "Why it matters: sizing. Assumed until answered: 100/min.",
+      },
       { title: "Storage", question: "Should counters live in Redis?", context: "Why it matters: deployment." },
     ]);
   });
@@ -43,12 +47,20 @@ describe("newQuestions", () => {
   it("skips questions already recorded (same title or text, whatever their status) and tags the source", () => {
     const added = newQuestions(existing, extractOpenQuestions(REQUIREMENTS), "design (2026-02-06)");
     expect(added).toEqual([
-      { title: "Storage", source: "design (2026-02-06)", question: "Should counters live in Redis?", extra: { context: "Why it matters: deployment." } },
+      {
+        title: "Storage",
+        source: "design (2026-02-06)",
+        question: "Should counters live in Redis?",
+        extra: { context: "Why it matters: deployment." },
+      },
     ]);
   });
 
   it("skips duplicates within one batch", () => {
-    const twice = [{ title: "A", question: "Same?" }, { title: "B", question: "same" }];
+    const twice = [
+      { title: "A", question: "Same?" },
+      { title: "B", question: "same" },
+    ];
     expect(newQuestions({ preamble: "", questions: [] }, twice, "x")).toHaveLength(1);
   });
 });

@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { Resolution, Validation, autoAnswerText, decide, needsValidation, parseQuestions, renderQuestionsReport } from "../../../../src/spec/index.ts";
+import {
+  Resolution,
+  Validation,
+  autoAnswerText,
+  decide,
+  needsValidation,
+  parseQuestions,
+  renderQuestionsReport,
+} from "../../../../src/spec/index.ts";
 
 const resolution = (over: Partial<Resolution> = {}): Resolution =>
   Resolution.parse({ answerable: true, answer: "Use pino.", confidence: "high", evidence: ["src/log.ts:3 imports pino"], ...over });
@@ -16,7 +24,11 @@ describe("question auto-resolution decisions", () => {
   });
 
   it("auto-answers only what the secondary accepted, with the evidence in the answer", () => {
-    expect(decide(resolution(), accept)).toEqual({ kind: "auto-answered", answer: "Use pino.\n\nEvidence:\n- src/log.ts:3 imports pino", reason: "checked src/log.ts" });
+    expect(decide(resolution(), accept)).toEqual({
+      kind: "auto-answered",
+      answer: "Use pino.\n\nEvidence:\n- src/log.ts:3 imports pino",
+      reason: "checked src/log.ts",
+    });
     expect(decide(resolution(), reject)).toEqual({ kind: "disagreed", proposed: "Use pino.", reason: "src/legacy.ts uses console" });
     expect(decide(resolution())).toMatchObject({ kind: "disagreed" });
   });
@@ -70,7 +82,14 @@ describe("renderQuestionsReport", () => {
   });
 
   it("ends with the fold-in command when nothing is left", () => {
-    const text = renderQuestionsReport({ slug: "s", questionsFile: "q", results: [], remaining: [], notes: ["n"], foldIn: "/otto-spec design --spec s" });
+    const text = renderQuestionsReport({
+      slug: "s",
+      questionsFile: "q",
+      results: [],
+      remaining: [],
+      notes: ["n"],
+      foldIn: "/otto-spec design --spec s",
+    });
     expect(text).toContain("Note: n");
     expect(text.endsWith("Next step: /otto-spec design --spec s")).toBe(true);
   });

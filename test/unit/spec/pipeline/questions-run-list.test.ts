@@ -20,8 +20,10 @@ describe("questions", () => {
   it("auto-answers what the secondary accepts; declined and disagreed ones are left for the user", async () => {
     env = fakeSpec((call) => {
       if (call.kind === "question-resolve") {
-        if (call.text.includes("<question>\nWhich logger")) return { text: envelope({ answerable: true, answer: "pino", confidence: "high", evidence: ["src/log.ts:1"] }) };
-        if (call.text.includes("<question>\nWhich plans")) return { text: envelope({ answerable: false, answer: "A product decision.", confidence: "low", evidence: [] }) };
+        if (call.text.includes("<question>\nWhich logger"))
+          return { text: envelope({ answerable: true, answer: "pino", confidence: "high", evidence: ["src/log.ts:1"] }) };
+        if (call.text.includes("<question>\nWhich plans"))
+          return { text: envelope({ answerable: false, answer: "A product decision.", confidence: "low", evidence: [] }) };
         return { text: envelope({ answerable: true, answer: "X-Api-Key", confidence: "medium", evidence: [] }) };
       }
       if (call.kind === "question-validate") {
@@ -75,7 +77,9 @@ describe("questions", () => {
     env = fakeSpec(() => undefined);
     env.write("rl", { "requirements.md": REQUIREMENTS, "questions.md": QUESTIONS });
     const result = await answerOne(env.deps, undefined, "q2", "Only the paid plans.");
-    expect(env.read("rl", "questions.md")).toContain("## Q2: Plans\n- **source**: design (2026-02-05)\n- **status**: answered\n- **question**: Which plans get limits?\n- **answer**: Only the paid plans.");
+    expect(env.read("rl", "questions.md")).toContain(
+      "## Q2: Plans\n- **source**: design (2026-02-05)\n- **status**: answered\n- **question**: Which plans get limits?\n- **answer**: Only the paid plans.",
+    );
     expect(result.output).toContain("Open questions left: Q1, Q3");
     expect(result.output).toContain('Next step: /otto-spec questions answer Q1 "<your answer>" --spec rl');
     try {
@@ -107,7 +111,15 @@ describe("list and task list", () => {
   it("list: artifacts, progress, open questions and the next step of every spec", async () => {
     env = fakeSpec(() => undefined);
     expect(listVerb(env.repoRoot).output).toContain('Next step: /otto-spec add "<what you want to build>"');
-    env.write("add-auth", { "requirements.md": "r", "research.md": "r", "design.md": "d", "tasks.md": tasksMd([["task-001", "completed", 1, [], "A"], ["task-002", "pending", 2, [], "B"]]) });
+    env.write("add-auth", {
+      "requirements.md": "r",
+      "research.md": "r",
+      "design.md": "d",
+      "tasks.md": tasksMd([
+        ["task-001", "completed", 1, [], "A"],
+        ["task-002", "pending", 2, [], "B"],
+      ]),
+    });
     env.write("rate-limiting", { "requirements.md": "r", "questions.md": QUESTIONS });
     const { output } = listVerb(env.repoRoot);
     expect(output).toContain("| add-auth | yes | yes | yes | 1/2 completed | 0 | /otto-spec task list --spec add-auth |");
@@ -117,7 +129,14 @@ describe("list and task list", () => {
   it("task list: table, progress summary, problems, and --spec inference errors", async () => {
     env = fakeSpec(() => undefined);
     expect(() => taskListVerb(env!.repoRoot)).toThrow(/No specs found/);
-    env.write("add-auth", { "requirements.md": "r", "tasks.md": tasksMd([["task-001", "completed", 1, [], "A"], ["task-002", "running", 2, ["task-001"], "B"], ["task-003", "pending", 2, ["task-009"], "C"]]) });
+    env.write("add-auth", {
+      "requirements.md": "r",
+      "tasks.md": tasksMd([
+        ["task-001", "completed", 1, [], "A"],
+        ["task-002", "running", 2, ["task-001"], "B"],
+        ["task-003", "pending", 2, ["task-009"], "C"],
+      ]),
+    });
     const { output } = taskListVerb(env.repoRoot);
     expect(output).toContain("| 2 | task-002 | running | 2 | task-001 | B |");
     expect(output).toContain("Progress: 1/3 completed | 1 running | 1 pending");

@@ -8,14 +8,24 @@ import { fakeSpec, REQUIREMENTS, tasksMd } from "./fake-spec.ts";
 let env: ReturnType<typeof fakeSpec> | undefined;
 afterEach(() => env?.cleanup());
 
-const BEFORE = tasksMd([["task-001", "completed", 1, [], "Create store"], ["task-002", "pending", 2, ["task-001"], "Add middleware"]]);
-const QUESTIONS = "# Questions\n\n## Q1: Limit\n- **source**: requirements (2026-02-06)\n- **status**: unanswered\n- **question**: What limit?\n";
+const BEFORE = tasksMd([
+  ["task-001", "completed", 1, [], "Create store"],
+  ["task-002", "pending", 2, ["task-001"], "Add middleware"],
+]);
+const QUESTIONS =
+  "# Questions\n\n## Q1: Limit\n- **source**: requirements (2026-02-06)\n- **status**: unanswered\n- **question**: What limit?\n";
 
 describe("run guard (pure)", () => {
   it("keeps an unchanged file, a valid edit, and a new valid task", () => {
     expect(checkTasksEdit(BEFORE, BEFORE)).toEqual({ action: "keep" });
-    expect(checkTasksEdit(BEFORE, BEFORE.replace("Do add middleware.", "Do add middleware with a token bucket."))).toEqual({ action: "keep" });
-    const added = tasksMd([["task-001", "completed", 1, [], "Create store"], ["task-002", "pending", 2, ["task-001"], "Add middleware"], ["task-003", "pending", 3, ["task-002"], "Docs"]]);
+    expect(checkTasksEdit(BEFORE, BEFORE.replace("Do add middleware.", "Do add middleware with a token bucket."))).toEqual({
+      action: "keep",
+    });
+    const added = tasksMd([
+      ["task-001", "completed", 1, [], "Create store"],
+      ["task-002", "pending", 2, ["task-001"], "Add middleware"],
+      ["task-003", "pending", 3, ["task-002"], "Docs"],
+    ]);
     expect(checkTasksEdit(BEFORE, added)).toEqual({ action: "keep" });
   });
 
@@ -32,7 +42,10 @@ describe("run guard (pure)", () => {
   it("restores the previous file when the edit does not parse or validate", () => {
     const broken = checkTasksEdit(BEFORE, `${BEFORE}\nSome notes between tasks.\n## Task 3: x\n- **id**: task-003\n`);
     expect(broken.action).toBe("restore");
-    const cycle = tasksMd([["task-001", "completed", 1, [], "Create store"], ["task-002", "pending", 1, ["task-002"], "Add middleware"]]);
+    const cycle = tasksMd([
+      ["task-001", "completed", 1, [], "Create store"],
+      ["task-002", "pending", 1, ["task-002"], "Add middleware"],
+    ]);
     const verdict = checkTasksEdit(BEFORE, cycle);
     expect(verdict.action === "restore" && verdict.problems).toContain("task-002");
     expect(checkTasksEdit(BEFORE, undefined)).toMatchObject({ action: "restore" });
@@ -60,7 +73,10 @@ describe("run: spec files checked after the executor", () => {
     expect(env.read("rl", "tasks.md")).toBe(BEFORE);
     const questions = parseQuestions(env.read("rl", "questions.md"));
     expect(questions.problems).toEqual([]);
-    expect(questions.questions.questions.map((q) => `Q${q.number} ${q.title} ${q.source}`)).toEqual(["Q1 Limit requirements (2026-02-06)", "Q2 Burst size run (2026-02-06)"]);
+    expect(questions.questions.questions.map((q) => `Q${q.number} ${q.title} ${q.source}`)).toEqual([
+      "Q1 Limit requirements (2026-02-06)",
+      "Q2 Burst size run (2026-02-06)",
+    ]);
     expect(result.output).toContain("Warning: the run left .otto/specs/rl/tasks.md invalid, so its previous version was restored");
     expect(result.output).toContain("Warning: the run left .otto/specs/rl/questions.md invalid");
     expect(result.output).toContain("Q2 raised: Burst size");
@@ -72,13 +88,19 @@ describe("run: spec files checked after the executor", () => {
   it("keeps a valid edit but restores the completed task it changed, and says so", async () => {
     env = fakeSpec((call) => {
       if (call.kind !== "spec-run") return undefined;
-      fs.writeFileSync(path.join(env!.spec("rl"), "tasks.md"), BEFORE.replace("Create store", "Create a store").replace("Add middleware", "Add the middleware"));
+      fs.writeFileSync(
+        path.join(env!.spec("rl"), "tasks.md"),
+        BEFORE.replace("Create store", "Create a store").replace("Add middleware", "Add the middleware"),
+      );
       return { text: "Renamed the tasks." };
     });
     env.write("rl", { "requirements.md": REQUIREMENTS, "tasks.md": BEFORE });
     const result = await runAdhoc(env.deps, undefined, "Rename the tasks");
     const tasks = parseTasks(env.read("rl", "tasks.md")).tasks.tasks;
-    expect(tasks.map((t) => `${t.id} ${t.status} ${t.title}`)).toEqual(["task-001 completed Create store", "task-002 pending Add the middleware"]);
+    expect(tasks.map((t) => `${t.id} ${t.status} ${t.title}`)).toEqual([
+      "task-001 completed Create store",
+      "task-002 pending Add the middleware",
+    ]);
     expect(result.output).toContain("Restored in tasks.md: task-001 is completed; the generated version changed its title");
   });
 

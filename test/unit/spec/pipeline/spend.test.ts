@@ -1,11 +1,20 @@
 import { describe, expect, it } from "vitest";
 import { OttoError } from "../../../../src/core/index.ts";
 import { Account, messageUsage, withAccount, type LedgerEntry, type Usage } from "../../../../src/cost/index.ts";
-import { flowRuns, parseSpendSection, parseStageRecord, renderHistory, renderStatus, runDocumentStage, StageStopped } from "../../../../src/spec/index.ts";
+import {
+  flowRuns,
+  parseSpendSection,
+  parseStageRecord,
+  renderHistory,
+  renderStatus,
+  runDocumentStage,
+  StageStopped,
+} from "../../../../src/spec/index.ts";
 import { fakeSpec, REQUIREMENTS } from "./fake-spec.ts";
 import { passRows, passTable, renderStageReport, renderStopReport } from "../../../../src/spec/pipeline/render-output.ts";
 
-const call = (input: number, output: number, usd: number, priced = true): Usage => messageUsage({ tokens: { input, output }, cost: usd }, priced);
+const call = (input: number, output: number, usd: number, priced = true): Usage =>
+  messageUsage({ tokens: { input, output }, cost: usd }, priced);
 const add = (a: Usage, b: Usage): Usage => ({
   requests: a.requests + b.requests,
   input: a.input + b.input,
@@ -31,7 +40,14 @@ const spend = {
 
 describe("a stage's spend in its history record", () => {
   it("is written exactly and read back (total and per model)", () => {
-    const text = renderHistory({ stage: "research", slug: "demo", at: new Date("2026-11-26T10:00:00.000Z"), outcome: "wrote research.md", models: {}, spend });
+    const text = renderHistory({
+      stage: "research",
+      slug: "demo",
+      at: new Date("2026-11-26T10:00:00.000Z"),
+      outcome: "wrote research.md",
+      models: {},
+      spend,
+    });
     expect(text).toContain("- **spend**: 2.22k tokens, $0.0061 (2 model calls)");
     expect(text).toContain("| pass 2: review (mock/m2) | 1 | 1014 | 102 | 0 | 0 | 0 | 0.001524 | 0 |");
     expect(text).toContain("| total | 2 | 2021 | 203 | 0 | 0 | 0 | 0.006060 | 0 |");
@@ -44,8 +60,20 @@ describe("a stage's spend in its history record", () => {
   });
 
   it("a stage record is told from other files of history/ (rejected tasks, another spec's)", () => {
-    const text = renderHistory({ stage: "task-generate", slug: "demo", at: new Date("2026-11-26T10:00:00.000Z"), outcome: "wrote tasks.md (3 tasks)", models: {}, spend });
-    expect(parseStageRecord(text, "demo")).toEqual({ stage: "task-generate", at: "2026-11-26T10:00:00.000Z", outcome: "wrote tasks.md (3 tasks)", usage: total });
+    const text = renderHistory({
+      stage: "task-generate",
+      slug: "demo",
+      at: new Date("2026-11-26T10:00:00.000Z"),
+      outcome: "wrote tasks.md (3 tasks)",
+      models: {},
+      spend,
+    });
+    expect(parseStageRecord(text, "demo")).toEqual({
+      stage: "task-generate",
+      at: "2026-11-26T10:00:00.000Z",
+      outcome: "wrote tasks.md (3 tasks)",
+      usage: total,
+    });
     expect(parseStageRecord(text, "other")).toBeUndefined();
     expect(parseStageRecord("# Tasks\n\n## Task 1: x\n", "demo")).toBeUndefined();
   });
@@ -53,19 +81,38 @@ describe("a stage's spend in its history record", () => {
 
 describe("stage output", () => {
   it("names the total in the heading and ends the pass table with it", () => {
-    const output = renderStageReport({ heading: "research.md written for demo", written: ["x"], passes: passRows(spend.passes, ["generated research.md", "approve"]), total, next: "n" });
+    const output = renderStageReport({
+      heading: "research.md written for demo",
+      written: ["x"],
+      passes: passRows(spend.passes, ["generated research.md", "approve"]),
+      total,
+      next: "n",
+    });
     expect(output.split("\n")[0]).toBe("## research.md written for demo (2.22k tokens, $0.0061)");
     expect(output).toContain("| 1 | write | mock/m1 | generated research.md | 1.11k | $0.0045 |");
     expect(output).toContain("|  | total |  | 2 model calls | 2.22k | $0.0061 |");
   });
 
   it("shows an unpriced pass's cost as unknown, never $0", () => {
-    expect(passTable([{ label: "write", model: "m", result: "ok", usage: call(10, 5, 0, false) }])).toContain("| 1 | write | m | ok | 15 | cost unknown |");
+    expect(passTable([{ label: "write", model: "m", result: "ok", usage: call(10, 5, 0, false) }])).toContain(
+      "| 1 | write | m | ok | 15 | cost unknown |",
+    );
   });
 
   it("a stop says spent and limit, what is undone, which pass stopped, and how to go on", () => {
-    const stop = new OttoError("budget_exceeded", "Budget reached: spent $0.0061 of $0.0050 (stage research).", "Raise the budget and run the stage again: /otto-spec research --spec demo --budget <usd>");
-    const result = renderStopReport({ stage: "research", slug: "demo", stop, spend, undone: ["research.md was not written"], history: "h.md" });
+    const stop = new OttoError(
+      "budget_exceeded",
+      "Budget reached: spent $0.0061 of $0.0050 (stage research).",
+      "Raise the budget and run the stage again: /otto-spec research --spec demo --budget <usd>",
+    );
+    const result = renderStopReport({
+      stage: "research",
+      slug: "demo",
+      stop,
+      spend,
+      undone: ["research.md was not written"],
+      history: "h.md",
+    });
     expect(result.title).toBe("otto-spec: research stopped, budget reached (2.22k tokens, $0.0061)");
     expect(result.output.split("\n")[0]).toBe("## research stopped for demo: budget reached (2.22k tokens, $0.0061)");
     expect(result.output).toContain("Budget reached: spent $0.0061 of $0.0050 (stage research).");
@@ -77,7 +124,15 @@ describe("stage output", () => {
 });
 
 describe("/otto-spec status", () => {
-  const entry = (path: string[], labels: LedgerEntry["labels"], usage: Usage): LedgerEntry => ({ at: "2026-11-26T10:00:00.000Z", session: "s", message: "m", model: "mock/m1", path, labels, usage });
+  const entry = (path: string[], labels: LedgerEntry["labels"], usage: Usage): LedgerEntry => ({
+    at: "2026-11-26T10:00:00.000Z",
+    session: "s",
+    message: "m",
+    model: "mock/m1",
+    path,
+    labels,
+    usage,
+  });
 
   it("takes the spec's other runs from the ledger, without the stages (they are in history/) or other repos and specs", () => {
     const labels = { repo: "/r", spec: "demo", run: "2026-11-26T09:00:00.000Z" };
@@ -97,8 +152,14 @@ describe("/otto-spec status", () => {
   });
 
   it("shows each stage's state and spend, the tasks left and the total first", () => {
-    const record = (stage: string, usage?: Usage) => ({ stage, at: "2026-11-26T10:00:00.000Z", outcome: `wrote ${stage}`, ...(usage ? { usage } : {}) });
-    const tasks = "# Tasks\n\n## Task 1: A\n- **id**: t1\n- **status**: completed\n- **parallel_group**: 1\n- **depends_on**: []\n- **description**: A.\n\n## Task 2: B\n- **id**: t2\n- **status**: pending\n- **parallel_group**: 2\n- **depends_on**: [t1]\n- **description**: B.\n";
+    const record = (stage: string, usage?: Usage) => ({
+      stage,
+      at: "2026-11-26T10:00:00.000Z",
+      outcome: `wrote ${stage}`,
+      ...(usage ? { usage } : {}),
+    });
+    const tasks =
+      "# Tasks\n\n## Task 1: A\n- **id**: t1\n- **status**: completed\n- **parallel_group**: 1\n- **depends_on**: []\n- **description**: A.\n\n## Task 2: B\n- **id**: t2\n- **status**: pending\n- **parallel_group**: 2\n- **depends_on**: [t1]\n- **description**: B.\n";
     const { output, title } = renderStatus({
       slug: "demo",
       present: new Set(["requirements", "tasks"]),
@@ -130,7 +191,9 @@ describe("a stage under a flow whose budget is reached", () => {
       const error = await withAccount(plan, () => runDocumentStage(env.deps, "research", "rl")).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(StageStopped);
       expect((error as StageStopped).code).toBe("budget_exceeded");
-      expect((error as StageStopped).result.output).toContain("Not done: research.md was not written: every spec file is as it was before the stage");
+      expect((error as StageStopped).result.output).toContain(
+        "Not done: research.md was not written: every spec file is as it was before the stage",
+      );
       expect((error as StageStopped).result.output).toContain("Budget reached: spent $1.50 of $1.00 (build rl).");
       expect(env.calls).toEqual([]);
       expect(env.exists("rl", "research.md")).toBe(false);

@@ -29,9 +29,19 @@ describe("prompt variables per stage", () => {
       existing_artifacts: undefined,
       codebase_summary: summary,
     });
-    expect(researchVars({ docs })).toMatchObject({ requirements_md: ALL.requirements, existing_research_md: undefined, design_md: undefined });
-    expect(designVars({ docs: { ...docs, research: ALL.research } })).toMatchObject({ research_md: ALL.research, existing_design_md: undefined });
-    expect(tasksVars({ docs: { ...docs, research: "r", design: "d" } })).toMatchObject({ existing_tasks_md: undefined, task_request: undefined });
+    expect(researchVars({ docs })).toMatchObject({
+      requirements_md: ALL.requirements,
+      existing_research_md: undefined,
+      design_md: undefined,
+    });
+    expect(designVars({ docs: { ...docs, research: ALL.research } })).toMatchObject({
+      research_md: ALL.research,
+      existing_design_md: undefined,
+    });
+    expect(tasksVars({ docs: { ...docs, research: "r", design: "d" } })).toMatchObject({
+      existing_tasks_md: undefined,
+      task_request: undefined,
+    });
   });
 
   it("re-runs pass the existing artifact (refinement) and every other document plus questions.md", () => {
@@ -48,7 +58,10 @@ describe("prompt variables per stage", () => {
     });
     expect(designVars({ docs: ALL })).toMatchObject({ existing_design_md: ALL.design, tasks_md: ALL.tasks, questions_md: ALL.questions });
     expect(tasksVars({ docs: ALL })).toMatchObject({ existing_tasks_md: ALL.tasks, questions_md: ALL.questions });
-    expect(tasksVars({ docs: ALL, taskRequest: "Add a cache" })).toMatchObject({ existing_tasks_md: ALL.tasks, task_request: "Add a cache" });
+    expect(tasksVars({ docs: ALL, taskRequest: "Add a cache" })).toMatchObject({
+      existing_tasks_md: ALL.tasks,
+      task_request: "Add a cache",
+    });
   });
 
   it("treats an empty file as absent", () => {
@@ -75,18 +88,26 @@ describe("reviewContext", () => {
     );
     const tasks = reviewContext("tasks", { docs: ALL }, "# Tasks\n\n## Task 2: U");
     expect(tasks).toContain("## design.md");
-    expect(tasks).toContain("## Lines of tasks.md before this run that this version no longer has (otto puts completed tasks back exactly as they were)\n\n- ## Task 1: T");
+    expect(tasks).toContain(
+      "## Lines of tasks.md before this run that this version no longer has (otto puts completed tasks back exactly as they were)\n\n- ## Task 1: T",
+    );
     expect(tasks).not.toContain("# Tasks\n");
   });
 
   it("gives requirements the request, and on a refinement only what the new version dropped", () => {
     expect(reviewContext("requirements", { docs: {}, request: "Add auth" }, "# R")).toBe("## The user's request\n\nAdd auth");
     const before = "# Requirements: R\n\n- keep sessions\n- log out everywhere";
-    const refined = reviewContext("requirements", { docs: { requirements: before }, request: "Drop the sessions" }, "# Requirements: R\n\n- log out  everywhere\n- add MFA");
+    const refined = reviewContext(
+      "requirements",
+      { docs: { requirements: before }, request: "Drop the sessions" },
+      "# Requirements: R\n\n- log out  everywhere\n- add MFA",
+    );
     expect(refined).toBe(
       "## The user's instruction for this refinement\n\nDrop the sessions\n\n## Lines of requirements.md before this run that this version no longer has\n\n- - keep sessions",
     );
-    expect(reviewContext("requirements", { docs: { requirements: before } }, before)).toContain("None: every line of the earlier version is still in it.");
+    expect(reviewContext("requirements", { docs: { requirements: before } }, before)).toContain(
+      "None: every line of the earlier version is still in it.",
+    );
     expect(reviewContext("requirements", { docs: {} }, "# R")).toBe("(no upstream documents)");
   });
 });

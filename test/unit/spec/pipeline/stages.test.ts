@@ -22,7 +22,8 @@ describe("add and the document stages", () => {
   it("add: slug from the prompt, reviewed requirements.md, raised questions appended, history, next step", async () => {
     env = fakeSpec((call) => {
       if (call.kind === "requirements") return { text: doc(REQUIREMENTS) };
-      if (call.kind === "review") return { text: envelope({ verdict: "revise", summary: "gaps", issues: [{ severity: "major", problem: "no NFR" }] }) };
+      if (call.kind === "review")
+        return { text: envelope({ verdict: "revise", summary: "gaps", issues: [{ severity: "major", problem: "no NFR" }] }) };
       if (call.kind === "refine") return { text: doc(`${REQUIREMENTS}\n## Non-Functional Requirements\n- NFR-1: p99 < 5 ms\n`) };
       return undefined;
     });
@@ -62,8 +63,16 @@ describe("add and the document stages", () => {
   });
 
   it("design re-run: the existing design.md goes into the prompt (refinement), questions are not duplicated", async () => {
-    env = fakeSpec((call) => (call.kind === "design" ? { text: doc("# Design: v2\n\n## Open Questions\n- **Storage**: Should counters live in Redis?") } : undefined));
-    env.write("rl", { ...DOCS, "questions.md": "# Questions\n\n## Q1: Storage\n- **source**: requirements (2026-02-05)\n- **status**: unanswered\n- **question**: Should counters live in Redis?\n" });
+    env = fakeSpec((call) =>
+      call.kind === "design"
+        ? { text: doc("# Design: v2\n\n## Open Questions\n- **Storage**: Should counters live in Redis?") }
+        : undefined,
+    );
+    env.write("rl", {
+      ...DOCS,
+      "questions.md":
+        "# Questions\n\n## Q1: Storage\n- **source**: requirements (2026-02-05)\n- **status**: unanswered\n- **question**: Should counters live in Redis?\n",
+    });
     const result = await runDocumentStage(env.deps, "design");
     const prompt = env.calls[0]?.text ?? "";
     expect(prompt).toContain("This is a **refinement run**");
@@ -91,9 +100,18 @@ describe("add and the document stages", () => {
 });
 
 describe("task generate and task add", () => {
-  const cycle = tasksMd([["task-001", "pending", 1, ["task-002"], "A"], ["task-002", "pending", 1, ["task-001"], "B"]]);
-  const duplicate = tasksMd([["task-001", "pending", 1, [], "A"], ["task-001", "pending", 2, [], "B"]]);
-  const good = tasksMd([["task-001", "pending", 1, [], "Create store"], ["task-002", "pending", 2, ["task-001"], "Add middleware"]]);
+  const cycle = tasksMd([
+    ["task-001", "pending", 1, ["task-002"], "A"],
+    ["task-002", "pending", 1, ["task-001"], "B"],
+  ]);
+  const duplicate = tasksMd([
+    ["task-001", "pending", 1, [], "A"],
+    ["task-001", "pending", 2, [], "B"],
+  ]);
+  const good = tasksMd([
+    ["task-001", "pending", 1, [], "Create store"],
+    ["task-002", "pending", 2, ["task-001"], "Add middleware"],
+  ]);
 
   it("sends invalid tasks.md back to the same session with the problems, then writes the valid one", async () => {
     let generated = 0;
@@ -129,11 +147,24 @@ describe("task generate and task add", () => {
       if (call.kind === "tasks") {
         expect(call.text).toContain("<existing_tasks_md>");
         // Drops task-001 and marks task-002 completed although it never ran.
-        return { text: doc(tasksMd([["task-002", "completed", 2, ["task-001"], "Add middleware"], ["task-003", "pending", 2, ["task-001"], "Docs"]])) };
+        return {
+          text: doc(
+            tasksMd([
+              ["task-002", "completed", 2, ["task-001"], "Add middleware"],
+              ["task-003", "pending", 2, ["task-001"], "Docs"],
+            ]),
+          ),
+        };
       }
       return undefined;
     });
-    env.write("rl", { ...DOCS, "tasks.md": tasksMd([["task-001", "completed", 1, [], "Create store"], ["task-002", "pending", 2, ["task-001"], "Add middleware"]]) });
+    env.write("rl", {
+      ...DOCS,
+      "tasks.md": tasksMd([
+        ["task-001", "completed", 1, [], "Create store"],
+        ["task-002", "pending", 2, ["task-001"], "Add middleware"],
+      ]),
+    });
     const result = await generateTasks(env.deps);
     const tasks = parseTasks(env.read("rl", "tasks.md")).tasks.tasks;
     expect(tasks.map((t) => `${t.id} ${t.status}`)).toEqual(["task-001 completed", "task-002 pending", "task-003 pending"]);
@@ -147,12 +178,22 @@ describe("task generate and task add", () => {
       if (call.kind !== "tasks") return undefined;
       expect(call.text).toContain("This is an **add-task run**");
       expect(call.text).toContain("<task_request>\nAdd a cache\n</task_request>");
-      return { text: doc(tasksMd([["task-001", "pending", 1, [], "Changed title"], ["task-002", "pending", 2, ["task-001"], "Add a cache"]])) };
+      return {
+        text: doc(
+          tasksMd([
+            ["task-001", "pending", 1, [], "Changed title"],
+            ["task-002", "pending", 2, ["task-001"], "Add a cache"],
+          ]),
+        ),
+      };
     });
     env.write("rl", { ...DOCS, "tasks.md": tasksMd([["task-001", "completed", 1, [], "Create store"]]) });
     const result = await addTask(env.deps, "rl", "Add a cache");
     expect(env.calls.map((c) => c.kind)).toEqual(["tasks"]);
-    expect(parseTasks(env.read("rl", "tasks.md")).tasks.tasks.map((t) => `${t.id} ${t.title}`)).toEqual(["task-001 Create store", "task-002 Add a cache"]);
+    expect(parseTasks(env.read("rl", "tasks.md")).tasks.tasks.map((t) => `${t.id} ${t.title}`)).toEqual([
+      "task-001 Create store",
+      "task-002 Add a cache",
+    ]);
     expect(result.output).toContain("Added task-002 (group 2, depends on task-001): Add a cache");
     expect(result.output).toContain("Restored: task-001 is completed; the generated version changed its title");
     expect(env.history("rl")[0]).toMatch(/task-add\.md$/);
@@ -161,18 +202,33 @@ describe("task generate and task add", () => {
   it("task generate and task add append the questions listed after the document to questions.md", async () => {
     const open = "\n## Open Questions\n- **Counter storage**: Redis or memory? Why it matters: deployment. Assumed until answered: memory.";
     env = fakeSpec((call) => {
-      if (call.kind === "tasks" && call.text.includes("<task_request>")) return { text: `${doc(tasksMd([["task-001", "pending", 1, [], "Create store"], ["task-002", "pending", 2, ["task-001"], "Cache"]]))}\n## Open Questions\n- **Cache TTL**: How long? Why it matters: staleness.` };
+      if (call.kind === "tasks" && call.text.includes("<task_request>"))
+        return {
+          text: `${doc(
+            tasksMd([
+              ["task-001", "pending", 1, [], "Create store"],
+              ["task-002", "pending", 2, ["task-001"], "Cache"],
+            ]),
+          )}\n## Open Questions\n- **Cache TTL**: How long? Why it matters: staleness.`,
+        };
       if (call.kind === "tasks") return { text: `${doc(good)}${open}` };
-      if (call.kind === "review") return { text: envelope({ verdict: "revise", summary: "split", issues: [{ severity: "minor", problem: "x" }] }) };
+      if (call.kind === "review")
+        return { text: envelope({ verdict: "revise", summary: "split", issues: [{ severity: "minor", problem: "x" }] }) };
       // The refiner lists no questions: the generator's must survive the refinement.
       if (call.kind === "refine") return { text: doc(good.replace("Do add middleware.", "Do add the middleware.")) };
       return undefined;
     });
-    env.write("rl", { ...DOCS, "questions.md": "# Questions\n\n## Q1: Limit per key\n- **source**: requirements (2026-02-06)\n- **status**: unanswered\n- **question**: What is the default limit per API key?\n" });
+    env.write("rl", {
+      ...DOCS,
+      "questions.md":
+        "# Questions\n\n## Q1: Limit per key\n- **source**: requirements (2026-02-06)\n- **status**: unanswered\n- **question**: What is the default limit per API key?\n",
+    });
     const generated = await generateTasks(env.deps);
     expect(env.read("rl", "tasks.md")).toContain("Do add the middleware.");
     expect(env.read("rl", "tasks.md")).not.toContain("Open Questions");
-    expect(env.read("rl", "questions.md")).toContain("## Q2: Counter storage\n- **source**: tasks (2026-02-06)\n- **status**: unanswered\n- **question**: Redis or memory?");
+    expect(env.read("rl", "questions.md")).toContain(
+      "## Q2: Counter storage\n- **source**: tasks (2026-02-06)\n- **status**: unanswered\n- **question**: Redis or memory?",
+    );
     expect(generated.output).toContain("Questions raised: Q2 (Counter storage), added to .otto/specs/rl/questions.md.");
     expect(env.read("rl", `history/${env.history("rl")[0]}`)).toContain("- Q2 raised: Counter storage");
 
@@ -192,4 +248,3 @@ describe("task generate and task add", () => {
     expect((await failure(addTask(env.deps, undefined, "x"))).fix).toBe("/otto-spec task generate --spec rl");
   });
 });
-

@@ -26,7 +26,12 @@ describe("checkTasksText", () => {
       ]),
     );
     expect(problemsOf(cycle)).toContain("Dependency cycle: task-001 → task-002 → task-001");
-    const duplicate = checkTasksText(tasksMd([["task-001", "pending", 1, [], "A"], ["task-001", "pending", 1, [], "B"]]));
+    const duplicate = checkTasksText(
+      tasksMd([
+        ["task-001", "pending", 1, [], "A"],
+        ["task-001", "pending", 1, [], "B"],
+      ]),
+    );
     expect(problemsOf(duplicate)).toContain("Id 'task-001' is used by Task 1 and Task 2");
   });
 
@@ -47,7 +52,13 @@ describe("checkTasksText", () => {
     expect(dropped.list.tasks.map((t) => `${t.id} ${t.status}`)).toEqual(["task-001 completed", "task-002 pending"]);
     expect(dropped.notes.join("\n")).toContain("task-001 (completed) was missing from the generated tasks");
 
-    const changed = checkTasksText(tasksMd([["task-001", "pending", 1, [], "Rewritten"], ["task-002", "pending", 2, ["task-001"], "Add middleware"]]), existing);
+    const changed = checkTasksText(
+      tasksMd([
+        ["task-001", "pending", 1, [], "Rewritten"],
+        ["task-002", "pending", 2, ["task-001"], "Add middleware"],
+      ]),
+      existing,
+    );
     expect(changed.ok && changed.list.tasks[0]).toMatchObject({ status: "completed", title: "Create store" });
     expect(changed.ok && changed.notes[0]).toContain("so the completed task was restored");
   });
@@ -55,7 +66,13 @@ describe("checkTasksText", () => {
   it("rejects a list that only breaks once the completed tasks are restored", () => {
     const existing = parseTasks(tasksMd([["task-001", "completed", 2, [], "Done"]])).tasks;
     // The model moved task-001 to group 1 and put a dependant in group 2: restored, task-001 is in group 2 again.
-    const check = checkTasksText(tasksMd([["task-001", "completed", 1, [], "Done"], ["task-002", "pending", 2, ["task-001"], "Next"]]), existing);
+    const check = checkTasksText(
+      tasksMd([
+        ["task-001", "completed", 1, [], "Done"],
+        ["task-002", "pending", 2, ["task-001"], "Next"],
+      ]),
+      existing,
+    );
     expect(problemsOf(check)).toContain("Completed tasks (task-001) are kept exactly as they were");
     expect(problemsOf(check)).toContain("a dependency must be in an earlier parallel_group");
   });
@@ -64,7 +81,9 @@ describe("checkTasksText", () => {
 describe("addedTasks", () => {
   it("lists the ids that are new", () => {
     const before = parseTasks(valid).tasks;
-    const after = parseTasks(`${valid}\n## Task 3: More\n- **id**: task-003\n- **status**: pending\n- **parallel_group**: 3\n- **depends_on**: []\n- **description**: x\n`).tasks;
+    const after = parseTasks(
+      `${valid}\n## Task 3: More\n- **id**: task-003\n- **status**: pending\n- **parallel_group**: 3\n- **depends_on**: []\n- **description**: x\n`,
+    ).tasks;
     expect(addedTasks(before, after).map((t) => t.id)).toEqual(["task-003"]);
     expect(addedTasks(undefined, before)).toHaveLength(2);
   });
