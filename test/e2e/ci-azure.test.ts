@@ -92,7 +92,8 @@ describe("/otto-pr ci on Azure Pipelines (real OpenCode, fake Azure DevOps, real
     expect((await ws.repo.remoteLog(BRANCH))[0]?.sha).toBe(log[0]?.sha);
     expect(modelWork()).toBe(work);
     expect(stateComments(f)).toHaveLength(1);
-    recordFigure({ name: "ci (Azure Pipelines): same failed build twice, fixes started", tried: 2, through: 1 });
+    // The re-delivered event is the attempt: it must start no second fix.
+    recordFigure({ name: "ci (Azure Pipelines): a failed build delivered again, second fixes started", tried: 1, through: 0 });
     expect(e2e.model.unmatched()).toEqual([]);
   });
 

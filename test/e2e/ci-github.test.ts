@@ -191,7 +191,8 @@ describe("/otto-pr ci on GitHub Actions (real OpenCode, fake GitHub, real git)",
     expect(modelWork()).toBe(work);
     expect(stateComments(f)).toHaveLength(1);
     expect(f.gh.calls.filter((c) => c.method === "POST" && c.path.endsWith("/issues/1/comments"))).toHaveLength(1);
-    recordFigure({ name: "ci: same failure event twice, fixes started", tried: 2, through: 1 });
+    // The re-delivered event is the attempt: it must start no second fix.
+    recordFigure({ name: "ci: a failure event delivered again, second fixes started", tried: 1, through: 0 });
     recordFigure({ name: "ci: forged state comments that stopped a fix", tried: 1, through: 0 });
     expect(e2e.model.unmatched()).toEqual([]);
   });
