@@ -98,13 +98,7 @@ export function githubEvent(name: string, payload: Payload, repo: string): CiEve
       if (!payload.issue?.pull_request) return nothing(`${source}: a comment on an issue, not on a pull request`);
       const c = payload.comment;
       if (!c?.id || !payload.issue.number) return nothing(`${source}: the payload has no comment`);
-      return comment(repo, source, payload.issue.number, {
-        id: `issue-${c.id}`,
-        ...author(c.user),
-        body: c.body ?? "",
-        createdAt: c.created_at ?? "",
-        ...(c.author_association ? { association: c.author_association } : {}),
-      });
+      return comment(repo, source, payload.issue.number, { id: `issue-${c.id}`, ...written(c, c.created_at) });
     }
     case "pull_request_review_comment": {
       if (payload.action !== "created") return nothing(`${source}: otto acts on new review comments only`);
@@ -112,13 +106,7 @@ export function githubEvent(name: string, payload: Payload, repo: string): CiEve
       const pr = payload.pull_request;
       if (!c?.id || !pr?.number) return nothing(`${source}: the payload has no comment`);
       if (isFork(pr, repo)) return forkNothing(source, pr);
-      return comment(repo, source, pr.number, {
-        id: `review-${c.id}`,
-        ...author(c.user),
-        body: c.body ?? "",
-        createdAt: c.created_at ?? "",
-        ...(c.author_association ? { association: c.author_association } : {}),
-      });
+      return comment(repo, source, pr.number, { id: `review-${c.id}`, ...written(c, c.created_at) });
     }
     case "pull_request_review": {
       if (payload.action !== "submitted") return nothing(`${source}: otto acts on submitted reviews only`);
@@ -126,12 +114,7 @@ export function githubEvent(name: string, payload: Payload, repo: string): CiEve
       const pr = payload.pull_request;
       if (!r || !pr?.number) return nothing(`${source}: the payload has no review`);
       if (isFork(pr, repo)) return forkNothing(source, pr);
-      return comment(repo, source, pr.number, {
-        ...author(r.user),
-        body: r.body ?? "",
-        createdAt: r.submitted_at ?? "",
-        ...(r.author_association ? { association: r.author_association } : {}),
-      });
+      return comment(repo, source, pr.number, written(r, r.submitted_at));
     }
     default:
       return nothing(
@@ -167,6 +150,19 @@ function comment(repo: string, source: string, number: number, c: EventComment):
 
 function author(user: User | null | undefined): Pick<EventComment, "author"> {
   return { author: user?.login ?? "" };
+}
+
+/** Who wrote a comment or review, what, when, and their association with the repository. */
+function written(
+  c: { body?: string | null; user?: User | null; author_association?: string },
+  at: string | null | undefined,
+): Omit<EventComment, "id"> {
+  return {
+    ...author(c.user),
+    body: c.body ?? "",
+    createdAt: at ?? "",
+    ...(c.author_association ? { association: c.author_association } : {}),
+  };
 }
 
 function isFork(pr: PullRef, repo: string): boolean {
