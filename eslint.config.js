@@ -74,9 +74,6 @@ const OPEN_FOLDERS = [
  * [importing file, imported file, reason] (paths under src/)
  */
 const EXCEPTIONS = [
-  // workspace/ sits below guard/, but the push-blocking environment every git call and check runs in lives in guard/.
-  ["workspace/git.ts", "guard/push-env.ts", "the push-blocking env of git calls; push-env.ts (pure, core-only) moves below workspace"],
-  ["workspace/checks.ts", "guard/push-env.ts", "the push-blocking env of checks; same as workspace/git.ts"],
   // Imports past an index.ts, on the plugin's load path or where the barrel would close a cycle.
   [
     "guard/session-guard.ts",

@@ -24,7 +24,7 @@ import { postTrial } from "../test/support/post-trial.ts";
  */
 export const SAFETY_TEST_FILES: readonly string[] = [
   "test/unit/safety/secrets-corpus.test.ts",
-  "test/unit/guard/push-env.test.ts",
+  "test/unit/sandbox/push-env.test.ts",
   "test/e2e/pr-pushguard.test.ts",
   "test/e2e/pr-forgeguard.test.ts",
   "test/e2e/pr-comments-untrusted.test.ts",

@@ -3,7 +3,7 @@ import { localEndpoints, localServerDenial, mentionsLocalServer, type Endpoint }
 import { DEFAULT_FORGE_HOSTS, azDenial, ghDenial, httpDenial, isHttpClient, mentionsForge } from "./forge-command.ts";
 import { analyseGit, type GitFinding } from "./git-command.ts";
 import { isGitControlPath } from "./git-paths.ts";
-import { protectedVariables } from "./push-env.ts";
+import { protectedVariables } from "../sandbox/index.ts";
 import { parseLine, type ShellArg, type SimpleCommand } from "./shell-ast.ts";
 
 /*

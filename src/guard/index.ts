@@ -4,5 +4,4 @@
 // and file edits are checked before they run. Otto's own push (src/workspace) checks afterwards
 // that no session changed the checkout's git configuration or hooks. See docs/security.md.
 export { classifyCommand, PUSH_ADVICE, type ClassifyContext, type Verdict } from "./classify-command.ts";
-export { pushBlockingEnv, protectedVariables, BLOCKED_PUSH_URL, TOKEN_VARIABLES, type PushEnvInput } from "./push-env.ts";
 export { isGitControlPath } from "./git-paths.ts";

@@ -2,10 +2,10 @@ import fs from "node:fs";
 import path from "node:path";
 import { xdgPaths, type Env } from "../core/paths.ts";
 import type { Logger } from "../core/log.ts";
-import { credentialPaths, within, type SandboxMode } from "../sandbox/index.ts";
+import { credentialPaths, pushBlockingEnv, within, type SandboxMode } from "../sandbox/index.ts";
 import type { ClassifyContext } from "./classify-command.ts";
 import { isGitControlPath } from "./git-paths.ts";
-import { pushBlockingEnv } from "./push-env.ts";
+
 import { RepeatedCalls, repeatedCallReason } from "./repeated-calls.ts";
 
 /*

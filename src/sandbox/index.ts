@@ -1,7 +1,9 @@
 // The sandbox subsystem's public entry: where the code of otto's work runs. A session's shell
 // command, a check otto runs on a tree a session touched, a hook of otto's own commit: each runs
 // with its tree writable, git's control files read-only and the user's credential stores out of
-// sight (bubblewrap on Linux, sandbox-exec on macOS). Depends only on core. See docs/security.md.
+// sight (bubblewrap on Linux, sandbox-exec on macOS), in an environment where no push reaches a
+// remote and no forge token is set (push-env.ts; a guarded session's shell gets the same one).
+// Depends only on core. See docs/security.md.
 export { detectSandbox, type Detected, type SandboxKind } from "./detect.ts";
 export { sandboxPolicy, credentialPaths, cachePaths, within, type SandboxPolicy, type TreePaths } from "./policy.ts";
 export { bwrapArgs, pathKind, type PathKind } from "./bwrap.ts";
@@ -19,3 +21,12 @@ export {
   type SandboxMode,
   type SandboxRequest,
 } from "./wrap.ts";
+export {
+  pushBlockingEnv,
+  guardedEnvironment,
+  protectedVariables,
+  BLOCKED_PUSH_URL,
+  TOKEN_VARIABLES,
+  SERVER_AUTH_VARIABLES,
+  type PushEnvInput,
+} from "./push-env.ts";

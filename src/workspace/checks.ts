@@ -2,7 +2,7 @@ import os from "node:os";
 import path from "node:path";
 import { execa } from "execa";
 import { redact, type Env } from "../core/index.ts";
-import { guardedEnvironment } from "../guard/push-env.ts";
+import { guardedEnvironment } from "../sandbox/index.ts";
 import { planCommand, type SandboxMode } from "../sandbox/index.ts";
 import { treePaths } from "./git.ts";
 

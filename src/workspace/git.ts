@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import { OttoError, type Env } from "../core/index.ts";
-import { guardedEnvironment } from "../guard/push-env.ts";
+import { guardedEnvironment } from "../sandbox/index.ts";
 import { planCommand, shellQuote, type SandboxMode, type TreePaths } from "../sandbox/index.ts";
 import { removeOwnIndexLock } from "./index-lock.ts";
 

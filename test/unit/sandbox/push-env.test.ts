@@ -1,7 +1,7 @@
 import path from "node:path";
 import { execa } from "execa";
 import { afterEach, describe, expect, it } from "vitest";
-import { protectedVariables, pushBlockingEnv, TOKEN_VARIABLES } from "../../../src/guard/index.ts";
+import { protectedVariables, pushBlockingEnv, TOKEN_VARIABLES } from "../../../src/sandbox/index.ts";
 import { createRepo, gitEnv, type Repo } from "../../support/git.ts";
 import { recordFigure } from "../../support/figures.ts";
 
