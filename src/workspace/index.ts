@@ -67,7 +67,7 @@ export {
   type CheckVerdict,
 } from "./check-baseline.ts";
 export { describeVerdict, failingHeadline, judgeRun, type RunVerdict } from "./run-verdict.ts";
-export { commitAndPush, type PushInput, type PushOutcome, type PushResult } from "./push.ts";
+export { commitAndPush, pushBranch, type PushBranchInput, type PushInput, type PushOutcome, type PushResult } from "./push.ts";
 export { snapshotGitControl, gitControlChanges, describeControlChanges, type GitControlSnapshot } from "./git-guard.ts";
 export { commitsAhead, refuseUnpushed } from "./unpushed.ts";
 export {

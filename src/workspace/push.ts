@@ -6,7 +6,7 @@ import { commitChanges, ignoredLine } from "./commit.ts";
 import { describeControlChanges, gitControlChanges, type GitControlSnapshot } from "./git-guard.ts";
 import { gitFailure } from "./git-errors.ts";
 import { refuseLeakingCommits } from "./push-scan.ts";
-import { runGit, type GitResult } from "./git.ts";
+import { runGit, type GitEnv, type GitResult } from "./git.ts";
 import { currentBranch, headSha } from "./identity.ts";
 import type { GitRun, TreeSnapshot } from "./snapshot.ts";
 
@@ -66,6 +66,39 @@ export interface PushResult {
 }
 
 const REJECTED = /\[rejected\]|non-fast-forward|fetch first|Updates were rejected/;
+
+export interface PushBranchInput {
+  dir: string;
+  remote: string;
+  /** The branch on the remote: otto pushes to a branch of its own name only. */
+  branch: string;
+  /** What goes up (default HEAD; `refs/heads/<branch>` for the user's own branch). */
+  from?: string;
+  /** Record the remote branch as the local branch's upstream (a branch new on the remote). */
+  setUpstream?: boolean;
+  /** Ask the remote whether it would take the push, without pushing. */
+  dryRun?: boolean;
+}
+
+/**
+ * Every `git push` otto makes, in one place: to the named branch, never forced, no pre-push hook
+ * (a hook is a file a session could have written; runGit also points git's hooks at /dev/null).
+ * A rejection is an answer, not an error: `rejected` says the branch moved, and the caller decides
+ * (commitAndPush rebases once; `/otto-pr create` stops for the user).
+ */
+export async function pushBranch(input: PushBranchInput, git: GitEnv = {}): Promise<GitResult & { rejected: boolean }> {
+  const args = [
+    "push",
+    "--no-verify",
+    "--porcelain",
+    ...(input.dryRun ? ["--dry-run"] : []),
+    ...(input.setUpstream ? ["--set-upstream"] : []),
+    input.remote,
+    `${input.from ?? "HEAD"}:refs/heads/${input.branch}`,
+  ];
+  const result = await runGit(args, { ...git, cwd: input.dir });
+  return { ...result, rejected: result.exitCode !== 0 && REJECTED.test(result.stderr + result.stdout) };
+}
 
 export async function commitAndPush(input: PushInput): Promise<PushResult> {
   const { dir, branch } = input;
@@ -128,7 +161,7 @@ async function pushCommitted(
 
   // No pre-push hook, ever: a push needs the user's credentials, which no hook a session could
   // have written gets (git.hooks "run" runs the commit's hooks, in the sandbox, not this one).
-  const push = (): Promise<GitResult> => git(["push", "--no-verify", "--porcelain", remote, `HEAD:refs/heads/${branch}`]);
+  const push = () => pushBranch({ dir, remote, branch }, { env: input.env ?? process.env });
   // A session's own commits go with otto's: none may carry an ignored file of the user's or a known secret.
   const scan = (): Promise<void> =>
     refuseLeakingCommits((args) => git(args), dir, {
@@ -142,7 +175,7 @@ async function pushCommitted(
   const first = await push();
   if (first.exitCode === 0)
     return { ...base, outcome: "pushed", sha: await head(), detail: `Pushed ${ahead} commit(s) to ${remote}/${branch}.` };
-  if (!REJECTED.test(first.stderr + first.stdout)) throw gitFailure(["push", remote, `HEAD:refs/heads/${branch}`], dir, first);
+  if (!first.rejected) throw gitFailure(["push", remote, `HEAD:refs/heads/${branch}`], dir, first);
 
   // The branch moved under us: replay our commits on top of it, once.
   await must(["fetch", "-q", remote, `+refs/heads/${branch}:refs/remotes/${remote}/${branch}`]);
@@ -169,7 +202,7 @@ async function pushCommitted(
       sha: await head(),
       detail: `${branch} had moved on ${remote}: rebased onto it and pushed.`,
     };
-  if (REJECTED.test(second.stderr + second.stdout)) {
+  if (second.rejected) {
     return {
       ...base,
       rebased: true,

@@ -2,7 +2,7 @@ import { OttoError, type Env } from "../../core/index.ts";
 import type { Runtime } from "../../runtime.ts";
 import type { Config } from "../../config/index.ts";
 import { createPrContext, locatePr, openPrTree, originUrl, snapshotPrTree, type PrBackend, type PrInfo } from "../../pr/index.ts";
-import { addTemporaryWorktree, CLEAN_TREE, currentBranch, headSha, runGit, type TreeSnapshot } from "../../workspace/index.ts";
+import { addTemporaryWorktree, CLEAN_TREE, currentBranch, headSha, pushBranch, runGit, type TreeSnapshot } from "../../workspace/index.ts";
 import { mapPrToWorkdir, repoUrlOfPr } from "../../repo/index.ts";
 import { parseModel, resolveRoleModel, type ModelRef } from "../../session/index.ts";
 import { refuseUnpushed } from "../../workspace/index.ts";
@@ -80,7 +80,7 @@ async function pushState(dir: string, remote: string, branch: string, env: Env):
     );
   }
   await refuseUnpushed({ dir, remote, branch, env });
-  const dry = await git(["push", "--dry-run", "--porcelain", remote, `HEAD:refs/heads/${branch}`]);
+  const dry = await pushBranch({ dir, remote, branch, dryRun: true }, { env });
   if (dry.exitCode !== 0)
     return { canPush: false, blocker: `git push --dry-run was refused: ${(dry.stderr || dry.stdout).trim().split("\n")[0] ?? ""}` };
   return { canPush: true };

@@ -1,5 +1,5 @@
 import { OttoError } from "../../core/index.ts";
-import { defaultBranch, gitOutput, readStatus, refExists, repoRoot, runGit, type GitEnv } from "../../workspace/index.ts";
+import { defaultBranch, gitOutput, pushBranch, readStatus, refExists, repoRoot, runGit, type GitEnv } from "../../workspace/index.ts";
 
 /*
  * What `/otto-pr create` checks and pushes before it asks a forge for anything: a feature branch
@@ -90,13 +90,10 @@ export async function prepareBranch(directory: string, options: { base?: string;
   let pushed = `${branch} was already on origin`;
   if (unpushed > 0) {
     // Never forced: a rejection means the remote moved since the fetch, and the user decides.
-    // Not workspace's commitAndPush: that one commits a session's changes, pushes HEAD to a branch
-    // the remote already has, and rebases when rejected; here the user's own commits go up as they
-    // are, the branch may be new on origin (--set-upstream), and a rejection stops for the user.
-    const push = await runGit(["push", "--porcelain", "--set-upstream", "origin", `refs/heads/${branch}:refs/heads/${branch}`], {
-      ...git,
-      cwd: root,
-    });
+    // Through workspace's one push (pushBranch), not commitAndPush: that one commits a session's
+    // changes and rebases when rejected; here the user's own commits go up as they are, the branch
+    // may be new on origin (--set-upstream), and a rejection stops for the user.
+    const push = await pushBranch({ dir: root, remote: "origin", branch, from: `refs/heads/${branch}`, setUpstream: true }, git);
     if (push.exitCode !== 0) {
       throw new OttoError(
         "pr_create_push",
