@@ -81,7 +81,7 @@ export async function listFiles(root: string, options: ListOptions): Promise<Fil
     // untracked project nested in another repo's ignored folder is not reported empty.
     if (listing.files.length > 0) return { ...listing, listedBy: "git", notes };
   } else if (!/not a git repository/i.test(result.stderr)) {
-    notes.push(`git ls-files failed (${firstLine(result.stderr)}); files were listed by walking the directory.`);
+    notes.push(`git ls-files failed (${firstLine(result.stderr) || "unknown error"}); files were listed by walking the directory.`);
   }
   const walked = await walkFiles(root, options);
   return { files: walked.files, truncated: walked.truncated, listedBy: "walk", notes: [...notes, ...walked.notes] };
