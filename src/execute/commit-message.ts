@@ -7,6 +7,8 @@
  *   Otto-Verify: passed | failed | none
  */
 
+import { cut } from "../core/index.ts";
+
 export type OttoTrailer =
   { kind: "phase"; slug: string; group: number } | { kind: "task"; slug: string; id: string } | { kind: "docs"; slug: string };
 
@@ -86,8 +88,4 @@ export function summaryOf(message: string): string {
     .filter((l) => !/^Otto-[A-Za-z]+:/.test(l.trim()))
     .join("\n")
     .trim();
-}
-
-function cut(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }

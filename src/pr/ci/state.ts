@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { redactDeep } from "../../core/index.ts";
+import { formatZodIssues, redactDeep } from "../../core/index.ts";
 import { PrFrontmatter, type PrDocument } from "../store/document.ts";
 import { authoredBy, type PrComment } from "../types.ts";
 import { OTTO_MARKER } from "../store/markers.ts";
@@ -62,7 +62,7 @@ export function parseState(body: string): ParsedState | undefined {
   if (!match) return undefined;
   try {
     const parsed = CiState.safeParse(JSON.parse(Buffer.from(match[1] ?? "", "base64").toString("utf8")));
-    return parsed.success ? { ok: true, state: parsed.data } : { ok: false, error: parsed.error.issues[0]?.message ?? "invalid" };
+    return parsed.success ? { ok: true, state: parsed.data } : { ok: false, error: formatZodIssues(parsed.error.issues, { inline: true }) };
   } catch (error) {
     return { ok: false, error: error instanceof Error ? error.message : String(error) };
   }
