@@ -4,7 +4,7 @@ import type { PrComment, PrInfo } from "../types.ts";
 import type { HistoryEntry } from "./comment-history.ts";
 import type { TreeSnapshot } from "../../workspace/index.ts";
 import { discardChanges } from "./prepare-workdir.ts";
-import type { CommentFlowDeps, CommentPassReport } from "./run-comments.ts";
+import type { CommentFlowDeps, CommentPassReport } from "./pass-types.ts";
 import { distrustText, type TrustDecision } from "./trust.ts";
 
 /*

@@ -1,6 +1,6 @@
 import { formatUsage, sumUsage } from "../../cost/index.ts";
 import type { PrInfo } from "../types.ts";
-import type { CommentPassReport, PassItem } from "./run-comments.ts";
+import type { CommentPassReport, PassItem } from "./pass-types.ts";
 import { cell } from "../../core/index.ts";
 
 /** A comment pass as markdown, for /otto-pr comments. Pure. */

@@ -11,7 +11,8 @@ import type { TrustDecision } from "./trust.ts";
  * other comments by the token's user (the person otto works for) and by bots are recorded as seen
  * and left alone, except the configured review bot (Azure DevOps MerlinBot) when it is switched on.
  * Everyone else is answered only when trusted (trust.ts): an untrusted comment is left for a
- * person, and neither covers nor is covered by the comments of its thread.
+ * person, and neither covers nor is covered by the comments of its thread. Also which comments'
+ * words a session may see (trustedForContext) and the skips in a log line (describeSkips).
  */
 
 export interface BotPolicy {
@@ -147,4 +148,29 @@ export function selectComments(input: SelectInput): CommentPlan {
   }
   plan.handle = [...newest.values()].sort((a, b) => a.createdAt.localeCompare(b.createdAt));
   return plan;
+}
+
+/** Whether a comment's words may reach a session: otto's and the user's own, the enabled review bot's, trusted authors'. */
+export function trustedForContext(
+  comment: PrComment,
+  trust: ReadonlyMap<string, TrustDecision>,
+  me: string | undefined,
+  bot: BotPolicy,
+): boolean {
+  if (isOttoComment(comment, me) || isMine(comment, me)) return true;
+  const kind = botKind(comment, bot);
+  if (kind !== undefined) return kind === "review_bot" && bot.handle;
+  return trust.get(comment.id)?.trusted === true;
+}
+
+export function describeSkips(skipped: ReadonlyArray<{ reason: SkipReason }>): string {
+  const counts = new Map<SkipReason, number>();
+  for (const s of skipped) counts.set(s.reason, (counts.get(s.reason) ?? 0) + 1);
+  const label: Record<SkipReason, string> = {
+    own: "by the token's user",
+    bot: "by bots",
+    covered: "answered with a newer comment of their thread",
+    untrusted: "by people otto does not act for",
+  };
+  return [...counts].map(([reason, n]) => `${n} ${label[reason]}`).join(", ");
 }
