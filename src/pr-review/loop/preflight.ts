@@ -180,8 +180,9 @@ export async function preflight(input: PreflightInput): Promise<LoopSetup> {
   }
   if (tree.temporary) notes.push(`working ${tree.how}`);
   try {
+    let stripped: StrippedConfig | undefined;
     if (untrusted) {
-      const stripped = await stripOpenCodeConfig({
+      stripped = await stripOpenCodeConfig({
         pr,
         dir: tree.dir,
         temporary: tree.temporary,
@@ -189,23 +190,8 @@ export async function preflight(input: PreflightInput): Promise<LoopSetup> {
         env,
       });
       notes.push(...strippedLines(stripped));
-      // The removal is not the PR's change: the loop's baseline (finishPreflight) is taken after it.
-      return await finishPreflight({
-        config,
-        backend,
-        pr,
-        reviewers,
-        analyzer,
-        fixModel: fixRole.model,
-        secrets: ctx.loaded.secrets,
-        notes,
-        env,
-        remote: work.remote,
-        checkoutDir: work.dir,
-        tree,
-        ...(stripped ? { stripped } : {}),
-      });
     }
+    // The removal is not the PR's change: the loop's baseline (finishPreflight) is taken after it.
     return await finishPreflight({
       config,
       backend,
@@ -219,6 +205,7 @@ export async function preflight(input: PreflightInput): Promise<LoopSetup> {
       remote: work.remote,
       checkoutDir: work.dir,
       tree,
+      ...(stripped ? { stripped } : {}),
     });
   } catch (error) {
     await tree.release();
