@@ -79,8 +79,7 @@ export function storePaths(env: Env): string[] {
 /**
  * Hidden: the sockets of the user's session (an ssh-agent a systemd unit started without
  * SSH_AUTH_SOCK, the D-Bus session bus, systemd's user manager, a rootless Docker or Podman) and
- * the system's Docker socket, which is root on the host. Symlinks are resolved: bubblewrap mounts
- * on the real path (`/var/run` is a link to `/run`).
+ * the system's Docker socket, which is root on the host.
  */
 export function runtimePaths(env: Env, uid: number | undefined = process.getuid?.()): string[] {
   const paths = ["/var/run/docker.sock", "/run/docker.sock", "/var/run/podman/podman.sock", "/run/podman/podman.sock"];
@@ -91,7 +90,7 @@ export function runtimePaths(env: Env, uid: number | undefined = process.getuid?
     if (socket) paths.push(socket);
   }
   if (env.SSH_AUTH_SOCK) paths.push(env.SSH_AUTH_SOCK);
-  return unique(paths.map(realPath));
+  return unique(paths);
 }
 
 /** `unix:path=/run/user/1000/bus,guid=…` (D-Bus) or `unix:///run/docker.sock` (Docker): the socket's path. */

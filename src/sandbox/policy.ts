@@ -1,6 +1,6 @@
 import path from "node:path";
 import { xdgPaths, type Env } from "../core/paths.ts";
-import { runtimePaths, storePaths, toolchainPaths } from "./home.ts";
+import { realPath, runtimePaths, storePaths, toolchainPaths } from "./home.ts";
 import { findSecretFiles } from "./secret-files.ts";
 
 /*
@@ -95,36 +95,39 @@ export function credentialPaths(env: Env): string[] {
   return unique(paths.map((p) => path.resolve(p)));
 }
 
-/** The policy for a command started in `cwd` inside `tree`. */
+/**
+ * The policy for a command started in `cwd` inside `tree`. Paths are resolved to their real
+ * location: bubblewrap mounts on real paths only (it cannot create a mount point through a
+ * symlink, and `/var/run` is one), and comparing them needs one spelling.
+ */
 export function sandboxPolicy(input: { cwd: string; tree: TreePaths; env: Env; access?: SandboxAccess }): SandboxPolicy {
   const { cwd, tree, env } = input;
   const access = input.access ?? DEFAULT_ACCESS;
   const { home, ottoConfigDir, ottoDataDir } = xdgPaths(env);
-  const temp = unique(["/tmp", "/var/tmp", ...(env.TMPDIR ? [path.resolve(env.TMPDIR)] : [])]);
-  const root = path.resolve(tree.root);
-  const own = unique([root, ...tree.gitDirs.map((d) => path.resolve(d))]);
-  const readOnly = tree.gitDirs.flatMap((dir) =>
-    ["config", "config.worktree", "hooks", "info"].map((name) => path.join(path.resolve(dir), name)),
-  );
+  const real = (paths: readonly string[]) => unique(paths.map(realPath));
+  const temp = real(["/tmp", "/var/tmp", ...(env.TMPDIR ? [env.TMPDIR] : [])]);
+  const root = realPath(tree.root);
+  const gitDirs = real(tree.gitDirs);
+  const own = unique([root, ...gitDirs]);
+  const readOnly = gitDirs.flatMap((dir) => ["config", "config.worktree", "hooks", "info"].map((name) => path.join(dir, name)));
   // otto's own folders (the launcher, the watcher's password) stay hidden whatever the lists allow.
-  const otto = [ottoConfigDir, ottoDataDir].map((p) => path.resolve(p));
-  const allowed = (list: readonly string[]) =>
-    unique(list.map((p) => path.resolve(root, p))).filter((p) => !otto.some((o) => within(p, o)));
+  const otto = real([ottoConfigDir, ottoDataDir]);
+  const allowed = (list: readonly string[]) => real(list.map((p) => path.resolve(root, p))).filter((p) => !otto.some((o) => within(p, o)));
   const allowRead = allowed(access.allow_read);
   const allowWrite = allowed(access.allow_write);
   const allowedPaths = [...allowRead, ...allowWrite];
-  const secretFiles = findSecretFiles(root, tree.gitDirs[0] ? path.join(path.resolve(tree.gitDirs[0]), "index") : undefined);
-  const hidden = unique([...credentialPaths(env), ...runtimePaths(env), ...secretFiles]).filter(
+  const secretFiles = findSecretFiles(root, gitDirs[0] ? path.join(gitDirs[0], "index") : undefined);
+  const hidden = real([...credentialPaths(env), ...runtimePaths(env), ...secretFiles]).filter(
     (h) => otto.includes(h) || !allowedPaths.some((a) => within(h, a)),
   );
-  const homeDir = path.resolve(home);
+  const homeDir = realPath(home);
   const hideHome = homeDir !== "/" && !temp.some((t) => within(homeDir, t));
   return {
     cwd: path.resolve(cwd),
     tree: own,
     home: hideHome ? homeDir : undefined,
-    toolchains: toolchainPaths(env).filter((p) => !own.includes(p)),
-    caches: storePaths(env).filter((c) => !own.includes(c)),
+    toolchains: real(toolchainPaths(env)).filter((p) => !own.includes(p)),
+    caches: real(storePaths(env)).filter((c) => !own.includes(c)),
     allowRead,
     allowWrite,
     readOnly: unique(readOnly),
