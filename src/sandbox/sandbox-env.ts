@@ -123,7 +123,9 @@ const MAX_GIT_CONFIG = 64;
  * blocked inside. The numbered GIT_CONFIG_KEY_n / VALUE_n are passed by count, not by name.
  */
 export function sandboxEnvNames(): string[] {
-  const guarded = Object.keys(pushBlockingEnv({ env: {}, emptyConfigDir: "/" })).filter((name) => !/^GIT_CONFIG_(KEY|VALUE)_\d+$/.test(name));
+  const guarded = Object.keys(pushBlockingEnv({ env: {}, emptyConfigDir: "/" })).filter(
+    (name) => !/^GIT_CONFIG_(KEY|VALUE)_\d+$/.test(name),
+  );
   return [...new Set([...ALLOWED, ...guarded])].filter((name) => !NEVER.has(name));
 }
 
@@ -136,7 +138,7 @@ export function envFilterScript(envBinary: string = fs.existsSync("/usr/bin/env"
   const pass = (name: string) => `eval "[ -z \\"\\\${${name}+x}\\" ] || set -- \\"${name}=\\\${${name}}\\" \\"\\$@\\""`;
   return [
     `for n in ${sandboxEnvNames().join(" ")}; do ${pass("$n")}; done`,
-    'c=${GIT_CONFIG_COUNT:-0}; case $c in *[!0-9]*) c=0 ;; esac; i=0',
+    "c=${GIT_CONFIG_COUNT:-0}; case $c in *[!0-9]*) c=0 ;; esac; i=0",
     `while [ "$i" -lt "$c" ] && [ "$i" -lt ${MAX_GIT_CONFIG} ]; do ${pass("GIT_CONFIG_KEY_$i")}; ${pass("GIT_CONFIG_VALUE_$i")}; i=$((i + 1)); done`,
     `exec ${envBinary} -i "$@"`,
   ].join("\n");

@@ -135,7 +135,8 @@ function readEntries(bytes: Buffer, version: number, count: number, hash: number
     }
     const end = bytes.indexOf(0, at);
     if (end < 0) return undefined;
-    const name = version === 4 ? Buffer.concat([previous.subarray(0, previous.length - strip), bytes.subarray(at, end)]) : bytes.subarray(at, end);
+    const name =
+      version === 4 ? Buffer.concat([previous.subarray(0, previous.length - strip), bytes.subarray(at, end)]) : bytes.subarray(at, end);
     // The flags hold the name's length (0xfff when longer): a wrong guess of the hash size shows here.
     const length = flags & 0xfff;
     if (length < 0xfff && name.length !== length) return undefined;

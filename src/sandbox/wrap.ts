@@ -47,7 +47,12 @@ export function planCommand(request: SandboxRequest, command: string): CommandPl
     if (request.mode === "required") throw sandboxRequired(detected.reason);
     return plain(detected.reason);
   }
-  const policy = sandboxPolicy({ cwd: request.cwd, tree: request.tree, env: request.env, ...(request.access ? { access: request.access } : {}) });
+  const policy = sandboxPolicy({
+    cwd: request.cwd,
+    tree: request.tree,
+    env: request.env,
+    ...(request.access ? { access: request.access } : {}),
+  });
   // The sandbox starts with the allowed variables alone (sandbox-env.ts), and the user's git identity.
   const boxed = (argv: string[]) => withFilteredEnv(argv, gitIdentity(request.env));
   if (detected.kind === "bwrap")

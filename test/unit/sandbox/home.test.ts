@@ -89,7 +89,8 @@ describe.skipIf(!available)("the sandbox's home, sockets, environment and tree (
   });
 
   it("package stores are writable, at store level only", async () => {
-    for (const store of [".npm", ".cargo/registry", ".m2/repository", ".gradle/caches"]) fs.mkdirSync(path.join(home, store), { recursive: true });
+    for (const store of [".npm", ".cargo/registry", ".m2/repository", ".gradle/caches"])
+      fs.mkdirSync(path.join(home, store), { recursive: true });
     const probe = await inside(
       "touch ~/.npm/from-inside ~/.cargo/registry/from-inside ~/.m2/repository/from-inside ~/.gradle/caches/from-inside",
     );
