@@ -88,6 +88,20 @@ describe.skipIf(!available)("the sandbox's home, sockets, environment and tree (
     expect(probe.out).toContain("No such file");
   });
 
+  it("a tree under the home is bound back on top, writable, while the rest of the home stays hidden", async () => {
+    const app = path.join(home, "code", "app");
+    execFileSync("git", ["init", "-q", app], { env });
+    write(path.join(home, "notes.txt"), "home-secret\n");
+    const argv = planCommand(
+      { mode: "required", cwd: app, tree: { root: app, gitDirs: [path.join(app, ".git")] }, env },
+      "echo built > out.txt && cat ../../notes.txt",
+    ).argv;
+    const probe = await exec(argv);
+    expect(probe.out).not.toContain("home-secret");
+    expect(fs.readFileSync(path.join(app, "out.txt"), "utf8")).toBe("built\n");
+    expect((await outside(`cat ${path.join(home, "notes.txt")}`)).out).toBe("home-secret\n");
+  });
+
   it("package stores are writable, at store level only", async () => {
     for (const store of [".npm", ".cargo/registry", ".m2/repository", ".gradle/caches"])
       fs.mkdirSync(path.join(home, store), { recursive: true });
