@@ -30,6 +30,11 @@ export function toolchainPaths(env: Env): string[] {
     path.join(home, ".nodenv"),
     path.join(home, ".goenv"),
     path.join(home, ".local", "bin"),
+    // `pip install --user` puts its modules here, beside the scripts in ~/.local/bin.
+    path.join(home, ".local", "lib"),
+    path.join(data, "virtualenvs"),
+    path.join(data, "uv"),
+    path.join(home, ".gem"),
     env.MISE_DATA_DIR || path.join(data, "mise"),
     path.join(data, "fnm"),
     path.join(home, ".fnm"),
@@ -56,6 +61,8 @@ export function storePaths(env: Env): string[] {
     env.npm_config_cache || env.NPM_CONFIG_CACHE || path.join(home, ".npm"),
     env.PIP_CACHE_DIR || path.join(cache, "pip"),
     env.UV_CACHE_DIR || path.join(cache, "uv"),
+    // Poetry's downloads and the project's virtual environments (`poetry install` fills them).
+    env.POETRY_CACHE_DIR || path.join(cache, "pypoetry"),
     env.GOCACHE || path.join(cache, "go-build"),
     env.GOMODCACHE || path.join(gopath(env, home), "pkg", "mod"),
     env.YARN_CACHE_FOLDER || path.join(cache, "yarn"),

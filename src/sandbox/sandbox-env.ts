@@ -78,6 +78,7 @@ const ALLOWED = [
   "CONDA_PREFIX",
   "PIP_CACHE_DIR",
   "UV_CACHE_DIR",
+  "POETRY_CACHE_DIR",
   "NVM_DIR",
   "NVM_BIN",
   "VOLTA_HOME",

@@ -111,7 +111,7 @@ export function readIndexPaths(indexFile: string): Set<string> | undefined {
 function readEntries(bytes: Buffer, version: number, count: number, hash: number): Set<string> | undefined {
   const paths = new Set<string>();
   let at = 12;
-  let previous = Buffer.alloc(0);
+  let previous: Buffer<ArrayBufferLike> = Buffer.alloc(0);
   for (let i = 0; i < count; i++) {
     const start = at;
     // ctime, mtime (8 each), dev, ino, mode, uid, gid, size (4 each): 40 bytes, then the object name and the flags.

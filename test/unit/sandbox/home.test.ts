@@ -44,7 +44,7 @@ describe.skipIf(!available)("the sandbox's home, sockets, environment and tree (
       XDG_RUNTIME_DIR: path.join(home, "run"),
       GIT_CONFIG_NOSYSTEM: "1",
     };
-    fs.mkdirSync(env.XDG_RUNTIME_DIR, { recursive: true });
+    fs.mkdirSync(path.join(home, "run"), { recursive: true });
     execFileSync("git", ["init", "-q", repo], { env });
   });
 
