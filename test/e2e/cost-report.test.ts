@@ -145,7 +145,10 @@ describe("/otto-cost through real OpenCode", () => {
     expect(byDay.exitCode, byDay.stderr).toBe(0);
     const reviewRow = (day: string) => `| ${day} | ${served.length} | ${k(input)} | ${output} | ${k(tokens)} | ${dollars(usd)} |`;
     const daysSince = [reviewDay, new Date().toISOString().slice(0, 10)];
-    expect(daysSince.some((day) => byDay.stdout.includes(reviewRow(day))), `${byDay.stdout}\nwanted ${reviewRow(reviewDay)}`).toBe(true);
+    expect(
+      daysSince.some((day) => byDay.stdout.includes(reviewRow(day))),
+      `${byDay.stdout}\nwanted ${reviewRow(reviewDay)}`,
+    ).toBe(true);
     expect(byDay.stdout).toContain(`| ${ago(1).slice(0, 10)} | 1 | 2.00k | 100 | 2.10k | cost unknown |`);
     expect(byDay.stdout).toContain("1 call(s) used a model without a price");
     expect(byDay.stdout).toContain("1 call(s) in other repositories");
