@@ -116,6 +116,8 @@ describe("/otto-pr ci on Azure Pipelines (real OpenCode, fake Azure DevOps, real
   it("a fork's PR build does nothing; without a token the job fails", async () => {
     const { f, pr, ws, before } = await setup();
     const fork = await job(ws, f, pr.sourceCommit, { SYSTEM_PULLREQUEST_ISFORK: "True" });
+    // A fix started when a model worked on the fork's code.
+    recordFigure({ name: "ci (Azure Pipelines): a fork's failed PR build, fixes started", tried: 1, through: modelWork() > 0 ? 1 : 0 });
     expect(fork.exitCode, fork.stderr).toBe(0);
     expect(fork.stdout).toContain("otto ci: nothing to do: build_failed: PR 30 is from a fork; otto does not work on fork PRs.");
     expect(f.ado.calls).toEqual([]);
