@@ -4,7 +4,8 @@
 // sight (bubblewrap on Linux, sandbox-exec on macOS), in an environment where no push reaches a
 // remote and no forge token is set (push-env.ts; a guarded session's shell gets the same one).
 // Depends only on core. See docs/security.md.
-export { detectSandbox, type Detected, type SandboxKind } from "./detect.ts";
+export { detectSandbox, type Detected, type DetectHost, type SandboxKind } from "./detect.ts";
+export { usernsRefusals, type Refusal } from "./userns.ts";
 export { sandboxPolicy, credentialPaths, cachePaths, within, type SandboxPolicy, type TreePaths } from "./policy.ts";
 export { bwrapArgs, pathKind, type PathKind } from "./bwrap.ts";
 export { seatbeltProfile } from "./seatbelt.ts";
@@ -13,6 +14,7 @@ export {
   sandboxedLine,
   typedLine,
   sandboxRequired,
+  sandboxUnattended,
   describeSandbox,
   assertSandbox,
   shellQuote,
