@@ -38,7 +38,11 @@ const probed = new WeakMap<DetectHost, Map<string, string | undefined>>();
  * which kernel or container setting refuses it, and the fix. macOS: the system's sandbox-exec.
  * Cheap after the first call.
  */
-export function detectSandbox(env: Env = process.env, platform: NodeJS.Platform = process.platform, host: DetectHost = systemHost): Detected {
+export function detectSandbox(
+  env: Env = process.env,
+  platform: NodeJS.Platform = process.platform,
+  host: DetectHost = systemHost,
+): Detected {
   if (platform === "darwin") {
     return fs.existsSync(SANDBOX_EXEC)
       ? { kind: "sandbox-exec", binary: SANDBOX_EXEC }
@@ -53,7 +57,10 @@ export function detectSandbox(env: Env = process.env, platform: NodeJS.Platform 
       fix: "install it: apt-get install bubblewrap, dnf install bubblewrap or pacman -S bubblewrap",
     };
   let results = probed.get(host);
-  if (!results) probed.set(host, (results = new Map()));
+  if (!results) {
+    results = new Map<string, string | undefined>();
+    probed.set(host, results);
+  }
   if (!results.has(binary)) results.set(binary, host.probe(binary, env));
   const failure = results.get(binary);
   if (failure === undefined) return { kind: "bwrap", binary };

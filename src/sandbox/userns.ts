@@ -28,7 +28,8 @@ export function usernsRefusals(binary: string, read: ReadFile): Refusal[] {
   const found: Refusal[] = [];
   if (value(read, APPARMOR) === "1") {
     found.push({
-      reason: "AppArmor refuses unprivileged user namespaces to programs without a profile that allows them (kernel.apparmor_restrict_unprivileged_userns = 1, Ubuntu 23.10 and later)",
+      reason:
+        "AppArmor refuses unprivileged user namespaces to programs without a profile that allows them (kernel.apparmor_restrict_unprivileged_userns = 1, Ubuntu 23.10 and later)",
       fix:
         `as root, give bwrap a profile: write /etc/apparmor.d/bwrap with \`abi <abi/4.0>, include <tunables/global> profile bwrap ${binary} flags=(unconfined) { userns, }\` ` +
         "and run apparmor_parser -r /etc/apparmor.d/bwrap; or lift the restriction for every program: sysctl kernel.apparmor_restrict_unprivileged_userns=0",
@@ -36,7 +37,8 @@ export function usernsRefusals(binary: string, read: ReadFile): Refusal[] {
   }
   if (value(read, USERNS_CLONE) === "0") {
     found.push({
-      reason: "the kernel refuses unprivileged user namespaces (kernel.unprivileged_userns_clone = 0, Debian's and some older kernels' switch)",
+      reason:
+        "the kernel refuses unprivileged user namespaces (kernel.unprivileged_userns_clone = 0, Debian's and some older kernels' switch)",
       fix: "as root: sysctl kernel.unprivileged_userns_clone=1 (and the same line in /etc/sysctl.d/ to keep it)",
     });
   }
@@ -59,5 +61,8 @@ export function usernsRefusals(binary: string, read: ReadFile): Refusal[] {
 }
 
 function inContainer(read: ReadFile): boolean {
-  return CONTAINER_MARKERS.some((file) => read(file) !== undefined) || /\b(docker|kubepods|containerd|libpod)\b/.test(read("/proc/1/cgroup") ?? "");
+  return (
+    CONTAINER_MARKERS.some((file) => read(file) !== undefined) ||
+    /\b(docker|kubepods|containerd|libpod)\b/.test(read("/proc/1/cgroup") ?? "")
+  );
 }

@@ -35,7 +35,10 @@ function watchVerb(action: WatchAction, summary: string, options: Verb["options"
     run: async ({ values }, ctx) => {
       ctx.progress(`otto pr: watch ${action}`);
       try {
-        return await runWatchAction(watchControllerFor(ctx.runtime), action, { detach: values.detach === true, enable: values.enable === true });
+        return await runWatchAction(watchControllerFor(ctx.runtime), action, {
+          detach: values.detach === true,
+          enable: values.enable === true,
+        });
       } catch (error) {
         // A script's `opencode run --command otto-pr -- watch start --detach` fails when otto refuses to run unboxed.
         if (hostKind() === "run" && error instanceof OttoError && error.code.startsWith("sandbox_")) failJob();
