@@ -53,7 +53,7 @@ export function usernsRefusals(binary: string, read: ReadFile): Refusal[] {
     found.push({
       reason: seccomp
         ? "otto runs in a container whose seccomp filter refuses new user namespaces (Docker's default profile does)"
-        : "otto runs in a container that does not allow new user namespaces",
+        : "otto runs in a container, which may not allow new user namespaces (its runtime's AppArmor profile or dropped capabilities)",
       fix: "start the container with --security-opt seccomp=unconfined --security-opt apparmor=unconfined (or a seccomp profile that allows unshare and clone with CLONE_NEWUSER), or run otto outside the container",
     });
   }

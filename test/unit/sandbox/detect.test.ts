@@ -69,7 +69,7 @@ describe("detectSandbox on Linux", () => {
     expect(docker.reason).toContain("container whose seccomp filter refuses new user namespaces (Docker's default profile does)");
     expect(docker.fix).toContain("--security-opt seccomp=unconfined");
     const podman = none(detectSandbox(env, "linux", host({ "/run/.containerenv": "" })));
-    expect(podman.reason).toContain("runs in a container that does not allow new user namespaces");
+    expect(podman.reason).toContain("runs in a container, which may not allow new user namespaces");
   });
 
   it("names every setting that applies, and only those: settings that allow namespaces are not blamed", () => {
