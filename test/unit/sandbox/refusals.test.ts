@@ -48,7 +48,7 @@ function machine(ottoConfig: Record<string, unknown>, directory = os.tmpdir()): 
   roots.push(root);
   const bin = path.join(root, "bin");
   fs.mkdirSync(bin);
-  for (const tool of ["git", "sh"]) fs.symlinkSync(`/usr/bin/${tool}`, path.join(bin, tool));
+  for (const tool of ["git", "sh"]) fs.symlinkSync(onPath(tool), path.join(bin, tool));
   const env = {
     PATH: bin,
     HOME: path.join(root, "home"),
@@ -82,6 +82,14 @@ function machine(ottoConfig: Record<string, unknown>, directory = os.tmpdir()): 
     logs,
     written: () => [...list(env.XDG_DATA_HOME), ...list(path.join(env.XDG_CONFIG_HOME, "systemd"))],
   };
+}
+
+/** Where this machine keeps `name` (its PATH may hold bwrap too, so the machine's PATH gets links instead). */
+function onPath(name: string): string {
+  const dirs = (process.env.PATH ?? "").split(path.delimiter).filter(Boolean);
+  const found = dirs.map((dir) => path.join(dir, name)).find((file) => fs.existsSync(file));
+  if (!found) throw new Error(`${name} is not on PATH`);
+  return found;
 }
 
 async function repo(): Promise<Repo> {
