@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import {
   assertPluginLoaded,
   freePort,
+  pathWithout,
   slashCommand,
   text,
   toolCall,
@@ -233,20 +234,6 @@ describe.skipIf(detectSandbox().kind === "none")("the sandbox: code a session wr
   });
 });
 
-/** A PATH of one folder: links to every program on this PATH except bwrap, so detection finds no sandbox. */
-function pathWithoutBwrap(root: string): string {
-  const bin = path.join(root, "bin-without-bwrap");
-  fs.mkdirSync(bin, { recursive: true });
-  for (const dir of (process.env.PATH ?? "").split(path.delimiter).filter(Boolean)) {
-    if (!fs.existsSync(dir)) continue;
-    for (const name of fs.readdirSync(dir)) {
-      const link = path.join(bin, name);
-      if (name !== "bwrap" && !fs.existsSync(link)) fs.symlinkSync(path.join(dir, name), link);
-    }
-  }
-  return bin;
-}
-
 const alive = (pid: number): boolean => {
   try {
     process.kill(pid, 0);
@@ -265,7 +252,7 @@ describe("unattended means sandboxed: the watcher on a machine without bubblewra
     const port = await freePort();
     const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "otto-nobwrap-"));
     try {
-      const PATH = pathWithoutBwrap(scratch);
+      const PATH = pathWithout(scratch, ["bwrap"]);
       const ws = await e2e.workspace({ userOttoConfig: f.ottoConfig({ server: { poll_interval: "1s", port } }), env: { ...f.env, PATH } });
       const data = path.join(ws.dirs.dataHome, "otto");
       e2e.model.script({ ...slashCommand("otto_pr")[0]!, times: Infinity }, { ...slashCommand("otto_pr")[1]!, times: Infinity });
