@@ -71,7 +71,10 @@ export interface IgnoredCopy {
 }
 
 /** Pure: the entries whose blob id is the content of an ignored file (`known`: a snapshot's ignoredBlobs). */
-export function ignoredCopies(entries: ReadonlyArray<{ path: string; blob: string }>, known: Record<string, string> | undefined): IgnoredCopy[] {
+export function ignoredCopies(
+  entries: ReadonlyArray<{ path: string; blob: string }>,
+  known: Record<string, string> | undefined,
+): IgnoredCopy[] {
   if (!known) return [];
   const found = new Map<string, IgnoredCopy>();
   for (const e of entries) {

@@ -74,14 +74,23 @@ async function pushedFiles(git: GitRun, dir: string, base: string, refuse: (why:
 }
 
 /** The paths among `files` whose blob holds one of `needles`; refuses when a blob is too big to read. */
-async function secretPaths(git: GitRun, dir: string, files: readonly PushedFile[], needles: readonly string[], refuse: (why: string) => OttoError) {
+async function secretPaths(
+  git: GitRun,
+  dir: string,
+  files: readonly PushedFile[],
+  needles: readonly string[],
+  refuse: (why: string) => OttoError,
+) {
   const found = new Set<string>();
   if (needles.length === 0) return found;
   // A submodule's commit (160000) has no content here.
   const blobs = new Map<string, string[]>();
   for (const f of files.filter((x) => x.mode !== "160000")) blobs.set(f.blob, [...(blobs.get(f.blob) ?? []), f.path]);
   if (blobs.size === 0) return found;
-  const sizes = await git(["cat-file", "--batch-check=%(objectname) %(objectsize)"], { cwd: dir, input: `${[...blobs.keys()].join("\n")}\n` });
+  const sizes = await git(["cat-file", "--batch-check=%(objectname) %(objectsize)"], {
+    cwd: dir,
+    input: `${[...blobs.keys()].join("\n")}\n`,
+  });
   if (sizes.exitCode !== 0) throw refuse(`git could not read the sizes of the files to push (${sizes.stderr.trim()})`);
   const size = new Map(sizes.stdout.split("\n").map((l) => l.split(" ") as [string, string]));
   for (const [blob, paths] of blobs) {

@@ -78,7 +78,8 @@ describe("the push scan has no limit that skips", () => {
     const baseline = await snapshotTree(run, repo.dir);
     const remoteHead = await repo.gitRemote(["rev-parse", "feature"]);
     for (let i = 0; i < 54; i++) await repo.git(["commit", "-q", "--allow-empty", "-m", `dummy ${i}`]);
-    for (let i = 0; i < 60; i++) fs.writeFileSync(path.join(repo.dir, `f${String(i).padStart(2, "0")}.txt`), i === 59 ? `t=${KEY}\n` : `${i}\n`);
+    for (let i = 0; i < 60; i++)
+      fs.writeFileSync(path.join(repo.dir, `f${String(i).padStart(2, "0")}.txt`), i === 59 ? `t=${KEY}\n` : `${i}\n`);
     await repo.git(["add", "-A"]);
     await repo.git(["commit", "-qm", "many files"]);
     const error = await failure(
