@@ -49,6 +49,8 @@ export interface RestoredChecksInput {
   sandbox: SandboxMode;
   secrets?: readonly string[];
   signal?: AbortSignal | undefined;
+  /** Told once before the extra run starts. */
+  progress?: (message: string) => void;
   /** The parent of the scratch folder (default: the OS temp dir). */
   tempRoot?: string;
 }
@@ -134,6 +136,7 @@ export async function judgeRestoredChecks(input: RestoredChecksInput): Promise<R
   const { restored, named } = touchedCheckFiles(change, await scriptNamedFiles(root, input.since, change, input.env), input.causeFiles);
   if (restored.length === 0) return { kind: "untouched", named };
   if (input.commands.length === 0) return { kind: "unchecked", restored, named };
+  input.progress?.(`the fix changed ${describeFiles(restored)}: running the checks again with the PR's versions restored`);
   const scratch = await addTemporaryWorktree({
     repoDir: root,
     remote: "",
