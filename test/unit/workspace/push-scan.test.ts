@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { OttoError } from "../../../src/core/index.ts";
+import type { OttoError } from "../../../src/core/index.ts";
 import { commitAndPush, commitChanges, runGit, snapshotTree, type GitRun } from "../../../src/workspace/index.ts";
 import { blobId } from "../../../src/workspace/ignored-content.ts";
 import { parseRawDiff } from "../../../src/workspace/push-scan.ts";
