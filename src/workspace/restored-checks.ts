@@ -193,8 +193,8 @@ export function restoredNote(judged: Extract<RestoredChecks, { kind: "failed" }>
   ].join("\n");
 }
 
-/** The line a pushed fix carries when it changed tests or check configuration the analysis named. */
-export function namedLine(named: readonly string[]): string | undefined {
+/** The line a pushed fix carries when it changed tests or check configuration its cause files named (`by`: who named them). */
+export function namedLine(named: readonly string[], by = "the failure analysis"): string | undefined {
   if (named.length === 0) return undefined;
-  return `Changes tests or check configuration the failure analysis named as the cause: ${describeFiles(named)}.`;
+  return `Changes tests or check configuration ${by} named as the cause: ${describeFiles(named)}.`;
 }

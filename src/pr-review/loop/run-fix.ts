@@ -160,7 +160,7 @@ export async function runFix(ctx: RunContext, payload: FixPayload, options: FixO
     dir: setup.dir,
     branch: setup.pr.sourceBranch,
     remote: setup.remote,
-    message: commitMessage(payload, account, setup.secrets, judged ? namedLine(judged.named) : undefined),
+    message: commitMessage(payload, account, setup.secrets, judged ? namedLine(judged.named, "the findings") : undefined),
     baseline: setup.baseline,
     detached: setup.detached,
     env,

@@ -241,7 +241,7 @@ async function refuseRestoredFailure(
     signal: deps.signal,
     progress: (m) => deps.log("info", `${comment.id}: ${m}`),
   });
-  if (judged.kind !== "failed") return namedLine(judged.named);
+  if (judged.kind !== "failed") return namedLine(judged.named, "the review thread");
   throw new OttoError(
     "comment_weakens_checks",
     `The fix for ${comment.id} was not pushed: ${redact(judged.detail, deps.secrets)}.`,
