@@ -21,6 +21,8 @@ import { clone } from "../repo/fixtures.ts";
  */
 
 const run: GitRun = (args, options) => runGit(args, { ...options, env: gitEnv() });
+/** npm runs the checks: no update check over the network. */
+const ENV = gitEnv({ npm_config_update_notifier: "false" });
 const BROKEN = "exports.add = (a, b) => a - b;\n";
 const FIXED = "exports.add = (a, b) => a + b;\n";
 const TEST = 'const assert = require("assert");\nconst { add } = require("./math.js");\nassert.strictEqual(add(1, 2), 3);\n';
@@ -82,7 +84,7 @@ async function judge(
   const repo = await clone(project);
   const since = await repo.git(["rev-parse", "HEAD"]);
   const baseline = await snapshotTree(run, repo.dir);
-  const options = { cwd: repo.dir, timeoutMs: 60_000, env: gitEnv(), sandbox: "required" as const };
+  const options = { cwd: repo.dir, timeoutMs: 60_000, env: ENV, sandbox: "required" as const };
   const before = await runChecks(commands, options);
   expect(before.every((r) => !r.passed)).toBe(true);
   await fix(repo.dir, (args) => repo.git(args));

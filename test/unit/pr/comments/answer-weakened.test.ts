@@ -58,7 +58,8 @@ async function setup(
     model: { providerID: "scripted", modelID: "coder" },
     timeoutMs: 60_000,
     secrets: [],
-    env: gitEnv(),
+    // npm runs the checks of the last tests: no update check over the network.
+    env: gitEnv({ npm_config_update_notifier: "false" }),
     checkCommands,
     sandbox: "auto",
     verifyTimeoutMs: 60_000,
