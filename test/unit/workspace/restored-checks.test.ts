@@ -94,7 +94,7 @@ async function judge(
     dir: repo.dir,
     since,
     baseline,
-    env: gitEnv(),
+    env: ENV,
     causeFiles,
     commands,
     fixed,
