@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import type { OttoError } from "../../../src/core/index.ts";
 import { commitAndPush, commitChanges, runGit, snapshotTree, type GitRun } from "../../../src/workspace/index.ts";
 import { blobId } from "../../../src/workspace/ignored-content.ts";
-import { parseRawDiff } from "../../../src/workspace/push-scan.ts";
+import { MAX_PUSH_BLOB_BYTES, parseRawDiff } from "../../../src/workspace/push-scan.ts";
 import { gitEnv } from "../../support/git.ts";
 import { useFeatureClone } from "../pr/feature-clone.ts";
 
@@ -87,6 +87,26 @@ describe("the push scan has no limit that skips", () => {
     );
     expect(error?.code).toBe("secret_in_commit");
     expect(error?.message).toContain("f59.txt");
+    expect(await repo.gitRemote(["rev-parse", "feature"])).toBe(remoteHead);
+  });
+});
+
+describe("what the push scan cannot read whole refuses the push", () => {
+  const setup = useFeatureClone();
+
+  it("a blob over the ceiling, with secrets to search for: refused, saying what and what to do", async () => {
+    const repo = await setup({ "a.txt": "one\n" });
+    const baseline = await snapshotTree(run, repo.dir);
+    const remoteHead = await repo.gitRemote(["rev-parse", "feature"]);
+    fs.writeFileSync(path.join(repo.dir, "big.bin"), Buffer.alloc(MAX_PUSH_BLOB_BYTES + 1));
+    await repo.git(["add", "big.bin"]);
+    await repo.git(["commit", "-qm", "a big file"]);
+    const error = await failure(
+      commitAndPush({ dir: repo.dir, branch: "feature", remote: "origin", message: "otto: fix", baseline, env: gitEnv(), secrets: [KEY] }),
+    );
+    expect(error?.code).toBe("push_scan_too_large");
+    expect(error?.message).toContain(`big.bin is ${MAX_PUSH_BLOB_BYTES + 1} bytes`);
+    expect(error?.fix).toContain("log origin/feature..HEAD --stat");
     expect(await repo.gitRemote(["rev-parse", "feature"])).toBe(remoteHead);
   });
 });
