@@ -103,20 +103,6 @@ export async function findIgnoredCopies(
   return ignoredCopies(entries, known);
 }
 
-/** The error for a commit or push carrying ignored content under another name. */
-export function ignoredContentError(found: readonly IgnoredCopy[], what: "commit" | "push", fix: string): OttoError {
-  const list = found
-    .slice(0, 10)
-    .map((f) => `${f.path} (a copy of ${f.copies})`)
-    .join(", ");
-  const more = found.length > 10 ? ` and ${found.length - 10} more` : "";
-  return new OttoError(
-    "ignored_content_in_commit",
-    `Nothing ${what === "commit" ? "committed" : "pushed"}: ${list}${more} ${found.length === 1 ? "holds" : "hold"} the content of a file git ignored when otto started; an ignored file is the user's and does not leave this machine under another name.`,
-    fix,
-  );
-}
-
 /** Refuses otto's commit when a file it would take holds an ignored file's content (commitChanges). */
 export async function refuseIgnoredCopies(
   git: GitRun,
@@ -128,9 +114,13 @@ export async function refuseIgnoredCopies(
   const top = await git(["rev-parse", "--show-toplevel"], { cwd });
   const found = await findIgnoredCopies(top.exitCode === 0 ? top.stdout.trim() : cwd, paths, known);
   if (found.length === 0) return;
-  throw ignoredContentError(
-    found,
-    "commit",
+  const list = found
+    .slice(0, 10)
+    .map((f) => `${f.path} (a copy of ${f.copies})`)
+    .join(", ");
+  throw new OttoError(
+    "ignored_content_in_commit",
+    `Nothing committed: ${list}${found.length > 10 ? ` and ${found.length - 10} more` : ""} ${found.length === 1 ? "holds" : "hold"} the content of a file git ignored when otto started; an ignored file is the user's and does not leave this machine under another name.`,
     "Delete the copy (or put it back in an ignored file), then run the command again: the rest of the work stays in the working tree. Commit such a file by hand if you mean to publish it.",
   );
 }
