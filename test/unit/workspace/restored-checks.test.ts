@@ -80,8 +80,10 @@ async function judge(
   commands: string[],
   fix: (dir: string, git: (args: string[]) => Promise<string>) => Promise<void>,
   causeFiles: string[] = [],
+  prepare?: (dir: string) => void,
 ) {
   const repo = await clone(project);
+  prepare?.(repo.dir);
   const since = await repo.git(["rev-parse", "HEAD"]);
   const baseline = await snapshotTree(run, repo.dir);
   const options = { cwd: repo.dir, timeoutMs: 60_000, env: ENV, sandbox: "required" as const };
@@ -169,14 +171,28 @@ describe("each spelling of weakening the checks fails the PR's own checks, resto
 
 describe("the controls", () => {
   it("an honest fix of the code that also adds a test case passes with the PR's test restored", async () => {
-    const { judged, fixed, repo } = await judge(PROJECTS.runner, NPM, async (dir) => {
-      write(dir, "math.js", FIXED);
-      write(dir, "math.test.js", `${TEST}assert.strictEqual(add(2, 2), 4);\n`);
-    });
+    // The user's ignored files, linked into the scratch copy: still there afterwards.
+    const ignored = (dir: string): void => {
+      write(dir, ".git/info/exclude", "node_modules/\n.env\n");
+      write(dir, "node_modules/dep/index.js", "module.exports = 1;\n");
+      write(dir, ".env", "TOKEN=mine\n");
+    };
+    const { judged, fixed, repo } = await judge(
+      PROJECTS.runner,
+      NPM,
+      async (dir) => {
+        write(dir, "math.js", FIXED);
+        write(dir, "math.test.js", `${TEST}assert.strictEqual(add(2, 2), 4);\n`);
+      },
+      [],
+      ignored,
+    );
     expect(fixed[0]?.passed).toBe(true);
     expect(judged).toMatchObject({ kind: "passed", restored: ["math.test.js"], named: [] });
-    // The scratch copy is gone; the fixed tree is untouched.
+    // The scratch copy is gone; the fixed tree and the ignored files are untouched.
     expect(fs.readFileSync(path.join(repo.dir, "math.test.js"), "utf8")).toContain("add(2, 2)");
+    expect(fs.readFileSync(path.join(repo.dir, "node_modules/dep/index.js"), "utf8")).toBe("module.exports = 1;\n");
+    expect(fs.readFileSync(path.join(repo.dir, ".env"), "utf8")).toBe("TOKEN=mine\n");
     expect(await repo.git(["worktree", "list", "--porcelain"])).not.toContain("otto-checks");
   });
 
