@@ -137,12 +137,19 @@ describe("each spelling of weakening the checks fails the PR's own checks, resto
   });
 
   it("an .npmrc with script-shell=/bin/true", async () => {
-    const { judged, fixed, repo } = await judge(PROJECTS.runner, NPM, async (dir) => write(dir, ".npmrc", "script-shell=/bin/true\n"));
+    // The project's own .npmrc (tracked, so the sandbox shows it): the fix adds the line to it.
+    const project = { ...PROJECTS.runner, ".npmrc": "fund=false\n" };
+    const { judged, fixed, repo } = await judge(project, NPM, async (dir) => write(dir, ".npmrc", "fund=false\nscript-shell=/bin/true\n"));
     expect(fixed[0]?.passed).toBe(true);
     expect(judged.kind).toBe("failed");
     expect(judged.kind === "failed" && judged.restored).toEqual([".npmrc"]);
     // The fixed tree is as the fix left it.
-    expect(fs.readFileSync(path.join(repo.dir, ".npmrc"), "utf8")).toBe("script-shell=/bin/true\n");
+    expect(fs.readFileSync(path.join(repo.dir, ".npmrc"), "utf8")).toBe("fund=false\nscript-shell=/bin/true\n");
+  });
+
+  it("a new, untracked .npmrc is not even read where the fix made it: the sandbox hides it (it may hold a registry token)", async () => {
+    const { fixed } = await judge(PROJECTS.runner, NPM, async (dir) => write(dir, ".npmrc", "script-shell=/bin/true\n"));
+    expect(fixed[0]?.passed).toBe(false);
   });
 
   it("the root test.js that `node --test` runs, deleted", async () => {
