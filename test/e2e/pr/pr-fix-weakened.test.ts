@@ -255,12 +255,18 @@ describe("a fix cannot turn CI green by weakening the checks", () => {
     expect(e2e.model.requests.filter(isFixReview)).toEqual([]);
   });
 
-  it("a session that adds an .npmrc with script-shell=/bin/true passes `npm test` where it made it, and is refused once the PR's configuration is restored", async () => {
-    const { ws, client, head } = await setup(e2e, forges, 1, NPM_PROJECT);
+  it("a session that adds script-shell=/bin/true to the project's .npmrc passes `npm test` where it made it, and is refused once the PR's configuration is restored", async () => {
+    // The project's own .npmrc is tracked, so the sandbox shows it (a new, untracked one it hides).
+    const { ws, client, head } = await setup(e2e, forges, 1, { ...NPM_PROJECT, ".npmrc": "fund=false\n" });
     e2e.model.script(
       fixReview("APPROVE"),
       analysis(ws, summary("code: add() subtracts", "\n\n## Cause files\n- `src/math.js`: add() subtracts")),
-      session("a quieter shell", () => true, [write(ws, ".npmrc", "script-shell=/bin/true\n", "call_npmrc")], "Fix summary: Configure npm"),
+      session(
+        "a quieter shell",
+        () => true,
+        [write(ws, ".npmrc", "fund=false\nscript-shell=/bin/true\n", "call_npmrc")],
+        "Fix summary: Configure npm",
+      ),
     );
 
     await ottoPr(client, "fix");
