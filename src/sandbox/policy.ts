@@ -24,7 +24,7 @@ export interface SandboxPolicy {
   tree: string[];
   /** Writable: the package caches. */
   caches: string[];
-  /** Read-only although inside a writable folder: git's config, hooks and info of every git directory. */
+  /** Read-only although inside a writable folder: git's config, hooks, info, commondir, gitdir and modules of every git directory, and a linked worktree's `.git` file. */
   readOnly: string[];
   /** Invisible: credential stores, otto's own config and data, OpenCode's provider keys, the SSH agent. */
   hidden: string[];
@@ -93,9 +93,14 @@ export function sandboxPolicy(input: { cwd: string; tree: TreePaths; env: Env })
   const { cwd, tree, env } = input;
   const temp = unique(["/tmp", "/var/tmp", ...(env.TMPDIR ? [path.resolve(env.TMPDIR)] : [])]);
   const own = unique([path.resolve(tree.root), ...tree.gitDirs.map((d) => path.resolve(d))]);
-  const readOnly = tree.gitDirs.flatMap((dir) =>
-    ["config", "config.worktree", "hooks", "info"].map((name) => path.join(path.resolve(dir), name)),
-  );
+  // What decides where git looks (commondir, gitdir, a linked worktree's .git file) and what it runs.
+  const dotGit = path.join(path.resolve(tree.root), ".git");
+  const readOnly = [
+    ...tree.gitDirs.flatMap((dir) =>
+      ["config", "config.worktree", "hooks", "info", "commondir", "gitdir", "modules"].map((name) => path.join(path.resolve(dir), name)),
+    ),
+    ...(tree.gitDirs.length > 0 && !own.includes(dotGit) ? [dotGit] : []),
+  ];
   return {
     cwd: path.resolve(cwd),
     tree: own,
