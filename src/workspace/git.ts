@@ -197,7 +197,13 @@ export async function treePaths(cwd: string): Promise<TreePaths> {
 }
 
 /** One git process: `argv` is git's (or the sandbox's around it); `hooks` keeps the repository's hooks path. */
-function spawnGit(args: readonly string[], options: GitOptions, argv: readonly string[], env: Env | undefined, hooks: boolean): Promise<GitResult> {
+function spawnGit(
+  args: readonly string[],
+  options: GitOptions,
+  argv: readonly string[],
+  env: Env | undefined,
+  hooks: boolean,
+): Promise<GitResult> {
   const timeoutMs = options.timeoutMs ?? defaultTimeout(args, options.timeouts);
   const maxBuffer = options.maxBuffer ?? 64 * 1024 * 1024;
   const command = describeCommand(args, options.cwd);
