@@ -211,7 +211,7 @@ export class SessionGuard {
       import("../sandbox/index.ts"),
       import("../workspace/git.ts"),
     ]);
-    const plan = planCommand({ mode, cwd: workdir, tree: await treePaths(workdir), env: this.deps.env }, command);
+    const plan = planCommand({ mode, cwd: workdir, tree: await treePaths(workdir, mode), env: this.deps.env }, command);
     if (plan.sandbox !== "none") return sandboxedLine(plan, this.deps.env);
     if (mode !== "off" && !this.#saidNoSandbox) {
       this.#saidNoSandbox = true;

@@ -61,7 +61,10 @@ export async function runCheck(command: string, options: VerifyOptions): Promise
   const started = Date.now();
   const base = options.env ?? process.env;
   // Throws sandbox_required before anything runs when the config demands a sandbox that is missing.
-  const plan = planCommand({ mode: options.sandbox, cwd: options.cwd, tree: await treePaths(options.cwd), env: base }, command);
+  const plan = planCommand(
+    { mode: options.sandbox, cwd: options.cwd, tree: await treePaths(options.cwd, options.sandbox), env: base },
+    command,
+  );
   const [file, ...args] = plan.argv;
   const child = execa(file ?? "/bin/sh", args, {
     cwd: options.cwd,

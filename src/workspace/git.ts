@@ -4,7 +4,7 @@ import { OttoError, type Env } from "../core/index.ts";
 import { guardedEnvironment } from "../sandbox/index.ts";
 import { planCommand, shellQuote, type SandboxMode, type TreePaths } from "../sandbox/index.ts";
 import { removeOwnIndexLock } from "./index-lock.ts";
-import { checkTreeLayout } from "./tree-layout.ts";
+import { checkTreeLayout, heldSandbox } from "./tree-layout.ts";
 
 /** What a git command produced. A non-zero exit is data, not an exception. */
 export interface GitResult {
@@ -172,26 +172,46 @@ export function describeCommand(args: readonly string[], cwd: string): string {
  * leads where otto first found it (tree-layout.ts).
  */
 export async function runGit(args: readonly string[], options: GitOptions): Promise<GitResult> {
-  checkTreeLayout(options.cwd);
+  const layout = checkTreeLayout(options.cwd);
   const argv = withDiffFlags(args);
+  const env = options.env ?? process.env;
   const hooks = options.hooks;
-  if (!hooks) return spawnGit(argv, options, [options.binary ?? "git", ...argv], options.env, false);
   // git with the repository's hooks, inside the sandbox: the hooks get the tree (git directories
   // writable, their config and hooks read-only) and the environment of a guarded session.
-  const env = options.env ?? process.env;
-  const tree = await treePaths(options.cwd);
+  if (hooks) return boxed(argv, options, env, await treePaths(options.cwd, hooks.sandbox), hooks.sandbox, true);
+  // In a tree sandboxed code held, every local command runs boxed too: what git reads there
+  // (attributes, a nested repository, the index) was written by code otto did not write.
+  const mode = layout ? heldSandbox(layout.root) : undefined;
+  if (layout && mode && mode !== "off" && !OUTSIDE.has(subcommand(args) ?? "")) {
+    // "auto" here even when the config says "required": no flow lets code run unboxed in that mode, so a
+    // machine without a sandbox has no such tree; refusing otto's own cleanup would help no one.
+    return boxed(argv, options, env, { root: layout.root, gitDirs: [...new Set([layout.gitDir, layout.commonDir])] }, "auto", false);
+  }
+  return spawnGit(argv, options, [options.binary ?? "git", ...argv], options.env, false);
+}
+
+/**
+ * Network commands need the user's credentials, and `worktree` writes outside the tree: they run
+ * outside the sandbox, after the layout check and with the hardened configuration.
+ */
+const OUTSIDE = new Set([...NETWORK, "worktree", "init"]);
+
+function boxed(argv: string[], options: GitOptions, env: Env, tree: TreePaths, mode: SandboxMode, hooks: boolean): Promise<GitResult> {
   const line = [options.binary ?? "git", ...argv].map(shellQuote).join(" ");
-  const { argv: boxed } = planCommand({ mode: hooks.sandbox, cwd: options.cwd, tree, env }, line);
-  return spawnGit(argv, options, boxed, guardedEnvironment(env), true);
+  const plan = planCommand({ mode, cwd: options.cwd, tree, env }, line);
+  if (plan.sandbox === "none" && !hooks) return spawnGit(argv, options, [options.binary ?? "git", ...argv], options.env, false);
+  return spawnGit(argv, options, plan.argv, guardedEnvironment(env), hooks);
 }
 
 /**
  * The tree around `cwd` and its git directories (a linked worktree has its own and the common
  * one), for the sandbox: from otto's record of the tree's layout, never from git run in a tree
- * sandboxed code may have written (tree-layout.ts). Throws `git_layout_changed` / `git_layout_invalid`.
+ * sandboxed code may have written (tree-layout.ts). `sandbox`: the mode the code about to run
+ * there is wrapped in; from then on otto's own local git in that tree runs in the sandbox too.
+ * Throws `git_layout_changed` / `git_layout_invalid`.
  */
-export async function treePaths(cwd: string): Promise<TreePaths> {
-  const layout = checkTreeLayout(cwd);
+export async function treePaths(cwd: string, sandbox?: SandboxMode): Promise<TreePaths> {
+  const layout = checkTreeLayout(cwd, sandbox);
   if (!layout) return { root: cwd, gitDirs: [] };
   return { root: layout.root, gitDirs: [...new Set([layout.gitDir, layout.commonDir])] };
 }

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { OttoError } from "../core/index.ts";
-import { within } from "../sandbox/index.ts";
+import { within, type SandboxMode } from "../sandbox/index.ts";
 
 /*
  * Where a tree's git directories are, read from the filesystem only. Asking git (`rev-parse`)
@@ -27,6 +27,13 @@ export interface TreeLayout {
  * not take a tampered layout as the first reading. Otto forgets a tree it removes itself.
  */
 const recorded = new Map<string, TreeLayout>();
+
+/*
+ * The trees sandboxed code has held (a session's command, a check, a hook), with the sandbox mode
+ * it ran in: otto's local git commands there run in the sandbox too (git.ts). Set where the code
+ * is wrapped (treePaths with a mode), so no flow has to pass the mode down to every git call.
+ */
+const held = new Map<string, SandboxMode>();
 
 function invalid(root: string, what: string): OttoError {
   return new OttoError(
@@ -139,9 +146,11 @@ export function readTreeLayout(cwd: string): TreeLayout | undefined {
  * is recorded, a later one that differs throws `git_layout_changed`. A few stat and read calls,
  * no git: runGit calls it before every git command.
  */
-export function checkTreeLayout(cwd: string): TreeLayout | undefined {
+export function checkTreeLayout(cwd: string, sandbox?: SandboxMode): TreeLayout | undefined {
   const layout = readTreeLayout(cwd);
   if (!layout) return undefined;
+  // A mode other than "off" sticks: code that once ran boxed there may have left anything.
+  if (sandbox && (held.get(layout.root) ?? "off") === "off") held.set(layout.root, sandbox);
   const before = recorded.get(layout.root);
   if (!before) {
     recorded.set(layout.root, layout);
@@ -151,8 +160,15 @@ export function checkTreeLayout(cwd: string): TreeLayout | undefined {
   return before;
 }
 
+/** The sandbox mode sandboxed code held the tree at `root` in (its layout's root), if any did. */
+export function heldSandbox(root: string): SandboxMode | undefined {
+  return held.get(root);
+}
+
 /** Otto removed the tree at `root` (its temporary worktree): a new tree may be made there. */
 export function forgetTreeLayout(root: string): void {
-  recorded.delete(realOr(root));
-  recorded.delete(path.resolve(root));
+  for (const key of [realOr(root), path.resolve(root)]) {
+    recorded.delete(key);
+    held.delete(key);
+  }
 }

@@ -322,3 +322,48 @@ describe.skipIf(!sandboxed)("otto's own git and the sandbox (real bubblewrap)", 
     }
   });
 });
+
+describe.skipIf(!sandboxed)("otto's own git in a tree sandboxed code held (real bubblewrap)", () => {
+  it("local commands run in the sandbox once a check ran there (no token, home read-only); network commands and other trees do not", async () => {
+    const { home, env: base } = setup();
+    const env = { ...base, GITHUB_TOKEN: "ghp_ownGitTokenValue0123456789abcdef" };
+    // Stands in for git: says what it sees and tries to write the user's home.
+    const probe = path.join(outside ?? "", "git-probe.sh");
+    fs.writeFileSync(
+      probe,
+      `#!/bin/sh\necho "token=[$GITHUB_TOKEN]"\necho x > '${path.join(home, ".bashrc")}' 2>/dev/null && echo wrote\nexit 0\n`,
+      {
+        mode: 0o755,
+      },
+    );
+    repo = await createRepo({ remote: false });
+    const other = await createRepo({ remote: false });
+    try {
+      const before = await runGit(["status"], { cwd: repo.dir, env, binary: probe });
+      expect(before.stdout).toContain("token=[ghp_ownGitTokenValue0123456789abcdef]");
+      expect(before.stdout).toContain("wrote");
+      fs.rmSync(path.join(home, ".bashrc"));
+
+      expect((await runCheck("true", { cwd: repo.dir, sandbox: "auto", env, timeoutMs: 30_000 })).passed).toBe(true);
+      for (const args of [["status"], ["--literal-pathspecs", "commit", "-m", "x"], ["diff", "HEAD"]]) {
+        const boxed = await runGit(args, { cwd: repo.dir, env, binary: probe });
+        expect(boxed.stdout).toContain("token=[]");
+        expect(boxed.stdout).not.toContain("wrote");
+      }
+      expect(fs.existsSync(path.join(home, ".bashrc"))).toBe(false);
+      // The push and fetch need the user's credentials: outside, after the layout check.
+      expect((await runGit(["fetch", "origin"], { cwd: repo.dir, env, binary: probe })).stdout).toContain("token=[ghp_");
+      fs.rmSync(path.join(home, ".bashrc"), { force: true });
+      expect((await runGit(["status"], { cwd: other.dir, env, binary: probe })).stdout).toContain("token=[ghp_");
+
+      // Real git works there, boxed: a commit of what the check made.
+      fs.writeFileSync(path.join(repo.dir, "made.txt"), "made\n");
+      const git = (args: string[], o: { cwd: string; input?: string }) => runGit(args, { ...o, env });
+      const result = await commitAll(git, repo.dir, "made", { baseline: { entries: {} } });
+      expect(result.sha).toMatch(/^[0-9a-f]{7,}$/);
+      expect(await repo.git(["show", "--name-only", "--format=", "HEAD"])).toBe("made.txt");
+    } finally {
+      other.cleanup();
+    }
+  });
+});
