@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { error, slashCommand, text, useE2E, type RecordedCall, type Workspace } from "../../support/index.ts";
-import { useForges } from "../pr/forges.ts";
+import { ottoCommand, useForges } from "../pr/forges.ts";
 
 /*
  * /pr-review one-shot through real OpenCode: the PR's branch lives in a real bare remote, the
@@ -130,9 +130,10 @@ describe("/pr-review one-shot through real OpenCode", () => {
       ],
     });
 
-    const post = await e2e.run(ws, ["run", "--command", "pr-review", "--", "post", "1,3"]);
-    expect(post.exitCode, post.stderr).toBe(0);
-    expect(post.stdout).toContain("Posted 2 inline comments on PR #5 as one review: https://github.com/octo/app/pull/5");
+    // The two posts in one served OpenCode (the review above ran headless): one OpenCode start, not two.
+    const { client } = await e2e.serve(ws);
+    const post = await ottoCommand(client, "pr-review", "post 1,3");
+    expect(post).toContain("Posted 2 inline comments on PR #5 as one review: https://github.com/octo/app/pull/5");
     const [first, ...others] = posts(f.gh.calls, "/pulls/5/reviews");
     expect(others).toEqual([]);
     expect(first?.status).toBe(200);
@@ -159,10 +160,9 @@ describe("/pr-review one-shot through real OpenCode", () => {
     ]);
 
     // The out-of-diff comment goes into a review's body, with the summary; posted ids are not repeated.
-    const rest = await e2e.run(ws, ["run", "--command", "pr-review", "--", "post", "all", "--summary"]);
-    expect(rest.exitCode, rest.stderr).toBe(0);
-    expect(rest.stdout).toContain("Posted 0 inline comments and 1 in the summary (outside the diff) on PR #5 as one review");
-    expect(rest.stdout).toContain("Skipped 1, 3: posted already.");
+    const rest = await ottoCommand(client, "pr-review", "post all --summary");
+    expect(rest).toContain("Posted 0 inline comments and 1 in the summary (outside the diff) on PR #5 as one review");
+    expect(rest).toContain("Skipped 1, 3: posted already.");
     const second = posts(f.gh.calls, "/pulls/5/reviews")[1]?.body as { body: string; comments: unknown[] };
     expect(second.comments).toEqual([]);
     expect(second.body).toContain("`src/auth.ts:20` (warning) **Far from the change**: v20 is exported twice elsewhere.");

@@ -2,12 +2,13 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { git, slashCommand, useE2E, type Workspace } from "../../support/index.ts";
+import { ottoCommand } from "../pr/forges.ts";
 
 describe("/otto-repo and /otto-worktree inside real OpenCode", () => {
   const e2e = useE2E();
 
   /** One slash command through `opencode run`, the scripted model calling the command's tool. */
-  async function command(ws: Workspace, name: "otto-repo" | "otto-worktree", args: string[]): Promise<string> {
+  async function command(ws: Workspace, name: "otto-repo", args: string[]): Promise<string> {
     e2e.model.script(...slashCommand(name.replace("-", "_")));
     const result = await e2e.run(ws, ["run", "--command", name, "--", ...args]);
     expect(result.exitCode, result.stderr).toBe(0);
@@ -36,16 +37,22 @@ describe("/otto-repo and /otto-worktree inside real OpenCode", () => {
     const ws = await e2e.workspace({ remote: true });
     ws.writeOttoConfig({ repos: [{ name: "app", primary_dir: ws.project, branch_template: "users/me/{{name}}" }] }, "user");
     const dir = path.join(`${ws.project}-wt`, "fix-auth");
+    // One served OpenCode for the three commands (the headless path is the test above): one start, not three.
+    const { client } = await e2e.serve(ws);
+    const worktree = async (args: string): Promise<string> => {
+      e2e.model.script(...slashCommand("otto_worktree"));
+      return ottoCommand(client, "otto-worktree", args);
+    };
 
-    const added = await command(ws, "otto-worktree", ["add", "fix-auth"]);
+    const added = await worktree("add fix-auth");
     expect(added).toContain(`Created worktree ${dir} on branch 'users/me/fix-auth'`);
     expect(await git(["rev-parse", "--abbrev-ref", "HEAD"], dir)).toBe("users/me/fix-auth");
 
-    const listed = await command(ws, "otto-worktree", ["list"]);
+    const listed = await worktree("list");
     expect(listed).toContain(`| main | ${ws.project} (primary) | clean | origin/main ↑0 ↓0 | - |`);
     expect(listed).toContain(`| users/me/fix-auth | ${dir} | clean | no upstream | - |`);
 
-    const removed = await command(ws, "otto-worktree", ["remove", "fix-auth", "--delete-branch"]);
+    const removed = await worktree("remove fix-auth --delete-branch");
     expect(removed).toContain(`Removed worktree ${dir} of repo 'app'.`);
     expect(removed).toContain("Deleted branch 'users/me/fix-auth'.");
     expect(fs.existsSync(dir)).toBe(false);
