@@ -350,7 +350,10 @@ describe("/otto-pr ci with the job's own token, as GitHub gives it (no GET /user
     };
     const failedRun = (sha: string): Payload => {
       const p = rewrite(
-        example("workflow_run", (e) => e.action === "completed" && (e.workflow_run as { pull_requests: unknown[] }).pull_requests.length > 0),
+        example(
+          "workflow_run",
+          (e) => e.action === "completed" && (e.workflow_run as { pull_requests: unknown[] }).pull_requests.length > 0,
+        ),
         { apiUrl: f.gh.apiUrl, repo: "octo/app" },
       );
       const run = p.workflow_run as Record<string, unknown>;
@@ -391,7 +394,11 @@ describe("/otto-pr ci with the job's own token, as GitHub gives it (no GET /user
 
     // 2. The same event again: the state comment is trusted, nothing happens.
     const again = await job("workflow_run", failedRun(pr.head.sha));
-    recordFigure({ name: "ci (job token): a failure event delivered again, second fixes started", tried: 1, through: modelWork() > work ? 1 : 0 });
+    recordFigure({
+      name: "ci (job token): a failure event delivered again, second fixes started",
+      tried: 1,
+      through: modelWork() > work ? 1 : 0,
+    });
     expect(again.exitCode, again.stderr).toBe(0);
     expect(again.stdout).toContain("otto ci: nothing to do: otto already worked on the failure of");
     expect(modelWork()).toBe(work);

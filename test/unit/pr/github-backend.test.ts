@@ -161,7 +161,9 @@ describe("GitHub backend with an installation token (a GitHub App's, GitHub Acti
   let gh: FakeGithub;
   afterEach(async () => gh.close());
   const backendFor = (github: Record<string, unknown>) =>
-    createGithubBackend(testDeps(testConfig({ pr: { providers: { github: { api_url: gh.apiUrl, token: FAKE_GITHUB_TOKEN, ...github } } } })));
+    createGithubBackend(
+      testDeps(testConfig({ pr: { providers: { github: { api_url: gh.apiUrl, token: FAKE_GITHUB_TOKEN, ...github } } } })),
+    );
 
   it("GET /user is refused: the login is pr.providers.github.bot_login, and without it an error that says so, never a guess", async () => {
     gh = await startFakeGithub({ installation: { bot: "github-actions[bot]", permissions: PERMISSIONS } });

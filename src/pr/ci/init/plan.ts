@@ -82,7 +82,14 @@ export function planCiInit(input: CiInitPlanInput): CiInitPlan {
 }
 
 /** A Dependabot entry for the workflow's actions: https://docs.github.com/en/code-security/dependabot/working-with-dependabot/keeping-your-actions-up-to-date-with-dependabot */
-export const DEPENDABOT = ["version: 2", "updates:", '  - package-ecosystem: "github-actions"', '    directory: "/"', "    schedule:", '      interval: "weekly"'];
+export const DEPENDABOT = [
+  "version: 2",
+  "updates:",
+  '  - package-ecosystem: "github-actions"',
+  '    directory: "/"',
+  "    schedule:",
+  '      interval: "weekly"',
+];
 
 const SOURCE: Record<ProviderSecrets["source"], string> = {
   opencode: "as OpenCode reads it",
@@ -113,7 +120,9 @@ export function describeCiInit(plan: CiInitPlan, forge: CiForge, jobs: string[])
       "   - optional, so that your CI re-runs on otto's fix (pushes made with the default GITHUB_TOKEN start no workflow run): a GitHub App with Contents, Pull requests and Actions read and write, Checks and Commit statuses read, as the variable `OTTO_APP_ID` and the secret `OTTO_APP_PRIVATE_KEY` (the job mints a fresh token each run); or `OTTO_GITHUB_TOKEN`, a fine-grained token of a machine account (every comment of that account counts as otto's own, so not a person's).",
       `2. Permissions: the workflow grants its job exactly ${Object.entries(JOB_PERMISSIONS)
         .map(([k, v]) => `${k}: ${v}`)
-        .join(", ")}. If your organization caps the workflow token below that (Settings → Actions → General → Workflow permissions), allow read and write there; otto's pushes also need the PR branch not to be protected against them.`,
+        .join(
+          ", ",
+        )}. If your organization caps the workflow token below that (Settings → Actions → General → Workflow permissions), allow read and write there; otto's pushes also need the PR branch not to be protected against them.`,
       `3. Commit ${written[0] ?? ""} on the default branch: workflow_run and comment events run workflows from there only.`,
       "4. Keep the pinned actions current: add this to .github/dependabot.yml (Dependabot updates the commit pins and their comments):",
       ...DEPENDABOT.map((l) => `       ${l}`),
