@@ -6,6 +6,7 @@ import type { Env } from "../core/index.ts";
  */
 export const ENV_OVERRIDES = [
   { name: "GITHUB_TOKEN", key: "pr.providers.github.token" },
+  { name: "OTTO_GITHUB_BOT_LOGIN", key: "pr.providers.github.bot_login" },
   { name: "OTTO_ADO_PAT", key: "pr.providers.ado.pat" },
   { name: "OPENCODE_SERVER_PASSWORD", key: "opencode.password" },
   { name: "OPENCODE_SERVER_USERNAME", key: "opencode.username" },

@@ -10,7 +10,7 @@ import { findState, renderState, type CiState, type FoundState } from "./state.t
 export interface StateStore {
   found: FoundState;
   /** The token's user, as getComments' authors are compared with it. */
-  me: string | undefined;
+  me: string;
   comments: PrComment[];
   save(state: CiState): Promise<void>;
 }
@@ -21,7 +21,9 @@ export async function openStateStore(
   secrets: readonly string[],
   log: (message: string) => void,
 ): Promise<StateStore> {
-  const [me, comments] = await Promise.all([backend.currentUser(pr).catch(() => undefined), backend.getComments(pr)]);
+  // No identity, no job: without it otto trusts none of its state comments, and a fix that keeps
+  // failing would start again on every run (max_fix_attempts, the day's spend and handled heads lost).
+  const [me, comments] = await Promise.all([backend.currentUser(pr), backend.getComments(pr)]);
   const found = findState(comments, me);
   for (const line of found.ignored) log(line);
   let commentId = found.commentId;

@@ -107,7 +107,25 @@ export function createGithubBackend(deps: BackendDeps): PrBackend {
     });
 
   // The token's user never changes for a backend's life (the config is read again each cycle).
-  const me = lazy(() => call("the token's user", async (octokit) => (await octokit.request("GET /user")).data.login));
+  const me = lazy(() =>
+    call("the token's user", async (octokit) => {
+      try {
+        return (await octokit.request("GET /user")).data.login;
+      } catch (error) {
+        // Installation tokens (a GitHub App's, GitHub Actions' own) may not read /user: "Resource not
+        // accessible by integration". Their author is a bot whose login otto is told, never guesses.
+        // https://docs.github.com/en/rest/users/users#get-the-authenticated-user (a rate limit's 403 says otherwise)
+        const refused = (error as { status?: unknown }).status === 403 && /not accessible by integration/i.test(String(error));
+        if (!refused) throw error;
+        if (settings.bot_login) return settings.bot_login;
+        throw new OttoError(
+          "github_identity_unknown",
+          "The GitHub token cannot read its own user (GET /user answers 403: an App's or GitHub Actions' token), so otto cannot tell its own comments from others'.",
+          "Set pr.providers.github.bot_login (or OTTO_GITHUB_BOT_LOGIN) to the login its comments show: github-actions[bot] for the Actions token, <app-slug>[bot] for a GitHub App.",
+        );
+      }
+    }),
+  );
   // Permissions by `repo login`, kept for the backend's life: one watcher cycle or one command.
   const permissions = new Map<string, Promise<AuthorAccess>>();
   const permissionOf = (pr: PrInfo, login: string): Promise<AuthorAccess> => {

@@ -8,6 +8,7 @@ import { pathWithout, slashCommand, text, useE2E, type Workspace } from "../../s
 import { useForges, type Forges } from "../pr/forges.ts";
 import { BRANCH, FIXED, analysis, cloneOfPr, fixReview, fixer, isAnalysis, isFix, summary } from "../pr/fix-script.ts";
 import { eventFile, example, freshRunner, rewrite } from "../ci/payloads.ts";
+import { jobPermissions, jobRuns, stepEnv } from "./workflow-job.ts";
 
 /*
  * otto's PR work as a GitHub Actions job: real `opencode run --command otto-pr -- ci` in the PR's
@@ -323,5 +324,118 @@ describe("/otto-pr ci on GitHub Actions (real OpenCode, fake GitHub, real git)",
     } finally {
       fs.rmSync(scratch, { recursive: true, force: true });
     }
+  });
+});
+
+describe("/otto-pr ci with the job's own token, as GitHub gives it (no GET /user, only the workflow's permissions)", () => {
+  const e2e = useE2E();
+  const BOT = "github-actions[bot]";
+  const forges = useForges({ github: { installation: { bot: BOT, permissions: jobPermissions } } });
+
+  it("a failed run is fixed once, the same event again does nothing, the fix's own failure stops at max_fix_attempts; an outsider's /otto fix starts no job", async () => {
+    const f = await forges();
+    const pr = f.gh.state.addPr({ number: 1, title: "Add math", branch: BRANCH });
+    f.gh.state.setChecks(pr, [{ name: "build" }, { name: "unit", conclusion: "failure", log: JOB_LOG }]);
+    const ws = await e2e.workspace({
+      remote: true,
+      userOttoConfig: { models: { primary: "mock/m1" }, pr: { request_timeout: "2s", max_fix_attempts: 1 } },
+      env: { GITHUB_TOKEN: f.env.GITHUB_TOKEN! },
+    });
+    await cloneOfPr(ws);
+    await ws.repo.git(["checkout", "-q", "main"]);
+    e2e.model.script({ ...slashCommand("otto_pr")[0]!, times: Infinity }, { ...slashCommand("otto_pr")[1]!, times: Infinity });
+    const before = (await ws.repo.remoteLog(BRANCH))[0]?.sha;
+    // The login otto's comments show, as the workflow computes it for the job's own token (no App, no OTTO_GITHUB_TOKEN).
+    const botLogin = stepEnv("OTTO_GITHUB_BOT_LOGIN", {});
+    expect(botLogin).toBe(BOT);
+
+    const job = async (name: string, payload: Payload) => {
+      // The runner starts the job only when its `if:` holds for the event.
+      expect(jobRuns(name, payload, "octo/app")).toBe(true);
+      const { file, dir } = eventFile(payload);
+      try {
+        const env = {
+          ...freshRunner(ws.root),
+          GITHUB_ACTIONS: "true",
+          GITHUB_EVENT_NAME: name,
+          GITHUB_EVENT_PATH: file,
+          GITHUB_REPOSITORY: "octo/app",
+          GITHUB_API_URL: f.gh.apiUrl,
+          GITHUB_SERVER_URL: "https://github.com",
+          OTTO_GITHUB_BOT_LOGIN: botLogin,
+        };
+        return await e2e.run(ws, ["run", "--command", "otto-pr", "--", "ci"], { env, timeoutMs: 150_000 });
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    };
+    const failedRun = (sha: string): Payload => {
+      const p = rewrite(
+        example(
+          "workflow_run",
+          (e) => e.action === "completed" && (e.workflow_run as { pull_requests: unknown[] }).pull_requests.length > 0,
+        ),
+        { apiUrl: f.gh.apiUrl, repo: "octo/app" },
+      );
+      const run = p.workflow_run as Record<string, unknown>;
+      Object.assign(run, { conclusion: "failure", head_sha: sha, head_branch: BRANCH });
+      (run.head_repository as Record<string, unknown>).full_name = "octo/app";
+      run.pull_requests = [{ number: 1, head: { ref: BRANCH, sha, repo: { full_name: "octo/app" } } }];
+      return p;
+    };
+    const modelWork = () => e2e.model.requests.filter((r) => isAnalysis(r) || isFix(r)).length;
+    const states = () => f.gh.state.comments.filter((c) => c.body.includes("<!-- otto:state v1 "));
+
+    // An outsider's `/otto fix` (GitHub's own example payload, author_association NONE) starts no job at all.
+    const outsider = rewrite(
+      example("issue_comment", (e) => e.action === "created"),
+      { apiUrl: f.gh.apiUrl, repo: "octo/app" },
+    );
+    (outsider.issue as Record<string, unknown>).pull_request = { url: `${f.gh.apiUrl}/repos/octo/app/pulls/1` };
+    Object.assign(outsider.comment as Record<string, unknown>, { body: "/otto fix", author_association: "NONE" });
+    const outsiderRuns = jobRuns("issue_comment", outsider, "octo/app");
+    recordFigure({ name: "ci: /otto fix by an outsider, jobs started (the workflow's if:)", tried: 1, through: outsiderRuns ? 1 : 0 });
+    expect(outsiderRuns).toBe(false);
+    // The same comment by a collaborator does start it (the condition can pass).
+    (outsider.comment as Record<string, unknown>).author_association = "COLLABORATOR";
+    expect(jobRuns("issue_comment", outsider, "octo/app")).toBe(true);
+
+    // 1. The failure is fixed, and the state comment is the bot's, read back as otto's own.
+    e2e.model.script(fixReview("APPROVE"), analysis(ws, summary("code: add() subtracts")), fixer(ws, FIXED));
+    const first = await job("workflow_run", failedRun(pr.head.sha));
+    expect(first.exitCode, first.stderr).toBe(0);
+    expect(first.stdout).toContain("(pushed)");
+    const fixed = (await ws.repo.remoteLog(BRANCH))[0]?.sha;
+    expect(fixed).not.toBe(before);
+    // The fake refused /user, as GitHub does for this token; every other call was within the permissions.
+    expect(f.gh.calls.filter((c) => c.path.endsWith("/user")).map((c) => c.status)).toEqual([403]);
+    expect(f.gh.calls.filter((c) => c.status === 403 && !c.path.endsWith("/user"))).toEqual([]);
+    expect(states().map((c) => c.user.login)).toEqual([BOT]);
+    const work = modelWork();
+
+    // 2. The same event again: the state comment is trusted, nothing happens.
+    const again = await job("workflow_run", failedRun(pr.head.sha));
+    recordFigure({
+      name: "ci (job token): a failure event delivered again, second fixes started",
+      tried: 1,
+      through: modelWork() > work ? 1 : 0,
+    });
+    expect(again.exitCode, again.stderr).toBe(0);
+    expect(again.stdout).toContain("otto ci: nothing to do: otto already worked on the failure of");
+    expect(modelWork()).toBe(work);
+
+    // 3. The fix's own head fails: max_fix_attempts (1) is reached, otto gives up without a model.
+    pr.head.sha = fixed!;
+    f.gh.state.setChecks(pr, [{ name: "unit", conclusion: "failure", log: JOB_LOG }]);
+    const third = await job("workflow_run", failedRun(fixed!));
+    recordFigure({ name: "ci (job token): fixes started past max_fix_attempts", tried: 1, through: modelWork() > work ? 1 : 0 });
+    expect(third.exitCode, third.stderr).toBe(0);
+    expect(modelWork()).toBe(work);
+    expect((await ws.repo.remoteLog(BRANCH))[0]?.sha).toBe(fixed);
+    const state = parseState(states()[0]!.body);
+    expect(state?.ok && state.state.gave_up).toBeTruthy();
+    // One state comment throughout, edited in place.
+    expect(states()).toHaveLength(1);
+    expect(e2e.model.unmatched()).toEqual([]);
   });
 });

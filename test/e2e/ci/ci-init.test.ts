@@ -45,8 +45,10 @@ describe("/otto-pr ci init (opencode run --command)", () => {
     expect(first.stdout).toContain("Wrote .github/workflows/otto.yml (not committed");
     expect(first.stdout).toContain("`ANTHROPIC_API_KEY`: anthropic");
     expect(first.stdout).toContain("`OPENAI_API_KEY`: openai");
-    expect(first.stdout).toContain("`OTTO_GITHUB_TOKEN` (optional)");
-    expect(first.stdout).toContain("Pushes made with the default GITHUB_TOKEN start no workflow run");
+    expect(first.stdout).toContain("`OTTO_APP_ID`");
+    expect(first.stdout).toContain("`OTTO_GITHUB_TOKEN`, a fine-grained token of a machine account");
+    expect(first.stdout).toContain("pushes made with the default GITHUB_TOKEN start no workflow run");
+    expect(first.stdout).toContain('package-ecosystem: "github-actions"');
 
     const written = fs.readFileSync(file, "utf8");
     expect(await parserErrors(written)).toEqual([]);
@@ -55,8 +57,19 @@ describe("/otto-pr ci init (opencode run --command)", () => {
       jobs: { otto: { permissions: unknown; steps: Array<{ env?: Record<string, string> }> } };
     };
     expect(doc.on.workflow_run.workflows).toEqual(["Tests"]);
-    expect(doc.jobs.otto.permissions).toEqual({ contents: "write", "pull-requests": "write", checks: "read", actions: "read" });
-    expect(Object.keys(doc.jobs.otto.steps.at(-1)?.env ?? {})).toEqual(["GITHUB_TOKEN", "ANTHROPIC_API_KEY", "OPENAI_API_KEY"]);
+    expect(doc.jobs.otto.permissions).toEqual({
+      contents: "write",
+      "pull-requests": "write",
+      checks: "read",
+      statuses: "read",
+      actions: "write",
+    });
+    expect(Object.keys(doc.jobs.otto.steps.at(-1)?.env ?? {})).toEqual([
+      "GITHUB_TOKEN",
+      "OTTO_GITHUB_BOT_LOGIN",
+      "ANTHROPIC_API_KEY",
+      "OPENAI_API_KEY",
+    ]);
     // Written, not committed: HEAD is where it was and the file is untracked.
     expect(await ws.repo.git(["rev-parse", "HEAD"])).toBe(head);
     expect(await ws.repo.git(["status", "--porcelain", "--untracked-files=all"])).toContain("?? .github/workflows/otto.yml");

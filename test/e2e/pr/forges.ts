@@ -8,6 +8,7 @@ import {
   startFakeHttp,
   type FakeAdo,
   type FakeGithub,
+  type FakeGithubOptions,
   type FakeHttp,
 } from "../../support/index.ts";
 
@@ -22,7 +23,7 @@ export interface Forges {
   env: Record<string, string>;
 }
 
-export function useForges(): () => Promise<Forges> {
+export function useForges(options: { github?: FakeGithubOptions } = {}): () => Promise<Forges> {
   const open: Forges[] = [];
   afterEach(async () => {
     for (const f of open.splice(0)) {
@@ -32,7 +33,7 @@ export function useForges(): () => Promise<Forges> {
     }
   });
   return async () => {
-    const gh = await startFakeGithub({ hangMs: 2_500 });
+    const gh = await startFakeGithub({ hangMs: 2_500, ...options.github });
     const ado = await startFakeAdo({ hangMs: 2_500 });
     const hooks = await startFakeHttp({ handle: () => ({ status: 202 }), faultReply: () => ({ status: 500 }) });
     const forges: Forges = {

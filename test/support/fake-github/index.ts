@@ -1,10 +1,12 @@
 import { createHash } from "node:crypto";
 import { startFakeHttp, type FaultPlan, type ReplyFault, type IncomingRequest, type RecordedCall, type Reply } from "../fake-http.ts";
 import { graphqlProblems, isOttosCall, restProblems } from "./contract.ts";
+import { refusal, type Permissions } from "./permissions.ts";
 import { githubRoutes, graphql } from "./routes.ts";
 import { GithubState } from "./state.ts";
 
 export { isOttosCall } from "./contract.ts";
+export { type Permissions } from "./permissions.ts";
 export {
   GithubState,
   type AuthorAssociation,
@@ -28,6 +30,12 @@ export interface FakeGithubOptions {
   prefix?: "" | "/api/v3";
   /** How long an injected timeout holds a request (default 3 s). */
   hangMs?: number;
+  /**
+   * The kind of token: a person's (default: GET /user answers), or an installation's (a GitHub
+   * App's, GitHub Actions' own): GET /user is a 403, what it writes is the bot's, and every route
+   * needs one of `permissions` (a job's `permissions:`), else 403 as on GitHub.
+   */
+  installation?: { bot: string; permissions: Permissions };
 }
 
 export interface FakeGithub {
@@ -51,6 +59,16 @@ export interface FakeGithub {
 
 export const FAKE_GITHUB_TOKEN = "ghp_fakeTokenForOttoTests0123456789abcd";
 const RATE_LIMIT = 5000;
+
+/** GitHub's answer to an installation token outside its permissions. */
+const forbidden = (): Reply => ({
+  status: 403,
+  body: {
+    message: "Resource not accessible by integration",
+    documentation_url: "https://docs.github.com/rest",
+    status: "403",
+  },
+});
 
 function faultReply(kind: ReplyFault): Reply {
   if (kind === "rate_limit") {
@@ -87,6 +105,15 @@ export async function startFakeGithub(options: FakeGithubOptions = {}): Promise<
   function handle(req: IncomingRequest): Reply {
     if (token !== undefined && !authenticated(req.headers)) {
       return { status: 401, body: { message: "Bad credentials", documentation_url: "https://docs.github.com/rest", status: "401" } };
+    }
+    const installation = options.installation;
+    if (installation) {
+      const path = req.path.startsWith(prefix) ? req.path.slice(prefix.length) : req.path;
+      // https://docs.github.com/en/rest/users/users#get-the-authenticated-user: not for installation tokens.
+      if (req.method === "GET" && path === "/user") return forbidden();
+      const missing = refusal(installation.permissions, req.method, req.path === graphqlPath ? "/graphql" : path);
+      if (missing !== undefined) return forbidden();
+      req = { ...req, headers: { ...req.headers, "x-fake-user": installation.bot } };
     }
     if (req.method === "POST" && req.path === graphqlPath) return graphql(state, req);
     if (!req.path.startsWith(prefix))

@@ -155,3 +155,34 @@ describe("GitHub backend against the fake GitHub", () => {
     }
   });
 });
+
+describe("GitHub backend with an installation token (a GitHub App's, GitHub Actions' own)", () => {
+  const PERMISSIONS = { contents: "write", "pull-requests": "write", checks: "read", actions: "write" } as const;
+  let gh: FakeGithub;
+  afterEach(async () => gh.close());
+  const backendFor = (github: Record<string, unknown>) =>
+    createGithubBackend(
+      testDeps(testConfig({ pr: { providers: { github: { api_url: gh.apiUrl, token: FAKE_GITHUB_TOKEN, ...github } } } })),
+    );
+
+  it("GET /user is refused: the login is pr.providers.github.bot_login, and without it an error that says so, never a guess", async () => {
+    gh = await startFakeGithub({ installation: { bot: "github-actions[bot]", permissions: PERMISSIONS } });
+    const pr = gh.state.addPr({ number: 1, branch: "fix" });
+    const info = await backendFor({}).getPr({ provider: "github", repo: "octo/app", number: 1 });
+    await expect(backendFor({}).currentUser(info)).rejects.toMatchObject({ code: "github_identity_unknown" });
+    expect(await backendFor({ bot_login: "github-actions[bot]" }).currentUser(info)).toBe("github-actions[bot]");
+    expect(gh.calls.filter((c) => c.path === "/user").map((c) => c.status)).toEqual([403, 403]);
+    // What it writes is the bot's.
+    await backendFor({}).postComment(info, "hello");
+    expect(gh.state.comments.filter((c) => c.number === pr.number).map((c) => c.user.login)).toEqual(["github-actions[bot]"]);
+  });
+
+  it("the fake enforces the token's permissions: no statuses: read, no checks (as on GitHub, a 403)", async () => {
+    gh = await startFakeGithub({ installation: { bot: "github-actions[bot]", permissions: PERMISSIONS } });
+    gh.state.addPr({ number: 1, branch: "fix" });
+    const backend = backendFor({});
+    const info = await backend.getPr({ provider: "github", repo: "octo/app", number: 1 });
+    await expect(backend.getPipelineStatus(info)).rejects.toMatchObject({ code: "pr_forbidden" });
+    expect(gh.calls.filter((c) => c.status === 403).map((c) => c.path)).toEqual([`/repos/octo/app/commits/${info.headSha}/status`]);
+  });
+});

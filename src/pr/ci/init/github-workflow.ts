@@ -8,17 +8,42 @@ import { configureLines, indent, installLine, opencodeConfig, ottoConfig, SANDBO
  * on them, and a function is tested as it is written (test/unit/pr/ci-init, with GitHub's parser).
  *
  * Least privilege: nothing at the top, and the job gets exactly what otto uses: contents (push the
- * fix to the PR's branch), pull-requests (comments, replies, the state marker), checks and actions
- * (read the failed run and its logs). Never `pull_request_target`, and no fork's code is checked
- * out: every trigger runs the workflow from the default branch, and the job's `if:` takes only
- * PRs whose head is in this repository.
+ * fix to the PR's branch), pull-requests (comments, replies, the state marker), checks and statuses
+ * (read the failed checks: https://docs.github.com/en/rest/commits/statuses needs statuses: read),
+ * actions: write (read the failed run's logs, re-run its failed jobs after an infrastructure
+ * failure: https://docs.github.com/en/rest/actions/workflow-runs#re-run-failed-jobs-from-a-workflow-run).
+ * Never `pull_request_target`, and no fork's code is checked out: the job's `if:` takes only PRs
+ * whose head is in this repository, and comments only from people with a role in it.
  */
 
 /** Third-party actions pinned by commit (a tag can be moved); the comment names the release. */
 export const ACTIONS = {
   checkout: "actions/checkout@08c6903cd8c0fde910a37f88322edcfb5dd907a8 # v5.0.0",
   setupNode: "actions/setup-node@a0853c24544627f65ddf259abe73b1d18a591444 # v5.0.0",
+  appToken: "actions/create-github-app-token@67018539274d69449ef7c02e8e71183d1719ab42 # v2.1.4",
 } as const;
+
+/** The job's permissions, exactly: the CI e2e gives the fake GitHub these and nothing more. */
+export const JOB_PERMISSIONS = {
+  contents: "write",
+  "pull-requests": "write",
+  checks: "read",
+  statuses: "read",
+  actions: "write",
+} as const;
+
+/** The commenters whose events start the job (otto's own trust check still decides what it does). */
+export const TRUSTED_ASSOCIATIONS = ["OWNER", "MEMBER", "COLLABORATOR"] as const;
+const ROLE = `fromJSON('${JSON.stringify(TRUSTED_ASSOCIATIONS)}')`;
+
+/**
+ * Who wrote otto's comments when the token cannot read `GET /user` (installation tokens answer
+ * 403): the App's bot when the workflow minted an App token, the repository variable
+ * OTTO_BOT_LOGIN when set, `github-actions[bot]` when the job uses its own token. Empty for a
+ * personal token in OTTO_GITHUB_TOKEN, whose `/user` answers.
+ */
+export const BOT_LOGIN =
+  "${{ steps.app-token.outputs.app-slug && format('{0}[bot]', steps.app-token.outputs.app-slug) || vars.OTTO_BOT_LOGIN || (secrets.OTTO_GITHUB_TOKEN == '' && 'github-actions[bot]') || '' }}";
 
 export const TIMEOUT_MINUTES = 60;
 
@@ -60,14 +85,20 @@ function jobCondition(checkSuites: boolean): string[] {
     );
   }
   lines.push(
-    "# A reviewer's comment or review on a PR from this repository, not from a bot (otto included).",
-    "|| ((github.event_name == 'pull_request_review_comment' || github.event_name == 'pull_request_review')",
+    "# A comment or review on a PR from this repository by someone with a role in it, not a bot.",
+    "|| (github.event_name == 'pull_request_review_comment'",
+    `  && contains(${ROLE}, github.event.comment.author_association)`,
     "  && github.event.pull_request.head.repo.full_name == github.repository",
     "  && github.event.sender.type != 'Bot')",
-    "# A PR conversation comment that asks otto (/otto fix, /otto answer). Its payload does not say",
-    "# where the PR's head is: otto reads the PR and skips a fork, and checks who asked.",
+    "|| (github.event_name == 'pull_request_review'",
+    `  && contains(${ROLE}, github.event.review.author_association)`,
+    "  && github.event.pull_request.head.repo.full_name == github.repository",
+    "  && github.event.sender.type != 'Bot')",
+    "# A PR conversation comment starting with /otto (/otto fix, /otto answer) by someone with a role",
+    "# in the repository; otto reads the PR, skips a fork and checks the author's permission itself.",
     "|| (github.event_name == 'issue_comment' && github.event.issue.pull_request",
-    "  && contains(github.event.comment.body, '/otto')",
+    `  && contains(${ROLE}, github.event.comment.author_association)`,
+    "  && startsWith(github.event.comment.body, '/otto ')",
     "  && github.event.sender.type != 'Bot')",
   );
   return lines;
@@ -104,12 +135,6 @@ export function renderGithubWorkflow(input: GithubWorkflowInput): string {
     "# Nothing by default; the job below asks for what otto uses.",
     "permissions: {}",
     "",
-    "# One run per PR at a time, never cancelled halfway (a fix may be pushing): the next event for",
-    "# the same PR waits, then otto's state marker on the PR tells it what is already done.",
-    "concurrency:",
-    `  group: otto-pr-\${{ ${PR_NUMBER} }}`,
-    "  cancel-in-progress: false",
-    "",
     "jobs:",
     "  otto:",
     // Comments cannot go inside the folded expression: they sit above it, one per clause, in order.
@@ -118,12 +143,23 @@ export function renderGithubWorkflow(input: GithubWorkflowInput): string {
     ...condition.filter((l) => !l.startsWith("#")).map((l) => `      ${l}`),
     "    runs-on: ubuntu-latest",
     `    timeout-minutes: ${TIMEOUT_MINUTES}`,
+    "    # One job per PR at a time, never cancelled halfway (a fix may be pushing); on the job, so a",
+    "    # skipped event never joins the group. GitHub keeps one pending job per group: a newer event",
+    "    # replaces a pending one, and otto's state comment tells the next job what is already done.",
+    "    concurrency:",
+    `      group: otto-pr-\${{ ${PR_NUMBER} }}`,
+    "      cancel-in-progress: false",
     "    permissions:",
-    "      contents: write",
-    "      pull-requests: write",
-    "      checks: read",
-    "      actions: read",
+    ...Object.entries(JOB_PERMISSIONS).map(([k, v]) => `      ${k}: ${v}`),
     "    steps:",
+    "      # A GitHub App's token, minted for this job (an installation token lasts an hour, so one kept",
+    "      # in a secret stops working): set the variable OTTO_APP_ID and the secret OTTO_APP_PRIVATE_KEY.",
+    "      - id: app-token",
+    "        if: vars.OTTO_APP_ID != ''",
+    `        uses: ${ACTIONS.appToken}`,
+    "        with:",
+    "          app-id: ${{ vars.OTTO_APP_ID }}",
+    "          private-key: ${{ secrets.OTTO_APP_PRIVATE_KEY }}",
     `      - uses: ${ACTIONS.checkout}`,
     "        with:",
     "          # The default branch whatever the event (a review's event would check out the PR's merge",
@@ -136,6 +172,8 @@ export function renderGithubWorkflow(input: GithubWorkflowInput): string {
     `      - uses: ${ACTIONS.setupNode}`,
     "        with:",
     "          node-version: 22",
+    "          # No cache: a cache saved after a PR's code ran would be restored on the default branch.",
+    "          package-manager-cache: false",
     "      - name: Sandbox for otto's sessions (bubblewrap)",
     "        run: |",
     indent(SANDBOX_LINES, 10),
@@ -148,7 +186,8 @@ export function renderGithubWorkflow(input: GithubWorkflowInput): string {
     "        run: |",
     indent(
       configureLines({
-        helperUrl: "https://github.com",
+        // The job's own server: github.com, or a GitHub Enterprise Server.
+        helperUrl: '"$GITHUB_SERVER_URL"',
         tokenVar: "GITHUB_TOKEN",
         user: "x-access-token",
         username: "github-actions[bot]",
@@ -159,8 +198,10 @@ export function renderGithubWorkflow(input: GithubWorkflowInput): string {
     "      - name: otto",
     "        env:",
     "          # Pushes made with the default GITHUB_TOKEN start no workflow run, so CI does not re-run",
-    "          # on otto's fix; a PAT or GitHub App token in OTTO_GITHUB_TOKEN makes it re-run.",
-    "          GITHUB_TOKEN: ${{ secrets.OTTO_GITHUB_TOKEN || github.token }}",
+    "          # on otto's fix; a GitHub App (above) or a machine account's token in OTTO_GITHUB_TOKEN does.",
+    "          GITHUB_TOKEN: ${{ steps.app-token.outputs.token || secrets.OTTO_GITHUB_TOKEN || github.token }}",
+    "          # Who writes otto's comments when the token cannot read its own user (an App's or the job's token).",
+    `          OTTO_GITHUB_BOT_LOGIN: ${BOT_LOGIN}`,
     ...input.secretNotes.map((n) => `          # ${n}`),
     ...secretEnv,
     "        run: opencode run --command otto-pr -- ci",

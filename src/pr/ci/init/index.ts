@@ -1,7 +1,15 @@
 /** `/otto-pr ci init`: otto's CI files for GitHub Actions and Azure Pipelines (docs/ci.md). */
 export { ciInit, type CiInitInput } from "./init.ts";
 export { planCiInit, describeCiInit, type CiForge, type CiInitPlan, type CiInitPlanInput } from "./plan.ts";
-export { renderGithubWorkflow, ACTIONS, TIMEOUT_MINUTES, type GithubWorkflowInput } from "./github-workflow.ts";
+export {
+  renderGithubWorkflow,
+  ACTIONS,
+  BOT_LOGIN,
+  JOB_PERMISSIONS,
+  TRUSTED_ASSOCIATIONS,
+  TIMEOUT_MINUTES,
+  type GithubWorkflowInput,
+} from "./github-workflow.ts";
 export { renderAzureJob, renderAzureComments, AZURE_JOB_FILE, AZURE_COMMENTS_FILE, AZURE_TIMEOUT_MINUTES } from "./azure-pipeline.ts";
 export { GITHUB_WORKFLOW_FILE, detectWorkflows, detectAzureJobs, workflowName, azureJobs } from "./detect.ts";
 export { parsePins, readPins, type Pins } from "./pins.ts";

@@ -1,7 +1,7 @@
 import { docsUrl } from "../../../core/index.ts";
 import { AZURE_COMMENTS_FILE, AZURE_JOB_FILE, renderAzureComments, renderAzureJob, WEBHOOK_NAME } from "./azure-pipeline.ts";
 import { GITHUB_WORKFLOW_FILE } from "./detect.ts";
-import { renderGithubWorkflow } from "./github-workflow.ts";
+import { JOB_PERMISSIONS, renderGithubWorkflow } from "./github-workflow.ts";
 import { planModels, type ConfiguredModels } from "./models.ts";
 import type { Pins } from "./pins.ts";
 import { providerSecrets, secretNames, type ProviderSecrets } from "./secrets.ts";
@@ -81,6 +81,16 @@ export function planCiInit(input: CiInitPlanInput): CiInitPlan {
   };
 }
 
+/** A Dependabot entry for the workflow's actions: https://docs.github.com/en/code-security/dependabot/working-with-dependabot/keeping-your-actions-up-to-date-with-dependabot */
+export const DEPENDABOT = [
+  "version: 2",
+  "updates:",
+  '  - package-ecosystem: "github-actions"',
+  '    directory: "/"',
+  "    schedule:",
+  '      interval: "weekly"',
+];
+
 const SOURCE: Record<ProviderSecrets["source"], string> = {
   opencode: "as OpenCode reads it",
   known: "the provider's usual variable",
@@ -107,9 +117,15 @@ export function describeCiInit(plan: CiInitPlan, forge: CiForge, jobs: string[])
       "",
       "1. Add these repository secrets (Settings → Secrets and variables → Actions):",
       ...secretLines(plan.secrets),
-      "   - `OTTO_GITHUB_TOKEN` (optional): a fine-grained token or GitHub App token with Contents and Pull requests read and write. Pushes made with the default GITHUB_TOKEN start no workflow run, so your CI does not re-run on otto's fix unless this token is set.",
-      "2. Permissions: the workflow grants its job exactly contents: write, pull-requests: write, checks: read, actions: read. If your organization caps the workflow token below that (Settings → Actions → General → Workflow permissions), allow read and write there; otto's pushes also need the PR branch not to be protected against them.",
+      "   - optional, so that your CI re-runs on otto's fix (pushes made with the default GITHUB_TOKEN start no workflow run): a GitHub App with Contents, Pull requests and Actions read and write, Checks and Commit statuses read, as the variable `OTTO_APP_ID` and the secret `OTTO_APP_PRIVATE_KEY` (the job mints a fresh token each run); or `OTTO_GITHUB_TOKEN`, a fine-grained token of a machine account (every comment of that account counts as otto's own, so not a person's).",
+      `2. Permissions: the workflow grants its job exactly ${Object.entries(JOB_PERMISSIONS)
+        .map(([k, v]) => `${k}: ${v}`)
+        .join(
+          ", ",
+        )}. If your organization caps the workflow token below that (Settings → Actions → General → Workflow permissions), allow read and write there; otto's pushes also need the PR branch not to be protected against them.`,
       `3. Commit ${written[0] ?? ""} on the default branch: workflow_run and comment events run workflows from there only.`,
+      "4. Keep the pinned actions current: add this to .github/dependabot.yml (Dependabot updates the commit pins and their comments):",
+      ...DEPENDABOT.map((l) => `       ${l}`),
       ...(notes.length ? ["", ...notes] : []),
       "",
       `Details: ${docsUrl("ci.md")}`,

@@ -5,6 +5,8 @@ import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import {
   ACTIONS,
+  BOT_LOGIN,
+  describeCiInit,
   GITHUB_WORKFLOW_FILE,
   planCiInit,
   renderGithubWorkflow,
@@ -55,14 +57,15 @@ async function parserErrors(text: string): Promise<string[]> {
 type Doc = {
   on: Record<string, { types?: string[]; workflows?: string[] } | null>;
   permissions: unknown;
-  concurrency: { group: string; "cancel-in-progress": boolean };
+  concurrency?: unknown;
   jobs: Record<
     string,
     {
       if: string;
+      concurrency: { group: string; "cancel-in-progress": boolean };
       permissions: Record<string, string>;
       "timeout-minutes": number;
-      steps: Array<{ uses?: string; run?: string; with?: Record<string, unknown>; env?: Record<string, string> }>;
+      steps: Array<{ id?: string; if?: string; uses?: string; run?: string; with?: Record<string, unknown>; env?: Record<string, string> }>;
     }
   >;
 };
@@ -75,18 +78,25 @@ describe("the GitHub workflow ci init writes", () => {
   });
 
   it("the parser can fail: an unknown permission, a broken condition", async () => {
-    const permission = workflow().replace("      actions: read", "      actions: read\n      bogus: write");
+    const permission = workflow().replace("      actions: write", "      actions: write\n      bogus: write");
     expect((await parserErrors(permission)).join("\n")).toMatch(/Unexpected value 'bogus'/);
     const condition = workflow().replace("pull_requests[0] != null)", "pull_requests[0] != null");
     expect((await parserErrors(condition)).join("\n")).toMatch(/Unexpected end of expression/);
   });
 
-  it("least privilege: nothing at the top, exactly four permissions on the job, never pull_request_target", () => {
+  it("least privilege: nothing at the top, exactly five permissions on the job, never pull_request_target", () => {
     const text = workflow({ checkSuites: true });
     const doc = parse(text) as Doc;
     expect(doc.permissions).toEqual({});
     expect(Object.keys(doc.jobs)).toEqual(["otto"]);
-    expect(doc.jobs.otto?.permissions).toEqual({ contents: "write", "pull-requests": "write", checks: "read", actions: "read" });
+    // statuses: the combined status of the head (read with the check runs); actions: write re-runs failed jobs.
+    expect(doc.jobs.otto?.permissions).toEqual({
+      contents: "write",
+      "pull-requests": "write",
+      checks: "read",
+      statuses: "read",
+      actions: "write",
+    });
     expect(text).not.toMatch(/pull_request_target/);
     expect(Object.keys(doc.on).sort()).toEqual([
       "check_suite",
@@ -117,13 +127,23 @@ describe("the GitHub workflow ci init writes", () => {
       event_name: "workflow_run",
       event: { workflow_run: { conclusion, head_repository: head, pull_requests: pulls }, sender: user },
     });
-    const review = (name: string, head = repo, sender = user) => ({
+    const review = (name: string, head = repo, sender = user, association = "MEMBER") => ({
       event_name: name,
-      event: { pull_request: { head: { repo: head } }, sender },
+      event: {
+        pull_request: { head: { repo: head } },
+        comment: { author_association: association },
+        review: { author_association: association },
+        sender,
+      },
     });
-    const comment = (body: string, sender = user, pr: unknown = { url: "https://api.github.com/repos/octo/app/pulls/1" }) => ({
+    const comment = (
+      body: string,
+      sender = user,
+      pr: unknown = { url: "https://api.github.com/repos/octo/app/pulls/1" },
+      association = "COLLABORATOR",
+    ) => ({
       event_name: "issue_comment",
-      event: { issue: { number: 1, ...(pr ? { pull_request: pr } : {}) }, comment: { body }, sender },
+      event: { issue: { number: 1, ...(pr ? { pull_request: pr } : {}) }, comment: { body, author_association: association }, sender },
     });
     const suite = (slug: string, conclusion = "failure") => ({
       event_name: "check_suite",
@@ -149,6 +169,13 @@ describe("the GitHub workflow ci init writes", () => {
       expect(runs(condition, review("pull_request_review", repo, bot))).toBe(false);
       expect(runs(condition, comment("/otto fix", bot))).toBe(false);
       expect(runs(condition, comment("looks good"))).toBe(false);
+      // Outsiders start nothing, and only a comment that starts with the command does.
+      expect(runs(condition, comment("/otto fix", user, undefined, "NONE"))).toBe(false);
+      expect(runs(condition, comment("/otto fix", user, undefined, "CONTRIBUTOR"))).toBe(false);
+      expect(runs(condition, comment("/otto fix", user, undefined, "OWNER"))).toBe(true);
+      expect(runs(condition, comment("please /otto fix this"))).toBe(false);
+      expect(runs(condition, review("pull_request_review_comment", repo, user, "NONE"))).toBe(false);
+      expect(runs(condition, review("pull_request_review", repo, user, "FIRST_TIME_CONTRIBUTOR"))).toBe(false);
       expect(runs(condition, comment("/otto fix", user, null))).toBe(false);
       expect(runs(condition, suite("github-actions"))).toBe(false);
       expect(runs(condition, suite("circleci", "success"))).toBe(false);
@@ -160,10 +187,12 @@ describe("the GitHub workflow ci init writes", () => {
     expect(runs(loose, failedRun(fork))).toBe(true);
   });
 
-  it("one concurrency group per PR across events, never cancelled halfway", () => {
+  it("one concurrency group per PR across events, on the job (a skipped event never joins), never cancelled halfway", () => {
     const doc = parse(workflow()) as Doc;
-    expect(doc.concurrency["cancel-in-progress"]).toBe(false);
-    expect(doc.concurrency.group).toBe(
+    expect(doc.concurrency).toBeUndefined();
+    const concurrency = doc.jobs.otto?.concurrency;
+    expect(concurrency?.["cancel-in-progress"]).toBe(false);
+    expect(concurrency?.group).toBe(
       "otto-pr-${{ github.event.workflow_run.pull_requests[0].number || github.event.check_suite.pull_requests[0].number || github.event.pull_request.number || github.event.issue.number || github.run_id }}",
     );
   });
@@ -172,20 +201,24 @@ describe("the GitHub workflow ci init writes", () => {
     const job = (parse(workflow()) as Doc).jobs.otto;
     expect(job?.["timeout-minutes"]).toBe(TIMEOUT_MINUTES);
     const uses = (job?.steps ?? []).flatMap((s) => (s.uses ? [s.uses] : []));
-    expect(uses).toEqual([ACTIONS.checkout.split(" ")[0], ACTIONS.setupNode.split(" ")[0]]);
+    expect(uses).toEqual([ACTIONS.appToken.split(" ")[0], ACTIONS.checkout.split(" ")[0], ACTIONS.setupNode.split(" ")[0]]);
     for (const u of uses) expect(u).toMatch(/@[0-9a-f]{40}$/);
     const runs = (job?.steps ?? []).map((s) => s.run ?? "").join("\n");
     expect(runs).toContain("npm install --global --no-audit --no-fund opencode-ai@1.18.33 opencode-otto@0.1.0");
     expect(runs).toContain("opencode run --command otto-pr -- ci");
     // No token stored in .git/config: otto's git gets it from a helper reading GITHUB_TOKEN.
     // The default branch whatever the event: OpenCode starts on trusted config, never on a PR's merge commit.
-    expect(job?.steps[0]?.with).toEqual({
+    // The App token is minted only when an App is configured.
+    expect(job?.steps[0]).toMatchObject({ id: "app-token", if: "vars.OTTO_APP_ID != ''" });
+    // setup-node saves no package cache: one saved after a PR's code ran would reach the default branch.
+    expect(job?.steps[2]?.with).toEqual({ "node-version": 22, "package-manager-cache": false });
+    expect(job?.steps[1]?.with).toEqual({
       ref: "${{ github.event.repository.default_branch }}",
       "fetch-depth": 0,
       "persist-credentials": false,
     });
     expect(runs).toContain(
-      `git config --global credential.https://github.com.helper '!f() { test "$1" = get && echo username=x-access-token && echo "password=$GITHUB_TOKEN"; }; f'`,
+      `git config --global credential."$GITHUB_SERVER_URL".helper '!f() { test "$1" = get && echo username=x-access-token && echo "password=$GITHUB_TOKEN"; }; f'`,
     );
   });
 
@@ -193,7 +226,8 @@ describe("the GitHub workflow ci init writes", () => {
     const job = (parse(workflow()) as Doc).jobs.otto;
     const env = job?.steps.at(-1)?.env ?? {};
     expect(env).toEqual({
-      GITHUB_TOKEN: "${{ secrets.OTTO_GITHUB_TOKEN || github.token }}",
+      GITHUB_TOKEN: "${{ steps.app-token.outputs.token || secrets.OTTO_GITHUB_TOKEN || github.token }}",
+      OTTO_GITHUB_BOT_LOGIN: BOT_LOGIN,
       ANTHROPIC_API_KEY: "${{ secrets.ANTHROPIC_API_KEY }}",
       OPENAI_API_KEY: "${{ secrets.OPENAI_API_KEY }}",
     });
@@ -226,5 +260,20 @@ describe("the GitHub workflow ci init writes", () => {
       }),
     ) as Doc;
     expect(doc.on.workflow_run?.workflows).toEqual(['Build: "all"']);
+  });
+});
+
+describe("what ci init github says", () => {
+  it("lists the job's permissions as written, the App or machine-account token, and a Dependabot entry for the pinned actions", () => {
+    const plan = planCiInit(input());
+    const text = describeCiInit(plan, "github", []);
+    expect(text).toContain("contents: write, pull-requests: write, checks: read, statuses: read, actions: write");
+    expect(text).toContain("`OTTO_APP_ID`");
+    expect(text).toContain("machine account");
+    const dependabot = text.split("\n").filter((l) => l.startsWith("       "));
+    expect(parse(dependabot.map((l) => l.slice(7)).join("\n"))).toEqual({
+      version: 2,
+      updates: [{ "package-ecosystem": "github-actions", directory: "/", schedule: { interval: "weekly" } }],
+    });
   });
 });
