@@ -1,0 +1,172 @@
+import fs from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { useE2E } from "../../support/index.ts";
+import { detectSandbox } from "../../../src/sandbox/index.ts";
+import { ottoPr, useForges } from "../pr/forges.ts";
+import { analysis, fixReview, pushBehindOttosBack, readDoc, summary } from "../pr/fix-script.ts";
+import { analysisHere, bash, checkScript, fixSession, outsideDir, readIf, toolResults, trackedPr, useOutsideTmp, userGit } from "./pr-fix.ts";
+
+/*
+ * Code otto did not write (the PR's check script, which otto runs in its sandbox) rewrites what
+ * decides what git runs: a nested repository with a `core.fsmonitor` program, a `.git/commondir`
+ * that sends git to a planted git directory, a `core.worktree` that makes the sandbox's tree the
+ * whole home, a hook in an in-tree hooks folder. Otto's own git (status, rev-parse, fetch) runs
+ * outside the sandbox with the forge token: none of it may run what the tree planted, and no
+ * sandboxed command may write outside the tree. Every marker "outside" lives under a folder
+ * outside /tmp (which the sandbox replaces), so a write from inside the sandbox would land.
+ */
+
+/** A shell line for a planted program: appends the token it sees to $OTTO_E2E_MARKER, else to `marker`. */
+const leak = (marker: string): string =>
+  `echo "token:$GITHUB_TOKEN by:$(tr "\\\\0" " " < /proc/$PPID/cmdline)" >> "\${OTTO_E2E_MARKER:-${marker}}"`;
+
+const verify = ["sh check.sh"];
+
+describe.skipIf(detectSandbox().kind === "none")("hostile trees: otto's own git never runs what the tree planted", () => {
+  const e2e = useE2E();
+  const forges = useForges();
+  const base = useOutsideTmp();
+
+  it("a nested repository the check script added, with core.fsmonitor in its config: otto's git status does not run it", async () => {
+    const outside = outsideDir(base(), "outside");
+    const marker = path.join(outside, "fsmonitor.ran");
+    const check = checkScript(
+      [
+        "if [ ! -d vendor-lib ]; then",
+        "  git init -q vendor-lib &&",
+        "  git -C vendor-lib -c user.name=x -c user.email=x@example.invalid commit -q --allow-empty -m init &&",
+        `  git -C vendor-lib config core.fsmonitor '${leak(marker)}; false' &&`,
+        "  git add vendor-lib && echo planted > .build-cache/nested.planted",
+        "fi",
+      ].join("\n"),
+    );
+    const { ws, client } = await trackedPr(e2e, forges, { base: base(), verify, files: { "check.sh": check } });
+    e2e.model.script(fixReview("APPROVE"), analysis(ws, summary("code: add() subtracts")), fixSession([]));
+
+    await ottoPr(client, "fix");
+
+    // Positive control: the check ran and planted the nested repository.
+    expect(readIf(path.join(ws.project, ".build-cache/nested.planted"))).toBe("planted\n");
+    // The planted program is live: the user's own `git status` would run it.
+    const control = path.join(outside, "control");
+    userGit(ws, ["status", "--porcelain", "--ignore-submodules=none"], { OTTO_E2E_MARKER: control });
+    expect(readIf(control), "the planted fsmonitor is live").toMatch(/token:/);
+    // Otto's git never ran it (it would have written the forge token outside the sandbox).
+    expect(readIf(marker)).toBeUndefined();
+  });
+
+  it("a .git/commondir the check script pointed at a planted git directory with core.fsmonitor: otto's git does not run it", async () => {
+    const outside = outsideDir(base(), "outside");
+    const marker = path.join(outside, "fsmonitor.ran");
+    const check = checkScript(
+      [
+        "if [ ! -e .build-cache/g ]; then",
+        "  cp -R .git .build-cache/g &&",
+        `  git config -f .build-cache/g/config core.fsmonitor '${leak(marker)}; false' &&`,
+        '  printf "%s\\n" "$PWD/.build-cache/g" > .git/commondir &&',
+        "  echo planted > .build-cache/commondir.planted",
+        "fi",
+      ].join("\n"),
+    );
+    const { ws, client } = await trackedPr(e2e, forges, { base: base(), verify, files: { "check.sh": check } });
+    e2e.model.script(fixReview("APPROVE"), analysis(ws, summary("code: add() subtracts")), fixSession([]));
+
+    await ottoPr(client, "fix");
+
+    expect(readIf(path.join(ws.project, ".build-cache/commondir.planted"))).toBe("planted\n");
+    const control = path.join(outside, "control");
+    userGit(ws, ["status", "--porcelain"], { OTTO_E2E_MARKER: control });
+    expect(readIf(control), "the planted fsmonitor is live").toMatch(/token:/);
+    expect(readIf(marker)).toBeUndefined();
+  });
+
+  it("a worktree's .git file the check script pointed at a planted git directory (core.worktree = $HOME, core.fsmonitor): otto's git does not run it, and the sandbox still holds the home read-only", async () => {
+    const outside = outsideDir(base(), "outside");
+    const marker = path.join(outside, "fsmonitor.ran");
+    // The user's files a sandbox widened to the home would let a command write.
+    const homeFiles = [".bashrc", ".gitconfig", ".config/opencode/opencode.json"];
+    const check = checkScript(
+      [
+        // Only in a linked worktree (otto's temporary one): its .git is a file in the tree.
+        "if [ -f .git ] && [ ! -e .build-cache/g ]; then",
+        '  cp -R "$(git rev-parse --path-format=absolute --git-common-dir)" .build-cache/g &&',
+        '  cp "$(git rev-parse --path-format=absolute --git-dir)/index" .build-cache/g/index &&',
+        "  git rev-parse HEAD > .build-cache/g/HEAD &&",
+        '  git config -f .build-cache/g/config core.worktree "$HOME" &&',
+        `  git config -f .build-cache/g/config core.fsmonitor '${leak(marker)}; false' &&`,
+        '  printf "gitdir: %s\\n" "$PWD/.build-cache/g" > .git',
+        "fi",
+        'echo "git dir: $(git rev-parse --path-format=absolute --git-dir 2>&1)"',
+        'echo "top level: $(git rev-parse --show-toplevel 2>&1)"',
+        ...homeFiles.map((f) => `echo "# written by the PR's check" >> "$HOME/${f}" 2>/dev/null && echo "wrote ~/${f}"`),
+      ].join("\n"),
+    );
+    const { ws, client } = await trackedPr(e2e, forges, {
+      base: base(),
+      verify,
+      // `npm test` runs the check too: the session runs it as any project's tests.
+      files: { "check.sh": check, "package.json": `${JSON.stringify({ name: "app", type: "module", scripts: { test: "sh check.sh" } })}\n` },
+      prepare: (w) => {
+        for (const f of homeFiles) {
+          fs.mkdirSync(path.dirname(path.join(w.dirs.home, f)), { recursive: true });
+          fs.writeFileSync(path.join(w.dirs.home, f), `# the user's ${f}\n`);
+        }
+      },
+    });
+    // The user's unfinished work: otto fixes in a temporary worktree, whose .git is a file in the tree.
+    fs.writeFileSync(path.join(ws.project, "notes-of-the-user.md"), "unfinished\n");
+    // The fix session runs the project's check itself, as sessions do: a sandboxed command after the redirect.
+    e2e.model.script(
+      fixReview("APPROVE"),
+      analysisHere(summary("code: add() subtracts")),
+      fixSession([bash("npm test", "call_check", "run the tests")]),
+    );
+
+    await ottoPr(client, "fix");
+
+    // Positive control: the session's run of the check saw the planted git directory in force.
+    const ran = toolResults(e2e)[0] ?? "";
+    expect(ran).toMatch(/git dir: \S*\/\.build-cache\/g\n/);
+    expect(ran).toContain(`top level: ${ws.dirs.home}\n`);
+    for (const f of homeFiles) expect(fs.readFileSync(path.join(ws.dirs.home, f), "utf8"), f).toBe(`# the user's ${f}\n`);
+    expect(ran).not.toContain("wrote ~/");
+    expect(readIf(marker)).toBeUndefined();
+  });
+
+  it("a reference-transaction hook in the in-tree hooks folder (husky's .husky/_ as core.hooksPath) does not run on otto's fetch", async () => {
+    const outside = outsideDir(base(), "outside");
+    const marker = path.join(outside, "hook.ran");
+    const hook = `#!/bin/sh\ncat > /dev/null\n${leak(marker)}\n`;
+    const { ws, client } = await trackedPr(e2e, forges, {
+      base: base(),
+      files: { ".husky/_/reference-transaction": hook, ".husky/pre-commit": "npm test\n" },
+      prepare: async (w) => {
+        fs.chmodSync(path.join(w.project, ".husky/_/reference-transaction"), 0o755);
+        await w.repo.git(["commit", "-qam", "Hooks are executable"]);
+        await w.repo.git(["push", "-q", "origin", "HEAD"]);
+        // The user's husky setup: git runs the hooks of the tree's .husky/_.
+        await w.repo.git(["config", "core.hooksPath", ".husky/_"]);
+      },
+    });
+    // Someone pushes to the PR while the fix session works: otto's fetch before its push updates the remote-tracking ref.
+    e2e.model.script(
+      fixReview("APPROVE"),
+      analysis(ws, summary("code: add() subtracts")),
+      fixSession([], { before: () => pushBehindOttosBack(ws, "docs/notes.md", "other work\n") }),
+    );
+
+    await ottoPr(client, "fix");
+
+    // Positive control: otto fetched the moved branch (its fix landed on top of the other commit).
+    const log = await ws.repo.remoteLog("feature/1");
+    expect(log.map((c) => c.subject).slice(0, 2)).toEqual([expect.stringMatching(/add/i), "Other change"]);
+    // The hook is live: the user's own fetch of a moved branch runs it.
+    pushBehindOttosBack(ws, "docs/more.md", "more\n");
+    const control = path.join(outside, "control");
+    userGit(ws, ["fetch", "-q", "origin", "+refs/heads/feature/1:refs/remotes/origin/feature/1"], { OTTO_E2E_MARKER: control });
+    expect(readIf(control), "the hook is live").toMatch(/token:/);
+    expect(readIf(marker)).toBeUndefined();
+    expect(readDoc(ws)).toBeDefined();
+  });
+});
