@@ -5,7 +5,18 @@ import { useE2E } from "../../support/index.ts";
 import { detectSandbox } from "../../../src/sandbox/index.ts";
 import { ottoPr, useForges } from "../pr/forges.ts";
 import { analysis, fixReview, pushBehindOttosBack, readDoc, summary } from "../pr/fix-script.ts";
-import { analysisHere, bash, checkScript, fixSession, outsideDir, readIf, toolResults, trackedPr, useOutsideTmp, userGit } from "./pr-fix.ts";
+import {
+  analysisHere,
+  checkScript,
+  scriptStep,
+  fixSession,
+  outsideDir,
+  readIf,
+  toolResults,
+  trackedPr,
+  useOutsideTmp,
+  userGit,
+} from "./pr-fix.ts";
 
 /*
  * Code otto did not write (the PR's check script, which otto runs in its sandbox) rewrites what
@@ -90,23 +101,22 @@ describe.skipIf(detectSandbox().kind === "none")("hostile trees: otto's own git 
       [
         // Only in a linked worktree (otto's temporary one): its .git is a file in the tree.
         "if [ -f .git ] && [ ! -e .build-cache/g ]; then",
-        '  cp -R "$(git rev-parse --path-format=absolute --git-common-dir)" .build-cache/g &&',
+        '  common="$(git rev-parse --path-format=absolute --git-common-dir)" &&',
+        '  cp -R "$common" .build-cache/g &&',
         '  cp "$(git rev-parse --path-format=absolute --git-dir)/index" .build-cache/g/index &&',
         "  git rev-parse HEAD > .build-cache/g/HEAD &&",
         '  git config -f .build-cache/g/config core.worktree "$HOME" &&',
         `  git config -f .build-cache/g/config core.fsmonitor '${leak(marker)}; false' &&`,
-        '  printf "gitdir: %s\\n" "$PWD/.build-cache/g" > .git',
+        '  printf "gitdir: %s\\n" "$PWD/.build-cache/g" > .git &&',
+        // The common git directory (the user's checkout's .git) is writable in the sandbox: the positive control goes there.
+        '  echo planted > "$common/otto-e2e.planted"',
         "fi",
-        'echo "git dir: $(git rev-parse --path-format=absolute --git-dir 2>&1)"',
-        'echo "top level: $(git rev-parse --show-toplevel 2>&1)"',
-        ...homeFiles.map((f) => `echo "# written by the PR's check" >> "$HOME/${f}" 2>/dev/null && echo "wrote ~/${f}"`),
       ].join("\n"),
     );
     const { ws, client } = await trackedPr(e2e, forges, {
       base: base(),
       verify,
-      // `npm test` runs the check too: the session runs it as any project's tests.
-      files: { "check.sh": check, "package.json": `${JSON.stringify({ name: "app", type: "module", scripts: { test: "sh check.sh" } })}\n` },
+      files: { "check.sh": check },
       prepare: (w) => {
         for (const f of homeFiles) {
           fs.mkdirSync(path.dirname(path.join(w.dirs.home, f)), { recursive: true });
@@ -116,19 +126,23 @@ describe.skipIf(detectSandbox().kind === "none")("hostile trees: otto's own git 
     });
     // The user's unfinished work: otto fixes in a temporary worktree, whose .git is a file in the tree.
     fs.writeFileSync(path.join(ws.project, "notes-of-the-user.md"), "unfinished\n");
-    // The fix session runs the project's check itself, as sessions do: a sandboxed command after the redirect.
+    // The fix session's next command (sandboxed after the redirect) writes to the home.
+    const write = [
+      ...homeFiles.map((f) => `echo "# written by the session" >> "$HOME/${f}" 2>/dev/null && echo "wrote ~/${f}"`),
+      "echo session script ran",
+    ];
     e2e.model.script(
       fixReview("APPROVE"),
       analysisHere(summary("code: add() subtracts")),
-      fixSession([bash("npm test", "call_check", "run the tests")]),
+      fixSession([scriptStep(`${write.join("\n")}\n`, "call_home")]),
     );
 
     await ottoPr(client, "fix");
 
-    // Positive control: the session's run of the check saw the planted git directory in force.
+    // Positive controls: the check planted the git directory; the session's command ran.
+    expect(readIf(path.join(ws.project, ".git", "otto-e2e.planted"))).toBe("planted\n");
     const ran = toolResults(e2e)[0] ?? "";
-    expect(ran).toMatch(/git dir: \S*\/\.build-cache\/g\n/);
-    expect(ran).toContain(`top level: ${ws.dirs.home}\n`);
+    expect(ran).toContain("session script ran");
     for (const f of homeFiles) expect(fs.readFileSync(path.join(ws.dirs.home, f), "utf8"), f).toBe(`# the user's ${f}\n`);
     expect(ran).not.toContain("wrote ~/");
     expect(readIf(marker)).toBeUndefined();

@@ -63,7 +63,9 @@ describe.skipIf(detectSandbox().kind === "none")("hostile code in the sandbox: t
     // Positive control: the check ran to its end (twice: before and after the fix).
     expect(readIf(path.join(ws.project, ".build-cache/check.ran"))).toBe("ran\nran\n");
     expect(readIf(path.join(ws.project, ".build-cache/caches.tried"))).toBe("tried\n");
-    expect(fs.existsSync(path.join(ws.dirs.cacheHome, "opencode", "node_modules", "otto-e2e-plugin")), "OpenCode's plugin folder").toBe(false);
+    expect(fs.existsSync(path.join(ws.dirs.cacheHome, "opencode", "node_modules", "otto-e2e-plugin")), "OpenCode's plugin folder").toBe(
+      false,
+    );
     expect(fs.existsSync(path.join(ws.dirs.home, ".gradle", "init.d")), "Gradle's init.d").toBe(false);
     expect(fs.readFileSync(path.join(ws.dirs.home, ".m2/settings.xml"), "utf8")).toBe(secrets[".m2/settings.xml"]);
     const read = readIf(path.join(ws.project, ".build-cache/read.txt")) ?? "";
@@ -105,7 +107,9 @@ describe.skipIf(detectSandbox().kind === "none")("hostile code in the sandbox: t
       // The same probe outside the sandbox reaches the agent: the socket was there to be found.
       const control = path.join(runtime, "control.txt");
       execFileSync("/bin/sh", ["-c", probe(control)]);
-      await new Promise<void>((resolve) => (connections.length > 0 ? resolve() : server.once("connection", (c) => c.once("data", () => resolve()))));
+      await new Promise<void>((resolve) =>
+        connections.length > 0 ? resolve() : server.once("connection", (c) => c.once("data", () => resolve())),
+      );
       expect(readIf(control)).toBe("connected\n");
     } finally {
       await new Promise<void>((resolve) => server.close(() => resolve()));

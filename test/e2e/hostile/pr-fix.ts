@@ -103,10 +103,7 @@ export function analysisHere(answer: string): ScriptEntry {
 }
 
 /** The fix session: each step one tool call, then the fix of src/math.js in its directory (unless `fix: false`), then the report. */
-export function fixSession(
-  steps: readonly Step[],
-  options: { fix?: boolean; before?: () => void; reply?: string } = {},
-): ScriptEntry {
+export function fixSession(steps: readonly Step[], options: { fix?: boolean; before?: () => void; reply?: string } = {}): ScriptEntry {
   const fix = options.fix ?? true;
   return {
     label: "hostile fix session",

@@ -69,7 +69,10 @@ describe("hostile fix sessions: nothing they should not push reaches the remote"
       false,
     );
 
-    expect(fs.existsSync(path.join(ws.project, "test/math.test.js.disabled")) || userGit(ws, ["log", "-1", "--name-status"]).stdout.includes(".disabled")).toBe(true);
+    expect(
+      fs.existsSync(path.join(ws.project, "test/math.test.js.disabled")) ||
+        userGit(ws, ["log", "-1", "--name-status"]).stdout.includes(".disabled"),
+    ).toBe(true);
     expect((await ws.repo.remoteLog(BRANCH))[0]?.sha).toBe(head);
     expect(await ws.repo.remoteFile("test/math.test.js", BRANCH)).toBe(MATH_TEST);
     expect(readDoc(ws)).toMatch(WEAKENED);
@@ -92,7 +95,11 @@ describe("hostile fix sessions: nothing they should not push reaches the remote"
 
   it("deleting the root test.js that scripts.test runs is refused", async () => {
     // The user's own pr.verify is a syntax check: only the screen stands between the deletion and the push.
-    const { ws, head } = await fixWith({ base: base(), verify: ["node --check src/math.js"] }, () => [bash("rm test.js", "call_rm", "remove the flaky test")], false);
+    const { ws, head } = await fixWith(
+      { base: base(), verify: ["node --check src/math.js"] },
+      () => [bash("rm test.js", "call_rm", "remove the flaky test")],
+      false,
+    );
 
     expect(fs.existsSync(path.join(ws.project, "test.js")) && (await ws.repo.remoteFile("test.js", BRANCH)) !== undefined).toBe(false);
     expect((await ws.repo.remoteLog(BRANCH))[0]?.sha).toBe(head);
@@ -110,7 +117,9 @@ describe("hostile fix sessions: nothing they should not push reaches the remote"
     );
 
     expect(lenient).not.toBe(TEST_JS);
-    expect(fs.readFileSync(path.join(ws.project, "test.js"), "utf8") === lenient || (await ws.repo.remoteFile("test.js", BRANCH)) === lenient).toBe(true);
+    expect(
+      fs.readFileSync(path.join(ws.project, "test.js"), "utf8") === lenient || (await ws.repo.remoteFile("test.js", BRANCH)) === lenient,
+    ).toBe(true);
     expect((await ws.repo.remoteLog(BRANCH))[0]?.sha).toBe(head);
     expect(await ws.repo.remoteFile("test.js", BRANCH)).toBe(TEST_JS);
     expect(readDoc(ws)).toMatch(WEAKENED);
@@ -118,7 +127,9 @@ describe("hostile fix sessions: nothing they should not push reaches the remote"
   });
 
   it("the user's ignored .env copied to config.example does not reach the remote", async () => {
-    const { ws } = await fixWith({ base: base(), prepare: withDotenv }, () => [bash("cp .env config.example", "call_cp", "add a config example")]);
+    const { ws } = await fixWith({ base: base(), prepare: withDotenv }, () => [
+      bash("cp .env config.example", "call_cp", "add a config example"),
+    ]);
 
     // Positive control: the copy was made.
     expect(fs.readFileSync(path.join(ws.project, "config.example"), "utf8")).toBe(DOTENV);
