@@ -41,6 +41,11 @@ export function resolveConfig(input: { layers: readonly ConfigLayer[]; env: Env 
   const xdg = xdgPaths(input.env);
   const config: Config = {
     ...parsed,
+    sandbox_access: {
+      ...parsed.sandbox_access,
+      allow_read: parsed.sandbox_access.allow_read.map((p) => expandHome(p, xdg.home)),
+      allow_write: parsed.sandbox_access.allow_write.map((p) => expandHome(p, xdg.home)),
+    },
     server: { ...parsed.server, log_dir: expandHome(parsed.server.log_dir ?? path.join(xdg.ottoDataDir, "logs"), xdg.home) },
     repos: parsed.repos.map((repo) => ({
       ...repo,

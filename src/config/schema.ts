@@ -117,6 +117,28 @@ const Git = z.strictObject({
     ),
 });
 
+/** A path as the user writes it: `~/` is their home; a relative path is the work tree's. */
+const SandboxPath = NonEmpty.describe("A path: ~/ is your home, a relative path is the work tree's.");
+
+const SandboxAccess = z.strictObject({
+  network: z
+    .enum(["open", "none"])
+    .default("open")
+    .describe(
+      "open (default: installs need it, and no credential is left inside to use on it) or none (bubblewrap: a network namespace of its own, loopback only; macOS: IP traffic denied).",
+    ),
+  allow_read: z
+    .array(SandboxPath)
+    .default([])
+    .describe(
+      "Paths the sandbox shows read-only beyond the defaults (toolchains): files of your home it hides, a secret file of the tree. Shown even when otto counts them as credential stores; otto's own folders stay hidden.",
+    ),
+  allow_write: z
+    .array(SandboxPath)
+    .default([])
+    .describe("Paths the sandbox shows writable beyond the tree, temp and the package stores (a tool's cache it does not know)."),
+});
+
 /** A sum of money in US dollars, e.g. 2.5. */
 const Usd = z.number({ message: "an amount in US dollars, e.g. 2.5" }).positive({ message: "an amount above 0" });
 
@@ -160,6 +182,9 @@ export const ConfigFile = z
       .describe(
         "Where the commands of otto's work run (sessions' shell commands, checks, hooks): auto (in a sandbox that hides your credentials when bubblewrap or sandbox-exec is available, else today's guards alone, said once), required (unattended flows refuse to run without one), off.",
       ),
+    sandbox_access: SandboxAccess.prefault({}).describe(
+      "What the sandbox may reach beyond an empty home with the toolchains and package stores: the network, and paths you allow.",
+    ),
     git: Git.prefault({}).describe("How otto runs git on its own commits and pushes."),
     limits: Limits.prefault({}).describe(
       "What otto may spend: budgets of runs, of the PR watcher and of crew agents, and the repeated-tool-call stop.",

@@ -16,8 +16,9 @@ export const TRUST_GATED_KEYS = [
   ["pr", "providers", "ado", "base_url"],
   ["notify", "webhooks"],
   ["notify", "command"],
-  // Where a session's code runs: a repo's file must not switch the sandbox off or run its own hooks.
+  // Where a session's code runs: a repo's file must not switch the sandbox off, open it to paths or the network, or run its own hooks.
   ["sandbox"],
+  ["sandbox_access"],
   ["git", "hooks"],
   // What otto may spend of the user's money: a repo's file must not raise a budget.
   ["limits"],

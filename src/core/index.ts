@@ -2,7 +2,7 @@ export { OttoError, isOttoError, formatError, errorText, errorLine } from "./err
 export { PACKAGE_ROOT, xdgPaths, type Env } from "./paths.ts";
 export { createLogger, silentLogger, type Logger, type LogLevel } from "./log.ts";
 export { redact, redactDeep, maskSecret, REDACTED, MIN_SECRET_LENGTH } from "./redact.ts";
-export { KnownSecrets, SECRET_ENV, envSecrets } from "./secrets.ts";
+export { KnownSecrets, SECRET_ENV, PROVIDER_KEY_ENV, envSecrets } from "./secrets.ts";
 export { EventBus, type Listener } from "./events.ts";
 export { matterOptions } from "./frontmatter.ts";
 export { REPO_URL, SCHEMA_URL, docsUrl } from "./links.ts";

@@ -8,9 +8,63 @@ import type { Env } from "./paths.ts";
  */
 export const SECRET_ENV = ["GITHUB_TOKEN", "GH_TOKEN", "OTTO_ADO_PAT", "SYSTEM_ACCESSTOKEN", "OPENCODE_SERVER_PASSWORD"] as const;
 
-/** The values of SECRET_ENV set in `env`. */
+/**
+ * The model providers' keys OpenCode reads from the environment (its provider list; models.dev
+ * names the variables). Most end in _KEY or _TOKEN; they are listed so that a short one counts too.
+ */
+export const PROVIDER_KEY_ENV = [
+  "ANTHROPIC_API_KEY",
+  "OPENAI_API_KEY",
+  "GEMINI_API_KEY",
+  "GOOGLE_API_KEY",
+  "GOOGLE_GENERATIVE_AI_API_KEY",
+  "GOOGLE_VERTEX_API_KEY",
+  "AZURE_OPENAI_API_KEY",
+  "AZURE_API_KEY",
+  "AWS_ACCESS_KEY_ID",
+  "AWS_SECRET_ACCESS_KEY",
+  "AWS_SESSION_TOKEN",
+  "AWS_BEARER_TOKEN_BEDROCK",
+  "OPENROUTER_API_KEY",
+  "GROQ_API_KEY",
+  "MISTRAL_API_KEY",
+  "DEEPSEEK_API_KEY",
+  "XAI_API_KEY",
+  "TOGETHER_API_KEY",
+  "FIREWORKS_API_KEY",
+  "CEREBRAS_API_KEY",
+  "COHERE_API_KEY",
+  "PERPLEXITY_API_KEY",
+  "HF_TOKEN",
+  "GITHUB_COPILOT_TOKEN",
+  "OPENCODE_API_KEY",
+] as const;
+
+/** Names that say a variable holds a credential, whoever set it. */
+const SECRET_NAME = /(_KEY|_TOKEN|_SECRET|_PAT)$|PASSWORD|PASSWD|SECRET_ACCESS/i;
+
+/**
+ * A value that long or longer under a SECRET_NAME counts: shorter ones ("1", "true", a dev
+ * password like "admin") appear in ordinary text, and redacting them would blank it.
+ */
+export const MIN_NAMED_SECRET = 12;
+
+/**
+ * The values of SECRET_ENV and PROVIDER_KEY_ENV set in `env`, and of every variable whose name
+ * says it is a credential (`*_KEY`, `*_TOKEN`, `*_SECRET`, `*_PAT`, `*PASSWORD*`) when at least
+ * MIN_NAMED_SECRET long and not a path: a session that writes one into a file cannot commit it,
+ * no log shows it, and a guarded shell has it blanked.
+ */
 export function envSecrets(env: Env): string[] {
-  return SECRET_ENV.map((name) => env[name] ?? "").filter((value) => value !== "");
+  const named: readonly string[] = [...SECRET_ENV, ...PROVIDER_KEY_ENV];
+  const out = new Set<string>();
+  for (const [name, value] of Object.entries(env)) {
+    if (!value) continue;
+    // A path (`SSH_KEY=/home/u/.ssh/id_rsa`) says where a secret is; it is not one.
+    const path = value.startsWith("/") || value.startsWith("~/");
+    if (named.includes(name) || (SECRET_NAME.test(name) && value.length >= MIN_NAMED_SECRET && !path)) out.add(value);
+  }
+  return [...out];
 }
 
 /**

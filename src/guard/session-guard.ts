@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { xdgPaths, type Env } from "../core/paths.ts";
 import type { Logger } from "../core/log.ts";
-import { credentialPaths, pushBlockingEnv, within, type SandboxMode } from "../sandbox/index.ts";
+import { credentialPaths, pushBlockingEnv, within, type SandboxAccess, type SandboxMode } from "../sandbox/index.ts";
 import type { ClassifyContext } from "./classify-command.ts";
 import { isGitControlPath } from "./git-paths.ts";
 
@@ -51,6 +51,8 @@ interface ForgeConfig {
   secrets: string[];
   /** otto.jsonc `sandbox`: where a guarded session's shell commands run. */
   sandbox: SandboxMode;
+  /** otto.jsonc `sandbox_access`: the network and the paths the sandbox shows beyond its defaults. */
+  sandboxAccess?: SandboxAccess;
   /** server.port: where the detached watcher's `opencode serve` listens. */
   serverPort: number;
   /** limits.repeated_tool_calls. */
@@ -190,7 +192,7 @@ export class SessionGuard {
       const verdict = classifyCommand(command, ctx);
       reason = verdict.allowed ? undefined : verdict.reason;
       if (!reason && agent !== undefined && READ_ONLY_AGENTS.has(agent)) reason = credentialWords(command, this.deps.env);
-      else if (!reason) args.command = await this.#sandboxed(command, workdir, forge.sandbox);
+      else if (!reason) args.command = await this.#sandboxed(command, workdir, forge.sandbox, forge.sandboxAccess);
     } catch (error) {
       // Failing closed: a guarded command otto could not check does not run.
       reason = `a command otto could not check (${error instanceof Error ? error.message : String(error)})`;
@@ -206,12 +208,13 @@ export class SessionGuard {
    * holds the sandbox's arguments), as typed otherwise. Throws sandbox_required, which refuses the
    * command, when the config demands a sandbox this machine lacks.
    */
-  async #sandboxed(command: string, workdir: string, mode: SandboxMode): Promise<string> {
+  async #sandboxed(command: string, workdir: string, mode: SandboxMode, access?: SandboxAccess): Promise<string> {
     const [{ planCommand, sandboxedLine }, { treePaths }] = await Promise.all([
       import("../sandbox/index.ts"),
       import("../workspace/git.ts"),
     ]);
-    const plan = planCommand({ mode, cwd: workdir, tree: await treePaths(workdir, this.deps.env), env: this.deps.env }, command);
+    const tree = await treePaths(workdir, this.deps.env);
+    const plan = planCommand({ mode, cwd: workdir, tree, env: this.deps.env, ...(access ? { access } : {}) }, command);
     if (plan.sandbox !== "none") return sandboxedLine(plan, this.deps.env);
     if (mode !== "off" && !this.#saidNoSandbox) {
       this.#saidNoSandbox = true;
@@ -234,6 +237,7 @@ export class SessionGuard {
         hosts: forgeHosts(config.pr.providers),
         secrets,
         sandbox: config.sandbox,
+        sandboxAccess: config.sandbox_access,
         serverPort: config.server.port,
         repeatedToolCalls: config.limits.repeated_tool_calls,
       }))

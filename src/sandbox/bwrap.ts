@@ -18,34 +18,50 @@ export function pathKind(file: string): PathKind {
  *
  * 1. the whole system read-only, a fresh /dev, and a /proc of a new PID namespace, so the
  *    command sees none of the user's other processes (nor their environments in /proc/<pid>/environ);
+ *    with `network: none`, a network namespace of its own (loopback only);
  * 2. empty private temp folders (a bare remote or another job's files in /tmp are out of reach);
- * 3. the package caches writable;
- * 4. hidden folders that contain the tree (a worktree under otto's data folder) before the tree;
- * 5. the tree and its git directories writable;
- * 6. git's config, hooks and info read-only on top of them;
- * 7. the other credential stores hidden last, so a tree that contains one (a dotfiles repository
- *    in $HOME) does not show it again. A folder becomes an empty tmpfs, a file /dev/null.
+ * 3. an empty home;
+ * 4. hidden folders that contain the tree or an allowed path (a worktree under otto's data
+ *    folder) before what is bound into them;
+ * 5. the toolchains read-only, then the package stores writable, on the empty home, then the
+ *    user's `allow_read` and `allow_write`;
+ * 6. the tree and its git directories writable;
+ * 7. git's config, hooks and info read-only on top of them;
+ * 8. the other hidden paths last (credential stores, the session's sockets, secret files in the
+ *    tree), so a tree or store that contains one (a dotfiles repository in $HOME) does not show it
+ *    again. A folder becomes an empty tmpfs, a file (or socket) /dev/null.
  */
 export function bwrapArgs(policy: SandboxPolicy, kind: (file: string) => PathKind = pathKind): string[] {
-  const args = ["--die-with-parent", "--unshare-pid", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
+  const args = ["--die-with-parent", "--unshare-pid"];
+  if (policy.network === "none") args.push("--unshare-net");
+  args.push("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc");
   const hide = (p: string): void => {
     const k = kind(p);
     if (k === "dir") args.push("--tmpfs", p);
     else if (k === "file") args.push("--ro-bind", "/dev/null", p);
   };
   const inTemp = (p: string): boolean => policy.privateTemp.some((t) => within(p, t));
+  const inHidden = (p: string): boolean => policy.hidden.some((h) => within(p, h));
   for (const temp of policy.privateTemp) if (kind(temp) === "dir") args.push("--tmpfs", temp);
+  if (policy.home && kind(policy.home) === "dir") args.push("--tmpfs", policy.home);
   const tree = policy.tree;
-  for (const cache of policy.caches) {
-    if (kind(cache) === "dir" && !inTemp(cache) && !policy.hidden.some((h) => within(cache, h))) args.push("--bind", cache, cache);
-  }
-  const containsTree = (h: string): boolean => tree.some((t) => within(t, h));
-  for (const hidden of policy.hidden.filter(containsTree)) if (!inTemp(hidden)) hide(hidden);
+  const containsBound = (h: string): boolean => [...tree, ...policy.allowRead, ...policy.allowWrite].some((t) => within(t, h));
+  for (const hidden of policy.hidden.filter(containsBound)) if (!inTemp(hidden)) hide(hidden);
+  const mount = (flag: string, dirs: readonly string[]) => {
+    for (const dir of dirs) if (kind(dir) === "dir" && !inTemp(dir) && !inHidden(dir)) args.push(flag, dir, dir);
+  };
+  mount("--ro-bind", policy.toolchains);
+  mount("--bind", policy.caches);
+  // The user named these: shown even inside a hidden folder (hidden before, step 4).
+  for (const p of policy.allowRead) if (kind(p) !== "missing") args.push("--ro-bind", p, p);
+  for (const p of policy.allowWrite) if (kind(p) !== "missing") args.push("--bind", p, p);
   for (const dir of tree) if (kind(dir) !== "missing") args.push("--bind", dir, dir);
   for (const file of policy.readOnly) if (kind(file) !== "missing") args.push("--ro-bind", file, file);
-  for (const hidden of policy.hidden.filter((h) => !containsTree(h))) {
-    // Under a private temp folder it is already out of sight (and no longer exists to mount on).
-    if (!inTemp(hidden) || tree.some((t) => within(hidden, t))) hide(hidden);
+  const bound = [...tree, ...policy.toolchains, ...policy.caches, ...policy.allowRead, ...policy.allowWrite];
+  const inHome = (p: string): boolean => policy.home !== undefined && within(p, policy.home);
+  for (const hidden of policy.hidden.filter((h) => !containsBound(h))) {
+    // Under a private temp folder or the empty home it is already out of sight, unless a bound folder shows it again.
+    if ((!inTemp(hidden) && !inHome(hidden)) || bound.some((b) => within(hidden, b))) hide(hidden);
   }
   args.push("--chdir", policy.cwd);
   return args;

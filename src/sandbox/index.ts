@@ -1,11 +1,24 @@
 // The sandbox subsystem's public entry: where the code of otto's work runs. A session's shell
 // command, a check otto runs on a tree a session touched, a hook of otto's own commit: each runs
-// with its tree writable, git's control files read-only and the user's credential stores out of
-// sight (bubblewrap on Linux, sandbox-exec on macOS), in an environment where no push reaches a
-// remote and no forge token is set (push-env.ts; a guarded session's shell gets the same one).
+// with its tree writable, git's control files read-only, an empty home with the toolchains and
+// package stores brought back (home.ts), the session's sockets, the user's credential stores and
+// secret files out of sight (bubblewrap on Linux, sandbox-exec on macOS), with an allow-listed
+// environment (sandbox-env.ts) in which no push reaches a remote and no forge token is set
+// (push-env.ts; a guarded session's shell gets the same one).
 // Depends only on core. See docs/security.md.
 export { detectSandbox, type Detected, type SandboxKind } from "./detect.ts";
-export { sandboxPolicy, credentialPaths, cachePaths, within, type SandboxPolicy, type TreePaths } from "./policy.ts";
+export {
+  sandboxPolicy,
+  credentialPaths,
+  within,
+  DEFAULT_ACCESS,
+  type SandboxAccess,
+  type SandboxPolicy,
+  type TreePaths,
+} from "./policy.ts";
+export { toolchainPaths, storePaths, runtimePaths } from "./home.ts";
+export { findSecretFiles, isSecretName, readIndexPaths } from "./secret-files.ts";
+export { sandboxEnvNames, envFilterScript } from "./sandbox-env.ts";
 export { bwrapArgs, pathKind, type PathKind } from "./bwrap.ts";
 export { seatbeltProfile } from "./seatbelt.ts";
 export {

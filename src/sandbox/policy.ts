@@ -1,12 +1,16 @@
 import path from "node:path";
 import { xdgPaths, type Env } from "../core/paths.ts";
+import { realPath, runtimePaths, storePaths, toolchainPaths } from "./home.ts";
+import { findSecretFiles } from "./secret-files.ts";
 
 /*
  * What a sandboxed command may touch. The rule: the code of otto's work (a session's shell
  * command, a check otto runs on a tree a session touched, a hook) may write its work tree, a
- * private temp folder and the package caches, and read the rest of the system; it cannot write
- * the files that decide what git runs, and it cannot see where the user's credentials live.
- * Network stays open (installs need it): no credential is left to use on it.
+ * private temp folder and the package stores, and read the system and the toolchains; it sees an
+ * empty home, no socket of the user's session, none of the user's secret files in the tree, and it
+ * cannot write the files that decide what git runs. The credential stores otto knows are hidden
+ * as well (a second layer: some live outside the home, and macOS cannot mount an empty home).
+ * Network stays open by default (installs need it): no credential is left to use on it.
  */
 
 /** Where a command runs: its tree and the git directories behind it (a worktree has two). */
@@ -17,19 +21,44 @@ export interface TreePaths {
   gitDirs: readonly string[];
 }
 
+/** otto.jsonc `sandbox_access`: what the user lets the sandbox reach beyond the defaults. */
+export interface SandboxAccess {
+  /** `none`: no network inside (loopback only). */
+  network: "open" | "none";
+  /** Shown read-only (`~` already expanded; relative paths are the tree's). */
+  allow_read: readonly string[];
+  /** Shown writable. */
+  allow_write: readonly string[];
+}
+
+export const DEFAULT_ACCESS: SandboxAccess = { network: "open", allow_read: [], allow_write: [] };
+
 export interface SandboxPolicy {
   /** The directory the command starts in. */
   cwd: string;
   /** Writable: the tree and its git directories (objects, refs, index). */
   tree: string[];
-  /** Writable: the package caches. */
+  /** An empty folder replaces the user's home; undefined when the home is `/` or lies in a private temp folder. */
+  home?: string | undefined;
+  /** Read-only on top of the empty home: the toolchains. */
+  toolchains: string[];
+  /** Writable: the package stores. */
   caches: string[];
+  /** otto.jsonc `sandbox_access.allow_read`: read-only, even inside a hidden folder. */
+  allowRead: string[];
+  /** otto.jsonc `sandbox_access.allow_write`: writable, even inside a hidden folder. */
+  allowWrite: string[];
   /** Read-only although inside a writable folder: git's config, hooks and info of every git directory. */
   readOnly: string[];
-  /** Invisible: credential stores, otto's own config and data, OpenCode's provider keys, the SSH agent. */
+  /**
+   * Invisible: credential stores, otto's own config and data, OpenCode's provider keys, the
+   * session's sockets, the user's secret files in the tree.
+   */
   hidden: string[];
   /** Folders replaced by an empty private one (the system's temp folders). */
   privateTemp: string[];
+  /** `none`: a network namespace of its own (bubblewrap), network denied (Seatbelt). */
+  network: SandboxAccess["network"];
 }
 
 /**
@@ -66,43 +95,45 @@ export function credentialPaths(env: Env): string[] {
   return unique(paths.map((p) => path.resolve(p)));
 }
 
-/** Package caches: an install inside the sandbox may fill them (missing ones are skipped). */
-export function cachePaths(env: Env): string[] {
-  const { home } = xdgPaths(env);
-  const paths = [
-    env.XDG_CACHE_HOME || path.join(home, ".cache"),
-    path.join(home, ".npm"),
-    path.join(home, ".bun", "install", "cache"),
-    path.join(home, ".yarn"),
-    path.join(home, ".pnpm-store"),
-    path.join(home, ".local", "share", "pnpm"),
-    path.join(home, ".cargo", "registry"),
-    path.join(home, ".cargo", "git"),
-    env.GOMODCACHE || path.join(home, "go", "pkg", "mod"),
-    env.GOCACHE || path.join(home, ".cache", "go-build"),
-    path.join(home, ".m2"),
-    path.join(home, ".gradle"),
-    path.join(home, ".nuget", "packages"),
-  ];
-  if (env.npm_config_cache) paths.push(env.npm_config_cache);
-  return unique(paths.map((p) => path.resolve(p)));
-}
-
-/** The policy for a command started in `cwd` inside `tree`. */
-export function sandboxPolicy(input: { cwd: string; tree: TreePaths; env: Env }): SandboxPolicy {
+/**
+ * The policy for a command started in `cwd` inside `tree`. Paths are resolved to their real
+ * location: bubblewrap mounts on real paths only (it cannot create a mount point through a
+ * symlink, and `/var/run` is one), and comparing them needs one spelling.
+ */
+export function sandboxPolicy(input: { cwd: string; tree: TreePaths; env: Env; access?: SandboxAccess }): SandboxPolicy {
   const { cwd, tree, env } = input;
-  const temp = unique(["/tmp", "/var/tmp", ...(env.TMPDIR ? [path.resolve(env.TMPDIR)] : [])]);
-  const own = unique([path.resolve(tree.root), ...tree.gitDirs.map((d) => path.resolve(d))]);
-  const readOnly = tree.gitDirs.flatMap((dir) =>
-    ["config", "config.worktree", "hooks", "info"].map((name) => path.join(path.resolve(dir), name)),
+  const access = input.access ?? DEFAULT_ACCESS;
+  const { home, ottoConfigDir, ottoDataDir } = xdgPaths(env);
+  const real = (paths: readonly string[]) => unique(paths.map(realPath));
+  const temp = real(["/tmp", "/var/tmp", ...(env.TMPDIR ? [env.TMPDIR] : [])]);
+  const root = realPath(tree.root);
+  const gitDirs = real(tree.gitDirs);
+  const own = unique([root, ...gitDirs]);
+  const readOnly = gitDirs.flatMap((dir) => ["config", "config.worktree", "hooks", "info"].map((name) => path.join(dir, name)));
+  // otto's own folders (the launcher, the watcher's password) stay hidden whatever the lists allow.
+  const otto = real([ottoConfigDir, ottoDataDir]);
+  const allowed = (list: readonly string[]) => real(list.map((p) => path.resolve(root, p))).filter((p) => !otto.some((o) => within(p, o)));
+  const allowRead = allowed(access.allow_read);
+  const allowWrite = allowed(access.allow_write);
+  const allowedPaths = [...allowRead, ...allowWrite];
+  const secretFiles = findSecretFiles(root, gitDirs[0] ? path.join(gitDirs[0], "index") : undefined);
+  const hidden = real([...credentialPaths(env), ...runtimePaths(env), ...secretFiles]).filter(
+    (h) => otto.includes(h) || !allowedPaths.some((a) => within(h, a)),
   );
+  const homeDir = realPath(home);
+  const hideHome = homeDir !== "/" && !temp.some((t) => within(homeDir, t));
   return {
     cwd: path.resolve(cwd),
     tree: own,
-    caches: cachePaths(env).filter((c) => !own.includes(c)),
+    home: hideHome ? homeDir : undefined,
+    toolchains: real(toolchainPaths(env)).filter((p) => !own.includes(p)),
+    caches: real(storePaths(env)).filter((c) => !own.includes(c)),
+    allowRead,
+    allowWrite,
     readOnly: unique(readOnly),
-    hidden: credentialPaths(env),
+    hidden,
     privateTemp: temp,
+    network: access.network,
   };
 }
 

@@ -2,10 +2,12 @@ import type { SandboxPolicy } from "./policy.ts";
 
 /*
  * The same policy as a macOS Seatbelt profile for sandbox-exec(1). Seatbelt cannot mount an empty
- * folder over another, so temp folders stay shared (writable) and hidden paths are denied for
- * reading and writing instead of replaced. Everything else follows the bubblewrap policy: writes
- * only in the tree, its git directories, temp and the caches; git's config, hooks and info
- * read-only; the credential stores unreadable. Processes stay visible (no PID namespace).
+ * folder over another, so temp folders stay shared (writable), the home is denied for reading
+ * except the parts the policy shows (later rules win in SBPL), and hidden paths are denied for
+ * reading and writing instead of replaced; a hidden socket is also denied for connecting.
+ * Everything else follows the bubblewrap policy: writes only in the tree, its git directories,
+ * temp and the stores; git's config, hooks and info read-only; the credential stores unreadable.
+ * Processes stay visible (no PID namespace).
  */
 
 /** SBPL string literal. */
@@ -13,16 +15,35 @@ function lit(value: string): string {
   return `"${value.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`;
 }
 
+const subpaths = (paths: readonly string[]): string => paths.map((p) => `(subpath ${lit(p)})`).join(" ");
+
 export function seatbeltProfile(policy: SandboxPolicy): string {
-  const writable = [...policy.tree, ...policy.caches, ...policy.privateTemp, "/private/tmp", "/private/var/folders"].map(
-    (p) => `(subpath ${lit(p)})`,
-  );
+  const writable = subpaths([
+    ...policy.tree,
+    ...policy.caches,
+    ...policy.allowWrite,
+    ...policy.privateTemp,
+    "/private/tmp",
+    "/private/var/folders",
+  ]);
   const lines = [
     "(version 1)",
     "(allow default)",
-    `(deny file-write* (require-not (require-any (literal "/dev/null") (literal "/dev/tty") (regex #"^/dev/fd/") ${writable.join(" ")})))`,
+    `(deny file-write* (require-not (require-any (literal "/dev/null") (literal "/dev/tty") (regex #"^/dev/fd/") ${writable})))`,
   ];
-  if (policy.readOnly.length > 0) lines.push(`(deny file-write* ${policy.readOnly.map((p) => `(subpath ${lit(p)})`).join(" ")})`);
-  if (policy.hidden.length > 0) lines.push(`(deny file-read* file-write* ${policy.hidden.map((p) => `(subpath ${lit(p)})`).join(" ")})`);
+  if (policy.home) {
+    const shown = [...policy.tree, ...policy.toolchains, ...policy.caches, ...policy.allowRead, ...policy.allowWrite];
+    lines.push(`(deny file-read* (subpath ${lit(policy.home)}))`);
+    // The home folder itself may be listed and stat'ed on the way to what is shown inside it.
+    lines.push(`(allow file-read-metadata (literal ${lit(policy.home)}))`);
+    lines.push(`(allow file-read* ${subpaths(shown)})`);
+  }
+  if (policy.readOnly.length > 0) lines.push(`(deny file-write* ${subpaths(policy.readOnly)})`);
+  if (policy.hidden.length > 0) {
+    lines.push(`(deny file-read* file-write* ${subpaths(policy.hidden)})`);
+    const sockets = policy.hidden.map((p) => `(remote unix-socket (path-literal ${lit(p)}))`).join(" ");
+    lines.push(`(deny network-outbound ${sockets})`);
+  }
+  if (policy.network === "none") lines.push("(deny network-outbound (remote ip))", "(deny network-inbound (local ip))");
   return `${lines.join("\n")}\n`;
 }

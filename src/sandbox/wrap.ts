@@ -5,7 +5,8 @@ import { OttoError } from "../core/errors.ts";
 import { xdgPaths, type Env } from "../core/paths.ts";
 import { bwrapArgs } from "./bwrap.ts";
 import { detectSandbox, type Detected, type SandboxKind } from "./detect.ts";
-import { sandboxPolicy, type TreePaths } from "./policy.ts";
+import { sandboxPolicy, type SandboxAccess, type TreePaths } from "./policy.ts";
+import { gitIdentity, withFilteredEnv } from "./sandbox-env.ts";
 import { seatbeltProfile } from "./seatbelt.ts";
 
 /** `sandbox` in otto.jsonc. */
@@ -19,6 +20,8 @@ export interface SandboxRequest {
   tree: TreePaths;
   /** The user's environment: where their credentials and caches are. */
   env: Env;
+  /** otto.jsonc `sandbox_access`; unset: the defaults (network open, nothing more shown). */
+  access?: SandboxAccess;
   /** Tests: what the machine has. */
   detected?: Detected;
 }
@@ -44,9 +47,17 @@ export function planCommand(request: SandboxRequest, command: string): CommandPl
     if (request.mode === "required") throw sandboxRequired(detected.reason);
     return plain(detected.reason);
   }
-  const policy = sandboxPolicy({ cwd: request.cwd, tree: request.tree, env: request.env });
-  if (detected.kind === "bwrap") return { sandbox: "bwrap", argv: [detected.binary, ...bwrapArgs(policy), "--", shell, "-c", command] };
-  return { sandbox: "sandbox-exec", argv: [detected.binary, "-p", seatbeltProfile(policy), shell, "-c", command] };
+  const policy = sandboxPolicy({
+    cwd: request.cwd,
+    tree: request.tree,
+    env: request.env,
+    ...(request.access ? { access: request.access } : {}),
+  });
+  // The sandbox starts with the allowed variables alone (sandbox-env.ts), and the user's git identity.
+  const boxed = (argv: string[]) => withFilteredEnv(argv, gitIdentity(request.env));
+  if (detected.kind === "bwrap")
+    return { sandbox: "bwrap", argv: boxed([detected.binary, ...bwrapArgs(policy), "--", shell, "-c", command]) };
+  return { sandbox: "sandbox-exec", argv: boxed([detected.binary, "-p", seatbeltProfile(policy), shell, "-c", command]) };
 }
 
 export function sandboxRequired(reason: string): OttoError {
@@ -105,7 +116,7 @@ export function describeSandbox(
   return {
     mode,
     active: detected.kind,
-    line: `Sandbox: ${detected.kind} (${detected.binary}): sessions' shell commands, checks and hooks run with their tree writable, git's config and hooks read-only, and your credential stores out of sight.`,
+    line: `Sandbox: ${detected.kind} (${detected.binary}): sessions' shell commands, checks and hooks run with their tree writable, git's config and hooks read-only, an empty home (toolchains and package stores shown), an allow-listed environment, and your credential stores, sockets and secret files out of sight.`,
   };
 }
 

@@ -3,7 +3,8 @@ import path from "node:path";
 import { execa } from "execa";
 import { redact, type Env } from "../core/index.ts";
 import { guardedEnvironment } from "../sandbox/index.ts";
-import { planCommand, type SandboxMode } from "../sandbox/index.ts";
+import { planCommand, type SandboxAccess, type SandboxMode } from "../sandbox/index.ts";
+import { loadConfig } from "../config/index.ts";
 import { treePaths } from "./git.ts";
 
 /** One check command (spec.verify, pr.verify), run by otto (never by the model). */
@@ -28,6 +29,11 @@ export interface VerifyOptions {
    * config the test runner loads), so it runs in the sandbox, never with the user's credentials.
    */
   sandbox: SandboxMode;
+  /**
+   * otto.jsonc `sandbox_access` (network, allowed paths). Unset: read from the config of the tree
+   * the check runs in, so no flow can forget it.
+   */
+  access?: SandboxAccess;
   /** Token values of otto's config: variables holding one are blanked like the forge tokens. */
   secrets?: readonly string[];
 }
@@ -57,11 +63,22 @@ export function checkEnvironment(env: Env, secrets: readonly string[] = []): Rec
   return guardedEnvironment(env, secrets, path.join(os.tmpdir(), "otto-no-forge-login"));
 }
 
+/** `sandbox_access` of the config that applies in `cwd` (a repo's file only when trusted); the defaults when it cannot be read. */
+async function accessOf(cwd: string, env: Env): Promise<SandboxAccess | undefined> {
+  try {
+    return (await loadConfig({ directory: cwd, env })).config.sandbox_access;
+  } catch {
+    return undefined;
+  }
+}
+
 export async function runCheck(command: string, options: VerifyOptions): Promise<CheckResult> {
   const started = Date.now();
   const base = options.env ?? process.env;
   // Throws sandbox_required before anything runs when the config demands a sandbox that is missing.
-  const plan = planCommand({ mode: options.sandbox, cwd: options.cwd, tree: await treePaths(options.cwd, base), env: base }, command);
+  const access = options.access ?? (options.sandbox === "off" ? undefined : await accessOf(options.cwd, base));
+  const tree = await treePaths(options.cwd, base);
+  const plan = planCommand({ mode: options.sandbox, cwd: options.cwd, tree, env: base, ...(access ? { access } : {}) }, command);
   const [file, ...args] = plan.argv;
   const child = execa(file ?? "/bin/sh", args, {
     cwd: options.cwd,

@@ -9,7 +9,7 @@ import { ENV, SLUG, statuses, useFakeExecute, type Call } from "./fake-execute.t
 /*
  * Parallel tasks of a phase through executeSpec, with the session layer's record of tool calls
  * fed as OpenCode's hooks would feed it (the fake "model" writes the files itself and reports the
- * write tool's call for its session). The e2e test/e2e/execute-files.test.ts does it through real OpenCode.
+ * write tool's call for its session). The e2e test/e2e/execute/execute-files.test.ts does it through real OpenCode.
  */
 
 const setup = useFakeExecute();

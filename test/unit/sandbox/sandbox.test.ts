@@ -46,18 +46,27 @@ describe("the sandbox's policy (pure)", () => {
     }
   });
 
-  it("mounts in an order where each layer lands on the right one: temp, caches, tree, git's control files read-only, hidden stores last", () => {
-    const policy = sandboxPolicy({ cwd: "/w/repo/src", tree: { root: "/w/repo", gitDirs: ["/w/repo/.git"] }, env });
+  it("mounts in an order where each layer lands on the right one: temp, an empty home, toolchains, stores, tree, git's control files read-only, hidden paths last", () => {
+    const policy = sandboxPolicy({
+      cwd: "/w/repo/src",
+      tree: { root: "/w/repo", gitDirs: ["/w/repo/.git"] },
+      env: { ...env, CARGO_HOME: "/opt/cargo" },
+    });
     const kinds: Record<string, PathKind> = {
       "/tmp": "dir",
       "/var/tmp": "dir",
+      "/home/u": "dir",
       "/w/repo": "dir",
       "/w/repo/.git": "dir",
       "/w/repo/.git/config": "file",
       "/w/repo/.git/hooks": "dir",
       "/home/u/.npm": "dir",
+      "/home/u/.nvm": "dir",
       "/home/u/.ssh": "dir",
       "/home/u/.git-credentials": "file",
+      "/opt/cargo/registry": "dir",
+      "/opt/cargo/credentials.toml": "file",
+      "/run/user/1000/ssh.sock": "file",
     };
     const args = bwrapArgs(policy, (p) => kinds[p] ?? "missing");
     expect(args.slice(0, 10)).toEqual([
@@ -73,13 +82,19 @@ describe("the sandbox's policy (pure)", () => {
       "--tmpfs",
     ]);
     const at = (...pair: string[]) => args.findIndex((_, i) => pair.every((p, j) => args[i + j] === p));
-    expect(at("--bind", "/home/u/.npm")).toBeGreaterThan(at("--tmpfs", "/tmp"));
+    expect(at("--tmpfs", "/home/u")).toBeGreaterThan(at("--tmpfs", "/tmp"));
+    expect(at("--ro-bind", "/home/u/.nvm", "/home/u/.nvm")).toBeGreaterThan(at("--tmpfs", "/home/u"));
+    expect(at("--bind", "/home/u/.npm")).toBeGreaterThan(at("--ro-bind", "/home/u/.nvm"));
+    expect(at("--bind", "/opt/cargo/registry")).toBeGreaterThan(at("--tmpfs", "/home/u"));
     expect(at("--bind", "/w/repo", "/w/repo")).toBeGreaterThan(at("--bind", "/home/u/.npm"));
     expect(at("--ro-bind", "/w/repo/.git/config")).toBeGreaterThan(at("--bind", "/w/repo/.git"));
     expect(at("--ro-bind", "/w/repo/.git/hooks")).toBeGreaterThan(at("--bind", "/w/repo/.git"));
-    expect(at("--tmpfs", "/home/u/.ssh")).toBeGreaterThan(at("--bind", "/w/repo", "/w/repo"));
-    expect(at("--ro-bind", "/dev/null", "/home/u/.git-credentials")).toBeGreaterThan(0);
-    expect(args).not.toContain("/home/u/.netrc");
+    // Stores in the home are out of sight with it; the SSH agent's socket outside it is mounted over.
+    expect(args).not.toContain("/home/u/.ssh");
+    expect(args).not.toContain("/home/u/.git-credentials");
+    expect(args).not.toContain("/opt/cargo/credentials.toml");
+    expect(at("--ro-bind", "/dev/null", "/run/user/1000/ssh.sock")).toBeGreaterThan(at("--bind", "/w/repo", "/w/repo"));
+    expect(args).not.toContain("--unshare-net");
     expect(args.slice(-2)).toEqual(["--chdir", "/w/repo/src"]);
   });
 
@@ -202,7 +217,7 @@ describe.skipIf(!available)("checks in the sandbox (real bubblewrap)", () => {
       "echo 'git push' > .git/hooks/pre-commit",
       "echo '[alias] x = push' >> .git/config",
       "echo '* -diff' > .git/info/attributes",
-      `echo x > ${path.join(home, "planted")}`,
+      `echo x > ${path.join(base, "planted")}`,
     ];
     let through = 0;
     for (const command of writes) if ((await check(command)).passed) through++;
@@ -214,6 +229,9 @@ describe.skipIf(!available)("checks in the sandbox (real bubblewrap)", () => {
     expect(through).toBe(0);
     expect(fs.existsSync(path.join(repo, ".git", "hooks", "pre-commit"))).toBe(false);
     expect(fs.readFileSync(path.join(repo, ".git", "config"), "utf8")).not.toContain("alias");
+    expect(fs.existsSync(path.join(base, "planted"))).toBe(false);
+    // The home inside is an empty throwaway folder: a write there succeeds and leaves nothing.
+    expect(await check(`echo x > ${path.join(home, "planted")}`)).toMatchObject({ passed: true });
     expect(fs.existsSync(path.join(home, "planted"))).toBe(false);
     const ok = await check("echo built > out.txt && git status --short");
     expect(ok).toMatchObject({ passed: true });

@@ -15,7 +15,7 @@ import { createRepo, gitEnv } from "../../../support/git.ts";
 /*
  * The pass without sessions: what is recorded when nothing needs a model (skips, answers found on
  * the forge after a crash, a fork). The answering itself is covered end to end in
- * test/e2e/pr-comments.test.ts.
+ * test/e2e/pr/pr-comments.test.ts.
  */
 
 const dirs: string[] = [];

@@ -6,7 +6,7 @@ import { loadAgents } from "../../../../src/host/render-assets.ts";
  * evaluated the way OpenCode 1.18.33 does: each command of a bash call is matched whole against
  * every rule (Wildcard.match: `*` = anything, `?` = one character, the rest literal, a trailing
  * " *" optional, anchored), and the last matching rule wins (Permission.evaluate, findLast).
- * test/e2e/pr-review-loop.test.ts checks the same against the real binary.
+ * test/e2e/pr-review/pr-review-loop.test.ts checks the same against the real binary.
  */
 function match(text: string, pattern: string): boolean {
   let re = pattern

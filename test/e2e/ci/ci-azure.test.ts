@@ -1,0 +1,166 @@
+import { describe, expect, it } from "vitest";
+import { parseState } from "../../../src/pr/ci/index.ts";
+import { recordFigure } from "../../support/figures.ts";
+import { slashCommand, text, useE2E, type Workspace } from "../../support/index.ts";
+import { useForges, type Forges } from "../pr/forges.ts";
+import { FIXED, BROKEN, analysis, cloneOfPr, fixReview, fixer, isAnalysis, isFix, summary } from "../pr/fix-script.ts";
+import { freshRunner } from "../ci/payloads.ts";
+
+/*
+ * otto's PR work as an Azure Pipelines job: real `opencode run --command otto-pr -- ci` in the
+ * PR's checkout after a failed PR validation build, with the predefined variables a pipeline
+ * sets (System.CollectionUri points otto at the fake Azure DevOps; System.AccessToken is its
+ * token: the config names neither), a fresh HOME and XDG data for every run, and a bare remote.
+ */
+
+const BRANCH = "feature/30";
+const LOG = [
+  "Starting: npm test",
+  "FAIL test/math.test.js",
+  "  ● add › adds two numbers: expected 3, received -1",
+  "##[error]Bash exited with code '1'.",
+].join("\n");
+
+describe("/otto-pr ci on Azure Pipelines (real OpenCode, fake Azure DevOps, real git)", () => {
+  const e2e = useE2E();
+  const forges = useForges();
+
+  async function setup() {
+    const f = await forges();
+    const pr = f.ado.state.addPr({ id: 30, title: "Add math", branch: BRANCH });
+    f.ado.state.setChecks(pr, [{ name: "ci", result: "failed", log: LOG }], { policies: true });
+    const ws = await e2e.workspace({ remote: true, userOttoConfig: { models: { primary: "mock/m1" }, pr: { request_timeout: "2s" } } });
+    await cloneOfPr(ws, { branch: BRANCH, repoUrl: `${f.ado.baseUrl}/contoso/payments/_git/app`, files: { "src/math.js": BROKEN } });
+    // The pipeline's checkout is the PR's merge commit, detached: otto moves it to the PR's branch.
+    await ws.repo.git(["checkout", "-q", "--detach", "main"]);
+    e2e.model.script({ ...slashCommand("otto_pr")[0]!, times: Infinity }, { ...slashCommand("otto_pr")[1]!, times: Infinity });
+    return { f, pr, ws, before: (await ws.repo.remoteLog(BRANCH))[0]?.sha };
+  }
+
+  /** The otto job after the failed build job (or, with OTTO_CI_EVENT=comment, started by the service hook), as the pipeline runs it. */
+  const job = (ws: Workspace, f: Forges, sha: string, extra: Record<string, string> = {}) =>
+    e2e.run(ws, ["run", "--command", "otto-pr", "--", "ci"], {
+      timeoutMs: 150_000,
+      env: {
+        ...freshRunner(ws.root),
+        OTTO_CI_EVENT: "build_failed",
+        TF_BUILD: "True",
+        BUILD_REASON: "PullRequest",
+        BUILD_BUILDID: "4711",
+        BUILD_REPOSITORY_NAME: "app",
+        BUILD_REPOSITORY_ID: f.ado.state.repo("app").id,
+        SYSTEM_COLLECTIONURI: `${f.ado.baseUrl}/contoso/`,
+        SYSTEM_TEAMPROJECT: "payments",
+        SYSTEM_PULLREQUEST_PULLREQUESTID: "30",
+        SYSTEM_PULLREQUEST_ISFORK: "False",
+        SYSTEM_PULLREQUEST_SOURCECOMMITID: sha,
+        SYSTEM_ACCESSTOKEN: f.env.OTTO_ADO_PAT!,
+        ...extra,
+      },
+    });
+
+  const modelWork = () => e2e.model.requests.filter((r) => isAnalysis(r) || isFix(r)).length;
+  const stateComments = (f: Forges) =>
+    f.ado.state.threads
+      .flatMap((t) => t.comments.map((c) => ({ thread: t.id, ...c })))
+      .filter((c) => c.content.includes("<!-- otto:state v1 "));
+
+  it("a failed PR build gets a fix pushed; the state lives in otto's own comment; a second run does nothing", async () => {
+    const { f, pr, ws, before } = await setup();
+    e2e.model.script(fixReview("APPROVE"), analysis(ws, summary("code: add() subtracts")), fixer(ws, FIXED));
+
+    const first = await job(ws, f, pr.sourceCommit);
+    expect(first.exitCode, first.stderr).toBe(0);
+    expect(first.stdout).toContain("## otto ci: contoso/payments/app#30");
+    expect(first.stdout).toContain("(pushed)");
+    const log = await ws.repo.remoteLog(BRANCH);
+    expect(log[1]?.sha).toBe(before);
+    expect(await ws.repo.remoteFile("src/math.js", BRANCH)).toBe(FIXED);
+
+    const states = stateComments(f);
+    expect(states).toHaveLength(1);
+    expect(states[0]?.author.id).toBe(f.ado.state.me.id);
+    const state = parseState(states[0]!.content);
+    expect(state?.ok && state.state).toMatchObject({ fix_attempts: 1, fix_sha: log[0]?.sha, handled_heads: [pr.sourceCommit] });
+    expect(f.ado.state.edits).toEqual([`${states[0]?.thread}/${states[0]?.id}`]);
+    const work = modelWork();
+    expect(work).toBeGreaterThan(0);
+
+    const second = await job(ws, f, pr.sourceCommit);
+    expect(second.exitCode, second.stderr).toBe(0);
+    expect(second.stdout).toContain("otto ci: nothing to do: otto already worked on the failure of");
+    expect((await ws.repo.remoteLog(BRANCH))[0]?.sha).toBe(log[0]?.sha);
+    expect(modelWork()).toBe(work);
+    expect(stateComments(f)).toHaveLength(1);
+    // The re-delivered event is the attempt: it must start no second fix.
+    recordFigure({ name: "ci (Azure Pipelines): a failed build delivered again, second fixes started", tried: 1, through: 0 });
+    expect(e2e.model.unmatched()).toEqual([]);
+  });
+
+  it("a fork's PR build does nothing; without a token the job fails", async () => {
+    const { f, pr, ws, before } = await setup();
+    const fork = await job(ws, f, pr.sourceCommit, { SYSTEM_PULLREQUEST_ISFORK: "True" });
+    expect(fork.exitCode, fork.stderr).toBe(0);
+    expect(fork.stdout).toContain("otto ci: nothing to do: build_failed: PR 30 is from a fork; otto does not work on fork PRs.");
+    expect(f.ado.calls).toEqual([]);
+    expect(modelWork()).toBe(0);
+    expect((await ws.repo.remoteLog(BRANCH))[0]?.sha).toBe(before);
+
+    const broken = await job(ws, f, pr.sourceCommit, { SYSTEM_ACCESSTOKEN: "" });
+    expect(broken.exitCode).not.toBe(0);
+    expect(broken.stdout + broken.stderr).toContain("No Azure DevOps token");
+    expect(f.ado.calls).toEqual([]);
+  });
+
+  it("a service hook's 'Pull request commented on' payload gets the comment answered in its thread", async () => {
+    const { f, pr, ws } = await setup();
+    const thread = f.ado.state.addThread(pr, { content: "Why does add() live in math.js?", author: "Alice" });
+    const alice = f.ado.state.identity("Alice");
+    e2e.model.script({
+      label: "answer",
+      match: { lastUser: "Why does add() live in math.js?", lastRole: "user" },
+      reply: text(
+        `Done.\n\nBEGIN_JSON\n${JSON.stringify({ decision: "BY_DESIGN", reply: "math.js holds every arithmetic helper.", fix_description: "" })}\nEND_JSON`,
+      ),
+    });
+    // The service hook's payload (resource.comment, resource.pullRequest), as the incoming webhook hands it over.
+    const payload = {
+      eventType: "ms.vss-code.git-pullrequest-comment-event",
+      resource: {
+        comment: {
+          id: 1,
+          parentCommentId: 0,
+          content: thread.comments[0]!.content,
+          publishedDate: thread.comments[0]!.publishedDate,
+          commentType: "text",
+          author: { displayName: alice.displayName, id: alice.id, uniqueName: alice.uniqueName },
+          _links: {
+            threads: {
+              href: `${f.ado.baseUrl}/contoso/_apis/git/repositories/${f.ado.state.repo("app").id}/pullRequests/30/threads/${thread.id}`,
+            },
+          },
+        },
+        pullRequest: {
+          pullRequestId: 30,
+          status: "active",
+          repository: { id: f.ado.state.repo("app").id, name: "app", project: { name: "payments" } },
+        },
+      },
+    };
+    const run = await job(ws, f, pr.sourceCommit, {
+      OTTO_CI_EVENT: "comment",
+      OTTO_EVENT_PAYLOAD: JSON.stringify(payload),
+      BUILD_REASON: "ResourceTrigger",
+      SYSTEM_PULLREQUEST_PULLREQUESTID: "",
+    });
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.stdout).toContain("### comments");
+    expect(run.stdout).toMatch(/1 answered/);
+    const reply = thread.comments.find((c) => c.author.id === f.ado.state.me.id);
+    expect(reply?.content).toContain("math.js holds every arithmetic helper.");
+    const state = parseState(stateComments(f)[0]!.content);
+    expect(state?.ok && state.state.seen_comment_ids).toContain(`${thread.id}/1`);
+    expect(modelWork()).toBe(0);
+    expect(e2e.model.unmatched()).toEqual([]);
+  });
+});

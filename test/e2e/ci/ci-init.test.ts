@@ -1,0 +1,126 @@
+import fs from "node:fs";
+import path from "node:path";
+import { convertWorkflowTemplate, NoOperationTraceWriter, parseWorkflow } from "@actions/workflow-parser";
+import { describe, expect, it } from "vitest";
+import { parse } from "yaml";
+import { slashCommand, useE2E } from "../../support/index.ts";
+
+/*
+ * `/otto-pr ci init` through real OpenCode (`opencode run --command`, the scripted model only
+ * relaying the command): the files land at the repository's top level, uncommitted, the output
+ * names the secrets of the models otto is configured with, and an existing file is never
+ * replaced without --force.
+ */
+
+const CI_WORKFLOW = [
+  "name: Tests",
+  "on: [pull_request]",
+  "jobs:",
+  "  test:",
+  "    runs-on: ubuntu-latest",
+  "    steps:",
+  "      - run: npm test",
+  "",
+].join("\n");
+const AZURE_PIPELINE = ["trigger: none", "pr: [main]", "jobs:", "- job: Compile", "  steps:", "  - script: make", ""].join("\n");
+const MODELS = { models: { primary: "anthropic/claude-sonnet-4-5", secondary: "openai/gpt-5" } };
+
+async function parserErrors(content: string): Promise<string[]> {
+  const result = parseWorkflow({ name: ".github/workflows/otto.yml", content }, new NoOperationTraceWriter());
+  if (result.value) await convertWorkflowTemplate(result.context, result.value);
+  return result.context.errors.getErrors().map((e) => e.message);
+}
+
+describe("/otto-pr ci init (opencode run --command)", () => {
+  const e2e = useE2E();
+
+  it("github: writes a valid workflow for the repository's CI, names the secrets, refuses to overwrite without --force", async () => {
+    const ws = await e2e.workspace({ ottoConfig: MODELS, files: { "README.md": "# demo\n", ".github/workflows/ci.yml": CI_WORKFLOW } });
+    const head = await ws.repo.git(["rev-parse", "HEAD"]);
+    const file = path.join(ws.project, ".github/workflows/otto.yml");
+
+    e2e.model.script(...slashCommand("otto_pr"));
+    const first = await e2e.run(ws, ["run", "--command", "otto-pr", "--", "ci", "init", "github"]);
+    expect(first.exitCode, first.stderr).toBe(0);
+    expect(first.stdout).toContain("Wrote .github/workflows/otto.yml (not committed");
+    expect(first.stdout).toContain("`ANTHROPIC_API_KEY`: anthropic");
+    expect(first.stdout).toContain("`OPENAI_API_KEY`: openai");
+    expect(first.stdout).toContain("`OTTO_GITHUB_TOKEN` (optional)");
+    expect(first.stdout).toContain("Pushes made with the default GITHUB_TOKEN start no workflow run");
+
+    const written = fs.readFileSync(file, "utf8");
+    expect(await parserErrors(written)).toEqual([]);
+    const doc = parse(written) as {
+      on: { workflow_run: { workflows: string[] } };
+      jobs: { otto: { permissions: unknown; steps: Array<{ env?: Record<string, string> }> } };
+    };
+    expect(doc.on.workflow_run.workflows).toEqual(["Tests"]);
+    expect(doc.jobs.otto.permissions).toEqual({ contents: "write", "pull-requests": "write", checks: "read", actions: "read" });
+    expect(Object.keys(doc.jobs.otto.steps.at(-1)?.env ?? {})).toEqual(["GITHUB_TOKEN", "ANTHROPIC_API_KEY", "OPENAI_API_KEY"]);
+    // Written, not committed: HEAD is where it was and the file is untracked.
+    expect(await ws.repo.git(["rev-parse", "HEAD"])).toBe(head);
+    expect(await ws.repo.git(["status", "--porcelain", "--untracked-files=all"])).toContain("?? .github/workflows/otto.yml");
+
+    fs.appendFileSync(file, "# my edit\n");
+    e2e.model.script(...slashCommand("otto_pr"));
+    const again = await e2e.run(ws, ["run", "--command", "otto-pr", "--", "ci", "init", "github"]);
+    expect(again.exitCode, again.stderr).toBe(0);
+    expect(again.stdout).toContain(".github/workflows/otto.yml exists already; otto did not touch it.");
+    expect(again.stdout).toContain("--force");
+    expect(fs.readFileSync(file, "utf8")).toBe(`${written}# my edit\n`);
+
+    e2e.model.script(...slashCommand("otto_pr"));
+    const forced = await e2e.run(ws, [
+      "run",
+      "--command",
+      "otto-pr",
+      "--",
+      "ci",
+      "init",
+      "github",
+      "--force",
+      "--workflow",
+      "Build",
+      "--workflow",
+      "Lint",
+    ]);
+    expect(forced.exitCode, forced.stderr).toBe(0);
+    expect(forced.stdout).toContain("Wrote .github/workflows/otto.yml");
+    const replaced = fs.readFileSync(file, "utf8");
+    expect(replaced).not.toContain("# my edit");
+    expect((parse(replaced) as typeof doc).on.workflow_run.workflows).toEqual(["Build", "Lint"]);
+    expect(e2e.model.unmatched()).toEqual([]);
+    // Three OpenCode runs: on a loaded 2-core machine each can take a minute.
+  }, 420_000);
+
+  it("azure: from a subfolder, writes the job template and the comment pipeline at the top level, after the detected build job", async () => {
+    const ws = await e2e.workspace({
+      ottoConfig: MODELS,
+      files: { "README.md": "# demo\n", "azure-pipelines.yml": AZURE_PIPELINE, "src/app.js": "export {};\n" },
+    });
+    e2e.model.script(...slashCommand("otto_pr"));
+    const run = await e2e.run(ws, ["run", "--command", "otto-pr", "--", "ci", "init", "azure"], { cwd: path.join(ws.project, "src") });
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.stdout).toContain("Wrote azure-pipelines.otto-job.yml and azure-pipelines.otto.yml (not committed");
+    expect(run.stdout).toContain("dependsOn: [Compile]");
+    expect(run.stdout).toContain("`ANTHROPIC_API_KEY`: anthropic");
+    expect(run.stdout).toContain("Contribute and Contribute to pull requests: Allow");
+    expect(run.stdout).toContain('"Pull request commented on"');
+    expect(fs.existsSync(path.join(ws.project, "src/azure-pipelines.otto-job.yml"))).toBe(false);
+    const job = parse(fs.readFileSync(path.join(ws.project, "azure-pipelines.otto-job.yml"), "utf8")) as {
+      parameters: Array<{ name: string; default: unknown }>;
+      jobs: Array<{ condition: string }>;
+    };
+    expect(job.parameters[0]).toMatchObject({ name: "dependsOn", default: ["Compile"] });
+    expect(job.jobs[0]?.condition).toContain("failed()");
+    const comments = parse(fs.readFileSync(path.join(ws.project, "azure-pipelines.otto.yml"), "utf8")) as {
+      resources: { webhooks: unknown[] };
+    };
+    expect(comments.resources.webhooks).toHaveLength(1);
+
+    e2e.model.script(...slashCommand("otto_pr"));
+    const again = await e2e.run(ws, ["run", "--command", "otto-pr", "--", "ci", "init", "azure"]);
+    expect(again.stdout).toContain("azure-pipelines.otto-job.yml and azure-pipelines.otto.yml exist already");
+    expect(e2e.model.unmatched()).toEqual([]);
+  }, 300_000);
+});
