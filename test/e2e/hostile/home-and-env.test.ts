@@ -1,9 +1,10 @@
-import { execFileSync } from "node:child_process";
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
 import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { useE2E } from "../../support/index.ts";
+import { until, useE2E } from "../../support/index.ts";
 import { detectSandbox } from "../../../src/sandbox/index.ts";
 import { ottoPr, useForges } from "../pr/forges.ts";
 import { analysis, fixReview, summary } from "../pr/fix-script.ts";
@@ -106,11 +107,11 @@ describe.skipIf(detectSandbox().kind === "none")("hostile code in the sandbox: t
       expect(connections).toEqual([]);
       // The same probe outside the sandbox reaches the agent: the socket was there to be found.
       const control = path.join(runtime, "control.txt");
-      execFileSync("/bin/sh", ["-c", probe(control)]);
-      await new Promise<void>((resolve) =>
-        connections.length > 0 ? resolve() : server.once("connection", (c) => c.once("data", () => resolve())),
-      );
+      // Asynchronously: the server answers from this process's event loop.
+      await promisify(execFile)("/bin/sh", ["-c", probe(control)]);
       expect(readIf(control)).toBe("connected\n");
+      await until("the agent socket to hear the probe", () => connections.length > 0, 10_000);
+      expect(connections).toEqual([Buffer.from("hello").toString("hex")]);
     } finally {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     }
