@@ -10,7 +10,7 @@
  * verdict, instead of a crashed bench. The posting figures come from posting under injected faults
  * (test/support/post-trial.ts). docs/security.md says what each rule is.
  */
-import { execa } from "execa";
+import { execa, execaSync } from "execa";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -77,22 +77,81 @@ async function measure(file: string, dir: string): Promise<FileResult> {
   return { file, passed, figures: sumFigures(readFigures(out)), ...(passed ? {} : { failure: String(run.all).slice(-3000) }) };
 }
 
+/**
+ * Whether bubblewrap is on this machine's PATH (`command -v bwrap`). Where it is, a file that measured
+ * nothing is a failure: its tests skip only without a sandbox, so a skip there hides a broken probe.
+ */
+export function bubblewrapInstalled(): boolean {
+  return execaSync("sh", ["-c", "command -v bwrap"], { reject: false }).exitCode === 0;
+}
+
+/** A file that passed without recording a figure: its measuring tests were skipped. */
+const skipped = (r: FileResult): boolean => r.passed && r.figures.length === 0;
+
 /** The table's rows: one per figure, and one per file that recorded none. */
-export function safetyRows(results: readonly FileResult[]): string[] {
+export function safetyRows(results: readonly FileResult[], options: { bwrap: boolean }): string[] {
   const rows: string[] = [];
   for (const r of results) {
-    const verdict = r.passed ? "passed" : "**failed**";
+    const verdict = skipped(r) ? (options.bwrap ? "**skipped**" : "skipped") : r.passed ? "passed" : "**failed**";
     const test = `\`${path.basename(r.file)}\` (${verdict})`;
-    if (r.figures.length === 0) rows.push(`| no figure recorded: the test failed before it measured | – | – | 0 | ${test} |`);
+    if (skipped(r))
+      rows.push(`| not measured: the file's measuring tests were skipped (no sandbox on this machine?) | – | – | 0 | ${test} |`);
+    else if (r.figures.length === 0) rows.push(`| no figure recorded: the test failed before it measured | – | – | 0 | ${test} |`);
     for (const f of r.figures) rows.push(`| ${f.name} | ${f.tried} | **${f.through}** | 0 | ${test} |`);
   }
   return rows;
+}
+
+export interface SafetyVerdict {
+  /** Figures with something through. */
+  through: Figure[];
+  /** Files that failed, and (where bubblewrap is installed) files that measured nothing. */
+  failed: string[];
+  /** Files that measured nothing. */
+  notMeasured: string[];
+  /** The line under the table. */
+  summary: string;
+}
+
+/**
+ * What the run says: nothing got through only when every file measured and nothing measured got
+ * through; "every test passed" only when no file failed or, with bubblewrap installed, skipped.
+ */
+export function safetyVerdict(results: readonly FileResult[], options: { bwrap: boolean }): SafetyVerdict {
+  const name = (r: FileResult) => `\`${path.basename(r.file)}\``;
+  const through = results.flatMap((r) => r.figures).filter((f) => f.through > 0);
+  const notMeasured = results.filter(skipped).map(name);
+  const failed = results.filter((r) => !r.passed || (options.bwrap && skipped(r))).map(name);
+  const parts = [
+    through.length > 0
+      ? `**Got through: ${through.map((f) => `${f.through} of ${f.tried} (${f.name})`).join("; ")}.**`
+      : notMeasured.length > 0
+        ? "Nothing measured got through."
+        : "Nothing got through.",
+    ...(notMeasured.length > 0
+      ? [
+          options.bwrap
+            ? `**Not measured although bubblewrap is installed: ${notMeasured.join(", ")}.**`
+            : `Not measured (no sandbox on this machine): ${notMeasured.join(", ")}.`,
+        ]
+      : []),
+    failed.length === 0 ? "Every test passed." : `**Failed: ${failed.join(", ")}.**`,
+  ];
+  return { through, failed, notMeasured, summary: parts.join(" ") };
 }
 
 export async function benchSafety(
   log: (line: string) => void = () => undefined,
   files: readonly string[] = SAFETY_TEST_FILES,
 ): Promise<string> {
+  return (await measureSafety(log, files)).section;
+}
+
+/** The section and its verdict: what ran, what got through, what was not measured. */
+export async function measureSafety(
+  log: (line: string) => void,
+  files: readonly string[],
+): Promise<{ section: string; verdict: SafetyVerdict }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "otto-figures-"));
   const results: FileResult[] = [];
   try {
@@ -108,7 +167,8 @@ export async function benchSafety(
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
-  const rows = safetyRows(results);
+  const bwrap = bubblewrapInstalled();
+  const rows = safetyRows(results, { bwrap });
   for (const forge of ["github", "ado"] as const) {
     const r = await postTrial({
       forge,
@@ -123,15 +183,11 @@ export async function benchSafety(
       `| posts on ${forge === "github" ? "GitHub" : "Azure DevOps"} under ${RATE * 100} % injected faults (timeouts and 5xx, before and after the write): duplicates | ${POSTS} | **${r.duplicates}** | 0 | \`post-trial.ts\` |`,
     );
   }
-  const through = results.flatMap((r) => r.figures).filter((f) => f.through > 0);
-  const failed = results.filter((r) => !r.passed).map((r) => `\`${path.basename(r.file)}\``);
-  const summary = [
-    through.length === 0
-      ? "Nothing got through."
-      : `**Got through: ${through.map((f) => `${f.through} of ${f.tried} (${f.name})`).join("; ")}.**`,
-    failed.length === 0 ? "Every test passed." : `**Failed tests: ${failed.join(", ")}.**`,
-  ].join(" ");
-  return [
+  const verdict = safetyVerdict(results, { bwrap });
+  for (const file of verdict.notMeasured)
+    log(`safety: ${file} measured nothing (its tests were skipped)${bwrap ? "  <- bubblewrap is installed: a failure" : ""}`);
+  const summary = verdict.summary;
+  const section = [
     "## Safety: what got through",
     "",
     `Each row is measured by the test that guards the rule, run by the bench one file at a time (the list is \`SAFETY_TEST_FILES\` in bench/safety.ts); a test records its figure before its assertions, so a failing test still reports what got through. The posting rows come from posting through the real backends against the fake forges with faults injected ("Posting under faults" below has the details). What each rule is and how it is enforced: [security.md](security.md).`,
@@ -143,6 +199,7 @@ export async function benchSafety(
     summary,
     "",
   ].join("\n");
+  return { section, verdict };
 }
 
 export function writeSection(section: string): void {
@@ -161,7 +218,10 @@ runStandalone(
   import.meta.url,
   async (log) => {
     const only = subset();
-    return benchSafety(log, only.length > 0 ? only : SAFETY_TEST_FILES);
+    const { section, verdict } = await measureSafety(log, only.length > 0 ? only : SAFETY_TEST_FILES);
+    // Run alone, the process fails with the verdict: a figure through, a failed file, a skip where bubblewrap is.
+    if (verdict.through.length > 0 || verdict.failed.length > 0) process.exitCode = 1;
+    return section;
   },
   (section) => {
     if (subset().length > 0) throw new Error("--write with a subset of the files would drop the other rows; run without paths to write");

@@ -23,18 +23,18 @@ const BINARY_PACKAGES: Readonly<Record<string, string>> = {
   jest: "jest",
 };
 
-/** A toolchain's programs and the root file that shows the project uses it. */
+/** A toolchain's programs and the root file that shows the project uses it (named to follow "has no"). */
 const TOOLCHAINS: ReadonlyArray<{ programs: string[]; files: RegExp; name: string }> = [
   { programs: ["go"], files: /^go\.(mod|work)$/, name: "go.mod" },
   { programs: ["cargo"], files: /^Cargo\.toml$/, name: "Cargo.toml" },
   {
     programs: ["pytest", "tox", "nox"],
     files: /^(pyproject\.toml|setup\.(cfg|py)|requirements.*\.txt|tox\.ini|noxfile\.py|pytest\.ini)$/,
-    name: "a Python project file",
+    name: "Python project file (pyproject.toml, setup.py, setup.cfg, requirements*.txt, tox.ini, noxfile.py, pytest.ini)",
   },
-  { programs: ["dotnet"], files: /\.(sln|csproj|fsproj)$/, name: "a .NET project" },
+  { programs: ["dotnet"], files: /\.(sln|csproj|fsproj)$/, name: ".NET solution or project file" },
   { programs: ["mvn", "./mvnw"], files: /^(pom\.xml|mvnw)$/, name: "pom.xml" },
-  { programs: ["gradle", "./gradlew"], files: /^(build\.gradle(\.kts)?|gradlew)$/, name: "a Gradle build" },
+  { programs: ["gradle", "./gradlew"], files: /^(build\.gradle(\.kts)?|gradlew)$/, name: "Gradle build (build.gradle, gradlew)" },
 ];
 
 export interface AcceptanceContext extends CheckFacts {

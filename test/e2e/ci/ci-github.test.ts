@@ -141,6 +141,9 @@ describe("/otto-pr ci on GitHub Actions (real OpenCode, fake GitHub, real git)",
 
     const atFirst = mark(f);
     const first = await job(ws, f, "workflow_run", event);
+    // Measured before any assertion: the forged comment stopped the fix when nothing was pushed.
+    const pushedFirst = (await ws.repo.remoteLog(BRANCH))[0]?.sha !== before;
+    recordFigure({ name: "ci: forged state comments that stopped a fix", tried: 1, through: pushedFirst ? 0 : 1 });
     expect(first.exitCode, first.stderr).toBe(0);
     console.log("ci cost: failed workflow_run, fixed", spent(f, atFirst));
     expect(first.stdout).toContain("a state comment by mallory");
@@ -181,6 +184,8 @@ describe("/otto-pr ci on GitHub Actions (real OpenCode, fake GitHub, real git)",
     // The same event delivered again (a re-run of the job) on a new runner: nothing happens.
     const atSecond = mark(f);
     const second = await job(ws, f, "workflow_run", event);
+    // The re-delivered event is the attempt: a second fix started if a model worked on it again.
+    recordFigure({ name: "ci: a failure event delivered again, second fixes started", tried: 1, through: modelWork() > work ? 1 : 0 });
     expect(second.exitCode, second.stderr).toBe(0);
     // A duplicate costs reads only (the PR, its comments: the state) and the command's own turn, no work of a model.
     const duplicate = spent(f, atSecond);
@@ -191,9 +196,6 @@ describe("/otto-pr ci on GitHub Actions (real OpenCode, fake GitHub, real git)",
     expect(modelWork()).toBe(work);
     expect(stateComments(f)).toHaveLength(1);
     expect(f.gh.calls.filter((c) => c.method === "POST" && c.path.endsWith("/issues/1/comments"))).toHaveLength(1);
-    // The re-delivered event is the attempt: it must start no second fix.
-    recordFigure({ name: "ci: a failure event delivered again, second fixes started", tried: 1, through: 0 });
-    recordFigure({ name: "ci: forged state comments that stopped a fix", tried: 1, through: 0 });
     expect(e2e.model.unmatched()).toEqual([]);
   });
 
@@ -209,6 +211,8 @@ describe("/otto-pr ci on GitHub Actions (real OpenCode, fake GitHub, real git)",
       "issue_comment",
       issueComment(f, { id: untrusted.id, body: untrusted.body, user: "drive-by", association: "NONE", created: untrusted.created_at }),
     );
+    // A fix started when a model worked on it.
+    recordFigure({ name: "ci: /otto fix by an untrusted author, fixes started", tried: 1, through: modelWork() > 0 ? 1 : 0 });
     expect(ignored.exitCode, ignored.stderr).toBe(0);
     expect(ignored.stdout).toContain("otto ci: nothing to do: `/otto fix` by drive-by is ignored: may not change the repository.");
     expect((await ws.repo.remoteLog(BRANCH))[0]?.sha).toBe(before);
@@ -232,7 +236,6 @@ describe("/otto-pr ci on GitHub Actions (real OpenCode, fake GitHub, real git)",
     // The command is handled: its id is in the state, so the comment flow never answers it as a review comment.
     const state = parseState(stateComments(f)[0]!.body);
     expect(state?.ok && state.state.seen_comment_ids).toContain(`issue-${trusted.id}`);
-    recordFigure({ name: "ci: /otto fix by an untrusted author, fixes started", tried: 1, through: 0 });
     expect(e2e.model.unmatched()).toEqual([]);
   });
 
@@ -242,6 +245,10 @@ describe("/otto-pr ci on GitHub Actions (real OpenCode, fake GitHub, real git)",
     f.gh.state.setChecks(fork, [{ name: "unit", conclusion: "failure", log: JOB_LOG }]);
 
     const run = await job(ws, f, "workflow_run", workflowRun(f, fork.head.sha, "stranger/app"));
+    // Each event that got a model to work on the fork's code got through (the file's figure adds up both events).
+    const forkEvents = "ci: events of a fork's PR (a failed run, a trusted comment), fixes started";
+    const afterRun = modelWork();
+    recordFigure({ name: forkEvents, tried: 1, through: afterRun > 0 ? 1 : 0 });
     expect(run.exitCode, run.stderr).toBe(0);
     expect(run.stdout).toContain("otto ci: nothing to do: workflow_run.completed: the run is of a fork's branch (stranger/app)");
 
@@ -252,6 +259,7 @@ describe("/otto-pr ci on GitHub Actions (real OpenCode, fake GitHub, real git)",
       "issue_comment",
       issueComment(f, { id: c.id, body: c.body, user: "maintainer", association: "COLLABORATOR", created: c.created_at }, 2),
     );
+    recordFigure({ name: forkEvents, tried: 1, through: modelWork() > afterRun ? 1 : 0 });
     expect(commented.exitCode, commented.stderr).toBe(0);
     expect(commented.stdout).toContain("otto ci: nothing to do: octo/app#2 is from a fork (stranger/app)");
     expect(modelWork()).toBe(0);

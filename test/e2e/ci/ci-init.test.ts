@@ -118,9 +118,14 @@ describe("/otto-pr ci init (opencode run --command)", () => {
     };
     expect(comments.resources.webhooks).toHaveLength(1);
 
+    const jobFile = path.join(ws.project, "azure-pipelines.otto-job.yml");
+    fs.appendFileSync(jobFile, "# my edit\n");
+    const edited = fs.readFileSync(jobFile, "utf8");
     e2e.model.script(...slashCommand("otto_pr"));
     const again = await e2e.run(ws, ["run", "--command", "otto-pr", "--", "ci", "init", "azure"]);
+    expect(again.exitCode, again.stderr).toBe(0);
     expect(again.stdout).toContain("azure-pipelines.otto-job.yml and azure-pipelines.otto.yml exist already");
+    expect(fs.readFileSync(jobFile, "utf8")).toBe(edited);
     expect(e2e.model.unmatched()).toEqual([]);
   }, 300_000);
 });

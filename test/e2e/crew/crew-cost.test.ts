@@ -1,3 +1,4 @@
+import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { formatCost, formatTokens, readLedger, sumUsage, totalTokens, ZERO_USAGE, type Usage } from "../../../src/cost/index.ts";
@@ -5,6 +6,7 @@ import { assertPluginLoaded, text, toolCall, useE2E, type RecordedRequest } from
 import {
   agentState,
   deliverFor,
+  idle,
   inDelivery,
   inTask,
   orchestratorScript,
@@ -109,9 +111,12 @@ describe("crew: what agents cost", () => {
     expect(status).toMatch(/\| bob \| stopped \(budget\) \|.*\$0\.01 of \$0\.01 \| error: budget reached: spent \$0\.01 of \$0\.01/);
     expect(agentRecord(ws, "bob").budget).toBe(0.01);
     expect(agentRecord(ws, "bob").spend?.usd).toBeGreaterThanOrEqual(0.01);
-    // Nothing more reaches it.
+    // Nothing more reaches it: the prompt is refused before it enters the stream (the only way a prompt
+    // reaches an agent), and once bob's session has no turn left, no call of its can come.
     expect(await ottoAgent(client, otto.id, "prompt bob Go on")).toContain("stopped at its budget");
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const stream = fs.readFileSync(path.join(ws.project, ".otto", "crew", "messages.jsonl"), "utf8");
+    expect(stream).not.toContain("Go on");
+    await idle(client, readCrew(ws).agents.find((a) => a.name === "bob")!.sessionID);
     expect(e2e.model.requests.filter(ofAgent("bob"))).toHaveLength(calls);
   });
 });

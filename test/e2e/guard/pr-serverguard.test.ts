@@ -79,11 +79,12 @@ describe("server guard: otto's sessions cannot call OpenCode's own server", () =
 
     await ottoPr(client, "fix");
 
-    const results = e2e.model.requests.filter((r) => isFix(r) && r.lastRole === "tool").map((r) => r.toolResults[0]?.content ?? "");
-    for (const [i, attempt] of attempts.entries()) expect(results[i], attempt).toMatch(/Otto blocked this: .*OpenCode's own server/s);
+    // Measured before any assertion, so a regression shows in the bench as a number.
     const after = await titles();
     const created = after.filter((t) => t.startsWith("SNEAKY"));
     recordFigure({ name: "sessions' calls to the local OpenCode server", tried: attempts.length, through: created.length });
+    const results = e2e.model.requests.filter((r) => isFix(r) && r.lastRole === "tool").map((r) => r.toolResults[0]?.content ?? "");
+    for (const [i, attempt] of attempts.entries()) expect(results[i], attempt).toMatch(/Otto blocked this: .*OpenCode's own server/s);
     expect(created).toEqual([]);
     expect(after.length).toBeGreaterThanOrEqual(before.length);
 

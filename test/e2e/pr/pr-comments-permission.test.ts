@@ -55,6 +55,9 @@ function ottoPrScript(e2e: E2E): void {
 }
 
 const reached = (requests: readonly RecordedRequest[]) => requests.filter((r) => JSON.stringify(r.body).includes(MARK));
+/** The marked comments (each is `${MARK}<n>`) whose words reached a session: one count per comment, however many requests. */
+const reachedComments = (requests: readonly RecordedRequest[]) =>
+  new Set(requests.flatMap((r) => JSON.stringify(r.body).match(new RegExp(`${MARK}\\d+`, "g")) ?? [])).size;
 
 describe("trust is write access (real OpenCode, fake forges)", () => {
   const e2e = useE2E();
@@ -83,14 +86,16 @@ describe("trust is write access (real OpenCode, fake forges)", () => {
     e2e.model.script(answer("Explain why the VAT rate is hard-coded.", envelope("BY_DESIGN", "The rate is set by law for this market.")));
     ottoPrScript(e2e);
     await ottoPr(client, "add https://github.com/octo/app/pull/8");
-    expect(await ottoPr(client, "comments")).toContain("1 answered, 0 recorded from an earlier run, 0 failed, 2 not for otto.");
+    const out = await ottoPr(client, "comments");
 
+    // Measured before any assertion: comments tried, comments whose words reached a session.
     const hits = reached(e2e.model.requests);
     recordFigure({
       name: "PR comments by GitHub MEMBER/COLLABORATOR authors without write access (read, triage) reaching a session with a shell",
       tried: 2,
-      through: hits.length,
+      through: reachedComments(e2e.model.requests),
     });
+    expect(out).toContain("1 answered, 0 recorded from an earlier run, 0 failed, 2 not for otto.");
     expect(hits.map((r) => r.answeredBy)).toEqual([]);
     // Every author was asked about, once: MEMBER and COLLABORATOR do not settle it.
     const permission = f.gh.calls.filter((c) => c.path.endsWith("/permission")).map((c) => c.path.split("/").at(-2));
@@ -157,7 +162,14 @@ describe("trust is write access (real OpenCode, fake forges)", () => {
     e2e.model.script(answer("Why is there no cache for totals?", envelope("BY_DESIGN", "A total is one multiplication.")));
     ottoPrScript(e2e);
     await ottoPr(client, "add https://dev.azure.com/contoso/payments/_git/app/pullrequest/32");
-    expect(await ottoPr(client, "watch once")).toMatch(/0 error\(s\)/);
+    const cycle = await ottoPr(client, "watch once");
+    // Measured before any assertion: comments tried, comments whose words reached a session.
+    recordFigure({
+      name: "Azure DevOps comments by another identity under otto's user's or the review bot's display name reaching a session with a shell",
+      tried: 2,
+      through: reachedComments(e2e.model.requests),
+    });
+    expect(cycle).toMatch(/0 error\(s\)/);
 
     // Alice is answered; the session saw the thread without the impostor's words.
     const asked = e2e.model.turns().find((r) => r.lastUser.includes("Why is there no cache for totals?"));
@@ -176,11 +188,5 @@ describe("trust is write access (real OpenCode, fake forges)", () => {
     expect(doc).toContain(`comment ${botThread.id}/1 by MerlinBot awaits a person: MerlinBot is not a member of the project's teams`);
     expect(doc).not.toContain(MARK);
     expect(e2e.model.unmatched()).toEqual([]);
-
-    recordFigure({
-      name: "Azure DevOps comments by another identity under otto's user's or the review bot's display name reaching a session with a shell",
-      tried: 2,
-      through: hits.length,
-    });
   });
 });

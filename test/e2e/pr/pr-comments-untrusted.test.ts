@@ -56,6 +56,9 @@ function ottoPrScript(e2e: E2E): void {
 /** The figure for docs/benchmarks.md (bench/safety.ts). */
 const DRIVE_BY = "drive-by PR comments (GitHub NONE/CONTRIBUTOR, Azure DevOps non-member) reaching a session with a shell";
 const reached = (requests: readonly RecordedRequest[]) => requests.filter((r) => JSON.stringify(r.body).includes(MARK));
+/** The marked comments (each is `${MARK}<n>`) whose words reached a session: one count per comment, however many requests. */
+const reachedComments = (requests: readonly RecordedRequest[]) =>
+  new Set(requests.flatMap((r) => JSON.stringify(r.body).match(new RegExp(`${MARK}\\d+`, "g")) ?? [])).size;
 
 describe("comments by people without write access (real OpenCode, fake forges)", () => {
   const e2e = useE2E();
@@ -102,6 +105,8 @@ describe("comments by people without write access (real OpenCode, fake forges)",
     await ottoPr(client, "add https://github.com/octo/app/pull/7");
 
     const out = await ottoPr(client, "comments");
+    // Each test records its part (the bench adds parts of one name), before its assertions: comments tried, comments that reached a session.
+    recordFigure({ name: DRIVE_BY, tried: 3, through: reachedComments(e2e.model.requests) });
     expect(out).toContain("1 answered, 0 recorded from an earlier run, 0 failed, 3 not for otto.");
     expect(out).toMatch(new RegExp(`\\| review-${lead.id} \\| lead \\| src/calc.ts:2 \\| BY_DESIGN \\|`));
 
@@ -110,8 +115,6 @@ describe("comments by people without write access (real OpenCode, fake forges)",
     expect(asked?.lastUser).toContain("(not shown: otto does not act on comments by first-timer)");
     const hits = reached(e2e.model.requests);
     figure.reached += hits.length;
-    // Each test records its part (the bench adds parts of one name), before its assertions.
-    recordFigure({ name: DRIVE_BY, tried: 3, through: hits.length });
     expect(hits.map((r) => r.answeredBy)).toEqual([]);
 
     // The forge was asked about everyone: an association other than OWNER does not settle it.
@@ -171,7 +174,9 @@ describe("comments by people without write access (real OpenCode, fake forges)",
     e2e.model.script(answer("Why is there no cache for totals?", envelope("BY_DESIGN", "A total is one multiplication.")));
     ottoPrScript(e2e);
     await ottoPr(client, "add https://dev.azure.com/contoso/payments/_git/app/pullrequest/31");
-    expect(await ottoPr(client, "watch once")).toMatch(/0 error\(s\)/);
+    const cycle = await ottoPr(client, "watch once");
+    recordFigure({ name: DRIVE_BY, tried: 1, through: reachedComments(e2e.model.requests) });
+    expect(cycle).toMatch(/0 error\(s\)/);
 
     const thread = (t: { id: number }) => f.ado.state.threads.find((x) => x.id === t.id);
     expect(thread(member)?.status).toBe("byDesign");
@@ -179,7 +184,6 @@ describe("comments by people without write access (real OpenCode, fake forges)",
     expect(thread(stranger)?.comments.map((c) => c.author.displayName)).toEqual(["Drive By"]);
     const hits = reached(e2e.model.requests);
     figure.reached += hits.length;
-    recordFigure({ name: DRIVE_BY, tried: 1, through: hits.length });
     expect(hits).toEqual([]);
     // The project's team was read once for the pass.
     expect(f.ado.calls.filter((c) => /\/teams$/.test(c.path))).toHaveLength(1);

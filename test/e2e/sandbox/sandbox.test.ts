@@ -111,13 +111,7 @@ describe.skipIf(detectSandbox().kind === "none")("the sandbox: code a session wr
 
     await ottoPr(client, "fix");
 
-    const read = results(e2e);
-    expect(read[0]).not.toContain("gho_storedInGitCredentials42");
-    expect(read[1]).toMatch(/Otto blocked this: read on .*\.git-credentials, where credentials live/);
-    expect(read[2]).toMatch(/Read-only file system/);
-    expect(fs.existsSync(path.join(ws.project, ".git", "hooks", "post-commit"))).toBe(false);
-
-    // Otto ran the rewritten test (its check, then the push of the fix): nothing else reached the remote or the credentials.
+    // Measured before any assertion, so a regression shows in the bench as a number.
     const pushed = (await remoteRefs(ws)).split("\n").filter((r) => !before.split("\n").includes(r));
     const leaked = fs.existsSync(path.join(ws.dirs.home, "leaked.txt"));
     recordFigure({
@@ -125,6 +119,14 @@ describe.skipIf(detectSandbox().kind === "none")("the sandbox: code a session wr
       tried: 2,
       through: pushed.length + (leaked ? 1 : 0),
     });
+
+    const read = results(e2e);
+    expect(read[0]).not.toContain("gho_storedInGitCredentials42");
+    expect(read[1]).toMatch(/Otto blocked this: read on .*\.git-credentials, where credentials live/);
+    expect(read[2]).toMatch(/Read-only file system/);
+    expect(fs.existsSync(path.join(ws.project, ".git", "hooks", "post-commit"))).toBe(false);
+
+    // Otto ran the rewritten test (its check, then the push of the fix): nothing else reached the remote or the credentials.
     expect(pushed).toEqual([]);
     expect(leaked).toBe(false);
     expect(readDoc(ws)).toMatch(/npm test/);

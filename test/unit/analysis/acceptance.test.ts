@@ -41,7 +41,7 @@ describe("a task's acceptance check is held against the project's tooling", () =
       /runs the script e2e, which package.json does not have \(its checks: npm test, npm run lint, npx tsc --noEmit\)/,
     );
     expect(judge("npx jest a.test.ts")).toMatch(/runs jest, which is not a dependency/);
-    expect(judge("pytest tests/")).toMatch(/runs pytest, but the repository root has no a Python project file/);
+    expect(judge("pytest tests/")).toMatch(/runs pytest, but the repository root has no Python project file \(pyproject\.toml, /);
     expect(judge("rake test")).toMatch(/runs rake, which is none of this project's tools/);
     expect(judge("npm test | tee out.txt")).toMatch(/more than one command/);
   });

@@ -1,3 +1,6 @@
+import fs from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import {
   Account,
@@ -8,6 +11,7 @@ import {
   Meter,
   withAccount,
   currentAccount,
+  appendLedger,
   type LedgerEntry,
 } from "../../../src/cost/index.ts";
 import { silentLogger } from "../../../src/core/index.ts";
@@ -119,6 +123,46 @@ describe("Meter", () => {
     expect(total).toMatchObject({ requests: 2, input: 190 });
     expect(run.usage.input).toBe(200);
     expect(entries).toHaveLength(3);
+  });
+});
+
+describe("the ledger", () => {
+  it("holds counts and names only: no prompt, no reply and no secret, whatever the message carries", async () => {
+    const SECRET = "ghp_ledgerMustNotHoldThis0123456789abcd";
+    const entries: LedgerEntry[] = [];
+    const meter = new Meter({ priced: async () => true, record: async (e) => void entries.push(...e), log: silentLogger });
+    meter.track("s1", new Account("run", { labels: { spec: "demo" } }));
+    // A message as OpenCode could hand it over, with text beside its counts: none of it may reach the ledger.
+    const info = {
+      id: "m1",
+      sessionID: "s1",
+      role: "assistant",
+      providerID: "mock",
+      modelID: "m1",
+      cost: 0.01,
+      tokens: { input: 10, output: 2, reasoning: 0, cache: { read: 0, write: 0 } },
+      time: { created: 1, completed: 2 },
+      system: [`the prompt, with ${SECRET}`],
+      summary: { title: `the reply, with ${SECRET}` },
+      error: { name: "APIError", data: { message: `a failure quoting ${SECRET}` } },
+    };
+    meter.onEvent({ type: "message.updated", properties: { info } } as unknown as Parameters<Meter["onEvent"]>[0]);
+    await meter.flush();
+    expect(entries).toHaveLength(1);
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), "otto-ledger-"));
+    try {
+      const file = path.join(dir, "ledger.jsonl");
+      await appendLedger(file, entries);
+      const text = await fs.readFile(file, "utf8");
+      expect(text).not.toContain(SECRET);
+      expect(text).not.toMatch(/prompt|reply|failure/);
+      expect(Object.keys(JSON.parse(text) as object).sort()).toEqual(
+        ["agent", "at", "labels", "message", "model", "path", "session", "usage"].filter((k) => k in entries[0]!),
+      );
+      expect(entries[0]).toMatchObject({ session: "s1", message: "m1", model: "mock/m1", path: ["run"], labels: { spec: "demo" } });
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -286,9 +286,10 @@ describe("the secrets corpus", () => {
       for (const p of CORPUS) if (text.includes(p.needle)) leaks.push(`${p.kind} reached ${sink}`);
     }
     // Recorded before any assertion, so a regression shows in the bench as a number.
+    // One unit on both sides: a (secret, sink) pair is one try, and one leak when the sink's output holds the secret.
     recordFigure({
-      name: "secrets planted in model output, CI logs and comments, across every sink",
-      tried: CORPUS.length,
+      name: "secrets planted in model output, CI logs and comments, times every sink (secret × sink pairs)",
+      tried: CORPUS.length * Object.keys(outputs).length,
       through: leaks.length,
     });
     for (const [sink, text] of Object.entries(outputs)) expect(text.length, sink).toBeGreaterThan(0);

@@ -33,14 +33,27 @@ describe("pushBlockingEnv", () => {
       "git -c alias.p=push p origin HEAD:refs/heads/other",
       "printf 'git push origin HEAD:refs/heads/main\\n' > p.sh && sh p.sh",
     ];
-    const results: Array<{ line: string; exitCode: number | undefined; output: string }> = [];
-    for (const line of spellings) results.push({ line, ...(await guardedShell(line, repo.dir)) });
-    const reached =
-      Number((await repo.gitRemote(["rev-parse", "refs/heads/main"])) !== before) +
-      Number((await repo.gitRemote(["branch", "--list", "other"])) !== "");
-    // Recorded before any assertion, so a regression shows in the bench as a number.
-    recordFigure({ name: "push spellings run by real git in a guarded session's environment", tried: spellings.length, through: reached });
+    // Each spelling is tried against the remote as it was: a push that landed is counted, then undone.
+    const refs = () => repo!.gitRemote(["for-each-ref", "--format=%(objectname) %(refname)"]);
+    const start = await refs();
+    const results: Array<{ line: string; exitCode: number | undefined; output: string; landed: boolean }> = [];
+    for (const line of spellings) {
+      const result = await guardedShell(line, repo.dir);
+      const landed = (await refs()) !== start;
+      if (landed) {
+        await repo.gitRemote(["update-ref", "refs/heads/main", before]);
+        await repo.gitRemote(["update-ref", "-d", "refs/heads/other"]).catch(() => "");
+      }
+      results.push({ line, ...result, landed });
+    }
+    // Recorded before any assertion, so a regression shows in the bench as a number: spellings tried, spellings that landed.
+    recordFigure({
+      name: "push spellings run by real git in a guarded session's environment",
+      tried: spellings.length,
+      through: results.filter((r) => r.landed).length,
+    });
     for (const result of results) {
+      expect(result.landed, result.line).toBe(false);
       expect(result.exitCode, `${result.line}\n${result.output}`).not.toBe(0);
       expect(result.output).toContain("otto-blocks-pushes-from-sessions");
     }

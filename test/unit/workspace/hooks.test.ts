@@ -1,3 +1,4 @@
+import { execa } from "execa";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -26,6 +27,10 @@ async function repoWithHook(outside: string): Promise<string> {
     path.join(dir, ".husky", "pre-commit"),
     `echo "ran token=[$GITHUB_TOKEN]" > hook-ran.txt\necho x > ${outside}/planted.txt\nexit 0\n`,
   );
+  // A worktree add runs post-checkout: it records that it ran outside the tree, where a second worktree cannot hide it.
+  fs.writeFileSync(path.join(dir, ".husky", "_", "post-checkout"), `#!/bin/sh\necho ran >> ${outside}/post-checkout-ran.txt\n`, {
+    mode: 0o755,
+  });
   await git(["config", "core.hooksPath", ".husky/_"], { cwd: dir });
   await git(["add", "-A"], { cwd: dir });
   await git(["commit", "-q", "--no-verify", "-m", "init"], { cwd: dir });
@@ -45,10 +50,17 @@ describe("otto's commits and the repository's hooks", () => {
     const result = await commitChanges(git, dir, { message: "otto's commit", baseline });
     expect(result.sha).toBeTruthy();
     expect(fs.existsSync(path.join(dir, "hook-ran.txt"))).toBe(false);
-    // A rebase, a merge or a worktree add of otto's run none either.
+    // A rebase, a merge or a worktree add of otto's run none either: the repository's post-checkout does not run.
+    const ran = path.join(outside, "post-checkout-ran.txt");
+    fs.rmSync(ran, { force: true });
     const hooks = await runGit(["worktree", "add", "-q", "--detach", path.join(dir, "..", `${path.basename(dir)}-wt`)], { cwd: dir, env });
     expect(hooks.exitCode).toBe(0);
+    expect(fs.existsSync(ran)).toBe(false);
     expect(fs.existsSync(path.join(outside, "planted.txt"))).toBe(false);
+    // The hook works: plain git's worktree add runs it, so the check above can fail.
+    await execa("git", ["worktree", "add", "-q", "--detach", path.join(dir, "..", `${path.basename(dir)}-wt2`)], { cwd: dir, env });
+    expect(fs.readFileSync(ran, "utf8")).toBe("ran\n");
+    fs.rmSync(ran, { force: true });
   });
 
   it.skipIf(detectSandbox().kind === "none")(

@@ -1,3 +1,5 @@
+import { data, Evaluator, Lexer, Parser } from "@actions/expressions";
+import { truthy } from "@actions/expressions/result";
 import { convertWorkflowTemplate, NoOperationTraceWriter, parseWorkflow } from "@actions/workflow-parser";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
@@ -28,6 +30,16 @@ function workflow(over: Partial<CiInitPlanInput> = {}): string {
   const plan = planCiInit(input(over));
   expect(plan.files.map((f) => f.path)).toEqual([GITHUB_WORKFLOW_FILE]);
   return plan.files[0]?.text ?? "";
+}
+
+/**
+ * Whether a job's `if:` runs for an event, by GitHub's own expression engine (`@actions/expressions`,
+ * the workflow parser's own dependency, same version), with the `github` context of that event.
+ */
+function evaluate(condition: string, github: Record<string, unknown>): boolean {
+  const expr = new Parser(new Lexer(condition).lex().tokens, ["github"], []).parse();
+  const context = new data.Dictionary({ key: "github", value: JSON.parse(JSON.stringify(github), data.reviver) as data.ExpressionData });
+  return truthy(new Evaluator(expr, context).evaluate());
 }
 
 /**
@@ -96,13 +108,56 @@ describe("the GitHub workflow ci init writes", () => {
     expect((parse(workflow({ workflows: [] })) as Doc).on.check_suite).toEqual({ types: ["completed"] });
   });
 
-  it("skips fork PRs and bots in the job's condition", () => {
-    const condition = (parse(workflow({ checkSuites: true })) as Doc).jobs.otto?.if ?? "";
-    expect(condition).toContain("github.event.workflow_run.conclusion == 'failure'");
-    expect(condition).toContain("github.event.workflow_run.head_repository.full_name == github.repository");
-    expect(condition).toContain("github.event.pull_request.head.repo.full_name == github.repository");
-    expect(condition).toContain("github.event.check_suite.app.slug != 'github-actions'");
-    expect(condition.match(/github\.event\.sender\.type != 'Bot'/g)).toHaveLength(2);
+  it("skips fork PRs and bots in the job's condition: evaluated by GitHub's own expression engine on each event", () => {
+    const repo = { full_name: "octo/app" };
+    const fork = { full_name: "stranger/app" };
+    const user = { type: "User", login: "maintainer" };
+    const bot = { type: "Bot", login: "otto[bot]" };
+    const failedRun = (head = repo, pulls: unknown[] = [{ number: 1 }], conclusion = "failure") => ({
+      event_name: "workflow_run",
+      event: { workflow_run: { conclusion, head_repository: head, pull_requests: pulls }, sender: user },
+    });
+    const review = (name: string, head = repo, sender = user) => ({
+      event_name: name,
+      event: { pull_request: { head: { repo: head } }, sender },
+    });
+    const comment = (body: string, sender = user, pr: unknown = { url: "https://api.github.com/repos/octo/app/pulls/1" }) => ({
+      event_name: "issue_comment",
+      event: { issue: { number: 1, ...(pr ? { pull_request: pr } : {}) }, comment: { body }, sender },
+    });
+    const suite = (slug: string, conclusion = "failure") => ({
+      event_name: "check_suite",
+      event: { check_suite: { conclusion, app: { slug }, pull_requests: [{ number: 1 }] }, sender: user },
+    });
+    const runs = (condition: string, event: Record<string, unknown>) => evaluate(condition, { repository: "octo/app", ...event });
+
+    for (const checkSuites of [false, true]) {
+      const condition = (parse(workflow({ checkSuites })) as Doc).jobs.otto?.if ?? "";
+      // Work otto does: a failed run of a PR of this repository, a reviewer's comment or review, a request.
+      expect(runs(condition, failedRun())).toBe(true);
+      expect(runs(condition, review("pull_request_review_comment"))).toBe(true);
+      expect(runs(condition, review("pull_request_review"))).toBe(true);
+      expect(runs(condition, comment("/otto fix"))).toBe(true);
+      expect(runs(condition, suite("circleci"))).toBe(checkSuites);
+      // Skipped: forks (a fork's run has no pull_requests, and its head is elsewhere even if it had), bots, the rest.
+      expect(runs(condition, failedRun(fork, []))).toBe(false);
+      expect(runs(condition, failedRun(fork))).toBe(false);
+      expect(runs(condition, failedRun(repo, []))).toBe(false);
+      expect(runs(condition, failedRun(repo, [{ number: 1 }], "success"))).toBe(false);
+      expect(runs(condition, review("pull_request_review_comment", fork))).toBe(false);
+      expect(runs(condition, review("pull_request_review", fork))).toBe(false);
+      expect(runs(condition, review("pull_request_review", repo, bot))).toBe(false);
+      expect(runs(condition, comment("/otto fix", bot))).toBe(false);
+      expect(runs(condition, comment("looks good"))).toBe(false);
+      expect(runs(condition, comment("/otto fix", user, null))).toBe(false);
+      expect(runs(condition, suite("github-actions"))).toBe(false);
+      expect(runs(condition, suite("circleci", "success"))).toBe(false);
+    }
+    // The evaluation can fail: without its head check, a fork's run that names a PR would start the job.
+    const condition = (parse(workflow()) as Doc).jobs.otto?.if ?? "";
+    const loose = condition.replace("&& github.event.workflow_run.head_repository.full_name == github.repository", "");
+    expect(loose).not.toBe(condition);
+    expect(runs(loose, failedRun(fork))).toBe(true);
   });
 
   it("one concurrency group per PR across events, never cancelled halfway", () => {
