@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { useE2E } from "../../support/index.ts";
+import { recordFigure } from "../../support/figures.ts";
 import { detectSandbox } from "../../../src/sandbox/index.ts";
 import { ottoPr, useForges } from "../pr/forges.ts";
 import { analysis, fixReview, pushBehindOttosBack, readDoc, summary } from "../pr/fix-script.ts";
@@ -33,6 +34,8 @@ const leak = (marker: string): string =>
   `echo "token:$GITHUB_TOKEN by:$(tr "\\\\0" " " < /proc/$PPID/cmdline)" >> "\${OTTO_E2E_MARKER:-${marker}}"`;
 
 const verify = ["sh check.sh"];
+const FIGURE =
+  "git control a hostile tree planted (nested fsmonitor, .git redirects, in-tree hook), run by otto's git or widening the sandbox";
 
 describe.skipIf(detectSandbox().kind === "none")("hostile trees: otto's own git never runs what the tree planted", () => {
   const e2e = useE2E();
@@ -56,6 +59,7 @@ describe.skipIf(detectSandbox().kind === "none")("hostile trees: otto's own git 
     e2e.model.script(fixReview("APPROVE"), analysis(ws, summary("code: add() subtracts")), fixSession([]));
 
     await ottoPr(client, "fix");
+    recordFigure({ name: FIGURE, tried: 1, through: readIf(marker) === undefined ? 0 : 1 });
 
     // Positive control: the check ran and planted the nested repository.
     expect(readIf(path.join(ws.project, ".build-cache/nested.planted"))).toBe("planted\n");
@@ -84,6 +88,7 @@ describe.skipIf(detectSandbox().kind === "none")("hostile trees: otto's own git 
     e2e.model.script(fixReview("APPROVE"), analysis(ws, summary("code: add() subtracts")), fixSession([]));
 
     await ottoPr(client, "fix");
+    recordFigure({ name: FIGURE, tried: 1, through: readIf(marker) === undefined ? 0 : 1 });
 
     expect(readIf(path.join(ws.project, ".build-cache/commondir.planted"))).toBe("planted\n");
     const control = path.join(outside, "control");
@@ -138,6 +143,8 @@ describe.skipIf(detectSandbox().kind === "none")("hostile trees: otto's own git 
     );
 
     await ottoPr(client, "fix");
+    const homeWritten = homeFiles.filter((f) => fs.readFileSync(path.join(ws.dirs.home, f), "utf8") !== `# the user's ${f}\n`);
+    recordFigure({ name: FIGURE, tried: 1, through: homeWritten.length > 0 || readIf(marker) !== undefined ? 1 : 0 });
 
     // Positive controls: the check planted the git directory; the session's command ran.
     expect(readIf(path.join(ws.project, ".git", "otto-e2e.planted"))).toBe("planted\n");
@@ -171,6 +178,7 @@ describe.skipIf(detectSandbox().kind === "none")("hostile trees: otto's own git 
     );
 
     await ottoPr(client, "fix");
+    recordFigure({ name: FIGURE, tried: 1, through: readIf(marker) === undefined ? 0 : 1 });
 
     // Positive control: otto fetched the moved branch (its fix landed on top of the other commit).
     const log = await ws.repo.remoteLog("feature/1");

@@ -5,6 +5,7 @@ import net from "node:net";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { until, useE2E } from "../../support/index.ts";
+import { recordFigure } from "../../support/figures.ts";
 import { detectSandbox } from "../../../src/sandbox/index.ts";
 import { ottoPr, useForges } from "../pr/forges.ts";
 import { analysis, fixReview, summary } from "../pr/fix-script.ts";
@@ -19,6 +20,8 @@ import { checkScript, commitToPr, fixSession, outsideDir, readIf, remoteHolds, s
  */
 
 const verify = ["sh check.sh"];
+const FIGURE =
+  "the user's home and environment reached from the sandbox (code caches, credentials beside them, agent socket, provider key)";
 
 describe.skipIf(detectSandbox().kind === "none")("hostile code in the sandbox: the user's home and environment stay out of reach", () => {
   const e2e = useE2E();
@@ -61,6 +64,16 @@ describe.skipIf(detectSandbox().kind === "none")("hostile code in the sandbox: t
 
     await ottoPr(client, "fix");
 
+    const secretValues = ["gradle-secret-hostile-41", "maven-secret-hostile-42", "cargo-secret-hostile-43"];
+    const read = readIf(path.join(ws.project, ".build-cache/read.txt")) ?? "";
+    const got = [
+      fs.existsSync(path.join(ws.dirs.cacheHome, "opencode", "node_modules", "otto-e2e-plugin")),
+      fs.existsSync(path.join(ws.dirs.home, ".gradle", "init.d")),
+      fs.readFileSync(path.join(ws.dirs.home, ".m2/settings.xml"), "utf8") !== secrets[".m2/settings.xml"],
+      secretValues.some((v) => read.includes(v)),
+    ];
+    recordFigure({ name: FIGURE, tried: got.length, through: got.filter(Boolean).length });
+
     // Positive control: the check ran to its end (twice: before and after the fix).
     expect(readIf(path.join(ws.project, ".build-cache/check.ran"))).toBe("ran\nran\n");
     expect(readIf(path.join(ws.project, ".build-cache/caches.tried"))).toBe("tried\n");
@@ -69,8 +82,7 @@ describe.skipIf(detectSandbox().kind === "none")("hostile code in the sandbox: t
     );
     expect(fs.existsSync(path.join(ws.dirs.home, ".gradle", "init.d")), "Gradle's init.d").toBe(false);
     expect(fs.readFileSync(path.join(ws.dirs.home, ".m2/settings.xml"), "utf8")).toBe(secrets[".m2/settings.xml"]);
-    const read = readIf(path.join(ws.project, ".build-cache/read.txt")) ?? "";
-    for (const secret of ["gradle-secret-hostile-41", "maven-secret-hostile-42", "cargo-secret-hostile-43"]) {
+    for (const secret of secretValues) {
       expect(read, secret).not.toContain(secret);
       expect(remoteHolds(ws, secret), secret).toBe(false);
     }
@@ -102,6 +114,7 @@ describe.skipIf(detectSandbox().kind === "none")("hostile code in the sandbox: t
 
       // Positive control: the check ran its probe (and got an error, not an answer).
       const inside = readIf(path.join(ws.project, ".build-cache/socket.txt")) ?? "";
+      recordFigure({ name: FIGURE, tried: 1, through: inside.includes("connected") || connections.length > 0 ? 1 : 0 });
       expect(inside).toMatch(/\S/);
       expect(inside).not.toContain("connected");
       expect(connections).toEqual([]);
@@ -135,6 +148,7 @@ describe.skipIf(detectSandbox().kind === "none")("hostile code in the sandbox: t
 
     // Positive control: both wrote their notes.
     const notes = [readIf(path.join(ws.project, "notes-check.txt")), readIf(path.join(ws.project, "notes.txt"))];
+    recordFigure({ name: FIGURE, tried: 2, through: notes.filter((n) => n?.includes(key)).length });
     expect(notes[0]).toMatch(/^check:/);
     expect(notes[1]).toMatch(/^session:/);
     for (const n of notes) expect(n).not.toContain(key);
