@@ -180,7 +180,7 @@ export const ConfigFile = z
       .enum(["auto", "required", "off"])
       .default("auto")
       .describe(
-        "Where the commands of otto's work run (sessions' shell commands, checks, hooks): auto (in a sandbox that hides your credentials when bubblewrap or sandbox-exec is available, else today's guards alone, said once), required (unattended flows refuse to run without one), off.",
+        "Where the commands of otto's work run (sessions' shell commands, checks, hooks): auto (in a sandbox that hides your credentials when bubblewrap or sandbox-exec is available; else the flows you start run with the other guards alone, said once, and the watcher and CI mode refuse to start), required (every flow that runs code refuses to start without one), off (no sandbox, the watcher and CI included).",
       ),
     sandbox_access: SandboxAccess.prefault({}).describe(
       "What the sandbox may reach beyond an empty home with the toolchains and package stores: the network, and paths you allow.",

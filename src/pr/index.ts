@@ -36,6 +36,7 @@ export { createWatcher, type Watcher } from "./watch/watcher.ts";
 export { cronFor, systemClock, type Clock, type Scheduled } from "./watch/schedule.ts";
 export { watchControllerFor, createWatchController, type WatchController } from "./watch/controller.ts";
 export { WATCH_ENV } from "./watch/detach.ts";
+export { hostKind } from "./watch/host.ts";
 export { originUrl } from "./remote.ts";
 export { commentsCommand, resolveTrust, type TrustDecision } from "./comments/index.ts";
 export { fixCommand, fixOnFailure } from "./fix/index.ts";

@@ -6,7 +6,8 @@
 // environment (sandbox-env.ts) in which no push reaches a remote and no forge token is set
 // (push-env.ts; a guarded session's shell gets the same one).
 // Depends only on core. See docs/security.md.
-export { detectSandbox, type Detected, type SandboxKind } from "./detect.ts";
+export { detectSandbox, type Detected, type DetectHost, type SandboxKind } from "./detect.ts";
+export { usernsRefusals, type Refusal } from "./userns.ts";
 export {
   sandboxPolicy,
   credentialPaths,
@@ -26,6 +27,7 @@ export {
   sandboxedLine,
   typedLine,
   sandboxRequired,
+  sandboxUnattended,
   describeSandbox,
   assertSandbox,
   shellQuote,

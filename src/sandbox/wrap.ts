@@ -60,11 +60,24 @@ export function planCommand(request: SandboxRequest, command: string): CommandPl
   return { sandbox: "sandbox-exec", argv: boxed([detected.binary, "-p", seatbeltProfile(policy), shell, "-c", command]) };
 }
 
-export function sandboxRequired(reason: string): OttoError {
+export function sandboxRequired(reason: string, fix = "install bubblewrap (Linux) or run on macOS"): OttoError {
   return new OttoError(
     "sandbox_required",
     `otto.jsonc sets sandbox: "required", and no sandbox can run here: ${reason}.`,
-    'Install bubblewrap (Linux) or run on macOS, or set "sandbox": "auto" in your user otto.jsonc (/otto-config set sandbox auto) to run with otto\'s other guards alone.',
+    `To get one: ${fix}. Or set "sandbox": "auto" in your user otto.jsonc (/otto-config set sandbox auto --user) to run with otto's other guards alone.`,
+  );
+}
+
+/**
+ * A flow nobody watches (the PR watcher, its daemon, CI mode) under "auto" with no sandbox: the
+ * code it runs was written by a PR or a model, beside the user's credentials, and nobody reads
+ * the log in time. Refused; running it bare takes the user's own `sandbox: "off"`.
+ */
+export function sandboxUnattended(flow: string, detected: { reason: string; fix?: string | undefined }): OttoError {
+  return new OttoError(
+    "sandbox_unattended",
+    `${flow} runs code a PR or a model wrote with nobody watching, and no sandbox can run here: ${detected.reason}. Under sandbox: "auto" it does not start without one.`,
+    `To get a sandbox: ${detected.fix ?? "install bubblewrap (Linux) or run on macOS"}. To run it with otto's other guards alone, turn the sandbox off in your user otto.jsonc: /otto-config set sandbox off --user.`,
   );
 }
 
@@ -104,14 +117,15 @@ export function describeSandbox(
     return {
       mode,
       active: "none",
-      line: "Sandbox: off (otto.jsonc sandbox: \"off\"): sessions' commands and checks run with otto's environment and command guards alone.",
+      line: "Sandbox: off (otto.jsonc sandbox: \"off\"): sessions' commands and checks run with otto's environment and command guards alone, the watcher and CI mode included.",
     };
   if (detected.kind === "none") {
     const then =
       mode === "required"
-        ? "unattended flows (the watcher, execute, build, the review loop) refuse to start"
-        : "sessions' commands and checks run with otto's environment and command guards alone";
-    return { mode, active: "none", line: `Sandbox: none available (${detected.reason}); sandbox: "${mode}", so ${then}.` };
+        ? "the flows that run code (execute, task run, build, the PR fix and comment flows, the review loop, the watcher, CI mode) refuse to start"
+        : "the watcher and CI mode refuse to start, and the commands and checks of the flows you start run with otto's environment and command guards alone";
+    const fix = detected.fix ? ` To get one: ${detected.fix}.` : "";
+    return { mode, active: "none", line: `Sandbox: none available (${detected.reason}); sandbox: "${mode}", so ${then}.${fix}` };
   }
   return {
     mode,
@@ -120,9 +134,15 @@ export function describeSandbox(
   };
 }
 
-/** `required` and no sandbox: an unattended flow refuses before its first session. */
-export function assertSandbox(mode: SandboxMode, env: Env, detected: Detected = detectSandbox(env)): void {
-  if (mode === "required" && detected.kind === "none") throw sandboxRequired(detected.reason);
+/**
+ * Before a flow's first model call or git write: `required` and no sandbox refuses every flow
+ * that runs code; `auto` and none refuses the flows nobody watches (`unattended` names the flow),
+ * and lets the others run with otto's other guards.
+ */
+export function assertSandbox(mode: SandboxMode, env: Env, detected: Detected = detectSandbox(env), unattended?: string): void {
+  if (mode === "off" || detected.kind !== "none") return;
+  if (mode === "required") throw sandboxRequired(detected.reason, detected.fix);
+  if (unattended !== undefined) throw sandboxUnattended(unattended, detected);
 }
 
 /** The line a session typed, from the line sandboxedLine made of it (any other line as it is): for messages. */

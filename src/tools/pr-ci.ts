@@ -1,21 +1,14 @@
 import { docsUrl } from "../core/index.ts";
 import { runCi } from "../pr/index.ts";
 import type { Verb } from "./command.ts";
+import { failJob } from "./fail-job.ts";
 
 /*
  * `/otto-pr ci`: the CI job's one command (`opencode run --command otto-pr -- ci`, docs/ci.md).
  * Progress goes to the job's log as it happens (stderr of the opencode process the plugin runs
  * in) as well as to the tool's title; the summary is the tool's output. When otto cannot run
- * (no event, no token, no model, a forge error) the process exits non-zero, so the job fails.
+ * (no sandbox, no event, no token, no model, a forge error) the process exits non-zero, so the job fails.
  */
-
-/** The job's exit code: OpenCode's own is 0 whatever a tool returned. */
-function failJob(): void {
-  process.exitCode = 1;
-  process.once("exit", () => {
-    process.exitCode = 1;
-  });
-}
 
 export const ciVerb: Verb = {
   path: ["ci"],

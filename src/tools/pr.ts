@@ -14,7 +14,10 @@ import {
   removePr,
   readCiSetup,
   watchControllerFor,
+  hostKind,
 } from "../pr/index.ts";
+import { OttoError } from "../core/index.ts";
+import { failJob } from "./fail-job.ts";
 import { defineCommand, type CommandContext, type Verb } from "./command.ts";
 import { runWatchAction, type WatchAction } from "./pr-watch.ts";
 import { ciVerb } from "./pr-ci.ts";
@@ -31,7 +34,16 @@ function watchVerb(action: WatchAction, summary: string, options: Verb["options"
     options,
     run: async ({ values }, ctx) => {
       ctx.progress(`otto pr: watch ${action}`);
-      return runWatchAction(watchControllerFor(ctx.runtime), action, { detach: values.detach === true, enable: values.enable === true });
+      try {
+        return await runWatchAction(watchControllerFor(ctx.runtime), action, {
+          detach: values.detach === true,
+          enable: values.enable === true,
+        });
+      } catch (error) {
+        // A script's `opencode run --command otto-pr -- watch start --detach` fails when otto refuses to run unboxed.
+        if (hostKind() === "run" && error instanceof OttoError && error.code.startsWith("sandbox_")) failJob();
+        throw error;
+      }
     },
   };
 }

@@ -5,6 +5,7 @@ import { describeControlChanges, gitControlChanges, type GitControlSnapshot } fr
 import type { SandboxMode } from "../sandbox/index.ts";
 import { TEXT_DIFF } from "./change-set.ts";
 import { runGit, type GitResult } from "./git.ts";
+import { refuseIgnoredCopies } from "./ignored-content.ts";
 import { findKnownSecrets } from "./secret-scan.ts";
 import { changesSince, type GitRun, type TreeChanges, type TreeSnapshot } from "./snapshot.ts";
 
@@ -75,6 +76,8 @@ export async function commitChanges(git: GitRun, cwd: string, options: CommitOpt
   // A credential in the repo's otto.jsonc must not be committed.
   await assertNoCommittedSecrets(cwd, git);
   await refuseKnownSecrets(git, cwd, changes.paths, options.secrets ?? []);
+  // `cp .env config.example`: an ignored file's content under a name no ignore rule covers.
+  await refuseIgnoredCopies(git, cwd, changes.paths, options.baseline.ignoredBlobs);
   if (options.guard) {
     const tampered = await gitControlChanges(options.guard.snapshot, { env: options.guard.env });
     if (tampered.length > 0) {

@@ -86,6 +86,15 @@ export {
 } from "./detect-weakened-checks.ts";
 export { readChangeSet, describeChangeSet, parseNameStatus, TEXT_DIFF, type ReadChangeSetInput } from "./change-set.ts";
 export { screenChanges, describeAllowed, weakenedNote, type ScreenInput, type Screened } from "./screen-changes.ts";
+export {
+  judgeRestoredChecks,
+  namedLine,
+  restoredNote,
+  touchedCheckFiles,
+  type RestoredChecks,
+  type RestoredChecksInput,
+} from "./restored-checks.ts";
+export { isCheckFile, isCheckConfiguration, scriptPaths } from "./check-files.ts";
 export { defaultBranch } from "./default-branch.ts";
 export {
   withWorkLock,

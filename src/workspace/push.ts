@@ -146,7 +146,7 @@ export async function commitAndPush(input: PushInput): Promise<PushResult> {
 
 async function pushCommitted(
   input: PushInput,
-  git: (args: string[], env?: Env) => Promise<GitResult>,
+  git: (args: string[], env?: Env, input?: string) => Promise<GitResult>,
   must: (args: string[], env?: Env) => Promise<string>,
   head: () => Promise<string>,
   base: { committed: boolean; kept: string[]; ignored: string[]; rebased: boolean },
@@ -164,7 +164,7 @@ async function pushCommitted(
   const push = () => pushBranch({ dir, remote, branch }, { env: input.env ?? process.env });
   // A session's own commits go with otto's: none may carry an ignored file of the user's or a known secret.
   const scan = (): Promise<void> =>
-    refuseLeakingCommits((args) => git(args), dir, {
+    refuseLeakingCommits((args, options) => git(args, {}, options.input), dir, {
       base: `refs/remotes/${remote}/${branch}`,
       baseline: input.baseline,
       secrets: input.secrets ?? [],

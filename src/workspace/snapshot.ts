@@ -4,6 +4,7 @@ import path from "node:path";
 import { z } from "zod";
 import { gitFailure } from "./git-errors.ts";
 import type { GitResult } from "./git.ts";
+import { hashIgnoredFiles } from "./ignored-content.ts";
 
 /*
  * What a checkout held before otto's sessions ran, so a commit takes only what they changed
@@ -27,8 +28,14 @@ export type GitRun = (args: string[], options: { cwd: string; timeoutMs?: number
  * `entries`: path (relative to the top of the work tree) → fingerprint of what was on disk.
  * `ignored`: the paths git ignored then, names only; a folder ends in "/". Optional: an execute
  * baseline stored by an older otto has none.
+ * `ignoredBlobs`: git blob id → ignored file, the content of the ignored files (ignored-content.ts),
+ * so a copy under another name is refused too. Optional, like `ignored`.
  */
-export const TreeSnapshot = z.object({ entries: z.record(z.string(), z.string()), ignored: z.array(z.string()).optional() });
+export const TreeSnapshot = z.object({
+  entries: z.record(z.string(), z.string()),
+  ignored: z.array(z.string()).optional(),
+  ignoredBlobs: z.record(z.string(), z.string()).optional(),
+});
 export type TreeSnapshot = z.infer<typeof TreeSnapshot>;
 
 /** A snapshot of a clean tree with nothing ignored (otto's fresh temporary worktree): every change after it is the sessions'. */
@@ -146,7 +153,12 @@ async function fingerprints(root: string, paths: readonly string[]): Promise<Rec
 /** Every uncommitted path of the tree at `dir` with what is on disk there, and what git ignores, before any session runs. */
 export async function snapshotTree(git: GitRun, dir: string): Promise<TreeSnapshot> {
   const root = await topLevel(git, dir);
-  return { entries: await fingerprints(root, await dirtyPaths(git, root)), ignored: await ignoredPaths(git, root) };
+  const entries = await fingerprints(root, await dirtyPaths(git, root));
+  const ignored = await ignoredPaths(git, root);
+  if (!ignored.some((p) => !p.endsWith("/"))) return { entries, ignored };
+  const format = await git(["rev-parse", "--show-object-format"], { cwd: root });
+  const sha256 = format.exitCode === 0 && format.stdout.trim() === "sha256";
+  return { entries, ignored, ignoredBlobs: await hashIgnoredFiles(root, ignored, sha256 ? "sha256" : "sha1") };
 }
 
 /** Pure: which paths changed since `before`, given what is dirty now (`after`, same keys as a snapshot). */

@@ -9,7 +9,8 @@ export const DOC_EXT = /\.(?:md|mdx|markdown|rst|txt|adoc|html?)$/i;
 
 /** Test files by name, across JS/TS, Python, Go, Rust, Java/Kotlin, Ruby, C#, PHP. */
 export const TEST_NAME = [
-  /\.(?:test|spec|e2e)\.[^/]+$/i, // foo.test.ts, foo.spec.js, foo.e2e.ts
+  // foo.test.ts, foo.spec.js, foo.e2e.ts; not foo.test.js.disabled (no runner finds it: a rename to it deletes the test)
+  /\.(?:test|spec|e2e)\.(?:[cm]?[jt]sx?|py|go|rs|java|kts?|scala|groovy|rb|cs|fs|vb|php|swift|exs?|dart|clj|c|cc|cpp)$/i,
   /(?:^|\/)test_[^/]*\.py$/,
   /_tests?\.py$/,
   /(?:^|\/)conftest\.py$/,

@@ -18,3 +18,4 @@ export { startFakeAdo, FAKE_ADO_PAT, AdoState, type FakeAdo, type FakeAdoOptions
 export { startFakeHttp, type FakeHttp, type FaultPlan, type FaultKind, type RecordedCall } from "./fake-http.ts";
 export * from "./figures.ts";
 export * from "./wait.ts";
+export { pathWithout } from "./path-without.ts";

@@ -5,6 +5,7 @@ import { createPrContext, locatePr, openPrTree, originUrl, snapshotPrTree, type 
 import { addTemporaryWorktree, CLEAN_TREE, currentBranch, headSha, pushBranch, runGit, type TreeSnapshot } from "../../workspace/index.ts";
 import { mapPrToWorkdir, repoUrlOfPr } from "../../repo/index.ts";
 import { parseModel, resolveRoleModel, type ModelRef } from "../../session/index.ts";
+import { assertSandbox } from "../../sandbox/index.ts";
 import { refuseUnpushed } from "../../workspace/index.ts";
 import { workLockHolder, workTreeBusy } from "../../workspace/index.ts";
 import { stripOpenCodeConfig, strippedLines, untrustedTreeReason, type StrippedConfig } from "../untrusted-config.ts";
@@ -111,6 +112,8 @@ export async function preflight(input: PreflightInput): Promise<LoopSetup> {
   const { runtime } = input;
   const ctx = await createPrContext(runtime, input.directory);
   const config = ctx.loaded.config;
+  // sandbox: "required" and none here: refused before a clone, a worktree or a model.
+  assertSandbox(config.sandbox, runtime.env);
   const reviewers = reviewerModels(config);
   const notes: string[] = [];
   const roleDeps = {

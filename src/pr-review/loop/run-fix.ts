@@ -1,6 +1,7 @@
 import { checkCommands, resolveChecks } from "../../analysis/index.ts";
 import { compareToBaseline, isBlocking, runChecks, type CheckResult } from "../../workspace/index.ts";
 import { commitAndPush, mentionedPaths, screenChanges, type PushResult } from "../../workspace/index.ts";
+import { judgeRestoredChecks, namedLine } from "../../workspace/index.ts";
 import { sanitizeForPost } from "../../pr/index.ts";
 import { renderPrompt } from "../../prompts/index.ts";
 import { headSha } from "../../workspace/index.ts";
@@ -71,10 +72,13 @@ async function fixSession(ctx: RunContext, payload: FixPayload, options: FixOpti
 }
 
 /** Pushed, so posted: the reviewers' titles and the fix agent's words pass sanitizeForPost. */
-function commitMessage(payload: FixPayload, account: FixAccount, secrets: readonly string[]): string {
+function commitMessage(payload: FixPayload, account: FixAccount, secrets: readonly string[], named?: string): string {
   const titles = new Map(payload.issuesToFix.map((f) => [f.id, f.title]));
   const lines = account.fixed.map((f) => `- ${f.findingId}: ${titles.get(f.findingId) ?? f.description}`);
-  return sanitizeForPost([`fix: address review findings (otto review loop, round ${payload.round})`, "", ...lines].join("\n"), secrets);
+  return sanitizeForPost(
+    [`fix: address review findings (otto review loop, round ${payload.round})`, "", ...lines, ...(named ? ["", named] : [])].join("\n"),
+    secrets,
+  );
 }
 
 /**
@@ -99,10 +103,10 @@ export async function runFix(ctx: RunContext, payload: FixPayload, options: FixO
   const baseline = verify.length > 0 ? await runChecks(verify, runOptions) : [];
   const account = await fixSession(ctx, payload, options, verify);
   // A fix that weakens the checks (docs/security.md) is pushed only in a file a finding names.
+  const causeFiles = payload.issuesToFix
+    .flatMap((f) => [f.file, ...mentionedPaths(`${f.title}\n${f.description}\n${f.suggestion}`)])
+    .filter(Boolean);
   if (before) {
-    const causeFiles = payload.issuesToFix
-      .flatMap((f) => [f.file, ...mentionedPaths(`${f.title}\n${f.description}\n${f.suggestion}`)])
-      .filter(Boolean);
     const screened = await screenChanges({ dir: setup.dir, since: before, baseline: setup.baseline, env, causeFiles });
     if (screened.kind === "refused") {
       const left = setup.detached
@@ -129,11 +133,34 @@ export async function runFix(ctx: RunContext, payload: FixPayload, options: FixO
       failure: `pr.verify failed (${failed.map((c) => `\`${c.command}\``).join(", ")}): nothing was pushed; ${setup.detached ? "the fix agent's changes go with otto's temporary worktree" : `the fix agent's changes are left uncommitted in ${setup.dir}`}.`,
     };
   }
+  // Tests or check configuration changed outside the findings' files: the PR's own versions must pass too.
+  const judged = before
+    ? await judgeRestoredChecks({
+        dir: setup.dir,
+        since: before,
+        baseline: setup.baseline,
+        env,
+        causeFiles,
+        commands: verify,
+        fixed: checks,
+        timeoutMs: options.verifyTimeoutMs,
+        sandbox: setup.config.sandbox,
+        secrets: setup.secrets,
+        signal: ctx.signal,
+      })
+    : undefined;
+  if (judged?.kind === "failed") {
+    return {
+      account,
+      checks,
+      failure: `${sanitizeForPost(judged.detail, setup.secrets)}: nothing was pushed; ${setup.detached ? "the fix agent's changes go with otto's temporary worktree" : `the fix agent's changes are left uncommitted in ${setup.dir}`}.`,
+    };
+  }
   const push = await commitAndPush({
     dir: setup.dir,
     branch: setup.pr.sourceBranch,
     remote: setup.remote,
-    message: commitMessage(payload, account, setup.secrets),
+    message: commitMessage(payload, account, setup.secrets, judged ? namedLine(judged.named, "the findings") : undefined),
     baseline: setup.baseline,
     detached: setup.detached,
     env,

@@ -10,7 +10,6 @@ import { runFix } from "./run-fix.ts";
 import { isHardStop, runReviewRound, type RunContext } from "./run-review.ts";
 import type { Consensus, Finding } from "./schemas.ts";
 import type { RoundRecord } from "./summary.ts";
-import { assertSandbox } from "../../sandbox/index.ts";
 
 /** Hard cap on rounds: a PR that has not converged by then needs a person (docs/decisions.md). */
 export const MAX_ROUNDS = 3;
@@ -33,7 +32,6 @@ export interface RoundsResult {
 export async function runRounds(ctx: RunContext, progress: (message: string) => void): Promise<RoundsResult> {
   const { setup } = ctx;
   const { config } = setup;
-  assertSandbox(config.sandbox, ctx.runtime.env);
   const rounds: RoundRecord[] = [];
   const reportedFixed = new Set<string>();
   let stuck = new Set<string>();

@@ -1,4 +1,5 @@
 import { OttoError, docsUrl } from "../../core/index.ts";
+import { assertSandbox } from "../../sandbox/index.ts";
 import { backendDeps, createPrContext, type PrContext, type PrRuntime } from "../context/context.ts";
 import { createRegistry } from "../context/registry.ts";
 import type { ProviderName } from "../types.ts";
@@ -9,13 +10,15 @@ import { AZURE_VARS, GITHUB_VARS } from "./variables.ts";
  * The PR context of a CI job: otto's config as usual, with the platform's word on where the forge
  * is (GITHUB_API_URL and GITHUB_SERVER_URL; System.CollectionUri) and whose token to use
  * (GITHUB_TOKEN through the config's env layer; System.AccessToken when no PAT is configured).
- * A job that cannot work at all (no token, no model) fails here, before anything is read.
+ * A job that cannot work at all (no sandbox, no token, no model) fails here, before anything is
+ * read: nobody watches a CI job, so under "auto" it needs a sandbox as much as under "required".
  */
 
 export async function ciContext(runtime: PrRuntime, directory: string, provider: ProviderName): Promise<PrContext> {
   const ctx = await createPrContext(runtime, directory);
   const { config } = ctx.loaded;
   const env = runtime.env;
+  assertSandbox(config.sandbox, env, undefined, "otto's CI job (/otto-pr ci)");
   if (provider === "github") {
     const github = config.pr.providers.github;
     const api = env[GITHUB_VARS.apiUrl];

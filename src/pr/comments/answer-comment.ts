@@ -6,6 +6,7 @@ import { headSha, isDirty } from "../../workspace/index.ts";
 import { formatModel, type ModelRef, type SessionRunner } from "../../session/index.ts";
 import type { PrBackend } from "../backend.ts";
 import { CLEAN_TREE, commitAndPush, ignoredLine, mentionedPaths, screenChanges } from "../../workspace/index.ts";
+import { judgeRestoredChecks, namedLine } from "../../workspace/index.ts";
 import { resolveConflicts } from "../resolve-conflicts.ts";
 import { sanitizeForPost } from "../sanitize.ts";
 import type { PrComment, PrInfo } from "../types.ts";
@@ -101,7 +102,8 @@ export async function answerComment(deps: AnswerDeps, input: AnswerInput): Promi
   let resolve = true;
   if (decision === "AGREE") {
     await refuseWeakened(deps, work, comment, thread, startHead);
-    await verify(deps, work.dir, comment, startHead);
+    const checked = await verify(deps, work.dir, comment, startHead);
+    const named = checked && startHead ? await refuseRestoredFailure(deps, work, comment, thread, startHead, checked) : undefined;
     const subject = (fix_description.trim() || `Address review comment by ${comment.author}`).split("\n")[0] ?? "";
     const message = sanitizeForPost(`${subject}\n\nIn answer to ${comment.url ?? comment.id} (${comment.author}).`, deps.secrets);
     const pushed = await commitAndPush({
@@ -135,7 +137,7 @@ export async function answerComment(deps: AnswerDeps, input: AnswerInput): Promi
     });
     if (pushed.outcome === "pushed") {
       sha = pushed.sha;
-      text = `Fixed in ${short(pushed.sha)}: ${reply}`;
+      text = `Fixed in ${short(pushed.sha)}: ${reply}${named ? `\n\n${named}` : ""}`;
       action = `Fixed in ${short(pushed.sha)}${pushed.rebased ? " (rebased onto the moved branch)" : ""}; thread resolved${pushed.ignored.length > 0 ? `. ${ignoredLine(pushed.ignored)}` : ""}`;
     } else if (pushed.outcome === "nothing") {
       const found = await findOnBranch({ dir: work.dir, remote: work.remote, branch: work.branch, sha: addressed_by, env: deps.env });
@@ -192,7 +194,7 @@ async function refuseWeakened(
   startHead: string | undefined,
 ): Promise<void> {
   if (!startHead) return;
-  const causeFiles = thread.flatMap((c) => [...(c.path ? [c.path] : []), ...mentionedPaths(c.body)]);
+  const causeFiles = threadFiles(thread);
   const screened = await screenChanges({
     dir: work.dir,
     since: startHead,
@@ -208,11 +210,55 @@ async function refuseWeakened(
   );
 }
 
-/** pr.verify must pass before a fix is pushed (docs/configuration.md); a failure is the answer's failure. */
-async function verify(deps: AnswerDeps, dir: string, comment: PrComment, startHead: string | undefined): Promise<void> {
-  if (deps.checkCommands.length === 0) return;
+/** The files a review thread names: its line comment's file and the paths in its words. */
+const threadFiles = (thread: readonly PrComment[]): string[] =>
+  thread.flatMap((c) => [...(c.path ? [c.path] : []), ...mentionedPaths(c.body)]);
+
+/**
+ * An AGREE fix that changed tests or check configuration the thread does not name must also pass
+ * the PR's own versions of them (src/workspace/restored-checks.ts). Returns the line saying which
+ * named ones it changed, for the reply.
+ */
+async function refuseRestoredFailure(
+  deps: AnswerDeps,
+  work: PrWork,
+  comment: PrComment,
+  thread: readonly PrComment[],
+  startHead: string,
+  fixed: readonly CheckResult[],
+): Promise<string | undefined> {
+  const judged = await judgeRestoredChecks({
+    dir: work.dir,
+    since: startHead,
+    baseline: work.baseline ?? CLEAN_TREE,
+    env: deps.env,
+    causeFiles: threadFiles(thread),
+    commands: deps.checkCommands,
+    fixed,
+    timeoutMs: deps.verifyTimeoutMs,
+    sandbox: deps.sandbox,
+    secrets: deps.secrets,
+    signal: deps.signal,
+    progress: (m) => deps.log("info", `${comment.id}: ${m}`),
+  });
+  if (judged.kind !== "failed") return namedLine(judged.named, "the review thread");
+  throw new OttoError(
+    "comment_weakens_checks",
+    `The fix for ${comment.id} was not pushed: ${redact(judged.detail, deps.secrets)}.`,
+    "Answer the comment by hand, or name the file in the thread if the change is what the reviewer wants; the comment is tried again at the next poll.",
+  );
+}
+
+/** pr.verify must pass before a fix is pushed (docs/configuration.md); a failure is the answer's failure. Returns the run, if one ran. */
+async function verify(
+  deps: AnswerDeps,
+  dir: string,
+  comment: PrComment,
+  startHead: string | undefined,
+): Promise<CheckResult[] | undefined> {
+  if (deps.checkCommands.length === 0) return undefined;
   // Nothing changed (the model may also have committed, against its instructions): nothing to check.
-  if (!(await isDirty(dir, { env: deps.env })) && (await headSha(dir, { env: deps.env })) === startHead) return;
+  if (!(await isDirty(dir, { env: deps.env })) && (await headSha(dir, { env: deps.env })) === startHead) return undefined;
   const results = await runChecks(deps.checkCommands, {
     cwd: dir,
     timeoutMs: deps.verifyTimeoutMs,
@@ -227,7 +273,7 @@ async function verify(deps: AnswerDeps, dir: string, comment: PrComment, startHe
       .map((c) => c.command),
   );
   const failed = results.filter((r) => !r.passed && blocking.has(r.command));
-  if (failed.length === 0) return;
+  if (failed.length === 0) return results;
   const what = failed.map((r) => `\`${r.command}\` (${r.timedOut ? "timed out" : `exit ${r.exitCode}`})`).join(", ");
   throw new OttoError(
     "comment_verify_failed",

@@ -41,7 +41,8 @@ export function botPolicy(config: Config, pr: PrInfo): BotPolicy {
 
 export async function runCommentPass(deps: CommentFlowDeps, input: CommentPassInput): Promise<CommentPassReport> {
   const { pr, backend, doc } = input;
-  assertSandbox(deps.config.sandbox, deps.env);
+  // As the fix flow: a person's /otto-pr comments runs under "auto" without a sandbox, the watcher's and CI's passes do not.
+  assertSandbox(deps.config.sandbox, deps.env, undefined, deps.manual ? undefined : `The comment flow of ${doc.key} (unattended)`);
   const report: CommentPassReport = { key: doc.key, answered: [], recovered: [], failed: [], skipped: [] };
   const comments = await backend.getComments(pr);
   const me = await backend.currentUser(pr).catch((error: unknown) => {

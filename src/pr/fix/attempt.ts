@@ -5,7 +5,10 @@ import {
   describeAllowed,
   describeChangeSet,
   ignoredLine,
+  judgeRestoredChecks,
+  namedLine,
   readChangeSet,
+  restoredNote,
   runGit,
   screenChanges,
   weakenedNote,
@@ -98,6 +101,8 @@ interface Checked {
   subject: string | undefined;
   /** Changes that weaken the checks in files the analysis named: the reviewer is shown them. */
   allowed: Weakening[];
+  /** Tests or check configuration the fix changed that the analysis named as the cause: the commit and the summary say so. */
+  named: string[];
 }
 
 /** One fix session and the checks on what it left; an AttemptResult when the attempt ends there. */
@@ -140,9 +145,10 @@ async function fixAndCheck(input: AttemptInput, startHead: string, previous: str
     };
   }
 
+  let results: CheckResult[] = [];
   if (input.verify.length > 0) {
     input.progress(`otto pr fix: running pr.verify (${input.verify.length} command(s))`);
-    const results = await runChecks(input.verify, {
+    results = await runChecks(input.verify, {
       cwd: dir,
       timeoutMs: input.verifyTimeoutMs,
       env: input.env,
@@ -163,7 +169,30 @@ async function fixAndCheck(input: AttemptInput, startHead: string, previous: str
       };
     }
   }
-  return { subject, allowed: screened.allowed };
+  // The guarantee behind the patterns: a fix that changed tests or check configuration must also
+  // pass the PR's own versions of them (src/workspace/restored-checks.ts).
+  const judged = await judgeRestoredChecks({
+    dir,
+    since: input.since,
+    baseline: input.baseline,
+    env: input.env,
+    causeFiles: input.causeFiles,
+    commands: input.verify,
+    fixed: results,
+    timeoutMs: input.verifyTimeoutMs,
+    sandbox: input.sandbox,
+    secrets: input.secrets,
+    signal: session.signal,
+    progress: (m) => input.progress(`otto pr fix: ${m}`),
+  });
+  if (judged.kind === "failed") {
+    return {
+      outcome: "weakened",
+      detail: `refused, nothing committed or pushed: ${redact(judged.detail, input.secrets)}${input.causeFiles.length > 0 ? `; the analysis named only ${input.causeFiles.join(", ")} as the cause` : "; the analysis named no such file as the cause"}`,
+      note: redact(restoredNote(judged), input.secrets),
+    };
+  }
+  return { subject, allowed: screened.allowed, named: judged.named };
 }
 
 /** The review's reasons as one line for Fix History (model text: redacted and bounded). */
@@ -225,6 +254,7 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
   const reviewer = formatModel(input.reviewModel);
   let previous = input.previous;
   let subject: string | undefined;
+  let named: string | undefined;
   // A rejected fix gets one more pass in a fresh session, told why; a second rejection ends the attempt.
   for (let pass = 1; ; pass++) {
     input.progress(
@@ -236,6 +266,7 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
     if ("outcome" in verdict) return verdict;
     if (verdict.approved) {
       subject = checked.subject;
+      named = namedLine(checked.named);
       break;
     }
     if (pass >= 2) {
@@ -258,7 +289,7 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
   session.signal?.throwIfAborted();
   input.progress(`otto pr fix: pushing to ${pr.sourceBranch}`);
   const message = redact(
-    commitMessage({ number: pr.number, key: input.key, attempt: input.attempt, subject, checks: input.failedChecks }),
+    commitMessage({ number: pr.number, key: input.key, attempt: input.attempt, subject, checks: input.failedChecks, named }),
     input.secrets,
   );
   const pushed = await input.push({
@@ -288,7 +319,7 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
       review: approval,
       unchecked: input.verify.length === 0,
       ...(pushed.ignored.length > 0 ? { ignored: pushed.ignored } : {}),
-      detail: `pushed to ${pr.sourceBranch}${pushed.rebased ? " after rebasing onto the moved branch" : ""}: ${subject ?? "fix"}${unchecked}; ${approval}${leftOut}`,
+      detail: `pushed to ${pr.sourceBranch}${pushed.rebased ? " after rebasing onto the moved branch" : ""}: ${subject ?? "fix"}${unchecked}; ${approval}${named ? ` ${named}` : ""}${leftOut}`,
     };
   }
   if (pushed.outcome === "nothing")

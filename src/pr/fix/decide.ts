@@ -163,10 +163,13 @@ export function commitMessage(input: {
   attempt: number;
   subject: string | undefined;
   checks: readonly string[];
+  /** A line saying which tests or check configuration the fix changed because the analysis named them. */
+  named?: string | undefined;
 }): string {
   const subject = (input.subject ?? `Fix failing checks: ${input.checks.join(", ") || "pipeline"}`)
     .replace(/\s+/g, " ")
     .trim()
     .slice(0, 72);
-  return `${subject}\n\nFixes the failing pipeline of PR #${input.number}${input.checks.length > 0 ? ` (${input.checks.join(", ")})` : ""}.\n\nOtto-Fix: ${input.key} attempt ${input.attempt}\n`;
+  const named = input.named ? `\n\n${input.named}` : "";
+  return `${subject}\n\nFixes the failing pipeline of PR #${input.number}${input.checks.length > 0 ? ` (${input.checks.join(", ")})` : ""}.${named}\n\nOtto-Fix: ${input.key} attempt ${input.attempt}\n`;
 }

@@ -28,9 +28,14 @@ import { assertSandbox } from "../../sandbox/index.ts";
 export type { FixDeps, FixInput, FixModels, FixOutcome, FixResult } from "./flow.ts";
 
 export async function runFix(deps: FixDeps, input: FixInput): Promise<FixOutcome> {
-  // sandbox: "required" and none here: no session or check starts.
-  assertSandbox(deps.config.sandbox, deps.env);
   const { pr, doc } = input;
+  // No sandbox here: under "required" no session or check starts, nor under "auto" for the watcher and CI mode.
+  assertSandbox(
+    deps.config.sandbox,
+    deps.env,
+    undefined,
+    input.trigger === "watcher" ? `The fix flow of ${doc.key} (unattended)` : undefined,
+  );
   const start = planStart(doc.data, pr, deps.now());
   const label = prLabel(doc.data);
   const caps: DailyCaps = { prUsd: deps.config.limits.pr_usd_per_day, watcherUsd: deps.config.limits.watcher_usd_per_day };

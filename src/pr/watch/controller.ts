@@ -2,7 +2,8 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { OttoError, formatError, xdgPaths } from "../../core/index.ts";
 import { parseDuration } from "../../config/index.ts";
-import { createPrContext, type PrRuntime } from "../context/context.ts";
+import { createPrContext, type PrContext, type PrRuntime } from "../context/context.ts";
+import { assertSandbox } from "../../sandbox/index.ts";
 import { watcherHooks } from "../comments/index.ts";
 import { fixOnFailure } from "../fix/index.ts";
 import { runCycle } from "./cycle.ts";
@@ -54,8 +55,13 @@ export function createWatchController(runtime: PrRuntime, deps: ControllerDeps):
     isAlive: deps.isAlive,
   });
 
+  // Nobody watches the watcher's work: under "auto" it needs a sandbox too (docs/security.md).
+  const assertBoxed = (ctx: PrContext, flow = "The PR watcher"): void =>
+    assertSandbox(ctx.loaded.config.sandbox, runtime.env, undefined, flow);
+
   async function ensureWatcher(): Promise<{ watcher: Watcher; intervalMs: number }> {
     const ctx = await createPrContext(runtime);
+    assertBoxed(ctx);
     const intervalMs = cronFor(parseDuration(ctx.loaded.config.server.poll_interval)).everyMs;
     watcher ??= createWatcher({
       lock: lockDeps(ctx.dataDir),
@@ -109,6 +115,7 @@ export function createWatchController(runtime: PrRuntime, deps: ControllerDeps):
   return {
     async start({ detach }) {
       const ctx = await createPrContext(runtime);
+      assertBoxed(ctx);
       if (!detach) {
         if (hostKind(deps.argv) === "run") {
           throw new OttoError(
@@ -202,6 +209,7 @@ export function createWatchController(runtime: PrRuntime, deps: ControllerDeps):
 
     async install({ enable }) {
       const ctx = await createPrContext(runtime);
+      assertBoxed(ctx, "The PR watcher's systemd unit");
       // The unit reads the server's credentials from a 0600 file (EnvironmentFile=), never from the unit itself.
       const auth = watcherServerAuth({ opencode: ctx.loaded.config.opencode, dataDir: ctx.dataDir });
       runtime.secrets?.add([auth.password]);

@@ -1,8 +1,10 @@
 import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { CiState, parseState, renderState } from "../../../src/pr/ci/index.ts";
 import { recordFigure } from "../../support/figures.ts";
-import { slashCommand, text, useE2E, type Workspace } from "../../support/index.ts";
+import { pathWithout, slashCommand, text, useE2E, type Workspace } from "../../support/index.ts";
 import { useForges, type Forges } from "../pr/forges.ts";
 import { BRANCH, FIXED, analysis, cloneOfPr, fixReview, fixer, isAnalysis, isFix, summary } from "../pr/fix-script.ts";
 import { eventFile, example, freshRunner, rewrite } from "../ci/payloads.ts";
@@ -302,5 +304,24 @@ describe("/otto-pr ci on GitHub Actions (real OpenCode, fake GitHub, real git)",
     expect(broken.exitCode).not.toBe(0);
     expect(broken.stdout + broken.stderr).toContain("No GitHub token: GITHUB_TOKEN is not set in the otto job");
     expect(e2e.model.unmatched()).toEqual([]);
+  });
+
+  it('on a runner without bubblewrap, the default sandbox "auto" fails the job before it reads the PR or asks a model', async () => {
+    const { f, pr, ws, before } = await setup();
+    const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "otto-ci-nobwrap-"));
+    try {
+      const at = mark(f);
+      const refused = await job(ws, f, "workflow_run", workflowRun(f, pr.head.sha), { PATH: pathWithout(scratch, ["bwrap"]) });
+      expect(refused.exitCode).toBe(1);
+      expect(refused.stdout + refused.stderr).toContain(
+        "otto's CI job (/otto-pr ci) runs code a PR or a model wrote with nobody watching, and no sandbox can run here: bubblewrap (bwrap) is not installed.",
+      );
+      expect(f.gh.calls.slice(at.calls)).toEqual([]);
+      expect(modelWork()).toBe(0);
+      expect((await ws.repo.remoteLog(BRANCH))[0]?.sha).toBe(before);
+      expect(await ws.repo.git(["rev-parse", "--abbrev-ref", "HEAD"])).toBe("main");
+    } finally {
+      fs.rmSync(scratch, { recursive: true, force: true });
+    }
   });
 });

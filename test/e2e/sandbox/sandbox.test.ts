@@ -1,8 +1,11 @@
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import {
   assertPluginLoaded,
+  freePort,
+  pathWithout,
   slashCommand,
   text,
   toolCall,
@@ -231,4 +234,56 @@ describe.skipIf(detectSandbox().kind === "none")("the sandbox: code a session wr
     expect(log[0]?.subject).toBe("Add instead of subtract in add()");
     expect(await ws.repo.remoteFile("src/math.js", BRANCH)).toBe(FIXED);
   });
+});
+
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+describe("unattended means sandboxed: the watcher on a machine without bubblewrap", () => {
+  const e2e = useE2E();
+  const forges = useForges();
+
+  it('`watch start --detach` under the default "auto" is refused (exit 1, the reason and both fixes), nothing starts; after /otto-config set sandbox off --user it starts, and stops', async () => {
+    const f = await forges();
+    const port = await freePort();
+    const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "otto-nobwrap-"));
+    try {
+      const PATH = pathWithout(scratch, ["bwrap"]);
+      const ws = await e2e.workspace({ userOttoConfig: f.ottoConfig({ server: { poll_interval: "1s", port } }), env: { ...f.env, PATH } });
+      const data = path.join(ws.dirs.dataHome, "otto");
+      e2e.model.script({ ...slashCommand("otto_pr")[0]!, times: Infinity }, { ...slashCommand("otto_pr")[1]!, times: Infinity });
+
+      const refused = await e2e.run(ws, ["run", "--command", "otto-pr", "--", "watch", "start", "--detach"]);
+      expect(refused.exitCode, refused.stderr).toBe(1);
+      expect(refused.stdout).toContain(
+        "The PR watcher runs code a PR or a model wrote with nobody watching, and no sandbox can run here: bubblewrap (bwrap) is not installed.",
+      );
+      expect(refused.stdout).toContain("apt-get install bubblewrap");
+      expect(refused.stdout).toContain("/otto-config set sandbox off --user");
+      for (const file of ["watcher.json", "watcher.pid", "watch-server.env"])
+        expect(fs.existsSync(path.join(data, file)), file).toBe(false);
+
+      e2e.model.script(...slashCommand("otto_config"));
+      const set = await e2e.run(ws, ["run", "--command", "otto-config", "--", "set", "sandbox", "off", "--user"]);
+      expect(set.exitCode, set.stderr).toBe(0);
+      expect(fs.readFileSync(path.join(ws.dirs.configHome, "otto", "otto.jsonc"), "utf8")).toMatch(/"sandbox": "off"/);
+
+      // Started from a serve, as a user would from the TUI: a run's harness ends whatever it started.
+      const { client } = await e2e.serve(ws);
+      const started = await ottoPr(client, "watch start --detach");
+      expect(started).toMatch(/^Started the PR watcher in the background: opencode serve \(pid (\d+)\)/);
+      const pid = Number(/opencode serve \(pid (\d+)\)/.exec(started)?.[1]);
+      expect(JSON.parse(fs.readFileSync(path.join(data, "watcher.json"), "utf8"))).toMatchObject({ pid, mode: "detached" });
+      expect(await ottoPr(client, "watch stop")).toContain(`Stopped the background PR watcher (pid ${pid}).`);
+      expect(alive(pid)).toBe(false);
+    } finally {
+      fs.rmSync(scratch, { recursive: true, force: true });
+    }
+  }, 300_000);
 });

@@ -253,7 +253,17 @@ describe("isTestFile, mentionedPaths and splitByCause", () => {
       "conftest.py",
     ])
       expect(isTestFile(f), f).toBe(true);
-    for (const f of ["src/math.js", "test/fixtures/data.json", "src/latest.ts", "contest.py", "docs/test.md", "testdata/x.txt"])
+    // A name no runner finds is not a test: `git mv x.test.js x.test.js.disabled` deletes the test.
+    for (const f of [
+      "src/math.js",
+      "test/fixtures/data.json",
+      "src/latest.ts",
+      "contest.py",
+      "docs/test.md",
+      "testdata/x.txt",
+      "math.test.js.disabled",
+      "test/a.spec.ts.bak",
+    ])
       expect(isTestFile(f), f).toBe(false);
   });
 

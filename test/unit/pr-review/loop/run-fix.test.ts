@@ -19,7 +19,7 @@ const CONFIGURED = "configured-secret-value";
 const setup = useFeatureClone();
 
 /** A RunContext whose fix session runs `act` in the tree, then answers `reply`. */
-function context(repo: Repo, act: () => void, reply: FixReply): RunContext {
+function context(repo: Repo, act: () => void, reply: FixReply, verify: string[] = []): RunContext {
   const child = {
     promptJson: async () => {
       act();
@@ -38,7 +38,7 @@ function context(repo: Repo, act: () => void, reply: FixReply): RunContext {
       remote: "origin",
       targetRef: "origin/main",
       pr: { number: 1, title: "A PR", sourceBranch: "feature" },
-      config: { pr: { verify: [] }, sandbox: "auto", git: { hooks: "skip" } },
+      config: { pr: { verify }, sandbox: "auto", git: { hooks: "skip" } },
       secrets: [CONFIGURED],
       fixModel: { providerID: "mock", modelID: "m3" },
     },
@@ -106,5 +106,23 @@ describe("loop runFix", () => {
     expect(allowed.failure).toBeUndefined();
     expect(allowed.push?.outcome).toBe("pushed");
     expect(await repo.remoteFile("test/math.test.js", "feature")).toBeUndefined();
+  });
+
+  it("a fix that passes only because it took process.exit(1) out of the checked test is refused with the PR's test restored; nothing pushed", async () => {
+    const TEST = "if (require('./a.js').add(1, 2) !== 3) {\n  console.error('add is wrong');\n  process.exit(1);\n}\n";
+    const repo = await setup({ "a.js": "exports.add = (a, b) => a - b;\n", "test.js": TEST });
+    const before = await repo.remoteLog("feature");
+    const issue = finding("P1", "add() subtracts", { file: "a.js" });
+    const reply = { fixedIssues: [{ findingId: issue.id, description: "done" }], rejectedIssues: [] };
+    const cheat = () => fs.writeFileSync(path.join(repo.dir, "test.js"), TEST.replace("  process.exit(1);\n", ""));
+    const outcome = await runFix(
+      context(repo, cheat, reply, ["node test.js"]),
+      { prNumber: 1, round: 1, issuesToFix: [issue], optionalIssues: [] },
+      { fixTimeoutMs: 1000, verifyTimeoutMs: 60_000 },
+    );
+    expect(outcome.failure).toBe(
+      `the checks pass only with the fix's own changes to test.js: with the PR's versions of that file restored, \`node test.js\` exit 1: nothing was pushed; the fix agent's changes are left uncommitted in ${repo.dir}.`,
+    );
+    expect(await repo.remoteLog("feature")).toEqual(before);
   });
 });

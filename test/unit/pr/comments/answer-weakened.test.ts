@@ -18,8 +18,13 @@ const featureClone = useFeatureClone();
 const pr: PrInfo = samplePr({ sourceBranch: "feature" });
 const TEST = 'it("greets", () => {\n  expect(greet()).toBe("hi");\n});\n';
 
-async function setup(body: string, act: (dir: string) => void) {
-  const repo = await featureClone({ "a.ts": "export const greet = () => 'hello';\n", "test/a.test.ts": TEST });
+async function setup(
+  body: string,
+  act: (dir: string) => void,
+  files: Record<string, string> = { "a.ts": "export const greet = () => 'hello';\n", "test/a.test.ts": TEST },
+  checkCommands: string[] = [],
+) {
+  const repo = await featureClone(files);
   const comment: PrComment = {
     id: "review-3",
     kind: "inline",
@@ -53,8 +58,9 @@ async function setup(body: string, act: (dir: string) => void) {
     model: { providerID: "scripted", modelID: "coder" },
     timeoutMs: 60_000,
     secrets: [],
-    env: gitEnv(),
-    checkCommands: [],
+    // npm runs the checks of the last tests: no update check over the network.
+    env: gitEnv({ npm_config_update_notifier: "false" }),
+    checkCommands,
     sandbox: "auto",
     verifyTimeoutMs: 60_000,
     now: () => new Date("2026-02-06T12:00:00.000Z"),
@@ -87,5 +93,37 @@ describe("answerComment: an AGREE fix that weakens the checks", () => {
     const answer = await answerComment(t.deps, t.input);
     expect(answer.status).toBe("answered");
     expect(await t.remoteHead()).not.toBe(before);
+  });
+});
+
+describe("answerComment: an AGREE fix is judged against the PR's own checks", () => {
+  const project = {
+    "package.json": JSON.stringify({ name: "app", private: true, scripts: { test: "node test.js" } }),
+    "a.js": "exports.greet = () => 'hello';\n",
+    "test.js": "if (require('./a.js').greet() !== 'hello') {\n  console.error('greet() changed');\n  process.exit(1);\n}\n",
+  };
+  const sayHi = (dir: string): void => {
+    fs.writeFileSync(path.join(dir, "a.js"), "exports.greet = () => 'hi';\n");
+    fs.writeFileSync(path.join(dir, "test.js"), project["test.js"].replace("'hello'", "'hi'"));
+  };
+
+  it("a fix that passes only with its own change to the test script's file is not pushed when the thread does not name it", async () => {
+    const t = await setup("Say hi instead of hello.", sayHi, project, ["npm test"]);
+    const before = await t.remoteHead();
+    const error = await answerComment(t.deps, t.input).catch((e: unknown) => e);
+    expect(isOttoError(error) && error.code).toBe("comment_weakens_checks");
+    expect(String((error as Error).message)).toContain(
+      "the checks pass only with the fix's own changes to test.js: with the PR's versions of that file restored, `npm test` exit 1",
+    );
+    expect(await t.remoteHead()).toBe(before);
+    expect(t.forge).toEqual([]);
+  });
+
+  it("is pushed when the thread names the file, and the reply says the test changed because it was named", async () => {
+    const t = await setup("Say hi instead of hello, and update `test.js`.", sayHi, project, ["npm test"]);
+    const before = await t.remoteHead();
+    expect((await answerComment(t.deps, t.input)).status).toBe("answered");
+    expect(await t.remoteHead()).not.toBe(before);
+    expect(t.forge[0]).toContain("named as the cause: test.js");
   });
 });

@@ -71,7 +71,8 @@ async function setup(comments: PrComment[], info: PrInfo = pr, config = testConf
     sessions: {} as SessionRunner,
     model: () => Promise.reject(new Error("no model may be asked for")),
     cwd: dir,
-    config,
+    // The watcher's passes, on a machine without a sandbox (env has no PATH): off, as a user who chose it (refusal: test/unit/sandbox/refusals.test.ts).
+    config: { ...config, sandbox: "off" },
     secrets: [],
     env: {},
     notify: (event) => (notified.push(event), Promise.resolve({ delivered: [], failed: [] })),

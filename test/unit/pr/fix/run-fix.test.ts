@@ -32,7 +32,15 @@ describe("runFix", () => {
 
   /** `reviews`: the review session's verdicts in order (APPROVE once they run out); an Error is thrown. */
   async function setup(
-    options: { clone?: boolean; push?: PushResult["outcome"]; fixReply?: string; reviews?: Array<FixReview | Error> } = {},
+    options: {
+      clone?: boolean;
+      push?: PushResult["outcome"];
+      fixReply?: string;
+      reviews?: Array<FixReview | Error>;
+      /** What the fix session does in the tree (default: writes fix.txt). */
+      fix?: (dir: string) => void;
+      summary?: string;
+    } = {},
   ) {
     const repo: Repo = await createRepo({ remote: true });
     const data = fs.mkdtempSync(path.join(os.tmpdir(), "otto-fix-"));
@@ -50,8 +58,9 @@ describe("runFix", () => {
       runChild: async (child: { agent: string; model: { modelID: string }; directory: string }, prompt: string) => {
         prompts.push(prompt);
         children.push({ agent: child.agent, model: child.model.modelID, directory: child.directory });
-        if (prompt.includes("Another engineer will fix it")) return { text: SUMMARY };
-        fs.writeFileSync(path.join(repo.dir, "fix.txt"), "fixed\n");
+        if (prompt.includes("Another engineer will fix it")) return { text: options.summary ?? SUMMARY };
+        if (options.fix) options.fix(repo.dir);
+        else fs.writeFileSync(path.join(repo.dir, "fix.txt"), "fixed\n");
         return { text: options.fixReply ?? "Fix summary: Fix it" };
       },
       runChildJson: async (child: { agent: string; model: { modelID: string }; directory: string }, prompt: string) => {
@@ -355,5 +364,54 @@ describe("runFix", () => {
     expect(after.data).toMatchObject({ status: "failed", fix_attempts: 1 });
     expect(after.log.join("\n")).toContain("the review of the fix by mock/m3 failed, nothing pushed: ");
     expect(after.log.join("\n")).toContain("no valid JSON envelope");
+  });
+
+  describe("a fix is judged against the PR's own checks", () => {
+    const TEST =
+      'const { add } = require("./math.js");\nif (add(1, 2) !== 3) {\n  console.error("add(1, 2) is not 3");\n  process.exit(1);\n}\n';
+    const project = {
+      "package.json": JSON.stringify({ name: "r", scripts: { test: "node test.js" } }),
+      "math.js": "exports.add = (a, b) => a - b;\n",
+      "test.js": TEST,
+    };
+    const edit = (file: string, content: string) => (dir: string) => fs.writeFileSync(path.join(dir, file), content);
+
+    it("a fix that takes process.exit(1) out of the test passes where it was made and is refused with the PR's test restored; nothing pushed", async () => {
+      const t = await setup({ fix: edit("test.js", TEST.replace("  process.exit(1);\n", "")) });
+      await t.repo.commit("Math", project);
+      const out = await runFix(t.deps, { doc: await t.doc(), pr: pr(), pipeline, backend: t.backend, trigger: "manual" });
+      expect(t.pushes).toEqual([]);
+      expect(out.result).not.toBe("pushed");
+      const history = (await t.doc()).sections.map((x) => x.body).join("\n");
+      expect(history).toContain(
+        "refused, nothing committed or pushed: the checks pass only with the fix's own changes to test.js: with the PR's versions of that file restored, `npm test` exit 1",
+      );
+      // The next session was told why, with the restored run's output.
+      const told = t.prompts.filter((p) => p.includes("Otto ran the project's checks with the PR's own versions of test.js"));
+      expect(told.length).toBeGreaterThan(0);
+      expect(told[0]).toContain("add(1, 2) is not 3");
+    });
+
+    it("the control: a fix of the code is pushed; a test change the analysis named goes out and the commit says so", async () => {
+      const honest = await setup({ fix: edit("math.js", "exports.add = (a, b) => a + b;\n") });
+      await honest.repo.commit("Math", project);
+      expect(
+        (await runFix(honest.deps, { doc: await honest.doc(), pr: pr(), pipeline, backend: honest.backend, trigger: "manual" })).result,
+      ).toBe("pushed");
+      expect(honest.pushes[0]?.message).not.toContain("named as the cause");
+
+      const named = await setup({
+        fix: (dir) => {
+          edit("math.js", "exports.add = (a, b) => a + b;\n")(dir);
+          edit("test.js", `${TEST}console.log("add works");\n`)(dir);
+        },
+        summary: SUMMARY.replace("END_DOCUMENT", "## Cause files\n- `test.js`: asserts the old behaviour\nEND_DOCUMENT"),
+      });
+      await named.repo.commit("Math", project);
+      const out = await runFix(named.deps, { doc: await named.doc(), pr: pr(), pipeline, backend: named.backend, trigger: "manual" });
+      expect(out.result).toBe("pushed");
+      expect(named.pushes[0]?.message).toContain("Changes tests or check configuration the failure analysis named as the cause: test.js.");
+      expect((await named.doc()).sections.map((x) => x.body).join("\n")).toContain("named as the cause: test.js");
+    });
   });
 });

@@ -1,0 +1,212 @@
+import fs from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import {
+  detectWeakenedChecks,
+  judgeRestoredChecks,
+  readChangeSet,
+  runChecks,
+  runGit,
+  snapshotTree,
+  type GitRun,
+} from "../../../src/workspace/index.ts";
+import { gitEnv } from "../../support/git.ts";
+import { clone } from "../repo/fixtures.ts";
+
+/*
+ * A fix is judged against the PR's own checks (real git, the real sandbox, tiny real projects
+ * whose test fails until the code is fixed): each way of turning the check green without fixing
+ * the code passes the checks where it was made and fails them once the PR's own tests and check
+ * configuration are restored in a scratch copy; an honest fix of the code passes both.
+ */
+
+const run: GitRun = (args, options) => runGit(args, { ...options, env: gitEnv() });
+/** npm runs the checks: no update check over the network. */
+const ENV = gitEnv({ npm_config_update_notifier: "false" });
+const BROKEN = "exports.add = (a, b) => a - b;\n";
+const FIXED = "exports.add = (a, b) => a + b;\n";
+const TEST = 'const assert = require("assert");\nconst { add } = require("./math.js");\nassert.strictEqual(add(1, 2), 3);\n';
+
+/** Finds *.test.js outside node_modules/ and fixtures/, requires each, fails when one throws (no tests: passes, like --passWithNoTests). */
+const RUNNER = `const fs = require("fs");
+const path = require("path");
+const found = [];
+(function walk(d) {
+  for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+    if (e.name === "node_modules" || e.name === "fixtures" || e.name.startsWith(".")) continue;
+    const p = path.join(d, e.name);
+    if (e.isDirectory()) walk(p);
+    else if (e.name.endsWith(".test.js")) found.push(p);
+  }
+})(process.cwd());
+let failed = 0;
+for (const f of found) {
+  try { require(path.resolve(f)); console.log("ok", f); } catch (e) { failed++; console.log("FAIL", f, e.message); }
+}
+process.exit(failed ? 1 : 0);
+`;
+
+const PROJECTS = {
+  runner: {
+    "package.json": JSON.stringify({ name: "app", private: true, scripts: { test: "node run-tests.js" } }, null, 2) + "\n",
+    "run-tests.js": RUNNER,
+    "math.js": BROKEN,
+    "math.test.js": TEST,
+  },
+  nodeTest: {
+    "package.json": JSON.stringify({ name: "app", private: true, scripts: { test: "node --test" } }, null, 2) + "\n",
+    "math.js": BROKEN,
+    "test.js":
+      'const test = require("node:test");\nconst assert = require("assert");\ntest("add", () => assert.strictEqual(require("./math.js").add(1, 2), 3));\n',
+  },
+  exit: {
+    "package.json": JSON.stringify({ name: "app", private: true, scripts: { test: "node test.js" } }, null, 2) + "\n",
+    "math.js": BROKEN,
+    "test.js":
+      'const { add } = require("./math.js");\nif (add(1, 2) !== 3) {\n  console.error("add(1, 2) is not 3");\n  process.exit(1);\n}\nconsole.log("ok");\n',
+  },
+  python: {
+    "math_ops.py": "def add(a, b):\n    return a - b\n",
+    "tests.py":
+      "import unittest\nfrom math_ops import add\n\nclass AddTest(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(add(1, 2), 3)\n",
+  },
+} satisfies Record<string, Record<string, string>>;
+
+const NPM = ["npm test"];
+const PYTHON = ["python3 -m unittest"];
+
+async function judge(
+  project: Record<string, string>,
+  commands: string[],
+  fix: (dir: string, git: (args: string[]) => Promise<string>) => Promise<void>,
+  causeFiles: string[] = [],
+  prepare?: (dir: string) => void,
+) {
+  const repo = await clone(project);
+  prepare?.(repo.dir);
+  const since = await repo.git(["rev-parse", "HEAD"]);
+  const baseline = await snapshotTree(run, repo.dir);
+  const options = { cwd: repo.dir, timeoutMs: 60_000, env: ENV, sandbox: "required" as const };
+  const before = await runChecks(commands, options);
+  expect(before.every((r) => !r.passed)).toBe(true);
+  await fix(repo.dir, (args) => repo.git(args));
+  // The flow's own run on the fixed tree: the weakening works there.
+  const fixed = await runChecks(commands, options);
+  const judged = await judgeRestoredChecks({
+    dir: repo.dir,
+    since,
+    baseline,
+    env: ENV,
+    causeFiles,
+    commands,
+    fixed,
+    timeoutMs: 60_000,
+    sandbox: "required",
+  });
+  const change = await readChangeSet({ dir: repo.dir, since, baseline, env: gitEnv() });
+  return { judged, fixed, repo, patterns: detectWeakenedChecks(change) };
+}
+
+const write = (dir: string, file: string, content: string): void => {
+  fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+  fs.writeFileSync(path.join(dir, file), content);
+};
+
+describe("each spelling of weakening the checks fails the PR's own checks, restored", () => {
+  it("git mv math.test.js math.test.js.disabled (also flagged by the patterns as a deleted test)", async () => {
+    const { judged, fixed, patterns } = await judge(
+      PROJECTS.runner,
+      NPM,
+      async (_dir, git) => void (await git(["mv", "math.test.js", "math.test.js.disabled"])),
+    );
+    expect(fixed[0]?.passed).toBe(true);
+    expect(judged.kind).toBe("failed");
+    expect(judged.kind === "failed" && judged.restored).toEqual(["math.test.js"]);
+    expect(judged.kind === "failed" && judged.detail).toContain("`npm test` exit 1");
+    expect(patterns.map((p) => `${p.path}: ${p.kind}`)).toContain("math.test.js: test_deleted");
+  });
+
+  it("the test moved under a folder the runner skips", async () => {
+    const { judged, fixed } = await judge(PROJECTS.runner, NPM, async (dir, git) => {
+      fs.mkdirSync(path.join(dir, "fixtures"));
+      await git(["mv", "math.test.js", "fixtures/math.test.js"]);
+    });
+    expect(fixed[0]?.passed).toBe(true);
+    expect(judged.kind).toBe("failed");
+    expect(judged.kind === "failed" && judged.restored).toEqual(["math.test.js"]);
+  });
+
+  it("an .npmrc with script-shell=/bin/true", async () => {
+    // The project's own .npmrc (tracked, so the sandbox shows it): the fix adds the line to it.
+    const project = { ...PROJECTS.runner, ".npmrc": "fund=false\n" };
+    const { judged, fixed, repo } = await judge(project, NPM, async (dir) => write(dir, ".npmrc", "fund=false\nscript-shell=/bin/true\n"));
+    expect(fixed[0]?.passed).toBe(true);
+    expect(judged.kind).toBe("failed");
+    expect(judged.kind === "failed" && judged.restored).toEqual([".npmrc"]);
+    // The fixed tree is as the fix left it.
+    expect(fs.readFileSync(path.join(repo.dir, ".npmrc"), "utf8")).toBe("fund=false\nscript-shell=/bin/true\n");
+  });
+
+  it("a new, untracked .npmrc is not even read where the fix made it: the sandbox hides it (it may hold a registry token)", async () => {
+    const { fixed } = await judge(PROJECTS.runner, NPM, async (dir) => write(dir, ".npmrc", "script-shell=/bin/true\n"));
+    expect(fixed[0]?.passed).toBe(false);
+  });
+
+  it("the root test.js that `node --test` runs, deleted", async () => {
+    const { judged, fixed } = await judge(PROJECTS.nodeTest, NPM, async (dir) => fs.rmSync(path.join(dir, "test.js")));
+    expect(fixed[0]?.passed).toBe(true);
+    expect(judged.kind).toBe("failed");
+    expect(judged.kind === "failed" && judged.restored).toEqual(["test.js"]);
+  });
+
+  it("tests.py deleted", async () => {
+    const { judged, fixed } = await judge(PROJECTS.python, PYTHON, async (dir) => fs.rmSync(path.join(dir, "tests.py")));
+    expect(fixed[0]?.passed).toBe(true);
+    expect(judged.kind).toBe("failed");
+    expect(judged.kind === "failed" && judged.restored).toEqual(["tests.py"]);
+  });
+
+  it("process.exit(1) taken out of the test the test script runs", async () => {
+    const { judged, fixed } = await judge(PROJECTS.exit, NPM, async (dir) =>
+      write(dir, "test.js", PROJECTS.exit["test.js"].replace("  process.exit(1);\n", "")),
+    );
+    expect(fixed[0]?.passed).toBe(true);
+    expect(judged.kind).toBe("failed");
+    expect(judged.kind === "failed" && judged.restored).toEqual(["test.js"]);
+  });
+});
+
+describe("the controls", () => {
+  it("an honest fix of the code that also adds a test case passes with the PR's test restored", async () => {
+    // The user's ignored files, linked into the scratch copy: still there afterwards.
+    const ignored = (dir: string): void => {
+      write(dir, ".git/info/exclude", "node_modules/\n.env\n");
+      write(dir, "node_modules/dep/index.js", "module.exports = 1;\n");
+      write(dir, ".env", "TOKEN=mine\n");
+    };
+    const { judged, fixed, repo } = await judge(
+      PROJECTS.runner,
+      NPM,
+      async (dir) => {
+        write(dir, "math.js", FIXED);
+        write(dir, "math.test.js", `${TEST}assert.strictEqual(add(2, 2), 4);\n`);
+      },
+      [],
+      ignored,
+    );
+    expect(fixed[0]?.passed).toBe(true);
+    expect(judged).toMatchObject({ kind: "passed", restored: ["math.test.js"], named: [] });
+    // The scratch copy is gone; the fixed tree and the ignored files are untouched.
+    expect(fs.readFileSync(path.join(repo.dir, "math.test.js"), "utf8")).toContain("add(2, 2)");
+    expect(fs.readFileSync(path.join(repo.dir, "node_modules/dep/index.js"), "utf8")).toBe("module.exports = 1;\n");
+    expect(fs.readFileSync(path.join(repo.dir, ".env"), "utf8")).toBe("TOKEN=mine\n");
+    expect(await repo.git(["worktree", "list", "--porcelain"])).not.toContain("otto-checks");
+  });
+
+  it("a fix of the code alone runs nothing more; a test the analysis named keeps the fix's version and is reported", async () => {
+    const plain = await judge(PROJECTS.exit, NPM, async (dir) => write(dir, "math.js", FIXED));
+    expect(plain.judged).toEqual({ kind: "untouched", named: [] });
+    const named = await judge(PROJECTS.exit, NPM, async (dir) => write(dir, "test.js", "console.log('rewritten');\n"), ["`test.js`"]);
+    expect(named.judged).toEqual({ kind: "untouched", named: ["test.js"] });
+  });
+});
