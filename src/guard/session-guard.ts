@@ -213,7 +213,7 @@ export class SessionGuard {
       import("../sandbox/index.ts"),
       import("../workspace/git.ts"),
     ]);
-    const tree = await treePaths(workdir, this.deps.env);
+    const tree = await treePaths(workdir, mode);
     const plan = planCommand({ mode, cwd: workdir, tree, env: this.deps.env, ...(access ? { access } : {}) }, command);
     if (plan.sandbox !== "none") return sandboxedLine(plan, this.deps.env);
     if (mode !== "off" && !this.#saidNoSandbox) {

@@ -48,7 +48,7 @@ export interface SandboxPolicy {
   allowRead: string[];
   /** otto.jsonc `sandbox_access.allow_write`: writable, even inside a hidden folder. */
   allowWrite: string[];
-  /** Read-only although inside a writable folder: git's config, hooks and info of every git directory. */
+  /** Read-only although inside a writable folder: git's config, hooks, info, commondir, gitdir and modules of every git directory, and a linked worktree's `.git` file. */
   readOnly: string[];
   /**
    * Invisible: credential stores, otto's own config and data, OpenCode's provider keys, the
@@ -109,7 +109,14 @@ export function sandboxPolicy(input: { cwd: string; tree: TreePaths; env: Env; a
   const root = realPath(tree.root);
   const gitDirs = real(tree.gitDirs);
   const own = unique([root, ...gitDirs]);
-  const readOnly = gitDirs.flatMap((dir) => ["config", "config.worktree", "hooks", "info"].map((name) => path.join(dir, name)));
+  // What decides where git looks (commondir, gitdir, a linked worktree's .git file) and what it runs.
+  const dotGit = path.join(root, ".git");
+  const readOnly = [
+    ...gitDirs.flatMap((dir) =>
+      ["config", "config.worktree", "hooks", "info", "commondir", "gitdir", "modules"].map((name) => path.join(dir, name)),
+    ),
+    ...(gitDirs.length > 0 && !own.includes(dotGit) ? [dotGit] : []),
+  ];
   // otto's own folders (the launcher, the watcher's password) stay hidden whatever the lists allow.
   const otto = real([ottoConfigDir, ottoDataDir]);
   const allowed = (list: readonly string[]) => real(list.map((p) => path.resolve(root, p))).filter((p) => !otto.some((o) => within(p, o)));

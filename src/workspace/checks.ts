@@ -77,7 +77,7 @@ export async function runCheck(command: string, options: VerifyOptions): Promise
   const base = options.env ?? process.env;
   // Throws sandbox_required before anything runs when the config demands a sandbox that is missing.
   const access = options.access ?? (options.sandbox === "off" ? undefined : await accessOf(options.cwd, base));
-  const tree = await treePaths(options.cwd, base);
+  const tree = await treePaths(options.cwd, options.sandbox);
   const plan = planCommand({ mode: options.sandbox, cwd: options.cwd, tree, env: base, ...(access ? { access } : {}) }, command);
   const [file, ...args] = plan.argv;
   const child = execa(file ?? "/bin/sh", args, {

@@ -1,3 +1,5 @@
+import fs from "node:fs";
+import path from "node:path";
 import { assertNoCommittedSecrets } from "../config/index.ts";
 import { OttoError, redact } from "../core/index.ts";
 import type { Env } from "../core/index.ts";
@@ -55,6 +57,8 @@ export interface CommitResult {
   kept: string[];
   /** Paths git ignored when the run started and reports now (a session changed what git ignores): the user's, left out. */
   ignored: string[];
+  /** Nested repositories (a folder with its own `.git`) the sessions made or changed: never committed (nestedLine). */
+  nested: string[];
 }
 
 const DEFAULT_FIX =
@@ -69,9 +73,13 @@ const pathspec = (paths: readonly string[]): string => paths.map((p) => `${p}\0`
  * literal (`--literal-pathspecs`): a file named `*.ts` is that file, not a glob.
  */
 export async function commitChanges(git: GitRun, cwd: string, options: CommitOptions): Promise<CommitResult> {
-  const changes: TreeChanges = takeIncluded(await changesSince(git, cwd, options.baseline), options.include ?? []);
+  const { changes, nested } = await leaveOutNested(
+    git,
+    cwd,
+    takeIncluded(await changesSince(git, cwd, options.baseline), options.include ?? []),
+  );
   const fix = options.fix ?? DEFAULT_FIX;
-  const left = { kept: changes.kept, ignored: changes.ignored };
+  const left = { kept: changes.kept, ignored: changes.ignored, nested };
   if (changes.paths.length === 0 && !options.allowEmpty) return { sha: undefined, committed: [], ...left };
   // A credential in the repo's otto.jsonc must not be committed.
   await assertNoCommittedSecrets(cwd, git);
@@ -111,6 +119,27 @@ export async function commitChanges(git: GitRun, cwd: string, options: CommitOpt
   if (commit.exitCode !== 0) throw commitError("git commit", commit, fix);
   const head = await git(["rev-parse", "--short", "HEAD"], { cwd });
   return { sha: head.stdout.trim(), committed: changes.paths, ...left };
+}
+
+/**
+ * A changed path that is a folder is a nested repository (git lists an untracked folder whole only
+ * when it has its own `.git`): committing it would add a gitlink to a repository a session wrote,
+ * whose config every later git command there would honour. Left out and named, like ignored paths.
+ */
+async function leaveOutNested(git: GitRun, cwd: string, changes: TreeChanges): Promise<{ changes: TreeChanges; nested: string[] }> {
+  if (changes.paths.length === 0) return { changes, nested: [] };
+  const top = await git(["rev-parse", "--show-toplevel"], { cwd });
+  const root = top.exitCode === 0 ? top.stdout.trim() : cwd;
+  const isDir = (p: string): boolean => fs.statSync(path.join(root, p), { throwIfNoEntry: false })?.isDirectory() === true;
+  const nested = changes.paths.filter(isDir);
+  if (nested.length === 0) return { changes, nested };
+  return { changes: { ...changes, paths: changes.paths.filter((p) => !nested.includes(p)) }, nested };
+}
+
+/** The summary's line for nested repositories a commit left out. */
+export function nestedLine(nested: readonly string[]): string {
+  const list = nested.slice(0, 20).join(", ") + (nested.length > 20 ? ` and ${nested.length - 20} more` : "");
+  return `Left out: ${list}: ${nested.length === 1 ? "a nested git repository" : "nested git repositories"} a session made; otto never commits one (its git configuration is the session's).`;
 }
 
 /** Refuses the commit when a file it would take holds a known secret; names the files, never the values. */
@@ -154,7 +183,7 @@ export async function commitAll(
     hooks?: CommitOptions["hooks"];
     secrets?: readonly string[];
   },
-): Promise<{ sha: string; kept: string[]; ignored: string[] }> {
+): Promise<{ sha: string; kept: string[]; ignored: string[]; nested: string[] }> {
   const allowEmpty = options.allowEmpty ?? true;
   const result = await commitChanges(git, cwd, {
     message,
@@ -165,7 +194,7 @@ export async function commitAll(
     ...(options.hooks ? { hooks: options.hooks } : {}),
     ...(options.secrets ? { secrets: options.secrets } : {}),
   });
-  return { sha: result.sha ?? "", kept: result.kept, ignored: result.ignored };
+  return { sha: result.sha ?? "", kept: result.kept, ignored: result.ignored, nested: result.nested };
 }
 
 /** Pure: every uncommitted path inside an `include` folder is committed, whoever changed it. */
@@ -205,7 +234,8 @@ export async function pendingDiff(
   options: { baseline: TreeSnapshot; include?: readonly string[] },
   max = 30_000,
 ): Promise<string> {
-  const { paths } = takeIncluded(await changesSince(git, cwd, options.baseline), options.include ?? []);
+  const { changes } = await leaveOutNested(git, cwd, takeIncluded(await changesSince(git, cwd, options.baseline), options.include ?? []));
+  const paths = changes.paths;
   if (paths.length === 0) return "";
   // The whole index (ls-files takes no pathspec file): a path in it is diffed against HEAD, the rest are new.
   const tracked = await git(["ls-files", "-z"], { cwd });

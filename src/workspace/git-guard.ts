@@ -3,6 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type { Env } from "../core/index.ts";
 import { runGit } from "./git.ts";
+import { checkTreeLayout } from "./tree-layout.ts";
 
 /*
  * What a checkout's git runs and where it pushes is decided by its configuration (every scope git
@@ -67,6 +68,13 @@ function controlFiles(gitDir: string | undefined, commonDir: string | undefined,
   }
 }
 
+/** The checkout's own core.hooksPath (every scope but the command line, where otto's git.ts sets "/dev/null"). */
+async function ownHooksPath(dir: string, env: Env): Promise<string | undefined> {
+  const lines = (await gitText(["config", "--show-scope", "--get-all", "core.hooksPath"], dir, env))?.split("\n") ?? [];
+  const own = lines.map((line) => /^([a-z]+)\t(.*)$/.exec(line)).filter((m) => m !== null && m[1] !== "command");
+  return own.at(-1)?.[2]?.trim() || undefined;
+}
+
 /** The checkout's git configuration (all scopes), hooks (the hooks dir and core.hooksPath) and info/attributes, as digests. */
 export async function snapshotGitControl(dir: string, options: { env?: Env } = {}): Promise<GitControlSnapshot> {
   const env = options.env ?? process.env;
@@ -77,17 +85,19 @@ export async function snapshotGitControl(dir: string, options: { env?: Env } = {
     const origin = fields[i] ?? "";
     const entry = fields[i + 1] ?? "";
     const key = entry.split("\n")[0] ?? "";
-    if (IGNORED_KEY.test(key)) continue;
+    // Command-line entries are otto's own hardening (git.ts) and the environment's, not the checkout's.
+    if (IGNORED_KEY.test(key) || origin === "command line:") continue;
     const item = `config ${origin} ${key}`;
     // A key may repeat (multi-valued): the digest covers every value in order.
     items[item] = digest(`${items[item] ?? ""}\0${entry}`);
   }
-  const dirs = (await gitText(["rev-parse", "--git-dir", "--git-common-dir", "--show-toplevel"], dir, env))?.trim().split("\n") ?? [];
-  const [gitDir, commonDir, top] = dirs.map((d) => path.resolve(dir, d));
+  // Where the git directories are: otto's record of the layout, never git's answer in a tree a session wrote.
+  const layout = checkTreeLayout(dir);
+  const [gitDir, commonDir, top] = layout ? [layout.gitDir, layout.commonDir, layout.root] : [];
   if (commonDir) hookFiles(path.join(commonDir, "hooks"), "hooks", items);
   if (gitDir && gitDir !== commonDir) hookFiles(path.join(gitDir, "hooks"), "worktree hooks", items);
   controlFiles(gitDir, commonDir, items);
-  const hooksPath = (await gitText(["config", "--get", "core.hooksPath"], dir, env))?.trim();
+  const hooksPath = await ownHooksPath(dir, env);
   if (hooksPath) {
     const home = env.HOME ?? "";
     const expanded = hooksPath.startsWith("~/") ? path.join(home, hooksPath.slice(2)) : hooksPath;

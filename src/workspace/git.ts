@@ -4,6 +4,7 @@ import { OttoError, type Env } from "../core/index.ts";
 import { guardedEnvironment } from "../sandbox/index.ts";
 import { planCommand, shellQuote, type SandboxMode, type TreePaths } from "../sandbox/index.ts";
 import { removeOwnIndexLock } from "./index-lock.ts";
+import { checkTreeLayout, heldSandbox } from "./tree-layout.ts";
 
 /** What a git command produced. A non-zero exit is data, not an exception. */
 export interface GitResult {
@@ -68,26 +69,24 @@ const WORK = new Set([
   "read-tree",
 ]);
 
-/** The subcommand: the first word that is not a global option (`-c key=value`, `-C dir`, `--no-pager`). */
-function subcommand(args: readonly string[]): string | undefined {
+/** Where the subcommand is: the first word that is not a global option (`-c key=value`, `-C dir`, `--no-pager`); -1 if none. */
+function subcommandAt(args: readonly string[]): number {
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] ?? "";
     if (arg === "-c" || arg === "-C") i++;
-    else if (!arg.startsWith("-")) return arg;
+    else if (!arg.startsWith("-")) return i;
   }
-  return undefined;
+  return -1;
+}
+
+function subcommand(args: readonly string[]): string | undefined {
+  return args[subcommandAt(args)];
 }
 
 export function defaultTimeout(args: readonly string[], timeouts: GitEnv["timeouts"] = {}): number {
   const sub = subcommand(args) ?? "";
   if (WORK.has(sub)) return timeouts.work ?? GIT_TIMEOUTS.work;
   return NETWORK.has(sub) ? (timeouts.write ?? GIT_TIMEOUTS.write) : (timeouts.read ?? GIT_TIMEOUTS.read);
-}
-
-/** Subcommands that can run a hook: every work-tree write, and the ones that talk to a remote or apply mail. */
-function runsHooks(args: readonly string[]): boolean {
-  const sub = subcommand(args) ?? "";
-  return WORK.has(sub) || sub === "push" || sub === "pull" || sub === "am";
 }
 
 /** True for the commands after whose timeout runGit looks for the `index.lock` the killed git left. */
@@ -99,27 +98,47 @@ export function writesIndex(args: readonly string[]): boolean {
 // otto always names the directory it means, so these would only send git elsewhere.
 const REPO_LOCATION = ["GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_COMMON_DIR", "GIT_PREFIX"];
 
-/**
- * No hook runs on otto's own git commands that can run one (commit, push, worktree add, rebase,
- * merge, checkout): the hooks folder and what it calls (husky's tracked `.husky/*`, lint-staged,
- * lefthook) are files a session could have changed. "/dev/null" as the hooks path means no hooks.
- * Reads (`config --get core.hooksPath` among them) keep the repository's own configuration.
+/*
+ * Otto's own git runs outside the sandbox, with the user's credentials, on trees sandboxed code
+ * wrote: no setting of such a tree may make it run a program. Every command gets, as command-line
+ * configuration (which outranks every file): no fsmonitor program, no hooks (fetch, branch and
+ * update-ref run `reference-transaction` too; "/dev/null" means none), no descent into submodules,
+ * no pager, no `ext::` remote helper. Diffs get --no-ext-diff and --no-textconv (withDiffFlags).
  * Entries the environment already passes keep their numbers.
  */
-function noHooks(env: Record<string, string>): Record<string, string> {
+const HARDENED: ReadonlyArray<readonly [string, string]> = [
+  ["core.fsmonitor", "false"],
+  ["submodule.recurse", "false"],
+  ["core.pager", "cat"],
+  ["protocol.ext.allow", "never"],
+];
+const NO_HOOKS = ["core.hooksPath", "/dev/null"] as const;
+
+function hardened(env: Record<string, string>, hooks: boolean): Record<string, string> {
   const inherited = Number.parseInt(env.GIT_CONFIG_COUNT ?? "", 10);
   const n = Number.isFinite(inherited) && inherited > 0 ? inherited : 0;
-  return { GIT_CONFIG_COUNT: String(n + 1), [`GIT_CONFIG_KEY_${n}`]: "core.hooksPath", [`GIT_CONFIG_VALUE_${n}`]: "/dev/null" };
+  const entries = hooks ? HARDENED : [...HARDENED, NO_HOOKS];
+  const out: Record<string, string> = { GIT_CONFIG_COUNT: String(n + entries.length) };
+  entries.forEach(([key, value], i) => {
+    out[`GIT_CONFIG_KEY_${n + i}`] = key;
+    out[`GIT_CONFIG_VALUE_${n + i}`] = value;
+  });
+  return out;
 }
 
-export function gitEnvironment(env: Env = process.env, options: { silenceHooks?: boolean } = {}): Record<string, string> {
+/**
+ * The environment of every git command otto runs. `hooks`: the repository's hooks may run (a
+ * commit with `git.hooks: "run"`, inside the sandbox); otherwise git gets no hooks path.
+ */
+export function gitEnvironment(env: Env = process.env, options: { hooks?: boolean } = {}): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [key, value] of Object.entries(env)) {
     if (value !== undefined && !REPO_LOCATION.includes(key)) out[key] = value;
   }
   return {
     ...out,
-    ...(options.silenceHooks ? noHooks(out) : {}),
+    ...hardened(out, options.hooks === true),
+    GIT_PAGER: "cat",
     // Never wait for a password on a terminal nobody sees; fail instead.
     GIT_TERMINAL_PROMPT: "0",
     // Reads (status) must not take index.lock and collide with the user's own git commands.
@@ -127,6 +146,16 @@ export function gitEnvironment(env: Env = process.env, options: { silenceHooks?:
     // English messages, so failures can be recognised (see git-errors.ts).
     LC_ALL: "C",
   };
+}
+
+/** Commands that may print a diff: an external diff driver or a textconv filter (repository configuration) would run a program. */
+const DIFFS = new Set(["diff", "show", "log", "whatchanged"]);
+
+/** `args` with --no-ext-diff --no-textconv right after a diffing subcommand. */
+export function withDiffFlags(args: readonly string[]): string[] {
+  const at = subcommandAt(args) + 1;
+  if (at === 0 || !DIFFS.has(args[at - 1] ?? "")) return [...args];
+  return [...args.slice(0, at), "--no-ext-diff", "--no-textconv", ...args.slice(at)];
 }
 
 /** `git -C <cwd> <args>` as a person would type it, for messages. */
@@ -138,40 +167,62 @@ export function describeCommand(args: readonly string[], cwd: string): string {
 /**
  * Every git call otto makes goes through here. Resolves with the exit code and output whatever
  * the exit code; throws OttoError `git_timeout` (after killing git and everything it started),
- * `git_missing` when git cannot be started, `git_output` when the output exceeds maxBuffer.
+ * `git_missing` when git cannot be started, `git_output` when the output exceeds maxBuffer, and
+ * `git_layout_changed` / `git_layout_invalid` (before git starts) when the tree's `.git` no longer
+ * leads where otto first found it (tree-layout.ts).
  */
-export function runGit(args: readonly string[], options: GitOptions): Promise<GitResult> {
+export async function runGit(args: readonly string[], options: GitOptions): Promise<GitResult> {
+  const layout = checkTreeLayout(options.cwd);
+  const argv = withDiffFlags(args);
+  const env = options.env ?? process.env;
   const hooks = options.hooks;
-  if (!hooks) return spawnGit(args, options, [options.binary ?? "git", ...args], options.env, runsHooks(args));
   // git with the repository's hooks, inside the sandbox: the hooks get the tree (git directories
   // writable, their config and hooks read-only) and the environment of a guarded session.
-  const env = options.env ?? process.env;
-  return treePaths(options.cwd, env).then((tree) => {
-    const line = [options.binary ?? "git", ...args].map(shellQuote).join(" ");
-    const { argv } = planCommand({ mode: hooks.sandbox, cwd: options.cwd, tree, env }, line);
-    return spawnGit(args, options, argv, guardedEnvironment(env), false);
-  });
+  if (hooks) return boxed(argv, options, env, await treePaths(options.cwd, hooks.sandbox), hooks.sandbox, true);
+  // In a tree sandboxed code held, every local command runs boxed too: what git reads there
+  // (attributes, a nested repository, the index) was written by code otto did not write.
+  const mode = layout ? heldSandbox(layout.root) : undefined;
+  if (layout && mode && mode !== "off" && !OUTSIDE.has(subcommand(args) ?? "")) {
+    // "auto" here even when the config says "required": no flow lets code run unboxed in that mode, so a
+    // machine without a sandbox has no such tree; refusing otto's own cleanup would help no one.
+    return boxed(argv, options, env, { root: layout.root, gitDirs: [...new Set([layout.gitDir, layout.commonDir])] }, "auto", false);
+  }
+  return spawnGit(argv, options, [options.binary ?? "git", ...argv], options.env, false);
 }
 
-/** The tree around `cwd` and its git directories (a linked worktree has its own and the common one), for the sandbox. */
-export async function treePaths(cwd: string, env?: Env): Promise<TreePaths> {
-  const result = await runGit(["rev-parse", "--path-format=absolute", "--show-toplevel", "--git-dir", "--git-common-dir"], {
-    cwd,
-    ...(env ? { env } : {}),
-  });
-  if (result.exitCode !== 0) return { root: cwd, gitDirs: [] };
-  const [root, gitDir, commonDir] = result.stdout.split("\n").map((line) => line.trim());
-  if (!root) return { root: cwd, gitDirs: [] };
-  return { root, gitDirs: [...new Set([gitDir, commonDir].filter((d): d is string => Boolean(d)))] };
+/**
+ * Network commands need the user's credentials, and `worktree` writes outside the tree: they run
+ * outside the sandbox, after the layout check and with the hardened configuration.
+ */
+const OUTSIDE = new Set([...NETWORK, "worktree", "init"]);
+
+function boxed(argv: string[], options: GitOptions, env: Env, tree: TreePaths, mode: SandboxMode, hooks: boolean): Promise<GitResult> {
+  const line = [options.binary ?? "git", ...argv].map(shellQuote).join(" ");
+  const plan = planCommand({ mode, cwd: options.cwd, tree, env }, line);
+  if (plan.sandbox === "none" && !hooks) return spawnGit(argv, options, [options.binary ?? "git", ...argv], options.env, false);
+  return spawnGit(argv, options, plan.argv, guardedEnvironment(env), hooks);
 }
 
-/** One git process: `argv` is git's (or the sandbox's around it); `silenceHooks` gives it no hooks path. */
+/**
+ * The tree around `cwd` and its git directories (a linked worktree has its own and the common
+ * one), for the sandbox: from otto's record of the tree's layout, never from git run in a tree
+ * sandboxed code may have written (tree-layout.ts). `sandbox`: the mode the code about to run
+ * there is wrapped in; from then on otto's own local git in that tree runs in the sandbox too.
+ * Throws `git_layout_changed` / `git_layout_invalid`.
+ */
+export async function treePaths(cwd: string, sandbox?: SandboxMode): Promise<TreePaths> {
+  const layout = checkTreeLayout(cwd, sandbox);
+  if (!layout) return { root: cwd, gitDirs: [] };
+  return { root: layout.root, gitDirs: [...new Set([layout.gitDir, layout.commonDir])] };
+}
+
+/** One git process: `argv` is git's (or the sandbox's around it); `hooks` keeps the repository's hooks path. */
 function spawnGit(
   args: readonly string[],
   options: GitOptions,
   argv: readonly string[],
   env: Env | undefined,
-  silenceHooks: boolean,
+  hooks: boolean,
 ): Promise<GitResult> {
   const timeoutMs = options.timeoutMs ?? defaultTimeout(args, options.timeouts);
   const maxBuffer = options.maxBuffer ?? 64 * 1024 * 1024;
@@ -183,7 +234,7 @@ function spawnGit(
     const [file, ...rest] = argv;
     const child = spawn(file ?? "git", rest, {
       cwd: options.cwd,
-      env: gitEnvironment(env, { silenceHooks }),
+      env: gitEnvironment(env, { hooks }),
       stdio: [options.input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
       detached: process.platform !== "win32",
     });

@@ -2,7 +2,8 @@ import type { SandboxMode } from "../sandbox/index.ts";
 import fs from "node:fs";
 import path from "node:path";
 import { isOttoError, type Env } from "../core/index.ts";
-import { commitChanges, ignoredLine } from "./commit.ts";
+import { commitChanges, ignoredLine, nestedLine } from "./commit.ts";
+import { refuseGitlinks } from "./gitlinks.ts";
 import { describeControlChanges, gitControlChanges, type GitControlSnapshot } from "./git-guard.ts";
 import { gitFailure } from "./git-errors.ts";
 import { refuseLeakingCommits } from "./push-scan.ts";
@@ -139,7 +140,12 @@ export async function commitAndPush(input: PushInput): Promise<PushResult> {
   const committed = commit.sha !== undefined;
   const base = { committed, kept: commit.kept, ignored: commit.ignored, rebased: false };
   // Every outcome's detail names what was left out, so each flow's summary and PR document say it.
-  const note = commit.ignored.length > 0 ? ` ${ignoredLine(commit.ignored)}` : "";
+  const note = [
+    ...(commit.ignored.length > 0 ? [ignoredLine(commit.ignored)] : []),
+    ...(commit.nested.length > 0 ? [nestedLine(commit.nested)] : []),
+  ]
+    .map((line) => ` ${line}`)
+    .join("");
   const result = await pushCommitted(input, git, must, head, base);
   return note ? { ...result, detail: `${result.detail}${note}` } : result;
 }
@@ -163,14 +169,17 @@ async function pushCommitted(
   // have written gets (git.hooks "run" runs the commit's hooks, in the sandbox, not this one).
   const push = () => pushBranch({ dir, remote, branch }, { env: input.env ?? process.env });
   // A session's own commits go with otto's: none may carry an ignored file of the user's or a known secret.
-  const scan = (): Promise<void> =>
-    refuseLeakingCommits((args, options) => git(args, {}, options.input), dir, {
-      base: `refs/remotes/${remote}/${branch}`,
+  const scan = async (): Promise<void> => {
+    const base = `refs/remotes/${remote}/${branch}`;
+    await refuseGitlinks((args) => git(args), dir, { base, remote, branch });
+    await refuseLeakingCommits((args, options) => git(args, {}, options.input), dir, {
+      base,
       baseline: input.baseline,
       secrets: input.secrets ?? [],
       remote,
       branch,
     });
+  };
   await scan();
   const first = await push();
   if (first.exitCode === 0)

@@ -60,7 +60,8 @@ export function parsePorcelainZ(text: string): string[] {
     .map((entry) => entry.slice(3));
 }
 
-const STATUS = ["status", "--porcelain=v1", "-z", "--no-renames", "--untracked-files=all", "--ignore-submodules=none"];
+// `--ignore-submodules=all`: git never runs inside a nested repository (its config is a session's); otto never commits one.
+const STATUS = ["status", "--porcelain=v1", "-z", "--no-renames", "--untracked-files=all", "--ignore-submodules=all"];
 
 async function dirtyPaths(git: GitRun, dir: string): Promise<string[]> {
   const result = await git(STATUS, { cwd: dir });

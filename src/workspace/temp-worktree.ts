@@ -4,6 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { gitOutput } from "./git-errors.ts";
 import { runGit } from "./git.ts";
+import { forgetTreeLayout } from "./tree-layout.ts";
 import { exists, type Env } from "../core/index.ts";
 
 /*
@@ -56,6 +57,7 @@ export async function addTemporaryWorktree(input: TemporaryWorktreeInput): Promi
     if (removed.exitCode !== 0 && (await exists(dir))) problems.push(`git worktree remove: ${removed.stderr.trim()}`);
     await fs.rm(parent, { recursive: true, force: true }).catch((error: unknown) => problems.push(String(error)));
     await runGit(["worktree", "prune"], { ...git, cwd: input.repoDir }).catch(() => undefined);
+    forgetTreeLayout(dir);
     return problems.length > 0 ? `could not remove the temporary worktree ${dir}: ${problems.join("; ")}` : undefined;
   };
   try {

@@ -114,6 +114,7 @@ describe("commitChanges", () => {
       committed: [],
       kept: [],
       ignored: [],
+      nested: [],
     });
     expect(await t.repo.git(["rev-parse", "HEAD"])).toBe(head);
     const empty = await commitChanges(run, t.repo.dir, { message: "phase: nothing changed", baseline, allowEmpty: true });
