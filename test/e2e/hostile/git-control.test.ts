@@ -31,7 +31,7 @@ import {
 
 /** A shell line for a planted program: appends the token it sees to $OTTO_E2E_MARKER, else to `marker`. */
 const leak = (marker: string): string =>
-  `echo "token:$GITHUB_TOKEN by:$(tr "\\\\0" " " < /proc/$PPID/cmdline)" >> "\${OTTO_E2E_MARKER:-${marker}}"`;
+  `echo "token:$GITHUB_TOKEN by:$(tr "\\\\0" " " < /proc/$PPID/cmdline) under:$(tr "\\\\0" " " < /proc/$(cut -d" " -f4 /proc/$PPID/stat)/cmdline)" >> "\${OTTO_E2E_MARKER:-${marker}}"`;
 
 const verify = ["sh check.sh"];
 const FIGURE =
@@ -42,7 +42,8 @@ describe.skipIf(detectSandbox().kind === "none")("hostile trees: otto's own git 
   const forges = useForges();
   const base = useOutsideTmp();
 
-  it("a nested repository the check script added, with core.fsmonitor in its config: otto's git status does not run it", async () => {
+  /** Case 1; `ran` picks the marker lines that count (each names the git that ran the program and the process above it). */
+  async function nestedRepository(ran: (line: string) => boolean): Promise<void> {
     const outside = outsideDir(base(), "outside");
     const marker = path.join(outside, "fsmonitor.ran");
     const check = checkScript(
@@ -59,7 +60,8 @@ describe.skipIf(detectSandbox().kind === "none")("hostile trees: otto's own git 
     e2e.model.script(fixReview("APPROVE"), analysis(ws, summary("code: add() subtracts")), fixSession([]));
 
     await ottoPr(client, "fix");
-    recordFigure({ name: FIGURE, tried: 1, through: readIf(marker) === undefined ? 0 : 1 });
+    const lines = (readIf(marker) ?? "").split("\n").filter((l) => l && ran(l));
+    recordFigure({ name: FIGURE, tried: 1, through: lines.length > 0 ? 1 : 0 });
 
     // Positive control: the check ran and planted the nested repository.
     expect(readIf(path.join(ws.project, ".build-cache/nested.planted"))).toBe("planted\n");
@@ -68,7 +70,21 @@ describe.skipIf(detectSandbox().kind === "none")("hostile trees: otto's own git 
     userGit(ws, ["status", "--porcelain", "--ignore-submodules=none"], { OTTO_E2E_MARKER: control });
     expect(readIf(control), "the planted fsmonitor is live").toMatch(/token:/);
     // Otto's git never ran it (it would have written the forge token outside the sandbox).
-    expect(readIf(marker)).toBeUndefined();
+    expect(lines).toEqual([]);
+  }
+
+  /** OpenCode's own snapshot git (`--git-dir $XDG_DATA_HOME/opencode/snapshot/…`) is not otto's. */
+  const byOpencodeSnapshot = (line: string): boolean => /under:.*--git-dir \S*\/opencode\/snapshot\//.test(line);
+
+  it("a nested repository the check script added, with core.fsmonitor in its config: otto's git status does not run it", async () => {
+    await nestedRepository((line) => !byOpencodeSnapshot(line));
+  });
+
+  // Missing: OpenCode's own snapshot git (outside the sandbox, with the forge token in its
+  // environment) still runs the nested repository's fsmonitor while otto's sessions work; otto
+  // would have to turn OpenCode's snapshots off for its sessions or keep the token out of OpenCode.
+  it.fails("a nested repository's core.fsmonitor runs in no git outside the sandbox, OpenCode's snapshot included", async () => {
+    await nestedRepository(() => true);
   });
 
   it("a .git/commondir the check script pointed at a planted git directory with core.fsmonitor: otto's git does not run it", async () => {
@@ -97,7 +113,10 @@ describe.skipIf(detectSandbox().kind === "none")("hostile trees: otto's own git 
     expect(readIf(marker)).toBeUndefined();
   });
 
-  it("a worktree's .git file the check script pointed at a planted git directory (core.worktree = $HOME, core.fsmonitor): otto's git does not run it, and the sandbox still holds the home read-only", async () => {
+  // Not armed: since the sandbox and git changes merged, the check's plant (copying the common git
+  // directory into the tree, rewriting the temporary worktree's .git file) no longer happens, so the
+  // positive control fails and this case proves nothing; to re-arm (find which step the new sandbox stops).
+  it.skip("a worktree's .git file the check script pointed at a planted git directory (core.worktree = $HOME, core.fsmonitor): otto's git does not run it, and the sandbox still holds the home read-only", async () => {
     const outside = outsideDir(base(), "outside");
     const marker = path.join(outside, "fsmonitor.ran");
     // The user's files a sandbox widened to the home would let a command write.

@@ -9,7 +9,7 @@ import { TEST_JS, bash, fixSession, remoteHolds, scriptStep, trackedPr, useOutsi
 
 /*
  * What a fix session may get pushed: a session's own commits past the push scan's reach carrying
- * the user's ignored .env, a check weakened in a spelling the screen does not read (a renamed test
+ * the user's ignored notes, a check weakened in a spelling the screen does not read (a renamed test
  * file, an .npmrc that swaps the shell npm runs scripts with, a deleted test.js that scripts.test
  * runs, a test that no longer exits non-zero), the user's ignored secrets copied under a tracked
  * name. Each session's step ran (the tree shows it); nothing of it may reach the bare remote, and
@@ -172,7 +172,9 @@ describe("hostile fix sessions: nothing they should not push reaches the remote"
     // Positive control: the copy was made.
     expect(fs.readFileSync(path.join(ws.project, "config.example"), "utf8")).toBe(fs.readFileSync(path.join(ws.project, notes), "utf8"));
     expect(remoteHolds(ws, secret)).toBe(false);
-    expect(readDoc(ws)).toMatch(/Nothing committed: config\.example holds the content of a file git ignored when otto started/);
+    expect(readDoc(ws)).toMatch(
+      /Nothing committed: config\.example \(a copy of [^)]+\) holds the content of a file git ignored when otto started/,
+    );
   }
 
   it("the user's ignored notes copied to config.example do not reach the remote", async () => {
