@@ -39,6 +39,9 @@ export const SAFETY_TEST_FILES: readonly string[] = [
   "test/e2e/sandbox/sandbox.test.ts",
   "test/e2e/ci/ci-github.test.ts",
   "test/e2e/ci/ci-azure.test.ts",
+  "test/e2e/hostile/git-control.test.ts",
+  "test/e2e/hostile/home-and-env.test.ts",
+  "test/e2e/hostile/push.test.ts",
 ];
 
 const POSTS = 100;

@@ -33,6 +33,12 @@ export interface WorkspaceOptions {
   userOttoConfig?: string | Json;
   /** Extra environment for every OpenCode process of this workspace. */
   env?: Record<string, string>;
+  /**
+   * The folder the workspace's temp folder is made in (default the OS temp dir). Otto's sandbox
+   * replaces /tmp with an empty one, so a test that looks at the home or remote from inside the
+   * sandbox needs them elsewhere.
+   */
+  base?: string;
 }
 
 export interface Workspace {
@@ -99,7 +105,7 @@ const owned = new WeakMap<Workspace, Set<ProcessHandle>>();
 
 export async function createWorkspace(options: WorkspaceOptions): Promise<Workspace> {
   const template = options.plugin === false ? undefined : await ensureConfigTemplate();
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), "otto-e2e-"));
+  const root = fs.mkdtempSync(path.join(options.base ?? os.tmpdir(), "otto-e2e-"));
   try {
     const dirs = makeDirs(root);
     const project = path.join(root, "project");
