@@ -11,11 +11,75 @@ import type { GitRun } from "./snapshot.ts";
  * would: sha1 or sha256 of "blob <size>\0<content>"; no git runs on the content), and a commit or
  * a push that carries one of those ids under any path is refused (`ignored_content_in_commit`).
  *
- * What is hashed: files named by the ignore list (never a whole ignored folder such as
- * node_modules/), regular files only, up to IGNORED_HASH_MAX_BYTES each, smallest first until
- * IGNORED_HASH_BUDGET bytes: secrets (.env, a key, credentials.json) are small, build output is
- * big and many. Empty and whitespace-only files are not recorded: any new empty file would match.
+ * What is hashed: files named by the ignore list, and the files inside an ignored folder (a
+ * `scratch/` or `secrets/` of the user's) except dependency and build folders (node_modules/,
+ * target/, .venv/ …), walked to a bounded depth and count; regular files only, up to
+ * IGNORED_HASH_MAX_BYTES each, smallest first until IGNORED_HASH_BUDGET bytes: secrets (.env, a
+ * key, credentials.json) are small, build output is big and many. Empty and whitespace-only files
+ * are not recorded: any new empty file would match.
  */
+
+/** Ignored folders whose files are dependencies or build output, never the user's own notes or keys. */
+const NOT_WALKED = new Set([
+  "node_modules",
+  ".git",
+  ".venv",
+  "venv",
+  "env",
+  "__pycache__",
+  ".tox",
+  ".nox",
+  ".mypy_cache",
+  ".pytest_cache",
+  ".ruff_cache",
+  "target",
+  "dist",
+  "build",
+  "out",
+  "bin",
+  "obj",
+  ".gradle",
+  ".next",
+  ".nuxt",
+  ".svelte-kit",
+  ".turbo",
+  ".parcel-cache",
+  ".cache",
+  "coverage",
+  ".nyc_output",
+  "vendor",
+  "bower_components",
+  ".terraform",
+  ".idea",
+  ".vscode",
+]);
+
+/** Entries looked at inside ignored folders at most, and how deep: a big ignored tree stays cheap. */
+const WALK_MAX_ENTRIES = 5000;
+const WALK_MAX_DEPTH = 6;
+
+/** The files inside the ignored folders of `ignored` (paths relative to `root`), bounded. */
+async function filesInIgnoredFolders(root: string, ignored: readonly string[]): Promise<string[]> {
+  const out: string[] = [];
+  let seen = 0;
+  const walk = async (rel: string, depth: number): Promise<void> => {
+    if (depth > WALK_MAX_DEPTH || seen >= WALK_MAX_ENTRIES) return;
+    const entries = await fs.readdir(path.join(root, rel), { withFileTypes: true }).catch(() => []);
+    for (const e of entries) {
+      if (++seen > WALK_MAX_ENTRIES) return;
+      const child = path.posix.join(rel, e.name);
+      if (e.isFile()) out.push(child);
+      else if (e.isDirectory() && !NOT_WALKED.has(e.name)) await walk(child, depth + 1);
+    }
+  };
+  for (const folder of ignored) {
+    if (!folder.endsWith("/")) continue;
+    const name = folder.slice(0, -1);
+    if (NOT_WALKED.has(path.posix.basename(name))) continue;
+    await walk(name, 1);
+  }
+  return out;
+}
 
 /** An ignored file bigger than this is not hashed (1 MiB): a secrets file is far smaller. */
 export const IGNORED_HASH_MAX_BYTES = 1024 * 1024;
@@ -45,8 +109,7 @@ const blank = (bytes: Buffer): boolean => bytes.toString("latin1").trim() === ""
 /** Blob id → ignored path, for the ignored files of `root` named in `ignored` (a snapshot's list; folders end in "/"). */
 export async function hashIgnoredFiles(root: string, ignored: readonly string[], format: ObjectFormat): Promise<Record<string, string>> {
   const files: Array<{ file: string; size: number }> = [];
-  for (const file of ignored) {
-    if (file.endsWith("/")) continue;
+  for (const file of [...ignored.filter((f) => !f.endsWith("/")), ...(await filesInIgnoredFolders(root, ignored))]) {
     const stat = await fs.lstat(path.join(root, file)).catch(() => undefined);
     if (stat?.isFile() && stat.size > 0 && stat.size <= IGNORED_HASH_MAX_BYTES) files.push({ file, size: stat.size });
   }

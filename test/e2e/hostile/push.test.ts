@@ -181,11 +181,9 @@ describe("hostile fix sessions: nothing they should not push reaches the remote"
     await copyNotes(NOTES_FILE, "hostile-db-password-83");
   });
 
-  // Missing in the push guards: the ignored-content check hashes the ignored files the snapshot
-  // names one by one; a file inside an ignored folder (one snapshot entry, `scratch/`) is never
-  // hashed (src/workspace/ignored-content.ts, hashIgnoredFiles skips folder entries), so its copy
-  // is committed and pushed.
-  it.fails("the user's notes in an ignored folder, copied to config.example, do not reach the remote", async () => {
+  // A file inside an ignored folder (one snapshot entry, `scratch/`) is hashed too: the folder is
+  // walked, bounded, unless it is a dependency or build folder (src/workspace/ignored-content.ts).
+  it("the user's notes in an ignored folder, copied to config.example, do not reach the remote", async () => {
     await copyNotes(NOTES, "hostile-db-password-82");
   });
 });
