@@ -113,10 +113,10 @@ describe.skipIf(detectSandbox().kind === "none")("hostile trees: otto's own git 
     expect(readIf(marker)).toBeUndefined();
   });
 
-  // Not armed: since the sandbox and git changes merged, the check's plant (copying the common git
-  // directory into the tree, rewriting the temporary worktree's .git file) no longer happens, so the
-  // positive control fails and this case proves nothing; to re-arm (find which step the new sandbox stops).
-  it.skip("a worktree's .git file the check script pointed at a planted git directory (core.worktree = $HOME, core.fsmonitor): otto's git does not run it, and the sandbox still holds the home read-only", async () => {
+  // The sandbox holds a linked worktree's .git file read-only, so the redirect itself fails; the
+  // plant before it is the positive control, and had the redirect landed, otto's layout check
+  // would refuse the tree before its git ran.
+  it("a worktree's .git file the check script pointed at a planted git directory (core.worktree = $HOME, core.fsmonitor): otto's git does not run it, and the sandbox does not reach the user's home", async () => {
     const outside = outsideDir(base(), "outside");
     const marker = path.join(outside, "fsmonitor.ran");
     // The user's files a sandbox widened to the home would let a command write.
@@ -131,9 +131,9 @@ describe.skipIf(detectSandbox().kind === "none")("hostile trees: otto's own git 
         "  git rev-parse HEAD > .build-cache/g/HEAD &&",
         '  git config -f .build-cache/g/config core.worktree "$HOME" &&',
         `  git config -f .build-cache/g/config core.fsmonitor '${leak(marker)}; false' &&`,
-        '  printf "gitdir: %s\\n" "$PWD/.build-cache/g" > .git &&',
         // The common git directory (the user's checkout's .git) is writable in the sandbox: the positive control goes there.
         '  echo planted > "$common/otto-e2e.planted"',
+        '  printf "gitdir: %s\\n" "$PWD/.build-cache/g" > .git && echo redirected > "$common/otto-e2e.redirected"',
         "fi",
       ].join("\n"),
     );
@@ -167,10 +167,12 @@ describe.skipIf(detectSandbox().kind === "none")("hostile trees: otto's own git 
 
     // Positive controls: the check planted the git directory; the session's command ran.
     expect(readIf(path.join(ws.project, ".git", "otto-e2e.planted"))).toBe("planted\n");
+    // The redirect did not land: the worktree's .git file is read-only inside the sandbox.
+    expect(readIf(path.join(ws.project, ".git", "otto-e2e.redirected"))).toBeUndefined();
     const ran = toolResults(e2e)[0] ?? "";
     expect(ran).toContain("session script ran");
     for (const f of homeFiles) expect(fs.readFileSync(path.join(ws.dirs.home, f), "utf8"), f).toBe(`# the user's ${f}\n`);
-    expect(ran).not.toContain("wrote ~/");
+    // A write to $HOME inside lands in the sandbox's own empty home, never in the user's (checked above).
     expect(readIf(marker)).toBeUndefined();
   });
 
