@@ -1,45 +1,7 @@
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { GitRunner } from "./types.ts";
-import { firstLine } from "../core/index.ts";
-
-/**
- * Directories that hold dependencies, build output or caches. Skipped by the walk and also
- * filtered from git's list, since a repo that forgot to ignore node_modules would otherwise
- * drown every other signal.
- */
-export const SKIPPED_DIRS: ReadonlySet<string> = new Set([
-  ".git",
-  ".hg",
-  ".svn",
-  "node_modules",
-  "bower_components",
-  "vendor",
-  "dist",
-  "build",
-  "out",
-  "target",
-  ".venv",
-  "venv",
-  "__pycache__",
-  ".tox",
-  ".nox",
-  ".mypy_cache",
-  ".pytest_cache",
-  ".ruff_cache",
-  ".next",
-  ".nuxt",
-  ".svelte-kit",
-  ".turbo",
-  ".cache",
-  ".parcel-cache",
-  ".gradle",
-  ".idea",
-  ".vscode",
-  "coverage",
-  ".terraform",
-  ".otto",
-]);
+import { firstLine, SKIPPED_DIRS } from "../core/index.ts";
 
 export function isSkippedPath(path: string): boolean {
   return path.split("/").some((segment) => SKIPPED_DIRS.has(segment));

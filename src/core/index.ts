@@ -17,3 +17,4 @@ export { cut, oneLine, firstLine, cell } from "./text.ts";
 export { positionAt, type Position } from "./position.ts";
 export { isRecord, isPlainObject } from "./objects.ts";
 export { formatZodIssues, issuePath } from "./zod-issues.ts";
+export { SKIPPED_DIRS } from "./skipped-dirs.ts";

@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import { SKIPPED_DIRS } from "../core/skipped-dirs.ts";
 
 /*
  * The user's own secrets in a work tree: a `.env` beside the code, a TLS key, a service account's
@@ -25,30 +26,6 @@ const SECRET_NAME = [
 
 /** A name that says it is a stand-in (`.env.example`, `key.sample.pem`) is not a secret. */
 const STAND_IN = /example|sample|template|\.dist$/i;
-
-/** Folders a walk skips: dependencies, build output, version control; they hold no user secrets worth the time. */
-const SKIPPED = new Set([
-  ".git",
-  "node_modules",
-  "vendor",
-  "bower_components",
-  ".venv",
-  "venv",
-  "__pycache__",
-  ".tox",
-  ".mypy_cache",
-  "target",
-  "dist",
-  "build",
-  "out",
-  ".next",
-  ".nuxt",
-  ".cache",
-  ".gradle",
-  ".terraform",
-  "Pods",
-  "coverage",
-]);
 
 /** How far a walk goes: a tree bigger than this is searched only this far (documented in security.md). */
 export const WALK_LIMITS = { depth: 8, entries: 20_000 };
@@ -76,7 +53,7 @@ export function findSecretFiles(root: string, indexFile?: string): string[] {
       const file = path.join(dir, entry.name);
       // Only regular files: a symlink named `.env` points elsewhere, and mounting over it would follow it.
       if (entry.isFile() && isSecretName(entry.name)) found.push(file);
-      else if (entry.isDirectory() && depth < WALK_LIMITS.depth && !SKIPPED.has(entry.name)) walk(file, depth + 1);
+      else if (entry.isDirectory() && depth < WALK_LIMITS.depth && !SKIPPED_DIRS.has(entry.name)) walk(file, depth + 1);
     }
   };
   walk(root, 0);

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import fs from "node:fs/promises";
 import path from "node:path";
-import { OttoError } from "../core/index.ts";
+import { OttoError, SKIPPED_DIRS } from "../core/index.ts";
 import type { GitRun } from "./snapshot.ts";
 
 /*
@@ -19,41 +19,6 @@ import type { GitRun } from "./snapshot.ts";
  * are not recorded: any new empty file would match.
  */
 
-/** Ignored folders whose files are dependencies or build output, never the user's own notes or keys. */
-const NOT_WALKED = new Set([
-  "node_modules",
-  ".git",
-  ".venv",
-  "venv",
-  "env",
-  "__pycache__",
-  ".tox",
-  ".nox",
-  ".mypy_cache",
-  ".pytest_cache",
-  ".ruff_cache",
-  "target",
-  "dist",
-  "build",
-  "out",
-  "bin",
-  "obj",
-  ".gradle",
-  ".next",
-  ".nuxt",
-  ".svelte-kit",
-  ".turbo",
-  ".parcel-cache",
-  ".cache",
-  "coverage",
-  ".nyc_output",
-  "vendor",
-  "bower_components",
-  ".terraform",
-  ".idea",
-  ".vscode",
-]);
-
 /** Entries looked at inside ignored folders at most, and how deep: a big ignored tree stays cheap. */
 const WALK_MAX_ENTRIES = 5000;
 const WALK_MAX_DEPTH = 6;
@@ -69,13 +34,13 @@ async function filesInIgnoredFolders(root: string, ignored: readonly string[]): 
       if (++seen > WALK_MAX_ENTRIES) return;
       const child = path.posix.join(rel, e.name);
       if (e.isFile()) out.push(child);
-      else if (e.isDirectory() && !NOT_WALKED.has(e.name)) await walk(child, depth + 1);
+      else if (e.isDirectory() && !SKIPPED_DIRS.has(e.name)) await walk(child, depth + 1);
     }
   };
   for (const folder of ignored) {
     if (!folder.endsWith("/")) continue;
     const name = folder.slice(0, -1);
-    if (NOT_WALKED.has(path.posix.basename(name))) continue;
+    if (SKIPPED_DIRS.has(path.posix.basename(name))) continue;
     await walk(name, 1);
   }
   return out;
