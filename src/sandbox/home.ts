@@ -101,7 +101,7 @@ export function runtimePaths(env: Env, uid: number | undefined = process.getuid?
 }
 
 /** `unix:path=/run/user/1000/bus,guid=…` (D-Bus) or `unix:///run/docker.sock` (Docker): the socket's path. */
-export function unixSocket(address: string | undefined): string | undefined {
+function unixSocket(address: string | undefined): string | undefined {
   if (!address) return undefined;
   const dbus = /(?:^|;)unix:(?:[^;]*,)?path=([^,;]+)/.exec(address);
   if (dbus?.[1]) return decodeURIComponent(dbus[1]);

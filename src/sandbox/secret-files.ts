@@ -28,7 +28,7 @@ const SECRET_NAME = [
 const STAND_IN = /example|sample|template|\.dist$/i;
 
 /** How far a walk goes: a tree bigger than this is searched only this far (documented in security.md). */
-export const WALK_LIMITS = { depth: 8, entries: 20_000 };
+const WALK_LIMITS = { depth: 8, entries: 20_000 };
 
 export function isSecretName(name: string): boolean {
   return !STAND_IN.test(name) && SECRET_NAME.some((re) => re.test(name));

@@ -12,7 +12,7 @@ import type { GitRun } from "./snapshot.ts";
 const GITLINK = "160000";
 
 /** The paths whose gitlink a commit of `base..HEAD` adds or changes (every commit, not only the end result). */
-export async function gitlinksSince(git: GitRun, dir: string, base: string): Promise<string[]> {
+async function gitlinksSince(git: GitRun, dir: string, base: string): Promise<string[]> {
   const args = ["rev-list", `${base}..HEAD`];
   const list = await git(args, { cwd: dir });
   if (list.exitCode !== 0) throw gitFailure(args, dir, list);

@@ -47,10 +47,10 @@ async function filesInIgnoredFolders(root: string, ignored: readonly string[]): 
 }
 
 /** An ignored file bigger than this is not hashed (1 MiB): a secrets file is far smaller. */
-export const IGNORED_HASH_MAX_BYTES = 1024 * 1024;
+const IGNORED_HASH_MAX_BYTES = 1024 * 1024;
 
 /** Bytes hashed per snapshot at most (32 MiB), smallest files first: a tree of many ignored build files stays cheap. */
-export const IGNORED_HASH_BUDGET = 32 * 1024 * 1024;
+const IGNORED_HASH_BUDGET = 32 * 1024 * 1024;
 
 export type ObjectFormat = "sha1" | "sha256";
 
@@ -63,7 +63,7 @@ export function blobId(bytes: Buffer, format: ObjectFormat = "sha1"): string {
  * The blob ids a file's bytes may be committed as: as they are, and with CRLF turned into LF
  * (what `core.autocrlf` or `text` attributes make of them on `git add`).
  */
-export function blobIds(bytes: Buffer, format: ObjectFormat = "sha1"): string[] {
+function blobIds(bytes: Buffer, format: ObjectFormat = "sha1"): string[] {
   const ids = [blobId(bytes, format)];
   if (bytes.includes("\r\n")) ids.push(blobId(Buffer.from(bytes.toString("latin1").replace(/\r\n/g, "\n"), "latin1"), format));
   return ids;
@@ -113,7 +113,7 @@ export function ignoredCopies(
 }
 
 /** The files among `paths` (relative to `root`) whose bytes are an ignored file's content. Deleted files, links and folders hold none. */
-export async function findIgnoredCopies(
+async function findIgnoredCopies(
   root: string,
   paths: readonly string[],
   known: Record<string, string> | undefined,

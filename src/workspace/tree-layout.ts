@@ -110,7 +110,7 @@ function validate(layout: TreeLayout, dotGitIsFile: boolean): void {
  * is the git directory; a file names it with `gitdir:`, and its `commondir` names the common one).
  * Undefined outside a work tree (a bare repository, a plain folder). Throws `git_layout_invalid`.
  */
-export function readTreeLayout(cwd: string): TreeLayout | undefined {
+function readTreeLayout(cwd: string): TreeLayout | undefined {
   let dir: string;
   try {
     dir = fs.realpathSync(cwd);
