@@ -3,6 +3,7 @@ import type { Plugin, PluginModule } from "@opencode-ai/plugin";
 import { formatError } from "./core/errors.ts";
 import type { CrewService } from "./crew/index.ts";
 import { crewMayExist } from "./host/crew-present.ts";
+import { hardenHostGit } from "./host/host-git.ts";
 import { commandOutput, OTTO_COMMANDS } from "./host/command-output.ts";
 import { registerOtto } from "./host/register.ts";
 import { checkHostVersion } from "./host/version.ts";
@@ -17,6 +18,8 @@ import { buildTools } from "./tools/index.ts";
  * subsystems are imported on first use (a tool call, a session event), not at load.
  */
 const OttoPlugin: Plugin = async (input) => {
+  // OpenCode's own git (its snapshots) runs no fsmonitor program a tree planted (host/host-git.ts).
+  hardenHostGit();
   const runtime = createRuntime(input);
   const { events, log } = runtime;
   const report = (what: string) => (error: unknown) => log.log("warn", `otto: ${what} failed`, { error: formatError(error) });

@@ -80,10 +80,9 @@ describe.skipIf(detectSandbox().kind === "none")("hostile trees: otto's own git 
     await nestedRepository((line) => !byOpencodeSnapshot(line));
   });
 
-  // Missing: OpenCode's own snapshot git (outside the sandbox, with the forge token in its
-  // environment) still runs the nested repository's fsmonitor while otto's sessions work; otto
-  // would have to turn OpenCode's snapshots off for its sessions or keep the token out of OpenCode.
-  it.fails("a nested repository's core.fsmonitor runs in no git outside the sandbox, OpenCode's snapshot included", async () => {
+  // OpenCode's own snapshot git runs outside the sandbox with the forge token in its environment;
+  // otto hands every git OpenCode starts core.fsmonitor=false through the process's environment.
+  it("a nested repository's core.fsmonitor runs in no git outside the sandbox, OpenCode's snapshot included", async () => {
     await nestedRepository(() => true);
   });
 
