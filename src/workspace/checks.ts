@@ -4,8 +4,8 @@ import { execa } from "execa";
 import { redact, type Env } from "../core/index.ts";
 import { guardedEnvironment } from "../sandbox/index.ts";
 import { planCommand, type SandboxAccess, type SandboxMode } from "../sandbox/index.ts";
-import { loadConfig } from "../config/index.ts";
 import { treePaths } from "./git.ts";
+import { accessOf } from "./sandbox-access.ts";
 
 /** One check command (spec.verify, pr.verify), run by otto (never by the model). */
 export interface CheckResult {
@@ -61,15 +61,6 @@ export async function runChecks(commands: readonly string[], options: VerifyOpti
  */
 export function checkEnvironment(env: Env, secrets: readonly string[] = []): Record<string, string | undefined> {
   return guardedEnvironment(env, secrets, path.join(os.tmpdir(), "otto-no-forge-login"));
-}
-
-/** `sandbox_access` of the config that applies in `cwd` (a repo's file only when trusted); the defaults when it cannot be read. */
-async function accessOf(cwd: string, env: Env): Promise<SandboxAccess | undefined> {
-  try {
-    return (await loadConfig({ directory: cwd, env })).config.sandbox_access;
-  } catch {
-    return undefined;
-  }
 }
 
 export async function runCheck(command: string, options: VerifyOptions): Promise<CheckResult> {

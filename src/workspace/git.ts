@@ -2,8 +2,10 @@ import { spawn } from "node:child_process";
 import fs from "node:fs";
 import { OttoError, type Env } from "../core/index.ts";
 import { guardedEnvironment } from "../sandbox/index.ts";
-import { planCommand, shellQuote, type SandboxMode, type TreePaths } from "../sandbox/index.ts";
+import { detectSandbox, planCommand, shellQuote, type SandboxAccess, type SandboxMode, type TreePaths } from "../sandbox/index.ts";
+import { AIRLOCKED, airlockGit, type AirlockRun } from "./airlock.ts";
 import { removeOwnIndexLock } from "./index-lock.ts";
+import { accessOf } from "./sandbox-access.ts";
 import { checkTreeLayout, heldSandbox } from "./tree-layout.ts";
 
 /** What a git command produced. A non-zero exit is data, not an exception. */
@@ -11,6 +13,8 @@ export interface GitResult {
   exitCode: number;
   stdout: string;
   stderr: string;
+  /** stdout's bytes, when asked for (`raw`). */
+  bytes?: Buffer;
 }
 
 /** How otto finds and runs git; tests swap the binary or PATH to fake a hung git. */
@@ -36,6 +40,8 @@ export interface GitOptions extends GitEnv {
    * `git.hooks: "run"`). Default: no hook runs, since a session may have changed them.
    */
   hooks?: { run: true; sandbox: SandboxMode };
+  /** Keep stdout's bytes in `bytes` (a bundle). */
+  raw?: boolean;
 }
 
 /**
@@ -178,11 +184,24 @@ export async function runGit(args: readonly string[], options: GitOptions): Prom
   const hooks = options.hooks;
   // git with the repository's hooks, inside the sandbox: the hooks get the tree (git directories
   // writable, their config and hooks read-only) and the environment of a guarded session.
-  if (hooks) return boxed(argv, options, env, await treePaths(options.cwd, hooks.sandbox), hooks.sandbox, true);
+  if (hooks) {
+    const tree = await treePaths(options.cwd, hooks.sandbox);
+    // The hooks get what the project's checks get (otto.jsonc sandbox_access), no more.
+    const access = hooks.sandbox === "off" ? undefined : await accessOf(options.cwd, env);
+    return boxed(argv, options, env, tree, hooks.sandbox, true, access);
+  }
   // In a tree sandboxed code held, every local command runs boxed too: what git reads there
   // (attributes, a nested repository, the index) was written by code otto did not write.
   const mode = layout ? heldSandbox(layout.root) : undefined;
-  if (layout && mode && mode !== "off" && !OUTSIDE.has(subcommand(args) ?? "")) {
+  const sub = subcommand(args) ?? "";
+  // Fetch, push and ls-remote there go through otto's own git directory (airlock.ts).
+  if (layout && mode && mode !== "off" && AIRLOCKED.has(sub) && detectSandbox(env).kind !== "none") {
+    if (subcommandAt(argv) !== 0)
+      throw new OttoError("git_airlock_unsupported", `otto's airlock takes no global options (${argv.join(" ")}).`);
+    const tree = { root: layout.root, gitDirs: [...new Set([layout.gitDir, layout.commonDir])] };
+    return airlockGit(argv, layout, env, airlockRun(options, env, tree));
+  }
+  if (layout && mode && mode !== "off" && !OUTSIDE.has(sub)) {
     // "auto" here even when the config says "required": no flow lets code run unboxed in that mode, so a
     // machine without a sandbox has no such tree; refusing otto's own cleanup would help no one.
     return boxed(argv, options, env, { root: layout.root, gitDirs: [...new Set([layout.gitDir, layout.commonDir])] }, "auto", false);
@@ -196,11 +215,50 @@ export async function runGit(args: readonly string[], options: GitOptions): Prom
  */
 const OUTSIDE = new Set([...NETWORK, "worktree", "init"]);
 
-function boxed(argv: string[], options: GitOptions, env: Env, tree: TreePaths, mode: SandboxMode, hooks: boolean): Promise<GitResult> {
+function boxed(
+  argv: string[],
+  options: GitOptions,
+  env: Env,
+  tree: TreePaths,
+  mode: SandboxMode,
+  hooks: boolean,
+  access?: SandboxAccess,
+): Promise<GitResult> {
   const line = [options.binary ?? "git", ...argv].map(shellQuote).join(" ");
-  const plan = planCommand({ mode, cwd: options.cwd, tree, env }, line);
+  const plan = planCommand({ mode, cwd: options.cwd, tree, env, ...(access ? { access } : {}) }, line);
   if (plan.sandbox === "none" && !hooks) return spawnGit(argv, options, [options.binary ?? "git", ...argv], options.env, false);
   return spawnGit(argv, options, plan.argv, guardedEnvironment(env), hooks);
+}
+
+/** How the airlock runs git: in otto's own directory, in the sandbox (no network), or outside any repository. */
+function airlockRun(options: GitOptions, env: Env, tree: TreePaths): AirlockRun {
+  const plain = (args: string[], cwd: string, config: ReadonlyArray<readonly [string, string]>) =>
+    spawnGit(args, { ...options, cwd, raw: false }, [options.binary ?? "git", ...args], withConfig(env, config), false);
+  return {
+    own: plain,
+    bare: (args) => plain(args, "/", []),
+    tree: (args, extra = {}) => {
+      const access: SandboxAccess = { network: "none", allow_read: extra.readOnly ?? [], allow_write: [] };
+      const run: GitOptions = { ...options, raw: extra.raw === true };
+      // The caller's stdin was for its own command, not for these.
+      if (extra.input !== undefined) run.input = extra.input;
+      else delete run.input;
+      return boxed(args, run, env, tree, "auto", false, access);
+    },
+  };
+}
+
+/** `env` with `entries` as command-line configuration (GIT_CONFIG_*, never argv: a token in a URL stays out of `ps`). */
+function withConfig(env: Env, entries: ReadonlyArray<readonly [string, string]>): Env {
+  if (entries.length === 0) return env;
+  const count = Number.parseInt(env.GIT_CONFIG_COUNT ?? "", 10);
+  const n = Number.isFinite(count) && count > 0 ? count : 0;
+  const out: Env = { ...env, GIT_CONFIG_COUNT: String(n + entries.length) };
+  entries.forEach(([key, value], i) => {
+    out[`GIT_CONFIG_KEY_${n + i}`] = key;
+    out[`GIT_CONFIG_VALUE_${n + i}`] = value;
+  });
+  return out;
 }
 
 /**
@@ -293,6 +351,7 @@ function spawnGit(
           exitCode: code ?? (signal ? 128 : -1),
           stdout: Buffer.concat(stdout).toString("utf8"),
           stderr: Buffer.concat(stderr).toString("utf8"),
+          ...(options.raw ? { bytes: Buffer.concat(stdout) } : {}),
         }),
       );
     });

@@ -32,8 +32,31 @@ const recorded = new Map<string, TreeLayout>();
  * The trees sandboxed code has held (a session's command, a check, a hook), with the sandbox mode
  * it ran in: otto's local git commands there run in the sandbox too (git.ts). Set where the code
  * is wrapped (treePaths with a mode), so no flow has to pass the mode down to every git call.
+ * Kept across processes in the tree's git directory, `info/otto-sandboxed`: the sandbox shows
+ * `info` read-only, so the code it held can neither remove the mark nor plant it elsewhere.
  */
 const held = new Map<string, SandboxMode>();
+const MARK = path.join("info", "otto-sandboxed");
+const MODES: readonly SandboxMode[] = ["auto", "required"];
+
+function readMark(gitDir: string): SandboxMode | undefined {
+  const file = path.join(gitDir, MARK);
+  if (!fs.lstatSync(file, { throwIfNoEntry: false })?.isFile()) return undefined;
+  const mode = readText(file)?.trim();
+  return MODES.find((m) => m === mode);
+}
+
+function writeMark(gitDir: string, mode: SandboxMode): void {
+  try {
+    fs.mkdirSync(path.join(gitDir, "info"), { recursive: true });
+    const file = path.join(gitDir, MARK);
+    // A link there would be followed by the write: replaced, never written through.
+    if (fs.lstatSync(file, { throwIfNoEntry: false })?.isSymbolicLink()) fs.rmSync(file);
+    fs.writeFileSync(file, `${mode}\n`);
+  } catch {
+    // A read-only git directory: the mark lives for this process only.
+  }
+}
 
 function invalid(root: string, what: string): OttoError {
   return new OttoError(
@@ -149,13 +172,18 @@ function readTreeLayout(cwd: string): TreeLayout | undefined {
 export function checkTreeLayout(cwd: string, sandbox?: SandboxMode): TreeLayout | undefined {
   const layout = readTreeLayout(cwd);
   if (!layout) return undefined;
-  // A mode other than "off" sticks: code that once ran boxed there may have left anything.
-  if (sandbox && (held.get(layout.root) ?? "off") === "off") held.set(layout.root, sandbox);
   const before = recorded.get(layout.root);
   if (!before) {
     recorded.set(layout.root, layout);
-    return layout;
+    const marked = readMark(layout.gitDir);
+    if (marked) held.set(layout.root, marked);
   }
+  // A mode other than "off" sticks: code that once ran boxed there may have left anything.
+  if (sandbox && sandbox !== "off" && !held.has(layout.root)) {
+    held.set(layout.root, sandbox);
+    writeMark(layout.gitDir, sandbox);
+  }
+  if (!before) return layout;
   if (before.gitDir !== layout.gitDir || before.commonDir !== layout.commonDir) throw changed(layout.root, before, layout);
   return before;
 }

@@ -77,4 +77,23 @@ describe("otto's commits and the repository's hooks", () => {
       expect(log.stdout.trim()).toBe("otto's commit");
     },
   );
+
+  it.skipIf(detectSandbox().kind === "none")("git.hooks: run gives the hooks the user's sandbox_access, as the checks get it", async () => {
+    const dir = await repoWithHook(outside);
+    const config = fs.mkdtempSync(path.join(os.tmpdir(), "otto-hooks-config-"));
+    fs.mkdirSync(path.join(config, "otto"));
+    fs.writeFileSync(path.join(config, "otto", "otto.jsonc"), JSON.stringify({ sandbox_access: { allow_write: [outside] } }));
+    const baseline = await snapshotTree(git, dir);
+    fs.writeFileSync(path.join(dir, "b.txt"), "b\n");
+    const result = await commitChanges(git, dir, {
+      message: "otto's commit",
+      baseline,
+      hooks: { sandbox: "required", env: { ...env, XDG_CONFIG_HOME: config } },
+    });
+    expect(result.sha).toBeTruthy();
+    // The hook's write outside the tree lands in the folder the user allowed (without it, it does not: the test above).
+    expect(fs.readFileSync(path.join(outside, "planted.txt"), "utf8")).toBe("x\n");
+    fs.rmSync(path.join(outside, "planted.txt"));
+    fs.rmSync(config, { recursive: true, force: true });
+  });
 });

@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { isOttoError } from "../../../src/core/index.ts";
 import { detectSandbox } from "../../../src/sandbox/index.ts";
 import { treePaths } from "../../../src/workspace/git.ts";
+import { checkTreeLayout, forgetTreeLayout, heldSandbox } from "../../../src/workspace/tree-layout.ts";
 import {
   changesSince,
   commitAll,
@@ -324,7 +325,7 @@ describe.skipIf(!sandboxed)("otto's own git and the sandbox (real bubblewrap)", 
 });
 
 describe.skipIf(!sandboxed)("otto's own git in a tree sandboxed code held (real bubblewrap)", () => {
-  it("local commands run in the sandbox once a check ran there (no token, the user's home out of reach); network commands and other trees do not", async () => {
+  it("local commands run in the sandbox once a check ran there (no token, the user's home out of reach); other trees do not", async () => {
     const { home, env: base } = setup();
     const env = { ...base, GITHUB_TOKEN: "ghp_ownGitTokenValue0123456789abcdef" };
     // Stands in for git: says what it sees and tries to write the user's home.
@@ -352,9 +353,7 @@ describe.skipIf(!sandboxed)("otto's own git in a tree sandboxed code held (real 
         expect(fs.existsSync(path.join(home, ".bashrc"))).toBe(false);
       }
       expect(fs.existsSync(path.join(home, ".bashrc"))).toBe(false);
-      // The push and fetch need the user's credentials: outside, after the layout check.
-      expect((await runGit(["fetch", "origin"], { cwd: repo.dir, env, binary: probe })).stdout).toContain("token=[ghp_");
-      fs.rmSync(path.join(home, ".bashrc"), { force: true });
+      // Fetch and push there go through otto's own git directory (airlock.test.ts); a tree no sandboxed code held runs plain.
       expect((await runGit(["status"], { cwd: other.dir, env, binary: probe })).stdout).toContain("token=[ghp_");
 
       // Real git works there, boxed: a commit of what the check made.
@@ -366,5 +365,24 @@ describe.skipIf(!sandboxed)("otto's own git in a tree sandboxed code held (real 
     } finally {
       other.cleanup();
     }
+  });
+
+  it("the mark survives the process: a later otto still boxes its git there, and the code it held cannot remove the mark", async () => {
+    const { env } = setup();
+    repo = await createRepo({ remote: false });
+    const mark = path.join(repo.dir, ".git", "info", "otto-sandboxed");
+    const result = await runCheck(`rm -f '${mark}'; echo off > '${mark}'; true`, {
+      cwd: repo.dir,
+      sandbox: "auto",
+      env,
+      timeoutMs: 30_000,
+    });
+    expect(result.passed).toBe(true);
+    expect(fs.readFileSync(mark, "utf8")).toBe("auto\n");
+    // A new process knows nothing but what the tree's git directory says.
+    forgetTreeLayout(repo.dir);
+    expect(heldSandbox(fs.realpathSync(repo.dir))).toBeUndefined();
+    checkTreeLayout(repo.dir);
+    expect(heldSandbox(fs.realpathSync(repo.dir))).toBe("auto");
   });
 });
