@@ -109,7 +109,7 @@ const REPO_LOCATION = ["GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT
  * wrote: no setting of such a tree may make it run a program. Every command gets, as command-line
  * configuration (which outranks every file): no fsmonitor program, no hooks (fetch, branch and
  * update-ref run `reference-transaction` too; "/dev/null" means none), no descent into submodules,
- * no pager, no `ext::` remote helper. Diffs get --no-ext-diff and --no-textconv (withDiffFlags).
+ * no pager, no `ext::` remote helper, no replace refs. Diffs get --no-ext-diff and --no-textconv (withDiffFlags).
  * Entries the environment already passes keep their numbers.
  */
 const HARDENED: ReadonlyArray<readonly [string, string]> = [
@@ -117,6 +117,8 @@ const HARDENED: ReadonlyArray<readonly [string, string]> = [
   ["submodule.recurse", "false"],
   ["core.pager", "cat"],
   ["protocol.ext.allow", "never"],
+  // A `refs/replace/` ref (writable by the code the sandbox held) would show otto's scans another commit than the one pushed.
+  ["core.useReplaceRefs", "false"],
 ];
 const NO_HOOKS = ["core.hooksPath", "/dev/null"] as const;
 

@@ -67,7 +67,7 @@ async function rejection(promise: Promise<unknown>): Promise<{ code: string; mes
 }
 
 describe("otto's own git: the hardened configuration", () => {
-  it("every command gets no fsmonitor, no hooks, no pager, no ext:: helper and no submodule recursion, after what the environment passes", () => {
+  it("every command gets no fsmonitor, no hooks, no pager, no ext:: helper, no replace refs and no submodule recursion, after what the environment passes", () => {
     const env = gitEnvironment({ PATH: "/bin", GIT_CONFIG_COUNT: "1", GIT_CONFIG_KEY_0: "user.name", GIT_CONFIG_VALUE_0: "u" });
     const entries: Record<string, string | undefined> = {};
     for (let i = 0; i < Number(env.GIT_CONFIG_COUNT); i++) entries[env[`GIT_CONFIG_KEY_${i}`] ?? ""] = env[`GIT_CONFIG_VALUE_${i}`];
@@ -78,10 +78,27 @@ describe("otto's own git: the hardened configuration", () => {
       "submodule.recurse": "false",
       "core.pager": "cat",
       "protocol.ext.allow": "never",
+      "core.useReplaceRefs": "false",
     });
     expect(env.GIT_PAGER).toBe("cat");
     // The commit's hooks with git.hooks "run" (inside the sandbox) keep the repository's hooks path.
-    expect(gitEnvironment({}, { hooks: true })).not.toHaveProperty("GIT_CONFIG_KEY_4");
+    const hooked = gitEnvironment({}, { hooks: true });
+    const keys = Array.from({ length: Number(hooked.GIT_CONFIG_COUNT) }, (_, i) => hooked[`GIT_CONFIG_KEY_${i}`]);
+    expect(keys).not.toContain("core.hooksPath");
+    expect(keys).toContain("core.fsmonitor");
+  });
+
+  it("a replace ref does not show otto another commit than the one it would push", async () => {
+    const { env } = setup();
+    repo = await createRepo({ remote: false });
+    const innocent = await repo.commit("innocent", { "notes.txt": "notes\n" });
+    await repo.git(["reset", "-q", "--hard", "HEAD~1"]);
+    const leaking = await repo.commit("leak", { ".env": "TOKEN=x\n" });
+    await repo.git(["replace", leaking, innocent]);
+    // Positive control: plain git now shows the innocent commit under the leaking one's id.
+    expect(plainGit(["show", "--name-only", "--format=", leaking], repo.dir, env).trim()).toBe("notes.txt");
+    const shown = await runGit(["show", "--name-only", "--format=", leaking], { cwd: repo.dir, env });
+    expect(shown.stdout.trim()).toBe(".env");
   });
 
   it("a diff runs no external diff driver and no textconv filter the repository configures", async () => {
