@@ -17,6 +17,13 @@ import { configureLines, installLine, opencodeConfig, ottoConfig, SANDBOX_LINES,
 export const AZURE_JOB_FILE = "azure-pipelines.otto-job.yml";
 export const AZURE_COMMENTS_FILE = "azure-pipelines.otto.yml";
 export const AZURE_TIMEOUT_MINUTES = 60;
+/**
+ * What the build identity needs on the repository beyond what it has by default (read the code,
+ * view builds), in Azure DevOps' permission names (Git Repositories namespace): "Contribute"
+ * (push the fix) and "Contribute to pull requests" (comments, replies, otto's state comment).
+ */
+export const AZURE_BUILD_SERVICE_PERMISSIONS = ["GenericContribute", "PullRequestContribute"] as const;
+
 /** The webhook resource's name: its payload is `parameters.otto`. */
 export const WEBHOOK_NAME = "otto";
 

@@ -10,7 +10,14 @@ export {
   TIMEOUT_MINUTES,
   type GithubWorkflowInput,
 } from "./github-workflow.ts";
-export { renderAzureJob, renderAzureComments, AZURE_JOB_FILE, AZURE_COMMENTS_FILE, AZURE_TIMEOUT_MINUTES } from "./azure-pipeline.ts";
+export {
+  renderAzureJob,
+  renderAzureComments,
+  AZURE_JOB_FILE,
+  AZURE_COMMENTS_FILE,
+  AZURE_TIMEOUT_MINUTES,
+  AZURE_BUILD_SERVICE_PERMISSIONS,
+} from "./azure-pipeline.ts";
 export { GITHUB_WORKFLOW_FILE, detectWorkflows, detectAzureJobs, workflowName, azureJobs } from "./detect.ts";
 export { parsePins, readPins, type Pins } from "./pins.ts";
 export { providerSecrets, secretNames, type ProviderSecrets } from "./secrets.ts";
