@@ -1,6 +1,6 @@
 /** `/otto-pr ci init`: otto's CI files for GitHub Actions and Azure Pipelines (docs/ci.md). */
 export { ciInit, type CiInitInput } from "./init.ts";
-export { planCiInit, describeCiInit, type CiForge, type CiInitPlan, type CiInitPlanInput } from "./plan.ts";
+export { planCiInit, describeCiInit, type CiForge, type CiInitPlan, type CiInitPlanInput, type RemoteForges } from "./plan.ts";
 export {
   renderGithubWorkflow,
   ACTIONS,
@@ -21,5 +21,5 @@ export {
 export { GITHUB_WORKFLOW_FILE, detectWorkflows, detectAzureJobs, workflowName, azureJobs } from "./detect.ts";
 export { parsePins, readPins, type Pins } from "./pins.ts";
 export { providerSecrets, secretNames, type ProviderSecrets } from "./secrets.ts";
-export { planModels, type ConfiguredModels } from "./models.ts";
+export { planModels, isLocalUrl, assertReachable, type ConfiguredModels } from "./models.ts";
 export { readCiSetup, type CiInitRuntime, type CiSetup } from "./read-setup.ts";
