@@ -46,13 +46,15 @@ export async function readCiSetup(runtime: CiInitRuntime, directory: string, ses
   }
   const registry = createRegistry(backendDeps(runtime, loaded));
   const url = await originUrl(root);
-  const remote: RemoteForges = url
-    ? {
-        origin: true,
-        github: registry.get("github").repoOfRemote(url) !== undefined,
-        azure: registry.get("ado").repoOfRemote(url) !== undefined,
-      }
-    : { origin: false, github: false, azure: false };
+  // A remote a backend cannot read (or settings it rejects) is simply not that forge's: ci init only says so.
+  const on = (name: "github" | "ado"): boolean => {
+    try {
+      return url !== undefined && registry.get(name).repoOfRemote(url) !== undefined;
+    } catch {
+      return false;
+    }
+  };
+  const remote: RemoteForges = { origin: url !== undefined, github: on("github"), azure: on("ado") };
   return {
     root,
     models: modelRoles(loaded.config),
