@@ -14,7 +14,17 @@ export {
   type FakeGithubOptions,
   type FakePr,
 } from "./fake-github/index.ts";
-export { startFakeAdo, FAKE_ADO_PAT, AdoState, type FakeAdo, type FakeAdoOptions, type FakeAdoPr } from "./fake-ado/index.ts";
+export {
+  startFakeAdo,
+  FAKE_ADO_PAT,
+  AdoState,
+  BUILD_SERVICE_DEFAULTS,
+  type AdoGrants,
+  type AdoPermission,
+  type FakeAdo,
+  type FakeAdoOptions,
+  type FakeAdoPr,
+} from "./fake-ado/index.ts";
 export { startFakeHttp, type FakeHttp, type FaultPlan, type FaultKind, type RecordedCall } from "./fake-http.ts";
 export * from "./figures.ts";
 export * from "./wait.ts";

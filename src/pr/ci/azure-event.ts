@@ -7,6 +7,11 @@ import { nothing, type CiEvent } from "./event.ts";
  * build job with `condition: failed()`, OTTO_CI_EVENT=build_failed), or a service hook's payload
  * ("Pull request commented on", ms.vss-code.git-pullrequest-comment-event) handed to a pipeline
  * through an incoming-webhook resource (OTTO_CI_EVENT=comment, OTTO_EVENT_PAYLOAD). Pure.
+ *
+ * The payload is nobody's word: the incoming webhook's URL takes a POST from anyone who knows its
+ * name, with no signature. Otto takes from it only where to look (the PR, the thread and comment
+ * ids), and only when it names this pipeline's own repository and project (the predefined
+ * variables, which Azure sets); who wrote what is read back from the API (run-ci.ts).
  */
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -35,17 +40,15 @@ interface CommentPayload {
   eventType?: string;
   resource?: {
     comment?: {
+      // Its content, author and date are left out on purpose: read back from the API.
       id?: number;
-      content?: string;
-      author?: { displayName?: string; id?: string; uniqueName?: string };
-      publishedDate?: string;
       commentType?: string;
       _links?: { threads?: { href?: string } };
     };
     pullRequest?: {
       pullRequestId?: number;
       status?: string;
-      repository?: { name?: string; project?: { name?: string } };
+      repository?: { id?: string; name?: string; project?: { id?: string; name?: string } };
       forkSource?: unknown;
     };
   };
@@ -94,9 +97,9 @@ function buildFailed(env: Env, collection: AzureCollection, project: string): Ci
 
 function commented(env: Env, collection: AzureCollection, project: string): CiEvent {
   const source = "comment";
-  let payload: CommentPayload;
+  let payload: CommentPayload | null;
   try {
-    payload = JSON.parse(env[AZURE_VARS.payload] ?? "") as CommentPayload;
+    payload = JSON.parse(env[AZURE_VARS.payload] ?? "") as CommentPayload | null;
   } catch {
     throw new OttoError(
       "ci_event",
@@ -104,28 +107,44 @@ function commented(env: Env, collection: AzureCollection, project: string): CiEv
       "Pass the incoming webhook's payload to the job, e.g. env OTTO_EVENT_PAYLOAD: ${{ convertToJson(parameters.otto_hook) }}.",
     );
   }
-  const c = payload.resource?.comment;
-  const pr = payload.resource?.pullRequest;
+  const c = payload?.resource?.comment;
+  const pr = payload?.resource?.pullRequest;
   if (!c?.id || !pr?.pullRequestId)
-    return nothing(`${source}: the payload has no pull request comment (${payload.eventType ?? "no event type"})`);
+    return nothing(`${source}: the payload has no pull request comment (${payload?.eventType ?? "no event type"})`);
+  const mismatch = notOurs(env, project, pr.repository);
+  if (mismatch) return nothing(`${source}: ${mismatch}`);
+  const repo = env[AZURE_VARS.repositoryName];
+  if (!repo) return nothing(`${source}: ${AZURE_VARS.repositoryName} is not set`);
   if (c.commentType === "system") return nothing(`${source}: a system comment`);
   if (pr.forkSource) return nothing(`${source}: PR ${pr.pullRequestId} is from a fork; otto does not work on fork PRs`);
-  const thread = /\/threads\/(\d+)/.exec(c._links?.threads?.href ?? "")?.[1];
-  const repo = pr.repository?.name ?? env[AZURE_VARS.repositoryName];
-  if (!repo) return nothing(`${source}: the payload names no repository`);
+  const thread = /\/threads\/(\d+)(?:$|[/?#])/.exec(c._links?.threads?.href ?? "")?.[1];
+  if (!thread || !Number.isInteger(c.id) || !Number.isInteger(pr.pullRequestId))
+    return nothing(`${source}: the payload names no thread and comment otto could read back`);
   return {
-    kind: "comment",
+    kind: "comment_ref",
     provider: "ado",
-    repo: `${collection.organization}/${pr.repository?.project?.name ?? project}/${repo}`,
+    repo: `${collection.organization}/${project}/${repo}`,
     number: pr.pullRequestId,
-    comment: {
-      ...(thread ? { id: `${thread}/${c.id}` } : {}),
-      author: c.author?.displayName ?? "",
-      ...(c.author?.id ? { authorId: c.author.id } : {}),
-      ...(c.author?.uniqueName ? { authorLogin: c.author.uniqueName } : {}),
-      body: c.content ?? "",
-      createdAt: c.publishedDate ?? "",
-    },
+    commentId: `${thread}/${c.id}`,
     source,
   };
+}
+
+const same = (a: string | undefined, b: string | undefined): boolean => !!a && !!b && a.trim().toLowerCase() === b.trim().toLowerCase();
+
+/** Why the payload's repository is not this pipeline's own (by id) in this project, or undefined when it is. */
+function notOurs(
+  env: Env,
+  project: string,
+  repository: { id?: string; name?: string; project?: { id?: string; name?: string } } | undefined,
+): string | undefined {
+  const ownId = env[AZURE_VARS.repositoryId];
+  if (!ownId) return `${AZURE_VARS.repositoryId} is not set, so otto cannot tell whether the payload is about this repository`;
+  if (!same(repository?.id, ownId))
+    return `the payload names repository ${repository?.name ?? repository?.id ?? "none"}, not this pipeline's (${env[AZURE_VARS.repositoryName] ?? ownId})`;
+  const ownProjectId = env[AZURE_VARS.teamProjectId];
+  const theirs = repository?.project;
+  const sameProject = ownProjectId && theirs?.id ? same(theirs.id, ownProjectId) : same(theirs?.name, project);
+  if (!sameProject) return `the payload names project ${theirs?.name ?? theirs?.id ?? "none"}, not this pipeline's (${project})`;
+  return undefined;
 }

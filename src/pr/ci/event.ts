@@ -24,6 +24,11 @@ export type CiEvent =
   /** A pipeline failed: `number` when the event names the PR, else `branch` finds the open PR. */
   | { kind: "failure"; provider: ProviderName; repo: string; number?: number; branch?: string; headSha?: string; source: string }
   | { kind: "comment"; provider: ProviderName; repo: string; number: number; comment: EventComment; source: string }
+  /**
+   * A comment known only by its id (`<thread>/<comment>`), from a payload nobody signed (Azure's
+   * incoming webhook): the job reads the comment back from the forge, author and text included.
+   */
+  | { kind: "comment_ref"; provider: ProviderName; repo: string; number: number; commentId: string; source: string }
   | { kind: "none"; reason: string };
 
 /** What a comment asks of otto: its first line `/otto fix` or `/otto answer`. */

@@ -106,7 +106,14 @@ async function onEvent(job: Job, platform: CiPlatform, event: Exclude<CiEvent, {
       );
     return fixFlow(job, pr, store, []);
   }
-  const comment = event.comment;
+  let comment: EventComment;
+  if (event.kind === "comment") comment = event.comment;
+  else {
+    const found = readBack(store.comments, event.commentId);
+    if (!found)
+      return nothing(`otto ci: nothing to do: ${name} has no comment ${event.commentId} (the event named it; the forge does not).`);
+    comment = found;
+  }
   if (store.me !== undefined && sameAuthor(comment, store.me))
     return nothing(`otto ci: nothing to do: the comment is otto's own (${comment.author}).`);
   const command = commentCommand(comment.body);
@@ -120,6 +127,20 @@ async function onEvent(job: Job, platform: CiPlatform, event: Exclude<CiEvent, {
   job.say(`otto ci: \`/otto ${command}\` by ${comment.author} (trusted: ${trusted.why})`);
   const handled = comment.id ? [comment.id] : [];
   return command === "fix" ? fixFlow(job, pr, store, handled) : commentFlow(job, pr, store, handled, since);
+}
+
+/** The comment as the forge has it (who wrote what, when), never as an unsigned payload said. */
+function readBack(comments: readonly PrComment[], id: string): EventComment | undefined {
+  const c = comments.find((x) => x.id === id);
+  if (!c) return undefined;
+  return {
+    id: c.id,
+    author: c.author,
+    body: c.body,
+    createdAt: c.createdAt,
+    ...(c.authorId ? { authorId: c.authorId } : {}),
+    ...(c.authorLogin ? { authorLogin: c.authorLogin } : {}),
+  };
 }
 
 function justBefore(time: string, now: Date): string {

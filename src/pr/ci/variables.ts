@@ -36,6 +36,7 @@ export const AZURE_VARS = {
   /** https://dev.azure.com/<org>/ (or an Azure DevOps Server collection URL). */
   collectionUri: "SYSTEM_COLLECTIONURI",
   teamProject: "SYSTEM_TEAMPROJECT",
+  teamProjectId: "SYSTEM_TEAMPROJECTID",
   repositoryName: "BUILD_REPOSITORY_NAME",
   repositoryId: "BUILD_REPOSITORY_ID",
   buildId: "BUILD_BUILDID",

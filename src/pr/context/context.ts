@@ -24,7 +24,7 @@ export type PrRuntime = Pick<Runtime, "client" | "env" | "log" | "directory" | "
 /** 1 s: GitHub's Retry-After and Azure DevOps' are in seconds, and so is plugin-retry's backoff. */
 const RETRY_BASE_MS = 1000;
 
-export function backendDeps(runtime: PrRuntime, loaded: LoadedConfig): BackendDeps {
+export function backendDeps(runtime: Pick<PrRuntime, "env" | "log">, loaded: LoadedConfig): BackendDeps {
   return {
     config: loaded.config,
     env: runtime.env,

@@ -38,6 +38,7 @@ describe("/otto-pr ci init (opencode run --command)", () => {
     const ws = await e2e.workspace({ ottoConfig: MODELS, files: { "README.md": "# demo\n", ".github/workflows/ci.yml": CI_WORKFLOW } });
     const head = await ws.repo.git(["rev-parse", "HEAD"]);
     const file = path.join(ws.project, ".github/workflows/otto.yml");
+    await ws.repo.git(["remote", "add", "origin", "https://github.com/acme/demo.git"]);
 
     e2e.model.script(...slashCommand("otto_pr"));
     const first = await e2e.run(ws, ["run", "--command", "otto-pr", "--", "ci", "init", "github"]);
@@ -49,6 +50,8 @@ describe("/otto-pr ci init (opencode run --command)", () => {
     expect(first.stdout).toContain("`OTTO_GITHUB_TOKEN`, a fine-grained token of a machine account");
     expect(first.stdout).toContain("pushes made with the default GITHUB_TOKEN start no workflow run");
     expect(first.stdout).toContain('package-ecosystem: "github-actions"');
+    // origin is on GitHub: nothing to say about it.
+    expect(first.stdout).not.toContain("origin remote");
 
     const written = fs.readFileSync(file, "utf8");
     expect(await parserErrors(written)).toEqual([]);
@@ -119,6 +122,11 @@ describe("/otto-pr ci init (opencode run --command)", () => {
     expect(run.stdout).toContain("`ANTHROPIC_API_KEY`: anthropic");
     expect(run.stdout).toContain("Contribute and Contribute to pull requests: Allow");
     expect(run.stdout).toContain('"Pull request commented on"');
+    // No origin: said, not guessed.
+    expect(run.stdout).toContain("This checkout has no origin remote, so otto cannot tell whether the repository is on Azure DevOps");
+    // The incoming webhook's name: drawn at random, printed, in no file.
+    const hook = /webhook name `(otto-[0-9a-f]{20})`/.exec(run.stdout)?.[1];
+    expect(hook).toBeDefined();
     expect(fs.existsSync(path.join(ws.project, "src/azure-pipelines.otto-job.yml"))).toBe(false);
     const job = parse(fs.readFileSync(path.join(ws.project, "azure-pipelines.otto-job.yml"), "utf8")) as {
       parameters: Array<{ name: string; default: unknown }>;
@@ -130,6 +138,8 @@ describe("/otto-pr ci init (opencode run --command)", () => {
       resources: { webhooks: unknown[] };
     };
     expect(comments.resources.webhooks).toHaveLength(1);
+    for (const name of ["azure-pipelines.otto-job.yml", "azure-pipelines.otto.yml"])
+      expect(fs.readFileSync(path.join(ws.project, name), "utf8")).not.toContain(hook ?? "<none>");
 
     const jobFile = path.join(ws.project, "azure-pipelines.otto-job.yml");
     fs.appendFileSync(jobFile, "# my edit\n");
@@ -141,4 +151,19 @@ describe("/otto-pr ci init (opencode run --command)", () => {
     expect(fs.readFileSync(jobFile, "utf8")).toBe(edited);
     expect(e2e.model.unmatched()).toEqual([]);
   }, 300_000);
+  it("no models configured and a model served on this machine: refuses, names the roles and the command, writes nothing", async () => {
+    // The scripted model the command runs with is served on 127.0.0.1: a runner could never reach it.
+    const ws = await e2e.workspace({ files: { "README.md": "# demo\n", ".github/workflows/ci.yml": CI_WORKFLOW } });
+    await ws.repo.git(["remote", "add", "origin", "https://github.com/acme/demo.git"]);
+    e2e.model.script(...slashCommand("otto_pr"));
+    const run = await e2e.run(ws, ["run", "--command", "otto-pr", "--", "ci", "init", "github"]);
+    const out = run.stdout + run.stderr;
+    expect(out).toContain("served on this machine");
+    expect(out).toContain("127.0.0.1");
+    expect(out).toContain("/otto-config set models.primary");
+    expect(out).toContain("/otto-pr ci init");
+    expect(out).not.toMatch(/MOCK_API_KEY/);
+    expect(fs.existsSync(path.join(ws.project, ".github/workflows/otto.yml"))).toBe(false);
+    expect(e2e.model.unmatched()).toEqual([]);
+  }, 180_000);
 });

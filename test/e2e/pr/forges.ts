@@ -8,6 +8,7 @@ import {
   startFakeHttp,
   type FakeAdo,
   type FakeGithub,
+  type FakeAdoOptions,
   type FakeGithubOptions,
   type FakeHttp,
 } from "../../support/index.ts";
@@ -23,7 +24,7 @@ export interface Forges {
   env: Record<string, string>;
 }
 
-export function useForges(options: { github?: FakeGithubOptions } = {}): () => Promise<Forges> {
+export function useForges(options: { github?: FakeGithubOptions; ado?: FakeAdoOptions } = {}): () => Promise<Forges> {
   const open: Forges[] = [];
   afterEach(async () => {
     for (const f of open.splice(0)) {
@@ -34,7 +35,7 @@ export function useForges(options: { github?: FakeGithubOptions } = {}): () => P
   });
   return async () => {
     const gh = await startFakeGithub({ hangMs: 2_500, ...options.github });
-    const ado = await startFakeAdo({ hangMs: 2_500 });
+    const ado = await startFakeAdo({ hangMs: 2_500, ...options.ado });
     const hooks = await startFakeHttp({ handle: () => ({ status: 202 }), faultReply: () => ({ status: 500 }) });
     const forges: Forges = {
       gh,

@@ -1,7 +1,9 @@
 import { startFakeHttp, type FaultPlan, type ReplyFault, type IncomingRequest, type RecordedCall, type Reply } from "../fake-http.ts";
+import { refusal, type AdoGrants } from "./grants.ts";
 import { adoRoutes } from "./routes.ts";
 import { AdoState } from "./state.ts";
 
+export { BUILD_SERVICE_DEFAULTS, type AdoGrants, type AdoPermission } from "./grants.ts";
 export { AdoState, type CheckSpec as AdoCheckSpec, type FakeAdoPr } from "./state.ts";
 
 /*
@@ -22,6 +24,11 @@ export interface FakeAdoOptions {
    * Azure DevOps Services serves for a PAT it does not know.
    */
   badCredentials?: 401 | 203;
+  /**
+   * The token is a pipeline's build identity (System.AccessToken) with these grants: every route
+   * needs one, else 401/403 as Azure DevOps answers (grants.ts). Unset: a person's PAT that may do anything.
+   */
+  identity?: AdoGrants;
 }
 
 export interface FakeAdo {
@@ -73,6 +80,8 @@ export async function startFakeAdo(options: FakeAdoOptions = {}): Promise<FakeAd
       const match = r.method === req.method ? r.pattern.exec(path) : null;
       if (!match) continue;
       const params = Object.fromEntries(r.names.map((n, i) => [n, match[i + 1] ?? ""]));
+      const refused = options.identity && refusal(options.identity, state.me.uniqueName, req.method, path, params.project);
+      if (refused) return refused;
       if (params.project !== undefined && params.project.toLowerCase() !== state.project.name && params.project !== state.project.id) {
         return { status: 404, body: { message: `TF200016: The following project does not exist: ${params.project}.` } };
       }

@@ -17,8 +17,19 @@ import { configureLines, installLine, opencodeConfig, ottoConfig, SANDBOX_LINES,
 export const AZURE_JOB_FILE = "azure-pipelines.otto-job.yml";
 export const AZURE_COMMENTS_FILE = "azure-pipelines.otto.yml";
 export const AZURE_TIMEOUT_MINUTES = 60;
-/** The webhook resource's name: its payload is `parameters.otto`. */
+/**
+ * What the build identity needs on the repository beyond what it has by default (read the code,
+ * view builds), in Azure DevOps' permission names (Git Repositories namespace): "Contribute"
+ * (push the fix) and "Contribute to pull requests" (comments, replies, otto's state comment).
+ */
+export const AZURE_BUILD_SERVICE_PERMISSIONS = ["GenericContribute", "PullRequestContribute"] as const;
+
+/** The webhook resource's alias in the YAML: its payload is `parameters.otto`. */
 export const WEBHOOK_NAME = "otto";
+/** The Incoming WebHook service connection the comment pipeline listens to. */
+export const WEBHOOK_CONNECTION = "otto-comments";
+/** The comment pipeline's own variable group, the one its Exclusive lock check sits on. */
+export const LOCK_GROUP = "otto-comments-lock";
 
 export interface AzureInput {
   pins: Pins;
@@ -40,52 +51,95 @@ const TARGET_BRANCH = [
   "  displayName: Start from the PR's target branch, not its code",
 ];
 
-function steps(input: AzureInput, event: string, extraEnv: string[], onPr = false): string[] {
-  return [
-    "- checkout: self",
-    "  # Whole history (otto rebases a fix on a moved branch); no token left in .git/config.",
-    "  fetchDepth: 0",
-    "  persistCredentials: false",
-    ...(onPr ? TARGET_BRANCH : []),
-    "- task: UseNode@1",
-    "  inputs:",
-    "    version: 22.x",
-    "- script: |",
-    ...SANDBOX_LINES.map((l) => `    ${l}`),
-    "  displayName: Sandbox for otto's sessions (bubblewrap)",
-    `- script: ${installLine(input.pins)}`,
-    "  displayName: Install OpenCode and otto (pinned)",
-    "- script: |",
-    ...configureLines({
-      helperUrl: '"$SYSTEM_COLLECTIONURI"',
-      tokenVar: "SYSTEM_ACCESSTOKEN",
-      user: "otto",
-      username: "otto",
-      email: "otto@localhost",
-    }).map((l) => `    ${l}`),
-    "  displayName: Configure OpenCode, otto and otto's git",
-    "  env:",
-    `    OPENCODE_CONFIG_JSON: ${yamlString(opencodeConfig(input.setup))}`,
-    `    OTTO_CONFIG_JSON: ${yamlString(ottoConfig(input.setup))}`,
-    "- script: opencode run --command otto-pr -- ci",
-    "  displayName: otto",
-    "  env:",
-    `    OTTO_CI_EVENT: ${event}`,
-    ...extraEnv,
-    "    # Azure gives a script the job's token only when it is mapped here.",
-    "    SYSTEM_ACCESSTOKEN: $(System.AccessToken)",
-    ...input.secretNotes.map((n) => `    # ${n}`),
-    ...input.secrets.map((name) => `    ${name}: $(${name})`),
+/** The comment pipeline's payload, as the otto step and the gate read it (see renderAzureComments). */
+const PAYLOAD_ENV = `OTTO_EVENT_PAYLOAD: \${{ replace(convertToJson(parameters.${WEBHOOK_NAME}), '$(', '$\\u0028') }}`;
+
+/** Set by the gate when the event is nothing otto acts on; every later step is skipped. */
+const SKIP = "OTTO_SKIP";
+const UNLESS_SKIPPED = `condition: and(succeeded(), ne(variables['${SKIP}'], 'true'))`;
+
+/**
+ * The comment pipeline's first step, before anything is installed: every "commented on" event
+ * starts this job, otto's own replies and state comments included, so those end here in seconds,
+ * as do comments on another repository. The payload can be forged; a forgery that reaches otto
+ * is checked again there (the comment is read back from the API). No payload value is printed:
+ * a printed `##vso[` line would be a logging command.
+ */
+const GATE = [
+  "- script: |",
+  `    repo=\`jq -r '.resource.pullRequest.repository.id // ""' <<<"$OTTO_EVENT_PAYLOAD"\``,
+  `    author=\`jq -r '.resource.comment.author.id // ""' <<<"$OTTO_EVENT_PAYLOAD"\``,
+  "    # The build identity otto posts as (connectionData: the token's own identity).",
+  `    me=\`curl -fsS -H "Authorization: Bearer $SYSTEM_ACCESSTOKEN" "\${SYSTEM_COLLECTIONURI}_apis/connectionData?api-version=7.1-preview" | jq -r '.authenticatedUser.id // ""'\` || me=""`,
+  '    if [ -z "$repo" ] || [ "${repo,,}" != "${BUILD_REPOSITORY_ID,,}" ]; then',
+  '      echo "otto: the comment is not on this pipeline\'s repository; nothing to do."',
+  `      echo "##vso[task.setvariable variable=${SKIP}]true"`,
+  '    elif [ -n "$me" ] && [ "${author,,}" = "${me,,}" ]; then',
+  '      echo "otto: the comment is otto\'s own; nothing to do."',
+  `      echo "##vso[task.setvariable variable=${SKIP}]true"`,
+  "    fi",
+  "  displayName: Skip otto's own comments and other repositories' (before any install)",
+  "  env:",
+  `    ${PAYLOAD_ENV}`,
+  "    SYSTEM_ACCESSTOKEN: $(System.AccessToken)",
+];
+
+function steps(input: AzureInput, event: string, options: { onPr?: boolean; gate?: boolean } = {}): string[] {
+  const groups: string[][] = [
+    [
+      "- checkout: self",
+      "  # Whole history (otto rebases a fix on a moved branch); no token left in .git/config.",
+      "  fetchDepth: 0",
+      "  persistCredentials: false",
+    ],
+    ...(options.onPr ? [TARGET_BRANCH] : []),
+    ["- task: UseNode@1", "  inputs:", "    version: 22.x"],
+    ["- script: |", ...SANDBOX_LINES.map((l) => `    ${l}`), "  displayName: Sandbox for otto's sessions (bubblewrap)"],
+    [`- script: ${installLine(input.pins)}`, "  displayName: Install OpenCode and otto (pinned)"],
+    [
+      "- script: |",
+      ...configureLines({
+        helperUrl: '"$SYSTEM_COLLECTIONURI"',
+        tokenVar: "SYSTEM_ACCESSTOKEN",
+        user: "otto",
+        username: "otto",
+        email: "otto@localhost",
+      }).map((l) => `    ${l}`),
+      "  displayName: Configure OpenCode, otto and otto's git",
+      "  env:",
+      `    OPENCODE_CONFIG_JSON: ${yamlString(opencodeConfig(input.setup))}`,
+      `    OTTO_CONFIG_JSON: ${yamlString(ottoConfig(input.setup))}`,
+    ],
+    [
+      "- script: opencode run --command otto-pr -- ci",
+      "  displayName: otto",
+      "  env:",
+      `    OTTO_CI_EVENT: ${event}`,
+      ...(options.gate ? [`    ${PAYLOAD_ENV}`] : []),
+      "    # Azure gives a script the job's token only when it is mapped here.",
+      "    SYSTEM_ACCESSTOKEN: $(System.AccessToken)",
+      ...input.secretNotes.map((n) => `    # ${n}`),
+      ...input.secrets.map((name) => `    ${name}: $(${name})`),
+    ],
   ];
+  if (!options.gate) return groups.flat();
+  return [...GATE, ...groups.flatMap((g) => [...g, `  ${UNLESS_SKIPPED}`])];
 }
 
-const jobHead = (group: string): string[] => [
+const jobHead = (group: string, lock?: string): string[] => [
   `  timeoutInMinutes: ${AZURE_TIMEOUT_MINUTES}`,
   "  pool:",
   "    vmImage: ubuntu-latest",
   "  variables:",
   "  # The model keys, as secret variables of this variable group.",
   `  - group: ${group}`,
+  ...(lock
+    ? [
+        "  # This pipeline's own group, for its Exclusive lock check: runs take turns, in order. Never a",
+        `  # lock on ${group}: the PR builds use that group too and would queue behind every comment.`,
+        `  - group: ${lock}`,
+      ]
+    : []),
   "  steps:",
 ];
 
@@ -112,7 +166,7 @@ export function renderAzureJob(input: AzureInput): string {
     "  # After a failed build job, on a PR build, never for a fork's PR.",
     "  condition: and(failed(), eq(variables['Build.Reason'], 'PullRequest'), ne(variables['System.PullRequest.IsFork'], 'True'))",
     ...jobHead("${{ parameters.variableGroup }}"),
-    ...steps(input, "build_failed", [], true).map((l) => `  ${l}`),
+    ...steps(input, "build_failed", { onPr: true }).map((l) => `  ${l}`),
     "",
   ].join("\n");
 }
@@ -129,14 +183,16 @@ export function renderAzureComments(input: AzureInput): string {
     `# Written by /otto-pr ci init azure (opencode-otto ${input.pins.otto}); set-up: ${docsUrl("ci.md")}`,
     "trigger: none",
     "pr: none",
-    "# With an Exclusive lock check on the variable group, runs take it one after another, in order.",
+    `# With an Exclusive lock check on the variable group ${LOCK_GROUP}, runs take it one after another, in order.`,
     "lockBehavior: sequential",
     "",
     "resources:",
     "  webhooks:",
     `  - webhook: ${WEBHOOK_NAME}`,
-    "    # The Incoming WebHook service connection (its webhook name is the one the service hook calls).",
-    "    connection: otto-comments",
+    "    # The Incoming WebHook service connection. Its webhook name (the one the service hook calls) is",
+    "    # not written here: anyone who knows it can start this pipeline. The payload is checked anyway:",
+    "    # the gate below and otto take only this repository's comments and read each back from the API.",
+    `    connection: ${WEBHOOK_CONNECTION}`,
     "    filters:",
     "    - path: eventType",
     "      value: ms.vss-code.git-pullrequest-comment-event",
@@ -144,10 +200,8 @@ export function renderAzureComments(input: AzureInput): string {
     "jobs:",
     "- job: otto",
     "  displayName: otto answers the comment",
-    ...jobHead("otto"),
-    ...steps(input, "comment", [
-      `    OTTO_EVENT_PAYLOAD: \${{ replace(convertToJson(parameters.${WEBHOOK_NAME}), '$(', '$\\u0028') }}`,
-    ]).map((l) => `  ${l}`),
+    ...jobHead("otto", LOCK_GROUP),
+    ...steps(input, "comment", { gate: true }).map((l) => `  ${l}`),
     "",
   ].join("\n");
 }

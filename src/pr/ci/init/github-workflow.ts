@@ -16,11 +16,15 @@ import { configureLines, indent, installLine, opencodeConfig, ottoConfig, SANDBO
  * whose head is in this repository, and comments only from people with a role in it.
  */
 
-/** Third-party actions pinned by commit (a tag can be moved); the comment names the release. */
+/**
+ * Third-party actions pinned by commit (a tag can be moved); the comment names the release, each
+ * SHA read from the action's own repository at that tag. create-github-app-token 3 takes the
+ * legacy `app-id` input still (it prefers `client-id`, and logs a deprecation note for `app-id`).
+ */
 export const ACTIONS = {
-  checkout: "actions/checkout@08c6903cd8c0fde910a37f88322edcfb5dd907a8 # v5.0.0",
-  setupNode: "actions/setup-node@a0853c24544627f65ddf259abe73b1d18a591444 # v5.0.0",
-  appToken: "actions/create-github-app-token@67018539274d69449ef7c02e8e71183d1719ab42 # v2.1.4",
+  checkout: "actions/checkout@3d3c42e5aac5ba805825da76410c181273ba90b1 # v7.0.1",
+  setupNode: "actions/setup-node@820762786026740c76f36085b0efc47a31fe5020 # v7.0.0",
+  appToken: "actions/create-github-app-token@1b10c78c7865c340bc4f6099eb2f838309f1e8c3 # v3.1.1",
 } as const;
 
 /** The job's permissions, exactly: the CI e2e gives the fake GitHub these and nothing more. */

@@ -1,8 +1,9 @@
+import { randomBytes } from "node:crypto";
 import { OttoError } from "../../../core/index.ts";
 import { detectAzureJobs, detectWorkflows } from "./detect.ts";
 import type { ConfiguredModels } from "./models.ts";
 import { readPins, type Pins } from "./pins.ts";
-import { describeCiInit, planCiInit, type CiForge } from "./plan.ts";
+import { describeCiInit, planCiInit, type CiForge, type RemoteForges } from "./plan.ts";
 import { writeCiFiles } from "./write-files.ts";
 
 export interface CiInitInput {
@@ -17,6 +18,8 @@ export interface CiInitInput {
   models: ConfiguredModels;
   currentModel?: string | undefined;
   opencodeEnv: ReadonlyMap<string, readonly string[]>;
+  localProviders?: ReadonlyMap<string, string>;
+  remote?: RemoteForges;
   pins?: Pins;
 }
 
@@ -43,6 +46,10 @@ export async function ciInit(input: CiInitInput): Promise<string> {
     workflows,
     checkSuites: input.checkSuites,
     jobs,
+    ...(input.localProviders ? { localProviders: input.localProviders } : {}),
+    ...(input.remote ? { remote: input.remote } : {}),
+    // 80 random bits: the incoming webhook's URL is its only lock (docs/security.md).
+    ...(forge === "azure" ? { webhookName: `otto-${randomBytes(10).toString("hex")}` } : {}),
   });
   await writeCiFiles(input.root, plan.files, input.force);
   return describeCiInit(plan, forge, jobs.length > 0 ? jobs : ["Build"]);

@@ -1,13 +1,27 @@
 import { docsUrl } from "../../../core/index.ts";
-import { AZURE_COMMENTS_FILE, AZURE_JOB_FILE, renderAzureComments, renderAzureJob, WEBHOOK_NAME } from "./azure-pipeline.ts";
+import {
+  AZURE_COMMENTS_FILE,
+  AZURE_JOB_FILE,
+  LOCK_GROUP,
+  renderAzureComments,
+  renderAzureJob,
+  WEBHOOK_CONNECTION,
+} from "./azure-pipeline.ts";
 import { GITHUB_WORKFLOW_FILE } from "./detect.ts";
 import { JOB_PERMISSIONS, renderGithubWorkflow } from "./github-workflow.ts";
-import { planModels, type ConfiguredModels } from "./models.ts";
+import { assertReachable, planModels, type ConfiguredModels } from "./models.ts";
 import type { Pins } from "./pins.ts";
 import { providerSecrets, secretNames, type ProviderSecrets } from "./secrets.ts";
 import type { CiFile } from "./write-files.ts";
 
 export type CiForge = "github" | "azure";
+
+/** Where the checkout's origin is: whether it has one, and whether GitHub's or Azure DevOps' backend recognises it. */
+export interface RemoteForges {
+  origin: boolean;
+  github: boolean;
+  azure: boolean;
+}
 
 export interface CiInitPlanInput {
   forge: CiForge;
@@ -23,6 +37,12 @@ export interface CiInitPlanInput {
   checkSuites: boolean;
   /** Azure: the build job(s) otto's job runs after (from --job, else detected). */
   jobs: string[];
+  /** Providers served on this machine (id → base URL): refused, a runner cannot reach them. */
+  localProviders?: ReadonlyMap<string, string>;
+  /** The checkout's origin; unknown when absent (no note). */
+  remote?: RemoteForges;
+  /** Azure: the incoming webhook's name, unguessable (ci init draws it). */
+  webhookName?: string;
 }
 
 export interface CiInitPlan {
@@ -30,6 +50,23 @@ export interface CiInitPlan {
   secrets: ProviderSecrets[];
   /** Where the plan had to guess: said in the output. */
   notes: string[];
+  /** Azure: the incoming webhook's name the user gives the service connection and the service hook. */
+  webhookName?: string;
+}
+
+const FORGE_NAME: Record<CiForge, string> = { github: "GitHub", azure: "Azure DevOps" };
+
+/** Pure: what to say when the checkout's origin is not on the forge the files are for. */
+function remoteNote(forge: CiForge, remote: RemoteForges | undefined): string[] {
+  if (!remote || remote[forge]) return [];
+  const settings = forge === "github" ? "pr.providers.github.hosts" : "pr.providers.ado.base_url";
+  if (!remote.origin)
+    return [
+      `This checkout has no origin remote, so otto cannot tell whether the repository is on ${FORGE_NAME[forge]}. The files work only there: push the repository to ${FORGE_NAME[forge]} (git remote add origin <url>) before committing them.`,
+    ];
+  return [
+    `The origin remote is not a ${FORGE_NAME[forge]} repository otto recognises${remote.github || remote.azure ? ` (it is on ${remote.github ? "GitHub" : "Azure DevOps"})` : ""}: these files run only on ${FORGE_NAME[forge]}. Run /otto-pr ci init ${remote.github ? "github" : remote.azure ? "azure" : forge} for the forge the repository is on, or, for a server of your own, set ${settings}.`,
+  ];
 }
 
 function secretNotes(secrets: readonly ProviderSecrets[]): string[] {
@@ -44,9 +81,10 @@ function secretNotes(secrets: readonly ProviderSecrets[]): string[] {
 /** Pure: the files `ci init` writes and what the user must add for them. */
 export function planCiInit(input: CiInitPlanInput): CiInitPlan {
   const { setup, used } = planModels(input.models, input.currentModel);
+  assertReachable(used, input.localProviders ?? new Map());
   const secrets = providerSecrets(used, input.opencodeEnv);
   const names = secretNames(secrets);
-  const notes = secretNotes(secrets);
+  const notes = [...remoteNote(input.forge, input.remote), ...secretNotes(secrets)];
   if (input.forge === "github") {
     const workflows = input.workflows.length > 0 ? input.workflows : ["CI"];
     if (input.workflows.length === 0)
@@ -78,6 +116,7 @@ export function planCiInit(input: CiInitPlanInput): CiInitPlan {
     ],
     secrets,
     notes,
+    ...(input.webhookName ? { webhookName: input.webhookName } : {}),
   };
 }
 
@@ -138,9 +177,10 @@ export function describeCiInit(plan: CiInitPlan, forge: CiForge, jobs: string[])
     "2. Add secrets and permissions:",
     "   - a variable group `otto` (Pipelines → Library), authorized for both pipelines, with these secret variables:",
     ...secretLines(plan.secrets).map((l) => `  ${l}`),
-    '   - Project settings → Repositories → your repository → Security → "<project> Build Service (<organization>)": Contribute and Contribute to pull requests: Allow (otto pushes fixes and posts replies with the job\'s token).',
+    `   - a variable group \`${LOCK_GROUP}\` with one plain variable (e.g. OTTO_LOCK = 1), authorized for the comment pipeline only, with an Exclusive lock check (Approvals and checks): comment runs take turns. Never put the lock on \`otto\`: every PR build uses that group and would queue behind it.`,
+    '   - Project settings → Repositories → your repository → Security → "<project> Build Service (<organization>)": Contribute and Contribute to pull requests: Allow (otto pushes fixes and posts replies with the job\'s token). If Project settings → Pipelines → Settings limits the job authorization scope to the current project (the default), that is the identity; without the limit it is "Project Collection Build Service (<organization>)".',
     "   - the job's token (System.AccessToken): the files map it into the step's env, which is how a YAML pipeline allows scripts to access the OAuth token (the same switch as the classic \"Allow scripts to access the OAuth token\").",
-    `   - comments: a service connection of type Incoming WebHook named \`otto-comments\` with webhook name \`${WEBHOOK_NAME}\`, and a service hook (Project settings → Service hooks → Web Hooks, event "Pull request commented on", your repository) posting to https://dev.azure.com/<organization>/_apis/public/distributedtask/webhooks/${WEBHOOK_NAME}?api-version=6.0-preview.`,
+    `   - comments: a service connection of type Incoming WebHook named \`${WEBHOOK_CONNECTION}\` with webhook name \`${plan.webhookName ?? "<a name nobody can guess>"}\` (drawn at random for you: anyone who knows it can start the comment pipeline, so keep it out of the repository), and a service hook (Project settings → Service hooks → Web Hooks, event "Pull request commented on", your repository) posting to https://dev.azure.com/<organization>/_apis/public/distributedtask/webhooks/${plan.webhookName ?? "<webhook name>"}?api-version=6.0-preview. The comment pipeline's first step drops comments on other repositories and otto's own before installing anything; otto reads every comment back from the API and ignores what the call itself claims.`,
     `3. Commit ${written.join(" and ")}.`,
     ...(notes.length ? ["", ...notes] : []),
     "",

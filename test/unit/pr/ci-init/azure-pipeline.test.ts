@@ -100,7 +100,7 @@ describe("the Azure pipelines ci init writes", () => {
     const { job, comments, text } = files();
     for (const doc of [job, comments]) {
       const steps = (doc.jobs[0] as Job).steps;
-      expect(steps[0]).toMatchObject({ checkout: "self", fetchDepth: 0, persistCredentials: false });
+      expect(steps.find((s) => s.checkout)).toMatchObject({ checkout: "self", fetchDepth: 0, persistCredentials: false });
       const scripts = steps.map((s) => s.script ?? "").join("\n");
       expect(scripts).toContain("npm install --global --no-audit --no-fund opencode-ai@1.18.33 opencode-otto@0.1.0");
       expect(scripts).toContain(`credential."$SYSTEM_COLLECTIONURI".helper`);
@@ -110,6 +110,7 @@ describe("the Azure pipelines ci init writes", () => {
       // Every line of the configure script stays inside its block.
       expect(scripts).toContain("git config --global user.email 'otto@localhost'");
       expect(scripts).not.toMatch(/\$\(/);
+      expect(scripts).not.toMatch(/\$\{\{/);
     }
     for (const t of Object.values(text)) expect(t).not.toMatch(/persistCredentials: true/);
     // The PR build's job starts OpenCode on the target branch, never on the PR's merge commit.

@@ -3,18 +3,31 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { isOttoError } from "../../../../src/core/index.ts";
 import {
+  describeCiInit,
   detectWorkflows,
+  isLocalUrl,
   parsePins,
   planCiInit,
   planModels,
   providerSecrets,
   readPins,
   workflowName,
+  type CiInitPlanInput,
 } from "../../../../src/pr/ci/init/index.ts";
 import { writeCiFiles } from "../../../../src/pr/ci/init/write-files.ts";
 import { useTempDir } from "../support.ts";
 
 const tempDir = useTempDir();
+
+const base = (forge: "github" | "azure"): CiInitPlanInput => ({
+  forge,
+  pins: { otto: "0.1.0", opencode: "1.18.33" },
+  models: { primary: "anthropic/claude-sonnet-4-5" },
+  opencodeEnv: new Map(),
+  workflows: ["CI"],
+  checkSuites: false,
+  jobs: ["Build"],
+});
 
 describe("ci init: what goes into the files", () => {
   it("pins otto's own version and the opencode-ai it is tested with, exactly", async () => {
@@ -43,16 +56,70 @@ describe("ci init: what goes into the files", () => {
     ]);
   });
 
-  it("models: primary drives OpenCode's model, else the current one; unset roles stay unset", () => {
-    expect(planModels({ secondary: "openai/gpt-5" }, "mock/m1")).toEqual({
-      setup: { model: "mock/m1", models: { secondary: "openai/gpt-5" } },
-      used: ["mock/m1", "openai/gpt-5"],
+  it("models: primary drives OpenCode's model, else the current one, and is written as the job's models.primary", () => {
+    expect(planModels({ secondary: "openai/gpt-5" }, "anthropic/claude-sonnet-4-5")).toEqual({
+      setup: { model: "anthropic/claude-sonnet-4-5", models: { primary: "anthropic/claude-sonnet-4-5", secondary: "openai/gpt-5" } },
+      used: ["anthropic/claude-sonnet-4-5", "openai/gpt-5"],
     });
     expect(planModels({ primary: "anthropic/a", reviewers: ["openai/b", "anthropic/a"] }, "mock/m1").used).toEqual([
       "anthropic/a",
       "openai/b",
     ]);
     expect(() => planModels({}, undefined)).toThrow(/models.primary is not set/);
+  });
+
+  it("no models configured: the file carries the model the command ran with, which the CI job then finds (never an empty models block)", () => {
+    const plan = planCiInit({ ...base("github"), models: {}, currentModel: "openai/gpt-5" });
+    const otto = /OTTO_CONFIG_JSON: (".*")$/m.exec(plan.files[0]?.text ?? "")?.[1] ?? '""';
+    expect(JSON.parse(JSON.parse(otto) as string)).toEqual({ models: { primary: "openai/gpt-5" }, sandbox: "required" });
+    expect(plan.secrets).toEqual([{ provider: "openai", names: ["OPENAI_API_KEY"], source: "known" }]);
+  });
+
+  it("a model served on this machine is refused, naming the roles to set and the command; no secret name is guessed for it", () => {
+    const local = new Map([["ollama", "http://127.0.0.1:11434/v1"]]);
+    const refuse = (models: Record<string, unknown>, current?: string) => {
+      try {
+        planCiInit({ ...base("azure"), models, currentModel: current, localProviders: local });
+        return undefined;
+      } catch (error) {
+        return isOttoError(error) ? error : undefined;
+      }
+    };
+    const error = refuse({}, "ollama/llama3");
+    expect(error?.code).toBe("ci_local_model");
+    expect(error?.message).toContain("ollama/llama3");
+    expect(error?.message).toContain("http://127.0.0.1:11434/v1");
+    expect(error?.message).not.toMatch(/OLLAMA_API_KEY/);
+    expect(error?.fix).toContain("/otto-config set models.primary");
+    expect(error?.fix).toContain("/otto-pr ci init");
+    expect(refuse({ primary: "anthropic/a", reviewers: ["ollama/llama3"] })?.code).toBe("ci_local_model");
+    expect(refuse({ primary: "anthropic/a" }, "ollama/llama3")).toBeUndefined();
+    expect(isLocalUrl("http://localhost:1234/v1") && isLocalUrl("http://[::1]:8080") && !isLocalUrl("https://api.openai.com/v1")).toBe(
+      true,
+    );
+  });
+
+  it("the origin remote: none, another forge's, or the right one", () => {
+    const notes = (forge: "github" | "azure", remote: { origin: boolean; github: boolean; azure: boolean }) =>
+      planCiInit({ ...base(forge), remote }).notes.join("\n");
+    expect(notes("github", { origin: false, github: false, azure: false })).toContain("This checkout has no origin remote");
+    expect(notes("github", { origin: true, github: false, azure: true })).toContain(
+      "The origin remote is not a GitHub repository otto recognises (it is on Azure DevOps)",
+    );
+    expect(notes("github", { origin: true, github: false, azure: true })).toContain("Run /otto-pr ci init azure");
+    expect(notes("azure", { origin: true, github: false, azure: false })).toContain("pr.providers.ado.base_url");
+    expect(notes("github", { origin: true, github: true, azure: false })).not.toContain("remote");
+    expect(notes("azure", { origin: true, github: false, azure: true })).not.toContain("remote");
+  });
+
+  it("azure: the incoming webhook's name is the one ci init drew, said in the output and kept out of the files", () => {
+    const plan = planCiInit({ ...base("azure"), webhookName: "otto-0123456789abcdef0123" });
+    const out = describeCiInit(plan, "azure", ["Build"]);
+    expect(out).toContain("webhook name `otto-0123456789abcdef0123`");
+    expect(out).toContain("/_apis/public/distributedtask/webhooks/otto-0123456789abcdef0123?api-version");
+    expect(out).toContain("Exclusive lock check");
+    expect(out).toContain("Project Collection Build Service (<organization>)");
+    for (const f of plan.files) expect(f.text).not.toContain("0123456789abcdef");
   });
 
   it("placeholders and guesses are said, in the output and in the file", () => {

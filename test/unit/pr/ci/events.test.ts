@@ -144,7 +144,7 @@ describe("Azure Pipelines", () => {
     expect(() => readAzureEvent({ ...base, OTTO_CI_EVENT: "push" })).toThrow(/OTTO_CI_EVENT/);
   });
 
-  it("a service hook's 'Pull request commented on' payload → comment with <thread>/<comment> id and identity", () => {
+  it("a service hook's 'Pull request commented on' payload → a comment known by its <thread>/<comment> id only (author and text are read back)", () => {
     const payload = {
       eventType: "ms.vss-code.git-pullrequest-comment-event",
       resource: {
@@ -156,25 +156,68 @@ describe("Azure Pipelines", () => {
           author: { displayName: "Alice", id: "id-alice", uniqueName: "alice@contoso.com" },
           _links: { threads: { href: "https://dev.azure.com/contoso/_apis/git/repositories/r/pullRequests/30/threads/5" } },
         },
-        pullRequest: { pullRequestId: 30, status: "active", repository: { name: "app", project: { name: "payments" } } },
+        pullRequest: {
+          pullRequestId: 30,
+          status: "active",
+          repository: { id: "REPO-ID", name: "app", project: { id: "proj-id", name: "payments" } },
+        },
       },
     };
-    expect(readAzureEvent({ ...base, OTTO_CI_EVENT: "comment", OTTO_EVENT_PAYLOAD: JSON.stringify(payload) })).toEqual({
-      kind: "comment",
+    const env = { ...base, OTTO_CI_EVENT: "comment", BUILD_REPOSITORY_ID: "repo-id", SYSTEM_TEAMPROJECTID: "PROJ-ID" };
+    const read = (p: unknown, extra: Record<string, string> = {}) =>
+      readAzureEvent({ ...env, ...extra, OTTO_EVENT_PAYLOAD: JSON.stringify(p) });
+    const event = read(payload);
+    expect(event).toEqual({
+      kind: "comment_ref",
       provider: "ado",
       repo: "contoso/payments/app",
       number: 30,
-      comment: {
-        id: "5/2",
-        author: "Alice",
-        authorId: "id-alice",
-        authorLogin: "alice@contoso.com",
-        body: "/otto fix",
-        createdAt: "2026-02-06T10:00:00Z",
-      },
+      commentId: "5/2",
       source: "comment",
     });
-    expect(() => readAzureEvent({ ...base, OTTO_CI_EVENT: "comment", OTTO_EVENT_PAYLOAD: "nope" })).toThrow(/OTTO_EVENT_PAYLOAD/);
+    // Nothing the payload says about who wrote what survives into the event.
+    expect(JSON.stringify(event)).not.toMatch(/alice|otto fix|2026/i);
+    expect(() => readAzureEvent({ ...env, OTTO_EVENT_PAYLOAD: "nope" })).toThrow(/OTTO_EVENT_PAYLOAD/);
+    expect(read(null).kind).toBe("none");
+  });
+
+  it("a payload about another repository or project, or one the job cannot place, does nothing", () => {
+    const payload = (repository: unknown) => ({
+      eventType: "ms.vss-code.git-pullrequest-comment-event",
+      resource: {
+        comment: {
+          id: 2,
+          commentType: "text",
+          _links: { threads: { href: "https://x/_apis/git/repositories/r/pullRequests/30/threads/5" } },
+        },
+        pullRequest: { pullRequestId: 30, repository },
+      },
+    });
+    const env = { ...base, OTTO_CI_EVENT: "comment", BUILD_REPOSITORY_ID: "repo-id", SYSTEM_TEAMPROJECTID: "proj-id" };
+    const read = (p: unknown, extra: Record<string, string | undefined> = {}) =>
+      readAzureEvent({ ...env, ...extra, OTTO_EVENT_PAYLOAD: JSON.stringify(p) });
+    const ours = { id: "repo-id", name: "app", project: { id: "proj-id", name: "payments" } };
+    expect(read(payload(ours)).kind).toBe("comment_ref");
+    // Same name, another repository; same repository id claimed in another project; no repository at all.
+    expect(read(payload({ ...ours, id: "other-id" }))).toMatchObject({
+      kind: "none",
+      reason: expect.stringContaining("not this pipeline's") as unknown,
+    });
+    expect(read(payload({ ...ours, project: { id: "other", name: "payments" } }))).toMatchObject({
+      kind: "none",
+      reason: expect.stringContaining("project") as unknown,
+    });
+    expect(read(payload({ ...ours, project: { name: "billing" } }), { SYSTEM_TEAMPROJECTID: undefined })).toMatchObject({ kind: "none" });
+    expect(read(payload(undefined)).kind).toBe("none");
+    // Without its own repository id the job cannot compare: nothing, rather than trusting the payload.
+    expect(read(payload(ours), { BUILD_REPOSITORY_ID: undefined })).toMatchObject({
+      kind: "none",
+      reason: expect.stringContaining("BUILD_REPOSITORY_ID") as unknown,
+    });
+    // A thread link that names no thread.
+    const noThread = payload(ours);
+    noThread.resource.comment._links.threads.href = "https://x/elsewhere";
+    expect(read(noThread).kind).toBe("none");
   });
 
   it("System.CollectionUri: Services and Server", () => {

@@ -1,0 +1,100 @@
+import { execFile } from "node:child_process";
+import { afterEach, describe, expect, it } from "vitest";
+import { parse } from "yaml";
+import { AZURE_COMMENTS_FILE, planCiInit } from "../../../../src/pr/ci/init/index.ts";
+import { startFakeAdo, type FakeAdo } from "../../../support/fake-ado/index.ts";
+
+/*
+ * The comment pipeline's first step, run as Azure runs a script step (bash -e -o pipefail) against
+ * the fake Azure DevOps' connectionData: it skips the rest of the job for otto's own comments and
+ * for other repositories' comments, and for nothing else.
+ */
+
+const comments = planCiInit({
+  forge: "azure",
+  pins: { otto: "0.1.0", opencode: "1.18.33" },
+  models: { primary: "anthropic/claude-sonnet-4-5" },
+  opencodeEnv: new Map(),
+  workflows: [],
+  checkSuites: false,
+  jobs: ["Build"],
+}).files.find((f) => f.path === AZURE_COMMENTS_FILE)!.text;
+const steps = (parse(comments) as { jobs: Array<{ steps: Array<{ script?: string; condition?: string; env?: Record<string, string> }> }> })
+  .jobs[0]!.steps;
+const gate = steps[0]!;
+const SKIP = "##vso[task.setvariable variable=OTTO_SKIP]true";
+const TOKEN = "build-identity-token";
+const REPO_ID = "1e2d3c4b-0000-4000-8000-00000000a11a";
+
+describe("the Azure comment pipeline's gate", () => {
+  const open: FakeAdo[] = [];
+  afterEach(async () => {
+    for (const f of open.splice(0)) await f.close();
+  });
+
+  async function run(payload: unknown, token = TOKEN) {
+    const ado = await startFakeAdo({ bearer: TOKEN });
+    open.push(ado);
+    // Azure runs a script step with bash -e -o pipefail (https://learn.microsoft.com/azure/devops/pipelines/tasks/reference/bash-v3).
+    // Asynchronous: the fake answers curl from this process.
+    const result = await new Promise<{ status: number; stdout: string; stderr: string }>((resolve) => {
+      execFile(
+        "bash",
+        ["--noprofile", "--norc", "-e", "-o", "pipefail", "-c", gate.script ?? ""],
+        {
+          encoding: "utf8",
+          timeout: 20_000,
+          env: {
+            PATH: process.env.PATH,
+            OTTO_EVENT_PAYLOAD: JSON.stringify(payload),
+            SYSTEM_ACCESSTOKEN: token,
+            SYSTEM_COLLECTIONURI: `${ado.baseUrl}/contoso/`,
+            BUILD_REPOSITORY_ID: REPO_ID,
+          },
+        },
+        (error, stdout, stderr) => resolve({ status: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+      );
+    });
+    return { ...result, me: ado.state.me.id, calls: ado.calls.length };
+  }
+  const payload = (authorId: string, repoId = REPO_ID) => ({
+    eventType: "ms.vss-code.git-pullrequest-comment-event",
+    resource: { comment: { id: 1, author: { id: authorId } }, pullRequest: { pullRequestId: 3, repository: { id: repoId } } },
+  });
+
+  it("comes first, reads the payload and the token only, and every later step is skipped when it says so", () => {
+    expect(gate.env && Object.keys(gate.env)).toEqual(["OTTO_EVENT_PAYLOAD", "SYSTEM_ACCESSTOKEN"]);
+    for (const step of steps.slice(1)) expect(step.condition).toBe("and(succeeded(), ne(variables['OTTO_SKIP'], 'true'))");
+    expect(steps.findIndex((s) => /npm install/.test(s.script ?? ""))).toBeGreaterThan(0);
+  });
+
+  it("a reviewer's comment on this repository goes on; otto's own and another repository's stop here", async () => {
+    const reviewer = await run(payload("a6a6a6a6-0000-4000-8000-000000000001"));
+    expect(reviewer.status, reviewer.stderr).toBe(0);
+    expect(reviewer.stdout).not.toContain(SKIP);
+
+    const fresh = await run(payload("placeholder"));
+    const own = await run(payload(fresh.me.toUpperCase()));
+    expect(own.status, own.stderr).toBe(0);
+    expect(own.stdout).toContain("the comment is otto's own");
+    expect(own.stdout).toContain(SKIP);
+
+    const elsewhere = await run(payload("a6a6a6a6-0000-4000-8000-000000000001", "9f9f9f9f-0000-4000-8000-000000000002"));
+    expect(elsewhere.stdout).toContain(SKIP);
+    expect(elsewhere.calls).toBeLessThanOrEqual(1);
+    const noRepo = await run({ resource: {} });
+    expect(noRepo.stdout).toContain(SKIP);
+  });
+
+  it("when Azure cannot name the identity the job goes on (otto checks again); a payload cannot print a logging command", async () => {
+    const probe = await run(payload("x"));
+    const refused = await run(payload(probe.me), "wrong-token");
+    expect(refused.status, refused.stderr).toBe(0);
+    expect(refused.stdout).not.toContain(SKIP);
+    const injected = await run(
+      payload(`x\n##vso[task.setvariable variable=SYSTEM_ACCESSTOKEN]stolen`, `y\n##vso[task.complete result=Failed]`),
+    );
+    expect(injected.stdout).not.toContain("stolen");
+    expect(injected.stdout.split("\n").filter((l) => l.startsWith("##vso"))).toEqual([SKIP]);
+  });
+});
