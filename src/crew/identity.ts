@@ -34,19 +34,21 @@ export function crewDirOf(id: Pick<CrewId, "project" | "branch">, env: Env): str
   return path.join(crewsDir(env), encodeURIComponent(id.project), encodeURIComponent(id.branch));
 }
 
-async function toplevel(directory: string, env: Env): Promise<string> {
+/** The worktree a directory is in (the directory itself outside git), real path. */
+export async function worktreeTop(directory: string, env: Env): Promise<string> {
+  let top = path.resolve(directory);
   try {
     const result = await runGit(["rev-parse", "--show-toplevel"], { cwd: directory, env });
-    if (result.exitCode === 0 && result.stdout.trim()) return result.stdout.trim();
+    if (result.exitCode === 0 && result.stdout.trim()) top = result.stdout.trim();
   } catch {
     // Not git: the directory itself.
   }
-  return path.resolve(directory);
+  return fs.realpath(top).catch(() => top);
 }
 
 export async function crewIdOf(directory: string, env: Env): Promise<CrewId> {
   const root = await findCrewRoot(directory, env);
-  const home = await toplevel(directory, env);
+  const home = await worktreeTop(directory, env);
   const branch = (await currentBranch(home, { env }).catch(() => undefined)) ?? "HEAD";
   let project = path.basename(root);
   let tracked = false;
@@ -57,5 +59,5 @@ export async function crewIdOf(directory: string, env: Env): Promise<CrewId> {
   } catch {
     // Not tracked (or no readable config): known by its folder's name, addressable only inside its project.
   }
-  return { project, branch, home: await fs.realpath(home).catch(() => home), root, tracked };
+  return { project, branch, home, root, tracked };
 }

@@ -13,6 +13,8 @@ export interface CrewPaths {
   messages: string;
   /** Archived agents, JSON Lines. */
   archive: string;
+  /** Which crew this is (identity.ts): written into crew.json by every change. Unset in the previous layout and unit tests. */
+  id?: { project: string; branch: string; home: string; tracked?: boolean };
 }
 
 /** `dir`: where the files are (otto's data folder, identity.ts); by default the previous layout's `<root>/.otto/crew`. */

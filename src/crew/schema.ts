@@ -63,7 +63,7 @@ export type Via = z.infer<typeof Via>;
 export const CrewFile = z.object({
   version: z.literal(1),
   /** Which crew this is (identity.ts); unset in the previous layout, where the folder said it. */
-  id: z.object({ project: z.string(), branch: z.string(), home: z.string() }).optional(),
+  id: z.object({ project: z.string(), branch: z.string(), home: z.string(), tracked: z.boolean().optional() }).optional(),
   /** The OpenCode process that delivers messages from other crews (inbox.ts); another one takes over when it is gone. */
   owner: z.object({ pid: z.number().int() }).optional(),
   /** The session otto wakes: the last one that ran /otto-agent. */
