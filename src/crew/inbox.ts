@@ -1,6 +1,7 @@
 import fs from "node:fs/promises";
 import { formatError } from "../core/index.ts";
 import type { Crew } from "./context.ts";
+import type { CrewFile } from "./schema.ts";
 import { readCrew, readStream, transact } from "./store.ts";
 import { dispatch } from "./wake.ts";
 
@@ -18,6 +19,17 @@ interface Watched {
   crew: Crew;
   size: number;
   seen: number;
+  /** This process delivers for the crew (until then crew.json is read on every look). */
+  owned: boolean;
+}
+
+/** Makes this process the crew's deliverer unless another live one is (called inside a transaction). */
+export function claimOwner(state: CrewFile, crew: Pick<Crew, "pid" | "isAlive">): boolean {
+  const owner = state.owner?.pid;
+  if (owner === crew.pid) return true;
+  if (owner !== undefined && crew.isAlive(owner)) return false;
+  state.owner = { pid: crew.pid };
+  return true;
 }
 
 const REGISTRY = Symbol.for("opencode-otto.crew.inbox");
@@ -44,7 +56,7 @@ export function watchedCrews(): Crew[] {
 export function watchInbox(crew: Crew): void {
   const box = inbox();
   if (!box.crews.has(crew.paths.dir)) {
-    box.crews.set(crew.paths.dir, { crew, size: -1, seen: 0 });
+    box.crews.set(crew.paths.dir, { crew, size: -1, seen: 0, owned: false });
     void pollOnce().catch(() => undefined);
   }
   if (!box.timer) {
@@ -74,23 +86,17 @@ export async function pollOnce(): Promise<void> {
 async function check(watched: Watched): Promise<void> {
   const { crew } = watched;
   const size = (await fs.stat(crew.paths.messages).catch(() => undefined))?.size ?? -1;
-  if (size === watched.size) return;
+  if (size === watched.size && watched.owned) return;
   let state = await readCrew(crew.paths);
-  const owner = state.owner?.pid;
-  // Another live OpenCode serves this crew (two processes in one worktree): it delivers.
-  if (owner !== undefined && owner !== crew.pid && crew.isAlive(owner)) return;
-  if (owner !== crew.pid && state.id) {
-    state = (
-      await transact(
-        crew.paths,
-        crew.now,
-        ({ crew: current }) => {
-          current.owner = { pid: crew.pid };
-        },
-        crew.secrets?.() ?? [],
-      )
-    ).crew;
+  // No crew here yet, or another live OpenCode serves it (two processes in one worktree): it delivers.
+  if (!state.id) return;
+  if (state.owner?.pid !== crew.pid) {
+    if (state.owner !== undefined && crew.isAlive(state.owner.pid)) return;
+    const committed = await transact(crew.paths, crew.now, ({ crew: current }) => claimOwner(current, crew), crew.secrets?.() ?? []);
+    if (!committed.result) return;
+    state = committed.crew;
   }
+  watched.owned = true;
   watched.size = size;
   const fresh = (await readStream(crew.paths)).filter((m) => m.via && m.seq > watched.seen);
   if (!fresh.length) return;

@@ -15,8 +15,9 @@ export interface CrewSummary {
   project: string;
   branch: string;
   home: string;
-  /** Whether an OpenCode process serves it now. */
+  /** Whether an OpenCode process serves it now, and which. */
   running: boolean;
+  pid?: number;
   agents: Array<{ name: string; state: string; human: boolean; usd: number }>;
   needsHuman: string[];
   unread: number;
@@ -34,6 +35,7 @@ export async function crewOverview(env: Env, isAlive: (pid: number) => boolean):
       branch: crew.branch,
       home: crew.paths.root,
       running: owner !== undefined && isAlive(owner),
+      ...(owner !== undefined ? { pid: owner } : {}),
       agents: state.agents.map((a) => ({ name: a.name, state: a.state, human: a.human !== undefined, usd: a.spend?.usd ?? 0 })),
       needsHuman: state.agents.filter((a) => a.human).map((a) => a.name),
       unread: unreadFor(ORCHESTRATOR, state, stream).length,
