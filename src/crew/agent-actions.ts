@@ -71,7 +71,10 @@ async function post(
   const id = crew.paths.id;
   const remote = id
     ? await sendRemote(crew, id, { project: id.project, branch: id.branch, agent: rest.agent.name }, result.message.text, addresses)
-    : addresses.map((a) => ({ address: a.text, error: `@${a.text}: this crew has no address of its own (it predates crews across branches).` }));
+    : addresses.map((a) => ({
+        address: a.text,
+        error: `@${a.text}: this crew has no address of its own (it predates crews across branches).`,
+      }));
   return { ...rest, woken, remote };
 }
 

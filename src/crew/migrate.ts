@@ -23,11 +23,14 @@ async function move(from: string, to: string): Promise<void> {
   }
 }
 
-
 /** Moves the previous layout's crew of `id.root` into `target` when it belongs to this branch and `target` has none. */
 export async function migrateLegacyCrew(id: CrewId, target: CrewPaths, env: Env): Promise<boolean> {
   const legacy = crewPaths(id.root);
-  const exists = (file: string) => fs.access(file).then(() => true, () => false);
+  const exists = (file: string) =>
+    fs.access(file).then(
+      () => true,
+      () => false,
+    );
   if ((await exists(target.crew)) || !(await exists(legacy.crew))) return false;
   const state = await readCrew(legacy);
   // The orchestrator's directory, when it still exists, says which branch's crew it was.

@@ -29,7 +29,8 @@ function resolve(address: Address, from: CrewId, crews: readonly KnownCrew[], tr
   const matches = crews.filter((c) => c.project === project && c.branch === address.branch);
   const known = addressList(crews, from);
   const existing = known.length ? `Addresses: ${known.join(", ")}.` : "No other crew exists on this machine yet.";
-  if (matches.length !== 1) return `@${address.text}: ${matches.length ? "ambiguous" : `no crew of ${project} on branch ${address.branch ?? "?"}`}. ${existing}`;
+  if (matches.length !== 1)
+    return `@${address.text}: ${matches.length ? "ambiguous" : `no crew of ${project} on branch ${address.branch ?? "?"}`}. ${existing}`;
   const crew = matches[0] as KnownCrew;
   if (address.agent !== ORCHESTRATOR && !crew.state.agents.some((a) => a.name === address.agent)) {
     return `@${address.text}: the crew of ${project}:${address.branch ?? ""} has no agent '${address.agent}'. ${existing}`;
@@ -38,13 +39,7 @@ function resolve(address: Address, from: CrewId, crews: readonly KnownCrew[], tr
 }
 
 /** Sends `text` from `via` to every remote address; returns what became of each. */
-export async function sendRemote(
-  crew: Crew,
-  from: CrewId,
-  via: Via,
-  text: string,
-  addresses: readonly Address[],
-): Promise<RemoteResult[]> {
+export async function sendRemote(crew: Crew, from: CrewId, via: Via, text: string, addresses: readonly Address[]): Promise<RemoteResult[]> {
   if (!addresses.length) return [];
   const crews = await listCrews(crew.env);
   const tracked = new Set(crews.filter((c) => c.state.id?.tracked === true).map((c) => c.project));

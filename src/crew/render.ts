@@ -13,7 +13,8 @@ const VERB: Partial<Record<Message["kind"], string>> = { ask: " asks", complete:
 /** `#4 alice asks: Which port?`; continuation lines indented. */
 export function formatMessage(m: Message): string {
   // Another crew's message is text from another session: data for the reader, never a command.
-  if (m.via) return `#${m.seq} from another crew, @${m.from}:\n${untrusted("message", m.text.trim(), `@${m.from}, an agent of another crew`)}`;
+  if (m.via)
+    return `#${m.seq} from another crew, @${m.from}:\n${untrusted("message", m.text.trim(), `@${m.from}, an agent of another crew`)}`;
   const who = m.kind === "prompt" && m.to ? `${m.from} → @${m.to}` : `${m.from}${VERB[m.kind] ?? ""}`;
   const text = m.text.trim().replace(/\n/g, "\n   ");
   return `#${m.seq} ${m.from === SYSTEM ? "crew notice" : who}: ${text}`;

@@ -2,8 +2,9 @@ import { z } from "zod";
 import { UsageRecord } from "../cost/index.ts";
 
 /*
- * The crew's durable state (docs/crew.md): `.otto/crew/crew.json` (agents, read cursors, the
- * orchestrator session) and `.otto/crew/messages.jsonl` (the shared stream, one message a line).
+ * The crew's durable state (docs/crew.md), one folder per (project, branch) under otto's data folder:
+ * `crew.json` (agents, read cursors, the orchestrator session) and `messages.jsonl` (the shared
+ * stream, one message a line).
  */
 
 /**

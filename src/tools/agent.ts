@@ -153,7 +153,8 @@ const list: Verb = { ...status, path: ["list"], summary: "Same as status" };
 const messages: Verb = {
   path: ["messages"],
   args: "[--all] [--all-crews]",
-  summary: "The crew's message stream: unread first (--all: the earlier ones too); marks them read. --all-crews: the messages between crews",
+  summary:
+    "The crew's message stream: unread first (--all: the earlier ones too); marks them read. --all-crews: the messages between crews",
   options: { all: { type: "boolean" }, "all-crews": { type: "boolean" } },
   async run({ values }, ctx) {
     if (values["all-crews"] === true) return crossCrewMessages(ctx.runtime.env);

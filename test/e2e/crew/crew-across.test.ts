@@ -27,7 +27,12 @@ describe("crew: across branches and projects", () => {
     fs.mkdirSync(path.dirname(config), { recursive: true });
     fs.writeFileSync(
       config,
-      JSON.stringify({ repos: [{ name: "front", primary_dir: front.project }, { name: "other", primary_dir: other.project }] }),
+      JSON.stringify({
+        repos: [
+          { name: "front", primary_dir: front.project },
+          { name: "other", primary_dir: other.project },
+        ],
+      }),
     );
     const at = (dir: string): Workspace => ({ ...front, project: dir, env: { ...front.env, PWD: dir } });
 
@@ -67,7 +72,7 @@ describe("crew: across branches and projects", () => {
 
     const a = await e2e.serve(front);
     const b = await e2e.serve(at(worktree));
-    let c = await e2e.serve(at(other.project));
+    const c = await e2e.serve(at(other.project));
     await assertPluginLoaded(a.client);
     const session = async (serve: typeof a) => (await serve.client.session.create({ body: { title: "otto" }, throwOnError: true })).data.id;
     const [ottoA, ottoB, ottoC] = [await session(a), await session(b), await session(c)];
@@ -98,7 +103,7 @@ describe("crew: across branches and projects", () => {
     expect(queued.toolResults[0]?.content).toContain("Queued for @other:main:otto: no OpenCode runs its crew now");
     expect(e2e.model.requests.filter(wakeWith("The schema moved to v2."))).toEqual([]);
     // It starts again: the message is delivered to the orchestrator.
-    c = await e2e.serve(at(other.project));
+    await e2e.serve(at(other.project));
     await e2e.model.waitForRequest(wakeWith("The schema moved to v2."), 60_000);
 
     // The restarted process has taken the crew over (it delivered the message above).

@@ -13,7 +13,11 @@ describe("parseMentions", () => {
   });
 
   it("lists names nobody has, and ignores e-mail addresses and @ inside words", () => {
-    expect(parseMentions("mail me@example.com or x@alice; @carol should know", names)).toEqual({ mentions: [], unknown: ["carol"], remote: [] });
+    expect(parseMentions("mail me@example.com or x@alice; @carol should know", names)).toEqual({
+      mentions: [],
+      unknown: ["carol"],
+      remote: [],
+    });
   });
 
   it("is case-insensitive and drops trailing hyphens and punctuation", () => {
