@@ -2,7 +2,7 @@ import type { Address } from "./addresses.ts";
 import type { Crew } from "./context.ts";
 import type { CrewPaths } from "./paths.ts";
 import { addressList, listCrews, type KnownCrew } from "./registry.ts";
-import { ORCHESTRATOR, type Via } from "./schema.ts";
+import { HUMAN, ORCHESTRATOR, type Via } from "./schema.ts";
 import { transact } from "./store.ts";
 
 /*
@@ -32,7 +32,8 @@ function resolve(address: Address, from: CrewId, crews: readonly KnownCrew[], tr
   if (matches.length !== 1)
     return `@${address.text}: ${matches.length ? "ambiguous" : `no crew of ${project} on branch ${address.branch ?? "?"}`}. ${existing}`;
   const crew = matches[0] as KnownCrew;
-  if (address.agent !== ORCHESTRATOR && !crew.state.agents.some((a) => a.name === address.agent)) {
+  // `@…:human` escalates where that crew runs (its toast and notification), like a local `@human`.
+  if (address.agent !== ORCHESTRATOR && address.agent !== HUMAN && !crew.state.agents.some((a) => a.name === address.agent)) {
     return `@${address.text}: the crew of ${project}:${address.branch ?? ""} has no agent '${address.agent}'. ${existing}`;
   }
   return crew;
