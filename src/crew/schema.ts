@@ -95,7 +95,7 @@ export const Message = z.object({
   to: z.string().optional(),
   /** Set when the message came from another crew: text from another session, shown fenced as data. */
   via: Via.optional(),
-  /** Addresses in other crews this message was also sent to (`feature/b:worker`). */
+  /** Addresses in other crews this message named (`feature/b:worker`); the sender was told which were sent. */
   sent: z.array(z.string()).optional(),
 });
 export type Message = z.infer<typeof Message>;
