@@ -2,7 +2,7 @@ import type { Plugin, PluginModule } from "@opencode-ai/plugin";
 // Direct imports, not the core barrel: the barrel pulls in file locking and more, and load time counts.
 import { formatError } from "./core/errors.ts";
 import type { CrewService } from "./crew/index.ts";
-import { crewMayExist } from "./host/crew-present.ts";
+import { crewMayExist, crewsExist } from "./host/crew-present.ts";
 import { hardenHostGit } from "./host/host-git.ts";
 import { commandOutput, OTTO_COMMANDS } from "./host/command-output.ts";
 import { registerOtto } from "./host/register.ts";
@@ -34,11 +34,18 @@ const OttoPlugin: Plugin = async (input) => {
     if (crew) return crew.onEvent(event);
     if (
       (event.type === "session.idle" || event.type === "session.error") &&
-      (crewMayExist(runtime.directory) || crewMayExist(runtime.worktree))
+      (crewsExist(runtime.env) || crewMayExist(runtime.directory) || crewMayExist(runtime.worktree))
     ) {
       loadCrew().then((loaded) => loaded.onEvent(event), report("crew event"));
     }
   });
+  // Messages other crews left for this directory's crew while no OpenCode ran here are delivered
+  // now; after the load, so OpenCode's own start is not held up.
+  if (crewsExist(runtime.env) || crewMayExist(runtime.directory)) {
+    setTimeout(() => {
+      loadCrew().then((loaded) => loaded.start(), report("crew start"));
+    }, 0).unref?.();
+  }
 
   // A subagent started by a guarded session is guarded too (otto's agents deny `task`; this holds
   // for any other way a guarded session starts one). A deleted session's call counts go.

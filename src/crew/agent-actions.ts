@@ -5,6 +5,7 @@ import { onComplete, wakeTargets } from "./policy.ts";
 import { HUMAN, type Agent, type CrewFile, type Message, type MessageKind } from "./schema.ts";
 import { readCrew, transact, type Transaction } from "./store.ts";
 import { dispatch } from "./wake.ts";
+import { sendRemote, type RemoteResult } from "./remote.ts";
 
 /*
  * What a crew agent does through its tools (otto_agent_say / ask / complete). The agent is found
@@ -19,6 +20,8 @@ export interface Posted {
   /** `@words` that name nobody. */
   unknown: string[];
   names: string[];
+  /** What became of the addresses in other crews. */
+  remote: RemoteResult[];
 }
 
 function agentOf(state: CrewFile, sessionID: string): Agent {
@@ -52,18 +55,27 @@ async function post(
       const names = tx.crew.agents.map((a) => a.name);
       const parsed = parseMentions(text, names);
       const mentions = [...new Set([...parsed.mentions, ...extraMentions])].filter((m) => m !== agent.name);
-      const message = tx.post({ from: agent.name, kind, text: text.trim(), mentions });
+      const sent = parsed.remote.map((a) => a.text);
+      const message = tx.post({ from: agent.name, kind, text: text.trim(), mentions, ...(sent.length ? { sent } : {}) });
       agent.activeAt = tx.now.toISOString();
       if (mentions.includes(HUMAN)) agent.human = { seq: message.seq, text: message.text };
       update(agent, message, tx);
-      return { agent: { ...agent }, message, unknown: parsed.unknown, names };
+      return { agent: { ...agent }, message, unknown: parsed.unknown, names, addresses: parsed.remote };
     },
     crew.secrets?.() ?? [],
   );
   const { result } = committed;
   dispatch(crew, committed.posted, committed.crew);
   const woken = wakeTargets(result.message, committed.crew).map((t) => (t.kind === "otto" ? "otto" : t.name));
-  return { ...result, woken };
+  const { addresses, ...rest } = result;
+  const id = crew.paths.id;
+  const remote = id
+    ? await sendRemote(crew, id, { project: id.project, branch: id.branch, agent: rest.agent.name }, result.message.text, addresses)
+    : addresses.map((a) => ({
+        address: a.text,
+        error: `@${a.text}: this crew has no address of its own (it predates crews across branches).`,
+      }));
+  return { ...rest, woken, remote };
 }
 
 export function say(crew: Crew, sessionID: string, text: string): Promise<Posted> {

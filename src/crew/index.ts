@@ -1,6 +1,6 @@
 /**
  * src/crew: background agents that talk, ask, escalate and wake the orchestrator (docs/crew.md).
- * State is files under `.otto/crew/` of the main clone; prompts into sessions go through one gate each.
+ * State is files under otto's data folder, one folder per (project, branch); prompts into sessions go through one gate each.
  */
 export { crewFor, createCrewService, type CrewService } from "./service.ts";
 export { crewAt, isOneShotRun, type Crew, type CrewDeps } from "./context.ts";
@@ -18,3 +18,5 @@ export { findCrewRoot, crewPaths, excludeCrewFromGit, type CrewPaths } from "./p
 export { parseMentions } from "./mentions.ts";
 export { AGENT_STATES, ORCHESTRATOR, type Agent, type AgentState, type CrewFile, type Message } from "./schema.ts";
 export { agentWorktree } from "./worktree.ts";
+export { crewOverview, renderOverview, crossCrewMessages, type CrewSummary } from "./overview.ts";
+export { crewsDir } from "./identity.ts";

@@ -4,7 +4,7 @@ import { excludeFromGit } from "../repo/index.ts";
 import { runGit } from "../workspace/index.ts";
 
 export interface CrewPaths {
-  /** The directory holding `.otto/crew` (the main clone's root). */
+  /** The worktree the crew works in (its config, notifications, specs); in the previous layout the main clone. */
   root: string;
   dir: string;
   /** Agents, cursors, orchestrator; also the lock every write takes. */
@@ -13,10 +13,12 @@ export interface CrewPaths {
   messages: string;
   /** Archived agents, JSON Lines. */
   archive: string;
+  /** Which crew this is (identity.ts): written into crew.json by every change. Unset in the previous layout and unit tests. */
+  id?: { project: string; branch: string; home: string; tracked?: boolean };
 }
 
-export function crewPaths(root: string): CrewPaths {
-  const dir = path.join(root, ".otto", "crew");
+/** `dir`: where the files are (otto's data folder, identity.ts); by default the previous layout's `<root>/.otto/crew`. */
+export function crewPaths(root: string, dir = path.join(root, ".otto", "crew")): CrewPaths {
   return {
     root,
     dir,

@@ -2,6 +2,7 @@ import { formatCost, formatTokens, formatUsd, totalTokens } from "../cost/index.
 import { sortForStatus } from "./policy.ts";
 import { AGENT_STATES, SYSTEM, type Agent, type Message } from "./schema.ts";
 import { cell, oneLine } from "../core/index.ts";
+import { untrusted } from "../prompts/index.ts";
 
 /*
  * Plain text for people and models: messages, the status table, ages. Pure.
@@ -11,6 +12,9 @@ const VERB: Partial<Record<Message["kind"], string>> = { ask: " asks", complete:
 
 /** `#4 alice asks: Which port?`; continuation lines indented. */
 export function formatMessage(m: Message): string {
+  // Another crew's message is text from another session: data for the reader, never a command.
+  if (m.via)
+    return `#${m.seq} from another crew, @${m.from}:\n${untrusted("message", m.text.trim(), `@${m.from}, an agent of another crew`)}`;
   const who = m.kind === "prompt" && m.to ? `${m.from} → @${m.to}` : `${m.from}${VERB[m.kind] ?? ""}`;
   const text = m.text.trim().replace(/\n/g, "\n   ");
   return `#${m.seq} ${m.from === SYSTEM ? "crew notice" : who}: ${text}`;

@@ -2,8 +2,9 @@ import { z } from "zod";
 import { UsageRecord } from "../cost/index.ts";
 
 /*
- * The crew's durable state (docs/crew.md): `.otto/crew/crew.json` (agents, read cursors, the
- * orchestrator session) and `.otto/crew/messages.jsonl` (the shared stream, one message a line).
+ * The crew's durable state (docs/crew.md), one folder per (project, branch) under otto's data folder:
+ * `crew.json` (agents, read cursors, the orchestrator session) and `messages.jsonl` (the shared
+ * stream, one message a line).
  */
 
 /**
@@ -56,8 +57,16 @@ export const Agent = z.object({
 });
 export type Agent = z.infer<typeof Agent>;
 
+/** Another crew's sender of a message: `project:branch:agent`. */
+export const Via = z.object({ project: z.string(), branch: z.string(), agent: z.string() });
+export type Via = z.infer<typeof Via>;
+
 export const CrewFile = z.object({
   version: z.literal(1),
+  /** Which crew this is (identity.ts); unset in the previous layout, where the folder said it. */
+  id: z.object({ project: z.string(), branch: z.string(), home: z.string(), tracked: z.boolean().optional() }).optional(),
+  /** The OpenCode process that delivers messages from other crews (inbox.ts); another one takes over when it is gone. */
+  owner: z.object({ pid: z.number().int() }).optional(),
   /** The session otto wakes: the last one that ran /otto-agent. */
   orchestrator: z.object({ sessionID: z.string(), directory: z.string() }).optional(),
   /** The OpenCode process that runs the crew's sessions (restart detection, reconcile.ts). */
@@ -84,6 +93,10 @@ export const Message = z.object({
   mentions: z.array(z.string()),
   /** The agent a prompt from otto is for. */
   to: z.string().optional(),
+  /** Set when the message came from another crew: text from another session, shown fenced as data. */
+  via: Via.optional(),
+  /** Addresses in other crews this message named (`feature/b:worker`); the sender was told which were sent. */
+  sent: z.array(z.string()).optional(),
 });
 export type Message = z.infer<typeof Message>;
 

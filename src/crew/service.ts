@@ -9,7 +9,12 @@ import { abortableSleep, crewAt, type Crew, type CrewDeps } from "./context.ts";
 import { handleCrewEvent } from "./events.ts";
 import { processGates } from "./gate.ts";
 import { openCodeHost } from "./host.ts";
-import { findCrewRoot } from "./paths.ts";
+import { crewPaths, type CrewPaths } from "./paths.ts";
+import { crewDirOf, crewIdOf } from "./identity.ts";
+import { migrateLegacyCrew } from "./migrate.ts";
+import { watchInbox, watchedCrews } from "./inbox.ts";
+import { listCrews } from "./registry.ts";
+import { readCrew } from "./store.ts";
 import { messageUsage, priceLookup, sumUsage, type Usage } from "../cost/index.ts";
 import { meterKnownSession } from "./spend.ts";
 
@@ -17,6 +22,10 @@ import { meterKnownSession } from "./spend.ts";
 export interface CrewService {
   /** The crew a directory belongs to (the main clone's, for a worktree). */
   at(directory: string): Promise<Crew>;
+  /** The crew a session is an agent of (an agent in a worktree belongs to its orchestrator's crew); else the directory's. */
+  agentCrew(sessionID: string, directory: string): Promise<Crew>;
+  /** Starts delivering messages from other crews to this instance's crew (OpenCode started). */
+  start(): Promise<void>;
   onEvent(event: Event): void;
   compacting(input: { sessionID: string }, output: { context: string[] }): Promise<void>;
 }
@@ -60,6 +69,7 @@ async function notifyHuman(runtime: CrewRuntime, root: string, event: NotifyEven
 }
 
 export function createCrewService(runtime: CrewRuntime, overrides: Partial<CrewDeps> = {}): CrewService {
+  const report = (what: string) => (error: unknown) => runtime.log.log("warn", `crew: ${what} failed`, { error: formatError(error) });
   const priced = priceLookup(runtime.client, runtime.directory);
   const meter = runtime.sessions?.meter;
   const deps: CrewDeps = {
@@ -77,29 +87,58 @@ export function createCrewService(runtime: CrewRuntime, overrides: Partial<CrewD
     secrets: () => runtime.secrets?.values() ?? [],
     ...overrides,
   };
-  const roots = new Map<string, Promise<string>>();
+  const resolved = new Map<string, Promise<CrewPaths>>();
+  const locate = async (directory: string): Promise<CrewPaths> => {
+    const id = await crewIdOf(directory, runtime.env);
+    const paths: CrewPaths = {
+      ...crewPaths(id.home, crewDirOf(id, runtime.env)),
+      id: { project: id.project, branch: id.branch, home: id.home, tracked: id.tracked },
+    };
+    await migrateLegacyCrew(id, paths, runtime.env).catch(report("moving the crew to otto's data folder"));
+    return paths;
+  };
   const at = async (directory: string): Promise<Crew> => {
-    let root = roots.get(directory);
-    if (!root) {
-      root = findCrewRoot(directory, runtime.env);
-      roots.set(directory, root);
+    let paths = resolved.get(directory);
+    if (!paths) {
+      paths = locate(directory);
+      resolved.set(directory, paths);
+      paths.catch(() => resolved.delete(directory));
     }
-    return crewAt(await root, deps);
+    const crew: Crew = { ...deps, paths: await paths };
+    watchInbox(crew);
+    return crew;
+  };
+  const agentCrew = async (sessionID: string, directory: string): Promise<Crew> => {
+    const own = await at(directory);
+    const hasAgent = async (c: Pick<Crew, "paths">) => (await readCrew(c.paths)).agents.some((a) => a.sessionID === sessionID);
+    if (await hasAgent(own)) return own;
+    for (const crew of watchedCrews()) if (await hasAgent(crew).catch(() => false)) return crew;
+    const found = (await listCrews(runtime.env)).find((c) => c.state.agents.some((a) => a.sessionID === sessionID));
+    return found ? { ...deps, paths: { ...found.paths, id: found.state.id } } : own;
   };
   // Only the meter and the registry of accounts are used to charge a known session: no crew file is read.
   const meterCrew = deps.meter ? crewAt(runtime.directory, deps) : undefined;
-  const report = (what: string) => (error: unknown) => runtime.log.log("warn", `crew: ${what} failed`, { error: formatError(error) });
 
   // Events are handled one after another, in arrival order: an agent's session.error must be
   // recorded before the session.idle that follows it (both wait on the same locked state file).
   let handled: Promise<void> = Promise.resolve();
   return {
     at,
+    agentCrew,
+    async start() {
+      await at(runtime.directory);
+    },
     onEvent(event) {
       deps.gates.observe(event);
       if (meterCrew) meterKnownSession(meterCrew, eventSession(event));
       if (event.type !== "session.idle" && event.type !== "session.error") return;
-      handled = handled.then(async () => handleCrewEvent(await at(runtime.directory), event)).catch(report(event.type));
+      // The agent may belong to a crew of another directory of this process (a worktree's agent, its orchestrator's crew).
+      handled = handled
+        .then(async () => {
+          const own = await at(runtime.directory);
+          for (const crew of [own, ...watchedCrews().filter((c) => c.paths.dir !== own.paths.dir)]) await handleCrewEvent(crew, event);
+        })
+        .catch(report(event.type));
     },
     async compacting(input, output) {
       try {

@@ -7,6 +7,7 @@ import { excludeCrewFromGit } from "./paths.ts";
 import { AGENT_NAME, RESERVED_NAMES, type Agent, type CrewFile } from "./schema.ts";
 import { meterAgent } from "./spend.ts";
 import { transact } from "./store.ts";
+import { claimOwner } from "./inbox.ts";
 import { markUndeliverable } from "./wake.ts";
 
 /** The OpenCode agent a crew agent runs as unless --agent says otherwise (agents/otto-crew.md). */
@@ -94,6 +95,7 @@ export async function spawnAgent(crew: Crew, input: SpawnInput, state: CrewFile)
       // Only reconciliation moves a crew to another process, once it has checked the sessions
       // (reconcile.ts); a crew without agents has none to check.
       if (current.agents.length === 0) current.host = { pid: crew.pid };
+      if (crew.paths.id) claimOwner(current, crew);
       current.agents.push(agent);
       current.cursors[input.name] = stream.at(-1)?.seq ?? 0;
       current.orchestrator = input.orchestrator;

@@ -1,4 +1,5 @@
 import type { Crew } from "./context.ts";
+import { claimOwner } from "./inbox.ts";
 import type { Orchestrator } from "./orchestrate.ts";
 import { unreadFor } from "./policy.ts";
 import { reconcileCrew } from "./reconcile.ts";
@@ -17,6 +18,18 @@ export async function crewStatus(crew: Crew, orchestrator?: Orchestrator): Promi
   const [read, stream] = await Promise.all([readCrew(crew.paths), readStream(crew.paths)]);
   let state = read;
   if (state.agents.length === 0) {
+    // In otto's data folder the crew exists from here on: other crews can wake this conversation (`@branch:otto`).
+    if (orchestrator && crew.paths.id && state.orchestrator?.sessionID !== orchestrator.sessionID) {
+      await transact(
+        crew.paths,
+        crew.now,
+        ({ crew: current }) => {
+          current.orchestrator = orchestrator;
+          claimOwner(current, crew);
+        },
+        crew.secrets?.() ?? [],
+      );
+    }
     return "The crew has no agents. Start one with /otto-agent spawn <name> <task>.";
   }
   let reconciled: string[] = [];

@@ -109,6 +109,7 @@ export async function transact<T>(
       posted.push(full);
       return full;
     };
+    if (paths.id && !crew.id) crew.id = paths.id;
     const result = await change({ crew, stream, post, now: time });
     Object.assign(crew, redactDeep(crew, secrets));
     if (posted.length > 0) {

@@ -1,5 +1,11 @@
 import fs from "node:fs";
 import path from "node:path";
+import { xdgPaths, type Env } from "../core/paths.ts";
+
+/** Whether any crew exists on this machine (otto's data folder has crews): one file-system check. */
+export function crewsExist(env: Env): boolean {
+  return fs.existsSync(path.join(xdgPaths(env).ottoDataDir, "crews"));
+}
 
 /**
  * Whether a crew may exist for this directory: `.otto/crew` in it, or in the main clone when the

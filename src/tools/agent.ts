@@ -1,5 +1,5 @@
 import type { ToolDefinition } from "@opencode-ai/plugin";
-import { OttoError } from "../core/index.ts";
+import { OttoError, processAlive } from "../core/index.ts";
 import type { Runtime } from "../runtime.ts";
 import {
   archiveAgents,
@@ -7,6 +7,9 @@ import {
   checkName,
   crewFor,
   crewStatus,
+  crewOverview,
+  crossCrewMessages,
+  renderOverview,
   findAgent,
   formatMessages,
   isOneShotRun,
@@ -132,8 +135,14 @@ const spawn: Verb = {
 
 const status: Verb = {
   path: ["status"],
-  summary: "Every agent: state, task, age, last activity, what it spent; who needs the human first",
-  async run(_input, ctx) {
+  args: "[--all [--json]]",
+  summary: "Every agent: state, task, age, last activity, what it spent; who needs the human first (--all: every crew on this machine)",
+  options: { all: { type: "boolean" }, json: { type: "boolean" } },
+  async run({ values }, ctx) {
+    if (values.all === true || values.json === true) {
+      const crews = await crewOverview(ctx.runtime.env, processAlive);
+      return { title: "otto agent: every crew", output: values.json === true ? JSON.stringify(crews, null, 2) : renderOverview(crews) };
+    }
     return { title: "otto agent: status", output: await crewStatus(await crewOf(ctx, orchestratorOf(ctx)), orchestratorOf(ctx)) };
   },
 };
@@ -143,10 +152,12 @@ const list: Verb = { ...status, path: ["list"], summary: "Same as status" };
 
 const messages: Verb = {
   path: ["messages"],
-  args: "[--all]",
-  summary: "The crew's message stream: unread first (--all: the earlier ones too); marks them read",
-  options: { all: { type: "boolean" } },
+  args: "[--all] [--all-crews]",
+  summary:
+    "The crew's message stream: unread first (--all: the earlier ones too); marks them read. --all-crews: the messages between crews",
+  options: { all: { type: "boolean" }, "all-crews": { type: "boolean" } },
   async run({ values }, ctx) {
+    if (values["all-crews"] === true) return crossCrewMessages(ctx.runtime.env);
     const { unread, earlier } = await readMessages(await crewOf(ctx, orchestratorOf(ctx)), orchestratorOf(ctx));
     const lines = [unread.length ? `**Unread** (${unread.length}):\n${formatMessages(unread)}` : "No unread messages."];
     if (values.all === true)

@@ -19,13 +19,18 @@ function woke(posted: Posted): string {
     const crew = ["otto", "human", ...posted.names.filter((n) => n !== posted.agent.name)].map((n) => `@${n}`);
     lines.push(`Nobody in the crew is called ${posted.unknown.map((n) => `@${n}`).join(", ")}; the crew: ${crew.join(", ")}.`);
   }
+  for (const r of posted.remote) {
+    if (r.error) lines.push(`Not sent: ${r.error}`);
+    else if (r.outcome === "delivered") lines.push(`Sent to @${r.address}; its crew's OpenCode is running and wakes it.`);
+    else lines.push(`Queued for @${r.address}: no OpenCode runs its crew now; it is delivered when one starts there.`);
+  }
   return lines.join("\n");
 }
 
 /** Runs one crew action for the session calling the tool; errors become text the model can act on. */
 async function asAgent(runtime: Runtime, ctx: ToolContext, run: (crew: Crew, sessionID: string) => Promise<string>): Promise<string> {
   try {
-    return await run(await crewFor(runtime).at(ctx.directory || runtime.directory), ctx.sessionID);
+    return await run(await crewFor(runtime).agentCrew(ctx.sessionID, ctx.directory || runtime.directory), ctx.sessionID);
   } catch (error) {
     return formatError(error);
   }
@@ -35,7 +40,7 @@ export function crewTools(runtime: Runtime): Record<string, ToolDefinition> {
   return {
     otto_agent_say: tool({
       description:
-        "Posts a message to otto's crew stream. Mention who it is for: @name (another agent, who is woken with it), @otto (the orchestrator), @human (a person). Without a mention nobody is woken.",
+        "Posts a message to otto's crew stream. Mention who it is for: @name (another agent, who is woken with it), @otto (the orchestrator), @human (a person); @branch:name or @project:branch:name reaches the crew of another branch or project. Without a mention nobody is woken.",
       args: { message: tool.schema.string().describe("The message, with @mentions.") },
       execute: ({ message }, ctx) => asAgent(runtime, ctx, async (crew, sessionID) => woke(await say(crew, sessionID, message))),
     }),

@@ -86,7 +86,7 @@ export const TOOL_MANIFEST = {
     },
   },
   otto_agent_say: {
-    description: "Posts a message to otto's crew stream. Mention who it is for: @name (another agent, who is woken with it), @otto (the orchestrator), @human (a person). Without a mention nobody is woken.",
+    description: "Posts a message to otto's crew stream. Mention who it is for: @name (another agent, who is woken with it), @otto (the orchestrator), @human (a person); @branch:name or @project:branch:name reaches the crew of another branch or project. Without a mention nobody is woken.",
     args: {
       message: z.string().describe("The message, with @mentions."),
     },

@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { formatCost, formatTokens, readLedger, sumUsage, totalTokens, ZERO_USAGE, type Usage } from "../../../src/cost/index.ts";
 import { assertPluginLoaded, text, toolCall, useE2E, type RecordedRequest } from "../../support/index.ts";
 import {
+  crewDir,
   agentState,
   deliverFor,
   idle,
@@ -114,7 +115,7 @@ describe("crew: what agents cost", () => {
     // Nothing more reaches it: the prompt is refused before it enters the stream (the only way a prompt
     // reaches an agent), and once bob's session has no turn left, no call of its can come.
     expect(await ottoAgent(client, otto.id, "prompt bob Go on")).toContain("stopped at its budget");
-    const stream = fs.readFileSync(path.join(ws.project, ".otto", "crew", "messages.jsonl"), "utf8");
+    const stream = fs.readFileSync(path.join(crewDir(ws) ?? "", "messages.jsonl"), "utf8");
     expect(stream).not.toContain("Go on");
     await idle(client, readCrew(ws).agents.find((a) => a.name === "bob")!.sessionID);
     expect(e2e.model.requests.filter(ofAgent("bob"))).toHaveLength(calls);

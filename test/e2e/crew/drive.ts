@@ -72,15 +72,36 @@ interface CrewJson {
   agents: Array<{ name: string; state: string; sessionID: string; directory: string; human?: unknown; error?: string; summary?: string }>;
 }
 
-export function readCrew(ws: Workspace): CrewJson {
+/** The folder of the crew whose OpenCode runs in `home` (default: the workspace's project), under otto's data folder. */
+export function crewDir(ws: Workspace, home = ws.project): string | undefined {
+  const base = path.join(ws.env.XDG_DATA_HOME ?? "", "otto", "crews");
+  const real = fs.realpathSync(home);
+  for (const project of fs.existsSync(base) ? fs.readdirSync(base) : []) {
+    for (const branch of fs.readdirSync(path.join(base, project))) {
+      const dir = path.join(base, project, branch);
+      try {
+        const id = (JSON.parse(fs.readFileSync(path.join(dir, "crew.json"), "utf8")) as { id?: { home: string } }).id;
+        if (id?.home === real) return dir;
+      } catch {
+        // Not written yet.
+      }
+    }
+  }
+  return undefined;
+}
+
+export function readCrew(ws: Workspace, home?: string): CrewJson {
   try {
-    return JSON.parse(fs.readFileSync(path.join(ws.project, ".otto", "crew", "crew.json"), "utf8")) as CrewJson;
+    const dir = crewDir(ws, home);
+    if (!dir) return { agents: [] };
+    return JSON.parse(fs.readFileSync(path.join(dir, "crew.json"), "utf8")) as CrewJson;
   } catch {
     return { agents: [] };
   }
 }
 
-export const agentState = (ws: Workspace, name: string): string | undefined => readCrew(ws).agents.find((a) => a.name === name)?.state;
+export const agentState = (ws: Workspace, name: string, home?: string): string | undefined =>
+  readCrew(ws, home).agents.find((a) => a.name === name)?.state;
 
 /** Polls until `check` holds (the limit only stops a broken test from hanging). */
 export async function until(what: string, check: () => boolean, timeoutMs = 60_000): Promise<void> {

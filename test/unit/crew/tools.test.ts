@@ -12,7 +12,12 @@ import { fakeCrew, ORCH } from "./fake-crew.ts";
 import { KnownSecrets } from "../../../src/core/secrets.ts";
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "otto-crew-tools-"));
-afterEach(() => fs.rmSync(path.join(dir, ".otto"), { recursive: true, force: true }));
+// Otto's data folder, where crews live: never the real home's.
+const data = fs.mkdtempSync(path.join(os.tmpdir(), "otto-crew-data-"));
+afterEach(() => {
+  fs.rmSync(path.join(dir, ".otto"), { recursive: true, force: true });
+  fs.rmSync(path.join(data, "otto"), { recursive: true, force: true });
+});
 
 const runtime = {
   client: {} as Runtime["client"],
@@ -20,7 +25,7 @@ const runtime = {
   worktree: dir,
   events: new EventBus(),
   log: silentLogger,
-  env: { PATH: process.env.PATH, GIT_CEILING_DIRECTORIES: path.dirname(dir) },
+  env: { PATH: process.env.PATH, GIT_CEILING_DIRECTORIES: path.dirname(dir), HOME: data, XDG_DATA_HOME: data },
   once: new Set<string>(),
   secrets: new KnownSecrets(),
   sessions: {} as Runtime["sessions"],
@@ -84,7 +89,11 @@ describe("crew tools at the tool boundary", () => {
     };
 
     expect(await run("spawn carol Write the docs")).toContain("Spawned @carol");
-    const agents = (await snapshot(before.crew)).state.agents;
+    // The crew of the previous layout (under the project) was moved to otto's data folder once.
+    const moved = await crewFor(restarted).at(dir);
+    expect(moved.paths.dir.startsWith(path.join(data, "otto", "crews"))).toBe(true);
+    expect(fs.existsSync(path.join(dir, ".otto", "crew", "crew.json"))).toBe(false);
+    const agents = (await snapshot(moved)).state.agents;
     expect(agents.map((a) => [a.name, a.state, a.error])).toEqual([
       ["alice", "failed", "its session is idle after OpenCode restarted: it stopped without completing"],
       ["bob", "failed", "its session no longer exists"],
