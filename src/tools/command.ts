@@ -4,6 +4,14 @@ import { OttoError, formatError } from "../core/index.ts";
 import type { Runtime } from "../runtime.ts";
 import { liveTitle } from "./live-title.ts";
 import { splitArgs } from "./split-args.ts";
+import { failJob } from "./fail-job.ts";
+import { hostKind } from "../core/host-kind.ts";
+
+/** Headless (`opencode run`), a command that refused or failed exits non-zero, so a script can stop there. */
+function refused(output: string): string {
+  if (hostKind() === "run") failJob();
+  return output;
+}
 
 export type OptionSpec = NonNullable<ParseArgsConfig["options"]>;
 export type Values = Record<string, string | boolean | string[] | undefined>;
@@ -137,7 +145,7 @@ export function defineCommand(spec: CommandSpec, runtime: Runtime): ToolDefiniti
       }
       const match = argv.length === 0 ? { verb: spec.verbs.find((v) => v.path.length === 0)!, rest: [] } : matchVerb(spec, argv);
       if (!match) {
-        return `Error: unknown verb '${argv[0]}' for /${spec.name}.\n\n${usage(spec)}`;
+        return refused(`Error: unknown verb '${argv[0]}' for /${spec.name}.\n\n${usage(spec)}`);
       }
       if (match.rest.includes("--help") || match.rest.includes("-h")) return verbHelp(spec, match.verb);
       try {
@@ -151,7 +159,7 @@ export function defineCommand(spec: CommandSpec, runtime: Runtime): ToolDefiniti
         runtime.log.log("warn", `/${spec.name} ${match.verb.path.join(" ")} failed`, {
           error: error instanceof Error ? error.message : String(error),
         });
-        return formatError(error);
+        return refused(formatError(error));
       }
     },
   });

@@ -41,7 +41,7 @@ describe("/otto-spec headless (opencode run --command)", () => {
       specModel((kind) => (kind === "tasks" || kind === "document-retry" ? doc(TASKS_CYCLE) : undefined)),
     );
     const run = await e2e.run(ws, ["run", "--command", "otto-spec", "--", "task", "generate"]);
-    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.exitCode, run.stderr).toBe(1);
     expect(run.stdout).toContain("wrote an invalid tasks.md 3 times; nothing was written");
     expect(run.stdout).toContain("Dependency cycle: task-001 → task-003 → task-001");
     expect(run.stdout).toContain("Next step: Run the command again; if it keeps failing, use a stronger primary model");
