@@ -12,7 +12,7 @@ import { hostKind } from "./host.ts";
 import { processAlive } from "../../core/index.ts";
 import { holderAlive, markStopped, readWatcherRecord, WatchMode, type LockDeps } from "./lock.ts";
 import { renderCycle, renderStatus } from "./render.ts";
-import { cronFor, systemClock, type Clock } from "./schedule.ts";
+import { cronFor, formatInterval, systemClock, type Clock } from "./schedule.ts";
 import { installUnit } from "./install.ts";
 import { serverAuthFile, watcherServerAuth, writeServerAuthFile } from "./server-auth.ts";
 import { createWatcher, summarize, type Watcher } from "./watcher.ts";
@@ -104,7 +104,7 @@ export function createWatchController(runtime: PrRuntime, deps: ControllerDeps):
     if (w.running) return `The PR watcher already runs in this OpenCode process (pid ${deps.pid}).`;
     const { replaced } = await w.start(mode);
     return [
-      `PR watcher running in this OpenCode process (pid ${deps.pid}), every ${intervalMs / 1000} s; first cycle now.`,
+      `PR watcher running in this OpenCode process (pid ${deps.pid}), every ${formatInterval(intervalMs)}; first cycle now.`,
       replaced ? `Took over the lock of a stale watcher (pid ${replaced}).` : "",
       "It stops when this OpenCode exits; /otto-pr watch start --detach keeps one running in the background.",
     ]
