@@ -12,6 +12,7 @@ import {
   parseKeyPath,
   renderConfigJson,
   renderConfigJsonc,
+  renderUnsetRoles,
   setConfigValue,
   untrustedNote,
   validateConfig,
@@ -44,7 +45,7 @@ const show: Verb = {
     ];
     const sandbox = describeSandbox(loaded.config.sandbox, runtime.env);
     if (values.json === true) return renderConfigJson(loaded, checks, { mode: sandbox.mode, active: sandbox.active });
-    return `${renderConfigJsonc(loaded, checks)}\n\n${sandbox.line}${note}`;
+    return [renderConfigJsonc(loaded, checks), ...renderUnsetRoles(loaded.config), "", `${sandbox.line}${note}`].join("\n");
   },
 };
 

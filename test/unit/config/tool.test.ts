@@ -103,6 +103,16 @@ describe("/otto-config show", () => {
     expect(await toolFor(box.repo, box.env)("show")).toContain("- spec.verify (configured): none ([])");
   });
 
+  it("says which flows each unset model role leaves without a model", async () => {
+    const box = await sandbox();
+    const out = await toolFor(box.repo, box.env)("show");
+    expect(out).toContain("Model roles not set (set one: /otto-config set models.primary <provider/model>");
+    expect(out).toContain("- models.primary: unset. Commands you run use your session's model instead (and say so), but the PR watcher");
+    expect(out).toContain("the same model that wrote what they review: no second opinion.");
+    await box.write(box.repoFile, `{ "models": { "primary": "a/b", "secondary": "c/d", "reviewers": ["c/d"], "fix": "a/b" } }`);
+    expect(await toolFor(box.repo, box.env)("show")).not.toContain("Model roles not set");
+  });
+
   it("turns an invalid config into an error naming file:line:col", async () => {
     const box = await sandbox();
     await box.write(box.repoFile, `{\n  "spec": { "max_parallel_tasks": true }\n}`);
