@@ -235,7 +235,7 @@ export async function planVerb(input: BuildInput, prompt: string): Promise<VerbR
     "",
     `Review .otto/specs/${slug}/ (requirements, research, design, tasks).`,
     "",
-    `Next step: /otto-build --spec ${slug}`,
+    `Next step: /otto-spec execute --spec ${slug} --pr (the tasks in phases, then the PR), or /otto-build --spec ${slug} --pr (one builder session).`,
   ].join("\n");
   return { title: `otto build plan: ${slug} ready for review`, output };
 }
