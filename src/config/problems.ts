@@ -33,7 +33,11 @@ export function sameProblem(a: ConfigProblem, b: ConfigProblem): boolean {
 export function configError(problems: readonly ConfigProblem[], heading?: string, fix?: string): OttoError {
   const count = problems.length === 1 ? "1 problem" : `${problems.length} problems`;
   const title = heading ?? `Invalid otto config (${count}):`;
-  return new OttoError("config_invalid", `${title}\n${formatConfigProblems(problems)}`, fix ?? "Fix each problem above, then run /otto-config validate.");
+  return new OttoError(
+    "config_invalid",
+    `${title}\n${formatConfigProblems(problems)}`,
+    fix ?? "Fix each problem above, then run /otto-config validate.",
+  );
 }
 
 /** How a value appears in a message: short, typed, never a whole object. */

@@ -52,7 +52,11 @@ export function checkGate(stage: Stage, present: ReadonlySet<Artifact>, slug: st
   const missing = absent[0];
   if (missing === undefined) return;
   if (absent.length === 1)
-    throw new OttoError("gate_blocked", `Cannot run ${STAGE_NAMES[stage]} — ${missing}.md has not been written yet.`, commandFor(missing, slug));
+    throw new OttoError(
+      "gate_blocked",
+      `Cannot run ${STAGE_NAMES[stage]} — ${missing}.md has not been written yet.`,
+      commandFor(missing, slug),
+    );
   // Several stages to go: name them all at once, not one gate per attempt.
   const rest = absent.slice(1).map((a) => (a === "tasks" ? "task generate" : a));
   throw new OttoError(

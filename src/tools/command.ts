@@ -28,7 +28,8 @@ export interface CommandContext {
   progress(title: string): void;
 }
 
-export type CommandResult = string | { title?: string; output: string; metadata?: Record<string, unknown> };
+/** A verb's output; `failed`: it reports its partial work, and the command still failed (exits non-zero headless). */
+export type CommandResult = string | { title?: string; output: string; metadata?: Record<string, unknown>; failed?: boolean };
 
 export interface Verb {
   /** Words that select this verb, e.g. ["task", "generate"]. */
@@ -114,7 +115,7 @@ export function parseVerbArgs(spec: CommandSpec, verb: Verb, rest: string[]): Ve
   return parsed;
 }
 
-function normalise(result: CommandResult): { title?: string; output: string; metadata?: Record<string, unknown> } {
+function normalise(result: CommandResult): Exclude<CommandResult, string> {
   return typeof result === "string" ? { output: result } : result;
 }
 
@@ -152,6 +153,7 @@ export function defineCommand(spec: CommandSpec, runtime: Runtime): ToolDefiniti
         const input = parseVerbArgs(spec, match.verb, match.rest);
         const result = normalise(await match.verb.run(input, ctx));
         await title.flush();
+        if (result.failed) refused(result.output);
         // The returned title is what OpenCode shows once the tool is done.
         return result.title ? { title: result.title, output: result.output, metadata: result.metadata ?? {} } : result.output;
       } catch (error) {

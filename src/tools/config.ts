@@ -74,7 +74,8 @@ function keyAndValue(positionals: string[]): string[] {
   const [first = "", ...rest] = positionals;
   const eq = /^([\w.[\]-]+)=([\s\S]*)$/.exec(first);
   if (eq) return [eq[1] ?? "", ...[eq[2] ?? "", ...rest].filter((word, i) => i > 0 || word !== "" || rest.length === 0)];
-  if (rest.length === 0) throw new OttoError("usage", `Missing value for '${first}'.`, "Usage: /otto-config set <key> <value> | <key>=<value> [--user]");
+  if (rest.length === 0)
+    throw new OttoError("usage", `Missing value for '${first}'.`, "Usage: /otto-config set <key> <value> | <key>=<value> [--user]");
   return positionals;
 }
 

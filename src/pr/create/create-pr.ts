@@ -70,7 +70,9 @@ async function forgeOf(
     throw new OttoError(
       "pr_create_no_origin",
       `This checkout has no origin remote, so otto cannot tell which forge ${command === "/pr-review" ? "the PR is on" : "to open the PR on"}.`,
-      command === "/pr-review" ? "Name the PR: /pr-review <url>, or add origin (`git remote add origin <url>`)." : `Add it (\`git remote add origin <url>\`), then run ${command} again.`,
+      command === "/pr-review"
+        ? "Name the PR: /pr-review <url>, or add origin (`git remote add origin <url>`)."
+        : `Add it (\`git remote add origin <url>\`), then run ${command} again.`,
     );
   for (const backend of ctx.registry.all()) {
     const repo = backend.repoOfRemote(remote);

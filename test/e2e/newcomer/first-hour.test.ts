@@ -13,7 +13,8 @@ import { ottoCommand } from "../pr/forges.ts";
 describe("a newcomer's first hour, headless", () => {
   const e2e = useE2E();
 
-  const toolOf = (command: string): string => (command.startsWith("otto-") ? command.replace(/-/g, "_") : `otto_${command.replace(/-/g, "_")}`);
+  const toolOf = (command: string): string =>
+    command.startsWith("otto-") ? command.replace(/-/g, "_") : `otto_${command.replace(/-/g, "_")}`;
 
   async function headless(ws: Workspace, command: string, args: string[], cwd?: string) {
     e2e.model.script(...slashCommand(toolOf(command)));

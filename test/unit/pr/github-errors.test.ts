@@ -27,7 +27,11 @@ describe("GitHub errors name the real cause", () => {
       .catch((e: unknown) => e);
     expect(error).toMatchObject({ code: "pr_unreachable" });
     const { message, fix } = error as { message: string; fix: string };
-    expect(message).toMatch(new RegExp(`GitHub could not be reached while reading .*: 127\\.0\\.0\\.1:\\d+: the connection was refused; no HTTP status came back`));
+    expect(message).toMatch(
+      new RegExp(
+        `GitHub could not be reached while reading .*: 127\\.0\\.0\\.1:\\d+: the connection was refused; no HTTP status came back`,
+      ),
+    );
     expect(message).toContain("Also, otto found no GitHub token");
     expect(fix).toContain(`Check that ${apiUrl} is reachable from this machine`);
     expect(fix).not.toContain("next poll");
@@ -42,7 +46,9 @@ describe("GitHub errors name the real cause", () => {
       .getPr(PR)
       .catch((e: unknown) => e);
     expect(error).toMatchObject({ code: "pr_no_token" });
-    expect((error as Error).message).toMatch(/^GitHub answered 40\d for .*, and otto found no GitHub token .*: a private repository is invisible without one\.$/);
+    expect((error as Error).message).toMatch(
+      /^GitHub answered 40\d for .*, and otto found no GitHub token .*: a private repository is invisible without one\.$/,
+    );
     expect((error as Error).message).not.toContain("the token cannot see it");
   });
 });

@@ -99,9 +99,13 @@ describe("splitArgs", () => {
     expect(splitArgs(String.raw`add C:\path\to\file`)).toEqual(["add", String.raw`C:\path\to\file`]);
   });
 
-  it("undoes the quoting of `opencode run`: an argument with a space arrives as \"…\" with its quotes escaped", () => {
+  it('undoes the quoting of `opencode run`: an argument with a space arrives as "…" with its quotes escaped', () => {
     // `opencode run --command otto-config -- set spec.verify '["npm test", "npm run lint"]'`
-    expect(splitArgs(String.raw`set spec.verify "[\"npm test\", \"npm run lint\"]"`)).toEqual(["set", "spec.verify", '["npm test", "npm run lint"]']);
+    expect(splitArgs(String.raw`set spec.verify "[\"npm test\", \"npm run lint\"]"`)).toEqual([
+      "set",
+      "spec.verify",
+      '["npm test", "npm run lint"]',
+    ]);
     // `-- add 'don't break "health" now'`: an escaped quote before a space does not close the group.
     expect(splitArgs(String.raw`add "don't break \"health\" now" --spec x`)).toEqual(["add", `don't break "health" now`, "--spec", "x"]);
     // Outside a double-quoted group a backslash stays a backslash.
