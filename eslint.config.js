@@ -91,7 +91,6 @@ const EXCEPTIONS = [
   ],
   ["runtime.ts", "session/writes.ts", "built at plugin load beside the runner; see session/runner.ts"],
   ["index.ts", "session/permission-guard.ts", "registered at plugin load; see runtime.ts → session/runner.ts"],
-  ["index.ts", "pr/watch/host.ts", "hostKind() at plugin load; the pr barrel is loaded on first use only"],
   ["session/runner.ts", "cost/account.ts", "on the load path through runtime.ts; see runtime.ts → cost/ledger.ts"],
   ["session/runner.ts", "cost/meter.ts", "on the load path through runtime.ts"],
   ["session/runner.ts", "cost/scope.ts", "on the load path through runtime.ts"],

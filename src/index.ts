@@ -7,7 +7,7 @@ import { hardenHostGit } from "./host/host-git.ts";
 import { commandOutput, OTTO_COMMANDS } from "./host/command-output.ts";
 import { registerOtto } from "./host/register.ts";
 import { checkHostVersion } from "./host/version.ts";
-import { hostKind } from "./pr/watch/host.ts";
+import { hostKind } from "./core/host-kind.ts";
 import { createRuntime } from "./runtime.ts";
 import { permissionGuard } from "./session/permission-guard.ts";
 import { buildTools } from "./tools/index.ts";

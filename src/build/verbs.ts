@@ -22,6 +22,8 @@ import { unverifiedHeadline } from "./verdict.ts";
 export interface VerbResult {
   title: string;
   output: string;
+  /** The verb failed after doing part of its work: headless, the command exits non-zero. */
+  failed?: boolean;
 }
 
 export interface BuildResult extends VerbResult {
@@ -226,7 +228,7 @@ export async function planVerb(input: BuildInput, prompt: string): Promise<VerbR
     done.push(`task generate: ${(await generateTasks(deps, slug)).title}`);
   } catch (error) {
     const output = [`## otto build plan: ${slug}`, "", ...done.map((d) => `- ${d}`), "", formatError(error)].join("\n");
-    return { title: `otto build plan: ${slug} stopped`, output };
+    return { title: `otto build plan: ${slug} stopped`, output, failed: true };
   }
   const output = [
     `## otto build plan: ${slug}`,
@@ -235,7 +237,7 @@ export async function planVerb(input: BuildInput, prompt: string): Promise<VerbR
     "",
     `Review .otto/specs/${slug}/ (requirements, research, design, tasks).`,
     "",
-    `Next step: /otto-build --spec ${slug}`,
+    `Next step: /otto-spec execute --spec ${slug} --pr (the tasks in phases, then the PR), or /otto-build --spec ${slug} --pr (one builder session).`,
   ].join("\n");
   return { title: `otto build plan: ${slug} ready for review`, output };
 }

@@ -33,5 +33,5 @@ export {
 export { parseKeyPath, formatKeyPath } from "./keypath.ts";
 export { allKeyPaths } from "./introspect.ts";
 export { modelRoles, type ModelRoles } from "./models.ts";
-export { renderConfigJsonc, renderConfigJson } from "./show.ts";
+export { renderConfigJsonc, renderConfigJson, renderUnsetRoles } from "./show.ts";
 export { buildJsonSchema, renderJsonSchema } from "./json-schema.ts";

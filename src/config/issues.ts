@@ -26,7 +26,7 @@ function toPath(path: readonly PropertyKey[]): Path {
 function expectedOf(issue: z.core.$ZodIssue): string {
   switch (issue.code) {
     case "invalid_type":
-      return issue.expected === "int" ? "a whole number" : `a ${issue.expected}`;
+      return issue.expected === "int" ? "a whole number" : `${/^[aeiou]/.test(issue.expected) ? "an" : "a"} ${issue.expected}`;
     case "invalid_value":
       return `one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}`;
     case "too_small":

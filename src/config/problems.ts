@@ -30,13 +30,13 @@ export function sameProblem(a: ConfigProblem, b: ConfigProblem): boolean {
 }
 
 /** The error thrown for invalid config: lists every problem, each with its own fix line. */
-export function configError(problems: readonly ConfigProblem[], heading?: string): OttoError {
+export function configError(problems: readonly ConfigProblem[], heading?: string, fix?: string): OttoError {
   const count = problems.length === 1 ? "1 problem" : `${problems.length} problems`;
   const title = heading ?? `Invalid otto config (${count}):`;
   return new OttoError(
     "config_invalid",
     `${title}\n${formatConfigProblems(problems)}`,
-    "Fix each problem above, then run /otto-config validate.",
+    fix ?? "Fix each problem above, then run /otto-config validate.",
   );
 }
 

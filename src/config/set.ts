@@ -105,6 +105,8 @@ export function planEdit(text: string, options: ParseOptions, path: KeyPath, val
     throw configError(
       fresh,
       `Refused to ${value === undefined ? "remove" : "set"} ${key} in ${options.file}; the file was not changed. The result would be invalid:`,
+      // Nothing was written, so there is nothing to validate: the next step is the same command with a valid value.
+      `Run /otto-config set ${key} <value> again with a value of the expected type (JSON lists and objects in single quotes).`,
     );
   }
   return { text: next, key, value, previous, changed: !isDeepStrictEqual(previous, value) };

@@ -1,6 +1,7 @@
 import { redact, isRecord } from "../core/index.ts";
 import { formatKeyPath } from "./keypath.ts";
 import type { LoadedConfig } from "./load.ts";
+import type { Config } from "./schema.ts";
 import { maskSecrets } from "./secrets.ts";
 
 /** "user (/home/me/.config/otto/otto.jsonc)" → "user": the files are listed once above the config. */
@@ -117,4 +118,22 @@ export function renderConfigJson(
     ),
     loaded.secrets,
   );
+}
+
+/** What each unset model role means, so a newcomer sees which flows need it before one fails. */
+export function renderUnsetRoles(config: Pick<Config, "models">): string[] {
+  const { primary, secondary, reviewers, fix } = config.models;
+  const lines: string[] = [];
+  if (!primary)
+    lines.push(
+      "- models.primary: unset. Commands you run use your session's model instead (and say so), but the PR watcher (/otto-pr watch start) runs in the background with no session: its fixes and answers need models.primary or models.fix.",
+    );
+  if (!secondary)
+    lines.push(
+      `- models.secondary: unset. Critiques and reviews use ${primary ? "your session's model" : "your session's model, the same model that wrote what they review"}: no second opinion.`,
+    );
+  if (!reviewers) lines.push("- models.reviewers: unset. /pr-review --loop reviews with models.secondary alone.");
+  if (!fix) lines.push(`- models.fix: unset. Fixes use ${primary ? "models.primary" : "models.primary, which is unset too"}.`);
+  if (lines.length === 0) return [];
+  return ["", "Model roles not set (set one: /otto-config set models.primary <provider/model>; `opencode models` lists them):", ...lines];
 }

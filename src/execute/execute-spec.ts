@@ -1,7 +1,7 @@
 import { describeResolvedChecks } from "../analysis/index.ts";
 import { OttoError, isOttoError, errorLine } from "../core/index.ts";
 import { Account, formatUsage, ledgerFile, medianTaskCost, readLedger, withAccount } from "../cost/index.ts";
-import { resolveRoleModel } from "../session/index.ts";
+import { resolveRoleModel, sameModelNote } from "../session/index.ts";
 import { checkGate, listSpecs, phases, readArtifacts, resolveSpec, specPaths, summarizeTasks, type SpecPaths } from "../spec/index.ts";
 import { runBaseline } from "./check-baseline.ts";
 import { runFinalChecks } from "./final-checks.ts";
@@ -41,7 +41,9 @@ export async function resolveModels(deps: ExecuteDeps): Promise<Models> {
   return {
     primary: primary.model,
     secondary: secondary.model,
-    notes: [primary.note, secondary.note].filter((n): n is string => n !== undefined),
+    notes: [primary.note, secondary.note, deps.models.secondary ? undefined : sameModelNote(primary.model, secondary.model)].filter(
+      (n): n is string => n !== undefined,
+    ),
   };
 }
 

@@ -15,7 +15,7 @@ export {
   type EnvelopeResult,
 } from "./envelope.ts";
 export { renderDialog, type DialogOptions } from "./dialog.ts";
-export { resolveRoleModel, readSessionModel, type RoleModel, type RoleModelDeps } from "./role-model.ts";
+export { resolveRoleModel, readSessionModel, sameModelNote, type RoleModel, type RoleModelDeps } from "./role-model.ts";
 export {
   systemClock,
   type Clock,

@@ -49,3 +49,9 @@ export async function resolveRoleModel(role: string, configured: string | undefi
   deps.log.log("info", note);
   return { model, note };
 }
+
+/** Said when a review (secondary) falls on the model that wrote the work: no second opinion, and the user should know. */
+export function sameModelNote(writer: ModelRef, reviewer: ModelRef): string | undefined {
+  if (formatModel(writer) !== formatModel(reviewer)) return undefined;
+  return `the review is by the same model that wrote the work (${formatModel(writer)}), so it is no second opinion; set models.secondary to another model for one`;
+}

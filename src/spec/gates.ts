@@ -48,11 +48,20 @@ function commandFor(artifact: Artifact, slug: string): string {
  * in pipeline order, with the command that creates it as the fix.
  */
 export function checkGate(stage: Stage, present: ReadonlySet<Artifact>, slug: string): void {
-  const missing = STAGE_REQUIRES[stage].find((artifact) => !present.has(artifact));
+  const absent = STAGE_REQUIRES[stage].filter((artifact) => !present.has(artifact));
+  const missing = absent[0];
   if (missing === undefined) return;
+  if (absent.length === 1)
+    throw new OttoError(
+      "gate_blocked",
+      `Cannot run ${STAGE_NAMES[stage]} — ${missing}.md has not been written yet.`,
+      commandFor(missing, slug),
+    );
+  // Several stages to go: name them all at once, not one gate per attempt.
+  const rest = absent.slice(1).map((a) => (a === "tasks" ? "task generate" : a));
   throw new OttoError(
     "gate_blocked",
-    `Cannot run ${STAGE_NAMES[stage]} — ${missing}.md has not been written yet.`,
-    commandFor(missing, slug),
+    `Cannot run ${STAGE_NAMES[stage]} — ${absent.map((a) => `${a}.md`).join(", ")} have not been written yet.`,
+    `${commandFor(missing, slug)}, then ${rest.join(", then ")} (for a new prompt, /otto-build plan "<prompt>" runs the whole chain unattended).`,
   );
 }

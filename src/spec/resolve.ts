@@ -14,7 +14,11 @@ export function resolveSpec(specs: readonly SpecCandidate[], flag?: string): str
   const slugs = candidates.map((c) => c.slug);
   if (flag !== undefined) assertSafeSlug(flag);
   if (candidates.length === 0) {
-    throw new OttoError("spec_not_found", "No specs found in .otto/specs.", 'Run /otto-spec add "<prompt>"');
+    throw new OttoError(
+      "spec_not_found",
+      "No specs found in .otto/specs.",
+      'Run /otto-build plan "<prompt>" (requirements → research → design → tasks, unattended), or /otto-spec add "<prompt>" to go stage by stage',
+    );
   }
   const lines = (list: typeof candidates): string => {
     const width = Math.max(...list.map((c) => c.slug.length));

@@ -23,6 +23,7 @@ export function slugFromPrompt(prompt: string, existing: readonly string[] = [])
     .normalize("NFKD")
     .replace(/[\u0300-\u036f]/g, "") // é → e once decomposed
     .toLowerCase()
+    .replace(/['’]/g, "") // don't → dont, not don-t
     .split(/[^a-z0-9]+/)
     .filter((w) => w !== "");
   const meaningful = words.filter((w) => !STOP_WORDS.has(w));

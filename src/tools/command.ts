@@ -4,6 +4,14 @@ import { OttoError, formatError } from "../core/index.ts";
 import type { Runtime } from "../runtime.ts";
 import { liveTitle } from "./live-title.ts";
 import { splitArgs } from "./split-args.ts";
+import { failJob } from "./fail-job.ts";
+import { hostKind } from "../core/host-kind.ts";
+
+/** Headless (`opencode run`), a command that refused or failed exits non-zero, so a script can stop there. */
+function refused(output: string): string {
+  if (hostKind() === "run") failJob();
+  return output;
+}
 
 export type OptionSpec = NonNullable<ParseArgsConfig["options"]>;
 export type Values = Record<string, string | boolean | string[] | undefined>;
@@ -20,7 +28,8 @@ export interface CommandContext {
   progress(title: string): void;
 }
 
-export type CommandResult = string | { title?: string; output: string; metadata?: Record<string, unknown> };
+/** A verb's output; `failed`: it reports its partial work, and the command still failed (exits non-zero headless). */
+export type CommandResult = string | { title?: string; output: string; metadata?: Record<string, unknown>; failed?: boolean };
 
 export interface Verb {
   /** Words that select this verb, e.g. ["task", "generate"]. */
@@ -106,7 +115,7 @@ export function parseVerbArgs(spec: CommandSpec, verb: Verb, rest: string[]): Ve
   return parsed;
 }
 
-function normalise(result: CommandResult): { title?: string; output: string; metadata?: Record<string, unknown> } {
+function normalise(result: CommandResult): Exclude<CommandResult, string> {
   return typeof result === "string" ? { output: result } : result;
 }
 
@@ -137,13 +146,14 @@ export function defineCommand(spec: CommandSpec, runtime: Runtime): ToolDefiniti
       }
       const match = argv.length === 0 ? { verb: spec.verbs.find((v) => v.path.length === 0)!, rest: [] } : matchVerb(spec, argv);
       if (!match) {
-        return `Error: unknown verb '${argv[0]}' for /${spec.name}.\n\n${usage(spec)}`;
+        return refused(`Error: unknown verb '${argv[0]}' for /${spec.name}.\n\n${usage(spec)}`);
       }
       if (match.rest.includes("--help") || match.rest.includes("-h")) return verbHelp(spec, match.verb);
       try {
         const input = parseVerbArgs(spec, match.verb, match.rest);
         const result = normalise(await match.verb.run(input, ctx));
         await title.flush();
+        if (result.failed) refused(result.output);
         // The returned title is what OpenCode shows once the tool is done.
         return result.title ? { title: result.title, output: result.output, metadata: result.metadata ?? {} } : result.output;
       } catch (error) {
@@ -151,7 +161,7 @@ export function defineCommand(spec: CommandSpec, runtime: Runtime): ToolDefiniti
         runtime.log.log("warn", `/${spec.name} ${match.verb.path.join(" ")} failed`, {
           error: error instanceof Error ? error.message : String(error),
         });
-        return formatError(error);
+        return refused(formatError(error));
       }
     },
   });

@@ -1,5 +1,5 @@
 import type { ToolDefinition } from "@opencode-ai/plugin";
-import { maskSecret, isOttoError } from "../core/index.ts";
+import { maskSecret, isOttoError, OttoError } from "../core/index.ts";
 import type { Runtime } from "../runtime.ts";
 import { resolveChecks } from "../analysis/index.ts";
 import {
@@ -12,6 +12,7 @@ import {
   parseKeyPath,
   renderConfigJson,
   renderConfigJsonc,
+  renderUnsetRoles,
   setConfigValue,
   untrustedNote,
   validateConfig,
@@ -44,7 +45,7 @@ const show: Verb = {
     ];
     const sandbox = describeSandbox(loaded.config.sandbox, runtime.env);
     if (values.json === true) return renderConfigJson(loaded, checks, { mode: sandbox.mode, active: sandbox.active });
-    return `${renderConfigJsonc(loaded, checks)}\n\n${sandbox.line}${note}`;
+    return [renderConfigJsonc(loaded, checks), ...renderUnsetRoles(loaded.config), "", `${sandbox.line}${note}`].join("\n");
   },
 };
 
@@ -65,14 +66,27 @@ async function overrideNotes(runtime: Runtime, result: SetResult): Promise<strin
   }
 }
 
+/**
+ * `key value…` or `key=value…`: headless, `opencode run` cannot pass a bare number as an argument of
+ * its own (`-- set spec.max_parallel_tasks 2` fails in OpenCode's parser), but `spec.max_parallel_tasks=2` is text.
+ */
+function keyAndValue(positionals: string[]): string[] {
+  const [first = "", ...rest] = positionals;
+  const eq = /^([\w.[\]-]+)=([\s\S]*)$/.exec(first);
+  if (eq) return [eq[1] ?? "", ...[eq[2] ?? "", ...rest].filter((word, i) => i > 0 || word !== "" || rest.length === 0)];
+  if (rest.length === 0)
+    throw new OttoError("usage", `Missing value for '${first}'.`, "Usage: /otto-config set <key> <value> | <key>=<value> [--user]");
+  return positionals;
+}
+
 const set: Verb = {
   path: ["set"],
-  args: "<key> <value> [--user]",
+  args: "<key> <value> | <key>=<value> [--user]",
   summary: "Set one key in the repo config (or the user config with --user; secrets always go there); JSON values in single quotes",
   options: { user: { type: "boolean" } },
-  positionals: { min: 2, max: 100 },
+  positionals: { min: 1, max: 100 },
   async run({ values, positionals }, { runtime }) {
-    const [key = "", ...words] = positionals;
+    const [key = "", ...words] = keyAndValue(positionals);
     const files = await locateConfigFiles({ directory: runtime.directory, env: runtime.env });
     // Outside a repository there is no repo file to write, so the user file is the target. A
     // secret never goes to the repo file: it is committed and pushed with the repo.

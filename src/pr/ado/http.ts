@@ -85,7 +85,7 @@ function errorFor(status: number, body: string, what: string): Error {
   return new OttoError(
     "pr_api",
     `Azure DevOps request for ${what} failed (${status}): ${redact(message)}`,
-    "otto retries on the next poll.",
+    "Run the command again (a tracked PR is retried on the watcher's next poll).",
   );
 }
 
@@ -147,7 +147,7 @@ export function createAdoHttp(options: AdoHttpOptions): AdoHttp {
           throw new OttoError(
             "pr_api",
             `Azure DevOps ${path}: ${error.message}, ${RETRIES + 1} attempts.`,
-            "otto retries on the next poll.",
+            "Run the command again (a tracked PR is retried on the watcher's next poll).",
           );
         // Retry-After is in seconds; like Octokit's retryAfterBaseValue, retryBaseMs scales it (tests run in ms).
         const told = error.waitMs === undefined ? undefined : (error.waitMs * options.retryBaseMs) / 1000;

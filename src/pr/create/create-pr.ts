@@ -3,7 +3,7 @@ import { Account, formatUsage } from "../../cost/index.ts";
 import { addSpend } from "../context/spend.ts";
 import { documentKey } from "../store/store.ts";
 import { OttoError, redact, errorText } from "../../core/index.ts";
-import { parseDuration } from "../../config/index.ts";
+import { findRepoRoot, parseDuration } from "../../config/index.ts";
 import { renderPrompt } from "../../prompts/index.ts";
 import { resolveRoleModel } from "../../session/index.ts";
 import { currentBranch, gitOutput } from "../../workspace/index.ts";
@@ -51,13 +51,28 @@ const MAX_DIFF_CHARS = 60_000;
 
 const Description = z.object({ title: z.string().trim().min(1).max(200), body: z.string().trim().min(1) });
 
-async function forgeOf(ctx: PrContext, directory: string): Promise<{ backend: PrBackend; repo: string; remote: string }> {
+/** The forge of the checkout's origin; `command` is what the user ran, named in the fix. */
+async function forgeOf(
+  ctx: PrContext,
+  directory: string,
+  command = "/otto-pr create",
+): Promise<{ backend: PrBackend; repo: string; remote: string }> {
+  if (!(await findRepoRoot(directory)))
+    throw new OttoError(
+      "not_a_repository",
+      `${directory} is not inside a git repository, so there is no current branch and no origin remote to find a PR by.`,
+      command === "/pr-review"
+        ? "Name the PR: /pr-review <url>, or run /pr-review in a clone of the PR's repository."
+        : `Run ${command} in a clone of the repository.`,
+    );
   const remote = await originUrl(directory);
   if (!remote)
     throw new OttoError(
       "pr_create_no_origin",
-      "This checkout has no origin remote, so otto cannot tell which forge to open the PR on.",
-      "Add it (`git remote add origin <url>`), then run /otto-pr create again.",
+      `This checkout has no origin remote, so otto cannot tell which forge ${command === "/pr-review" ? "the PR is on" : "to open the PR on"}.`,
+      command === "/pr-review"
+        ? "Name the PR: /pr-review <url>, or add origin (`git remote add origin <url>`)."
+        : `Add it (\`git remote add origin <url>\`), then run ${command} again.`,
     );
   for (const backend of ctx.registry.all()) {
     const repo = backend.repoOfRemote(remote);
@@ -221,7 +236,7 @@ export async function createPullRequest(runtime: Runtime, input: CreatePrInput):
  */
 export async function currentBranchPr(runtime: Runtime, directory: string): Promise<string> {
   const ctx = await createPrContext(runtime, directory);
-  const { backend, repo } = await forgeOf(ctx, directory);
+  const { backend, repo } = await forgeOf(ctx, directory, "/pr-review");
   const branch = await currentBranch(directory, { env: runtime.env });
   if (!branch)
     throw new OttoError(

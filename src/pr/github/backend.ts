@@ -52,12 +52,14 @@ export function createGithubBackend(deps: BackendDeps): PrBackend {
   const settings = deps.config.pr.providers.github;
   const hosts = githubHosts(settings);
   const apiHost = new URL(settings.api_url).hostname;
+  const setting = { apiUrl: settings.api_url, anonymous: false };
   const client = lazy(async (): Promise<GithubClient> => {
     const token =
       settings.token ||
       deps.env.GH_TOKEN ||
       (await cliToken(deps, "gh", ["auth", "token", "--hostname", apiHost === "api.github.com" ? "github.com" : apiHost]));
     if (!token) deps.log("no GitHub token (config, GITHUB_TOKEN, GH_TOKEN or gh auth token): requests are anonymous");
+    setting.anonymous = !token;
     // Octokit is loaded on first use, so loading the plugin stays cheap.
     const { createGithubClient } = await import("./octokit.ts");
     return createGithubClient({
@@ -75,7 +77,7 @@ export function createGithubBackend(deps: BackendDeps): PrBackend {
     try {
       return await run(await client());
     } catch (error) {
-      throw githubError(error, what);
+      throw githubError(error, what, setting);
     }
   }
 

@@ -1,10 +1,55 @@
 import { OttoError, isOttoError, redact } from "../../core/index.ts";
 
+/** What the backend knows of its requests, for an error that names the real cause. */
+export interface RequestSetting {
+  /** The API's URL (pr.providers.github.api_url). */
+  apiUrl: string;
+  /** No token was found: the requests were anonymous. */
+  anonymous: boolean;
+}
+
+const NO_TOKEN = "otto found no GitHub token (pr.providers.github.token, GITHUB_TOKEN, GH_TOKEN or `gh auth token`)";
+
+/** The first `code` down an error's cause chain: ENOTFOUND, ECONNREFUSED (Node), ConnectionRefused (Bun). */
+function networkCode(error: unknown): string | undefined {
+  for (let e = error, depth = 0; typeof e === "object" && e !== null && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string" && code) return code;
+  }
+  return undefined;
+}
+
+function unreachable(code: string | undefined, message: string): string {
+  if (code === "ENOTFOUND" || code === "EAI_AGAIN") return "its name did not resolve (DNS)";
+  if (code === "ECONNREFUSED" || code === "ConnectionRefused") return "the connection was refused";
+  if (code === "ETIMEDOUT" || code === "UND_ERR_CONNECT_TIMEOUT" || code === "Timeout") return "the connection timed out";
+  return message;
+}
+
 /** Octokit's RequestError as an OttoError that says what to do; other errors pass through. */
-export function githubError(error: unknown, what: string): unknown {
+export function githubError(error: unknown, what: string, setting?: RequestSetting): unknown {
   if (isOttoError(error)) return error;
   const status = typeof error === "object" && error !== null ? (error as { status?: unknown }).status : undefined;
   const message = redact(error instanceof Error ? error.message : String(error));
+  // Octokit reports a request that got no answer (DNS, refused, reset) as status 500 without a response.
+  const answered = typeof error === "object" && error !== null && "response" in error && (error as { response?: unknown }).response;
+  if (status === 500 && !answered && setting) {
+    return new OttoError(
+      "pr_unreachable",
+      `GitHub could not be reached while reading ${what}: ${new URL(setting.apiUrl).host}: ${unreachable(networkCode(error), message)}; no HTTP status came back.` +
+        (setting.anonymous ? ` Also, ${NO_TOKEN}.` : ""),
+      `Check that ${setting.apiUrl} is reachable from this machine (network, proxy, VPN; GitHub Enterprise: pr.providers.github.api_url), then run the command again.`,
+      { cause: error },
+    );
+  }
+  if (setting?.anonymous && (status === 401 || status === 403 || status === 404)) {
+    return new OttoError(
+      "pr_no_token",
+      `GitHub answered ${String(status)} for ${what}, and ${NO_TOKEN}: a private repository is invisible without one.`,
+      "Set GITHUB_TOKEN (or run `gh auth login`, or /otto-config set pr.providers.github.token <token> --user), then run the command again.",
+      { cause: error },
+    );
+  }
   if (status === 401) {
     return new OttoError(
       "pr_auth",
@@ -33,7 +78,7 @@ export function githubError(error: unknown, what: string): unknown {
   return new OttoError(
     "pr_api",
     `GitHub request for ${what} failed${code}: ${message}`,
-    "otto retries on the next poll; check GitHub's status if it persists.",
+    "Run the command again (a tracked PR is retried on the watcher's next poll); check GitHub's status if it persists.",
     { cause: error },
   );
 }

@@ -12,7 +12,8 @@ import { hostKind } from "./host.ts";
 import { processAlive } from "../../core/index.ts";
 import { holderAlive, markStopped, readWatcherRecord, WatchMode, type LockDeps } from "./lock.ts";
 import { renderCycle, renderStatus } from "./render.ts";
-import { cronFor, systemClock, type Clock } from "./schedule.ts";
+import { startNotes } from "./start-notes.ts";
+import { cronFor, formatInterval, systemClock, type Clock } from "./schedule.ts";
 import { installUnit } from "./install.ts";
 import { serverAuthFile, watcherServerAuth, writeServerAuthFile } from "./server-auth.ts";
 import { createWatcher, summarize, type Watcher } from "./watcher.ts";
@@ -104,7 +105,7 @@ export function createWatchController(runtime: PrRuntime, deps: ControllerDeps):
     if (w.running) return `The PR watcher already runs in this OpenCode process (pid ${deps.pid}).`;
     const { replaced } = await w.start(mode);
     return [
-      `PR watcher running in this OpenCode process (pid ${deps.pid}), every ${intervalMs / 1000} s; first cycle now.`,
+      `PR watcher running in this OpenCode process (pid ${deps.pid}), every ${formatInterval(intervalMs)}; first cycle now.`,
       replaced ? `Took over the lock of a stale watcher (pid ${replaced}).` : "",
       "It stops when this OpenCode exits; /otto-pr watch start --detach keeps one running in the background.",
     ]
@@ -124,7 +125,7 @@ export function createWatchController(runtime: PrRuntime, deps: ControllerDeps):
             "Run /otto-pr watch start --detach (a background opencode serve), /otto-pr watch once (one cycle now), or start it inside the OpenCode TUI.",
           );
         }
-        return startHere("foreground");
+        return withNotes(await startHere("foreground"), await startNotes(ctx));
       }
       const lock = lockDeps(ctx.dataDir);
       const current = await readWatcherRecord(lock.file);
@@ -153,7 +154,10 @@ export function createWatchController(runtime: PrRuntime, deps: ControllerDeps):
       const password = auth.generated
         ? `its password is in ${serverAuthFile(ctx.dataDir)} (user ${auth.username})`
         : "with your OPENCODE_SERVER_PASSWORD";
-      return `Started the PR watcher in the background: opencode serve (pid ${pid}) on 127.0.0.1:${port}, ${password}, polling every ${ctx.loaded.config.server.poll_interval}.\nLog: ${logFile}\nStop it with /otto-pr watch stop.`;
+      return withNotes(
+        `Started the PR watcher in the background: opencode serve (pid ${pid}) on 127.0.0.1:${port}, ${password}, polling every ${ctx.loaded.config.server.poll_interval}.\nLog: ${logFile}\nStop it with /otto-pr watch stop.`,
+        await startNotes(ctx),
+      );
     },
 
     async stop() {
@@ -258,3 +262,5 @@ export function watchControllerFor(runtime: PrRuntime, deps: Partial<ControllerD
   }
   return controller;
 }
+
+const withNotes = (text: string, notes: string[]): string => [text, ...notes].join("\n");

@@ -3,6 +3,7 @@ import type { PrDocument } from "../store/document.ts";
 import { prLabel, utcDay } from "../context/spend.ts";
 import { spendLines, type WatcherSpend } from "./watcher-spend.ts";
 import type { CycleSummary, WatcherRecord } from "./lock.ts";
+import { formatInterval } from "./schedule.ts";
 
 /** Text for `watch once` and `watch status`. Pure. */
 
@@ -47,7 +48,7 @@ export function renderStatus(input: StatusInput): string {
   const lines: string[] = [];
   if (record && input.alive) {
     const where = input.local ? "in this OpenCode process" : `in pid ${record.pid} on ${record.host}`;
-    lines.push(`PR watcher: running ${where} (${record.mode}, every ${Math.round(record.interval_ms / 1000)} s, since ${record.started}).`);
+    lines.push(`PR watcher: running ${where} (${record.mode}, every ${formatInterval(record.interval_ms)}, since ${record.started}).`);
     lines.push(
       `PID: ${record.pid}. Heartbeat: ${record.heartbeat}. Next cycle: ${input.nextRun?.toISOString() ?? record.next_cycle ?? "unknown"}.`,
     );

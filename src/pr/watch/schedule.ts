@@ -33,6 +33,14 @@ const DAY_DIVISORS = [1, 2, 3, 4, 6, 8, 12];
 
 const atMost = (divisors: number[], n: number): number => divisors.filter((d) => d <= n).at(-1) ?? 1;
 
+/** An interval as poll_interval is written: "2m", "1h", "30s". */
+export function formatInterval(ms: number): string {
+  const seconds = Math.max(1, Math.round(ms / 1000));
+  if (seconds % 3600 === 0) return `${seconds / 3600}h`;
+  if (seconds % 60 === 0) return `${seconds / 60}m`;
+  return `${seconds}s`;
+}
+
 /** A six-field node-cron expression for the interval, and the interval it really runs at. */
 export function cronFor(intervalMs: number): { expression: string; everyMs: number } {
   const seconds = Math.max(1, Math.round(intervalMs / 1000));

@@ -5,7 +5,7 @@ import { OttoError, type Env, type Logger } from "../../core/index.ts";
 import { runBudget, type Budget, type BudgetFlags } from "../../cost/index.ts";
 import { sendNotification, type NotifyEvent } from "../../notify/index.ts";
 import type { Runtime } from "../../runtime.ts";
-import { resolveRoleModel, type ModelRef, type SessionClient, type SessionRunner } from "../../session/index.ts";
+import { resolveRoleModel, sameModelNote, type ModelRef, type SessionClient, type SessionRunner } from "../../session/index.ts";
 
 /**
  * Everything a spec verb touches, built once per command from the tool context. Tests build it
@@ -124,5 +124,6 @@ export async function resolvePrimaryModel(deps: SpecDeps): Promise<Omit<StageMod
 export async function resolveStageModels(deps: SpecDeps): Promise<StageModels> {
   const { primary, notes } = await resolvePrimaryModel(deps);
   const secondary = await resolveRoleModel("secondary", deps.models.secondary, roleDepsOf(deps));
-  return { primary, secondary: secondary.model, notes: secondary.note ? [...notes, secondary.note] : notes };
+  const same = deps.models.secondary ? undefined : sameModelNote(primary, secondary.model);
+  return { primary, secondary: secondary.model, notes: [...notes, ...[secondary.note, same].filter((n): n is string => n !== undefined)] };
 }

@@ -109,7 +109,7 @@ export function renderStatus(input: StatusInput): VerbResult {
   const unknown = input.records.filter((r) => !r.usage).length;
   const stateOf = (row: (typeof ROWS)[number]): string => {
     if (row.artifact === "tasks" && tasks)
-      return `${tasks.total} tasks: ${tasks.byStatus.completed} done, ${tasks.total - tasks.byStatus.completed} left`;
+      return `${tasks.total} task${tasks.total === 1 ? "" : "s"}: ${tasks.byStatus.completed} done, ${tasks.total - tasks.byStatus.completed} left`;
     if (row.artifact) return input.present.has(row.artifact) ? "written" : "not written";
     if (row.row === "questions") return questions.length ? `${open} open of ${questions.length}` : "none";
     return "-";

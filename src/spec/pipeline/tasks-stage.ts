@@ -123,7 +123,7 @@ async function writeGenerated(deps: SpecDeps, target: SpecTarget, stageRun: Stag
 
   const completed = list.tasks.filter((t) => t.status === "completed").length;
   const lines = [
-    `${existing ? "Refined" : "Generated"} ${list.tasks.length} tasks in ${countGroups(list)} parallel groups${completed ? ` (${completed} completed, kept as they were)` : ""}.`,
+    `${existing ? "Refined" : "Generated"} ${tasksText(list.tasks.length)} in ${countGroups(list)} parallel group${countGroups(list) === 1 ? "" : "s"}${completed ? ` (${completed} completed, kept as they were)` : ""}.`,
     ...[...notes].map((n) => `Restored: ${n}`),
   ];
   const history = await saveHistory(
@@ -133,7 +133,7 @@ async function writeGenerated(deps: SpecDeps, target: SpecTarget, stageRun: Stag
       stage: "task-generate",
       slug,
       at,
-      outcome: `wrote tasks.md (${list.tasks.length} tasks)`,
+      outcome: `wrote tasks.md (${tasksText(list.tasks.length)})`,
       models: modelsOf(models),
       passes: result.passes,
       critiques: result.critiques,
@@ -158,7 +158,7 @@ async function writeGenerated(deps: SpecDeps, target: SpecTarget, stageRun: Stag
     history: history ? rel(history) : undefined,
     next: nextStepAfter("tasks", slug),
   });
-  return { title: `otto-spec: ${list.tasks.length} tasks for ${slug} (${formatUsage(spend.usage)})`, output };
+  return { title: `otto-spec: ${tasksText(list.tasks.length)} for ${slug} (${formatUsage(spend.usage)})`, output };
 }
 
 /** `/otto-spec task add <prompt>`: the primary splices the work into tasks.md (add-task mode), checked like generate. */
@@ -257,3 +257,5 @@ async function spliceTask(deps: SpecDeps, target: SpecTarget, stageRun: StageRun
   });
   return { title: `otto-spec: added ${added.length} task(s) to ${slug} (${formatUsage(spend.usage)})`, output };
 }
+
+const tasksText = (n: number): string => `${n} task${n === 1 ? "" : "s"}`;

@@ -17,7 +17,9 @@ describe("/otto-build plan, headless", () => {
     expect(run.exitCode, run.stderr).toBe(0);
     const slug = "add-rate-limiting-api";
     expect(run.stdout).toContain(`## otto build plan: ${slug}`);
-    expect(run.stdout).toContain(`Next step: /otto-build --spec ${slug}`);
+    expect(run.stdout).toContain(
+      `Next step: /otto-spec execute --spec ${slug} --pr (the tasks in phases, then the PR), or /otto-build --spec ${slug} --pr`,
+    );
     for (const [name, text] of Object.entries(docs)) expect(ws.readFile(`.otto/specs/${slug}/${name}.md`)).toBe(text);
     const stages = e2e.model.turns().flatMap((r) => {
       const kind = kindOf(r);

@@ -262,7 +262,7 @@ describe("/pr-review one-shot through real OpenCode", () => {
     );
 
     const run = await e2e.run(ws, ["run", "--command", "pr-review", "--", "#6"]);
-    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.exitCode, run.stderr).toBe(1);
     expect(run.stdout).toMatch(/^Error: .*unsupported model option/m);
     expect(await worktrees(ws)).toHaveLength(1);
     // The reviewer's session ran in the temporary worktree (OpenCode names it in the system prompt).

@@ -198,13 +198,13 @@ describe("otto_pr_watch through real OpenCode against fake GitHub and Azure DevO
     const { client } = serve;
     await ottoPr(client, "add https://github.com/octo/app/pull/7");
     expect(await ottoPr(client, "watch start")).toMatch(
-      /^PR watcher running in this OpenCode process \(pid \d+\), every 1 s; first cycle now\./,
+      /^PR watcher running in this OpenCode process \(pid \d+\), every 1s; first cycle now\./,
     );
     // The first cycle runs at once, the next ones on node-cron's schedule (inside Bun).
     const checked = () => /\nlast_checked: '([^']+)'/.exec(readDoc(ws, "github-octo-app-7"))?.[1];
     const first = await until("a first cycle in the serve process", checked);
     await until("a scheduled cycle", () => (checked() ?? first) > first);
-    expect(await ottoPr(client, "watch status")).toMatch(/PR watcher: running in this OpenCode process \(foreground, every 1 s/);
+    expect(await ottoPr(client, "watch status")).toMatch(/PR watcher: running in this OpenCode process \(foreground, every 1s/);
     expect(await ottoPr(client, "watch start --detach")).toMatch(/^Error: A PR watcher is already running/);
     expect(await ottoPr(client, "watch stop")).toMatch(/^Stopped the PR watcher of this OpenCode process/);
 
@@ -247,7 +247,7 @@ describe("otto_pr_watch through real OpenCode against fake GitHub and Azure DevO
     expect(new Set(idle)).toEqual(new Set(["GET /repos/octo/app/pulls 304"]));
     const status = await ottoPr(client, "watch status");
     expect(status).toContain(`PR watcher: running in pid ${pid}`);
-    expect(status).toMatch(/\(detached, every 1 s/);
+    expect(status).toMatch(/\(detached, every 1s/);
     expect(status).toContain("| github-octo-app-7 | green | success |");
     expect(fs.readFileSync(path.join(ws.dirs.dataHome, "otto", "logs", "otto-watch.log"), "utf8")).toContain("opencode server listening");
 

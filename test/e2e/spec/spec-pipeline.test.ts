@@ -66,7 +66,9 @@ describe("/otto-spec through real OpenCode (serve + SDK)", () => {
     // --- No spec yet: inference has nothing to pick.
     const none = await otto(client, "design");
     expect(none.output).toContain("Error: No specs found in .otto/specs.");
-    expect(none.output).toContain('Next step: Run /otto-spec add "<prompt>"');
+    expect(none.output).toContain(
+      'Next step: Run /otto-build plan "<prompt>" (requirements → research → design → tasks, unattended), or /otto-spec add "<prompt>"',
+    );
 
     // --- add: requirements through the review; the open questions land in questions.md.
     answers.requirements = () => doc(REQUIREMENTS);

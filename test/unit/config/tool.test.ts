@@ -103,6 +103,16 @@ describe("/otto-config show", () => {
     expect(await toolFor(box.repo, box.env)("show")).toContain("- spec.verify (configured): none ([])");
   });
 
+  it("says which flows each unset model role leaves without a model", async () => {
+    const box = await sandbox();
+    const out = await toolFor(box.repo, box.env)("show");
+    expect(out).toContain("Model roles not set (set one: /otto-config set models.primary <provider/model>");
+    expect(out).toContain("- models.primary: unset. Commands you run use your session's model instead (and say so), but the PR watcher");
+    expect(out).toContain("the same model that wrote what they review: no second opinion.");
+    await box.write(box.repoFile, `{ "models": { "primary": "a/b", "secondary": "c/d", "reviewers": ["c/d"], "fix": "a/b" } }`);
+    expect(await toolFor(box.repo, box.env)("show")).not.toContain("Model roles not set");
+  });
+
   it("turns an invalid config into an error naming file:line:col", async () => {
     const box = await sandbox();
     await box.write(box.repoFile, `{\n  "spec": { "max_parallel_tasks": true }\n}`);
@@ -152,6 +162,24 @@ describe("/otto-config set", () => {
     });
   });
 
+  it("takes key=value as well as key value, numbers and JSON included; a refusal names the next command", async () => {
+    const box = await sandbox();
+    const run = toolFor(box.repo, box.env);
+    expect(await run("set spec.max_parallel_tasks=2")).toContain("after:  2");
+    expect(await run(`set spec.verify='["npm test", "npm run lint"]'`)).toContain('after:  ["npm test","npm run lint"]');
+    expect(await run(`set notify.command=notify-send otto done`)).toContain(`after:  "notify-send otto done"`);
+    expect(JSON.parse(await box.read(box.repoFile))).toMatchObject({
+      spec: { max_parallel_tasks: 2, verify: ["npm test", "npm run lint"] },
+      notify: { command: "notify-send otto done" },
+    });
+    const refused = await run("set spec.verify=npm");
+    expect(refused).toContain('spec.verify: expected an array, found "npm" (string)');
+    expect(refused).toContain("the file was not changed");
+    expect(refused).toContain("Next step: Run /otto-config set spec.verify <value> again with a value of the expected type");
+    expect(refused).not.toContain("/otto-config validate");
+    expect(await run("set spec.max_parallel_tasks")).toContain("Missing value for 'spec.max_parallel_tasks'.");
+  });
+
   it("outside a git repository, writes the user file and says so", async () => {
     const box = await sandbox();
     const plain = path.join(box.root, "plain");
@@ -168,7 +196,7 @@ describe("/otto-config set", () => {
     const bad = await run("set server.port 99999");
     expect(bad).toContain("Refused to set server.port");
     expect(bad).toContain("expected a number at most 65535, found 99999 (number)");
-    expect(await run("set spec.task_timeout")).toContain("Usage: /otto-config set <key> <value> [--user]");
+    expect(await run("set spec.task_timeout")).toContain("Usage: /otto-config set <key> <value> | <key>=<value> [--user]");
     expect(await run("frobnicate")).toContain("unknown verb 'frobnicate'");
     await expect(fs.stat(box.repoFile)).rejects.toMatchObject({ code: "ENOENT" });
   });

@@ -49,7 +49,10 @@ describe("otto_pr_review arguments", () => {
     expect(help).toContain(
       "/pr-review [url|number] [--post all|none] [--focus <text>] [--provider github|ado] [--loop [--budget <usd>] [--max-tokens <n>]]",
     );
-    expect(await run("")).toMatch(/^Error: This checkout has no origin remote/);
+    // Outside a repository: the cause, and advice that works there (not the PR-creation message).
+    const outside = await run("");
+    expect(outside).toMatch(/^Error: \S+ is not inside a git repository, so there is no current branch and no origin remote/);
+    expect(outside).toContain("Next step: Name the PR: /pr-review <url>, or run /pr-review in a clone of the PR's repository.");
     expect(help).toContain("/pr-review post <ids|all> [--summary] [--pr <url|number>]");
   });
 
@@ -58,7 +61,7 @@ describe("otto_pr_review arguments", () => {
     expect(await run("https://github.com/o/r/pull/1 --loop --post all")).toMatch(
       /^Error: --post and --focus belong to the one-shot review/,
     );
-    expect(await run("--post all")).toMatch(/^Error: This checkout has no origin remote/);
+    expect(await run("--post all")).toMatch(/^Error: \S+ is not inside a git repository/);
   });
 
   it("takes --budget and --max-tokens with --loop only, refusing a bad amount before anything runs", async () => {

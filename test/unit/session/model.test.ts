@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatModel, parseModel, resolveRoleModel } from "../../../src/session/index.ts";
+import { formatModel, parseModel, resolveRoleModel, sameModelNote } from "../../../src/session/index.ts";
 import { FakeOpencode, MODEL, log } from "./fake-opencode.ts";
 
 describe("parseModel", () => {
@@ -47,5 +47,14 @@ describe("resolveRoleModel", () => {
     const fake = new FakeOpencode();
     const deps = { client: fake.client, sessionID: "ses_none", once: new Set<string>(), log };
     await expect(resolveRoleModel("secondary", undefined, deps)).rejects.toMatchObject({ code: "model_unset" });
+  });
+});
+
+describe("sameModelNote", () => {
+  it("says when the reviewer is the model that wrote the work, and nothing otherwise", () => {
+    expect(sameModelNote(parseModel("mock/m1"), parseModel("mock/m1"))).toBe(
+      "the review is by the same model that wrote the work (mock/m1), so it is no second opinion; set models.secondary to another model for one",
+    );
+    expect(sameModelNote(parseModel("mock/m1"), parseModel("mock/m2"))).toBeUndefined();
   });
 });

@@ -43,7 +43,15 @@ describe("checkGate", () => {
   });
 
   it("reports the earliest missing artifact in pipeline order", () => {
-    expect(gateError("execute", has("design", "tasks"))?.message).toBe("Cannot run execute — requirements.md has not been written yet.");
+    expect(gateError("execute", has("research", "design", "tasks"))?.message).toBe(
+      "Cannot run execute — requirements.md has not been written yet.",
+    );
+    // Several stages to go (execute right after add): all of them named at once, and the unattended chain.
+    const afterAdd = gateError("execute", has("requirements"));
+    expect(afterAdd?.message).toBe("Cannot run execute — research.md, design.md, tasks.md have not been written yet.");
+    expect(afterAdd?.fix).toBe(
+      '/otto-spec research --spec add-auth, then design, then task generate (for a new prompt, /otto-build plan "<prompt>" runs the whole chain unattended).',
+    );
     expect(gateError("research", has())?.fix).toBe('/otto-spec add "<prompt>" (or write .otto/specs/add-auth/requirements.md)');
     expect(gateError("requirements", has("questions"))?.message).toBe(
       "Cannot run requirements — requirements.md has not been written yet.",

@@ -24,7 +24,7 @@ describe("resolveSpec", () => {
     expect([error.code, error.message, error.fix]).toEqual([
       "spec_not_found",
       "No specs found in .otto/specs.",
-      'Run /otto-spec add "<prompt>"',
+      'Run /otto-build plan "<prompt>" (requirements → research → design → tasks, unattended), or /otto-spec add "<prompt>" to go stage by stage',
     ]);
     expect(thrown(() => resolveSpec([], "x")).code).toBe("spec_not_found");
   });

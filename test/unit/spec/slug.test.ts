@@ -11,6 +11,8 @@ describe("slugFromPrompt", () => {
     ["Please make sure that we migrate the billing service to Postgres 16", "migrate-billing-service-postgres-16"],
     ["the and of", "the-and-of"],
     ["添加认证", "spec"],
+    ["Don't break login", "dont-break-login"],
+    ["Fix the user’s page", "fix-users-page"],
     ["", "spec"],
     ["!!!", "spec"],
   ])("%j → %j", (prompt, slug) => {

@@ -98,6 +98,28 @@ describe("splitArgs", () => {
     expect(splitArgs(`add 'unclosed quote stays a letter`)).toEqual(["add", "'unclosed", "quote", "stays", "a", "letter"]);
     expect(splitArgs(String.raw`add C:\path\to\file`)).toEqual(["add", String.raw`C:\path\to\file`]);
   });
+
+  it('undoes the quoting of `opencode run`: an argument with a space arrives as "…" with its quotes escaped', () => {
+    // `opencode run --command otto-config -- set spec.verify '["npm test", "npm run lint"]'`
+    expect(splitArgs(String.raw`set spec.verify "[\"npm test\", \"npm run lint\"]"`)).toEqual([
+      "set",
+      "spec.verify",
+      '["npm test", "npm run lint"]',
+    ]);
+    // `-- add 'don't break "health" now'`: an escaped quote before a space does not close the group.
+    expect(splitArgs(String.raw`add "don't break \"health\" now" --spec x`)).toEqual(["add", `don't break "health" now`, "--spec", "x"]);
+    // Outside a double-quoted group a backslash stays a backslash.
+    expect(splitArgs(String.raw`add say \"hi\"`)).toEqual(["add", "say", String.raw`\"hi\"`]);
+  });
+
+  it("splits again a command line passed as one quoted argument, as wrappers do", () => {
+    expect(splitArgs(`"set spec.max_parallel_tasks 2"`)).toEqual(["set", "spec.max_parallel_tasks", "2"]);
+    expect(splitArgs(`"--since 7d --by spec"`)).toEqual(["--since", "7d", "--by", "spec"]);
+    expect(splitArgs(String.raw`"add \"rate limit\" --spec x"`)).toEqual(["add", "rate limit", "--spec", "x"]);
+    // One quoted word without spaces, or a group beside other words, is kept.
+    expect(splitArgs(`"show"`)).toEqual(["show"]);
+    expect(splitArgs(`add "rate limit"`)).toEqual(["add", "rate limit"]);
+  });
 });
 
 describe("matchVerb", () => {

@@ -26,7 +26,7 @@ describe("watch status", () => {
   it("shows the PID, the last and the next cycle, and each PR's state", () => {
     const text = renderStatus(input);
     expect(text.split("\n").slice(0, 4)).toEqual([
-      "PR watcher: running in pid 4242 on box (detached, every 120 s, since 2026-02-06T10:00:00.000Z).",
+      "PR watcher: running in pid 4242 on box (detached, every 2m, since 2026-02-06T10:00:00.000Z).",
       "PID: 4242. Heartbeat: 2026-02-06T10:30:00.000Z. Next cycle: 2026-02-06T10:32:00.000Z.",
       "Log: /logs/otto-watch.log",
       "Last cycle: 2026-02-06T10:30:01.000Z (1 PRs).",
