@@ -80,7 +80,8 @@ describe("/otto-pr ci init (opencode run --command)", () => {
     fs.appendFileSync(file, "# my edit\n");
     e2e.model.script(...slashCommand("otto_pr"));
     const again = await e2e.run(ws, ["run", "--command", "otto-pr", "--", "ci", "init", "github"]);
-    expect(again.exitCode, again.stderr).toBe(0);
+    // A refusal: headless, it exits non-zero.
+    expect(again.exitCode, again.stderr).toBe(1);
     expect(again.stdout).toContain(".github/workflows/otto.yml exists already; otto did not touch it.");
     expect(again.stdout).toContain("--force");
     expect(fs.readFileSync(file, "utf8")).toBe(`${written}# my edit\n`);
@@ -146,7 +147,7 @@ describe("/otto-pr ci init (opencode run --command)", () => {
     const edited = fs.readFileSync(jobFile, "utf8");
     e2e.model.script(...slashCommand("otto_pr"));
     const again = await e2e.run(ws, ["run", "--command", "otto-pr", "--", "ci", "init", "azure"]);
-    expect(again.exitCode, again.stderr).toBe(0);
+    expect(again.exitCode, again.stderr).toBe(1);
     expect(again.stdout).toContain("azure-pipelines.otto-job.yml and azure-pipelines.otto.yml exist already");
     expect(fs.readFileSync(jobFile, "utf8")).toBe(edited);
     expect(e2e.model.unmatched()).toEqual([]);

@@ -54,7 +54,7 @@ async function setup(
 /** Bodies of the comments otto posted on the fake GitHub, in order. */
 const posted = (f: Forges): string[] => f.gh.state.comments.map((c) => c.body);
 
-const runLoop = (e2e: ReturnType<typeof useE2E>, ws: Workspace) => runSharedLoop(e2e, ws, PR_URL);
+const runLoop = (e2e: ReturnType<typeof useE2E>, ws: Workspace, exit = 0) => runSharedLoop(e2e, ws, PR_URL, exit);
 
 /** Runs `/pr-review <args>` in a new session of a served OpenCode and returns the tool's output. */
 async function prReview(client: OpencodeClient, args: string): Promise<string> {
@@ -576,7 +576,7 @@ describe("/pr-review --loop (real OpenCode, scripted reviewer models, fake GitHu
       ...slashCommand("otto_pr_review"),
       loopModel(ws.project, () => undefined),
     );
-    const run = await runLoop(e2e, ws);
+    const run = await runLoop(e2e, ws, 1);
 
     expect(run.stdout).toContain(`Error: The local '${BRANCH}' in `);
     expect(run.stdout).toContain(`has 1 commit(s) that are not on origin/${BRANCH}, the PR's head`);
@@ -601,7 +601,7 @@ describe("/pr-review --loop (real OpenCode, scripted reviewer models, fake GitHu
       ...slashCommand("otto_pr_review"),
       loopModel(ws.project, () => undefined),
     );
-    const run = await runLoop(e2e, ws);
+    const run = await runLoop(e2e, ws, 1);
 
     expect(run.stdout).toMatch(
       /Error: The local 'feature\/greet' in \S+ is 1 commit\(s\) behind origin\/feature\/greet: the reviewers would review stale code\.\nNext step: Run git -C \S+ pull --ff-only, then run the command again\./,

@@ -112,8 +112,9 @@ export async function loopWorkspace(
 }
 
 /** `/pr-review <url> --loop` headless; it must exit 0. */
-export async function runLoop(e2e: ReturnType<typeof useE2E>, ws: Workspace, prUrl: string) {
+/** `exit`: 1 where the loop refuses (headless, a refusal exits non-zero). */
+export async function runLoop(e2e: ReturnType<typeof useE2E>, ws: Workspace, prUrl: string, exit = 0) {
   const run = await e2e.run(ws, ["run", "--command", "pr-review", "--", prUrl, "--loop"], { timeoutMs: RUN_TIMEOUT });
-  expect(run.exitCode, run.stderr).toBe(0);
+  expect(run.exitCode, run.stderr).toBe(exit);
   return run;
 }
