@@ -122,18 +122,6 @@ const HARDENED: ReadonlyArray<readonly [string, string]> = [
 ];
 const NO_HOOKS = ["core.hooksPath", "/dev/null"] as const;
 
-function hardened(env: Record<string, string>, hooks: boolean): Record<string, string> {
-  const inherited = Number.parseInt(env.GIT_CONFIG_COUNT ?? "", 10);
-  const n = Number.isFinite(inherited) && inherited > 0 ? inherited : 0;
-  const entries = hooks ? HARDENED : [...HARDENED, NO_HOOKS];
-  const out: Record<string, string> = { GIT_CONFIG_COUNT: String(n + entries.length) };
-  entries.forEach(([key, value], i) => {
-    out[`GIT_CONFIG_KEY_${n + i}`] = key;
-    out[`GIT_CONFIG_VALUE_${n + i}`] = value;
-  });
-  return out;
-}
-
 /**
  * The environment of every git command otto runs. `hooks`: the repository's hooks may run (a
  * commit with `git.hooks: "run"`, inside the sandbox); otherwise git gets no hooks path.
@@ -145,7 +133,7 @@ export function gitEnvironment(env: Env = process.env, options: { hooks?: boolea
   }
   return {
     ...out,
-    ...hardened(out, options.hooks === true),
+    ...(withConfig(out, options.hooks === true ? HARDENED : [...HARDENED, NO_HOOKS]) as Record<string, string>),
     GIT_PAGER: "cat",
     // Never wait for a password on a terminal nobody sees; fail instead.
     GIT_TERMINAL_PROMPT: "0",
