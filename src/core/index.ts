@@ -18,3 +18,4 @@ export { positionAt, type Position } from "./position.ts";
 export { isRecord, isPlainObject } from "./objects.ts";
 export { formatZodIssues, issuePath } from "./zod-issues.ts";
 export { SKIPPED_DIRS } from "./skipped-dirs.ts";
+export { gitConfigVars } from "./git-config.ts";

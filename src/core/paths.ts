@@ -12,10 +12,12 @@ export function xdgPaths(env: Env = process.env) {
   const home = env.HOME ?? os.homedir();
   const config = env.XDG_CONFIG_HOME || path.join(home, ".config");
   const data = env.XDG_DATA_HOME || path.join(home, ".local", "share");
+  const cache = env.XDG_CACHE_HOME || path.join(home, ".cache");
   return {
     home,
     config,
     data,
+    cache,
     /** $XDG_CONFIG_HOME/otto */
     ottoConfigDir: path.join(config, "otto"),
     /** $XDG_DATA_HOME/otto */

@@ -1,3 +1,6 @@
+// Direct import, not the core barrel: this runs at plugin load.
+import { gitConfigVars } from "../core/git-config.ts";
+
 /*
  * OpenCode runs git of its own in the user's process, outside otto's sandbox and with the user's
  * environment (forge tokens included): its snapshots (`git add`, `git diff` over the work tree)
@@ -16,13 +19,13 @@ const HOST_GIT: ReadonlyArray<readonly [string, string]> = [
 
 /** Adds HOST_GIT to `env` as GIT_CONFIG_* entries (after any already there); a second call adds nothing. */
 export function hardenHostGit(env: NodeJS.ProcessEnv = process.env): void {
-  const count = Number.parseInt(env.GIT_CONFIG_COUNT ?? "", 10);
-  const n = Number.isFinite(count) && count > 0 ? count : 0;
+  const n = Math.max(0, Number.parseInt(env.GIT_CONFIG_COUNT ?? "", 10) || 0);
   const present = new Set(Array.from({ length: n }, (_, i) => `${env[`GIT_CONFIG_KEY_${i}`]}=${env[`GIT_CONFIG_VALUE_${i}`]}`));
-  const missing = HOST_GIT.filter(([key, value]) => !present.has(`${key}=${value}`));
-  missing.forEach(([key, value], i) => {
-    env[`GIT_CONFIG_KEY_${n + i}`] = key;
-    env[`GIT_CONFIG_VALUE_${n + i}`] = value;
-  });
-  env.GIT_CONFIG_COUNT = String(n + missing.length);
+  Object.assign(
+    env,
+    gitConfigVars(
+      env,
+      HOST_GIT.filter(([key, value]) => !present.has(`${key}=${value}`)),
+    ),
+  );
 }

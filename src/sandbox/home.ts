@@ -15,8 +15,7 @@ import { xdgPaths, type Env } from "../core/paths.ts";
 
 /** Read-only: version managers and the binaries they installed. */
 export function toolchainPaths(env: Env): string[] {
-  const { home, data } = xdgPaths(env);
-  const cache = env.XDG_CACHE_HOME || path.join(home, ".cache");
+  const { home, data, cache } = xdgPaths(env);
   const cargo = env.CARGO_HOME || path.join(home, ".cargo");
   const paths = [
     env.NVM_DIR || path.join(home, ".nvm"),
@@ -53,8 +52,7 @@ export function toolchainPaths(env: Env): string[] {
 
 /** Writable: the folders package managers fill (downloads, build caches). */
 export function storePaths(env: Env): string[] {
-  const { home, data } = xdgPaths(env);
-  const cache = env.XDG_CACHE_HOME || path.join(home, ".cache");
+  const { home, data, cache } = xdgPaths(env);
   const cargo = env.CARGO_HOME || path.join(home, ".cargo");
   const gradle = env.GRADLE_USER_HOME || path.join(home, ".gradle");
   const paths = [

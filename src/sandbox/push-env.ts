@@ -1,3 +1,4 @@
+import { gitConfigVars } from "../core/git-config.ts";
 import type { Env } from "../core/paths.ts";
 
 /*
@@ -72,15 +73,8 @@ export function protectedVariables(): string[] {
 
 /** What the `shell.env` hook adds for a guarded session (merged over OpenCode's environment). */
 export function pushBlockingEnv(input: PushEnvInput): Record<string, string> {
-  const out: Record<string, string> = {};
   // Entries the user's environment already passes to git keep their numbers; otto's come after.
-  const inherited = Number.parseInt(input.env.GIT_CONFIG_COUNT ?? "", 10);
-  const start = Number.isFinite(inherited) && inherited > 0 ? inherited : 0;
-  GIT_CONFIG.forEach(([key, value], i) => {
-    out[`GIT_CONFIG_KEY_${start + i}`] = key;
-    out[`GIT_CONFIG_VALUE_${start + i}`] = value;
-  });
-  out.GIT_CONFIG_COUNT = String(start + GIT_CONFIG.length);
+  const out: Record<string, string> = gitConfigVars(input.env, GIT_CONFIG);
   out.GIT_TERMINAL_PROMPT = "0";
   out.GCM_INTERACTIVE = "never";
   out.GIT_ASKPASS = "false";

@@ -215,8 +215,7 @@ async function remoteSettings(layout: TreeLayout, remote: string, push: boolean,
 
 /** Otto's git directory for the remote at `url`: made on first use, under the cache folder (never a tree). */
 async function ownGitDir(url: string, env: Env, run: AirlockRun): Promise<string> {
-  const home = xdgPaths(env).home;
-  const cache = env.XDG_CACHE_HOME || path.join(home, ".cache");
+  const { cache } = xdgPaths(env);
   const dir = path.join(cache, "otto", "airlock", `${createHash("sha256").update(url).digest("hex").slice(0, 20)}.git`);
   if (fs.existsSync(path.join(dir, "HEAD"))) return dir;
   fs.mkdirSync(path.dirname(dir), { recursive: true, mode: 0o700 });

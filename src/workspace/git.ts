@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import fs from "node:fs";
-import { OttoError, type Env } from "../core/index.ts";
+import { gitConfigVars, OttoError, type Env } from "../core/index.ts";
 import { guardedEnvironment } from "../sandbox/index.ts";
 import { detectSandbox, planCommand, shellQuote, type SandboxAccess, type SandboxMode, type TreePaths } from "../sandbox/index.ts";
 import { AIRLOCKED, airlockGit, type AirlockRun } from "./airlock.ts";
@@ -240,15 +240,7 @@ function airlockRun(options: GitOptions, env: Env, tree: TreePaths): AirlockRun 
 
 /** `env` with `entries` as command-line configuration (GIT_CONFIG_*, never argv: a token in a URL stays out of `ps`). */
 function withConfig(env: Env, entries: ReadonlyArray<readonly [string, string]>): Env {
-  if (entries.length === 0) return env;
-  const count = Number.parseInt(env.GIT_CONFIG_COUNT ?? "", 10);
-  const n = Number.isFinite(count) && count > 0 ? count : 0;
-  const out: Env = { ...env, GIT_CONFIG_COUNT: String(n + entries.length) };
-  entries.forEach(([key, value], i) => {
-    out[`GIT_CONFIG_KEY_${n + i}`] = key;
-    out[`GIT_CONFIG_VALUE_${n + i}`] = value;
-  });
-  return out;
+  return entries.length === 0 ? env : { ...env, ...gitConfigVars(env, entries) };
 }
 
 /**

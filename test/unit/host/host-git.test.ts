@@ -25,7 +25,9 @@ describe("hardenHostGit: the git OpenCode starts runs no fsmonitor program", () 
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "otto-host-git-"));
     try {
       const marker = path.join(dir, "ran");
-      const git = (args: string[], cwd: string, env: NodeJS.ProcessEnv = process.env) =>
+      // Without the entries a plugin loaded by an earlier test file of this worker may have added to process.env.
+      const plain = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith("GIT_CONFIG_")));
+      const git = (args: string[], cwd: string, env: NodeJS.ProcessEnv = plain) =>
         execFileSync("git", args, {
           cwd,
           env: {
@@ -45,13 +47,13 @@ describe("hardenHostGit: the git OpenCode starts runs no fsmonitor program", () 
       git(["config", "core.fsmonitor", `echo ran >> '${marker}'; false`], vendor);
       git(["add", "vendor"], outer);
       // A snapshot-like pair of commands: what OpenCode's snapshot runs over a work tree.
-      const env: NodeJS.ProcessEnv = { ...process.env };
+      const env: NodeJS.ProcessEnv = { ...plain };
       hardenHostGit(env);
       git(["status", "--porcelain", "--ignore-submodules=none"], outer, env);
       git(["diff", "--name-only"], outer, env);
       expect(fs.existsSync(marker)).toBe(false);
       // Positive control: the planted program is live for git without it.
-      git(["status", "--porcelain", "--ignore-submodules=none"], outer);
+      git(["status", "--porcelain", "--ignore-submodules=none"], outer, plain);
       expect(fs.readFileSync(marker, "utf8")).toMatch(/ran/);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
