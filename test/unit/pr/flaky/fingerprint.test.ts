@@ -45,7 +45,9 @@ describe("failure fingerprints", () => {
   });
 
   it("recognises pytest, go, cargo and mocha failures", () => {
-    expect(failureLines("FAILED tests/test_math.py::test_add - assert 3 == -1")).toEqual(["FAILED tests/test_math.py::test_add - assert N == -N"]);
+    expect(failureLines("FAILED tests/test_math.py::test_add - assert 3 == -1")).toEqual([
+      "FAILED tests/test_math.py::test_add - assert N == -N",
+    ]);
     expect(failureLines("--- FAIL: TestAdd (0.01s)\nok other")).toEqual(["--- FAIL: TestAdd <duration>"]);
     expect(failureLines("thread 'add' panicked at src/lib.rs:4:5")).toEqual(["thread 'add' panicked at src/lib.rs:N:N"]);
     expect(failureLines("  1) add\n       adds:\n     AssertionError: expected 3 to equal -1")).toEqual([
