@@ -2,6 +2,7 @@ import { formatTokens, formatUsd } from "../../cost/index.ts";
 import type { Notify } from "../../notify/index.ts";
 import { parseDuration, type Config } from "../../config/index.ts";
 import {
+  addFixCost,
   addFlake,
   dueForNotice,
   flakeLedgerFile,
@@ -56,28 +57,32 @@ export async function recordFlakes(deps: FlakeDeps, pr: PrRef, checks: readonly 
   const after = deps.config.pr.flakes.notify_after;
   const now = deps.now();
   const due: string[] = [];
-  const ledger = await updateFlakeLedger(ledgerOf(deps, pr), (current) => {
-    let next = current;
-    for (const check of checks)
-      next = addFlake(next, flakeKey(check), check.lines, {
-        pr: pr.key,
-        number: Number(pr.id),
-        url: pr.url,
-        ...(check.url ? { run_url: check.url } : {}),
-        head: pr.head,
-        check: check.name,
-        at: now.toISOString(),
-        verdict,
-      });
-    for (const key of new Set(checks.map(flakeKey))) {
-      const entry = next.flakes[key];
-      if (entry && dueForNotice(entry, now, window, after)) {
-        due.push(key);
-        next = { ...next, flakes: { ...next.flakes, [key]: { ...entry, notified: now.toISOString() } } };
+  const ledger = await updateFlakeLedger(
+    ledgerOf(deps, pr),
+    (current) => {
+      let next = current;
+      for (const check of checks)
+        next = addFlake(next, flakeKey(check), check.lines, {
+          pr: pr.key,
+          number: Number(pr.id),
+          url: pr.url,
+          ...(check.url ? { run_url: check.url } : {}),
+          head: pr.head,
+          check: check.name,
+          at: now.toISOString(),
+          verdict,
+        });
+      for (const key of new Set(checks.map(flakeKey))) {
+        const entry = next.flakes[key];
+        if (entry && dueForNotice(entry, now, window, after)) {
+          due.push(key);
+          next = { ...next, flakes: { ...next.flakes, [key]: { ...entry, notified: now.toISOString() } } };
+        }
       }
-    }
-    return next;
-  });
+      return next;
+    },
+    pr,
+  );
   for (const key of due) {
     const entry = ledger.flakes[key];
     if (!entry) continue;
@@ -119,24 +124,28 @@ export async function recordInherited(
   const now = deps.now().toISOString();
   const first: InheritedCheck[] = [];
   const since = new Map<string, string>();
-  const ledger = await updateFlakeLedger(ledgerOf(deps, pr), (current) => {
-    const red = { ...current.red_main };
-    for (const check of checks) {
-      const known = red[check.fingerprint];
-      if (!known || !known.notified) first.push(check);
-      red[check.fingerprint] = {
-        check: check.name,
-        since: known?.since ?? check.baseSha,
-        first_seen: known?.first_seen ?? now,
-        last_seen: now,
-        lines: known?.lines.length ? known.lines : [...check.lines],
-        prs: [...new Set([...(known?.prs ?? []), pr.key])].slice(-50),
-        notified: true,
-      };
-      since.set(check.name, red[check.fingerprint]!.since);
-    }
-    return { ...current, red_main: red };
-  });
+  const ledger = await updateFlakeLedger(
+    ledgerOf(deps, pr),
+    (current) => {
+      const red = { ...current.red_main };
+      for (const check of checks) {
+        const known = red[check.fingerprint];
+        if (!known || !known.notified) first.push(check);
+        red[check.fingerprint] = {
+          check: check.name,
+          since: known?.since ?? check.baseSha,
+          first_seen: known?.first_seen ?? now,
+          last_seen: now,
+          lines: known?.lines.length ? known.lines : [...check.lines],
+          prs: [...new Set([...(known?.prs ?? []), pr.key])].slice(-50),
+          notified: true,
+        };
+        since.set(check.name, red[check.fingerprint]!.since);
+      }
+      return { ...current, red_main: red };
+    },
+    pr,
+  );
   return { ledger, since, first };
 }
 
@@ -147,8 +156,5 @@ export async function recordFixCost(
   usd: number,
   tokens: number,
 ): Promise<void> {
-  await updateFlakeLedger(ledgerOf(deps, pr), (current) => ({
-    ...current,
-    fix_costs: [...current.fix_costs, { at: deps.now().toISOString(), usd, tokens }].slice(-50),
-  }));
+  await updateFlakeLedger(ledgerOf(deps, pr), (current) => addFixCost(current, { at: deps.now().toISOString(), usd, tokens }), pr);
 }

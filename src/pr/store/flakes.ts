@@ -1,7 +1,8 @@
+import fs from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
 import { OttoError, formatZodIssues, readTextIfExists, withFileLock, writeFileAtomic } from "../../core/index.ts";
-import type { ProviderName } from "../types.ts";
+import { ProviderName } from "../types.ts";
 
 /*
  * The flake ledger of one repository, kept with otto's PR data (`prs/flakes/<provider>-<repo>.json`),
@@ -59,6 +60,9 @@ export type FixCost = z.infer<typeof FixCost>;
 
 export const FlakeLedger = z.object({
   version: z.literal(1).default(1),
+  /** The repository, as its PRs' documents name it (`owner/repo`, `org/project/repo`). */
+  provider: ProviderName.optional(),
+  repo: z.string().optional(),
   flakes: z.record(z.string(), FlakeEntry).default({}),
   red_main: z.record(z.string(), RedMain).default({}),
   /** The newest fix runs' cost in this repository (analysis and attempts), for what a verdict saved. */
@@ -97,10 +101,15 @@ export async function readFlakeLedger(file: string): Promise<FlakeLedger> {
 }
 
 /** Read-modify-write under the ledger's lock; `change` returning undefined writes nothing. */
-export function updateFlakeLedger(file: string, change: (ledger: FlakeLedger) => FlakeLedger | undefined): Promise<FlakeLedger> {
+export function updateFlakeLedger(
+  file: string,
+  change: (ledger: FlakeLedger) => FlakeLedger | undefined,
+  repo?: { provider: ProviderName; repo: string },
+): Promise<FlakeLedger> {
   return withFileLock(file, async () => {
     const current = await readFlakeLedger(file);
-    const next = change(current);
+    const changed = change(current);
+    const next = changed && repo ? { ...changed, provider: repo.provider, repo: repo.repo } : changed;
     if (!next) return current;
     await writeFileAtomic(file, `${JSON.stringify(FlakeLedger.parse(next), null, 2)}\n`, 0o600);
     return next;
@@ -152,4 +161,28 @@ export function medianFixCost(ledger: FlakeLedger): { usd: number; tokens: numbe
     return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
   };
   return { usd: median(ledger.fix_costs.map((c) => c.usd)), tokens: median(ledger.fix_costs.map((c) => c.tokens)), runs };
+}
+
+/** Every repository's ledger under the store (`<dir>/flakes/*.json`); unreadable ones are reported, not thrown. */
+export async function listFlakeLedgers(
+  storeDir: string,
+): Promise<{ ledgers: Array<{ file: string; ledger: FlakeLedger }>; broken: string[] }> {
+  const dir = path.join(storeDir, "flakes");
+  let names: string[] = [];
+  try {
+    names = (await fs.readdir(dir)).filter((n) => n.endsWith(".json")).sort();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+  }
+  const ledgers: Array<{ file: string; ledger: FlakeLedger }> = [];
+  const broken: string[] = [];
+  for (const name of names) {
+    const file = path.join(dir, name);
+    try {
+      ledgers.push({ file, ledger: await readFlakeLedger(file) });
+    } catch (error) {
+      broken.push(error instanceof Error ? error.message : String(error));
+    }
+  }
+  return { ledgers, broken };
 }
