@@ -54,6 +54,29 @@ const AdoProvider = z.strictObject({
     ),
 });
 
+/** How the fix flow tells a flaky or inherited failure from the PR's own before any model call (docs/pr-fix.md). */
+export const FlakesConfig = z
+  .strictObject({
+    enabled: z
+      .boolean()
+      .default(true)
+      .describe(
+        "Before the analysis: a failure the default branch has too (main is red) or one known or shown to be flaky gets no fix session. Off: every failure goes to the analysis.",
+      ),
+    rerun: z
+      .boolean()
+      .default(false)
+      .describe(
+        "Re-run the failed jobs once per head commit before any analysis when otto could not reproduce the failure locally: passing on the re-run records a flake and opens no session; failing again goes to the analysis. Costs one CI run and one poll of latency per red head.",
+      ),
+    notify_after: Count(1)
+      .default(3)
+      .describe("Occurrences of one flaky failure within `window` after which one notification names it with its evidence."),
+    window: Duration.default("14d").describe("The span `notify_after` counts in, e.g. 14d; one notification per flaky failure per window."),
+  })
+  .describe("Flaky and inherited failures of tracked PRs: told apart in code before the fix flow's analysis.");
+export type FlakesConfig = z.infer<typeof FlakesConfig>;
+
 /** Who may steer otto through PR comments besides (or instead of) the people the forge says can write. */
 export const TrustedAuthors = z
   .strictObject({
@@ -95,6 +118,7 @@ export const PrConfig = z.strictObject({
     'Commands that must pass before otto pushes a fix, e.g. ["npm test"]. Unset: the project\'s own checks, detected from its manifests; [] pushes without local checks.',
   ),
   trusted_authors: TrustedAuthors.prefault({}),
+  flakes: FlakesConfig.prefault({}),
   providers: z
     .strictObject({
       github: GithubProvider.prefault({}).describe("GitHub pull request backend."),

@@ -220,7 +220,7 @@ export const COMMANDS: Record<string, Record<string, unknown>> = {
     "template": "Call the `otto_cost` tool exactly once, with `args` set to the text between the markers below, unchanged (it may be empty):\n\n<args>$ARGUMENTS</args>\n\nThen reply with the tool's output exactly as it is."
   },
   "otto-pr": {
-    "description": "Otto PRs: create [--title] [--body|--spec] [--base] [--draft] [--reviewer], add <url|id> [--provider], list, status [id], remove <id>, log [id], fix [id] [--budget] [--max-tokens], comments [id], watch start [--detach]|stop|status|once|install, ci, ci init github|azure [--force]",
+    "description": "Otto PRs: create [--title] [--body|--spec] [--base] [--draft] [--reviewer], add <url|id> [--provider], list, status [id], remove <id>, log [id], fix [id] [--budget] [--max-tokens], flakes [--json], comments [id], watch start [--detach]|stop|status|once|install, ci, ci init github|azure [--force]",
     "agent": "otto.pr",
     "template": "Call the `otto_pr` tool exactly once, with `args` set to the text between the markers below, unchanged (it may be empty):\n\n<args>$ARGUMENTS</args>\n\nThen reply with the tool's output exactly as it is."
   },

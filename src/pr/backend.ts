@@ -2,6 +2,7 @@ import type { Env } from "../core/index.ts";
 import type { Config } from "../config/index.ts";
 import type {
   AuthorAccess,
+  Check,
   CommentAuthor,
   CommentResolution,
   InlineComment,
@@ -92,6 +93,13 @@ export interface PrBackend {
    */
   skimRepo?(repo: string, tracked: readonly number[], options?: CallOptions): Promise<RepoSkim>;
   getPipelineStatus(pr: PrInfo, options?: CallOptions): Promise<PipelineStatus>;
+  /**
+   * The newest completed run of the check `name` on the PR's target branch (the default branch's
+   * own CI: GitHub's completed workflow runs on the branch, then the check runs of their commits;
+   * Azure DevOps the branch's completed builds), or undefined when the branch has none. Its
+   * `logId` reads with getBuildLogs. Used to tell a failure the PR inherited (docs/pr-fix.md).
+   */
+  baseCheck?(pr: PrInfo, name: string, options?: CallOptions): Promise<BaseCheck | undefined>;
   /** Logs of one failed check (its `logId`): the failed steps' output, trimmed to the end. */
   getBuildLogs(pr: PrInfo, logId: string, options?: CallOptions): Promise<string>;
   getComments(pr: PrInfo, options?: CallOptions): Promise<PrComment[]>;
@@ -120,6 +128,14 @@ export interface PrBackend {
   resolveComment(pr: PrInfo, commentId: string, resolution: CommentResolution): Promise<void>;
   /** Provider-specific lifecycle steps (auto-complete, work items, bots, re-runs). */
   runWorkflow(pr: PrInfo, action: WorkflowAction): Promise<WorkflowResult>;
+}
+
+/** A check's newest completed run on a branch: its state, the commit it ran on, and where its log is. */
+export interface BaseCheck {
+  state: Check["state"];
+  sha: string;
+  logId?: string;
+  url?: string;
 }
 
 /** A subprocess result, as every otto runner returns it. */

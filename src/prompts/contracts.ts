@@ -156,8 +156,13 @@ export const PROMPT_CONTRACTS = {
   },
   "pr-failure-analysis": {
     variables: ["pr_title", "failed_checks", "log_files"],
-    optional: ["pr_description", "target_branch"],
-    untrusted: { pr_title: AUTHOR, pr_description: AUTHOR, failed_checks: "the CI system (check names and messages)" },
+    optional: ["pr_description", "target_branch", "screening"],
+    untrusted: {
+      pr_title: AUTHOR,
+      pr_description: AUTHOR,
+      failed_checks: "the CI system (check names and messages)",
+      screening: "otto's checks of the failure (check names and commands from the CI system and the PR)",
+    },
   },
   "pr-fix": {
     variables: ["pr_title", "failure_summary"],

@@ -15,7 +15,7 @@ export const TOOL_MANIFEST = {
     },
   },
   otto_pr: {
-    description: "Runs the /otto-pr command (track GitHub and Azure DevOps PRs and watch their pipelines). Pass the user's command arguments unchanged in `args` (verbs: add, create, list, status, remove, log, comments, fix, ci, ci init, watch start, watch stop, watch status, watch once, watch install).",
+    description: "Runs the /otto-pr command (track GitHub and Azure DevOps PRs and watch their pipelines). Pass the user's command arguments unchanged in `args` (verbs: add, create, list, status, remove, log, flakes, comments, fix, ci, ci init, watch start, watch stop, watch status, watch once, watch install).",
     args: {
       args: z.string().describe("The raw arguments of /otto-pr, exactly as the user typed them (may be empty)."),
     },

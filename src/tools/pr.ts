@@ -8,6 +8,7 @@ import {
   createPrContext,
   fixCommand,
   listPrs,
+  listFlakes,
   originUrl,
   prLog,
   prStatus,
@@ -129,6 +130,15 @@ const verbs: Verb[] = [
     summary: "Fix and comment histories and the watcher's log of a PR (id optional with one PR tracked)",
     positionals: { max: 1 },
     run: async ({ positionals }, ctx) => prLog(await contextFor(ctx), one(positionals)),
+  },
+  {
+    path: ["flakes"],
+    args: "[--json]",
+    summary:
+      "Flaky failures the fix flow recorded, by frequency, with links to the PRs and runs; the failures the default branch had (main is red); what a flake saved",
+    options: { json: { type: "boolean" } },
+    positionals: { max: 0 },
+    run: async ({ values }, ctx) => listFlakes(await contextFor(ctx), { json: values.json === true }),
   },
   {
     path: ["comments"],

@@ -4,8 +4,11 @@ import {
   ASSERTION,
   CHECK_CONFIG,
   CI_PATH,
+  DEPENDENCY_MANIFEST,
   DOC_EXT,
+  FLAKE_HIDERS,
   isTestFile,
+  RETRY_PLUGIN,
   SKIP_MARKERS,
   SUPPRESSIONS,
   TEST_DECLARATION,
@@ -17,7 +20,8 @@ export { MANIFESTS } from "./manifest-changes.ts";
 
 /*
  * A session asked to turn CI green can do it by fixing the code or by weakening what checks it:
- * deleting or skipping tests, removing assertions, editing the pipeline, rewriting the test script,
+ * deleting or skipping tests, removing assertions, hiding a flaky test behind a sleep, a retry or a
+ * longer timeout, editing the pipeline, rewriting the test script,
  * loosening lint or test configuration, or hiding a diff from the reviewer with `-diff` attributes.
  * This module names each such change in a change set (pure: the paths git reports and the diff
  * read with `--text`); change-set.ts reads one, the patterns are in weakening-patterns.ts, the
@@ -52,7 +56,8 @@ export type WeakeningKind =
   | "ci_config"
   | "test_script"
   | "check_config"
-  | "git_attributes";
+  | "git_attributes"
+  | "flake_hidden";
 
 export interface Weakening {
   path: string;
@@ -104,6 +109,9 @@ export function detectWeakenedChecks(change: ChangeSet): Weakening[] {
     }
 
     const diff = lines.get(p) ?? (file.from ? lines.get(file.from) : undefined);
+    // Before the documents are skipped: requirements.txt is a manifest.
+    if (diff && DEPENDENCY_MANIFEST.test(p) && count(diff.added, RETRY_PLUGIN) > count(diff.removed, RETRY_PLUGIN))
+      add("flake_hidden", "a test-retry plugin added: it hides a flaky test instead of fixing it");
     if (!diff || isDoc(p)) continue;
     // Rust keeps unit tests in the source file; other languages' test code is in test files.
     const testCode = isTestFile(p) || /\.rs$/.test(p);
@@ -111,6 +119,11 @@ export function detectWeakenedChecks(change: ChangeSet): Weakening[] {
     if (skips.length > 0) add("skip_added", `skip or only markers added (${skips.join(", ")})`);
     const suppressions = addedMarkers(diff, SUPPRESSIONS, testCode);
     if (suppressions.length > 0) add("suppression_added", `lint or type-check suppressions added (${suppressions.join(", ")})`);
+    // In test code (and check configuration): a sleep, a retry or a longer timeout makes a flaky failure rarer, not gone.
+    if (testCode || CHECK_CONFIG.some((re) => re.test(p))) {
+      const hiders = addedMarkers(diff, FLAKE_HIDERS, true);
+      if (hiders.length > 0) add("flake_hidden", `${hiders.join(", ")} added to a test: it hides a flaky failure instead of fixing it`);
+    }
     if (file.status !== "deleted" && testCode) {
       const removedTests = count(diff.removed, TEST_DECLARATION) - count(diff.added, TEST_DECLARATION);
       if (removedTests > 0) add("tests_removed", `${removedTests} test case(s) removed`);

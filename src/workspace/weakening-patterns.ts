@@ -128,3 +128,30 @@ export const ASSERTION =
 /** Test declarations: removing them removes tests without deleting the file. */
 export const TEST_DECLARATION =
   /\b[xf]?(?:it|test|specify|scenario)(?:\.\w+)?\s*\(\s*["'`]|^\s*(?:async\s+)?def\s+test_?\w*\s*\(|^\s*func\s+(?:Test|Benchmark|Fuzz)\w*\s*\(|#\[\s*(?:tokio::)?test\b|@(?:Test|ParameterizedTest|TestFactory)\b|\[\s*(?:Fact|Theory|Test|TestMethod|TestCase)\b|^\s*it\s+["']/;
+
+/**
+ * What hides a flaky test instead of fixing it, added to test code: [name, pattern]. A sleep, a
+ * retry, a longer timeout or a flaky marker makes an intermittent failure rarer, not gone.
+ */
+export const FLAKE_HIDERS: readonly (readonly [string, RegExp])[] = [
+  [
+    "sleep",
+    /\bsetTimeout\s*\(|(?<![\w.])sleep\s*\(|\btime\.sleep\s*\(|\bThread\.sleep\s*\(|\bTask\.Delay\s*\(|\bthread::sleep\b|\btime::sleep\b|\bwaitForTimeout\s*\(|\bcy\.wait\s*\(\s*\d|\btime\.Sleep\s*\(/,
+  ],
+  [
+    "retry",
+    /\bretryTimes\s*\(|\bthis\.retries\s*\(|\bretries\s*[:=]\s*\d|\bretry\s*[:=]\s*\d|@(?:pytest\.mark\.)?flaky\b|@RetryingTest\b|@Retry\b|@RepeatedIfExceptionsTest\b|\[\s*Retry\s*\(|--reruns\b|\breruns\s*=|:retry\s*=>|\bretry\s*\(\s*\d/,
+  ],
+  [
+    "longer timeout",
+    /\bjest\.setTimeout\s*\(|\bthis\.timeout\s*\(|\btest\.setTimeout\s*\(|\b(?:testTimeout|hookTimeout|timeout)\s*[:=]\s*\d|@pytest\.mark\.timeout\b|\[\s*Timeout\s*\(|\bvi\.setConfig\s*\(/,
+  ],
+];
+
+/** Test-retry plugins, added as a dependency (package.json, requirements, pyproject, Gemfile, …). */
+export const RETRY_PLUGIN =
+  /\b(?:jest-retries|jest-circus-retry|mocha-retry|cypress-plugin-retries|protractor-flake|pytest-rerunfailures|pytest-retry|flaky|rspec-retry|minitest-retry|junit-retry|testng-retry)\b/;
+
+/** Files that declare a project's dependencies. */
+export const DEPENDENCY_MANIFEST =
+  /(?:^|\/)(?:package\.json|requirements[^/]*\.txt|pyproject\.toml|Pipfile|setup\.cfg|setup\.py|Gemfile|go\.mod|Cargo\.toml|pom\.xml|build\.gradle(?:\.kts)?|[^/]+\.csproj)$/;

@@ -24,6 +24,7 @@ import {
   type TimelineRecord,
 } from "./map.ts";
 import { runAdoWorkflow } from "./workflow.ts";
+import { adoBaseCheck } from "./base-check.ts";
 import { isUncertainWrite, postOnce, withPostMarker } from "../post-once.ts";
 import { cutNote } from "../read-capped.ts";
 import { normalizeRemoteUrl } from "../../workspace/index.ts";
@@ -247,6 +248,8 @@ export function createAdoBackend(deps: BackendDeps): PrBackend {
       checks.sort((a, b) => a.name.localeCompare(b.name));
       return { state: overallState(checks), headSha: pr.headSha, checks };
     },
+
+    baseCheck: (pr, name, options = {}) => adoBaseCheck(http(adoParts(pr).org), pr, name, options),
 
     async getBuildLogs(pr, logId, options = {}) {
       const { org, project } = adoParts(pr);

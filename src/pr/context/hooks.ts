@@ -45,4 +45,6 @@ export interface CycleHooks {
   onComments?(context: CommentsContext): Promise<void>;
   /** Provider workflow steps (Azure DevOps auto-complete, work item): called after each poll of an open PR. */
   onPolled?(context: PolledContext): Promise<void>;
+  /** A PR went green: the fix flow settles a re-run it asked for to tell a flake (src/pr/fix/probe-green.ts). */
+  onGreen?(context: FailureContext): Promise<void>;
 }

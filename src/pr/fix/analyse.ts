@@ -10,10 +10,12 @@ import { collectLogs } from "./logs.ts";
 import { analyseFailure, type SessionContext } from "./sessions.ts";
 import { isInfrastructure, parseVerdict } from "./verdict.ts";
 import { fixAttempts, type FixTree } from "./attempts.ts";
+import { screenInTree, type Screened } from "./screen-failure.ts";
 
 /*
  * Step 3 of the fix flow (order: run-fix.ts), phase 1: before any session, the tree's git
- * configuration and HEAD are noted; the failed checks' logs are downloaded and one read-only
+ * configuration and HEAD are noted; the failed checks' logs are downloaded; a flake or an
+ * inherited failure ends the run before any model call (screen-failure.ts); otherwise one read-only
  * analysis session sums up the failure. An infrastructure verdict ends in a re-run (endings.ts);
  * otherwise phase 2 (attempts.ts) fixes the code.
  */
@@ -46,13 +48,23 @@ export async function fixInTree(flow: Flow, claimed: PrDocument, workdir: FixTre
     signal: deps.signal,
     timeoutMs: parseDuration(deps.config.spec.task_timeout),
   };
-  flow.progress(`otto pr fix: phase 1, analysing ${logs.files.length} log(s)`);
+  let screened: Screened = {};
   try {
+    // Before any model call: a flake or a failure the default branch has too ends the run here.
+    screened = await screenInTree(flow, claimed, workdir.dir, logs.texts);
+    if (screened.outcome) return screened.outcome;
+    flow.progress(`otto pr fix: phase 1, analysing ${logs.files.length} log(s)`);
     const spend = flow.account.child("analysis");
     try {
       flow.summary = redact(
         await withAccount(spend, () =>
-          analyseFailure(session, models.analysis, { pr, checks: input.pipeline.checks, files: logs.files, missing: logs.missing }),
+          analyseFailure(session, models.analysis, {
+            pr,
+            checks: input.pipeline.checks,
+            files: logs.files,
+            missing: logs.missing,
+            ...(screened.findings ? { screening: screened.findings } : {}),
+          }),
         ),
         deps.secrets,
       );
@@ -71,5 +83,11 @@ export async function fixInTree(flow: Flow, claimed: PrDocument, workdir: FixTre
   }
   flow.verdict = parseVerdict(flow.summary);
   if (isInfrastructure(flow.verdict)) return infrastructure(flow, claimed);
-  return fixAttempts(flow, claimed, workdir, models, { session, gitControl, since, summary: flow.summary });
+  return fixAttempts(flow, claimed, workdir, models, {
+    session,
+    gitControl,
+    since,
+    summary: flow.summary,
+    ...(screened.baseline ? { checks: screened.baseline } : {}),
+  });
 }

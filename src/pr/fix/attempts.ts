@@ -1,6 +1,13 @@
 import { parseDuration } from "../../config/index.ts";
-import { checkCommands, describeResolvedChecks, resolveChecks } from "../../analysis/index.ts";
-import { describeBaseline, ignoredLine, runChecks, type GitControlSnapshot, type TreeSnapshot } from "../../workspace/index.ts";
+import { checkCommands, describeResolvedChecks, resolveChecks, type ResolvedChecks } from "../../analysis/index.ts";
+import {
+  describeBaseline,
+  ignoredLine,
+  runChecks,
+  type CheckResult,
+  type GitControlSnapshot,
+  type TreeSnapshot,
+} from "../../workspace/index.ts";
 import { commitAndPush } from "../../workspace/index.ts";
 import type { PrDocument } from "../store/document.ts";
 import { withAccount } from "../../cost/index.ts";
@@ -32,6 +39,8 @@ export interface PhaseOne {
   since: string;
   /** The analysis's summary (redacted), as flow.summary holds it. */
   summary: string;
+  /** The project's checks as the screening ran them on the untouched tree (screen-failure.ts): the baseline, not run twice. */
+  checks?: { resolved: ResolvedChecks; results: CheckResult[] };
 }
 
 export async function fixAttempts(
@@ -46,11 +55,11 @@ export async function fixAttempts(
   const { session, gitControl, since, summary } = from;
   // pr.verify, else the project's checks found in the PR's tree; run once before any fix session
   // touches it, so a check the PR already fails blocks the fix only if the fix makes it worse.
-  const resolved = await resolveChecks("pr.verify", deps.config.pr.verify, workdir.dir);
+  const resolved = from.checks?.resolved ?? (await resolveChecks("pr.verify", deps.config.pr.verify, workdir.dir));
   const verify = checkCommands(resolved);
   const verifyTimeoutMs = parseDuration(deps.config.spec.verify_timeout);
-  let baseline: Awaited<ReturnType<typeof runChecks>> | undefined;
-  if (verify.length > 0) {
+  let baseline: Awaited<ReturnType<typeof runChecks>> | undefined = from.checks?.results;
+  if (verify.length > 0 && !baseline) {
     flow.progress(`otto pr fix: baseline of ${verify.length} check(s) before the fix`);
     baseline = await runChecks(verify, {
       cwd: workdir.dir,

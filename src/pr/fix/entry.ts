@@ -9,6 +9,7 @@ import type { FailureContext } from "../context/hooks.ts";
 import { planRefresh } from "../store/refresh.ts";
 import { runFix, type FixDeps, type FixModels, type FixOutcome } from "./run-fix.ts";
 import { spendLine } from "./flow.ts";
+import { settleFlakeProbe } from "./probe-green.ts";
 import { formatUsage, runBudget, type BudgetFlags } from "../../cost/index.ts";
 
 /*
@@ -66,6 +67,26 @@ export function fixOnFailure(
     runtime.log.log("info", `fix flow for ${outcome.key}: ${outcome.result}${outcome.usage ? ` (${formatUsage(outcome.usage)})` : ""}`, {
       detail: outcome.lines.join(" "),
     });
+  };
+}
+
+/** The watcher's onGreen: a re-run otto asked for to tell a flake passed; the flake is recorded. */
+export function flakeProbeOnGreen(runtime: PrRuntime, ctx: PrContext): (green: FailureContext) => Promise<void> {
+  return async (green) => {
+    const settled = await settleFlakeProbe(
+      {
+        storeDir: ctx.store.dir,
+        store: ctx.store,
+        config: ctx.loaded.config,
+        secrets: ctx.loaded.secrets,
+        notify: green.notify ?? ctx.notify,
+        now: () => new Date(),
+        log: (level, message, extra) => runtime.log.log(level, message, extra),
+      },
+      green.doc,
+      green.pipeline,
+    );
+    if (settled) runtime.log.log("info", `flake recorded for ${green.doc.key}: the re-run passed`);
   };
 }
 

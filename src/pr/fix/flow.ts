@@ -54,7 +54,20 @@ export interface FixInput {
 }
 
 /** `held`: a daily cap of the watcher is reached; the PR waits for the next UTC day (or a raised cap). */
-export type FixResult = "pushed" | "rerun" | "gave_up" | "stopped" | "refused" | "busy" | "deferred" | "human" | "held";
+export type FixResult =
+  | "pushed"
+  | "rerun"
+  | "gave_up"
+  | "stopped"
+  | "refused"
+  | "busy"
+  | "deferred"
+  | "human"
+  | "held"
+  /** A flake (known, or passing in otto's sandbox): recorded, re-run, no model call. */
+  | "flaky"
+  /** The default branch fails the same way: no fix while it does. */
+  | "inherited";
 
 export interface FixOutcome {
   key: string;

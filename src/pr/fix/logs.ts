@@ -25,6 +25,8 @@ export interface CollectedLogs {
   recordDir: string;
   /** Checks whose log could not be read, with why. */
   missing: string[];
+  /** The trimmed, redacted log of each failed check that has one, by check name (the failure's fingerprint is read from it). */
+  texts: Map<string, string>;
 }
 
 export interface CollectInput {
@@ -60,6 +62,7 @@ export async function collectLogs(input: CollectInput): Promise<CollectedLogs> {
   await fs.mkdir(recordDir, { recursive: true, mode: 0o700 });
   const files: string[] = [];
   const missing: string[] = [];
+  const texts = new Map<string, string>();
   const failed = input.checks.filter((c) => c.state === "failure");
   for (const [index, check] of failed.entries()) {
     if (!check.logId) {
@@ -74,13 +77,15 @@ export async function collectLogs(input: CollectInput): Promise<CollectedLogs> {
       continue;
     }
     const header = `# Log of check '${check.name}' (${check.logId}), trimmed by otto to error lines with context and the end\n`;
-    const body = `${header}${trimLog(redact(text, input.secrets))}\n`;
+    const trimmed = trimLog(redact(text, input.secrets));
+    texts.set(check.name, trimmed);
+    const body = `${header}${trimmed}\n`;
     const name = fileName(index, check.name);
     await fs.writeFile(path.join(recordDir, name), body, { mode: 0o600 });
     await fs.writeFile(path.join(worktreeDir, name), body);
     files.push(path.join(WORKTREE_LOG_DIR, input.key, name));
   }
-  return { files, worktreeDir, recordDir, missing };
+  return { files, worktreeDir, recordDir, missing, texts };
 }
 
 /** Keeps the log copies out of git (info/exclude, shared by the repository's worktrees). */

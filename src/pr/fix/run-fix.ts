@@ -4,7 +4,9 @@ import { logLine } from "../store/document.ts";
 import { planStart } from "./decide.ts";
 import { giveUp, refuseFork } from "./endings.ts";
 import { Flow, short, summaryLines, type FixDeps, type FixInput, type FixOutcome } from "./flow.ts";
-import { Account, withAccount } from "../../cost/index.ts";
+import { Account, totalTokens, withAccount } from "../../cost/index.ts";
+import { recordFixCost } from "./flake-record.ts";
+import { stillInherited } from "./inherited-hold.ts";
 import { capReached, prLabel, readCaps, type CapCheck, type DailyCaps } from "../context/spend.ts";
 import { holdAtCap, releaseCapHold, warnUnpriced, type CapHoldDeps } from "../context/cap-hold.ts";
 import { inRepoQueue } from "./repo-queue.ts";
@@ -19,7 +21,8 @@ import { assertSandbox } from "../../sandbox/index.ts";
  * One file per step, each calling only the steps after it:
  * 1. run-fix.ts   runFix, fixRun: the sandbox, the daily caps, the account; claim the PR; a budget stop, a cancel or an error ends the run here
  * 2. checkout.ts  fixClaimed, fixInCheckout: the PR's worktree, the work lock, the tree (sync, config hold, dirty deferral)
- * 3. analyse.ts   fixInTree: phase 1, the logs and the analysis session; an infrastructure verdict ends in endings.ts
+ * 3. analyse.ts   fixInTree: phase 1, the logs; screen-failure.ts ends a flake or an inherited failure before any model call;
+ *                 then the analysis session; an infrastructure verdict ends in endings.ts
  * 4. attempts.ts  fixAttempts: phase 2, the baseline of the checks, then the attempts until one pushes, stops or gives up
  * 5. attempt.ts   runAttempt: one attempt (fix session, screen, checks, review, push, set aside)
  * Beside them: flow.ts (the run and its records), endings.ts (re-run, fork, giving up), decide.ts (pure rules).
@@ -63,6 +66,11 @@ export async function runFix(deps: FixDeps, input: FixInput): Promise<FixOutcome
   const flow = new Flow({ ...deps, signal }, input, account);
   const outcome = await withAccount(account, () => fixRun(flow, deps, start, { caps, check }));
   await flow.recordSpend().catch(() => undefined);
+  // What a fix costs here: the median a later flake or inherited failure saves (src/pr/store/flakes.ts).
+  if (flow.parts.some((p) => p.name === "analysis") && account.usage.requests > 0)
+    await recordFixCost({ storeDir: deps.store.dir, now: () => deps.now() }, doc.data, account.usage.usd, totalTokens(account.usage)).catch(
+      (error: unknown) => deps.log("warn", `could not note the fix's cost in the flake ledger`, { error: formatError(error) }),
+    );
   return { ...outcome, usage: account.usage, parts: flow.parts };
 }
 
@@ -134,6 +142,14 @@ async function fixRun(
       "busy",
       `otto already pushed a fix (${short(start.sha)}) on top of ${short(pr.headSha)}; waiting for the forge to show it as the PR's head.`,
       `If the PR's head does not move to ${short(start.sha)} within minutes, look at the branch on the remote (git ls-remote).`,
+    );
+  }
+
+  if (await stillInherited(deps, input)) {
+    const names = input.doc.data.inherited?.checks.map((c) => c.name).join(", ") ?? "";
+    return flow.outcome(
+      "inherited",
+      `${pr.targetBranch} still fails ${names} the same way; the PR is fixed normally once ${pr.targetBranch} is green.`,
     );
   }
 

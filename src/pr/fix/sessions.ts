@@ -35,7 +35,7 @@ export function describeChecks(checks: readonly Check[]): string {
 export async function analyseFailure(
   ctx: SessionContext,
   model: ModelRef,
-  input: { pr: PrInfo; checks: readonly Check[]; files: readonly string[]; missing: readonly string[] },
+  input: { pr: PrInfo; checks: readonly Check[]; files: readonly string[]; missing: readonly string[]; screening?: string },
 ): Promise<string> {
   const failed = [describeChecks(input.checks), ...input.missing.map((m) => `- (no log) ${m}`)].filter(Boolean).join("\n");
   const prompt = renderPrompt(
@@ -47,6 +47,7 @@ export async function analyseFailure(
         input.files.length > 0 ? [...input.files] : "(no logs could be downloaded; work from the failed checks above and the repository)",
       target_branch: input.pr.targetBranch,
       ...(input.pr.description ? { pr_description: input.pr.description } : {}),
+      ...(input.screening ? { screening: input.screening } : {}),
     },
     { env: ctx.env },
   );

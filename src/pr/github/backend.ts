@@ -28,6 +28,7 @@ import type { GithubClient } from "./octokit.ts";
 import { postOnce, uncertainWrite, withPostMarker } from "../post-once.ts";
 import { fetchThreadMap, resolveThreadOf } from "./threads.ts";
 import { skimOpenPulls } from "./skim.ts";
+import { githubBaseCheck } from "./base-check.ts";
 import { hasMarker, issueCommentsHave, reviewCommentsHave, runGithubWorkflow } from "./workflow.ts";
 import { cutNote, readCapped } from "../read-capped.ts";
 
@@ -270,6 +271,9 @@ export function createGithubBackend(deps: BackendDeps): PrBackend {
         ]);
         return mergeChecks(pr.headSha, runs.value, combined.value);
       }),
+
+    baseCheck: (pr, name, options: CallOptions = {}) =>
+      call(`check ${name} on ${pr.repo}@${pr.targetBranch}`, (octokit) => githubBaseCheck(octokit, pr, name, options)),
 
     getBuildLogs: (pr, logId) =>
       call(`logs of job ${logId} in ${pr.repo}`, async (octokit) => {

@@ -104,7 +104,7 @@ export function latestPerName(runs: readonly CheckRunPayload[]): CheckRunPayload
   return [...byName.values()];
 }
 
-function runCheck(run: CheckRunPayload): Check {
+export function runCheck(run: CheckRunPayload): Check {
   const state = checkRunState(run);
   const detail = state === "failure" ? (run.output.title ?? run.conclusion ?? undefined) : undefined;
   return {

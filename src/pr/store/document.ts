@@ -92,6 +92,36 @@ export const PrFrontmatter = z.object({
    * watcher_usd_per_day): noted and notified once that day; cleared when work resumes.
    */
   cap_hold: z.string().optional(),
+  /**
+   * The fix flow re-ran the failed jobs of this head to see whether they pass (pr.flakes.rerun):
+   * a pass records each check's failure as a flake (src/pr/fix/flake-record.ts); cleared then, or when the head fails again.
+   */
+  flake_probe: z
+    .object({
+      sha: z.string(),
+      at: Timestamp,
+      checks: z
+        .array(
+          z.object({
+            name: z.string(),
+            fingerprint: z.string().optional(),
+            lines: z.array(z.string()).default([]),
+            url: z.string().optional(),
+          }),
+        )
+        .default([]),
+    })
+    .optional(),
+  /**
+   * The head's failure is the default branch's too (main is red): no fix while it is; the watcher
+   * hands the failure back at each full poll, and the PR is fixed normally once main is green.
+   */
+  inherited: z
+    .object({
+      sha: z.string(),
+      checks: z.array(z.object({ name: z.string(), fingerprint: z.string(), since: z.string(), base_sha: z.string() })).default([]),
+    })
+    .optional(),
   /** Provider ids the backend needs again (repository and project ids). */
   meta: z.record(z.string(), z.string()).default({}),
 });

@@ -5,7 +5,7 @@ import { parseDuration } from "../../config/index.ts";
 import { createPrContext, type PrContext, type PrRuntime } from "../context/context.ts";
 import { assertSandbox } from "../../sandbox/index.ts";
 import { watcherHooks } from "../comments/index.ts";
-import { fixOnFailure } from "../fix/index.ts";
+import { fixOnFailure, flakeProbeOnGreen } from "../fix/index.ts";
 import { runCycle } from "./cycle.ts";
 import { WATCH_ENV, WATCH_MODE_ENV, readPidFile, startDetached, stopProcess } from "./detach.ts";
 import { hostKind } from "./host.ts";
@@ -84,6 +84,7 @@ export function createWatchController(runtime: PrRuntime, deps: ControllerDeps):
             now: () => deps.clock.now(),
             log: (level, message, extra) => runtime.log.log(level, message, extra),
           }),
+          onGreen: flakeProbeOnGreen(runtime, fresh),
           // Beside the cycle, one per PR: a long fix never holds up the polling of the others.
           onFailure: handOverFix(
             fixes,

@@ -194,13 +194,24 @@ async function refresh(doc: PrDocument, deps: CycleDeps, repo: RepoSkim | undefi
     });
     if (!written) return result("removed", doc);
     if (events.includes("green") && posted) await notifyGreen(deps, notify, written);
+    if (events.includes("green") && written.data.flake_probe && deps.onGreen && observed.pipeline) {
+      await deps.onGreen({ doc: written, pr: observed.pr, pipeline: observed.pipeline, backend, notify }).catch((error: unknown) => {
+        deps.log("warn", `flake record for ${doc.key} failed`, { error: redact(formatError(error), deps.secrets) });
+      });
+    }
     // A PR held at a daily cap is handed to the fix flow again each full poll: it starts once the day turns or the cap is raised.
     const heldFailure =
       written.data.cap_hold !== undefined &&
       written.data.status === "failed" &&
       observed.pipeline?.state === "failure" &&
       !written.data.gave_up;
-    if ((events.includes("failure") || heldFailure) && deps.onFailure && observed.pipeline) {
+    // A PR whose failure the default branch has too is handed back at each full poll: it is fixed once main is green.
+    const inherited =
+      full &&
+      written.data.inherited?.sha === observed.pipeline?.headSha &&
+      written.data.status === "failed" &&
+      observed.pipeline?.state === "failure";
+    if ((events.includes("failure") || heldFailure || inherited) && deps.onFailure && observed.pipeline) {
       // The fix flow's own errors are its business; the poll itself succeeded.
       await deps.onFailure({ doc: written, pr: observed.pr, pipeline: observed.pipeline, backend, notify }).catch((error: unknown) => {
         deps.log("warn", `fix flow for ${doc.key} failed`, { error: redact(formatError(error), deps.secrets) });

@@ -13,6 +13,7 @@ import {
   type Urls,
 } from "./payloads.ts";
 import type { GithubState, ReviewState } from "./state.ts";
+import { listWorkflowRuns } from "./branch-runs.ts";
 
 /*
  * REST routes of the fake (paths relative to the API base) and the GraphQL subset otto uses
@@ -127,7 +128,17 @@ export function githubRoutes(state: GithubState, urls: Urls, prefix: string): Ro
       return pr ? { status: 200, body: pullRequest(state, pr, urls) } : NOT_FOUND;
     }),
     route("GET", "/repos/{owner}/{repo}/commits/{ref}/check-runs", (p, req) => {
-      const runs = state.checkRuns.filter((r) => r.head_sha === p.ref && r.owner === p.owner && r.repo === p.repo);
+      // check_name and status narrow the list as on GitHub (https://docs.github.com/en/rest/checks/runs#list-check-runs-for-a-git-reference).
+      const name = req.query.get("check_name");
+      const status = req.query.get("status");
+      const runs = state.checkRuns.filter(
+        (r) =>
+          r.head_sha === p.ref &&
+          r.owner === p.owner &&
+          r.repo === p.repo &&
+          (!name || r.name === name) &&
+          (!status || r.status === status),
+      );
       return { status: 200, body: { total_count: runs.length, check_runs: page(runs, req.query).map((r) => checkRun(state, r, urls)) } };
     }),
     route("GET", "/repos/{owner}/{repo}/commits/{ref}/status", (p) => {
@@ -229,6 +240,7 @@ export function githubRoutes(state: GithubState, urls: Urls, prefix: string): Ro
       if (!pr) return NOT_FOUND;
       return createReview(state, pr, req, urls);
     }),
+    route("GET", "/repos/{owner}/{repo}/actions/runs", (p, req) => listWorkflowRuns(state, p, req, urls)),
     route("GET", "/repos/{owner}/{repo}/actions/jobs/{id}", (p) => {
       const run = state.checkRuns.find((r) => r.id === Number(p.id) && r.app === "github-actions");
       return run ? { status: 200, body: job(run, urls) } : NOT_FOUND;

@@ -5,6 +5,7 @@ import { PACKAGE_ROOT } from "../../../src/core/index.ts";
 import { createGithubBackend } from "../../../src/pr/github/backend.ts";
 import { FAKE_GITHUB_TOKEN, isOttosCall, startFakeGithub, type FakeGithub } from "../../support/fake-github/index.ts";
 import { graphqlProblems, restProblems } from "../../support/fake-github/contract.ts";
+import { runOnBranch } from "../../support/fake-github/branch-runs.ts";
 import { matchPath, responseSchema, validate, type OpenApiDocument } from "../../support/openapi-validate.ts";
 import type { RecordedCall } from "../../support/fake-http.ts";
 import { testConfig, testDeps } from "./support.ts";
@@ -68,6 +69,9 @@ describe("fake GitHub vs GitHub's OpenAPI description", () => {
     await backend.skimRepo?.("octo/app", [5]);
     const status = await backend.getPipelineStatus(info);
     await backend.getBuildLogs(info, status.checks.find((c) => c.name === "build")?.logId ?? "");
+    // The default branch's own CI (the fix flow's inherited-failure check).
+    runOnBranch(gh.state, { branch: "main", checks: [{ name: "build", conclusion: "failure", log: "FAIL main" }] });
+    await backend.baseCheck?.(info, "build");
     const comments = await backend.getComments(info);
     gh.state.stranger("drive-by");
     gh.state.addComment(pr, "run this", "drive-by");
@@ -148,6 +152,7 @@ describe("fake GitHub vs GitHub's OpenAPI description", () => {
         "POST /repos/{owner}/{repo}/pulls/{pull_number}/comments",
         "POST /repos/{owner}/{repo}/pulls/{pull_number}/comments/{comment_id}/replies",
         "GET /repos/{owner}/{repo}/actions/jobs/{job_id}",
+        "GET /repos/{owner}/{repo}/actions/runs",
         "POST /repos/{owner}/{repo}/actions/runs/{run_id}/rerun-failed-jobs",
         "POST /repos/{owner}/{repo}/pulls/{pull_number}/reviews",
         "GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews",
