@@ -160,7 +160,9 @@ const available = detectSandbox().kind !== "none";
 // .ci/run installs bubblewrap; a developer machine without it skips these, saying why.
 describe.skipIf(!available)("checks in the sandbox (real bubblewrap)", () => {
   // The user's home outside /tmp (which the sandbox replaces), so each store is hidden on its own merits.
-  const base = fs.mkdtempSync(path.join(REPO_ROOT, "node_modules", ".cache", "otto-sandbox-"));
+  const cacheDir = path.join(REPO_ROOT, "node_modules", ".cache");
+  fs.mkdirSync(cacheDir, { recursive: true });
+  const base = fs.mkdtempSync(path.join(cacheDir, "otto-sandbox-"));
   const home = path.join(base, "home");
   const repo = fs.mkdtempSync(path.join(os.tmpdir(), "otto-sandbox-repo-"));
   const outside = path.join(os.tmpdir(), `otto-sandbox-outside-${process.pid}`);

@@ -39,7 +39,9 @@ async function repoWithHook(outside: string): Promise<string> {
 
 describe("otto's commits and the repository's hooks", () => {
   // Outside /tmp (the sandbox's private temp): a write there is refused on its own merits.
-  const outside = fs.mkdtempSync(path.join(REPO_ROOT, "node_modules", ".cache", "otto-hooks-outside-"));
+  const cacheDir = path.join(REPO_ROOT, "node_modules", ".cache");
+  fs.mkdirSync(cacheDir, { recursive: true });
+  const outside = fs.mkdtempSync(path.join(cacheDir, "otto-hooks-outside-"));
   afterAll(() => fs.rmSync(outside, { recursive: true, force: true }));
 
   it("run no hook by default (git.hooks: skip), whatever the hooks path says", async () => {
