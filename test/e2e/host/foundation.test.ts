@@ -1,12 +1,24 @@
 import fs from "node:fs";
-import type { Event } from "@opencode-ai/sdk";
+import type { Event, OpencodeClient } from "@opencode-ai/sdk";
 import { describe, expect, it } from "vitest";
 import { assertPluginLoaded, hang, slashCommand, text, toolCalls, useE2E, type RecordedRequest } from "../../support/index.ts";
+import { ottoCommand } from "../pr/forges.ts";
 
 const envelope = (value: unknown) => text(`BEGIN_JSON\n${JSON.stringify(value)}\nEND_JSON`);
 const REVIEWER_PROMPT = "rigorous, independent reviewer";
 const checkOf = (role: string) => new RegExp(`otto's \`${role.replace(/[[\]]/g, "\\$&")}\` model`);
 const toolNames = (req: RecordedRequest | undefined) => req?.toolNames ?? [];
+
+/** Sends `prompt` in a new session of a served OpenCode (as `agent`, or the default one) and returns the reply's text. */
+async function ask(client: OpencodeClient, prompt: string, agent?: string): Promise<string> {
+  const session = (await client.session.create({ body: {}, throwOnError: true })).data;
+  const reply = await client.session.prompt({
+    path: { id: session.id },
+    body: { ...(agent ? { agent } : {}), parts: [{ type: "text", text: prompt }] },
+    throwOnError: true,
+  });
+  return reply.data.parts.map((p) => (p.type === "text" ? p.text : "")).join("");
+}
 
 describe("foundation: otto inside real OpenCode", () => {
   const e2e = useE2E();
@@ -43,9 +55,9 @@ describe("foundation: otto inside real OpenCode", () => {
   it("keeps otto out of other agents' requests: no otto tools, no otto subagents in task", async () => {
     const ws = await e2e.workspace();
     e2e.model.script({ match: { lastUser: "plain question" }, reply: text("plain answer") });
-    const run = await e2e.run(ws, ["run", "plain question"]);
-    expect(run.exitCode, run.stderr).toBe(0);
-    expect(run.stdout).toContain("plain answer");
+    // One served OpenCode for both questions (the headless path is the other tests').
+    const { client } = await e2e.serve(ws);
+    expect(await ask(client, "plain question")).toContain("plain answer");
     const request = e2e.model.turns().find((r) => r.lastUser.includes("plain question"));
     expect(toolNames(request)).toContain("bash");
     expect(toolNames(request).filter((n) => n.startsWith("otto_"))).toEqual([]);
@@ -57,8 +69,7 @@ describe("foundation: otto inside real OpenCode", () => {
     expect(task).not.toMatch(/otto/i);
 
     e2e.model.script({ match: { lastUser: "otto question" }, reply: text("otto answer") });
-    const otto = await e2e.run(ws, ["run", "--agent", "otto", "otto question"]);
-    expect(otto.exitCode, otto.stderr).toBe(0);
+    expect(await ask(client, "otto question", "otto")).toContain("otto answer");
     expect(toolNames(e2e.model.turns().find((r) => r.lastUser.includes("otto question")))).toContain("otto_config");
   });
 
@@ -206,14 +217,13 @@ describe("foundation: otto inside real OpenCode", () => {
       userOttoConfig: '{\n  "models": { "primary": "mock/m1", }\n  "oops"\n}\n',
     });
     e2e.model.script({ match: { lastUser: "still alive?" }, reply: text("yes, alive") }, ...slashCommand("otto_config"));
-    const plain = await e2e.run(ws, ["run", "still alive?"]);
-    expect(plain.exitCode, plain.stderr).toBe(0);
-    expect(plain.stdout).toContain("yes, alive");
+    // One served OpenCode (it started with the plugin loaded) answers a plain question, then validates.
+    const { client } = await e2e.serve(ws);
+    expect(await ask(client, "still alive?")).toContain("yes, alive");
 
-    const run = await e2e.run(ws, ["run", "--command", "otto-config", "--", "validate"]);
-    expect(run.exitCode, run.stderr).toBe(0);
-    expect(run.stdout).toMatch(/\.otto\/otto\.jsonc:4:\d+/);
-    expect(run.stdout).toContain("spec.max_parallel_tasks");
-    expect(run.stdout).toMatch(/otto\/otto\.jsonc:3:\d+/);
+    const validate = await ottoCommand(client, "otto-config", "validate");
+    expect(validate).toMatch(/\.otto\/otto\.jsonc:4:\d+/);
+    expect(validate).toContain("spec.max_parallel_tasks");
+    expect(validate).toMatch(/otto\/otto\.jsonc:3:\d+/);
   });
 });

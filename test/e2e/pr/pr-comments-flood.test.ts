@@ -9,7 +9,8 @@ import { recordFigure } from "../../support/figures.ts";
 /*
  * Anyone who can comment on a PR could make otto send one notification per comment. Through real
  * OpenCode, one watcher cycle over a PR with 20 comments by people otto does not act for sends
- * one notification (notify.command appends a line per call), and the next cycle sends none.
+ * one notification (notify.command appends a line per call), and the next cycle sends none (a
+ * third cycle's "green" notification, through the same channels, shows that nothing came late).
  */
 
 const FLOOD = 20;
@@ -44,7 +45,8 @@ describe("a flood of comments by people otto does not act for (real OpenCode, fa
     await ottoPr(client, "add https://github.com/octo/app/pull/12");
     const firstCycle = await ottoPr(client, "watch once");
 
-    const lines = () => (fs.existsSync(sink) ? fs.readFileSync(sink, "utf8").split("\n").filter(Boolean) : []);
+    const allLines = () => (fs.existsSync(sink) ? fs.readFileSync(sink, "utf8").split("\n").filter(Boolean) : []);
+    const lines = () => allLines().filter((l) => l.includes("await a person"));
     await until("the notification", () => (lines().length >= 1 ? true : undefined));
     const hooks = () => f.hooks.calls.filter((c) => JSON.stringify(c.body).includes("await a person"));
     await until("the webhook", () => (hooks().length >= 1 ? true : undefined));
@@ -52,7 +54,13 @@ describe("a flood of comments by people otto does not act for (real OpenCode, fa
 
     // Seen: the next cycle sends nothing.
     const secondCycle = await ottoPr(client, "watch once");
-    await new Promise((r) => setTimeout(r, 1_000));
+    // Not a fixed wait for a late notification: a third cycle after the checks pass notifies "green"
+    // through the same channels, and its arrival means anything the second cycle sent has arrived.
+    f.gh.state.setChecks(pr, [{ name: "build", conclusion: "success" }]);
+    const thirdCycle = await ottoPr(client, "watch once");
+    await until("the green notification", () => (allLines().some((l) => l.includes("is green")) ? true : undefined));
+    const greenHooks = () => f.hooks.calls.filter((c) => JSON.stringify(c.body).includes("is green"));
+    await until("the green webhook", () => (greenHooks().length >= 1 ? true : undefined));
     // Measured before any assertion: notifications, against what one per comment and cycle would have sent.
     recordFigure({
       name: `notifications beyond the first for a flood of ${FLOOD} untrusted comments over two watcher cycles (one per comment: ${2 * FLOOD - 1})`,
@@ -64,6 +72,8 @@ describe("a flood of comments by people otto does not act for (real OpenCode, fa
     expect(first.hooks).toHaveLength(1);
     expect(JSON.stringify(first.hooks[0]?.body)).not.toContain("FLOOD-");
     expect(secondCycle).toMatch(/0 error\(s\)/);
+    expect(thirdCycle).toMatch(/0 error\(s\)/);
+    expect(allLines()).toEqual([first.lines[0], expect.stringMatching(/PR #12 is green/)]);
     expect(lines()).toHaveLength(1);
     expect(hooks()).toHaveLength(1);
     expect(e2e.model.requests.filter((r) => JSON.stringify(r.body).includes("FLOOD-"))).toEqual([]);

@@ -3,7 +3,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { withWorkLock } from "../../../src/workspace/index.ts";
 import { slashCommand, useE2E } from "../../support/index.ts";
-import { useForges } from "../pr/forges.ts";
+import { ottoPr, useForges } from "../pr/forges.ts";
 import {
   BRANCH,
   PR_URL,
@@ -23,8 +23,9 @@ import {
 
 /*
  * One job per working tree, across processes: while this test process holds the work lock of the
- * PR's tree (the same lock file otto uses, under the workspace's XDG_DATA_HOME), a headless
- * `/otto-pr fix` reports the tree busy and changes nothing; once the lock is released it fixes.
+ * PR's tree (the same lock file otto uses, under the workspace's XDG_DATA_HOME), `/otto-pr fix` in
+ * a served OpenCode (another process) reports the tree busy and changes nothing; once the lock is
+ * released it fixes. The headless `opencode run` path is the `/pr-review --loop` test's.
  */
 
 const JOB_LOG = [
@@ -51,7 +52,9 @@ describe("one job per working tree, across processes", () => {
       analysis(ws, summary("code: add() subtracts")),
       fixer(ws, FIXED),
     );
-    expect((await e2e.run(ws, ["run", "--command", "otto-pr", "--", "add", PR_URL])).stdout).toContain("Tracking PR #1");
+    // One served OpenCode for the three commands: its start is most of each command's time.
+    const { client } = await e2e.serve(ws);
+    expect(await ottoPr(client, `add ${PR_URL}`)).toContain("Tracking PR #1");
     const before = (await ws.repo.remoteLog(BRANCH))[0]?.sha;
     const lockEnv = { XDG_DATA_HOME: ws.dirs.dataHome };
 
@@ -59,11 +62,8 @@ describe("one job per working tree, across processes", () => {
     const held = await withWorkLock(
       ws.project,
       "the review loop of PR #1 (a test)",
-      async () => {
-        const run = await e2e.run(ws, ["run", "--command", "otto-pr", "--", "fix", KEY], { timeoutMs: 120_000 });
-        expect(run.exitCode, run.stderr).toBe(0);
-        return run.stdout;
-      },
+      // ottoPr throws unless the tool completed (the served counterpart of exit code 0).
+      () => ottoPr(client, `fix ${KEY}`),
       { env: lockEnv },
     );
     expect(held.busy).toBe(false);
@@ -83,9 +83,7 @@ describe("one job per working tree, across processes", () => {
     expect(readDoc(ws)).toMatch(/fixing → watching: the working tree .* is busy with the review loop of PR #1 \(a test\)/);
 
     // Released: the same command fixes and pushes.
-    const run = await e2e.run(ws, ["run", "--command", "otto-pr", "--", "fix", KEY], { timeoutMs: 120_000 });
-    expect(run.exitCode, run.stderr).toBe(0);
-    expect(run.stdout).toContain(`## otto-pr fix: ${KEY} (pushed)`);
+    expect(await ottoPr(client, `fix ${KEY}`)).toContain(`## otto-pr fix: ${KEY} (pushed)`);
     const log = await ws.repo.remoteLog(BRANCH);
     expect(log[1]?.sha).toBe(before);
     expect(await ws.repo.remoteFile("src/math.js", BRANCH)).toBe(FIXED);
