@@ -52,6 +52,8 @@ export interface RecordedRequest {
   reply?: Step;
   /** The usage the server reported for this request's answer (text and tool-call answers). */
   usage?: ServedUsage;
+  /** With the server's promptCache option: the bytes of this request's beginning a provider's cache would serve. */
+  cachedBytes?: number;
 }
 
 /** Usage as an OpenAI-compatible server reports it (`usage` of the last chunk). */

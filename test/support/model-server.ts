@@ -15,6 +15,7 @@ import {
   type ScriptEntry,
   type Step,
 } from "./model-script.ts";
+import { cachedBytes, providerOrder, type CacheProbe } from "./prefix-cache.ts";
 
 /**
  * A scripted OpenAI-compatible model for end-to-end tests. OpenCode talks to it through
@@ -144,11 +145,20 @@ interface Waiter {
 export interface ModelServerOptions {
   /** Model ids listed by GET /v1/models. */
   models?: string[];
+  /**
+   * Play a provider with a prompt cache: each answer's usage reports, as OpenAI-compatible
+   * providers do (`prompt_tokens_details.cached_tokens`), the tokens of the request's beginning
+   * that a request of the last five minutes shared (test/support/prefix-cache.ts), at 4 bytes a
+   * token. Off by default: the usage then is exactly what `usage` returns.
+   */
+  promptCache?: boolean;
 }
 
 export async function startModelServer(options: ModelServerOptions = {}): Promise<ModelServer> {
   const models = options.models ?? ["m1", "m2"];
   const requests: RecordedRequest[] = [];
+  // What the provider's cache has seen: kept across reset(), as a provider's cache outlives a test's script.
+  const cacheHistory: CacheProbe[] = [];
   let queue: { entry: ScriptEntry; left: number }[] = [];
   let entryCount = 0;
   let waiters: Waiter[] = [];
@@ -203,7 +213,7 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
         return;
       case "text":
       case "tools": {
-        const usage = (req.usage = api.usage(req));
+        const usage = (req.usage = withCache(api.usage(req), req));
         if (req.body.stream === false) {
           res.writeHead(200, { "content-type": "application/json" });
           res.end(JSON.stringify(jsonBody(step, model, req.seq, usage)), finish);
@@ -217,9 +227,20 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
     }
   }
 
+  function withCache(usage: ServedUsage, req: RecordedRequest): ServedUsage {
+    if (req.cachedBytes === undefined) return usage;
+    const cached = Math.min(usage.prompt_tokens, Math.round(req.cachedBytes / 4));
+    return { ...usage, prompt_tokens_details: { ...usage.prompt_tokens_details, cached_tokens: cached } };
+  }
+
   function handleChat(body: Record<string, unknown>, res: http.ServerResponse): void {
     const req = parseRequest(requests.length + 1, body);
     requests.push(req);
+    if (options.promptCache) {
+      const probe = { at: req.startedAt, model: req.model, text: providerOrder(body) };
+      req.cachedBytes = cachedBytes(probe, cacheHistory);
+      cacheHistory.push(probe);
+    }
     let step: Step;
     try {
       const picked = pick(req);
