@@ -19,3 +19,4 @@ export { isRecord, isPlainObject } from "./objects.ts";
 export { formatZodIssues, issuePath } from "./zod-issues.ts";
 export { SKIPPED_DIRS } from "./skipped-dirs.ts";
 export { gitConfigVars } from "./git-config.ts";
+export { serialQueue, type SerialQueue } from "./serial.ts";

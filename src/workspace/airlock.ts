@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import { OttoError, xdgPaths, type Env } from "../core/index.ts";
+import { OttoError, serialQueue, xdgPaths, type Env } from "../core/index.ts";
 import type { TreeLayout } from "./tree-layout.ts";
 
 /*
@@ -229,19 +229,8 @@ async function ownGitDir(url: string, env: Env, run: AirlockRun): Promise<string
   return dir;
 }
 
-const queues = new Map<string, Promise<unknown>>();
-
 /** One airlock command at a time per directory of otto's (two fetches would race for its refs). */
-function serialise<T>(key: string, work: () => Promise<T>): Promise<T> {
-  const before = queues.get(key) ?? Promise.resolve();
-  const next = before.then(work, work);
-  const settled = next.catch(() => undefined);
-  queues.set(key, settled);
-  void settled.then(() => {
-    if (queues.get(key) === settled) queues.delete(key);
-  });
-  return next;
-}
+const serialise = serialQueue();
 
 function refspec(spec: string): { force: boolean; src: string; dst: string | undefined } {
   const force = spec.startsWith("+");

@@ -1,3 +1,5 @@
+import { serialQueue, type SerialQueue } from "../../core/index.ts";
+
 /*
  * Fixes of PRs in the same repository run one after another within a plugin instance: with the
  * `branch` strategy they share one working tree (the PR's branch is checked out in it), and two
@@ -8,22 +10,13 @@
  * parallel fixes of one instance wait for each other instead.
  */
 
-const queues = new WeakMap<object, Map<string, Promise<unknown>>>();
+const queues = new WeakMap<object, SerialQueue>();
 
 export function inRepoQueue<T>(owner: object, repository: string, run: () => Promise<T>): Promise<T> {
-  let map = queues.get(owner);
-  if (!map) {
-    map = new Map();
-    queues.set(owner, map);
+  let queue = queues.get(owner);
+  if (!queue) {
+    queue = serialQueue();
+    queues.set(owner, queue);
   }
-  const key = repository.toLowerCase().replace(/\.git$|\/+$/g, "");
-  const previous = map.get(key) ?? Promise.resolve();
-  const next = previous.then(run, run);
-  const settled = next.catch(() => undefined);
-  map.set(key, settled);
-  // Forget the repository once nothing is queued behind this run.
-  void settled.then(() => {
-    if (map.get(key) === settled) map.delete(key);
-  });
-  return next;
+  return queue(repository.toLowerCase().replace(/\.git$|\/+$/g, ""), run);
 }
