@@ -96,7 +96,7 @@ const EXCEPTIONS = [
   ["session/runner.ts", "cost/scope.ts", "on the load path through runtime.ts"],
   [
     "session/permission-guard.ts",
-    "sandbox/wrap.ts",
+    "sandbox/typed-line.ts",
     "on the load path through src/index.ts; the sandbox barrel pulls in detection and both sandboxes",
   ],
 ];

@@ -2,11 +2,14 @@ import fs from "node:fs";
 import path from "node:path";
 import { xdgPaths, type Env } from "../core/paths.ts";
 import type { Logger } from "../core/log.ts";
-import { credentialPaths, pushBlockingEnv, within, type SandboxAccess, type SandboxMode } from "../sandbox/index.ts";
+import type { SandboxAccess, SandboxMode } from "../sandbox/index.ts";
 import type { ClassifyContext } from "./classify-command.ts";
 import { isGitControlPath } from "./git-paths.ts";
 
 import { RepeatedCalls, repeatedCallReason } from "./repeated-calls.ts";
+
+/** The sandbox's modules, loaded by the first guarded call: the guard is built at plugin load. */
+const sandbox = () => import("../sandbox/index.ts");
 
 /*
  * The guard of one plugin instance: which sessions are otto's, and the two OpenCode hooks that
@@ -119,6 +122,7 @@ export class SessionGuard {
   async shellEnv(input: { cwd: string; sessionID?: string }, output: { env: Record<string, string> }): Promise<void> {
     if (!this.isGuarded(input.sessionID)) return;
     const env = { ...this.deps.env, ...output.env };
+    const { pushBlockingEnv } = await sandbox();
     try {
       const forge = await this.#forge(input.cwd);
       Object.assign(output.env, pushBlockingEnv({ env, secrets: forge.secrets, emptyConfigDir: this.#emptyConfigDir() }));
@@ -137,6 +141,7 @@ export class SessionGuard {
     await this.#countCall(input.tool, input.sessionID, args);
     if (FILE_TOOLS.has(input.tool) || READ_TOOLS.has(input.tool)) {
       // The read tool runs in OpenCode's process, outside any sandbox: credential stores are refused by path.
+      const { credentialPaths, within } = await sandbox();
       const hidden = credentialPaths(this.deps.env);
       const secret = filesOf(args).find((file) =>
         hidden.some((h) => within(path.resolve(this.deps.directory, expandHome(file, this.deps.env)), h)),
@@ -191,7 +196,7 @@ export class SessionGuard {
       };
       const verdict = classifyCommand(command, ctx);
       reason = verdict.allowed ? undefined : verdict.reason;
-      if (!reason && agent !== undefined && READ_ONLY_AGENTS.has(agent)) reason = credentialWords(command, this.deps.env);
+      if (!reason && agent !== undefined && READ_ONLY_AGENTS.has(agent)) reason = await credentialWords(command, this.deps.env);
       else if (!reason) args.command = await this.#sandboxed(command, workdir, forge.sandbox, forge.sandboxAccess);
     } catch (error) {
       // Failing closed: a guarded command otto could not check does not run.
@@ -209,10 +214,7 @@ export class SessionGuard {
    * command, when the config demands a sandbox this machine lacks.
    */
   async #sandboxed(command: string, workdir: string, mode: SandboxMode, access?: SandboxAccess): Promise<string> {
-    const [{ planCommand, sandboxedLine }, { treePaths }] = await Promise.all([
-      import("../sandbox/index.ts"),
-      import("../workspace/git.ts"),
-    ]);
+    const [{ planCommand, sandboxedLine }, { treePaths }] = await Promise.all([sandbox(), import("../workspace/git.ts")]);
     const tree = await treePaths(workdir, mode);
     const plan = planCommand({ mode, cwd: workdir, tree, env: this.deps.env, ...(access ? { access } : {}) }, command);
     if (plan.sandbox !== "none") return sandboxedLine(plan, this.deps.env);
@@ -309,7 +311,8 @@ export function filesOf(args: Record<string, unknown>): string[] {
 }
 
 /** Why a reading command may not run: it names a credential store (as a path, `~/…` or `$HOME/…`); undefined when it does not. */
-export function credentialWords(command: string, env: Env): string | undefined {
+async function credentialWords(command: string, env: Env): Promise<string | undefined> {
+  const { credentialPaths } = await sandbox();
   const { home } = xdgPaths(env);
   for (const store of credentialPaths(env)) {
     const spellings = [

@@ -25,7 +25,6 @@ export { seatbeltProfile } from "./seatbelt.ts";
 export {
   planCommand,
   sandboxedLine,
-  typedLine,
   sandboxRequired,
   sandboxUnattended,
   describeSandbox,
@@ -45,3 +44,4 @@ export {
   SERVER_AUTH_VARIABLES,
   type PushEnvInput,
 } from "./push-env.ts";
+export { typedLine } from "./typed-line.ts";

@@ -144,9 +144,3 @@ export function assertSandbox(mode: SandboxMode, env: Env, detected: Detected = 
   if (mode === "required") throw sandboxRequired(detected.reason, detected.fix);
   if (unattended !== undefined) throw sandboxUnattended(unattended, detected);
 }
-
-/** The line a session typed, from the line sandboxedLine made of it (any other line as it is): for messages. */
-export function typedLine(line: string): string {
-  const match = /^'[^']*\/sandbox\/run-[0-9a-f]{16}\.sh' '((?:[^']|'\\'')*)'$/s.exec(line);
-  return match?.[1] === undefined ? line : match[1].replace(/'\\''/g, "'");
-}

@@ -4,7 +4,7 @@ import { formatError } from "../core/errors.ts";
 import type { Logger } from "../core/log.ts";
 import { replyPermission } from "../core/private-routes.ts";
 import type { OpencodeClient } from "../core/runtime-types.ts";
-import { typedLine } from "../sandbox/wrap.ts";
+import { typedLine } from "../sandbox/typed-line.ts";
 
 /*
  * Otto's child sessions never wait on an "ask" permission nobody can answer. When a tool call of
