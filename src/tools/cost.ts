@@ -4,6 +4,7 @@ import type { ToolDefinition } from "@opencode-ai/plugin";
 import type { Runtime } from "../runtime.ts";
 import { findRepoRoot } from "../config/index.ts";
 import { buildReport, ledgerFile, parseReportKey, parseSince, readLedger, renderReport, reportJson } from "../cost/index.ts";
+import { prStoreDir, verdictSavings } from "../pr/index.ts";
 import { runGit } from "../workspace/index.ts";
 import { defineCommand, type CommandContext, type Values, type Verb } from "./command.ts";
 
@@ -48,7 +49,8 @@ const report: Verb = {
     const since = parseSince(text(values, "since"), new Date());
     const repos = values.all === true ? "all" : await repoPaths(ctx);
     const entries = await readLedger(ledgerFile(ctx.runtime.env), since);
-    const built = buildReport(entries, { by, since, repos });
+    // Apart from the spend: what flake and inherited verdicts of the PR fix flow saved, estimated from the flake ledgers.
+    const built = { ...buildReport(entries, { by, since, repos }), saved: await verdictSavings(prStoreDir(ctx.runtime.env), since, repos) };
     if (values.json === true) return reportJson(built);
     return {
       title: `otto cost: ${built.rows.length} ${by === "day" ? "day" : by}${built.rows.length === 1 ? "" : "s"}`,

@@ -1,7 +1,7 @@
 import { cell } from "../../core/index.ts";
-import { formatTokens, formatUsd } from "../../cost/index.ts";
+import { formatTokens, formatUsd, type VerdictSaving } from "../../cost/index.ts";
 import type { PrContext } from "../context/context.ts";
-import { listFlakeLedgers, medianFixCost, rankFlakes, type FlakeLedger } from "../store/flakes.ts";
+import { listFlakeLedgers, medianFixCost, rankFlakes, verdictsSince, type FlakeLedger } from "../store/flakes.ts";
 
 /*
  * `/otto-pr flakes [--json]`: the flake ledger of every repository otto fixed PRs in. Flaky failures
@@ -49,4 +49,31 @@ export async function listFlakes(ctx: Pick<PrContext, "store">, options: { json?
   for (const { file, ledger } of ledgers) lines.push(...repoSection(file, ledger), "");
   for (const b of broken) lines.push(`Unreadable: ${b}`);
   return lines.join("\n").trim();
+}
+
+/**
+ * /otto-cost's estimate of what flake and inherited verdicts saved since `since` in the given
+ * repositories (their forge names, as the ledgers hold them; "all" for every ledger): each verdict
+ * priced at its repository's median fix run. Undefined when no ledger names one; a broken ledger is skipped.
+ */
+export async function verdictSavings(storeDir: string, since: Date, repos: readonly string[] | "all"): Promise<VerdictSaving | undefined> {
+  const { ledgers } = await listFlakeLedgers(storeDir);
+  const wanted = repos === "all" ? undefined : new Set(repos.map((r) => r.toLowerCase()));
+  const saved: VerdictSaving = { verdicts: 0, flaky: 0, inherited: 0, usd: 0, tokens: 0, fixes: 0, unpriced: 0 };
+  for (const { ledger } of ledgers) {
+    if (wanted && !(ledger.repo && wanted.has(ledger.repo.toLowerCase()))) continue;
+    const v = verdictsSince(ledger, since);
+    const count = v.flaky + v.inherited;
+    if (count === 0) continue;
+    saved.verdicts += count;
+    saved.flaky += v.flaky;
+    saved.inherited += v.inherited;
+    if (!v.median) saved.unpriced += count;
+    else {
+      saved.usd += count * v.median.usd;
+      saved.tokens += count * v.median.tokens;
+      saved.fixes += v.median.runs;
+    }
+  }
+  return saved.verdicts > 0 ? saved : undefined;
 }

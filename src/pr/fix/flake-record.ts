@@ -104,6 +104,9 @@ export async function recordFlakes(deps: FlakeDeps, pr: PrRef, checks: readonly 
   return ledger;
 }
 
+/** PR heads kept per failure of the default branch: the newest. */
+const MAX_HEADS = 100;
+
 export interface InheritedCheck {
   name: string;
   fingerprint: string;
@@ -138,6 +141,9 @@ export async function recordInherited(
           last_seen: now,
           lines: known?.lines.length ? known.lines : [...check.lines],
           prs: [...new Set([...(known?.prs ?? []), pr.key])].slice(-50),
+          heads: known?.heads.some((h) => h.pr === pr.key && h.head === pr.head)
+            ? known.heads
+            : [...(known?.heads ?? []), { pr: pr.key, head: pr.head, at: now }].slice(-MAX_HEADS),
           notified: true,
         };
         since.set(check.name, red[check.fingerprint]!.since);
