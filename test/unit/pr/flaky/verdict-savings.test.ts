@@ -24,6 +24,7 @@ describe("what flake and inherited verdicts saved (/otto-cost)", () => {
       storeDir: dir,
       config: testConfig({ pr: { flakes: { notify_after: 99 } } }),
       notify: async () => ({ delivered: [], failed: [] }),
+      secrets: [],
       now: () => new Date(at),
       log: () => {},
     };
