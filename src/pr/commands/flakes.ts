@@ -24,7 +24,8 @@ function repoSection(file: string, ledger: FlakeLedger): string[] {
       const evidence = entry.occurrences
         .slice(-5)
         .map((o) => `[#${o.number}](${o.url}) ${short(o.head)} ${o.verdict}${o.run_url ? ` ([run](${o.run_url}))` : ""}`)
-        .join("; ");
+        .join("; ")
+        .concat(entry.issue ? `; [issue](${entry.issue})` : "");
       const failure = entry.lines[0] ? `\`${entry.lines[0]}\`` : `(no failure line) ${fingerprint}`;
       lines.push(`| ${entry.occurrences.length} | ${cell(failure)} | ${cell(checks)} | ${last?.at ?? ""} | ${cell(evidence)} |`);
     }

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createAdoBackend } from "../../../../src/pr/ado/backend.ts";
 import { createGithubBackend } from "../../../../src/pr/github/backend.ts";
 import type { PrBackend } from "../../../../src/pr/backend.ts";
+import { createPrStore, listFlakes } from "../../../../src/pr/index.ts";
 import { recordFlakes, type FlakeDeps } from "../../../../src/pr/fix/flake-record.ts";
 import { flakeLedgerFile, readFlakeLedger } from "../../../../src/pr/store/flakes.ts";
 import type { NotifyEvent } from "../../../../src/notify/index.ts";
@@ -84,6 +85,7 @@ describe("an issue or work item for a flaky failure", () => {
     expect(t.notified[0]?.text).toContain(`Opened ${url}.`);
     const file = flakeLedgerFile(t.dir, "github", "octo/app");
     expect((await readFlakeLedger(file)).flakes.fp1?.issue).toBe(url);
+    expect(await listFlakes({ store: createPrStore(t.dir) })).toContain(`[issue](${url})`);
 
     // The next window's notice names the same issue and opens none.
     t.later();
