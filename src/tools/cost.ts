@@ -26,7 +26,8 @@ async function repoPaths(ctx: CommandContext): Promise<string[]> {
   const real = await Promise.all(paths.map((p) => fs.realpath(p).catch(() => p)));
   // The PR flows work in clones of their own and label their calls with the forge's name of the
   // repository ("owner/repo"): origin's, for this checkout.
-  const origin = await runGit(["remote", "get-url", "origin"], { cwd: root, env: ctx.runtime.env });
+  // As configured: `remote get-url` applies url.<base>.insteadOf, which may point elsewhere (a mirror, a local path).
+  const origin = await runGit(["config", "--get", "remote.origin.url"], { cwd: root, env: ctx.runtime.env });
   const forge = origin.exitCode === 0 ? forgeRepo(origin.stdout.trim()) : undefined;
   return [...new Set([...paths, ...real, ...(forge ? [forge] : [])])];
 }

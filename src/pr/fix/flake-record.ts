@@ -180,7 +180,11 @@ async function openIssue(
   } catch (error) {
     const message = redact(formatError(error), deps.secrets);
     deps.log("warn", `could not open an issue for the flaky failure ${key} in ${pr.repo}`, { error: message });
-    return `Could not open an issue (pr.flakes.open_issue): ${message} The token needs issues: write on GitHub, or Edit work items in this node on Azure DevOps.`;
+    // 403/404: the token lacks the scope (GitHub hides what a token may not write behind a 404 too).
+    const scope = /\b40[34]\b/.test(message)
+      ? " The token needs issues: write on GitHub, or Edit work items in this node on Azure DevOps."
+      : " otto tries again at the next notice.";
+    return `Could not open an issue (pr.flakes.open_issue): ${message}${scope}`;
   }
 }
 
