@@ -73,6 +73,12 @@ export const FlakesConfig = z
       .default(3)
       .describe("Occurrences of one flaky failure within `window` after which one notification names it with its evidence."),
     window: Duration.default("14d").describe("The span `notify_after` counts in, e.g. 14d; one notification per flaky failure per window."),
+    open_issue: z
+      .boolean()
+      .default(false)
+      .describe(
+        "When a flaky failure crosses `notify_after`, also open one GitHub issue or Azure DevOps work item (Bug) naming it with its evidence; its URL is kept in the flake ledger so it is never opened twice. The token needs issues: write (GitHub) or Edit work items (Azure DevOps); a refusal is said in the notification.",
+      ),
   })
   .describe("Flaky and inherited failures of tracked PRs: told apart in code before the fix flow's analysis.");
 export type FlakesConfig = z.infer<typeof FlakesConfig>;

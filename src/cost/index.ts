@@ -30,4 +30,5 @@ export {
   type CostReport,
   type ReportKey,
   type ReportRow,
+  type VerdictSaving,
 } from "./report.ts";

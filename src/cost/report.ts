@@ -1,7 +1,7 @@
 import { OttoError } from "../core/errors.ts";
 import { tryParseDuration } from "../config/index.ts";
 import type { LedgerEntry } from "./ledger.ts";
-import { addUsage, formatCost, formatTokens, knownUsd, totalTokens, ZERO_USAGE, type Usage } from "./usage.ts";
+import { addUsage, formatCost, formatTokens, formatUsd, knownUsd, totalTokens, ZERO_USAGE, type Usage } from "./usage.ts";
 import { cell } from "../core/index.ts";
 
 /*
@@ -31,6 +31,24 @@ export interface CostReport {
   total: Usage;
   /** Calls in the window left out because they belong to another repository (or name none). */
   otherRepos: Usage;
+  /** What flake and inherited verdicts saved in the window: an estimate, never part of the spend. */
+  saved?: VerdictSaving | undefined;
+}
+
+/**
+ * What the PR fix flow's flake and inherited verdicts saved (docs/pr-fix.md): each verdict is a fix
+ * that did not run, priced at its repository's median fix run. An estimate, kept apart from the spend.
+ */
+export interface VerdictSaving {
+  verdicts: number;
+  flaky: number;
+  inherited: number;
+  usd: number;
+  tokens: number;
+  /** The fix runs the medians were taken from. */
+  fixes: number;
+  /** Verdicts in repositories without a fix yet to compare with: counted, not priced. */
+  unpriced: number;
 }
 
 /** The label a row stands for when a call has none of that kind (a PR flow's calls have no spec). */
@@ -142,7 +160,20 @@ export function renderReport(report: CostReport): string {
       `${report.otherRepos.requests} call(s) in other repositories (${formatTokens(totalTokens(report.otherRepos))} tokens, ${formatCost(report.otherRepos)}) are not counted here: add --all to include them.`,
     );
   if (notes.length > 0) lines.push("", ...notes);
+  if (report.saved && report.saved.verdicts > 0) lines.push("", savedLine(report.saved));
   return lines.join("\n");
+}
+
+/** One line, labelled as an estimate: the verdicts are fixes that never ran, so nothing here was spent. */
+function savedLine(saved: VerdictSaving): string {
+  const kinds = `${saved.flaky} flaky, ${saved.inherited} inherited`;
+  const priced = saved.verdicts - saved.unpriced;
+  const amount =
+    priced > 0
+      ? `about ${formatUsd(saved.usd)}, ${formatTokens(saved.tokens)} tokens (median of ${saved.fixes} fix${saved.fixes === 1 ? "" : "es"})`
+      : "not priced yet (no fix in their repositories to compare with)";
+  const unpriced = priced > 0 && saved.unpriced > 0 ? `; ${saved.unpriced} of them in repositories with no fix yet are not priced` : "";
+  return `Saved by flake and inherited verdicts (an estimate, not part of the spend above): ${saved.verdicts} verdict${saved.verdicts === 1 ? "" : "s"} (${kinds}), ${amount}${unpriced}.`;
 }
 
 function jsonUsage(usage: Usage) {
@@ -159,6 +190,7 @@ export function reportJson(report: CostReport): string {
       rows: report.rows.map((row) => ({ key: row.key, ...jsonUsage(row.usage) })),
       total: jsonUsage(report.total),
       otherRepos: jsonUsage(report.otherRepos),
+      ...(report.saved ? { saved: { estimate: true, ...report.saved } } : {}),
     },
     null,
     2,

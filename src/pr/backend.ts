@@ -128,6 +128,18 @@ export interface PrBackend {
   resolveComment(pr: PrInfo, commentId: string, resolution: CommentResolution): Promise<void>;
   /** Provider-specific lifecycle steps (auto-complete, work items, bots, re-runs). */
   runWorkflow(pr: PrInfo, action: WorkflowAction): Promise<WorkflowResult>;
+  /**
+   * Opens an issue (GitHub) or a Bug work item in the project (Azure DevOps) of `repo` and returns
+   * its web page: a flaky test's report (docs/pr-fix.md, pr.flakes.open_issue). Throws like the
+   * other methods, a token without the scope included (403).
+   */
+  openIssue?(repo: string, issue: NewIssue): Promise<{ url: string }>;
+}
+
+/** An issue or work item otto opens: a title and a markdown body, both already sanitized for posting. */
+export interface NewIssue {
+  title: string;
+  body: string;
 }
 
 /** A check's newest completed run on a branch: its state, the commit it ran on, and where its log is. */

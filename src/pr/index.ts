@@ -28,7 +28,7 @@ export { createPrContext, prStoreDir, type PrContext, type PrRuntime } from "./c
 export { addPr, trackPr } from "./commands/add.ts";
 export { createPullRequest, currentBranchPr, type CreatePrInput, type CreatePrResult } from "./create/create-pr.ts";
 export { listPrs, prLog, prStatus, removePr } from "./commands/show.ts";
-export { listFlakes } from "./commands/flakes.ts";
+export { listFlakes, verdictSavings } from "./commands/flakes.ts";
 export { runCycle, type CycleDeps, type CycleReport, type PrResult } from "./watch/cycle.ts";
 export type { CommentsContext, CycleHooks, FailureContext, PolledContext } from "./context/hooks.ts";
 export { planRefresh, type PrEvent } from "./store/refresh.ts";

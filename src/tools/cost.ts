@@ -4,6 +4,7 @@ import type { ToolDefinition } from "@opencode-ai/plugin";
 import type { Runtime } from "../runtime.ts";
 import { findRepoRoot } from "../config/index.ts";
 import { buildReport, ledgerFile, parseReportKey, parseSince, readLedger, renderReport, reportJson } from "../cost/index.ts";
+import { prStoreDir, verdictSavings } from "../pr/index.ts";
 import { runGit } from "../workspace/index.ts";
 import { defineCommand, type CommandContext, type Values, type Verb } from "./command.ts";
 
@@ -25,7 +26,8 @@ async function repoPaths(ctx: CommandContext): Promise<string[]> {
   const real = await Promise.all(paths.map((p) => fs.realpath(p).catch(() => p)));
   // The PR flows work in clones of their own and label their calls with the forge's name of the
   // repository ("owner/repo"): origin's, for this checkout.
-  const origin = await runGit(["remote", "get-url", "origin"], { cwd: root, env: ctx.runtime.env });
+  // As configured: `remote get-url` applies url.<base>.insteadOf, which may point elsewhere (a mirror, a local path).
+  const origin = await runGit(["config", "--get", "remote.origin.url"], { cwd: root, env: ctx.runtime.env });
   const forge = origin.exitCode === 0 ? forgeRepo(origin.stdout.trim()) : undefined;
   return [...new Set([...paths, ...real, ...(forge ? [forge] : [])])];
 }
@@ -48,7 +50,8 @@ const report: Verb = {
     const since = parseSince(text(values, "since"), new Date());
     const repos = values.all === true ? "all" : await repoPaths(ctx);
     const entries = await readLedger(ledgerFile(ctx.runtime.env), since);
-    const built = buildReport(entries, { by, since, repos });
+    // Apart from the spend: what flake and inherited verdicts of the PR fix flow saved, estimated from the flake ledgers.
+    const built = { ...buildReport(entries, { by, since, repos }), saved: await verdictSavings(prStoreDir(ctx.runtime.env), since, repos) };
     if (values.json === true) return reportJson(built);
     return {
       title: `otto cost: ${built.rows.length} ${by === "day" ? "day" : by}${built.rows.length === 1 ? "" : "s"}`,

@@ -355,10 +355,35 @@ export function createAdoBackend(deps: BackendDeps): PrBackend {
       await http(adoParts(pr).org).json(`${threadsPath(pr)}/${thread}`, { method: "PATCH", body: { status: STATUS[resolution] } });
     },
 
+    async openIssue(repo, issue) {
+      const { org, project } = adoParts({ repo });
+      // https://learn.microsoft.com/en-us/rest/api/azure/devops/wit/work-items/create?view=azure-devops-rest-7.1
+      // A Bug's text lives in Repro Steps (HTML) in the Agile, Scrum and CMMI processes.
+      const created = await http(org).json<{ id: number; _links?: { html?: { href?: string } } }>(
+        `${seg(project)}/_apis/wit/workitems/$Bug`,
+        {
+          method: "POST",
+          contentType: "application/json-patch+json",
+          body: [
+            { op: "add", path: "/fields/System.Title", value: issue.title },
+            { op: "add", path: "/fields/Microsoft.VSTS.TCM.ReproSteps", value: markdownAsHtml(issue.body) },
+            { op: "add", path: "/fields/System.Tags", value: "otto; flaky" },
+          ],
+        },
+      );
+      return { url: created._links?.html?.href ?? `${base}/${seg(org)}/${seg(project)}/_workitems/edit/${created.id}` };
+    },
+
     runWorkflow: (pr, action) =>
       runAdoWorkflow({ http: http(adoParts(pr).org), settings, pr, action, postThread: (content) => postThread(pr, content, "closed") }),
   };
   return backend;
+}
+
+/** A markdown body as the HTML a work item's text field holds: escaped, its lines kept. */
+function markdownAsHtml(text: string): string {
+  const escaped = text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+  return `<div>${escaped.split("\n").join("<br>")}</div>`;
 }
 
 function threadRef(commentId: string): [number, number] {

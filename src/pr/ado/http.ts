@@ -42,6 +42,8 @@ export interface RequestOptions {
   signal?: AbortSignal;
   /** Whether sending it twice does no harm; default: every method but POST. */
   idempotent?: boolean;
+  /** The body's type when it is not plain JSON (a work item's `application/json-patch+json`). */
+  contentType?: string;
 }
 
 export interface AdoHttp {
@@ -97,7 +99,7 @@ export function createAdoHttp(options: AdoHttpOptions): AdoHttp {
     for (const [key, value] of Object.entries(request.query ?? {})) url.searchParams.set(key, String(value));
     url.searchParams.set("api-version", request.apiVersion ?? API_VERSION);
     const headers: Record<string, string> = { authorization: await options.authorization(), accept };
-    if (request.body !== undefined) headers["content-type"] = "application/json";
+    if (request.body !== undefined) headers["content-type"] = request.contentType ?? "application/json";
     let response: Response;
     try {
       response = await fetchImpl(url, {

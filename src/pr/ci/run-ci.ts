@@ -23,6 +23,8 @@ import { carrySpend } from "./ledger-carry.ts";
 import { readCiEvent, type CiPlatform } from "./read-event.ts";
 import { openStateStore, type StateStore } from "./state-comment.ts";
 import { MAX_HANDLED_HEADS, stateOf, withState, type CiState } from "./state.ts";
+import { flakesOf, seedLedger, settleProbe } from "./flake-state.ts";
+import { flakeLedgerFile, readFlakeLedger, updateFlakeLedger } from "../store/flakes.ts";
 
 /*
  * One CI job, one event, one PR (docs/ci.md): read the event, read the PR and otto's state
@@ -212,10 +214,29 @@ function markSeen(state: CiState, ids: readonly string[]): CiState {
   return ids.length === 0 ? state : { ...state, seen_comment_ids: [...state.seen_comment_ids.filter((id) => !ids.includes(id)), ...ids] };
 }
 
+/**
+ * A re-run to tell a flake that an earlier job started on this head (pr.flakes.rerun): green now,
+ * so each probed check was a flake, recorded in the state. The state to go on from.
+ */
+async function settleFlakeProbe(job: Job, pr: PrInfo, store: StateStore): Promise<CiState> {
+  const state = store.found.state;
+  if (state.flake_probe?.sha !== pr.headSha) return state;
+  const status = await job.ctx.registry.get(pr.provider).getPipelineStatus(pr);
+  const settled = settleProbe(state, status, job.now());
+  if (!settled) return state;
+  job.say(
+    `otto ci: ${state.flake_probe.checks.map((c) => c.name).join(", ")} passed when otto re-ran the failed jobs of \`${pr.headSha.slice(0, 7)}\`: recorded as flaky in otto's state comment`,
+  );
+  await store.save(settled);
+  return settled;
+}
+
 async function fixFlow(job: Job, pr: PrInfo, store: StateStore, handled: string[]): Promise<CiResult> {
   const name = `${pr.repo}#${pr.number}`;
-  const before = markSeen(store.found.state, handled);
-  if (before.handled_heads.includes(pr.headSha)) {
+  const before = markSeen(await settleFlakeProbe(job, pr, store), handled);
+  // A head otto re-ran to tell a flake is judged again when it fails again (the analysis is told so).
+  const probing = before.flake_probe?.sha === pr.headSha;
+  if (before.handled_heads.includes(pr.headSha) && !probing) {
     if (handled.length > 0) await store.save(before);
     return nothing(
       `otto ci: nothing to do: otto already worked on the failure of \`${pr.headSha.slice(0, 7)}\` on ${name} (its state comment says so).`,
@@ -237,7 +258,7 @@ async function fixFlow(job: Job, pr: PrInfo, store: StateStore, handled: string[
   // Claimed before any work: a second job on the same head reads it and does nothing.
   const claimed: CiState = {
     ...before,
-    handled_heads: [...before.handled_heads, pr.headSha].slice(-MAX_HANDLED_HEADS),
+    handled_heads: [...before.handled_heads.filter((h) => h !== pr.headSha), pr.headSha].slice(-MAX_HANDLED_HEADS),
     updated: job.now().toISOString(),
   };
   await store.save(claimed);
@@ -251,6 +272,10 @@ async function fixFlow(job: Job, pr: PrInfo, store: StateStore, handled: string[
   return withDocument(job, pr, claimed, job.now().toISOString(), async (doc, read, docs) => {
     const failed = { ...doc, data: { ...doc.data, status: "failed" as const, pipeline: pipeline.state, checks: pipeline.checks } };
     await docs.update(doc.key, () => failed);
+    // The job's flake ledger (in the throw-away store) starts from the PR's verdicts in the state.
+    const ledger = flakeLedgerFile(docs.dir, pr.provider, pr.repo);
+    if (claimed.flakes.length > 0)
+      await updateFlakeLedger(ledger, (l) => seedLedger(l, claimed.flakes, doc.key, pr), { provider: pr.provider, repo: pr.repo });
     let markdown: string;
     try {
       const outcome = await runFix(
@@ -274,8 +299,11 @@ async function fixFlow(job: Job, pr: PrInfo, store: StateStore, handled: string[
       markdown = summary(job, name, renderOutcome(outcome).replace(/^## otto-pr fix: /, "### fix: "), outcome.usage ?? ZERO_USAGE);
     } finally {
       // Whatever happened is otto's state now, an error included: the next job starts from it.
+      const flakes = await readFlakeLedger(ledger)
+        .then((l) => flakesOf(l, doc.key, claimed.flakes))
+        .catch(() => claimed.flakes);
       await store
-        .save(stateOf(await read(), claimed, job.now(), pr.headSha))
+        .save(stateOf(await read(), claimed, job.now(), pr.headSha, flakes))
         .catch((error: unknown) => job.say(`otto ci: could not write otto's state comment: ${formatError(error)}`));
     }
     return { outcome: "done", markdown };
@@ -285,7 +313,7 @@ async function fixFlow(job: Job, pr: PrInfo, store: StateStore, handled: string[
 /** `since`: on a PR otto meets for the first time, comments before this one count as seen (they were not its to answer). */
 async function commentFlow(job: Job, pr: PrInfo, store: StateStore, handled: string[], since: string): Promise<CiResult> {
   const name = `${pr.repo}#${pr.number}`;
-  const before = markSeen(store.found.state, handled);
+  const before = markSeen(await settleFlakeProbe(job, pr, store), handled);
   job.say(`otto ci: ${await checkoutPrBranch({ dir: job.input.directory, branch: pr.sourceBranch, env: job.runtime.env })}`);
   const label = prLabel({ repo: pr.repo, id: String(pr.number) });
   await carrySpend(job.runtime.env, label, before.spend, job.now());

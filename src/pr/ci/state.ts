@@ -3,6 +3,7 @@ import { formatZodIssues, redactDeep } from "../../core/index.ts";
 import { PrFrontmatter, type PrDocument } from "../store/document.ts";
 import { authoredBy, type PrComment } from "../types.ts";
 import { OTTO_MARKER } from "../store/markers.ts";
+import { CiFlake, MAX_CI_FLAKES } from "./flake-state.ts";
 
 /*
  * otto's state for one PR when it runs in CI, kept on the forge instead of a runner's disk: one
@@ -36,6 +37,10 @@ export const CiState = z.object({
   green_sha: f.green_sha,
   spend: f.spend,
   cap_hold: f.cap_hold,
+  /** A re-run to tell a flake, waiting for a later job to see it (pr.flakes.rerun). */
+  flake_probe: f.flake_probe,
+  /** This PR's flake verdicts: the job's flake ledger, which no runner keeps (flake-state.ts). */
+  flakes: z.array(CiFlake).default([]),
   /** Head commits a CI run started fixing: a second run on the same head does nothing. */
   handled_heads: z.array(z.string()).default([]),
   /** When the state was written. */
@@ -49,9 +54,11 @@ export const EMPTY_STATE: CiState = CiState.parse({});
 export function renderState(state: CiState, secrets: readonly string[]): string {
   const clean = CiState.parse(redactDeep(state, secrets));
   clean.handled_heads = clean.handled_heads.slice(-MAX_HANDLED_HEADS);
+  clean.flakes = clean.flakes.slice(-MAX_CI_FLAKES);
   const data = Buffer.from(JSON.stringify(clean), "utf8").toString("base64");
   const fixed = clean.fix_sha ? `; last fix \`${clean.fix_sha.slice(0, 7)}\`` : "";
-  return `${OTTO_MARKER}\n<!-- ${STATE_MARKER} v1 ${data} -->\n_otto keeps its CI state for this PR in this comment (${clean.fix_attempts} fix attempt(s)${fixed}); it updates it in place._`;
+  const flakes = clean.flakes.length > 0 ? `; ${clean.flakes.length} flaky failure(s)` : "";
+  return `${OTTO_MARKER}\n<!-- ${STATE_MARKER} v1 ${data} -->\n_otto keeps its CI state for this PR in this comment (${clean.fix_attempts} fix attempt(s)${fixed}${flakes}); it updates it in place._`;
 }
 
 export type ParsedState = { ok: true; state: CiState } | { ok: false; error: string };
@@ -104,13 +111,25 @@ export function findState(comments: readonly PrComment[], me: string | undefined
 
 /** The PR document a flow works on, with the state's fields over the fresh one's. */
 export function withState(doc: PrDocument, state: CiState): PrDocument {
-  const defined = Object.fromEntries(Object.entries(state).filter(([k, v]) => v !== undefined && k !== "handled_heads" && k !== "updated"));
+  const own = new Set(["handled_heads", "updated", "flakes"]);
+  const defined = Object.fromEntries(Object.entries(state).filter(([k, v]) => v !== undefined && !own.has(k)));
   return { ...doc, data: { ...doc.data, ...defined } };
 }
 
-/** The state after a flow: the document's fields, the heads handled so far plus `handled`. */
-export function stateOf(doc: PrDocument, before: CiState, now: Date, handled?: string): CiState {
+/** The state after a flow: the document's fields, the heads handled so far plus `handled`, the PR's flake verdicts (default: as before). */
+export function stateOf(
+  doc: PrDocument,
+  before: CiState,
+  now: Date,
+  handled?: string,
+  flakes: readonly CiFlake[] = before.flakes,
+): CiState {
   const fields = Object.fromEntries(Object.keys(CiState.shape).map((k) => [k, (doc.data as Record<string, unknown>)[k]]));
   const heads = handled && !before.handled_heads.includes(handled) ? [...before.handled_heads, handled] : before.handled_heads;
-  return CiState.parse({ ...fields, handled_heads: heads.slice(-MAX_HANDLED_HEADS), updated: now.toISOString() });
+  return CiState.parse({
+    ...fields,
+    handled_heads: heads.slice(-MAX_HANDLED_HEADS),
+    flakes: flakes.slice(-MAX_CI_FLAKES),
+    updated: now.toISOString(),
+  });
 }

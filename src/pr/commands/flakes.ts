@@ -1,7 +1,7 @@
 import { cell } from "../../core/index.ts";
-import { formatTokens, formatUsd } from "../../cost/index.ts";
+import { formatTokens, formatUsd, type VerdictSaving } from "../../cost/index.ts";
 import type { PrContext } from "../context/context.ts";
-import { listFlakeLedgers, medianFixCost, rankFlakes, type FlakeLedger } from "../store/flakes.ts";
+import { listFlakeLedgers, medianFixCost, rankFlakes, verdictsSince, type FlakeLedger } from "../store/flakes.ts";
 
 /*
  * `/otto-pr flakes [--json]`: the flake ledger of every repository otto fixed PRs in. Flaky failures
@@ -24,7 +24,8 @@ function repoSection(file: string, ledger: FlakeLedger): string[] {
       const evidence = entry.occurrences
         .slice(-5)
         .map((o) => `[#${o.number}](${o.url}) ${short(o.head)} ${o.verdict}${o.run_url ? ` ([run](${o.run_url}))` : ""}`)
-        .join("; ");
+        .join("; ")
+        .concat(entry.issue ? `; [issue](${entry.issue})` : "");
       const failure = entry.lines[0] ? `\`${entry.lines[0]}\`` : `(no failure line) ${fingerprint}`;
       lines.push(`| ${entry.occurrences.length} | ${cell(failure)} | ${cell(checks)} | ${last?.at ?? ""} | ${cell(evidence)} |`);
     }
@@ -49,4 +50,31 @@ export async function listFlakes(ctx: Pick<PrContext, "store">, options: { json?
   for (const { file, ledger } of ledgers) lines.push(...repoSection(file, ledger), "");
   for (const b of broken) lines.push(`Unreadable: ${b}`);
   return lines.join("\n").trim();
+}
+
+/**
+ * /otto-cost's estimate of what flake and inherited verdicts saved since `since` in the given
+ * repositories (their forge names, as the ledgers hold them; "all" for every ledger): each verdict
+ * priced at its repository's median fix run. Undefined when no ledger names one; a broken ledger is skipped.
+ */
+export async function verdictSavings(storeDir: string, since: Date, repos: readonly string[] | "all"): Promise<VerdictSaving | undefined> {
+  const { ledgers } = await listFlakeLedgers(storeDir);
+  const wanted = repos === "all" ? undefined : new Set(repos.map((r) => r.toLowerCase()));
+  const saved: VerdictSaving = { verdicts: 0, flaky: 0, inherited: 0, usd: 0, tokens: 0, fixes: 0, unpriced: 0 };
+  for (const { ledger } of ledgers) {
+    if (wanted && !(ledger.repo && wanted.has(ledger.repo.toLowerCase()))) continue;
+    const v = verdictsSince(ledger, since);
+    const count = v.flaky + v.inherited;
+    if (count === 0) continue;
+    saved.verdicts += count;
+    saved.flaky += v.flaky;
+    saved.inherited += v.inherited;
+    if (!v.median) saved.unpriced += count;
+    else {
+      saved.usd += count * v.median.usd;
+      saved.tokens += count * v.median.tokens;
+      saved.fixes += v.median.runs;
+    }
+  }
+  return saved.verdicts > 0 ? saved : undefined;
 }

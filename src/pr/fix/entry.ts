@@ -80,6 +80,7 @@ export function flakeProbeOnGreen(runtime: PrRuntime, ctx: PrContext): (green: F
         config: ctx.loaded.config,
         secrets: ctx.loaded.secrets,
         notify: green.notify ?? ctx.notify,
+        backend: green.backend,
         now: () => new Date(),
         log: (level, message, extra) => runtime.log.log(level, message, extra),
       },

@@ -1,3 +1,4 @@
+import { formatError, redact } from "../../core/index.ts";
 import { formatTokens, formatUsd } from "../../cost/index.ts";
 import type { Notify } from "../../notify/index.ts";
 import { parseDuration, type Config } from "../../config/index.ts";
@@ -9,10 +10,14 @@ import {
   medianFixCost,
   recentOccurrences,
   updateFlakeLedger,
+  type FlakeEntry,
   type FlakeLedger,
+  type FlakeOccurrence,
   type FlakeVerdict,
 } from "../store/flakes.ts";
 import type { PrFrontmatter } from "../store/document.ts";
+import type { NewIssue, PrBackend } from "../backend.ts";
+import { sanitizeForPost } from "../sanitize.ts";
 
 /*
  * What a flake or an inherited failure leaves behind: occurrences in the repository's flake ledger
@@ -25,6 +30,10 @@ export interface FlakeDeps {
   storeDir: string;
   config: Config;
   notify: Notify;
+  /** Redacted from an issue otto opens. */
+  secrets: readonly string[];
+  /** The PR's forge: where pr.flakes.open_issue opens an issue or work item. */
+  backend?: Pick<PrBackend, "openIssue"> | undefined;
   now(): Date;
   log(level: "info" | "warn", message: string, extra?: Record<string, unknown>): void;
 }
@@ -92,10 +101,11 @@ export async function recordFlakes(deps: FlakeDeps, pr: PrRef, checks: readonly 
       .slice(-5)
       .map((o) => `PR #${o.number} ${o.check} on ${o.head.slice(0, 7)} (${o.verdict}${o.run_url ? `: ${o.run_url}` : ""})`)
       .join("; ");
+    const issue = await openIssue(deps, pr, key, entry, recent);
     const report = await deps.notify({
       kind: "human_needed",
       title: `Flaky in ${pr.repo}: ${name}`,
-      text: `Judged flaky ${recent.length} time(s) within ${deps.config.pr.flakes.window}: ${evidence}. Failure lines: ${entry.lines.join(" | ") || "(none)"}. /otto-pr flakes lists them all.`,
+      text: `Judged flaky ${recent.length} time(s) within ${deps.config.pr.flakes.window}: ${evidence}. Failure lines: ${entry.lines.join(" | ") || "(none)"}.${issue ? ` ${issue}` : ""} /otto-pr flakes lists them all.`,
       url: recent.at(-1)?.run_url ?? pr.url,
       facts: { Repository: pr.repo, Fingerprint: key },
     });
@@ -103,6 +113,83 @@ export async function recordFlakes(deps: FlakeDeps, pr: PrRef, checks: readonly 
   }
   return ledger;
 }
+
+/** The issue's title and body: the failure lines, its fingerprint, the occurrences with links; sanitized like every post. */
+export function flakeIssue(
+  repo: string,
+  key: string,
+  entry: FlakeEntry,
+  recent: readonly FlakeOccurrence[],
+  window: string,
+  secrets: readonly string[],
+): NewIssue {
+  const name = entry.lines[0] ?? recent.at(-1)?.check ?? key;
+  const lines = entry.lines.length > 0 ? ["~~~~text", ...entry.lines, "~~~~"] : ["(its log named no failing test or error line)"];
+  const body = [
+    `otto judged this failure of ${repo} flaky ${recent.length} time(s) within ${window}: it failed on the forge and passed on a re-run of the same commit or in otto's sandbox, or it was a failure otto already knew as flaky. Otto does not fix a flaky failure in the PR it meets it in; the test itself needs fixing.`,
+    "",
+    `**Failure lines** (normalised; fingerprint \`${key}\`):`,
+    "",
+    ...lines,
+    "",
+    "**Occurrences**:",
+    "",
+    ...recent.map(
+      (o) =>
+        `- [PR #${o.number}](${o.url}): \`${o.check}\` on \`${o.head.slice(0, 7)}\` at ${o.at} (${VERDICT_TEXT[o.verdict]})${o.run_url ? `: [the failed run](${o.run_url})` : ""}`,
+    ),
+    "",
+    "`/otto-pr flakes` lists every flaky failure otto has recorded in this repository.",
+  ].join("\n");
+  return { title: sanitizeForPost(`Flaky: ${cut(name, 200)}`, secrets), body: sanitizeForPost(body, secrets) };
+}
+
+const VERDICT_TEXT: Record<FlakeVerdict, string> = {
+  rerun: "passed on the re-run",
+  local: "passed in otto's sandbox",
+  known: "known flaky",
+};
+
+const cut = (text: string, max: number): string => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
+
+/**
+ * pr.flakes.open_issue: one issue or work item per flaky failure, its URL kept in the ledger so it is
+ * never opened twice. Returns what the notification says of it; a refusal (a token without the
+ * scope) is said there, not thrown.
+ */
+async function openIssue(
+  deps: FlakeDeps,
+  pr: PrRef,
+  key: string,
+  entry: FlakeEntry,
+  recent: readonly FlakeOccurrence[],
+): Promise<string | undefined> {
+  if (!deps.config.pr.flakes.open_issue) return undefined;
+  if (entry.issue) return `Its issue: ${entry.issue}.`;
+  if (!deps.backend?.openIssue) return `No issue opened: otto cannot open one on ${pr.provider}.`;
+  try {
+    const { url } = await deps.backend.openIssue(
+      pr.repo,
+      flakeIssue(pr.repo, key, entry, recent, deps.config.pr.flakes.window, deps.secrets),
+    );
+    await updateFlakeLedger(ledgerOf(deps, pr), (current) => {
+      const now = current.flakes[key];
+      return now ? { ...current, flakes: { ...current.flakes, [key]: { ...now, issue: now.issue ?? url } } } : undefined;
+    });
+    return `Opened ${url}.`;
+  } catch (error) {
+    const message = redact(formatError(error), deps.secrets);
+    deps.log("warn", `could not open an issue for the flaky failure ${key} in ${pr.repo}`, { error: message });
+    // 403/404: the token lacks the scope (GitHub hides what a token may not write behind a 404 too).
+    const scope = /\b40[34]\b/.test(message)
+      ? " The token needs issues: write on GitHub, or Edit work items in this node on Azure DevOps."
+      : " otto tries again at the next notice.";
+    return `Could not open an issue (pr.flakes.open_issue): ${message}${scope}`;
+  }
+}
+
+/** PR heads kept per failure of the default branch: the newest. */
+const MAX_HEADS = 100;
 
 export interface InheritedCheck {
   name: string;
@@ -138,6 +225,9 @@ export async function recordInherited(
           last_seen: now,
           lines: known?.lines.length ? known.lines : [...check.lines],
           prs: [...new Set([...(known?.prs ?? []), pr.key])].slice(-50),
+          heads: known?.heads.some((h) => h.pr === pr.key && h.head === pr.head)
+            ? known.heads
+            : [...(known?.heads ?? []), { pr: pr.key, head: pr.head, at: now }].slice(-MAX_HEADS),
           notified: true,
         };
         since.set(check.name, red[check.fingerprint]!.since);

@@ -43,7 +43,15 @@ export function logRuns(log: string, command: string): boolean {
 
 function flakeDeps(flow: Flow): FlakeDeps {
   const { deps } = flow;
-  return { storeDir: deps.store.dir, config: deps.config, notify: deps.notify, now: () => deps.now(), log: (l, m, e) => deps.log(l, m, e) };
+  return {
+    storeDir: deps.store.dir,
+    config: deps.config,
+    notify: deps.notify,
+    secrets: deps.secrets,
+    backend: flow.input.backend,
+    now: () => deps.now(),
+    log: (l, m, e) => deps.log(l, m, e),
+  };
 }
 
 function prRef(flow: Flow) {

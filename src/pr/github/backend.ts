@@ -468,6 +468,17 @@ export function createGithubBackend(deps: BackendDeps): PrBackend {
         if (review !== undefined) await resolveThreadOf(octokit, pr.repo, pr.number, review, resolution !== "active");
       }),
 
+    openIssue: (repo, issue) =>
+      call(`a new issue in ${repo}`, async (octokit) => {
+        // https://docs.github.com/en/rest/issues/issues#create-an-issue (fine-grained tokens: issues write)
+        const { data } = await octokit.request("POST /repos/{owner}/{repo}/issues", {
+          ...repoParams({ repo }),
+          title: issue.title,
+          body: issue.body,
+        });
+        return { url: data.html_url };
+      }),
+
     runWorkflow: (pr, action) => call(`${action} on ${pr.repo}#${pr.number}`, (octokit) => runGithubWorkflow(octokit, backend, pr, action)),
   };
   return backend;

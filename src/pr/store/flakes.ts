@@ -38,6 +38,8 @@ export const FlakeEntry = z.object({
   occurrences: z.array(FlakeOccurrence).default([]),
   /** When a person was told this failure is flaky (once per pr.flakes.window). */
   notified: Timestamp.optional(),
+  /** The issue or work item otto opened for it (pr.flakes.open_issue): never a second one. */
+  issue: z.string().optional(),
 });
 export type FlakeEntry = z.infer<typeof FlakeEntry>;
 
@@ -51,6 +53,8 @@ export const RedMain = z.object({
   lines: z.array(z.string()).default([]),
   /** The PRs told (one notification per fingerprint, the document of each PR). */
   prs: z.array(z.string()).default([]),
+  /** Each PR head judged to have inherited it: one verdict each, counted by /otto-cost's estimate of what verdicts saved. */
+  heads: z.array(z.object({ pr: z.string(), head: z.string(), at: Timestamp })).default([]),
   notified: z.boolean().default(false),
 });
 export type RedMain = z.infer<typeof RedMain>;
@@ -161,6 +165,30 @@ export function medianFixCost(ledger: FlakeLedger): { usd: number; tokens: numbe
     return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
   };
   return { usd: median(ledger.fix_costs.map((c) => c.usd)), tokens: median(ledger.fix_costs.map((c) => c.tokens)), runs };
+}
+
+/** What flake and inherited verdicts saved in one repository since a time: an estimate, the repository's median fix per verdict. */
+export interface VerdictSavings {
+  flaky: number;
+  inherited: number;
+  /** The median fix run (undefined before the first fix in the repository: the verdicts are then not priced). */
+  median?: { usd: number; tokens: number; runs: number } | undefined;
+}
+
+/**
+ * Pure: the verdicts a ledger holds at or after `since`. A flaky verdict is one PR head judged
+ * flaky (its checks' occurrences count once), an inherited one a PR head that failed as the
+ * default branch did.
+ */
+export function verdictsSince(ledger: FlakeLedger, since: Date): VerdictSavings {
+  const from = since.getTime();
+  const flaky = new Set<string>();
+  for (const entry of Object.values(ledger.flakes))
+    for (const o of entry.occurrences) if (Date.parse(o.at) >= from) flaky.add(`${o.pr} ${o.head}`);
+  const inherited = new Set<string>();
+  for (const red of Object.values(ledger.red_main))
+    for (const h of red.heads) if (Date.parse(h.at) >= from) inherited.add(`${h.pr} ${h.head}`);
+  return { flaky: flaky.size, inherited: inherited.size, median: medianFixCost(ledger) };
 }
 
 /** Every repository's ledger under the store (`<dir>/flakes/*.json`); unreadable ones are reported, not thrown. */

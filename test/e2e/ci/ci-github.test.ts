@@ -3,6 +3,8 @@ import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { CiState, parseState, renderState } from "../../../src/pr/ci/index.ts";
+import { fingerprintLog } from "../../../src/pr/fix/fingerprint.ts";
+import { trimLog } from "../../../src/pr/fix/trim-log.ts";
 import { recordFigure } from "../../support/figures.ts";
 import { pathWithout, slashCommand, text, useE2E, type Workspace } from "../../support/index.ts";
 import { useForges, type Forges } from "../pr/forges.ts";
@@ -199,6 +201,30 @@ describe("/otto-pr ci on GitHub Actions (real OpenCode, fake GitHub, real git)",
     expect(modelWork()).toBe(work);
     expect(stateComments(f)).toHaveLength(1);
     expect(f.gh.calls.filter((c) => c.method === "POST" && c.path.endsWith("/issues/1/comments"))).toHaveLength(1);
+    expect(e2e.model.unmatched()).toEqual([]);
+  });
+
+  it("a flake an earlier job judged on this PR is known from otto's state comment alone: no model call, a re-run, the verdict added to the state", async () => {
+    const { f, pr, ws, before } = await setup();
+    const fp = fingerprintLog(trimLog(JOB_LOG))!;
+    // An earlier job (another runner, whose data is gone) saw this failure pass on a re-run.
+    const earlier = { fingerprint: fp.id, check: "unit", verdict: "rerun" as const, head: "3".repeat(40), at: "2026-02-06T09:00:00.000Z" };
+    f.gh.state.addComment(pr, renderState(CiState.parse({ handled_heads: ["3".repeat(40)], flakes: [earlier] }), []), "otto-bot");
+    const result = await job(ws, f, "workflow_run", workflowRun(f, pr.head.sha));
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stdout).toContain("### fix: github-octo-app-1 (flaky)");
+    expect(result.stdout).toContain("unit: a known flaky failure (in the flake ledger 1 time(s))");
+    expect(modelWork()).toBe(0);
+    expect((await ws.repo.remoteLog(BRANCH))[0]?.sha).toBe(before);
+    const unit = f.gh.state.checkRuns.find((r) => r.name === "unit" && r.head_sha === pr.head.sha)!;
+    expect(f.gh.state.rerunRuns).toEqual([unit.run_id]);
+    const states = stateComments(f);
+    expect(states).toHaveLength(1);
+    const state = parseState(states[0]!.body);
+    expect(state?.ok && state.state.flakes.map((x) => [x.fingerprint, x.check, x.verdict, x.head])).toEqual([
+      [fp.id, "unit", "rerun", "3".repeat(40)],
+      [fp.id, "unit", "known", pr.head.sha],
+    ]);
     expect(e2e.model.unmatched()).toEqual([]);
   });
 

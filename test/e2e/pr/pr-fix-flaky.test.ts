@@ -11,7 +11,7 @@ import {
   type Workspace,
 } from "../../support/index.ts";
 import { runOnBranch } from "../../support/fake-github/branch-runs.ts";
-import { ottoPr, useForges, type Forges } from "../pr/forges.ts";
+import { ottoCommand, ottoPr, useForges, type Forges } from "../pr/forges.ts";
 import {
   BRANCH,
   PR_URL,
@@ -131,6 +131,15 @@ describe("only the PR's own failures get fixed", () => {
     const json = JSON.parse(await ottoPr(client, "flakes --json")) as { repositories: Array<{ repo: string; ranked: string[] }> };
     expect(json.repositories).toHaveLength(1);
     expect(json.repositories[0]?.repo).toBe("octo/app");
+
+    // /otto-cost counts the verdict on a line of its own, apart from the spend (no fix here yet to price it by).
+    e2e.model.script({ ...slashCommand("otto_cost")[0]!, times: Infinity }, { ...slashCommand("otto_cost")[1]!, times: Infinity });
+    const cost = await ottoCommand(client, "otto-cost", "");
+    expect(cost).toContain(
+      "Saved by flake and inherited verdicts (an estimate, not part of the spend above): 1 verdict (1 flaky, 0 inherited), not priced yet",
+    );
+    const costJson = JSON.parse(await ottoCommand(client, "otto-cost", "--json")) as { saved?: Record<string, unknown> };
+    expect(costJson.saved).toMatchObject({ estimate: true, verdicts: 1, flaky: 1, inherited: 0, unpriced: 1 });
     expect(e2e.model.unmatched()).toEqual([]);
   });
 

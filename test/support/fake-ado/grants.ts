@@ -1,14 +1,15 @@
 /*
  * What a pipeline's build identity (System.AccessToken) may call: each route the fake serves needs
  * one permission of Azure DevOps' security namespaces (Git Repositories: GenericRead,
- * GenericContribute, PullRequestContribute; Build: ViewBuilds, QueueBuilds), and the job
+ * GenericContribute, PullRequestContribute; Build: ViewBuilds, QueueBuilds; the area path's "Edit work
+ * items in this node": WorkItemWrite), and the job
  * authorization scope decides which projects the token reaches at all
  * (https://learn.microsoft.com/en-us/azure/devops/pipelines/process/access-tokens#job-authorization-scope).
  * A route outside the grants is refused as Azure refuses it: 401 outside the scope, 403 without
  * the permission.
  */
 
-export type AdoPermission = "GenericRead" | "GenericContribute" | "PullRequestContribute" | "ViewBuilds" | "QueueBuilds";
+export type AdoPermission = "GenericRead" | "GenericContribute" | "PullRequestContribute" | "ViewBuilds" | "QueueBuilds" | "WorkItemWrite";
 
 export interface AdoGrants {
   /** "project": the pipeline's own project only; "collection": every project of the organization. */
@@ -29,6 +30,7 @@ const NEEDS: ReadonlyArray<[method: string, path: RegExp, permission: AdoPermiss
   ["GET", /^\/[^/]+\/_apis\/build\//, "ViewBuilds"],
   ["PATCH", /^\/[^/]+\/_apis\/build\//, "QueueBuilds"],
   ["GET", /^\/[^/]+\/_apis\/git\//, "GenericRead"],
+  ["POST", /^\/[^/]+\/_apis\/wit\/workitems\//, "WorkItemWrite"],
   // Creating a PR, threads, replies, edits, auto-complete.
   ["POST", /^\/[^/]+\/_apis\/git\//, "PullRequestContribute"],
   ["PATCH", /^\/[^/]+\/_apis\/git\//, "PullRequestContribute"],

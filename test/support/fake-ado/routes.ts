@@ -47,6 +47,41 @@ export function adoRoutes(state: AdoState, base: () => string): Route[] {
   const notFound = (what: string) => error(404, `TF401180: The requested ${what} was not found.`, "GitPullRequestNotFoundException");
   const threadsOf = (p: Params) => state.threads.filter((t) => t.prId === Number(p.id));
   return [
+    // https://learn.microsoft.com/en-us/rest/api/azure/devops/wit/work-items/create?view=azure-devops-rest-7.1
+    route("POST", "/{project}/_apis/wit/workitems/{type}", (p, req) => {
+      if (!(req.headers["content-type"] ?? "").startsWith("application/json-patch+json"))
+        return error(
+          415,
+          "VS402360: The request's content type must be application/json-patch+json.",
+          "VssRequestContentTypeNotSupportedException",
+        );
+      const type = (p.type ?? "").replace(/^\$/, "");
+      if (!["Bug", "Task", "Issue", "User Story"].includes(type))
+        return error(
+          404,
+          `VS402323: Work item type ${type} does not exist in project ${state.project.name}.`,
+          "WorkItemTypeNotFoundException",
+        );
+      const ops = Array.isArray(req.body) ? (req.body as Array<{ op?: string; path?: string; value?: unknown }>) : [];
+      const fields = Object.fromEntries(
+        ops.filter((o) => o.op === "add" && o.path?.startsWith("/fields/")).map((o) => [o.path?.slice("/fields/".length) ?? "", o.value]),
+      );
+      if (typeof fields["System.Title"] !== "string" || fields["System.Title"] === "")
+        return error(400, "TF401320: Rule Error for field Title. Error code: Required, HasValues.", "RuleValidationException");
+      const id = state.nextId();
+      state.workItems.push({ id, type, fields });
+      const project = `${base()}/${state.project.id}`;
+      return {
+        status: 200,
+        body: {
+          id,
+          rev: 1,
+          fields: { ...fields, "System.WorkItemType": type, "System.State": "New", "System.TeamProject": state.project.name },
+          url: `${project}/_apis/wit/workItems/${id}`,
+          _links: { html: { href: `${base()}/${state.project.id}/_workitems/edit/${id}` } },
+        },
+      };
+    }),
     // https://learn.microsoft.com/en-us/rest/api/azure/devops/core/teams/get-teams?view=azure-devops-rest-7.1
     route(
       "GET",

@@ -99,6 +99,8 @@ export class AdoState {
   retried: number[] = [];
   /** Policy evaluations re-queued (PATCH policy/evaluations/{id}), in order. */
   requeued: string[] = [];
+  /** Work items created through the API (POST …/_apis/wit/workitems/$<type>), with their fields. */
+  workItems: Array<{ id: number; type: string; fields: Record<string, unknown> }> = [];
   /** The project's one team (every project has a default team). */
   readonly team = { id: "9a3f1c2e-6b1d-4f0e-8d7c-3b5a2e1f0c4d", name: "payments Team" };
   /** Display names of people who comment without being in the project's team; everyone else is a member. */

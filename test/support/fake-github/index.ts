@@ -12,6 +12,7 @@ export {
   type AuthorAssociation,
   type CheckSpec,
   type FakePr,
+  type FakeIssue,
   type FakeReview,
   type Permission,
   type ReviewState,

@@ -1,6 +1,7 @@
 import type {
   FakeCheckRun,
   FakeComment,
+  FakeIssue,
   FakePr,
   FakeReview,
   FakeReviewComment,
@@ -378,6 +379,36 @@ export function issueComment(c: FakeComment, urls: Urls) {
     updated_at: c.created_at,
     issue_url: `${repoUrl}/issues/${c.number}`,
     author_association: c.author_association,
+  };
+}
+
+/** https://docs.github.com/en/rest/issues/issues#create-an-issue (the `issue` schema's required fields and a few more). */
+export function issue(i: FakeIssue, urls: Urls) {
+  const repoUrl = `${urls.api}/repos/${i.owner}/${i.repo}`;
+  const url = `${repoUrl}/issues/${i.number}`;
+  return {
+    id: i.id,
+    node_id: nodeId("Issue", i.id),
+    url,
+    repository_url: repoUrl,
+    labels_url: `${url}/labels{/name}`,
+    comments_url: `${url}/comments`,
+    events_url: `${url}/events`,
+    html_url: `${urls.web}/${i.owner}/${i.repo}/issues/${i.number}`,
+    number: i.number,
+    state: "open",
+    title: i.title,
+    body: i.body,
+    user: user(i.user, urls),
+    labels: [],
+    assignee: null,
+    milestone: null,
+    locked: false,
+    comments: 0,
+    closed_at: null,
+    created_at: i.created_at,
+    updated_at: i.created_at,
+    author_association: "NONE",
   };
 }
 

@@ -15,6 +15,8 @@ const NEEDS: ReadonlyArray<[method: string, path: RegExp, scope: string, level: 
   ["GET", /^\/repos\/[^/]+\/[^/]+\/commits\/[^/]+\/status$/, "statuses", "read"],
   ["GET", /^\/repos\/[^/]+\/[^/]+\/actions\//, "actions", "read"],
   ["POST", /^\/repos\/[^/]+\/[^/]+\/actions\//, "actions", "write"],
+  // Opening an issue: issues write (https://docs.github.com/en/rest/issues/issues#create-an-issue).
+  ["POST", /^\/repos\/[^/]+\/[^/]+\/issues$/, "issues", "write"],
   // A PR's conversation comments: pull-requests or issues (https://docs.github.com/en/rest/issues/comments).
   ["GET", /^\/repos\/[^/]+\/[^/]+\/issues\//, "pull-requests", "read"],
   ["POST", /^\/repos\/[^/]+\/[^/]+\/issues\//, "pull-requests", "write"],

@@ -4,6 +4,7 @@ import {
   checkRun,
   collaboratorPermission,
   combinedStatus,
+  issue,
   issueComment,
   job,
   pullRequest,
@@ -169,6 +170,35 @@ export function githubRoutes(state: GithubState, urls: Urls, prefix: string): Ro
         status: 201,
         headers: { location: `${urls.api}/repos/${pr.owner}/${pr.repo}/issues/comments/${comment.id}` },
         body: issueComment(comment, urls),
+      };
+    }),
+    // https://docs.github.com/en/rest/issues/issues#create-an-issue: numbered with the repository's PRs.
+    route("POST", "/repos/{owner}/{repo}/issues", (p, req) => {
+      const owner = p.owner ?? "";
+      const repo = p.repo ?? "";
+      if (!state.prs.some((x) => x.owner.toLowerCase() === owner.toLowerCase() && x.repo.toLowerCase() === repo.toLowerCase()))
+        return NOT_FOUND;
+      const body = req.body as { title?: string; body?: string } | undefined;
+      if (!body?.title)
+        return {
+          status: 422,
+          body: { message: "Validation Failed", errors: [{ resource: "Issue", code: "missing_field", field: "title" }] },
+        };
+      const created = {
+        id: state.nextId(),
+        owner,
+        repo,
+        number: state.nextNumber(owner, repo),
+        title: body.title,
+        body: body.body ?? null,
+        user: user(req),
+        created_at: state.time(),
+      };
+      state.issues.push(created);
+      return {
+        status: 201,
+        headers: { location: `${urls.api}/repos/${owner}/${repo}/issues/${created.number}` },
+        body: issue(created, urls),
       };
     }),
     route("GET", "/repos/{owner}/{repo}/issues/comments/{id}", (p) => {

@@ -106,6 +106,18 @@ export interface FakeReview {
   author_association: AuthorAssociation;
 }
 
+/** An issue opened through the API (POST /repos/{owner}/{repo}/issues). */
+export interface FakeIssue {
+  id: number;
+  owner: string;
+  repo: string;
+  number: number;
+  title: string;
+  body: string | null;
+  user: FakeUser;
+  created_at: string;
+}
+
 export interface CheckSpec {
   name: string;
   status?: FakeCheckRun["status"];
@@ -125,6 +137,7 @@ export class GithubState {
   comments: FakeComment[] = [];
   reviewComments: FakeReviewComment[] = [];
   reviews: FakeReview[] = [];
+  issues: FakeIssue[] = [];
   /** author_association of users on every repository (default COLLABORATOR: a test's reviewers can write). */
   associations = new Map<string, AuthorAssociation>();
   /**
@@ -184,7 +197,8 @@ export class GithubState {
 
   /** The next free PR number of a repository (issues and PRs share the sequence; the fake starts at 1). */
   nextNumber(owner: string, repo: string): number {
-    return Math.max(0, ...this.prs.filter((p) => p.owner === owner && p.repo === repo).map((p) => p.number)) + 1;
+    const numbers = [...this.prs, ...this.issues].filter((p) => p.owner === owner && p.repo === repo).map((p) => p.number);
+    return Math.max(0, ...numbers) + 1;
   }
 
   addPr(input: {

@@ -85,6 +85,8 @@ describe("fake GitHub vs GitHub's OpenAPI description", () => {
     await backend.resolveComment(info, `review-${inline.id}`, "resolved");
     await backend.resolveComment(info, `review-${inline.id}`, "active");
     await backend.runWorkflow(info, "rerun_failed");
+    // A flaky test's issue (pr.flakes.open_issue).
+    await backend.openIssue?.("octo/app", { title: "Flaky: FAIL x", body: "seen twice" });
     await backend.postReview(info, { body: "otto review", comments: [{ path: "src/x.ts", line: 6, side: "RIGHT", body: "inline" }] });
     gh.state.addReview(pr, { author: "lead", state: "CHANGES_REQUESTED", association: "MEMBER" });
     gh.state.addReview(pr, { author: "drafter", state: "PENDING" });
@@ -159,6 +161,7 @@ describe("fake GitHub vs GitHub's OpenAPI description", () => {
         "GET /repos/{owner}/{repo}/collaborators/{username}/permission",
         "POST /repos/{owner}/{repo}/pulls",
         "POST /repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers",
+        "POST /repos/{owner}/{repo}/issues",
         "GET /user",
       ]),
     );

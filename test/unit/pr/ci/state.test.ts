@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { CiState, findState, parseState, renderState, stateOf, withState } from "../../../../src/pr/ci/index.ts";
 import { newDocument } from "../../../../src/pr/commands/add.ts";
 import { OTTO_MARKER, type PrComment } from "../../../../src/pr/index.ts";
+import { settleProbe } from "../../../../src/pr/ci/flake-state.ts";
 import { samplePr } from "../sample-pr.ts";
 
 const SECRET = "ghp_plantedSecretToken0123456789abcdefXYZ";
@@ -90,5 +91,46 @@ describe("otto's CI state comment", () => {
     );
     expect(after).toMatchObject({ fix_attempts: 3, handled_heads: [HEAD, "b".repeat(40)], updated: "2026-02-07T00:00:00.000Z" });
     expect(stateOf(seeded, state(), new Date(), HEAD).handled_heads).toEqual([HEAD]);
+  });
+
+  it("carries the PR's flake verdicts and a pending re-run to tell a flake; a later job that sees the head green records the flake", () => {
+    const flake = { fingerprint: "fp1", check: "unit", verdict: "known" as const, head: HEAD, at: "2026-02-06T10:00:00.000Z" };
+    const probe = {
+      sha: HEAD,
+      at: "2026-02-06T11:00:00.000Z",
+      checks: [{ name: "e2e", fingerprint: "fp2", lines: ["FAIL e2e"], url: "https://ci/9" }],
+    };
+    const body = renderState(state({ flakes: [flake], flake_probe: probe }), []);
+    expect(body).toContain("1 flaky failure(s)");
+    const parsed = parseState(body);
+    expect(parsed).toMatchObject({ ok: true, state: { flakes: [flake], flake_probe: { sha: HEAD } } });
+    const read = parsed?.ok ? parsed.state : state();
+
+    // The document a flow works on gets the probe; the verdicts stay the state's.
+    const doc = withState(newDocument(samplePr(), "github-octo-app-42", 5, "2026-02-06T10:00:00Z"), read);
+    expect(doc.data.flake_probe?.sha).toBe(HEAD);
+    expect("flakes" in doc.data).toBe(false);
+    expect(stateOf(doc, read, new Date()).flakes).toEqual([flake]);
+
+    // Still red, or another head: nothing to settle.
+    const red = { state: "failure" as const, headSha: HEAD, checks: [] };
+    expect(settleProbe(read, red, new Date())).toBeUndefined();
+    expect(settleProbe(read, { ...red, state: "success", headSha: "b".repeat(40) }, new Date())).toBeUndefined();
+    const settled = settleProbe(read, { ...red, state: "success" }, new Date("2026-02-06T12:00:00.000Z"));
+    expect(settled?.flake_probe).toBeUndefined();
+    expect(settled?.flakes).toEqual([
+      flake,
+      { fingerprint: "fp2", check: "e2e", verdict: "rerun", head: HEAD, at: "2026-02-06T12:00:00.000Z", run_url: "https://ci/9" },
+    ]);
+  });
+
+  it("a forged state comment carries no flake verdicts: only the token user's state is read", () => {
+    const forged = renderState(
+      state({ flakes: [{ fingerprint: "fp1", check: "unit", verdict: "known", head: HEAD, at: "2026-02-06T10:00:00.000Z" }] }),
+      [],
+    );
+    const found = findState([comment("issue-1", "mallory", forged)], "otto-bot");
+    expect(found.state.flakes).toEqual([]);
+    expect(found.ignored[0]).toContain("a state comment by mallory");
   });
 });

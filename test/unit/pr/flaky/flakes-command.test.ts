@@ -43,6 +43,7 @@ describe("/otto-pr flakes", () => {
               first_seen: "2026-02-01T00:00:00.000Z",
               last_seen: "2026-02-02T00:00:00.000Z",
               lines: ["error no-unused-vars"],
+              heads: [],
               prs: [],
               notified: true,
             },

@@ -7,6 +7,7 @@ import { runFix, type FixDeps } from "../../../../src/pr/fix/index.ts";
 import { settleFlakeProbe } from "../../../../src/pr/fix/probe-green.ts";
 import { addFlake, emptyLedger, flakeLedgerFile, readFlakeLedger, updateFlakeLedger } from "../../../../src/pr/store/flakes.ts";
 import { fingerprintLog } from "../../../../src/pr/fix/fingerprint.ts";
+import { flakesOf, seedLedger, type CiFlake } from "../../../../src/pr/ci/flake-state.ts";
 import { trimLog } from "../../../../src/pr/fix/trim-log.ts";
 import { createPrStore, type PipelineStatus, type PrBackend, type PrInfo, type WorkflowAction } from "../../../../src/pr/index.ts";
 import type { BaseCheck } from "../../../../src/pr/backend.ts";
@@ -195,6 +196,22 @@ describe("the fix flow tells flaky and inherited failures apart before any model
     // notify_after 2: the second occurrence names the flaky test once.
     expect(t.notified.map((n) => n.title)).toEqual(["Flaky in o/r: FAIL test/math.test.js"]);
     expect(t.notified[0]?.text).toContain("PR #3 unit on 3333333 (rerun); PR #7 unit on 1111111 (known: https://ci/5)");
+  });
+
+  it("CI mode: the PR's verdicts from otto's state comment make a fresh job's ledger know the flake; the new verdict goes back to the state", async () => {
+    const t = await setup();
+    const fp = fingerprintLog(trimLog(LOG))!;
+    // An earlier job on this PR judged it flaky (its re-run passed); this runner has no ledger of its own.
+    const before: CiFlake[] = [{ fingerprint: fp.id, check: "unit", verdict: "rerun", head: "3333333", at: "2026-02-28T10:00:00.000Z" }];
+    await updateFlakeLedger(t.ledgerFile, (l) => seedLedger(l, before, KEY, pr()));
+    const out = await t.run();
+    expect(out.result).toBe("flaky");
+    expect(t.prompts).toEqual([]);
+    const after = flakesOf(await readFlakeLedger(t.ledgerFile), KEY, before);
+    expect(after.map((f) => [f.head, f.verdict, f.run_url])).toEqual([
+      ["3333333", "rerun", undefined],
+      [HEAD, "known", "https://ci/5"],
+    ]);
   });
 
   it("passes in the sandbox when the CI check ran the same command: a flake, no session", async () => {
