@@ -21,7 +21,13 @@ describe("GitHub errors name the real cause", () => {
 
   it("no answer at all: the host and 'connection refused', no HTTP status, and that no token was found", async () => {
     const apiUrl = `http://127.0.0.1:${await closedPort()}`;
-    const deps = testDeps(testConfig({ pr: { providers: { github: { api_url: apiUrl } } } }));
+    const urls: string[] = [];
+    const deps = testDeps(testConfig({ pr: { providers: { github: { api_url: apiUrl } } } }), {
+      fetch: (input, init) => {
+        urls.push(String(input instanceof Request ? input.url : input));
+        return globalThis.fetch(input, init);
+      },
+    });
     const error = await createGithubBackend(deps)
       .getPr(PR)
       .catch((e: unknown) => e);
@@ -29,12 +35,15 @@ describe("GitHub errors name the real cause", () => {
     const { message, fix } = error as { message: string; fix: string };
     expect(message).toMatch(
       new RegExp(
-        `GitHub could not be reached while reading .*: 127\\.0\\.0\\.1:\\d+: the connection was refused; no HTTP status came back`,
+        `GitHub could not be reached while reading .*: 127\\.0\\.0\\.1:\\d+: the connection was refused \\(nothing listens on that port, or a firewall refuses it\\); no HTTP status came back`,
       ),
     );
     expect(message).toContain("Also, otto found no GitHub token");
     expect(fix).toContain(`Check that ${apiUrl} is reachable from this machine`);
     expect(fix).not.toContain("next poll");
+    // Refused: asked once, not retried through plugin-retry's backoff.
+    expect(urls).toHaveLength(1);
+    expect(deps.sleeps).toEqual([]);
     // The token lookup ran (`gh auth token`) and found nothing.
     expect(deps.execCalls.map((c) => c.file)).toEqual(["gh"]);
   });
