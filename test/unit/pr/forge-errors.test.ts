@@ -1,6 +1,9 @@
 import net from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
+import { createAdoBackend } from "../../../src/pr/ado/backend.ts";
 import { createGithubBackend } from "../../../src/pr/github/backend.ts";
+import type { PrInfo } from "../../../src/pr/index.ts";
+import { FAKE_ADO_PAT } from "../../support/fake-ado/index.ts";
 import { startFakeGithub, type FakeGithub } from "../../support/fake-github/index.ts";
 import { testConfig, testDeps } from "./support.ts";
 
@@ -14,6 +17,15 @@ async function closedPort(): Promise<number> {
 }
 
 const PR = { provider: "github", repo: "octo/app", number: 7 } as const;
+const ADO_PR = { provider: "ado", repo: "contoso/payments/app", number: 7 } as const;
+
+/** fetch that records each URL asked for, so a test can count the attempts. */
+function countingFetch(urls: string[]): typeof globalThis.fetch {
+  return (input, init) => {
+    urls.push(String(input instanceof Request ? input.url : input));
+    return globalThis.fetch(input, init);
+  };
+}
 
 describe("GitHub errors name the real cause", () => {
   let gh: FakeGithub | undefined;
@@ -23,10 +35,7 @@ describe("GitHub errors name the real cause", () => {
     const apiUrl = `http://127.0.0.1:${await closedPort()}`;
     const urls: string[] = [];
     const deps = testDeps(testConfig({ pr: { providers: { github: { api_url: apiUrl } } } }), {
-      fetch: (input, init) => {
-        urls.push(String(input instanceof Request ? input.url : input));
-        return globalThis.fetch(input, init);
-      },
+      fetch: countingFetch(urls),
     });
     const error = await createGithubBackend(deps)
       .getPr(PR)
@@ -59,5 +68,36 @@ describe("GitHub errors name the real cause", () => {
       /^GitHub answered 40\d for .*, and otto found no GitHub token .*: a private repository is invisible without one\.$/,
     );
     expect((error as Error).message).not.toContain("the token cannot see it");
+  });
+
+  it("Azure DevOps, no answer at all: host and port, 'connection refused', one attempt, and that no credentials were found", async () => {
+    const baseUrl = `http://127.0.0.1:${await closedPort()}`;
+    const urls: string[] = [];
+    const deps = testDeps(testConfig({ pr: { providers: { ado: { base_url: baseUrl } } } }), { fetch: countingFetch(urls) });
+    const error = await createAdoBackend(deps)
+      .getPr(ADO_PR)
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: "pr_unreachable" });
+    const { message, fix } = error as { message: string; fix: string };
+    expect(message).toMatch(
+      /^Azure DevOps could not be reached for GET \/contoso\/payments\/_apis\/git\/pullrequests\/7: 127\.0\.0\.1:\d+: the connection was refused \(nothing listens on that port, or a firewall refuses it\); no HTTP status came back\. Also, otto found no Azure DevOps credentials \(pr\.providers\.ado\.pat, OTTO_ADO_PAT or `az account get-access-token`\)\.$/,
+    );
+    expect(fix).toBe(
+      `Check that ${baseUrl}/contoso is reachable from this machine (network, proxy, VPN; Azure DevOps Server: pr.providers.ado.base_url), then run the command again.`,
+    );
+    expect(urls).toHaveLength(1);
+    expect(deps.sleeps).toEqual([]);
+  });
+
+  it("Azure DevOps with a PAT: unreachable says only that, and a write that never connected is not 'uncertain'", async () => {
+    const baseUrl = `http://127.0.0.1:${await closedPort()}`;
+    const deps = testDeps(testConfig({ pr: { providers: { ado: { base_url: baseUrl, pat: FAKE_ADO_PAT } } } }));
+    const backend = createAdoBackend(deps);
+    const error = await backend.getPr(ADO_PR).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: "pr_unreachable" });
+    expect((error as Error).message).not.toContain("credentials");
+    // Nothing was sent, so a POST is not an uncertain write that otto would look for first.
+    const info = { ...ADO_PR, meta: { repositoryId: "r1", projectId: "p1" } } as unknown as PrInfo;
+    await expect(backend.postComment(info, "hello")).rejects.toMatchObject({ code: "pr_unreachable" });
   });
 });
