@@ -19,9 +19,12 @@ export function githubError(error: unknown, what: string, setting?: RequestSetti
   // Octokit reports a request that got no answer (DNS, refused, reset) as status 500 without a response.
   const answered = typeof error === "object" && error !== null && "response" in error && (error as { response?: unknown }).response;
   if (status === 500 && !answered && setting) {
+    // plugin-retry counts its retries on the request (none for a refused connection: octokit.ts).
+    const retried = (error as { request?: { request?: { retryCount?: unknown } } }).request?.request?.retryCount;
+    const attempts = typeof retried === "number" && retried > 0 ? ` (${retried + 1} attempts)` : "";
     return new OttoError(
       "pr_unreachable",
-      `GitHub could not be reached while reading ${what}: ${hostPort(setting.apiUrl)}: ${noAnswerReason(error, message)}; no HTTP status came back.` +
+      `GitHub could not be reached while reading ${what}: ${hostPort(setting.apiUrl)}: ${noAnswerReason(error, message)}; no HTTP status came back${attempts}.` +
         (setting.anonymous ? ` Also, ${NO_TOKEN}.` : ""),
       `Check that ${setting.apiUrl} is reachable from this machine (network, proxy, VPN; GitHub Enterprise: pr.providers.github.api_url), then run the command again.`,
       { cause: error },

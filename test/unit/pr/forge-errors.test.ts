@@ -57,6 +57,27 @@ describe("GitHub errors name the real cause", () => {
     expect(deps.execCalls.map((c) => c.file)).toEqual(["gh"]);
   });
 
+  it("no answer in time: retried (timeouts keep their retries), and the message says how many attempts", async () => {
+    // Accepts connections and never answers.
+    const sockets: net.Socket[] = [];
+    const silent = net.createServer((socket) => sockets.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    try {
+      const apiUrl = `http://127.0.0.1:${(silent.address() as net.AddressInfo).port}`;
+      const urls: string[] = [];
+      const config = testConfig({ pr: { request_timeout: "200ms", providers: { github: { api_url: apiUrl, token: "ghp_test" } } } });
+      const error = await createGithubBackend(testDeps(config, { fetch: countingFetch(urls) }))
+        .getPr(PR)
+        .catch((e: unknown) => e);
+      expect(error).toMatchObject({ code: "pr_unreachable" });
+      expect((error as Error).message).toMatch(/: no answer within 200 ms; no HTTP status came back \(4 attempts\)\.$/);
+      expect(urls).toHaveLength(4);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    }
+  });
+
   it("a 404 without a token says no token was found, not that the token cannot see it", async () => {
     gh = await startFakeGithub();
     const deps = testDeps(testConfig({ pr: { providers: { github: { api_url: gh.apiUrl } } } }));
