@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { freePort, slashCommand, useE2E, type Workspace } from "../../support/index.ts";
+import { freePort, slashCommand, until, useE2E, type Workspace } from "../../support/index.ts";
 import { ottoCommand } from "../pr/forges.ts";
 
 /*
@@ -106,7 +106,7 @@ describe("a newcomer's first hour, headless", () => {
     expect(e2e.model.unmatched()).toEqual([]);
   });
 
-  it("opencode run: pr add with no token and the host unreachable names both at once and exits 1; watch start --detach with no models warns", async () => {
+  it("opencode run: pr add with no token and the host unreachable names both at once and exits 1; ci init refuses a local model; watch start --detach with no models warns", async () => {
     // Nothing listens on `closed`: the forges' base URLs point there (the one setting a newcomer would not have).
     const closed = await freePort();
     const ws = await e2e.workspace({
@@ -143,6 +143,13 @@ describe("a newcomer's first hour, headless", () => {
     const prs = path.join(ws.dirs.dataHome, "otto", "prs");
     expect(fs.existsSync(prs) ? fs.readdirSync(prs) : []).toEqual([]);
 
+    // No models set, the session's model served on this machine, no remote: ci init refuses and writes nothing.
+    const ci = await headless(ws, "otto-pr", ["ci", "init", "github"]);
+    expect(ci.exitCode, ci.stderr).toBe(1);
+    expect(ci.stdout).toContain("served on this machine by");
+    expect(ci.stdout).toContain("Next step: Set the roles the job uses to hosted models with an API key, e.g. /otto-config set models.primary");
+    expect(fs.existsSync(path.join(ws.project, ".github"))).toBe(false);
+
     // No models and no PR: the background watcher starts (the user asked for it) and says what it lacks.
     const detached = await headless(ws, "otto-pr", ["watch", "start", "--detach"]);
     expect(detached.exitCode, detached.stderr).toBe(0);
@@ -150,10 +157,11 @@ describe("a newcomer's first hour, headless", () => {
     expect(detached.stdout).toContain("Warning: models.primary is not set (nor models.fix)");
     expect(detached.stdout).toContain("Warning: no PR is tracked, so the watcher has nothing to poll yet.");
     // The run's harness ends everything the run started, the background serve too (it inherits the
-    // harness's process token); the guard below ends it should that ever change.
+    // harness's process token; a process past its last breath may linger a moment in /proc); the
+    // guard below ends it should that ever change.
     const pid = Number(/opencode serve \(pid (\d+)\)/.exec(detached.stdout)?.[1]);
     try {
-      expect(alive(pid)).toBe(false);
+      await until("the background serve to end with its run", () => !alive(pid), 10_000, 50);
     } finally {
       if (alive(pid)) process.kill(pid, "SIGKILL");
     }
