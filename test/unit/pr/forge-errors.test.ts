@@ -55,6 +55,10 @@ describe("GitHub errors name the real cause", () => {
     expect(deps.sleeps).toEqual([]);
     // The token lookup ran (`gh auth token`) and found nothing.
     expect(deps.execCalls.map((c) => c.file)).toEqual(["gh"]);
+    // A post that never connected was not applied: no look for its marker, no second write.
+    const info = { ...PR, meta: {} } as unknown as PrInfo;
+    await expect(createGithubBackend(deps).postComment(info, "hello")).rejects.toMatchObject({ code: "pr_unreachable" });
+    expect(urls).toHaveLength(2);
   });
 
   it("no answer in time: retried (timeouts keep their retries), and the message says how many attempts", async () => {
