@@ -69,8 +69,7 @@ class Retryable extends Error {
 }
 
 const NO_TOKEN = "otto found no Azure DevOps credentials (pr.providers.ado.pat, OTTO_ADO_PAT or `az account get-access-token`)";
-const SET_TOKEN =
-  "Set OTTO_ADO_PAT (or /otto-config set pr.providers.ado.pat <pat> --user; or run az login), then run the command again.";
+const SET_TOKEN = "Set OTTO_ADO_PAT (or /otto-config set pr.providers.ado.pat <pat> --user; or run az login), then run the command again.";
 /** What otto's requests need of a PAT: PRs and threads, pipelines, the project's teams. */
 const SCOPES = "Code (Read & write), Build (Read), Project and Team (Read)";
 

@@ -147,7 +147,9 @@ describe("a newcomer's first hour, headless", () => {
     const ci = await headless(ws, "otto-pr", ["ci", "init", "github"]);
     expect(ci.exitCode, ci.stderr).toBe(1);
     expect(ci.stdout).toContain("served on this machine by");
-    expect(ci.stdout).toContain("Next step: Set the roles the job uses to hosted models with an API key, e.g. /otto-config set models.primary");
+    expect(ci.stdout).toContain(
+      "Next step: Set the roles the job uses to hosted models with an API key, e.g. /otto-config set models.primary",
+    );
     expect(fs.existsSync(path.join(ws.project, ".github"))).toBe(false);
 
     // No models and no PR: the background watcher starts (the user asked for it) and says what it lacks.
