@@ -4,6 +4,7 @@ import type { BackendDeps, PrBackend, PrSkim } from "../backend.ts";
 import { overallState } from "../pipeline.ts";
 import { authorKey, type AuthorAccess, type PrInfo, type PrLocator } from "../types.ts";
 import { adoAuthorization } from "./auth.ts";
+import { lazy } from "../token.ts";
 import { createAdoHttp, type AdoHttp } from "./http.ts";
 import { adoParts, locateAdoId, matchesAdoHost, parseAdoUrl } from "./locate.ts";
 import {
@@ -58,6 +59,8 @@ export function createAdoBackend(deps: BackendDeps): PrBackend {
   const settings = deps.config.pr.providers.ado;
   const base = settings.base_url.replace(/\/+$/, "");
   const clients = new Map<string, AdoHttp>();
+  // Looked up once for the backend's life (one watcher cycle or one command), not per request.
+  const authorization = lazy(() => adoAuthorization(deps));
   const users = new Map<string, Promise<string>>();
   // Members of each project, kept for the backend's life: one watcher cycle or one command.
   const members = new Map<string, Promise<Set<string>>>();
@@ -95,7 +98,7 @@ export function createAdoBackend(deps: BackendDeps): PrBackend {
     if (!client) {
       client = createAdoHttp({
         orgUrl: `${base}/${seg(org)}`,
-        authorization: () => adoAuthorization(deps),
+        authorization,
         fetch: deps.fetch,
         sleep: deps.sleep,
         timeoutMs: parseDuration(deps.config.pr.request_timeout),

@@ -79,7 +79,7 @@ async function rerunFailed(http: AdoHttp, pr: PrInfo): Promise<WorkflowResult> {
       done.push(what);
     } catch (error) {
       // Bad credentials fail every call: the caller's error handling says what to do.
-      if (isOttoError(error) && error.code === "pr_auth") throw error;
+      if (isOttoError(error) && (error.code === "pr_auth" || error.code === "pr_no_token")) throw error;
       failed.push(`${what}: ${error instanceof Error ? error.message : String(error)}`);
     }
   };

@@ -6,6 +6,7 @@ import { cliToken, lazy } from "../token.ts";
 import { authorKey, type AuthorAccess, type PrInfo } from "../types.ts";
 import { conditionalGet, getAllPages } from "./conditional.ts";
 import { githubError } from "./errors.ts";
+import { isConnectFailure } from "../no-answer.ts";
 import { githubHosts, locateGithubId, parseGithubUrl, repoParams } from "./locate.ts";
 import {
   compactIssueComment,
@@ -98,7 +99,8 @@ export function createGithubBackend(deps: BackendDeps): PrBackend {
             await write(octokit, marker);
           } catch (error) {
             const status = (error as { status?: unknown } | null)?.status;
-            if (typeof status === "number" && status < 500) throw error;
+            // An answer below 500, or no connection at all: the write was not applied.
+            if ((typeof status === "number" && status < 500) || isConnectFailure(error)) throw error;
             throw uncertainWrite(`GitHub: ${what}`, redact(error instanceof Error ? error.message : String(error)), error);
           }
         },

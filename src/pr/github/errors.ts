@@ -1,4 +1,5 @@
 import { OttoError, isOttoError, redact } from "../../core/index.ts";
+import { hostPort, noAnswerReason } from "../no-answer.ts";
 
 /** What the backend knows of its requests, for an error that names the real cause. */
 export interface RequestSetting {
@@ -10,22 +11,6 @@ export interface RequestSetting {
 
 const NO_TOKEN = "otto found no GitHub token (pr.providers.github.token, GITHUB_TOKEN, GH_TOKEN or `gh auth token`)";
 
-/** The first `code` down an error's cause chain: ENOTFOUND, ECONNREFUSED (Node), ConnectionRefused (Bun). */
-function networkCode(error: unknown): string | undefined {
-  for (let e = error, depth = 0; typeof e === "object" && e !== null && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === "string" && code) return code;
-  }
-  return undefined;
-}
-
-function unreachable(code: string | undefined, message: string): string {
-  if (code === "ENOTFOUND" || code === "EAI_AGAIN") return "its name did not resolve (DNS)";
-  if (code === "ECONNREFUSED" || code === "ConnectionRefused") return "the connection was refused";
-  if (code === "ETIMEDOUT" || code === "UND_ERR_CONNECT_TIMEOUT" || code === "Timeout") return "the connection timed out";
-  return message;
-}
-
 /** Octokit's RequestError as an OttoError that says what to do; other errors pass through. */
 export function githubError(error: unknown, what: string, setting?: RequestSetting): unknown {
   if (isOttoError(error)) return error;
@@ -34,9 +19,12 @@ export function githubError(error: unknown, what: string, setting?: RequestSetti
   // Octokit reports a request that got no answer (DNS, refused, reset) as status 500 without a response.
   const answered = typeof error === "object" && error !== null && "response" in error && (error as { response?: unknown }).response;
   if (status === 500 && !answered && setting) {
+    // plugin-retry counts its retries on the request (none for a refused connection: octokit.ts).
+    const retried = (error as { request?: { request?: { retryCount?: unknown } } }).request?.request?.retryCount;
+    const attempts = typeof retried === "number" && retried > 0 ? ` (${retried + 1} attempts)` : "";
     return new OttoError(
       "pr_unreachable",
-      `GitHub could not be reached while reading ${what}: ${new URL(setting.apiUrl).host}: ${unreachable(networkCode(error), message)}; no HTTP status came back.` +
+      `GitHub could not be reached while reading ${what}: ${hostPort(setting.apiUrl)}: ${noAnswerReason(error, message)}; no HTTP status came back${attempts}.` +
         (setting.anonymous ? ` Also, ${NO_TOKEN}.` : ""),
       `Check that ${setting.apiUrl} is reachable from this machine (network, proxy, VPN; GitHub Enterprise: pr.providers.github.api_url), then run the command again.`,
       { cause: error },

@@ -3,8 +3,22 @@ import { throttling } from "@octokit/plugin-throttling";
 import { Octokit } from "@octokit/core";
 import type { WriteLimiter } from "../backend.ts";
 import { fetchWithTimeout } from "../http.ts";
+import { isConnectFailure } from "../no-answer.ts";
 
-const OttoOctokit = Octokit.plugin(throttling, retry);
+/**
+ * A refused connection or a name that does not resolve is not retried: nothing was sent, and the
+ * retry plugin's backoff (1 + 4 + 9 s) would only delay the error. Timeouts and 5xx keep their
+ * retries. Listed before `retry`, so its error hook runs first and sets the request's retries to 0,
+ * which plugin-retry reads (`options.request.retries`) before it schedules another attempt.
+ */
+function failFast(octokit: Octokit): void {
+  octokit.hook.error("request", (error, options) => {
+    if (isConnectFailure(error)) options.request = { ...options.request, retries: 0 };
+    throw error;
+  });
+}
+
+const OttoOctokit = Octokit.plugin(throttling, failFast, retry);
 export type GithubClient = InstanceType<typeof OttoOctokit>;
 
 export interface OctokitOptions {
@@ -31,7 +45,7 @@ const MAX_RATE_LIMIT_WAIT_S = 60;
 
 /**
  * Octokit with throttling (primary and secondary rate limits, Retry-After) and retries (5xx,
- * network errors). GraphQL goes through the same client: `octokit.graphql` posts to
+ * timeouts; not a refused connection, see failFast). GraphQL goes through the same client: `octokit.graphql` posts to
  * `<api_url>/graphql`, and for an Enterprise `…/api/v3` base to `…/api/graphql`.
  */
 export function createGithubClient(options: OctokitOptions): GithubClient {

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { slashCommand, useE2E, type Workspace } from "../../support/index.ts";
+import { freePort, slashCommand, until, useE2E, type Workspace } from "../../support/index.ts";
 import { ottoCommand } from "../pr/forges.ts";
 
 /*
@@ -22,6 +22,16 @@ describe("a newcomer's first hour, headless", () => {
   }
 
   const repoConfig = (ws: Workspace): unknown => JSON.parse(ws.readFile(".otto/otto.jsonc"));
+
+  /** Running, not a zombie: the background serve's parent (the run) is gone, and whoever inherits it may not reap it at once. */
+  const alive = (pid: number): boolean => {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+      return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
+    } catch {
+      return false;
+    }
+  };
 
   it("opencode run: set takes numbers and JSON lists, refusals exit non-zero and say why", async () => {
     const ws = await e2e.workspace();
@@ -93,6 +103,70 @@ describe("a newcomer's first hour, headless", () => {
     expect(started).toContain("Warning: models.primary is not set (nor models.fix)");
     expect(started).toContain("Warning: no PR is tracked, so the watcher has nothing to poll yet.");
     expect(await command("otto-pr", "watch stop")).toContain("Stopped the PR watcher");
+    expect(e2e.model.unmatched()).toEqual([]);
+  });
+
+  it("opencode run: pr add with no token and the host unreachable names both at once and exits 1; ci init refuses a local model; watch start --detach with no models warns", async () => {
+    // Nothing listens on `closed`: the forges' base URLs point there (the one setting a newcomer would not have).
+    const closed = await freePort();
+    const ws = await e2e.workspace({
+      userOttoConfig: {
+        pr: { providers: { github: { api_url: `http://127.0.0.1:${closed}` }, ado: { base_url: `http://127.0.0.1:${closed}` } } },
+        server: { port: await freePort() },
+      },
+    });
+
+    const github = await headless(ws, "otto-pr", ["add", "https://github.com/octo/app/pull/7"]);
+    expect(github.exitCode, github.stderr).toBe(1);
+    // Refused at once: the message counts attempts when there were retries, and there are none.
+    expect(github.stdout).toMatch(
+      new RegExp(
+        `^Error: GitHub could not be reached while reading .*: 127\\.0\\.0\\.1:${closed}: the connection was refused[^;]*; no HTTP status came back\\. ` +
+          "Also, otto found no GitHub token \\(pr\\.providers\\.github\\.token, GITHUB_TOKEN, GH_TOKEN or `gh auth token`\\)\\.$",
+        "m",
+      ),
+    );
+    expect(github.stdout).toContain(`Next step: Check that http://127.0.0.1:${closed} is reachable from this machine`);
+    expect(github.stdout).not.toContain("next poll");
+
+    const ado = await headless(ws, "otto-pr", ["add", "https://dev.azure.com/contoso/payments/_git/app/pullrequest/7"]);
+    expect(ado.exitCode, ado.stderr).toBe(1);
+    expect(ado.stdout).toMatch(
+      new RegExp(
+        `^Error: Azure DevOps could not be reached for GET /contoso/payments/_apis/git/pullrequests/7: 127\\.0\\.0\\.1:${closed}: the connection was refused[^;]*; no HTTP status came back\\. ` +
+          "Also, otto found no Azure DevOps credentials \\(pr\\.providers\\.ado\\.pat, OTTO_ADO_PAT or `az account get-access-token`\\)\\.$",
+        "m",
+      ),
+    );
+    expect(ado.stdout).toContain(`Next step: Check that http://127.0.0.1:${closed}/contoso is reachable from this machine`);
+    // Nothing was tracked.
+    const prs = path.join(ws.dirs.dataHome, "otto", "prs");
+    expect(fs.existsSync(prs) ? fs.readdirSync(prs) : []).toEqual([]);
+
+    // No models set, the session's model served on this machine, no remote: ci init refuses and writes nothing.
+    const ci = await headless(ws, "otto-pr", ["ci", "init", "github"]);
+    expect(ci.exitCode, ci.stderr).toBe(1);
+    expect(ci.stdout).toContain("served on this machine by");
+    expect(ci.stdout).toContain(
+      "Next step: Set the roles the job uses to hosted models with an API key, e.g. /otto-config set models.primary",
+    );
+    expect(fs.existsSync(path.join(ws.project, ".github"))).toBe(false);
+
+    // No models and no PR: the background watcher starts (the user asked for it) and says what it lacks.
+    const detached = await headless(ws, "otto-pr", ["watch", "start", "--detach"]);
+    expect(detached.exitCode, detached.stderr).toBe(0);
+    expect(detached.stdout).toMatch(/^Started the PR watcher in the background: opencode serve \(pid \d+\)/m);
+    expect(detached.stdout).toContain("Warning: models.primary is not set (nor models.fix)");
+    expect(detached.stdout).toContain("Warning: no PR is tracked, so the watcher has nothing to poll yet.");
+    // The run's harness ends everything the run started, the background serve too (it inherits the
+    // harness's process token; a process past its last breath may linger a moment in /proc); the
+    // guard below ends it should that ever change.
+    const pid = Number(/opencode serve \(pid (\d+)\)/.exec(detached.stdout)?.[1]);
+    try {
+      await until("the background serve to end with its run", () => !alive(pid), 10_000, 50);
+    } finally {
+      if (alive(pid)) process.kill(pid, "SIGKILL");
+    }
     expect(e2e.model.unmatched()).toEqual([]);
   });
 });

@@ -122,11 +122,20 @@ describe("Azure DevOps backend against the fake Azure DevOps", () => {
   it("reports bad credentials and a missing PAT clearly, and uses az when there is no PAT", async () => {
     const wrong = createAdoBackend(testDeps(config({ pat: "wrong-pat-value-123" })));
     await expect(wrong.getPr(locator(1))).rejects.toMatchObject({ code: "pr_auth" });
-    const none = createAdoBackend(testDeps(testConfig({ pr: { providers: { ado: { base_url: ado.baseUrl } } } })));
+    // No PAT and no az: the request goes anonymous, and the answer names the missing credentials.
+    const noneDeps = testDeps(testConfig({ pr: { providers: { ado: { base_url: ado.baseUrl } } } }));
+    const none = createAdoBackend(noneDeps);
     await expect(none.getPr(locator(1))).rejects.toMatchObject({
-      code: "pr_auth",
-      fix: expect.stringContaining("OTTO_ADO_PAT") as unknown,
+      code: "pr_no_token",
+      message: expect.stringMatching(
+        /^Azure DevOps answered 20\d for GET .*, and otto found no Azure DevOps credentials \(pr\.providers\.ado\.pat, OTTO_ADO_PAT or `az account get-access-token`\): only a public project can be read without them\.$/,
+      ) as unknown,
+      fix: expect.stringContaining("Set OTTO_ADO_PAT") as unknown,
     });
+    expect(ado.calls.at(-1)?.status).toBe(203);
+    // az was asked once for the backend, not once per request.
+    await none.getPr(locator(1)).catch(() => undefined);
+    expect(noneDeps.execCalls.map((c) => c.file)).toEqual(["az"]);
     const entra = await startFakeAdo({ bearer: "eyJ0eXAiOiJKV1Q.entra" });
     try {
       entra.state.addPr({ id: 7 });
@@ -138,7 +147,11 @@ describe("Azure DevOps backend against the fake Azure DevOps", () => {
     } finally {
       await entra.close();
     }
-    await expect(backend.getPr(locator(999))).rejects.toMatchObject({ code: "pr_not_found" });
+    await expect(backend.getPr(locator(999))).rejects.toMatchObject({
+      code: "pr_not_found",
+      message: expect.stringContaining("Either it does not exist, or the PAT's user cannot see the project.") as unknown,
+      fix: expect.stringContaining("that the PAT's user is a member of the project") as unknown,
+    });
   });
 
   it("reports the 203 sign-in page Azure DevOps serves for an unknown PAT as an auth error, not a parse error", async () => {
@@ -153,7 +166,7 @@ describe("Azure DevOps backend against the fake Azure DevOps", () => {
       expect(error).toMatchObject({
         code: "pr_auth",
         message: expect.stringMatching(
-          /^Azure DevOps rejected the credentials for GET \/contoso\/payments\/_apis\/git\/pullrequests\/8 \(203\)\.$/,
+          /^Azure DevOps rejected the credentials for GET \/contoso\/payments\/_apis\/git\/pullrequests\/8 \(203\): the PAT is wrong, expired or revoked, or made for another organization\.$/,
         ) as unknown,
         fix: expect.stringContaining("Check OTTO_ADO_PAT") as unknown,
       });
