@@ -151,13 +151,14 @@ describe('sandbox: "auto" (the default) without a sandbox: the flows nobody watc
       argv: ["bun", "opencode", "serve"],
       opencode: path.join(m.root, "no-opencode"),
     });
+    // Started one at a time: a refusal that came while another was awaited would be unhandled.
     for (const run of [
-      controller.start({ detach: false }),
-      controller.start({ detach: true }),
-      controller.once(),
-      controller.install({ enable: true }),
+      () => controller.start({ detach: false }),
+      () => controller.start({ detach: true }),
+      () => controller.once(),
+      () => controller.install({ enable: true }),
     ]) {
-      const error = await run.then(
+      const error = await run().then(
         () => undefined,
         (e: unknown) => e as { code: string; message: string; fix: string },
       );
