@@ -10,12 +10,14 @@ import { demoScript, DEMO_FILES, DEMO_STEPS } from "../scripts/demo-steps.ts";
 import { kindOf } from "../test/e2e/spec/spec-model.ts";
 import { execKindOf } from "../test/e2e/execute/kinds.ts";
 import { formatCost, formatTokens, ledgerFile, readLedger, sumUsage, type Usage } from "../src/cost/index.ts";
+import { inputDollars, providerOrder } from "../test/support/prefix-cache.ts";
+import fs from "node:fs";
 
 /**
  * The list price the dollars are computed at: Anthropic's Claude Sonnet 4.5, $3 per million input
  * and $15 per million output tokens, given to both scripted models in opencode.json.
  */
-const PRICE = { name: "Claude Sonnet 4.5's list price", input: 3, output: 15 };
+const PRICE = { name: "Claude Sonnet 4.5's list price", input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 };
 
 /**
  * The usage the scripted model reports: about 4 bytes a token, the usual rule of thumb for English
@@ -48,6 +50,10 @@ const STAGES = ["add", "requirements", "research", "design", "task generate", "e
 
 interface Tally {
   requests: number;
+  /** The body in the provider's order (tools, system, conversation): what a prompt cache sees. */
+  ordered: number;
+  /** Of which a provider's cache would serve (the scripted model's prefix measure). */
+  cached: number;
   /** The whole request body: messages, tool schemas, options. */
   input: number;
   /** Of which the messages (system prompt, otto's prompts, history). */
@@ -82,16 +88,35 @@ function sessionKind(req: RecordedRequest): string {
 
 const add = (t: Tally, req: RecordedRequest): void => {
   t.requests += 1;
+  t.ordered += bytes(providerOrder(req.body));
+  t.cached += req.cachedBytes ?? 0;
   t.input += bytes(req.body);
   t.messages += bytes(req.messages);
   t.output += outputBytes(req.reply);
 };
 
-const empty = (): Tally => ({ requests: 0, input: 0, messages: 0, output: 0 });
+const empty = (): Tally => ({ requests: 0, ordered: 0, cached: 0, input: 0, messages: 0, output: 0 });
+
+const sumTallies = (list: Iterable<Tally>): Tally =>
+  [...list].reduce(
+    (t, x) => ({
+      requests: t.requests + x.requests,
+      ordered: t.ordered + x.ordered,
+      cached: t.cached + x.cached,
+      input: t.input + x.input,
+      messages: t.messages + x.messages,
+      output: t.output + x.output,
+    }),
+    empty(),
+  );
 
 export async function benchTokens(log: (line: string) => void = () => undefined): Promise<string> {
-  const model = await startModelServer();
-  const price = { cost: { input: PRICE.input, output: PRICE.output } };
+  // A provider with a prompt cache: each request's usage reports the prefix it shares with the last five minutes' requests.
+  const model = await startModelServer({ promptCache: true });
+  // OTTO_BENCH_DUMP=file keeps every request as the provider reads it, one JSON line each, to see what varies.
+  const dump = process.env.OTTO_BENCH_DUMP;
+  if (dump) fs.writeFileSync(dump, "");
+  const price = { cost: { input: PRICE.input, output: PRICE.output, cache_read: PRICE.cacheRead, cache_write: PRICE.cacheWrite } };
   const ws = await createWorkspace({
     model,
     files: DEMO_FILES,
@@ -118,11 +143,12 @@ export async function benchTokens(log: (line: string) => void = () => undefined)
       model.script(...slashCommand(step.tool), ...demoScript(step, ws.project));
       const result = await runOpencode(ws, ["run", "--command", step.command, "--", ...step.args], { timeoutMs: 300_000 });
       if (result.exitCode !== 0)
-        throw new Error(`${step.command} ${step.args.join(" ")} failed (${String(result.exitCode)}):\n${result.stderr}`);
+        throw new Error(`${step.command} ${step.args.join(" ")} failed (${String(result.exitCode)}):\n${result.stderr}\n${result.stdout}`);
       const tally = empty();
       for (const req of model.turns()) {
         add(tally, req);
         const kind = sessionKind(req);
+        if (dump) fs.appendFileSync(dump, `${JSON.stringify({ stage, kind, seq: req.seq, cached: req.cachedBytes, text: providerOrder(req.body) })}\n`);
         const k = byKind.get(kind) ?? empty();
         add(k, req);
         byKind.set(kind, k);
@@ -139,23 +165,13 @@ export async function benchTokens(log: (line: string) => void = () => undefined)
     await ws.cleanup();
     await model.close();
   }
-  return `${render(byStage, byKind)}${renderDollars(byStage, spent)}`;
+  return `${render(byStage, byKind)}${renderDollars(byStage, spent)}${renderCache(byStage, byKind)}`;
 }
 
 const kb = (n: number): string => `${(n / 1024).toFixed(1)} KB`;
 
 function render(byStage: Map<string, Tally>, byKind: Map<string, Tally>): string {
-  const spec = [...byStage]
-    .filter(([s]) => s !== "execute")
-    .reduce(
-      (t, [, x]) => ({
-        requests: t.requests + x.requests,
-        input: t.input + x.input,
-        messages: t.messages + x.messages,
-        output: t.output + x.output,
-      }),
-      empty(),
-    );
+  const spec = sumTallies([...byStage].filter(([s]) => s !== "execute").map(([, t]) => t));
   const before = (figures: Record<string, { requests: number; input: number }>, name: string): string => {
     const b = figures[name];
     return b ? `${b.requests} / ${kb(b.input)}` : "—";
@@ -198,8 +214,8 @@ function renderDollars(byStage: Map<string, Tally>, spent: Map<string, Usage>): 
   // A stage that sent requests but left nothing in the ledger was not metered: say so, never "$0.00".
   const row = (name: string, bytesIn: number, u: Usage): string =>
     u.requests === 0 && bytesIn > 0
-      ? `| ${name} | ${kb(bytesIn)} | 0 | — | — | not in the ledger |`
-      : `| ${name} | ${kb(bytesIn)} | ${u.requests} | ${formatTokens(u.input)} | ${formatTokens(u.output)} | ${formatCost(u)} |`;
+      ? `| ${name} | ${kb(bytesIn)} | 0 | — | — | — | not in the ledger |`
+      : `| ${name} | ${kb(bytesIn)} | ${u.requests} | ${formatTokens(u.input)} | ${formatTokens(u.cacheRead)} | ${formatTokens(u.output)} | ${formatCost(u)} |`;
   const stages = [...spent].filter(([s]) => s !== "execute");
   const specBytes = [...byStage].filter(([s]) => s !== "execute").reduce((n, [, t]) => n + t.input, 0);
   const allBytes = [...byStage.values()].reduce((n, t) => n + t.input, 0);
@@ -207,8 +223,8 @@ function renderDollars(byStage: Map<string, Tally>, spent: Map<string, Usage>): 
     "",
     `What the same demo costs in tokens and dollars, at ${PRICE.name} ($${PRICE.input} / $${PRICE.output} per million input / output tokens), as otto's own ledger recorded it (\`/otto-cost\`'s source). The scripted model reports usage as a provider would bill it without a prompt cache: input tokens = the request's bytes / 4, output tokens = the answer's bytes (text and tool arguments) / 4, about 4 bytes a token for English and code. The ledger counts otto's sessions only, not the slash command's own turn or title requests, so its calls are fewer than the requests above; a provider's prompt cache would bill most of each resent history at a tenth of the input price.`,
     "",
-    "| stage | input (bytes, all requests) | otto's calls | input tokens | output tokens | cost |",
-    "|---|---|---|---|---|---|",
+    "| stage | input (bytes, all requests) | otto's calls | input tokens | cache reads | output tokens | cost |",
+    "|---|---|---|---|---|---|---|",
     ...[...spent].map(([stage, u]) => row(stage, byStage.get(stage)?.input ?? 0, u)),
     row("spec pipeline (add → task generate)", specBytes, sumUsage(stages.map(([, u]) => u))),
     row("the whole demo", allBytes, sumUsage(spent.values())),
@@ -218,6 +234,49 @@ function renderDollars(byStage: Map<string, Tally>, spent: Map<string, Usage>): 
           'A stage marked "not in the ledger" sent its requests from sessions otto\'s meter did not record, so its cost is missing from the totals too.',
         ]
       : []),
+    "",
+  ].join("\n");
+}
+
+/**
+ * The demo's figures before its requests were shaped for a prompt cache (same bench, same demo):
+ * bytes in the provider's order and of them the bytes a cache would serve, per stage and session.
+ */
+export const BEFORE_CACHE: Record<string, { ordered: number; cached: number }> = {};
+
+const pct = (part: number, whole: number): string => `${whole > 0 ? Math.round((part / whole) * 100) : 0} %`;
+const usd = (n: number): string => `$${n.toFixed(2)}`;
+
+/** The share of the input a provider's prompt cache would serve, and what it bills, per stage and session. */
+function renderCache(byStage: Map<string, Tally>, byKind: Map<string, Tally>): string {
+  const before = (name: string): string => {
+    const b = BEFORE_CACHE[name];
+    return b ? pct(b.cached, b.ordered) : "—";
+  };
+  const row = (name: string, t: Tally): string => {
+    const d = inputDollars(t.ordered, t.cached, PRICE.input);
+    return `| ${name} | ${before(name)} | ${t.requests} | ${kb(t.ordered)} | ${kb(t.cached)} | **${pct(t.cached, t.ordered)}** | ${usd(d.uncached)} | ${usd(d.withCache)} |`;
+  };
+  const header = [
+    "| %s | before: served | requests | input | served from a cache | share | input dollars, no cache | with a cache |",
+    "|---|---|---|---|---|---|---|---|",
+  ];
+  const spec = sumTallies([...byStage].filter(([s]) => s !== "execute").map(([, t]) => t));
+  return [
+    "",
+    "### What a prompt cache would serve",
+    "",
+    `A provider's prompt cache bills the beginning of a request that repeats, byte for byte, the beginning of a request of the last five minutes at a tenth of the input price (Anthropic: reads 0.1×, writes 1.25×, from 1,024 tokens on). The scripted model measures it (test/support/prefix-cache.ts): each request's body in the provider's order (tools, system, conversation), and the longest beginning it shares with an earlier request to the same model. Input dollars at ${PRICE.name} ($${PRICE.input} per million input tokens, 4 bytes a token): without a cache, and with one (the served bytes at 0.1×, the rest written at 1.25×).`,
+    "",
+    header[0]!.replace("%s", "stage"),
+    header[1]!,
+    ...[...byStage].map(([stage, t]) => row(stage, t)),
+    row("spec pipeline (add → task generate)", spec),
+    row("the whole demo", sumTallies(byStage.values())),
+    "",
+    header[0]!.replace("%s", "session"),
+    header[1]!,
+    ...[...byKind].sort((a, b) => b[1].ordered - a[1].ordered).map(([kind, t]) => row(kind, t)),
     "",
   ].join("\n");
 }
