@@ -148,7 +148,11 @@ export async function benchTokens(log: (line: string) => void = () => undefined)
       for (const req of model.turns()) {
         add(tally, req);
         const kind = sessionKind(req);
-        if (dump) fs.appendFileSync(dump, `${JSON.stringify({ stage, kind, seq: req.seq, cached: req.cachedBytes, text: providerOrder(req.body) })}\n`);
+        if (dump)
+          fs.appendFileSync(
+            dump,
+            `${JSON.stringify({ stage, kind, seq: req.seq, cached: req.cachedBytes, text: providerOrder(req.body) })}\n`,
+          );
         const k = byKind.get(kind) ?? empty();
         add(k, req);
         byKind.set(kind, k);
@@ -221,7 +225,7 @@ function renderDollars(byStage: Map<string, Tally>, spent: Map<string, Usage>): 
   const allBytes = [...byStage.values()].reduce((n, t) => n + t.input, 0);
   return [
     "",
-    `What the same demo costs in tokens and dollars, at ${PRICE.name} ($${PRICE.input} / $${PRICE.output} per million input / output tokens), as otto's own ledger recorded it (\`/otto-cost\`'s source). The scripted model reports usage as a provider would bill it without a prompt cache: input tokens = the request's bytes / 4, output tokens = the answer's bytes (text and tool arguments) / 4, about 4 bytes a token for English and code. The ledger counts otto's sessions only, not the slash command's own turn or title requests, so its calls are fewer than the requests above; a provider's prompt cache would bill most of each resent history at a tenth of the input price.`,
+    `What the same demo costs in tokens and dollars, at ${PRICE.name} ($${PRICE.input} / $${PRICE.output} per million input / output tokens), as otto's own ledger recorded it (\`/otto-cost\`'s source; before the scripted model played a prompt cache: 172.4k input tokens, $0.53 for the whole demo). The scripted model reports usage as an OpenAI-compatible provider with a prompt cache does: prompt tokens = the request's bytes / 4, of which \`cached_tokens\` = the bytes the cache measure below would serve / 4; output tokens = the answer's bytes (text and tool arguments) / 4, about 4 bytes a token for English and code. OpenCode records the cached part as cache reads (its input tokens are the rest), priced at Sonnet's $${PRICE.cacheRead} per million; such a provider reports no cache writes, so the dollars here have no write premium (the table below adds it). The ledger counts otto's sessions only, not the slash command's own turn or title requests, so its calls are fewer than the requests above.`,
     "",
     "| stage | input (bytes, all requests) | otto's calls | input tokens | cache reads | output tokens | cost |",
     "|---|---|---|---|---|---|---|",
@@ -242,23 +246,50 @@ function renderDollars(byStage: Map<string, Tally>, spent: Map<string, Usage>): 
  * The demo's figures before its requests were shaped for a prompt cache (same bench, same demo):
  * bytes in the provider's order and of them the bytes a cache would serve, per stage and session.
  */
-export const BEFORE_CACHE: Record<string, { ordered: number; cached: number }> = {};
+export const BEFORE_CACHE: Record<string, { ordered: number; cached: number }> = {
+  add: { ordered: 42921, cached: 0 },
+  "the whole demo": { ordered: 713810, cached: 470531 },
+  "spec pipeline (add → task generate)": { ordered: 245123, cached: 127561 },
+  requirements: { ordered: 44858, cached: 29165 },
+  research: { ordered: 62504, cached: 42026 },
+  design: { ordered: 45216, cached: 28180 },
+  "task generate": { ordered: 49624, cached: 28190 },
+  execute: { ordered: 468687, cached: 342970 },
+};
+
+/** The same, by the otto prompt a session started with. */
+export const BEFORE_CACHE_SESSIONS: Record<string, { ordered: number; cached: number }> = {
+  "slash command": { ordered: 28111, cached: 0 },
+  requirements: { ordered: 38381, cached: 14168 },
+  review: { ordered: 123765, cached: 72312 },
+  research: { ordered: 19680, cached: 13852 },
+  refine: { ordered: 17820, cached: 13844 },
+  design: { ordered: 19921, cached: 13852 },
+  tasks: { ordered: 23410, cached: 13862 },
+  "task-briefing": { ordered: 62100, cached: 41696 },
+  "execute-task": { ordered: 136864, cached: 111429 },
+  "question-harvest": { ordered: 49477, cached: 27732 },
+  "phase-review": { ordered: 43163, cached: 27730 },
+  "external-assumptions": { ordered: 51304, cached: 38192 },
+  "domain-hardening": { ordered: 50352, cached: 38230 },
+  "docs-align": { ordered: 49462, cached: 43632 },
+};
 
 const pct = (part: number, whole: number): string => `${whole > 0 ? Math.round((part / whole) * 100) : 0} %`;
 const usd = (n: number): string => `$${n.toFixed(2)}`;
 
 /** The share of the input a provider's prompt cache would serve, and what it bills, per stage and session. */
 function renderCache(byStage: Map<string, Tally>, byKind: Map<string, Tally>): string {
-  const before = (name: string): string => {
-    const b = BEFORE_CACHE[name];
-    return b ? pct(b.cached, b.ordered) : "—";
+  const before = (figures: Record<string, { ordered: number; cached: number }>, name: string): string => {
+    const b = figures[name];
+    return b ? `${pct(b.cached, b.ordered)} (${usd(inputDollars(b.ordered, b.cached, PRICE.input).withCache)})` : "—";
   };
-  const row = (name: string, t: Tally): string => {
+  const row = (figures: Record<string, { ordered: number; cached: number }>, name: string, t: Tally): string => {
     const d = inputDollars(t.ordered, t.cached, PRICE.input);
-    return `| ${name} | ${before(name)} | ${t.requests} | ${kb(t.ordered)} | ${kb(t.cached)} | **${pct(t.cached, t.ordered)}** | ${usd(d.uncached)} | ${usd(d.withCache)} |`;
+    return `| ${name} | ${before(figures, name)} | ${t.requests} | ${kb(t.ordered)} | ${kb(t.cached)} | **${pct(t.cached, t.ordered)}** | ${usd(d.uncached)} | ${usd(d.withCache)} |`;
   };
   const header = [
-    "| %s | before: served | requests | input | served from a cache | share | input dollars, no cache | with a cache |",
+    "| %s | before: share served (input dollars with a cache) | requests | input | served from a cache | share | input dollars, no cache | with a cache |",
     "|---|---|---|---|---|---|---|---|",
   ];
   const spec = sumTallies([...byStage].filter(([s]) => s !== "execute").map(([, t]) => t));
@@ -270,13 +301,13 @@ function renderCache(byStage: Map<string, Tally>, byKind: Map<string, Tally>): s
     "",
     header[0]!.replace("%s", "stage"),
     header[1]!,
-    ...[...byStage].map(([stage, t]) => row(stage, t)),
-    row("spec pipeline (add → task generate)", spec),
-    row("the whole demo", sumTallies(byStage.values())),
+    ...[...byStage].map(([stage, t]) => row(BEFORE_CACHE, stage, t)),
+    row(BEFORE_CACHE, "spec pipeline (add → task generate)", spec),
+    row(BEFORE_CACHE, "the whole demo", sumTallies(byStage.values())),
     "",
     header[0]!.replace("%s", "session"),
     header[1]!,
-    ...[...byKind].sort((a, b) => b[1].ordered - a[1].ordered).map(([kind, t]) => row(kind, t)),
+    ...[...byKind].sort((a, b) => b[1].ordered - a[1].ordered).map(([kind, t]) => row(BEFORE_CACHE_SESSIONS, kind, t)),
     "",
   ].join("\n");
 }

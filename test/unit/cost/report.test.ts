@@ -90,7 +90,9 @@ describe("the /otto-cost report", () => {
     };
     const report = buildReport([cached], { by: "model", since: SINCE, repos: [REPO] });
     const text = renderReport(report);
-    expect(text.split("\n")[0]).toBe(`otto spent 4.10k tokens (3.00k cache read), $0.0050 since 2026-11-19T12:00:00Z in this repository (${REPO}).`);
+    expect(text.split("\n")[0]).toBe(
+      `otto spent 4.10k tokens (3.00k cache read), $0.0050 since 2026-11-19T12:00:00Z in this repository (${REPO}).`,
+    );
     expect(text).toContain("| model | calls | input | cache read | output | tokens | cost |");
     expect(text).toContain("| mock/m1 | 1 | 1.00k | 3.00k | 100 | 4.10k | $0.0050 |");
     const json = JSON.parse(reportJson(report)) as { total: { input: number; cacheRead: number; tokens: number } };
