@@ -10,7 +10,7 @@ import { demoScript, DEMO_FILES, DEMO_STEPS } from "../scripts/demo-steps.ts";
 import { kindOf } from "../test/e2e/spec/spec-model.ts";
 import { execKindOf } from "../test/e2e/execute/kinds.ts";
 import { formatCost, formatTokens, ledgerFile, readLedger, sumUsage, type Usage } from "../src/cost/index.ts";
-import { inputDollars, providerOrder } from "../test/support/prefix-cache.ts";
+import { cachedPrefixes, inputDollars, providerOrder, type CacheProbe } from "../test/support/prefix-cache.ts";
 import fs from "node:fs";
 
 /**
@@ -78,10 +78,30 @@ function outputBytes(step: Step | undefined): number {
   }
 }
 
+function firstUser(req: RecordedRequest): string {
+  const first = req.messages.find((m) => m.role === "user");
+  return typeof first?.content === "string" ? first.content : (first?.content ?? []).map((p) => p.text ?? "").join("");
+}
+
+/**
+ * The share a cache would serve had every session run in a working tree of its own: the same
+ * requests, with the project's path in OpenCode's environment block made different per session.
+ */
+function shareWithTreePerSession(probes: readonly (CacheProbe & { session: string })[], project: string): number {
+  const sessions = new Map<string, number>();
+  const moved = probes.map((p) => {
+    const n = sessions.get(p.session) ?? sessions.size;
+    sessions.set(p.session, n);
+    return { ...p, text: p.text.split(project).join(`${project}-tree-${n}`) };
+  });
+  const cached = cachedPrefixes(moved).reduce((a, b) => a + b, 0);
+  const all = moved.reduce((n, p) => n + Buffer.byteLength(p.text), 0);
+  return all > 0 ? cached / all : 0;
+}
+
 /** The otto prompt a session was started with: the kind of its first user message. */
 function sessionKind(req: RecordedRequest): string {
-  const first = req.messages.find((m) => m.role === "user");
-  const textOf = typeof first?.content === "string" ? first.content : (first?.content ?? []).map((p) => p.text ?? "").join("");
+  const textOf = firstUser(req);
   if (/<args>/.test(textOf)) return "slash command";
   return kindOf({ lastUser: textOf, lastRole: "user", isTitle: false }) ?? execKindOf(textOf) ?? "other";
 }
@@ -125,6 +145,8 @@ export async function benchTokens(log: (line: string) => void = () => undefined)
   });
   const byStage = new Map<string, Tally>();
   const byKind = new Map<string, Tally>();
+  // Every request as the cache saw it, with the first user message that names its session.
+  const probes: (CacheProbe & { session: string })[] = [];
   // What otto's own ledger recorded per stage: its child sessions' calls (not the slash command's turn, not titles).
   const spent = new Map<string, Usage>();
   const ledger = ledgerFile(ws.env);
@@ -146,6 +168,7 @@ export async function benchTokens(log: (line: string) => void = () => undefined)
         throw new Error(`${step.command} ${step.args.join(" ")} failed (${String(result.exitCode)}):\n${result.stderr}\n${result.stdout}`);
       const tally = empty();
       for (const req of model.turns()) {
+        probes.push({ at: req.startedAt, model: req.model, text: providerOrder(req.body), session: firstUser(req) });
         add(tally, req);
         const kind = sessionKind(req);
         if (dump)
@@ -169,7 +192,8 @@ export async function benchTokens(log: (line: string) => void = () => undefined)
     await ws.cleanup();
     await model.close();
   }
-  return `${render(byStage, byKind)}${renderDollars(byStage, spent)}${renderCache(byStage, byKind)}`;
+  const treePerSession = shareWithTreePerSession(probes, ws.project);
+  return `${render(byStage, byKind)}${renderDollars(byStage, spent)}${renderCache(byStage, byKind, treePerSession)}`;
 }
 
 const kb = (n: number): string => `${(n / 1024).toFixed(1)} KB`;
@@ -225,7 +249,7 @@ function renderDollars(byStage: Map<string, Tally>, spent: Map<string, Usage>): 
   const allBytes = [...byStage.values()].reduce((n, t) => n + t.input, 0);
   return [
     "",
-    `What the same demo costs in tokens and dollars, at ${PRICE.name} ($${PRICE.input} / $${PRICE.output} per million input / output tokens), as otto's own ledger recorded it (\`/otto-cost\`'s source; before the scripted model played a prompt cache: 172.4k input tokens, $0.53 for the whole demo). The scripted model reports usage as an OpenAI-compatible provider with a prompt cache does: prompt tokens = the request's bytes / 4, of which \`cached_tokens\` = the bytes the cache measure below would serve / 4; output tokens = the answer's bytes (text and tool arguments) / 4, about 4 bytes a token for English and code. OpenCode records the cached part as cache reads (its input tokens are the rest), priced at Sonnet's $${PRICE.cacheRead} per million; such a provider reports no cache writes, so the dollars here have no write premium (the table below adds it). The ledger counts otto's sessions only, not the slash command's own turn or title requests, so its calls are fewer than the requests above.`,
+    `What the same demo costs in tokens and dollars, at ${PRICE.name} ($${PRICE.input} / $${PRICE.output} per million input / output tokens), as otto's own ledger recorded it (\`/otto-cost\`'s source; before the scripted model played a prompt cache: 172.4k input tokens, $0.53 for the whole demo). The scripted model reports usage as an OpenAI-compatible provider with a prompt cache does: prompt tokens = the request's bytes / 4, of which \`cached_tokens\` = the bytes the cache measure below would serve / 4; output tokens = the answer's bytes (text and tool arguments) / 4, about 4 bytes a token for English and code. OpenCode records the cached part as cache reads (its input tokens are the rest), priced at Sonnet's $${PRICE.cacheRead.toFixed(2)} per million; such a provider reports no cache writes, so the dollars here have no write premium (the table below adds it). The ledger counts otto's sessions only, not the slash command's own turn or title requests, so its calls are fewer than the requests above.`,
     "",
     "| stage | input (bytes, all requests) | otto's calls | input tokens | cache reads | output tokens | cost |",
     "|---|---|---|---|---|---|---|",
@@ -279,7 +303,7 @@ const pct = (part: number, whole: number): string => `${whole > 0 ? Math.round((
 const usd = (n: number): string => `$${n.toFixed(2)}`;
 
 /** The share of the input a provider's prompt cache would serve, and what it bills, per stage and session. */
-function renderCache(byStage: Map<string, Tally>, byKind: Map<string, Tally>): string {
+function renderCache(byStage: Map<string, Tally>, byKind: Map<string, Tally>, treePerSession: number): string {
   const before = (figures: Record<string, { ordered: number; cached: number }>, name: string): string => {
     const b = figures[name];
     return b ? `${pct(b.cached, b.ordered)} (${usd(inputDollars(b.ordered, b.cached, PRICE.input).withCache)})` : "—";
@@ -308,6 +332,10 @@ function renderCache(byStage: Map<string, Tally>, byKind: Map<string, Tally>): s
     header[0]!.replace("%s", "session"),
     header[1]!,
     ...[...byKind].sort((a, b) => b[1].ordered - a[1].ordered).map(([kind, t]) => row(BEFORE_CACHE_SESSIONS, kind, t)),
+    "",
+    'Before: the same bench on the prompts as they were, when the review prompt put the artifact before its rules, the briefing and the executor put the task before the rules and the spec, and the phase prompts named the phase in their first sentence; each now keeps what is the same for every session of its kind first and what varies last (docs/cost.md, "Requests shaped for a prompt cache").',
+    "",
+    `What no cache serves: the slash commands' own turns (each under 1,024 tokens, which no provider caches), the first session of each kind to each model (its prompt is its own: the add stage's two, the first briefing, executor, phase review, question harvest), and what each session adds of its own (the artifact under review, the task, the logs). OpenCode's system message carries its environment block (working directory, date) after the agent's prompt and before otto's message: sessions in one working tree share it, as a phase's parallel tasks do; had every session run in a tree of its own, a cache would serve ${pct(treePerSession * 1000, 1000)} of the demo's input (measured on the same requests with the path made different per session). The date changes the block once a day.`,
     "",
   ].join("\n");
 }
