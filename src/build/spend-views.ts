@@ -1,5 +1,6 @@
 import {
   formatCost,
+  formatTokenCount,
   formatTokens,
   formatUsage,
   formatUsd,
@@ -53,7 +54,7 @@ export function costBeforeRun(
 /** One row per turn of this run, then the calls between turns (if any) and the total. */
 export function spendTable(results: ReadonlyArray<{ target: BuildTarget; iterations: readonly IterationSpend[] }>, total: Usage): string {
   const row = (cells: string[]): string => `| ${cells.join(" | ")} |`;
-  const usageCells = (usage: Usage): string[] => [formatTokens(totalTokens(usage)), formatCost(usage)];
+  const usageCells = (usage: Usage): string[] => [formatTokenCount(usage), formatCost(usage)];
   const rows: string[] = [];
   for (const r of results)
     for (const i of r.iterations) rows.push(row([r.target.name, String(i.iteration), i.task ?? "verify", ...usageCells(i.usage)]));

@@ -9,6 +9,7 @@ export { UsageRecord } from "./schema.ts";
 export {
   addUsage,
   formatCost,
+  formatTokenCount,
   formatTokens,
   formatUsage,
   formatUsd,

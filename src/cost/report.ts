@@ -1,7 +1,7 @@
 import { OttoError } from "../core/errors.ts";
 import { tryParseDuration } from "../config/index.ts";
 import type { LedgerEntry } from "./ledger.ts";
-import { addUsage, formatCost, formatTokens, formatUsd, knownUsd, totalTokens, ZERO_USAGE, type Usage } from "./usage.ts";
+import { addUsage, formatCost, formatTokens, formatUsage, formatUsd, knownUsd, totalTokens, ZERO_USAGE, type Usage } from "./usage.ts";
 import { cell } from "../core/index.ts";
 
 /*
@@ -136,17 +136,17 @@ export function buildReport(
 }
 
 function line(name: string, usage: Usage): string {
-  return `| ${name} | ${usage.requests} | ${formatTokens(usage.input)} | ${formatTokens(usage.output)} | ${formatTokens(totalTokens(usage))} | ${formatCost(usage)} |`;
+  return `| ${name} | ${usage.requests} | ${formatTokens(usage.input)} | ${formatTokens(usage.cacheRead)} | ${formatTokens(usage.output)} | ${formatTokens(totalTokens(usage))} | ${formatCost(usage)} |`;
 }
 
 /** The markdown the command shows: one line naming the total, the table, what was left out. */
 export function renderReport(report: CostReport): string {
   const scope = report.repos === "all" ? "all repositories" : `this repository (${report.repos[0] ?? ""})`;
-  const head = `otto spent ${formatTokens(totalTokens(report.total))} tokens, ${formatCost(report.total)} since ${report.since.replace(/\.\d{3}Z$/, "Z")} in ${scope}.`;
+  const head = `otto spent ${formatUsage(report.total)} since ${report.since.replace(/\.\d{3}Z$/, "Z")} in ${scope}.`;
   const lines = [head, ""];
   if (report.rows.length === 0) lines.push("No model calls on record in that window.");
   else {
-    lines.push(`| ${report.by} | calls | input | output | tokens | cost |`, "|---|---:|---:|---:|---:|---:|");
+    lines.push(`| ${report.by} | calls | input | cache read | output | tokens | cost |`, "|---|---:|---:|---:|---:|---:|---:|");
     for (const row of report.rows) lines.push(line(cell(row.key), row.usage));
     lines.push(line("**total**", report.total));
   }

@@ -109,7 +109,18 @@ export function formatCost(usage: Usage): string {
   return usage.unpriced > 0 ? `≥ ${formatUsd(usage.usd)}` : formatUsd(usage.usd);
 }
 
-/** "12.3k tokens, $0.42": the line every summary and status shows. */
+/**
+ * "12.3k", or "12.3k (8.1k cache read)" when a provider's prompt cache served part of the input:
+ * the cache reads are OpenCode's own message tokens, never an estimate.
+ */
+export function formatTokenCount(usage: Usage): string {
+  const total = formatTokens(totalTokens(usage));
+  return usage.cacheRead > 0 ? `${total} (${formatTokens(usage.cacheRead)} cache read)` : total;
+}
+
+/** "12.3k tokens, $0.42" (with the cache reads when there were any): the line every summary and status shows. */
 export function formatUsage(usage: Usage): string {
-  return `${formatTokens(totalTokens(usage))} tokens, ${formatCost(usage)}`;
+  const total = formatTokens(totalTokens(usage));
+  const cache = usage.cacheRead > 0 ? ` (${formatTokens(usage.cacheRead)} cache read)` : "";
+  return `${total} tokens${cache}, ${formatCost(usage)}`;
 }

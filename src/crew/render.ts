@@ -1,4 +1,4 @@
-import { formatCost, formatTokens, formatUsd, totalTokens } from "../cost/index.ts";
+import { formatUsage, formatUsd } from "../cost/index.ts";
 import { sortForStatus } from "./policy.ts";
 import { AGENT_STATES, SYSTEM, type Agent, type Message } from "./schema.ts";
 import { cell, oneLine } from "../core/index.ts";
@@ -46,7 +46,7 @@ function notes(agent: Agent): string {
 
 /** "12.3k tokens, $0.42 of $1.00": what its session used (when its last turn ended), and its budget. */
 export function spentCell(agent: Pick<Agent, "spend" | "budget">): string {
-  const spent = agent.spend ? `${formatTokens(totalTokens(agent.spend))} tokens, ${formatCost(agent.spend)}` : "-";
+  const spent = agent.spend ? formatUsage(agent.spend) : "-";
   return agent.budget !== undefined ? `${spent} of ${formatUsd(agent.budget)}` : spent;
 }
 

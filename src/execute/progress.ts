@@ -1,4 +1,4 @@
-import { formatCost, formatTokens, formatUsage, totalTokens, type Budget, type Usage } from "../cost/index.ts";
+import { formatCost, formatTokenCount, formatUsage, type Budget, type Usage } from "../cost/index.ts";
 import { summarizeTasks, type TaskList } from "../spec/index.ts";
 import { describeVerdict, failingHeadline, ignoredLine, type RunVerdict } from "../workspace/index.ts";
 import { sharedLines, type SharedChange } from "./attribution.ts";
@@ -207,7 +207,7 @@ function nextStep(report: RunReport): string {
 
 /** A row's tokens and cost cells: "3.62k | $0.0061". */
 function spendCells(usage: Usage): string {
-  return `${formatTokens(totalTokens(usage))} | ${formatCost(usage)}`;
+  return `${formatTokenCount(usage)} | ${formatCost(usage)}`;
 }
 
 /** The summary's line for files a commit left alone because they held the user's edits too. */

@@ -1,4 +1,4 @@
-import { UsageRecord, formatCost, formatTokens, formatUsage, totalTokens, type Usage } from "../../cost/index.ts";
+import { UsageRecord, formatCost, formatTokenCount, formatUsage, type Usage } from "../../cost/index.ts";
 
 /*
  * What a stage run spent, as the stage's output shows it and as its history record keeps it (pure).
@@ -30,7 +30,7 @@ export function spendLine(usage: Usage): string {
 
 /** Tokens and cost cells of a summary table row. */
 export function spendCells(usage: Usage): [string, string] {
-  return [formatTokens(totalTokens(usage)), formatCost(usage)];
+  return [formatTokenCount(usage), formatCost(usage)];
 }
 
 const COLUMNS = ["", "calls", "input", "output", "reasoning", "cache read", "cache write", "cost (USD)", "unpriced calls"];

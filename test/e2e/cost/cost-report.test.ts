@@ -9,10 +9,15 @@ import { useForges } from "../pr/forges.ts";
  * What otto spent, through real OpenCode: a priced scripted reviewer model reports its usage, a
  * one-shot /pr-review records it in otto's ledger (the workspace's isolated XDG data dir) beside
  * seeded entries, and /otto-cost reports rows and totals that must equal what the model server
- * served, priced at the configured list price.
+ * served, priced at the configured list price. The provider reports cached prompt tokens, as
+ * OpenAI-compatible providers with a prompt cache do: OpenCode records them as cache reads, and the
+ * ledger, the review's summary and /otto-cost show them beside the input.
  */
 
-const PRICE = { input: 3, output: 15 };
+/** Sonnet's list price, cache reads at a tenth of the input. */
+const PRICE = { input: 3, output: 15, cache_read: 0.3 };
+/** The reviewer's provider has a prompt cache: it reports this many of each call's prompt tokens as cached. */
+const CACHED = 600;
 const MAIN = Array.from({ length: 10 }, (_, i) => `export const v${i + 1} = ${i + 1};`).join("\n") + "\n";
 
 /** The slash command's two turns (call the tool, echo its output), told apart by the command's template. */
@@ -52,8 +57,17 @@ async function prBranch(ws: Workspace, hostedUrl: string): Promise<void> {
 interface JsonReport {
   since: string;
   by: string;
-  rows: Array<{ key: string; requests: number; input: number; output: number; tokens: number; usd: number | null; unpriced: number }>;
-  total: { requests: number; input: number; output: number; tokens: number; usd: number; unpriced: number };
+  rows: Array<{
+    key: string;
+    requests: number;
+    input: number;
+    cacheRead: number;
+    output: number;
+    tokens: number;
+    usd: number | null;
+    unpriced: number;
+  }>;
+  total: { requests: number; input: number; cacheRead: number; output: number; tokens: number; usd: number; unpriced: number };
   otherRepos: { requests: number; usd: number };
 }
 
@@ -89,7 +103,12 @@ describe("/otto-cost through real OpenCode", () => {
     fs.mkdirSync(path.dirname(ledger), { recursive: true });
     fs.writeFileSync(ledger, seeded.map((e) => JSON.stringify(e)).join("\n") + "\n");
 
-    e2e.model.usage = (req) => ({ prompt_tokens: 1000 + req.seq, completion_tokens: 200, total_tokens: 1200 + req.seq });
+    e2e.model.usage = (req) => ({
+      prompt_tokens: 1000 + req.seq,
+      completion_tokens: 200,
+      total_tokens: 1200 + req.seq,
+      prompt_tokens_details: { cached_tokens: CACHED },
+    });
     const envelope = {
       summary: "Unchecked fetch.",
       comments: [{ file: "src/auth.ts", line: 5, severity: "error", title: "Unchecked fetch", body: "Check the status." }],
@@ -104,19 +123,26 @@ describe("/otto-cost through real OpenCode", () => {
     const reviewDay = new Date().toISOString().slice(0, 10);
     const review = await e2e.run(ws, ["run", "--command", "pr-review", "--", "https://github.com/octo/app/pull/5"], { timeoutMs: 180_000 });
     expect(review.exitCode, review.stderr).toBe(0);
-    // What the model server served the reviewer, priced at $3 / $15 per million tokens.
+    // What the model server served the reviewer, priced at $3 / $15 / $0.30 per million input / output / cached tokens.
     const served = e2e.model.requests.filter((r: RecordedRequest) => r.answeredBy === "reviewer");
     expect(served.length).toBeGreaterThan(0);
-    const input = served.reduce((n, r) => n + (r.usage?.prompt_tokens ?? 0), 0);
+    const cacheRead = served.reduce((n, r) => n + (r.usage?.prompt_tokens_details?.cached_tokens ?? 0), 0);
+    expect(cacheRead).toBe(CACHED * served.length);
+    // OpenCode's input tokens are the prompt's uncached part.
+    const input = served.reduce((n, r) => n + (r.usage?.prompt_tokens ?? 0), 0) - cacheRead;
     const output = served.reduce((n, r) => n + (r.usage?.completion_tokens ?? 0), 0);
-    const usd = round6((input * PRICE.input + output * PRICE.output) / 1e6);
-    const tokens = input + output;
-    const k = (n: number) => `${(n / 1000).toFixed(2)}k`;
+    const usd = round6((input * PRICE.input + cacheRead * PRICE.cache_read + output * PRICE.output) / 1e6);
+    const tokens = input + cacheRead + output;
+    const k = (n: number) => (n < 1000 ? String(n) : `${(n / 1000).toFixed(2)}k`);
     const dollars = (n: number) => (n < 0.01 ? `$${n.toFixed(4)}` : `$${n.toFixed(2)}`);
-    // The review's output names its total first, and a row per reviewer model.
-    expect(review.stdout).toContain(`Review of PR #5: ${k(tokens)} tokens, ${dollars(usd)}.`);
-    expect(review.stdout).toContain(`| mock/m2 | ${served.length} | ${k(input)} | ${output} | ${k(tokens)} | ${dollars(usd)} |`);
-    expect(review.stdout).toContain(`| **Total** | ${served.length} | ${k(input)} | ${output} | ${k(tokens)} | ${dollars(usd)} |`);
+    // The review's output names its total first, with the cache reads, and a row per reviewer model.
+    expect(review.stdout).toContain(`Review of PR #5: ${k(tokens)} tokens (${k(cacheRead)} cache read), ${dollars(usd)}.`);
+    expect(review.stdout).toContain(
+      `| mock/m2 | ${served.length} | ${k(input)} | ${k(cacheRead)} | ${output} | ${k(tokens)} | ${dollars(usd)} |`,
+    );
+    expect(review.stdout).toContain(
+      `| **Total** | ${served.length} | ${k(input)} | ${k(cacheRead)} | ${output} | ${k(tokens)} | ${dollars(usd)} |`,
+    );
 
     const byPr = await e2e.run(ws, ["run", "--command", "otto-cost", "--", "--by", "pr", "--json"], { timeoutMs: 180_000 });
     expect(byPr.exitCode, byPr.stderr).toBe(0);
@@ -125,6 +151,7 @@ describe("/otto-cost through real OpenCode", () => {
     expect(json.rows.find((r) => r.key === "octo/app#5")).toMatchObject({
       requests: served.length,
       input,
+      cacheRead,
       output,
       tokens,
       usd,
@@ -135,6 +162,7 @@ describe("/otto-cost through real OpenCode", () => {
     expect(json.total).toMatchObject({
       requests: served.length + 2,
       input: input + 12_000,
+      cacheRead,
       output: output + 1_100,
       usd: round6(usd + 0.045),
       unpriced: 1,
@@ -143,13 +171,14 @@ describe("/otto-cost through real OpenCode", () => {
 
     const byDay = await e2e.run(ws, ["run", "--command", "otto-cost"], { timeoutMs: 180_000 });
     expect(byDay.exitCode, byDay.stderr).toBe(0);
-    const reviewRow = (day: string) => `| ${day} | ${served.length} | ${k(input)} | ${output} | ${k(tokens)} | ${dollars(usd)} |`;
+    const reviewRow = (day: string) =>
+      `| ${day} | ${served.length} | ${k(input)} | ${k(cacheRead)} | ${output} | ${k(tokens)} | ${dollars(usd)} |`;
     const daysSince = [reviewDay, new Date().toISOString().slice(0, 10)];
     expect(
       daysSince.some((day) => byDay.stdout.includes(reviewRow(day))),
       `${byDay.stdout}\nwanted ${reviewRow(reviewDay)}`,
     ).toBe(true);
-    expect(byDay.stdout).toContain(`| ${ago(1).slice(0, 10)} | 1 | 2.00k | 100 | 2.10k | cost unknown |`);
+    expect(byDay.stdout).toContain(`| ${ago(1).slice(0, 10)} | 1 | 2.00k | 0 | 100 | 2.10k | cost unknown |`);
     expect(byDay.stdout).toContain("1 call(s) used a model without a price");
     expect(byDay.stdout).toContain("1 call(s) in other repositories");
 

@@ -20,12 +20,12 @@ const PHRASES: Array<[string, ExecKind]> = [
   ["Your previous answer could not be used", "json-retry"],
   ["Read their logs and extract the questions", "question-harvest"],
   ["You are an independent reviewer", "review"],
-  ["You are the reviewer at the gate of phase", "phase-review"],
+  ["You are the reviewer at the gate of a phase", "phase-review"],
   ["You are implementing one task of a specified change", "execute-task"],
   ["You are preparing the brief for a coding agent", "task-briefing"],
   ["You are the engineer closing phase", "phase-fix"],
   ["You are validating the assumptions", "external-assumptions"],
-  ["giving phase", "domain-hardening"],
+  ["giving this phase's code", "domain-hardening"],
   ["Make the repository's documentation tell the truth", "docs-align"],
   ["You updated this repository's documentation in an earlier session", "docs-finalize"],
 ];
@@ -36,12 +36,14 @@ export function execKindOf(text: string): ExecKind | undefined {
 
 /** The task id of an execute-task or task-briefing prompt. */
 export function taskIdOf(text: string): string | undefined {
-  return /- \*\*id\*\*: (\S+)/.exec(text)?.[1];
+  // The prompt's own task section, not the tasks.md it may quote before it.
+  return /# The task\n\n- \*\*id\*\*: (\S+)/.exec(text)?.[1];
 }
 
 /** The phase number of a phase-review / phase-fix / hardening prompt. */
 export function phaseOf(text: string): number | undefined {
-  const m = /phase (\d+)/.exec(text);
+  // The line naming the phase's parallel group (the prompts' first sentence no longer carries the number), else the first "phase N".
+  const m = /with `parallel_group: (\d+)`/.exec(text) ?? /phase (\d+)/.exec(text);
   return m ? Number(m[1]) : undefined;
 }
 

@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import {
   Account,
   formatCost,
+  formatTokenCount,
   formatUsage,
   isBudgetStop,
   messageUsage,
@@ -65,6 +66,13 @@ describe("usage formatting", () => {
     expect(formatCost(call(10, 5, 0, false))).toBe("cost unknown");
     expect(formatUsage(call(1200, 300, 0.0123))).toBe("1.50k tokens, $0.01");
     expect(formatCost({ ...call(1, 1, 0.5), requests: 2, unpriced: 1 })).toBe("≥ $0.50");
+  });
+
+  it("names the cache reads a provider reported, and nothing when there were none", () => {
+    const cached = messageUsage({ tokens: { input: 200, output: 300, cache: { read: 1000 } }, cost: 0.004 }, true);
+    expect(formatUsage(cached)).toBe("1.50k tokens (1.00k cache read), $0.0040");
+    expect(formatTokenCount(cached)).toBe("1.50k (1.00k cache read)");
+    expect(formatTokenCount(call(1200, 300, 0.01))).toBe("1.50k");
   });
 });
 

@@ -52,8 +52,8 @@ describe("the /otto-cost report", () => {
     expect(report.otherRepos).toMatchObject({ requests: 1, usd: 0.0315 });
     const text = renderReport(report);
     expect(text.split("\n")[0]).toBe(`otto spent 7.04k tokens, ≥ $0.02 since 2026-11-19T12:00:00Z in this repository (${REPO}).`);
-    expect(text).toContain("| 2026-11-24 | 2 | 3.00k | 300 | 3.30k | $0.0085 |");
-    expect(text).toContain("| **total** | 4 | 6.40k | 640 | 7.04k | ≥ $0.02 |");
+    expect(text).toContain("| 2026-11-24 | 2 | 3.00k | 0 | 300 | 3.30k | $0.0085 |");
+    expect(text).toContain("| **total** | 4 | 6.40k | 0 | 640 | 7.04k | ≥ $0.02 |");
     expect(text).toContain("1 call(s) used a model without a price");
     expect(text).toContain("1 call(s) in other repositories (7.70k tokens, $0.03) are not counted here: add --all");
   });
@@ -68,7 +68,7 @@ describe("the /otto-cost report", () => {
     ]);
     const model = buildReport(ENTRIES, { by: "model", since: SINCE, repos: [REPO] });
     expect(model.rows.map((r) => r.key)).toEqual(["mock/m1", "mock/m2", "local/free"]);
-    expect(renderReport(model)).toContain("| local/free | 1 | 400 | 40 | 440 | cost unknown |");
+    expect(renderReport(model)).toContain("| local/free | 1 | 400 | 0 | 40 | 440 | cost unknown |");
   });
 
   it("--json: rows and total with tokens summed, usd null when every call of a row was unpriced", () => {
@@ -80,6 +80,23 @@ describe("the /otto-cost report", () => {
     expect(json.since).toBe("2026-11-19T12:00:00.000Z");
     expect(json.rows.find((r) => r.key === "local/free")).toMatchObject({ usd: null, tokens: 440 });
     expect(json.total).toMatchObject({ tokens: 7040, usd: 0.022, unpriced: 1 });
+  });
+
+  it("shows the cache reads OpenCode recorded beside the input, in the text and in --json", () => {
+    // A provider's prompt cache served 3,000 of the call's input tokens: OpenCode's message tokens say so.
+    const cached: LedgerEntry = {
+      ...entry("2026-11-25T12:00:00.000Z", "mock/m1", 1000, 100, 0.005, { repo: REPO }),
+      usage: messageUsage({ tokens: { input: 1000, output: 100, cache: { read: 3000, write: 0 } }, cost: 0.005 }, true),
+    };
+    const report = buildReport([cached], { by: "model", since: SINCE, repos: [REPO] });
+    const text = renderReport(report);
+    expect(text.split("\n")[0]).toBe(
+      `otto spent 4.10k tokens (3.00k cache read), $0.0050 since 2026-11-19T12:00:00Z in this repository (${REPO}).`,
+    );
+    expect(text).toContain("| model | calls | input | cache read | output | tokens | cost |");
+    expect(text).toContain("| mock/m1 | 1 | 1.00k | 3.00k | 100 | 4.10k | $0.0050 |");
+    const json = JSON.parse(reportJson(report)) as { total: { input: number; cacheRead: number; tokens: number } };
+    expect(json.total).toMatchObject({ input: 1000, cacheRead: 3000, tokens: 4100 });
   });
 
   it("says so when nothing is on record", () => {
