@@ -12,7 +12,7 @@ function state(project: string, key: string): Record<string, unknown> {
 }
 
 describe("/otto-build, headless (opencode run --command otto-build)", () => {
-  const e2e = useE2E();
+  const e2e = useE2E({}, { shareServer: true });
 
   it("works a three-task spec one task per turn, verifies, commits once and archives the spec", async () => {
     const ws = await e2e.workspace({
