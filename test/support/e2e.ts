@@ -26,16 +26,18 @@ export interface UseE2EOptions {
   /**
    * One `opencode serve` for the block, started at the first `run` and closed after the last test:
    * each `opencode run` attaches to it in its own project instead of booting OpenCode itself (the
-   * start is most of a short run). The server runs in a workspace of its own, so its OpenCode
-   * config, home and environment are the same for every test: workspaces may differ only in their
-   * project (files, remote, otto config), and `workspace()` refuses options that would need their
-   * own process.
+   * start is most of a short run). The server runs in a workspace of its own, made with the first
+   * workspace's options that live outside the project (OpenCode config, user otto config, env), so
+   * every later workspace of the block must ask for the same ones: `workspace()` refuses others.
    */
   shareServer?: boolean;
 }
 
-// Workspace options the shared server cannot honour: they live outside the project.
+// Workspace options that live outside the project: the shared server's, the same for the whole block.
 const PER_PROCESS = ["config", "models", "plugin", "userOttoConfig", "env", "base"] as const;
+type ServerOptions = Pick<WorkspaceOptions, (typeof PER_PROCESS)[number]>;
+const serverOptions = (options: Omit<WorkspaceOptions, "model">): ServerOptions =>
+  Object.fromEntries(PER_PROCESS.filter((key) => options[key] !== undefined).map((key) => [key, options[key]]));
 
 const tail = (text: string, lines: number): string => text.split("\n").slice(-lines).join("\n");
 
@@ -51,6 +53,7 @@ function describeModel(model: ModelServer): string {
 export function useE2E(options: ModelServerOptions = {}, { shareServer = false }: UseE2EOptions = {}): E2E {
   let model: ModelServer | undefined;
   let shared: { host: Workspace; serve: Serve } | undefined;
+  let hostOptions: ServerOptions | undefined;
   let workspaces: Workspace[] = [];
   let serves: Serve[] = [];
   let runs: { args: string[]; result: RunResult }[] = [];
@@ -94,7 +97,7 @@ export function useE2E(options: ModelServerOptions = {}, { shareServer = false }
 
   async function sharedUrl(): Promise<string> {
     if (!shared) {
-      const host = await createWorkspace({ model: current() });
+      const host = await createWorkspace({ ...hostOptions, model: current() });
       try {
         shared = { host, serve: await startServe(host) };
       } catch (error) {
@@ -115,8 +118,14 @@ export function useE2E(options: ModelServerOptions = {}, { shareServer = false }
       return current();
     },
     async workspace(wsOptions = {}) {
-      const own = shareServer ? PER_PROCESS.filter((key) => wsOptions[key] !== undefined) : [];
-      if (own.length > 0) throw new Error(`useE2E({ shareServer }): ${own.join(", ")} need their own OpenCode process; use e2e.serve or a block without shareServer`);
+      if (shareServer) {
+        const wanted = serverOptions(wsOptions);
+        hostOptions ??= wanted;
+        if (JSON.stringify(wanted) !== JSON.stringify(hostOptions))
+          throw new Error(
+            `useE2E({ shareServer }): this workspace's ${PER_PROCESS.join("/")} differ from the shared server's; give it a block without shareServer`,
+          );
+      }
       const ws = await createWorkspace({ ...wsOptions, model: current() });
       workspaces.push(ws);
       if (!hooked) {
@@ -135,7 +144,7 @@ export function useE2E(options: ModelServerOptions = {}, { shareServer = false }
       if (attach && runOptions?.env) throw new Error("useE2E({ shareServer }): a run's env would not reach the shared server");
       const argv = attach ? ["run", "--attach", await sharedUrl(), "--dir", runOptions?.cwd ?? ws.project, ...args.slice(1)] : args;
       const result = await runOpencode(ws, argv, runOptions);
-      runs.push({ args, result });
+      runs.push({ args: argv, result });
       return result;
     },
   };
