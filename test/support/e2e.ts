@@ -145,7 +145,14 @@ export function useE2E(options: ModelServerOptions = {}, { shareServer = false }
       const argv = attach ? ["run", "--attach", await sharedUrl(), "--dir", runOptions?.cwd ?? ws.project, ...args.slice(1)] : args;
       const result = await runOpencode(ws, argv, runOptions);
       runs.push({ args: argv, result });
-      return result;
+      if (!attach) return result;
+      // Otto sets the exit code of the process it runs in (src/tools/fail-job.ts): the server's, not
+      // this client's, so an attached run's 0 says nothing. Reading it is a test bug.
+      return Object.defineProperty({ ...result }, "exitCode", {
+        get(): never {
+          throw new Error("useE2E({ shareServer }): an attached run's exit code is not otto's verdict; assert on its output");
+        },
+      });
     },
   };
 }
