@@ -15,9 +15,29 @@ export interface E2E {
   workspace(options?: Omit<WorkspaceOptions, "model">): Promise<Workspace>;
   /** `opencode serve` in `ws`, closed after the current test. */
   serve(ws: Workspace, options?: ServeOptions): Promise<Serve>;
-  /** runOpencode, with its output kept for the failure dump. */
+  /**
+   * runOpencode, with its output kept for the failure dump. With `shareServer`, `opencode run`
+   * attaches to the block's one served OpenCode (`--attach <url> --dir <project>`).
+   */
   run(ws: Workspace, args: string[], options?: RunOptions): Promise<RunResult>;
 }
+
+export interface UseE2EOptions {
+  /**
+   * One `opencode serve` for the block, started at the first `run` and closed after the last test:
+   * each `opencode run` attaches to it in its own project instead of booting OpenCode itself (the
+   * start is most of a short run). The server runs in a workspace of its own, made with the first
+   * workspace's options that live outside the project (OpenCode config, user otto config, env), so
+   * every later workspace of the block must ask for the same ones: `workspace()` refuses others.
+   */
+  shareServer?: boolean;
+}
+
+// Workspace options that live outside the project: the shared server's, the same for the whole block.
+const PER_PROCESS = ["config", "models", "plugin", "userOttoConfig", "env", "base"] as const;
+type ServerOptions = Pick<WorkspaceOptions, (typeof PER_PROCESS)[number]>;
+const serverOptions = (options: Omit<WorkspaceOptions, "model">): ServerOptions =>
+  Object.fromEntries(PER_PROCESS.filter((key) => options[key] !== undefined).map((key) => [key, options[key]]));
 
 const tail = (text: string, lines: number): string => text.split("\n").slice(-lines).join("\n");
 
@@ -30,8 +50,10 @@ function describeModel(model: ModelServer): string {
   return [`model requests (${requests.length}):`, ...requests, `script entries not used (${pending.length}):`, ...pending].join("\n");
 }
 
-export function useE2E(options: ModelServerOptions = {}): E2E {
+export function useE2E(options: ModelServerOptions = {}, { shareServer = false }: UseE2EOptions = {}): E2E {
   let model: ModelServer | undefined;
+  let shared: { host: Workspace; serve: Serve } | undefined;
+  let hostOptions: ServerOptions | undefined;
   let workspaces: Workspace[] = [];
   let serves: Serve[] = [];
   let runs: { args: string[]; result: RunResult }[] = [];
@@ -49,7 +71,7 @@ export function useE2E(options: ModelServerOptions = {}): E2E {
           ({ args, result }) =>
             `opencode ${args.join(" ")} → exit ${String(result.exitCode)}${result.timedOut ? " (timed out)" : ""}\n${tail(result.stderr, 20)}`,
         ),
-        ...serves.map((s) => `opencode serve ${s.url} output:\n${tail(s.output(), 20)}`),
+        ...[...serves, ...(shared ? [shared.serve] : [])].map((s) => `opencode serve ${s.url} output:\n${tail(s.output(), 20)}`),
         ...workspaces.map((w) => `OpenCode log of ${w.root}:\n${tail(w.logs(), 60)}`),
       ].join("\n\n");
     }
@@ -65,8 +87,26 @@ export function useE2E(options: ModelServerOptions = {}): E2E {
     }
   });
   afterAll(async () => {
-    await model?.close();
+    try {
+      await shared?.serve.close();
+      await shared?.host.cleanup();
+    } finally {
+      await model?.close();
+    }
   });
+
+  async function sharedUrl(): Promise<string> {
+    if (!shared) {
+      const host = await createWorkspace({ ...hostOptions, model: current() });
+      try {
+        shared = { host, serve: await startServe(host) };
+      } catch (error) {
+        await host.cleanup();
+        throw error;
+      }
+    }
+    return shared.serve.url;
+  }
 
   function current(): ModelServer {
     if (!model) throw new Error("useE2E().model is only available inside tests and hooks of its describe block");
@@ -78,6 +118,14 @@ export function useE2E(options: ModelServerOptions = {}): E2E {
       return current();
     },
     async workspace(wsOptions = {}) {
+      if (shareServer) {
+        const wanted = serverOptions(wsOptions);
+        hostOptions ??= wanted;
+        if (JSON.stringify(wanted) !== JSON.stringify(hostOptions))
+          throw new Error(
+            `useE2E({ shareServer }): this workspace's ${PER_PROCESS.join("/")} differ from the shared server's; give it a block without shareServer`,
+          );
+      }
       const ws = await createWorkspace({ ...wsOptions, model: current() });
       workspaces.push(ws);
       if (!hooked) {
@@ -92,9 +140,19 @@ export function useE2E(options: ModelServerOptions = {}): E2E {
       return serve;
     },
     async run(ws, args, runOptions) {
-      const result = await runOpencode(ws, args, runOptions);
-      runs.push({ args, result });
-      return result;
+      const attach = shareServer && args[0] === "run";
+      if (attach && runOptions?.env) throw new Error("useE2E({ shareServer }): a run's env would not reach the shared server");
+      const argv = attach ? ["run", "--attach", await sharedUrl(), "--dir", runOptions?.cwd ?? ws.project, ...args.slice(1)] : args;
+      const result = await runOpencode(ws, argv, runOptions);
+      runs.push({ args: argv, result });
+      if (!attach) return result;
+      // Otto sets the exit code of the process it runs in (src/tools/fail-job.ts): the server's, not
+      // this client's, so an attached run's 0 says nothing. Reading it is a test bug.
+      return Object.defineProperty({ ...result }, "exitCode", {
+        get(): never {
+          throw new Error("useE2E({ shareServer }): an attached run's exit code is not otto's verdict; assert on its output");
+        },
+      });
     },
   };
 }

@@ -5,7 +5,7 @@ export * from "./serve.ts";
 export * from "./git.ts";
 export { REPO_ROOT, OPENCODE_BIN, opencodeVersion, ensureConfigTemplate, isolatedEnv, type IsolatedDirs } from "./opencode-env.ts";
 export { survivors, liveHandles, type ProcessHandle } from "./processes.ts";
-export { useE2E, type E2E } from "./e2e.ts";
+export { useE2E, type E2E, type UseE2EOptions } from "./e2e.ts";
 export {
   startFakeGithub,
   FAKE_GITHUB_TOKEN,

@@ -12,7 +12,9 @@ function state(project: string, key: string): Record<string, unknown> {
 }
 
 describe("/otto-build, headless (opencode run --command otto-build)", () => {
-  const e2e = useE2E();
+  // The runs attach to one served OpenCode: the verdict is asserted on the output, since the exit
+  // code otto sets is the server's (a refusal's exit code: ci-init.test.ts, spec-headless.test.ts).
+  const e2e = useE2E({}, { shareServer: true });
 
   it("works a three-task spec one task per turn, verifies, commits once and archives the spec", async () => {
     const ws = await e2e.workspace({
@@ -21,8 +23,7 @@ describe("/otto-build, headless (opencode run --command otto-build)", () => {
     });
     e2e.model.script(...slashCommand("otto_build"), builderModel(ws.project, oneTaskPerTurn(ws.project)));
     const run = await e2e.run(ws, ["run", "--command", "otto-build", "--", "--spec", "demo"], { timeoutMs: 120_000 });
-    expect(run.exitCode, run.stderr).toBe(0);
-    expect(run.stdout).toContain("done and verified in 4 turn(s)");
+    expect(run.stdout, run.stderr).toContain("done and verified in 4 turn(s)");
 
     // The first prompt and two continuations (one task each), then one verify turn.
     expect(buildPrompts(e2e.model.requests)).toEqual(["start", "continue", "continue", "verify"]);
@@ -66,7 +67,7 @@ describe("/otto-build, headless (opencode run --command otto-build)", () => {
       }),
     );
     const run = await e2e.run(ws, ["run", "--command", "otto-build", "--", "--spec", "demo"], { timeoutMs: 120_000 });
-    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.stdout, run.stderr).toContain("done and verified in 4 turn(s)");
     expect(buildPrompts(e2e.model.requests)).toEqual(["start", "fix", "fix", "verify"]);
     const fix = e2e.model.requests.find((r) => r.lastRole === "user" && r.lastUser.includes("checks failed"));
     expect(fix?.lastUser).toContain("fixed.txt must say ok");
@@ -80,8 +81,7 @@ describe("/otto-build, headless (opencode run --command otto-build)", () => {
       builderModel(ws.project, () => ({ say: "I am thinking about it." })),
     );
     const stalled = await e2e.run(ws, ["run", "--command", "otto-build", "--", "--stagnation=2"], { timeoutMs: 120_000 });
-    expect(stalled.exitCode, stalled.stderr).toBe(0);
-    expect(stalled.stdout).toContain("stopped: nothing changed");
+    expect(stalled.stdout, stalled.stderr).toContain("stopped: nothing changed");
     expect(buildPrompts(e2e.model.requests)).toEqual(["start", "continue"]);
     expect(state(ws.project, "demo")).toMatchObject({ status: "stagnated", iteration: 2 });
 
@@ -93,8 +93,7 @@ describe("/otto-build, headless (opencode run --command otto-build)", () => {
       ),
     );
     const capped = await e2e.run(ws, ["run", "--command", "otto-build", "--", "--max-iterations=2"], { timeoutMs: 120_000 });
-    expect(capped.exitCode, capped.stderr).toBe(0);
-    expect(capped.stdout).toContain("max iterations (2) reached");
+    expect(capped.stdout, capped.stderr).toContain("max iterations (2) reached");
     expect(state(ws.project, "demo")).toMatchObject({ status: "max_iterations", iteration: 2 });
     expect((await ws.repo.log()).map((c) => c.subject)).toEqual(["Initial commit"]);
   });

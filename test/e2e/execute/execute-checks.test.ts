@@ -38,7 +38,8 @@ const files = (test: string) => ({
 const env = { npm_config_update_notifier: "false" };
 
 describe("/otto-spec execute with no spec.verify: the project's detected checks", () => {
-  const e2e = useE2E();
+  // The runs attach to one served OpenCode; the verdict is asserted on the output (useE2E shareServer).
+  const e2e = useE2E({}, { shareServer: true });
 
   it("a detected `npm test` that the task breaks fails the task after the fix session, and the summary names it", async () => {
     const ws = await e2e.workspace({ files: files(TEST_JS), ottoConfig: OTTO, env });
@@ -49,9 +50,7 @@ describe("/otto-spec execute with no spec.verify: the project's detected checks"
       ),
     );
     const run = await e2e.run(ws, ["run", "--command", "otto-spec", "--", "execute"], { timeoutMs: 180_000 });
-    expect(run.exitCode, run.stderr).toBe(0);
-
-    expect(run.stdout).toContain("Checks: npm test (detected: package.json scripts.test)");
+    expect(run.stdout, run.stderr).toContain("Checks: npm test (detected: package.json scripts.test)");
     expect(run.stdout).toContain("Baseline: npm test: passed");
     const tasks = ws.readFile(`${SPEC}/tasks.md`);
     expect(tasks).toContain("- **status**: failed");
@@ -71,9 +70,7 @@ describe("/otto-spec execute with no spec.verify: the project's detected checks"
     const ws = await e2e.workspace({ files: files(failing), ottoConfig: OTTO, env });
     e2e.model.script(...slashCommand("otto_spec"), execModel(ws.project));
     const run = await e2e.run(ws, ["run", "--command", "otto-spec", "--", "execute"], { timeoutMs: 180_000 });
-    expect(run.exitCode, run.stderr).toBe(0);
-
-    expect(run.stdout).toContain("Checks: npm test (detected: package.json scripts.test)");
+    expect(run.stdout, run.stderr).toContain("Checks: npm test (detected: package.json scripts.test)");
     expect(run.stdout).toContain("Baseline: npm test: exit 1 (pre-existing, 2 failures)");
     expect(run.stdout).toContain("Progress: 1/1 completed");
     expect(ws.readFile(`${SPEC}/tasks.md`)).toContain("- **status**: completed");

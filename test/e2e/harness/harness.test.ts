@@ -370,3 +370,28 @@ describe("real OpenCode against the scripted model", () => {
     expect(fs.existsSync(ws.root)).toBe(false);
   });
 });
+
+describe("one served OpenCode for a block (useE2E shareServer)", () => {
+  const e2e = useE2E({}, { shareServer: true });
+
+  it("opencode run attaches to it in each workspace's project; other config and the exit code are refused", async () => {
+    const [a, b] = [await e2e.workspace(), await e2e.workspace({ files: { "README.md": "# b\n" } })];
+    e2e.model.script(
+      { match: { lastUser: "hello-a" }, reply: text("Hello, A") },
+      { match: { lastUser: "hello-b" }, reply: text("Hello, B") },
+    );
+    const first = await e2e.run(a, ["run", "hello-a"]);
+    const second = await e2e.run(b, ["run", "hello-b"]);
+    expect(first.stdout, first.stderr).toContain("Hello, A");
+    expect(second.stdout, second.stderr).toContain("Hello, B");
+    // One server beside the runs (which are gone), and each turn ran in its own project.
+    expect(liveHandles()).toHaveLength(1);
+    const turns = e2e.model.turns();
+    expect(turns.map((t) => [t.lastUser, t.system.includes(a.project), t.system.includes(b.project)])).toEqual([
+      ["hello-a", true, false],
+      ["hello-b", false, true],
+    ]);
+    expect(() => first.exitCode).toThrow(/not otto's verdict/);
+    await expect(e2e.workspace({ config: { small_model: "mock/m2" } })).rejects.toThrow(/differ from the shared server's/);
+  });
+});
