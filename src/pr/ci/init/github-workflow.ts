@@ -36,6 +36,14 @@ export const JOB_PERMISSIONS = {
   actions: "write",
 } as const;
 
+/** `pr.flakes.open_issue`: a flaky failure's GitHub issue needs this one more. */
+export const ISSUE_PERMISSION = { issues: "write" } as const;
+
+/** The job's permissions: JOB_PERMISSIONS, and ISSUE_PERMISSION when otto opens issues for flakes. */
+export function jobPermissions(openIssues: boolean): Record<string, string> {
+  return { ...JOB_PERMISSIONS, ...(openIssues ? ISSUE_PERMISSION : {}) };
+}
+
 /** The commenters whose events start the job (otto's own trust check still decides what it does). */
 export const TRUSTED_ASSOCIATIONS = ["OWNER", "MEMBER", "COLLABORATOR"] as const;
 const ROLE = `fromJSON('${JSON.stringify(TRUSTED_ASSOCIATIONS)}')`;
@@ -62,6 +70,8 @@ export interface GithubWorkflowInput {
   secrets: string[];
   /** Notes written as comments above the secrets (placeholders, OAuth-only providers). */
   secretNotes: string[];
+  /** `pr.flakes.open_issue` is on: the job may open issues. */
+  openIssues?: boolean;
 }
 
 /** The PR number, whatever the event: one concurrency group per PR across all of them. */
@@ -154,7 +164,7 @@ export function renderGithubWorkflow(input: GithubWorkflowInput): string {
     `      group: otto-pr-\${{ ${PR_NUMBER} }}`,
     "      cancel-in-progress: false",
     "    permissions:",
-    ...Object.entries(JOB_PERMISSIONS).map(([k, v]) => `      ${k}: ${v}`),
+    ...Object.entries(jobPermissions(input.openIssues === true)).map(([k, v]) => `      ${k}: ${v}`),
     "    steps:",
     "      # A GitHub App's token, minted for this job (an installation token lasts an hour, so one kept",
     "      # in a secret stops working): set the variable OTTO_APP_ID and the secret OTTO_APP_PRIVATE_KEY.",

@@ -6,6 +6,7 @@ export {
   ACTIONS,
   BOT_LOGIN,
   JOB_PERMISSIONS,
+  jobPermissions,
   TRUSTED_ASSOCIATIONS,
   TIMEOUT_MINUTES,
   type GithubWorkflowInput,

@@ -21,6 +21,8 @@ export interface CiInitInput {
   localProviders?: ReadonlyMap<string, string>;
   remote?: RemoteForges;
   pins?: Pins;
+  /** `pr.flakes.open_issue` is on: the GitHub job gets issues: write. */
+  openIssues?: boolean;
 }
 
 const FORGES: Record<string, CiForge> = { github: "github", azure: "azure", ado: "azure" };
@@ -48,6 +50,7 @@ export async function ciInit(input: CiInitInput): Promise<string> {
     jobs,
     ...(input.localProviders ? { localProviders: input.localProviders } : {}),
     ...(input.remote ? { remote: input.remote } : {}),
+    ...(input.openIssues ? { openIssues: true } : {}),
     // 80 random bits: the incoming webhook's URL is its only lock (docs/security.md).
     ...(forge === "azure" ? { webhookName: `otto-${randomBytes(10).toString("hex")}` } : {}),
   });

@@ -8,7 +8,7 @@ import {
   WEBHOOK_CONNECTION,
 } from "./azure-pipeline.ts";
 import { GITHUB_WORKFLOW_FILE } from "./detect.ts";
-import { JOB_PERMISSIONS, renderGithubWorkflow } from "./github-workflow.ts";
+import { jobPermissions, renderGithubWorkflow } from "./github-workflow.ts";
 import { assertReachable, planModels, type ConfiguredModels } from "./models.ts";
 import type { Pins } from "./pins.ts";
 import { providerSecrets, secretNames, type ProviderSecrets } from "./secrets.ts";
@@ -43,6 +43,8 @@ export interface CiInitPlanInput {
   remote?: RemoteForges;
   /** Azure: the incoming webhook's name, unguessable (ci init draws it). */
   webhookName?: string;
+  /** `pr.flakes.open_issue` is on in this repository's config. */
+  openIssues?: boolean;
 }
 
 export interface CiInitPlan {
@@ -52,6 +54,8 @@ export interface CiInitPlan {
   notes: string[];
   /** Azure: the incoming webhook's name the user gives the service connection and the service hook. */
   webhookName?: string;
+  /** GitHub: the job also has issues: write (`pr.flakes.open_issue`). */
+  openIssues?: boolean;
 }
 
 const FORGE_NAME: Record<CiForge, string> = { github: "GitHub", azure: "Azure DevOps" };
@@ -100,8 +104,9 @@ export function planCiInit(input: CiInitPlanInput): CiInitPlan {
       checkSuites,
       secrets: names,
       secretNotes: secretNotes(secrets),
+      openIssues: input.openIssues === true,
     });
-    return { files: [{ path: GITHUB_WORKFLOW_FILE, text }], secrets, notes };
+    return { files: [{ path: GITHUB_WORKFLOW_FILE, text }], secrets, notes, openIssues: input.openIssues === true };
   }
   const jobs = input.jobs.length > 0 ? input.jobs : ["Build"];
   if (input.jobs.length === 0)
@@ -157,7 +162,7 @@ export function describeCiInit(plan: CiInitPlan, forge: CiForge, jobs: string[])
       "1. Add these repository secrets (Settings → Secrets and variables → Actions):",
       ...secretLines(plan.secrets),
       "   - optional, so that your CI re-runs on otto's fix (pushes made with the default GITHUB_TOKEN start no workflow run): a GitHub App with Contents, Pull requests and Actions read and write, Checks and Commit statuses read, as the variable `OTTO_APP_ID` and the secret `OTTO_APP_PRIVATE_KEY` (the job mints a fresh token each run); or `OTTO_GITHUB_TOKEN`, a fine-grained token of a machine account (every comment of that account counts as otto's own, so not a person's).",
-      `2. Permissions: the workflow grants its job exactly ${Object.entries(JOB_PERMISSIONS)
+      `2. Permissions: the workflow grants its job exactly ${Object.entries(jobPermissions(plan.openIssues === true))
         .map(([k, v]) => `${k}: ${v}`)
         .join(
           ", ",

@@ -19,6 +19,8 @@ export interface CiSetup {
   localProviders: Map<string, string>;
   /** Which forge the checkout's origin is on, as otto's backends read it. */
   remote: RemoteForges;
+  /** `pr.flakes.open_issue`: the GitHub job needs issues: write. */
+  openIssues: boolean;
 }
 
 /**
@@ -62,5 +64,6 @@ export async function readCiSetup(runtime: CiInitRuntime, directory: string, ses
     opencodeEnv,
     localProviders,
     remote,
+    openIssues: loaded.config.pr.flakes.open_issue,
   };
 }

@@ -84,6 +84,24 @@ describe("the GitHub workflow ci init writes", () => {
     expect((await parserErrors(condition)).join("\n")).toMatch(/Unexpected end of expression/);
   });
 
+  it("with pr.flakes.open_issue on, the job also gets issues: write, and the instructions say so; without it, no issues permission", async () => {
+    const plan = planCiInit(input({ openIssues: true }));
+    const doc = parse(plan.files[0]?.text ?? "") as Doc;
+    expect(doc.jobs.otto?.permissions).toEqual({
+      contents: "write",
+      "pull-requests": "write",
+      checks: "read",
+      statuses: "read",
+      actions: "write",
+      issues: "write",
+    });
+    expect(await parserErrors(plan.files[0]?.text ?? "")).toEqual([]);
+    expect(describeCiInit(plan, "github", [])).toContain("issues: write");
+    const without = planCiInit(input());
+    expect((parse(without.files[0]?.text ?? "") as Doc).jobs.otto?.permissions).not.toHaveProperty("issues");
+    expect(describeCiInit(without, "github", [])).not.toContain("issues: write");
+  });
+
   it("least privilege: nothing at the top, exactly five permissions on the job, never pull_request_target", () => {
     const text = workflow({ checkSuites: true });
     const doc = parse(text) as Doc;
