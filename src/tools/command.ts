@@ -1,5 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from "node:util";
-import { tool, type ToolContext, type ToolDefinition } from "./tool.ts";
+import { tool, type ToolContext, type ToolDefinition, type ToolResult } from "./tool.ts";
 import { OttoError, formatError } from "../core/index.ts";
 import type { Runtime } from "../runtime.ts";
 import { liveTitle } from "./live-title.ts";
@@ -7,10 +7,13 @@ import { splitArgs } from "./split-args.ts";
 import { failJob } from "./fail-job.ts";
 import { hostKind } from "../core/host-kind.ts";
 
-/** Headless (`opencode run`), a command that refused or failed exits non-zero, so a script can stop there. */
-function refused(output: string): string {
+/**
+ * A command that refused or failed: headless (`opencode run`) it exits non-zero, so a script can
+ * stop there; served, its tool result says so (`metadata.failed`), for a client of `opencode serve`.
+ */
+function refused(output: string, title?: string, metadata: Record<string, unknown> = {}): ToolResult {
   if (hostKind() === "run") failJob();
-  return output;
+  return { ...(title ? { title } : {}), output, metadata: { ...metadata, failed: true } };
 }
 
 export type OptionSpec = NonNullable<ParseArgsConfig["options"]>;
@@ -153,7 +156,7 @@ export function defineCommand(spec: CommandSpec, runtime: Runtime): ToolDefiniti
         const input = parseVerbArgs(spec, match.verb, match.rest);
         const result = normalise(await match.verb.run(input, ctx));
         await title.flush();
-        if (result.failed) refused(result.output);
+        if (result.failed) return refused(result.output, result.title, result.metadata);
         // The returned title is what OpenCode shows once the tool is done.
         return result.title ? { title: result.title, output: result.output, metadata: result.metadata ?? {} } : result.output;
       } catch (error) {

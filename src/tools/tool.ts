@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { ToolContext, ToolDefinition, ToolResult } from "@opencode-ai/plugin";
 
-export type { ToolContext, ToolDefinition };
+export type { ToolContext, ToolDefinition, ToolResult };
 
 /**
  * Otto's own `tool()`, the same identity function with `schema` = zod that @opencode-ai/plugin

@@ -1,7 +1,10 @@
+import fs from "node:fs";
+import path from "node:path";
 import { afterAll, afterEach, beforeAll, onTestFailed } from "vitest";
 import { startModelServer, type ModelServer, type ModelServerOptions } from "./model-server.ts";
 import { createWorkspace, runOpencode, type RunOptions, type RunResult, type Workspace, type WorkspaceOptions } from "./opencode.ts";
-import { startServe, type Serve, type ServeOptions } from "./serve.ts";
+import { runThroughServer } from "./sdk-run.ts";
+import { serveView, startServe, type Serve, type ServeOptions } from "./serve.ts";
 
 /**
  * The usual shape of an e2e test file, as one call inside a `describe`: one scripted model for the
@@ -16,28 +19,34 @@ export interface E2E {
   /** `opencode serve` in `ws`, closed after the current test. */
   serve(ws: Workspace, options?: ServeOptions): Promise<Serve>;
   /**
-   * runOpencode, with its output kept for the failure dump. With `shareServer`, `opencode run`
-   * attaches to the block's one served OpenCode (`--attach <url> --dir <project>`).
+   * runOpencode, with its output kept for the failure dump. With `shareServer`, `opencode run` is
+   * done through the block's one served OpenCode (test/support/sdk-run.ts).
    */
   run(ws: Workspace, args: string[], options?: RunOptions): Promise<RunResult>;
 }
 
 export interface UseE2EOptions {
   /**
-   * One `opencode serve` for the block, started at the first `run` and closed after the last test:
-   * each `opencode run` attaches to it in its own project instead of booting OpenCode itself (the
-   * start is most of a short run). The server runs in a workspace of its own, made with the first
-   * workspace's options that live outside the project (OpenCode config, user otto config, env), so
-   * every later workspace of the block must ask for the same ones: `workspace()` refuses others.
+   * One `opencode serve` for the block, started with its first workspace and closed after the last
+   * test. Every workspace of the block shares the server's home, XDG folders and opencode.json (only
+   * its project is its own), so each must ask for the same options that live there (OpenCode config,
+   * models, plugin, env, base): `workspace()` refuses others. A workspace's `userOttoConfig` is
+   * written to the shared user config when it is made. `run(ws, ["run", …])` goes through the
+   * server's API in the workspace's project (test/support/sdk-run.ts), `serve(ws)` is the shared
+   * server as that project sees it, and after each test the test's projects are disposed in the
+   * server and otto's user folders (config, data, cache, state) are emptied.
    */
   shareServer?: boolean;
 }
 
 // Workspace options that live outside the project: the shared server's, the same for the whole block.
-const PER_PROCESS = ["config", "models", "plugin", "userOttoConfig", "env", "base"] as const;
+const PER_PROCESS = ["config", "models", "plugin", "env", "base"] as const;
 type ServerOptions = Pick<WorkspaceOptions, (typeof PER_PROCESS)[number]>;
 const serverOptions = (options: Omit<WorkspaceOptions, "model">): ServerOptions =>
   Object.fromEntries(PER_PROCESS.filter((key) => options[key] !== undefined).map((key) => [key, options[key]]));
+
+/** Otto's user folders in a shared home, emptied between tests. */
+const ottoUserDirs = (ws: Workspace): string[] => [ws.dirs.configHome, ws.dirs.dataHome, ws.dirs.cacheHome, ws.dirs.stateHome].map((dir) => path.join(dir, "otto"));
 
 const tail = (text: string, lines: number): string => text.split("\n").slice(-lines).join("\n");
 
@@ -77,6 +86,12 @@ export function useE2E(options: ModelServerOptions = {}, { shareServer = false }
     }
     try {
       for (const serve of serves) await serve.close();
+      if (shared) {
+        // The test's projects leave the server (their plugin instances with them), then otto's user state goes.
+        for (const ws of workspaces)
+          await fetch(`${shared.serve.url}/instance/dispose?directory=${encodeURIComponent(ws.project)}`, { method: "POST" }).catch(() => undefined);
+        for (const dir of ottoUserDirs(shared.host)) fs.rmSync(dir, { recursive: true, force: true });
+      }
       for (const ws of workspaces) await ws.cleanup();
     } finally {
       serves = [];
@@ -95,9 +110,9 @@ export function useE2E(options: ModelServerOptions = {}, { shareServer = false }
     }
   });
 
-  async function sharedUrl(): Promise<string> {
+  async function sharedServer(wanted: ServerOptions): Promise<{ host: Workspace; serve: Serve }> {
     if (!shared) {
-      const host = await createWorkspace({ ...hostOptions, model: current() });
+      const host = await createWorkspace({ ...wanted, model: current() });
       try {
         shared = { host, serve: await startServe(host) };
       } catch (error) {
@@ -105,7 +120,7 @@ export function useE2E(options: ModelServerOptions = {}, { shareServer = false }
         throw error;
       }
     }
-    return shared.serve.url;
+    return shared;
   }
 
   function current(): ModelServer {
@@ -118,6 +133,7 @@ export function useE2E(options: ModelServerOptions = {}, { shareServer = false }
       return current();
     },
     async workspace(wsOptions = {}) {
+      let host: Workspace | undefined;
       if (shareServer) {
         const wanted = serverOptions(wsOptions);
         hostOptions ??= wanted;
@@ -125,8 +141,9 @@ export function useE2E(options: ModelServerOptions = {}, { shareServer = false }
           throw new Error(
             `useE2E({ shareServer }): this workspace's ${PER_PROCESS.join("/")} differ from the shared server's; give it a block without shareServer`,
           );
+        host = (await sharedServer(wanted)).host;
       }
-      const ws = await createWorkspace({ ...wsOptions, model: current() });
+      const ws = await createWorkspace({ ...wsOptions, model: current(), ...(host ? { shareDirsOf: host } : {}) });
       workspaces.push(ws);
       if (!hooked) {
         hooked = true;
@@ -135,24 +152,16 @@ export function useE2E(options: ModelServerOptions = {}, { shareServer = false }
       return ws;
     },
     async serve(ws, serveOptions) {
-      const serve = await startServe(ws, serveOptions);
+      if (shared && serveOptions?.env) throw new Error("useE2E({ shareServer }): a serve's env would not reach the shared server");
+      const serve = shared ? await serveView(shared.serve, ws.project) : await startServe(ws, serveOptions);
       serves.push(serve);
       return serve;
     },
     async run(ws, args, runOptions) {
-      const attach = shareServer && args[0] === "run";
-      if (attach && runOptions?.env) throw new Error("useE2E({ shareServer }): a run's env would not reach the shared server");
-      const argv = attach ? ["run", "--attach", await sharedUrl(), "--dir", runOptions?.cwd ?? ws.project, ...args.slice(1)] : args;
-      const result = await runOpencode(ws, argv, runOptions);
-      runs.push({ args: argv, result });
-      if (!attach) return result;
-      // Otto sets the exit code of the process it runs in (src/tools/fail-job.ts): the server's, not
-      // this client's, so an attached run's 0 says nothing. Reading it is a test bug.
-      return Object.defineProperty({ ...result }, "exitCode", {
-        get(): never {
-          throw new Error("useE2E({ shareServer }): an attached run's exit code is not otto's verdict; assert on its output");
-        },
-      });
+      const through = shared !== undefined && args[0] === "run";
+      const result = through ? await runThroughServer(shared!.serve, runOptions?.cwd ?? ws.project, args, runOptions) : await runOpencode(ws, args, runOptions);
+      runs.push({ args: through ? ["run (shared server)", ...args.slice(1)] : args, result });
+      return result;
     },
   };
 }

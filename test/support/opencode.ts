@@ -39,6 +39,11 @@ export interface WorkspaceOptions {
    * sandbox needs them elsewhere.
    */
   base?: string;
+  /**
+   * Share this workspace's home, XDG folders and opencode.json instead of making new ones (a served
+   * OpenCode shared by a file's tests runs with those): only the project is the new workspace's own.
+   */
+  shareDirsOf?: Workspace;
 }
 
 export interface Workspace {
@@ -104,20 +109,25 @@ const toText = (content: string | Json): string => (typeof content === "string" 
 const owned = new WeakMap<Workspace, Set<ProcessHandle>>();
 
 export async function createWorkspace(options: WorkspaceOptions): Promise<Workspace> {
-  const template = options.plugin === false ? undefined : await ensureConfigTemplate();
+  const host = options.shareDirsOf;
+  const template = host || options.plugin === false ? undefined : await ensureConfigTemplate();
   const root = fs.mkdtempSync(path.join(options.base ?? os.tmpdir(), "otto-e2e-"));
   try {
-    const dirs = makeDirs(root);
+    const dirs = host?.dirs ?? makeDirs(root);
     const project = path.join(root, "project");
     // The repo's otto config is part of the initial commit, as in a real repo: the tree starts clean.
     const files = { ...(options.files ?? DEFAULT_FILES) };
     if (options.ottoConfig !== undefined) files[".otto/otto.jsonc"] = toText(options.ottoConfig);
     const repo = await createRepo({ dir: project, files, remote: options.remote ?? false });
     if (template) seedConfigDir(dirs.configHome, template);
-    const configFile = path.join(dirs.configHome, "opencode", "opencode.json");
-    fs.mkdirSync(path.dirname(configFile), { recursive: true });
+    const configFile = host?.configFile ?? path.join(dirs.configHome, "opencode", "opencode.json");
     let config = deepMerge(baseConfig(options), options.config ?? {});
-    fs.writeFileSync(configFile, `${JSON.stringify(config, null, 2)}\n`);
+    if (!host) {
+      fs.mkdirSync(path.dirname(configFile), { recursive: true });
+      fs.writeFileSync(configFile, `${JSON.stringify(config, null, 2)}\n`);
+    }
+    // A shared log folder: this workspace's logs are what was written after it was made.
+    const logStart = host ? readLogs(dirs).length : 0;
 
     const ws: Workspace = {
       root,
@@ -127,6 +137,7 @@ export async function createWorkspace(options: WorkspaceOptions): Promise<Worksp
       configFile,
       env: isolatedEnv(dirs, project, options.env),
       updateConfig(patch) {
+        if (host) throw new Error("this workspace shares its opencode.json with a served OpenCode; give the test a block without shareServer");
         config = deepMerge(config, patch);
         fs.writeFileSync(configFile, `${JSON.stringify(config, null, 2)}\n`);
       },
@@ -138,7 +149,7 @@ export async function createWorkspace(options: WorkspaceOptions): Promise<Worksp
       },
       writeFiles: (files) => writeFiles(project, files),
       readFile: (rel) => fs.readFileSync(path.join(project, rel), "utf8"),
-      logs: () => readLogs(dirs),
+      logs: () => readLogs(dirs).slice(logStart),
       async cleanup() {
         for (const handle of owned.get(ws) ?? []) await stopTracked(handle);
         // OTTO_E2E_KEEP=1 keeps the files (project, logs, OpenCode's db) for a post-mortem.

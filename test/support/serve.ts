@@ -111,6 +111,25 @@ function recordEvents(client: OpencodeClient, signal: AbortSignal, note: (line: 
   };
 }
 
+/**
+ * The shared `serve` as another project sees it: a client bound to `directory` and the events of
+ * that directory's instance from now on. Closing it stops its event stream, not the server.
+ */
+export async function serveView(serve: Serve, directory: string): Promise<Serve> {
+  const abort = new AbortController();
+  const client = createOpencodeClient({ baseUrl: serve.url, directory });
+  const events = recordEvents(client, abort.signal, () => undefined);
+  await events.waitFor((e) => e.type === "server.connected", { timeoutMs: 30_000 });
+  return {
+    url: serve.url,
+    client,
+    process: serve.process,
+    events,
+    output: serve.output,
+    close: async () => abort.abort(),
+  };
+}
+
 /** A port the kernel just handed out, so it is free unless someone grabs it in the next moment. */
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

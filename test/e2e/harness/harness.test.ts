@@ -374,24 +374,39 @@ describe("real OpenCode against the scripted model", () => {
 describe("one served OpenCode for a block (useE2E shareServer)", () => {
   const e2e = useE2E({}, { shareServer: true });
 
-  it("opencode run attaches to it in each workspace's project; other config and the exit code are refused", async () => {
+  it("runs go through it in each workspace's project; a refusal is exit 1; other config is refused", async () => {
     const [a, b] = [await e2e.workspace(), await e2e.workspace({ files: { "README.md": "# b\n" } })];
     e2e.model.script(
       { match: { lastUser: "hello-a" }, reply: text("Hello, A") },
       { match: { lastUser: "hello-b" }, reply: text("Hello, B") },
+      ...slashCommand("otto_config"),
     );
     const first = await e2e.run(a, ["run", "hello-a"]);
     const second = await e2e.run(b, ["run", "hello-b"]);
-    expect(first.stdout, first.stderr).toContain("Hello, A");
-    expect(second.stdout, second.stderr).toContain("Hello, B");
-    // One server beside the runs (which are gone), and each turn ran in its own project.
+    expect(first).toMatchObject({ exitCode: 0, stdout: "Hello, A\n" });
+    expect(second).toMatchObject({ exitCode: 0, stdout: "Hello, B\n" });
+    // One server and no process per run, and each turn ran in its own project.
     expect(liveHandles()).toHaveLength(1);
     const turns = e2e.model.turns();
     expect(turns.map((t) => [t.lastUser, t.system.includes(a.project), t.system.includes(b.project)])).toEqual([
       ["hello-a", true, false],
       ["hello-b", false, true],
     ]);
-    expect(() => first.exitCode).toThrow(/not otto's verdict/);
+    // A command otto refuses is exit 1, as headless (its arguments quoted as `opencode run` quotes them).
+    const refused = await e2e.run(a, ["run", "--command", "otto-config", "--", "frobnicate", "two words"]);
+    expect(refused.exitCode, refused.stdout).toBe(1);
+    expect(refused.stdout).toContain("unknown verb 'frobnicate'");
+    expect(e2e.model.turns().at(-2)?.lastUser).toContain('frobnicate "two words"');
     await expect(e2e.workspace({ config: { small_model: "mock/m2" } })).rejects.toThrow(/differ from the shared server's/);
+  });
+
+  it("a later test starts from empty otto user folders, with its own user config", async () => {
+    const ws = await e2e.workspace({ userOttoConfig: { models: { primary: "mock/m2" } } });
+    expect(fs.readFileSync(path.join(ws.dirs.configHome, "otto", "otto.jsonc"), "utf8")).toContain("mock/m2");
+    expect(fs.existsSync(path.join(ws.dirs.dataHome, "otto"))).toBe(false);
+    e2e.model.script(...slashCommand("otto_config"));
+    const shown = await e2e.run(ws, ["run", "--command", "otto-config", "--", "show"]);
+    expect(shown.exitCode, shown.stdout).toBe(0);
+    expect(shown.stdout).toContain("mock/m2");
   });
 });

@@ -67,7 +67,15 @@ const toolCtx = {
 } satisfies ToolContext;
 
 const tool = defineCommand(spec, runtime);
-const run = (args: string) => tool.execute({ args }, toolCtx);
+const run = async (args: string): Promise<string> => {
+  const result = await tool.execute({ args }, toolCtx);
+  return typeof result === "string" ? result : result.output;
+};
+/** A refusal's tool result says it failed, for a client of `opencode serve`. */
+const failed = async (args: string): Promise<unknown> => {
+  const result = await tool.execute({ args }, toolCtx);
+  return typeof result === "string" ? undefined : result.metadata?.failed;
+};
 
 describe("splitArgs", () => {
   it("honours quotes", () => {
@@ -154,7 +162,7 @@ describe("defineCommand", () => {
 
   it("dispatches to the verb with parsed options", async () => {
     calls.length = 0;
-    expect(await run("task generate --spec rate")).toEqual({ title: "generated", output: "spec=rate", metadata: {} });
+    expect(await tool.execute({ args: "task generate --spec rate" }, toolCtx)).toEqual({ title: "generated", output: "spec=rate", metadata: {} });
     expect(await run(`task "hello world"`)).toBe("task hello world");
     expect(calls).toHaveLength(2);
   });
@@ -176,5 +184,12 @@ describe("defineCommand", () => {
 
   it("turns OttoError into an error with a next step", async () => {
     expect(await run("fail")).toBe("Error: It broke.\nNext step: Run /otto-demo task x");
+  });
+
+  it("marks a refusal's tool result failed, and only a refusal's", async () => {
+    expect(await failed("fail")).toBe(true);
+    expect(await failed("frobnicate")).toBe(true);
+    expect(await failed("task generate --bogus")).toBe(true);
+    expect(await failed("help")).toBeUndefined();
   });
 });
