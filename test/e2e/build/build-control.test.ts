@@ -15,29 +15,7 @@ function state(project: string, key: string): { status: string; sessionID?: stri
 }
 
 describe("/otto-build: stop, --all, OpenSpec changes, interruptions", () => {
-  const e2e = useE2E();
-
-  it("`/otto-build stop` from another process aborts the running turn and ends the loop", async () => {
-    const ws = await e2e.workspace({
-      files: { "README.md": "# demo\n", ".otto/specs/demo/tasks.md": tasksMd(["One", "Two"]) },
-      ottoConfig: OTTO,
-    });
-    e2e.model.script(...slashCommand("otto_build"), ...slashCommand("otto_build"), {
-      label: "builder hangs",
-      match: (req) => buildKindOf(req.lastUser) === "start",
-      reply: hang(),
-    });
-    const building = e2e.run(ws, ["run", "--command", "otto-build", "--", "--spec", "demo"], { timeoutMs: 120_000 });
-    await e2e.model.waitForRequest((req) => buildKindOf(req.lastUser) === "start", 60_000);
-    const stop = await e2e.run(ws, ["run", "--command", "otto-build", "--", "stop"], { timeoutMs: 60_000 });
-    expect(stop.exitCode, stop.stderr).toBe(0);
-    expect(stop.stdout).toContain("Asked demo to stop");
-    const run = await building;
-    expect(run.exitCode, run.stderr).toBe(0);
-    expect(run.stdout).toContain("stopped on request");
-    expect(state(ws.project, "demo")).toMatchObject({ status: "stopped", iteration: 1 });
-    expect(buildPrompts(e2e.model.requests)).toEqual(["start"]);
-  });
+  const e2e = useE2E({}, { shareServer: true });
 
   it("refuses a second loop for the same spec from another session of the same server, and says how to stop the first", async () => {
     const ws = await e2e.workspace({
@@ -165,5 +143,31 @@ describe("/otto-build: stop, --all, OpenSpec changes, interruptions", () => {
     const resumed = e2e.model.requests.filter((r) => !r.isTitle && r.lastRole === "user" && buildKindOf(r.lastUser) === "start")[1];
     expect(JSON.stringify(resumed?.messages)).toContain("What are you doing?");
     expect(JSON.stringify(resumed?.messages)).toContain("Building task-001.");
+  });
+});
+
+describe("/otto-build stop from another process (an OpenCode of its own, so there is a process to abort)", () => {
+  const e2e = useE2E();
+
+  it("`/otto-build stop` from another process aborts the running turn and ends the loop", async () => {
+    const ws = await e2e.workspace({
+      files: { "README.md": "# demo\n", ".otto/specs/demo/tasks.md": tasksMd(["One", "Two"]) },
+      ottoConfig: OTTO,
+    });
+    e2e.model.script(...slashCommand("otto_build"), ...slashCommand("otto_build"), {
+      label: "builder hangs",
+      match: (req) => buildKindOf(req.lastUser) === "start",
+      reply: hang(),
+    });
+    const building = e2e.run(ws, ["run", "--command", "otto-build", "--", "--spec", "demo"], { timeoutMs: 120_000 });
+    await e2e.model.waitForRequest((req) => buildKindOf(req.lastUser) === "start", 60_000);
+    const stop = await e2e.run(ws, ["run", "--command", "otto-build", "--", "stop"], { timeoutMs: 60_000 });
+    expect(stop.exitCode, stop.stderr).toBe(0);
+    expect(stop.stdout).toContain("Asked demo to stop");
+    const run = await building;
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.stdout).toContain("stopped on request");
+    expect(state(ws.project, "demo")).toMatchObject({ status: "stopped", iteration: 1 });
+    expect(buildPrompts(e2e.model.requests)).toEqual(["start"]);
   });
 });

@@ -116,7 +116,7 @@ function fromProc(api: string): Attempt {
 }
 
 describe("forge guard: otto's sessions cannot call the forge with the user's credentials", () => {
-  const e2e = useE2E();
+  const e2e = useE2E({}, { shareServer: true });
   const forges = useForges();
 
   /** A fix of PR octo/app#1 whose session runs `list`; the fake's calls of each attempt (otto's left out) and what the model read. */

@@ -68,7 +68,7 @@ async function setup(e2e: ReturnType<typeof useE2E>, forges: () => Promise<Forge
 }
 
 describe("push guard: otto's sessions cannot push, whatever they type", () => {
-  const e2e = useE2E();
+  const e2e = useE2E({}, { shareServer: true });
   const forges = useForges();
 
   it("five push spellings from the fix session reach no remote; the model reads why; otto's own push lands", async () => {

@@ -43,7 +43,7 @@ function session(ws: Workspace, commands: readonly string[]): ScriptEntry {
 }
 
 describe("server guard: otto's sessions cannot call OpenCode's own server", () => {
-  const e2e = useE2E();
+  const e2e = useE2E({}, { shareServer: true });
   const forges = useForges();
 
   it("curl and inline code to the serve URL are refused; no session is created on the server", async () => {

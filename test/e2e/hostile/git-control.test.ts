@@ -38,7 +38,7 @@ const FIGURE =
   "git control a hostile tree planted (nested fsmonitor, .git redirects, in-tree hook), run by otto's git or widening the sandbox";
 
 describe.skipIf(detectSandbox().kind === "none")("hostile trees: otto's own git never runs what the tree planted", () => {
-  const e2e = useE2E();
+  const e2e = useE2E({}, { shareServer: true });
   const forges = useForges();
   const base = useOutsideTmp();
 

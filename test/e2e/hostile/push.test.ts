@@ -50,7 +50,7 @@ const ROOT_NODE_TEST_PR = {
 };
 
 describe("hostile fix sessions: nothing they should not push reaches the remote", () => {
-  const e2e = useE2E();
+  const e2e = useE2E({}, { shareServer: true });
   const forges = useForges();
   const base = useOutsideTmp();
 

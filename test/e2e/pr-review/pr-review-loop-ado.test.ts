@@ -39,7 +39,7 @@ const bodies = (f: Forges): string[] => ottoThreads(f).map((t) => t.comments[0]?
 const runLoop = (e2e: ReturnType<typeof useE2E>, ws: Workspace) => runSharedLoop(e2e, ws, PR_URL);
 
 describe("/pr-review --loop on Azure DevOps (real OpenCode, scripted reviewer models, fake ADO, real git)", () => {
-  const e2e = useE2E();
+  const e2e = useE2E({}, { shareServer: true });
   const forges = useForges();
 
   it("approves in round 1: one closed report thread with the loop marker, no fix, nothing pushed", async () => {

@@ -68,7 +68,8 @@ async function prReview(client: OpencodeClient, args: string): Promise<string> {
 }
 
 describe("/pr-review --loop (real OpenCode, scripted reviewer models, fake GitHub, real git)", () => {
-  const e2e = useE2E();
+  // One served OpenCode for the file's tests; each test has its own clone, forges and user config.
+  const e2e = useE2E({}, { shareServer: true });
   const forges = useForges();
 
   it("approves in round 1: both reviewers run on their own models, one marked report, no fix, nothing pushed", async () => {
@@ -419,84 +420,6 @@ describe("/pr-review --loop (real OpenCode, scripted reviewer models, fake GitHu
     expect(e2e.model.turns().some((r) => (kindOf(r) as { round?: number } | undefined)?.round === 4)).toBe(false);
   });
 
-  it("--budget: reached in round 2's review, the loop stops cleanly (round 1's fix pushed stays, nothing more), the summary says spent / limit and what was left undone, one notification", async () => {
-    const f = await forges();
-    const price = { cost: { input: 3, output: 15 } };
-    const ws = await setup(e2e, f, {
-      extraConfig: { provider: { mock: { models: { m1: price, m2: price } } } },
-      notify: { command: `printf '%s\\n---\\n' "$OTTO_MESSAGE" >> "$HOME/notifications.txt"` },
-    });
-    const notes = path.join(ws.dirs.home, "notifications.txt");
-    // $0.45 a call: round 1 (2 reviewers, 2 fix turns) spends $1.80, round 2's first reviewer reaches $2.
-    e2e.model.usage = () => ({ prompt_tokens: 100_000, completion_tokens: 10_000, total_tokens: 110_000 });
-    e2e.model.script(
-      ...slashCommand("otto_pr_review"),
-      loopModel(ws.project, (k) =>
-        k.kind === "reviewer" && k.round === 1 && k.reviewer === "reviewer-1" ? requestChanges(finding("Misspelt greeting")) : undefined,
-      ),
-    );
-    const before = await ws.repo.remoteLog(BRANCH);
-    // One argument: OpenCode's own argument parser turns a lone "2" after -- into a number and fails.
-    const run = await e2e.run(ws, ["run", "--command", "pr-review", "--", PR_URL, "--loop", "--budget=2"], { timeoutMs: 180_000 });
-    expect(run.exitCode, run.stderr).toBe(0);
-
-    expect(run.stdout).toMatch(/Stopped in round 2: Budget reached: spent \$2\.(25|70) of \$2\.00 \(pr-review loop github-octo-app-1\)\./);
-    expect(run.stdout).toContain("Left undone: the review of round 2 (nothing of it was reported or fixed); rounds 3-3 did not run.");
-    expect(run.stdout).toContain(`Run /pr-review ${PR_URL} --loop again, with a higher --budget or --max-tokens`);
-    expect(run.stdout).toMatch(
-      /\| 1 \| request changes \| 0 \| 1 \| 0 \| 0 \| 2\/2 \| 1 fixed, 0 rejected, pushed [0-9a-f]{7} \| 440\.0k tokens, \$1\.80 \|/,
-    );
-    // Round 1's fix is pushed and stays; nothing after it was pushed or fixed.
-    const log = await ws.repo.remoteLog(BRANCH);
-    expect(log).toHaveLength(before.length + 1);
-    expect(await ws.repo.remoteFile("greet.txt", BRANCH)).toBe("hello, world\n");
-    expect(e2e.model.turns().some((r) => kindOf(r)?.kind === "fix" && (kindOf(r) as { round: number }).round === 2)).toBe(false);
-    expect(e2e.model.turns().some((r) => (kindOf(r) as { round?: number } | undefined)?.round === 3)).toBe(false);
-    // On the PR: round 1's review and fix reports, then the stop (without amounts).
-    const comments = posted(f);
-    expect(comments).toHaveLength(3);
-    expect(comments[2]).toContain("otto review loop stopped in round 2");
-    expect(comments[2]).toContain("budget");
-    expect(comments[2]).not.toContain("$");
-    // One notification, naming the stop.
-    const sent = fs
-      .readFileSync(notes, "utf8")
-      .split("---\n")
-      .filter((n) => n.trim());
-    expect(sent).toHaveLength(1);
-    expect(sent[0]).toContain("the review loop stopped at its budget");
-    expect(await ws.repo.git(["status", "--porcelain"])).toBe("");
-  });
-
-  it("a reply from another model than the one asked for is a hard stop, not a partial review", async () => {
-    const f = await forges();
-    // A second plugin routes reviewer-2's prompt to mock/m1 although otto asked for mock/m2.
-    const ws = await setup(e2e, f);
-    const pluginFile = path.join(ws.dirs.home, "reroute.js");
-    fs.writeFileSync(
-      pluginFile,
-      `export const Reroute = async () => ({\n  "chat.message": async (_input, output) => {\n    const text = output.parts.map((p) => (p.type === "text" ? p.text : "")).join("");\n    if (text.includes("You are reviewer-2, one of several")) output.message.model = { providerID: "mock", modelID: "m1" };\n  },\n});\n`,
-    );
-    const config = JSON.parse(fs.readFileSync(ws.configFile, "utf8")) as { plugin: string[] };
-    ws.updateConfig({ plugin: [...config.plugin, `file://${pluginFile}`] });
-    e2e.model.script(
-      ...slashCommand("otto_pr_review"),
-      loopModel(ws.project, (k) => (k.kind === "reviewer" ? requestChanges(finding("Misspelt greeting")) : undefined)),
-    );
-    const before = await ws.repo.remoteLog(BRANCH);
-    const run = await runLoop(e2e, ws);
-
-    expect(run.stdout).toContain(
-      "Stopped in round 1: model check failed, the loop stops: Asked for mock/m2 but the reply came from mock/m1",
-    );
-    const comments = posted(f);
-    expect(comments).toHaveLength(1);
-    expect(comments[0]).toContain("otto review loop stopped in round 1");
-    expect(comments[0]).not.toContain("partial review");
-    expect(e2e.model.turns().some((r) => kindOf(r)?.kind === "fix")).toBe(false);
-    expect(await ws.repo.remoteLog(BRANCH)).toEqual(before);
-  });
-
   it("redacts planted secrets and diffs in every posted comment", async () => {
     const f = await forges();
     const ws = await setup(e2e, f);
@@ -611,5 +534,88 @@ describe("/pr-review --loop (real OpenCode, scripted reviewer models, fake GitHu
     expect(e2e.model.turns().some((r) => kindOf(r) !== undefined)).toBe(false);
     expect(await ws.repo.remoteLog(BRANCH)).toEqual(remote);
     expect(await ws.repo.git(["status", "--porcelain"])).toBe("");
+  });
+});
+
+describe("/pr-review --loop with its own OpenCode config (prices, a changed provider)", () => {
+  const e2e = useE2E();
+  const forges = useForges();
+
+  it("--budget: reached in round 2's review, the loop stops cleanly (round 1's fix pushed stays, nothing more), the summary says spent / limit and what was left undone, one notification", async () => {
+    const f = await forges();
+    const price = { cost: { input: 3, output: 15 } };
+    const ws = await setup(e2e, f, {
+      extraConfig: { provider: { mock: { models: { m1: price, m2: price } } } },
+      notify: { command: `printf '%s\\n---\\n' "$OTTO_MESSAGE" >> "$HOME/notifications.txt"` },
+    });
+    const notes = path.join(ws.dirs.home, "notifications.txt");
+    // $0.45 a call: round 1 (2 reviewers, 2 fix turns) spends $1.80, round 2's first reviewer reaches $2.
+    e2e.model.usage = () => ({ prompt_tokens: 100_000, completion_tokens: 10_000, total_tokens: 110_000 });
+    e2e.model.script(
+      ...slashCommand("otto_pr_review"),
+      loopModel(ws.project, (k) =>
+        k.kind === "reviewer" && k.round === 1 && k.reviewer === "reviewer-1" ? requestChanges(finding("Misspelt greeting")) : undefined,
+      ),
+    );
+    const before = await ws.repo.remoteLog(BRANCH);
+    // One argument: OpenCode's own argument parser turns a lone "2" after -- into a number and fails.
+    const run = await e2e.run(ws, ["run", "--command", "pr-review", "--", PR_URL, "--loop", "--budget=2"], { timeoutMs: 180_000 });
+    expect(run.exitCode, run.stderr).toBe(0);
+
+    expect(run.stdout).toMatch(/Stopped in round 2: Budget reached: spent \$2\.(25|70) of \$2\.00 \(pr-review loop github-octo-app-1\)\./);
+    expect(run.stdout).toContain("Left undone: the review of round 2 (nothing of it was reported or fixed); rounds 3-3 did not run.");
+    expect(run.stdout).toContain(`Run /pr-review ${PR_URL} --loop again, with a higher --budget or --max-tokens`);
+    expect(run.stdout).toMatch(
+      /\| 1 \| request changes \| 0 \| 1 \| 0 \| 0 \| 2\/2 \| 1 fixed, 0 rejected, pushed [0-9a-f]{7} \| 440\.0k tokens, \$1\.80 \|/,
+    );
+    // Round 1's fix is pushed and stays; nothing after it was pushed or fixed.
+    const log = await ws.repo.remoteLog(BRANCH);
+    expect(log).toHaveLength(before.length + 1);
+    expect(await ws.repo.remoteFile("greet.txt", BRANCH)).toBe("hello, world\n");
+    expect(e2e.model.turns().some((r) => kindOf(r)?.kind === "fix" && (kindOf(r) as { round: number }).round === 2)).toBe(false);
+    expect(e2e.model.turns().some((r) => (kindOf(r) as { round?: number } | undefined)?.round === 3)).toBe(false);
+    // On the PR: round 1's review and fix reports, then the stop (without amounts).
+    const comments = posted(f);
+    expect(comments).toHaveLength(3);
+    expect(comments[2]).toContain("otto review loop stopped in round 2");
+    expect(comments[2]).toContain("budget");
+    expect(comments[2]).not.toContain("$");
+    // One notification, naming the stop.
+    const sent = fs
+      .readFileSync(notes, "utf8")
+      .split("---\n")
+      .filter((n) => n.trim());
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).toContain("the review loop stopped at its budget");
+    expect(await ws.repo.git(["status", "--porcelain"])).toBe("");
+  });
+
+  it("a reply from another model than the one asked for is a hard stop, not a partial review", async () => {
+    const f = await forges();
+    // A second plugin routes reviewer-2's prompt to mock/m1 although otto asked for mock/m2.
+    const ws = await setup(e2e, f);
+    const pluginFile = path.join(ws.dirs.home, "reroute.js");
+    fs.writeFileSync(
+      pluginFile,
+      `export const Reroute = async () => ({\n  "chat.message": async (_input, output) => {\n    const text = output.parts.map((p) => (p.type === "text" ? p.text : "")).join("");\n    if (text.includes("You are reviewer-2, one of several")) output.message.model = { providerID: "mock", modelID: "m1" };\n  },\n});\n`,
+    );
+    const config = JSON.parse(fs.readFileSync(ws.configFile, "utf8")) as { plugin: string[] };
+    ws.updateConfig({ plugin: [...config.plugin, `file://${pluginFile}`] });
+    e2e.model.script(
+      ...slashCommand("otto_pr_review"),
+      loopModel(ws.project, (k) => (k.kind === "reviewer" ? requestChanges(finding("Misspelt greeting")) : undefined)),
+    );
+    const before = await ws.repo.remoteLog(BRANCH);
+    const run = await runLoop(e2e, ws);
+
+    expect(run.stdout).toContain(
+      "Stopped in round 1: model check failed, the loop stops: Asked for mock/m2 but the reply came from mock/m1",
+    );
+    const comments = posted(f);
+    expect(comments).toHaveLength(1);
+    expect(comments[0]).toContain("otto review loop stopped in round 1");
+    expect(comments[0]).not.toContain("partial review");
+    expect(e2e.model.turns().some((r) => kindOf(r)?.kind === "fix")).toBe(false);
+    expect(await ws.repo.remoteLog(BRANCH)).toEqual(before);
   });
 });

@@ -60,7 +60,7 @@ async function prReview(client: OpencodeClient, args: string): Promise<string> {
 const posts = (calls: RecordedCall[], suffix: string) => calls.filter((c) => c.method === "POST" && c.path.endsWith(suffix));
 
 describe("/pr-review of a PR in a tracked repo (worktree strategy)", () => {
-  const e2e = useE2E();
+  const e2e = useE2E({}, { shareServer: true });
   const forges = useForges();
 
   it("reviews in <worktree_dir>/<name> and keeps it; post 1 --pr <url> posts exactly that comment as one review", async () => {

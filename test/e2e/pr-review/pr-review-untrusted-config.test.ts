@@ -55,7 +55,7 @@ const ENVELOPE = {
 };
 
 describe("/pr-review of a fork's PR that brings OpenCode configuration", () => {
-  const e2e = useE2E();
+  const e2e = useE2E({}, { shareServer: true });
   const forges = useForges();
 
   it("removes the plugin, the MCP server and the agent entry before the review session opens; the reviewer gets their diff as text", async () => {

@@ -69,7 +69,7 @@ async function worktrees(ws: Workspace): Promise<string[]> {
 }
 
 describe("/pr-review one-shot through real OpenCode", () => {
-  const e2e = useE2E();
+  const e2e = useE2E({}, { shareServer: true });
   const forges = useForges();
 
   it("GitHub: reviews in a temporary worktree, saves a draft, posts approved comments as one review, out-of-diff ones in the summary, secrets redacted", async () => {

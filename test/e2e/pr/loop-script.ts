@@ -98,7 +98,8 @@ export async function loopWorkspace(
     files: { "greet.txt": "hello\n" },
     userOttoConfig: config,
     env: f.env,
-    ...(options.fixModel ? { models: ["m1", "m2", "m3"] } : {}),
+    // Always three models, so every loop test can share one served OpenCode (useE2E shareServer).
+    models: ["m1", "m2", "m3"],
     ...(options.extraConfig ? { config: options.extraConfig } : {}),
   });
   const { repo } = ws;

@@ -21,7 +21,7 @@ function ottoPrScript(e2e: E2E): void {
 }
 
 describe("a flood of comments by people otto does not act for (real OpenCode, fake GitHub)", () => {
-  const e2e = useE2E();
+  const e2e = useE2E({}, { shareServer: true });
   const forges = useForges();
 
   it("one watcher cycle sends one notification naming them, through notify.command and the webhook; the next cycle none", async () => {

@@ -60,7 +60,7 @@ const reachedComments = (requests: readonly RecordedRequest[]) =>
   new Set(requests.flatMap((r) => JSON.stringify(r.body).match(new RegExp(`${MARK}\\d+`, "g")) ?? [])).size;
 
 describe("trust is write access (real OpenCode, fake forges)", () => {
-  const e2e = useE2E();
+  const e2e = useE2E({}, { shareServer: true });
   const forges = useForges();
 
   it("GitHub: a MEMBER with read and a triage COLLABORATOR get no session and no reply, are noted once; a MEMBER with write is answered", async () => {

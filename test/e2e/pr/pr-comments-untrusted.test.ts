@@ -61,7 +61,7 @@ const reachedComments = (requests: readonly RecordedRequest[]) =>
   new Set(requests.flatMap((r) => JSON.stringify(r.body).match(new RegExp(`${MARK}\\d+`, "g")) ?? [])).size;
 
 describe("comments by people without write access (real OpenCode, fake forges)", () => {
-  const e2e = useE2E();
+  const e2e = useE2E({}, { shareServer: true });
   const forges = useForges();
   const figure = { planted: 0, reached: 0 };
 

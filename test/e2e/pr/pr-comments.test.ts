@@ -69,7 +69,7 @@ function ottoPrScript(e2e: E2E): void {
 const bodiesOf = (calls: Forges["gh"]["calls"]) => calls.filter((c) => c.method !== "GET").map((c) => JSON.stringify(c.body ?? ""));
 
 describe("answering reviewer comments on tracked PRs (real OpenCode, fake forges, real git)", () => {
-  const e2e = useE2E();
+  const e2e = useE2E({}, { shareServer: true });
   const forges = useForges();
 
   it("GitHub: AGREE fixes, commits, pushes, replies 'Fixed in <sha>' and resolves; BY_DESIGN and WONT_FIX reply; own, bot and already-answered comments are not answered; secrets never posted", async () => {

@@ -78,7 +78,7 @@ async function setup(e2e: ReturnType<typeof useE2E>, forges: () => Promise<Forge
 const modelWork = (e2e: ReturnType<typeof useE2E>) => e2e.model.requests.filter((r) => isAnalysis(r) || isFix(r) || isFixReview(r));
 
 describe("what PR work costs and the watcher's daily caps", () => {
-  const e2e = useE2E();
+  const e2e = useE2E({}, { shareServer: true });
   const forges = useForges();
 
   it("a fix's spend in the PR document is the usage served to its sessions, to the token and the cent; status and the summary show it", async () => {

@@ -39,7 +39,7 @@ const bareHead =
   };
 
 describe("/otto-pr create through real OpenCode", () => {
-  const e2e = useE2E();
+  const e2e = useE2E({}, { shareServer: true });
   const forges = useForges();
 
   it("GitHub: refuses the default branch and an empty branch, pushes and opens one PR with the text as typed, tracks it; a second create opens none; a branch behind its remote is refused", async () => {

@@ -22,7 +22,7 @@ const BUILD_LOG = [
 const SUMMARY = `BEGIN_DOCUMENT\n# Pipeline Failure Summary\n\n## Verdict\ninfrastructure: the agent lost its connection to the npm registry\n\n## ci\n- **Kind**: network\n- **Root error**:\n  npm ERR! network ECONNRESET\nEND_DOCUMENT`;
 
 describe("PR fix flow on Azure DevOps", () => {
-  const e2e = useE2E();
+  const e2e = useE2E({}, { shareServer: true });
   const forges = useForges();
 
   /** PR 30 with `checks`, tracked by otto in a project that is a clone of the PR's branch. */

@@ -38,7 +38,7 @@ const JOB_LOG = [
 const HOLDER = "the comment flow of PR #1 (a test)";
 
 describe("the watcher's fix on a busy working tree", () => {
-  const e2e = useE2E();
+  const e2e = useE2E({}, { shareServer: true });
   const forges = useForges();
 
   it("watch once defers the fix while another process holds the tree (nothing done, not an attempt); after the release the next watch once fixes and pushes", async () => {

@@ -95,7 +95,7 @@ const write = (ws: Workspace, file: string, content: string, id: string): Step =
   toolCall("write", { filePath: path.join(ws.project, file), content }, id);
 
 describe("only the PR's own failures get fixed", () => {
-  const e2e = useE2E();
+  const e2e = useE2E({}, { shareServer: true });
   const forges = useForges();
 
   it("a check that fails once and passes on otto's re-run opens no session and records a flake; /otto-pr flakes lists it", async () => {

@@ -71,7 +71,7 @@ function unignoringFixer(dirs: string[]): ScriptEntry {
 }
 
 describe("/otto-pr fix when the session un-ignores the user's .env", () => {
-  const e2e = useE2E();
+  const e2e = useE2E({}, { shareServer: true });
   const forges = useForges();
 
   it("pushes the fix without .env, names .env as left out in the PR document and the summary, and leaves the file on disk unchanged", async () => {

@@ -119,7 +119,7 @@ async function setup(
 }
 
 describe("/otto-pr fix in a checkout holding the user's uncommitted work", () => {
-  const e2e = useE2E();
+  const e2e = useE2E({}, { shareServer: true });
   const forges = useForges();
 
   it("branch strategy: fixed and pushed from a temporary worktree; the commit holds neither the .env nor the user's edit; the user's files are byte-identical; the worktree is gone", async () => {

@@ -110,7 +110,7 @@ process.exit(failed ? 1 : 0);
 };
 
 describe("a fix cannot turn CI green by weakening the checks", () => {
-  const e2e = useE2E();
+  const e2e = useE2E({}, { shareServer: true });
   const forges = useForges();
 
   it("a session that deletes the failing test is refused (nothing pushed, the PR document names the file); the next session is told why, fixes the code, and that lands", async () => {

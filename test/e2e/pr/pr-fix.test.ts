@@ -62,7 +62,7 @@ async function setup(e2e: ReturnType<typeof useE2E>, forges: () => Promise<Forge
 const sentToGithub = (f: Forges): string => JSON.stringify([...f.gh.calls, ...f.gh.blobCalls].map((c) => [c.path, c.query, c.body]));
 
 describe("PR fix flow through real OpenCode, fake GitHub and a bare remote", () => {
-  const e2e = useE2E();
+  const e2e = useE2E({}, { shareServer: true });
   const forges = useForges();
 
   it("watch once: red check → log fetched → summary → the model edits → commit fast-forwarded to the PR branch → Fix History", async () => {
@@ -366,7 +366,7 @@ describe("PR fix flow through real OpenCode, fake GitHub and a bare remote", () 
 });
 
 describe("PR fix flow on Azure DevOps", () => {
-  const e2e = useE2E();
+  const e2e = useE2E({}, { shareServer: true });
   const forges = useForges();
 
   it("fix verb pushes a fix (logs from the build timeline); the watcher's next failure uses the last attempt and gives up with one thread", async () => {

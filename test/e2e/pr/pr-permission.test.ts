@@ -11,7 +11,7 @@ import { analysis, BRANCH, cloneOfPr, FIXED, followUp, isFix, KEY, PR_URL, readD
  */
 
 describe("permission asks in otto's unattended sessions", () => {
-  const e2e = useE2E();
+  const e2e = useE2E({}, { shareServer: true });
   const forges = useForges();
 
   it("opencode run … watch once: the fix session's bash ask is denied with a reason, and the run finishes", async () => {

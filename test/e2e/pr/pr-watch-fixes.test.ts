@@ -15,7 +15,7 @@ const readDoc = (ws: Workspace, key: string) => fs.readFileSync(path.join(ws.dir
 const statusOf = (ws: Workspace, key: string) => /\nstatus: (\w+)\n/.exec(readDoc(ws, key))?.[1];
 
 describe("the watcher's fixes run beside its cycles", () => {
-  const e2e = useE2E();
+  const e2e = useE2E({}, { shareServer: true });
   const forges = useForges();
 
   it("a hanging fix of one PR does not stop the other PR's polling; watch stop cancels it and waits", async () => {

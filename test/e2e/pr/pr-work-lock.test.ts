@@ -35,7 +35,7 @@ const JOB_LOG = [
 ].join("\n");
 
 describe("one job per working tree, across processes", () => {
-  const e2e = useE2E();
+  const e2e = useE2E({}, { shareServer: true });
   const forges = useForges();
 
   it("/otto-pr fix reports a tree held by another process as busy and changes nothing; after the release it fixes", async () => {

@@ -5,7 +5,7 @@ import { assertPluginLoaded, FAKE_GITHUB_TOKEN, slashCommand, useE2E } from "../
 import { ottoPr, useForges } from "../pr/forges.ts";
 
 describe("/otto-pr through real OpenCode against fake GitHub and Azure DevOps", () => {
-  const e2e = useE2E();
+  const e2e = useE2E({}, { shareServer: true });
   const forges = useForges();
 
   it("adds by URL and by id, lists, shows status and log, removes", async () => {

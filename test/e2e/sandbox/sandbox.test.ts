@@ -89,7 +89,7 @@ const results = (e2e: ReturnType<typeof useE2E>): string[] =>
   e2e.model.requests.filter((r) => isFix(r) && r.lastRole === "tool").map((r) => r.toolResults[0]?.content ?? "");
 
 describe.skipIf(detectSandbox().kind === "none")("the sandbox: code a session wrote never runs with the user's credentials", () => {
-  const e2e = useE2E();
+  const e2e = useE2E({}, { shareServer: true });
   const forges = useForges();
 
   it("the test file a fix session rewrote runs in otto's check without reaching the remote or the credentials; the session's shell and read tool see no credentials", async () => {
@@ -246,7 +246,7 @@ const alive = (pid: number): boolean => {
 };
 
 describe("unattended means sandboxed: the watcher on a machine without bubblewrap", () => {
-  const e2e = useE2E();
+  const e2e = useE2E({}, { shareServer: true });
   const forges = useForges();
 
   it('`watch start --detach` under the default "auto" is refused (exit 1, the reason and both fixes), nothing starts; after /otto-config set sandbox off --user it starts, and stops', async () => {
