@@ -46,7 +46,8 @@ const serverOptions = (options: Omit<WorkspaceOptions, "model">): ServerOptions 
   Object.fromEntries(PER_PROCESS.filter((key) => options[key] !== undefined).map((key) => [key, options[key]]));
 
 /** Otto's user folders in a shared home, emptied between tests. */
-const ottoUserDirs = (ws: Workspace): string[] => [ws.dirs.configHome, ws.dirs.dataHome, ws.dirs.cacheHome, ws.dirs.stateHome].map((dir) => path.join(dir, "otto"));
+const ottoUserDirs = (ws: Workspace): string[] =>
+  [ws.dirs.configHome, ws.dirs.dataHome, ws.dirs.cacheHome, ws.dirs.stateHome].map((dir) => path.join(dir, "otto"));
 
 const tail = (text: string, lines: number): string => text.split("\n").slice(-lines).join("\n");
 
@@ -89,7 +90,9 @@ export function useE2E(options: ModelServerOptions = {}, { shareServer = false }
       if (shared) {
         // The test's projects leave the server (their plugin instances with them), then otto's user state goes.
         for (const ws of workspaces)
-          await fetch(`${shared.serve.url}/instance/dispose?directory=${encodeURIComponent(ws.project)}`, { method: "POST" }).catch(() => undefined);
+          await fetch(`${shared.serve.url}/instance/dispose?directory=${encodeURIComponent(ws.project)}`, { method: "POST" }).catch(
+            () => undefined,
+          );
         for (const dir of ottoUserDirs(shared.host)) fs.rmSync(dir, { recursive: true, force: true });
       }
       for (const ws of workspaces) await ws.cleanup();
@@ -159,7 +162,9 @@ export function useE2E(options: ModelServerOptions = {}, { shareServer = false }
     },
     async run(ws, args, runOptions) {
       const through = shared !== undefined && args[0] === "run";
-      const result = through ? await runThroughServer(shared!.serve, runOptions?.cwd ?? ws.project, args, runOptions) : await runOpencode(ws, args, runOptions);
+      const result = through
+        ? await runThroughServer(shared!.serve, runOptions?.cwd ?? ws.project, args, runOptions)
+        : await runOpencode(ws, args, runOptions);
       runs.push({ args: through ? ["run (shared server)", ...args.slice(1)] : args, result });
       return result;
     },

@@ -137,7 +137,8 @@ export async function createWorkspace(options: WorkspaceOptions): Promise<Worksp
       configFile,
       env: isolatedEnv(dirs, project, options.env),
       updateConfig(patch) {
-        if (host) throw new Error("this workspace shares its opencode.json with a served OpenCode; give the test a block without shareServer");
+        if (host)
+          throw new Error("this workspace shares its opencode.json with a served OpenCode; give the test a block without shareServer");
         config = deepMerge(config, patch);
         fs.writeFileSync(configFile, `${JSON.stringify(config, null, 2)}\n`);
       },

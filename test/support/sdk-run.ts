@@ -54,6 +54,7 @@ export async function runThroughServer(
   let timedOut = false;
   let aborted = false;
   const family = new Set<string>();
+  let sessionID: string | undefined;
   const errors: string[] = [];
   let onConnected = (): void => undefined;
   const connected = new Promise<void>((resolve) => (onConnected = resolve));
@@ -62,11 +63,14 @@ export async function runThroughServer(
   const listening = (async () => {
     try {
       const { stream } = await client.event.subscribe({ signal: abort.signal, sseDefaultRetryDelay: 100, sseMaxRetryDelay: 1_000 });
-      for await (const event of stream as AsyncIterable<Event | { type: "permission.asked"; properties: { id: string; sessionID: string } }>) {
+      for await (const event of stream as AsyncIterable<
+        Event | { type: "permission.asked"; properties: { id: string; sessionID: string } }
+      >) {
         if (event.type === "server.connected") onConnected();
         if (event.type === "session.created" && event.properties.info.parentID && family.has(event.properties.info.parentID))
           family.add(event.properties.info.id);
-        if (event.type === "session.error" && event.properties.sessionID && family.has(event.properties.sessionID))
+        // As `opencode run`: an error of the run's own session, not of the child sessions it started.
+        if (event.type === "session.error" && event.properties.sessionID === sessionID)
           errors.push(JSON.stringify(event.properties.error ?? {}));
         if (event.type === "permission.asked" && family.has(event.properties.sessionID)) {
           await fetch(`${server.url}/permission/${event.properties.id}/reply?directory=${encodeURIComponent(directory)}`, {
@@ -91,7 +95,6 @@ export async function runThroughServer(
   };
   if (options.signal?.aborted) onAbort();
   options.signal?.addEventListener("abort", onAbort);
-  let sessionID: string | undefined;
   try {
     await Promise.race([connected, new Promise((_, reject) => abort.signal.addEventListener("abort", reject))]);
     const session = (await client.session.create({ body: {}, throwOnError: true })).data;
@@ -99,8 +102,16 @@ export async function runThroughServer(
     family.add(session.id);
     const body = { signal: abort.signal, throwOnError: false as const };
     const answer = parsed.command
-      ? await client.session.command({ path: { id: session.id }, body: { command: parsed.command, arguments: runArguments(parsed.message) }, ...body })
-      : await client.session.prompt({ path: { id: session.id }, body: { parts: [{ type: "text", text: parsed.message.join(" ") }] }, ...body });
+      ? await client.session.command({
+          path: { id: session.id },
+          body: { command: parsed.command, arguments: runArguments(parsed.message) },
+          ...body,
+        })
+      : await client.session.prompt({
+          path: { id: session.id },
+          body: { parts: [{ type: "text", text: parsed.message.join(" ") }] },
+          ...body,
+        });
     if (answer.error) errors.push(JSON.stringify(answer.error));
     const messages = (await client.session.messages({ path: { id: session.id }, throwOnError: true })).data;
     const parts: Part[] = messages.filter((m) => m.info.role === "assistant").flatMap((m) => m.parts);

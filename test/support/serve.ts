@@ -125,7 +125,7 @@ export async function serveView(serve: Serve, directory: string): Promise<Serve>
     client,
     process: serve.process,
     events,
-    output: serve.output,
+    output: () => serve.output(),
     close: async () => abort.abort(),
   };
 }

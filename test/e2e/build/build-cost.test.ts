@@ -30,7 +30,7 @@ function served(requests: readonly RecordedRequest[]): Usage {
 }
 
 describe("/otto-build: what it costs", () => {
-  const e2e = useE2E();
+  const e2e = useE2E({}, { shareServer: true });
 
   it("the summary's total, its per-turn rows and the state's spend are what the builder was served, to the token and the cent", async () => {
     const ws = await e2e.workspace({

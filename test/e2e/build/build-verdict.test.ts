@@ -23,7 +23,7 @@ function state(project: string): State {
 }
 
 describe("/otto-build: the build's verdict (verified, unverified) against the baseline of its checks", () => {
-  const e2e = useE2E();
+  const e2e = useE2E({}, { shareServer: true });
 
   it("a check that already failed before the build sends no fix turn: the build ends done but unverified, and says so first", async () => {
     const ws = await e2e.workspace({
@@ -104,7 +104,7 @@ describe("/otto-build: the build's verdict (verified, unverified) against the ba
 });
 
 describe("/otto-build --pr: an unverified build opens no pull request", () => {
-  const e2e = useE2E();
+  const e2e = useE2E({}, { shareServer: true });
   const forges = useForges();
 
   it("says the build is unverified and why instead of pushing and opening the PR", async () => {

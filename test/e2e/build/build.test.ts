@@ -11,39 +11,8 @@ function state(project: string, key: string): Record<string, unknown> {
   return JSON.parse(fs.readFileSync(path.join(project, ".otto/build", `${key}.json`), "utf8")) as Record<string, unknown>;
 }
 
-describe("/otto-build, headless (opencode run --command otto-build)", () => {
-  // The runs attach to one served OpenCode: the verdict is asserted on the output, since the exit
-  // code otto sets is the server's (a refusal's exit code: ci-init.test.ts, spec-headless.test.ts).
+describe("/otto-build (one served OpenCode for the file)", () => {
   const e2e = useE2E({}, { shareServer: true });
-
-  it("works a three-task spec one task per turn, verifies, commits once and archives the spec", async () => {
-    const ws = await e2e.workspace({
-      files: { "README.md": "# demo\n", [`${SPEC}/tasks.md`]: tasksMd(["First", "Second", "Third"]) },
-      ottoConfig: { ...OTTO, spec: { verify: ["test -f src/done-3.txt"] } },
-    });
-    e2e.model.script(...slashCommand("otto_build"), builderModel(ws.project, oneTaskPerTurn(ws.project)));
-    const run = await e2e.run(ws, ["run", "--command", "otto-build", "--", "--spec", "demo"], { timeoutMs: 120_000 });
-    expect(run.stdout, run.stderr).toContain("done and verified in 4 turn(s)");
-
-    // The first prompt and two continuations (one task each), then one verify turn.
-    expect(buildPrompts(e2e.model.requests)).toEqual(["start", "continue", "continue", "verify"]);
-    const continuations = e2e.model.requests
-      .filter((r) => r.lastRole === "user" && r.lastUser.startsWith("Otto build: Tasks remaining"))
-      .map((r) => r.lastUser.split("\n")[0]);
-    expect(continuations).toEqual([
-      "Otto build: Tasks remaining 2/3; next: task-002 Second.",
-      "Otto build: Tasks remaining 1/3; next: task-003 Third.",
-    ]);
-
-    const subjects = (await ws.repo.log()).map((c) => c.subject);
-    expect(subjects).toEqual(["feat(demo): implementation complete", "Initial commit"]);
-    expect(await ws.repo.git(["status", "--porcelain"])).toBe("");
-    const archive = fs.readdirSync(path.join(ws.project, ".otto/specs/archive"));
-    expect(archive).toEqual([expect.stringMatching(/^\d{4}-\d{2}-\d{2}-demo$/)]);
-    expect(fs.existsSync(path.join(ws.project, SPEC))).toBe(false);
-    expect(state(ws.project, "demo")).toMatchObject({ status: "done", iteration: 4 });
-    expect(e2e.model.unmatched()).toEqual([]);
-  });
 
   it("does not accept VERIFIED while spec.verify fails: the failing output goes back, the fix passes", async () => {
     // The check passes before the build (a failure there would be the project's: build-verdict.test.ts); the task breaks it.
@@ -96,5 +65,38 @@ describe("/otto-build, headless (opencode run --command otto-build)", () => {
     expect(capped.stdout, capped.stderr).toContain("max iterations (2) reached");
     expect(state(ws.project, "demo")).toMatchObject({ status: "max_iterations", iteration: 2 });
     expect((await ws.repo.log()).map((c) => c.subject)).toEqual(["Initial commit"]);
+  });
+});
+
+describe("/otto-build headless (an opencode run process of its own)", () => {
+  const e2e = useE2E();
+
+  it("works a three-task spec one task per turn, verifies, commits once and archives the spec", async () => {
+    const ws = await e2e.workspace({
+      files: { "README.md": "# demo\n", [`${SPEC}/tasks.md`]: tasksMd(["First", "Second", "Third"]) },
+      ottoConfig: { ...OTTO, spec: { verify: ["test -f src/done-3.txt"] } },
+    });
+    e2e.model.script(...slashCommand("otto_build"), builderModel(ws.project, oneTaskPerTurn(ws.project)));
+    const run = await e2e.run(ws, ["run", "--command", "otto-build", "--", "--spec", "demo"], { timeoutMs: 120_000 });
+    expect(run.stdout, run.stderr).toContain("done and verified in 4 turn(s)");
+
+    // The first prompt and two continuations (one task each), then one verify turn.
+    expect(buildPrompts(e2e.model.requests)).toEqual(["start", "continue", "continue", "verify"]);
+    const continuations = e2e.model.requests
+      .filter((r) => r.lastRole === "user" && r.lastUser.startsWith("Otto build: Tasks remaining"))
+      .map((r) => r.lastUser.split("\n")[0]);
+    expect(continuations).toEqual([
+      "Otto build: Tasks remaining 2/3; next: task-002 Second.",
+      "Otto build: Tasks remaining 1/3; next: task-003 Third.",
+    ]);
+
+    const subjects = (await ws.repo.log()).map((c) => c.subject);
+    expect(subjects).toEqual(["feat(demo): implementation complete", "Initial commit"]);
+    expect(await ws.repo.git(["status", "--porcelain"])).toBe("");
+    const archive = fs.readdirSync(path.join(ws.project, ".otto/specs/archive"));
+    expect(archive).toEqual([expect.stringMatching(/^\d{4}-\d{2}-\d{2}-demo$/)]);
+    expect(fs.existsSync(path.join(ws.project, SPEC))).toBe(false);
+    expect(state(ws.project, "demo")).toMatchObject({ status: "done", iteration: 4 });
+    expect(e2e.model.unmatched()).toEqual([]);
   });
 });

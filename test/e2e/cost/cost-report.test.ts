@@ -74,7 +74,7 @@ interface JsonReport {
 const round6 = (n: number) => Math.round(n * 1e6) / 1e6;
 
 describe("/otto-cost through real OpenCode", () => {
-  const e2e = useE2E();
+  const e2e = useE2E({}, { shareServer: true });
   const forges = useForges();
 
   it("reports this repository's spend per PR and per day from the ledger: the /pr-review run's row equals the served usage at the list price, seeded rows and the window and repository scope hold", async () => {

@@ -41,7 +41,7 @@ const agentRecord = (ws: Parameters<typeof readCrew>[0], name: string): Spent =>
   (readCrew(ws).agents.find((a) => a.name === name) ?? {}) as Spent;
 
 describe("crew: what agents cost", () => {
-  const e2e = useE2E();
+  const e2e = useE2E({}, { shareServer: true });
 
   it("every prompt of an agent's session (its task and each wake-up) is charged to it; status shows exactly what it was served", async () => {
     const ws = await e2e.workspace({ config: PRICE });

@@ -5,7 +5,7 @@ import { assertPluginLoaded, git, text, toolCall, useE2E } from "../../support/i
 import { agentState, inDelivery, inTask, orchestratorScript, ottoAgent, readCrew, until, wakeWith } from "../crew/drive.ts";
 
 describe("crew: human escalation, and agents in worktrees", () => {
-  const e2e = useE2E();
+  const e2e = useE2E({}, { shareServer: true });
 
   it("@human and questions for the human toast, notify and top the status; a worktree agent is woken and completes", async () => {
     const ws = await e2e.workspace();

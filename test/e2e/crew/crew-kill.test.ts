@@ -3,7 +3,7 @@ import { assertPluginLoaded, hang, text, toolCall, useE2E } from "../../support/
 import { agentState, idle, inDelivery, inTask, orchestratorScript, ottoAgent, readCrew, wakeWith, wakes } from "../crew/drive.ts";
 
 describe("crew: kill stops a running turn", () => {
-  const e2e = useE2E();
+  const e2e = useE2E({}, { shareServer: true });
 
   it("kill aborts the agent's model request and leaves it idle, not failed; a prompt resumes it", async () => {
     const ws = await e2e.workspace();

@@ -8,7 +8,7 @@ import { agentState, inDelivery, inTask, orchestratorScript, ottoAgent, readCrew
 const crewTools = (req: RecordedRequest | undefined) => (req?.toolNames ?? []).filter((n) => n.startsWith("otto_"));
 
 describe("crew: background agents inside a real opencode serve", () => {
-  const e2e = useE2E();
+  const e2e = useE2E({}, { shareServer: true });
 
   it("agents talk, ask, get answers and complete; the orchestrator is woken each time; tools are scoped", async () => {
     const ws = await e2e.workspace();

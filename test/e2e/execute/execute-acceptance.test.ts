@@ -32,7 +32,7 @@ const TASKS = `# Tasks
 const CHECK_JS = `const fs = require("node:fs");\nconst text = fs.existsSync("greeting.txt") ? fs.readFileSync("greeting.txt", "utf8").trim() : "";\nif (text !== "hello") { console.error("expected hello, got " + JSON.stringify(text)); process.exit(1); }\nconsole.log("greeting ok");\n`;
 
 describe("acceptance checks per task (tasks.md `verify`)", () => {
-  const e2e = useE2E();
+  const e2e = useE2E({}, { shareServer: true });
 
   it("tests first: the code task completes only when its check passes; a failing check is the next attempt's error", async () => {
     const files: Record<string, string> = {

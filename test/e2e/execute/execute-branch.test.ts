@@ -24,7 +24,7 @@ const QUIET = {
  * stands; `--pr` opens the spec's PR on the forge when the run is complete.
  */
 describe("/otto-spec execute and the default branch, through opencode serve", () => {
-  const e2e = useE2E();
+  const e2e = useE2E({}, { shareServer: true });
   const forges = useForges();
 
   it("started on main it commits on otto/<slug>, leaves the user's edit uncommitted, and --pr opens and tracks the PR; a second spec with --here commits on main", async () => {

@@ -38,7 +38,7 @@ const files = (test: string) => ({
 const env = { npm_config_update_notifier: "false" };
 
 describe("/otto-spec execute with no spec.verify: the project's detected checks", () => {
-  // The runs attach to one served OpenCode; the verdict is asserted on the output (useE2E shareServer).
+  // One served OpenCode for the file (useE2E shareServer).
   const e2e = useE2E({}, { shareServer: true });
 
   it("a detected `npm test` that the task breaks fails the task after the fix session, and the summary names it", async () => {

@@ -69,7 +69,7 @@ const statusOf = (tasks: string, id: string): string | undefined =>
   new RegExp(`- \\*\\*id\\*\\*: ${id}\\n- \\*\\*status\\*\\*: (\\w+)`).exec(tasks)?.[1];
 
 describe("execute: what a run costs, and budgets that stop it cleanly", () => {
-  const e2e = useE2E();
+  const e2e = useE2E({}, { shareServer: true });
 
   it("the summary, history records, tasks.md and the ledger equal the usage the model served to otto's sessions", async () => {
     const ws = await e2e.workspace({

@@ -12,7 +12,7 @@ const fieldsOf = (tasks: string, id: string): string =>
   new RegExp(`- \\*\\*id\\*\\*: ${id}\\n([\\s\\S]*?)(?=\\n## |$)`).exec(tasks)?.[1] ?? "";
 
 describe("otto_spec_execute through opencode serve: a task is completed only with evidence", () => {
-  const e2e = useE2E();
+  const e2e = useE2E({}, { shareServer: true });
 
   /** Serves the workspace with the execute tool call scripted and the model answering through `respond`. */
   async function serveExecute(ws: Workspace, respond: Respond) {

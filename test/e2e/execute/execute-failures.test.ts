@@ -11,7 +11,7 @@ const SPEC = `.otto/specs/${SLUG}`;
 const statusOf = (tasks: string, id: string) => new RegExp(`- \\*\\*id\\*\\*: ${id}\\n- \\*\\*status\\*\\*: (\\w+)`).exec(tasks)?.[1];
 
 describe("otto_spec_execute through opencode serve: failures, skips, task run, progress", () => {
-  const e2e = useE2E();
+  const e2e = useE2E({}, { shareServer: true });
 
   it("a task that always fails the same way ends failed after two attempts with its dependents skipped while other phases run; task run and execute finish the job", async () => {
     const ws = await e2e.workspace({

@@ -29,7 +29,7 @@ const fieldsOf = (tasks: string, id: string): string =>
 const turnOf = (req: RecordedRequest): number => req.messages.filter((m) => m.role === "tool").length;
 
 describe("otto_spec_execute through opencode serve: files credited per task in a parallel phase", () => {
-  const e2e = useE2E();
+  const e2e = useE2E({}, { shareServer: true });
 
   async function serveExecute(ws: Workspace, respond: Respond) {
     const { client } = await e2e.serve(ws);

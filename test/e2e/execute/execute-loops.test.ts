@@ -10,7 +10,7 @@ const SPEC = ".otto/specs/greeting";
 const REASON = "stopped: called bash `echo hi` with the same arguments 5 times";
 
 describe("otto_spec_execute through opencode serve: loops that end", () => {
-  const e2e = useE2E();
+  const e2e = useE2E({}, { shareServer: true });
 
   it("an executor that makes the same call over and over is stopped at the 5th, and the same stop twice ends the task although 15 retries were allowed", async () => {
     const ws = await e2e.workspace({

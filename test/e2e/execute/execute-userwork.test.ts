@@ -16,7 +16,7 @@ const USER_EDIT = "# test project\n\nThe user's unfinished notes.\n";
 const DOTENV = "API_TOKEN=the-users-own-secret\n";
 
 describe("/otto-spec execute in a dirty tree", () => {
-  const e2e = useE2E();
+  const e2e = useE2E({}, { shareServer: true });
 
   it("commits only the session's files; the user's edits remain uncommitted", async () => {
     const ws = await e2e.workspace({

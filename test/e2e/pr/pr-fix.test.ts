@@ -127,37 +127,6 @@ describe("PR fix flow through real OpenCode, fake GitHub and a bare remote", () 
     expect(e2e.model.unmatched()).toEqual([]);
   });
 
-  it("headless: opencode run --command otto-pr -- fix <key> blocks until the fix is pushed and prints the summary", async () => {
-    const f = await forges();
-    const pr = f.gh.state.addPr({ number: 1, title: "Add math", branch: BRANCH });
-    f.gh.state.setChecks(pr, [{ name: "unit", conclusion: "failure", log: JOB_LOG }]);
-    const ws = await e2e.workspace({
-      userOttoConfig: f.ottoConfig({ models: { primary: "mock/m1", fix: "mock/m2" } }),
-      env: f.env,
-      remote: true,
-    });
-    await cloneOfPr(ws);
-    e2e.model.script(
-      { ...slashCommand("otto_pr")[0]!, times: Infinity },
-      { ...slashCommand("otto_pr")[1]!, times: Infinity },
-      fixReview("APPROVE"),
-      analysis(ws, summary("code: add() subtracts")),
-      fixer(ws, FIXED),
-    );
-    const add = await e2e.run(ws, ["run", "--command", "otto-pr", "--", "add", PR_URL]);
-    expect(add.stdout).toContain("Tracking PR #1");
-    // By key: OpenCode's CLI turns a numeric argument ("1") into a number and fails on it.
-    const run = await e2e.run(ws, ["run", "--command", "otto-pr", "--", "fix", KEY], { timeoutMs: 120_000 });
-    expect(run.exitCode, run.stderr).toBe(0);
-    expect(run.stdout).toContain(`## otto-pr fix: ${KEY} (pushed)`);
-    expect(run.stdout).toMatch(/Attempt 1\/5: pushed `[0-9a-f]{7}` to feature\/1 \(pushed without local checks: none found\)/);
-    expect(await ws.repo.remoteFile("src/math.js", BRANCH)).toBe(FIXED);
-    // Phase 1 on the primary model, phase 2 on models.fix.
-    expect(e2e.model.requests.filter(isAnalysis).every((r) => r.model === "m1")).toBe(true);
-    expect(e2e.model.requests.filter(isFix).map((r) => r.model)).toEqual(["m2", "m2"]);
-    expect(readDoc(ws)).toContain("- **Trigger**: /otto-pr fix: pipeline failed on");
-  });
-
   it("INFRASTRUCTURE: the failed jobs are re-run once per head SHA, no attempt counted; the second time a person is notified", async () => {
     const { f, ws, client } = await setup(e2e, forges);
     e2e.model.script(analysis(ws, summary("infrastructure: the runner lost its network")));
@@ -418,5 +387,41 @@ describe("PR fix flow on Azure DevOps", () => {
     expect(f.ado.state.threads.filter((t) => t.comments.some((c) => c.content.includes("giving up")))).toHaveLength(1);
     expect(docOf()).toContain("- **Trigger**: watcher: pipeline failed on");
     expect(e2e.model.unmatched()).toEqual([]);
+  });
+});
+
+describe("PR fix flow headless (an opencode run process of its own)", () => {
+  const e2e = useE2E();
+  const forges = useForges();
+
+  it("headless: opencode run --command otto-pr -- fix <key> blocks until the fix is pushed and prints the summary", async () => {
+    const f = await forges();
+    const pr = f.gh.state.addPr({ number: 1, title: "Add math", branch: BRANCH });
+    f.gh.state.setChecks(pr, [{ name: "unit", conclusion: "failure", log: JOB_LOG }]);
+    const ws = await e2e.workspace({
+      userOttoConfig: f.ottoConfig({ models: { primary: "mock/m1", fix: "mock/m2" } }),
+      env: f.env,
+      remote: true,
+    });
+    await cloneOfPr(ws);
+    e2e.model.script(
+      { ...slashCommand("otto_pr")[0]!, times: Infinity },
+      { ...slashCommand("otto_pr")[1]!, times: Infinity },
+      fixReview("APPROVE"),
+      analysis(ws, summary("code: add() subtracts")),
+      fixer(ws, FIXED),
+    );
+    const add = await e2e.run(ws, ["run", "--command", "otto-pr", "--", "add", PR_URL]);
+    expect(add.stdout).toContain("Tracking PR #1");
+    // By key: OpenCode's CLI turns a numeric argument ("1") into a number and fails on it.
+    const run = await e2e.run(ws, ["run", "--command", "otto-pr", "--", "fix", KEY], { timeoutMs: 120_000 });
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.stdout).toContain(`## otto-pr fix: ${KEY} (pushed)`);
+    expect(run.stdout).toMatch(/Attempt 1\/5: pushed `[0-9a-f]{7}` to feature\/1 \(pushed without local checks: none found\)/);
+    expect(await ws.repo.remoteFile("src/math.js", BRANCH)).toBe(FIXED);
+    // Phase 1 on the primary model, phase 2 on models.fix.
+    expect(e2e.model.requests.filter(isAnalysis).every((r) => r.model === "m1")).toBe(true);
+    expect(e2e.model.requests.filter(isFix).map((r) => r.model)).toEqual(["m2", "m2"]);
+    expect(readDoc(ws)).toContain("- **Trigger**: /otto-pr fix: pipeline failed on");
   });
 });

@@ -46,7 +46,7 @@ function historyFiles(project: string): string[] {
 }
 
 describe("/otto-spec accounting and budgets through real OpenCode", () => {
-  const e2e = useE2E();
+  const e2e = useE2E({}, { shareServer: true });
 
   it("a stage's output, title and history record hold the usage served to its sessions, to the token and the cent; status sums them", async () => {
     const ws = await e2e.workspace({ ottoConfig: MODELS, config: PRICED, files: { [`${SPEC}/requirements.md`]: REQUIREMENTS } });

@@ -35,7 +35,7 @@ function toolTitles(events: readonly Event[]): string[] {
 }
 
 describe("/otto-spec through real OpenCode (serve + SDK)", () => {
-  const e2e = useE2E();
+  const e2e = useE2E({}, { shareServer: true });
 
   it("takes a prompt to a reviewed, validated tasks.md; gates, inference, refinement, merge, questions, run", async () => {
     const ws = await e2e.workspace({

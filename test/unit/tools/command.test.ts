@@ -162,7 +162,11 @@ describe("defineCommand", () => {
 
   it("dispatches to the verb with parsed options", async () => {
     calls.length = 0;
-    expect(await tool.execute({ args: "task generate --spec rate" }, toolCtx)).toEqual({ title: "generated", output: "spec=rate", metadata: {} });
+    expect(await tool.execute({ args: "task generate --spec rate" }, toolCtx)).toEqual({
+      title: "generated",
+      output: "spec=rate",
+      metadata: {},
+    });
     expect(await run(`task "hello world"`)).toBe("task hello world");
     expect(calls).toHaveLength(2);
   });
