@@ -10,7 +10,7 @@ export default defineConfig({
     // cores busy while a test waits on OpenCode, the model server or git (six e2e files took 213 s
     // with 4 workers against 261 s with 2, measured back to back); the time limits below are
     // hang guards, far above what a test takes with four at a time.
-    maxWorkers: 4,
+    maxWorkers: 5,
     projects: [
       {
         // Many unit tests run real git, npm and node processes; beside the e2e tests, on 2 cores, a

@@ -54,6 +54,10 @@ export function isolatedEnv(dirs: IsolatedDirs, cwd: string, extra: Record<strin
     OPENCODE_DISABLE_MODELS_FETCH: "1",
     OPENCODE_DISABLE_LSP_DOWNLOAD: "1",
     OPENCODE_DISABLE_SHARE: "1",
+    // JavaScriptCore's top JIT tier: it compiles hot code on other threads, CPU a short-lived test
+    // OpenCode never earns back (7 % less CPU for the same files, measured in docs/testing.md). An
+    // engine switch only: what OpenCode and otto do is the same with it.
+    BUN_JSC_useFTLJIT: "0",
     GIT_TERMINAL_PROMPT: "0",
     GIT_CONFIG_NOSYSTEM: "1",
     ...extra,

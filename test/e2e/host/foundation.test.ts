@@ -21,36 +21,7 @@ async function ask(client: OpencodeClient, prompt: string, agent?: string): Prom
 }
 
 describe("foundation: otto inside real OpenCode", () => {
-  const e2e = useE2E();
-
-  it("shows the merged config through a slash command, secrets masked, sources named", async () => {
-    const ws = await e2e.workspace({
-      userOttoConfig: { models: { primary: "mock/m1" }, spec: { max_parallel_tasks: 3 } },
-      ottoConfig: { spec: { max_parallel_tasks: 2 } },
-      env: { GITHUB_TOKEN: "ghp_abcdefghijklmnopqrstuvwxyz0123456789" },
-    });
-    e2e.model.script(...slashCommand("otto_config"));
-    const run = await e2e.run(ws, ["run", "--command", "otto-config", "--", "show"]);
-    expect(run.exitCode, run.stderr).toBe(0);
-    expect(run.stdout).toContain('"mock/m1"');
-    expect(run.stdout).toMatch(/"max_parallel_tasks": 2.*repo/);
-    expect(run.stdout).toContain("env (GITHUB_TOKEN)");
-    expect(run.stdout + run.stderr).not.toContain("ghp_abcdefghijklmnopqrstuvwxyz0123456789");
-    // The command's turn ran as its own agent (otto.config): the request carries the command's
-    // tool and nothing else, and otto's short prompt in place of OpenCode's provider prompt.
-    const turns = e2e.model.turns().filter((r) => toolNames(r).includes("otto_config"));
-    expect(turns).toHaveLength(2);
-    for (const turn of turns) {
-      expect(toolNames(turn)).toEqual(["otto_config"]);
-      expect(turn.tools).toHaveLength(1);
-      expect(turn.system).toContain("You are Otto, running the slash command /otto-config");
-    }
-    // OpenCode's provider prompt ("You are opencode", its tool rules) is not sent; its environment lines are.
-    expect(turns[0]?.system).not.toMatch(/You are opencode/i);
-    expect(turns[0]?.system).toContain("Working directory:");
-    expect(e2e.model.pending()).toEqual([]);
-    expect(e2e.model.unmatched()).toEqual([]);
-  });
+  const e2e = useE2E({}, { shareServer: true });
 
   it("keeps otto out of other agents' requests: no otto tools, no otto subagents in task", async () => {
     const ws = await e2e.workspace();
@@ -209,6 +180,39 @@ describe("foundation: otto inside real OpenCode", () => {
     for (const child of created) expect(deleted.has(child.properties.info.id)).toBe(true);
     const messages = (await client.session.messages({ path: { id: parent.id }, throwOnError: true })).data;
     expect(JSON.stringify(messages)).toContain("Model check: 2/2 ok");
+  });
+});
+
+describe("foundation: an OpenCode of its own (its env, a broken user config at its start)", () => {
+  const e2e = useE2E();
+
+  it("shows the merged config through a slash command, secrets masked, sources named", async () => {
+    const ws = await e2e.workspace({
+      userOttoConfig: { models: { primary: "mock/m1" }, spec: { max_parallel_tasks: 3 } },
+      ottoConfig: { spec: { max_parallel_tasks: 2 } },
+      env: { GITHUB_TOKEN: "ghp_abcdefghijklmnopqrstuvwxyz0123456789" },
+    });
+    e2e.model.script(...slashCommand("otto_config"));
+    const run = await e2e.run(ws, ["run", "--command", "otto-config", "--", "show"]);
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.stdout).toContain('"mock/m1"');
+    expect(run.stdout).toMatch(/"max_parallel_tasks": 2.*repo/);
+    expect(run.stdout).toContain("env (GITHUB_TOKEN)");
+    expect(run.stdout + run.stderr).not.toContain("ghp_abcdefghijklmnopqrstuvwxyz0123456789");
+    // The command's turn ran as its own agent (otto.config): the request carries the command's
+    // tool and nothing else, and otto's short prompt in place of OpenCode's provider prompt.
+    const turns = e2e.model.turns().filter((r) => toolNames(r).includes("otto_config"));
+    expect(turns).toHaveLength(2);
+    for (const turn of turns) {
+      expect(toolNames(turn)).toEqual(["otto_config"]);
+      expect(turn.tools).toHaveLength(1);
+      expect(turn.system).toContain("You are Otto, running the slash command /otto-config");
+    }
+    // OpenCode's provider prompt ("You are opencode", its tool rules) is not sent; its environment lines are.
+    expect(turns[0]?.system).not.toMatch(/You are opencode/i);
+    expect(turns[0]?.system).toContain("Working directory:");
+    expect(e2e.model.pending()).toEqual([]);
+    expect(e2e.model.unmatched()).toEqual([]);
   });
 
   it("a broken otto.jsonc does not stop OpenCode, and validate names file:line:column and key", async () => {

@@ -53,7 +53,7 @@ async function ottoPrWatchTool(client: OpencodeClient, message: string): Promise
 }
 
 describe("otto_pr_watch through real OpenCode against fake GitHub and Azure DevOps", () => {
-  const e2e = useE2E();
+  const e2e = useE2E({}, { shareServer: true });
   const forges = useForges();
   const script = () =>
     e2e.model.script({ ...slashCommand("otto_pr")[0]!, times: Infinity }, { ...slashCommand("otto_pr")[1]!, times: Infinity });
@@ -182,6 +182,13 @@ describe("otto_pr_watch through real OpenCode against fake GitHub and Azure DevO
     expect(fs.readdirSync(prsDir(ws)).filter((n) => n.includes(".tmp"))).toEqual([]);
     expect(readDoc(ws, "github-octo-app-3")).toMatch(/errors: 1\n/);
   });
+});
+
+describe("otto_pr_watch start in opencode run and opencode serve (processes of its own)", () => {
+  const e2e = useE2E();
+  const forges = useForges();
+  const script = () =>
+    e2e.model.script({ ...slashCommand("otto_pr")[0]!, times: Infinity }, { ...slashCommand("otto_pr")[1]!, times: Infinity });
 
   it("watch start: in-process under serve, refused in opencode run, --detach runs a background serve; status and stop", async () => {
     const f = await forges();
