@@ -6,11 +6,11 @@ const INLINE = ["@actions/workflow-parser"];
 
 export default defineConfig({
   test: {
-    // E2E tests start real OpenCode processes on a 2-core machine. Four files at a time keep both
-    // cores busy while a test waits on OpenCode, the model server or git (six e2e files took 213 s
-    // with 4 workers against 261 s with 2, measured back to back); the time limits below are
-    // hang guards, far above what a test takes with four at a time.
-    maxWorkers: 5,
+    // E2E tests drive real OpenCode on a 2-core machine. Four files at a time keep both cores busy
+    // while tests wait on OpenCode, the model server, the fake forges' hangs or git (six e2e files
+    // took 213 s with 4 workers against 261 s with 2; the whole suite with 5 took no less than with
+    // 4: it is bound by CPU); the time limits below are hang guards, far above what a test takes.
+    maxWorkers: 4,
     projects: [
       {
         // Many unit tests run real git, npm and node processes; beside the e2e tests, on 2 cores, a

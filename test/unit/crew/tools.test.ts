@@ -57,12 +57,12 @@ describe("crew tools at the tool boundary", () => {
     expect(await tool.execute({ args: "" }, ctx)).toContain(
       "/otto-agent spawn <name> [--agent a] [--model p/m] [--worktree w [--repo r]] [--budget USD] [--wait] <task>",
     );
-    expect(await tool.execute({ args: "spawn alice" }, ctx)).toMatchObject({
-      output: expect.stringContaining("Error: Missing argument for 'spawn'."),
-    });
-    expect(await tool.execute({ args: "prompt alice" }, ctx)).toMatchObject({
-      output: expect.stringContaining("Usage: /otto-agent prompt <name> <text>"),
-    });
+    const output = async (args: string): Promise<string> => {
+      const result = await tool.execute({ args }, ctx);
+      return typeof result === "string" ? result : result.output;
+    };
+    expect(await output("spawn alice")).toContain("Error: Missing argument for 'spawn'.");
+    expect(await output("prompt alice")).toContain("Usage: /otto-agent prompt <name> <text>");
     expect(await tool.execute({ args: "status" }, ctx)).toMatchObject({
       output: "The crew has no agents. Start one with /otto-agent spawn <name> <task>.",
     });
