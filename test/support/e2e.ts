@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import { createOpencodeClient } from "@opencode-ai/sdk";
 import { afterAll, afterEach, beforeAll, onTestFailed } from "vitest";
 import { startModelServer, type ModelServer, type ModelServerOptions } from "./model-server.ts";
 import { createWorkspace, runOpencode, type RunOptions, type RunResult, type Workspace, type WorkspaceOptions } from "./opencode.ts";
@@ -90,9 +91,9 @@ export function useE2E(options: ModelServerOptions = {}, { shareServer = false }
       if (shared) {
         // The test's projects leave the server (their plugin instances with them), then otto's user state goes.
         for (const ws of workspaces)
-          await fetch(`${shared.serve.url}/instance/dispose?directory=${encodeURIComponent(ws.project)}`, { method: "POST" }).catch(
-            () => undefined,
-          );
+          await createOpencodeClient({ baseUrl: shared.serve.url, directory: ws.project })
+            .instance.dispose({ throwOnError: true })
+            .catch(() => undefined);
         for (const dir of ottoUserDirs(shared.host)) fs.rmSync(dir, { recursive: true, force: true });
       }
       for (const ws of workspaces) await ws.cleanup();

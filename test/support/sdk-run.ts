@@ -36,7 +36,7 @@ function parseRun(args: string[]): Parsed {
 }
 
 /** What `opencode run` sends as a command's arguments (its own quoting of words with spaces). */
-export function runArguments(message: string[]): string {
+function runArguments(message: string[]): string {
   return message.map((word) => (word.includes(" ") ? `"${word.replace(/"/g, '\\"')}"` : word)).join(" ");
 }
 
