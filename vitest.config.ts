@@ -30,6 +30,9 @@ export default defineConfig({
       {
         test: {
           name: "e2e",
+          // A worker runs its files in one process, so it keeps its shared OpenCode servers across
+          // them (test/support/e2e.ts): no e2e test mocks modules, stubs globals or changes process.env.
+          isolate: false,
           include: ["test/e2e/**/*.test.ts"],
           testTimeout: 180_000,
           hookTimeout: 120_000,

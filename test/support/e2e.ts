@@ -4,6 +4,7 @@ import { createOpencodeClient } from "@opencode-ai/sdk";
 import { afterAll, afterEach, beforeAll, onTestFailed } from "vitest";
 import { startModelServer, type ModelServer, type ModelServerOptions } from "./model-server.ts";
 import { createWorkspace, runOpencode, type RunOptions, type RunResult, type Workspace, type WorkspaceOptions } from "./opencode.ts";
+import { keepForWorker, survivors } from "./processes.ts";
 import { runThroughServer } from "./sdk-run.ts";
 import { serveView, startServe, type Serve, type ServeOptions } from "./serve.ts";
 
@@ -50,6 +51,74 @@ const serverOptions = (options: Omit<WorkspaceOptions, "model">): ServerOptions 
 const ottoUserDirs = (ws: Workspace): string[] =>
   [ws.dirs.configHome, ws.dirs.dataHome, ws.dirs.cacheHome, ws.dirs.stateHome].map((dir) => path.join(dir, "otto"));
 
+/**
+ * A worker's shared servers and their scripted models, kept across its test files: the e2e project
+ * runs a worker's files in one process (isolate: false in vitest.config.ts), so only the first file
+ * of a worker with a given set of options pays OpenCode's start. Each is reset between tests as
+ * within a file; both die with the worker (processes.ts) and the host folders with them.
+ */
+interface Shared {
+  host: Workspace;
+  serve: Serve;
+}
+const workerModels = new Map<string, Promise<ModelServer>>();
+const workerServers = new Map<string, Promise<Shared>>();
+// A few option sets cover the shared files; an idle server holds memory, not CPU.
+const MAX_WORKER_SERVERS = 3;
+const workerRoots: string[] = [];
+process.once("exit", () => {
+  for (const root of workerRoots) fs.rmSync(root, { recursive: true, force: true });
+});
+
+function workerModel(options: ModelServerOptions): Promise<ModelServer> {
+  const key = JSON.stringify(options);
+  let model = workerModels.get(key);
+  if (!model) {
+    model = startModelServer(options);
+    workerModels.set(key, model);
+    model.catch(() => workerModels.delete(key));
+  }
+  return model;
+}
+
+async function workerServer(model: ModelServer, wanted: ServerOptions): Promise<Shared> {
+  const key = JSON.stringify([model.baseURL, wanted]);
+  const pooled = workerServers.get(key);
+  if (pooled) {
+    const shared = await pooled.catch(() => undefined);
+    // A server that died (a test killed it, or it crashed) is replaced, not reused.
+    if (shared && survivors(shared.serve.process).includes(shared.serve.process.pgid)) {
+      workerServers.delete(key);
+      workerServers.set(key, pooled);
+      return shared;
+    }
+    workerServers.delete(key);
+    await shared?.serve.close();
+    await shared?.host.cleanup();
+  }
+  for (const [oldKey, old] of [...workerServers].slice(0, Math.max(0, workerServers.size - MAX_WORKER_SERVERS + 1))) {
+    workerServers.delete(oldKey);
+    const shared = await old.catch(() => undefined);
+    await shared?.serve.close();
+    await shared?.host.cleanup();
+  }
+  const starting = (async (): Promise<Shared> => {
+    const host = await createWorkspace({ ...wanted, model });
+    try {
+      const serve = await startServe(host);
+      keepForWorker(serve.process);
+      workerRoots.push(host.root);
+      return { host, serve };
+    } catch (error) {
+      await host.cleanup();
+      throw error;
+    }
+  })();
+  workerServers.set(key, starting);
+  starting.catch(() => workerServers.delete(key));
+  return starting;
+}
+
 const tail = (text: string, lines: number): string => text.split("\n").slice(-lines).join("\n");
 
 function describeModel(model: ModelServer): string {
@@ -63,7 +132,7 @@ function describeModel(model: ModelServer): string {
 
 export function useE2E(options: ModelServerOptions = {}, { shareServer = false }: UseE2EOptions = {}): E2E {
   let model: ModelServer | undefined;
-  let shared: { host: Workspace; serve: Serve } | undefined;
+  let shared: Shared | undefined;
   let hostOptions: ServerOptions | undefined;
   let workspaces: Workspace[] = [];
   let serves: Serve[] = [];
@@ -72,7 +141,9 @@ export function useE2E(options: ModelServerOptions = {}, { shareServer = false }
   let hooked = false;
 
   beforeAll(async () => {
-    model = await startModelServer(options);
+    model = shareServer ? await workerModel(options) : await startModelServer(options);
+    // A worker's model may come from an earlier file: start this one from a clean script.
+    model.reset();
   });
   afterEach(async () => {
     if (model && workspaces.length > 0) {
@@ -106,24 +177,12 @@ export function useE2E(options: ModelServerOptions = {}, { shareServer = false }
     }
   });
   afterAll(async () => {
-    try {
-      await shared?.serve.close();
-      await shared?.host.cleanup();
-    } finally {
-      await model?.close();
-    }
+    // The worker keeps its shared server and model for its next files.
+    if (!shareServer) await model?.close();
   });
 
-  async function sharedServer(wanted: ServerOptions): Promise<{ host: Workspace; serve: Serve }> {
-    if (!shared) {
-      const host = await createWorkspace({ ...wanted, model: current() });
-      try {
-        shared = { host, serve: await startServe(host) };
-      } catch (error) {
-        await host.cleanup();
-        throw error;
-      }
-    }
+  async function sharedServer(wanted: ServerOptions): Promise<Shared> {
+    shared ??= await workerServer(current(), wanted);
     return shared;
   }
 

@@ -20,6 +20,10 @@ export interface ProcessHandle {
 
 const TOKEN_VAR = "OTTO_TEST_PROC";
 const live = new Map<string, ProcessHandle>();
+// Started on purpose to outlive a test file (a worker's pooled server, test/support/e2e.ts): not
+// counted by liveHandles(), still killed with the worker.
+const kept = new Map<string, ProcessHandle>();
+let exitOnTerm = false;
 
 interface ProcInfo {
   pid: number;
@@ -78,8 +82,17 @@ function signalAll(handle: ProcessHandle, signal: NodeJS.Signals): void {
 // One listener per worker (the module is evaluated once per vitest worker): a worker that exits
 // early (failed hook, Ctrl-C) still takes its processes down.
 process.once("exit", () => {
-  for (const handle of live.values()) signalAll(handle, "SIGKILL");
+  for (const handle of [...live.values(), ...kept.values()]) signalAll(handle, "SIGKILL");
 });
+
+/** Marks a process as the worker's, to live across its test files (see `kept`). */
+export function keepForWorker(handle: ProcessHandle): void {
+  live.delete(handle.token);
+  kept.set(handle.token, handle);
+  // vitest ends a worker with SIGTERM, which skips "exit" listeners unless the process exits itself.
+  if (!exitOnTerm) process.once("SIGTERM", () => process.exit(143));
+  exitOnTerm = true;
+}
 
 export interface SpawnOptions {
   cwd: string;
@@ -128,4 +141,5 @@ export async function stopTracked(handle: ProcessHandle, graceMs = 2_000): Promi
     }
   }
   live.delete(handle.token);
+  kept.delete(handle.token);
 }

@@ -371,6 +371,8 @@ describe("real OpenCode against the scripted model", () => {
   });
 });
 
+let sharedUrl = "";
+
 describe("one served OpenCode for a block (useE2E shareServer)", () => {
   const e2e = useE2E({}, { shareServer: true });
 
@@ -385,8 +387,9 @@ describe("one served OpenCode for a block (useE2E shareServer)", () => {
     const second = await e2e.run(b, ["run", "hello-b"]);
     expect(first).toMatchObject({ exitCode: 0, stdout: "Hello, A\n" });
     expect(second).toMatchObject({ exitCode: 0, stdout: "Hello, B\n" });
-    // One server and no process per run, and each turn ran in its own project.
-    expect(liveHandles()).toHaveLength(1);
+    // One server, kept for the worker (so not a test's live process), no process per run, and each turn in its own project.
+    expect(liveHandles()).toEqual([]);
+    sharedUrl = (await e2e.serve(a)).url;
     const turns = e2e.model.turns();
     expect(turns.map((t) => [t.lastUser, t.system.includes(a.project), t.system.includes(b.project)])).toEqual([
       ["hello-a", true, false],
@@ -408,5 +411,18 @@ describe("one served OpenCode for a block (useE2E shareServer)", () => {
     const shown = await e2e.run(ws, ["run", "--command", "otto-config", "--", "show"]);
     expect(shown.exitCode, shown.stdout).toBe(0);
     expect(shown.stdout).toContain("mock/m2");
+  });
+});
+
+describe("the worker keeps its shared server for later blocks and files", () => {
+  const e2e = useE2E({}, { shareServer: true });
+
+  it("a later block with the same options gets the same server, cleaned between", async () => {
+    const ws = await e2e.workspace();
+    expect((await e2e.serve(ws)).url).toBe(sharedUrl);
+    // The model starts from a clean script and record.
+    e2e.model.script({ match: { lastUser: "again" }, reply: text("Again") });
+    expect(await e2e.run(ws, ["run", "again"])).toMatchObject({ exitCode: 0, stdout: "Again\n" });
+    expect(e2e.model.turns().map((t) => t.lastUser)).toEqual(["again"]);
   });
 });
