@@ -112,10 +112,15 @@ describe("executeSpec: files credited per task in a parallel phase", () => {
   });
 
   it("shell changes made while both tasks ran shell commands: listed once on the phase, evidence of both", async () => {
+    // Both attempts have taken their first snapshot before either shell writes, and neither ends before both wrote.
+    const started = barrier();
     const both = barrier();
+    let came = 0;
     let ran = 0;
     const f = await parallel(
       async (call, tools) => {
+        if (++came === 2) started.reach();
+        await started.reached;
         tools.shell(`gen/${call.task ?? ""}.txt`);
         if (call.task === "t1") tools.write("src/t1.txt");
         if (++ran === 2) both.reach();
