@@ -6,6 +6,7 @@ import { startModelServer, type ModelServer, type ModelServerOptions } from "./m
 import { createWorkspace, runOpencode, type RunOptions, type RunResult, type Workspace, type WorkspaceOptions } from "./opencode.ts";
 import { keepForWorker, survivors } from "./processes.ts";
 import { runThroughServer } from "./sdk-run.ts";
+import { serversDirOf } from "./opencode-env.ts";
 import { serveView, startServe, type Serve, type ServeOptions } from "./serve.ts";
 
 /**
@@ -70,6 +71,17 @@ process.once("exit", () => {
   for (const root of workerRoots) fs.rmSync(root, { recursive: true, force: true });
 });
 
+/**
+ * Where the pooled servers' folders go unless a test asked for another base: the run's global
+ * teardown removes it (test/support/global-setup.ts), as a worker's exit listener cannot wait for
+ * the killed servers to stop writing there.
+ */
+function workerServersDir(): string {
+  const dir = serversDirOf(process.ppid);
+  fs.mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
 function workerModel(options: ModelServerOptions): Promise<ModelServer> {
   const key = JSON.stringify(options);
   let model = workerModels.get(key);
@@ -103,7 +115,7 @@ async function workerServer(model: ModelServer, wanted: ServerOptions): Promise<
     await shared?.host.cleanup();
   }
   const starting = (async (): Promise<Shared> => {
-    const host = await createWorkspace({ ...wanted, model });
+    const host = await createWorkspace({ ...wanted, model, base: wanted.base ?? workerServersDir() });
     try {
       const serve = await startServe(host);
       keepForWorker(serve.process);

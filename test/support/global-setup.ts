@@ -1,4 +1,5 @@
-import { ensureConfigTemplate, pruneTemplates, templateDir } from "./opencode-env.ts";
+import fs from "node:fs";
+import { ensureConfigTemplate, pruneTemplates, serversDirOf, templateDir } from "./opencode-env.ts";
 
 /**
  * Runs once per `vitest run`, before any worker: installs OpenCode's plugin dependencies into the
@@ -6,7 +7,7 @@ import { ensureConfigTemplate, pruneTemplates, templateDir } from "./opencode-en
  * A failure does not stop the run: unit tests do not need OpenCode, and createWorkspace retries
  * the install and reports the error in the test that needs it.
  */
-export default async function setup(): Promise<void> {
+export default async function setup(): Promise<() => void> {
   const started = Date.now();
   try {
     pruneTemplates();
@@ -16,4 +17,6 @@ export default async function setup(): Promise<void> {
   } catch (error) {
     console.warn(`otto e2e: could not prepare the OpenCode config template: ${error instanceof Error ? error.message : String(error)}`);
   }
+  // The workers' pooled servers are gone by now (killed as each worker ended): their folders go too.
+  return () => fs.rmSync(serversDirOf(process.pid), { recursive: true, force: true });
 }

@@ -179,3 +179,6 @@ export function seedConfigDir(configHome: string, template: string): void {
   // A copy would cost ~60 MB per test; OpenCode only reads it.
   fs.symlinkSync(path.join(template, "node_modules"), path.join(dir, "node_modules"), "dir");
 }
+
+/** The folder of one `vitest run`'s pooled servers (test/support/e2e.ts), by the pid of its main process. */
+export const serversDirOf = (vitestPid: number): string => path.join(os.tmpdir(), `otto-e2e-servers-${vitestPid}`);
