@@ -6,10 +6,11 @@ import { parse } from "yaml";
 import { slashCommand, useE2E } from "../../support/index.ts";
 
 /*
- * `/otto-pr ci init` through real OpenCode (`opencode run --command`, the scripted model only
- * relaying the command): the files land at the repository's top level, uncommitted, the output
- * names the secrets of the models otto is configured with, and an existing file is never
- * replaced without --force.
+ * `/otto-pr ci init` through real OpenCode (`opencode run --command` done through one served
+ * OpenCode, the scripted model only relaying the command): the files land at the repository's top
+ * level, uncommitted, the output names the secrets of the models otto is configured with, and an
+ * existing file is never replaced without --force. Its exit code as a process of its own is
+ * test/e2e/newcomer/first-hour.test.ts's.
  */
 
 const CI_WORKFLOW = [
@@ -32,7 +33,7 @@ async function parserErrors(content: string): Promise<string[]> {
 }
 
 describe("/otto-pr ci init (opencode run --command)", () => {
-  const e2e = useE2E();
+  const e2e = useE2E({}, { shareServer: true });
 
   it("github: writes a valid workflow for the repository's CI, names the secrets, refuses to overwrite without --force", async () => {
     const ws = await e2e.workspace({ ottoConfig: MODELS, files: { "README.md": "# demo\n", ".github/workflows/ci.yml": CI_WORKFLOW } });

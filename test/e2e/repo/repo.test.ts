@@ -32,12 +32,16 @@ describe("/otto-repo and /otto-worktree inside real OpenCode", () => {
     expect(listed).toContain(`remote:       ${ws.repo.remote}`);
     expect(e2e.model.unmatched()).toEqual([]);
   });
+});
+
+describe("/otto-worktree inside one served OpenCode", () => {
+  const e2e = useE2E({}, { shareServer: true });
 
   it("/otto-worktree add, list and remove by the repo's branch_template", async () => {
     const ws = await e2e.workspace({ remote: true });
     ws.writeOttoConfig({ repos: [{ name: "app", primary_dir: ws.project, branch_template: "users/me/{{name}}" }] }, "user");
     const dir = path.join(`${ws.project}-wt`, "fix-auth");
-    // One served OpenCode for the three commands (the headless path is the test above): one start, not three.
+    // The served OpenCode for the three commands (the headless path is the test above).
     const { client } = await e2e.serve(ws);
     const worktree = async (args: string): Promise<string> => {
       e2e.model.script(...slashCommand("otto_worktree"));

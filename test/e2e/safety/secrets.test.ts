@@ -17,7 +17,7 @@ const URL_PASSWORD = "s3cr3tPassw0rd";
 const SHORT = "zq9!";
 
 describe("secrets stay out of what otto posts and writes (real OpenCode)", () => {
-  const e2e = useE2E();
+  const e2e = useE2E({}, { shareServer: true });
   const forges = useForges();
 
   it("a reply to a reviewer with a JWT and a user:pass URL reaches GitHub redacted, host kept", async () => {
@@ -55,6 +55,10 @@ describe("secrets stay out of what otto posts and writes (real OpenCode)", () =>
     expect(docText).not.toContain(URL_PASSWORD);
     expect(e2e.model.unmatched()).toEqual([]);
   });
+});
+
+describe("secrets stay out of the spec files otto writes (real OpenCode, no forge credentials)", () => {
+  const e2e = useE2E({}, { shareServer: true });
 
   it("a spec stage whose model writes a configured short secret leaves it in no spec file or history record", async () => {
     const ws = await e2e.workspace({ userOttoConfig: { opencode: { password: SHORT } } });
