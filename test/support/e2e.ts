@@ -30,8 +30,8 @@ export interface E2E {
 
 export interface UseE2EOptions {
   /**
-   * One `opencode serve` for the block, started with its first workspace and closed after the last
-   * test. Every workspace of the block shares the server's home, XDG folders and opencode.json (only
+   * One `opencode serve` for the block, started with its first workspace, or the worker's own from
+   * an earlier block or file with the same options (see `Shared` below). Every workspace of the block shares the server's home, XDG folders and opencode.json (only
    * its project is its own), so each must ask for the same options that live there (OpenCode config,
    * models, plugin, env, base): `workspace()` refuses others. A workspace's `userOttoConfig` is
    * written to the shared user config when it is made. `run(ws, ["run", …])` goes through the
