@@ -6,11 +6,12 @@ const INLINE = ["@actions/workflow-parser"];
 
 export default defineConfig({
   test: {
-    // E2E tests drive real OpenCode on a 2-core machine. Four files at a time keep both cores busy
-    // while tests wait on OpenCode, the model server, the fake forges' hangs or git (six e2e files
-    // took 213 s with 4 workers against 261 s with 2; the whole suite with 5 took no less than with
-    // 4: it is bound by CPU); the time limits below are hang guards, far above what a test takes.
-    maxWorkers: 4,
+    // E2E tests drive real OpenCode on a 2-core machine, and the suite keeps both cores busy from its
+    // first seconds to its last. Three files at a time cost the least CPU for the same work: a fourth
+    // worker added contention and more cold servers (the whole suite 2,050 CPU-s and 1,040 s with 4,
+    // 1,737 CPU-s and 885 s with 3; docs/testing.md); the time limits below are hang guards, far
+    // above what a test takes.
+    maxWorkers: 3,
     projects: [
       {
         // Many unit tests run real git, npm and node processes; beside the e2e tests, on 2 cores, a
