@@ -6,12 +6,12 @@ const INLINE = ["@actions/workflow-parser"];
 
 export default defineConfig({
   test: {
-    // E2E tests drive real OpenCode on a 2-core machine, and the suite keeps both cores busy from its
-    // first seconds to its last. Three files at a time cost the least CPU for the same work: a fourth
-    // worker added contention and more cold servers (the whole suite 2,050 CPU-s and 1,040 s with 4,
-    // 1,737 CPU-s and 885 s with 3; docs/testing.md); the time limits below are hang guards, far
-    // above what a test takes.
-    maxWorkers: 3,
+    // E2E tests drive real OpenCode on a 2-core machine, where the CPU is the limit: a worker per
+    // core costs the least CPU for the same work. More workers added contention and more cold
+    // servers (the whole suite from a clean clone: 4 workers 2,050 CPU-s and 1,040 s, 3 workers
+    // 1,737 and 899 s, 2 workers 1,565 and 862 s; docs/testing.md); the time limits below are hang
+    // guards, far above what a test takes.
+    maxWorkers: 2,
     projects: [
       {
         // Many unit tests run real git, npm and node processes; beside the e2e tests, on 2 cores, a
