@@ -66,6 +66,7 @@ const workerModels = new Map<string, Promise<ModelServer>>();
 const workerServers = new Map<string, Promise<Shared>>();
 // A few option sets cover the shared files; an idle server holds memory, not CPU.
 const MAX_WORKER_SERVERS = 3;
+// Hosts a test placed outside the run's folder (its own `base`): removed as the worker exits.
 const workerRoots: string[] = [];
 process.once("exit", () => {
   for (const root of workerRoots) fs.rmSync(root, { recursive: true, force: true });
@@ -93,6 +94,11 @@ function workerModel(options: ModelServerOptions): Promise<ModelServer> {
   return model;
 }
 
+async function retire(shared: Shared | undefined): Promise<void> {
+  await shared?.serve.close();
+  await shared?.host.cleanup();
+}
+
 async function workerServer(model: ModelServer, wanted: ServerOptions): Promise<Shared> {
   const key = JSON.stringify([model.baseURL, wanted]);
   const pooled = workerServers.get(key);
@@ -105,21 +111,18 @@ async function workerServer(model: ModelServer, wanted: ServerOptions): Promise<
       return shared;
     }
     workerServers.delete(key);
-    await shared?.serve.close();
-    await shared?.host.cleanup();
+    await retire(shared);
   }
   for (const [oldKey, old] of [...workerServers].slice(0, Math.max(0, workerServers.size - MAX_WORKER_SERVERS + 1))) {
     workerServers.delete(oldKey);
-    const shared = await old.catch(() => undefined);
-    await shared?.serve.close();
-    await shared?.host.cleanup();
+    await retire(await old.catch(() => undefined));
   }
   const starting = (async (): Promise<Shared> => {
     const host = await createWorkspace({ ...wanted, model, base: wanted.base ?? workerServersDir() });
     try {
       const serve = await startServe(host);
       keepForWorker(serve.process);
-      workerRoots.push(host.root);
+      if (wanted.base) workerRoots.push(host.root);
       return { host, serve };
     } catch (error) {
       await host.cleanup();
