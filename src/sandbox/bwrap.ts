@@ -23,8 +23,9 @@ export function pathKind(file: string): PathKind {
  * 3. an empty home;
  * 4. hidden folders that contain the tree or an allowed path (a worktree under otto's data
  *    folder) before what is bound into them;
- * 5. the toolchains read-only, then the package stores writable, on the empty home, then the
- *    user's `allow_read` and `allow_write`;
+ * 5. the toolchains read-only, the user's git settings as `~/.gitconfig` (and the ignore and
+ *    attributes files they name) read-only, then the package stores writable, on the empty home,
+ *    then the user's `allow_read` and `allow_write`;
  * 6. the tree and its git directories writable;
  * 7. git's config, hooks and info read-only on top of them;
  * 8. the other hidden paths last (credential stores, the session's sockets, secret files in the
@@ -51,6 +52,9 @@ export function bwrapArgs(policy: SandboxPolicy, kind: (file: string) => PathKin
     for (const dir of dirs) if (kind(dir) === "dir" && !inTemp(dir) && !inHidden(dir)) args.push(flag, dir, dir);
   };
   mount("--ro-bind", policy.toolchains);
+  // The user's git settings as the home's ~/.gitconfig, and the ignore and attributes files they name.
+  if (policy.gitConfig && policy.gitConfigAt && kind(policy.gitConfig) === "file") args.push("--ro-bind", policy.gitConfig, policy.gitConfigAt);
+  for (const file of policy.gitFiles) if (kind(file) === "file" && !inHidden(file)) args.push("--ro-bind", file, file);
   mount("--bind", policy.caches);
   // The user named these: shown even inside a hidden folder (hidden before, step 4).
   for (const p of policy.allowRead) if (kind(p) !== "missing") args.push("--ro-bind", p, p);

@@ -20,6 +20,7 @@ export {
 export { toolchainPaths, storePaths, runtimePaths } from "./home.ts";
 export { findSecretFiles, isSecretName, readIndexPaths } from "./secret-files.ts";
 export { sandboxEnvNames, envFilterScript } from "./sandbox-env.ts";
+export { userGitSettings, gitSettingsFile, type UserGitSettings } from "./git-settings.ts";
 export { bwrapArgs, pathKind, type PathKind } from "./bwrap.ts";
 export { seatbeltProfile } from "./seatbelt.ts";
 export {

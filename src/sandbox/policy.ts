@@ -59,6 +59,12 @@ export interface SandboxPolicy {
   privateTemp: string[];
   /** `none`: a network namespace of its own (bubblewrap), network denied (Seatbelt). */
   network: SandboxAccess["network"];
+  /** The user's git settings (git-settings.ts): a file on the host shown read-only as `gitConfigAt`. */
+  gitConfig?: string | undefined;
+  /** Where git inside looks for its global configuration: `~/.gitconfig` of the home the sandbox shows. */
+  gitConfigAt?: string | undefined;
+  /** Read-only: the files the user's git settings name (the global ignore and attributes files). */
+  gitFiles: string[];
 }
 
 /**
@@ -100,7 +106,14 @@ export function credentialPaths(env: Env): string[] {
  * location: bubblewrap mounts on real paths only (it cannot create a mount point through a
  * symlink, and `/var/run` is one), and comparing them needs one spelling.
  */
-export function sandboxPolicy(input: { cwd: string; tree: TreePaths; env: Env; access?: SandboxAccess }): SandboxPolicy {
+export function sandboxPolicy(input: {
+  cwd: string;
+  tree: TreePaths;
+  env: Env;
+  access?: SandboxAccess;
+  /** The user's git settings as a file (git-settings.ts) and the files they name. */
+  git?: { file: string; files: readonly string[] };
+}): SandboxPolicy {
   const { cwd, tree, env } = input;
   const access = input.access ?? DEFAULT_ACCESS;
   const { home, ottoConfigDir, ottoDataDir } = xdgPaths(env);
@@ -141,6 +154,9 @@ export function sandboxPolicy(input: { cwd: string; tree: TreePaths; env: Env; a
     hidden,
     privateTemp: temp,
     network: access.network,
+    gitConfig: input.git && homeDir !== "/" ? input.git.file : undefined,
+    gitConfigAt: input.git && homeDir !== "/" ? path.join(homeDir, ".gitconfig") : undefined,
+    gitFiles: real([...(input.git?.files ?? [])]),
   };
 }
 

@@ -1,4 +1,3 @@
-import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import type { Env } from "../core/paths.ts";
 import { pushBlockingEnv, SERVER_AUTH_VARIABLES, TOKEN_VARIABLES } from "./push-env.ts";
@@ -148,35 +147,4 @@ export function envFilterScript(envBinary: string = fs.existsSync("/usr/bin/env"
 /** The argv that runs `argv` with the filtered environment, plus `defaults` ("NAME=value") for what is not set. */
 export function withFilteredEnv(argv: readonly string[], defaults: readonly string[] = []): string[] {
   return ["/bin/sh", "-c", envFilterScript(), "otto-sandbox", ...defaults, ...argv];
-}
-
-const identities = new Map<string, string[]>();
-
-/**
- * The author and committer a session's own `git commit` inside the sandbox uses, from the user's
- * global git config (read once per process, outside the sandbox, with no repository around: no
- * repository code runs), since ~/.gitconfig is out of sight inside. Variables already set win.
- */
-export function gitIdentity(env: Env): string[] {
-  const key = [env.HOME, env.XDG_CONFIG_HOME, env.GIT_CONFIG_GLOBAL, env.GIT_CONFIG_NOSYSTEM].join("\0");
-  let found = identities.get(key);
-  if (!found) {
-    const read = (name: string): string => {
-      const result = spawnSync("git", ["config", "--global", "--get", name], {
-        cwd: "/",
-        env: { ...env, GIT_CONFIG_NOSYSTEM: "1", GIT_DIR: "/nonexistent-otto-git-dir" },
-        encoding: "utf8",
-        timeout: 5_000,
-        stdio: ["ignore", "pipe", "ignore"],
-      });
-      return result.status === 0 ? result.stdout.trim() : "";
-    };
-    const name = read("user.name");
-    const email = read("user.email");
-    found = [];
-    if (name) found.push(`GIT_AUTHOR_NAME=${name}`, `GIT_COMMITTER_NAME=${name}`);
-    if (email) found.push(`GIT_AUTHOR_EMAIL=${email}`, `GIT_COMMITTER_EMAIL=${email}`);
-    identities.set(key, found);
-  }
-  return found.filter((pair) => !env[pair.slice(0, pair.indexOf("="))]);
 }

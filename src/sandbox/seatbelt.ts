@@ -38,6 +38,9 @@ export function seatbeltProfile(policy: SandboxPolicy): string {
     lines.push(`(allow file-read-metadata (literal ${lit(policy.home)}))`);
     lines.push(`(allow file-read* ${subpaths(shown)})`);
   }
+  // The user's git settings (GIT_CONFIG_GLOBAL names the file: Seatbelt cannot show it as ~/.gitconfig).
+  const gitFiles = [...(policy.gitConfig ? [policy.gitConfig] : []), ...policy.gitFiles];
+  if (gitFiles.length > 0) lines.push(`(allow file-read* ${gitFiles.map((f) => `(literal ${lit(f)})`).join(" ")})`);
   if (policy.readOnly.length > 0) lines.push(`(deny file-write* ${subpaths(policy.readOnly)})`);
   if (policy.hidden.length > 0) {
     lines.push(`(deny file-read* file-write* ${subpaths(policy.hidden)})`);

@@ -6,7 +6,8 @@ import { xdgPaths, type Env } from "../core/paths.ts";
 import { bwrapArgs } from "./bwrap.ts";
 import { detectSandbox, type Detected, type SandboxKind } from "./detect.ts";
 import { sandboxPolicy, type SandboxAccess, type TreePaths } from "./policy.ts";
-import { gitIdentity, withFilteredEnv } from "./sandbox-env.ts";
+import { gitSettingsFile, userGitSettings } from "./git-settings.ts";
+import { withFilteredEnv } from "./sandbox-env.ts";
 import { seatbeltProfile } from "./seatbelt.ts";
 
 /** `sandbox` in otto.jsonc. */
@@ -47,17 +48,20 @@ export function planCommand(request: SandboxRequest, command: string): CommandPl
     if (request.mode === "required") throw sandboxRequired(detected.reason);
     return plain(detected.reason);
   }
+  const settings = userGitSettings(request.env, request.tree.gitDirs[0]);
+  const git = { file: gitSettingsFile(request.env, settings), files: settings.files };
   const policy = sandboxPolicy({
     cwd: request.cwd,
     tree: request.tree,
     env: request.env,
+    git,
     ...(request.access ? { access: request.access } : {}),
   });
-  // The sandbox starts with the allowed variables alone (sandbox-env.ts), and the user's git identity.
-  const boxed = (argv: string[]) => withFilteredEnv(argv, gitIdentity(request.env));
+  // The sandbox starts with the allowed variables alone (sandbox-env.ts).
   if (detected.kind === "bwrap")
-    return { sandbox: "bwrap", argv: boxed([detected.binary, ...bwrapArgs(policy), "--", shell, "-c", command]) };
-  return { sandbox: "sandbox-exec", argv: boxed([detected.binary, "-p", seatbeltProfile(policy), shell, "-c", command]) };
+    return { sandbox: "bwrap", argv: withFilteredEnv([detected.binary, ...bwrapArgs(policy), "--", shell, "-c", command]) };
+  const profile = seatbeltProfile(policy);
+  return { sandbox: "sandbox-exec", argv: withFilteredEnv([detected.binary, "-p", profile, shell, "-c", command], [`GIT_CONFIG_GLOBAL=${git.file}`]) };
 }
 
 export function sandboxRequired(reason: string, fix = "install bubblewrap (Linux) or run on macOS"): OttoError {

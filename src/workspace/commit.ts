@@ -4,7 +4,7 @@ import { assertNoCommittedSecrets } from "../config/index.ts";
 import { OttoError, redact } from "../core/index.ts";
 import type { Env } from "../core/index.ts";
 import { describeControlChanges, gitControlChanges, type GitControlSnapshot } from "./git-guard.ts";
-import type { SandboxMode } from "../sandbox/index.ts";
+import { userGitSettings, type SandboxMode } from "../sandbox/index.ts";
 import { TEXT_DIFF } from "./change-set.ts";
 import { runGit, type GitResult } from "./git.ts";
 import { refuseIgnoredCopies } from "./ignored-content.ts";
@@ -140,6 +140,16 @@ async function leaveOutNested(git: GitRun, cwd: string, changes: TreeChanges): P
 export function nestedLine(nested: readonly string[]): string {
   const list = nested.slice(0, 20).join(", ") + (nested.length > 20 ? ` and ${nested.length - 20} more` : "");
   return `Left out: ${list}: ${nested.length === 1 ? "a nested git repository" : "nested git repositories"} a session made; otto never commits one (its git configuration is the session's).`;
+}
+
+/**
+ * Otto's commits are never signed (git.ts): its git runs where the user's signing agent is out of
+ * reach, and a signing prompt nobody sees would stop the run. When the user's git configuration
+ * signs commits, the summary says so once, with what a branch rule requiring signatures will do.
+ */
+export function unsignedLine(env: Env, gitDir?: string): string | undefined {
+  if (!userGitSettings(env, gitDir).signs) return undefined;
+  return "Otto's commits are unsigned (your git config signs commits with commit.gpgSign; otto commits where your signing agent is out of reach). A branch rule that requires signed commits refuses the push: sign them yourself (`git rebase --exec 'git commit --amend --no-edit -S' <base>`) and push.";
 }
 
 /** Refuses the commit when a file it would take holds a known secret; names the files, never the values. */

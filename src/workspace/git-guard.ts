@@ -3,15 +3,23 @@ import fs from "node:fs";
 import path from "node:path";
 import type { Env } from "../core/index.ts";
 import { runGit } from "./git.ts";
+import { within } from "../sandbox/index.ts";
 import { checkTreeLayout } from "./tree-layout.ts";
 
 /*
- * What a checkout's git runs and where it pushes is decided by its configuration (every scope git
- * reads, included files too) and its hooks. A session could plant a pre-push hook, a pushurl or a
- * `core.fsmonitor` program, and otto's own commit and push would then run it with the user's
- * credentials. So otto snapshots both before it hands the tree to a session and compares before it
- * commits and pushes: any change, and otto pushes nothing and says why. `info/attributes` is in the
- * snapshot too: it is not in any diff, and a `-diff` there hides a file's changes from a reviewer.
+ * What a checkout's git runs and where it pushes is decided by its configuration and its hooks. A
+ * session could plant a pre-push hook, a pushurl or a `core.fsmonitor` program, and otto's own
+ * commit and push would then run it with the user's credentials. So otto snapshots both before it
+ * hands the tree to a session and compares before it commits and pushes: any change, and otto
+ * pushes nothing and says why. `info/attributes` is in the snapshot too: it is not in any diff, and
+ * a `-diff` there hides a file's changes from a reviewer.
+ *
+ * The snapshot covers what sandboxed code could write: configuration read from files that resolve
+ * inside the tree or its git directories (the local and worktree scopes and what they include, a
+ * global file only when the tree holds it), and hooks folders there. The user's global and system
+ * files are not compared: the sandbox cannot write them, and git run inside it (where otto's own
+ * local git runs once sandboxed code held the tree) sees the home otto shows it, not the user's, so
+ * a snapshot taken outside and one taken inside would differ in every global key.
  */
 
 export interface GitControlSnapshot {
@@ -24,6 +32,17 @@ const digest = (text: string | Buffer): string => createHash("sha256").update(te
 
 /** `branch.<name>.*` only says what a branch tracks: otto pushes with an explicit remote and refspec, so a session may set it. */
 const IGNORED_KEY = /^branch\./;
+
+/** True when `file` resolves inside one of `roots` (what the sandbox may write). */
+function writableInside(file: string, roots: readonly string[]): boolean {
+  let real = path.resolve(file);
+  try {
+    real = fs.realpathSync(real);
+  } catch {
+    // Missing: judged by its spelling.
+  }
+  return roots.some((root) => within(real, root));
+}
 
 async function gitText(args: string[], dir: string, env: Env): Promise<string | undefined> {
   const result = await runGit(args, { cwd: dir, env });
@@ -68,40 +87,39 @@ function controlFiles(gitDir: string | undefined, commonDir: string | undefined,
   }
 }
 
-/** The checkout's own core.hooksPath (every scope but the command line, where otto's git.ts sets "/dev/null"). */
-async function ownHooksPath(dir: string, env: Env): Promise<string | undefined> {
-  const lines = (await gitText(["config", "--show-scope", "--get-all", "core.hooksPath"], dir, env))?.split("\n") ?? [];
-  const own = lines.map((line) => /^([a-z]+)\t(.*)$/.exec(line)).filter((m) => m !== null && m[1] !== "command");
-  return own.at(-1)?.[2]?.trim() || undefined;
-}
-
-/** The checkout's git configuration (all scopes), hooks (the hooks dir and core.hooksPath) and info/attributes, as digests. */
+/** The checkout's git configuration and hooks that sandboxed code could change, and info/attributes, as digests. */
 export async function snapshotGitControl(dir: string, options: { env?: Env } = {}): Promise<GitControlSnapshot> {
   const env = options.env ?? process.env;
   const items: Record<string, string> = {};
+  // Where the git directories are: otto's record of the layout, never git's answer in a tree a session wrote.
+  const layout = checkTreeLayout(dir);
+  const [gitDir, commonDir, top] = layout ? [layout.gitDir, layout.commonDir, layout.root] : [];
+  const roots = [...new Set([top ?? dir, gitDir, commonDir].filter((d): d is string => d !== undefined))];
   const config = (await gitText(["config", "--list", "--show-origin", "-z"], dir, env)) ?? "";
   const fields = config.split("\0");
+  let hooksPath: string | undefined;
   for (let i = 0; i + 1 < fields.length; i += 2) {
     const origin = fields[i] ?? "";
     const entry = fields[i + 1] ?? "";
     const key = entry.split("\n")[0] ?? "";
-    // Command-line entries are otto's own hardening (git.ts) and the environment's, not the checkout's.
-    if (IGNORED_KEY.test(key) || origin === "command line:") continue;
+    // Command-line entries are otto's own hardening (git.ts) and the environment's.
+    if (!origin.startsWith("file:")) continue;
+    // The last file that sets it wins, as in git (a global `.githooks` is a folder in every tree).
+    if (key === "core.hookspath") hooksPath = entry.slice(key.length + 1).trim() || undefined;
+    // Files outside the tree and its git directories: the sandbox cannot write them.
+    if (IGNORED_KEY.test(key) || !writableInside(path.resolve(dir, origin.slice(5)), roots)) continue;
     const item = `config ${origin} ${key}`;
     // A key may repeat (multi-valued): the digest covers every value in order.
     items[item] = digest(`${items[item] ?? ""}\0${entry}`);
   }
-  // Where the git directories are: otto's record of the layout, never git's answer in a tree a session wrote.
-  const layout = checkTreeLayout(dir);
-  const [gitDir, commonDir, top] = layout ? [layout.gitDir, layout.commonDir, layout.root] : [];
   if (commonDir) hookFiles(path.join(commonDir, "hooks"), "hooks", items);
   if (gitDir && gitDir !== commonDir) hookFiles(path.join(gitDir, "hooks"), "worktree hooks", items);
   controlFiles(gitDir, commonDir, items);
-  const hooksPath = await ownHooksPath(dir, env);
   if (hooksPath) {
-    const home = env.HOME ?? "";
-    const expanded = hooksPath.startsWith("~/") ? path.join(home, hooksPath.slice(2)) : hooksPath;
-    hookFiles(path.resolve(top ?? dir, expanded), `core.hooksPath ${hooksPath}`, items);
+    const expanded = hooksPath.startsWith("~/") ? path.join(env.HOME ?? "", hooksPath.slice(2)) : hooksPath;
+    const hooksDir = path.resolve(top ?? dir, expanded);
+    // An in-tree hooks folder (.husky/_) is the tree's; one outside it is the user's own.
+    if (writableInside(hooksDir, roots)) hookFiles(hooksDir, `core.hooksPath ${hooksPath}`, items);
   }
   return { dir, items };
 }

@@ -119,6 +119,9 @@ const HARDENED: ReadonlyArray<readonly [string, string]> = [
   ["protocol.ext.allow", "never"],
   // A `refs/replace/` ref (writable by the code the sandbox held) would show otto's scans another commit than the one pushed.
   ["core.useReplaceRefs", "false"],
+  // Never signed: a signing program (gpg.program, possibly the tree's own config) and its prompt stay out of otto's runs (commit.ts, unsignedLine).
+  ["commit.gpgSign", "false"],
+  ["tag.gpgSign", "false"],
 ];
 const NO_HOOKS = ["core.hooksPath", "/dev/null"] as const;
 

@@ -39,6 +39,7 @@ export {
   commitAll,
   commitChanges,
   ignoredLine,
+  unsignedLine,
   pendingDiff,
   gitDir,
   takeIncluded,

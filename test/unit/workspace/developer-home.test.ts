@@ -1,0 +1,160 @@
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { isOttoError } from "../../../src/core/index.ts";
+import { detectSandbox, userGitSettings } from "../../../src/sandbox/index.ts";
+import { heldSandbox } from "../../../src/workspace/tree-layout.ts";
+import { commitAll, runCheck, runGit, snapshotGitControl, snapshotTree, unsignedLine } from "../../../src/workspace/index.ts";
+import { DEVELOPER, developerHome } from "../../support/dev-home.ts";
+import { createRepo, gitEnv, type Repo } from "../../support/git.ts";
+
+/*
+ * Otto on a developer's machine: a ~/.gitconfig with an identity, a credential helper and a global
+ * ignore file. Once sandboxed code has held a tree, otto's own local git there runs inside the
+ * sandbox, where the user's home is replaced by an empty one: the guard must not read the hidden
+ * global file as "removed", the commit must carry the user's identity, and what the user ignores
+ * everywhere must stay out of it. The tree and home live outside /tmp (dev-home.ts).
+ */
+
+const sandboxed = detectSandbox(process.env).kind === "bwrap";
+
+let repo: Repo | undefined;
+let cleanups: Array<() => void> = [];
+afterEach(() => {
+  repo?.cleanup();
+  repo = undefined;
+  for (const cleanup of cleanups) cleanup();
+  cleanups = [];
+});
+
+/** A clone with no identity of its own (the home gives it), in a developer's home. */
+async function setup(options: Parameters<typeof developerHome>[0] = {}) {
+  const dev = developerHome(options);
+  cleanups.push(dev.cleanup);
+  const env: Record<string, string> = { ...gitEnv(), ...dev.env };
+  delete env.GIT_CONFIG_GLOBAL;
+  repo = await createRepo({ dir: path.join(dev.root, "work", "project"), remote: false });
+  await repo.git(["config", "--unset", "user.name"]);
+  await repo.git(["config", "--unset", "user.email"]);
+  await repo.git(["config", "--unset", "commit.gpgsign"]);
+  const git = (args: string[], o: { cwd: string; input?: string }) => runGit(args, { ...o, env });
+  return { dev, env, git, dir: repo.dir };
+}
+
+/** What a session's shell does, in the sandbox: the tree is held from then on. */
+async function sessionShell(dir: string, env: Record<string, string>, command: string): Promise<void> {
+  const result = await runCheck(command, { cwd: dir, sandbox: "auto", env, timeoutMs: 60_000 });
+  expect(result.passed, result.output).toBe(true);
+  expect(heldSandbox(fs.realpathSync(dir))).toBe("auto");
+}
+
+describe.skipIf(!sandboxed)("a developer's home, once sandboxed code held the tree (real bubblewrap)", () => {
+  it("commits with the user's identity, takes nothing the global ignore file ignores, and the guard sees no change", async () => {
+    const { env, git, dir } = await setup();
+    const snapshot = await snapshotGitControl(dir, { env });
+    // Positive control: the snapshot did read the user's global file outside (a key from it is in git's answer there).
+    expect((await runGit(["config", "--show-origin", "user.email"], { cwd: dir, env })).stdout).toContain(".gitconfig");
+    const baseline = await snapshotTree(git, dir);
+    await sessionShell(dir, env, "echo work > work.txt && mkdir -p .idea && echo '<x/>' > .idea/workspace.xml && echo junk > .DS_Store");
+    const result = await commitAll(git, dir, "feat: work", { baseline, guard: { snapshot, env } });
+    expect(result.sha).toMatch(/^[0-9a-f]{7,}$/);
+    expect((await repo!.git(["show", "--name-only", "--format=", "HEAD"])).split("\n")).toEqual(["work.txt"]);
+    expect(await repo!.git(["log", "-1", "--format=%an <%ae>|%cn <%ce>"])).toBe(
+      `${DEVELOPER.name} <${DEVELOPER.email}>|${DEVELOPER.name} <${DEVELOPER.email}>`,
+    );
+    // The ignored files are the user's: still there, untracked.
+    expect(fs.existsSync(path.join(dir, ".idea", "workspace.xml"))).toBe(true);
+    expect(await repo!.git(["ls-files", ".idea", ".DS_Store"])).toBe("");
+  });
+
+  it("a change to the checkout's own configuration (a file its config includes from the tree) is still refused", async () => {
+    const { env, git, dir } = await setup();
+    fs.writeFileSync(path.join(dir, ".gitconfig-project"), "[core]\n\tautocrlf = false\n");
+    await repo!.git(["config", "include.path", "../.gitconfig-project"]);
+    const snapshot = await snapshotGitControl(dir, { env });
+    const baseline = await snapshotTree(git, dir);
+    // The session rewrites the included file (in the tree, so writable inside) to make git run a program.
+    await sessionShell(dir, env, "printf '[core]\\n\\tfsmonitor = ./evil.sh\\n' > .gitconfig-project && echo w > work.txt");
+    const error = await commitAll(git, dir, "feat: work", { baseline, guard: { snapshot, env } }).catch((e: unknown) => e);
+    expect(isOttoError(error) && error.code).toBe("git_control_changed");
+    expect(String((error as Error).message)).toMatch(/gitconfig-project core\.fsmonitor added/);
+    expect(String((error as Error).message)).not.toMatch(/\.gitconfig user\./);
+  });
+
+  it("the local configuration changed from outside (a pushurl) is refused while the global file is not compared", async () => {
+    const { env, git, dir } = await setup();
+    const snapshot = await snapshotGitControl(dir, { env });
+    const baseline = await snapshotTree(git, dir);
+    await sessionShell(dir, env, "echo w > work.txt");
+    await repo!.git(["config", "remote.origin.pushurl", "/elsewhere.git"]);
+    const error = await commitAll(git, dir, "feat: work", { baseline, guard: { snapshot, env } }).catch((e: unknown) => e);
+    expect(String((error as Error).message)).toMatch(/Nothing committed: .*remote\.origin\.pushurl added/);
+    expect(String((error as Error).message)).not.toMatch(/user\.(name|email)|credential\.helper/);
+  });
+
+  it("includeIf sections give the same identity inside as outside", async () => {
+    const dev = developerHome();
+    cleanups.push(dev.cleanup);
+    const work = path.join(dev.root, "work");
+    fs.writeFileSync(path.join(dev.home, ".gitconfig-work"), "[user]\n\temail = dana@work.invalid\n");
+    fs.appendFileSync(path.join(dev.home, ".gitconfig"), `[includeIf "gitdir:${work}/"]\n\tpath = ~/.gitconfig-work\n`);
+    const env: Record<string, string> = { ...gitEnv(), ...dev.env };
+    delete env.GIT_CONFIG_GLOBAL;
+    repo = await createRepo({ dir: path.join(work, "project"), remote: false });
+    await repo.git(["config", "--unset", "user.email"]);
+    const dir = repo.dir;
+    const git = (args: string[], o: { cwd: string; input?: string }) => runGit(args, { ...o, env });
+    const baseline = await snapshotTree(git, dir);
+    await sessionShell(dir, env, "echo w > work.txt && git config user.email > seen-email.txt");
+    expect(fs.readFileSync(path.join(dir, "seen-email.txt"), "utf8").trim()).toBe("dana@work.invalid");
+    await commitAll(git, dir, "feat: work", { baseline });
+    expect(await repo.git(["log", "-1", "--format=%ae"])).toBe("dana@work.invalid");
+  });
+
+  it("the sandbox sees the user's kept git settings, never the credential helper or the stored credentials", async () => {
+    const { env, dir } = await setup();
+    await sessionShell(
+      dir,
+      env,
+      "git config --global --list > seen-config.txt; cat ~/.git-credentials > seen-creds.txt 2>&1; cat ~/.npmrc >> seen-creds.txt 2>&1; true",
+    );
+    const seen = fs.readFileSync(path.join(dir, "seen-config.txt"), "utf8");
+    expect(seen).toContain(`user.email=${DEVELOPER.email}`);
+    expect(seen).toMatch(/core\.excludesfile=\/.*\.gitignore_global/);
+    expect(seen).toContain("init.defaultbranch=main");
+    expect(seen).not.toContain("credential");
+    expect(seen).not.toContain("pull.rebase");
+    const creds = fs.readFileSync(path.join(dir, "seen-creds.txt"), "utf8");
+    expect(creds).not.toMatch(/ghp_|npm_/);
+  });
+});
+
+describe.skipIf(!sandboxed)("commit signing (real bubblewrap)", () => {
+  it("a signing home: otto's commits are unsigned, no signing program runs, and the summary line says so", async () => {
+    const { env, git, dir, dev } = await setup({ signing: true });
+    // Positive control: the user's own git would sign (and this signer fails, so the commit would fail).
+    const own = spawnSync("git", ["commit", "--allow-empty", "-m", "own"], { cwd: dir, env, encoding: "utf8" });
+    expect(fs.existsSync(dev.signLog)).toBe(true);
+    expect(own.status).not.toBe(0);
+    fs.rmSync(dev.signLog);
+
+    const baseline = await snapshotTree(git, dir);
+    fs.writeFileSync(path.join(dir, "outside.txt"), "x\n");
+    // Before any sandboxed code: otto's git runs outside, and still does not sign.
+    await commitAll(git, dir, "feat: outside", { baseline });
+    const before = await snapshotTree(git, dir);
+    await sessionShell(dir, env, "echo w > work.txt");
+    await commitAll(git, dir, "feat: inside", { baseline: before });
+    expect(await repo!.git(["show", "--name-only", "--format=", "HEAD"])).toBe("work.txt");
+    expect(fs.existsSync(dev.signLog)).toBe(false);
+    expect(await repo!.git(["cat-file", "commit", "HEAD"])).not.toContain("gpgsig");
+    expect(unsignedLine(env)).toMatch(/unsigned .*commit\.gpgSign.*signed commits refuses the push/);
+    expect(userGitSettings(env).signs).toBe(true);
+  });
+
+  it("a home that does not sign: no summary line", async () => {
+    const { env } = await setup();
+    expect(unsignedLine(env)).toBeUndefined();
+  });
+});
