@@ -2,10 +2,11 @@
  * What the demo runs, and the scripted model's side of it. Each step is one otto slash command run
  * headless; `demoScript` is what the scripted model answers to the child sessions that step starts.
  */
-import { text, type ScriptEntry } from "../test/support/index.ts";
+import path from "node:path";
+import { text, toolCall, type ScriptEntry } from "../test/support/index.ts";
 import { DESIGN_V1, REQUIREMENTS, RESEARCH_DRAFT, RESEARCH_FINAL, TASKS_GOOD } from "../test/e2e/spec/fixtures.ts";
 import { doc, envelope as specEnvelope, specModel, subjectOf } from "../test/e2e/spec/spec-model.ts";
-import { execModel, writes } from "../test/e2e/execute/exec-model.ts";
+import { execModel } from "../test/e2e/execute/exec-model.ts";
 import { taskIdOf } from "../test/e2e/execute/kinds.ts";
 
 export interface DemoStep {
@@ -118,19 +119,24 @@ const specAnswers = specModel((kind, req) => {
 
 const envelope = (value: unknown) => text(`BEGIN_JSON\n${JSON.stringify(value)}\nEND_JSON`);
 
-/** The scripted executor writes a small module per task with OpenCode's real `write` tool. */
+/**
+ * The scripted executor writes a small module per task with OpenCode's real `write` tool, then
+ * checks it with a shell command in the tree, as every real session does: from then on otto's own
+ * git there runs in the sandbox, with the user's home out of sight, and still commits each phase.
+ */
 const executeAnswers = (project: string): ScriptEntry =>
   execModel(project, (kind, req) => {
     if (kind !== "execute-task") return undefined;
     const task = taskIdOf(req.lastUser) ?? "task";
-    return writes(
-      project,
-      req,
-      {
-        [`src/${task}.js`]: `// ${task}: implemented by the otto demo's scripted executor.\nexport const ${task.replace(/-/g, "_")} = true;\n`,
-      },
-      `Created src/${task}.js and checked it loads.`,
-    );
+    const file = `src/${task}.js`;
+    const done = req.messages.filter((m) => m.role === "tool").length;
+    if (done === 0)
+      return toolCall("write", {
+        filePath: path.join(project, file),
+        content: `// ${task}: implemented by the otto demo's scripted executor.\nexport const ${task.replace(/-/g, "_")} = true;\n`,
+      });
+    if (done === 1) return toolCall("bash", { command: `node --check ${file}`, description: `Check ${file} parses` });
+    return text(`Created ${file} and checked it parses (node --check).`);
   });
 
 /** The scripted model's answers for a step's child sessions (the slash command itself is scripted by the caller). */

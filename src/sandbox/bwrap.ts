@@ -53,7 +53,8 @@ export function bwrapArgs(policy: SandboxPolicy, kind: (file: string) => PathKin
   };
   mount("--ro-bind", policy.toolchains);
   // The user's git settings as the home's ~/.gitconfig, and the ignore and attributes files they name.
-  if (policy.gitConfig && policy.gitConfigAt && kind(policy.gitConfig) === "file") args.push("--ro-bind", policy.gitConfig, policy.gitConfigAt);
+  if (policy.gitConfig && policy.gitConfigAt && kind(policy.gitConfig) === "file")
+    args.push("--ro-bind", policy.gitConfig, policy.gitConfigAt);
   for (const file of policy.gitFiles) if (kind(file) === "file" && !inHidden(file)) args.push("--ro-bind", file, file);
   mount("--bind", policy.caches);
   // The user named these: shown even inside a hidden folder (hidden before, step 4).

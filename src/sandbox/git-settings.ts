@@ -62,7 +62,8 @@ function read(env: Env, gitDir: string | undefined): UserGitSettings {
   // Global scope only, read as data: from `/`, with the tree's git directory named only so that
   // `includeIf "gitdir:"` matches as it would in the tree (no hook, filter or fsmonitor runs in `git config`).
   const clean: Env = {};
-  for (const [name, value] of Object.entries(env)) if (!/^GIT_(DIR|WORK_TREE|COMMON_DIR|INDEX_FILE|CONFIG_(COUNT|KEY_\d+|VALUE_\d+|PARAMETERS))$/.test(name)) clean[name] = value;
+  for (const [name, value] of Object.entries(env))
+    if (!/^GIT_(DIR|WORK_TREE|COMMON_DIR|INDEX_FILE|CONFIG_(COUNT|KEY_\d+|VALUE_\d+|PARAMETERS))$/.test(name)) clean[name] = value;
   const result = spawnSync("git", [...(gitDir ? ["--git-dir", gitDir] : []), "config", "--global", "--list", "--includes", "-z"], {
     cwd: "/",
     env: { ...clean, GIT_CONFIG_NOSYSTEM: "1", ...(gitDir ? {} : { GIT_DIR: "/nonexistent-otto-git-dir" }) },

@@ -61,7 +61,10 @@ export function planCommand(request: SandboxRequest, command: string): CommandPl
   if (detected.kind === "bwrap")
     return { sandbox: "bwrap", argv: withFilteredEnv([detected.binary, ...bwrapArgs(policy), "--", shell, "-c", command]) };
   const profile = seatbeltProfile(policy);
-  return { sandbox: "sandbox-exec", argv: withFilteredEnv([detected.binary, "-p", profile, shell, "-c", command], [`GIT_CONFIG_GLOBAL=${git.file}`]) };
+  return {
+    sandbox: "sandbox-exec",
+    argv: withFilteredEnv([detected.binary, "-p", profile, shell, "-c", command], [`GIT_CONFIG_GLOBAL=${git.file}`]),
+  };
 }
 
 export function sandboxRequired(reason: string, fix = "install bubblewrap (Linux) or run on macOS"): OttoError {

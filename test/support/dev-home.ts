@@ -63,9 +63,13 @@ export function writeDeveloperHome(home: string, options: DeveloperHomeOptions =
   fs.writeFileSync(path.join(home, ".npmrc"), `//registry.npmjs.org/:_authToken=${DEV_SECRETS.npmToken}\n`, { mode: 0o600 });
   fs.mkdirSync(path.join(home, ".ssh"), { recursive: true, mode: 0o700 });
   fs.writeFileSync(path.join(home, ".ssh", "config"), "Host *\n  IdentityFile ~/.ssh/id_ed25519\n");
-  fs.writeFileSync(path.join(home, ".ssh", "id_ed25519"), `-----BEGIN OPENSSH PRIVATE KEY-----\n${DEV_SECRETS.sshKey}\n-----END OPENSSH PRIVATE KEY-----\n`, {
-    mode: 0o600,
-  });
+  fs.writeFileSync(
+    path.join(home, ".ssh", "id_ed25519"),
+    `-----BEGIN OPENSSH PRIVATE KEY-----\n${DEV_SECRETS.sshKey}\n-----END OPENSSH PRIVATE KEY-----\n`,
+    {
+      mode: 0o600,
+    },
+  );
   if (options.signing) {
     fs.mkdirSync(path.dirname(signer), { recursive: true });
     // A signer that records the call and fails: a commit that tried to sign would fail, and say so.

@@ -1,7 +1,10 @@
+import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { createOpencodeClient } from "@opencode-ai/sdk";
 import { afterAll, afterEach, beforeAll, onTestFailed } from "vitest";
+import { DEV_SECRETS } from "./dev-home.ts";
+import { gitEnv } from "./git.ts";
 import { startModelServer, type ModelServer, type ModelServerOptions } from "./model-server.ts";
 import { createWorkspace, runOpencode, type RunOptions, type RunResult, type Workspace, type WorkspaceOptions } from "./opencode.ts";
 import { keepForWorker, survivors } from "./processes.ts";
@@ -43,7 +46,7 @@ export interface UseE2EOptions {
 }
 
 // Workspace options that live outside the project: the shared server's, the same for the whole block.
-const PER_PROCESS = ["config", "models", "plugin", "env", "base"] as const;
+const PER_PROCESS = ["config", "models", "plugin", "env", "base", "bareHome"] as const;
 type ServerOptions = Pick<WorkspaceOptions, (typeof PER_PROCESS)[number]>;
 const serverOptions = (options: Omit<WorkspaceOptions, "model">): ServerOptions =>
   Object.fromEntries(PER_PROCESS.filter((key) => options[key] !== undefined).map((key) => [key, options[key]]));
@@ -134,6 +137,34 @@ async function workerServer(model: ModelServer, wanted: ServerOptions): Promise<
   return starting;
 }
 
+/** Where a secret of the developer's home reached: a model request, or a commit of a test's project. */
+function leakedSecrets(model: ModelServer, workspaces: readonly Workspace[]): string[] {
+  const secrets = Object.values(DEV_SECRETS);
+  const found: string[] = [];
+  for (const r of model.requests) {
+    const text = JSON.stringify([r.system, r.messages]);
+    if (secrets.some((s) => text.includes(s))) found.push(`model request #${r.seq}`);
+  }
+  for (const ws of workspaces) {
+    // Read as data: a hostile test's tree may configure programs git would run.
+    const args = [
+      "-c",
+      "core.fsmonitor=false",
+      "-c",
+      "core.hooksPath=/dev/null",
+      "log",
+      "--all",
+      "-p",
+      "--no-ext-diff",
+      "--no-textconv",
+      "--format=%B%an%ae",
+    ];
+    const history = spawnSync("git", args, { cwd: ws.project, encoding: "utf8", maxBuffer: 256 * 1024 * 1024, env: gitEnv() });
+    if (secrets.some((s) => (history.stdout ?? "").includes(s))) found.push(`a commit in ${ws.project}`);
+  }
+  return found;
+}
+
 const tail = (text: string, lines: number): string => text.split("\n").slice(-lines).join("\n");
 
 function describeModel(model: ModelServer): string {
@@ -161,6 +192,8 @@ export function useE2E(options: ModelServerOptions = {}, { shareServer = false }
     model.reset();
   });
   afterEach(async () => {
+    // Every test, whatever it is about: the developer's home keeps its secrets (dev-home.ts).
+    const leaked = model ? leakedSecrets(model, workspaces) : [];
     if (model && workspaces.length > 0) {
       dump = [
         describeModel(model),
@@ -190,6 +223,7 @@ export function useE2E(options: ModelServerOptions = {}, { shareServer = false }
       hooked = false;
       model?.reset();
     }
+    if (leaked.length > 0) throw new Error(`a secret of the developer's home left it: ${leaked.join("; ")}`);
   });
   afterAll(async () => {
     // The worker keeps its shared server and model for its next files.

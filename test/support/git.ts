@@ -24,10 +24,18 @@ export function gitEnv(extra: Record<string, string> = {}): Record<string, strin
 }
 
 /** Runs git; never throws on a non-zero exit (callers decide). */
+/** Who the tests' own commits are by (a clone in a developer's home has no identity of its own). */
+const TEST_AUTHOR = {
+  GIT_AUTHOR_NAME: "Otto Test",
+  GIT_AUTHOR_EMAIL: "otto-test@example.invalid",
+  GIT_COMMITTER_NAME: "Otto Test",
+  GIT_COMMITTER_EMAIL: "otto-test@example.invalid",
+};
+
 export async function runGit(args: string[], cwd: string, options: { timeoutMs?: number } = {}): Promise<GitResult> {
   const result = await execa("git", args, {
     cwd,
-    env: gitEnv(),
+    env: gitEnv(TEST_AUTHOR),
     extendEnv: false,
     reject: false,
     stdin: "ignore",

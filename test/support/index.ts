@@ -28,4 +28,5 @@ export {
 export { startFakeHttp, type FakeHttp, type FaultPlan, type FaultKind, type RecordedCall } from "./fake-http.ts";
 export * from "./figures.ts";
 export * from "./wait.ts";
+export { DEVELOPER, DEV_SECRETS, GLOBAL_IGNORES, developerHome, testRoot, writeDeveloperHome } from "./dev-home.ts";
 export { pathWithout } from "./path-without.ts";

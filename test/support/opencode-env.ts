@@ -2,6 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { testRoot, writeDeveloperHome } from "./dev-home.ts";
 import { spawnTracked, stopTracked } from "./processes.ts";
 
 /** The checkout under test: OpenCode loads the plugin from here (`file://<REPO_ROOT>`). */
@@ -64,7 +65,12 @@ export function isolatedEnv(dirs: IsolatedDirs, cwd: string, extra: Record<strin
   };
 }
 
-export function makeDirs(root: string): IsolatedDirs {
+/**
+ * The folders of a workspace under `root`. The home is a developer's (dev-home.ts: an identity, a
+ * credential helper and a global ignore file in ~/.gitconfig, stored credentials, an ~/.npmrc
+ * token, ~/.ssh) unless `bareHome`, for the tests that are about a home with nothing in it.
+ */
+export function makeDirs(root: string, options: { bareHome?: boolean } = {}): IsolatedDirs {
   const dirs: IsolatedDirs = {
     home: path.join(root, "home"),
     configHome: path.join(root, "xdg", "config"),
@@ -73,6 +79,7 @@ export function makeDirs(root: string): IsolatedDirs {
     stateHome: path.join(root, "xdg", "state"),
   };
   for (const dir of Object.values<string>({ ...dirs })) fs.mkdirSync(dir, { recursive: true });
+  if (!options.bareHome) writeDeveloperHome(dirs.home);
   return dirs;
 }
 
@@ -181,4 +188,4 @@ export function seedConfigDir(configHome: string, template: string): void {
 }
 
 /** The folder of one `vitest run`'s pooled servers (test/support/e2e.ts), by the pid of its main process. */
-export const serversDirOf = (vitestPid: number): string => path.join(os.tmpdir(), `otto-e2e-servers-${vitestPid}`);
+export const serversDirOf = (vitestPid: number): string => path.join(testRoot(), `e2e-servers-${vitestPid}`);

@@ -4,6 +4,7 @@ import path from "node:path";
 import type { OpencodeClient } from "@opencode-ai/sdk";
 import { DEFAULT_FILES, createRepo, writeFiles, type Repo } from "./git.ts";
 import type { ModelServer } from "./model-server.ts";
+import { testRoot } from "./dev-home.ts";
 import { OPENCODE_BIN, REPO_ROOT, ensureConfigTemplate, isolatedEnv, makeDirs, seedConfigDir, type IsolatedDirs } from "./opencode-env.ts";
 import { spawnTracked, stopTracked, type ProcessHandle } from "./processes.ts";
 
@@ -34,11 +35,13 @@ export interface WorkspaceOptions {
   /** Extra environment for every OpenCode process of this workspace. */
   env?: Record<string, string>;
   /**
-   * The folder the workspace's temp folder is made in (default the OS temp dir). Otto's sandbox
-   * replaces /tmp with an empty one, so a test that looks at the home or remote from inside the
-   * sandbox needs them elsewhere.
+   * The folder the workspace's temp folder is made in (default testRoot(), outside /tmp: otto's
+   * sandbox replaces /tmp with an empty one, so a home or remote there would be out of sight
+   * inside whatever otto hides).
    */
   base?: string;
+  /** A home with nothing in it (no ~/.gitconfig, no credentials); default: a developer's home (dev-home.ts). */
+  bareHome?: boolean;
   /**
    * Share this workspace's home, XDG folders and opencode.json instead of making new ones (a served
    * OpenCode shared by a file's tests runs with those): only the project is the new workspace's own.
@@ -111,14 +114,16 @@ const owned = new WeakMap<Workspace, Set<ProcessHandle>>();
 export async function createWorkspace(options: WorkspaceOptions): Promise<Workspace> {
   const host = options.shareDirsOf;
   const template = host || options.plugin === false ? undefined : await ensureConfigTemplate();
-  const root = fs.mkdtempSync(path.join(options.base ?? os.tmpdir(), "otto-e2e-"));
+  const root = fs.mkdtempSync(path.join(options.base ?? testRoot(), "otto-e2e-"));
   try {
-    const dirs = host?.dirs ?? makeDirs(root);
+    const dirs = host?.dirs ?? makeDirs(root, { bareHome: options.bareHome === true });
     const project = path.join(root, "project");
     // The repo's otto config is part of the initial commit, as in a real repo: the tree starts clean.
     const files = { ...(options.files ?? DEFAULT_FILES) };
     if (options.ottoConfig !== undefined) files[".otto/otto.jsonc"] = toText(options.ottoConfig);
     const repo = await createRepo({ dir: project, files, remote: options.remote ?? false });
+    // A developer's clone has no identity of its own: the home's ~/.gitconfig gives it.
+    if (!options.bareHome) for (const key of ["user.name", "user.email", "commit.gpgsign"]) await repo.git(["config", "--unset", key]);
     if (template) seedConfigDir(dirs.configHome, template);
     const configFile = host?.configFile ?? path.join(dirs.configHome, "opencode", "opencode.json");
     let config = deepMerge(baseConfig(options), options.config ?? {});

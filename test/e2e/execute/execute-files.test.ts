@@ -3,6 +3,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import {
   assertPluginLoaded,
+  DEVELOPER,
   delay,
   slashCommand,
   text,
@@ -125,7 +126,12 @@ describe("otto_spec_execute through opencode serve: files credited per task in a
       const n = id === "task-001" ? "one" : "two";
       const turn = turnOf(req);
       // Turn 1: a shell command that takes a while (the other task's runs meanwhile) and writes gen/<n>.txt.
-      if (turn === 0) return toolCall("bash", { command: `sleep 3 && mkdir -p gen && echo ${n} > gen/${n}.txt`, description: "generate" });
+      // The developer's editor state (.idea/, ignored only by their global ignore file) changes too.
+      if (turn === 0)
+        return toolCall("bash", {
+          command: `sleep 3 && mkdir -p gen .idea && echo ${n} > gen/${n}.txt && echo '<${n}/>' > .idea/${n}.xml`,
+          description: "generate",
+        });
       // task-001 also writes its own file with the write tool; task-002 changes nothing else.
       if (id === "task-001" && turn === 1)
         return toolCall("write", { filePath: path.join(ws.project, "src/task-001.txt"), content: "task-001\n" });
@@ -156,6 +162,10 @@ describe("otto_spec_execute through opencode serve: files credited per task in a
     const phase = (await ws.repo.git(["log", "--format=%H", "--grep", `Otto-Phase: ${SLUG}/1`])).trim();
     const inPhase = (await ws.repo.git(["show", "--name-only", "--format=", phase])).split("\n");
     expect(inPhase).toEqual(expect.arrayContaining(["gen/one.txt", "gen/two.txt", "src/task-001.txt"]));
+    // A developer's home: the phase is theirs, and what they ignore everywhere stays out of it.
+    expect(await ws.repo.git(["log", "-1", "--format=%an <%ae>", phase])).toBe(`${DEVELOPER.name} <${DEVELOPER.email}>`);
+    expect(inPhase.filter((f) => f.startsWith(".idea/"))).toEqual([]);
+    expect(fs.existsSync(path.join(ws.project, ".idea/one.xml"))).toBe(true);
     expect(e2e.model.unmatched()).toEqual([]);
   }, 300_000);
 });
