@@ -97,6 +97,7 @@ const OttoPlugin: Plugin = async (input) => {
       runtime.sessions.writes?.toolStarted(hookInput);
     },
     "tool.execute.after": async (hookInput, output) => {
+      await runtime.guard.afterTool(hookInput, output);
       runtime.sessions.writes?.toolFinished(hookInput);
       shown?.toolFinished(hookInput, output);
     },

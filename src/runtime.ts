@@ -49,6 +49,7 @@ export function createRuntime(
     directory: input.directory,
     env,
     log,
+    secrets: () => secrets.values(),
     ...(input.serverUrl ? { serverUrl: input.serverUrl.toString() } : {}),
     abort: (id) => input.client.session.abort({ path: { id }, query: { directory: input.directory } }),
   });

@@ -1,4 +1,6 @@
-import type { Env } from "./paths.ts";
+import fs from "node:fs";
+import path from "node:path";
+import { xdgPaths, type Env } from "./paths.ts";
 
 /**
  * Credentials otto, OpenCode or a CI runner put in the environment. They are secrets whether or not
@@ -86,4 +88,37 @@ export class KnownSecrets {
   values(): string[] {
     return [...this.#values];
   }
+}
+
+const authCache = new Map<string, { stamp: string; values: string[] }>();
+
+/**
+ * The keys and tokens in OpenCode's own credential stores (`auth.json`: provider API keys and OAuth
+ * tokens; `mcp-auth.json`), re-read when a file changes. Every string value under a key that names a
+ * credential counts, whatever the provider: a tool result that shows one is redacted.
+ */
+export function opencodeAuthSecrets(env: Env): string[] {
+  const data = path.join(xdgPaths(env).data, "opencode");
+  const files = ["auth.json", "mcp-auth.json"].map((name) => path.join(data, name));
+  const stamp = files.map((f) => String(fs.statSync(f, { throwIfNoEntry: false })?.mtimeMs ?? "-")).join("|");
+  const cached = authCache.get(data);
+  if (cached?.stamp === stamp) return cached.values;
+  const values = new Set<string>();
+  const visit = (node: unknown, key: string, depth: number): void => {
+    if (typeof node === "string") {
+      if (/key|token|access|refresh|secret|password/i.test(key) && node.length >= 8) values.add(node);
+    } else if (node && typeof node === "object" && depth < 6) {
+      for (const [k, v] of Object.entries(node)) visit(v, k, depth + 1);
+    }
+  };
+  for (const file of files) {
+    try {
+      visit(JSON.parse(fs.readFileSync(file, "utf8")), "", 0);
+    } catch {
+      // Missing or unreadable: nothing to add.
+    }
+  }
+  const result = [...values];
+  authCache.set(data, { stamp, values: result });
+  return result;
 }

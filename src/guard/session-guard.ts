@@ -1,10 +1,13 @@
 import fs from "node:fs";
 import path from "node:path";
 import { xdgPaths, type Env } from "../core/paths.ts";
+import { redact } from "../core/redact.ts";
+import { opencodeAuthSecrets } from "../core/secrets.ts";
 import type { Logger } from "../core/log.ts";
 import type { SandboxAccess, SandboxMode } from "../sandbox/index.ts";
 import type { ClassifyContext } from "./classify-command.ts";
 import { isGitControlPath } from "./git-paths.ts";
+import { configPaths, pathRefusal } from "./tool-paths.ts";
 
 import { RepeatedCalls, repeatedCallReason } from "./repeated-calls.ts";
 
@@ -45,6 +48,8 @@ export interface GuardDeps {
   /** The URL of the OpenCode server this plugin instance runs in (PluginInput.serverUrl). */
   serverUrl?: string;
   now?: () => number;
+  /** The secrets this plugin instance knows (runtime's KnownSecrets): redacted from guarded tool results. */
+  secrets?: () => string[];
   /** Aborts a session's running turn (the repeated-tool-call stop); OpenCode's `session.abort`. */
   abort?: (sessionID: string) => Promise<unknown>;
 }
@@ -140,19 +145,37 @@ export class SessionGuard {
     // whether or not another guard refuses the call: a model retrying a refused push loops too.
     await this.#countCall(input.tool, input.sessionID, args);
     if (FILE_TOOLS.has(input.tool) || READ_TOOLS.has(input.tool)) {
-      // The read tool runs in OpenCode's process, outside any sandbox: credential stores are refused by path.
-      const { credentialPaths, within } = await sandbox();
-      const hidden = credentialPaths(this.deps.env);
-      const secret = filesOf(args).find((file) =>
-        hidden.some((h) => within(path.resolve(this.deps.directory, expandHome(file, this.deps.env)), h)),
-      );
-      if (secret) throw blocked(`${input.tool} on ${secret}, where credentials live`);
+      // File tools run in OpenCode's process, outside any sandbox, and follow links: judged by where each path resolves (tool-paths.ts).
+      const { credentialPaths } = await sandbox();
+      const context = {
+        tree: this.deps.directory,
+        hidden: credentialPaths(this.deps.env),
+        config: configPaths(this.deps.env),
+        write: FILE_TOOLS.has(input.tool),
+      };
+      for (const file of filesOf(args)) {
+        const refusal = pathRefusal(expandHome(file, this.deps.env), context, file);
+        if (refusal) throw blocked(`${input.tool} on ${refusal}`);
+      }
     }
     if (input.tool === "bash") return this.#bash(args, this.#agents.get(input.sessionID));
     if (FILE_TOOLS.has(input.tool)) {
       const file = filesOf(args).find(isGitControlPath);
       if (file) throw blocked(`${input.tool} on ${file}`);
     }
+  }
+
+  /**
+   * `tool.execute.after`: what a guarded session's tool shows the model passes through the same
+   * redaction as everything otto writes. A file tool or a shell may still reach a secret otto does
+   * not hide (a key pasted in a project file); the known ones (the environment's, otto.jsonc's
+   * tokens, OpenCode's auth store) never reach the model as they are.
+   */
+  async afterTool(input: { tool: string; sessionID: string }, output: { output?: unknown }): Promise<void> {
+    if (!this.isGuarded(input.sessionID) || typeof output.output !== "string" || output.output === "") return;
+    const forge = await this.#forge(this.deps.directory).catch(() => undefined);
+    const secrets = [...(this.deps.secrets?.() ?? []), ...(forge?.secrets ?? []), ...opencodeAuthSecrets(this.deps.env)];
+    output.output = redact(output.output, secrets);
   }
 
   /**

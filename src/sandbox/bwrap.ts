@@ -27,7 +27,8 @@ export function pathKind(file: string): PathKind {
  *    attributes files they name) read-only, then the package stores writable, on the empty home,
  *    then the user's `allow_read` and `allow_write`;
  * 6. the tree and its git directories writable;
- * 7. git's config, hooks and info read-only on top of them;
+ * 7. git's config, hooks and info read-only on top of them (a config file holding a credential
+ *    shown as a copy without it);
  * 8. the other hidden paths last (credential stores, the session's sockets, secret files in the
  *    tree), so a tree or store that contains one (a dotfiles repository in $HOME) does not show it
  *    again. A folder becomes an empty tmpfs, a file (or socket) /dev/null.
@@ -61,7 +62,12 @@ export function bwrapArgs(policy: SandboxPolicy, kind: (file: string) => PathKin
   for (const p of policy.allowRead) if (kind(p) !== "missing") args.push("--ro-bind", p, p);
   for (const p of policy.allowWrite) if (kind(p) !== "missing") args.push("--bind", p, p);
   for (const dir of tree) if (kind(dir) !== "missing") args.push("--bind", dir, dir);
-  for (const file of policy.readOnly) if (kind(file) !== "missing") args.push("--ro-bind", file, file);
+  for (const file of policy.readOnly) {
+    if (kind(file) === "missing") continue;
+    // A config file that holds a credential is shown as its copy without it.
+    const view = policy.configViews.find((v) => v.file === file);
+    args.push("--ro-bind", view?.copy ?? file, file);
+  }
   const bound = [...tree, ...policy.toolchains, ...policy.caches, ...policy.allowRead, ...policy.allowWrite];
   const inHome = (p: string): boolean => policy.home !== undefined && within(p, policy.home);
   for (const hidden of policy.hidden.filter((h) => !containsBound(h))) {

@@ -1,6 +1,7 @@
 import path from "node:path";
 import { xdgPaths, type Env } from "../core/paths.ts";
 import { realPath, runtimePaths, storePaths, toolchainPaths } from "./home.ts";
+import { configViews } from "./git-config-view.ts";
 import { findSecretFiles } from "./secret-files.ts";
 
 /*
@@ -65,6 +66,8 @@ export interface SandboxPolicy {
   gitConfigAt?: string | undefined;
   /** Read-only: the files the user's git settings name (the global ignore and attributes files). */
   gitFiles: string[];
+  /** Git directories' config files that hold a credential, each shown as a copy without it (git-config-view.ts). */
+  configViews: Array<{ copy: string; file: string }>;
 }
 
 /**
@@ -157,6 +160,7 @@ export function sandboxPolicy(input: {
     gitConfig: input.git && homeDir !== "/" ? input.git.file : undefined,
     gitConfigAt: input.git && homeDir !== "/" ? path.join(homeDir, ".gitconfig") : undefined,
     gitFiles: real([...(input.git?.files ?? [])]),
+    configViews: configViews(gitDirs, env),
   };
 }
 

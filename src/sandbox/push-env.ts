@@ -73,8 +73,11 @@ export function protectedVariables(): string[] {
 
 /** What the `shell.env` hook adds for a guarded session (merged over OpenCode's environment). */
 export function pushBlockingEnv(input: PushEnvInput): Record<string, string> {
-  // Entries the user's environment already passes to git keep their numbers; otto's come after.
-  const out: Record<string, string> = gitConfigVars(input.env, GIT_CONFIG);
+  // Otto's entries alone, from 0: the user's own (an `http.extraheader` with a token, say) stay
+  // outside. Their variables are blanked; the sandbox passes only the first GIT_CONFIG_COUNT.
+  const out: Record<string, string> = {};
+  for (const name of Object.keys(input.env)) if (/^GIT_CONFIG_(KEY|VALUE)_\d+$/.test(name)) out[name] = "";
+  Object.assign(out, gitConfigVars({}, GIT_CONFIG));
   out.GIT_TERMINAL_PROMPT = "0";
   out.GCM_INTERACTIVE = "never";
   out.GIT_ASKPASS = "false";

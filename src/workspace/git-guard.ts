@@ -87,6 +87,33 @@ function controlFiles(gitDir: string | undefined, commonDir: string | undefined,
   }
 }
 
+/**
+ * The git directories' own config files, each read by path outside any repository (`git config
+ * --file`, from `/`: no program runs): the sandbox shows git a copy without credentials in their
+ * place (git-config-view.ts), so git's reading in the tree would differ inside and out.
+ */
+async function ownConfigEntries(files: readonly string[], env: Env, add: (origin: string, entry: string) => void): Promise<void> {
+  for (const file of files) {
+    if (!fs.lstatSync(file, { throwIfNoEntry: false })) continue;
+    const text = (await gitText(["config", "--file", file, "--no-includes", "--list", "-z"], "/", env)) ?? "";
+    for (const entry of text.split("\0")) if (entry) add(`file:${file}`, entry);
+  }
+}
+
+function ownConfigFiles(gitDir: string | undefined, commonDir: string | undefined): string[] {
+  return [...new Set([commonDir, gitDir])].flatMap((dir) =>
+    dir ? ["config", "config.worktree"].map((n) => resolveFile(path.join(dir, n))) : [],
+  );
+}
+
+function resolveFile(file: string): string {
+  try {
+    return fs.realpathSync(file);
+  } catch {
+    return path.resolve(file);
+  }
+}
+
 /** The checkout's git configuration and hooks that sandboxed code could change, and info/attributes, as digests. */
 export async function snapshotGitControl(dir: string, options: { env?: Env } = {}): Promise<GitControlSnapshot> {
   const env = options.env ?? process.env;
@@ -98,6 +125,14 @@ export async function snapshotGitControl(dir: string, options: { env?: Env } = {
   const config = (await gitText(["config", "--list", "--show-origin", "-z"], dir, env)) ?? "";
   const fields = config.split("\0");
   let hooksPath: string | undefined;
+  const own = ownConfigFiles(gitDir, commonDir);
+  const add = (origin: string, entry: string): void => {
+    const key = entry.split("\n")[0] ?? "";
+    if (IGNORED_KEY.test(key)) return;
+    const item = `config ${origin} ${key}`;
+    // A key may repeat (multi-valued): the digest covers every value in order.
+    items[item] = digest(`${items[item] ?? ""}\0${entry}`);
+  };
   for (let i = 0; i + 1 < fields.length; i += 2) {
     const origin = fields[i] ?? "";
     const entry = fields[i + 1] ?? "";
@@ -107,11 +142,11 @@ export async function snapshotGitControl(dir: string, options: { env?: Env } = {
     // The last file that sets it wins, as in git (a global `.githooks` is a folder in every tree).
     if (key === "core.hookspath") hooksPath = entry.slice(key.length + 1).trim() || undefined;
     // Files outside the tree and its git directories: the sandbox cannot write them.
-    if (IGNORED_KEY.test(key) || !writableInside(path.resolve(dir, origin.slice(5)), roots)) continue;
-    const item = `config ${origin} ${key}`;
-    // A key may repeat (multi-valued): the digest covers every value in order.
-    items[item] = digest(`${items[item] ?? ""}\0${entry}`);
+    const file = path.resolve(dir, origin.slice(5));
+    if (IGNORED_KEY.test(key) || !writableInside(file, roots) || own.includes(resolveFile(file))) continue;
+    add(origin, entry);
   }
+  await ownConfigEntries(own, env, add);
   if (commonDir) hookFiles(path.join(commonDir, "hooks"), "hooks", items);
   if (gitDir && gitDir !== commonDir) hookFiles(path.join(gitDir, "hooks"), "worktree hooks", items);
   controlFiles(gitDir, commonDir, items);

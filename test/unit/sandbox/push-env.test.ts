@@ -70,12 +70,18 @@ describe("pushBlockingEnv", () => {
     expect(result.exitCode).toBe(0);
   });
 
-  it("keeps the user's own GIT_CONFIG_n entries and adds otto's after them", () => {
-    const out = pushBlockingEnv({ env: { GIT_CONFIG_COUNT: "1", GIT_CONFIG_KEY_0: "user.name", GIT_CONFIG_VALUE_0: "me" } });
-    expect(out.GIT_CONFIG_COUNT).toBe("4");
-    expect(out.GIT_CONFIG_KEY_0).toBeUndefined();
-    expect(out.GIT_CONFIG_KEY_1).toMatch(/pushInsteadOf$/);
-    expect(out.GIT_CONFIG_VALUE_1).toBe("");
+  it("drops the user's own GIT_CONFIG_n entries (an extraheader with a token): otto's alone, from 0, the user's blanked", () => {
+    const out = pushBlockingEnv({
+      env: {
+        GIT_CONFIG_COUNT: "1",
+        GIT_CONFIG_KEY_0: "http.extraheader",
+        GIT_CONFIG_VALUE_0: "AUTHORIZATION: bearer ghp_userEnvHeader0123456789",
+      },
+    });
+    expect(out.GIT_CONFIG_COUNT).toBe("3");
+    expect(out.GIT_CONFIG_KEY_0).toMatch(/pushInsteadOf$/);
+    expect(out.GIT_CONFIG_VALUE_0).toBe("");
+    expect(JSON.stringify(out)).not.toContain("ghp_userEnvHeader");
   });
 
   it("blanks forge tokens by name and any variable holding a configured token", () => {

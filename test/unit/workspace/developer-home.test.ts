@@ -158,3 +158,40 @@ describe.skipIf(!sandboxed)("commit signing (real bubblewrap)", () => {
     expect(unsignedLine(env)).toBeUndefined();
   });
 });
+
+describe.skipIf(!sandboxed)("credentials in the checkout's git configuration and the environment (real bubblewrap)", () => {
+  it("a token in the remote URL, an extraheader and a credential section are not shown inside; the guard sees no change; the user's GIT_CONFIG_* entries stay outside", async () => {
+    const { env, git, dir } = await setup();
+    const token = "ghp_TokenInRemoteUrl0123456789abcdefXYZ";
+    const header = "AUTHORIZATION: basic eC1hY2Nlc3MtdG9rZW46Z2hzX0NoZWNrb3V0VG9rZW4";
+    await repo!.git(["remote", "add", "origin", `https://x-access-token:${token}@github.com/octo/app.git`]);
+    await repo!.git(["config", "http.https://github.com/.extraheader", header]);
+    await repo!.git(["config", "credential.https://github.com.helper", `!f() { echo password=${token}; }; f`]);
+    const withEnv = {
+      ...env,
+      GIT_CONFIG_COUNT: "1",
+      GIT_CONFIG_KEY_0: "http.extraheader",
+      GIT_CONFIG_VALUE_0: "AUTHORIZATION: bearer ghp_EnvHeader0123456789abcdef",
+    };
+    const snapshot = await snapshotGitControl(dir, { env: withEnv });
+    const baseline = await snapshotTree(git, dir);
+    // Positive control: the file outside holds all three.
+    const outside = fs.readFileSync(path.join(dir, ".git", "config"), "utf8");
+    expect(outside).toContain(token);
+    expect(outside).toContain(header);
+    await sessionShell(
+      dir,
+      withEnv,
+      "cat .git/config > seen.txt; git remote -v >> seen.txt; git config --list >> seen.txt 2>&1; env | grep -i GIT_CONFIG >> seen.txt; echo w > work.txt",
+    );
+    const seen = fs.readFileSync(path.join(dir, "seen.txt"), "utf8");
+    expect(seen).toContain("https://github.com/octo/app.git");
+    expect(seen).not.toContain(token);
+    expect(seen).not.toMatch(/eC1hY2Nlc3MtdG9rZW4|EnvHeader|password=/);
+    fs.rmSync(path.join(dir, "seen.txt"));
+    const result = await commitAll(git, dir, "feat: work", { baseline, guard: { snapshot, env: withEnv } });
+    expect(result.sha).toMatch(/^[0-9a-f]{7,}$/);
+    // The file itself is untouched: otto's own fetch and push use it outside.
+    expect(fs.readFileSync(path.join(dir, ".git", "config"), "utf8")).toBe(outside);
+  });
+});
