@@ -2,6 +2,7 @@ import path from "node:path";
 import { xdgPaths, type Env } from "../core/paths.ts";
 import { realPath, runtimePaths, storePaths, toolchainPaths } from "./home.ts";
 import { configViews } from "./git-config-view.ts";
+import { inTreeControls } from "./in-tree-controls.ts";
 import { findSecretFiles } from "./secret-files.ts";
 
 /*
@@ -49,7 +50,11 @@ export interface SandboxPolicy {
   allowRead: string[];
   /** otto.jsonc `sandbox_access.allow_write`: writable, even inside a hidden folder. */
   allowWrite: string[];
-  /** Read-only although inside a writable folder: git's config, hooks, info, commondir, gitdir and modules of every git directory, and a linked worktree's `.git` file. */
+  /**
+   * Read-only although inside a writable folder: git's config, hooks, info, commondir, gitdir and
+   * modules of every git directory, a linked worktree's `.git` file, and the tree's folders whose
+   * programs run later outside (an in-tree core.hooksPath, PATH entries inside the tree).
+   */
   readOnly: string[];
   /**
    * Invisible: credential stores, otto's own config and data, OpenCode's provider keys, the
@@ -153,7 +158,7 @@ export function sandboxPolicy(input: {
     caches: real(storePaths(env)).filter((c) => !own.includes(c)),
     allowRead,
     allowWrite,
-    readOnly: unique(readOnly),
+    readOnly: unique([...readOnly, ...inTreeControls(root, gitDirs, env, input.git?.file)]),
     hidden,
     privateTemp: temp,
     network: access.network,

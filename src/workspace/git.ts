@@ -4,6 +4,7 @@ import { gitConfigVars, OttoError, type Env } from "../core/index.ts";
 import { guardedEnvironment } from "../sandbox/index.ts";
 import { detectSandbox, planCommand, shellQuote, type SandboxAccess, type SandboxMode, type TreePaths } from "../sandbox/index.ts";
 import { AIRLOCKED, airlockGit, type AirlockRun } from "./airlock.ts";
+import { gitBinary } from "./git-binary.ts";
 import { removeOwnIndexLock } from "./index-lock.ts";
 import { accessOf } from "./sandbox-access.ts";
 import { checkTreeLayout, heldSandbox } from "./tree-layout.ts";
@@ -199,7 +200,7 @@ export async function runGit(args: readonly string[], options: GitOptions): Prom
     // machine without a sandbox has no such tree; refusing otto's own cleanup would help no one.
     return boxed(argv, options, env, { root: layout.root, gitDirs: [...new Set([layout.gitDir, layout.commonDir])] }, "auto", false);
   }
-  return spawnGit(argv, options, [options.binary ?? "git", ...argv], options.env, false);
+  return spawnGit(argv, options, [gitBinary(env, layout?.root ?? options.cwd, options.binary), ...argv], options.env, false);
 }
 
 /**
@@ -219,14 +220,15 @@ function boxed(
 ): Promise<GitResult> {
   const line = [options.binary ?? "git", ...argv].map(shellQuote).join(" ");
   const plan = planCommand({ mode, cwd: options.cwd, tree, env, ...(access ? { access } : {}) }, line);
-  if (plan.sandbox === "none" && !hooks) return spawnGit(argv, options, [options.binary ?? "git", ...argv], options.env, false);
+  if (plan.sandbox === "none" && !hooks)
+    return spawnGit(argv, options, [gitBinary(env, tree.root, options.binary), ...argv], options.env, false);
   return spawnGit(argv, options, plan.argv, guardedEnvironment(env), hooks);
 }
 
 /** How the airlock runs git: in otto's own directory, in the sandbox (no network), or outside any repository. */
 function airlockRun(options: GitOptions, env: Env, tree: TreePaths): AirlockRun {
   const plain = (args: string[], cwd: string, config: ReadonlyArray<readonly [string, string]>) =>
-    spawnGit(args, { ...options, cwd, raw: false }, [options.binary ?? "git", ...args], withConfig(env, config), false);
+    spawnGit(args, { ...options, cwd, raw: false }, [gitBinary(env, tree.root, options.binary), ...args], withConfig(env, config), false);
   return {
     own: plain,
     bare: (args) => plain(args, "/", []),
