@@ -180,7 +180,7 @@ export const layers = [
 ];
 
 export default tseslint.config(
-  { ignores: ["node_modules/**", "dist/**", "coverage/**", ".otto/**", "test/fixtures/**", "tmp/**"] },
+  { ignores: ["node_modules/**", "dist/**", "coverage/**", ".otto/**", "test/fixtures/**", "tmp/**", "reports/**"] },
   eslint.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -81,9 +81,10 @@ describe("/pr-review of a fork's PR that brings OpenCode configuration", () => {
     );
 
     const review = await e2e.run(ws, ["run", "--command", "pr-review", "--", "https://github.com/octo/app/pull/9"]);
-    expect(review.exitCode, review.stderr).toBe(0);
+    // Measured before any assertion, the run's exit code included, so a failing run still reports what loaded.
     const found = [markers.plugin, markers.mcp].filter((m) => fs.existsSync(m));
     recordFigure({ name: "fork PR's OpenCode plugin and MCP server loaded by /pr-review", tried: 2, through: found.length });
+    expect(review.exitCode, review.stderr).toBe(0);
     expect(found).toEqual([]);
     // OpenCode never read the fork's configuration (it logs each config file it loads).
     expect(ws.logs()).toMatch(/creating instance" directory=\S*otto-review-9-/);

@@ -135,6 +135,10 @@ describe("a fix cannot turn CI green by weakening the checks", () => {
 
     await ottoPr(client, "fix");
 
+    // Measured before any assertion, so a failing run still reports whether the deletion got through.
+    const remoteTest = await ws.repo.remoteFile("test/math.test.js", BRANCH);
+    tally.tried += 1;
+    tally.through += remoteTest === TEST ? 0 : 1;
     const doc = readDoc(ws);
     expect(doc).toMatch(
       /### Attempt 1 — [\s\S]*- \*\*Result\*\*: refused, nothing committed or pushed: the fix weakens the checks instead of fixing the code \(test\/math\.test\.js: test file deleted\); the analysis named only src\/math\.js as the cause/,
@@ -153,10 +157,7 @@ describe("a fix cannot turn CI green by weakening the checks", () => {
     expect(log[1]?.sha).toBe(head);
     expect(log[0]?.subject).toBe("Add instead of subtract in add()");
     expect(await ws.repo.remoteFile("src/math.js", BRANCH)).toBe(FIXED);
-    const remoteTest = await ws.repo.remoteFile("test/math.test.js", BRANCH);
     expect(remoteTest).toBe(TEST);
-    tally.tried += 1;
-    tally.through += remoteTest === TEST ? 0 : 1;
     expect(field(ws, "status")).toBe("watching");
     expect(e2e.model.unmatched()).toEqual([]);
   });

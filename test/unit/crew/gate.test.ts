@@ -42,12 +42,16 @@ describe("PromptGates", () => {
     gates.observe(busy("s"));
     gates.enqueue("s", item("late", 9));
     gates.enqueue("s", item("early", 3));
-    await new Promise((resolve) => setTimeout(resolve, 5));
-    expect(sent).toEqual(["first"]);
+    // The positive control and the end of the window: a prompt for an idle session, enqueued after
+    // them, is delivered; the busy session's two were held, not lost.
+    gates.enqueue("other", item("control", 1));
+    await vi.waitFor(() => expect(sent).toContain("control"));
+    expect(sent).toEqual(["first", "control"]);
+    expect(gates.pending("s")).toBe(2);
     gates.observe(idle("s"));
-    await vi.waitFor(() => expect(sent).toEqual(["first", "early"]));
+    await vi.waitFor(() => expect(sent).toEqual(["first", "control", "early"]));
     gates.observe(idle("s"));
-    await vi.waitFor(() => expect(sent).toEqual(["first", "early", "late"]));
+    await vi.waitFor(() => expect(sent).toEqual(["first", "control", "early", "late"]));
   });
 
   it("drops a duplicate of a queued or in-flight prompt", async () => {

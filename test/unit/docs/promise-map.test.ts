@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../../support/index.ts";
+import { testStatus } from "./find-test.ts";
 
 /*
  * Every promise the user-facing docs make has a test that fails when it breaks. A promise is a line
@@ -40,7 +41,8 @@ function tableRows(text: string, headers: readonly string[]): Array<{ line: numb
 
 interface MapEntry {
   id: string;
-  tests: Array<{ file: string; title: string }>;
+  /** `when`: the map's reason a test behind `skipIf`/`runIf` may not run, `(when: …)` after its title. */
+  tests: Array<{ file: string; title: string; when?: string }>;
 }
 
 /** The rows of docs/testing.md's "Promise map" table. */
@@ -53,15 +55,24 @@ function promiseMap(testing: string): MapEntry[] {
     const cells = text.split(" | ");
     return {
       id: /`([^`]+)`/.exec(cells[0] ?? "")?.[1] ?? "",
-      tests: [...(cells.at(-1) ?? "").matchAll(/`([^`]+)` › "(.*?)"(?=<br>| \|$)/g)].map((m) => ({ file: m[1] ?? "", title: m[2] ?? "" })),
+      tests: [...(cells.at(-1) ?? "").matchAll(/`([^`]+)` › "(.*?)"(?: \(when: ([^)]+)\))?(?=<br>| \|$)/g)].map((m) => ({
+        file: m[1] ?? "",
+        title: m[2] ?? "",
+        ...(m[3] === undefined ? {} : { when: m[3] }),
+      })),
     };
   });
 }
 
-/** Whether `source` has a test or suite titled exactly `title` (a call's first argument). */
-function hasTest(source: string, title: string): boolean {
-  const literal = title.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-  return new RegExp(`\\(\\s*(["'\`])${literal}\\1`).test(source);
+/** What is wrong with naming this test in the map, if anything: it must run, or the map says when it does not. */
+function mappedTestProblem(source: string, title: string, when: string | undefined): string | undefined {
+  const status = testStatus(source, title);
+  if (status.kind === "absent") return "has no test";
+  if (status.kind === "refused") return `names a test that does not run (${status.why})`;
+  if (status.kind === "conditional" && when === undefined)
+    return `names a test behind ${status.conditions.join(", ")}: add (when: the reason) after its title`;
+  if (status.kind === "runnable" && when !== undefined) return `says (when: ${when}) of a test that always runs`;
+  return undefined;
 }
 
 describe("the promise map (docs/testing.md)", () => {
@@ -89,10 +100,32 @@ describe("the promise map (docs/testing.md)", () => {
         ],
       },
     ]);
-    expect(hasTest('it("adds (two)", () => {})', "adds (two)")).toBe(true);
-    expect(hasTest('it.skipIf(x)(\n  "adds",\n  () => {})', "adds")).toBe(true);
-    expect(hasTest('const s = "adds";', "adds")).toBe(false);
-    expect(hasTest('it("adds two", () => {})', "adds")).toBe(false);
+    expect(promiseMap('# T\n\n## Promise map\n\n| promise | tests |\n|---|---|\n| `a` | `t/a.test.ts` › "one" (when: bubblewrap runs) |\n')).toEqual([
+      { id: "a", tests: [{ file: "t/a.test.ts", title: "one", when: "bubblewrap runs" }] },
+    ]);
+  });
+
+  it("accepts only a test that runs: not a skip, a todo, a describe, a skipped suite, nor a condition without its reason", () => {
+    const problem = (source: string, when?: string): string | undefined => mappedTestProblem(source, "adds (two)", when);
+    expect(problem('it("adds (two)", () => {})')).toBeUndefined();
+    expect(problem('test.concurrent("adds (two)", async () => {})')).toBeUndefined();
+    expect(problem('describe("math", () => {\n  it("adds (two)", () => {});\n});')).toBeUndefined();
+    expect(problem('it.skip("adds (two)", () => {})')).toMatch(/does not run \(it\.skip\)/);
+    expect(problem('test.skip("adds (two)", () => {})')).toMatch(/does not run \(test\.skip\)/);
+    expect(problem('it.todo("adds (two)")')).toMatch(/does not run \(it\.todo\)/);
+    expect(problem('it("adds (two)")')).toMatch(/a todo/);
+    expect(problem('it.fails("adds (two)", () => {})')).toMatch(/it\.fails/);
+    expect(problem('describe("adds (two)", () => {})')).toMatch(/a describe, not a test/);
+    expect(problem('describe.skip("math", () => {\n  it("adds (two)", () => {});\n});')).toMatch(/inside describe\.skip/);
+    expect(problem('describe("a", () => {\n  describe.todo("b", () => {\n    it("adds (two)", () => {});\n  });\n});')).toMatch(/inside describe\.todo/);
+    expect(problem('it.skipIf(x)(\n  "adds (two)",\n  () => {})')).toMatch(/behind skipIf\(x\)/);
+    expect(problem('describe.skipIf(!bwrap)("s", () => {\n  it("adds (two)", () => {});\n});')).toMatch(/behind skipIf\(!bwrap\)/);
+    expect(problem('describe.skipIf(!bwrap)("s", () => {\n  it("adds (two)", () => {});\n});', "no bubblewrap")).toBeUndefined();
+    expect(problem('it("adds (two)", () => {})', "no bubblewrap")).toMatch(/always runs/);
+    expect(problem('const s = "adds (two)";')).toBe("has no test");
+    expect(problem('it("adds (two) more", () => {})')).toBe("has no test");
+    // A skipped copy beside a running one does not hide the running one, and the running one is what counts.
+    expect(problem('it.skip("adds (two)", () => {});\nit("adds (two)", () => {});')).toBeUndefined();
   });
 
   it("finds promises in every promising doc, and a row for each promise", () => {
@@ -121,13 +154,16 @@ describe("the promise map (docs/testing.md)", () => {
     expect(map.filter((e) => e.tests.length === 0).map((e) => e.id)).toEqual([]);
   });
 
-  it("names test files that exist and titles that are tests of those files", () => {
+  it("names test files that exist and titles that are tests of those files, each one that runs", () => {
     const wrong: string[] = [];
     for (const entry of map)
-      for (const { file, title } of entry.tests) {
+      for (const { file, title, when } of entry.tests) {
         const full = path.join(REPO_ROOT, file);
         if (!file.endsWith(".test.ts") || !fs.existsSync(full)) wrong.push(`${entry.id}: no test file ${file}`);
-        else if (!hasTest(fs.readFileSync(full, "utf8"), title)) wrong.push(`${entry.id}: ${file} has no test "${title}"`);
+        else {
+          const problem = mappedTestProblem(fs.readFileSync(full, "utf8"), title, when);
+          if (problem) wrong.push(`${entry.id}: ${file} ${problem} "${title}"`);
+        }
       }
     expect(wrong).toEqual([]);
   });

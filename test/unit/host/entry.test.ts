@@ -2,7 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { Hooks, PluginInput, ToolContext } from "@opencode-ai/plugin";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 
 /** A client that records every call, at any depth (`app.log`, `_client.get`, …), and answers each with `{}`. */
 function recordingClient(): { client: PluginInput["client"]; calls: string[] } {
@@ -36,7 +36,6 @@ describe("the plugin module", () => {
       const { client, calls } = recordingClient();
       const hooks = await entry.server({ client, directory: dir, worktree: dir } as unknown as PluginInput);
       await hooks.config?.({});
-      await new Promise((resolve) => setTimeout(resolve, 50));
       expect(calls).toEqual([]);
 
       const ctx = {
@@ -49,8 +48,11 @@ describe("the plugin module", () => {
         metadata: () => undefined,
       } as unknown as ToolContext;
       await hooks.tool?.otto_config?.execute({ args: "path" }, ctx).catch(() => undefined);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      expect(calls).toContain("_client.get /global/health");
+      // The tool's own request is the positive control and the later event on the same client: a
+      // request the load started (a deferred one included) would come before it or beside it.
+      await vi.waitFor(() => expect(calls).toContain("_client.get /global/health"));
+      expect(calls[0]).toBe("_client.get /global/health");
+      expect(calls.filter((c) => c === "_client.get /global/health")).toHaveLength(1);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import {
   acquireWatcherLock,
   holderAlive,
@@ -120,8 +120,9 @@ describe("createWatcher", () => {
       log: () => undefined,
     });
     await watcher.start("foreground");
+    // Each tick's promise and the forced run's are the events that would carry a second cycle at
+    // once or a third one: all have settled here, so nothing is left to run.
     await Promise.all([fake.fire(), fake.fire(), watcher.runOnce()]);
-    await new Promise((r) => setTimeout(r, 30));
     expect(maxRunning).toBe(1);
     expect(forced.filter((f) => f)).toEqual([true]);
     // Ticks that come while a cycle runs are skipped (src/pr/watch/watcher.ts); a forced run waits its turn.
@@ -168,7 +169,8 @@ describe("createWatcher", () => {
       log: (_l, m) => logs.push(m),
     });
     await watcher.start("detached");
-    await new Promise((r) => setTimeout(r, 20));
+    // The first cycle has ended once it wrote its summary into the lock.
+    await vi.waitFor(async () => expect((await readWatcherRecord(lock.file))?.last_cycle).toBeDefined());
     // Another process saw pid 1 as dead and took over.
     await acquireWatcherLock({ ...lock, now: fake.clock.now }, { pid: 2, token: "thief", mode: "foreground", intervalMs: 60_000 });
     await fake.fire();
