@@ -1,6 +1,6 @@
 import { formatCost, formatTokenCount, formatUsage, type Budget, type Usage } from "../cost/index.ts";
 import { summarizeTasks, type TaskList } from "../spec/index.ts";
-import { describeVerdict, failingHeadline, ignoredLine, type RunVerdict } from "../workspace/index.ts";
+import { describeVerdict, failingHeadline, ignoredLine, quarantineLine, type Quarantined, type RunVerdict } from "../workspace/index.ts";
 import { sharedLines, type SharedChange } from "./attribution.ts";
 import type { VerifyState } from "./commit-message.ts";
 import { budgetStopLines, budgetWords, type BudgetStopReport } from "./cost.ts";
@@ -44,6 +44,8 @@ export interface PhaseReport {
   kept?: string[];
   /** Paths git ignored when the run started and a session un-ignored: the user's, left out. */
   ignored?: string[];
+  /** OpenCode configuration a session wrote, moved out of the tree (quarantineLine). */
+  quarantined?: Quarantined;
   /** What the phase's model calls used in this run (tasks, gates, verification fixes, harvest). */
   usage?: Usage;
   /** Changes made while several of its tasks ran shell commands: listed here once, in no task's row. */
@@ -179,6 +181,7 @@ export function renderReport(report: RunReport): string {
   if (kept.length) out.push("", keptLine(kept));
   const ignored = [...new Set([...report.phases.flatMap((p) => p.ignored ?? []), ...(report.docs?.ignored ?? [])])];
   if (ignored.length) out.push("", ignoredLine(ignored));
+  for (const p of report.phases) if (p.quarantined) out.push("", quarantineLine(p.quarantined));
   for (const note of report.notes) out.push("", `Note: ${note}`);
   if (report.error) out.push("", `Error: ${report.error}`);
   out.push("", `Next step: ${nextStep(report)}`);

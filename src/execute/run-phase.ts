@@ -175,6 +175,7 @@ export async function runPhase(run: PhaseRun): Promise<PhaseReport> {
   });
   if (commit.kept.length > 0) report.kept = commit.kept;
   if (commit.ignored.length > 0) report.ignored = commit.ignored;
+  if (commit.quarantined) report.quarantined = commit.quarantined;
   if (!commit.sha) return { ...report, note: "nothing to commit: no change of the phase is left in the working tree" };
   report.commit = commit.sha;
   // The sha exists only once the commit does, so this field reaches git with the next commit.

@@ -1,5 +1,4 @@
 import fs from "node:fs";
-import type { Env } from "../core/paths.ts";
 import { pushBlockingEnv, SERVER_AUTH_VARIABLES, TOKEN_VARIABLES } from "./push-env.ts";
 
 /*

@@ -8,6 +8,7 @@ import { userGitSettings, type SandboxMode } from "../sandbox/index.ts";
 import { TEXT_DIFF } from "./change-set.ts";
 import { runGit, type GitResult } from "./git.ts";
 import { refuseIgnoredCopies } from "./ignored-content.ts";
+import { quarantineOpencodeCode, type Quarantined } from "./quarantine.ts";
 import { findKnownSecrets } from "./secret-scan.ts";
 import { changesSince, type GitRun, type TreeChanges, type TreeSnapshot } from "./snapshot.ts";
 
@@ -59,6 +60,8 @@ export interface CommitResult {
   ignored: string[];
   /** Nested repositories (a folder with its own `.git`) the sessions made or changed: never committed (nestedLine). */
   nested: string[];
+  /** OpenCode configuration the sessions wrote, moved out of the tree and never committed (quarantineLine). */
+  quarantined?: Quarantined;
 }
 
 const DEFAULT_FIX =
@@ -73,13 +76,13 @@ const pathspec = (paths: readonly string[]): string => paths.map((p) => `${p}\0`
  * literal (`--literal-pathspecs`): a file named `*.ts` is that file, not a glob.
  */
 export async function commitChanges(git: GitRun, cwd: string, options: CommitOptions): Promise<CommitResult> {
-  const { changes, nested } = await leaveOutNested(
-    git,
-    cwd,
-    takeIncluded(await changesSince(git, cwd, options.baseline), options.include ?? []),
-  );
+  const all = takeIncluded(await changesSince(git, cwd, options.baseline), options.include ?? []);
+  // OpenCode code a session wrote (.opencode/, opencode.json, a link by such a name) leaves the tree before anything is committed.
+  const quarantined = await quarantineOpencodeCode(git, cwd, all.paths, options.guard?.env ?? options.hooks?.env ?? process.env);
+  if (quarantined) all.paths = all.paths.filter((p) => !quarantined.paths.includes(p));
+  const { changes, nested } = await leaveOutNested(git, cwd, all);
   const fix = options.fix ?? DEFAULT_FIX;
-  const left = { kept: changes.kept, ignored: changes.ignored, nested };
+  const left = { kept: changes.kept, ignored: changes.ignored, nested, ...(quarantined ? { quarantined } : {}) };
   if (changes.paths.length === 0 && !options.allowEmpty) return { sha: undefined, committed: [], ...left };
   // A credential in the repo's otto.jsonc must not be committed.
   await assertNoCommittedSecrets(cwd, git);
@@ -193,7 +196,7 @@ export async function commitAll(
     hooks?: CommitOptions["hooks"];
     secrets?: readonly string[];
   },
-): Promise<{ sha: string; kept: string[]; ignored: string[]; nested: string[] }> {
+): Promise<{ sha: string; kept: string[]; ignored: string[]; nested: string[]; quarantined?: Quarantined }> {
   const allowEmpty = options.allowEmpty ?? true;
   const result = await commitChanges(git, cwd, {
     message,
@@ -204,7 +207,13 @@ export async function commitAll(
     ...(options.hooks ? { hooks: options.hooks } : {}),
     ...(options.secrets ? { secrets: options.secrets } : {}),
   });
-  return { sha: result.sha ?? "", kept: result.kept, ignored: result.ignored, nested: result.nested };
+  return {
+    sha: result.sha ?? "",
+    kept: result.kept,
+    ignored: result.ignored,
+    nested: result.nested,
+    ...(result.quarantined ? { quarantined: result.quarantined } : {}),
+  };
 }
 
 /** Pure: every uncommitted path inside an `include` folder is committed, whoever changed it. */

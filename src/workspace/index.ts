@@ -119,3 +119,4 @@ export {
   removeOpenCodeConfig,
   type RemovedConfig,
 } from "./opencode-config.ts";
+export { quarantineLine, isOpencodeCode, type Quarantined } from "./quarantine.ts";

@@ -3,6 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { isOttoError, type Env } from "../core/index.ts";
 import { commitChanges, ignoredLine, nestedLine, unsignedLine } from "./commit.ts";
+import { quarantineLine } from "./quarantine.ts";
 import { refuseGitlinks } from "./gitlinks.ts";
 import { describeControlChanges, gitControlChanges, type GitControlSnapshot } from "./git-guard.ts";
 import { gitFailure } from "./git-errors.ts";
@@ -143,6 +144,7 @@ export async function commitAndPush(input: PushInput): Promise<PushResult> {
   const note = [
     ...(commit.ignored.length > 0 ? [ignoredLine(commit.ignored)] : []),
     ...(commit.nested.length > 0 ? [nestedLine(commit.nested)] : []),
+    ...(commit.quarantined ? [quarantineLine(commit.quarantined)] : []),
     ...(committed ? [unsignedLine(input.env ?? process.env)].filter((line) => line !== undefined) : []),
   ]
     .map((line) => ` ${line}`)

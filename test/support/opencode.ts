@@ -1,5 +1,4 @@
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import type { OpencodeClient } from "@opencode-ai/sdk";
 import { DEFAULT_FILES, createRepo, writeFiles, type Repo } from "./git.ts";

@@ -31,7 +31,7 @@ afterEach(() => {
 /** A clone with no identity of its own (the home gives it), in a developer's home. */
 async function setup(options: Parameters<typeof developerHome>[0] = {}) {
   const dev = developerHome(options);
-  cleanups.push(dev.cleanup);
+  cleanups.push(() => dev.cleanup());
   const env: Record<string, string> = { ...gitEnv(), ...dev.env };
   delete env.GIT_CONFIG_GLOBAL;
   repo = await createRepo({ dir: path.join(dev.root, "work", "project"), remote: false });
@@ -95,7 +95,7 @@ describe.skipIf(!sandboxed)("a developer's home, once sandboxed code held the tr
 
   it("includeIf sections give the same identity inside as outside", async () => {
     const dev = developerHome();
-    cleanups.push(dev.cleanup);
+    cleanups.push(() => dev.cleanup());
     const work = path.join(dev.root, "work");
     fs.writeFileSync(path.join(dev.home, ".gitconfig-work"), "[user]\n\temail = dana@work.invalid\n");
     fs.appendFileSync(path.join(dev.home, ".gitconfig"), `[includeIf "gitdir:${work}/"]\n\tpath = ~/.gitconfig-work\n`);
