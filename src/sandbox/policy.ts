@@ -21,6 +21,11 @@ export interface TreePaths {
   root: string;
   /** `git rev-parse --absolute-git-dir` and `--git-common-dir`, deduplicated; empty outside git. */
   gitDirs: readonly string[];
+  /**
+   * The common git directory of otto's own temporary worktree, which it shares with the user's
+   * checkout: its refs, packed-refs, HEAD, index and logs are shown read-only.
+   */
+  sharedCommon?: string;
 }
 
 /** otto.jsonc `sandbox_access`: what the user lets the sandbox reach beyond the defaults. */
@@ -137,6 +142,9 @@ export function sandboxPolicy(input: {
       ["config", "config.worktree", "hooks", "info", "commondir", "gitdir", "modules"].map((name) => path.join(dir, name)),
     ),
     ...(gitDirs.length > 0 && !own.includes(dotGit) ? [dotGit] : []),
+    ...(tree.sharedCommon
+      ? ["refs", "packed-refs", "HEAD", "index", "logs"].map((name) => path.join(realPath(tree.sharedCommon ?? ""), name))
+      : []),
   ];
   // otto's own folders (the launcher, the watcher's password) stay hidden whatever the lists allow.
   const otto = real([ottoConfigDir, ottoDataDir]);

@@ -7,7 +7,7 @@ import { AIRLOCKED, airlockGit, type AirlockRun } from "./airlock.ts";
 import { gitBinary } from "./git-binary.ts";
 import { removeOwnIndexLock } from "./index-lock.ts";
 import { accessOf } from "./sandbox-access.ts";
-import { checkTreeLayout, heldSandbox } from "./tree-layout.ts";
+import { checkTreeLayout, heldSandbox, isOwnWorktree } from "./tree-layout.ts";
 
 /** What a git command produced. A non-zero exit is data, not an exception. */
 export interface GitResult {
@@ -258,7 +258,8 @@ function withConfig(env: Env, entries: ReadonlyArray<readonly [string, string]>)
 export async function treePaths(cwd: string, sandbox?: SandboxMode): Promise<TreePaths> {
   const layout = checkTreeLayout(cwd, sandbox);
   if (!layout) return { root: cwd, gitDirs: [] };
-  return { root: layout.root, gitDirs: [...new Set([layout.gitDir, layout.commonDir])] };
+  const shared = layout.gitDir !== layout.commonDir && isOwnWorktree(layout.root) ? { sharedCommon: layout.commonDir } : {};
+  return { root: layout.root, gitDirs: [...new Set([layout.gitDir, layout.commonDir])], ...shared };
 }
 
 /** One git process: `argv` is git's (or the sandbox's around it); `hooks` keeps the repository's hooks path. */

@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { gitOutput } from "./git-errors.ts";
 import { runGit } from "./git.ts";
-import { forgetTreeLayout } from "./tree-layout.ts";
+import { forgetTreeLayout, markOwnWorktree } from "./tree-layout.ts";
 import { exists, type Env } from "../core/index.ts";
 
 /*
@@ -62,6 +62,7 @@ export async function addTemporaryWorktree(input: TemporaryWorktreeInput): Promi
   };
   try {
     await gitOutput(["worktree", "add", "--detach", dir, ref], { ...git, cwd: input.repoDir });
+    markOwnWorktree(dir);
   } catch (error) {
     await release();
     throw error;

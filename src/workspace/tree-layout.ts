@@ -193,10 +193,28 @@ export function heldSandbox(root: string): SandboxMode | undefined {
   return held.get(root);
 }
 
+/*
+ * Otto's own temporary worktrees (temp-worktree.ts: detached, in a folder of otto's): their common
+ * git directory is the user's checkout's, so code sandboxed there must not move the user's
+ * branches, HEAD or index. The sandbox shows the common directory's refs, packed-refs, HEAD, index
+ * and logs read-only for them (sandbox/policy.ts); a detached commit writes none of those.
+ */
+const own = new Set<string>();
+
+/** `root` is a temporary worktree of otto's. */
+export function markOwnWorktree(root: string): void {
+  own.add(realOr(root));
+}
+
+export function isOwnWorktree(root: string): boolean {
+  return own.has(realOr(root));
+}
+
 /** Otto removed the tree at `root` (its temporary worktree): a new tree may be made there. */
 export function forgetTreeLayout(root: string): void {
   for (const key of [realOr(root), path.resolve(root)]) {
     recorded.delete(key);
     held.delete(key);
+    own.delete(key);
   }
 }
