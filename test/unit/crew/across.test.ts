@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { crewPaths, snapshot, spawnAgent, type Crew } from "../../../src/crew/index.ts";
 import { crewDirOf } from "../../../src/crew/identity.ts";
 import { pollOnce, stopInbox, watchInbox } from "../../../src/crew/inbox.ts";
@@ -21,6 +21,7 @@ import { createRepo } from "../../support/index.ts";
 
 const data = fs.mkdtempSync(path.join(os.tmpdir(), "otto-crews-"));
 const env = { HOME: data, XDG_DATA_HOME: data, XDG_CONFIG_HOME: path.join(data, "config") };
+afterAll(() => fs.rmSync(data, { recursive: true, force: true }));
 afterEach(() => {
   stopInbox();
   fs.rmSync(path.join(data, "otto"), { recursive: true, force: true });
