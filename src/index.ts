@@ -102,7 +102,13 @@ const OttoPlugin: Plugin = async (input) => {
       shown?.toolFinished(hookInput, output);
     },
     ...(shown
-      ? { "command.execute.before": async (hookInput: { command: string; sessionID: string }) => shown.commandStarted(hookInput) }
+      ? {
+          "command.execute.before": async (hookInput: { command: string; sessionID: string }) => shown.commandStarted(hookInput),
+          "experimental.text.complete": async (hookInput: { sessionID: string }, output: { text: string }) =>
+            shown.textComplete(hookInput, output),
+          "experimental.chat.messages.transform": async (_hookInput: object, output: Parameters<typeof shown.messagesTransform>[0]) =>
+            shown.messagesTransform(output),
+        }
       : {}),
     // Keeps otto's state (crew, unread messages, specs in progress) in the orchestrator's summary.
     "experimental.session.compacting": async (hookInput, output) => (await loadCrew()).compacting(hookInput, output),

@@ -1,7 +1,8 @@
 // Build mode (/otto-build): a Ralph-style loop inside the tool call, until the tasks are done and verified.
 export { buildVerb, statusVerb, stopVerb, planVerb, MAX_ITERATIONS, STAGNATION_LIMIT, type RunFlags, type VerbResult } from "./verbs.ts";
 export { createBuildDeps, type BuildInput } from "./build-deps.ts";
-export { runBuild, statusOf, noteOf, type BuildDeps, type BuildOptions, type TargetResult } from "./run-build.ts";
+export { runBuild, type BuildDeps, type BuildOptions, type TargetResult } from "./run-build.ts";
+export { statusOf, noteOf } from "./loop-end.ts";
 export { runLoop, type LoopDeps, type LoopEnd, type LoopOptions } from "./run-loop.ts";
 export { blockingChecks, buildVerdict, judgeChecks, keptResult, preExistingLines, unverifiedHeadline, KEPT_OUTPUT } from "./verdict.ts";
 export { decide, isStagnant, nextStagnant, type Decision, type Observation, type Reminder } from "./decide.ts";

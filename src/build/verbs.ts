@@ -12,7 +12,8 @@ import {
 import { formatUsage, ledgerFile, readLedger, type Account } from "../cost/index.ts";
 import type { Env } from "../core/index.ts";
 import { createBuildDeps, repoRootOf, type BuildInput } from "./build-deps.ts";
-import { buildAccount, noteOf, runBuild, type TargetResult } from "./run-build.ts";
+import { noteOf } from "./loop-end.ts";
+import { buildAccount, runBuild, type TargetResult } from "./run-build.ts";
 import { costBeforeRun, spendTable, spentLine } from "./spend-views.ts";
 import { BuildStore, crashed, type BuildState, type BuildTarget } from "./state.ts";
 import { resolveTargets, targetFlag, type TargetFlags } from "./targets.ts";

@@ -46,18 +46,32 @@ export async function worktreeTop(directory: string, env: Env): Promise<string> 
   return fs.realpath(top).catch(() => top);
 }
 
-export async function crewIdOf(directory: string, env: Env): Promise<CrewId> {
+/** Where a directory's crew works, from git: stable while the worktree keeps its branch, so a process keeps it. */
+export type CrewPlace = Pick<CrewId, "root" | "home" | "branch">;
+
+export async function crewPlaceOf(directory: string, env: Env): Promise<CrewPlace> {
   const root = await findCrewRoot(directory, env);
   const home = await worktreeTop(directory, env);
   const branch = (await currentBranch(home, { env }).catch(() => undefined)) ?? "HEAD";
-  let project = path.basename(root);
-  let tracked = false;
+  return { root, home, branch };
+}
+
+/**
+ * The project's name and whether it is tracked, from the user's config as it is now: `/otto-repo
+ * add` makes a project addressable from the next look on, in every process (a few small file reads).
+ */
+export async function crewProjectOf(directory: string, place: CrewPlace, env: Env): Promise<Pick<CrewId, "project" | "tracked">> {
   try {
     const loaded = await loadConfig({ directory, env });
     const repo = await findRepo(loaded.config.repos, { cwd: directory, git: { env } });
-    [project, tracked] = [repo.name, true];
+    return { project: repo.name, tracked: true };
   } catch {
     // Not tracked (or no readable config): known by its folder's name, addressable only inside its project.
+    return { project: path.basename(place.root), tracked: false };
   }
-  return { project, branch, home, root, tracked };
+}
+
+export async function crewIdOf(directory: string, env: Env): Promise<CrewId> {
+  const place = await crewPlaceOf(directory, env);
+  return { ...place, ...(await crewProjectOf(directory, place, env)) };
 }

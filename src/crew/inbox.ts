@@ -1,4 +1,5 @@
 import fs from "node:fs/promises";
+import { userConfigFile } from "../config/index.ts";
 import { formatError } from "../core/index.ts";
 import type { Crew } from "./context.ts";
 import type { CrewFile } from "./schema.ts";
@@ -7,8 +8,8 @@ import { dispatch } from "./wake.ts";
 
 /*
  * Messages from other crews arrive in this crew's stream, written by another OpenCode process. The
- * process that owns the crew notices them with a cheap poll (one stat of the stream a second; no
- * read and no model call while nothing arrives) and applies the wake-up policy as for a local
+ * process that owns the crew notices them with a cheap poll (one stat of the stream a second, and
+ * one of the user's config; no read and no model call while nothing arrives) and applies the wake-up policy as for a local
  * post. Delivery is recorded by the readers' cursors, so a process that starts (or takes over after
  * one was killed) re-dispatches what is still unread and nothing is lost or sent twice.
  */
@@ -21,6 +22,8 @@ interface Watched {
   seen: number;
   /** This process delivers for the crew (until then crew.json is read on every look). */
   owned: boolean;
+  /** Looks at the crew again (service.ts), when the user's config changed: a project tracked since has a new identity. */
+  refresh?: () => Promise<unknown>;
 }
 
 /** Makes this process the crew's deliverer unless another live one is (called inside a transaction). */
@@ -36,6 +39,8 @@ const REGISTRY = Symbol.for("opencode-otto.crew.inbox");
 
 interface Inbox {
   crews: Map<string, Watched>;
+  /** The user's config file as last seen (mtime and size), which says which repos are tracked. */
+  config?: string;
   timer?: ReturnType<typeof setInterval>;
   running: boolean;
 }
@@ -52,11 +57,21 @@ export function watchedCrews(): Crew[] {
   return [...inbox().crews.values()].map((w) => w.crew);
 }
 
-/** Starts delivering this crew's messages from other crews (idempotent). */
-export function watchInbox(crew: Crew): void {
+/**
+ * Starts delivering this crew's messages from other crews (idempotent). The newest look at a crew
+ * replaces the one kept (its identity may have changed: tracked since, moved to a new name).
+ */
+export function watchInbox(crew: Crew, refresh?: Watched["refresh"]): void {
   const box = inbox();
-  if (!box.crews.has(crew.paths.dir)) {
-    box.crews.set(crew.paths.dir, { crew, size: -1, seen: 0, owned: false });
+  const id = crew.paths.id;
+  for (const [dir, watched] of box.crews) {
+    const other = watched.crew.paths.id;
+    if (dir !== crew.paths.dir && id && other?.home === id.home && other.branch === id.branch) box.crews.delete(dir);
+  }
+  const watched = box.crews.get(crew.paths.dir);
+  if (watched) Object.assign(watched, { crew, refresh });
+  else {
+    box.crews.set(crew.paths.dir, { crew, size: -1, seen: 0, owned: false, refresh });
     void pollOnce().catch(() => undefined);
   }
   if (!box.timer) {
@@ -71,6 +86,14 @@ export async function pollOnce(): Promise<void> {
   if (box.running) return;
   box.running = true;
   try {
+    // One more stat a second: /otto-repo add (in any process) changes the identity of crews here.
+    const first = box.crews.values().next().value;
+    const config = first && (await fs.stat(userConfigFile(first.crew.env)).catch(() => undefined));
+    const stamp = config ? `${config.mtimeMs}:${config.size}` : "none";
+    if (box.config !== undefined && box.config !== stamp) {
+      for (const watched of [...box.crews.values()]) await watched.refresh?.().catch(() => undefined);
+    }
+    box.config = stamp;
     for (const watched of box.crews.values()) {
       try {
         await check(watched);
@@ -109,5 +132,6 @@ export function stopInbox(): void {
   const box = inbox();
   if (box.timer) clearInterval(box.timer);
   box.timer = undefined;
+  box.config = undefined;
   box.crews.clear();
 }

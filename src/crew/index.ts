@@ -14,7 +14,7 @@ export { snapshot } from "./wake.ts";
 export { formatMessage, formatMessages, formatAge } from "./render.ts";
 export { PromptGates, processGates, type GateItem } from "./gate.ts";
 export { openCodeHost, type CrewHost, type PermissionRule } from "./host.ts";
-export { findCrewRoot, crewPaths, excludeCrewFromGit, type CrewPaths } from "./paths.ts";
+export { findCrewRoot, crewPaths, type CrewPaths } from "./paths.ts";
 export { parseMentions } from "./mentions.ts";
 export { AGENT_STATES, ORCHESTRATOR, type Agent, type AgentState, type CrewFile, type Message } from "./schema.ts";
 export { agentWorktree } from "./worktree.ts";

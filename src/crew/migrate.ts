@@ -1,7 +1,9 @@
 import fs from "node:fs/promises";
+import path from "node:path";
 import type { Env } from "../core/index.ts";
 import { worktreeTop, type CrewId } from "./identity.ts";
 import { crewPaths, type CrewPaths } from "./paths.ts";
+import { listCrews } from "./registry.ts";
 import { readCrew } from "./store.ts";
 
 /*
@@ -44,5 +46,26 @@ export async function migrateLegacyCrew(id: CrewId, target: CrewPaths, env: Env)
   await move(legacy.crew, target.crew);
   // The folder otto made, when nothing else is in it (a lock being released, say).
   await fs.rmdir(legacy.dir).catch(() => undefined);
+  return true;
+}
+
+/**
+ * A worktree's crew is kept under its project's name, which changes when the repository becomes
+ * tracked under another name (`/otto-repo add` names it from the remote), is renamed or untracked.
+ * When `target` has no crew yet, the crew recorded for the same worktree and branch under another
+ * name moves there (one rename of its folder), so its agents and messages follow the project.
+ */
+export async function adoptRenamedCrew(home: string, branch: string, target: CrewPaths, env: Env): Promise<boolean> {
+  const exists = await fs.access(target.crew).then(
+    () => true,
+    () => false,
+  );
+  if (exists) return false;
+  const previous = (await listCrews(env)).find((c) => c.state.id?.home === home && c.branch === branch && c.paths.dir !== target.dir);
+  if (!previous) return false;
+  await fs.mkdir(path.dirname(target.dir), { recursive: true, mode: 0o700 });
+  await fs.rename(previous.paths.dir, target.dir);
+  // The project's folder, when that was its last branch.
+  await fs.rmdir(path.dirname(previous.paths.dir)).catch(() => undefined);
   return true;
 }

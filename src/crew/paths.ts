@@ -1,6 +1,5 @@
 import path from "node:path";
 import type { Env } from "../core/index.ts";
-import { excludeFromGit } from "../repo/index.ts";
 import { runGit } from "../workspace/index.ts";
 
 export interface CrewPaths {
@@ -46,13 +45,4 @@ export async function findCrewRoot(directory: string, env: Env = process.env): P
   const common = await gitLine(["rev-parse", "--path-format=absolute", "--git-common-dir"], directory, env);
   if (common && path.basename(common) === ".git") return path.dirname(common);
   return (await gitLine(["rev-parse", "--show-toplevel"], directory, env)) ?? path.resolve(directory);
-}
-
-export const EXCLUDE_LINE = "/.otto/crew/";
-
-/**
- * Keeps `.otto/crew/` out of git: the crew is local, per-machine state. Does nothing outside git.
- */
-export function excludeCrewFromGit(root: string, env: Env = process.env): Promise<void> {
-  return excludeFromGit(root, EXCLUDE_LINE, "otto crew state (local)", env);
 }

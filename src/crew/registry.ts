@@ -36,11 +36,29 @@ export async function listCrews(env: Env): Promise<KnownCrew[]> {
   return out;
 }
 
-/** The addresses that exist, for an error: `feature/b:worker` for this project's crews, `p:b:a` for others. */
-export function addressList(crews: readonly KnownCrew[], from: { project: string; branch: string }): string[] {
+/** The sending crew, as far as reaching others goes. */
+export interface Sender {
+  project: string;
+  branch: string;
+  tracked?: boolean;
+}
+
+/**
+ * Whether `from` may write to `crew`: any crew of its own project; another project's only when both
+ * are repos the user tracks (the crew records it, identity.ts).
+ */
+export function reachable(crew: KnownCrew, from: Sender): boolean {
+  return crew.project === from.project || (from.tracked === true && crew.state.id?.tracked === true);
+}
+
+/**
+ * The addresses `from` can use, for an error: `feature/b:worker` for this project's crews, `p:b:a`
+ * for other projects' tracked ones. Crews it could not write to are left out, so nothing offered is refused.
+ */
+export function addressList(crews: readonly KnownCrew[], from: Sender): string[] {
   const out: string[] = [];
   for (const crew of crews) {
-    if (crew.project === from.project && crew.branch === from.branch) continue;
+    if ((crew.project === from.project && crew.branch === from.branch) || !reachable(crew, from)) continue;
     const prefix = crew.project === from.project ? `${crew.branch}:` : `${crew.project}:${crew.branch}:`;
     for (const name of ["otto", ...crew.state.agents.map((a) => a.name)]) out.push(`@${prefix}${name}`);
   }

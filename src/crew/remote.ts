@@ -1,7 +1,7 @@
 import type { Address } from "./addresses.ts";
 import type { Crew } from "./context.ts";
 import type { CrewPaths } from "./paths.ts";
-import { addressList, listCrews, type KnownCrew } from "./registry.ts";
+import { addressList, listCrews, reachable, type KnownCrew } from "./registry.ts";
 import { HUMAN, ORCHESTRATOR, type Via } from "./schema.ts";
 import { transact } from "./store.ts";
 
@@ -21,14 +21,15 @@ export interface RemoteResult {
   error?: string;
 }
 
-function resolve(address: Address, from: CrewId, crews: readonly KnownCrew[], trackedProjects: ReadonlySet<string>): KnownCrew | string {
+function resolve(address: Address, from: CrewId, crews: readonly KnownCrew[]): KnownCrew | string {
   const project = address.project ?? from.project;
-  if (project !== from.project && (!from.tracked || !trackedProjects.has(project))) {
+  const inProject = crews.filter((c) => c.project === project);
+  if (project !== from.project && !(from.tracked === true && inProject.some((c) => reachable(c, from)))) {
     return `@${address.text}: messages go to another project only between repos you track (/otto-repo add); ${from.tracked ? `'${project}' is not tracked` : `this project ('${from.project}') is not tracked`}.`;
   }
-  const matches = crews.filter((c) => c.project === project && c.branch === address.branch);
+  const matches = inProject.filter((c) => c.branch === address.branch && reachable(c, from));
   const known = addressList(crews, from);
-  const existing = known.length ? `Addresses: ${known.join(", ")}.` : "No other crew exists on this machine yet.";
+  const existing = known.length ? `Addresses: ${known.join(", ")}.` : "No other crew can be reached from here yet.";
   if (matches.length !== 1)
     return `@${address.text}: ${matches.length ? "ambiguous" : `no crew of ${project} on branch ${address.branch ?? "?"}`}. ${existing}`;
   const crew = matches[0] as KnownCrew;
@@ -39,29 +40,39 @@ function resolve(address: Address, from: CrewId, crews: readonly KnownCrew[], tr
   return crew;
 }
 
-/** Sends `text` from `via` to every remote address; returns what became of each. */
+/**
+ * Sends `text` from `via` to every remote address; returns what became of each. Addresses in one
+ * crew make one message there that mentions each of them, so its stream holds the text once.
+ */
 export async function sendRemote(crew: Crew, from: CrewId, via: Via, text: string, addresses: readonly Address[]): Promise<RemoteResult[]> {
   if (!addresses.length) return [];
   const crews = await listCrews(crew.env);
-  const tracked = new Set(crews.filter((c) => c.state.id?.tracked === true).map((c) => c.project));
   const results: RemoteResult[] = [];
+  const targets = new Map<string, { target: KnownCrew; addresses: Address[] }>();
   for (const address of addresses) {
-    const target = resolve(address, from, crews, tracked);
-    if (typeof target === "string") {
-      results.push({ address: address.text, error: target });
-      continue;
+    const target = resolve(address, from, crews);
+    if (typeof target === "string") results.push({ address: address.text, error: target });
+    else {
+      const group = targets.get(target.paths.dir) ?? { target, addresses: [] };
+      group.addresses.push(address);
+      targets.set(target.paths.dir, group);
     }
+  }
+  for (const { target, addresses: named } of targets.values()) {
+    const mentions = [...new Set(named.map((a) => a.agent))];
     const committed = await transact(
       target.paths,
       crew.now,
       ({ crew: state, post }) => {
-        post({ from: `${via.project}:${via.branch}:${via.agent}`, kind: "say", text, mentions: [address.agent], via });
+        post({ from: `${via.project}:${via.branch}:${via.agent}`, kind: "say", text, mentions, via });
         return state.owner?.pid;
       },
       crew.secrets?.() ?? [],
     );
     const owner = committed.result;
-    results.push({ address: address.text, outcome: owner !== undefined && crew.isAlive(owner) ? "delivered" : "queued" });
+    const outcome = owner !== undefined && crew.isAlive(owner) ? "delivered" : "queued";
+    for (const address of named) results.push({ address: address.text, outcome });
   }
-  return results;
+  // In the order they were written.
+  return addresses.flatMap((a) => results.filter((r) => r.address === a.text));
 }

@@ -10,11 +10,11 @@ import { handleCrewEvent } from "./events.ts";
 import { processGates } from "./gate.ts";
 import { openCodeHost } from "./host.ts";
 import { crewPaths, type CrewPaths } from "./paths.ts";
-import { crewDirOf, crewIdOf } from "./identity.ts";
-import { migrateLegacyCrew } from "./migrate.ts";
+import { crewDirOf, crewPlaceOf, crewProjectOf, type CrewPlace } from "./identity.ts";
+import { adoptRenamedCrew, migrateLegacyCrew } from "./migrate.ts";
 import { watchInbox, watchedCrews } from "./inbox.ts";
 import { listCrews } from "./registry.ts";
-import { readCrew } from "./store.ts";
+import { readCrew, sameCrewId, transact } from "./store.ts";
 import { messageUsage, priceLookup, sumUsage, type Usage } from "../cost/index.ts";
 import { meterKnownSession } from "./spend.ts";
 
@@ -87,25 +87,34 @@ export function createCrewService(runtime: CrewRuntime, overrides: Partial<CrewD
     secrets: () => runtime.secrets?.values() ?? [],
     ...overrides,
   };
-  const resolved = new Map<string, Promise<CrewPaths>>();
-  const locate = async (directory: string): Promise<CrewPaths> => {
-    const id = await crewIdOf(directory, runtime.env);
+  // What git says about a directory is kept for the process; the project's name and whether it is
+  // tracked are read again on every look, so /otto-repo add takes effect without a restart.
+  const places = new Map<string, Promise<CrewPlace>>();
+  const placeOf = (directory: string): Promise<CrewPlace> => {
+    let place = places.get(directory);
+    if (!place) {
+      place = crewPlaceOf(directory, runtime.env);
+      places.set(directory, place);
+      place.catch(() => places.delete(directory));
+    }
+    return place;
+  };
+  const at = async (directory: string): Promise<Crew> => {
+    const place = await placeOf(directory);
+    const id = { ...place, ...(await crewProjectOf(directory, place, runtime.env)) };
     const paths: CrewPaths = {
       ...crewPaths(id.home, crewDirOf(id, runtime.env)),
       id: { project: id.project, branch: id.branch, home: id.home, tracked: id.tracked },
     };
     await migrateLegacyCrew(id, paths, runtime.env).catch(report("moving the crew to otto's data folder"));
-    return paths;
-  };
-  const at = async (directory: string): Promise<Crew> => {
-    let paths = resolved.get(directory);
-    if (!paths) {
-      paths = locate(directory);
-      resolved.set(directory, paths);
-      paths.catch(() => resolved.delete(directory));
+    await adoptRenamedCrew(id.home, id.branch, paths, runtime.env).catch(report("moving the crew to its project's new name"));
+    const crew: Crew = { ...deps, paths };
+    // A crew that exists records who it is now (tracked since, renamed): other crews read that.
+    const recorded = await readCrew(paths).catch(() => undefined);
+    if (recorded?.id && !sameCrewId(recorded.id, paths.id)) {
+      await transact(paths, deps.now, () => undefined, deps.secrets?.() ?? []).catch(report("recording the crew's project"));
     }
-    const crew: Crew = { ...deps, paths: await paths };
-    watchInbox(crew);
+    watchInbox(crew, () => at(directory));
     return crew;
   };
   const agentCrew = async (sessionID: string, directory: string): Promise<Crew> => {

@@ -3,7 +3,6 @@ import { renderPrompt } from "../prompts/index.ts";
 import type { ModelRef } from "../session/index.ts";
 import type { Crew } from "./context.ts";
 import type { PermissionRule } from "./host.ts";
-import { excludeCrewFromGit } from "./paths.ts";
 import { AGENT_NAME, RESERVED_NAMES, type Agent, type CrewFile } from "./schema.ts";
 import { meterAgent } from "./spend.ts";
 import { transact } from "./store.ts";
@@ -65,7 +64,6 @@ function roster(state: CrewFile, name: string): string[] {
 /** Creates the agent's session, records it as busy, and sends its first prompt through the gate. */
 export async function spawnAgent(crew: Crew, input: SpawnInput, state: CrewFile): Promise<Agent> {
   checkName(input.name, state);
-  await excludeCrewFromGit(crew.paths.root, crew.env);
   const agentName = input.agent ?? CREW_AGENT;
   const sessionID = await crew.host.createSession({
     parentID: input.orchestrator.sessionID,

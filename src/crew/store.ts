@@ -65,6 +65,10 @@ export async function readStream(paths: CrewPaths): Promise<Message[]> {
   return parseStream(await readTextIfExists(paths.messages));
 }
 
+/** Whether crew.json records the identity the caller resolved. */
+export const sameCrewId = (a: CrewFile["id"], b: CrewPaths["id"]): boolean =>
+  b !== undefined && a !== undefined && a.project === b.project && a.branch === b.branch && a.home === b.home && a.tracked === b.tracked;
+
 export interface Transaction {
   /** The crew as read under the lock; change it in place. */
   crew: CrewFile;
@@ -109,7 +113,8 @@ export async function transact<T>(
       posted.push(full);
       return full;
     };
-    if (paths.id && !crew.id) crew.id = paths.id;
+    // The identity as the caller resolved it now: a project tracked since (or renamed) is recorded.
+    if (paths.id && !sameCrewId(crew.id, paths.id)) crew.id = { ...paths.id };
     const result = await change({ crew, stream, post, now: time });
     Object.assign(crew, redactDeep(crew, secrets));
     if (posted.length > 0) {

@@ -2,8 +2,23 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { execa } from "execa";
+import { afterAll, onTestFinished } from "vitest";
 
 /** Real git in temp dirs, with a bare repository on disk standing in for GitHub/ADO. */
+
+/**
+ * Removes `dir` when the running test ends, or, made outside a test (a file's setup), when the file
+ * ends. A shared module's own afterEach would not do: the test files of a worker share modules
+ * (vitest.config.ts, isolate: false), so it would be registered for the first file only.
+ */
+export function removeAfterTest(dir: string): void {
+  const remove = () => fs.rmSync(dir, { recursive: true, force: true });
+  try {
+    onTestFinished(remove);
+  } catch {
+    afterAll(remove);
+  }
+}
 
 export interface GitResult {
   exitCode: number;

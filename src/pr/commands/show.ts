@@ -6,7 +6,8 @@ import { findPr } from "../store/find.ts";
 import { locatePr } from "../context/registry.ts";
 import { documentKey } from "../store/store.ts";
 import { formatUsage, ZERO_USAGE } from "../../cost/index.ts";
-import { docSpentToday, utcDay } from "../context/spend.ts";
+import { utcDay } from "../context/daily-caps.ts";
+import { docSpentToday } from "../context/spend.ts";
 import { cell } from "../../core/index.ts";
 
 type ShowContext = Pick<PrContext, "store" | "registry">;

@@ -8,7 +8,8 @@ import type { commitAndPush } from "../../workspace/index.ts";
 import { logLine, type PrDocument } from "../store/document.ts";
 import type { PrStore } from "../store/store.ts";
 import type { PipelineStatus, PrInfo } from "../types.ts";
-import { addSpend, prLabel, type SpendItem } from "../context/spend.ts";
+import { prLabel } from "../context/daily-caps.ts";
+import { addSpend, type SpendItem } from "../context/spend.ts";
 import { appendHistory, renderEntry, type HistoryEntry, type Trigger } from "./decide.ts";
 import type { Verdict } from "./verdict.ts";
 

@@ -20,7 +20,7 @@ export const FINAL_STATUSES: readonly PrStatus[] = ["merged", "closed", "abandon
 /** YAML turns an unquoted ISO time written by hand into a Date; keep times as ISO strings. */
 const Timestamp = z.preprocess((v) => (v instanceof Date ? v.toISOString() : v), z.string());
 
-/** What otto's model calls for this PR cost (src/pr/context/spend.ts); absent in documents written before it was kept. */
+/** What otto's model calls for this PR cost (src/pr/context/spend.ts, daily-caps.ts); absent in documents written before it was kept. */
 export const PrSpend = z.object({
   /** The UTC day (YYYY-MM-DD) `today` is of. */
   day: z.string(),

@@ -9,7 +9,7 @@ import { listCacheKey, type PrStore } from "../store/store.ts";
 import { seenOf, seenTest, type SeenComments } from "../store/seen.ts";
 import { pollMode, type PollMode } from "./poll-mode.ts";
 import { pipelineSummary } from "../pipeline.ts";
-import { prLabel } from "../context/spend.ts";
+import { prLabel } from "../context/daily-caps.ts";
 import type { Usage } from "../../cost/index.ts";
 import { planError, shouldPoll } from "./plan.ts";
 import { greenComment, planRefresh, type Observed, type PrEvent } from "../store/refresh.ts";
@@ -45,7 +45,7 @@ export type Outcome = "updated" | "unchanged" | "final" | "backoff" | "error" | 
 
 export interface PrResult {
   key: string;
-  /** The ledger's label of the PR (src/pr/context/spend.ts): what the cycle's spend is summed by. */
+  /** The ledger's label of the PR (src/pr/context/daily-caps.ts): what the cycle's spend is summed by. */
   pr?: string;
   outcome: Outcome;
   status: PrStatus;

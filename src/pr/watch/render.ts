@@ -1,6 +1,6 @@
 import { formatUsage, sumUsage, ZERO_USAGE } from "../../cost/index.ts";
 import type { PrDocument } from "../store/document.ts";
-import { prLabel, utcDay } from "../context/spend.ts";
+import { prLabel, utcDay } from "../context/daily-caps.ts";
 import { spendLines, type WatcherSpend } from "./watcher-spend.ts";
 import type { CycleSummary, WatcherRecord } from "./lock.ts";
 import { formatInterval } from "./schedule.ts";

@@ -1,7 +1,7 @@
 import type { Env } from "../../core/index.ts";
 import type { Config } from "../../config/index.ts";
 import { addUsage, formatCost, formatUsage, formatUsd, ZERO_USAGE, type Usage } from "../../cost/index.ts";
-import { nextUtcDay, readToday, spentToday } from "../context/spend.ts";
+import { nextUtcDay, readToday, spentToday } from "../context/daily-caps.ts";
 
 /** Today's (UTC) spend of the PR watcher's work, for `/otto-pr watch status`. */
 export interface WatcherSpend {

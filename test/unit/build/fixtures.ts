@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { OttoError } from "../../../src/core/index.ts";
 import type { Builder } from "../../../src/build/index.ts";
+import { removeAfterTest } from "../../support/git.ts";
 
 /** A tasks.md with `n` tasks, the first `done` of them completed. */
 export function tasksMd(n: number, done = 0): string {
@@ -13,8 +14,11 @@ export function tasksMd(n: number, done = 0): string {
   return `# Tasks\n\n${tasks.join("\n\n")}\n`;
 }
 
+/** A temp directory, removed after the test (or, made in a hook, after the file). */
 export function tempRepoDir(): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), "otto-build-"));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "otto-build-"));
+  removeAfterTest(dir);
+  return dir;
 }
 
 /** Marks the first pending task of an otto tasks.md completed. */

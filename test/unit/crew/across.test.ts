@@ -1,12 +1,18 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { crewPaths, snapshot, spawnAgent, type Crew } from "../../../src/crew/index.ts";
 import { crewDirOf } from "../../../src/crew/identity.ts";
 import { pollOnce, stopInbox, watchInbox } from "../../../src/crew/inbox.ts";
 import { sendRemote } from "../../../src/crew/remote.ts";
 import { fakeCrew, type FakeCrew } from "./fake-crew.ts";
+import { userConfigFile } from "../../../src/config/index.ts";
+import { silentLogger } from "../../../src/core/index.ts";
+import { createCrewService } from "../../../src/crew/index.ts";
+import { listCrews } from "../../../src/crew/registry.ts";
+import type { Runtime } from "../../../src/runtime.ts";
+import { createRepo } from "../../support/index.ts";
 
 /*
  * Two crews of one project (main, feature/b) and one of another, on real files under a temp data
@@ -15,6 +21,7 @@ import { fakeCrew, type FakeCrew } from "./fake-crew.ts";
 
 const data = fs.mkdtempSync(path.join(os.tmpdir(), "otto-crews-"));
 const env = { HOME: data, XDG_DATA_HOME: data, XDG_CONFIG_HOME: path.join(data, "config") };
+afterAll(() => fs.rmSync(data, { recursive: true, force: true }));
 afterEach(() => {
   stopInbox();
   fs.rmSync(path.join(data, "otto"), { recursive: true, force: true });
@@ -66,25 +73,112 @@ describe("messages between crews", () => {
     expect(b.host.prompts.length).toBe(count);
   });
 
-  it("reports unknown addresses with the ones that exist, and refuses a project that is not tracked", async () => {
+  it("reports unknown addresses with the ones it can use, and refuses a project that is not tracked", async () => {
     const main = crewOf("front", "main", true, 1);
     const other = crewOf("other", "main", false, 3);
-    const orch = { sessionID: "ses_o", directory: other.at.paths.root };
-    await spawnAgent(
-      other.at,
-      { name: "bob", task: "Docs", orchestrator: orch, directory: orch.directory },
-      (await snapshot(other.at)).state,
-    );
+    const api = crewOf("api", "main", true, 4);
+    for (const [c, name] of [
+      [other, "bob"],
+      [api, "carl"],
+    ] as const) {
+      const orch = { sessionID: `ses_${name}`, directory: c.at.paths.root };
+      await spawnAgent(c.at, { name, task: "Docs", orchestrator: orch, directory: orch.directory }, (await snapshot(c.at)).state);
+    }
     const from = { project: "front", branch: "main", agent: "alice" };
     const id = { project: "front", branch: "main", home: main.at.paths.root, tracked: true };
     const [unknown, untracked] = await sendRemote(main.at, id, from, "hi", [
       { text: "feature/x:bob", branch: "feature/x", agent: "bob" },
       { text: "other:main:bob", project: "other", branch: "main", agent: "bob" },
     ]);
-    expect(unknown?.error).toBe("@feature/x:bob: no crew of front on branch feature/x. Addresses: @other:main:otto, @other:main:bob.");
+    // The untracked project's crew is not offered: it would be refused.
+    expect(unknown?.error).toBe("@feature/x:bob: no crew of front on branch feature/x. Addresses: @api:main:otto, @api:main:carl.");
     expect(untracked?.error).toContain(
       "messages go to another project only between repos you track (/otto-repo add); 'other' is not tracked",
     );
     expect((await snapshot(other.at)).stream).toEqual([]);
+  });
+
+  it("an untracked crew is offered only its own project's crews", async () => {
+    crewOf("front", "main", false, 1);
+    const api = crewOf("api", "main", true, 4);
+    await spawnAgent(
+      api.at,
+      { name: "carl", task: "Docs", orchestrator: { sessionID: "ses_c", directory: api.at.paths.root }, directory: api.at.paths.root },
+      (await snapshot(api.at)).state,
+    );
+    const id = { project: "front", branch: "main", home: "/nowhere", tracked: false };
+    const [sent] = await sendRemote(api.at, id, { project: "front", branch: "main", agent: "alice" }, "hi", [
+      { text: "feature/x:bob", branch: "feature/x", agent: "bob" },
+    ]);
+    expect(sent?.error).toBe("@feature/x:bob: no crew of front on branch feature/x. No other crew can be reached from here yet.");
+  });
+
+  it("two addresses in one crew make one message there, naming both", async () => {
+    const main = crewOf("front", "main", true, 1);
+    const web = crewOf("front", "feat/web", true, 2);
+    const orch = { sessionID: "ses_w", directory: web.at.paths.root };
+    await spawnAgent(web.at, { name: "pixel", task: "Web", orchestrator: orch, directory: orch.directory }, (await snapshot(web.at)).state);
+    const before = (await snapshot(web.at)).stream.length;
+    const from = { project: "front", branch: "main", agent: "alice" };
+    const id = { ...from, home: main.at.paths.root, tracked: true };
+    const text = "@feat/web:otto and @feat/web:pixel: the header is done";
+    const sent = await sendRemote(main.at, id, from, text, [
+      { text: "feat/web:otto", branch: "feat/web", agent: "otto" },
+      { text: "feat/web:pixel", branch: "feat/web", agent: "pixel" },
+    ]);
+    expect(sent).toEqual([
+      { address: "feat/web:otto", outcome: "queued" },
+      { address: "feat/web:pixel", outcome: "queued" },
+    ]);
+    const stream = (await snapshot(web.at)).stream;
+    expect(stream.length).toBe(before + 1);
+    expect(stream.at(-1)).toMatchObject({ from: "front:main:alice", text, mentions: ["otto", "pixel"] });
+  });
+
+  it("a crew made before its repository is tracked becomes addressable under the repo's name, without a restart", async () => {
+    const repo = await createRepo({ remote: false });
+    const home = fs.realpathSync(repo.dir);
+    const runtimeEnv = { ...env, PATH: process.env.PATH, GIT_CEILING_DIRECTORIES: path.dirname(home) };
+    const fake = fakeCrew({ pid: 5, alive: (p) => p === 5 });
+    const runtime = { client: {} as Runtime["client"], directory: home, env: runtimeEnv, log: silentLogger };
+    try {
+      const service = createCrewService(runtime, {
+        host: fake.host,
+        gates: fake.gates,
+        pid: 5,
+        isAlive: (p) => p === 5,
+        now: fake.crew.now,
+      });
+      const before = await service.at(home);
+      expect(before.paths.id).toMatchObject({ project: "repo", branch: "main", tracked: false });
+      const orch = { sessionID: "ses_r", directory: home };
+      await spawnAgent(before, { name: "dana", task: "Docs", orchestrator: orch, directory: home }, (await snapshot(before)).state);
+
+      // /otto-repo add names it from its remote: another name than the folder's.
+      fs.mkdirSync(path.dirname(userConfigFile(runtimeEnv)), { recursive: true });
+      fs.writeFileSync(userConfigFile(runtimeEnv), JSON.stringify({ repos: [{ name: "web-app", primary_dir: home }] }));
+      // The process notices it by itself (its inbox's look at the user's config): the crew moved and records it.
+      await vi.waitFor(async () => {
+        await pollOnce();
+        const known = await listCrews(runtimeEnv);
+        expect(known.map((c) => [c.project, c.branch, c.state.id?.tracked])).toEqual([["web-app", "main", true]]);
+      });
+      const after = await service.at(home);
+      expect(after.paths.id).toMatchObject({ project: "web-app", tracked: true });
+      expect((await snapshot(after)).state.agents.map((a) => a.name)).toEqual(["dana"]);
+
+      // A tracked crew of another project now reaches it.
+      const api = crewOf("api", "main", true, 4);
+      const from = { project: "api", branch: "main", agent: "carl" };
+      const [sent] = await sendRemote(api.at, { ...from, home: api.at.paths.root, tracked: true }, from, "ping", [
+        { text: "web-app:main:dana", project: "web-app", branch: "main", agent: "dana" },
+      ]);
+      expect(sent).toEqual({ address: "web-app:main:dana", outcome: "queued" });
+      expect((await snapshot(after)).stream.at(-1)).toMatchObject({ from: "api:main:carl", mentions: ["dana"] });
+    } finally {
+      fs.rmSync(path.join(data, "config"), { recursive: true, force: true });
+      repo.cleanup();
+      fake.cleanup();
+    }
   });
 });

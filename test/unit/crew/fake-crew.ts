@@ -4,6 +4,7 @@ import path from "node:path";
 import type { Event } from "@opencode-ai/sdk";
 import { silentLogger } from "../../../src/core/index.ts";
 import { PromptGates, crewAt, type Crew, type CrewHost } from "../../../src/crew/index.ts";
+import { removeAfterTest } from "../../support/git.ts";
 
 /** A crew on real files in a temp dir, with a fake OpenCode that records prompts. */
 export interface FakeCrew {
@@ -70,6 +71,7 @@ export function fakeHost(): FakeHost {
 
 export function fakeCrew(options: { pid?: number; alive?: (pid: number) => boolean; root?: string } = {}): FakeCrew {
   const root = options.root ?? fs.mkdtempSync(path.join(os.tmpdir(), "otto-crew-"));
+  if (options.root === undefined) removeAfterTest(root);
   const host = fakeHost();
   const gates = new PromptGates({ log: silentLogger });
   const notified: FakeCrew["notified"] = [];

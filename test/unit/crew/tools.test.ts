@@ -2,7 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { ToolContext } from "@opencode-ai/plugin";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { EventBus, silentLogger } from "../../../src/core/index.ts";
 import type { Runtime } from "../../../src/runtime.ts";
 import { crewFor, snapshot, spawnAgent } from "../../../src/crew/index.ts";
@@ -14,6 +14,9 @@ import { KnownSecrets } from "../../../src/core/secrets.ts";
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "otto-crew-tools-"));
 // Otto's data folder, where crews live: never the real home's.
 const data = fs.mkdtempSync(path.join(os.tmpdir(), "otto-crew-data-"));
+afterAll(() => {
+  for (const d of [dir, data]) fs.rmSync(d, { recursive: true, force: true });
+});
 afterEach(() => {
   fs.rmSync(path.join(dir, ".otto"), { recursive: true, force: true });
   fs.rmSync(path.join(data, "otto"), { recursive: true, force: true });

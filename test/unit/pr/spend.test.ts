@@ -4,18 +4,17 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { ZERO_USAGE, type LedgerEntry, type Usage } from "../../../src/cost/index.ts";
 import {
-  addSpend,
   capReached,
   capText,
   checkCaps,
-  docSpentToday,
   firstToday,
   nextUtcDay,
   prLabel,
   spentToday,
   startOfUtcDay,
   utcDay,
-} from "../../../src/pr/context/spend.ts";
+} from "../../../src/pr/context/daily-caps.ts";
+import { addSpend, docSpentToday } from "../../../src/pr/context/spend.ts";
 import { cycleSpend } from "../../../src/pr/watch/cycle-spend.ts";
 import { parsePrDocument, renderPrDocument } from "../../../src/pr/store/document.ts";
 

@@ -1,24 +1,17 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterEach } from "vitest";
 import type { Repo } from "../../../src/config/index.ts";
 import type { GitEnv } from "../../../src/workspace/index.ts";
-import { createRepoWithRemote, gitEnv, type Repo as TestRepo } from "../../support/git.ts";
+import { createRepoWithRemote, gitEnv, removeAfterTest, type Repo as TestRepo } from "../../support/git.ts";
 
 /** The runner's environment in tests: no GIT_* from the outside, no global or system git config. */
 export const GIT: GitEnv = { env: gitEnv() };
 
-const cleanups: Array<() => void> = [];
-
-afterEach(() => {
-  for (const cleanup of cleanups.splice(0)) cleanup();
-});
-
 /** A temp directory (symlinks resolved), removed after the test. */
 export function tempDir(prefix = "otto-repo-"): string {
   const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
-  cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
+  removeAfterTest(dir);
   return dir;
 }
 

@@ -30,6 +30,8 @@ describe("detectWeakenedChecks on real change sets", () => {
   afterEach(() => repo?.cleanup());
 
   async function flags(before: Record<string, string>, edits: Edit, options: { commit?: boolean } = {}): Promise<Weakening[]> {
+    // A test may call this more than once: the repo of the call before is done with.
+    repo?.cleanup();
     repo = await createRepo({ files: { "README.md": "# app\n", ...before }, remote: false });
     const since = await repo.git(["rev-parse", "HEAD"]);
     const baseline = await snapshotTree((args, o) => runGit(args, { ...o, env }), repo.dir);

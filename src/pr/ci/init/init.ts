@@ -23,6 +23,8 @@ export interface CiInitInput {
   pins?: Pins;
   /** `pr.flakes.open_issue` is on: the GitHub job gets issues: write. */
   openIssues?: boolean;
+  /** `pr.flakes.rerun` is on: Azure's build identity needs "Queue builds". */
+  rerun?: boolean;
 }
 
 const FORGES: Record<string, CiForge> = { github: "github", azure: "azure", ado: "azure" };
@@ -51,6 +53,7 @@ export async function ciInit(input: CiInitInput): Promise<string> {
     ...(input.localProviders ? { localProviders: input.localProviders } : {}),
     ...(input.remote ? { remote: input.remote } : {}),
     ...(input.openIssues ? { openIssues: true } : {}),
+    ...(input.rerun ? { rerun: true } : {}),
     // 80 random bits: the incoming webhook's URL is its only lock (docs/security.md).
     ...(forge === "azure" ? { webhookName: `otto-${randomBytes(10).toString("hex")}` } : {}),
   });

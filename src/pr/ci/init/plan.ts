@@ -45,6 +45,8 @@ export interface CiInitPlanInput {
   webhookName?: string;
   /** `pr.flakes.open_issue` is on in this repository's config. */
   openIssues?: boolean;
+  /** `pr.flakes.rerun` is on in this repository's config. */
+  rerun?: boolean;
 }
 
 export interface CiInitPlan {
@@ -56,6 +58,8 @@ export interface CiInitPlan {
   webhookName?: string;
   /** GitHub: the job also has issues: write (`pr.flakes.open_issue`). */
   openIssues?: boolean;
+  /** Azure: the build identity also needs "Queue builds" (`pr.flakes.rerun`). */
+  rerun?: boolean;
 }
 
 const FORGE_NAME: Record<CiForge, string> = { github: "GitHub", azure: "Azure DevOps" };
@@ -122,6 +126,7 @@ export function planCiInit(input: CiInitPlanInput): CiInitPlan {
     secrets,
     notes,
     ...(input.webhookName ? { webhookName: input.webhookName } : {}),
+    ...(input.rerun ? { rerun: true } : {}),
   };
 }
 
@@ -148,6 +153,21 @@ function secretLines(secrets: readonly ProviderSecrets[]): string[] {
       ? [`   - (none for ${s.provider}: it logs in through OpenCode, not with a key; use a provider with an API key in CI)`]
       : s.names.map((n) => `   - \`${n}\`: ${s.provider} (${SOURCE[s.source]})`),
   );
+}
+
+/**
+ * "Queue builds" on the PR pipeline, in the Build namespace: "Rerun failed jobs" (PATCH
+ * builds/{id}?retry=true) and a build policy's requeue need it. Every fix flow re-runs once after an
+ * infrastructure failure or a flaky one, and degrades without it (a person is asked to re-run), so
+ * it is optional; `pr.flakes.rerun` re-runs every red head it cannot reproduce, which without it
+ * only fails, so then it is asked for.
+ * https://learn.microsoft.com/azure/devops/pipelines/policies/permissions#pipeline-permissions
+ */
+function azureQueueBuildsLine(rerun: boolean): string {
+  const where = "Pipelines → your PR pipeline → ⋯ → Manage security → the same build identity: Queue builds: Allow";
+  return rerun
+    ? `   - ${where}: pr.flakes.rerun is on, so otto re-runs the failed jobs of a red head it cannot reproduce, to tell a flake (and once after an infrastructure failure or a flaky one); without it every such re-run is refused.`
+    : `   - optional, ${where}: otto then re-runs the failed jobs once after an infrastructure failure or a flaky one; without it, it asks a person to. (With pr.flakes.rerun on, ci init asks for it.)`;
 }
 
 /** Pure: what `ci init` says after writing the files: the three steps left to the user. */
@@ -184,6 +204,7 @@ export function describeCiInit(plan: CiInitPlan, forge: CiForge, jobs: string[])
     ...secretLines(plan.secrets).map((l) => `  ${l}`),
     `   - a variable group \`${LOCK_GROUP}\` with one plain variable (e.g. OTTO_LOCK = 1), authorized for the comment pipeline only, with an Exclusive lock check (Approvals and checks): comment runs take turns. Never put the lock on \`otto\`: every PR build uses that group and would queue behind it.`,
     '   - Project settings → Repositories → your repository → Security → "<project> Build Service (<organization>)": Contribute and Contribute to pull requests: Allow (otto pushes fixes and posts replies with the job\'s token). If Project settings → Pipelines → Settings limits the job authorization scope to the current project (the default), that is the identity; without the limit it is "Project Collection Build Service (<organization>)".',
+    azureQueueBuildsLine(plan.rerun === true),
     "   - the job's token (System.AccessToken): the files map it into the step's env, which is how a YAML pipeline allows scripts to access the OAuth token (the same switch as the classic \"Allow scripts to access the OAuth token\").",
     `   - comments: a service connection of type Incoming WebHook named \`${WEBHOOK_CONNECTION}\` with webhook name \`${plan.webhookName ?? "<a name nobody can guess>"}\` (drawn at random for you: anyone who knows it can start the comment pipeline, so keep it out of the repository), and a service hook (Project settings → Service hooks → Web Hooks, event "Pull request commented on", your repository) posting to https://dev.azure.com/<organization>/_apis/public/distributedtask/webhooks/${plan.webhookName ?? "<webhook name>"}?api-version=6.0-preview. The comment pipeline's first step drops comments on other repositories and otto's own before installing anything; otto reads every comment back from the API and ignores what the call itself claims.`,
     `3. Commit ${written.join(" and ")}.`,

@@ -21,6 +21,8 @@ export interface CiSetup {
   remote: RemoteForges;
   /** `pr.flakes.open_issue`: the GitHub job needs issues: write. */
   openIssues: boolean;
+  /** `pr.flakes.rerun`: Azure's build identity needs "Queue builds". */
+  rerun: boolean;
 }
 
 /**
@@ -65,5 +67,6 @@ export async function readCiSetup(runtime: CiInitRuntime, directory: string, ses
     localProviders,
     remote,
     openIssues: loaded.config.pr.flakes.open_issue,
+    rerun: loaded.config.pr.flakes.rerun,
   };
 }

@@ -3,6 +3,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { isOttoError } from "../../../../src/core/index.ts";
 import {
+  ciInit,
   describeCiInit,
   detectWorkflows,
   isLocalUrl,
@@ -120,6 +121,28 @@ describe("ci init: what goes into the files", () => {
     expect(out).toContain("Exclusive lock check");
     expect(out).toContain("Project Collection Build Service (<organization>)");
     for (const f of plan.files) expect(f.text).not.toContain("0123456789abcdef");
+  });
+
+  it("azure: Queue builds is asked for when pr.flakes.rerun is on, saying why; otherwise offered as optional; never on GitHub", async () => {
+    const run = (forge: string, rerun: boolean) =>
+      ciInit({
+        ...base(forge === "github" ? "github" : "azure"),
+        forge,
+        root: tempDir(),
+        force: false,
+        pins: { otto: "0.1.0", opencode: "1.18.33" },
+        rerun,
+      });
+    const queue = (out: string) => out.split("\n").filter((l) => l.includes("Queue builds"));
+    expect(queue(await run("azure", true))).toEqual([
+      "   - Pipelines → your PR pipeline → ⋯ → Manage security → the same build identity: Queue builds: Allow: pr.flakes.rerun is on, so otto re-runs the failed jobs of a red head it cannot reproduce, to tell a flake (and once after an infrastructure failure or a flaky one); without it every such re-run is refused.",
+    ]);
+    const off = queue(await run("azure", false));
+    expect(off).toHaveLength(1);
+    expect(off[0]).toMatch(
+      /^ {3}- optional, Pipelines → .*Queue builds: Allow: .*asks a person to\. \(With pr\.flakes\.rerun on, ci init asks for it\.\)$/,
+    );
+    expect(queue(await run("github", true))).toEqual([]);
   });
 
   it("placeholders and guesses are said, in the output and in the file", () => {

@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { carrySpend } from "../../../../src/pr/ci/ledger-carry.ts";
 import { appendLedger, ledgerFile, readLedger, ZERO_USAGE } from "../../../../src/cost/index.ts";
-import { readCaps } from "../../../../src/pr/context/spend.ts";
+import { readCaps } from "../../../../src/pr/context/daily-caps.ts";
 
 /* A fresh runner's ledger gets the day's earlier spend of the PR from its state, so limits.pr_usd_per_day holds across jobs. */
 
