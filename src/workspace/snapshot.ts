@@ -22,7 +22,10 @@ import { hashIgnoredFiles } from "./ignored-content.ts";
  */
 
 /** What the helpers run git with; tests pass a counting or failing runner. */
-export type GitRun = (args: string[], options: { cwd: string; timeoutMs?: number; input?: string }) => Promise<GitResult>;
+export type GitRun = (
+  args: string[],
+  options: { cwd: string; timeoutMs?: number; input?: string; raw?: boolean },
+) => Promise<GitResult>;
 
 /**
  * `entries`: path (relative to the top of the work tree) → fingerprint of what was on disk.
