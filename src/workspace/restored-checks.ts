@@ -3,6 +3,7 @@ import path from "node:path";
 import type { SandboxMode } from "../sandbox/index.ts";
 import type { Env } from "../core/index.ts";
 import { compareToBaseline, isBlocking } from "./check-baseline.ts";
+import { copyInside, lstatInside, makeParentsInside, removeInside } from "./inside-tree.ts";
 import { isCheckConfiguration, isCheckFile, scriptPaths } from "./check-files.ts";
 import { runChecks, type CheckResult } from "./checks.ts";
 import { readChangeSet } from "./change-set.ts";
@@ -96,21 +97,19 @@ async function scriptNamedFiles(root: string, since: string, change: ChangeSet, 
   return named;
 }
 
-/** Copies what is at `rel` in `from` to `to` (a file with its mode, a link), or removes it from `to` when `from` has none. */
+/**
+ * Copies what is at `rel` in `from` to `to` (a file with its mode, a link as a link), or removes it
+ * from `to` when `from` has none. Both trees were written by code otto did not write: no link on
+ * the way is followed (inside-tree.ts), so `plug -> ~/.config/opencode/plugin` at the PR's head and
+ * a fix that makes `plug` a folder holding `evil.js` give the scratch copy a folder `plug`, and
+ * nothing outside it.
+ */
 async function mirror(from: string, to: string, rel: string): Promise<void> {
-  const source = path.join(from, rel);
-  const target = path.join(to, rel);
-  const stat = await fs.lstat(source).catch(() => undefined);
+  const stat = await lstatInside(from, rel);
   // A nested repository or submodule: its own git's business, as in every commit otto makes.
   if (stat?.isDirectory()) return;
-  await fs.rm(target, { force: true, recursive: false }).catch(() => undefined);
-  if (!stat) return;
-  await fs.mkdir(path.dirname(target), { recursive: true });
-  if (stat.isSymbolicLink()) await fs.symlink(await fs.readlink(source), target);
-  else {
-    await fs.copyFile(source, target);
-    await fs.chmod(target, stat.mode & 0o777);
-  }
+  if (stat) await copyInside(from, to, rel);
+  else await removeInside(to, rel);
 }
 
 /** The scratch copy: the fix's changes but `restored` (kept as `since` has them, absent when new). */
@@ -120,11 +119,9 @@ async function overlay(root: string, scratch: string, change: ChangeSet, restore
   // Dependencies and local settings the checks need (node_modules/, .venv/, .env): linked, never copied.
   for (const entry of ignored) {
     const rel = entry.replace(/\/$/, "");
-    const source = path.join(root, rel);
-    const target = path.join(scratch, rel);
-    if (!(await fs.lstat(source).catch(() => undefined)) || (await fs.lstat(target).catch(() => undefined))) continue;
-    await fs.mkdir(path.dirname(target), { recursive: true });
-    await fs.symlink(source, target).catch(() => undefined);
+    if (!(await lstatInside(root, rel)) || (await lstatInside(scratch, rel))) continue;
+    const parent = await makeParentsInside(scratch, rel);
+    await fs.symlink(path.join(root, rel), path.join(parent, path.basename(rel))).catch(() => undefined);
   }
 }
 

@@ -113,6 +113,8 @@ export async function fingerprint(file: string): Promise<string> {
   if (stat.isSymbolicLink()) return `link:${await fs.promises.readlink(file)}`;
   // A submodule or a nested repository: its own git knows what changed there; otto does not commit inside it.
   if (stat.isDirectory()) return "dir";
+  // A FIFO or a socket a session made: opening it would wait for a writer that never comes.
+  if (!stat.isFile()) return "other";
   const hash = createHash("sha256");
   const read = await new Promise<boolean>((resolve, reject) => {
     fs.createReadStream(file)
