@@ -253,3 +253,49 @@ describe("the scratch copy writes nothing outside it", () => {
     }
   });
 });
+
+describe("the restored run uses the environment from before the fix", () => {
+  /** Runs every *.test.js in name order, as mocha and most runners do. */
+  const SORTED = {
+    ...PROJECTS.runner,
+    "run-tests.js": RUNNER.replace("let failed = 0;", "found.sort();\nlet failed = 0;"),
+  };
+
+  it("an added test that rewrites the PR's test at run time does not run there", async () => {
+    const { judged, fixed, repo } = await judge(SORTED, NPM, async (dir) =>
+      write(dir, "aaa.test.js", 'require("fs").writeFileSync(require("path").join(__dirname, "math.test.js"), "console.log(1);\\n");\n'),
+    );
+    // The hostile step ran: the flow's own run rewrote the PR's test and passed with the code still broken.
+    expect(fs.readFileSync(path.join(repo.dir, "math.test.js"), "utf8")).toBe("console.log(1);\n");
+    expect(fs.readFileSync(path.join(repo.dir, "math.js"), "utf8")).toBe(BROKEN);
+    expect(fixed[0]?.passed).toBe(true);
+    expect(judged.kind).toBe("failed");
+    expect(judged.kind === "failed" && judged.restored).toEqual(["math.test.js"]);
+  });
+
+  it("a node_modules/.bin/node stub the fix planted: refused, naming it; an unchanged .bin is no reason (the control)", async () => {
+    const deps = (dir: string): void => {
+      write(dir, ".git/info/exclude", "node_modules/\n");
+      write(dir, "node_modules/.bin/tool", "#!/bin/sh\necho tool\n");
+      fs.chmodSync(path.join(dir, "node_modules/.bin/tool"), 0o755);
+    };
+    const { judged, fixed, repo } = await judge(
+      PROJECTS.exit,
+      NPM,
+      async (dir) => {
+        write(dir, "node_modules/.bin/node", "#!/bin/sh\nexit 0\n");
+        fs.chmodSync(path.join(dir, "node_modules/.bin/node"), 0o755);
+      },
+      [],
+      deps,
+    );
+    // The hostile step ran: npm ran the stub, and the unfixed code passed where the fix was made.
+    expect(fs.readFileSync(path.join(repo.dir, "math.js"), "utf8")).toBe(BROKEN);
+    expect(fixed[0]?.passed).toBe(true);
+    expect(judged.kind).toBe("failed");
+    expect(judged.kind === "failed" && judged.detail).toContain("node_modules/.bin/node");
+
+    const honest = await judge(PROJECTS.exit, NPM, async (dir) => write(dir, "math.js", FIXED), [], deps);
+    expect(honest.judged).toEqual({ kind: "untouched", named: [] });
+  });
+});
