@@ -18,7 +18,7 @@ export {
   type TreePaths,
 } from "./policy.ts";
 export { toolchainPaths, storePaths, runtimePaths } from "./home.ts";
-export { findSecretFiles, isSecretName, readIndexPaths } from "./secret-files.ts";
+export { findSecretFiles, forgetSecretFiles, isSecretName, readIndexPaths } from "./secret-files.ts";
 export { sandboxEnvNames, envFilterScript } from "./sandbox-env.ts";
 export { userGitSettings, gitSettingsFile, type UserGitSettings } from "./git-settings.ts";
 export { bwrapArgs, pathKind, type PathKind } from "./bwrap.ts";

@@ -45,7 +45,7 @@ export const AIRLOCKED = new Set(["fetch", "push", "ls-remote"]);
 
 const OPTIONS: Record<string, ReadonlySet<string>> = {
   fetch: new Set(["-q", "--quiet", "--no-tags", "--tags"]),
-  push: new Set(["-q", "--quiet", "--no-verify", "--porcelain", "--dry-run", "--set-upstream", "-u"]),
+  push: new Set(["-q", "--quiet", "--no-verify", "--porcelain", "--no-follow-tags", "--dry-run", "--set-upstream", "-u"]),
   "ls-remote": new Set(["-q", "--quiet", "--symref", "--heads", "--tags", "--refs", "--exit-code"]),
 };
 

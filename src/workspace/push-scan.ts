@@ -1,6 +1,7 @@
 import { OttoError, isOttoError, redact } from "../core/index.ts";
 import { ignoredCopies } from "./ignored-content.ts";
 import { MIN_SCANNED_SECRET } from "./secret-scan.ts";
+import { scanPushedMetadata } from "./pushed-metadata.ts";
 import { ignoredAt, type GitRun, type TreeSnapshot } from "./snapshot.ts";
 
 /*
@@ -9,7 +10,8 @@ import { ignoredAt, type GitRun, type TreeSnapshot } from "./snapshot.ts";
  * guards the rest of what would be pushed: no file that was ignored when the flow took its
  * snapshot, no ignored file's content under another name, no file holding a known secret. Read
  * from every commit to be pushed (its blobs), not the disk: a file committed and deleted again is
- * still in the history that would be pushed.
+ * still in the history that would be pushed. What leaves besides the blobs (each commit's message,
+ * author and committer, its trees' names, the tags and notes on it) is read too (pushed-metadata.ts).
  *
  * Every commit and every blob is read; there is no "first N". What cannot be read whole (more
  * commits than MAX_PUSH_COMMITS, a blob over MAX_PUSH_BLOB_BYTES while there are secrets to search
@@ -54,18 +56,23 @@ export function parseRawDiff(text: string): PushedFile[] {
   return out;
 }
 
-/** Each file every commit of `base..HEAD` adds or changes (merges against each parent), with its blob id. */
-async function pushedFiles(git: GitRun, dir: string, base: string, refuse: (why: string) => OttoError): Promise<PushedFile[]> {
+/** The commits of `base..HEAD`, and each file every one adds or changes (merges against each parent), with its blob id. */
+async function pushedFiles(
+  git: GitRun,
+  dir: string,
+  base: string,
+  refuse: (why: string) => OttoError,
+): Promise<{ commits: string[]; files: PushedFile[] }> {
   const list = await git(["rev-list", "--reverse", `${base}..HEAD`], { cwd: dir });
   if (list.exitCode !== 0) throw refuse(`git could not list the commits to push (${list.stderr.trim() || `exit ${list.exitCode}`})`);
   const commits = list.stdout.split("\n").filter(Boolean);
-  if (commits.length === 0) return [];
+  if (commits.length === 0) return { commits, files: [] };
   if (commits.length > MAX_PUSH_COMMITS) throw refuse(`there are ${commits.length} commits to push, more than ${MAX_PUSH_COMMITS}`);
   const args = ["diff-tree", "--stdin", "-r", "-z", "--root", "-m", "--raw", "--no-renames", "--no-abbrev", "--no-commit-id"];
   try {
     const files = await git(args, { cwd: dir, input: `${commits.join("\n")}\n` });
     if (files.exitCode !== 0) throw refuse(`git could not list their files (${files.stderr.trim() || `exit ${files.exitCode}`})`);
-    return parseRawDiff(files.stdout);
+    return { commits, files: parseRawDiff(files.stdout) };
   } catch (error) {
     if (isOttoError(error) && error.code === "git_output")
       throw refuse(`the list of files in the ${commits.length} commits is longer than ${MAX_LISTING_BYTES / 1024 / 1024} MiB`);
@@ -116,8 +123,8 @@ export async function refuseLeakingCommits(
   input: { base: string; baseline: TreeSnapshot; secrets: readonly string[]; remote: string; branch: string },
 ): Promise<void> {
   const refuse = (why: string): OttoError => tooLarge(why, dir, input.remote, input.branch);
-  const files = await pushedFiles(git, dir, input.base, refuse);
-  if (files.length === 0) return;
+  const { commits, files } = await pushedFiles(git, dir, input.base, refuse);
+  if (commits.length === 0) return;
   const ignored = [...new Set(files.filter((f) => ignoredAt(input.baseline, f.path)).map((f) => f.path))];
   const copies = ignoredCopies(
     files.filter((f) => !ignored.includes(f.path)),
@@ -131,6 +138,11 @@ export async function refuseLeakingCommits(
     needles,
     refuse,
   );
+  // A tree carries its names: a file named after a token sends the token.
+  for (const f of files) if (needles.some((n) => f.path.includes(n))) secret.add(f.path);
+  const meta = await scanPushedMetadata(git, dir, { commits, needles, ignoredBlobs: input.baseline.ignoredBlobs }, refuse);
+  for (const m of meta) if (m.secret) secret.add(m.what);
+  for (const m of meta) if (m.copies !== undefined) copies.push({ path: m.what, copies: m.copies });
   if (ignored.length === 0 && copies.length === 0 && secret.size === 0) return;
   const named = (list: string[]) => list.slice(0, 10).join(", ") + (list.length > 10 ? ` and ${list.length - 10} more` : "");
   const one = (n: number, a: string, b: string): string => (n === 1 ? a : b);

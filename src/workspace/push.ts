@@ -93,6 +93,8 @@ export async function pushBranch(input: PushBranchInput, git: GitEnv = {}): Prom
     "push",
     "--no-verify",
     "--porcelain",
+    // One branch and nothing else: never a tag, whatever the user's push.followTags (push-scan.ts reads them anyway).
+    "--no-follow-tags",
     ...(input.dryRun ? ["--dry-run"] : []),
     ...(input.setUpstream ? ["--set-upstream"] : []),
     input.remote,
@@ -175,7 +177,15 @@ async function pushCommitted(
   const scan = async (): Promise<void> => {
     const base = `refs/remotes/${remote}/${branch}`;
     await refuseGitlinks((args) => git(args), dir, { base, remote, branch });
-    await refuseLeakingCommits((args, options) => git(args, {}, options.input), dir, {
+    // Raw: the scan reads commit objects as bytes.
+    const run: GitRun = (args, options) =>
+      runGit(args, {
+        cwd: dir,
+        env: input.env ?? process.env,
+        ...(options.input !== undefined ? { input: options.input } : {}),
+        raw: options.raw === true,
+      });
+    await refuseLeakingCommits(run, dir, {
       base,
       baseline: input.baseline,
       secrets: input.secrets ?? [],

@@ -1,6 +1,5 @@
-import fs from "node:fs/promises";
-import path from "node:path";
 import { gitFailure } from "./git-errors.ts";
+import { removeInside } from "./inside-tree.ts";
 import { changesSince, type GitRun, type TreeSnapshot } from "./snapshot.ts";
 
 /*
@@ -54,14 +53,8 @@ export async function restoreChanges(git: GitRun, dir: string, options: { startH
     const restore = changes.paths.filter((p) => tracked.has(p));
     if (restore.length > 0)
       await run(["--literal-pathspecs", "restore", "-q", `--source=${options.startHead}`, "--worktree", ...spec], nul(restore));
-    for (const p of changes.paths.filter((x) => !tracked.has(x))) await removeMade(path.join(root, p));
+    // A file or link the session made; never a folder (a nested repository), never through a link on the way.
+    for (const p of changes.paths.filter((x) => !tracked.has(x))) await removeInside(root, p);
   }
   return changed;
-}
-
-/** A file or symlink the session made. A folder (a nested repository) is never removed. */
-async function removeMade(file: string): Promise<void> {
-  const stat = await fs.lstat(file).catch(() => undefined);
-  if (!stat || stat.isDirectory()) return;
-  await fs.rm(file, { force: true });
 }

@@ -3,6 +3,8 @@ import path from "node:path";
 import type { SandboxMode } from "../sandbox/index.ts";
 import type { Env } from "../core/index.ts";
 import { compareToBaseline, isBlocking } from "./check-baseline.ts";
+import { changedBins, fingerprintBins } from "./dependency-bins.ts";
+import { copyInside, lstatInside, makeParentsInside, removeInside } from "./inside-tree.ts";
 import { isCheckConfiguration, isCheckFile, scriptPaths } from "./check-files.ts";
 import { runChecks, type CheckResult } from "./checks.ts";
 import { readChangeSet } from "./change-set.ts";
@@ -96,35 +98,42 @@ async function scriptNamedFiles(root: string, since: string, change: ChangeSet, 
   return named;
 }
 
-/** Copies what is at `rel` in `from` to `to` (a file with its mode, a link), or removes it from `to` when `from` has none. */
+/**
+ * Copies what is at `rel` in `from` to `to` (a file with its mode, a link as a link), or removes it
+ * from `to` when `from` has none. Both trees were written by code otto did not write: no link on
+ * the way is followed (inside-tree.ts), so `plug -> ~/.config/opencode/plugin` at the PR's head and
+ * a fix that makes `plug` a folder holding `evil.js` give the scratch copy a folder `plug`, and
+ * nothing outside it.
+ */
 async function mirror(from: string, to: string, rel: string): Promise<void> {
-  const source = path.join(from, rel);
-  const target = path.join(to, rel);
-  const stat = await fs.lstat(source).catch(() => undefined);
+  const stat = await lstatInside(from, rel);
   // A nested repository or submodule: its own git's business, as in every commit otto makes.
   if (stat?.isDirectory()) return;
-  await fs.rm(target, { force: true, recursive: false }).catch(() => undefined);
-  if (!stat) return;
-  await fs.mkdir(path.dirname(target), { recursive: true });
-  if (stat.isSymbolicLink()) await fs.symlink(await fs.readlink(source), target);
-  else {
-    await fs.copyFile(source, target);
-    await fs.chmod(target, stat.mode & 0o777);
-  }
+  if (stat) await copyInside(from, to, rel);
+  else await removeInside(to, rel);
 }
 
-/** The scratch copy: the fix's changes but `restored` (kept as `since` has them, absent when new). */
-async function overlay(root: string, scratch: string, change: ChangeSet, restored: ReadonlySet<string>, ignored: readonly string[]) {
+/**
+ * The scratch copy: the fix's changes but `restored` (kept as `since` has them) and `added` (the
+ * check files the fix added: absent, so a new test that rewrites the PR's own at run time does not run).
+ */
+async function overlay(
+  root: string,
+  scratch: string,
+  change: ChangeSet,
+  restored: ReadonlySet<string>,
+  added: ReadonlySet<string>,
+  ignored: readonly string[],
+) {
   const paths = new Set(change.files.flatMap((f) => [f.path, ...(f.from ? [f.from] : [])]));
-  for (const p of paths) if (!restored.has(p)) await mirror(root, scratch, p);
+  for (const p of paths) if (!restored.has(p) && !added.has(p)) await mirror(root, scratch, p);
+  for (const p of added) await removeInside(scratch, p);
   // Dependencies and local settings the checks need (node_modules/, .venv/, .env): linked, never copied.
   for (const entry of ignored) {
     const rel = entry.replace(/\/$/, "");
-    const source = path.join(root, rel);
-    const target = path.join(scratch, rel);
-    if (!(await fs.lstat(source).catch(() => undefined)) || (await fs.lstat(target).catch(() => undefined))) continue;
-    await fs.mkdir(path.dirname(target), { recursive: true });
-    await fs.symlink(source, target).catch(() => undefined);
+    if (!(await lstatInside(root, rel)) || (await lstatInside(scratch, rel))) continue;
+    const parent = await makeParentsInside(scratch, rel);
+    await fs.symlink(path.join(root, rel), path.join(parent, path.basename(rel))).catch(() => undefined);
   }
 }
 
@@ -133,7 +142,18 @@ export async function judgeRestoredChecks(input: RestoredChecksInput): Promise<R
   const top = await runGit(["rev-parse", "--show-toplevel"], { cwd: input.dir, env: input.env });
   const root = top.exitCode === 0 ? top.stdout.trim() : input.dir;
   const change = await readChangeSet({ dir: root, since: input.since, baseline: input.baseline, env: input.env });
-  const { restored, named } = touchedCheckFiles(change, await scriptNamedFiles(root, input.since, change, input.env), input.causeFiles);
+  const scriptNamed = await scriptNamedFiles(root, input.since, change, input.env);
+  const { restored, named } = touchedCheckFiles(change, scriptNamed, input.causeFiles);
+  // The programs the checks run from node_modules/.bin (ignored: no diff shows a planted `node`).
+  const bins = changedBins(input.baseline.bins ?? {}, await fingerprintBins(root, input.baseline.ignored ?? []));
+  if (bins.length > 0)
+    return {
+      kind: "failed",
+      restored,
+      named,
+      results: [],
+      detail: `${describeFiles(bins)} changed while the session ran: the checks would run programs of the fix's own making, so otto does not trust their result`,
+    };
   if (restored.length === 0) return { kind: "untouched", named };
   if (input.commands.length === 0) return { kind: "unchecked", restored, named };
   input.progress?.(`the fix changed ${describeFiles(restored)}: running the checks again with the PR's versions restored`);
@@ -147,7 +167,12 @@ export async function judgeRestoredChecks(input: RestoredChecksInput): Promise<R
     ...(input.tempRoot ? { tempRoot: input.tempRoot } : {}),
   });
   try {
-    await overlay(root, scratch.dir, change, new Set(restored), input.baseline.ignored ?? []);
+    const named_ = new Set(named);
+    const added = change.files
+      .filter((f) => (f.status === "added" || f.status === "renamed") && (isCheckFile(f.path) || scriptNamed.has(f.path)))
+      .map((f) => f.path)
+      .filter((p) => !named_.has(p) && !restored.includes(p));
+    await overlay(root, scratch.dir, change, new Set(restored), new Set(added), input.baseline.ignored ?? []);
     const results = await runChecks(input.commands, {
       cwd: scratch.dir,
       timeoutMs: input.timeoutMs,
@@ -181,6 +206,8 @@ const describeFiles = (files: readonly string[]): string =>
 
 /** What the next session is told after a fix that passed only with its own tests or check configuration. */
 export function restoredNote(judged: Extract<RestoredChecks, { kind: "failed" }>): string {
+  if (judged.results.length === 0)
+    return `Otto refused the previous session's fix: ${judged.detail}. Put the dependencies back as they were (reinstall them with the project's lockfile) and fix the cause in the code under test; do not add or change programs under node_modules.`;
   const output = judged.results
     .filter((r) => !r.passed)
     .map((r) => `$ ${r.command} (exit ${r.exitCode})\n${r.output.slice(-3000)}`)

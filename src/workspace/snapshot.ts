@@ -4,6 +4,7 @@ import path from "node:path";
 import { z } from "zod";
 import { gitFailure } from "./git-errors.ts";
 import type { GitResult } from "./git.ts";
+import { fingerprintBins } from "./dependency-bins.ts";
 import { hashIgnoredFiles } from "./ignored-content.ts";
 
 /*
@@ -22,7 +23,7 @@ import { hashIgnoredFiles } from "./ignored-content.ts";
  */
 
 /** What the helpers run git with; tests pass a counting or failing runner. */
-export type GitRun = (args: string[], options: { cwd: string; timeoutMs?: number; input?: string }) => Promise<GitResult>;
+export type GitRun = (args: string[], options: { cwd: string; timeoutMs?: number; input?: string; raw?: boolean }) => Promise<GitResult>;
 
 /**
  * `entries`: path (relative to the top of the work tree) → fingerprint of what was on disk.
@@ -35,6 +36,8 @@ export const TreeSnapshot = z.object({
   entries: z.record(z.string(), z.string()),
   ignored: z.array(z.string()).optional(),
   ignoredBlobs: z.record(z.string(), z.string()).optional(),
+  /** What each `node_modules/.bin` entry was (dependency-bins.ts): the restored run refuses a fix that changed one. */
+  bins: z.record(z.string(), z.string()).optional(),
 });
 export type TreeSnapshot = z.infer<typeof TreeSnapshot>;
 
@@ -110,6 +113,8 @@ export async function fingerprint(file: string): Promise<string> {
   if (stat.isSymbolicLink()) return `link:${await fs.promises.readlink(file)}`;
   // A submodule or a nested repository: its own git knows what changed there; otto does not commit inside it.
   if (stat.isDirectory()) return "dir";
+  // A FIFO or a socket a session made: opening it would wait for a writer that never comes.
+  if (!stat.isFile()) return "other";
   const hash = createHash("sha256");
   const read = await new Promise<boolean>((resolve, reject) => {
     fs.createReadStream(file)
@@ -156,10 +161,12 @@ export async function snapshotTree(git: GitRun, dir: string): Promise<TreeSnapsh
   const root = await topLevel(git, dir);
   const entries = await fingerprints(root, await dirtyPaths(git, root));
   const ignored = await ignoredPaths(git, root);
-  if (!ignored.some((p) => !p.endsWith("/"))) return { entries, ignored };
+  const found = await fingerprintBins(root, ignored);
+  const bins = Object.keys(found).length > 0 ? { bins: found } : {};
+  if (!ignored.some((p) => !p.endsWith("/"))) return { entries, ignored, ...bins };
   const format = await git(["rev-parse", "--show-object-format"], { cwd: root });
   const sha256 = format.exitCode === 0 && format.stdout.trim() === "sha256";
-  return { entries, ignored, ignoredBlobs: await hashIgnoredFiles(root, ignored, sha256 ? "sha256" : "sha1") };
+  return { entries, ignored, ...bins, ignoredBlobs: await hashIgnoredFiles(root, ignored, sha256 ? "sha256" : "sha1") };
 }
 
 /** Pure: which paths changed since `before`, given what is dirty now (`after`, same keys as a snapshot). */

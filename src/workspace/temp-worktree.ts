@@ -5,6 +5,7 @@ import path from "node:path";
 import { gitOutput } from "./git-errors.ts";
 import { runGit } from "./git.ts";
 import { forgetTreeLayout, markOwnWorktree } from "./tree-layout.ts";
+import { forgetSecretFiles } from "../sandbox/index.ts";
 import { exists, type Env } from "../core/index.ts";
 
 /*
@@ -48,6 +49,8 @@ export async function addTemporaryWorktree(input: TemporaryWorktreeInput): Promi
   const parent = await fs.mkdtemp(path.join(input.tempRoot ?? os.tmpdir(), `${input.label}-`));
   const dir = path.join(parent, `wt-${randomUUID().slice(0, 8)}`);
   const release = async (): Promise<string | undefined> => {
+    // Before the folder goes: what the sandbox hid there is keyed by its real path.
+    forgetSecretFiles(dir);
     const problems: string[] = [];
     const removed = await runGit(["worktree", "remove", "--force", dir], { ...git, cwd: input.repoDir }).catch((error: unknown) => ({
       exitCode: -1,

@@ -1,4 +1,6 @@
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import {
@@ -208,5 +210,92 @@ describe("the controls", () => {
     expect(plain.judged).toEqual({ kind: "untouched", named: [] });
     const named = await judge(PROJECTS.exit, NPM, async (dir) => write(dir, "test.js", "console.log('rewritten');\n"), ["`test.js`"]);
     expect(named.judged).toEqual({ kind: "untouched", named: ["test.js"] });
+  });
+});
+
+describe("the scratch copy writes nothing outside it", () => {
+  it("the PR's head has plug -> a folder outside; the fix makes plug a folder holding evil.js: the copy puts it in the scratch tree only", async () => {
+    const cache = path.join(os.homedir(), ".cache");
+    fs.mkdirSync(cache, { recursive: true });
+    const victim = fs.mkdtempSync(path.join(cache, "otto-test-plugins-"));
+    try {
+      fs.writeFileSync(path.join(victim, "mine.js"), "the user's plugin\n");
+      const commands = ["cat plug/evil.js", ...NPM];
+      const { judged, fixed, repo } = await judge(
+        PROJECTS.runner,
+        commands,
+        async (dir, git) => {
+          fs.rmSync(path.join(dir, "plug"));
+          write(dir, "plug/evil.js", "console.log('ran outside');\n");
+          await git(["mv", "math.test.js", "math.test.js.disabled"]);
+        },
+        [],
+        (dir) => {
+          fs.symlinkSync(victim, path.join(dir, "plug"));
+          execFileSync("git", ["add", "plug"], { cwd: dir, env: gitEnv() });
+          execFileSync("git", ["commit", "-qm", "a link"], {
+            cwd: dir,
+            env: gitEnv({ GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@t" }),
+          });
+        },
+      );
+      // The hostile step ran: the PR's head holds the link, the fixed tree the folder, and the restored run read evil.js.
+      expect(await repo.git(["ls-tree", "HEAD~0", "plug"])).toMatch(/^120000 /);
+      expect(fs.lstatSync(path.join(repo.dir, "plug")).isDirectory()).toBe(true);
+      expect(fixed[0]?.passed).toBe(true);
+      // Nothing reached the folder the link named.
+      expect(fs.readdirSync(victim)).toEqual(["mine.js"]);
+      expect(fs.readFileSync(path.join(victim, "mine.js"), "utf8")).toBe("the user's plugin\n");
+      expect(judged.kind).toBe("failed");
+      expect(judged.kind === "failed" && judged.results[0]?.output).toContain("ran outside");
+    } finally {
+      fs.rmSync(victim, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("the restored run uses the environment from before the fix", () => {
+  /** Runs every *.test.js in name order, as mocha and most runners do. */
+  const SORTED = {
+    ...PROJECTS.runner,
+    "run-tests.js": RUNNER.replace("let failed = 0;", "found.sort();\nlet failed = 0;"),
+  };
+
+  it("an added test that rewrites the PR's test at run time does not run there", async () => {
+    const { judged, fixed, repo } = await judge(SORTED, NPM, async (dir) =>
+      write(dir, "aaa.test.js", 'require("fs").writeFileSync(require("path").join(__dirname, "math.test.js"), "console.log(1);\\n");\n'),
+    );
+    // The hostile step ran: the flow's own run rewrote the PR's test and passed with the code still broken.
+    expect(fs.readFileSync(path.join(repo.dir, "math.test.js"), "utf8")).toBe("console.log(1);\n");
+    expect(fs.readFileSync(path.join(repo.dir, "math.js"), "utf8")).toBe(BROKEN);
+    expect(fixed[0]?.passed).toBe(true);
+    expect(judged.kind).toBe("failed");
+    expect(judged.kind === "failed" && judged.restored).toEqual(["math.test.js"]);
+  });
+
+  it("a node_modules/.bin/node stub the fix planted: refused, naming it; an unchanged .bin is no reason (the control)", async () => {
+    const deps = (dir: string): void => {
+      write(dir, ".git/info/exclude", "node_modules/\n");
+      write(dir, "node_modules/.bin/tool", "#!/bin/sh\necho tool\n");
+      fs.chmodSync(path.join(dir, "node_modules/.bin/tool"), 0o755);
+    };
+    const { judged, fixed, repo } = await judge(
+      PROJECTS.exit,
+      NPM,
+      async (dir) => {
+        write(dir, "node_modules/.bin/node", "#!/bin/sh\nexit 0\n");
+        fs.chmodSync(path.join(dir, "node_modules/.bin/node"), 0o755);
+      },
+      [],
+      deps,
+    );
+    // The hostile step ran: npm ran the stub, and the unfixed code passed where the fix was made.
+    expect(fs.readFileSync(path.join(repo.dir, "math.js"), "utf8")).toBe(BROKEN);
+    expect(fixed[0]?.passed).toBe(true);
+    expect(judged.kind).toBe("failed");
+    expect(judged.kind === "failed" && judged.detail).toContain("node_modules/.bin/node");
+
+    const honest = await judge(PROJECTS.exit, NPM, async (dir) => write(dir, "math.js", FIXED), [], deps);
+    expect(honest.judged).toEqual({ kind: "untouched", named: [] });
   });
 });
