@@ -125,8 +125,12 @@ const SandboxAccess = z.strictObject({
     .enum(["open", "none"])
     .default("open")
     .describe(
-      "open (default: installs need it, and no credential is left inside to use on it) or none (bubblewrap: a network namespace of its own, loopback only; macOS: IP traffic denied).",
+      "open (default: the internet, which installs need, and no credential is left inside to use on it; not your machine's own services: the host's 127.0.0.1 is unreachable unless allow_ports lists the port, through pasta on Linux) or none (bubblewrap: a network namespace of its own, loopback only; macOS: IP traffic denied).",
     ),
+  allow_ports: z
+    .array(z.number().int().min(1).max(65535))
+    .default([])
+    .describe("Ports of your machine's loopback (127.0.0.1) the sandbox may reach with network open: a local database or registry its checks need."),
   allow_read: z
     .array(SandboxPath)
     .default([])

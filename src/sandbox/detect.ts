@@ -93,7 +93,7 @@ function probe(binary: string, env: Env): string | undefined {
   return (result.stderr || result.error?.message || `exit ${String(result.status)}`).trim().split("\n")[0];
 }
 
-function onPath(name: string, PATH: string): string | undefined {
+export function onPath(name: string, PATH: string): string | undefined {
   for (const dir of PATH.split(path.delimiter)) {
     if (!dir) continue;
     const file = path.join(dir, name);

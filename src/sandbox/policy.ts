@@ -36,9 +36,11 @@ export interface SandboxAccess {
   allow_read: readonly string[];
   /** Shown writable. */
   allow_write: readonly string[];
+  /** The host's loopback ports a command may reach with `network: open` (a local database); none by default. */
+  allow_ports?: readonly number[];
 }
 
-export const DEFAULT_ACCESS: SandboxAccess = { network: "open", allow_read: [], allow_write: [] };
+export const DEFAULT_ACCESS: SandboxAccess = { network: "open", allow_read: [], allow_write: [], allow_ports: [] };
 
 export interface SandboxPolicy {
   /** The directory the command starts in. */
@@ -68,8 +70,10 @@ export interface SandboxPolicy {
   hidden: string[];
   /** Folders replaced by an empty private one (the system's temp folders). */
   privateTemp: string[];
-  /** `none`: a network namespace of its own (bubblewrap), network denied (Seatbelt). */
+  /** `none`: a network namespace of its own (bubblewrap), network denied (Seatbelt). `open`: the internet, not the host (net.ts). */
   network: SandboxAccess["network"];
+  /** With `open`: the host's loopback ports the command may reach. */
+  ports: number[];
   /** The user's git settings (git-settings.ts): a file on the host shown read-only as `gitConfigAt`. */
   gitConfig?: string | undefined;
   /** Where git inside looks for its global configuration: `~/.gitconfig` of the home the sandbox shows. */
@@ -170,6 +174,7 @@ export function sandboxPolicy(input: {
     hidden,
     privateTemp: temp,
     network: access.network,
+    ports: [...(access.allow_ports ?? [])],
     gitConfig: input.git && homeDir !== "/" ? input.git.file : undefined,
     gitConfigAt: input.git && homeDir !== "/" ? path.join(homeDir, ".gitconfig") : undefined,
     gitFiles: real([...(input.git?.files ?? [])]),

@@ -48,5 +48,10 @@ export function seatbeltProfile(policy: SandboxPolicy): string {
     lines.push(`(deny network-outbound ${sockets})`);
   }
   if (policy.network === "none") lines.push("(deny network-outbound (remote ip))", "(deny network-inbound (local ip))");
+  else {
+    // The internet, not the host: its loopback is denied but for the ports allow_ports lists.
+    lines.push('(deny network-outbound (remote ip "localhost:*"))');
+    for (const port of policy.ports) lines.push(`(allow network-outbound (remote ip "localhost:${port}"))`);
+  }
   return `${lines.join("\n")}\n`;
 }

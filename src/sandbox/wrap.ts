@@ -7,6 +7,7 @@ import { bwrapArgs } from "./bwrap.ts";
 import { detectSandbox, type Detected, type SandboxKind } from "./detect.ts";
 import { sandboxPolicy, type SandboxAccess, type TreePaths } from "./policy.ts";
 import { gitSettingsFile, userGitSettings } from "./git-settings.ts";
+import { findPasta, withOwnNetwork } from "./net.ts";
 import { withFilteredEnv } from "./sandbox-env.ts";
 import { seatbeltProfile } from "./seatbelt.ts";
 
@@ -25,6 +26,8 @@ export interface SandboxRequest {
   access?: SandboxAccess;
   /** Tests: what the machine has. */
   detected?: Detected;
+  /** Tests: pasta's path, or "" for a machine without it. */
+  pasta?: string;
 }
 
 /** How one command runs: the argv to spawn, or why it runs without a sandbox. */
@@ -58,8 +61,12 @@ export function planCommand(request: SandboxRequest, command: string): CommandPl
     ...(request.access ? { access: request.access } : {}),
   });
   // The sandbox starts with the allowed variables alone (sandbox-env.ts).
-  if (detected.kind === "bwrap")
-    return { sandbox: "bwrap", argv: withFilteredEnv([detected.binary, ...bwrapArgs(policy), "--", shell, "-c", command]) };
+  if (detected.kind === "bwrap") {
+    const bwrap = [detected.binary, ...bwrapArgs(policy), "--", shell, "-c", command];
+    // `open`: the internet through a namespace of its own, not the host's loopback (net.ts).
+    const pasta = policy.network === "open" ? (request.pasta ?? findPasta(request.env.PATH ?? "")) : undefined;
+    return { sandbox: "bwrap", argv: withFilteredEnv(pasta ? withOwnNetwork(pasta, policy.ports, bwrap) : bwrap) };
+  }
   const profile = seatbeltProfile(policy);
   return {
     sandbox: "sandbox-exec",

@@ -1,0 +1,57 @@
+import { onPath } from "./detect.ts";
+
+/*
+ * The sandbox's network. `open` means the internet, not the host: a sandboxed command shares no
+ * network namespace with the user's machine, so the host's loopback (a passwordless `opencode
+ * serve`, the user's TUI server, a local database) is out of reach unless `sandbox_access.
+ * allow_ports` lists the port. bubblewrap gives the command a namespace of its own
+ * (`--unshare-net`), and pasta (Debian's and Fedora's `passt` package, what rootless Podman uses)
+ * connects it to the outside with user-mode networking, `--no-map-gw` so the host's own addresses
+ * are not mapped in, and `-T <ports>` for the allowed ones.
+ *
+ * bubblewrap starts first and waits (`--block-fd`) until pasta has joined its namespace: it writes
+ * its child's pid to `--info-fd`, a few lines of shell start pasta on that pid, then let the
+ * command go. When pasta cannot start, the command runs with no network at all (fail closed), and
+ * says so. Without pasta on the machine, `open` falls back to the host's network (the line
+ * `/otto-config show` prints says so).
+ */
+
+/** pasta on PATH, or undefined. */
+export function findPasta(PATH: string): string | undefined {
+  return onPath("pasta", PATH);
+}
+
+const NET_SCRIPT = [
+  "pasta=$1; ports=$2; shift 2",
+  'dir=$(mktemp -d "${TMPDIR:-/tmp}/otto-net.XXXXXX") || exit 125',
+  'mkfifo "$dir/block" || exit 125',
+  "(",
+  "  i=0; pid=",
+  '  while [ -z "$pid" ] && [ "$i" -lt 1000 ]; do',
+  "    pid=$(sed -n 's/.*\"child-pid\": *\\([0-9][0-9]*\\).*/\\1/p' \"$dir/info\" 2>/dev/null); i=$((i + 1))",
+  '    [ -n "$pid" ] || sleep 0.01',
+  "  done",
+  "  ok=",
+  '  if [ -n "$pid" ]; then',
+  "    set -- --config-net --quiet --no-map-gw -U none -u none -t none",
+  '    if [ -n "$ports" ]; then set -- "$@" -T "$ports"; else set -- "$@" -T none; fi',
+  '    if [ "$(id -u)" = 0 ]; then set -- "$@" --runas 0; else set -- "$@" --userns "/proc/$pid/ns/user"; fi',
+  '    "$pasta" "$@" --netns "/proc/$pid/ns/net" </dev/null >/dev/null 2>&1 && ok=1',
+  "  fi",
+  '  [ -n "$ok" ] || echo "otto: the sandbox\'s network could not be set up (pasta failed); this command runs without a network." >&2',
+  '  printf x 2>/dev/null > "$dir/block"',
+  ") &",
+  '"$@" 3>"$dir/info" 4<>"$dir/block"',
+  "rc=$?",
+  'rm -rf "$dir"',
+  "exit $rc",
+].join("\n");
+
+/**
+ * `bwrapArgv` ([bwrap, …its arguments]) wrapped so that the command gets a network namespace of
+ * its own connected through pasta; `ports` are the host's loopback ports it may reach.
+ */
+export function withOwnNetwork(pasta: string, ports: readonly number[], bwrapArgv: readonly string[]): string[] {
+  const [bwrap, ...rest] = bwrapArgv;
+  return ["/bin/sh", "-c", NET_SCRIPT, "otto-net", pasta, ports.join(","), bwrap ?? "bwrap", "--unshare-net", "--info-fd", "3", "--block-fd", "4", ...rest];
+}
