@@ -22,6 +22,8 @@ export interface RecordedRequest {
   /** 1-based, in arrival order. */
   seq: number;
   startedAt: number;
+  /** Set when the answer began (its headers were sent). */
+  respondedAt?: number;
   /** Set when the answer was fully written, or the client went away. */
   endedAt?: number;
   model: string;
