@@ -11,7 +11,17 @@ import { kindOf } from "../test/e2e/spec/spec-model.ts";
 import { execKindOf } from "../test/e2e/execute/kinds.ts";
 import { formatCost, formatTokens, ledgerFile, readLedger, sumUsage, type Usage } from "../src/cost/index.ts";
 import { providerOrder } from "../test/support/prefix-cache.ts";
-import { billed, blocksOf, inputDollars, PRICES, spaced, sumBilled, type Billed, type CacheRequest, type Provider } from "./prompt-cache.ts";
+import {
+  billed,
+  blocksOf,
+  inputDollars,
+  PRICES,
+  spaced,
+  sumBilled,
+  type Billed,
+  type CacheRequest,
+  type Provider,
+} from "./prompt-cache.ts";
 import fs from "node:fs";
 
 /**
@@ -269,9 +279,69 @@ function renderDollars(byStage: Map<string, Tally>, spent: Map<string, Usage>): 
 
 /**
  * The demo's figures before otto's stable text ended at a cache marker of its own (same bench, same
- * demo), per provider's rules: bytes of input, of them read from and written to a cache.
+ * demo), per provider's rules: bytes of input, of them read from and written to a cache (from the
+ * section's kilobytes, so to about 50 bytes).
  */
-export const BEFORE_CACHE: Record<Provider, Record<string, Billed>> = { anthropic: {}, openai: {} };
+export const BEFORE_CACHE: Record<Provider, Record<"stages" | "sessions", Record<string, Billed>>> = {
+  anthropic: {
+    stages: {
+      add: { total: 43110, read: 0, written: 38502 },
+      requirements: { total: 45056, read: 27648, written: 12902 },
+      research: { total: 62669, read: 41472, written: 16691 },
+      design: { total: 45363, read: 27648, written: 13210 },
+      "task generate": { total: 49766, read: 27648, written: 17613 },
+      execute: { total: 469299, read: 336384, written: 127283 },
+      "spec pipeline (add \u2192 task generate)": { total: 246067, read: 124416, written: 98918 },
+      "spec pipeline, stages six minutes apart": { total: 246067, read: 13824, written: 209510 },
+      "the whole demo": { total: 715264, read: 460902, written: 226202 },
+    },
+    sessions: {
+      "execute-task": { total: 136806, read: 105984, written: 30822 },
+      review: { total: 124621, read: 69120, written: 55501 },
+      "task-briefing": { total: 62157, read: 41472, written: 20685 },
+      "external-assumptions": { total: 51302, read: 38093, written: 13210 },
+      "domain-hardening": { total: 50381, read: 38093, written: 12288 },
+      "question-harvest": { total: 49664, read: 27648, written: 22016 },
+      "docs-align": { total: 49459, read: 43622, written: 5837 },
+      "phase-review": { total: 43213, read: 27648, written: 15565 },
+      requirements: { total: 38400, read: 13824, written: 24576 },
+      "slash command": { total: 28262, read: 0, written: 0 },
+      tasks: { total: 23450, read: 13824, written: 9626 },
+      design: { total: 19968, read: 13824, written: 6144 },
+      research: { total: 19661, read: 13824, written: 5837 },
+      refine: { total: 17818, read: 13824, written: 3994 },
+    },
+  },
+  openai: {
+    stages: {
+      add: { total: 43110, read: 0, written: 0 },
+      requirements: { total: 45056, read: 32768, written: 0 },
+      research: { total: 62669, read: 46080, written: 0 },
+      design: { total: 45363, read: 32256, written: 0 },
+      "task generate": { total: 49766, read: 32256, written: 0 },
+      execute: { total: 469299, read: 362496, written: 0 },
+      "spec pipeline (add \u2192 task generate)": { total: 246067, read: 143360, written: 0 },
+      "spec pipeline, stages six minutes apart": { total: 246067, read: 13824, written: 0 },
+      "the whole demo": { total: 715264, read: 505856, written: 0 },
+    },
+    sessions: {
+      "execute-task": { total: 136806, read: 113664, written: 0 },
+      review: { total: 124621, read: 92672, written: 0 },
+      "task-briefing": { total: 62157, read: 51712, written: 0 },
+      "external-assumptions": { total: 51302, read: 39936, written: 0 },
+      "domain-hardening": { total: 50381, read: 39424, written: 0 },
+      "question-harvest": { total: 49664, read: 27648, written: 0 },
+      "docs-align": { total: 49459, read: 43520, written: 0 },
+      "phase-review": { total: 43213, read: 28160, written: 0 },
+      requirements: { total: 38400, read: 13824, written: 0 },
+      "slash command": { total: 28262, read: 0, written: 0 },
+      tasks: { total: 23450, read: 13824, written: 0 },
+      design: { total: 19968, read: 13824, written: 0 },
+      research: { total: 19661, read: 13824, written: 0 },
+      refine: { total: 17818, read: 13824, written: 0 },
+    },
+  },
+};
 
 const pct = (part: number, whole: number): string => `${whole > 0 ? Math.round((part / whole) * 100) : 0} %`;
 const usd = (n: number): string => `$${n.toFixed(3)}`;
@@ -288,9 +358,9 @@ function tally(probes: readonly Probe[], bills: readonly Billed[], by: (p: Probe
 /** The share of the input each provider's prompt cache serves, and what it bills, per stage and session. */
 export function renderCache(probes: readonly Probe[], perTree: readonly Probe[]): string {
   const spec = (p: Probe) => p.group !== "execute";
-  const row = (provider: Provider, name: string, b: Billed): string => {
+  const row = (provider: Provider, name: string, b: Billed, table: "stages" | "sessions" = "stages"): string => {
     const d = inputDollars(b, PRICES[provider]);
-    const before = BEFORE_CACHE[provider][name];
+    const before = BEFORE_CACHE[provider][table][name];
     const was = before ? `${pct(before.read, before.total)} (${usd(inputDollars(before, PRICES[provider]).withCache)})` : "—";
     return `| ${name} | ${was} | ${kb(b.total)} | ${kb(b.read)} | ${kb(b.written)} | **${pct(b.read, b.total)}** | ${usd(d.uncached)} | ${usd(d.withCache)} |`;
   };
@@ -313,7 +383,7 @@ export function renderCache(probes: readonly Probe[], perTree: readonly Probe[])
       "",
       "| session | before | input | read | written | share read | no cache | with a cache |",
       "|---|---|---|---|---|---|---|---|",
-      ...[...kinds].sort((a, b) => b[1].total - a[1].total).map(([kind, b]) => row(provider, kind, b)),
+      ...[...kinds].sort((a, b) => b[1].total - a[1].total).map(([kind, b]) => row(provider, kind, b, "sessions")),
       "",
     ];
   };
