@@ -6,6 +6,7 @@
  */
 import { runStandalone, writeSection as writeBenchSection } from "./sections.ts";
 import { createWorkspace, runOpencode, slashCommand, startModelServer, type RecordedRequest, type Step } from "../test/support/index.ts";
+import { promptText } from "../test/support/model-script.ts";
 import { demoScript, DEMO_FILES, DEMO_STEPS } from "../scripts/demo-steps.ts";
 import { kindOf } from "../test/e2e/spec/spec-model.ts";
 import { execKindOf } from "../test/e2e/execute/kinds.ts";
@@ -88,8 +89,10 @@ function outputBytes(step: Step | undefined): number {
 }
 
 function firstUser(req: RecordedRequest): string {
-  const first = req.messages.find((m) => m.role === "user");
-  return typeof first?.content === "string" ? first.content : (first?.content ?? []).map((p) => p.text ?? "").join("");
+  return promptText(
+    req.messages,
+    req.messages.find((m) => m.role === "user"),
+  );
 }
 
 /**

@@ -62,6 +62,12 @@ export function createRuntime(
   return {
     ...base,
     guard,
-    sessions: createSessionRunner(base, { onSession: (id) => guard.track(id), stopReason: (id) => guard.stopReason(id), meter, writes, stable }),
+    sessions: createSessionRunner(base, {
+      onSession: (id) => guard.track(id),
+      stopReason: (id) => guard.stopReason(id),
+      meter,
+      writes,
+      stable,
+    }),
   };
 }

@@ -104,7 +104,13 @@ describe("the blocks of a chat-completions body", () => {
       tools: [{ type: "function", function: { name: "t" } }],
       messages: [
         { role: "system", content: "S1", cache_control: { type: "ephemeral" } },
-        { role: "user", content: [{ type: "text", text: "U1" }, { type: "text", text: "U2", cache_control: { type: "ephemeral" } }] },
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "U1" },
+            { type: "text", text: "U2", cache_control: { type: "ephemeral" } },
+          ],
+        },
         { role: "assistant", content: "", tool_calls: [{ id: "c1", type: "function", function: { name: "t", arguments: "{}" } }] },
         { role: "tool", tool_call_id: "c1", content: "R", cache_control: { type: "ephemeral" } },
       ],
