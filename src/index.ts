@@ -75,7 +75,7 @@ const OttoPlugin: Plugin = async (input) => {
       try {
         registerOtto(config, undefined, { tui });
         // The prompts OpenCode will send for otto's agents: the system transform below splits at them.
-        runtime.sessions.stable?.noteAgents(config.agent as Record<string, unknown> | undefined, Object.keys(AGENTS));
+        runtime.sessions.stable?.noteAgents(config.agent, Object.keys(AGENTS));
       } catch (error) {
         log.log("error", "otto could not register its agents and commands", { error: formatError(error) });
       }

@@ -93,7 +93,7 @@ export class SessionRunner {
       import("./child.ts"),
       import("./types.ts"),
       this.deps.render ? undefined : import("../prompts/index.ts"),
-      this.options.stable ? import("../prompts/stable-head.ts") : undefined,
+      this.options.stable ? import("../prompts/index.ts") : undefined,
     ]).then(([child, types, prompts, heads]) => {
       const systems = this.options.stable;
       const deps = this.deps;
