@@ -2,20 +2,27 @@ import { compilePrompt, type PromptOptions } from "./load-prompt.ts";
 import { PROMPT_NAMES } from "./names.ts";
 
 /**
- * A head shorter than this (about 200 tokens) is not worth a cache marker of its own: the prompt
- * stays whole in the user message (the short one-turn prompts, the follow-ups in a session).
+ * A head shorter than this (about 50 tokens) stays in the user message: a line or two is not worth
+ * moving. The system layout does not depend on it (every otto session is split at its agent's
+ * prompt, src/session/stable-system.ts), only where those few bytes sit.
  */
-export const MIN_STABLE_HEAD = 800;
+export const MIN_STABLE_HEAD = 200;
 
 /**
  * The part of a template every rendering shares: its text up to the first `{{`, cut back to the
- * last line break, so the head ends where a line does.
+ * last paragraph that ends before it, and before a heading whose section holds that `{{`: the
+ * message after the head then starts with a whole paragraph (the scripted model and the user's eyes
+ * read `head + "\n\n" + rest` as the prompt it was).
  */
 export function templateHead(body: string): string {
   const at = body.indexOf("{{");
   if (at < 0) return body;
-  const cut = body.lastIndexOf("\n", at);
-  return cut < 0 ? "" : body.slice(0, cut);
+  const end = body.lastIndexOf("\n\n", at);
+  if (end < 0) return "";
+  let head = body.slice(0, end);
+  const last = head.lastIndexOf("\n\n");
+  if (head.slice(last < 0 ? 0 : last + 2).startsWith("#")) head = last < 0 ? "" : head.slice(0, last);
+  return head.trimEnd();
 }
 
 /**

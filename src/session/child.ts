@@ -111,8 +111,11 @@ export class ChildSession {
   }
 
   /**
-   * The first prompt's stable head (otto's rules and output contract) goes as `system`, the rest
-   * as the message; later prompts of the session send the same head, so their prefix stays the same.
+   * Every otto session gets the same system layout (src/session/stable-system.ts): the first
+   * prompt's stable head (otto's rules and output contract), when it has one, goes as `system`, the
+   * rest as the message; later prompts of the session send the same head, so their prefix stays
+   * the same. A session without a head is noted too: its system message is still split at the
+   * agent's prompt, so every otto session's first system part is the same bytes.
    */
   #split(text: string, system: string | undefined): { text: string; system: string | undefined } {
     const stable = this.context.stable;
@@ -122,9 +125,9 @@ export class ChildSession {
       if (this.#head !== undefined) text = text.slice(this.#head.length).trimStart();
     }
     this.#prompted = true;
-    if (this.#head === undefined) return { text, system };
-    const joined = system ? `${this.#head}\n\n${system}` : this.#head;
-    stable.systems.note(this.id, { agent: this.options.agent, stable: this.#head, system: joined });
+    const head = this.#head ?? "";
+    const joined = head && system ? `${head}\n\n${system}` : head || system;
+    stable.systems.note(this.id, { agent: this.options.agent, stable: head, system: joined ?? "" });
     return { text, system: joined };
   }
 

@@ -182,15 +182,16 @@ const TITLE_MARKER = "You are a title generator";
 
 /**
  * A user message as otto wrote it. Otto sends the stable head of a session's first prompt as a
- * system part of its own (src/session/stable-system.ts: the second system message, after the
- * agent's prompt); scripts match the prompt whole, so the head is put back before the first user
- * message. A request with one system message (every other one) reads as it is.
+ * system part of its own (src/session/stable-system.ts: the second of three system messages, after
+ * the agent's prompt, before OpenCode's environment block); scripts match the prompt whole, so the
+ * head is put back before the first user message. A request with fewer system messages (an otto
+ * session without a head: the agent's prompt, then the environment; any other request) reads as it is.
  */
 export function promptText(messages: readonly ChatMessage[], message: ChatMessage | undefined): string {
   const text = messageText(message);
   const systems = messages.filter((m) => m.role === "system");
   const first = messages.find((m) => m.role === "user");
-  return systems.length >= 2 && message !== undefined && message === first ? `${messageText(systems[1])}\n\n${text}` : text;
+  return systems.length >= 3 && message !== undefined && message === first ? `${messageText(systems[1])}\n\n${text}` : text;
 }
 
 export function parseRequest(seq: number, body: Record<string, unknown>): RecordedRequest {

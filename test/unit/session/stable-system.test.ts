@@ -14,6 +14,16 @@ describe("otto's stable text as a system part of its own", () => {
     expect(splitSystem([withExtra], AGENT, { stable: STABLE, system: `${STABLE}\n\nextra` })).toEqual([AGENT, STABLE, `${ENV}\nextra`]);
   });
 
+  it("splits a session without a stable head at the agent's prompt too: one layout for every otto session", () => {
+    const whole = [AGENT, ENV].join("\n");
+    expect(splitSystem([whole], AGENT, { stable: "", system: "" })).toEqual([AGENT, ENV]);
+    // The agent's prompt alone is nothing to split.
+    expect(splitSystem([AGENT], AGENT, { stable: "", system: "" })).toBeUndefined();
+    // The first part is the same bytes whether the session has a head or not.
+    const headed = splitSystem([[AGENT, ENV, STABLE].join("\n")], AGENT, { stable: STABLE, system: STABLE });
+    expect(headed?.[0]).toBe(splitSystem([whole], AGENT, { stable: "", system: "" })?.[0]);
+  });
+
   it("leaves a system message it does not recognise as it is", () => {
     expect(splitSystem([[ENV, STABLE].join("\n")], AGENT, { stable: STABLE, system: STABLE })).toBeUndefined();
     expect(splitSystem([[AGENT, ENV].join("\n")], AGENT, { stable: STABLE, system: STABLE })).toBeUndefined();
@@ -41,7 +51,8 @@ describe("otto's stable text as a system part of its own", () => {
 
 describe("the stable head of otto's prompts", () => {
   it("ends a template's head at the line before its first variable", () => {
-    expect(templateHead("Rules.\n\nMore rules.\nThe task: {{task}}")).toBe("Rules.\n\nMore rules.");
+    expect(templateHead("Rules.\n\nMore rules.\nThe task: {{task}}")).toBe("Rules.");
+    expect(templateHead("Rules.\n\nMore rules.\n\n# The task\n\n- id: {{task}}")).toBe("Rules.\n\nMore rules.");
     expect(templateHead("No variables.")).toBe("No variables.");
   });
 
@@ -59,6 +70,9 @@ describe("the stable head of otto's prompts", () => {
     expect(head!.length).toBeGreaterThanOrEqual(MIN_STABLE_HEAD);
     expect(head).not.toContain("task-001");
     expect(text.slice(head!.length)).toContain("task-001");
+    // The message after the head starts with the task's own section: head and rest read as the prompt was.
+    expect(text.slice(head!.length).trimStart().startsWith("# The task\n\n- **id**: task-001")).toBe(true);
+    expect(`${head!}\n\n${text.slice(head!.length).trimStart()}`).toBe(text);
     expect(stableHead("Say hello.")).toBeUndefined();
     expect(stableHead(head!)).toBeUndefined();
   });
