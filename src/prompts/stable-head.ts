@@ -2,11 +2,13 @@ import { compilePrompt, type PromptOptions } from "./load-prompt.ts";
 import { PROMPT_NAMES } from "./names.ts";
 
 /**
- * A head shorter than this (about 50 tokens) stays in the user message: a line or two is not worth
- * moving. The system layout does not depend on it (every otto session is split at its agent's
- * prompt, src/session/stable-system.ts), only where those few bytes sit.
+ * A head shorter than this (about 250 tokens) stays in the user message. The system layout starts
+ * the same either way (every otto session is split at its agent's prompt,
+ * src/session/stable-system.ts); a session without a head has OpenCode's environment block as its
+ * second, marked part, which every headless session of the agent in the same tree shares: for a
+ * short head, which a kind run once per stage shares with nobody, that is worth more.
  */
-export const MIN_STABLE_HEAD = 200;
+export const MIN_STABLE_HEAD = 1024;
 
 /**
  * The part of a template every rendering shares: its text up to the first `{{`, cut back to the
