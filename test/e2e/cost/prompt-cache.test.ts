@@ -82,7 +82,7 @@ describe("the prompt cache: otto's stable text ends at a marker, other requests 
     expect(firsts.size).toBe(1);
   });
 
-  it("a plain `opencode run` to the build agent: the request body is byte for byte the same with otto loaded and without", async () => {
+  it("a plain opencode run to the build agent: the request body is byte for byte the same with otto loaded and without", async () => {
     const bodies: string[] = [];
     for (const plugin of [true, false]) {
       const ws = await e2e.workspace({ models: MODELS, plugin });
