@@ -15,6 +15,8 @@ import { providerOrder } from "../test/support/prefix-cache.ts";
 import {
   billed,
   blocksOf,
+  BYTES_PER_TOKEN,
+  MIN_TOKENS,
   inputDollars,
   PRICES,
   spaced,
@@ -431,9 +433,22 @@ function verdict(probes: readonly Probe[]): string {
     : [
         `Why: with six minutes between them no stage reads what an earlier one wrote (an entry lives five minutes), and within a stage there is little to read: each stage's otto sessions are one turn each (the author's, then a review by the other model, whose entries are its own); OpenCode marks the last message of every request, so Anthropic bills all of a request it did not read as a write, at 1.25×, whether otto's marker is there or not. Read within the stages: ${kb(gappedBill.read)} of ${kb(gappedBill.total)}, written ${kb(gappedBill.written)}; a cache pays for itself only when 0.9 × read ≥ 0.25 × written. What would close the gap is not a marker otto sets but one it could remove, on a one-turn session's last message, which no plugin hook reaches in OpenCode 1.18.33 (its applyCaching runs after them), or a longer-lived entry (Anthropic's one-hour cache, writes at 2×).`,
       ];
+  // What Anthropic's cache left unread, by why: a request under the minimum is never cached; the first stage finds nothing written.
+  const bills = billed("anthropic", probes);
+  const unread = (keep: (p: Probe, b: Billed) => boolean) =>
+    probes.reduce((n, p, i) => (keep(p, bills[i]!) ? n + bills[i]!.total - bills[i]!.read : n), 0);
+  const small = unread((_, b) => b.total < MIN_TOKENS * BYTES_PER_TOKEN);
+  const first = unread((p, b) => p.group === "add" && b.total >= MIN_TOKENS * BYTES_PER_TOKEN);
+  const rest = anthropic.total - anthropic.read - small - first;
+  const short = met
+    ? []
+    : [
+        `Of the ${kb(anthropic.total - anthropic.read)} not read: ${kb(small)} are requests under the 1,024-token minimum (the slash commands' own turns), ${kb(first)} the first stage's (nothing was written before it), and ${kb(rest)} what each session has of its own after its stable head: its task, artifact and the spec documents it carries in its message (one block, of which Anthropic cannot read a part), OpenCode's environment block, and the sessions a phase starts at once, which cannot read each other's entries before an answer has begun.`,
+      ];
   return [
     `**Measured (this run): under Anthropic's rules the demo's share read is ${share("anthropic")}: the goal of 70 % is ${met ? "met" : "not met"}. Under OpenAI's rules: ${share("openai")}.`,
     `The spec pipeline with stages six minutes apart, under Anthropic's rules: ${usd(gapped.withCache)} of input with a cache against ${usd(gapped.uncached)} without: ${cheaper ? "no dearer, the goal is met" : "dearer, the goal is not met"}.**`,
+    ...short,
     ...why,
   ].join(" ");
 }
