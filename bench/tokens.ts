@@ -425,7 +425,15 @@ function verdict(probes: readonly Probe[]): string {
   };
   const anthropic = sumBilled(billed("anthropic", probes));
   const met = anthropic.read / anthropic.total >= 0.7;
-  const gappedBill = sumBilled(billed("anthropic", spaced(probes.filter((p) => p.group !== "execute"), GAP_MS)));
+  const gappedBill = sumBilled(
+    billed(
+      "anthropic",
+      spaced(
+        probes.filter((p) => p.group !== "execute"),
+        GAP_MS,
+      ),
+    ),
+  );
   const gapped = inputDollars(gappedBill, PRICES.anthropic);
   const cheaper = gapped.withCache <= gapped.uncached;
   const why = cheaper
