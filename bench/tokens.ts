@@ -453,11 +453,39 @@ function verdict(probes: readonly Probe[]): string {
     : [
         `Of the ${kb(anthropic.total - anthropic.read)} not read: ${kb(small)} are requests under the 1,024-token minimum (the slash commands' own turns), ${kb(first)} the first stage's (nothing was written before it), and ${kb(rest)} what each session has of its own after its stable head: its task, artifact and the spec documents it carries in its message (one block, of which Anthropic cannot read a part), OpenCode's environment block, and the sessions a phase starts at once, which cannot read each other's entries before an answer has begun.`,
       ];
+  // Every figure below its "before" is named, with why.
+  const worse = (provider: Provider): string[] => {
+    const b = billed(provider, probes);
+    const was = BEFORE_CACHE[provider];
+    const out: string[] = [];
+    for (const [table, by] of [
+      ["stages", (p: Probe) => p.group],
+      ["sessions", (p: Probe) => p.kind],
+    ] as const) {
+      for (const [name, now] of tally(probes, b, by)) {
+        const before = was[table][name];
+        if (before && Math.round((now.read / now.total) * 100) < Math.round((before.read / before.total) * 100))
+          out.push(`${name} ${pct(before.read, before.total)} → ${pct(now.read, now.total)}`);
+      }
+    }
+    return out;
+  };
+  const lower = (["anthropic", "openai"] as const).flatMap((provider) => {
+    const list = worse(provider);
+    return list.length > 0 ? [`under ${provider === "anthropic" ? "Anthropic's" : "OpenAI's"} rules ${list.join(", ")}`] : [];
+  });
+  const lowered =
+    lower.length === 0
+      ? []
+      : [
+          `Lower than before: ${lower.join("; ")}. These are sessions whose earlier sessions of the same agent now send another second system part (the kind's stable head, where every session used to have OpenCode's environment block), so their read stops at the end of the agent's prompt, about 1 KB sooner (the environment block comes after otto's head now, so that sessions in different working trees still share the head); the totals gain more than they lose.`,
+        ];
   return [
     `**Measured (this run): under Anthropic's rules the demo's share read is ${share("anthropic")}: the goal of 70 % is ${met ? "met" : "not met"}. Under OpenAI's rules: ${share("openai")}.`,
     `The spec pipeline with stages six minutes apart, under Anthropic's rules: ${usd(gapped.withCache)} of input with a cache against ${usd(gapped.uncached)} without: ${cheaper ? "no dearer, the goal is met" : "dearer, the goal is not met"}.**`,
     ...short,
     ...why,
+    ...lowered,
   ].join(" ");
 }
 
