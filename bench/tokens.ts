@@ -465,7 +465,7 @@ function verdict(probes: readonly Probe[]): string {
       for (const [name, now] of tally(probes, b, by)) {
         const before = was[table][name];
         if (before && Math.round((now.read / now.total) * 100) < Math.round((before.read / before.total) * 100))
-          out.push(`${name} ${pct(before.read, before.total)} → ${pct(now.read, now.total)}`);
+          out.push(`${name} (${table === "stages" ? "stage" : "session"}) ${pct(before.read, before.total)} → ${pct(now.read, now.total)}`);
       }
     }
     return out;
