@@ -90,6 +90,7 @@ const EXCEPTIONS = [
     "built at plugin load; the session barrel pulls in the child-session code the runner loads on first use",
   ],
   ["runtime.ts", "session/writes.ts", "built at plugin load beside the runner; see session/runner.ts"],
+  ["runtime.ts", "session/stable-system.ts", "built at plugin load beside the runner; see session/runner.ts"],
   ["index.ts", "session/permission-guard.ts", "registered at plugin load; see runtime.ts → session/runner.ts"],
   ["session/runner.ts", "cost/account.ts", "on the load path through runtime.ts; see runtime.ts → cost/ledger.ts"],
   ["session/runner.ts", "cost/meter.ts", "on the load path through runtime.ts"],

@@ -5,6 +5,7 @@ import type { CrewService } from "./crew/index.ts";
 import { crewMayExist, crewsExist } from "./host/crew-present.ts";
 import { hardenHostGit } from "./host/host-git.ts";
 import { commandOutput, OTTO_COMMANDS } from "./host/command-output.ts";
+import { AGENTS } from "./host/asset-manifest.ts";
 import { registerOtto } from "./host/register.ts";
 import { checkHostVersion } from "./host/version.ts";
 import { hostKind } from "./core/host-kind.ts";
@@ -73,6 +74,8 @@ const OttoPlugin: Plugin = async (input) => {
     config: async (config) => {
       try {
         registerOtto(config, undefined, { tui });
+        // The prompts OpenCode will send for otto's agents: the system transform below splits at them.
+        runtime.sessions.stable?.noteAgents(config.agent, Object.keys(AGENTS));
       } catch (error) {
         log.log("error", "otto could not register its agents and commands", { error: formatError(error) });
       }
@@ -110,6 +113,15 @@ const OttoPlugin: Plugin = async (input) => {
             shown.messagesTransform(output),
         }
       : {}),
+    // Otto's sessions only: the stable head of otto's prompt becomes a system part OpenCode marks for
+    // caching (src/session/stable-system.ts). Any other request is left byte for byte as it was.
+    "experimental.chat.system.transform": async (hookInput, output) => {
+      try {
+        runtime.sessions.stable?.transform(hookInput.sessionID, output.system);
+      } catch (error) {
+        report("system transform")(error);
+      }
+    },
     // Keeps otto's state (crew, unread messages, specs in progress) in the orchestrator's summary.
     "experimental.session.compacting": async (hookInput, output) => (await loadCrew()).compacting(hookInput, output),
   };

@@ -11,6 +11,7 @@ import { priceLookup } from "./cost/prices.ts";
 import { SessionGuard } from "./guard/session-guard.ts";
 import { createSessionRunner, type SessionRunner } from "./session/runner.ts";
 import { SessionWrites } from "./session/writes.ts";
+import { StableSystems } from "./session/stable-system.ts";
 
 // The types live in core so the floors below the runtime can name them; re-exported for the floors above.
 export type { OpencodeClient, RuntimeBase };
@@ -58,9 +59,16 @@ export function createRuntime(
   events.on((event) => meter.onEvent(event));
   // What otto's watched sessions' tools changed, fed by the tool hooks (src/index.ts), read through the runner.
   const writes = new SessionWrites();
+  const stable = new StableSystems();
   return {
     ...base,
     guard,
-    sessions: createSessionRunner(base, { onSession: (id) => guard.track(id), stopReason: (id) => guard.stopReason(id), meter, writes }),
+    sessions: createSessionRunner(base, {
+      onSession: (id) => guard.track(id),
+      stopReason: (id) => guard.stopReason(id),
+      meter,
+      writes,
+      stable,
+    }),
   };
 }

@@ -136,7 +136,7 @@ export function buildReport(
 }
 
 function line(name: string, usage: Usage): string {
-  return `| ${name} | ${usage.requests} | ${formatTokens(usage.input)} | ${formatTokens(usage.cacheRead)} | ${formatTokens(usage.output)} | ${formatTokens(totalTokens(usage))} | ${formatCost(usage)} |`;
+  return `| ${name} | ${usage.requests} | ${formatTokens(usage.input)} | ${formatTokens(usage.cacheRead)} | ${formatTokens(usage.cacheWrite)} | ${formatTokens(usage.output)} | ${formatTokens(totalTokens(usage))} | ${formatCost(usage)} |`;
 }
 
 /** The markdown the command shows: one line naming the total, the table, what was left out. */
@@ -146,7 +146,10 @@ export function renderReport(report: CostReport): string {
   const lines = [head, ""];
   if (report.rows.length === 0) lines.push("No model calls on record in that window.");
   else {
-    lines.push(`| ${report.by} | calls | input | cache read | output | tokens | cost |`, "|---|---:|---:|---:|---:|---:|---:|");
+    lines.push(
+      `| ${report.by} | calls | input | cache read | cache write | output | tokens | cost |`,
+      "|---|---:|---:|---:|---:|---:|---:|---:|",
+    );
     for (const row of report.rows) lines.push(line(cell(row.key), row.usage));
     lines.push(line("**total**", report.total));
   }

@@ -110,17 +110,23 @@ export function formatCost(usage: Usage): string {
 }
 
 /**
- * "12.3k", or "12.3k (8.1k cache read)" when a provider's prompt cache served part of the input:
- * the cache reads are OpenCode's own message tokens, never an estimate.
+ * " (8.1k cache read, 2.0k cache write)" when a provider's prompt cache served or stored part of
+ * the input, else "": OpenCode's own message tokens, never an estimate.
  */
-export function formatTokenCount(usage: Usage): string {
-  const total = formatTokens(totalTokens(usage));
-  return usage.cacheRead > 0 ? `${total} (${formatTokens(usage.cacheRead)} cache read)` : total;
+function cacheNote(usage: Usage): string {
+  const parts = [
+    ...(usage.cacheRead > 0 ? [`${formatTokens(usage.cacheRead)} cache read`] : []),
+    ...(usage.cacheWrite > 0 ? [`${formatTokens(usage.cacheWrite)} cache write`] : []),
+  ];
+  return parts.length > 0 ? ` (${parts.join(", ")})` : "";
 }
 
-/** "12.3k tokens, $0.42" (with the cache reads when there were any): the line every summary and status shows. */
+/** "12.3k", or "12.3k (8.1k cache read, 2.0k cache write)" when a provider's prompt cache was used. */
+export function formatTokenCount(usage: Usage): string {
+  return `${formatTokens(totalTokens(usage))}${cacheNote(usage)}`;
+}
+
+/** "12.3k tokens, $0.42" (with the cache reads and writes when there were any): the line every summary and status shows. */
 export function formatUsage(usage: Usage): string {
-  const total = formatTokens(totalTokens(usage));
-  const cache = usage.cacheRead > 0 ? ` (${formatTokens(usage.cacheRead)} cache read)` : "";
-  return `${total} tokens${cache}, ${formatCost(usage)}`;
+  return `${formatTokens(totalTokens(usage))} tokens${cacheNote(usage)}, ${formatCost(usage)}`;
 }

@@ -66,10 +66,10 @@ export function spendLine(prNumber: number, total: Usage): string {
 /** A row per reviewer model and the total: what each model's calls cost. */
 export function renderSpend(byModel: ReadonlyMap<string, Usage>, total: Usage): string {
   const row = (name: string, u: Usage) =>
-    `| ${name} | ${u.requests} | ${formatTokens(u.input)} | ${formatTokens(u.cacheRead)} | ${formatTokens(u.output)} | ${formatTokens(totalTokens(u))} | ${formatCost(u)} |`;
+    `| ${name} | ${u.requests} | ${formatTokens(u.input)} | ${formatTokens(u.cacheRead)} | ${formatTokens(u.cacheWrite)} | ${formatTokens(u.output)} | ${formatTokens(totalTokens(u))} | ${formatCost(u)} |`;
   return [
-    "| Reviewer | Calls | Input | Cache read | Output | Tokens | Cost |",
-    "|---|---:|---:|---:|---:|---:|---:|",
+    "| Reviewer | Calls | Input | Cache read | Cache write | Output | Tokens | Cost |",
+    "|---|---:|---:|---:|---:|---:|---:|---:|",
     ...[...byModel].map(([model, usage]) => row(model, usage)),
     row("**Total**", total),
   ].join("\n");

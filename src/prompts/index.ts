@@ -6,3 +6,4 @@ export { renderPrompt } from "./render-prompt.ts";
 export { MARKERS } from "./markers.ts";
 export { untrusted, type UntrustedOptions } from "./untrusted.ts";
 export { parseTemplate, renderTemplate } from "./template-engine.ts";
+export { stableHead, templateHead, MIN_STABLE_HEAD } from "./stable-head.ts";

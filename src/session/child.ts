@@ -6,6 +6,7 @@ import { renderDialog, type DialogOptions } from "./dialog.ts";
 import { describeError, errorFromHttp, errorFromProvider } from "./errors.ts";
 import { promptJson, type JsonOptions, type JsonReply } from "./json.ts";
 import { formatModel, sameModel, type ModelRef } from "./model.ts";
+import type { StableSystems } from "./stable-system.ts";
 import { runTurn, type TurnDeps } from "./turn.ts";
 import type { PromptRenderer, TurnReply } from "./types.ts";
 
@@ -48,6 +49,8 @@ export interface ChildContext {
   meter?: Meter;
   /** Why otto stopped a session (RunnerOptions.stopReason). */
   stopReason?: (sessionID: string) => string | undefined;
+  /** Otto's stable text where a prompt cache reads it (src/session/stable-system.ts). */
+  stable?: { systems: StableSystems; head(text: string): string | undefined };
 }
 
 /** The assistant's own text (synthetic and ignored parts are OpenCode's, not the model's). */
@@ -63,6 +66,9 @@ export function replyText(parts: readonly Part[]): string {
 export class ChildSession {
   #closed = false;
   #deleted = false;
+  /** The stable head of the session's first prompt, sent as `system` with every prompt of the session. */
+  #head: string | undefined;
+  #prompted = false;
 
   constructor(
     private readonly context: ChildContext,
@@ -80,7 +86,8 @@ export class ChildSession {
     const { options, context } = this;
     options.account?.check();
     const ctx = { sessionID: this.id, model: options.model };
-    const body = { agent: options.agent, model: options.model, system: opts.system, parts: [{ type: "text" as const, text }] };
+    const sent = this.#split(text, opts.system);
+    const body = { agent: options.agent, model: options.model, system: sent.system, parts: [{ type: "text" as const, text: sent.text }] };
     const reply = await context
       .schedule(
         () =>
@@ -101,6 +108,27 @@ export class ChildSession {
     if (reply.info.error) throw stoppedError(errorFromProvider(reply.info.error, ctx), this.id, context);
     verifyModel(reply, options, this.id);
     return { ...reply, text: replyText(reply.parts) };
+  }
+
+  /**
+   * Every otto session gets the same system layout (src/session/stable-system.ts): the first
+   * prompt's stable head (otto's rules and output contract), when it has one, goes as `system`, the
+   * rest as the message; later prompts of the session send the same head, so their prefix stays
+   * the same. A session without a head is noted too: its system message is still split at the
+   * agent's prompt, so every otto session's first system part is the same bytes.
+   */
+  #split(text: string, system: string | undefined): { text: string; system: string | undefined } {
+    const stable = this.context.stable;
+    if (!stable) return { text, system };
+    if (!this.#prompted) {
+      this.#head = stable.head(text);
+      if (this.#head !== undefined) text = text.slice(this.#head.length).trimStart();
+    }
+    this.#prompted = true;
+    const head = this.#head ?? "";
+    const joined = head && system ? `${head}\n\n${system}` : head || system;
+    stable.systems.note(this.id, { agent: this.options.agent, stable: head, system: joined ?? "" });
+    return { text, system: joined };
   }
 
   /** Prompts for a BEGIN_JSON envelope, retrying in this session when it does not validate. */
@@ -137,6 +165,7 @@ export class ChildSession {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    this.context.stable?.systems.forget(this.id);
     const { client, log } = this.context.turn;
     await this.#settle();
     if (this.options.keep) return;

@@ -13,6 +13,7 @@ import type { JsonOptions, JsonReply } from "./json.ts";
 import { ownSession } from "./permission-guard.ts";
 import type { SessionDeps } from "./types.ts";
 import type { SessionWrites } from "./writes.ts";
+import type { StableSystems } from "./stable-system.ts";
 
 export interface RunnerOptions {
   /**
@@ -30,6 +31,8 @@ export interface RunnerOptions {
   stopReason?: (sessionID: string) => string | undefined;
   /** What the sessions' tools changed (OpenCode's tool hooks feed it); without it nothing is recorded (unit tests). */
   writes?: SessionWrites;
+  /** Where otto's stable prompt heads go for the system-transform hook; without it prompts are sent whole (unit tests). */
+  stable?: StableSystems;
 }
 
 export interface RunOptions {
@@ -74,6 +77,11 @@ export class SessionRunner {
     return this.#meter;
   }
 
+  /** Where otto's stable prompt heads are noted for the system-transform hook (src/index.ts). */
+  get stable(): StableSystems | undefined {
+    return this.options.stable;
+  }
+
   /** What watched sessions' tools changed: parallel tasks credit files by it (src/execute/task-files.ts). */
   get writes(): SessionWrites | undefined {
     return this.options.writes;
@@ -85,7 +93,9 @@ export class SessionRunner {
       import("./child.ts"),
       import("./types.ts"),
       this.deps.render ? undefined : import("../prompts/index.ts"),
-    ]).then(([child, types, prompts]) => {
+      this.options.stable ? import("../prompts/index.ts") : undefined,
+    ]).then(([child, types, prompts, heads]) => {
+      const systems = this.options.stable;
       const deps = this.deps;
       const context: ChildContext = {
         turn: { client: deps.client, events: deps.events, log: deps.log, clock: deps.clock ?? types.systemClock },
@@ -96,6 +106,7 @@ export class SessionRunner {
         schedule: (task, signal) => this.#schedule(task, signal),
         ...(this.options.stopReason ? { stopReason: this.options.stopReason } : {}),
         ...(this.#meter ? { meter: this.#meter } : {}),
+        ...(systems && heads ? { stable: { systems, head: (text: string) => heads.stableHead(text, { env: deps.env }) } } : {}),
       };
       return { context, Child: child.ChildSession };
     }));

@@ -22,6 +22,8 @@ export interface RecordedRequest {
   /** 1-based, in arrival order. */
   seq: number;
   startedAt: number;
+  /** Set when the answer began (its headers were sent). */
+  respondedAt?: number;
   /** Set when the answer was fully written, or the client went away. */
   endedAt?: number;
   model: string;
@@ -178,13 +180,27 @@ export function messageText(message: ChatMessage | undefined): string {
 
 const TITLE_MARKER = "You are a title generator";
 
+/**
+ * A user message as otto wrote it. Otto sends the stable head of a session's first prompt as a
+ * system part of its own (src/session/stable-system.ts: the second of three system messages, after
+ * the agent's prompt, before OpenCode's environment block); scripts match the prompt whole, so the
+ * head is put back before the first user message. A request with fewer system messages (an otto
+ * session without a head: the agent's prompt, then the environment; any other request) reads as it is.
+ */
+export function promptText(messages: readonly ChatMessage[], message: ChatMessage | undefined): string {
+  const text = messageText(message);
+  const systems = messages.filter((m) => m.role === "system");
+  const first = messages.find((m) => m.role === "user");
+  return systems.length >= 3 && message !== undefined && message === first ? `${messageText(systems[1])}\n\n${text}` : text;
+}
+
 export function parseRequest(seq: number, body: Record<string, unknown>): RecordedRequest {
   const messages = Array.isArray(body.messages) ? (body.messages as ChatMessage[]) : [];
   const system = messages
     .filter((m) => m.role === "system")
     .map(messageText)
     .join("\n\n");
-  const lastUser = messageText(messages.filter((m) => m.role === "user").at(-1));
+  const lastUser = promptText(messages, messages.filter((m) => m.role === "user").at(-1));
   const toolResults: RecordedRequest["toolResults"] = [];
   for (let i = messages.length - 1; i >= 0 && messages[i]?.role === "tool"; i--) {
     const m = messages[i];

@@ -214,6 +214,7 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
       case "text":
       case "tools": {
         const usage = (req.usage = withCache(api.usage(req), req));
+        req.respondedAt = Date.now();
         if (req.body.stream === false) {
           res.writeHead(200, { "content-type": "application/json" });
           res.end(JSON.stringify(jsonBody(step, model, req.seq, usage)), finish);

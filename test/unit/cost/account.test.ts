@@ -74,6 +74,13 @@ describe("usage formatting", () => {
     expect(formatTokenCount(cached)).toBe("1.50k (1.00k cache read)");
     expect(formatTokenCount(call(1200, 300, 0.01))).toBe("1.50k");
   });
+
+  it("names the cache writes a provider reported (Anthropic's), beside the reads", () => {
+    const written = messageUsage({ tokens: { input: 200, output: 300, cache: { read: 1000, write: 2000 } }, cost: 0.01 }, true);
+    expect(formatUsage(written)).toBe("3.50k tokens (1.00k cache read, 2.00k cache write), $0.01");
+    const only = messageUsage({ tokens: { input: 200, output: 300, cache: { read: 0, write: 2000 } }, cost: 0.01 }, true);
+    expect(formatTokenCount(only)).toBe("2.50k (2.00k cache write)");
+  });
 });
 
 describe("withAccount", () => {

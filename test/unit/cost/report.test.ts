@@ -52,8 +52,8 @@ describe("the /otto-cost report", () => {
     expect(report.otherRepos).toMatchObject({ requests: 1, usd: 0.0315 });
     const text = renderReport(report);
     expect(text.split("\n")[0]).toBe(`otto spent 7.04k tokens, ≥ $0.02 since 2026-11-19T12:00:00Z in this repository (${REPO}).`);
-    expect(text).toContain("| 2026-11-24 | 2 | 3.00k | 0 | 300 | 3.30k | $0.0085 |");
-    expect(text).toContain("| **total** | 4 | 6.40k | 0 | 640 | 7.04k | ≥ $0.02 |");
+    expect(text).toContain("| 2026-11-24 | 2 | 3.00k | 0 | 0 | 300 | 3.30k | $0.0085 |");
+    expect(text).toContain("| **total** | 4 | 6.40k | 0 | 0 | 640 | 7.04k | ≥ $0.02 |");
     expect(text).toContain("1 call(s) used a model without a price");
     expect(text).toContain("1 call(s) in other repositories (7.70k tokens, $0.03) are not counted here: add --all");
   });
@@ -68,7 +68,7 @@ describe("the /otto-cost report", () => {
     ]);
     const model = buildReport(ENTRIES, { by: "model", since: SINCE, repos: [REPO] });
     expect(model.rows.map((r) => r.key)).toEqual(["mock/m1", "mock/m2", "local/free"]);
-    expect(renderReport(model)).toContain("| local/free | 1 | 400 | 0 | 40 | 440 | cost unknown |");
+    expect(renderReport(model)).toContain("| local/free | 1 | 400 | 0 | 0 | 40 | 440 | cost unknown |");
   });
 
   it("--json: rows and total with tokens summed, usd null when every call of a row was unpriced", () => {
@@ -93,10 +93,18 @@ describe("the /otto-cost report", () => {
     expect(text.split("\n")[0]).toBe(
       `otto spent 4.10k tokens (3.00k cache read), $0.0050 since 2026-11-19T12:00:00Z in this repository (${REPO}).`,
     );
-    expect(text).toContain("| model | calls | input | cache read | output | tokens | cost |");
-    expect(text).toContain("| mock/m1 | 1 | 1.00k | 3.00k | 100 | 4.10k | $0.0050 |");
+    expect(text).toContain("| model | calls | input | cache read | cache write | output | tokens | cost |");
+    expect(text).toContain("| mock/m1 | 1 | 1.00k | 3.00k | 0 | 100 | 4.10k | $0.0050 |");
     const json = JSON.parse(reportJson(report)) as { total: { input: number; cacheRead: number; tokens: number } };
     expect(json.total).toMatchObject({ input: 1000, cacheRead: 3000, tokens: 4100 });
+    // Writes (Anthropic reports them) get a column of their own.
+    const written: LedgerEntry = {
+      ...cached,
+      usage: messageUsage({ tokens: { input: 1000, output: 100, cache: { read: 0, write: 2500 } }, cost: 0.005 }, true),
+    };
+    expect(renderReport(buildReport([written], { by: "model", since: SINCE, repos: [REPO] }))).toContain(
+      "| mock/m1 | 1 | 1.00k | 0 | 2.50k | 100 | 3.60k | $0.0050 |",
+    );
   });
 
   it("says so when nothing is on record", () => {

@@ -45,8 +45,8 @@ describe("the loop's summary: spend", () => {
     review.child("reviewer local/free").charge("local/free", messageUsage({ tokens: { input: 500, output: 50 } }, false));
     expect(spendLine(5, review.usage)).toBe("Review of PR #5: 1.75k tokens, ≥ $0.0060.");
     const table = renderSpend(review.byModel, review.usage);
-    expect(table).toContain("| mock/m2 | 1 | 1.00k | 0 | 200 | 1.20k | $0.0060 |");
-    expect(table).toContain("| local/free | 1 | 500 | 0 | 50 | 550 | cost unknown |");
-    expect(table).toContain("| **Total** | 2 | 1.50k | 0 | 250 | 1.75k | ≥ $0.0060 |");
+    expect(table).toContain("| mock/m2 | 1 | 1.00k | 0 | 0 | 200 | 1.20k | $0.0060 |");
+    expect(table).toContain("| local/free | 1 | 500 | 0 | 0 | 50 | 550 | cost unknown |");
+    expect(table).toContain("| **Total** | 2 | 1.50k | 0 | 0 | 250 | 1.75k | ≥ $0.0060 |");
   });
 });

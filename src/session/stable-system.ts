@@ -1,0 +1,71 @@
+/**
+ * Otto's stable text where a provider's prompt cache can read it (docs/cost.md, "Requests shaped
+ * for a prompt cache"). OpenCode joins the agent's prompt, its environment block (working
+ * directory, date) and the prompt's `system` into one system message, and marks only the first two
+ * system messages and the last two others for caching (Anthropic reads an entry only where one was
+ * written at a marker). A child session sends the stable head of otto's prompt (its rules and
+ * output contract, the same bytes for every session of a kind) as `system`; the
+ * `experimental.chat.system.transform` hook then splits the system message of every otto session,
+ * and of no other, into the agent's prompt, the stable head, and the rest (a session without a
+ * head: the agent's prompt and the rest). The first two are the parts OpenCode marks: the prefix up
+ * to the agent's prompt is read by every later session of the agent, the one up to the stable head
+ * by every later session of the kind, wherever its working tree or date. One layout for all:
+ * a session split another way would write entries no other session reads.
+ */
+
+/** What one of otto's sessions sent as `system`, and of it the stable head. */
+interface Sent {
+  agent: string;
+  stable: string;
+  system: string;
+}
+
+/**
+ * The system parts for one request: `[agentPrompt, stable, rest]`, or `[agentPrompt, rest]` for a
+ * session without a stable head, or undefined (leave the request as it is) unless the system
+ * message is exactly what OpenCode builds for this session: the agent's prompt first, the `system`
+ * otto sent last. The agent's prompt always stands alone, so the first part (the one OpenCode marks
+ * first) is the same bytes for every otto session of the agent, whichever its prompt or its tree.
+ */
+export function splitSystem(system: readonly string[], agentPrompt: string | undefined, sent: Omit<Sent, "agent">): string[] | undefined {
+  const [whole, ...others] = system;
+  if (whole === undefined || agentPrompt === undefined || !sent.system.startsWith(sent.stable)) return undefined;
+  if (!whole.startsWith(`${agentPrompt}\n`) || (sent.system !== "" && !whole.endsWith(`\n${sent.system}`))) return undefined;
+  const middle = whole.slice(agentPrompt.length + 1, whole.length - (sent.system ? sent.system.length + 1 : 0));
+  const varying = sent.system.slice(sent.stable.length).trim();
+  const rest = [middle, varying].filter((part) => part.length > 0).join("\n");
+  const parts = [agentPrompt, ...(sent.stable ? [sent.stable] : []), ...(rest ? [rest] : [])];
+  // One part alone is what OpenCode built already: nothing to split.
+  return parts.length > 1 ? [...parts, ...others] : undefined;
+}
+
+/** The sessions whose system message otto splits, and the prompts of otto's agents. */
+export class StableSystems {
+  readonly #sessions = new Map<string, Sent>();
+  readonly #agents = new Map<string, string>();
+
+  /** From the `config` hook, after otto registered its agents: the prompt OpenCode will use for each. */
+  noteAgents(agents: Record<string, unknown> | undefined, own: readonly string[]): void {
+    for (const name of own) {
+      const agent = agents?.[name] as { prompt?: unknown } | undefined;
+      if (typeof agent?.prompt === "string") this.#agents.set(name, agent.prompt);
+      else this.#agents.delete(name);
+    }
+  }
+
+  note(sessionID: string, sent: Sent): void {
+    this.#sessions.set(sessionID, sent);
+  }
+
+  forget(sessionID: string): void {
+    this.#sessions.delete(sessionID);
+  }
+
+  /** The `experimental.chat.system.transform` hook: touches only otto's noted sessions. */
+  transform(sessionID: string | undefined, system: string[]): void {
+    const sent = sessionID === undefined ? undefined : this.#sessions.get(sessionID);
+    if (!sent) return;
+    const split = splitSystem(system, this.#agents.get(sent.agent), sent);
+    if (split) system.splice(0, system.length, ...split);
+  }
+}
