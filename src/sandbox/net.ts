@@ -9,9 +9,8 @@ import { onPath } from "./detect.ts";
  * connects it to the outside with user-mode networking, `--no-map-gw` so the host's own addresses
  * are not mapped in, and `-T <ports>` for the allowed ones.
  *
- * bubblewrap starts first and waits (`--block-fd`) until pasta has joined its namespace: it writes
- * its child's pid to `--info-fd`, a few lines of shell start pasta on that pid, then let the
- * command go. When pasta cannot start, the command runs with no network at all (fail closed), and
+ * bubblewrap starts first and writes its child's pid to `--info-fd`; a few lines of shell start
+ * pasta on that pid, then write a line to a FIFO the command reads inside before it starts. When pasta cannot start, the command runs with no network at all (fail closed), and
  * says so. Without pasta on the machine, `open` falls back to the host's network (the line
  * `/otto-config show` prints says so).
  */
@@ -21,14 +20,22 @@ export function findPasta(PATH: string): string | undefined {
   return onPath("pasta", PATH);
 }
 
+/** Where the command waits inside for pasta (a FIFO bound on bubblewrap's own /dev), and the placeholder the script fills. */
+const READY_INSIDE = "/dev/.otto-net";
+const READY_PLACEHOLDER = "@otto-net-ready@";
+
 const NET_SCRIPT = [
   "pasta=$1; ports=$2; shift 2",
   'dir=$(mktemp -d "${TMPDIR:-/tmp}/otto-net.XXXXXX") || exit 125',
-  'mkfifo "$dir/block" || exit 125',
+  'ready="$dir/ready"',
+  'mkfifo "$ready" || exit 125',
+  // Held open here, so the helper's write never waits for a reader that is gone.
+  'exec 4<>"$ready"',
+  `n=$#; for a in "$@"; do [ "$a" = "${READY_PLACEHOLDER}" ] && a=$ready; set -- "$@" "$a"; done; shift "$n"`,
   "(",
   "  i=0; pid=",
-  '  while [ -z "$pid" ] && [ "$i" -lt 1000 ]; do',
-  "    pid=$(sed -n 's/.*\"child-pid\": *\\([0-9][0-9]*\\).*/\\1/p' \"$dir/info\" 2>/dev/null); i=$((i + 1))",
+  '  while [ -z "$pid" ] && [ "$i" -lt 500 ]; do',
+  '    pid=$(sed -n \'s/.*"child-pid": *\\([0-9][0-9]*\\).*/\\1/p\' "$dir/info" 2>/dev/null); i=$((i + 1))',
   '    [ -n "$pid" ] || sleep 0.01',
   "  done",
   "  ok=",
@@ -36,12 +43,16 @@ const NET_SCRIPT = [
   "    set -- --config-net --quiet --no-map-gw -U none -u none -t none",
   '    if [ -n "$ports" ]; then set -- "$@" -T "$ports"; else set -- "$@" -T none; fi',
   '    if [ "$(id -u)" = 0 ]; then set -- "$@" --runas 0; else set -- "$@" --userns "/proc/$pid/ns/user"; fi',
-  '    "$pasta" "$@" --netns "/proc/$pid/ns/net" </dev/null >/dev/null 2>&1 && ok=1',
+  // The namespace opens to pasta once bubblewrap's child has started the waiting shell.
+  "    j=0",
+  '    while [ -z "$ok" ] && [ "$j" -lt 200 ]; do',
+  '      "$pasta" "$@" --netns "/proc/$pid/ns/net" </dev/null >/dev/null 2>&1 && ok=1 || { j=$((j + 1)); sleep 0.01; }',
+  "    done",
   "  fi",
   '  [ -n "$ok" ] || echo "otto: the sandbox\'s network could not be set up (pasta failed); this command runs without a network." >&2',
-  '  printf x 2>/dev/null > "$dir/block"',
-  ") &",
-  '"$@" 3>"$dir/info" 4<>"$dir/block"',
+  '  echo go > "$ready"',
+  ") 4<&- &",
+  '"$@" 3>"$dir/info" 4<&-',
   "rc=$?",
   'rm -rf "$dir"',
   "exit $rc",
@@ -53,5 +64,27 @@ const NET_SCRIPT = [
  */
 export function withOwnNetwork(pasta: string, ports: readonly number[], bwrapArgv: readonly string[]): string[] {
   const [bwrap, ...rest] = bwrapArgv;
-  return ["/bin/sh", "-c", NET_SCRIPT, "otto-net", pasta, ports.join(","), bwrap ?? "bwrap", "--unshare-net", "--info-fd", "3", "--block-fd", "4", ...rest];
+  const at = rest.indexOf("--");
+  const args = at < 0 ? rest : rest.slice(0, at);
+  const command = at < 0 ? [] : rest.slice(at + 1);
+  // Inside, the command starts once pasta has joined (or given up): one line read from the FIFO.
+  const wait = ["/bin/sh", "-c", `read -r _ < ${READY_INSIDE}; exec "$@"`, "otto-net-wait", ...command];
+  return [
+    "/bin/sh",
+    "-c",
+    NET_SCRIPT,
+    "otto-net",
+    pasta,
+    ports.join(","),
+    bwrap ?? "bwrap",
+    "--unshare-net",
+    "--info-fd",
+    "3",
+    ...args,
+    "--ro-bind",
+    READY_PLACEHOLDER,
+    READY_INSIDE,
+    "--",
+    ...wait,
+  ];
 }

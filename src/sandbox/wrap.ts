@@ -141,10 +141,14 @@ export function describeSandbox(
     const fix = detected.fix ? ` To get one: ${detected.fix}.` : "";
     return { mode, active: "none", line: `Sandbox: none available (${detected.reason}); sandbox: "${mode}", so ${then}.${fix}` };
   }
+  const network =
+    detected.kind === "sandbox-exec" || findPasta(env.PATH ?? "")
+      ? "the internet but not this machine's 127.0.0.1 (sandbox_access.allow_ports opens a port)"
+      : "this machine's own network, its 127.0.0.1 included (install passt, Debian's and Fedora's package for pasta, for a network of the sandbox's own)";
   return {
     mode,
     active: detected.kind,
-    line: `Sandbox: ${detected.kind} (${detected.binary}): sessions' shell commands, checks and hooks run with their tree writable, git's config and hooks read-only, an empty home (toolchains and package stores shown), an allow-listed environment, and your credential stores, sockets and secret files out of sight.`,
+    line: `Sandbox: ${detected.kind} (${detected.binary}): sessions' shell commands, checks and hooks run with their tree writable, git's config and hooks read-only, an empty home (toolchains and package stores shown), an allow-listed environment, and your credential stores, sockets and secret files out of sight; network: ${network}.`,
   };
 }
 

@@ -18,7 +18,7 @@ export function gitBinary(env: Env, tree: string | undefined, name = "git"): str
   if (name.includes("/")) return name;
   const key = [env.PATH ?? "", tree ?? "", name].join("\0");
   const cached = found.get(key);
-  if (cached) return cached;
+  if (cached && executable(cached)) return cached;
   const real = (p: string): string => {
     try {
       return fs.realpathSync(p);
@@ -31,14 +31,18 @@ export function gitBinary(env: Env, tree: string | undefined, name = "git"): str
     if (!dir || !path.isAbsolute(dir)) continue;
     if (root && (within(path.resolve(dir), root) || within(real(dir), root))) continue;
     const file = path.join(dir, name);
-    try {
-      fs.accessSync(file, fs.constants.X_OK);
-      if (!fs.statSync(file).isFile()) continue;
-    } catch {
-      continue;
-    }
+    if (!executable(file)) continue;
     found.set(key, file);
     return file;
   }
   return name;
+}
+
+function executable(file: string): boolean {
+  try {
+    fs.accessSync(file, fs.constants.X_OK);
+    return fs.statSync(file).isFile();
+  } catch {
+    return false;
+  }
 }

@@ -198,7 +198,10 @@ export async function runGit(args: readonly string[], options: GitOptions): Prom
   if (layout && mode && mode !== "off" && !OUTSIDE.has(sub)) {
     // "auto" here even when the config says "required": no flow lets code run unboxed in that mode, so a
     // machine without a sandbox has no such tree; refusing otto's own cleanup would help no one.
-    return boxed(argv, options, env, { root: layout.root, gitDirs: [...new Set([layout.gitDir, layout.commonDir])] }, "auto", false);
+    // Local commands need no network: none at all (no namespace to connect, nothing to reach).
+    const local: SandboxAccess = { network: "none", allow_read: [], allow_write: [] };
+    // The tree as otto's own git needs it: a temporary worktree's shared refs stay writable here (the airlock records fetched refs).
+    return boxed(argv, options, env, { root: layout.root, gitDirs: [...new Set([layout.gitDir, layout.commonDir])] }, "auto", false, local);
   }
   return spawnGit(argv, options, [gitBinary(env, layout?.root ?? options.cwd, options.binary), ...argv], options.env, false);
 }

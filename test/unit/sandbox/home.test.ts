@@ -175,14 +175,18 @@ describe.skipIf(!available)("the sandbox's home, sockets, environment and tree (
     expect(await inside(commit)).toMatchObject({ ok: true, out: "Ada Probe/ada@example.test/Ada Probe\n" });
   });
 
-  it("network none: a server on the host's 127.0.0.1 answers outside and with the network open, not with none", async () => {
+  it("network none: a server on the host's 127.0.0.1 answers outside and with the network open and its port allowed, not with none", async () => {
     const server = http.createServer((_req, res) => res.end("pong"));
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     closers.push(() => server.close());
     const { port } = server.address() as net.AddressInfo;
     const get = `node -e "fetch('http://127.0.0.1:${port}/').then(r => r.text()).then(t => console.log(t), e => { console.log(e.cause?.code ?? e.message); process.exit(3); })"`;
     expect(await outside(get)).toMatchObject({ ok: true, out: "pong\n" });
-    expect(await inside(get, { network: "open", allow_read: [], allow_write: [] })).toMatchObject({ ok: true, out: "pong\n" });
+    // open: the host's loopback only through allow_ports (network.test.ts has the closed case).
+    expect(await inside(get, { network: "open", allow_read: [], allow_write: [], allow_ports: [port] })).toMatchObject({
+      ok: true,
+      out: "pong\n",
+    });
     const none = await inside(get, { network: "none", allow_read: [], allow_write: [] });
     expect(none.ok).toBe(false);
     expect(none.out).not.toContain("pong");
