@@ -181,7 +181,8 @@ describe("/otto-pr ci on GitHub Actions (real OpenCode, fake GitHub, real git)",
       fix_base_sha: pr.head.sha,
       handled_heads: [pr.head.sha],
     });
-    // Claimed before the work, then updated in place: one comment, edited once.
+    // Claimed before the work (posted), released with the real counts: one comment, edited once (the
+    // claim raised before the push is not written again when the scripted model spent nothing).
     expect(f.gh.state.edits).toEqual([states[0]?.id]);
     const work = modelWork();
     expect(work).toBeGreaterThan(0);
@@ -298,6 +299,8 @@ describe("/otto-pr ci on GitHub Actions (real OpenCode, fake GitHub, real git)",
 
   it("a reviewer's comment is answered, and the job fails (exit code) when it has no token", async () => {
     const { f, pr, ws } = await setup({ checkout: "branch" });
+    // The checks are green: the job answers and has no red head to fix.
+    f.gh.state.setChecks(pr, [{ name: "build" }, { name: "unit" }]);
     const question = f.gh.state.addComment(pr, "Why does add() live in math.js?", "maintainer");
     e2e.model.script({
       label: "answer",

@@ -41,7 +41,7 @@ function evaluate(expression: string, contexts: Record<string, unknown>): data.E
 
 /** Whether the job runs for `eventName` with `payload` in repository `repo`. */
 export function jobRuns(eventName: string, payload: unknown, repo: string): boolean {
-  return truthy(evaluate(job.if, { github: { event_name: eventName, event: payload, repository: repo } }));
+  return truthy(evaluate(job.if, { github: { event_name: eventName, event: payload, repository: repo }, vars: {} }));
 }
 
 /** The otto step's `name` variable, with these step outputs, repository variables and secrets. */

@@ -113,6 +113,11 @@ function steps(input: AzureInput, event: string, options: { onPr?: boolean; gate
     [
       "- script: opencode run --command otto-pr -- ci",
       "  displayName: otto",
+      "  # otto prints text from the PR (authors, comments, check names): whatever it holds, this step",
+      "  # runs no logging command but the harmless ones and sets no variable.",
+      "  target:",
+      "    commands: restricted",
+      "    settableVariables: none",
       "  env:",
       `    OTTO_CI_EVENT: ${event}`,
       ...(options.gate ? [`    ${PAYLOAD_ENV}`] : []),
