@@ -59,7 +59,14 @@ function prRef(flow: Flow) {
   return { provider: doc.data.provider, repo: doc.data.repo, url: doc.data.url, id: doc.data.id, key: doc.key, head: pr.headSha };
 }
 
-export async function screenInTree(flow: Flow, claimed: PrDocument, dir: string, texts: ReadonlyMap<string, string>): Promise<Screened> {
+export async function screenInTree(
+  flow: Flow,
+  claimed: PrDocument,
+  dir: string,
+  texts: ReadonlyMap<string, string>,
+  /** What each check's steps ran, from its whole log (log-commands.ts); the trimmed text when absent. */
+  commands: ReadonlyMap<string, string> = texts,
+): Promise<Screened> {
   const { deps, input } = flow;
   const { pr } = input;
   const settings = deps.config.pr.flakes;
@@ -90,7 +97,7 @@ export async function screenInTree(flow: Flow, claimed: PrDocument, dir: string,
   if (!facts.every((f) => f.knownFlake > 0)) {
     for (const f of facts) f.base = await baseRun(flow, f);
     const inherited = facts.every((f) => f.fingerprint && f.base?.fingerprint?.id === f.fingerprint.id && f.base.state === "failure");
-    if (!inherited) baseline = await runLocally(flow, dir, failed, texts, facts);
+    if (!inherited) baseline = await runLocally(flow, dir, failed, commands, facts);
   }
   const rerunDone = (claimed.data.rerun_shas ?? []).includes(pr.headSha);
   const screening = screenFailure(facts, { rerunDone, rerun: settings.rerun });
