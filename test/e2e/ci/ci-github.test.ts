@@ -8,7 +8,8 @@ import { trimLog } from "../../../src/pr/fix/trim-log.ts";
 import { recordFigure } from "../../support/figures.ts";
 import { pathWithout, slashCommand, text, useE2E, type Workspace } from "../../support/index.ts";
 import { useForges, type Forges } from "../pr/forges.ts";
-import { BRANCH, FIXED, analysis, cloneOfPr, fixReview, fixer, isAnalysis, isFix, summary } from "../pr/fix-script.ts";
+import { BRANCH, FIXED, analysis, cloneOfPr, fixReview, fixer, followUp, isAnalysis, isFix, summary } from "../pr/fix-script.ts";
+import { hang } from "../../support/model-script.ts";
 import { eventFile, example, freshRunner, rewrite } from "../ci/payloads.ts";
 import { jobPermissions, jobRuns, stepEnv } from "./workflow-job.ts";
 
@@ -50,7 +51,7 @@ describe("/otto-pr ci on GitHub Actions (real OpenCode, fake GitHub, real git)",
   }
 
   /** One job: `opencode run --command otto-pr -- ci` with the event `name`/`payload`, on a fresh runner. */
-  async function job(ws: Workspace, f: Forges, name: string, payload: Payload, extra: Record<string, string> = {}) {
+  async function job(ws: Workspace, f: Forges, name: string, payload: Payload, extra: Record<string, string> = {}, signal?: AbortSignal) {
     const { file, dir } = eventFile(payload);
     try {
       const env = {
@@ -63,7 +64,7 @@ describe("/otto-pr ci on GitHub Actions (real OpenCode, fake GitHub, real git)",
         GITHUB_SERVER_URL: "https://github.com",
         ...extra,
       };
-      return await e2e.run(ws, ["run", "--command", "otto-pr", "--", "ci"], { env, timeoutMs: 150_000 });
+      return await e2e.run(ws, ["run", "--command", "otto-pr", "--", "ci"], { env, timeoutMs: 150_000, ...(signal ? { signal } : {}) });
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
@@ -203,6 +204,54 @@ describe("/otto-pr ci on GitHub Actions (real OpenCode, fake GitHub, real git)",
     expect(stateComments(f)).toHaveLength(1);
     expect(f.gh.calls.filter((c) => c.method === "POST" && c.path.endsWith("/issues/1/comments"))).toHaveLength(1);
     expect(e2e.model.unmatched()).toEqual([]);
+  });
+
+  it("a fix job killed while its fix session runs, five times over new red heads: the sixth counts their claims and stops at max_fix_attempts with no model call", async () => {
+    const { f, pr, ws } = await setup();
+    e2e.model.script(analysis(ws, summary("code: add() subtracts")), {
+      label: "fix (killed)",
+      times: Infinity,
+      match: isFix,
+      reply: hang(),
+    });
+    const fixSessions = () => e2e.model.requests.filter((r) => isFix(r) && !followUp(r));
+    for (let i = 1; i <= 5; i += 1) {
+      // A new red head each time (otto's fix never lands: the job is killed first).
+      pr.head.sha = String(i).repeat(40);
+      f.gh.state.setChecks(pr, [{ name: "build" }, { name: "unit", conclusion: "failure", log: JOB_LOG }]);
+      const seen = fixSessions().length;
+      const kill = new AbortController();
+      // The runner kills the job (timeout-minutes, a cancelled run) while its fix session runs.
+      void e2e.model
+        .waitForRequest((r) => isFix(r) && !followUp(r) && r.seq > (fixSessions()[seen - 1]?.seq ?? -1), 150_000)
+        .then(
+          () => kill.abort(),
+          () => kill.abort(),
+        );
+      const killed = await job(ws, f, "workflow_run", workflowRun(f, pr.head.sha), {}, kill.signal);
+      expect(killed.exitCode, `job ${i}`).toBeUndefined();
+      expect(fixSessions(), `job ${i}`).toHaveLength(i);
+    }
+    const work = modelWork();
+    pr.head.sha = "6".repeat(40);
+    f.gh.state.setChecks(pr, [{ name: "build" }, { name: "unit", conclusion: "failure", log: JOB_LOG }]);
+    const sixth = await job(ws, f, "workflow_run", workflowRun(f, pr.head.sha));
+    recordFigure({
+      name: "ci: fix sessions after five killed jobs with max_fix_attempts 5",
+      tried: 1,
+      through: modelWork() > work ? 1 : 0,
+    });
+    expect(sixth.exitCode, sixth.stderr).toBe(0);
+    expect(modelWork()).toBe(work);
+    const state = parseState(stateComments(f)[0]!.body);
+    expect(state?.ok).toBe(true);
+    if (!state?.ok) return;
+    // Each killed job's claim was counted once: five attempts, and at most the day's cap in expected spend.
+    expect(state.state.fix_attempts).toBe(5);
+    expect(state.state.gave_up ?? state.state.cap_hold).toBeTruthy();
+    expect(state.state.spend?.today.usd ?? 0).toBeLessThanOrEqual(5);
+    expect(state.state.claims.filter((c) => !c.released)).toHaveLength(5);
+    expect(state.state.claims.every((c) => c.counted || c.released)).toBe(true);
   });
 
   it("a flake an earlier job judged on this PR is known from otto's state comment alone: no model call, a re-run, the verdict added to the state", async () => {
