@@ -273,6 +273,11 @@ export function adoRoutes(state: AdoState, base: () => string): Route[] {
     route("GET", "/{project}/_apis/git/repositories/{repo}/pullRequests/{id}/threads", (p) =>
       list(threadsOf(p).map((t) => thread(state, t, base()))),
     ),
+    // https://learn.microsoft.com/rest/api/azure/devops/git/pull-request-threads/get
+    route("GET", "/{project}/_apis/git/repositories/{repo}/pullRequests/{id}/threads/{thread}", (p) => {
+      const found = threadsOf(p).find((t) => t.id === Number(p.thread));
+      return found ? { status: 200, body: thread(state, found, base()) } : notFound("thread");
+    }),
     route("POST", "/{project}/_apis/git/repositories/{repo}/pullRequests/{id}/threads", (p, req) => {
       const pr = prOf(p);
       if (!pr) return notFound("pull request");
