@@ -11,7 +11,7 @@ import { useForges, type Forges } from "../pr/forges.ts";
 import { BRANCH, FIXED, analysis, cloneOfPr, fixReview, fixer, followUp, isAnalysis, isFix, summary } from "../pr/fix-script.ts";
 import { hang } from "../../support/model-script.ts";
 import { eventFile, example, freshRunner, rewrite } from "../ci/payloads.ts";
-import { jobPermissions, jobRuns, stepEnv } from "./workflow-job.ts";
+import { jobPermissions, jobRuns, pendingJobs, stepEnv } from "./workflow-job.ts";
 
 /*
  * otto's PR work as a GitHub Actions job: real `opencode run --command otto-pr -- ci` in the PR's
@@ -252,6 +252,50 @@ describe("/otto-pr ci on GitHub Actions (real OpenCode, fake GitHub, real git)",
     expect(state.state.spend?.today.usd ?? 0).toBeLessThanOrEqual(5);
     expect(state.state.claims.filter((c) => !c.released)).toHaveLength(5);
     expect(state.state.claims.every((c) => c.counted || c.released)).toBe(true);
+  });
+
+  it("a failure event and a comment event pending in one group: the workflow keeps both, and the comment's job alone also fixes the red head", async () => {
+    const { f, pr, ws, before } = await setup();
+    // otto has met this PR before (its state comment), so the question is its to answer.
+    f.gh.state.addComment(pr, renderState(CiState.parse({ updated: "2026-01-01T00:00:00.000Z" }), []), "otto-bot");
+    const question = f.gh.state.addComment(pr, "Why does add() live in math.js?", "maintainer");
+    const ask = f.gh.state.addComment(pr, "/otto answer", "maintainer");
+    e2e.model.script(
+      {
+        label: "answer",
+        match: { lastUser: "Why does add() live in math.js?", lastRole: "user" },
+        reply: text(
+          `Done.\n\nBEGIN_JSON\n${JSON.stringify({ decision: "BY_DESIGN", reply: "math.js holds every arithmetic helper.", fix_description: "" })}\nEND_JSON`,
+        ),
+      },
+      fixReview("APPROVE"),
+      analysis(ws, summary("code: add() subtracts")),
+      fixer(ws, FIXED),
+    );
+    const failure = { name: "workflow_run", payload: workflowRun(f, pr.head.sha) };
+    const comment = {
+      name: "issue_comment",
+      payload: issueComment(f, { id: ask.id, body: ask.body, user: "maintainer", association: "COLLABORATOR", created: ask.created_at }),
+    };
+    // Both wait while an earlier job of the PR runs: the workflow's queue: max keeps both.
+    expect(pendingJobs([failure, comment])).toEqual([failure, comment]);
+    // GitHub's default would keep only the newer: that job is the one run here, and it must do both.
+    const [kept] = pendingJobs([failure, comment], {});
+    expect(kept).toBe(comment);
+    const run = await job(ws, f, kept!.name, kept!.payload);
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.stdout).toContain("### comments");
+    expect(run.stdout).toContain("(pushed)");
+    expect((await ws.repo.remoteLog(BRANCH))[0]?.sha).not.toBe(before);
+    expect(await ws.repo.remoteFile("src/math.js", BRANCH)).toBe(FIXED);
+    const replies = f.gh.state.comments.filter(
+      (c) => c.user.login === "otto-bot" && c.body.includes("math.js holds every arithmetic helper."),
+    );
+    expect(replies).toHaveLength(1);
+    const state = parseState(stateComments(f)[0]!.body);
+    expect(state?.ok && state.state.handled_heads).toEqual([pr.head.sha]);
+    expect(state?.ok && state.state.seen_comment_ids).toEqual(expect.arrayContaining([`issue-${question.id}`, `issue-${ask.id}`]));
+    expect(e2e.model.unmatched()).toEqual([]);
   });
 
   it("a flake an earlier job judged on this PR is known from otto's state comment alone: no model call, a re-run, the verdict added to the state", async () => {
