@@ -122,7 +122,8 @@ async function baseRun(flow: Flow, facts: CheckFacts): Promise<CheckFacts["base"
   if (!facts.fingerprint || !backend.baseCheck) return undefined;
   const signal = deps.signal ? { signal: deps.signal } : {};
   try {
-    const base = await backend.baseCheck(pr, facts.name, signal);
+    const logId = input.pipeline.checks.find((c) => c.name === facts.name)?.logId;
+    const base = await backend.baseCheck(pr, facts.name, { ...signal, logId });
     if (!base) return undefined;
     if (base.state !== "failure" || !base.logId) return { state: base.state, sha: base.sha };
     const log = trimLog(redact(await backend.getBuildLogs(pr, base.logId, signal), deps.secrets));
