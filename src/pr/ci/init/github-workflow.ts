@@ -172,7 +172,7 @@ export function renderGithubWorkflow(input: GithubWorkflowInput): string {
   return [
     "# otto: fixes this repository's red PR checks and answers PR reviewers, one job per event.",
     `# Written by /otto-pr ci init github (opencode-otto ${pins.otto}); see ${docsUrl("ci.md")}`,
-    "# The file must be on the default branch: workflow_run and comment events run it from there.",
+    "# The file must be on the default branch: workflow_run and issue_comment run it from there.",
     "name: otto",
     "",
     "on:",
