@@ -170,7 +170,7 @@ describe("only the PR's own failures get fixed", () => {
 
   it("a check that failed on GitHub with a real-shaped long log and passes in the sandbox is a flake: no session, no model call", async () => {
     // The PR's code is right: `npm test` passes in otto's sandbox; the forge's failure was a flake.
-    const { f, ws, client, head } = await setup(e2e, forges, { files: { ...NPM_PROJECT, "src/math.js": FIXED }, log: LONG_LOG });
+    const { ws, client, head } = await setup(e2e, forges, { files: { ...NPM_PROJECT, "src/math.js": FIXED }, log: LONG_LOG });
     await ottoPr(client, "watch once");
     expect(sessionRequests(e2e)).toEqual([]);
     expect(readDoc(ws)).toContain("`npm test` passes in otto's sandbox");
