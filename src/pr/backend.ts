@@ -35,6 +35,11 @@ export interface CallOptions {
   signal?: AbortSignal;
 }
 
+export interface BaseCheckOptions extends CallOptions {
+  /** The PR's failed check's logId: Azure DevOps reads its build's definition from it, and finds the base branch's builds by that definition's id. */
+  logId?: string | undefined;
+}
+
 /** One PR as a repository's PR list shows it: enough to tell whether it changed. */
 export interface PrSkim {
   /** The PR as the list has it (the description may be shortened). */
@@ -99,7 +104,7 @@ export interface PrBackend {
    * Azure DevOps the branch's completed builds), or undefined when the branch has none. Its
    * `logId` reads with getBuildLogs. Used to tell a failure the PR inherited (docs/pr-fix.md).
    */
-  baseCheck?(pr: PrInfo, name: string, options?: CallOptions): Promise<BaseCheck | undefined>;
+  baseCheck?(pr: PrInfo, name: string, options?: BaseCheckOptions): Promise<BaseCheck | undefined>;
   /** Logs of one failed check (its `logId`): the failed steps' output, trimmed to the end. */
   getBuildLogs(pr: PrInfo, logId: string, options?: CallOptions): Promise<string>;
   getComments(pr: PrInfo, options?: CallOptions): Promise<PrComment[]>;

@@ -46,6 +46,7 @@ export { openPrTree, snapshotPrTree, deferredText, type PrTree, type PrTreeInput
 export { ciInit, readCiSetup } from "./ci/init/index.ts";
 export {
   runCi,
+  inertLog,
   readCiEvent,
   githubEvent,
   readAzureEvent,

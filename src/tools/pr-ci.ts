@@ -1,5 +1,5 @@
 import { docsUrl } from "../core/index.ts";
-import { runCi } from "../pr/index.ts";
+import { inertLog, runCi } from "../pr/index.ts";
 import type { Verb } from "./command.ts";
 import { failJob } from "./fail-job.ts";
 
@@ -15,7 +15,10 @@ export const ciVerb: Verb = {
   summary: `Run otto's PR work for the CI job's event (GitHub Actions, Azure Pipelines): fix the PR's failed pipeline or answer its comments; state lives in otto's comment on the PR (see ${docsUrl("ci.md")})`,
   positionals: { max: 0 },
   run: async (_input, ctx) => {
-    const progress = (line: string): void => {
+    // Under Azure Pipelines a printed `##vso[` is a command to the agent: all otto prints is made inert.
+    const inert = (text: string): string => inertLog(text, ctx.runtime.env);
+    const progress = (raw: string): void => {
+      const line = inert(raw);
       ctx.progress(line);
       process.stderr.write(`${line}\n`);
     };
@@ -26,10 +29,12 @@ export const ciVerb: Verb = {
         signal: ctx.tool.abort,
         progress,
       });
-      process.stderr.write(`${result.markdown.split("\n")[0] ?? ""}\n`);
-      return result.markdown;
+      const markdown = inert(result.markdown);
+      process.stderr.write(`${markdown.split("\n")[0] ?? ""}\n`);
+      return markdown;
     } catch (error) {
       failJob();
+      if (error instanceof Error) error.message = inert(error.message);
       throw error;
     }
   },

@@ -1,24 +1,19 @@
 import { OttoError, redact } from "../../core/index.ts";
 import { parseDuration } from "../../config/index.ts";
 import type { BackendDeps, PrBackend, PrSkim } from "../backend.ts";
-import { overallState } from "../pipeline.ts";
 import { authorKey, type AuthorAccess, type PrInfo, type PrLocator } from "../types.ts";
 import { adoAuthorization } from "./auth.ts";
 import { lazy } from "../token.ts";
 import { createAdoHttp, type AdoHttp } from "./http.ts";
 import { adoParts, locateAdoId, matchesAdoHost, parseAdoUrl } from "./locate.ts";
 import {
-  buildChecks,
   failedTasks,
   mapAdoPull,
   mapAdoReviewers,
   mapThreads,
   memberNames,
-  policyChecks,
   type AdoPullPayload,
   type AdoReviewerPayload,
-  type BuildPayload,
-  type PolicyEvaluationPayload,
   type TeamMemberPayload,
   type TeamPayload,
   type ThreadPayload,
@@ -26,6 +21,7 @@ import {
 } from "./map.ts";
 import { runAdoWorkflow } from "./workflow.ts";
 import { adoBaseCheck } from "./base-check.ts";
+import { adoPipelineStatus } from "./pipeline-status.ts";
 import { isUncertainWrite, postOnce, withPostMarker } from "../post-once.ts";
 import { cutNote } from "../read-capped.ts";
 import { normalizeRemoteUrl } from "../../workspace/index.ts";
@@ -231,26 +227,7 @@ export function createAdoBackend(deps: BackendDeps): PrBackend {
       return { prs, commentsInVersion: false };
     },
 
-    async getPipelineStatus(pr, options = {}) {
-      const { org, project } = adoParts(pr);
-      // Build and status policies are what the PR's completion waits for; without them, the merge builds.
-      const artifactId = `vstfs:///CodeReview/CodeReviewId/${pr.meta.projectId ?? ""}/${pr.number}`;
-      const evaluations = await http(org).json<List<PolicyEvaluationPayload>>(`${seg(project)}/_apis/policy/evaluations`, {
-        query: { artifactId },
-        apiVersion: "7.1-preview.1",
-        signal: options.signal,
-      });
-      let checks = policyChecks(evaluations.value);
-      if (checks.length === 0) {
-        const builds = await http(org).json<List<BuildPayload>>(`${seg(project)}/_apis/build/builds`, {
-          query: { branchName: `refs/pull/${pr.number}/merge`, queryOrder: "queueTimeDescending", $top: 50 },
-          signal: options.signal,
-        });
-        checks = buildChecks(builds.value);
-      }
-      checks.sort((a, b) => a.name.localeCompare(b.name));
-      return { state: overallState(checks), headSha: pr.headSha, checks };
-    },
+    getPipelineStatus: (pr, options = {}) => adoPipelineStatus(http(adoParts(pr).org), pr, options),
 
     baseCheck: (pr, name, options = {}) => adoBaseCheck(http(adoParts(pr).org), pr, name, options),
 

@@ -66,7 +66,8 @@ export interface PolicyEvaluationPayload {
     type: { id: string; displayName?: string };
     settings?: { displayName?: string | null; statusName?: string };
   };
-  context?: { buildId?: number; buildDefinitionName?: string } | null;
+  /** Azure DevOps calls `context` internal data; of it only the build id is read (https://learn.microsoft.com/rest/api/azure/devops/policy/evaluations/list#policyevaluationrecord). */
+  context?: { buildId?: number } | null;
 }
 
 // https://learn.microsoft.com/en-us/rest/api/azure/devops/policy/evaluations/list#policyevaluationstatus
@@ -76,14 +77,21 @@ function policyState(status: string): CheckState {
   return status === "rejected" || status === "broken" ? "failure" : "pending";
 }
 
-/** CI checks from policy evaluations; [] when the branch has no build or status policy. */
-export function policyChecks(evaluations: readonly PolicyEvaluationPayload[]): Check[] {
+/**
+ * CI checks from policy evaluations; [] when the branch has no build or status policy. A build
+ * policy without a display name is named from its build's definition (`definitions`, by build
+ * id, read with the documented build API), never from `context`'s undocumented fields.
+ */
+export function policyChecks(
+  evaluations: readonly PolicyEvaluationPayload[],
+  definitions: ReadonlyMap<number, string> = new Map(),
+): Check[] {
   return evaluations
     .filter((e) => e.configuration.isEnabled !== false && [BUILD_POLICY, STATUS_POLICY].includes(e.configuration.type.id))
     .map((e): Check => {
       const name =
         e.configuration.settings?.displayName ||
-        e.context?.buildDefinitionName ||
+        (e.context?.buildId ? definitions.get(e.context.buildId) : undefined) ||
         e.configuration.settings?.statusName ||
         e.configuration.type.displayName ||
         "policy";

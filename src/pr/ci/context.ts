@@ -28,6 +28,14 @@ export async function ciContext(runtime: PrRuntime, directory: string, provider:
       const host = new URL(server).hostname.toLowerCase();
       if (!github.hosts.includes(host)) github.hosts = [...github.hosts, host];
     }
+    // A machine account's comments start jobs unless the workflow's if: knows its login.
+    if (env.OTTO_GITHUB_TOKEN_KIND === "machine" && !env.OTTO_GITHUB_BOT_LOGIN?.trim()) {
+      throw new OttoError(
+        "ci_no_bot_login",
+        "OTTO_GITHUB_TOKEN is set (a machine account's token) but the repository variable OTTO_BOT_LOGIN is not: the workflow could not tell otto's own comments from a person's.",
+        "Set the repository variable OTTO_BOT_LOGIN to the machine account's login (Settings → Secrets and variables → Actions → Variables).",
+      );
+    }
     if (!github.token && !env.GH_TOKEN) {
       throw new OttoError(
         "ci_no_token",

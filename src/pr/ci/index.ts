@@ -6,3 +6,4 @@ export { readAzureEvent, azureCollection, type AzureCollection } from "./azure-e
 export { commentCommand, type CiEvent, type CommentCommand, type EventComment } from "./event.ts";
 export { CiState, STATE_MARKER, findState, parseState, renderState, stateOf, withState, type FoundState } from "./state.ts";
 export { AZURE_EVENTS, AZURE_VARS, GITHUB_VARS } from "./variables.ts";
+export { inertLog } from "./inert.ts";

@@ -1,30 +1,17 @@
+import { randomUUID } from "node:crypto";
 import fs from "node:fs/promises";
-import os from "node:os";
-import path from "node:path";
-import { formatError, redact } from "../../core/index.ts";
-import { formatUsage, ZERO_USAGE, type Usage } from "../../cost/index.ts";
-import type { Runtime } from "../../runtime.ts";
-import { newDocument } from "../commands/add.ts";
+import { OttoError, redact } from "../../core/index.ts";
+import { addUsage, ZERO_USAGE } from "../../cost/index.ts";
 import { resolveTrust } from "../comments/resolve-trust.ts";
-import { renderCommentPass } from "../comments/render-pass.ts";
-import { runCommentPass } from "../comments/run-comments.ts";
-import type { PrContext } from "../context/context.ts";
-import { configuredModels, renderOutcome } from "../fix/entry.ts";
-import { runFix } from "../fix/run-fix.ts";
-import { pipelineSummary } from "../pipeline.ts";
-import { prLabel } from "../context/spend.ts";
-import type { PrDocument } from "../store/document.ts";
-import { createPrStore, documentKey } from "../store/store.ts";
 import type { PrComment, PrInfo } from "../types.ts";
-import { checkoutPrBranch } from "./checkout.ts";
+import { jobId } from "./claims.ts";
+import { commentFlow } from "./comment-job.ts";
 import { ciContext } from "./context.ts";
 import { commentCommand, type CiEvent, type EventComment } from "./event.ts";
-import { carrySpend } from "./ledger-carry.ts";
+import { fixFlow } from "./fix-job.ts";
+import { nothing, summary, type CiInput, type CiResult, type CiRuntime, type FlowResult, type Job } from "./job.ts";
 import { readCiEvent, type CiPlatform } from "./read-event.ts";
 import { openStateStore, type StateStore } from "./state-comment.ts";
-import { MAX_HANDLED_HEADS, stateOf, withState, type CiState } from "./state.ts";
-import { flakesOf, seedLedger, settleProbe } from "./flake-state.ts";
-import { flakeLedgerFile, readFlakeLedger, updateFlakeLedger } from "../store/flakes.ts";
 
 /*
  * One CI job, one event, one PR (docs/ci.md): read the event, read the PR and otto's state
@@ -33,30 +20,7 @@ import { flakeLedgerFile, readFlakeLedger, updateFlakeLedger } from "../store/fl
  * call: `opencode run` exits at the session's first idle.
  */
 
-export type CiRuntime = Pick<Runtime, "client" | "env" | "log" | "directory" | "sessions" | "secrets">;
-
-export interface CiInput {
-  directory: string;
-  sessionID: string;
-  signal?: AbortSignal | undefined;
-  progress(message: string): void;
-  now?: () => Date;
-}
-
-export interface CiResult {
-  /** done: the work ran; nothing: nothing to do (both exit 0). */
-  outcome: "done" | "nothing";
-  markdown: string;
-}
-
-interface Job {
-  runtime: CiRuntime;
-  input: CiInput;
-  ctx: PrContext;
-  now: () => Date;
-  lines: string[];
-  say(line: string): void;
-}
+export type { CiInput, CiResult, CiRuntime } from "./job.ts";
 
 export async function runCi(runtime: CiRuntime, input: CiInput): Promise<CiResult> {
   const now = input.now ?? (() => new Date());
@@ -70,6 +34,7 @@ export async function runCi(runtime: CiRuntime, input: CiInput): Promise<CiResul
     input,
     ctx,
     now,
+    id: jobId(runtime.env, () => randomUUID().slice(0, 8)),
     lines,
     say: (line) => {
       const clean = redact(line, ctx.loaded.secrets);
@@ -79,8 +44,6 @@ export async function runCi(runtime: CiRuntime, input: CiInput): Promise<CiResul
   };
   return await onEvent(job, platform, event);
 }
-
-const nothing = (markdown: string): CiResult => ({ outcome: "nothing", markdown });
 
 async function onEvent(job: Job, platform: CiPlatform, event: Exclude<CiEvent, { kind: "none" }>): Promise<CiResult> {
   const backend = job.ctx.registry.get(event.provider);
@@ -99,14 +62,23 @@ async function onEvent(job: Job, platform: CiPlatform, event: Exclude<CiEvent, {
       `otto ci: nothing to do: ${name} is from a fork (${pr.headRepo ?? "another repository"}); otto does not work on fork PRs.`,
     );
   job.say(`otto ci: ${event.source} on ${name} (${platform}), head \`${pr.headSha.slice(0, 7)}\``);
-  const store = await openStateStore(backend, pr, job.ctx.loaded.secrets, (m) => job.say(`otto ci: ${m}`));
+  // Azure's fix job (in the PR build) and comment pipeline can run at once: each writes its own state comment.
+  const slot = platform === "github" ? "main" : event.kind === "failure" ? "build" : "comments";
+  const store = await openStateStore(backend, pr, job.ctx.loaded.secrets, (m) => job.say(`otto ci: ${m}`), slot);
+  const login = job.runtime.env.OTTO_GITHUB_BOT_LOGIN?.trim();
+  if (job.runtime.env.OTTO_GITHUB_TOKEN_KIND === "machine" && login && login.toLowerCase() !== store.me.toLowerCase())
+    throw new OttoError(
+      "ci_bot_login",
+      `OTTO_BOT_LOGIN is ${login}, but OTTO_GITHUB_TOKEN is ${store.me}'s: the workflow would take otto's own comments for a person's.`,
+      `Set the repository variable OTTO_BOT_LOGIN to ${store.me}.`,
+    );
 
   if (event.kind === "failure") {
     if (event.headSha && event.headSha !== pr.headSha)
       return nothing(
         `otto ci: nothing to do: the failure is on \`${event.headSha.slice(0, 7)}\`, and ${name} has moved on to \`${pr.headSha.slice(0, 7)}\`.`,
       );
-    return fixFlow(job, pr, store, []);
+    return reconcile(job, pr, store, { first: "fix", handled: [], since: job.now().toISOString() });
   }
   let comment: EventComment;
   if (event.kind === "comment") comment = event.comment;
@@ -120,7 +92,7 @@ async function onEvent(job: Job, platform: CiPlatform, event: Exclude<CiEvent, {
     return nothing(`otto ci: nothing to do: the comment is otto's own (${comment.author}).`);
   const command = commentCommand(comment.body);
   const since = justBefore(comment.createdAt, job.now());
-  if (!command) return commentFlow(job, pr, store, [], since);
+  if (!command) return reconcile(job, pr, store, { first: "comments", handled: [], since });
   const trusted = await trustOf(job, pr, comment);
   if (!trusted.ok) {
     // Said in the job's log only: a reply on the PR would let anyone make otto post.
@@ -128,7 +100,42 @@ async function onEvent(job: Job, platform: CiPlatform, event: Exclude<CiEvent, {
   }
   job.say(`otto ci: \`/otto ${command}\` by ${comment.author} (trusted: ${trusted.why})`);
   const handled = comment.id ? [comment.id] : [];
-  return command === "fix" ? fixFlow(job, pr, store, handled) : commentFlow(job, pr, store, handled, since);
+  return reconcile(job, pr, store, { first: command === "fix" ? "fix" : "comments", handled, since });
+}
+
+/**
+ * Both flows, the event's first: GitHub keeps one pending job per concurrency group and Azure's
+ * pipelines run apart, so a job cannot rely on its own event being the only one; each reads the
+ * PR as it is and does what is left (a red head not yet handled, comments not yet answered).
+ */
+async function reconcile(
+  job: Job,
+  first: PrInfo,
+  store: StateStore,
+  plan: { first: "fix" | "comments"; handled: string[]; since: string },
+): Promise<CiResult> {
+  const name = `${first.repo}#${first.number}`;
+  const found = store.found.state;
+  if (found.updated === undefined && found.seen_before === undefined) job.firstSeen = plan.since;
+  const backend = job.ctx.registry.get(first.provider);
+  const results: FlowResult[] = [];
+  let pr = first;
+  for (const flow of plan.first === "fix" ? (["fix", "comments"] as const) : (["comments", "fix"] as const)) {
+    // The second flow works on the PR as it is after the first (a fix may have pushed).
+    if (results.length > 0) pr = await backend.getPr({ provider: pr.provider, repo: pr.repo, number: pr.number });
+    const handled = flow === plan.first ? plan.handled : [];
+    const result =
+      flow === "fix" ? await fixFlow(job, pr, store, handled) : await commentFlow(job, pr, store, handled, flow !== plan.first);
+    if (result.outcome === "nothing" && results.length > 0) job.say(`otto ci: ${flow}: nothing to do: ${result.why}.`);
+    results.push(result);
+  }
+  const [own, other] = results;
+  if (own?.outcome === "nothing" && other?.outcome === "nothing")
+    return nothing(`otto ci: nothing to do: ${own.why}.${other ? ` (${plan.first === "fix" ? "comments" : "fix"}: ${other.why}.)` : ""}`);
+  if (own?.outcome === "nothing") job.say(`otto ci: ${plan.first}: nothing to do: ${own.why}.`);
+  const done = results.filter((r) => r.outcome === "done");
+  const usage = done.reduce((sum, r) => addUsage(sum, r.usage), ZERO_USAGE);
+  return { outcome: "done", markdown: summary(job, name, done.map((r) => r.body).join("\n\n"), usage) };
 }
 
 /** The comment as the forge has it (who wrote what, when), never as an unsigned payload said. */
@@ -185,175 +192,4 @@ async function trustOf(job: Job, pr: PrInfo, c: EventComment): Promise<{ ok: boo
     lookup_failed: "otto could not check whether they may change the repository",
   };
   return { ok: decision?.trusted === true, why: why[decision?.reason ?? "lookup_failed"] ?? "untrusted" };
-}
-
-/** A throw-away store holding the PR's document built from its state; removed after the job. */
-async function withDocument<T>(
-  job: Job,
-  pr: PrInfo,
-  state: CiState,
-  firstSeen: string,
-  run: (doc: PrDocument, read: () => Promise<PrDocument>, store: ReturnType<typeof createPrStore>) => Promise<T>,
-): Promise<T> {
-  const dir = await fs.mkdtemp(path.join(os.tmpdir(), "otto-ci-"));
-  try {
-    const store = createPrStore(dir, () => job.ctx.loaded.secrets);
-    const key = documentKey(pr);
-    const fresh = newDocument(pr, key, job.ctx.loaded.config.pr.max_fix_attempts, job.now().toISOString());
-    // A PR otto meets for the first time: what was said before this job is not its to answer.
-    const first = state.updated === undefined && state.seen_before === undefined ? { ...state, seen_before: firstSeen } : state;
-    const doc = withState(fresh, first);
-    await store.create(doc);
-    return await run(doc, async () => (await store.read(key)) ?? doc, store);
-  } finally {
-    await fs.rm(dir, { recursive: true, force: true });
-  }
-}
-
-function markSeen(state: CiState, ids: readonly string[]): CiState {
-  return ids.length === 0 ? state : { ...state, seen_comment_ids: [...state.seen_comment_ids.filter((id) => !ids.includes(id)), ...ids] };
-}
-
-/**
- * A re-run to tell a flake that an earlier job started on this head (pr.flakes.rerun): green now,
- * so each probed check was a flake, recorded in the state. The state to go on from.
- */
-async function settleFlakeProbe(job: Job, pr: PrInfo, store: StateStore): Promise<CiState> {
-  const state = store.found.state;
-  if (state.flake_probe?.sha !== pr.headSha) return state;
-  const status = await job.ctx.registry.get(pr.provider).getPipelineStatus(pr);
-  const settled = settleProbe(state, status, job.now());
-  if (!settled) return state;
-  job.say(
-    `otto ci: ${state.flake_probe.checks.map((c) => c.name).join(", ")} passed when otto re-ran the failed jobs of \`${pr.headSha.slice(0, 7)}\`: recorded as flaky in otto's state comment`,
-  );
-  await store.save(settled);
-  return settled;
-}
-
-async function fixFlow(job: Job, pr: PrInfo, store: StateStore, handled: string[]): Promise<CiResult> {
-  const name = `${pr.repo}#${pr.number}`;
-  const before = markSeen(await settleFlakeProbe(job, pr, store), handled);
-  // A head otto re-ran to tell a flake is judged again when it fails again (the analysis is told so).
-  const probing = before.flake_probe?.sha === pr.headSha;
-  if (before.handled_heads.includes(pr.headSha) && !probing) {
-    if (handled.length > 0) await store.save(before);
-    return nothing(
-      `otto ci: nothing to do: otto already worked on the failure of \`${pr.headSha.slice(0, 7)}\` on ${name} (its state comment says so).`,
-    );
-  }
-  if (before.gave_up)
-    return nothing(`otto ci: nothing to do: otto gave up on ${name} at ${before.gave_up} after ${before.fix_attempts} attempt(s).`);
-  const backend = job.ctx.registry.get(pr.provider);
-  const pipeline = await backend.getPipelineStatus(pr);
-  if (pipeline.state !== "failure") {
-    if (handled.length > 0) await store.save(before);
-    return nothing(
-      `otto ci: nothing to do: the pipeline of ${name} is ${pipeline.state} (${pipelineSummary(pipeline.checks)}) on \`${pr.headSha.slice(0, 7)}\`.`,
-    );
-  }
-  job.say(
-    `otto ci: the pipeline failed (${pipelineSummary(pipeline.checks)}); claiming \`${pr.headSha.slice(0, 7)}\` in otto's state comment`,
-  );
-  // Claimed before any work: a second job on the same head reads it and does nothing.
-  const claimed: CiState = {
-    ...before,
-    handled_heads: [...before.handled_heads.filter((h) => h !== pr.headSha), pr.headSha].slice(-MAX_HANDLED_HEADS),
-    updated: job.now().toISOString(),
-  };
-  await store.save(claimed);
-  job.say(`otto ci: ${await checkoutPrBranch({ dir: job.input.directory, branch: pr.sourceBranch, env: job.runtime.env })}`);
-  const label = prLabel({ repo: pr.repo, id: String(pr.number) });
-  const carried = await carrySpend(job.runtime.env, label, before.spend, job.now());
-  if (carried.usd > 0)
-    job.say(
-      `otto ci: ${label} spent ${formatUsage(carried)} earlier today (carried from otto's state comment into this runner's ledger for limits.pr_usd_per_day)`,
-    );
-  return withDocument(job, pr, claimed, job.now().toISOString(), async (doc, read, docs) => {
-    const failed = { ...doc, data: { ...doc.data, status: "failed" as const, pipeline: pipeline.state, checks: pipeline.checks } };
-    await docs.update(doc.key, () => failed);
-    // The job's flake ledger (in the throw-away store) starts from the PR's verdicts in the state.
-    const ledger = flakeLedgerFile(docs.dir, pr.provider, pr.repo);
-    if (claimed.flakes.length > 0)
-      await updateFlakeLedger(ledger, (l) => seedLedger(l, claimed.flakes, doc.key, pr), { provider: pr.provider, repo: pr.repo });
-    let markdown: string;
-    try {
-      const outcome = await runFix(
-        {
-          store: docs,
-          config: job.ctx.loaded.config,
-          secrets: job.ctx.loaded.secrets,
-          notify: job.ctx.notify,
-          sessions: job.runtime.sessions,
-          env: job.runtime.env,
-          cwd: job.input.directory,
-          now: job.now,
-          log: (level, message, extra) => job.runtime.log.log(level, message, extra),
-          models: async () => configuredModels(job.ctx.loaded.config.models),
-          progress: (m) => job.input.progress(m),
-          parentID: job.input.sessionID,
-          ...(job.input.signal ? { signal: job.input.signal } : {}),
-        },
-        { doc: failed, pr, pipeline, backend, trigger: "watcher" },
-      );
-      markdown = summary(job, name, renderOutcome(outcome).replace(/^## otto-pr fix: /, "### fix: "), outcome.usage ?? ZERO_USAGE);
-    } finally {
-      // Whatever happened is otto's state now, an error included: the next job starts from it.
-      const flakes = await readFlakeLedger(ledger)
-        .then((l) => flakesOf(l, doc.key, claimed.flakes))
-        .catch(() => claimed.flakes);
-      await store
-        .save(stateOf(await read(), claimed, job.now(), pr.headSha, flakes))
-        .catch((error: unknown) => job.say(`otto ci: could not write otto's state comment: ${formatError(error)}`));
-    }
-    return { outcome: "done", markdown };
-  });
-}
-
-/** `since`: on a PR otto meets for the first time, comments before this one count as seen (they were not its to answer). */
-async function commentFlow(job: Job, pr: PrInfo, store: StateStore, handled: string[], since: string): Promise<CiResult> {
-  const name = `${pr.repo}#${pr.number}`;
-  const before = markSeen(await settleFlakeProbe(job, pr, store), handled);
-  job.say(`otto ci: ${await checkoutPrBranch({ dir: job.input.directory, branch: pr.sourceBranch, env: job.runtime.env })}`);
-  const label = prLabel({ repo: pr.repo, id: String(pr.number) });
-  await carrySpend(job.runtime.env, label, before.spend, job.now());
-  return withDocument(job, pr, before, since, async (doc, read, docs) => {
-    let markdown: string;
-    try {
-      const report = await runCommentPass(
-        {
-          store: docs,
-          sessions: job.runtime.sessions,
-          model: async () => configuredModels(job.ctx.loaded.config.models).analysis,
-          parentID: job.input.sessionID,
-          cwd: job.input.directory,
-          config: job.ctx.loaded.config,
-          secrets: job.ctx.loaded.secrets,
-          env: job.runtime.env,
-          notify: job.ctx.notify,
-          now: job.now,
-          log: (level, message, extra) => job.runtime.log.log(level, message, extra),
-          signal: job.input.signal,
-          progress: (m) => job.input.progress(m),
-        },
-        { doc, pr, backend: job.ctx.registry.get(pr.provider) },
-      );
-      markdown = summary(job, name, `### comments\n\n${renderCommentPass(report, pr)}`, report.usage ?? ZERO_USAGE);
-    } finally {
-      await store
-        .save(stateOf(await read(), before, job.now()))
-        .catch((error: unknown) => job.say(`otto ci: could not write otto's state comment: ${formatError(error)}`));
-    }
-    return { outcome: "done", markdown };
-  });
-}
-
-function summary(job: Job, name: string, body: string, usage: Usage): string {
-  const cost = usage.requests > 0 || usage.usd > 0 ? formatUsage(usage) : "no model calls";
-  return redact(
-    [`## otto ci: ${name}`, "", ...job.lines.map((l) => `- ${l}`), "", body, "", `**Cost**: ${cost} (ledger label \`${name}\`).`].join(
-      "\n",
-    ),
-    job.ctx.loaded.secrets,
-  );
 }

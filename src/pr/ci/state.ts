@@ -3,7 +3,9 @@ import { formatZodIssues, redactDeep } from "../../core/index.ts";
 import { PrFrontmatter, type PrDocument } from "../store/document.ts";
 import { authoredBy, type PrComment } from "../types.ts";
 import { OTTO_MARKER } from "../store/markers.ts";
+import { CiClaim } from "./claims.ts";
 import { CiFlake, MAX_CI_FLAKES } from "./flake-state.ts";
+import { joinState, MAX_HANDLED_HEADS } from "./merge-state.ts";
 
 /*
  * otto's state for one PR when it runs in CI, kept on the forge instead of a runner's disk: one
@@ -15,10 +17,16 @@ import { CiFlake, MAX_CI_FLAKES } from "./flake-state.ts";
 
 /** Distinct from OTTO_MARKER (which every otto comment carries) and from post-once's markers. */
 export const STATE_MARKER = "otto:state";
-const STATE_PATTERN = /<!-- otto:state v1 ([A-Za-z0-9+/=]+) -->/;
+const STATE_PATTERN = /<!-- otto:state v1(?::([a-z]+))? ([A-Za-z0-9+/=]+) -->/;
 
-/** Heads whose failure a CI run took on: kept bounded, the newest last. */
-export const MAX_HANDLED_HEADS = 50;
+export { MAX_HANDLED_HEADS } from "./merge-state.ts";
+
+/**
+ * Which of otto's state comments a job writes: jobs that can run at the same time write different
+ * ones (Azure: the PR build's fix job, the comment pipeline), so neither overwrites the other; a
+ * reader joins them (merge-state.ts). GitHub runs one job per PR at a time: one comment, `main`.
+ */
+export type StateSlot = "main" | "build" | "comments";
 
 const f = PrFrontmatter.shape;
 
@@ -43,6 +51,8 @@ export const CiState = z.object({
   flakes: z.array(CiFlake).default([]),
   /** Head commits a CI run started fixing: a second run on the same head does nothing. */
   handled_heads: z.array(z.string()).default([]),
+  /** What fix jobs claimed before their work (claims.ts): counted by later jobs when the job never ended. */
+  claims: z.array(CiClaim).default([]),
   /** When the state was written. */
   updated: z.string().optional(),
 });
@@ -51,33 +61,37 @@ export type CiState = z.infer<typeof CiState>;
 export const EMPTY_STATE: CiState = CiState.parse({});
 
 /** The comment's body: otto's marker (so no flow takes it for a reviewer's), the state, one line for people. */
-export function renderState(state: CiState, secrets: readonly string[]): string {
+export function renderState(state: CiState, secrets: readonly string[], slot: StateSlot = "main"): string {
   const clean = CiState.parse(redactDeep(state, secrets));
   clean.handled_heads = clean.handled_heads.slice(-MAX_HANDLED_HEADS);
   clean.flakes = clean.flakes.slice(-MAX_CI_FLAKES);
   const data = Buffer.from(JSON.stringify(clean), "utf8").toString("base64");
   const fixed = clean.fix_sha ? `; last fix \`${clean.fix_sha.slice(0, 7)}\`` : "";
   const flakes = clean.flakes.length > 0 ? `; ${clean.flakes.length} flaky failure(s)` : "";
-  return `${OTTO_MARKER}\n<!-- ${STATE_MARKER} v1 ${data} -->\n_otto keeps its CI state for this PR in this comment (${clean.fix_attempts} fix attempt(s)${fixed}${flakes}); it updates it in place._`;
+  return `${OTTO_MARKER}\n<!-- ${STATE_MARKER} v1${slot === "main" ? "" : `:${slot}`} ${data} -->\n_otto keeps its CI state for this PR in this comment (${clean.fix_attempts} fix attempt(s)${fixed}${flakes}); it updates it in place._`;
 }
 
-export type ParsedState = { ok: true; state: CiState } | { ok: false; error: string };
+export type ParsedState = ({ ok: true; state: CiState } | { ok: false; error: string }) & { slot: StateSlot };
 
 /** The state in a comment body; `undefined` when the body carries no state marker. */
 export function parseState(body: string): ParsedState | undefined {
   const match = STATE_PATTERN.exec(body);
   if (!match) return undefined;
+  const slot: StateSlot = match[1] === "build" || match[1] === "comments" ? match[1] : "main";
   try {
-    const parsed = CiState.safeParse(JSON.parse(Buffer.from(match[1] ?? "", "base64").toString("utf8")));
-    return parsed.success ? { ok: true, state: parsed.data } : { ok: false, error: formatZodIssues(parsed.error.issues, { inline: true }) };
+    const parsed = CiState.safeParse(JSON.parse(Buffer.from(match[2] ?? "", "base64").toString("utf8")));
+    return parsed.success
+      ? { ok: true, state: parsed.data, slot }
+      : { ok: false, error: formatZodIssues(parsed.error.issues, { inline: true }), slot };
   } catch (error) {
-    return { ok: false, error: error instanceof Error ? error.message : String(error) };
+    return { ok: false, error: error instanceof Error ? error.message : String(error), slot };
   }
 }
 
 export interface FoundState {
+  /** The state of all of otto's state comments, joined. */
   state: CiState;
-  /** The comment to update in place; undefined when there is none yet. */
+  /** The comment of the slot asked for, to update in place; undefined when there is none yet. */
   commentId?: string;
   /** Why comments carrying the marker were not used (another author, unreadable). */
   ignored: string[];
@@ -87,9 +101,9 @@ export interface FoundState {
  * The state of the PR from its comments: the newest readable one written by `me` (the token's
  * user). Without `me` no comment can be told from a forgery, so none is trusted.
  */
-export function findState(comments: readonly PrComment[], me: string | undefined): FoundState {
+export function findState(comments: readonly PrComment[], me: string | undefined, slot: StateSlot = "main"): FoundState {
   const ignored: string[] = [];
-  let found: FoundState | undefined;
+  const slots = new Map<StateSlot, { state: CiState; commentId: string }>();
   for (const comment of comments) {
     const parsed = parseState(comment.body);
     if (!parsed) continue;
@@ -101,17 +115,20 @@ export function findState(comments: readonly PrComment[], me: string | undefined
     }
     if (!parsed.ok) {
       ignored.push(`otto's state comment ${comment.id} is unreadable (${parsed.error}); it is replaced`);
-      found = { state: EMPTY_STATE, commentId: comment.id, ignored };
+      slots.set(parsed.slot, { state: EMPTY_STATE, commentId: comment.id });
       continue;
     }
-    found = { state: parsed.state, commentId: comment.id, ignored };
+    slots.set(parsed.slot, { state: parsed.state, commentId: comment.id });
   }
-  return found ?? { state: EMPTY_STATE, ignored };
+  const states = [...slots.values()].map((s) => s.state);
+  const state = states.reduce<CiState | undefined>((a, b) => (a ? joinState(a, b) : b), undefined) ?? EMPTY_STATE;
+  const own = slots.get(slot)?.commentId;
+  return { state, ...(own ? { commentId: own } : {}), ignored };
 }
 
 /** The PR document a flow works on, with the state's fields over the fresh one's. */
 export function withState(doc: PrDocument, state: CiState): PrDocument {
-  const own = new Set(["handled_heads", "updated", "flakes"]);
+  const own = new Set(["handled_heads", "updated", "flakes", "claims"]);
   const defined = Object.fromEntries(Object.entries(state).filter(([k, v]) => v !== undefined && !own.has(k)));
   return { ...doc, data: { ...doc.data, ...defined } };
 }
@@ -130,6 +147,7 @@ export function stateOf(
     ...fields,
     handled_heads: heads.slice(-MAX_HANDLED_HEADS),
     flakes: flakes.slice(-MAX_CI_FLAKES),
+    claims: before.claims,
     updated: now.toISOString(),
   });
 }

@@ -51,7 +51,7 @@ export async function fixInTree(flow: Flow, claimed: PrDocument, workdir: FixTre
   let screened: Screened = {};
   try {
     // Before any model call: a flake or a failure the default branch has too ends the run here.
-    screened = await screenInTree(flow, claimed, workdir.dir, logs.texts);
+    screened = await screenInTree(flow, claimed, workdir.dir, logs.texts, logs.commands);
     if (screened.outcome) return screened.outcome;
     flow.progress(`otto pr fix: phase 1, analysing ${logs.files.length} log(s)`);
     const spend = flow.account.child("analysis");

@@ -1,3 +1,4 @@
+import { commandLines } from "./log-commands.ts";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { assertOttoPathSafe, formatError, redact, type Env } from "../../core/index.ts";
@@ -27,6 +28,8 @@ export interface CollectedLogs {
   missing: string[];
   /** The trimmed, redacted log of each failed check that has one, by check name (the failure's fingerprint is read from it). */
   texts: Map<string, string>;
+  /** Per check, the whole log's lines that say what its steps ran (log-commands.ts): the screen maps a check to the project's command from them. */
+  commands: Map<string, string>;
 }
 
 export interface CollectInput {
@@ -63,6 +66,7 @@ export async function collectLogs(input: CollectInput): Promise<CollectedLogs> {
   const files: string[] = [];
   const missing: string[] = [];
   const texts = new Map<string, string>();
+  const commands = new Map<string, string>();
   const failed = input.checks.filter((c) => c.state === "failure");
   for (const [index, check] of failed.entries()) {
     if (!check.logId) {
@@ -79,13 +83,14 @@ export async function collectLogs(input: CollectInput): Promise<CollectedLogs> {
     const header = `# Log of check '${check.name}' (${check.logId}), trimmed by otto to error lines with context and the end\n`;
     const trimmed = trimLog(redact(text, input.secrets));
     texts.set(check.name, trimmed);
+    commands.set(check.name, commandLines(redact(text, input.secrets)));
     const body = `${header}${trimmed}\n`;
     const name = fileName(index, check.name);
     await fs.writeFile(path.join(recordDir, name), body, { mode: 0o600 });
     await fs.writeFile(path.join(worktreeDir, name), body);
     files.push(path.join(WORKTREE_LOG_DIR, input.key, name));
   }
-  return { files, worktreeDir, recordDir, missing, texts };
+  return { files, worktreeDir, recordDir, missing, texts, commands };
 }
 
 /** Keeps the log copies out of git (info/exclude, shared by the repository's worktrees). */

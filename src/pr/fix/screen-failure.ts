@@ -59,7 +59,14 @@ function prRef(flow: Flow) {
   return { provider: doc.data.provider, repo: doc.data.repo, url: doc.data.url, id: doc.data.id, key: doc.key, head: pr.headSha };
 }
 
-export async function screenInTree(flow: Flow, claimed: PrDocument, dir: string, texts: ReadonlyMap<string, string>): Promise<Screened> {
+export async function screenInTree(
+  flow: Flow,
+  claimed: PrDocument,
+  dir: string,
+  texts: ReadonlyMap<string, string>,
+  /** What each check's steps ran, from its whole log (log-commands.ts); the trimmed text when absent. */
+  commands: ReadonlyMap<string, string> = texts,
+): Promise<Screened> {
   const { deps, input } = flow;
   const { pr } = input;
   const settings = deps.config.pr.flakes;
@@ -90,7 +97,7 @@ export async function screenInTree(flow: Flow, claimed: PrDocument, dir: string,
   if (!facts.every((f) => f.knownFlake > 0)) {
     for (const f of facts) f.base = await baseRun(flow, f);
     const inherited = facts.every((f) => f.fingerprint && f.base?.fingerprint?.id === f.fingerprint.id && f.base.state === "failure");
-    if (!inherited) baseline = await runLocally(flow, dir, failed, texts, facts);
+    if (!inherited) baseline = await runLocally(flow, dir, failed, commands, facts);
   }
   const rerunDone = (claimed.data.rerun_shas ?? []).includes(pr.headSha);
   const screening = screenFailure(facts, { rerunDone, rerun: settings.rerun });
@@ -115,7 +122,8 @@ async function baseRun(flow: Flow, facts: CheckFacts): Promise<CheckFacts["base"
   if (!facts.fingerprint || !backend.baseCheck) return undefined;
   const signal = deps.signal ? { signal: deps.signal } : {};
   try {
-    const base = await backend.baseCheck(pr, facts.name, signal);
+    const logId = input.pipeline.checks.find((c) => c.name === facts.name)?.logId;
+    const base = await backend.baseCheck(pr, facts.name, { ...signal, logId });
     if (!base) return undefined;
     if (base.state !== "failure" || !base.logId) return { state: base.state, sha: base.sha };
     const log = trimLog(redact(await backend.getBuildLogs(pr, base.logId, signal), deps.secrets));

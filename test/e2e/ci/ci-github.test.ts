@@ -8,9 +8,10 @@ import { trimLog } from "../../../src/pr/fix/trim-log.ts";
 import { recordFigure } from "../../support/figures.ts";
 import { pathWithout, slashCommand, text, useE2E, type Workspace } from "../../support/index.ts";
 import { useForges, type Forges } from "../pr/forges.ts";
-import { BRANCH, FIXED, analysis, cloneOfPr, fixReview, fixer, isAnalysis, isFix, summary } from "../pr/fix-script.ts";
+import { BRANCH, FIXED, analysis, cloneOfPr, fixReview, fixer, followUp, isAnalysis, isFix, summary } from "../pr/fix-script.ts";
+import { hang } from "../../support/model-script.ts";
 import { eventFile, example, freshRunner, rewrite } from "../ci/payloads.ts";
-import { jobPermissions, jobRuns, stepEnv } from "./workflow-job.ts";
+import { jobPermissions, jobRuns, pendingJobs, stepEnv } from "./workflow-job.ts";
 
 /*
  * otto's PR work as a GitHub Actions job: real `opencode run --command otto-pr -- ci` in the PR's
@@ -50,7 +51,7 @@ describe("/otto-pr ci on GitHub Actions (real OpenCode, fake GitHub, real git)",
   }
 
   /** One job: `opencode run --command otto-pr -- ci` with the event `name`/`payload`, on a fresh runner. */
-  async function job(ws: Workspace, f: Forges, name: string, payload: Payload, extra: Record<string, string> = {}) {
+  async function job(ws: Workspace, f: Forges, name: string, payload: Payload, extra: Record<string, string> = {}, signal?: AbortSignal) {
     const { file, dir } = eventFile(payload);
     try {
       const env = {
@@ -63,7 +64,7 @@ describe("/otto-pr ci on GitHub Actions (real OpenCode, fake GitHub, real git)",
         GITHUB_SERVER_URL: "https://github.com",
         ...extra,
       };
-      return await e2e.run(ws, ["run", "--command", "otto-pr", "--", "ci"], { env, timeoutMs: 150_000 });
+      return await e2e.run(ws, ["run", "--command", "otto-pr", "--", "ci"], { env, timeoutMs: 150_000, ...(signal ? { signal } : {}) });
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
@@ -181,7 +182,8 @@ describe("/otto-pr ci on GitHub Actions (real OpenCode, fake GitHub, real git)",
       fix_base_sha: pr.head.sha,
       handled_heads: [pr.head.sha],
     });
-    // Claimed before the work, then updated in place: one comment, edited once.
+    // Claimed before the work (posted), released with the real counts: one comment, edited once (the
+    // claim raised before the push is not written again when the scripted model spent nothing).
     expect(f.gh.state.edits).toEqual([states[0]?.id]);
     const work = modelWork();
     expect(work).toBeGreaterThan(0);
@@ -201,6 +203,98 @@ describe("/otto-pr ci on GitHub Actions (real OpenCode, fake GitHub, real git)",
     expect(modelWork()).toBe(work);
     expect(stateComments(f)).toHaveLength(1);
     expect(f.gh.calls.filter((c) => c.method === "POST" && c.path.endsWith("/issues/1/comments"))).toHaveLength(1);
+    expect(e2e.model.unmatched()).toEqual([]);
+  });
+
+  it("a fix job killed while its fix session runs, five times over new red heads: the sixth counts their claims and stops at max_fix_attempts with no model call", async () => {
+    const { f, pr, ws } = await setup();
+    e2e.model.script(analysis(ws, summary("code: add() subtracts")), {
+      label: "fix (killed)",
+      times: Infinity,
+      match: isFix,
+      reply: hang(),
+    });
+    const fixSessions = () => e2e.model.requests.filter((r) => isFix(r) && !followUp(r));
+    for (let i = 1; i <= 5; i += 1) {
+      // A new red head each time (otto's fix never lands: the job is killed first).
+      pr.head.sha = String(i).repeat(40);
+      f.gh.state.setChecks(pr, [{ name: "build" }, { name: "unit", conclusion: "failure", log: JOB_LOG }]);
+      const seen = fixSessions().length;
+      const kill = new AbortController();
+      // The runner kills the job (timeout-minutes, a cancelled run) while its fix session runs.
+      void e2e.model
+        .waitForRequest((r) => isFix(r) && !followUp(r) && r.seq > (fixSessions()[seen - 1]?.seq ?? -1), 150_000)
+        .then(
+          () => kill.abort(),
+          () => kill.abort(),
+        );
+      const killed = await job(ws, f, "workflow_run", workflowRun(f, pr.head.sha), {}, kill.signal);
+      expect(killed.exitCode, `job ${i}`).toBeUndefined();
+      expect(fixSessions(), `job ${i}`).toHaveLength(i);
+    }
+    const work = modelWork();
+    pr.head.sha = "6".repeat(40);
+    f.gh.state.setChecks(pr, [{ name: "build" }, { name: "unit", conclusion: "failure", log: JOB_LOG }]);
+    const sixth = await job(ws, f, "workflow_run", workflowRun(f, pr.head.sha));
+    recordFigure({
+      name: "ci: fix sessions after five killed jobs with max_fix_attempts 5",
+      tried: 1,
+      through: modelWork() > work ? 1 : 0,
+    });
+    expect(sixth.exitCode, sixth.stderr).toBe(0);
+    expect(modelWork()).toBe(work);
+    const state = parseState(stateComments(f)[0]!.body);
+    expect(state?.ok).toBe(true);
+    if (!state?.ok) return;
+    // Each killed job's claim was counted once: five attempts, and at most the day's cap in expected spend.
+    expect(state.state.fix_attempts).toBe(5);
+    expect(state.state.gave_up ?? state.state.cap_hold).toBeTruthy();
+    expect(state.state.spend?.today.usd ?? 0).toBeLessThanOrEqual(5);
+    expect(state.state.claims.filter((c) => !c.released)).toHaveLength(5);
+    expect(state.state.claims.every((c) => c.counted || c.released)).toBe(true);
+  });
+
+  it("a failure event and a comment event pending in one group: the workflow keeps both, and the comment's job alone also fixes the red head", async () => {
+    const { f, pr, ws, before } = await setup();
+    // otto has met this PR before (its state comment), so the question is its to answer.
+    f.gh.state.addComment(pr, renderState(CiState.parse({ updated: "2026-01-01T00:00:00.000Z" }), []), "otto-bot");
+    const question = f.gh.state.addComment(pr, "Why does add() live in math.js?", "maintainer");
+    const ask = f.gh.state.addComment(pr, "/otto answer", "maintainer");
+    e2e.model.script(
+      {
+        label: "answer",
+        match: { lastUser: "Why does add() live in math.js?", lastRole: "user" },
+        reply: text(
+          `Done.\n\nBEGIN_JSON\n${JSON.stringify({ decision: "BY_DESIGN", reply: "math.js holds every arithmetic helper.", fix_description: "" })}\nEND_JSON`,
+        ),
+      },
+      fixReview("APPROVE"),
+      analysis(ws, summary("code: add() subtracts")),
+      fixer(ws, FIXED),
+    );
+    const failure = { name: "workflow_run", payload: workflowRun(f, pr.head.sha) };
+    const comment = {
+      name: "issue_comment",
+      payload: issueComment(f, { id: ask.id, body: ask.body, user: "maintainer", association: "COLLABORATOR", created: ask.created_at }),
+    };
+    // Both wait while an earlier job of the PR runs: the workflow's queue: max keeps both.
+    expect(pendingJobs([failure, comment])).toEqual([failure, comment]);
+    // GitHub's default would keep only the newer: that job is the one run here, and it must do both.
+    const [kept] = pendingJobs([failure, comment], {});
+    expect(kept).toBe(comment);
+    const run = await job(ws, f, kept!.name, kept!.payload);
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.stdout).toContain("### comments");
+    expect(run.stdout).toContain("(pushed)");
+    expect((await ws.repo.remoteLog(BRANCH))[0]?.sha).not.toBe(before);
+    expect(await ws.repo.remoteFile("src/math.js", BRANCH)).toBe(FIXED);
+    const replies = f.gh.state.comments.filter(
+      (c) => c.user.login === "otto-bot" && c.body.includes("math.js holds every arithmetic helper."),
+    );
+    expect(replies).toHaveLength(1);
+    const state = parseState(stateComments(f)[0]!.body);
+    expect(state?.ok && state.state.handled_heads).toEqual([pr.head.sha]);
+    expect(state?.ok && state.state.seen_comment_ids).toEqual(expect.arrayContaining([`issue-${question.id}`, `issue-${ask.id}`]));
     expect(e2e.model.unmatched()).toEqual([]);
   });
 
@@ -298,6 +392,8 @@ describe("/otto-pr ci on GitHub Actions (real OpenCode, fake GitHub, real git)",
 
   it("a reviewer's comment is answered, and the job fails (exit code) when it has no token", async () => {
     const { f, pr, ws } = await setup({ checkout: "branch" });
+    // The checks are green: the job answers and has no red head to fix.
+    f.gh.state.setChecks(pr, [{ name: "build" }, { name: "unit" }]);
     const question = f.gh.state.addComment(pr, "Why does add() live in math.js?", "maintainer");
     e2e.model.script({
       label: "answer",

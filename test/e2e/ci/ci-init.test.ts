@@ -71,6 +71,7 @@ describe("/otto-pr ci init (opencode run --command)", () => {
     expect(Object.keys(doc.jobs.otto.steps.at(-1)?.env ?? {})).toEqual([
       "GITHUB_TOKEN",
       "OTTO_GITHUB_BOT_LOGIN",
+      "OTTO_GITHUB_TOKEN_KIND",
       "ANTHROPIC_API_KEY",
       "OPENAI_API_KEY",
     ]);

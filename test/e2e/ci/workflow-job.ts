@@ -12,6 +12,7 @@ import type { Permissions } from "../../support/fake-github/index.ts";
 
 interface Job {
   if: string;
+  concurrency: { group: string; "cancel-in-progress": boolean; queue?: string };
   permissions: Permissions;
   steps: Array<{ env?: Record<string, string> }>;
 }
@@ -41,7 +42,7 @@ function evaluate(expression: string, contexts: Record<string, unknown>): data.E
 
 /** Whether the job runs for `eventName` with `payload` in repository `repo`. */
 export function jobRuns(eventName: string, payload: unknown, repo: string): boolean {
-  return truthy(evaluate(job.if, { github: { event_name: eventName, event: payload, repository: repo } }));
+  return truthy(evaluate(job.if, { github: { event_name: eventName, event: payload, repository: repo }, vars: {} }));
 }
 
 /** The otto step's `name` variable, with these step outputs, repository variables and secrets. */
@@ -51,4 +52,13 @@ export function stepEnv(name: string, contexts: { steps?: unknown; vars?: unknow
   if (!match) return raw;
   const value = evaluate(match[1]!, { steps: {}, vars: {}, secrets: {}, ...contexts });
   return value instanceof data.StringData ? value.value : "";
+}
+
+/**
+ * GitHub's pending jobs of one concurrency group while a job of it runs: by default one (a newer
+ * pending job replaces the older, which is dropped), with `queue: max` all of them, in order.
+ * https://docs.github.com/en/actions/using-jobs/using-concurrency
+ */
+export function pendingJobs<T>(arrivals: readonly T[], concurrency: { queue?: string } = job.concurrency): T[] {
+  return concurrency.queue === "max" ? [...arrivals] : arrivals.slice(-1);
 }

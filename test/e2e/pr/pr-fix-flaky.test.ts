@@ -64,14 +64,39 @@ for (let i = 0; i < retries; i++) {
 }
 `;
 
+/**
+ * A job log as GitHub Actions writes it: the runner's set-up, the step's `##[group]Run npm test`
+ * header, 3,000 lines of output, the error at the end: the header is far above what trimming keeps.
+ */
+const LONG_LOG = [
+  "##[group]Runner Image",
+  "Image: ubuntu-24.04",
+  "##[endgroup]",
+  "##[group]Run actions/checkout@v4",
+  "with:",
+  "  fetch-depth: 1",
+  "##[endgroup]",
+  "##[group]Run npm test",
+  "npm test",
+  "shell: /usr/bin/bash -e {0}",
+  "##[endgroup]",
+  "> app@1.0.0 test",
+  ...Array.from({ length: 3000 }, (_, i) => `  ok ${i} - suite ${Math.floor(i / 50)} case ${i % 50}`),
+  "FAIL test/math.test.js",
+  "● add › adds two numbers: expected 3, received -1 (a timing-dependent fixture)",
+  "##[error]Process completed with exit code 1.",
+]
+  .map((l, i) => `2026-02-06T10:${String(Math.floor(i / 60) % 60).padStart(2, "0")}:${String(i % 60).padStart(2, "0")}.1234567Z ${l}`)
+  .join("\n");
+
 async function setup(
   e2e: ReturnType<typeof useE2E>,
   forges: () => Promise<Forges>,
-  options: { flakes?: Record<string, unknown>; files?: Record<string, string> } = {},
+  options: { flakes?: Record<string, unknown>; files?: Record<string, string>; log?: string } = {},
 ) {
   const f = await forges();
   const pr = f.gh.state.addPr({ number: 1, title: "Add math", branch: BRANCH });
-  f.gh.state.setChecks(pr, [{ name: "build" }, { name: "unit", conclusion: "failure", log: LOG }]);
+  f.gh.state.setChecks(pr, [{ name: "build" }, { name: "unit", conclusion: "failure", log: options.log ?? LOG }]);
   const config = f.ottoConfig({ models: { primary: "mock/m1" } });
   const ws = await e2e.workspace({
     userOttoConfig: { ...config, pr: { ...(config.pr as object), max_fix_attempts: 2, flakes: options.flakes ?? {} } },
@@ -140,6 +165,17 @@ describe("only the PR's own failures get fixed", () => {
     );
     const costJson = JSON.parse(await ottoCommand(client, "otto-cost", "--json")) as { saved?: Record<string, unknown> };
     expect(costJson.saved).toMatchObject({ estimate: true, verdicts: 1, flaky: 1, inherited: 0, unpriced: 1 });
+    expect(e2e.model.unmatched()).toEqual([]);
+  });
+
+  it("a check that failed on GitHub with a real-shaped long log and passes in the sandbox is a flake: no session, no model call", async () => {
+    // The PR's code is right: `npm test` passes in otto's sandbox; the forge's failure was a flake.
+    const { ws, client, head } = await setup(e2e, forges, { files: { ...NPM_PROJECT, "src/math.js": FIXED }, log: LONG_LOG });
+    await ottoPr(client, "watch once");
+    expect(sessionRequests(e2e)).toEqual([]);
+    expect(readDoc(ws)).toContain("`npm test` passes in otto's sandbox");
+    expect(field(ws, "fix_attempts")).toBe("0");
+    expect((await ws.repo.remoteLog(BRANCH))[0]?.sha).toBe(head);
     expect(e2e.model.unmatched()).toEqual([]);
   });
 

@@ -215,8 +215,19 @@ export function adoRoutes(state: AdoState, base: () => string): Route[] {
     ),
     route("GET", "/{project}/_apis/build/builds", (_p, req) => {
       const branch = req.query.get("branchName");
-      const builds = state.builds.filter((b) => !branch || b.sourceBranch === branch).sort((a, b) => b.id - a.id);
+      // `definitions`: a comma-separated list of definition ids.
+      const definitions = req.query.get("definitions")?.split(",").map(Number);
+      const builds = state.builds
+        .filter((b) => (!branch || b.sourceBranch === branch) && (!definitions || definitions.includes(b.definition.id)))
+        .sort((a, b) => b.id - a.id);
       return list(builds.slice(0, Number(req.query.get("$top") ?? 1000)).map((b) => build(state, b, base())));
+    }),
+    // https://learn.microsoft.com/rest/api/azure/devops/build/builds/get
+    route("GET", "/{project}/_apis/build/builds/{id}", (p) => {
+      const found = state.builds.find((b) => b.id === Number(p.id));
+      return found
+        ? { status: 200, body: build(state, found, base()) }
+        : error(404, `The requested build ${p.id} could not be found.`, "BuildNotFoundException");
     }),
     // https://learn.microsoft.com/en-us/rest/api/azure/devops/build/builds/update-build (retry: "Rerun failed jobs")
     route("PATCH", "/{project}/_apis/build/builds/{id}", (p, req) => {
@@ -273,6 +284,11 @@ export function adoRoutes(state: AdoState, base: () => string): Route[] {
     route("GET", "/{project}/_apis/git/repositories/{repo}/pullRequests/{id}/threads", (p) =>
       list(threadsOf(p).map((t) => thread(state, t, base()))),
     ),
+    // https://learn.microsoft.com/rest/api/azure/devops/git/pull-request-threads/get
+    route("GET", "/{project}/_apis/git/repositories/{repo}/pullRequests/{id}/threads/{thread}", (p) => {
+      const found = threadsOf(p).find((t) => t.id === Number(p.thread));
+      return found ? { status: 200, body: thread(state, found, base()) } : notFound("thread");
+    }),
     route("POST", "/{project}/_apis/git/repositories/{repo}/pullRequests/{id}/threads", (p, req) => {
       const pr = prOf(p);
       if (!pr) return notFound("pull request");

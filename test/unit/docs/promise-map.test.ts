@@ -11,7 +11,7 @@ import { testStatus } from "./find-test.ts";
  * `` `file` › "title" ``. The rules are docs/testing.md's, "Promise map".
  */
 
-const PROMISING_DOCS = ["README.md", "docs/security.md", "docs/cost.md"];
+const PROMISING_DOCS = ["README.md", "docs/security.md", "docs/cost.md", "docs/ci.md"];
 /** The tables of docs/security.md whose every row is a promise, by their header's first cell. */
 const PROMISE_TABLES = ["guarantee", "what runs"];
 

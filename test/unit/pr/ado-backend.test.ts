@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createAdoBackend } from "../../../src/pr/ado/backend.ts";
 import type { PrBackend } from "../../../src/pr/index.ts";
 import { FAKE_ADO_PAT, startFakeAdo, type FakeAdo } from "../../support/fake-ado/index.ts";
+import { buildOnBranch } from "../../support/fake-ado/branch-builds.ts";
 import { postedBody, testConfig, testDeps } from "./support.ts";
 
 const locator = (number: number) => ({ provider: "ado" as const, repo: "contoso/payments/app", number });
@@ -42,6 +43,27 @@ describe("Azure DevOps backend against the fake Azure DevOps", () => {
     expect(logs).toContain("error: Process completed with exit code 1.");
     expect(logs).toContain("error TS2322: wrong type");
     expect(logs).not.toContain("Syncing repository");
+  });
+
+  it("names a build policy without a display name from its build's definition, counts the source branch's own CI builds, and finds the target branch's builds by definition id", async () => {
+    const pr = ado.state.addPr({ id: 43, title: "Add auth", branch: "feature/auth" });
+    ado.state.setChecks(pr, [{ name: "ci", result: "failed" }]);
+    for (const policy of ado.state.policies.get(pr.id) ?? []) policy.displayName = "";
+    // A CI trigger on the branch itself, outside the policy: the head's build counts, an older commit's does not.
+    buildOnBranch(ado.state, { branch: "feature/auth", name: "branch-ci", result: "failed", sha: pr.sourceCommit, definitionId: 7 });
+    buildOnBranch(ado.state, { branch: "feature/auth", name: "old-ci", result: "failed", definitionId: 8 });
+    const info = await backend.getPr(locator(43));
+    const status = await backend.getPipelineStatus(info);
+    expect(status.checks.map((c) => [c.name, c.state])).toEqual([
+      ["branch-ci", "failure"],
+      ["ci", "failure"],
+    ]);
+    // The target branch's build of the same definition (renamed since), found by the definition's id.
+    const main = buildOnBranch(ado.state, { branch: "main", name: "ci (renamed)", result: "failed", definitionId: 1 });
+    const ci = status.checks.find((c) => c.name === "ci")!;
+    expect(await backend.baseCheck!(info, "ci", { logId: ci.logId })).toMatchObject({ state: "failure", logId: String(main.id) });
+    // By name alone the renamed pipeline is not found.
+    expect(await backend.baseCheck!(info, "ci")).toBeUndefined();
   });
 
   it("says who is a member of the project's teams, by identity id or sign-in name, never by display name; asks once per backend", async () => {

@@ -209,6 +209,18 @@ describe('sandbox: "auto" (the default) without a sandbox: the flows nobody watc
     expect(await codeOf(ciContext(off.runtime, off.root, "github"))).toBe("ci_no_token");
   });
 
+  it("CI mode with a machine account's token needs its login: refused without OTTO_BOT_LOGIN, goes on with it", async () => {
+    const m = machine({ sandbox: "off" });
+    Object.assign(m.runtime.env, { GITHUB_TOKEN: "ghp_machine", OTTO_GITHUB_TOKEN_KIND: "machine" });
+    expect(await codeOf(ciContext(m.runtime, m.root, "github"))).toBe("ci_no_bot_login");
+    Object.assign(m.runtime.env, { OTTO_GITHUB_BOT_LOGIN: "otto-machine" });
+    expect(await codeOf(ciContext(m.runtime, m.root, "github"))).toBeUndefined();
+    // The App's or the job's own token: no login needed from the repository's variables.
+    const job = machine({ sandbox: "off" });
+    Object.assign(job.runtime.env, { GITHUB_TOKEN: "ghs_job", OTTO_GITHUB_TOKEN_KIND: "job" });
+    expect(await codeOf(ciContext(job.runtime, job.root, "github"))).toBeUndefined();
+  });
+
   it("execute, build and the review loop, which a person starts, are not refused", async () => {
     const r = await repo();
     const m = machine({}, r.dir);

@@ -61,14 +61,20 @@ const UNLESS_SKIPPED = `condition: and(succeeded(), ne(variables['${SKIP}'], 'tr
 /**
  * The comment pipeline's first step, before anything is installed: every "commented on" event
  * starts this job, otto's own replies and state comments included, so those end here in seconds,
- * as do comments on another repository. The payload can be forged; a forgery that reaches otto
- * is checked again there (the comment is read back from the API). No payload value is printed:
- * a printed `##vso[` line would be a logging command.
+ * as do comments on another repository and comments that do not address otto (no word "otto",
+ * e.g. `/otto fix` or `@otto`, and not in a thread otto wrote in). The payload can be forged: the
+ * thread is read from this pipeline's own repository by the ids it names (never from a URL in
+ * it, which would take the token elsewhere), and a forgery that reaches otto is checked again
+ * there (the comment is read back from the API). No payload value is printed: a printed `##vso[`
+ * line would be a logging command.
  */
 const GATE = [
   "- script: |",
   `    repo=\`jq -r '.resource.pullRequest.repository.id // ""' <<<"$OTTO_EVENT_PAYLOAD"\``,
   `    author=\`jq -r '.resource.comment.author.id // ""' <<<"$OTTO_EVENT_PAYLOAD"\``,
+  `    content=\`jq -r '.resource.comment.content // ""' <<<"$OTTO_EVENT_PAYLOAD"\``,
+  `    pr=\`jq -r '.resource.pullRequest.pullRequestId // "" | tostring' <<<"$OTTO_EVENT_PAYLOAD"\``,
+  `    thread=\`jq -r '.resource.comment._links.threads.href // "" | capture("/threads/(?<id>[0-9]+)$").id // ""' <<<"$OTTO_EVENT_PAYLOAD" || true\``,
   "    # The build identity otto posts as (connectionData: the token's own identity).",
   `    me=\`curl -fsS -H "Authorization: Bearer $SYSTEM_ACCESSTOKEN" "\${SYSTEM_COLLECTIONURI}_apis/connectionData?api-version=7.1-preview" | jq -r '.authenticatedUser.id // ""'\` || me=""`,
   '    if [ -z "$repo" ] || [ "${repo,,}" != "${BUILD_REPOSITORY_ID,,}" ]; then',
@@ -77,8 +83,14 @@ const GATE = [
   '    elif [ -n "$me" ] && [ "${author,,}" = "${me,,}" ]; then',
   '      echo "otto: the comment is otto\'s own; nothing to do."',
   `      echo "##vso[task.setvariable variable=${SKIP}]true"`,
+  '    elif [ -n "$me" ] && ! grep -qiE \'(^|[^[:alnum:]_])otto([^[:alnum:]_]|$)\' <<<"$content" && ! {',
+  '      [[ "$pr" =~ ^[0-9]+$ && "$thread" =~ ^[0-9]+$ ]] &&',
+  '      curl -fsS -H "Authorization: Bearer $SYSTEM_ACCESSTOKEN" "${SYSTEM_COLLECTIONURI}${SYSTEM_TEAMPROJECTID}/_apis/git/repositories/${BUILD_REPOSITORY_ID}/pullRequests/$pr/threads/$thread?api-version=7.1" |',
+  `        jq -e --arg me "\${me,,}" '[.comments[]?.author.id // "" | ascii_downcase] | index($me) != null' >/dev/null; }; then`,
+  '      echo "otto: the comment does not address otto (no word otto in it, not in a thread otto wrote in); nothing to do."',
+  `      echo "##vso[task.setvariable variable=${SKIP}]true"`,
   "    fi",
-  "  displayName: Skip otto's own comments and other repositories' (before any install)",
+  "  displayName: Skip otto's own comments, other repositories' and those not for otto (before any install)",
   "  env:",
   `    ${PAYLOAD_ENV}`,
   "    SYSTEM_ACCESSTOKEN: $(System.AccessToken)",
@@ -113,6 +125,11 @@ function steps(input: AzureInput, event: string, options: { onPr?: boolean; gate
     [
       "- script: opencode run --command otto-pr -- ci",
       "  displayName: otto",
+      "  # otto prints text from the PR (authors, comments, check names): whatever it holds, this step",
+      "  # runs no logging command but the harmless ones and sets no variable.",
+      "  target:",
+      "    commands: restricted",
+      "    settableVariables: none",
       "  env:",
       `    OTTO_CI_EVENT: ${event}`,
       ...(options.gate ? [`    ${PAYLOAD_ENV}`] : []),

@@ -10,8 +10,9 @@ import { configureLines, indent, installLine, opencodeConfig, ottoConfig, SANDBO
  * Least privilege: nothing at the top, and the job gets exactly what otto uses: contents (push the
  * fix to the PR's branch), pull-requests (comments, replies, the state marker), checks and statuses
  * (read the failed checks: https://docs.github.com/en/rest/commits/statuses needs statuses: read),
- * actions: write (read the failed run's logs, re-run its failed jobs after an infrastructure
- * failure: https://docs.github.com/en/rest/actions/workflow-runs#re-run-failed-jobs-from-a-workflow-run).
+ * actions: write (read the failed run's logs, re-run its failed jobs: a known flake, an
+ * infrastructure failure, pr.flakes.rerun; the fix flow re-runs whatever that option says:
+ * https://docs.github.com/en/rest/actions/workflow-runs#re-run-failed-jobs-from-a-workflow-run).
  * Never `pull_request_target`, and no fork's code is checked out: the job's `if:` takes only PRs
  * whose head is in this repository, and comments only from people with a role in it.
  */
@@ -38,10 +39,18 @@ export const JOB_PERMISSIONS = {
 
 /** `pr.flakes.open_issue`: a flaky failure's GitHub issue needs this one more. */
 export const ISSUE_PERMISSION = { issues: "write" } as const;
-
 /** The job's permissions: JOB_PERMISSIONS, and ISSUE_PERMISSION when otto opens issues for flakes. */
 export function jobPermissions(openIssues: boolean): Record<string, string> {
   return { ...JOB_PERMISSIONS, ...(openIssues ? ISSUE_PERMISSION : {}) };
+}
+
+/**
+ * The App token's `permission-*` inputs: the installation token gets only what the job's token
+ * would (never Workflows, nor anything else the App was granted).
+ * https://github.com/actions/create-github-app-token#permission-permission-name
+ */
+export function appTokenPermissions(openIssues: boolean): string[] {
+  return Object.entries(jobPermissions(openIssues)).map(([k, v]) => `permission-${k}: ${v}`);
 }
 
 /** The commenters whose events start the job (otto's own trust check still decides what it does). */
@@ -55,9 +64,29 @@ const ROLE = `fromJSON('${JSON.stringify(TRUSTED_ASSOCIATIONS)}')`;
  * personal token in OTTO_GITHUB_TOKEN, whose `/user` answers.
  */
 export const BOT_LOGIN =
-  "${{ steps.app-token.outputs.app-slug && format('{0}[bot]', steps.app-token.outputs.app-slug) || vars.OTTO_BOT_LOGIN || (secrets.OTTO_GITHUB_TOKEN == '' && 'github-actions[bot]') || '' }}";
+  "${{ steps.app-token.outputs.app-slug && format('{0}[bot]', steps.app-token.outputs.app-slug) || secrets.OTTO_GITHUB_TOKEN != '' && vars.OTTO_BOT_LOGIN || secrets.OTTO_GITHUB_TOKEN == '' && 'github-actions[bot]' || '' }}";
+
+/** Which token the job uses: otto requires OTTO_BOT_LOGIN with a machine account's (`machine`) and ignores it otherwise. */
+export const TOKEN_KIND = "${{ steps.app-token.outputs.token && 'app' || secrets.OTTO_GITHUB_TOKEN != '' && 'machine' || 'job' }}";
 
 export const TIMEOUT_MINUTES = 60;
+
+/**
+ * git's author and committer are whoever pushes: the App's bot, the machine account, or
+ * github-actions[bot], each with its noreply address (`<id>+<login>@users.noreply.github.com`,
+ * the id read from the API: https://docs.github.com/en/account-and-profile/reference/email-addresses-reference).
+ */
+export const GITHUB_IDENTITY_LINES = [
+  'if [ -n "$APP_SLUG" ]; then',
+  '  login="$APP_SLUG[bot]"; id=`curl -fsS "$GITHUB_API_URL/users/$APP_SLUG%5Bbot%5D" | jq -r .id`',
+  'elif [ -n "$MACHINE_TOKEN" ]; then',
+  '  login="$OTTO_BOT_LOGIN"; id=`curl -fsS -H "Authorization: Bearer $MACHINE_TOKEN" "$GITHUB_API_URL/user" | jq -r .id`',
+  "else",
+  "  login='github-actions[bot]'; id=41898282",
+  "fi",
+  'git config --global user.name "$login"',
+  'git config --global user.email "$id+$login@users.noreply.github.com"',
+];
 
 export interface GithubWorkflowInput {
   pins: Pins;
@@ -99,21 +128,24 @@ function jobCondition(checkSuites: boolean): string[] {
     );
   }
   lines.push(
-    "# A comment or review on a PR from this repository by someone with a role in it, not a bot.",
+    "# A comment or review on a PR from this repository by someone with a role in it, never otto",
+    "# (a bot, or the machine account in OTTO_BOT_LOGIN); a review only with a body (an approval",
+    "# without one has nothing to answer; GitHub's null equals '').",
     "|| (github.event_name == 'pull_request_review_comment'",
     `  && contains(${ROLE}, github.event.comment.author_association)`,
     "  && github.event.pull_request.head.repo.full_name == github.repository",
-    "  && github.event.sender.type != 'Bot')",
+    "  && github.event.sender.type != 'Bot' && github.event.sender.login != vars.OTTO_BOT_LOGIN)",
     "|| (github.event_name == 'pull_request_review'",
     `  && contains(${ROLE}, github.event.review.author_association)`,
+    "  && github.event.review.body != ''",
     "  && github.event.pull_request.head.repo.full_name == github.repository",
-    "  && github.event.sender.type != 'Bot')",
+    "  && github.event.sender.type != 'Bot' && github.event.sender.login != vars.OTTO_BOT_LOGIN)",
     "# A PR conversation comment starting with /otto (/otto fix, /otto answer) by someone with a role",
     "# in the repository; otto reads the PR, skips a fork and checks the author's permission itself.",
     "|| (github.event_name == 'issue_comment' && github.event.issue.pull_request",
     `  && contains(${ROLE}, github.event.comment.author_association)`,
     "  && startsWith(github.event.comment.body, '/otto ')",
-    "  && github.event.sender.type != 'Bot')",
+    "  && github.event.sender.type != 'Bot' && github.event.sender.login != vars.OTTO_BOT_LOGIN)",
   );
   return lines;
 }
@@ -140,7 +172,7 @@ export function renderGithubWorkflow(input: GithubWorkflowInput): string {
   return [
     "# otto: fixes this repository's red PR checks and answers PR reviewers, one job per event.",
     `# Written by /otto-pr ci init github (opencode-otto ${pins.otto}); see ${docsUrl("ci.md")}`,
-    "# The file must be on the default branch: workflow_run and comment events run it from there.",
+    "# The file must be on the default branch: workflow_run and issue_comment run it from there.",
     "name: otto",
     "",
     "on:",
@@ -158,11 +190,12 @@ export function renderGithubWorkflow(input: GithubWorkflowInput): string {
     "    runs-on: ubuntu-latest",
     `    timeout-minutes: ${TIMEOUT_MINUTES}`,
     "    # One job per PR at a time, never cancelled halfway (a fix may be pushing); on the job, so a",
-    "    # skipped event never joins the group. GitHub keeps one pending job per group: a newer event",
-    "    # replaces a pending one, and otto's state comment tells the next job what is already done.",
+    "    # skipped event never joins the group. queue: max keeps every pending job (by default GitHub",
+    "    # keeps one and drops the rest); each job does both flows from the PR as it is then.",
     "    concurrency:",
     `      group: otto-pr-\${{ ${PR_NUMBER} }}`,
     "      cancel-in-progress: false",
+    "      queue: max",
     "    permissions:",
     ...Object.entries(jobPermissions(input.openIssues === true)).map(([k, v]) => `      ${k}: ${v}`),
     "    steps:",
@@ -174,6 +207,8 @@ export function renderGithubWorkflow(input: GithubWorkflowInput): string {
     "        with:",
     "          app-id: ${{ vars.OTTO_APP_ID }}",
     "          private-key: ${{ secrets.OTTO_APP_PRIVATE_KEY }}",
+    "          # Only what the job's own token gets: never Workflows, whatever else the App may do.",
+    ...appTokenPermissions(input.openIssues === true).map((l) => `          ${l}`),
     `      - uses: ${ACTIONS.checkout}`,
     "        with:",
     "          # The default branch whatever the event (a review's event would check out the PR's merge",
@@ -197,6 +232,10 @@ export function renderGithubWorkflow(input: GithubWorkflowInput): string {
     "        env:",
     `          OPENCODE_CONFIG_JSON: ${yamlString(opencodeConfig(setup))}`,
     `          OTTO_CONFIG_JSON: ${yamlString(ottoConfig(setup))}`,
+    "          # Who pushes, for git's author and committer (GITHUB_IDENTITY_LINES).",
+    "          APP_SLUG: ${{ steps.app-token.outputs.app-slug }}",
+    "          MACHINE_TOKEN: ${{ secrets.OTTO_GITHUB_TOKEN }}",
+    "          OTTO_BOT_LOGIN: ${{ vars.OTTO_BOT_LOGIN }}",
     "        run: |",
     indent(
       configureLines({
@@ -204,8 +243,7 @@ export function renderGithubWorkflow(input: GithubWorkflowInput): string {
         helperUrl: '"$GITHUB_SERVER_URL"',
         tokenVar: "GITHUB_TOKEN",
         user: "x-access-token",
-        username: "github-actions[bot]",
-        email: "41898282+github-actions[bot]@users.noreply.github.com",
+        identity: GITHUB_IDENTITY_LINES,
       }),
       10,
     ),
@@ -216,6 +254,8 @@ export function renderGithubWorkflow(input: GithubWorkflowInput): string {
     "          GITHUB_TOKEN: ${{ steps.app-token.outputs.token || secrets.OTTO_GITHUB_TOKEN || github.token }}",
     "          # Who writes otto's comments when the token cannot read its own user (an App's or the job's token).",
     `          OTTO_GITHUB_BOT_LOGIN: ${BOT_LOGIN}`,
+    "          # app, machine (OTTO_GITHUB_TOKEN: otto then requires the variable OTTO_BOT_LOGIN) or job.",
+    `          OTTO_GITHUB_TOKEN_KIND: ${TOKEN_KIND}`,
     ...input.secretNotes.map((n) => `          # ${n}`),
     ...secretEnv,
     "        run: opencode run --command otto-pr -- ci",

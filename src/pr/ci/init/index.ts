@@ -5,6 +5,7 @@ export {
   renderGithubWorkflow,
   ACTIONS,
   BOT_LOGIN,
+  TOKEN_KIND,
   JOB_PERMISSIONS,
   jobPermissions,
   TRUSTED_ASSOCIATIONS,

@@ -50,7 +50,9 @@ export const installLine = (pins: Pins): string =>
  * step's env (literal JSON, never expanded by the shell); jq adds the plugin's installed path.
  * `host` is the URL prefix the credential helper answers for, `tokenVar` the variable it reads.
  */
-export function configureLines(input: { helperUrl: string; tokenVar: string; user: string; username: string; email: string }): string[] {
+export function configureLines(
+  input: { helperUrl: string; tokenVar: string; user: string } & ({ username: string; email: string } | { identity: readonly string[] }),
+): string[] {
   const helper = `!f() { test "$1" = get && echo username=${input.user} && echo "password=$${input.tokenVar}"; }; f`;
   return [
     `mkdir -p "$HOME/.config/opencode" "$HOME/.config/otto"`,
@@ -58,8 +60,9 @@ export function configureLines(input: { helperUrl: string; tokenVar: string; use
     `jq --arg plugin "file://\`npm root --global\`/opencode-otto" '.plugin = [$plugin]' <<<"$OPENCODE_CONFIG_JSON" > "$HOME/.config/opencode/opencode.json"`,
     `printf '%s\\n' "$OTTO_CONFIG_JSON" > "$HOME/.config/otto/otto.jsonc"`,
     `git config --global credential.${input.helperUrl}.helper '${helper}'`,
-    `git config --global user.name ${shellWord(input.username)}`,
-    `git config --global user.email ${shellWord(input.email)}`,
+    ...("identity" in input
+      ? input.identity
+      : [`git config --global user.name ${shellWord(input.username)}`, `git config --global user.email ${shellWord(input.email)}`]),
   ];
 }
 

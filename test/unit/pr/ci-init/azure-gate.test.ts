@@ -6,8 +6,9 @@ import { startFakeAdo, type FakeAdo } from "../../../support/fake-ado/index.ts";
 
 /*
  * The comment pipeline's first step, run as Azure runs a script step (bash -e -o pipefail) against
- * the fake Azure DevOps' connectionData: it skips the rest of the job for otto's own comments and
- * for other repositories' comments, and for nothing else.
+ * the fake Azure DevOps' connectionData and threads: it skips the rest of the job for otto's own
+ * comments, for other repositories' comments and for comments that do not address otto, and for
+ * nothing else.
  */
 
 const comments = planCiInit({
@@ -32,9 +33,10 @@ describe("the Azure comment pipeline's gate", () => {
     for (const f of open.splice(0)) await f.close();
   });
 
-  async function run(payload: unknown, token = TOKEN) {
+  async function run(payload: unknown, token = TOKEN, prepare?: (ado: FakeAdo) => void) {
     const ado = await startFakeAdo({ bearer: TOKEN });
     open.push(ado);
+    prepare?.(ado);
     // Azure runs a script step with bash -e -o pipefail (https://learn.microsoft.com/azure/devops/pipelines/tasks/reference/bash-v3).
     // Asynchronous: the fake answers curl from this process.
     const result = await new Promise<{ status: number; stdout: string; stderr: string }>((resolve) => {
@@ -50,6 +52,7 @@ describe("the Azure comment pipeline's gate", () => {
             SYSTEM_ACCESSTOKEN: token,
             SYSTEM_COLLECTIONURI: `${ado.baseUrl}/contoso/`,
             BUILD_REPOSITORY_ID: REPO_ID,
+            SYSTEM_TEAMPROJECTID: ado.state.project.id,
           },
         },
         (error, stdout, stderr) => resolve({ status: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
@@ -57,9 +60,12 @@ describe("the Azure comment pipeline's gate", () => {
     });
     return { ...result, me: ado.state.me.id, calls: ado.calls.length };
   }
-  const payload = (authorId: string, repoId = REPO_ID) => ({
+  const payload = (authorId: string, repoId?: string, content = "otto, why does add() live here?", thread = 1) => ({
     eventType: "ms.vss-code.git-pullrequest-comment-event",
-    resource: { comment: { id: 1, author: { id: authorId } }, pullRequest: { pullRequestId: 3, repository: { id: repoId } } },
+    resource: {
+      comment: { id: 1, content, author: { id: authorId }, _links: { threads: { href: `https://example.invalid/threads/${thread}` } } },
+      pullRequest: { pullRequestId: 3, repository: { id: repoId ?? REPO_ID } },
+    },
   });
 
   it("comes first, reads the payload and the token only, and every later step is skipped when it says so", () => {
@@ -84,6 +90,27 @@ describe("the Azure comment pipeline's gate", () => {
     expect(elsewhere.calls).toBeLessThanOrEqual(1);
     const noRepo = await run({ resource: {} });
     expect(noRepo.stdout).toContain(SKIP);
+  });
+
+  it("a comment that does not address otto stops here, unless it is in a thread otto wrote in", async () => {
+    const reviewer = "a6a6a6a6-0000-4000-8000-000000000001";
+    let threadId = 0;
+    const withThreads = (ado: FakeAdo) => {
+      const pr = ado.state.addPr({ id: 3, title: "Add math", branch: "feature/3" });
+      ado.state.addThread(pr, { content: "Why is this here?", author: "Alice" });
+      threadId = ado.state.addThread(pr, { content: "otto's answer", author: ado.state.me.displayName }).id;
+    };
+    const plain = await run(payload(reviewer, undefined, "Why is this here?", 1), TOKEN, withThreads);
+    expect(plain.stdout).toContain("does not address otto");
+    expect(plain.stdout).toContain(SKIP);
+    const named = await run(payload(reviewer, undefined, "@Otto please look again", 1), TOKEN, withThreads);
+    expect(named.stdout).not.toContain(SKIP);
+    // A word that only contains otto is not a name: "lotto", "otto_bot" in code.
+    const inside = await run(payload(reviewer, undefined, "the lotto numbers", 1), TOKEN, withThreads);
+    expect(inside.stdout).toContain(SKIP);
+    const reply = await run(payload(reviewer, undefined, "Why is this here?", threadId), TOKEN, withThreads);
+    expect(threadId).toBeGreaterThan(0);
+    expect(reply.stdout, reply.stderr).not.toContain(SKIP);
   });
 
   it("when Azure cannot name the identity the job goes on (otto checks again); a payload cannot print a logging command", async () => {

@@ -25,6 +25,7 @@ type Step = {
   task?: string;
   script?: string;
   env?: Record<string, string>;
+  target?: unknown;
   persistCredentials?: boolean;
   fetchDepth?: number;
 };
@@ -115,6 +116,16 @@ describe("the Azure pipelines ci init writes", () => {
     for (const t of Object.values(text)) expect(t).not.toMatch(/persistCredentials: true/);
     // The PR build's job starts OpenCode on the target branch, never on the PR's merge commit.
     expect((job.jobs[0] as Job).steps[1]?.script).toBe('git checkout -q --detach "origin/${SYSTEM_PULLREQUEST_TARGETBRANCH#refs/heads/}"');
+  });
+
+  it("otto's step in both files may run no logging command that matters and set no variable", () => {
+    const { job, comments } = files();
+    for (const doc of [job, comments]) {
+      const steps = (doc.jobs[0] as Job).steps;
+      expect(ottoStep(doc.jobs[0] as Job)?.target).toEqual({ commands: "restricted", settableVariables: "none" });
+      // Only otto's step: the comment pipeline's gate sets OTTO_SKIP with a logging command.
+      expect(steps.filter((s) => s.target !== undefined)).toHaveLength(1);
+    }
   });
 
   it("reads the build jobs of an azure-pipelines.yml", () => {

@@ -7,6 +7,7 @@ import {
   ACTIONS,
   BOT_LOGIN,
   describeCiInit,
+  TOKEN_KIND,
   GITHUB_WORKFLOW_FILE,
   planCiInit,
   renderGithubWorkflow,
@@ -38,9 +39,12 @@ function workflow(over: Partial<CiInitPlanInput> = {}): string {
  * Whether a job's `if:` runs for an event, by GitHub's own expression engine (`@actions/expressions`,
  * the workflow parser's own dependency, same version), with the `github` context of that event.
  */
-function evaluate(condition: string, github: Record<string, unknown>): boolean {
-  const expr = new Parser(new Lexer(condition).lex().tokens, ["github"], []).parse();
-  const context = new data.Dictionary({ key: "github", value: JSON.parse(JSON.stringify(github), data.reviver) as data.ExpressionData });
+function evaluate(condition: string, github: Record<string, unknown>, vars: Record<string, string> = {}): boolean {
+  const expr = new Parser(new Lexer(condition).lex().tokens, ["github", "vars"], []).parse();
+  const context = new data.Dictionary(
+    { key: "github", value: JSON.parse(JSON.stringify(github), data.reviver) as data.ExpressionData },
+    { key: "vars", value: JSON.parse(JSON.stringify(vars), data.reviver) as data.ExpressionData },
+  );
   return truthy(new Evaluator(expr, context).evaluate());
 }
 
@@ -62,7 +66,7 @@ type Doc = {
     string,
     {
       if: string;
-      concurrency: { group: string; "cancel-in-progress": boolean };
+      concurrency: { group: string; "cancel-in-progress": boolean; queue?: string };
       permissions: Record<string, string>;
       "timeout-minutes": number;
       steps: Array<{ id?: string; if?: string; uses?: string; run?: string; with?: Record<string, unknown>; env?: Record<string, string> }>;
@@ -150,7 +154,7 @@ describe("the GitHub workflow ci init writes", () => {
       event: {
         pull_request: { head: { repo: head } },
         comment: { author_association: association },
-        review: { author_association: association },
+        review: { author_association: association, body: "Please rename add()." },
         sender,
       },
     });
@@ -205,11 +209,55 @@ describe("the GitHub workflow ci init writes", () => {
     expect(runs(loose, failedRun(fork))).toBe(true);
   });
 
+  it("a machine account's own comments and reviews, and reviews without a body, start no job", () => {
+    const condition = (parse(workflow()) as Doc).jobs.otto?.if ?? "";
+    const repo = { full_name: "octo/app" };
+    const event = (name: string, login: string, body: string | null = "please rename") => ({
+      repository: "octo/app",
+      event_name: name,
+      event: {
+        pull_request: { head: { repo } },
+        issue: { number: 1, pull_request: { url: "https://api.github.com/repos/octo/app/pulls/1" } },
+        comment: { author_association: "MEMBER", body: `/otto answer ${body ?? ""}` },
+        review: { author_association: "MEMBER", body },
+        sender: { type: "User", login },
+      },
+    });
+    const vars = { OTTO_BOT_LOGIN: "otto-machine" };
+    for (const name of ["pull_request_review_comment", "pull_request_review", "issue_comment"]) {
+      // otto replies through POST …/comments/{id}/replies, which fires pull_request_review_comment.
+      expect(evaluate(condition, event(name, "otto-machine"), vars), name).toBe(false);
+      expect(evaluate(condition, event(name, "maintainer"), vars), name).toBe(true);
+      // Without the variable (the App's or the job's token: otto writes as a Bot) people still start it.
+      expect(evaluate(condition, event(name, "maintainer")), name).toBe(true);
+    }
+    // An approval without a body (null in the payload) or with an empty one has nothing to answer.
+    expect(evaluate(condition, event("pull_request_review", "maintainer", null))).toBe(false);
+    expect(evaluate(condition, event("pull_request_review", "maintainer", ""))).toBe(false);
+  });
+
+  it("a scoped App token: exactly the job's permissions as permission-* inputs, never workflows", () => {
+    for (const openIssues of [false, true]) {
+      type Job = { permissions: Record<string, string>; steps: Array<{ id?: string; with?: Record<string, string> }> };
+      const job = (parse(workflow({ openIssues })) as { jobs: { otto: Job } }).jobs.otto;
+      const inputs = job.steps.find((s) => s.id === "app-token")?.with ?? {};
+      const scoped = Object.fromEntries(
+        Object.entries(inputs)
+          .filter(([k]) => k.startsWith("permission-"))
+          .map(([k, v]) => [k.slice("permission-".length), v]),
+      );
+      expect(scoped).toEqual(job.permissions);
+      expect(scoped.workflows).toBeUndefined();
+    }
+  });
+
   it("one concurrency group per PR across events, on the job (a skipped event never joins), never cancelled halfway", () => {
     const doc = parse(workflow()) as Doc;
     expect(doc.concurrency).toBeUndefined();
     const concurrency = doc.jobs.otto?.concurrency;
     expect(concurrency?.["cancel-in-progress"]).toBe(false);
+    // Every pending job kept (GitHub's default keeps one per group); GitHub's parser accepts the key (above).
+    expect(concurrency?.queue).toBe("max");
     expect(concurrency?.group).toBe(
       "otto-pr-${{ github.event.workflow_run.pull_requests[0].number || github.event.check_suite.pull_requests[0].number || github.event.pull_request.number || github.event.issue.number || github.run_id }}",
     );
@@ -246,6 +294,7 @@ describe("the GitHub workflow ci init writes", () => {
     expect(env).toEqual({
       GITHUB_TOKEN: "${{ steps.app-token.outputs.token || secrets.OTTO_GITHUB_TOKEN || github.token }}",
       OTTO_GITHUB_BOT_LOGIN: BOT_LOGIN,
+      OTTO_GITHUB_TOKEN_KIND: TOKEN_KIND,
       ANTHROPIC_API_KEY: "${{ secrets.ANTHROPIC_API_KEY }}",
       OPENAI_API_KEY: "${{ secrets.OPENAI_API_KEY }}",
     });

@@ -33,7 +33,7 @@ describe("otto's CI state comment", () => {
     expect(body).toMatch(/<!-- otto:state v1 [A-Za-z0-9+/=]+ -->/);
     expect(body).toContain("2 fix attempt(s); last fix `fffffff`");
     const parsed = parseState(body);
-    expect(parsed).toEqual({ ok: true, state: state() });
+    expect(parsed).toEqual({ ok: true, state: state(), slot: "main" });
   });
 
   it("redacts secrets before they are written", () => {
