@@ -130,7 +130,9 @@ const SandboxAccess = z.strictObject({
   allow_ports: z
     .array(z.number().int().min(1).max(65535))
     .default([])
-    .describe("Ports of your machine's loopback (127.0.0.1) the sandbox may reach with network open: a local database or registry its checks need."),
+    .describe(
+      "Ports of your machine's loopback (127.0.0.1) the sandbox may reach with network open: a local database or registry its checks need.",
+    ),
   allow_read: z
     .array(SandboxPath)
     .default([])

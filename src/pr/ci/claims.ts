@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ZERO_USAGE } from "../../cost/index.ts";
-import { addSpend, utcDay } from "../context/spend.ts";
+import { utcDay } from "../context/daily-caps.ts";
+import { addSpend } from "../context/spend.ts";
 import type { PrSpend } from "../store/document.ts";
 
 /*
