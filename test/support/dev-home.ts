@@ -82,7 +82,7 @@ export function writeDeveloperHome(home: string, options: DeveloperHomeOptions =
 export function developerHome(options: DeveloperHomeOptions = {}): {
   root: string;
   home: string;
-  env: Record<string, string>;
+  env: { HOME: string; XDG_CONFIG_HOME: string; XDG_DATA_HOME: string };
   signLog: string;
   cleanup(): void;
 } {

@@ -43,6 +43,9 @@ describe("/otto-pr ci on GitHub Actions (real OpenCode, fake GitHub, real git)",
       env: { GITHUB_TOKEN: f.env.GITHUB_TOKEN! },
     });
     await cloneOfPr(ws);
+    // actions/checkout leaves its token in the checkout's own config as an extraheader (persist-credentials).
+    const basic = Buffer.from(`x-access-token:${f.env.GITHUB_TOKEN ?? ""}`).toString("base64");
+    await ws.repo.git(["config", "http.https://github.com/.extraheader", `AUTHORIZATION: basic ${basic}`]);
     // The job's checkout is of the default branch (workflow_run runs there): otto moves it to the PR's branch.
     if (options.checkout !== "branch") await ws.repo.git(["checkout", "-q", "main"]);
     e2e.model.script({ ...slashCommand("otto_pr")[0]!, times: Infinity }, { ...slashCommand("otto_pr")[1]!, times: Infinity });

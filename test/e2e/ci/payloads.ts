@@ -53,5 +53,22 @@ export function freshRunner(root: string): Record<string, string> {
     XDG_CACHE_HOME: path.join(dir, "cache"),
   };
   for (const d of Object.values(env)) fs.mkdirSync(d, { recursive: true });
+  // A runner's home as the generated workflow and pipelines leave it (ci init's configure step:
+  // `git config --global` with a credential helper that reads the job's token, and an identity),
+  // and actions/checkout's safe.directory for the workspace. Nothing of it may make otto's fix stop.
+  const helper = '!f() { test "$1" = get && echo username=x-access-token && echo "password=$GITHUB_TOKEN"; }; f';
+  fs.writeFileSync(
+    path.join(env.HOME ?? dir, ".gitconfig"),
+    [
+      '[credential "https://github.com"]',
+      `\thelper = ${JSON.stringify(helper)}`,
+      "[user]",
+      "\tname = github-actions[bot]",
+      "\temail = 41898282+github-actions[bot]@users.noreply.github.com",
+      "[safe]",
+      `\tdirectory = ${path.join(root, "project")}`,
+      "",
+    ].join("\n"),
+  );
   return env;
 }
