@@ -7,6 +7,12 @@ import { protectedVariables } from "../sandbox/index.ts";
 import { parseLine, type ShellArg, type SimpleCommand } from "./shell-ast.ts";
 
 /*
+ * One file for one job: a single pure decision over a parsed shell line. Its rules call each other
+ * (a wrapper such as `env`, `sh -c` or an alias sends the rest of the line back through the same
+ * classifier), so they stay together; the parser is shell-ast.ts, forge hosts forge-command.ts.
+ */
+
+/*
  * The command layer: is a bash command line of a guarded session allowed to run? Pure: what it
  * needs from the machine (the checkout's git aliases, a script's text) comes in through the
  * context. It refuses, wherever they sit in the line (`sh -c '…'`, `env …`, `$(…)`, a function,

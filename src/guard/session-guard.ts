@@ -11,6 +11,12 @@ import { configPaths, pathRefusal } from "./tool-paths.ts";
 
 import { RepeatedCalls, repeatedCallReason } from "./repeated-calls.ts";
 
+/*
+ * One file for one job: the guard's state (which sessions are otto's, what each last ran as, what
+ * was counted) and the OpenCode hooks that read it. Each decision it makes lives in a module of its
+ * own (classify-command.ts, tool-paths.ts, repeated-calls.ts, git-paths.ts); this file only routes.
+ */
+
 /** The sandbox's modules, loaded by the first guarded call: the guard is built at plugin load. */
 const sandbox = () => import("../sandbox/index.ts");
 

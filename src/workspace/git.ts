@@ -9,6 +9,13 @@ import { removeOwnIndexLock } from "./index-lock.ts";
 import { accessOf } from "./sandbox-access.ts";
 import { checkTreeLayout, heldSandbox, isOwnWorktree } from "./tree-layout.ts";
 
+/*
+ * One file for one job: every git process otto starts goes through runGit. The hardening, the
+ * decision to run boxed, the airlock's entry and the spawn with its timeout are one path kept in one
+ * place, so no caller can reach git another way. The airlock, the layout record and the binary's
+ * lookup are modules of their own.
+ */
+
 /** What a git command produced. A non-zero exit is data, not an exception. */
 export interface GitResult {
   exitCode: number;

@@ -13,6 +13,11 @@ import { currentBranch, headSha } from "./identity.ts";
 import type { GitRun, TreeSnapshot } from "./snapshot.ts";
 
 /*
+ * One file for one job: landing a fix on a PR branch, which is one sequence (commit, check, push,
+ * and on a rejection fetch, rebase and push once more) whose steps share the same guards.
+ */
+
+/*
  * How otto lands a fix on a PR branch (fix flow, comment responses, review loop): commit what the
  * sessions changed since `baseline` (never the user's own uncommitted edits), push HEAD to the
  * PR's own branch and nowhere else, never with force. A push rejected because the branch moved is

@@ -26,6 +26,12 @@ import { isUncertainWrite, postOnce, withPostMarker } from "../post-once.ts";
 import { cutNote } from "../read-capped.ts";
 import { normalizeRemoteUrl } from "../../workspace/index.ts";
 
+/*
+ * One file for one job: the Azure DevOps implementation of the PR backend interface
+ * (src/pr/backend.ts), over one authenticated fetch with its retries and bounds. The pure parts
+ * (status mapping, identities, work-item text) live beside it.
+ */
+
 /** Teams and members read per request; the APIs default to 100. */
 const PAGE = 1000;
 

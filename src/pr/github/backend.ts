@@ -33,6 +33,13 @@ import { githubBaseCheck } from "./base-check.ts";
 import { hasMarker, issueCommentsHave, reviewCommentsHave, runGithubWorkflow } from "./workflow.ts";
 import { cutNote, readCapped } from "../read-capped.ts";
 
+/*
+ * One file for one job: the GitHub implementation of the PR backend interface (src/pr/backend.ts).
+ * Its methods share one Octokit client (throttling, retries, conditional requests) and the bounds
+ * on what is read; split by endpoint it would scatter one interface over files that each need all
+ * of that. The pure parts live beside it (mapping, logs, GraphQL threads).
+ */
+
 /** Job logs can be megabytes; the end holds the failure. */
 const MAX_LOG_BYTES = 200_000;
 /**
