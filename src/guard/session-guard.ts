@@ -152,8 +152,9 @@ export class SessionGuard {
     await this.#countCall(input.tool, input.sessionID, args);
     if (FILE_TOOLS.has(input.tool) || READ_TOOLS.has(input.tool)) {
       // File tools run in OpenCode's process, outside any sandbox, and follow links: judged by where each path resolves (tool-paths.ts).
-      const { credentialPaths } = await sandbox();
+      const { credentialPaths, isSecretName } = await sandbox();
       const context = {
+        secretName: isSecretName,
         tree: this.deps.directory,
         hidden: credentialPaths(this.deps.env),
         config: configPaths(this.deps.env),
@@ -332,8 +333,16 @@ export function filesOf(args: Record<string, unknown>): string[] {
   for (const key of ["patchText", "patch", "input"]) {
     const text = args[key];
     if (typeof text !== "string") continue;
-    for (const match of text.matchAll(/^(?:\*\*\* (?:Add|Update|Delete) File:|\*\*\* Move to:|\+\+\+|---)\s+(?:[ab]\/)?(.+)$/gm)) {
-      if (match[1]) files.push(match[1].trim());
+    // apply_patch headers, with or without a space after the colon (OpenCode takes both), as written.
+    for (const match of text.matchAll(/^\*\*\* (?:(?:Add|Update|Delete) File|Move to):[ \t]*(.+)$/gm)) {
+      if (match[1]?.trim()) files.push(match[1].trim());
+    }
+    // Unified diff headers: as written, and without git's a/ b/ prefix (a tool may apply either).
+    for (const match of text.matchAll(/^(?:\+\+\+|---)[ \t]+(.+)$/gm)) {
+      const file = match[1]?.trim() ?? "";
+      if (file === "" || file === "/dev/null") continue;
+      files.push(file);
+      if (/^[ab]\//.test(file)) files.push(file.slice(2));
     }
   }
   return files;

@@ -56,6 +56,8 @@ export interface PathContext {
   config: readonly string[];
   /** The tool writes. */
   write: boolean;
+  /** Names the sandbox hides in a tree (`.env`, a private key): a reading tool may not open them either. */
+  secretName?: (name: string) => boolean;
 }
 
 /** Why the tool may not touch `file` (absolute or relative to the tree; `shown` as the model wrote it); undefined when it may. */
@@ -65,9 +67,10 @@ export function pathRefusal(file: string, context: PathContext, shown = file): s
   const real = resolvedPath(spelled);
   const inTree = within(spelled, context.tree) || within(spelled, tree);
   if (within(real, tree)) {
-    if (!context.write) return undefined;
     const rel = path.relative(tree, real);
+    // git's directory holds the checkout's credentials (a token in a remote URL, an extraheader), for reading tools too.
     if (rel.split(path.sep).includes(".git")) return `${shown}, in git's directory`;
+    if (!context.write) return context.secretName?.(path.basename(real)) ? `${shown}, a secret file the sandbox hides` : undefined;
     if (isOpencodeConfigPath(rel)) return `${shown}: OpenCode configuration, which the next OpenCode start would load outside the sandbox`;
     return undefined;
   }

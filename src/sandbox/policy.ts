@@ -146,6 +146,8 @@ export function sandboxPolicy(input: {
       ["config", "config.worktree", "hooks", "info", "commondir", "gitdir", "modules"].map((name) => path.join(dir, name)),
     ),
     ...(gitDirs.length > 0 && !own.includes(dotGit) ? [dotGit] : []),
+    // OpenCode configuration the tree already has: what the next OpenCode start loads stays as it was.
+    ...[".opencode", "opencode.json", "opencode.jsonc"].map((name) => path.join(root, name)),
     ...(tree.sharedCommon
       ? ["refs", "packed-refs", "HEAD", "index", "logs"].map((name) => path.join(realPath(tree.sharedCommon ?? ""), name))
       : []),

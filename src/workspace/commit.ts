@@ -78,7 +78,8 @@ const pathspec = (paths: readonly string[]): string => paths.map((p) => `${p}\0`
 export async function commitChanges(git: GitRun, cwd: string, options: CommitOptions): Promise<CommitResult> {
   const all = takeIncluded(await changesSince(git, cwd, options.baseline), options.include ?? []);
   // OpenCode code a session wrote (.opencode/, opencode.json, a link by such a name) leaves the tree before anything is committed.
-  const quarantined = await quarantineOpencodeCode(git, cwd, all.paths, options.guard?.env ?? options.hooks?.env ?? process.env);
+  const env = options.guard?.env ?? options.hooks?.env ?? process.env;
+  const quarantined = await quarantineOpencodeCode(git, cwd, all.paths, env, options.baseline.ignored ?? []);
   if (quarantined) all.paths = all.paths.filter((p) => !quarantined.paths.includes(p));
   const { changes, nested } = await leaveOutNested(git, cwd, all);
   const fix = options.fix ?? DEFAULT_FIX;

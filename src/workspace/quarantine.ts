@@ -25,17 +25,34 @@ export interface Quarantined {
   dir: string;
 }
 
-/** Moves the session-changed `paths` that are OpenCode code out of the tree; undefined when none are. */
+/**
+ * Moves OpenCode code out of the tree: the session-changed `paths` that are, and those git ignores
+ * that were not there when the run started (`ignoredBefore`: the snapshot's ignored paths, folders
+ * ending in "/"). Undefined when there is none.
+ */
 export async function quarantineOpencodeCode(
   git: GitRun,
   cwd: string,
   paths: readonly string[],
   env: Env,
+  ignoredBefore: readonly string[] = [],
 ): Promise<Quarantined | undefined> {
-  const chosen = paths.filter(isOpencodeCode);
-  if (chosen.length === 0) return undefined;
   const top = await git(["rev-parse", "--show-toplevel"], { cwd });
   const root = top.exitCode === 0 ? top.stdout.trim() : cwd;
+  // What git ignores is listed too: a session's `.opencode/.gitignore` holding `*` must not hide a plugin.
+  const listed = await git(["-c", "core.quotepath=off", "ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory"], {
+    cwd: root,
+  });
+  const before = (p: string): boolean => ignoredBefore.some((i) => p === i || (i.endsWith("/") && p.startsWith(i)));
+  const hidden =
+    listed.exitCode === 0
+      ? listed.stdout
+          .split("\0")
+          .filter((p) => p !== "" && isOpencodeCode(p) && !before(p))
+          .map((p) => p.replace(/\/$/, ""))
+      : [];
+  const chosen = [...new Set([...paths.filter(isOpencodeCode), ...hidden])];
+  if (chosen.length === 0) return undefined;
   const stamp = new Date().toISOString().replace(/[:.]/g, "-");
   const dir = path.join(xdgPaths(env).ottoDataDir, "quarantine", `${path.basename(root)}-${stamp}`);
   const moved: string[] = [];

@@ -130,12 +130,18 @@ describe("SessionGuard", () => {
     ).resolves.toBeUndefined();
   });
 
-  it("reads the files of a patch", () => {
+  it("reads the files of a patch: headers with or without a space, diff paths as written and without a/ b/", () => {
     expect(filesOf({ patchText: "--- a/src/x.ts\n+++ b/src/x.ts\n@@\n*** Update File: y.ts\n*** Move to: .git/config" })).toEqual([
-      "src/x.ts",
-      "src/x.ts",
       "y.ts",
       ".git/config",
+      "a/src/x.ts",
+      "src/x.ts",
+      "b/src/x.ts",
+      "src/x.ts",
+    ]);
+    expect(filesOf({ patchText: "*** Add File:.git/hooks/pre-commit\n*** Add File: b/../.opencode/plugin/x.ts" })).toEqual([
+      ".git/hooks/pre-commit",
+      "b/../.opencode/plugin/x.ts",
     ]);
   });
 });

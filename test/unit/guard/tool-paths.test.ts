@@ -96,3 +96,28 @@ describe.skipIf(!sandboxed)("file tools judged by where a path resolves (real bu
     expect(other.output).toContain(PROVIDER_KEY);
   });
 });
+
+describe.skipIf(!sandboxed)("patches and reading tools (real bubblewrap)", () => {
+  it("apply_patch headers without a space, with a/ b/ prefixes or through a link the shell made are judged like any path", async () => {
+    const { env, plugins, dir, tool } = await setup();
+    const made = await runCheck(`ln -s '${path.dirname(plugins)}' a`, { cwd: dir, sandbox: "auto", env, timeoutMs: 60_000 });
+    expect(made.passed, made.output).toBe(true);
+    const patch = (header: string) => tool("apply_patch", { patchText: `*** Begin Patch\n${header}\n+x\n*** End Patch` });
+    await expect(patch("*** Add File:.git/hooks/pre-commit")).rejects.toThrow(/git's directory/);
+    await expect(patch("*** Update File:.git/config")).rejects.toThrow(/git's directory/);
+    await expect(patch("*** Add File:.opencode/plugin/evil.ts")).rejects.toThrow(/OpenCode configuration/);
+    await expect(patch("*** Add File: b/../.opencode/plugin/x.ts")).rejects.toThrow(/OpenCode configuration/);
+    await expect(patch("*** Add File: a/plugin/evil.ts")).rejects.toThrow(/leads outside|OpenCode's or otto's configuration/);
+    await expect(patch("*** Add File: src/fine.ts")).resolves.toBeUndefined();
+  });
+
+  it("reading tools do not open git's directory or a secret file the sandbox hides", async () => {
+    const { dir, tool } = await setup();
+    fs.mkdirSync(path.join(dir, "keys"));
+    fs.writeFileSync(path.join(dir, "keys", "id_ed25519"), "-----BEGIN OPENSSH PRIVATE KEY-----\nabc\n");
+    await expect(tool("read", { filePath: path.join(dir, ".git", "config") })).rejects.toThrow(/git's directory/);
+    await expect(tool("grep", { pattern: "token", path: path.join(dir, ".git") })).rejects.toThrow(/git's directory/);
+    await expect(tool("read", { filePath: path.join(dir, "keys", "id_ed25519"), offset: 2 })).rejects.toThrow(/secret file/);
+    await expect(tool("read", { filePath: path.join(dir, "README.md") })).resolves.toBeUndefined();
+  });
+});

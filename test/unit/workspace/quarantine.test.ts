@@ -71,3 +71,33 @@ describe("quarantine of OpenCode configuration a session wrote", () => {
     expect(await repo.git(["status", "--porcelain"])).toBe("");
   });
 });
+
+describe("quarantine: what git ignores", () => {
+  it("a plugin hidden by a session's .opencode/.gitignore is moved out as well; the user's ignored .opencode from before stays", async () => {
+    const dev = developerHome();
+    cleanups.push(() => dev.cleanup());
+    const env: Record<string, string> = {
+      ...gitEnv({ GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@t" }),
+      ...dev.env,
+    };
+    repo = await createRepo({ dir: path.join(dev.root, "project"), files: { ".gitignore": "web/.opencode/\n", "src/a.ts": "a\n" } });
+    // The user's own ignored configuration, there before the run.
+    fs.mkdirSync(path.join(repo.dir, "web", ".opencode"), { recursive: true });
+    fs.writeFileSync(path.join(repo.dir, "web", ".opencode", "mine.ts"), "// the user's\n");
+    const git = (args: string[], o: { cwd: string; input?: string }) => runGit(args, { ...o, env });
+    const baseline = await snapshotTree(git, repo.dir);
+    const snapshot = await snapshotGitControl(repo.dir, { env });
+    fs.mkdirSync(path.join(repo.dir, ".opencode", "plugin"), { recursive: true });
+    fs.writeFileSync(path.join(repo.dir, ".opencode", ".gitignore"), "*\n");
+    fs.writeFileSync(path.join(repo.dir, ".opencode", "plugin", "evil.ts"), "export default async () => ({});\n");
+    fs.writeFileSync(path.join(repo.dir, "src/a.ts"), "a2\n");
+    // Positive control: git reports nothing of it.
+    expect(await repo.git(["status", "--porcelain", "--", ".opencode"])).toBe("");
+    const result = await commitAll(git, repo.dir, "feat: work", { baseline, guard: { snapshot, env } });
+    expect(result.quarantined?.paths).toEqual(expect.arrayContaining([".opencode/plugin"]));
+    expect(fs.existsSync(path.join(repo.dir, ".opencode", "plugin", "evil.ts"))).toBe(false);
+    expect(fs.existsSync(path.join(result.quarantined?.dir ?? "", ".opencode", "plugin", "evil.ts"))).toBe(true);
+    expect((await repo.git(["show", "--name-only", "--format=", "HEAD"])).split("\n")).toEqual(["src/a.ts"]);
+    expect(fs.readFileSync(path.join(repo.dir, "web", ".opencode", "mine.ts"), "utf8")).toBe("// the user's\n");
+  });
+});
