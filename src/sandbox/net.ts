@@ -27,7 +27,7 @@ const READY_PLACEHOLDER = "@otto-net-ready@";
 const NET_SCRIPT = [
   "pasta=$1; ports=$2; shift 2",
   'dir=$(mktemp -d "${TMPDIR:-/tmp}/otto-net.XXXXXX") || exit 125',
-  'ready="$dir/ready"',
+  'ready="$dir/ready"; tab=$(printf "\\t")',
   'mkfifo "$ready" || exit 125',
   // Held open here, so the helper's write never waits for a reader that is gone.
   'exec 4<>"$ready"',
@@ -40,13 +40,21 @@ const NET_SCRIPT = [
   "  done",
   "  ok=",
   '  if [ -n "$pid" ]; then',
-  "    set -- --config-net --quiet --no-map-gw -U none -u none -t none",
+  "    set -- --config-net --quiet --foreground --no-map-gw -U none -u none -t none",
   '    if [ -n "$ports" ]; then set -- "$@" -T "$ports"; else set -- "$@" -T none; fi',
   '    if [ "$(id -u)" = 0 ]; then set -- "$@" --runas 0; else set -- "$@" --userns "/proc/$pid/ns/user"; fi',
-  // The namespace opens to pasta once bubblewrap's child has started the waiting shell.
-  "    j=0",
-  '    while [ -z "$ok" ] && [ "$j" -lt 200 ]; do',
-  '      "$pasta" "$@" --netns "/proc/$pid/ns/net" </dev/null >/dev/null 2>&1 && ok=1 || { j=$((j + 1)); sleep 0.01; }',
+  // In the foreground, in this process group: it dies with the command's group, and is stopped
+  // below when the command ends. Ready once the namespace has a default route. The namespace opens
+  // to pasta once bubblewrap's child has started the waiting shell: a failed start is tried again.
+  "    tries=0",
+  '    while [ -z "$ok" ] && [ "$tries" -lt 50 ]; do',
+  '      "$pasta" "$@" --netns "/proc/$pid/ns/net" </dev/null >/dev/null 2>&1 &',
+  '      p=$!; echo "$p" > "$dir/pasta.pid"; k=0',
+  '      while [ "$k" -lt 300 ] && kill -0 "$p" 2>/dev/null; do',
+  '        if grep -q "^[^$tab]*${tab}00000000$tab" "/proc/$pid/net/route" 2>/dev/null || grep "^0\\{32\\} 00 " "/proc/$pid/net/ipv6_route" 2>/dev/null | grep -qv " lo$"; then ok=1; break; fi',
+  "        k=$((k + 1)); sleep 0.01",
+  "      done",
+  '      [ -n "$ok" ] || { kill "$p" 2>/dev/null; tries=$((tries + 1)); sleep 0.02; }',
   "    done",
   "  fi",
   '  [ -n "$ok" ] || echo "otto: the sandbox\'s network could not be set up (pasta failed); this command runs without a network." >&2',
@@ -54,6 +62,8 @@ const NET_SCRIPT = [
   ") 4<&- &",
   '"$@" 3>"$dir/info" 4<&-',
   "rc=$?",
+  '[ -f "$dir/pasta.pid" ] && kill "$(cat "$dir/pasta.pid")" 2>/dev/null',
+  "wait",
   'rm -rf "$dir"',
   "exit $rc",
 ].join("\n");
