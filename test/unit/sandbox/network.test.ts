@@ -66,6 +66,9 @@ describe.skipIf(!runs)("the sandbox's network (real bubblewrap and pasta)", () =
     const out = await run({ network: "open", allow_read: [], allow_write: [], allow_ports: [allowed ?? 0] }, pasta);
     expect(out).toContain(`${closed} refused`);
     expect(out).toContain(`${allowed} reached 200`);
+    // pasta ended with the command: none outlives it (this run's pasta is the one forwarding the allowed port).
+    const left = await execa("ps", ["-eo", "args"], { reject: false });
+    expect(left.stdout.split("\n").filter((line) => line.includes("--config-net") && line.includes(`-T ${allowed}`))).toEqual([]);
     // Switched off: the same command reaches both (the host's network namespace).
     const shared = await run({ network: "open", allow_read: [], allow_write: [], allow_ports: [] }, "");
     expect(shared).toContain(`${closed} reached 200`);
