@@ -131,8 +131,12 @@ describe("forge guard: otto's sessions cannot call the forge with the user's cre
     const config = f.ottoConfig({ models: { primary: "mock/m1" } });
     // Every way the user holds the token: both variables and a stored gh login.
     const env = { ...f.env, GH_TOKEN: FAKE_GITHUB_TOKEN };
+    // The fake GitHub listens on this machine's 127.0.0.1, which the sandbox's own network does not
+    // reach: its port is let through, as for a forge the session could reach, so the calls arrive
+    // and the test can see what they carry.
+    const ghPort = Number(new URL(f.gh.apiUrl).port);
     const ws = await e2e.workspace({
-      userOttoConfig: { ...config, pr: { ...(config.pr as object), max_fix_attempts: 1 } },
+      userOttoConfig: { ...config, pr: { ...(config.pr as object), max_fix_attempts: 1 }, sandbox_access: { allow_ports: [ghPort] } },
       env,
       remote: true,
       files: { "src/math.js": BROKEN },
