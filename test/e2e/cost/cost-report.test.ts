@@ -138,10 +138,10 @@ describe("/otto-cost through real OpenCode", () => {
     // The review's output names its total first, with the cache reads, and a row per reviewer model.
     expect(review.stdout).toContain(`Review of PR #5: ${k(tokens)} tokens (${k(cacheRead)} cache read), ${dollars(usd)}.`);
     expect(review.stdout).toContain(
-      `| mock/m2 | ${served.length} | ${k(input)} | ${k(cacheRead)} | ${output} | ${k(tokens)} | ${dollars(usd)} |`,
+      `| mock/m2 | ${served.length} | ${k(input)} | ${k(cacheRead)} | 0 | ${output} | ${k(tokens)} | ${dollars(usd)} |`,
     );
     expect(review.stdout).toContain(
-      `| **Total** | ${served.length} | ${k(input)} | ${k(cacheRead)} | ${output} | ${k(tokens)} | ${dollars(usd)} |`,
+      `| **Total** | ${served.length} | ${k(input)} | ${k(cacheRead)} | 0 | ${output} | ${k(tokens)} | ${dollars(usd)} |`,
     );
 
     const byPr = await e2e.run(ws, ["run", "--command", "otto-cost", "--", "--by", "pr", "--json"], { timeoutMs: 180_000 });
@@ -172,13 +172,13 @@ describe("/otto-cost through real OpenCode", () => {
     const byDay = await e2e.run(ws, ["run", "--command", "otto-cost"], { timeoutMs: 180_000 });
     expect(byDay.exitCode, byDay.stderr).toBe(0);
     const reviewRow = (day: string) =>
-      `| ${day} | ${served.length} | ${k(input)} | ${k(cacheRead)} | ${output} | ${k(tokens)} | ${dollars(usd)} |`;
+      `| ${day} | ${served.length} | ${k(input)} | ${k(cacheRead)} | 0 | ${output} | ${k(tokens)} | ${dollars(usd)} |`;
     const daysSince = [reviewDay, new Date().toISOString().slice(0, 10)];
     expect(
       daysSince.some((day) => byDay.stdout.includes(reviewRow(day))),
       `${byDay.stdout}\nwanted ${reviewRow(reviewDay)}`,
     ).toBe(true);
-    expect(byDay.stdout).toContain(`| ${ago(1).slice(0, 10)} | 1 | 2.00k | 0 | 100 | 2.10k | cost unknown |`);
+    expect(byDay.stdout).toContain(`| ${ago(1).slice(0, 10)} | 1 | 2.00k | 0 | 0 | 100 | 2.10k | cost unknown |`);
     expect(byDay.stdout).toContain("1 call(s) used a model without a price");
     expect(byDay.stdout).toContain("1 call(s) in other repositories");
 
