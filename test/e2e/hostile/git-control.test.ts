@@ -120,6 +120,7 @@ describe.skipIf(detectSandbox().kind === "none")("hostile trees: otto's own git 
     const marker = path.join(outside, "fsmonitor.ran");
     // The user's files a sandbox widened to the home would let a command write.
     const homeFiles = [".bashrc", ".gitconfig", ".config/opencode/opencode.json"];
+    const userFiles: Record<string, string> = {};
     const check = checkScript(
       [
         // Only in a linked worktree (otto's temporary one): its .git is a file in the tree.
@@ -141,9 +142,11 @@ describe.skipIf(detectSandbox().kind === "none")("hostile trees: otto's own git 
       verify,
       files: { "check.sh": check },
       prepare: (w) => {
+        // Added to what the developer's home holds (its ~/.gitconfig gives otto's commits their identity).
         for (const f of homeFiles) {
           fs.mkdirSync(path.dirname(path.join(w.dirs.home, f)), { recursive: true });
-          fs.writeFileSync(path.join(w.dirs.home, f), `# the user's ${f}\n`);
+          fs.appendFileSync(path.join(w.dirs.home, f), `# the user's ${f}\n`);
+          userFiles[f] = fs.readFileSync(path.join(w.dirs.home, f), "utf8");
         }
       },
     });
@@ -161,7 +164,7 @@ describe.skipIf(detectSandbox().kind === "none")("hostile trees: otto's own git 
     );
 
     await ottoPr(client, "fix");
-    const homeWritten = homeFiles.filter((f) => fs.readFileSync(path.join(ws.dirs.home, f), "utf8") !== `# the user's ${f}\n`);
+    const homeWritten = homeFiles.filter((f) => fs.readFileSync(path.join(ws.dirs.home, f), "utf8") !== userFiles[f]);
     recordFigure({ name: FIGURE, tried: 1, through: homeWritten.length > 0 || readIf(marker) !== undefined ? 1 : 0 });
 
     // Positive controls: the check planted the git directory; the session's command ran.
@@ -170,7 +173,7 @@ describe.skipIf(detectSandbox().kind === "none")("hostile trees: otto's own git 
     expect(readIf(path.join(ws.project, ".git", "otto-e2e.redirected"))).toBeUndefined();
     const ran = toolResults(e2e)[0] ?? "";
     expect(ran).toContain("session script ran");
-    for (const f of homeFiles) expect(fs.readFileSync(path.join(ws.dirs.home, f), "utf8"), f).toBe(`# the user's ${f}\n`);
+    for (const f of homeFiles) expect(fs.readFileSync(path.join(ws.dirs.home, f), "utf8"), f).toBe(userFiles[f]);
     // A write to $HOME inside lands in the sandbox's own empty home, never in the user's (checked above).
     expect(readIf(marker)).toBeUndefined();
   });
