@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { onPath } from "./detect.ts";
 
 /*
@@ -15,9 +16,46 @@ import { onPath } from "./detect.ts";
  * `/otto-config show` prints says so).
  */
 
-/** pasta on PATH, or undefined. */
+const usable = new Map<string, boolean>();
+
+/**
+ * pasta on PATH when it can join a sandbox's namespace here, or undefined. Probed once per process
+ * and binary: some systems let bubblewrap make a namespace pasta cannot then enter (an unprivileged
+ * user in a container), and there `open` keeps the host's network rather than no network at all.
+ */
 export function findPasta(PATH: string): string | undefined {
-  return onPath("pasta", PATH);
+  const pasta = onPath("pasta", PATH);
+  const bwrap = onPath("bwrap", PATH);
+  if (!pasta || !bwrap) return undefined;
+  if (!usable.has(pasta)) {
+    const probe = withOwnNetwork(
+      pasta,
+      [],
+      [
+        bwrap,
+        "--die-with-parent",
+        "--unshare-pid",
+        "--ro-bind",
+        "/",
+        "/",
+        "--dev",
+        "/dev",
+        "--proc",
+        "/proc",
+        "--",
+        "/bin/sh",
+        "-c",
+        "cat /proc/net/route",
+      ],
+    );
+    const result = spawnSync(probe[0] ?? "/bin/sh", probe.slice(1), {
+      encoding: "utf8",
+      timeout: 15_000,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    usable.set(pasta, result.status === 0 && !/could not be set up/.test(result.stderr ?? "") && /\t00000000\t/.test(result.stdout ?? ""));
+  }
+  return usable.get(pasta) ? pasta : undefined;
 }
 
 /** Where the command waits inside for pasta (a FIFO bound on bubblewrap's own /dev), and the placeholder the script fills. */

@@ -144,7 +144,7 @@ export function describeSandbox(
   const network =
     detected.kind === "sandbox-exec" || findPasta(env.PATH ?? "")
       ? "the internet but not this machine's 127.0.0.1 (sandbox_access.allow_ports opens a port)"
-      : "this machine's own network, its 127.0.0.1 included (install passt, Debian's and Fedora's package for pasta, for a network of the sandbox's own)";
+      : "this machine's own network, its 127.0.0.1 included (pasta, Debian's and Fedora's passt, gives the sandbox a network of its own: not installed, or it cannot enter the sandbox's namespace here)";
   return {
     mode,
     active: detected.kind,
