@@ -2,6 +2,7 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import type { Env } from "../core/paths.ts";
+import { realPath } from "./home.ts";
 import { within } from "./policy.ts";
 
 /*
@@ -38,17 +39,10 @@ function hooksPath(files: readonly string[]): string | undefined {
 
 /** The read-only folders: real paths inside `root`, never `root` itself. */
 export function inTreeControls(root: string, gitDirs: readonly string[], env: Env, settingsFile?: string): string[] {
-  const real = (p: string): string => {
-    try {
-      return fs.realpathSync(p);
-    } catch {
-      return path.resolve(p);
-    }
-  };
   const inside = (p: string): boolean => p !== root && within(p, root);
   const out: string[] = [];
   for (const dir of (env.PATH ?? "").split(path.delimiter)) {
-    if (dir && path.isAbsolute(dir) && inside(real(dir))) out.push(real(dir));
+    if (dir && path.isAbsolute(dir) && inside(realPath(dir))) out.push(realPath(dir));
   }
   // Precedence: a worktree's own config, then the repository's, then the user's global settings.
   const files = [
@@ -58,7 +52,7 @@ export function inTreeControls(root: string, gitDirs: readonly string[], env: En
   const hooks = hooksPath(files);
   if (hooks) {
     const expanded = hooks.startsWith("~/") ? path.join(env.HOME ?? "/", hooks.slice(2)) : hooks;
-    const dir = real(path.resolve(root, expanded));
+    const dir = realPath(path.resolve(root, expanded));
     if (inside(dir)) out.push(dir);
   }
   return [...new Set(out)];

@@ -6,7 +6,7 @@
 // environment (sandbox-env.ts) in which no push reaches a remote and no forge token is set
 // (push-env.ts; a guarded session's shell gets the same one).
 // Depends only on core. See docs/security.md.
-export { detectSandbox, type Detected, type DetectHost, type SandboxKind } from "./detect.ts";
+export { detectSandbox, onPath, type Detected, type DetectHost, type SandboxKind } from "./detect.ts";
 export { usernsRefusals, type Refusal } from "./userns.ts";
 export {
   sandboxPolicy,
@@ -17,7 +17,7 @@ export {
   type SandboxPolicy,
   type TreePaths,
 } from "./policy.ts";
-export { toolchainPaths, storePaths, runtimePaths } from "./home.ts";
+export { toolchainPaths, storePaths, runtimePaths, realPath } from "./home.ts";
 export { findSecretFiles, forgetSecretFiles, isSecretName, readIndexPaths } from "./secret-files.ts";
 export { sandboxEnvNames, envFilterScript } from "./sandbox-env.ts";
 export { userGitSettings, gitSettingsFile, type UserGitSettings } from "./git-settings.ts";
