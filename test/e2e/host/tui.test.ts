@@ -97,7 +97,9 @@ describe("otto's slash commands in the real TUI", () => {
       "the table on the screen",
       () => {
         const s = screen();
-        return s.includes("Repo 'app'") && /\bupstream\b/.test(s) ? s : undefined;
+        // The whole table drawn: under load the screen is caught mid-render otherwise.
+        const drawn = s.split("\n").some((l) => /│\s*branch\s*│\s*path\s*│/.test(l));
+        return s.includes("Repo 'app'") && /\bupstream\b/.test(s) && drawn ? s : undefined;
       },
       120_000,
       500,
