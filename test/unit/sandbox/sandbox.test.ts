@@ -84,9 +84,17 @@ describe("the sandbox's policy (pure)", () => {
     const at = (...pair: string[]) => args.findIndex((_, i) => pair.every((p, j) => args[i + j] === p));
     expect(at("--tmpfs", "/home/u")).toBeGreaterThan(at("--tmpfs", "/tmp"));
     expect(at("--ro-bind", "/home/u/.nvm", "/home/u/.nvm")).toBeGreaterThan(at("--tmpfs", "/home/u"));
-    expect(at("--bind", "/home/u/.npm")).toBeGreaterThan(at("--ro-bind", "/home/u/.nvm"));
-    expect(at("--bind", "/opt/cargo/registry")).toBeGreaterThan(at("--tmpfs", "/home/u"));
-    expect(at("--bind", "/w/repo", "/w/repo")).toBeGreaterThan(at("--bind", "/home/u/.npm"));
+    // Each store gets a layer of the run's own: here (no overlay) an empty one; never the store itself writable.
+    expect(at("--tmpfs", "/home/u/.npm")).toBeGreaterThan(at("--ro-bind", "/home/u/.nvm"));
+    expect(at("--tmpfs", "/opt/cargo/registry")).toBeGreaterThan(at("--tmpfs", "/home/u"));
+    expect(at("--bind", "/home/u/.npm")).toBe(-1);
+    expect(at("--bind", "/w/repo", "/w/repo")).toBeGreaterThan(at("--tmpfs", "/home/u/.npm"));
+    // Where overlayfs works, the store is the layer's read-only lower half: what it holds is used, not changed.
+    const overlay = bwrapArgs(policy, (p) => kinds[p] ?? "missing", "overlay");
+    const pair = (...seq: string[]) => overlay.findIndex((_, i) => seq.every((p, j) => overlay[i + j] === p));
+    expect(pair("--overlay-src", "/home/u/.npm", "--tmp-overlay", "/home/u/.npm")).toBeGreaterThan(pair("--tmpfs", "/home/u"));
+    expect(pair("--overlay-src", "/opt/cargo/registry", "--tmp-overlay", "/opt/cargo/registry")).toBeGreaterThan(0);
+    expect(pair("--bind", "/home/u/.npm")).toBe(-1);
     expect(at("--ro-bind", "/w/repo/.git/config")).toBeGreaterThan(at("--bind", "/w/repo/.git"));
     expect(at("--ro-bind", "/w/repo/.git/hooks")).toBeGreaterThan(at("--bind", "/w/repo/.git"));
     // Stores in the home are out of sight with it; the SSH agent's socket outside it is mounted over.
