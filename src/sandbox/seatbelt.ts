@@ -51,8 +51,7 @@ export function seatbeltProfile(policy: SandboxPolicy): string {
   // A git config file holding a credential (git-config-view.ts): bubblewrap shows a copy without
   // it, Seatbelt cannot put one in its place, so the file is unreadable; git in that tree then
   // stops and names the file, which the user fixes by moving the credential to a helper.
-  if (policy.configViews.length > 0)
-    lines.push(`(deny file-read* ${policy.configViews.map((v) => `(literal ${lit(v.file)})`).join(" ")})`);
+  if (policy.configViews.length > 0) lines.push(`(deny file-read* ${policy.configViews.map((v) => `(literal ${lit(v.file)})`).join(" ")})`);
   if (policy.network === "none") lines.push("(deny network-outbound (remote ip))", "(deny network-inbound (local ip))");
   else {
     // The internet, not the host: its loopback is denied but for the ports allow_ports lists.

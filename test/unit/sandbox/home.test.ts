@@ -125,9 +125,12 @@ describe.skipIf(!available)("the sandbox's home, sockets, environment and tree (
     execFileSync("tar", ["czf", "probe.tgz", "package"], { cwd: path.dirname(pkg) });
 
     const poison = Object.keys(planted)
-      .map((rel) => `mkdir -p "$(dirname ~/${rel})" && echo poisoned > ~/${rel} && cat ~/${rel} && touch "$(dirname ~/${rel})/planted-inside"`)
+      .map(
+        (rel) => `mkdir -p "$(dirname ~/${rel})" && echo poisoned > ~/${rel} && cat ~/${rel} && touch "$(dirname ~/${rel})/planted-inside"`,
+      )
       .join(" && ");
-    const install = "npm install --no-audit --no-fund --no-save --no-update-notifier ./pkg/probe.tgz >/dev/null 2>&1 && node -p \"require('seams-probe-pkg')\"";
+    const install =
+      "npm install --no-audit --no-fund --no-save --no-update-notifier ./pkg/probe.tgz >/dev/null 2>&1 && node -p \"require('seams-probe-pkg')\"";
     const probe = await inside(`${poison} && ${install}`);
     // The hostile step ran: inside, each write landed and read back, and the install worked.
     expect(probe.ok, probe.out).toBe(true);

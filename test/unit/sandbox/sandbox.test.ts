@@ -131,7 +131,12 @@ describe("the sandbox's policy (pure)", () => {
       const home = path.join(base, "home");
       const repo = path.join(base, "repo");
       fs.mkdirSync(home);
-      const macEnv = { HOME: home, XDG_DATA_HOME: path.join(home, ".local", "share"), GIT_CONFIG_NOSYSTEM: "1", PATH: process.env.PATH ?? "" };
+      const macEnv = {
+        HOME: home,
+        XDG_DATA_HOME: path.join(home, ".local", "share"),
+        GIT_CONFIG_NOSYSTEM: "1",
+        PATH: process.env.PATH ?? "",
+      };
       execFileSync("git", ["init", "-q", repo], { env: macEnv });
       const config = path.join(fs.realpathSync(repo), ".git", "config");
       const plan = () =>
