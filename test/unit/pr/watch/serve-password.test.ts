@@ -40,45 +40,41 @@ function freePort(): Promise<number> {
 }
 
 describe("otto's opencode serve always has a password", () => {
-  it(
-    "the real binary, started as otto starts it, answers 401 without the password or with a wrong one, 200 with it",
-    { timeout: 120_000 },
-    async () => {
-      const { root, project, env } = workspace();
-      const port = await freePort();
-      const password = "serve-password-0123456789abcdef";
-      const child = spawnServe({
-        opencode: OPENCODE_BIN,
-        directory: project,
-        env: { ...env, OPENCODE_SERVER_USERNAME: "opencode", OPENCODE_SERVER_PASSWORD: password },
-        port,
-        logFile: path.join(root, "serve.log"),
-      });
-      const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-      cleanups.push(async () => {
-        // Its own process group (detached, as the watcher's): end it and wait.
-        if (child.pid !== undefined && child.exitCode === null) {
-          process.kill(-child.pid, "SIGTERM");
-          await exited;
-        }
-      });
-      const status = (authorization?: string, ms = 20_000) =>
-        fetch(`http://127.0.0.1:${port}/session`, {
-          headers: { "x-opencode-directory": project, ...(authorization ? { authorization } : {}) },
-          signal: AbortSignal.timeout(ms),
-        }).then(async (r) => (await r.body?.cancel(), r.status));
-      const right = basicAuth({ username: "opencode", password });
-      // Listening once a request gets any answer (a request in the first moments may get none: asked again).
-      for (let i = 0; (await status(undefined, 2_000).catch(() => undefined)) === undefined; i++) {
-        if (child.exitCode !== null || i > 300)
-          throw new Error(`opencode serve did not start:\n${fs.readFileSync(path.join(root, "serve.log"), "utf8")}`);
-        await new Promise((r) => setTimeout(r, 200));
+  it("the real binary, started as otto starts it, answers 401 without the password or with a wrong one, 200 with it", async () => {
+    const { root, project, env } = workspace();
+    const port = await freePort();
+    const password = "serve-password-0123456789abcdef";
+    const child = spawnServe({
+      opencode: OPENCODE_BIN,
+      directory: project,
+      env: { ...env, OPENCODE_SERVER_USERNAME: "opencode", OPENCODE_SERVER_PASSWORD: password },
+      port,
+      logFile: path.join(root, "serve.log"),
+    });
+    const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+    cleanups.push(async () => {
+      // Its own process group (detached, as the watcher's): end it and wait.
+      if (child.pid !== undefined && child.exitCode === null) {
+        process.kill(-child.pid, "SIGTERM");
+        await exited;
       }
-      expect(await status()).toBe(401);
-      expect(await status(basicAuth({ username: "opencode", password: "not-the-password" }))).toBe(401);
-      expect(await status(right)).toBe(200);
-    },
-  );
+    });
+    const status = (authorization?: string, ms = 20_000) =>
+      fetch(`http://127.0.0.1:${port}/session`, {
+        headers: { "x-opencode-directory": project, ...(authorization ? { authorization } : {}) },
+        signal: AbortSignal.timeout(ms),
+      }).then(async (r) => (await r.body?.cancel(), r.status));
+    const right = basicAuth({ username: "opencode", password });
+    // Listening once a request gets any answer (a request in the first moments may get none: asked again).
+    for (let i = 0; (await status(undefined, 2_000).catch(() => undefined)) === undefined; i++) {
+      if (child.exitCode !== null || i > 300)
+        throw new Error(`opencode serve did not start:\n${fs.readFileSync(path.join(root, "serve.log"), "utf8")}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(await status()).toBe(401);
+    expect(await status(basicAuth({ username: "opencode", password: "not-the-password" }))).toBe(401);
+    expect(await status(right)).toBe(200);
+  }, 120_000);
 
   it("starts nothing without a password", () => {
     const { root, project, env } = workspace();
