@@ -12,6 +12,7 @@
  * A rule may keep text around the secret: the named group `keep` before it, `tail` after it
  * ("Authorization: token [REDACTED]", "https://[REDACTED]@host", `"password": "[REDACTED]"`).
  */
+import { redactKeyBodies } from "./key-bodies.ts";
 import { encodedForms, hasInvisible, invisibleSplitPattern } from "./secret-forms.ts";
 
 const SECRET_WORD = String.raw`(?:password|passwd|passphrase|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credentials?)`;
@@ -49,6 +50,9 @@ const RULES: RegExp[] = [
   new RegExp(String.raw`${START}eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}(?:\.[A-Za-z0-9_-]+){0,3}`, "g"),
   // Credentials in a URL (https://user:pass@host): the scheme and the host stay.
   /(?<keep>\b[A-Za-z][A-Za-z0-9+.-]{0,20}:\/\/)[^\s/?#@:"'<>]{1,256}:[^\s/?#@"'<>]{1,256}(?<tail>@)/g,
+  // A token as a URL's user name (https://TOKEN@dev.azure.com/…): 20 characters or more with a
+  // digit, so `git@`, `org@dev.azure.com` and a person's name stay.
+  /(?<keep>\b[A-Za-z][A-Za-z0-9+.-]{0,20}:\/\/)(?=[^\s/?#@:"'<>]{0,256}[0-9])[^\s/?#@:"'<>]{20,256}(?<tail>@)/g,
   // PEM private keys and PGP private key blocks, whole block (to the end of the text when cut off).
   /-----BEGIN [A-Z ]{0,40}PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]{0,40}PRIVATE KEY-----|$)/g,
   /-----BEGIN PGP PRIVATE KEY BLOCK-----[\s\S]*?(?:-----END PGP PRIVATE KEY BLOCK-----|$)/g,
@@ -99,7 +103,8 @@ export function redact(text: string, extraSecrets: readonly string[] = []): stri
   // Invisible characters between a secret's letters: looked for only in a text that holds one.
   if (known.length > 0 && hasInvisible(out)) for (const secret of known) out = out.replace(invisibleSplitPattern(secret), REDACTED);
   for (const rule of RULES) out = replaceRule(out, rule);
-  return out;
+  // A private key's body whose BEGIN line is missing (the block rules above need it).
+  return redactKeyBodies(out, REDACTED);
 }
 
 /** Every string inside `value` (objects, arrays) redacted; other values as they are. For log `extra` fields. */

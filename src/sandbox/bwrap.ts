@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import { within, type SandboxPolicy } from "./policy.ts";
+import type { StoreLayer } from "./store-layer.ts";
 
 /** What the builder needs to know of a path on the host: missing paths are left out. */
 export type PathKind = "dir" | "file" | "missing";
@@ -24,8 +25,10 @@ export function pathKind(file: string): PathKind {
  * 4. hidden folders that contain the tree or an allowed path (a worktree under otto's data
  *    folder) before what is bound into them;
  * 5. the toolchains read-only, the user's git settings as `~/.gitconfig` (and the ignore and
- *    attributes files they name) read-only, then the package stores writable, on the empty home,
- *    then the user's `allow_read` and `allow_write`;
+ *    attributes files they name) read-only, then each package store with a writable layer of the
+ *    run's own (`store`: the store under a tmpfs overlay, or an empty tmpfs; store-layer.ts), so
+ *    nothing a run writes there reaches a later build outside, then the user's `allow_read` and
+ *    `allow_write`;
  * 6. the tree and its git directories writable;
  * 7. git's config, hooks and info read-only on top of them (a config file holding a credential
  *    shown as a copy without it);
@@ -33,7 +36,7 @@ export function pathKind(file: string): PathKind {
  *    tree), so a tree or store that contains one (a dotfiles repository in $HOME) does not show it
  *    again. A folder becomes an empty tmpfs, a file (or socket) /dev/null.
  */
-export function bwrapArgs(policy: SandboxPolicy, kind: (file: string) => PathKind = pathKind): string[] {
+export function bwrapArgs(policy: SandboxPolicy, kind: (file: string) => PathKind = pathKind, store: StoreLayer = "empty"): string[] {
   const args = ["--die-with-parent", "--unshare-pid"];
   if (policy.network === "none") args.push("--unshare-net");
   args.push("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc");
@@ -57,7 +60,11 @@ export function bwrapArgs(policy: SandboxPolicy, kind: (file: string) => PathKin
   if (policy.gitConfig && policy.gitConfigAt && kind(policy.gitConfig) === "file")
     args.push("--ro-bind", policy.gitConfig, policy.gitConfigAt);
   for (const file of policy.gitFiles) if (kind(file) === "file" && !inHidden(file)) args.push("--ro-bind", file, file);
-  mount("--bind", policy.caches);
+  for (const dir of policy.caches) {
+    if (kind(dir) !== "dir" || inTemp(dir) || inHidden(dir)) continue;
+    if (store === "overlay") args.push("--overlay-src", dir, "--tmp-overlay", dir);
+    else args.push("--tmpfs", dir);
+  }
   // The user named these: shown even inside a hidden folder (hidden before, step 4).
   for (const p of policy.allowRead) if (kind(p) !== "missing") args.push("--ro-bind", p, p);
   for (const p of policy.allowWrite) if (kind(p) !== "missing") args.push("--bind", p, p);

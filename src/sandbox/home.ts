@@ -7,9 +7,9 @@ import { xdgPaths, type Env } from "../core/paths.ts";
  * sandbox (its dotfiles, shell history, editor state and every credential file otto does not know
  * the name of are out of sight); these lists bring back what builds need. Toolchains come back
  * read-only: a command may run them, not change what the user runs next. Package stores come back
- * writable at store level only: the folder a package manager fills, never its settings beside it
- * (`~/.m2/settings.xml`, `~/.gradle/init.d` and `gradle.properties`, `~/.cargo/credentials.toml`),
- * never `~/.cache` whole (OpenCode installs and loads its plugins, otto among them, from
+ * at store level only, each in a layer of the run's own (store-layer.ts): the folder a package
+ * manager fills, never its settings beside it (`~/.m2/settings.xml`, `~/.gradle/init.d` and
+ * `gradle.properties`, `~/.cargo/credentials.toml`), never `~/.cache` whole (OpenCode installs and loads its plugins, otto among them, from
  * `~/.cache/opencode`). Missing paths are skipped when the sandbox is built.
  */
 
@@ -50,7 +50,7 @@ export function toolchainPaths(env: Env): string[] {
   return unique(paths);
 }
 
-/** Writable: the folders package managers fill (downloads, build caches). */
+/** The folders package managers fill (downloads, build caches): writable in a layer each run discards. */
 export function storePaths(env: Env): string[] {
   const { home, data, cache } = xdgPaths(env);
   const cargo = env.CARGO_HOME || path.join(home, ".cargo");

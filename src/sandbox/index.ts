@@ -1,10 +1,11 @@
 // The sandbox subsystem's public entry: where the code of otto's work runs. A session's shell
 // command, a check otto runs on a tree a session touched, a hook of otto's own commit: each runs
 // with its tree writable, git's control files read-only, an empty home with the toolchains and
-// package stores brought back (home.ts), the session's sockets, the user's credential stores and
-// secret files out of sight (bubblewrap on Linux, sandbox-exec on macOS), with an allow-listed
-// environment (sandbox-env.ts) in which no push reaches a remote and no forge token is set
-// (push-env.ts; a guarded session's shell gets the same one).
+// package stores brought back (home.ts; each store in a layer of the run's own, store-layer.ts),
+// the session's sockets, the user's credential stores and secret files out of sight (bubblewrap
+// on Linux, sandbox-exec on macOS), with an allow-listed environment (sandbox-env.ts) in which no
+// push reaches a remote and no forge token is set (push-env.ts; a guarded session's shell gets the
+// same one).
 // Depends only on core. See docs/security.md.
 export { detectSandbox, onPath, type Detected, type DetectHost, type SandboxKind } from "./detect.ts";
 export { usernsRefusals, type Refusal } from "./userns.ts";

@@ -6,7 +6,8 @@ import type { SandboxPolicy } from "./policy.ts";
  * except the parts the policy shows (later rules win in SBPL), and hidden paths are denied for
  * reading and writing instead of replaced; a hidden socket is also denied for connecting.
  * Everything else follows the bubblewrap policy: writes only in the tree, its git directories,
- * temp and the stores; git's config, hooks and info read-only; the credential stores unreadable.
+ * temp and the stores; git's config, hooks and info read-only (a config holding a credential
+ * unreadable); the credential stores unreadable.
  * Processes stay visible (no PID namespace).
  */
 
@@ -47,6 +48,10 @@ export function seatbeltProfile(policy: SandboxPolicy): string {
     const sockets = policy.hidden.map((p) => `(remote unix-socket (path-literal ${lit(p)}))`).join(" ");
     lines.push(`(deny network-outbound ${sockets})`);
   }
+  // A git config file holding a credential (git-config-view.ts): bubblewrap shows a copy without
+  // it, Seatbelt cannot put one in its place, so the file is unreadable; git in that tree then
+  // stops and names the file, which the user fixes by moving the credential to a helper.
+  if (policy.configViews.length > 0) lines.push(`(deny file-read* ${policy.configViews.map((v) => `(literal ${lit(v.file)})`).join(" ")})`);
   if (policy.network === "none") lines.push("(deny network-outbound (remote ip))", "(deny network-inbound (local ip))");
   else {
     // The internet, not the host: its loopback is denied but for the ports allow_ports lists.

@@ -23,7 +23,8 @@ import { SKIPPED_DIRS } from "../core/skipped-dirs.ts";
  *   inode), even if a later walk would not find it: a folder on its way renamed into `node_modules/`
  *   is followed by its inode;
  * - the walk goes breadth-first, checking each folder's names before it descends, with no entry
- *   budget: 20,001 files made in `+cache/` cost time, not the user's `.env`.
+ *   budget and no depth limit: 20,001 files made in `+cache/`, or a chain of folders a session
+ *   made, cost time, not the user's `.env`, however deep it lies.
  */
 
 /** Names of files that hold secrets by convention. */
@@ -39,9 +40,6 @@ const SECRET_NAME = [
 
 /** A name that says it is a stand-in (`.env.example`, `key.sample.pem`) is not a secret. */
 const STAND_IN = /example|sample|template|\.dist$/i;
-
-/** How deep a walk goes (documented in security.md): a tree's own layout, not something a session can spend. */
-const WALK_DEPTH = 8;
 
 /** A tracked secret-named file bigger than this is not hashed, and counts as not the repository's (hidden). */
 const VERIFY_MAX_BYTES = 1024 * 1024;
@@ -78,7 +76,7 @@ function realRoot(root: string): string {
 function walkSecretNames(root: string): string[] {
   const found: string[] = [];
   let level: string[] = [""];
-  for (let depth = 0; depth <= WALK_DEPTH && level.length > 0; depth++) {
+  while (level.length > 0) {
     const next: string[] = [];
     for (const rel of level) {
       let entries: fs.Dirent[];

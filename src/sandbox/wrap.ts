@@ -10,6 +10,7 @@ import { gitSettingsFile, userGitSettings } from "./git-settings.ts";
 import { findPasta, withOwnNetwork } from "./net.ts";
 import { withFilteredEnv } from "./sandbox-env.ts";
 import { seatbeltProfile } from "./seatbelt.ts";
+import { storeLayer, type StoreLayer } from "./store-layer.ts";
 
 /** `sandbox` in otto.jsonc. */
 export type SandboxMode = "auto" | "required" | "off";
@@ -28,6 +29,8 @@ export interface SandboxRequest {
   detected?: Detected;
   /** Tests: pasta's path, or "" for a machine without it. */
   pasta?: string;
+  /** Tests: the layer the package stores get (store-layer.ts); probed otherwise. */
+  storeLayer?: StoreLayer;
 }
 
 /** How one command runs: the argv to spawn, or why it runs without a sandbox. */
@@ -62,7 +65,8 @@ export function planCommand(request: SandboxRequest, command: string): CommandPl
   });
   // The sandbox starts with the allowed variables alone (sandbox-env.ts).
   if (detected.kind === "bwrap") {
-    const bwrap = [detected.binary, ...bwrapArgs(policy), "--", shell, "-c", command];
+    const layer = request.storeLayer ?? storeLayer(detected.binary);
+    const bwrap = [detected.binary, ...bwrapArgs(policy, undefined, layer), "--", shell, "-c", command];
     // `open`: the internet through a namespace of its own, not the host's loopback (net.ts).
     const pasta = policy.network === "open" ? (request.pasta ?? findPasta(request.env.PATH ?? "")) : undefined;
     return { sandbox: "bwrap", argv: withFilteredEnv(pasta ? withOwnNetwork(pasta, policy.ports, bwrap) : bwrap) };
@@ -145,10 +149,16 @@ export function describeSandbox(
     detected.kind === "sandbox-exec" || findPasta(env.PATH ?? "")
       ? "the internet but not this machine's 127.0.0.1 (sandbox_access.allow_ports opens a port)"
       : "this machine's own network, its 127.0.0.1 included (pasta, Debian's and Fedora's passt, gives the sandbox a network of its own: not installed, or it cannot enter the sandbox's namespace here)";
+  const stores =
+    detected.kind === "sandbox-exec"
+      ? "writable"
+      : storeLayer(detected.binary) === "overlay"
+        ? "shown under a layer each run discards"
+        : "empty for each run, since this bubblewrap cannot overlay them (0.9 or later can)";
   return {
     mode,
     active: detected.kind,
-    line: `Sandbox: ${detected.kind} (${detected.binary}): sessions' shell commands, checks and hooks run with their tree writable, git's config and hooks read-only, an empty home (toolchains and package stores shown), an allow-listed environment, and your credential stores, sockets and secret files out of sight; network: ${network}.`,
+    line: `Sandbox: ${detected.kind} (${detected.binary}): sessions' shell commands, checks and hooks run with their tree writable, git's config and hooks read-only, an empty home (toolchains shown; package stores ${stores}), an allow-listed environment, and your credential stores, sockets and secret files out of sight; network: ${network}.`,
   };
 }
 

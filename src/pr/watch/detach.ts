@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { OttoError } from "../../core/index.ts";
@@ -57,22 +57,47 @@ export async function poke(port: number, directory: string, env: Record<string, 
   }
 }
 
-export async function startDetached(options: DetachOptions): Promise<{ pid: number }> {
+/**
+ * Starts `opencode serve` on 127.0.0.1:`port` in its own session, output appended to `logFile`: the
+ * one place otto starts a server. Without OPENCODE_SERVER_PASSWORD in `env` it starts nothing: a
+ * server without one would take any local caller's request (a session's `curl`, another user's
+ * process) and run an unguarded session for it.
+ */
+export function spawnServe(options: {
+  opencode: string;
+  directory: string;
+  env: Record<string, string | undefined>;
+  port: number;
+  logFile: string;
+}): ChildProcess {
+  if (!options.env.OPENCODE_SERVER_PASSWORD)
+    throw new OttoError(
+      "watch_password",
+      "otto starts no opencode serve without a password (OPENCODE_SERVER_PASSWORD is empty).",
+      "Set OPENCODE_SERVER_PASSWORD or opencode.password, or let /otto-pr watch start --detach generate one.",
+    );
   fs.mkdirSync(path.dirname(options.logFile), { recursive: true });
-  fs.mkdirSync(path.dirname(options.pidFile), { recursive: true });
   const out = fs.openSync(options.logFile, "a");
+  try {
+    return spawn(options.opencode, ["serve", "--hostname", "127.0.0.1", "--port", String(options.port)], {
+      cwd: options.directory,
+      env: {
+        ...(Object.fromEntries(Object.entries(options.env).filter(([, v]) => v !== undefined)) as Record<string, string>),
+        PWD: options.directory,
+      },
+      detached: true,
+      stdio: ["ignore", out, out],
+    });
+  } finally {
+    fs.closeSync(out);
+  }
+}
+
+export async function startDetached(options: DetachOptions): Promise<{ pid: number }> {
+  fs.mkdirSync(path.dirname(options.pidFile), { recursive: true });
   const env = { ...options.env, [WATCH_ENV]: "1", [WATCH_MODE_ENV]: "detached" };
   let exited: number | null | undefined;
-  const child = spawn(options.opencode, ["serve", "--hostname", "127.0.0.1", "--port", String(options.port)], {
-    cwd: options.directory,
-    env: {
-      ...(Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined)) as Record<string, string>),
-      PWD: options.directory,
-    },
-    detached: true,
-    stdio: ["ignore", out, out],
-  });
-  fs.closeSync(out);
+  const child = spawnServe({ opencode: options.opencode, directory: options.directory, env, port: options.port, logFile: options.logFile });
   const pid = child.pid;
   child.on("exit", (code) => {
     exited = code;

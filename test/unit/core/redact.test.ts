@@ -62,6 +62,35 @@ describe("redact", () => {
     expect(redact("x -----BEGIN PGP PRIVATE KEY BLOCK-----\nlQOYBF0 cut off")).toBe(`x ${REDACTED}`);
   });
 
+  it("redacts a private key's body read without its BEGIN line, and keeps the text around it", () => {
+    const line = (head: string) => `${head}${"QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo".repeat(3)}`.slice(0, 64);
+    const rsa = [line("MIIEpAIBAAKCAQEA"), line("x1zR"), line("y2aS"), "c3Rhcg=="];
+    // From the second line, with END: back from END, the short last line included.
+    expect(redact(`Done\n${rsa.join("\n")}\n-----END RSA PRIVATE KEY-----\nafter`)).toBe(`Done\n${REDACTED}\nafter`);
+    // From the third line: no marker, END alone finds it; a log's prefix glued to the first piece stays.
+    expect(redact(`[log] ${rsa.slice(1).join("\n")}\n-----END RSA PRIVATE KEY-----`)).toBe(`[log] ${REDACTED}`);
+    // Lines a log joined into one.
+    expect(redact(`12:00 ${rsa.slice(1).join(" ")} -----END RSA PRIVATE KEY----- done`)).toBe(`12:00 ${REDACTED} done`);
+    // Neither BEGIN nor END: the key's first bytes start it; the prose after it stays.
+    expect(redact(`cut: ${rsa.slice(0, 3).join("\n")}\nnext`)).toBe(`cut: ${REDACTED}\nnext`);
+    expect(redact(`ssh: b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ\n${line("AAAB")}\nok`)).toBe(`ssh: ${REDACTED}\nok`);
+    // Glued to a quote: the run alone.
+    expect(redact(`{"k": "MHcCAQEEIJ8rJuFhP9GnEedHluam", "n": 1}`)).toBe(`{"k": "${REDACTED}", "n": 1}`);
+    // A public key's END, a certificate and plain base64 stay.
+    const cert = `-----BEGIN CERTIFICATE-----\nMIIDdzCCAl+gAwIBAgIUQ2Z5\n-----END CERTIFICATE-----`;
+    expect(redact(cert)).toBe(cert);
+  });
+
+  it("redacts a token used as a URL's user name, and keeps user names", () => {
+    expect(redact("https://ghp_UrLuSeRn4meT0kenV4lue0123456789ab@github.com/o/r.git")).toBe(`https://${REDACTED}@github.com/o/r.git`);
+    const pat = "q7k2m4q9z3w8r5t6y1u0p2o4i6l8j5h3g7f9d1s2a4c6v8b0n5e3";
+    expect(redact(`git remote add origin https://${pat}@dev.azure.com/org/p/_git/r`)).toBe(
+      `git remote add origin https://${REDACTED}@dev.azure.com/org/p/_git/r`,
+    );
+    const names = "https://git@github.com/o/r https://myorganization@dev.azure.com/myorganization/p https://dana.developer@example.com";
+    expect(redact(names)).toBe(names);
+  });
+
   it.each([
     ['"SecretAccessKey": "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"', `"SecretAccessKey": "${REDACTED}"`],
     ["password=hunter2", `password=${REDACTED}`],
@@ -210,6 +239,11 @@ describe("redact", () => {
       `https://${"u".repeat(100_000)}`,
       `${"x_".repeat(50_000)}token:`,
       "-----BEGIN RSA PRIVATE KEY-----".repeat(2_000),
+      "-----END RSA PRIVATE KEY-----".repeat(20_000),
+      `${"A".repeat(64)}\n`.repeat(20_000) + "-----END RSA PRIVATE KEY-----".repeat(3),
+      "MHcCAQEE ".repeat(50_000),
+      `MHcCAQEE${"A".repeat(1_000_000)}`,
+      `${" ".repeat(500_000)}-----END RSA PRIVATE KEY-----`.repeat(3),
     ];
     for (const text of nasty) {
       const started = performance.now();

@@ -68,6 +68,16 @@ const splitBy = (secret: string, chars: string[]): string =>
     .map((c, i) => `${c}${chars[i % chars.length] ?? ""}`)
     .join("");
 
+/** Lines of a key body (64 base64 characters each, as PEM writes them) that start with `head`: not a real key. */
+const keyLines = (head: string, seed: number, count = 6): string[] => {
+  const body = head + Buffer.from(Array.from({ length: 48 * count }, (_, i) => (i * 37 + seed) % 256)).toString("base64");
+  return Array.from({ length: count }, (_, i) => body.slice(i * 64, (i + 1) * 64));
+};
+const RSA_BODY = keyLines("MIIEpAIBAAKCAQEA", 11);
+const SSH_BODY = keyLines("b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAAB", 23);
+const PKCS8_BODY = keyLines("MIIEvgIBADANBgkqhkiG9w0BAQEFAASC", 41);
+const PAT_AS_USER = "q7k2m4q9z3w8r5t6y1u0p2o4i6l8j5h3g7f9d1s2a4c6v8b0n5e3"; // an Azure DevOps PAT nobody configured
+
 const CORPUS: Planted[] = [
   same("GitHub classic token", "ghp_R4nd0mT0k3nV4lu3F0rT3st1ngPurp0s3s99"),
   same("GitHub OAuth token", "gho_16C7e42F292c6912E7710c838347Ae178B4a"),
@@ -114,6 +124,28 @@ const CORPUS: Planted[] = [
     text: "-----BEGIN PGP PRIVATE KEY BLOCK-----\n\nlQOYBF0pgpKEYbodyLINE\n=AbCd\n-----END PGP PRIVATE KEY BLOCK-----",
     needle: "lQOYBF0pgpKEYbodyLINE",
   },
+  {
+    kind: "RSA private key from its second line (no BEGIN line)",
+    text: [...RSA_BODY, "-----END RSA PRIVATE KEY-----"].join("\n"),
+    needle: RSA_BODY[0] ?? "",
+  },
+  {
+    kind: "OpenSSH private key from its third line (no BEGIN line, no key header)",
+    text: [...SSH_BODY.slice(1), "-----END OPENSSH PRIVATE KEY-----"].join("\n"),
+    needle: SSH_BODY[3] ?? "",
+  },
+  { kind: "PKCS#8 private key, neither BEGIN nor END line", text: PKCS8_BODY.slice(0, 4).join("\n"), needle: PKCS8_BODY[2] ?? "" },
+  {
+    kind: "GitHub token as a URL's user name",
+    text: "git clone https://ghp_UrLuSeRn4meT0kenV4lue0123456789ab@github.com/octo/app.git",
+    needle: "ghp_UrLuSeRn4meT0kenV4lue0123456789ab",
+  },
+  {
+    kind: "x-access-token URL credentials",
+    text: "remote: https://x-access-token:v1.9f8e7d6c5b4a39281706f5e4d3c2b1a0@github.com/octo/app",
+    needle: "v1.9f8e7d6c5b4a39281706f5e4d3c2b1a0",
+  },
+  { kind: "Azure DevOps PAT as a URL's user name", text: `https://${PAT_AS_USER}@dev.azure.com/org/proj/_git/app`, needle: PAT_AS_USER },
   { kind: "env password", text: "DB_PASSWORD=Tr0ub4dor&3x", needle: "Tr0ub4dor" },
   { kind: "YAML client secret", text: "client_secret: 9f8e7d6c5b4a3210fedc", needle: "9f8e7d6c5b4a3210fedc" },
   { kind: "query string API key", text: "GET https://api.example.com/v1/items?api_key=q1w2e3r4t5y6&page=2", needle: "q1w2e3r4t5y6" },

@@ -102,16 +102,44 @@ describe.skipIf(!available)("the sandbox's home, sockets, environment and tree (
     expect((await outside(`cat ${path.join(home, "notes.txt")}`)).out).toBe("home-secret\n");
   });
 
-  it("package stores are writable, at store level only", async () => {
-    for (const store of [".npm", ".cargo/registry", ".m2/repository", ".gradle/caches"])
-      fs.mkdirSync(path.join(home, store), { recursive: true });
-    const probe = await inside(
-      "touch ~/.npm/from-inside ~/.cargo/registry/from-inside ~/.m2/repository/from-inside ~/.gradle/caches/from-inside",
+  it("a run writes the package stores in a layer of its own: the user's store is unchanged after it, and installs still work", async () => {
+    // Files a later build outside runs with the user's rights: a Gradle wrapper distribution, a
+    // crate's build script, a Go module, an npm cache entry, a pip cache entry.
+    const planted: Record<string, string> = {
+      ".gradle/wrapper/dists/gradle-8.5-bin/x1/gradle-8.5/bin/gradle": "#!/bin/sh\necho real gradle\n",
+      ".cargo/registry/src/index.crates.io-1/serde-1.0.0/build.rs": "fn main() {}\n",
+      "go/pkg/mod/example.com/m@v1.0.0/m.go": "package m\n",
+      ".npm/_cacache/index-v5/aa/bb/entry": "npm cache entry\n",
+      ".cache/pip/http/a/b/c": "pip cache entry\n",
+    };
+    for (const [rel, text] of Object.entries(planted)) write(path.join(home, rel), text);
+    const listing = (dir: string): string[] =>
+      fs.readdirSync(dir, { recursive: true, encoding: "utf8" }).sort((a, b) => a.localeCompare(b));
+    const before = Object.fromEntries(
+      [".gradle", ".cargo", "go", ".npm", ".cache/pip"].map((d) => [d, listing(path.join(home, d))] as const),
     );
-    expect(probe).toMatchObject({ ok: true });
-    for (const store of [".npm", ".cargo/registry", ".m2/repository", ".gradle/caches"]) {
-      expect(fs.existsSync(path.join(home, store, "from-inside"))).toBe(true);
-    }
+    // A package to install, as a tarball in the tree: npm puts it in its cache on the way.
+    const pkg = path.join(repo, "pkg", "package");
+    write(path.join(pkg, "package.json"), JSON.stringify({ name: "seams-probe-pkg", version: "1.0.0", main: "index.js" }));
+    write(path.join(pkg, "index.js"), "module.exports = 'installed';\n");
+    execFileSync("tar", ["czf", "probe.tgz", "package"], { cwd: path.dirname(pkg) });
+
+    const poison = Object.keys(planted)
+      .map(
+        (rel) => `mkdir -p "$(dirname ~/${rel})" && echo poisoned > ~/${rel} && cat ~/${rel} && touch "$(dirname ~/${rel})/planted-inside"`,
+      )
+      .join(" && ");
+    const install =
+      "npm install --no-audit --no-fund --no-save --no-update-notifier ./pkg/probe.tgz >/dev/null 2>&1 && node -p \"require('seams-probe-pkg')\"";
+    const probe = await inside(`${poison} && ${install}`);
+    // The hostile step ran: inside, each write landed and read back, and the install worked.
+    expect(probe.ok, probe.out).toBe(true);
+    expect(probe.out.match(/^poisoned$/gm)).toHaveLength(Object.keys(planted).length);
+    expect(probe.out).toMatch(/^installed$/m);
+    expect(fs.existsSync(path.join(repo, "node_modules", "seams-probe-pkg", "index.js"))).toBe(true);
+    // Outside, after the run: every store as it was.
+    for (const [rel, text] of Object.entries(planted)) expect(fs.readFileSync(path.join(home, rel), "utf8"), rel).toBe(text);
+    for (const [dir, names] of Object.entries(before)) expect(listing(path.join(home, dir)), dir).toEqual(names);
   });
 
   it("OpenCode's plugin cache and Gradle's init scripts are not writable; Maven's settings and Cargo's credentials not readable", async () => {

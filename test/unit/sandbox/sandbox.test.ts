@@ -17,6 +17,7 @@ import {
   type PathKind,
 } from "../../../src/sandbox/index.ts";
 import { runCheck } from "../../../src/workspace/index.ts";
+import { testRoot } from "../../support/dev-home.ts";
 import { recordFigure } from "../../support/figures.ts";
 
 const REPO_ROOT = path.resolve(import.meta.dirname, "../../..");
@@ -84,9 +85,17 @@ describe("the sandbox's policy (pure)", () => {
     const at = (...pair: string[]) => args.findIndex((_, i) => pair.every((p, j) => args[i + j] === p));
     expect(at("--tmpfs", "/home/u")).toBeGreaterThan(at("--tmpfs", "/tmp"));
     expect(at("--ro-bind", "/home/u/.nvm", "/home/u/.nvm")).toBeGreaterThan(at("--tmpfs", "/home/u"));
-    expect(at("--bind", "/home/u/.npm")).toBeGreaterThan(at("--ro-bind", "/home/u/.nvm"));
-    expect(at("--bind", "/opt/cargo/registry")).toBeGreaterThan(at("--tmpfs", "/home/u"));
-    expect(at("--bind", "/w/repo", "/w/repo")).toBeGreaterThan(at("--bind", "/home/u/.npm"));
+    // Each store gets a layer of the run's own: here (no overlay) an empty one; never the store itself writable.
+    expect(at("--tmpfs", "/home/u/.npm")).toBeGreaterThan(at("--ro-bind", "/home/u/.nvm"));
+    expect(at("--tmpfs", "/opt/cargo/registry")).toBeGreaterThan(at("--tmpfs", "/home/u"));
+    expect(at("--bind", "/home/u/.npm")).toBe(-1);
+    expect(at("--bind", "/w/repo", "/w/repo")).toBeGreaterThan(at("--tmpfs", "/home/u/.npm"));
+    // Where overlayfs works, the store is the layer's read-only lower half: what it holds is used, not changed.
+    const overlay = bwrapArgs(policy, (p) => kinds[p] ?? "missing", "overlay");
+    const pair = (...seq: string[]) => overlay.findIndex((_, i) => seq.every((p, j) => overlay[i + j] === p));
+    expect(pair("--overlay-src", "/home/u/.npm", "--tmp-overlay", "/home/u/.npm")).toBeGreaterThan(pair("--tmpfs", "/home/u"));
+    expect(pair("--overlay-src", "/opt/cargo/registry", "--tmp-overlay", "/opt/cargo/registry")).toBeGreaterThan(0);
+    expect(pair("--bind", "/home/u/.npm")).toBe(-1);
     expect(at("--ro-bind", "/w/repo/.git/config")).toBeGreaterThan(at("--bind", "/w/repo/.git"));
     expect(at("--ro-bind", "/w/repo/.git/hooks")).toBeGreaterThan(at("--bind", "/w/repo/.git"));
     // Stores in the home are out of sight with it; the SSH agent's socket outside it is mounted over.
@@ -114,6 +123,46 @@ describe("the sandbox's policy (pure)", () => {
     expect(profile).toMatch(/\(deny file-write\* \(require-not \(require-any .*\(subpath "\/w\/repo"\)/);
     expect(profile).toContain('(deny file-write* (subpath "/w/repo/.git/config")');
     expect(profile).toMatch(/\(deny file-read\* file-write\* .*\(subpath "\/home\/u\/\.ssh"\)/);
+  });
+
+  it("macOS: a tree's git config holding a credential is unreadable in the profile (Seatbelt cannot show a copy in its place)", () => {
+    const base = fs.mkdtempSync(path.join(testRoot(), "otto-seatbelt-"));
+    try {
+      const home = path.join(base, "home");
+      const repo = path.join(base, "repo");
+      fs.mkdirSync(home);
+      const macEnv = {
+        HOME: home,
+        XDG_DATA_HOME: path.join(home, ".local", "share"),
+        GIT_CONFIG_NOSYSTEM: "1",
+        PATH: process.env.PATH ?? "",
+      };
+      execFileSync("git", ["init", "-q", repo], { env: macEnv });
+      const config = path.join(fs.realpathSync(repo), ".git", "config");
+      const plan = () =>
+        planCommand(
+          {
+            mode: "required",
+            cwd: repo,
+            tree: { root: repo, gitDirs: [path.join(repo, ".git")] },
+            env: macEnv,
+            detected: { kind: "sandbox-exec", binary: "/usr/bin/sandbox-exec" },
+          },
+          "git remote -v",
+        );
+      const profileOf = (argv: string[]) => argv[argv.indexOf("-p") + 1] ?? "";
+      const deny = `(deny file-read* (literal "${config}"))`;
+      // The control: without a credential, the config is readable (git needs it).
+      expect(profileOf(plan().argv)).not.toContain(deny);
+      fs.appendFileSync(config, '[remote "origin"]\n\turl = https://x-access-token:ghs_SeatbeltToken0123456789abcdef@github.com/o/r\n');
+      const profile = profileOf(plan().argv);
+      expect(profile).toContain(deny);
+      // Later rules win in SBPL: the denial comes after every rule that allows reading the tree.
+      expect(profile.lastIndexOf(deny)).toBeGreaterThan(profile.lastIndexOf("(allow file-read*"));
+      expect(profile).not.toContain("ghs_SeatbeltToken");
+    } finally {
+      fs.rmSync(base, { recursive: true, force: true });
+    }
   });
 
   it("says which sandbox is active, and refuses an unattended flow under required without one", () => {

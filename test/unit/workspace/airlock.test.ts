@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -11,7 +12,9 @@ import { createRepo, git, gitEnv, type Repo } from "../../support/git.ts";
  * The airlock (src/workspace/airlock.ts): in a tree sandboxed code held, otto's fetch, push and
  * ls-remote leave the tree as a direct command would, and no git that has the user's token runs
  * in the tree or its git directory. A wrapper in place of git logs, outside the sandbox only
- * (inside, its log is read-only), the directory each git starts in and the token it sees.
+ * (inside, its log is read-only), the directory each git starts in, the token it sees, GIT_DIR and
+ * GIT_WORK_TREE, and every argument: a git that reads the tree by path (`-C`, `--git-dir`,
+ * `--work-tree`, GIT_DIR) from another directory counts as in the tree.
  */
 
 const TOKEN = "ghp_airlockTokenValue0123456789abcdef";
@@ -29,9 +32,18 @@ function setup(): { env: Record<string, string>; wrapper: string; log: string } 
   fs.mkdirSync(home);
   const log = path.join(outside, "git.log");
   const wrapper = path.join(outside, "git");
-  fs.writeFileSync(wrapper, `#!/bin/sh\n(echo "$(pwd -P) token=[$GITHUB_TOKEN] $1" >> '${log}') 2>/dev/null\nexec git "$@"\n`, {
-    mode: 0o755,
-  });
+  // One line per call: fields separated by the unit separator (0x1f), arguments last, newlines in them as spaces.
+  fs.writeFileSync(
+    wrapper,
+    [
+      "#!/bin/sh",
+      `{ printf 'cwd=%s\\037token=[%s]\\037GIT_DIR=%s\\037GIT_WORK_TREE=%s' "$(pwd -P)" "$GITHUB_TOKEN" "$GIT_DIR" "$GIT_WORK_TREE"`,
+      `  for a in "$@"; do printf '\\037%s' "$a" | tr '\\n' ' '; done; echo; } >> '${log}' 2>/dev/null`,
+      'exec git "$@"',
+      "",
+    ].join("\n"),
+    { mode: 0o755 },
+  );
   return { env: { ...gitEnv({ HOME: home }), GITHUB_TOKEN: TOKEN }, wrapper, log };
 }
 
@@ -54,12 +66,66 @@ async function pushedElsewhere(repo: Repo, branch: string, file: string): Promis
   return git(["rev-parse", "HEAD"], other);
 }
 
-const lines = (log: string): string[] => (fs.existsSync(log) ? fs.readFileSync(log, "utf8").split("\n").filter(Boolean) : []);
-const inTree = (repo: Repo) => (line: string) => {
-  const dir = line.slice(0, line.indexOf(" token="));
-  const root = fs.realpathSync(repo.dir);
-  return dir === root || dir.startsWith(`${root}/`);
+/** One git call the wrapper saw. */
+interface Call {
+  cwd: string;
+  token: string;
+  gitDir: string;
+  workTree: string;
+  args: string[];
+}
+
+const calls = (log: string): Call[] =>
+  (fs.existsSync(log) ? fs.readFileSync(log, "utf8").split("\n").filter(Boolean) : []).map((line) => {
+    const [cwd = "", token = "", gitDir = "", workTree = "", ...args] = line.split("\x1f");
+    const value = (field: string) => field.slice(field.indexOf("=") + 1);
+    return { cwd: value(cwd), token: value(token).slice(1, -1), gitDir: value(gitDir), workTree: value(workTree), args };
+  });
+
+/**
+ * The directories a call reads as a repository or work tree: where it starts, GIT_DIR and
+ * GIT_WORK_TREE, and the global options before its command (`-C` relative to the one before it,
+ * `--git-dir`, `--work-tree`, with `=` or apart). Relative paths are resolved as git would.
+ */
+function targets(call: Call): string[] {
+  let at = call.cwd;
+  const out = [at];
+  const add = (p: string) => out.push(path.resolve(at, p));
+  if (call.gitDir) add(call.gitDir);
+  if (call.workTree) add(call.workTree);
+  for (let i = 0; i < call.args.length; i++) {
+    const arg = call.args[i] ?? "";
+    const next = call.args[i + 1] ?? "";
+    if (arg === "-C") {
+      at = path.resolve(at, next);
+      out.push(at);
+      i++;
+    } else if (arg === "--git-dir" || arg === "--work-tree") {
+      add(next);
+      i++;
+    } else if (arg.startsWith("--git-dir=") || arg.startsWith("--work-tree=")) add(arg.slice(arg.indexOf("=") + 1));
+    else if (arg === "-c" || arg === "--exec-path" || arg === "--namespace") i++;
+    else if (!arg.startsWith("-")) break;
+  }
+  return out;
+}
+
+const real = (p: string): string => {
+  try {
+    return fs.realpathSync(p);
+  } catch {
+    return p;
+  }
 };
+const inTree = (repo: Repo) => (call: Call) => {
+  const root = fs.realpathSync(repo.dir);
+  return targets(call).some((t) => {
+    const dir = real(t);
+    return dir === root || dir.startsWith(`${root}/`);
+  });
+};
+const withToken = (call: Call) => call.token === TOKEN;
+const commandOf = (call: Call) => call.args.find((a, i) => !a.startsWith("-") && !["-C", "-c"].includes(call.args[i - 1] ?? ""));
 
 describe.skipIf(detectSandbox().kind === "none")("the airlock: network git for a tree sandboxed code held", () => {
   it("fetch, push and ls-remote leave the tree as direct commands would, and no git with the token runs in the tree", async () => {
@@ -70,10 +136,29 @@ describe.skipIf(detectSandbox().kind === "none")("the airlock: network git for a
     // Positive control: before sandboxed code held the tree, otto's fetch runs in it with the token.
     await fetchBranch(repo.dir, "origin", "main", { git: gitEnvOf });
     expect(
-      lines(log)
+      calls(log)
         .filter(inTree(repo))
-        .some((l) => l.includes(`token=[${TOKEN}] fetch`)),
+        .some((c) => withToken(c) && commandOf(c) === "fetch"),
     ).toBe(true);
+    fs.rmSync(log);
+    // The log sees a git that reads the tree by path from elsewhere: -C, --git-dir, --work-tree, GIT_DIR.
+    const elsewhere = path.dirname(wrapper);
+    const dotGit = path.join(repo.dir, ".git");
+    for (const [args, extra] of [
+      [["-c", "core.pager=cat", "-C", repo.dir, "status", "--short"], {}],
+      [["-C", path.dirname(repo.dir), "-C", path.basename(repo.dir), "status", "--short"], {}],
+      [[`--git-dir=${dotGit}`, "rev-parse", "HEAD"], {}],
+      [["--git-dir", dotGit, "--work-tree", repo.dir, "status", "--short"], {}],
+      [["rev-parse", "HEAD"], { GIT_DIR: dotGit }],
+    ] as Array<[string[], Record<string, string>]>) {
+      execFileSync(wrapper, args, { cwd: elsewhere, env: { ...env, ...extra } });
+    }
+    const byPath = calls(log);
+    expect(byPath).toHaveLength(5);
+    for (const call of byPath) {
+      expect(call.cwd).toBe(fs.realpathSync(elsewhere));
+      expect(inTree(repo)(call), call.args.join(" ")).toBe(true);
+    }
     fs.rmSync(log);
 
     expect((await runCheck("true", { cwd: repo.dir, sandbox: "auto", env, timeoutMs: 30_000 })).passed).toBe(true);
@@ -106,10 +191,18 @@ describe.skipIf(detectSandbox().kind === "none")("the airlock: network git for a
     expect(rejected.rejected).toBe(true);
     expect(await repo.gitRemote(["log", "-1", "--format=%s", "refs/heads/otto/fix"])).toBe("theirs.txt");
 
-    // Every git that saw the token ran outside the tree (in otto's own directory, or in none).
-    const seen = lines(log);
-    expect(seen.filter((l) => l.includes(`token=[${TOKEN}]`)).length).toBeGreaterThan(0);
-    expect(seen.filter((l) => l.includes(`token=[${TOKEN}]`) && inTree(repo)(l))).toEqual([]);
+    // Every git that saw the token ran outside the tree (in otto's own directory, or in none), and
+    // none named the tree as its repository or work tree (-C, --git-dir, --work-tree, GIT_DIR).
+    const seen = calls(log);
+    expect(seen.filter(withToken).length).toBeGreaterThan(0);
+    expect(seen.filter((c) => withToken(c) && inTree(repo)(c)).map((c) => [c.cwd, c.gitDir, ...c.args].join(" "))).toEqual([]);
+    // The tree's path in an argument: only otto's read of the tree's config as data (no includes, nothing run).
+    const root = fs.realpathSync(repo.dir);
+    const namesTree = (c: Call) =>
+      c.args.some((a) => [a, a.slice(a.indexOf("=") + 1)].some((p) => real(p) === root || real(p).startsWith(`${root}/`)));
+    const reads = seen.filter((c) => withToken(c) && namesTree(c)).map((c) => c.args.join(" "));
+    expect(reads.length).toBeGreaterThan(0);
+    expect(new Set(reads)).toEqual(new Set([`config --file ${path.join(root, ".git", "config")} --null --list`]));
   });
 
   it("a branch the remote does not have is still named as missing", async () => {
