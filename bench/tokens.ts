@@ -209,6 +209,8 @@ export async function benchTokens(log: (line: string) => void = () => undefined)
     await ws.cleanup();
     await model.close();
   }
+  // OTTO_BENCH_PROBES=file keeps the requests as the cache measure saw them, to replay it without OpenCode.
+  if (process.env.OTTO_BENCH_PROBES) fs.writeFileSync(process.env.OTTO_BENCH_PROBES, JSON.stringify({ project: ws.project, probes }));
   return `${render(byStage, byKind)}${renderDollars(byStage, spent)}${renderCache(probes, treePerSession(probes, ws.project))}`;
 }
 
