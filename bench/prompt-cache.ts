@@ -62,6 +62,8 @@ export interface Block {
   marker: boolean;
   /** The marker asks for an hour's life (`ttl: "1h"`) instead of five minutes. */
   long?: boolean;
+  /** Part of a system message. */
+  system?: boolean;
 }
 
 /** What one request's input was billed as, in bytes. */
@@ -97,12 +99,13 @@ export function blocksOf(body: Json): Block[] {
   for (const message of ordered) {
     const { content, tool_calls: calls, ...head } = message;
     const own = block(message);
+    const role = message.role === "system" ? { system: true } : {};
     if (Array.isArray(content)) {
-      const parts = content.filter(isObject).map((p) => block({ role: message.role, ...p }));
+      const parts = content.filter(isObject).map((p) => ({ ...block({ role: message.role, ...p }), ...role }));
       if (own.marker && parts.length > 0) parts[parts.length - 1] = { ...parts[parts.length - 1]!, marker: true };
       out.push(...parts);
     } else {
-      out.push(block({ ...head, content }));
+      out.push({ ...block({ ...head, content }), ...role });
       if (own.marker) out[out.length - 1] = { ...out[out.length - 1]!, marker: true };
     }
     if (Array.isArray(calls)) out.push(...calls.filter(isObject).map(block));
@@ -235,4 +238,24 @@ export function spaced<T extends CacheRequest & { group: string }>(requests: rea
     out.push(moved);
   }
   return out;
+}
+
+/**
+ * The same requests had their system parts' markers asked for an hour (Anthropic's `ttl: "1h"`),
+ * the others left at five minutes: what OpenCode would send if a plugin could ask for it.
+ */
+export function longSystemMarkers<T extends CacheRequest>(requests: readonly T[]): T[] {
+  return requests.map((req) => ({ ...req, blocks: req.blocks.map((b) => (b.marker && b.system ? { ...b, long: true } : b)) }));
+}
+
+/**
+ * The same requests under Anthropic's automatic caching (a `cache_control` on the request, not on
+ * a block): one marker, at the last block, of five minutes or an hour. It is what OpenCode sends
+ * when a request's provider options carry `cacheControl` (it then sets none of its own markers).
+ */
+export function automaticMarker<T extends CacheRequest>(requests: readonly T[], long: boolean): T[] {
+  return requests.map((req) => ({
+    ...req,
+    blocks: req.blocks.map((b, i) => ({ ...b, marker: i === req.blocks.length - 1, long: long && i === req.blocks.length - 1 })),
+  }));
 }

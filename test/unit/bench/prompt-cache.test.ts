@@ -10,6 +10,8 @@ import {
   spaced,
   TTL_MS,
   LONG_TTL_MS,
+  longSystemMarkers,
+  automaticMarker,
   type Block,
   type CacheRequest,
 } from "../../../bench/prompt-cache.ts";
@@ -136,9 +138,32 @@ describe("the blocks of a chat-completions body", () => {
       ],
     });
     expect(blocks.map((x) => x.marker)).toEqual([false, true, false, true, false, false, true]);
+    expect(blocks.map((x) => x.system === true)).toEqual([false, true, false, false, false, false, false]);
     expect(blocks.some((x) => x.text.includes("cache_control"))).toBe(false);
     expect(blocks[1]!.text).toContain("S1");
     expect(blocks[6]!.text).toContain('"R"');
+  });
+});
+
+describe("what OpenCode would send otherwise", () => {
+  const sys = (marker: boolean): Block => ({ text: '"s"', marker, system: true });
+  const msg = (marker: boolean): Block => ({ text: '"m"', marker });
+
+  it("an hour asked for on the system parts' markers only", () => {
+    const [out] = longSystemMarkers([req([sys(true), sys(false), msg(true)])]);
+    expect(out!.blocks.map((x) => x.long === true)).toEqual([true, false, false]);
+  });
+
+  it("automatic caching: one marker, at the last block, of five minutes or an hour", () => {
+    const blocks = [sys(true), msg(true), msg(false)];
+    const [five] = automaticMarker([req(blocks)], false);
+    expect(five!.blocks.map((x) => [x.marker, x.long === true])).toEqual([
+      [false, false],
+      [false, false],
+      [true, false],
+    ]);
+    const [hour] = automaticMarker([req(blocks)], true);
+    expect(hour!.blocks.at(-1)).toMatchObject({ marker: true, long: true });
   });
 });
 
