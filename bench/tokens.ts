@@ -300,6 +300,9 @@ function renderDollars(byStage: Map<string, Tally>, spent: Map<string, Usage>): 
  * them read from and written to a cache, exact (a replay of that run's requests). The figures
  * published before them (Anthropic 69 %, OpenAI 72 %) were of the demo whose executor had two turns.
  */
+export const BEFORE_NOTE =
+  "Before: main's figures in a run of the same bench just before this change (the 69 % and 72 % published before them were of the demo whose executor took two turns a task, without its shell check).";
+
 export const BEFORE_CACHE: Record<Provider, Record<"stages" | "sessions", Record<string, Billed>>> = {
   anthropic: {
     stages: {
@@ -422,6 +425,8 @@ export function renderCache(probes: readonly Probe[], perTree: readonly Probe[])
     "",
     verdict(probes),
     "",
+    BEFORE_NOTE,
+    "",
     "Each provider's prompt cache measured on the demo's requests as the scripted model received them (bench/prompt-cache.ts; 4 bytes a token; a request's blocks in the provider's order: each tool, each system message, each message or content part). **Anthropic's rules**: an entry is written only at a block carrying the `cache_control` marker OpenCode sets (its first two system messages and its last two other messages; the bench's models are named `claude-…` so OpenCode marks them as it marks Claude's), if the prefix up to it reaches 1,024 tokens, billed at 1.25×; a request reads the longest live entry ending at a block boundary within 20 blocks before one of its markers, at 0.1×; an entry lives five minutes, five more after each hit. **OpenAI's rules**: automatic, the longest prefix shared with a live earlier request, from 1,024 tokens in steps of 128, no write premium, reads at 0.1×. Under both, an entry serves only requests that arrive after the response of the request that wrote it has begun. The row \"stages six minutes apart\" replays the spec pipeline's requests with each stage starting six minutes after the one before (a person reading between commands): the five-minute entries are gone by then.",
     "",
     ...table("anthropic"),
@@ -494,7 +499,7 @@ function verdict(probes: readonly Probe[]): string {
     lower.length === 0
       ? []
       : [
-          `Lower than before: ${lower.join("; ")}. Otto sends the same requests as before; what a request reads depends on which earlier answers had begun when it arrived, which moves from run to run where sessions run at once (a phase's tasks, its gates).`,
+          `Lower than before: ${lower.join("; ")}. What a request reads also depends on which earlier answers had begun when it arrived, which moves from run to run where sessions run at once (a phase's tasks, its gates).`,
         ];
   return [
     `**Measured (this run): under Anthropic's rules the demo's share read is ${share("anthropic")}: the goal of 70 % is ${met ? "met" : "not met"}. Under OpenAI's rules: ${share("openai")}.`,
