@@ -18,7 +18,8 @@
  * `experimental.chat.messages.transform` hook sends an otto session's first message as two: its
  * first paragraph (the template's words before its first input: the same for every session of
  * the kind), then the rest. The first request marks both, so a later session of the kind in the
- * same tree reads up to the end of that paragraph, the environment block included.
+ * same tree reads up to the end of that paragraph, the environment block included (on the models
+ * OpenCode marks: marksMessages).
  */
 
 /** What one of otto's sessions sent as `system`, and of it the stable head. */
@@ -49,8 +50,18 @@ export function splitSystem(system: readonly string[], agentPrompt: string | und
 
 /** A message as the messages hook gives it: only the fields otto reads. */
 export interface HookMessage {
-  info: { role: string; sessionID?: string };
+  info: { role: string; sessionID?: string; model?: { providerID: string; modelID: string } };
   parts: Array<{ type: string; text?: string }>;
+}
+
+/**
+ * Whether OpenCode marks the model's requests for caching (its applyCaching: Anthropic's provider
+ * and models named like Claude's, as far as a message tells). Other providers get the first
+ * message whole: they gain nothing from the split, and some want user and assistant turns to alternate.
+ */
+export function marksMessages(model: { providerID: string; modelID: string } | undefined): boolean {
+  if (!model) return false;
+  return [model.providerID, model.modelID].some((name) => /anthropic|claude/i.test(name));
 }
 
 /**
@@ -97,8 +108,9 @@ export class StableSystems {
 
   /** The `experimental.chat.messages.transform` hook: touches only otto's noted sessions. */
   messages(messages: HookMessage[]): void {
-    const sessionID = messages.find((m) => m.info.sessionID !== undefined)?.info.sessionID;
-    if (sessionID !== undefined && this.#sessions.has(sessionID)) splitFirstMessage(messages);
+    const first = messages.find((m) => m.info.role === "user");
+    const sessionID = first?.info.sessionID;
+    if (sessionID !== undefined && this.#sessions.has(sessionID) && marksMessages(first?.info.model)) splitFirstMessage(messages);
   }
 
   /** The `experimental.chat.system.transform` hook: touches only otto's noted sessions. */

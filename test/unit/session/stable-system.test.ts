@@ -50,8 +50,9 @@ describe("otto's stable text as a system part of its own", () => {
 });
 
 describe("an otto session's first message, sent as two", () => {
-  const user = (text: string, sessionID = "ses_otto"): HookMessage => ({
-    info: { role: "user", sessionID },
+  const claude = { providerID: "anthropic", modelID: "claude-sonnet-4-5" };
+  const user = (text: string, sessionID = "ses_otto", model = claude): HookMessage => ({
+    info: { role: "user", sessionID, model },
     parts: [
       { type: "text", text },
       { type: "file", text: undefined },
@@ -95,6 +96,18 @@ describe("an otto session's first message, sent as two", () => {
     const closed = [user("A.\n\nB.")];
     systems.messages(closed);
     expect(closed).toHaveLength(1);
+  });
+
+  it("only on models OpenCode marks for caching: Anthropic's, or named like Claude's", () => {
+    const systems = new StableSystems();
+    systems.note("ses_otto", { agent: "otto-executor", stable: STABLE, system: STABLE });
+    const on = (providerID: string, modelID: string) => {
+      const messages = [user("A.\n\nB.", "ses_otto", { providerID, modelID })];
+      systems.messages(messages);
+      return messages.length === 2;
+    };
+    expect([on("anthropic", "x"), on("openrouter", "anthropic/claude-opus-4"), on("mock", "claude-m1")]).toEqual([true, true, true]);
+    expect([on("openai", "gpt-5"), on("google", "gemini-2.5-pro")]).toEqual([false, false]);
   });
 });
 
