@@ -5,7 +5,15 @@
  * is the same from one run to the next. Run alone with `node --import tsx bench/tokens.ts [--write]`.
  */
 import { runStandalone, writeSection as writeBenchSection } from "./sections.ts";
-import { createWorkspace, runOpencode, slashCommand, startModelServer, type RecordedRequest, type Step } from "../test/support/index.ts";
+import {
+  createWorkspace,
+  opencodeVersion,
+  runOpencode,
+  slashCommand,
+  startModelServer,
+  type RecordedRequest,
+  type Step,
+} from "../test/support/index.ts";
 import { promptText } from "../test/support/model-script.ts";
 import { demoScript, DEMO_FILES, DEMO_STEPS } from "../scripts/demo-steps.ts";
 import { kindOf } from "../test/e2e/spec/spec-model.ts";
@@ -18,6 +26,8 @@ import {
   BYTES_PER_TOKEN,
   MIN_TOKENS,
   inputDollars,
+  longSystemMarkers,
+  automaticMarker,
   PRICES,
   spaced,
   sumBilled,
@@ -209,6 +219,8 @@ export async function benchTokens(log: (line: string) => void = () => undefined)
     await ws.cleanup();
     await model.close();
   }
+  // OTTO_BENCH_PROBES=file keeps the requests as the cache measure saw them, to replay it without OpenCode.
+  if (process.env.OTTO_BENCH_PROBES) fs.writeFileSync(process.env.OTTO_BENCH_PROBES, JSON.stringify({ project: ws.project, probes }));
   return `${render(byStage, byKind)}${renderDollars(byStage, spent)}${renderCache(probes, treePerSession(probes, ws.project))}`;
 }
 
@@ -283,67 +295,71 @@ function renderDollars(byStage: Map<string, Tally>, spent: Map<string, Usage>): 
 }
 
 /**
- * The demo's figures before otto's stable text ended at a cache marker of its own (same bench, same
- * demo), per provider's rules: bytes of input, of them read from and written to a cache (from the
- * section's kilobytes, so to about 50 bytes).
+ * The demo's figures on main before this run (same bench, same demo: its executor writes, checks
+ * with a shell command and reports, three turns a task), per provider's rules: bytes of input, of
+ * them read from and written to a cache, exact (a replay of that run's requests). The figures
+ * published before them (Anthropic 69 %, OpenAI 72 %) were of the demo whose executor had two turns.
  */
+export const BEFORE_NOTE =
+  "Before: main's figures in a run of the same bench just before this change (the 69 % and 72 % published before them were of the demo whose executor took two turns a task, without its shell check).";
+
 export const BEFORE_CACHE: Record<Provider, Record<"stages" | "sessions", Record<string, Billed>>> = {
   anthropic: {
     stages: {
-      add: { total: 43110, read: 0, written: 38502 },
-      requirements: { total: 45056, read: 27648, written: 12902 },
-      research: { total: 62669, read: 41472, written: 16691 },
-      design: { total: 45363, read: 27648, written: 13210 },
-      "task generate": { total: 49766, read: 27648, written: 17613 },
-      execute: { total: 469299, read: 336384, written: 127283 },
-      "spec pipeline (add \u2192 task generate)": { total: 246067, read: 124416, written: 98918 },
-      "spec pipeline, stages six minutes apart": { total: 246067, read: 13824, written: 209510 },
-      "the whole demo": { total: 715264, read: 460902, written: 226202 },
+      add: { total: 43400, read: 0, written: 38698 },
+      requirements: { total: 45341, read: 33798, written: 6951 },
+      research: { total: 63053, read: 44187, written: 14227 },
+      design: { total: 45668, read: 31436, written: 9625 },
+      "task generate": { total: 50076, read: 31436, written: 14058 },
+      execute: { total: 539519, read: 417734, written: 116023 },
+      "spec pipeline (add \u2192 task generate)": { total: 247538, read: 140857, written: 83559 },
+      "spec pipeline, stages six minutes apart": { total: 247538, read: 13903, written: 210513 },
+      "the whole demo": { total: 787057, read: 558591, written: 199582 },
     },
     sessions: {
-      "execute-task": { total: 136806, read: 105984, written: 30822 },
-      review: { total: 124621, read: 69120, written: 55501 },
-      "task-briefing": { total: 62157, read: 41472, written: 20685 },
-      "external-assumptions": { total: 51302, read: 38093, written: 13210 },
-      "domain-hardening": { total: 50381, read: 38093, written: 12288 },
-      "question-harvest": { total: 49664, read: 27648, written: 22016 },
-      "docs-align": { total: 49459, read: 43622, written: 5837 },
-      "phase-review": { total: 43213, read: 27648, written: 15565 },
-      requirements: { total: 38400, read: 13824, written: 24576 },
-      "slash command": { total: 28262, read: 0, written: 0 },
-      tasks: { total: 23450, read: 13824, written: 9626 },
-      design: { total: 19968, read: 13824, written: 6144 },
-      research: { total: 19661, read: 13824, written: 5837 },
-      refine: { total: 17818, read: 13824, written: 3994 },
+      "execute-task": { total: 209802, read: 179239, written: 30563 },
+      review: { total: 125211, read: 87665, written: 37546 },
+      "task-briefing": { total: 62522, read: 43625, written: 18897 },
+      "external-assumptions": { total: 51790, read: 39722, written: 12068 },
+      "domain-hardening": { total: 50838, read: 39443, written: 11395 },
+      "docs-align": { total: 49651, read: 42633, written: 7018 },
+      "question-harvest": { total: 44968, read: 27565, written: 17403 },
+      "phase-review": { total: 43585, read: 27974, written: 15611 },
+      requirements: { total: 38615, read: 16265, written: 22350 },
+      "slash command": { total: 28884, read: 0, written: 0 },
+      tasks: { total: 23500, read: 13903, written: 9597 },
+      design: { total: 20011, read: 13903, written: 6108 },
+      research: { total: 19770, read: 12751, written: 7019 },
+      refine: { total: 17910, read: 13903, written: 4007 },
     },
   },
   openai: {
     stages: {
-      add: { total: 43110, read: 0, written: 0 },
-      requirements: { total: 45056, read: 32768, written: 0 },
-      research: { total: 62669, read: 46080, written: 0 },
-      design: { total: 45363, read: 32256, written: 0 },
-      "task generate": { total: 49766, read: 32256, written: 0 },
-      execute: { total: 469299, read: 362496, written: 0 },
-      "spec pipeline (add \u2192 task generate)": { total: 246067, read: 143360, written: 0 },
-      "spec pipeline, stages six minutes apart": { total: 246067, read: 13824, written: 0 },
-      "the whole demo": { total: 715264, read: 505856, written: 0 },
+      add: { total: 43400, read: 0, written: 0 },
+      requirements: { total: 45341, read: 36352, written: 0 },
+      research: { total: 63053, read: 44544, written: 0 },
+      design: { total: 45668, read: 32256, written: 0 },
+      "task generate": { total: 50076, read: 32256, written: 0 },
+      execute: { total: 539519, read: 435200, written: 0 },
+      "spec pipeline (add \u2192 task generate)": { total: 247538, read: 145408, written: 0 },
+      "spec pipeline, stages six minutes apart": { total: 247538, read: 13824, written: 0 },
+      "the whole demo": { total: 787057, read: 580608, written: 0 },
     },
     sessions: {
-      "execute-task": { total: 136806, read: 113664, written: 0 },
-      review: { total: 124621, read: 92672, written: 0 },
-      "task-briefing": { total: 62157, read: 51712, written: 0 },
-      "external-assumptions": { total: 51302, read: 39936, written: 0 },
-      "domain-hardening": { total: 50381, read: 39424, written: 0 },
-      "question-harvest": { total: 49664, read: 27648, written: 0 },
-      "docs-align": { total: 49459, read: 43520, written: 0 },
-      "phase-review": { total: 43213, read: 28160, written: 0 },
-      requirements: { total: 38400, read: 13824, written: 0 },
-      "slash command": { total: 28262, read: 0, written: 0 },
-      tasks: { total: 23450, read: 13824, written: 0 },
-      design: { total: 19968, read: 13824, written: 0 },
-      research: { total: 19661, read: 13824, written: 0 },
-      refine: { total: 17818, read: 13824, written: 0 },
+      "execute-task": { total: 209802, read: 184320, written: 0 },
+      review: { total: 125211, read: 92672, written: 0 },
+      "task-briefing": { total: 62522, read: 50176, written: 0 },
+      "external-assumptions": { total: 51790, read: 41984, written: 0 },
+      "domain-hardening": { total: 50838, read: 40960, written: 0 },
+      "docs-align": { total: 49651, read: 42496, written: 0 },
+      "question-harvest": { total: 44968, read: 28160, written: 0 },
+      "phase-review": { total: 43585, read: 28672, written: 0 },
+      requirements: { total: 38615, read: 17408, written: 0 },
+      "slash command": { total: 28884, read: 0, written: 0 },
+      tasks: { total: 23500, read: 13824, written: 0 },
+      design: { total: 20011, read: 13824, written: 0 },
+      research: { total: 19770, read: 12288, written: 0 },
+      refine: { total: 17910, read: 13824, written: 0 },
     },
   },
 };
@@ -392,6 +408,13 @@ export function renderCache(probes: readonly Probe[], perTree: readonly Probe[])
       "",
     ];
   };
+  const alternative = (same: readonly Probe[], trees: readonly Probe[]): string => {
+    const share = (requests: readonly Probe[]) => {
+      const b = sumBilled(billed("anthropic", requests));
+      return pct(b.read, b.total);
+    };
+    return `With otto's stable head and OpenCode's environment block in one marked part instead of two parts, under Anthropic's rules: ${share(headWithEnvironment(same))} in one tree (later sessions of a kind read the environment too) and ${share(headWithEnvironment(trees))} with a tree per session (sessions in other trees no longer read the head), against ${share(same)} and ${share(trees)} as otto sends them.`;
+  };
   const treeShare = (provider: Provider): string => {
     const b = sumBilled(billed(provider, perTree));
     return `${pct(b.read, b.total)} under ${provider === "anthropic" ? "Anthropic's" : "OpenAI's"} rules`;
@@ -402,11 +425,13 @@ export function renderCache(probes: readonly Probe[], perTree: readonly Probe[])
     "",
     verdict(probes),
     "",
+    BEFORE_NOTE,
+    "",
     "Each provider's prompt cache measured on the demo's requests as the scripted model received them (bench/prompt-cache.ts; 4 bytes a token; a request's blocks in the provider's order: each tool, each system message, each message or content part). **Anthropic's rules**: an entry is written only at a block carrying the `cache_control` marker OpenCode sets (its first two system messages and its last two other messages; the bench's models are named `claude-…` so OpenCode marks them as it marks Claude's), if the prefix up to it reaches 1,024 tokens, billed at 1.25×; a request reads the longest live entry ending at a block boundary within 20 blocks before one of its markers, at 0.1×; an entry lives five minutes, five more after each hit. **OpenAI's rules**: automatic, the longest prefix shared with a live earlier request, from 1,024 tokens in steps of 128, no write premium, reads at 0.1×. Under both, an entry serves only requests that arrive after the response of the request that wrote it has begun. The row \"stages six minutes apart\" replays the spec pipeline's requests with each stage starting six minutes after the one before (a person reading between commands): the five-minute entries are gone by then.",
     "",
     ...table("anthropic"),
     ...table("openai"),
-    `Had every session run in a working tree of its own (the same requests with the project's path in OpenCode's environment block made different per session), the demo's share read would be ${treeShare("anthropic")} and ${treeShare("openai")}.`,
+    `Had every session run in a working tree of its own (the same requests with the project's path in OpenCode's environment block made different per session), the demo's share read would be ${treeShare("anthropic")} and ${treeShare("openai")}. ${alternative(probes, perTree)}`,
     "",
   ].join("\n");
 }
@@ -436,11 +461,7 @@ function verdict(probes: readonly Probe[]): string {
   );
   const gapped = inputDollars(gappedBill, PRICES.anthropic);
   const cheaper = gapped.withCache <= gapped.uncached;
-  const why = cheaper
-    ? []
-    : [
-        `Why: with six minutes between them no stage reads what an earlier one wrote (an entry lives five minutes), and within a stage there is little to read: each stage's otto sessions are one turn each (the author's, then a review by the other model, whose entries are its own); OpenCode marks the last message of every request, so Anthropic bills all of a request it did not read as a write, at 1.25×, whether otto's marker is there or not. Read within the stages: ${kb(gappedBill.read)} of ${kb(gappedBill.total)}, written ${kb(gappedBill.written)}; a cache pays for itself only when 0.9 × read ≥ 0.25 × written. What would close the gap is not a marker otto sets but one it could remove, on a one-turn session's last message, which no plugin hook reaches in OpenCode 1.18.33 (its applyCaching runs after them), or a longer-lived entry (Anthropic's one-hour cache, writes at 2×).`,
-      ];
+  const why = cheaper ? [] : [whyDearer(probes, gappedBill)];
   // What Anthropic's cache left unread, by why: a request under the minimum is never cached; the first stage finds nothing written.
   const bills = billed("anthropic", probes);
   const unread = (keep: (p: Probe, b: Billed) => boolean) =>
@@ -478,7 +499,7 @@ function verdict(probes: readonly Probe[]): string {
     lower.length === 0
       ? []
       : [
-          `Lower than before: ${lower.join("; ")}. These are sessions whose earlier sessions of the same agent now send another second system part (the kind's stable head, where every session used to have OpenCode's environment block), so their read stops at the end of the agent's prompt, about 1 KB sooner (the environment block comes after otto's head now, so that sessions in different working trees still share the head); the totals gain more than they lose.`,
+          `Lower than before: ${lower.join("; ")}. What a request reads also depends on which earlier answers had begun when it arrived, which moves from run to run where sessions run at once (a phase's tasks, its gates).`,
         ];
   return [
     `**Measured (this run): under Anthropic's rules the demo's share read is ${share("anthropic")}: the goal of 70 % is ${met ? "met" : "not met"}. Under OpenAI's rules: ${share("openai")}.`,
@@ -487,6 +508,49 @@ function verdict(probes: readonly Probe[]): string {
     ...why,
     ...lowered,
   ].join(" ");
+}
+
+/**
+ * Why the spaced spec pipeline costs more with a cache, measured on the same requests: what an
+ * hour's life on otto's system parts would change (OpenCode gives a plugin no way to ask for it),
+ * and what the one cache option OpenCode reads, Anthropic's automatic caching, would.
+ */
+function whyDearer(probes: readonly Probe[], gapped: Billed): string {
+  const spec = probes.filter((p) => p.group !== "execute");
+  const bill = (requests: readonly Probe[]) => sumBilled(billed("anthropic", requests));
+  const dollars = (b: Billed) => usd(inputDollars(b, PRICES.anthropic).withCache);
+  const uncached = usd(inputDollars(gapped, PRICES.anthropic).uncached);
+  const long = bill(spaced(longSystemMarkers(spec), GAP_MS));
+  const longDemo = bill(longSystemMarkers(probes));
+  const auto = (hour: boolean) => bill(spaced(automaticMarker(spec, hour), GAP_MS));
+  const autoDemo = bill(automaticMarker(probes, false));
+  const longMet = inputDollars(long, PRICES.anthropic).withCache <= inputDollars(long, PRICES.anthropic).uncached;
+  return [
+    `Why: with six minutes between them no stage reads what an earlier one wrote (an entry lives five minutes), and within a stage there is almost nothing to read: each stage's otto sessions are one turn each, the author's and a review by the other model (a cache is per model), so only research's refine reads its author's tools and prompt. OpenCode marks the last message of every request, so Anthropic bills all of a request it did not read as a write, at 1.25×, whatever otto's markers. Read within the stages: ${kb(gapped.read)} of ${kb(gapped.total)}, written ${kb(gapped.written)}; a cache pays for itself only when 0.9 × read ≥ 0.25 × written.`,
+    `What it would take, replayed on the same requests: had otto's two system parts (the tools, the agent's prompt, the kind's head) been cached for an hour (Anthropic's \`ttl: "1h"\`, written at 2×), later stages would read them: ${dollars(long)} with a cache against ${uncached} without (read ${kb(long.read)}, written ${kb(long.writtenLong ?? 0)} for an hour and ${kb(long.written)} for five minutes)${longMet ? ", the goal met" : ""}; the whole demo, whose stages follow each other within five minutes, would cost ${dollars(longDemo)} instead of ${dollars(bill(probes))} (${pct(longDemo.read, longDemo.total)} read).`,
+    `OpenCode ${checkedOpencode()} lets no plugin ask for it: it builds the system messages from the strings its system hook leaves and marks them \`{ type: "ephemeral" }\` in its applyCaching, after every plugin hook, as it marks a request's last two messages; the one cache setting it reads, \`cacheControl\` in a request's provider options (a plugin's chat.params can set it; only \`@ai-sdk/anthropic\` reads it), turns all its markers off for Anthropic's automatic caching, one marker at a request's last block, which no other session's request shares: the spaced pipeline ${dollars(auto(false))} with five minutes, ${dollars(auto(true))} with an hour, and the demo's share read ${pct(autoDemo.read, autoDemo.total)}.`,
+  ].join(" ");
+}
+
+/** What the text about OpenCode's caching was checked against (its applyCaching and hooks, in the pinned binary). */
+const CHECKED_OPENCODE = "1.18.33";
+const checkedOpencode = (): string =>
+  opencodeVersion() === CHECKED_OPENCODE ? CHECKED_OPENCODE : `${CHECKED_OPENCODE} (now pinned: ${opencodeVersion()}, not checked again)`;
+
+/**
+ * The requests had otto's stable head and OpenCode's environment block shared one marked system
+ * part, the layout otto does not use: later sessions of a kind in the same tree would read the
+ * environment too, sessions in other trees no longer the head.
+ */
+export function headWithEnvironment(probes: readonly Probe[]): Probe[] {
+  return probes.map((p) => {
+    const parts = p.blocks.flatMap((b, i) => (b.system ? [i] : []));
+    if (parts.length !== 3) return p;
+    const [, head, env] = parts as [number, number, number];
+    const content = (i: number) => (JSON.parse(p.blocks[i]!.text) as { content: string }).content;
+    const merged = { text: JSON.stringify({ role: "system", content: `${content(head)}\n${content(env)}` }), marker: true, system: true };
+    return { ...p, blocks: [...p.blocks.slice(0, head), merged, ...p.blocks.slice(env + 1)] };
+  });
 }
 
 /** Six minutes: longer than an entry lives, as when a person reads a stage's result before the next command. */

@@ -109,10 +109,18 @@ const OttoPlugin: Plugin = async (input) => {
           "command.execute.before": async (hookInput: { command: string; sessionID: string }) => shown.commandStarted(hookInput),
           "experimental.text.complete": async (hookInput: { sessionID: string }, output: { text: string }) =>
             shown.textComplete(hookInput, output),
-          "experimental.chat.messages.transform": async (_hookInput: object, output: Parameters<typeof shown.messagesTransform>[0]) =>
-            shown.messagesTransform(output),
         }
       : {}),
+    // The TUI's command output back to the model's own answer; an otto session's first message as
+    // two, so a prompt cache reads past OpenCode's environment block (src/session/stable-system.ts).
+    "experimental.chat.messages.transform": async (_hookInput, output) => {
+      try {
+        shown?.messagesTransform(output);
+        runtime.sessions.stable?.messages(output.messages);
+      } catch (error) {
+        report("messages transform")(error);
+      }
+    },
     // Otto's sessions only: the stable head of otto's prompt becomes a system part OpenCode marks for
     // caching (src/session/stable-system.ts). Any other request is left byte for byte as it was.
     "experimental.chat.system.transform": async (hookInput, output) => {

@@ -11,6 +11,15 @@
  * to the agent's prompt is read by every later session of the agent, the one up to the stable head
  * by every later session of the kind, wherever its working tree or date. One layout for all:
  * a session split another way would write entries no other session reads.
+ *
+ * The environment block after them is the same for every session in one tree, but a third system
+ * part is never marked, and putting it in the second would cost sessions in other trees the head.
+ * OpenCode also marks a request's last two other messages, so the
+ * `experimental.chat.messages.transform` hook sends an otto session's first message as two: its
+ * first paragraph (the template's words before its first input: the same for every session of
+ * the kind), then the rest. The first request marks both, so a later session of the kind in the
+ * same tree reads up to the end of that paragraph, the environment block included (on the models
+ * OpenCode marks: marksMessages).
  */
 
 /** What one of otto's sessions sent as `system`, and of it the stable head. */
@@ -39,6 +48,42 @@ export function splitSystem(system: readonly string[], agentPrompt: string | und
   return parts.length > 1 ? [...parts, ...others] : undefined;
 }
 
+/** A message as the messages hook gives it: only the fields otto reads. */
+export interface HookMessage {
+  info: { role: string; sessionID?: string; model?: { providerID: string; modelID: string } };
+  parts: Array<{ type: string; text?: string }>;
+}
+
+/**
+ * Whether OpenCode marks the model's requests for caching (its applyCaching: Anthropic's provider
+ * and models named like Claude's, as far as a message tells). Other providers get the first
+ * message whole: they gain nothing from the split, and some want user and assistant turns to alternate.
+ */
+export function marksMessages(model: { providerID: string; modelID: string } | undefined): boolean {
+  if (!model) return false;
+  return [model.providerID, model.modelID].some((name) => /anthropic|claude/i.test(name));
+}
+
+/**
+ * An otto session's messages with its first message sent as two (the module's header): a copy of
+ * it holding only its first paragraph, then the message with the rest. Changes the list in place;
+ * a first message without a text part of two paragraphs is left as it is.
+ */
+export function splitFirstMessage(messages: HookMessage[]): void {
+  const at = messages.findIndex((m) => m.info.role === "user");
+  const first = messages[at];
+  const index = first?.parts.findIndex((p) => p.type === "text") ?? -1;
+  const part = first?.parts[index];
+  if (!first || !part || typeof part.text !== "string") return;
+  const cut = part.text.indexOf("\n\n");
+  const opening = part.text.slice(0, cut).trimEnd();
+  const rest = part.text.slice(cut + 2).trimStart();
+  if (cut < 0 || opening === "" || rest === "") return;
+  const parts = [...first.parts];
+  parts[index] = { ...part, text: rest };
+  messages.splice(at, 1, { ...first, parts: [{ ...part, text: opening }] }, { ...first, parts });
+}
+
 /** The sessions whose system message otto splits, and the prompts of otto's agents. */
 export class StableSystems {
   readonly #sessions = new Map<string, Sent>();
@@ -59,6 +104,13 @@ export class StableSystems {
 
   forget(sessionID: string): void {
     this.#sessions.delete(sessionID);
+  }
+
+  /** The `experimental.chat.messages.transform` hook: touches only otto's noted sessions. */
+  messages(messages: HookMessage[]): void {
+    const first = messages.find((m) => m.info.role === "user");
+    const sessionID = first?.info.sessionID;
+    if (sessionID !== undefined && this.#sessions.has(sessionID) && marksMessages(first?.info.model)) splitFirstMessage(messages);
   }
 
   /** The `experimental.chat.system.transform` hook: touches only otto's noted sessions. */

@@ -183,15 +183,20 @@ const TITLE_MARKER = "You are a title generator";
 /**
  * A user message as otto wrote it. Otto sends the stable head of a session's first prompt as a
  * system part of its own (src/session/stable-system.ts: the second of three system messages, after
- * the agent's prompt, before OpenCode's environment block); scripts match the prompt whole, so the
- * head is put back before the first user message. A request with fewer system messages (an otto
- * session without a head: the agent's prompt, then the environment; any other request) reads as it is.
+ * the agent's prompt, before OpenCode's environment block), and the rest as two messages, its
+ * first paragraph and the remainder; scripts match the prompt whole, so the messages that open the
+ * conversation are joined again, with the head before them. A request with fewer system messages
+ * (an otto session without a head: the agent's prompt, then the environment; any other request)
+ * gets no head back.
  */
 export function promptText(messages: readonly ChatMessage[], message: ChatMessage | undefined): string {
-  const text = messageText(message);
+  const conversation = messages.filter((m) => m.role !== "system");
+  const end = conversation.findIndex((m) => m.role !== "user");
+  const opening = end < 0 ? conversation : conversation.slice(0, end);
+  if (message === undefined || !opening.includes(message)) return messageText(message);
+  const text = opening.map(messageText).join("\n\n");
   const systems = messages.filter((m) => m.role === "system");
-  const first = messages.find((m) => m.role === "user");
-  return systems.length >= 3 && message !== undefined && message === first ? `${messageText(systems[1])}\n\n${text}` : text;
+  return systems.length >= 3 ? `${messageText(systems[1])}\n\n${text}` : text;
 }
 
 export function parseRequest(seq: number, body: Record<string, unknown>): RecordedRequest {

@@ -41,7 +41,7 @@ function normalized(req: RecordedRequest, ws: Workspace): string {
 describe("the prompt cache: otto's stable text ends at a marker, other requests are untouched", () => {
   const e2e = useE2E({ models: MODELS });
 
-  it("an otto session's request: the agent's prompt, then otto's stable head, each marked; the environment after them", async () => {
+  it("an otto session's request: the agent's prompt, then otto's stable head, each marked; the environment after them; the first message as two, marked", async () => {
     const ws = await e2e.workspace({
       models: MODELS,
       files: specFiles(tasksMd([["task-001", "pending", 1, [], "Write the greeting"]])),
@@ -69,10 +69,16 @@ describe("the prompt cache: otto's stable text ends at a marker, other requests 
       // What varies from one session to the next (the working directory, the date) comes after the marker.
       expect(contentText(rest!)).toContain(`Working directory: ${ws.project}`);
       expect(marked(rest!)).toBe(false);
-      const user = messagesOf(req).find((m) => m.role === "user")!;
-      expect(contentText(user)).not.toContain(head.slice(0, 200));
-      expect(contentText(user)).toContain("task-001");
+      // The first message goes as two: its first paragraph (the same words for every executor), then
+      // the task; the first request marks both, so a later executor in this tree reads past the environment.
+      const [opening, task, ...later] = messagesOf(req).filter((m) => m.role !== "system");
+      expect([opening!.role, task!.role]).toEqual(["user", "user"]);
+      expect(contentText(opening!)).toBe("# The task");
+      expect(contentText(task!)).toContain("task-001");
+      expect(contentText(task!)).not.toContain(head.slice(0, 200));
+      if (later.length === 0) expect([marked(opening!), marked(task!)]).toEqual([true, true]);
     }
+    expect(executor.some((req) => messagesOf(req).filter((m) => m.role !== "system").length === 2)).toBe(true);
     // Every otto session, with a head or not, has the same layout: its agent's prompt alone first
     // (the same bytes for every session of the agent), marked; the environment in the last part.
     const ottos = e2e.model.turns().filter((r) => !/<args>/.test(JSON.stringify(r.messages)));

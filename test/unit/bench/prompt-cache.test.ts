@@ -9,6 +9,9 @@ import {
   PRICES,
   spaced,
   TTL_MS,
+  LONG_TTL_MS,
+  longSystemMarkers,
+  automaticMarker,
   type Block,
   type CacheRequest,
 } from "../../../bench/prompt-cache.ts";
@@ -27,8 +30,8 @@ describe("Anthropic's prompt cache", () => {
     const first = [system, b("u", 400, true)];
     const second = [system, b("v", 400, true)];
     const [one, two] = anthropicCache([req(first, 0), req(second, 10)]);
-    expect(one).toEqual({ total: endOf(first, 1), read: 0, written: endOf(first, 1) });
-    expect(two).toEqual({ total: endOf(second, 1), read: endOf(second, 0), written: endOf(second, 1) - endOf(second, 0) });
+    expect(one).toEqual({ total: endOf(first, 1), read: 0, written: endOf(first, 1), writtenLong: 0 });
+    expect(two).toEqual({ total: endOf(second, 1), read: endOf(second, 0), written: endOf(second, 1) - endOf(second, 0), writtenLong: 0 });
     const d = inputDollars(two!, PRICES.anthropic);
     const perByte = 1 / 1e6 / BYTES_PER_TOKEN;
     expect(d.withCache).toBeCloseTo((two!.read * 0.3 + two!.written * 3.75) * perByte, 12);
@@ -73,6 +76,25 @@ describe("Anthropic's prompt cache", () => {
     expect(anthropicCache([req(r, 0, 500), req(r, 600)])[1]!.read).toBe(endOf(r, 1));
   });
 
+  it("an hour-long marker (ttl 1h): its entry outlives five minutes, an hour after each hit; what is written up to it bills at 2×", () => {
+    const long = { ...system, long: true };
+    const first = [long, b("u", 400, true)];
+    const later = [long, b("v", 400, true)];
+    const [one, two] = anthropicCache([req(first, 0, 0), req(later, 50 * 60_000)]);
+    // The hour's write ends at the long marker; the five minutes' from there to the last marker.
+    expect(one).toEqual({ total: endOf(first, 1), read: 0, writtenLong: endOf(first, 0), written: endOf(first, 1) - endOf(first, 0) });
+    expect(two!.read).toBe(endOf(later, 0));
+    expect(two!.writtenLong).toBe(0);
+    // The hit at 50 minutes keeps it until 110; without the hit it would be gone at 61.
+    expect(anthropicCache([req(first, 0, 0), req(later, 50 * 60_000), req(later, 105 * 60_000)])[2]!.read).toBe(endOf(later, 0));
+    expect(anthropicCache([req(first, 0, 0), req(later, LONG_TTL_MS + 1)])[1]!.read).toBe(0);
+    // The five-minute entry at the last marker is gone after five minutes, as before.
+    expect(anthropicCache([req(first, 0, 0), req(first, TTL_MS + 1)])[1]!.read).toBe(endOf(first, 0));
+    const d = inputDollars(one!, PRICES.anthropic);
+    const perByte = 1 / 1e6 / BYTES_PER_TOKEN;
+    expect(d.withCache).toBeCloseTo((one!.writtenLong! * 6 + one!.written * 3.75) * perByte, 12);
+  });
+
   it("keeps models apart", () => {
     expect(anthropicCache([req([system], 0, 1, "a"), req([system], 10, 11, "b")])[1]!.read).toBe(0);
   });
@@ -82,7 +104,7 @@ describe("OpenAI's prompt cache", () => {
   it("reads the longest shared prefix, markers or not, in 128-token steps from 1,024, with no write", () => {
     const shared = b("s", MIN + 300 * BYTES_PER_TOKEN);
     const [one, two] = openaiCache([req([shared, b("u", 40)], 0), req([shared, b("v", 40)], 10)]);
-    expect(one).toEqual({ total: endOf([shared, b("u", 40)], 1), read: 0, written: 0 });
+    expect(one).toEqual({ total: endOf([shared, b("u", 40)], 1), read: 0, written: 0, writtenLong: 0 });
     // 1 + shared bytes in common (the leading newline), floored to 1,024 + 2 × 128 tokens.
     expect(two!.read).toBe(MIN + 256 * BYTES_PER_TOKEN);
     const d = inputDollars(two!, PRICES.openai);
@@ -116,9 +138,32 @@ describe("the blocks of a chat-completions body", () => {
       ],
     });
     expect(blocks.map((x) => x.marker)).toEqual([false, true, false, true, false, false, true]);
+    expect(blocks.map((x) => x.system === true)).toEqual([false, true, false, false, false, false, false]);
     expect(blocks.some((x) => x.text.includes("cache_control"))).toBe(false);
     expect(blocks[1]!.text).toContain("S1");
     expect(blocks[6]!.text).toContain('"R"');
+  });
+});
+
+describe("what OpenCode would send otherwise", () => {
+  const sys = (marker: boolean): Block => ({ text: '"s"', marker, system: true });
+  const msg = (marker: boolean): Block => ({ text: '"m"', marker });
+
+  it("an hour asked for on the system parts' markers only", () => {
+    const [out] = longSystemMarkers([req([sys(true), sys(false), msg(true)])]);
+    expect(out!.blocks.map((x) => x.long === true)).toEqual([true, false, false]);
+  });
+
+  it("automatic caching: one marker, at the last block, of five minutes or an hour", () => {
+    const blocks = [sys(true), msg(true), msg(false)];
+    const [five] = automaticMarker([req(blocks)], false);
+    expect(five!.blocks.map((x) => [x.marker, x.long === true])).toEqual([
+      [false, false],
+      [false, false],
+      [true, false],
+    ]);
+    const [hour] = automaticMarker([req(blocks)], true);
+    expect(hour!.blocks.at(-1)).toMatchObject({ marker: true, long: true });
   });
 });
 

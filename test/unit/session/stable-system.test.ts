@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { renderPrompt, stableHead, templateHead, MIN_STABLE_HEAD } from "../../../src/prompts/index.ts";
-import { splitSystem, StableSystems } from "../../../src/session/stable-system.ts";
+import { splitFirstMessage, splitSystem, StableSystems, type HookMessage } from "../../../src/session/stable-system.ts";
 
 const AGENT = "You are otto's executor.";
 const ENV = "You are powered by the model named m1.\n<env>\n  Working directory: /tmp/a\n</env>";
@@ -46,6 +46,68 @@ describe("otto's stable text as a system part of its own", () => {
     const again = [whole];
     systems.transform("ses_otto", again);
     expect(again).toEqual([whole]);
+  });
+});
+
+describe("an otto session's first message, sent as two", () => {
+  const claude = { providerID: "anthropic", modelID: "claude-sonnet-4-5" };
+  const user = (text: string, sessionID = "ses_otto", model = claude): HookMessage => ({
+    info: { role: "user", sessionID, model },
+    parts: [
+      { type: "text", text },
+      { type: "file", text: undefined },
+    ],
+  });
+  const assistant: HookMessage = { info: { role: "assistant", sessionID: "ses_otto" }, parts: [{ type: "text", text: "Done." }] };
+
+  it("its first paragraph, then the rest with the message's other parts; later messages as they were", () => {
+    const messages = [user("# The task\n\n- id: task-001\n\nMore."), assistant, user("Again.\n\nPlease.")];
+    splitFirstMessage(messages);
+    expect(messages.map((m) => [m.info.role, m.parts.map((p) => p.text ?? p.type)])).toEqual([
+      ["user", ["# The task"]],
+      ["user", ["- id: task-001\n\nMore.", "file"]],
+      ["assistant", ["Done."]],
+      ["user", ["Again.\n\nPlease.", "file"]],
+    ]);
+  });
+
+  it("leaves a first message of one paragraph, or without text, as it is", () => {
+    for (const messages of [
+      [user("One paragraph.")],
+      [user("\n\nLeading blank.")],
+      [{ info: { role: "user" }, parts: [{ type: "file" }] }],
+    ]) {
+      const before = structuredClone(messages);
+      splitFirstMessage(messages);
+      expect(messages).toEqual(before);
+    }
+  });
+
+  it("touches only the sessions otto noted", () => {
+    const systems = new StableSystems();
+    systems.note("ses_otto", { agent: "otto-executor", stable: STABLE, system: STABLE });
+    const other = [user("A.\n\nB.", "ses_other")];
+    systems.messages(other);
+    expect(other).toHaveLength(1);
+    const own = [user("A.\n\nB.")];
+    systems.messages(own);
+    expect(own.map((m) => m.parts[0]!.text)).toEqual(["A.", "B."]);
+    systems.forget("ses_otto");
+    const closed = [user("A.\n\nB.")];
+    systems.messages(closed);
+    expect(closed).toHaveLength(1);
+  });
+
+  it("only on models OpenCode marks for caching: Anthropic's, or named like Claude's", () => {
+    const systems = new StableSystems();
+    systems.note("ses_otto", { agent: "otto-executor", stable: STABLE, system: STABLE });
+    const on = (providerID: string, modelID: string) => {
+      const messages = [user("A.\n\nB.", "ses_otto", { providerID, modelID })];
+      systems.messages(messages);
+      return messages.length === 2;
+    };
+    expect([on("anthropic", "x"), on("openrouter", "anthropic/claude-opus-4"), on("mock", "claude-m1")]).toEqual([true, true, true]);
+    expect([on("openai", "gpt-5"), on("google", "gemini-2.5-pro")]).toEqual([false, false]);
   });
 });
 
