@@ -6,7 +6,7 @@ import { recordFigure } from "../../support/figures.ts";
 import { BUILD_SERVICE_DEFAULTS, slashCommand, text, useE2E, type Workspace } from "../../support/index.ts";
 import { useForges, type Forges } from "../pr/forges.ts";
 import { FIXED, BROKEN, analysis, cloneOfPr, fixReview, fixer, isAnalysis, isFix, summary } from "../pr/fix-script.ts";
-import { freshRunner } from "./payloads.ts";
+import { azureRunnerIdentity, freshRunner } from "./payloads.ts";
 import { agentCommands } from "../../support/azure-log.ts";
 
 /*
@@ -47,11 +47,15 @@ describe("/otto-pr ci on Azure Pipelines (real OpenCode, fake Azure DevOps, real
   }
 
   /** The otto job after the failed build job (or, with OTTO_CI_EVENT=comment, started by the service hook), as the pipeline runs it. */
-  const job = (ws: Workspace, f: Forges, sha: string, extra: Record<string, string> = {}) =>
-    e2e.run(ws, ["run", "--command", "otto-pr", "--", "ci"], {
+  const job = async (ws: Workspace, f: Forges, sha: string, extra: Record<string, string> = {}, signal?: AbortSignal) => {
+    const runner = freshRunner(ws.root);
+    // git's identity as the pipeline's configure step sets it: whoever the token is (connectionData).
+    await azureRunnerIdentity(runner.HOME!, { SYSTEM_COLLECTIONURI: `${f.ado.baseUrl}/contoso/`, SYSTEM_ACCESSTOKEN: f.env.OTTO_ADO_PAT! });
+    return e2e.run(ws, ["run", "--command", "otto-pr", "--", "ci"], {
       timeoutMs: 150_000,
+      ...(signal ? { signal } : {}),
       env: {
-        ...freshRunner(ws.root),
+        ...runner,
         OTTO_CI_EVENT: "build_failed",
         TF_BUILD: "True",
         BUILD_REASON: "PullRequest",
@@ -68,6 +72,7 @@ describe("/otto-pr ci on Azure Pipelines (real OpenCode, fake Azure DevOps, real
         ...extra,
       },
     });
+  };
 
   const modelWork = () => e2e.model.requests.filter((r) => isAnalysis(r) || isFix(r)).length;
   const stateComments = (f: Forges) =>
@@ -97,6 +102,9 @@ describe("/otto-pr ci on Azure Pipelines (real OpenCode, fake Azure DevOps, real
     const log = await ws.repo.remoteLog(BRANCH);
     expect(log[1]?.sha).toBe(before);
     expect(await ws.repo.remoteFile("src/math.js", BRANCH)).toBe(FIXED);
+    // The fix's author and committer are who pushed it: the token's identity, as Azure DevOps names it.
+    const who = `${f.ado.state.me.displayName} <${f.ado.state.me.uniqueName}>`;
+    expect(await ws.repo.gitRemote(["log", "-1", "--format=%an <%ae>|%cn <%ce>", BRANCH])).toBe(`${who}|${who}`);
 
     const states = stateComments(f).filter((c) => c.author.id !== impostor.id);
     expect(states).toHaveLength(1);

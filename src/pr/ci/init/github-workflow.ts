@@ -256,7 +256,7 @@ export function renderGithubWorkflow(input: GithubWorkflowInput): string {
       configureLines({
         // The job's own server: github.com, or a GitHub Enterprise Server.
         helperUrl: '"$GITHUB_SERVER_URL"',
-        tokenVar: "GITHUB_TOKEN",
+        token: "$GITHUB_TOKEN",
         user: "x-access-token",
         identity: GITHUB_IDENTITY_LINES,
       }),
