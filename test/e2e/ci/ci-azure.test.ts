@@ -1,13 +1,28 @@
 import { randomUUID } from "node:crypto";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { CiState, parseState, renderState } from "../../../src/pr/ci/index.ts";
+import { joinState } from "../../../src/pr/ci/merge-state.ts";
 import { AZURE_BUILD_SERVICE_PERMISSIONS } from "../../../src/pr/ci/init/index.ts";
 import { recordFigure } from "../../support/figures.ts";
 import { BUILD_SERVICE_DEFAULTS, slashCommand, text, toolCall, useE2E, type Workspace } from "../../support/index.ts";
 import { useForges, type Forges } from "../pr/forges.ts";
-import { FIXED, BROKEN, analysis, cloneOfPr, fixReview, fixer, followUp, isAnalysis, isFix, summary } from "../pr/fix-script.ts";
+import {
+  FIXED,
+  BROKEN,
+  analysis,
+  cloneOfPr,
+  fixReview,
+  fixer,
+  followUp,
+  isAnalysis,
+  isFix,
+  pushBehindOttosBack,
+  summary,
+} from "../pr/fix-script.ts";
+import { until } from "../../support/wait.ts";
 import { azureRunnerIdentity, freshRunner } from "./payloads.ts";
 import { agentCommands } from "../../support/azure-log.ts";
 
@@ -316,16 +331,77 @@ describe("/otto-pr ci on Azure Pipelines (real OpenCode, fake Azure DevOps, real
     const states = stateComments(f);
     expect(states.map((c) => c.author.id)).toEqual([f.ado.state.me.id, f.ado.state.me.id]);
     const parsed = states.map((c) => parseState(c.content)).flatMap((st) => (st?.ok ? [st.state] : []));
-    const claims = parsed.flatMap((st) => st.claims);
-    expect(claims.map((c) => [c.head, c.released])).toEqual([[pr.sourceCommit, true]]);
-    expect(Math.max(...parsed.map((st) => st.fix_attempts))).toBe(1);
-    expect(parsed.flatMap((st) => st.handled_heads)).toContain(pr.sourceCommit);
-    expect(parsed.flatMap((st) => st.seen_comment_ids)).toContain(`${thread.id}/1`);
+    expect(parsed).toHaveLength(2);
+    // As every job reads them: joined (merge-state.ts). The comment pipeline's copy of the claim
+    // predates the release; the build's, written later, releases it.
+    const joined = joinState(parsed[0]!, parsed[1]!);
+    expect(joined.claims.map((c) => [c.head, c.attempts, c.released])).toEqual([[pr.sourceCommit, 1, true]]);
+    expect(joined.fix_attempts).toBe(1);
+    expect(joined.handled_heads).toContain(pr.sourceCommit);
+    expect(joined.seen_comment_ids).toContain(`${thread.id}/1`);
     expect(thread.comments.filter((c) => c.author.id === f.ado.state.me.id).map((c) => c.content)).toEqual([
       expect.stringContaining("math.js holds every arithmetic helper.") as string,
     ]);
     expect(e2e.model.unmatched()).toEqual([]);
   }, 900_000);
+
+  it("a fix job killed right after its push (Azure cancels the superseded build): the next job on a new red head counts its claim", async () => {
+    const { f, pr, ws, before } = await setup();
+    e2e.model.script(fixReview("APPROVE"), analysis(ws, summary("code: add() subtracts")), fixer(ws, FIXED));
+    // The bare remote holds otto's push at post-receive (the ref already moved) while ARMED exists.
+    const hooks = fs.mkdtempSync(path.join(os.tmpdir(), "otto-ci-push-"));
+    const [armed, pushed, go] = ["armed", "pushed", "go"].map((n) => path.join(hooks, n)) as [string, string, string];
+    const hook = path.join(ws.repo.remote, "hooks", "post-receive");
+    fs.writeFileSync(
+      hook,
+      `#!/bin/sh\n[ -e '${armed}' ] || exit 0\ntouch '${pushed}'\ni=0\nwhile [ ! -e '${go}' ] && [ $i -lt 1200 ]; do sleep 0.1; i=$((i+1)); done\n`,
+      { mode: 0o755 },
+    );
+    try {
+      fs.writeFileSync(armed, "");
+      const kill = new AbortController();
+      // Otto's push is a new iteration: Azure cancels the PR build the job runs in, and the agent kills the job.
+      void until("the fix's push", () => fs.existsSync(pushed), 150_000).then(
+        async () => {
+          f.ado.state.newIteration(pr, (await ws.repo.remoteLog(BRANCH))[0]!.sha);
+          kill.abort();
+        },
+        () => kill.abort(),
+      );
+      const killed = await job(ws, f, pr.sourceCommit, {}, kill.signal);
+      fs.rmSync(armed, { force: true });
+      fs.writeFileSync(go, "");
+      expect(killed.exitCode).toBeUndefined();
+      const log = await ws.repo.remoteLog(BRANCH);
+      expect(log[1]?.sha).toBe(before);
+      // Everything the limits need was written before the push: the claim, unreleased, with its attempt.
+      const claimed = parseState(stateComments(f)[0]!.content);
+      expect(claimed?.ok && claimed.state.claims.map((c) => [c.head, c.attempts, c.released])).toEqual([[before, 1, false]]);
+
+      // The fix's head fails too (someone broke it again): the next PR build's job counts the dead claim.
+      pushBehindOttosBack(ws, "src/math.js", `${BROKEN}// red again\n`, BRANCH);
+      const red = (await ws.repo.remoteLog(BRANCH))[0]!.sha;
+      f.ado.state.newIteration(pr, red);
+      f.ado.state.setChecks(pr, [{ name: "ci", result: "failed", log: LOG }], { policies: true });
+      const next = await job(ws, f, red);
+      expect(next.exitCode, next.stderr).toBe(0);
+      expect(next.stdout).toContain("(pushed)");
+      const state = parseState(stateComments(f)[0]!.content);
+      expect(state?.ok).toBe(true);
+      if (!state?.ok) return;
+      expect(state.state.fix_attempts).toBe(2);
+      expect(state.state.claims.map((c) => [c.head, c.counted || c.released])).toEqual([
+        [before, true],
+        [red, true],
+      ]);
+      expect(state.state.claims.find((c) => c.head === before)?.released).toBe(false);
+    } finally {
+      fs.writeFileSync(go, "");
+      fs.rmSync(hook, { force: true });
+      fs.rmSync(hooks, { recursive: true, force: true });
+    }
+    expect(e2e.model.unmatched()).toEqual([]);
+  });
 
   it("a forged service hook payload does nothing: another author's name, another repository, another project, a comment that is not there", async () => {
     const { f, pr, ws, before } = await setup();
