@@ -110,8 +110,7 @@ describe("docs/ci.md states what the generated files hold", () => {
     const on = (over: Partial<CiInitPlanInput>) =>
       Object.fromEntries(Object.entries(github(over).doc.on).map(([k, v]) => [k, v?.types ?? []]));
     expect(on({ checkSuites: true })).toEqual(stated);
-    const { check_suite: _, ...without } = stated;
-    expect(on({})).toEqual(without);
+    expect(on({})).toEqual(Object.fromEntries(Object.entries(stated).filter(([k]) => k !== "check_suite")));
   });
 
   it("the job's if: every condition the doc quotes is in it, and the roles it names", () => {
