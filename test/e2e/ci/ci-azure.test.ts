@@ -305,6 +305,8 @@ describe("/otto-pr ci on Azure Pipelines (real OpenCode, fake Azure DevOps, real
       pr.sourceCommit,
       {
         OTTO_CI_EVENT: "comment",
+        // The comment pipeline's own build.
+        BUILD_BUILDID: "5001",
         OTTO_EVENT_PAYLOAD: JSON.stringify(payload),
         BUILD_REASON: "ResourceTrigger",
         SYSTEM_PULLREQUEST_PULLREQUESTID: "",
@@ -357,6 +359,7 @@ describe("/otto-pr ci on Azure Pipelines (real OpenCode, fake Azure DevOps, real
       `#!/bin/sh\n[ -e '${armed}' ] || exit 0\ntouch '${pushed}'\ni=0\nwhile [ ! -e '${go}' ] && [ $i -lt 1200 ]; do sleep 0.1; i=$((i+1)); done\n`,
       { mode: 0o755 },
     );
+    const head = pr.sourceCommit;
     try {
       fs.writeFileSync(armed, "");
       const kill = new AbortController();
@@ -368,7 +371,7 @@ describe("/otto-pr ci on Azure Pipelines (real OpenCode, fake Azure DevOps, real
         },
         () => kill.abort(),
       );
-      const killed = await job(ws, f, pr.sourceCommit, {}, kill.signal);
+      const killed = await job(ws, f, head, {}, kill.signal);
       fs.rmSync(armed, { force: true });
       fs.writeFileSync(go, "");
       expect(killed.exitCode).toBeUndefined();
@@ -376,14 +379,15 @@ describe("/otto-pr ci on Azure Pipelines (real OpenCode, fake Azure DevOps, real
       expect(log[1]?.sha).toBe(before);
       // Everything the limits need was written before the push: the claim, unreleased, with its attempt.
       const claimed = parseState(stateComments(f)[0]!.content);
-      expect(claimed?.ok && claimed.state.claims.map((c) => [c.head, c.attempts, c.released])).toEqual([[before, 1, false]]);
+      expect(claimed?.ok && claimed.state.claims.map((c) => [c.head, c.attempts, c.released])).toEqual([[head, 1, false]]);
 
       // The fix's head fails too (someone broke it again): the next PR build's job counts the dead claim.
       pushBehindOttosBack(ws, "src/math.js", `${BROKEN}// red again\n`, BRANCH);
       const red = (await ws.repo.remoteLog(BRANCH))[0]!.sha;
       f.ado.state.newIteration(pr, red);
       f.ado.state.setChecks(pr, [{ name: "ci", result: "failed", log: LOG }], { policies: true });
-      const next = await job(ws, f, red);
+      // The new iteration's PR build: a build of its own (claims are told apart by BUILD_BUILDID).
+      const next = await job(ws, f, red, { BUILD_BUILDID: "4712" });
       expect(next.exitCode, next.stderr).toBe(0);
       expect(next.stdout).toContain("(pushed)");
       const state = parseState(stateComments(f)[0]!.content);
@@ -391,10 +395,10 @@ describe("/otto-pr ci on Azure Pipelines (real OpenCode, fake Azure DevOps, real
       if (!state?.ok) return;
       expect(state.state.fix_attempts).toBe(2);
       expect(state.state.claims.map((c) => [c.head, c.counted || c.released])).toEqual([
-        [before, true],
+        [head, true],
         [red, true],
       ]);
-      expect(state.state.claims.find((c) => c.head === before)?.released).toBe(false);
+      expect(state.state.claims.find((c) => c.head === head)?.released).toBe(false);
     } finally {
       fs.writeFileSync(go, "");
       fs.rmSync(hook, { force: true });
