@@ -307,7 +307,8 @@ describe("/otto-pr ci on GitHub Actions (real OpenCode, fake GitHub, real git)",
     expect(state.state.spend?.today.usd ?? 0).toBeLessThanOrEqual(5);
     expect(state.state.claims.filter((c) => !c.released)).toHaveLength(5);
     expect(state.state.claims.every((c) => c.counted || c.released)).toBe(true);
-  });
+    // Six OpenCode jobs, two of them full fixes: on a loaded 2-core machine each can take a minute.
+  }, 900_000);
 
   it("a failure event and a comment event pending in one group: the workflow keeps both, and the comment's job alone also fixes the red head", async () => {
     const { f, pr, ws, before } = await setup();
