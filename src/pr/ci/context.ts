@@ -40,7 +40,7 @@ export async function ciContext(runtime: PrRuntime, directory: string, provider:
       throw new OttoError(
         "ci_no_token",
         "No GitHub token: GITHUB_TOKEN is not set in the otto job (nor GH_TOKEN, nor pr.providers.github.token).",
-        `Pass it to the step: env: GITHUB_TOKEN: \${{ secrets.GITHUB_TOKEN }} (with the permissions ${docsUrl("ci.md")} lists: contents, pull-requests and actions write, checks and statuses read).`,
+        `Pass it to the step: env: GITHUB_TOKEN: \${{ secrets.GITHUB_TOKEN }} (with the permissions ${docsUrl("ci.md")} lists: contents and pull-requests write; checks, statuses and actions read).`,
       );
     }
   } else {

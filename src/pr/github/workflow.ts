@@ -45,8 +45,19 @@ export async function runGithubWorkflow(
     });
     runs.add(Number(data.run_id));
   }
-  for (const run of runs)
-    await octokit.request("POST /repos/{owner}/{repo}/actions/runs/{run_id}/rerun-failed-jobs", { ...repoParams(pr), run_id: run });
+  for (const run of runs) {
+    try {
+      await octokit.request("POST /repos/{owner}/{repo}/actions/runs/{run_id}/rerun-failed-jobs", { ...repoParams(pr), run_id: run });
+    } catch (error) {
+      // A token with actions: read (otto's CI job unless pr.flakes.rerun is on) may read the logs but
+      // not re-run: the caller asks a person to, as Azure DevOps without "Queue builds".
+      if ((error as { status?: unknown }).status !== 403) throw error;
+      return {
+        done: false,
+        message: `GitHub refused to re-run the failed jobs (403): the token may not write Actions (a CI job has actions: write only with pr.flakes.rerun on). Re-run them from the PR's Checks tab.`,
+      };
+    }
+  }
   return {
     done: runs.size > 0,
     message: runs.size > 0 ? `Re-ran the failed jobs of ${runs.size} workflow run(s).` : "No failed GitHub Actions jobs to re-run.",

@@ -1,12 +1,29 @@
 import { randomUUID } from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { CiState, parseState, renderState } from "../../../src/pr/ci/index.ts";
+import { joinState } from "../../../src/pr/ci/merge-state.ts";
 import { AZURE_BUILD_SERVICE_PERMISSIONS } from "../../../src/pr/ci/init/index.ts";
 import { recordFigure } from "../../support/figures.ts";
-import { BUILD_SERVICE_DEFAULTS, slashCommand, text, useE2E, type Workspace } from "../../support/index.ts";
+import { BUILD_SERVICE_DEFAULTS, slashCommand, text, toolCall, useE2E, type Workspace } from "../../support/index.ts";
 import { useForges, type Forges } from "../pr/forges.ts";
-import { FIXED, BROKEN, analysis, cloneOfPr, fixReview, fixer, isAnalysis, isFix, summary } from "../pr/fix-script.ts";
-import { freshRunner } from "./payloads.ts";
+import {
+  FIXED,
+  BROKEN,
+  analysis,
+  cloneOfPr,
+  fixReview,
+  fixer,
+  followUp,
+  isAnalysis,
+  isFix,
+  pushBehindOttosBack,
+  summary,
+} from "../pr/fix-script.ts";
+import { until } from "../../support/wait.ts";
+import { azureRunnerIdentity, freshRunner } from "./payloads.ts";
 import { agentCommands } from "../../support/azure-log.ts";
 
 /*
@@ -47,11 +64,19 @@ describe("/otto-pr ci on Azure Pipelines (real OpenCode, fake Azure DevOps, real
   }
 
   /** The otto job after the failed build job (or, with OTTO_CI_EVENT=comment, started by the service hook), as the pipeline runs it. */
-  const job = (ws: Workspace, f: Forges, sha: string, extra: Record<string, string> = {}) =>
-    e2e.run(ws, ["run", "--command", "otto-pr", "--", "ci"], {
+  const job = async (ws: Workspace, f: Forges, sha: string, extra: Record<string, string> = {}, signal?: AbortSignal, cwd?: string) => {
+    const runner = freshRunner(ws.root);
+    // git's identity as the pipeline's configure step sets it: whoever the token is (connectionData).
+    const at = f.ado.calls.length;
+    await azureRunnerIdentity(runner.HOME!, { SYSTEM_COLLECTIONURI: `${f.ado.baseUrl}/contoso/`, SYSTEM_ACCESSTOKEN: f.env.OTTO_ADO_PAT! });
+    // That was the configure step's one call (connectionData), before otto ran: the tests count otto's calls.
+    f.ado.calls.splice(at);
+    return e2e.run(ws, ["run", "--command", "otto-pr", "--", "ci"], {
       timeoutMs: 150_000,
+      ...(signal ? { signal } : {}),
+      ...(cwd ? { cwd } : {}),
       env: {
-        ...freshRunner(ws.root),
+        ...runner,
         OTTO_CI_EVENT: "build_failed",
         TF_BUILD: "True",
         BUILD_REASON: "PullRequest",
@@ -68,6 +93,7 @@ describe("/otto-pr ci on Azure Pipelines (real OpenCode, fake Azure DevOps, real
         ...extra,
       },
     });
+  };
 
   const modelWork = () => e2e.model.requests.filter((r) => isAnalysis(r) || isFix(r)).length;
   const stateComments = (f: Forges) =>
@@ -97,6 +123,9 @@ describe("/otto-pr ci on Azure Pipelines (real OpenCode, fake Azure DevOps, real
     const log = await ws.repo.remoteLog(BRANCH);
     expect(log[1]?.sha).toBe(before);
     expect(await ws.repo.remoteFile("src/math.js", BRANCH)).toBe(FIXED);
+    // The fix's author and committer are who pushed it: the token's identity, as Azure DevOps names it.
+    const who = `${f.ado.state.me.displayName} <${f.ado.state.me.uniqueName}>`;
+    expect(await ws.repo.gitRemote(["log", "-1", "--format=%an <%ae>|%cn <%ce>", BRANCH])).toBe(`${who}|${who}`);
 
     const states = stateComments(f).filter((c) => c.author.id !== impostor.id);
     expect(states).toHaveLength(1);
@@ -201,6 +230,186 @@ describe("/otto-pr ci on Azure Pipelines (real OpenCode, fake Azure DevOps, real
     expect(modelWork()).toBe(0);
     expect(e2e.model.unmatched()).toEqual([]);
   });
+  it("two jobs interleaved, the comment pipeline's inside the fix job's claim: no claim lost, the head fixed once, the comment answered", async () => {
+    const { f, pr, ws, before } = await setup();
+    const thread = f.ado.state.addThread(pr, { content: "otto, why does add() live in math.js?", author: "Alice" });
+    const alice = f.ado.state.identity("Alice");
+    // The comment pipeline runs on a runner of its own: another checkout of the repository.
+    const other = path.join(ws.root, "comments-runner");
+    await ws.repo.git(["clone", "-q", ws.repo.remote, other]);
+    const inOther = (args: string[]) => ws.repo.git(["-C", other, ...args]);
+    const repoUrl = `${f.ado.baseUrl}/contoso/payments/_git/app`;
+    await inOther(["config", `url.${ws.repo.remote}.insteadOf`, repoUrl]);
+    await inOther(["remote", "set-url", "origin", repoUrl]);
+    await inOther(["checkout", "-q", "--detach", "main"]);
+    const gate = path.join(ws.project, ".otto", "pr-logs", "go");
+    e2e.model.script(
+      fixReview("APPROVE"),
+      analysis(ws, summary("code: add() subtracts")),
+      {
+        // The fix session waits (a shell loop in its sandbox) until the comment pipeline's job is done.
+        label: "fix (gated)",
+        times: Infinity,
+        match: isFix,
+        reply: (req) => {
+          const tools = req.messages.filter((m) => m.role === "tool").length;
+          if (tools === 0)
+            return toolCall("bash", {
+              command: "i=0; while [ ! -e .otto/pr-logs/go ] && [ $i -lt 2900 ]; do sleep 0.2; i=$((i+1)); done; echo gate open",
+              description: "Wait for the gate",
+              timeout: 600_000,
+            });
+          if (tools === 1) return toolCall("write", { filePath: path.join(ws.project, "src/math.js"), content: FIXED });
+          return text("Changed src/math.js: add() subtracted.\nFix summary: Add instead of subtract in add()");
+        },
+      },
+      {
+        label: "answer",
+        match: { lastUser: "otto, why does add() live in math.js?", lastRole: "user" },
+        reply: text(
+          `Done.\n\nBEGIN_JSON\n${JSON.stringify({ decision: "BY_DESIGN", reply: "math.js holds every arithmetic helper.", fix_description: "" })}\nEND_JSON`,
+        ),
+      },
+    );
+    const payload = {
+      eventType: "ms.vss-code.git-pullrequest-comment-event",
+      resource: {
+        comment: {
+          id: 1,
+          content: thread.comments[0]!.content,
+          publishedDate: thread.comments[0]!.publishedDate,
+          commentType: "text",
+          author: { displayName: alice.displayName, id: alice.id, uniqueName: alice.uniqueName },
+          _links: {
+            threads: {
+              href: `${f.ado.baseUrl}/contoso/_apis/git/repositories/${f.ado.state.repo("app").id}/pullRequests/30/threads/${thread.id}`,
+            },
+          },
+        },
+        pullRequest: {
+          pullRequestId: 30,
+          status: "active",
+          repository: { id: f.ado.state.repo("app").id, name: "app", project: { id: f.ado.state.project.id, name: "payments" } },
+        },
+      },
+    };
+
+    // 1. The PR build's fix job claims the red head and works on it, held in its fix session.
+    const fixJob = job(ws, f, pr.sourceCommit);
+    await e2e.model.waitForRequest((r) => isFix(r) && !followUp(r), 300_000);
+    const claimed = stateComments(f).map((c) => parseState(c.content));
+    expect(claimed.flatMap((st) => (st?.ok ? st.state.claims : [])).map((c) => [c.head, c.released])).toEqual([[pr.sourceCommit, false]]);
+
+    // 2. Meanwhile the comment pipeline's job runs start to end on its own runner: it answers, and
+    //    its fix flow finds the head claimed (a different state comment, read joined).
+    const commentJob = await job(
+      ws,
+      f,
+      pr.sourceCommit,
+      {
+        OTTO_CI_EVENT: "comment",
+        // The comment pipeline's own build.
+        BUILD_BUILDID: "5001",
+        OTTO_EVENT_PAYLOAD: JSON.stringify(payload),
+        BUILD_REASON: "ResourceTrigger",
+        SYSTEM_PULLREQUEST_PULLREQUESTID: "",
+      },
+      undefined,
+      other,
+    );
+    expect(commentJob.exitCode, commentJob.stderr).toBe(0);
+    expect(commentJob.stdout).toMatch(/1 answered/);
+
+    // 3. The fix job goes on, pushes and releases its claim.
+    fs.writeFileSync(gate, "");
+    const fixed = await fixJob;
+    expect(fixed.exitCode, fixed.stderr).toBe(0);
+    expect(fixed.stdout).toContain("(pushed)");
+    const log = await ws.repo.remoteLog(BRANCH);
+    expect(log[1]?.sha).toBe(before);
+    expect(await ws.repo.remoteFile("src/math.js", BRANCH)).toBe(FIXED);
+
+    // One fix session and one analysis in all: the comment job started no second fix of the claimed head.
+    expect(e2e.model.requests.filter((r) => isFix(r) && !followUp(r))).toHaveLength(1);
+    expect(e2e.model.requests.filter((r) => isAnalysis(r) && !followUp(r))).toHaveLength(1);
+    // Two state comments (the build's, the comment pipeline's), both otto's; joined, nothing lost.
+    const states = stateComments(f);
+    expect(states.map((c) => c.author.id)).toEqual([f.ado.state.me.id, f.ado.state.me.id]);
+    const parsed = states.map((c) => parseState(c.content)).flatMap((st) => (st?.ok ? [st.state] : []));
+    expect(parsed).toHaveLength(2);
+    // As every job reads them: joined (merge-state.ts). The comment pipeline's copy of the claim
+    // predates the release; the build's, written later, releases it.
+    const joined = joinState(parsed[0]!, parsed[1]!);
+    expect(joined.claims.map((c) => [c.head, c.attempts, c.released])).toEqual([[pr.sourceCommit, 1, true]]);
+    expect(joined.fix_attempts).toBe(1);
+    expect(joined.handled_heads).toContain(pr.sourceCommit);
+    expect(joined.seen_comment_ids).toContain(`${thread.id}/1`);
+    expect(thread.comments.filter((c) => c.author.id === f.ado.state.me.id).map((c) => c.content)).toEqual([
+      expect.stringContaining("math.js holds every arithmetic helper.") as string,
+    ]);
+    expect(e2e.model.unmatched()).toEqual([]);
+  }, 900_000);
+
+  it("a fix job killed right after its push (Azure cancels the superseded build): the next job on a new red head counts its claim", async () => {
+    const { f, pr, ws, before } = await setup();
+    e2e.model.script(fixReview("APPROVE"), analysis(ws, summary("code: add() subtracts")), fixer(ws, FIXED));
+    // The bare remote holds otto's push at post-receive (the ref already moved) while ARMED exists.
+    const hooks = fs.mkdtempSync(path.join(os.tmpdir(), "otto-ci-push-"));
+    const [armed, pushed, go] = ["armed", "pushed", "go"].map((n) => path.join(hooks, n)) as [string, string, string];
+    const hook = path.join(ws.repo.remote, "hooks", "post-receive");
+    fs.writeFileSync(
+      hook,
+      `#!/bin/sh\n[ -e '${armed}' ] || exit 0\ntouch '${pushed}'\ni=0\nwhile [ ! -e '${go}' ] && [ $i -lt 1200 ]; do sleep 0.1; i=$((i+1)); done\n`,
+      { mode: 0o755 },
+    );
+    const head = pr.sourceCommit;
+    try {
+      fs.writeFileSync(armed, "");
+      const kill = new AbortController();
+      // Otto's push is a new iteration: Azure cancels the PR build the job runs in, and the agent kills the job.
+      void until("the fix's push", () => fs.existsSync(pushed), 150_000).then(
+        async () => {
+          f.ado.state.newIteration(pr, (await ws.repo.remoteLog(BRANCH))[0]!.sha);
+          kill.abort();
+        },
+        () => kill.abort(),
+      );
+      const killed = await job(ws, f, head, {}, kill.signal);
+      fs.rmSync(armed, { force: true });
+      fs.writeFileSync(go, "");
+      expect(killed.exitCode).toBeUndefined();
+      const log = await ws.repo.remoteLog(BRANCH);
+      expect(log[1]?.sha).toBe(before);
+      // Everything the limits need was written before the push: the claim, unreleased, with its attempt.
+      const claimed = parseState(stateComments(f)[0]!.content);
+      expect(claimed?.ok && claimed.state.claims.map((c) => [c.head, c.attempts, c.released])).toEqual([[head, 1, false]]);
+
+      // The fix's head fails too (someone broke it again): the next PR build's job counts the dead claim.
+      pushBehindOttosBack(ws, "src/math.js", `${BROKEN}// red again\n`, BRANCH);
+      const red = (await ws.repo.remoteLog(BRANCH))[0]!.sha;
+      f.ado.state.newIteration(pr, red);
+      f.ado.state.setChecks(pr, [{ name: "ci", result: "failed", log: LOG }], { policies: true });
+      // The new iteration's PR build: a build of its own (claims are told apart by BUILD_BUILDID).
+      const next = await job(ws, f, red, { BUILD_BUILDID: "4712" });
+      expect(next.exitCode, next.stderr).toBe(0);
+      expect(next.stdout).toContain("(pushed)");
+      const state = parseState(stateComments(f)[0]!.content);
+      expect(state?.ok).toBe(true);
+      if (!state?.ok) return;
+      expect(state.state.fix_attempts).toBe(2);
+      expect(state.state.claims.map((c) => [c.head, c.counted || c.released])).toEqual([
+        [head, true],
+        [red, true],
+      ]);
+      expect(state.state.claims.find((c) => c.head === head)?.released).toBe(false);
+    } finally {
+      fs.writeFileSync(go, "");
+      fs.rmSync(hook, { force: true });
+      fs.rmSync(hooks, { recursive: true, force: true });
+    }
+    expect(e2e.model.unmatched()).toEqual([]);
+  });
+
   it("a forged service hook payload does nothing: another author's name, another repository, another project, a comment that is not there", async () => {
     const { f, pr, ws, before } = await setup();
     // A stranger's comment asking for a fix; the forged payload says Alice (a member) wrote it.

@@ -8,7 +8,21 @@ import { trimLog } from "../../../src/pr/fix/trim-log.ts";
 import { recordFigure } from "../../support/figures.ts";
 import { pathWithout, slashCommand, text, useE2E, type Workspace } from "../../support/index.ts";
 import { useForges, type Forges } from "../pr/forges.ts";
-import { BRANCH, FIXED, analysis, cloneOfPr, fixReview, fixer, followUp, isAnalysis, isFix, summary } from "../pr/fix-script.ts";
+import {
+  BRANCH,
+  BROKEN,
+  FIXED,
+  analysis,
+  cloneOfPr,
+  fixReview,
+  fixer,
+  followUp,
+  isAnalysis,
+  isFix,
+  pushBehindOttosBack,
+  summary,
+} from "../pr/fix-script.ts";
+import { until } from "../../support/wait.ts";
 import { hang } from "../../support/model-script.ts";
 import { eventFile, example, freshRunner, rewrite } from "../ci/payloads.ts";
 import { jobPermissions, jobRuns, pendingJobs, stepEnv } from "./workflow-job.ts";
@@ -209,31 +223,69 @@ describe("/otto-pr ci on GitHub Actions (real OpenCode, fake GitHub, real git)",
     expect(e2e.model.unmatched()).toEqual([]);
   });
 
-  it("a fix job killed while its fix session runs, five times over new red heads: the sixth counts their claims and stops at max_fix_attempts with no model call", async () => {
+  it("a fix job killed while its fix session runs or right after its push, five times over new red heads: the sixth counts their claims and stops at max_fix_attempts with no model call", async () => {
     const { f, pr, ws } = await setup();
-    e2e.model.script(analysis(ws, summary("code: add() subtracts")), {
-      label: "fix (killed)",
+    // Odd jobs hang in their fix session; even ones fix, pass the review and push.
+    let mode: "hang" | "fix" = "hang";
+    const fix = fixer(ws, FIXED);
+    e2e.model.script(analysis(ws, summary("code: add() subtracts")), fixReview("APPROVE"), {
+      label: "fix (hangs or writes)",
       times: Infinity,
       match: isFix,
-      reply: hang(),
+      reply: (req) => (mode === "hang" ? hang() : typeof fix.reply === "function" ? fix.reply(req) : fix.reply),
     });
+    // The PR's bare remote holds otto's push at post-receive (the ref already moved) while ARMED
+    // exists, so the job is killed after its push landed and before it could write anything else.
+    const hooks = fs.mkdtempSync(path.join(os.tmpdir(), "otto-ci-push-"));
+    const [armed, pushed, go] = ["armed", "pushed", "go"].map((n) => path.join(hooks, n)) as [string, string, string];
+    const hook = path.join(ws.repo.remote, "hooks", "post-receive");
+    fs.writeFileSync(
+      hook,
+      `#!/bin/sh\n[ -e '${armed}' ] || exit 0\ntouch '${pushed}'\ni=0\nwhile [ ! -e '${go}' ] && [ $i -lt 1200 ]; do sleep 0.1; i=$((i+1)); done\n`,
+      { mode: 0o755 },
+    );
     const fixSessions = () => e2e.model.requests.filter((r) => isFix(r) && !followUp(r));
-    for (let i = 1; i <= 5; i += 1) {
-      // A new red head each time (otto's fix never lands: the job is killed first).
-      pr.head.sha = String(i).repeat(40);
-      f.gh.state.setChecks(pr, [{ name: "build" }, { name: "unit", conclusion: "failure", log: JOB_LOG }]);
-      const seen = fixSessions().length;
-      const kill = new AbortController();
-      // The runner kills the job (timeout-minutes, a cancelled run) while its fix session runs.
-      void e2e.model
-        .waitForRequest((r) => isFix(r) && !followUp(r) && r.seq > (fixSessions()[seen - 1]?.seq ?? -1), 150_000)
-        .then(
-          () => kill.abort(),
-          () => kill.abort(),
-        );
-      const killed = await job(ws, f, "workflow_run", workflowRun(f, pr.head.sha), {}, kill.signal);
-      expect(killed.exitCode, `job ${i}`).toBeUndefined();
-      expect(fixSessions(), `job ${i}`).toHaveLength(i);
+    try {
+      for (let i = 1; i <= 5; i += 1) {
+        const afterPush = i % 2 === 0;
+        mode = afterPush ? "fix" : "hang";
+        if (afterPush) {
+          // A new red head the fix can change: someone breaks add() again on top of the branch.
+          pushBehindOttosBack(ws, "src/math.js", `${BROKEN}// red again (${i})\n`);
+          pr.head.sha = (await ws.repo.remoteLog(BRANCH))[0]!.sha;
+        } else pr.head.sha = String(i).repeat(40);
+        f.gh.state.setChecks(pr, [{ name: "build" }, { name: "unit", conclusion: "failure", log: JOB_LOG }]);
+        const seen = fixSessions().length;
+        const kill = new AbortController();
+        if (afterPush) {
+          for (const file of [pushed, go]) fs.rmSync(file, { force: true });
+          fs.writeFileSync(armed, "");
+          // The runner kills the job (a cancelled run, Azure's superseded build) once its push is in.
+          void until(`job ${i}'s push`, () => fs.existsSync(pushed), 150_000).then(
+            () => kill.abort(),
+            () => kill.abort(),
+          );
+        } else {
+          // The runner kills the job (timeout-minutes, a cancelled run) while its fix session runs.
+          void e2e.model
+            .waitForRequest((r) => isFix(r) && !followUp(r) && r.seq > (fixSessions()[seen - 1]?.seq ?? -1), 150_000)
+            .then(
+              () => kill.abort(),
+              () => kill.abort(),
+            );
+        }
+        const killed = await job(ws, f, "workflow_run", workflowRun(f, pr.head.sha), {}, kill.signal);
+        fs.rmSync(armed, { force: true });
+        fs.writeFileSync(go, "");
+        expect(killed.exitCode, `job ${i}`).toBeUndefined();
+        expect(fixSessions(), `job ${i}`).toHaveLength(i);
+        // The even jobs' fix landed: the remote moved past the red head.
+        if (afterPush) expect((await ws.repo.remoteLog(BRANCH))[1]?.sha, `job ${i}`).toBe(pr.head.sha);
+      }
+    } finally {
+      fs.writeFileSync(go, "");
+      fs.rmSync(hook, { force: true });
+      fs.rmSync(hooks, { recursive: true, force: true });
     }
     const work = modelWork();
     pr.head.sha = "6".repeat(40);
@@ -255,7 +307,8 @@ describe("/otto-pr ci on GitHub Actions (real OpenCode, fake GitHub, real git)",
     expect(state.state.spend?.today.usd ?? 0).toBeLessThanOrEqual(5);
     expect(state.state.claims.filter((c) => !c.released)).toHaveLength(5);
     expect(state.state.claims.every((c) => c.counted || c.released)).toBe(true);
-  });
+    // Six OpenCode jobs, two of them full fixes: on a loaded 2-core machine each can take a minute.
+  }, 900_000);
 
   it("a failure event and a comment event pending in one group: the workflow keeps both, and the comment's job alone also fixes the red head", async () => {
     const { f, pr, ws, before } = await setup();
@@ -298,6 +351,71 @@ describe("/otto-pr ci on GitHub Actions (real OpenCode, fake GitHub, real git)",
     const state = parseState(stateComments(f)[0]!.body);
     expect(state?.ok && state.state.handled_heads).toEqual([pr.head.sha]);
     expect(state?.ok && state.state.seen_comment_ids).toEqual(expect.arrayContaining([`issue-${question.id}`, `issue-${ask.id}`]));
+    expect(e2e.model.unmatched()).toEqual([]);
+  });
+
+  it("a machine account's reply starts no job (the workflow's if: skips OTTO_BOT_LOGIN), and a job started for it anyway does nothing", async () => {
+    const { f, pr, ws, before } = await setup({ checkout: "branch" });
+    // Green checks and a reviewer's question otto answered before: the reply is otto's own (the machine account's).
+    f.gh.state.setChecks(pr, [{ name: "build" }, { name: "unit" }]);
+    f.gh.state.addComment(pr, renderState(CiState.parse({ updated: "2026-01-01T00:00:00.000Z" }), []), "otto-bot");
+    const question = f.gh.state.addReviewComment(pr, { path: "src/math.js", line: 1, body: "Why subtract?", author: "maintainer" });
+    const reply = f.gh.state.addReviewComment(pr, {
+      path: "src/math.js",
+      line: 1,
+      body: "It adds now.",
+      author: "otto-bot",
+      inReplyTo: question.id,
+    });
+    const payload = rewrite(
+      example("pull_request_review_comment", (e) => e.action === "created"),
+      { apiUrl: f.gh.apiUrl, repo: "octo/app" },
+    );
+    const c = payload.comment as Record<string, unknown>;
+    Object.assign(c, {
+      id: reply.id,
+      body: reply.body,
+      author_association: "COLLABORATOR",
+      created_at: reply.created_at,
+      in_reply_to_id: question.id,
+    });
+    (c.user as Record<string, unknown>).login = "otto-bot";
+    Object.assign(payload.sender as Record<string, unknown>, { login: "otto-bot", type: "User" });
+    const prPayload = payload.pull_request as Record<string, unknown>;
+    prPayload.number = 1;
+    ((prPayload.head as Record<string, unknown>).repo as Record<string, unknown>).full_name = "octo/app";
+
+    // The workflow as a machine account's token sets it up: OTTO_GITHUB_TOKEN and the variable OTTO_BOT_LOGIN.
+    const vars = { OTTO_BOT_LOGIN: "otto-bot" };
+    const secrets = { OTTO_GITHUB_TOKEN: f.env.GITHUB_TOKEN! };
+    const runs = jobRuns("pull_request_review_comment", payload, "octo/app", vars);
+    recordFigure({ name: "ci: a machine account's own reply, jobs started (the workflow's if:)", tried: 1, through: runs ? 1 : 0 });
+    expect(runs).toBe(false);
+    // The same comment by a person does start it (the condition can pass).
+    expect(jobRuns("pull_request_review_comment", { ...payload, sender: { login: "maintainer", type: "User" } }, "octo/app", vars)).toBe(
+      true,
+    );
+
+    // Started anyway (a workflow without the variable, or edited): otto skips its own comment in code.
+    const env = {
+      OTTO_GITHUB_BOT_LOGIN: stepEnv("OTTO_GITHUB_BOT_LOGIN", { vars, secrets }),
+      OTTO_GITHUB_TOKEN_KIND: stepEnv("OTTO_GITHUB_TOKEN_KIND", { vars, secrets }),
+    };
+    expect(env).toEqual({ OTTO_GITHUB_BOT_LOGIN: "otto-bot", OTTO_GITHUB_TOKEN_KIND: "machine" });
+    const at = mark(f);
+    const run = await job(ws, f, "pull_request_review_comment", payload, env);
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.stdout).toContain("otto ci: nothing to do: the comment is otto's own (otto-bot).");
+    // Reads only: GraphQL queries are POSTs too, but no mutation and no REST write.
+    const writes = f.gh.calls
+      .slice(at.calls)
+      .filter(
+        (call) =>
+          call.method !== "GET" && !(call.path.endsWith("/graphql") && /^\s*query /.test(String((call.body as { query?: unknown }).query))),
+      );
+    expect(writes).toEqual([]);
+    expect(e2e.model.turns().filter((r) => r.lastRole !== "tool" && !r.lastUser.includes("<args>"))).toEqual([]);
+    expect((await ws.repo.remoteLog(BRANCH))[0]?.sha).toBe(before);
     expect(e2e.model.unmatched()).toEqual([]);
   });
 

@@ -66,7 +66,8 @@ describe("/otto-pr ci init (opencode run --command)", () => {
       "pull-requests": "write",
       checks: "read",
       statuses: "read",
-      actions: "write",
+      // pr.flakes.rerun is off (the default): logs are read, nothing re-run.
+      actions: "read",
     });
     expect(Object.keys(doc.jobs.otto.steps.at(-1)?.env ?? {})).toEqual([
       "GITHUB_TOKEN",
@@ -88,6 +89,8 @@ describe("/otto-pr ci init (opencode run --command)", () => {
     expect(again.stdout).toContain("--force");
     expect(fs.readFileSync(file, "utf8")).toBe(`${written}# my edit\n`);
 
+    // The repository's config turns re-runs on: the job asks for actions: write.
+    fs.writeFileSync(path.join(ws.project, ".otto/otto.jsonc"), JSON.stringify({ ...MODELS, pr: { flakes: { rerun: true } } }));
     e2e.model.script(...slashCommand("otto_pr"));
     const forced = await e2e.run(ws, [
       "run",
@@ -108,6 +111,8 @@ describe("/otto-pr ci init (opencode run --command)", () => {
     const replaced = fs.readFileSync(file, "utf8");
     expect(replaced).not.toContain("# my edit");
     expect((parse(replaced) as typeof doc).on.workflow_run.workflows).toEqual(["Build", "Lint"]);
+    expect((parse(replaced) as { jobs: { otto: { permissions: { actions: string } } } }).jobs.otto.permissions.actions).toBe("write");
+    expect(forced.stdout).toContain("actions: write because pr.flakes.rerun is on");
     expect(e2e.model.unmatched()).toEqual([]);
     // Three OpenCode runs: on a loaded 2-core machine each can take a minute.
   }, 420_000);

@@ -1,3 +1,4 @@
+import { execFile } from "node:child_process";
 import { createRequire } from "node:module";
 import fs from "node:fs";
 import os from "node:os";
@@ -12,6 +13,8 @@ interface Example {
   name: string;
   examples: Array<Record<string, unknown>>;
 }
+
+import { AZURE_IDENTITY_LINES } from "../../../src/pr/ci/init/index.ts";
 
 const examples = createRequire(import.meta.url)("@octokit/webhooks-examples") as Example[];
 
@@ -71,4 +74,20 @@ export function freshRunner(root: string): Record<string, string> {
     ].join("\n"),
   );
   return env;
+}
+
+/**
+ * An Azure runner's git identity as the generated configure step sets it: the lines of the step,
+ * run in the runner's HOME against the (fake) Azure DevOps the token belongs to. Asynchronous: the
+ * fake answers curl from this process.
+ */
+export async function azureRunnerIdentity(home: string, env: { SYSTEM_COLLECTIONURI: string; SYSTEM_ACCESSTOKEN: string }): Promise<void> {
+  await new Promise<void>((resolve, reject) =>
+    execFile(
+      "bash",
+      ["--noprofile", "--norc", "-e", "-o", "pipefail", "-c", AZURE_IDENTITY_LINES.join("\n")],
+      { encoding: "utf8", timeout: 60_000, env: { PATH: process.env.PATH, HOME: home, ...env } },
+      (error, stdout) => (error ? reject(new Error(`the identity lines failed: ${stdout}`, { cause: error })) : resolve()),
+    ),
+  );
 }

@@ -40,9 +40,9 @@ function evaluate(expression: string, contexts: Record<string, unknown>): data.E
   return new Evaluator(expr, dict).evaluate();
 }
 
-/** Whether the job runs for `eventName` with `payload` in repository `repo`. */
-export function jobRuns(eventName: string, payload: unknown, repo: string): boolean {
-  return truthy(evaluate(job.if, { github: { event_name: eventName, event: payload, repository: repo }, vars: {} }));
+/** Whether the job runs for `eventName` with `payload` in repository `repo` (with these repository variables). */
+export function jobRuns(eventName: string, payload: unknown, repo: string, vars: Record<string, string> = {}): boolean {
+  return truthy(evaluate(job.if, { github: { event_name: eventName, event: payload, repository: repo }, vars }));
 }
 
 /** The otto step's `name` variable, with these step outputs, repository variables and secrets. */

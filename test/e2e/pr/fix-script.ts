@@ -35,17 +35,17 @@ export async function cloneOfPr(
 }
 
 /** Someone else pushes to the PR branch behind otto's back (synchronous: called from a model reply). */
-export function pushBehindOttosBack(ws: Workspace, file: string, content: string): void {
+export function pushBehindOttosBack(ws: Workspace, file: string, content: string, branch = BRANCH): void {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "otto-other-"));
   const run = (args: string[], cwd = dir): string => execFileSync("git", args, { cwd, env: gitEnv(), encoding: "utf8" });
   try {
-    run(["clone", "-q", "-b", BRANCH, ws.repo.remote, "c"]);
+    run(["clone", "-q", "-b", branch, ws.repo.remote, "c"]);
     const clone = path.join(dir, "c");
     fs.mkdirSync(path.dirname(path.join(clone, file)), { recursive: true });
     fs.writeFileSync(path.join(clone, file), content);
     run(["add", "-A"], clone);
     run(["-c", "user.name=Other Dev", "-c", "user.email=other@example.invalid", "commit", "-q", "-m", "Other change"], clone);
-    run(["push", "-q", "origin", BRANCH], clone);
+    run(["push", "-q", "origin", branch], clone);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

@@ -121,7 +121,14 @@ export function adoRoutes(state: AdoState, base: () => string): Route[] {
       () => ({
         status: 200,
         body: {
-          authenticatedUser: { ...identity(state.me, base()), providerDisplayName: state.me.displayName, isActive: true },
+          // An Identity, not an IdentityRef: its account (a person's sign-in address; a build
+          // identity's is none) is a property, https://learn.microsoft.com/rest/api/azure/devops/ims/identities/read-identities
+          authenticatedUser: {
+            ...identity(state.me, base()),
+            providerDisplayName: state.me.displayName,
+            isActive: true,
+            properties: { Account: { $type: "System.String", $value: state.me.uniqueName } },
+          },
           authorizedUser: identity(state.me, base()),
           instanceId: "a4c8d59e-1c5b-4cc1-8ee3-9a3ab0e0cc12",
           deploymentType: "hosted",

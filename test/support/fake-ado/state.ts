@@ -220,6 +220,31 @@ export class AdoState {
     } else this.policies.set(pr.id, []);
   }
 
+  /**
+   * A push to the PR's source branch: a new iteration. Azure cancels the PR's builds that are still
+   * running for the old merge commit (a PR trigger's `autoCancel`, on by default) and each build
+   * policy queues a build of the new one. Returns the cancelled builds.
+   * https://learn.microsoft.com/azure/devops/pipelines/yaml-schema/pr#properties (autoCancel)
+   */
+  newIteration(pr: FakeAdoPr, sha: string): FakeBuild[] {
+    const cancelled = this.builds.filter((b) => b.prId === pr.id && b.status !== "completed");
+    for (const build of cancelled) {
+      build.status = "completed";
+      build.result = "canceled";
+    }
+    pr.sourceCommit = sha;
+    for (const policy of this.policies.get(pr.id) ?? []) {
+      const old = this.builds.find((b) => b.id === policy.buildId);
+      if (policy.kind !== "build" || !old) continue;
+      const build: FakeBuild = { ...old, id: this.nextId(), status: "notStarted", sourceVersion: sha, queueTime: this.time() };
+      delete build.result;
+      this.builds.push(build);
+      policy.buildId = build.id;
+      policy.status = "queued";
+    }
+    return cancelled;
+  }
+
   /** "Rerun failed jobs": the same build runs again (its failed jobs); undefined when it has none. */
   retryBuild(id: number): FakeBuild | undefined {
     const build = this.builds.find((b) => b.id === id);

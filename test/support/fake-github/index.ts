@@ -103,8 +103,11 @@ export async function startFakeGithub(options: FakeGithubOptions = {}): Promise<
     return token === undefined ? auth !== "" : auth === `token ${token}` || (/^bearer /i.test(auth) && auth.slice(7) === token);
   };
 
+  // A public user's profile needs no token on GitHub (the workflow reads a bot's id so, before it has one).
+  const isPublicUser = (req: IncomingRequest): boolean => req.method === "GET" && /^\/users\/[^/]+$/.test(req.path.slice(prefix.length));
+
   function handle(req: IncomingRequest): Reply {
-    if (token !== undefined && !authenticated(req.headers)) {
+    if (token !== undefined && !authenticated(req.headers) && !(isPublicUser(req) && !req.headers.authorization)) {
       return { status: 401, body: { message: "Bad credentials", documentation_url: "https://docs.github.com/rest", status: "401" } };
     }
     const installation = options.installation;

@@ -58,6 +58,11 @@ export function githubRoutes(state: GithubState, urls: Urls, prefix: string): Ro
   const user = (req: IncomingRequest) => state.user(req.headers["x-fake-user"] ?? "otto-bot");
   return [
     route("GET", "/user", (_p, req) => ({ status: 200, body: authenticatedUser(user(req), urls) })),
+    // https://docs.github.com/en/rest/users/users#get-a-user: an App's bot is `<slug>[bot]`, of type Bot.
+    route("GET", "/users/{username}", (p) => ({
+      status: 200,
+      body: { ...authenticatedUser(state.user(p.username ?? ""), urls), ...(p.username?.endsWith("[bot]") ? { type: "Bot" } : {}) },
+    })),
     route("GET", "/repos/{owner}/{repo}/collaborators/{username}/permission", (p) => ({
       status: 200,
       body: collaboratorPermission(state.user(p.username ?? ""), state.permissionOf(p.username ?? ""), urls),

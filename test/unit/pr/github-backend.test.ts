@@ -177,6 +177,31 @@ describe("GitHub backend with an installation token (a GitHub App's, GitHub Acti
     expect(gh.state.comments.filter((c) => c.number === pr.number).map((c) => c.user.login)).toEqual(["github-actions[bot]"]);
   });
 
+  it("with actions: read (a CI job without pr.flakes.rerun) a re-run is refused and said, not thrown; with actions: write it runs", async () => {
+    for (const actions of ["read", "write"] as const) {
+      gh = await startFakeGithub({
+        installation: { bot: "github-actions[bot]", permissions: { ...PERMISSIONS, statuses: "read", actions } },
+      });
+      const pr = gh.state.addPr({ number: 1, branch: "fix" });
+      gh.state.setChecks(pr, [{ name: "unit", conclusion: "failure", log: "FAIL" }]);
+      const backend = backendFor({});
+      const info = await backend.getPr({ provider: "github", repo: "octo/app", number: 1 });
+      const result = await backend.runWorkflow(info, "rerun_failed");
+      if (actions === "read") {
+        expect(result).toEqual({
+          done: false,
+          message: expect.stringContaining("GitHub refused to re-run the failed jobs (403)") as string,
+        });
+        expect(gh.state.rerunRuns).toEqual([]);
+      } else {
+        expect(result.done).toBe(true);
+        expect(gh.state.rerunRuns).toHaveLength(1);
+      }
+      await gh.close();
+    }
+    gh = await startFakeGithub();
+  });
+
   it("the fake enforces the token's permissions: no statuses: read, no checks (as on GitHub, a 403)", async () => {
     gh = await startFakeGithub({ installation: { bot: "github-actions[bot]", permissions: PERMISSIONS } });
     gh.state.addPr({ number: 1, branch: "fix" });

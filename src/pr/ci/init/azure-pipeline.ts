@@ -24,6 +24,34 @@ export const AZURE_TIMEOUT_MINUTES = 60;
  */
 export const AZURE_BUILD_SERVICE_PERMISSIONS = ["GenericContribute", "PullRequestContribute"] as const;
 
+/**
+ * The token otto's git pushes with and its API calls use: a PAT mapped as OTTO_ADO_PAT wins, as in
+ * otto's config (src/pr/ci/context.ts), else the job's System.AccessToken.
+ */
+const PUSH_TOKEN = "${OTTO_ADO_PAT:-$SYSTEM_ACCESSTOKEN}";
+
+/**
+ * git's author and committer are whoever pushes: the identity the push token authenticates as,
+ * which Azure DevOps names in connectionData (`authenticatedUser`): "<project> Build Service
+ * (<organization>)" for System.AccessToken, the PAT's user for a PAT. Build.RequestedFor would be
+ * the person whose push started the build, not who pushes the fix. The address is the identity's
+ * account when it is one (a person's sign-in address); a build identity has none, so its id at the
+ * organization's host stands in, unique to it.
+ * https://learn.microsoft.com/azure/devops/pipelines/build/variables (Build.RequestedFor),
+ * connectionData: the identity behind the request's credentials.
+ */
+export const AZURE_IDENTITY_LINES = [
+  `me=\`curl -fsS -u ":${PUSH_TOKEN}" "\${SYSTEM_COLLECTIONURI}_apis/connectionData?api-version=7.1-preview"\` || {`,
+  '  echo "otto: Azure DevOps did not say who the job\'s token is (connectionData): check that System.AccessToken is mapped into this step."; exit 1; }',
+  `id=\`jq -r '.authenticatedUser.id // ""' <<<"$me"\``,
+  `name=\`jq -r '.authenticatedUser.providerDisplayName // ""' <<<"$me"\``,
+  `account=\`jq -r '.authenticatedUser.properties.Account["$value"] // ""' <<<"$me"\``,
+  'host="${SYSTEM_COLLECTIONURI#*://}"; host="${host%%/*}"',
+  'case "$account" in *@*) email="$account" ;; *) email="$id@$host" ;; esac',
+  'git config --global user.name "$name"',
+  'git config --global user.email "$email"',
+];
+
 /** The webhook resource's alias in the YAML: its payload is `parameters.otto`. */
 export const WEBHOOK_NAME = "otto";
 /** The Incoming WebHook service connection the comment pipeline listens to. */
@@ -112,15 +140,16 @@ function steps(input: AzureInput, event: string, options: { onPr?: boolean; gate
       "- script: |",
       ...configureLines({
         helperUrl: '"$SYSTEM_COLLECTIONURI"',
-        tokenVar: "SYSTEM_ACCESSTOKEN",
+        token: PUSH_TOKEN,
         user: "otto",
-        username: "otto",
-        email: "otto@localhost",
+        identity: AZURE_IDENTITY_LINES,
       }).map((l) => `    ${l}`),
       "  displayName: Configure OpenCode, otto and otto's git",
       "  env:",
       `    OPENCODE_CONFIG_JSON: ${yamlString(opencodeConfig(input.setup))}`,
       `    OTTO_CONFIG_JSON: ${yamlString(ottoConfig(input.setup))}`,
+      "    # Who pushes, for git's author and committer (AZURE_IDENTITY_LINES).",
+      "    SYSTEM_ACCESSTOKEN: $(System.AccessToken)",
     ],
     [
       "- script: opencode run --command otto-pr -- ci",

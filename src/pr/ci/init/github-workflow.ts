@@ -10,9 +10,10 @@ import { configureLines, indent, installLine, opencodeConfig, ottoConfig, SANDBO
  * Least privilege: nothing at the top, and the job gets exactly what otto uses: contents (push the
  * fix to the PR's branch), pull-requests (comments, replies, the state marker), checks and statuses
  * (read the failed checks: https://docs.github.com/en/rest/commits/statuses needs statuses: read),
- * actions: write (read the failed run's logs, re-run its failed jobs: a known flake, an
- * infrastructure failure, pr.flakes.rerun; the fix flow re-runs whatever that option says:
- * https://docs.github.com/en/rest/actions/workflow-runs#re-run-failed-jobs-from-a-workflow-run).
+ * actions: read (the failed run's logs), write only with pr.flakes.rerun, which re-runs every red
+ * head otto cannot reproduce (https://docs.github.com/en/rest/actions/workflow-runs#re-run-failed-jobs-from-a-workflow-run).
+ * Without it the one re-run after an infrastructure failure or a known flake is refused and otto
+ * asks a person to re-run, as on Azure DevOps without "Queue builds".
  * Never `pull_request_target`, and no fork's code is checked out: the job's `if:` takes only PRs
  * whose head is in this repository, and comments only from people with a role in it.
  */
@@ -28,20 +29,31 @@ export const ACTIONS = {
   appToken: "actions/create-github-app-token@1b10c78c7865c340bc4f6099eb2f838309f1e8c3 # v3.1.1",
 } as const;
 
-/** The job's permissions, exactly: the CI e2e gives the fake GitHub these and nothing more. */
+/** The job's permissions by default, exactly: the CI e2e gives the fake GitHub these and nothing more. */
 export const JOB_PERMISSIONS = {
   contents: "write",
   "pull-requests": "write",
   checks: "read",
   statuses: "read",
-  actions: "write",
+  actions: "read",
 } as const;
 
 /** `pr.flakes.open_issue`: a flaky failure's GitHub issue needs this one more. */
 export const ISSUE_PERMISSION = { issues: "write" } as const;
-/** The job's permissions: JOB_PERMISSIONS, and ISSUE_PERMISSION when otto opens issues for flakes. */
-export function jobPermissions(openIssues: boolean): Record<string, string> {
-  return { ...JOB_PERMISSIONS, ...(openIssues ? ISSUE_PERMISSION : {}) };
+/** `pr.flakes.rerun`: re-running failed jobs needs actions: write. */
+export const RERUN_PERMISSION = { actions: "write" } as const;
+
+/** What the repository's config turns on that needs more than JOB_PERMISSIONS. */
+export interface PermissionOptions {
+  /** `pr.flakes.open_issue`. */
+  openIssues?: boolean;
+  /** `pr.flakes.rerun`. */
+  rerun?: boolean;
+}
+
+/** The job's permissions: JOB_PERMISSIONS, raised by what the repository's config turns on. */
+export function jobPermissions(options: PermissionOptions = {}): Record<string, string> {
+  return { ...JOB_PERMISSIONS, ...(options.rerun ? RERUN_PERMISSION : {}), ...(options.openIssues ? ISSUE_PERMISSION : {}) };
 }
 
 /**
@@ -49,8 +61,8 @@ export function jobPermissions(openIssues: boolean): Record<string, string> {
  * would (never Workflows, nor anything else the App was granted).
  * https://github.com/actions/create-github-app-token#permission-permission-name
  */
-export function appTokenPermissions(openIssues: boolean): string[] {
-  return Object.entries(jobPermissions(openIssues)).map(([k, v]) => `permission-${k}: ${v}`);
+export function appTokenPermissions(options: PermissionOptions): string[] {
+  return Object.entries(jobPermissions(options)).map(([k, v]) => `permission-${k}: ${v}`);
 }
 
 /** The commenters whose events start the job (otto's own trust check still decides what it does). */
@@ -101,6 +113,8 @@ export interface GithubWorkflowInput {
   secretNotes: string[];
   /** `pr.flakes.open_issue` is on: the job may open issues. */
   openIssues?: boolean;
+  /** `pr.flakes.rerun` is on: the job may re-run failed jobs (actions: write). */
+  rerun?: boolean;
 }
 
 /** The PR number, whatever the event: one concurrency group per PR across all of them. */
@@ -152,6 +166,7 @@ function jobCondition(checkSuites: boolean): string[] {
 
 export function renderGithubWorkflow(input: GithubWorkflowInput): string {
   const { pins, setup } = input;
+  const permissions: PermissionOptions = { openIssues: input.openIssues === true, rerun: input.rerun === true };
   const triggers = [
     "  # The repository's CI: otto looks at a run when it completes (it acts on failures only).",
     "  workflow_run:",
@@ -197,7 +212,7 @@ export function renderGithubWorkflow(input: GithubWorkflowInput): string {
     "      cancel-in-progress: false",
     "      queue: max",
     "    permissions:",
-    ...Object.entries(jobPermissions(input.openIssues === true)).map(([k, v]) => `      ${k}: ${v}`),
+    ...Object.entries(jobPermissions(permissions)).map(([k, v]) => `      ${k}: ${v}`),
     "    steps:",
     "      # A GitHub App's token, minted for this job (an installation token lasts an hour, so one kept",
     "      # in a secret stops working): set the variable OTTO_APP_ID and the secret OTTO_APP_PRIVATE_KEY.",
@@ -208,7 +223,7 @@ export function renderGithubWorkflow(input: GithubWorkflowInput): string {
     "          app-id: ${{ vars.OTTO_APP_ID }}",
     "          private-key: ${{ secrets.OTTO_APP_PRIVATE_KEY }}",
     "          # Only what the job's own token gets: never Workflows, whatever else the App may do.",
-    ...appTokenPermissions(input.openIssues === true).map((l) => `          ${l}`),
+    ...appTokenPermissions(permissions).map((l) => `          ${l}`),
     `      - uses: ${ACTIONS.checkout}`,
     "        with:",
     "          # The default branch whatever the event (a review's event would check out the PR's merge",
@@ -241,7 +256,7 @@ export function renderGithubWorkflow(input: GithubWorkflowInput): string {
       configureLines({
         // The job's own server: github.com, or a GitHub Enterprise Server.
         helperUrl: '"$GITHUB_SERVER_URL"',
-        tokenVar: "GITHUB_TOKEN",
+        token: "$GITHUB_TOKEN",
         user: "x-access-token",
         identity: GITHUB_IDENTITY_LINES,
       }),

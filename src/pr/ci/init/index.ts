@@ -8,6 +8,7 @@ export {
   TOKEN_KIND,
   JOB_PERMISSIONS,
   jobPermissions,
+  GITHUB_IDENTITY_LINES,
   TRUSTED_ASSOCIATIONS,
   TIMEOUT_MINUTES,
   type GithubWorkflowInput,
@@ -19,6 +20,7 @@ export {
   AZURE_COMMENTS_FILE,
   AZURE_TIMEOUT_MINUTES,
   AZURE_BUILD_SERVICE_PERMISSIONS,
+  AZURE_IDENTITY_LINES,
 } from "./azure-pipeline.ts";
 export { GITHUB_WORKFLOW_FILE, detectWorkflows, detectAzureJobs, workflowName, azureJobs } from "./detect.ts";
 export { parsePins, readPins, type Pins } from "./pins.ts";

@@ -58,7 +58,7 @@ export interface CiInitPlan {
   webhookName?: string;
   /** GitHub: the job also has issues: write (`pr.flakes.open_issue`). */
   openIssues?: boolean;
-  /** Azure: the build identity also needs "Queue builds" (`pr.flakes.rerun`). */
+  /** `pr.flakes.rerun`: GitHub's job gets actions: write, Azure's build identity needs "Queue builds". */
   rerun?: boolean;
 }
 
@@ -109,8 +109,15 @@ export function planCiInit(input: CiInitPlanInput): CiInitPlan {
       secrets: names,
       secretNotes: secretNotes(secrets),
       openIssues: input.openIssues === true,
+      rerun: input.rerun === true,
     });
-    return { files: [{ path: GITHUB_WORKFLOW_FILE, text }], secrets, notes, openIssues: input.openIssues === true };
+    return {
+      files: [{ path: GITHUB_WORKFLOW_FILE, text }],
+      secrets,
+      notes,
+      openIssues: input.openIssues === true,
+      ...(input.rerun ? { rerun: true } : {}),
+    };
   }
   const jobs = input.jobs.length > 0 ? input.jobs : ["Build"];
   if (input.jobs.length === 0)
@@ -181,12 +188,16 @@ export function describeCiInit(plan: CiInitPlan, forge: CiForge, jobs: string[])
       "",
       "1. Add these repository secrets (Settings → Secrets and variables → Actions):",
       ...secretLines(plan.secrets),
-      "   - optional, so that your CI re-runs on otto's fix (pushes made with the default GITHUB_TOKEN start no workflow run): a GitHub App with Contents, Pull requests and Actions read and write, Checks and Commit statuses read, as the variable `OTTO_APP_ID` and the secret `OTTO_APP_PRIVATE_KEY` (the job mints a fresh token each run); or `OTTO_GITHUB_TOKEN`, a fine-grained token of a machine account (every comment of that account counts as otto's own, so not a person's).",
-      `2. Permissions: the workflow grants its job exactly ${Object.entries(jobPermissions(plan.openIssues === true))
+      "   - optional, so that your CI re-runs on otto's fix (pushes made with the default GITHUB_TOKEN start no workflow run): a GitHub App with Contents and Pull requests read and write, Actions read (read and write with pr.flakes.rerun), Checks and Commit statuses read, as the variable `OTTO_APP_ID` and the secret `OTTO_APP_PRIVATE_KEY` (the job mints a fresh token each run); or `OTTO_GITHUB_TOKEN`, a fine-grained token of a machine account (every comment of that account counts as otto's own, so not a person's).",
+      `2. Permissions: the workflow grants its job exactly ${Object.entries(
+        jobPermissions({ openIssues: plan.openIssues === true, rerun: plan.rerun === true }),
+      )
         .map(([k, v]) => `${k}: ${v}`)
-        .join(
-          ", ",
-        )}. If your organization caps the workflow token below that (Settings → Actions → General → Workflow permissions), allow read and write there; otto's pushes also need the PR branch not to be protected against them.`,
+        .join(", ")}${
+        plan.rerun
+          ? " (actions: write because pr.flakes.rerun is on: otto re-runs the failed jobs of a red head it cannot reproduce, to tell a flake)"
+          : " (actions: read: with pr.flakes.rerun off, otto's one re-run after an infrastructure failure or a flaky one is refused and it asks a person to re-run; turn the option on and run ci init again for actions: write)"
+      }. If your organization caps the workflow token below that (Settings → Actions → General → Workflow permissions), allow read and write there; otto's pushes also need the PR branch not to be protected against them.`,
       `3. Commit ${written[0] ?? ""} on the default branch: workflow_run and comment events run workflows from there only.`,
       "4. Keep the pinned actions current: add this to .github/dependabot.yml (Dependabot updates the commit pins and their comments):",
       ...DEPENDABOT.map((l) => `       ${l}`),

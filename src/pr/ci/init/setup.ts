@@ -48,26 +48,20 @@ export const installLine = (pins: Pins): string =>
 /**
  * Lines of the configure step. `$OPENCODE_CONFIG_JSON` and `$OTTO_CONFIG_JSON` come from the
  * step's env (literal JSON, never expanded by the shell); jq adds the plugin's installed path.
- * `host` is the URL prefix the credential helper answers for, `tokenVar` the variable it reads.
+ * `helperUrl` is the URL prefix the credential helper answers for, `token` the shell word it answers
+ * with (read when git asks), `identity` the lines that set git's author and committer.
  */
-export function configureLines(
-  input: { helperUrl: string; tokenVar: string; user: string } & ({ username: string; email: string } | { identity: readonly string[] }),
-): string[] {
-  const helper = `!f() { test "$1" = get && echo username=${input.user} && echo "password=$${input.tokenVar}"; }; f`;
+export function configureLines(input: { helperUrl: string; token: string; user: string; identity: readonly string[] }): string[] {
+  const helper = `!f() { test "$1" = get && echo username=${input.user} && echo "password=${input.token}"; }; f`;
   return [
     `mkdir -p "$HOME/.config/opencode" "$HOME/.config/otto"`,
     // Backticks, not $(…): Azure reads "$(name)" in a script as one of its macros.
     `jq --arg plugin "file://\`npm root --global\`/opencode-otto" '.plugin = [$plugin]' <<<"$OPENCODE_CONFIG_JSON" > "$HOME/.config/opencode/opencode.json"`,
     `printf '%s\\n' "$OTTO_CONFIG_JSON" > "$HOME/.config/otto/otto.jsonc"`,
     `git config --global credential.${input.helperUrl}.helper '${helper}'`,
-    ...("identity" in input
-      ? input.identity
-      : [`git config --global user.name ${shellWord(input.username)}`, `git config --global user.email ${shellWord(input.email)}`]),
+    ...input.identity,
   ];
 }
-
-/** A POSIX shell single-quoted word. */
-export const shellWord = (value: string): string => `'${value.replace(/'/g, "'\\''")}'`;
 
 /** Indents a block of lines for a YAML literal block scalar. */
 export const indent = (lines: readonly string[], spaces: number): string => lines.map((l) => `${" ".repeat(spaces)}${l}`).join("\n");

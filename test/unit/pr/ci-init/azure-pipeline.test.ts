@@ -109,7 +109,7 @@ describe("the Azure pipelines ci init writes", () => {
       const configure = steps.find((s) => s.env?.OTTO_CONFIG_JSON)?.env ?? {};
       expect(JSON.parse(configure.OTTO_CONFIG_JSON ?? "")).toMatchObject({ sandbox: "required" });
       // Every line of the configure script stays inside its block.
-      expect(scripts).toContain("git config --global user.email 'otto@localhost'");
+      expect(scripts).toContain('git config --global user.email "$email"');
       expect(scripts).not.toMatch(/\$\(/);
       expect(scripts).not.toMatch(/\$\{\{/);
     }

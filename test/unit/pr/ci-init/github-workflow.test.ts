@@ -82,7 +82,7 @@ describe("the GitHub workflow ci init writes", () => {
   });
 
   it("the parser can fail: an unknown permission, a broken condition", async () => {
-    const permission = workflow().replace("      actions: write", "      actions: write\n      bogus: write");
+    const permission = workflow().replace("      actions: read", "      actions: read\n      bogus: write");
     expect((await parserErrors(permission)).join("\n")).toMatch(/Unexpected value 'bogus'/);
     const condition = workflow().replace("pull_requests[0] != null)", "pull_requests[0] != null");
     expect((await parserErrors(condition)).join("\n")).toMatch(/Unexpected end of expression/);
@@ -96,7 +96,7 @@ describe("the GitHub workflow ci init writes", () => {
       "pull-requests": "write",
       checks: "read",
       statuses: "read",
-      actions: "write",
+      actions: "read",
       issues: "write",
     });
     expect(await parserErrors(plan.files[0]?.text ?? "")).toEqual([]);
@@ -106,18 +106,32 @@ describe("the GitHub workflow ci init writes", () => {
     expect(describeCiInit(without, "github", [])).not.toContain("issues: write");
   });
 
+  it("actions: write only when pr.flakes.rerun is on (re-runs to tell a flake), on the job and the App token; actions: read otherwise", async () => {
+    type Job = { permissions: Record<string, string>; steps: Array<{ id?: string; with?: Record<string, string> }> };
+    const jobOf = (plan: ReturnType<typeof planCiInit>) => (parse(plan.files[0]?.text ?? "") as { jobs: { otto: Job } }).jobs.otto;
+    const on = planCiInit(input({ rerun: true }));
+    expect(jobOf(on).permissions.actions).toBe("write");
+    expect(jobOf(on).steps.find((s) => s.id === "app-token")?.with?.["permission-actions"]).toBe("write");
+    expect(await parserErrors(on.files[0]?.text ?? "")).toEqual([]);
+    expect(describeCiInit(on, "github", [])).toContain("actions: write because pr.flakes.rerun is on");
+    const off = planCiInit(input({ rerun: false }));
+    expect(jobOf(off).permissions.actions).toBe("read");
+    expect(jobOf(off).steps.find((s) => s.id === "app-token")?.with?.["permission-actions"]).toBe("read");
+    expect(describeCiInit(off, "github", [])).toContain("actions: read: with pr.flakes.rerun off");
+  });
+
   it("least privilege: nothing at the top, exactly five permissions on the job, never pull_request_target", () => {
     const text = workflow({ checkSuites: true });
     const doc = parse(text) as Doc;
     expect(doc.permissions).toEqual({});
     expect(Object.keys(doc.jobs)).toEqual(["otto"]);
-    // statuses: the combined status of the head (read with the check runs); actions: write re-runs failed jobs.
+    // statuses: the combined status of the head (read with the check runs); actions: read the failed jobs' logs.
     expect(doc.jobs.otto?.permissions).toEqual({
       contents: "write",
       "pull-requests": "write",
       checks: "read",
       statuses: "read",
-      actions: "write",
+      actions: "read",
     });
     expect(text).not.toMatch(/pull_request_target/);
     expect(Object.keys(doc.on).sort()).toEqual([
@@ -334,7 +348,7 @@ describe("what ci init github says", () => {
   it("lists the job's permissions as written, the App or machine-account token, and a Dependabot entry for the pinned actions", () => {
     const plan = planCiInit(input());
     const text = describeCiInit(plan, "github", []);
-    expect(text).toContain("contents: write, pull-requests: write, checks: read, statuses: read, actions: write");
+    expect(text).toContain("contents: write, pull-requests: write, checks: read, statuses: read, actions: read");
     expect(text).toContain("`OTTO_APP_ID`");
     expect(text).toContain("machine account");
     const dependabot = text.split("\n").filter((l) => l.startsWith("       "));
