@@ -24,8 +24,6 @@ export interface CheckedOptions {
   /** Follow-up prompts after the first answer (default 2: three answers in all). */
   maxRepairs?: number;
   system?: string;
-  /** Sent after the first prompt as a message of its own (ChildSession.prompt's `then`). */
-  then?: string;
   /** Receives the session's dialog before it is closed, whatever the outcome. */
   onDialog?: (dialog: PassDialog) => void;
 }
@@ -77,8 +75,8 @@ export function generateChecked(
     options,
     role,
     async (child) => {
-      const answer = async (text: string, then?: string): Promise<string> => {
-        const reply = await child.prompt(text, { system: opts.system, ...(then ? { then } : {}) });
+      const answer = async (text: string): Promise<string> => {
+        const reply = await child.prompt(text, { system: opts.system });
         const artifact = opts.extract(reply.text);
         if (!artifact.trim()) {
           throw new OttoError(
@@ -90,7 +88,7 @@ export function generateChecked(
         return artifact;
       };
       const maxRepairs = opts.maxRepairs ?? 2;
-      let verdict = check(opts, await answer(prompt, opts.then));
+      let verdict = check(opts, await answer(prompt));
       let attempts = 1;
       while (!verdict.ok && attempts <= maxRepairs && opts.repairPrompt) {
         verdict = check(opts, await answer(opts.repairPrompt(verdict.problems)));

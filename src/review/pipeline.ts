@@ -1,6 +1,6 @@
 import { formatError, isOttoError } from "../core/index.ts";
 import type { Account } from "../cost/index.ts";
-import { formatModel, marksMessages, type ChildOptions, type ModelRef, type SessionRunner } from "../session/index.ts";
+import { formatModel, type ChildOptions, type ModelRef, type SessionRunner } from "../session/index.ts";
 import { changedSubstantially, lineChangeRatio } from "./changed.ts";
 import { Critique, isApproval, summarizeCritique } from "./critique.ts";
 import { generateChecked, inChild, type Acceptance, type PassDialog } from "./generate.ts";
@@ -17,10 +17,6 @@ export interface ReviewAgents {
 }
 
 export const DEFAULT_REVIEW_AGENTS: ReviewAgents = { generator: "otto-reviewer", reviewer: "otto-reviewer", refiner: "otto-reviewer" };
-
-/** Heads the refiner's task when it follows its author's prompt: the task above is done, this one is not. */
-export const REFINE_NOW =
-  "That task was done in an earlier session: do not carry it out again. Your task now is to refine the draft it produced, per the independent critique below.";
 
 export interface ReviewOptions {
   runner: SessionRunner;
@@ -154,11 +150,6 @@ export async function reviewArtifact(opts: ReviewOptions): Promise<ReviewResult>
     if (isApproval(critique)) break;
 
     progress(total, total, "primary incorporating feedback (clean session)");
-    // On a model OpenCode marks for caching, the refiner opens with its author's prompt and system,
-    // byte for byte, and gets its task as the next message: its request reads the entry the
-    // author's first request wrote (same model, same agent), instead of writing all of its own.
-    const sharesAuthor = marksMessages(opts.primary) && agents.refiner === agents.generator;
-    const refine = opts.refinePrompt(current, critique);
     let refined: string;
     let sessionID: string;
     let attempts: number;
@@ -167,8 +158,8 @@ export async function reviewArtifact(opts: ReviewOptions): Promise<ReviewResult>
         opts.runner,
         child("refiner", opts.primary, "refine"),
         "refine",
-        sharesAuthor ? opts.generate.prompt : refine,
-        sharesAuthor ? { ...checked, system: opts.generate.system, then: `${REFINE_NOW}\n\n${refine}` } : checked,
+        opts.refinePrompt(current, critique),
+        checked,
       );
       ({ artifact: refined, sessionID, attempts } = reply);
     } catch (error) {

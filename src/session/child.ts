@@ -69,8 +69,6 @@ export class ChildSession {
   /** The stable head of the session's first prompt, sent as `system` with every prompt of the session. */
   #head: string | undefined;
   #prompted = false;
-  /** The first prompt's second message (`then`), noted for the messages hook with every prompt. */
-  #then: string | undefined;
 
   constructor(
     private readonly context: ChildContext,
@@ -82,17 +80,13 @@ export class ChildSession {
     return this.options.model;
   }
 
-  /**
-   * Sends one prompt and returns the reply, verified to come from the requested model and agent.
-   * `then` (first prompt only) goes after `text` as a message of its own on the models OpenCode
-   * marks for caching, so `text` ends where an earlier session's first message ended (stable-system.ts).
-   */
-  async prompt(text: string, opts: { system?: string; then?: string } = {}): Promise<PromptReply> {
+  /** Sends one prompt and returns the reply, verified to come from the requested model and agent. */
+  async prompt(text: string, opts: { system?: string } = {}): Promise<PromptReply> {
     if (this.#closed) throw new OttoError("session_closed", `Session ${this.id} is already closed.`);
     const { options, context } = this;
     options.account?.check();
     const ctx = { sessionID: this.id, model: options.model };
-    const sent = this.#split(text, opts.system, opts.then);
+    const sent = this.#split(text, opts.system);
     const body = { agent: options.agent, model: options.model, system: sent.system, parts: [{ type: "text" as const, text: sent.text }] };
     const reply = await context
       .schedule(
@@ -123,20 +117,17 @@ export class ChildSession {
    * the same. A session without a head is noted too: its system message is still split at the
    * agent's prompt, so every otto session's first system part is the same bytes.
    */
-  #split(text: string, system: string | undefined, then: string | undefined): { text: string; system: string | undefined } {
+  #split(text: string, system: string | undefined): { text: string; system: string | undefined } {
     const stable = this.context.stable;
-    const first = !this.#prompted;
-    if (first && then) text = `${text}\n\n${then.trim()}`;
     if (!stable) return { text, system };
-    if (first) {
+    if (!this.#prompted) {
       this.#head = stable.head(text);
       if (this.#head !== undefined) text = text.slice(this.#head.length).trimStart();
-      if (then) this.#then = then.trim();
     }
     this.#prompted = true;
     const head = this.#head ?? "";
     const joined = head && system ? `${head}\n\n${system}` : head || system;
-    stable.systems.note(this.id, { agent: this.options.agent, stable: head, system: joined ?? "", then: this.#then });
+    stable.systems.note(this.id, { agent: this.options.agent, stable: head, system: joined ?? "" });
     return { text, system: joined };
   }
 

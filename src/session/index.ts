@@ -29,5 +29,5 @@ export {
 } from "./types.ts";
 export { checkModels, type ModelCheck, type RoleToCheck } from "./check-models.ts";
 export { taskFailedReason } from "./task-failed.ts";
-export { StableSystems, marksMessages, splitSystem } from "./stable-system.ts";
+export { StableSystems, splitSystem } from "./stable-system.ts";
 export { SessionWrites, writtenPaths, type SessionActivity, type TimeWindow, type ToolCall } from "./writes.ts";

@@ -19,9 +19,7 @@
  * first paragraph (the template's words before its first input: the same for every session of
  * the kind), then the rest. The first request marks both, so a later session of the kind in the
  * same tree reads up to the end of that paragraph, the environment block included (on the models
- * OpenCode marks: marksMessages). A session may open with an earlier session's first prompt and
- * then its own task (a refiner after its author, src/review/pipeline.ts): the task goes as a third
- * message, so the two before it are the earlier session's bytes and its request reads their entry.
+ * OpenCode marks: marksMessages).
  */
 
 /** What one of otto's sessions sent as `system`, and of it the stable head. */
@@ -29,8 +27,6 @@ interface Sent {
   agent: string;
   stable: string;
   system: string;
-  /** The first message's last paragraphs that go to the model as a message of their own. */
-  then?: string;
 }
 
 /**
@@ -88,23 +84,6 @@ export function splitFirstMessage(messages: HookMessage[]): void {
   messages.splice(at, 1, { ...first, parts: [{ ...part, text: opening }] }, { ...first, parts });
 }
 
-/**
- * The first message's `then` (its last paragraphs) sent as a message of its own, so the message
- * before it ends where an earlier session's first message ended: a refiner that opens with its
- * author's prompt reads the entry the author's first request wrote there. Changes the list in place.
- */
-export function splitThen(messages: HookMessage[], then: string): void {
-  const at = messages.findIndex((m) => m.info.role === "user");
-  const first = messages[at];
-  const index = first?.parts.findIndex((p) => p.type === "text") ?? -1;
-  const part = first?.parts[index];
-  const tail = `\n\n${then}`;
-  if (!first || !part || typeof part.text !== "string" || !part.text.endsWith(tail)) return;
-  const parts = [...first.parts];
-  parts[index] = { ...part, text: part.text.slice(0, -tail.length) };
-  messages.splice(at, 1, { ...first, parts }, { ...first, parts: [{ ...part, text: then }] });
-}
-
 /** The sessions whose system message otto splits, and the prompts of otto's agents. */
 export class StableSystems {
   readonly #sessions = new Map<string, Sent>();
@@ -131,10 +110,7 @@ export class StableSystems {
   messages(messages: HookMessage[]): void {
     const first = messages.find((m) => m.info.role === "user");
     const sessionID = first?.info.sessionID;
-    const sent = sessionID === undefined ? undefined : this.#sessions.get(sessionID);
-    if (!sent || !marksMessages(first?.info.model)) return;
-    if (sent.then) splitThen(messages, sent.then);
-    splitFirstMessage(messages);
+    if (sessionID !== undefined && this.#sessions.has(sessionID) && marksMessages(first?.info.model)) splitFirstMessage(messages);
   }
 
   /** The `experimental.chat.system.transform` hook: touches only otto's noted sessions. */

@@ -21,14 +21,13 @@ export type Kind =
   | "question-validate"
   | "spec-run";
 
-// Refine first: on models OpenCode marks for caching, a refiner's prompt opens with its author's.
 const PHRASES: Array<[string, Kind]> = [
-  ["You wrote the artifact below", "refine"],
   ["You are the requirements analyst", "requirements"],
   ["You are the technical researcher", "research"],
   ["You are the software architect", "design"],
   ["You are the technical lead planning", "tasks"],
   ["You are an independent reviewer", "review"],
+  ["You wrote the artifact below", "refine"],
   ["otto checked it in code and found the problems below", "document-retry"],
   ["Your previous answer could not be used", "json-retry"],
   ["An open question was raised while working on a spec", "question-resolve"],

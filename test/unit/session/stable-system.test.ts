@@ -98,23 +98,6 @@ describe("an otto session's first message, sent as two", () => {
     expect(closed).toHaveLength(1);
   });
 
-  it("sends a noted `then` as a third message, so the two before it are the earlier session's first message", () => {
-    const systems = new StableSystems();
-    systems.note("ses_otto", { agent: "otto-reviewer", stable: STABLE, system: STABLE, then: "Refine.\n\nThe draft." });
-    const messages = [user("# The task\n\nInputs.\n\nRefine.\n\nThe draft.")];
-    systems.messages(messages);
-    expect(messages.map((m) => m.parts.map((p) => p.text ?? p.type))).toEqual([
-      ["# The task"],
-      ["Inputs.", "file"],
-      ["Refine.\n\nThe draft."],
-    ]);
-    const author = [user("# The task\n\nInputs.")];
-    splitFirstMessage(author);
-    expect(author.map((m) => m.parts.map((p) => p.text ?? p.type))).toEqual(
-      messages.slice(0, 2).map((m) => m.parts.map((p) => p.text ?? p.type)),
-    );
-  });
-
   it("only on models OpenCode marks for caching: Anthropic's, or named like Claude's", () => {
     const systems = new StableSystems();
     systems.note("ses_otto", { agent: "otto-executor", stable: STABLE, system: STABLE });
