@@ -13,7 +13,7 @@ import tseslint from "typescript-eslint";
 /** @type {(string | string[][])[][]} */
 export const FLOORS = [
   ["core"],
-  ["config", "prompts", "sandbox"],
+  ["config", "prompts", "sandbox", "rules"],
   ["workspace", "cost"],
   ["guard", "session"],
   ["runtime"],
