@@ -13,8 +13,8 @@ import tseslint from "typescript-eslint";
 /** @type {(string | string[][])[][]} */
 export const FLOORS = [
   ["core"],
-  ["config", "prompts", "sandbox", "rules"],
-  ["workspace", "cost"],
+  ["config", "prompts", "sandbox"],
+  ["workspace", "cost", "rules"],
   ["guard", "session"],
   ["runtime"],
   ["analysis", "repo", "notify", "review", "host"],

@@ -27,3 +27,14 @@ export {
   newRuleId,
 } from "./store.ts";
 export { rulesInScope, ruleMatches, globRegex, isWholeRepo } from "./scope.ts";
+export {
+  NO_RULES,
+  applyRules,
+  loadRuleSet,
+  ruleSetFromText,
+  rulesPrompt,
+  type RuleSet,
+  type RulesPrompt,
+  type RulesPurpose,
+} from "./apply.ts";
+export { USER_KEY, appliedCounts, appliedPath, recordApplied } from "./applied.ts";
