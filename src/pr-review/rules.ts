@@ -1,0 +1,34 @@
+import type { Env } from "../core/index.ts";
+import { applyRules, ruleSetFromText, RULES_FILE, type RuleSet, type RulesPrompt, type RulesPurpose } from "../rules/index.ts";
+import { runGit } from "../workspace/index.ts";
+
+/**
+ * The team rules a PR's review is held to (docs/rules.md): `.otto/rules.md` as committed on the
+ * PR's target branch, not the PR's own copy (a PR cannot change the rules of its own review), and
+ * the user's own rules. Never throws: without a readable file the review has no repository rules.
+ */
+export async function prRules(dir: string, targetRef: string, env: Env): Promise<RuleSet> {
+  const shown = await runGit(["show", `${targetRef}:${RULES_FILE}`], { cwd: dir, env }).catch(() => undefined);
+  return ruleSetFromText(shown?.exitCode === 0 ? shown.stdout : undefined, env);
+}
+
+/** The files of a `git diff` (their names after the change). */
+export function diffFiles(diff: string): string[] {
+  const files = new Set<string>();
+  for (const line of diff.split("\n")) {
+    const match = /^diff --git a\/.* b\/(.*)$/.exec(line);
+    if (match?.[1]) files.add(match[1]);
+  }
+  return [...files];
+}
+
+/** The rules in scope of `files` as a session's system text, counted as applied under `key` (the repository root). */
+export function prRulesPrompt(set: RuleSet, key: string, files: readonly string[], purpose: RulesPurpose, env: Env): Promise<RulesPrompt> {
+  return applyRules(set, key, files, purpose, env);
+}
+
+/** A model's `rule` field, kept only when it names a rule the session was given. */
+export function citedRule(rule: string | null | undefined, prompt: RulesPrompt): string | undefined {
+  const id = rule?.trim();
+  return id && (prompt.repoIds.includes(id) || prompt.userIds.includes(id)) ? id : undefined;
+}
