@@ -1,16 +1,7 @@
 import type { Env } from "../core/index.ts";
-import { applyRules, ruleSetFromText, RULES_FILE, type RuleSet, type RulesPrompt, type RulesPurpose } from "../rules/index.ts";
-import { runGit } from "../workspace/index.ts";
+import { applyRules, type RuleSet, type RulesPrompt, type RulesPurpose } from "../rules/index.ts";
 
-/**
- * The team rules a PR's review is held to (docs/rules.md): `.otto/rules.md` as committed on the
- * PR's target branch, not the PR's own copy (a PR cannot change the rules of its own review), and
- * the user's own rules. Never throws: without a readable file the review has no repository rules.
- */
-export async function prRules(dir: string, targetRef: string, env: Env): Promise<RuleSet> {
-  const shown = await runGit(["show", `${targetRef}:${RULES_FILE}`], { cwd: dir, env }).catch(() => undefined);
-  return ruleSetFromText(shown?.exitCode === 0 ? shown.stdout : undefined, env);
-}
+/* The team rules in /pr-review and its loop: the target branch's, read by pr/rules.ts (prRules). */
 
 /** The files of a `git diff` (their names after the change). */
 export function diffFiles(diff: string): string[] {

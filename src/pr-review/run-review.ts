@@ -1,7 +1,7 @@
 import { codebaseSummaryFor } from "../analysis/index.ts";
 import { OttoError, redact } from "../core/index.ts";
 import type { Runtime } from "../runtime.ts";
-import type { PrInfo } from "../pr/index.ts";
+import { prRules, type PrInfo } from "../pr/index.ts";
 import { renderPrompt } from "../prompts/index.ts";
 import { gitOutput, headSha } from "../workspace/index.ts";
 import { formatModel, type ModelRef } from "../session/index.ts";
@@ -10,7 +10,7 @@ import { classifyComments } from "./classify.ts";
 import { commentableLines } from "./diff-lines.ts";
 import type { Draft } from "./draft.ts";
 import { ReviewEnvelope } from "./envelope.ts";
-import { citedRule, diffFiles, prRules, prRulesPrompt } from "./rules.ts";
+import { citedRule, diffFiles, prRulesPrompt } from "./rules.ts";
 
 /**
  * One model turn that reads a whole PR (diff, files, callers): the same bound as a spec stage's

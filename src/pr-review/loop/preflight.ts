@@ -1,7 +1,7 @@
 import { OttoError, type Env } from "../../core/index.ts";
 import type { Runtime } from "../../runtime.ts";
 import type { Config } from "../../config/index.ts";
-import { createPrContext, locatePr, openPrTree, originUrl, snapshotPrTree, type PrBackend, type PrInfo } from "../../pr/index.ts";
+import { createPrContext, locatePr, openPrTree, originUrl, prRules, snapshotPrTree, type PrBackend, type PrInfo } from "../../pr/index.ts";
 import { currentBranch, type TreeSnapshot } from "../../workspace/index.ts";
 import { mapPrToWorkdir, repoUrlOfPr } from "../../repo/index.ts";
 import { parseModel, resolveRoleModel, type ModelRef } from "../../session/index.ts";
@@ -9,7 +9,6 @@ import { assertSandbox } from "../../sandbox/index.ts";
 import { workLockHolder, workTreeBusy } from "../../workspace/index.ts";
 import { fetchTarget, pushState, targetOf, untrustedTree } from "./preflight-git.ts";
 import { stripOpenCodeConfig, strippedLines, untrustedTreeReason, type StrippedConfig } from "../untrusted-config.ts";
-import { prRules } from "../rules.ts";
 import type { RuleSet } from "../../rules/index.ts";
 
 export interface LoopSetup {
