@@ -185,6 +185,10 @@ describe("team rules through real OpenCode", () => {
     expect(thread?.comments[0]?.content).toContain(`_Team rule \`${LOGGER}\` (.otto/rules.md)_`);
     expect(e2e.model.unmatched()).toEqual([]);
   });
+});
+
+describe("team rules in an executed spec, through opencode serve", () => {
+  const e2e = useE2E({}, { shareServer: true });
 
   it("execute: the rule reaches the briefing and the executor of a task touching src/, not those of a task touching docs/", async () => {
     const tasks = [
