@@ -84,6 +84,9 @@ for (const module of modules) {
       incremental,
       "--reporters",
       "clear-text",
+      // A folder of its own: two runs at once (two modules by hand) do not clean up each other's.
+      "--tempDirName",
+      `reports/.stryker-tmp/${slug(module)}`,
     ],
     { encoding: "utf8", env: { ...process.env, OTTO_MUTATE_TESTS: SAFETY_MODULES[module].join(",") }, maxBuffer: 64 * 1024 * 1024 },
   );
