@@ -29,6 +29,10 @@ export const SAFETY_MODULES = {
   "src/config/trust.ts": ["test/unit/config/trust.test.ts"],
   "src/session/permission-guard.ts": ["test/unit/session/permission-guard.test.ts"],
   "src/guard/session-guard.ts": ["test/unit/guard/session-guard.test.ts", "test/unit/guard/tool-paths.test.ts"],
-  "src/guard/tool-paths.ts": ["test/unit/guard/tool-paths.test.ts", "test/unit/guard/session-guard.test.ts"],
+  "src/guard/tool-paths.ts": [
+    "test/unit/guard/path-refusal.test.ts",
+    "test/unit/guard/tool-paths.test.ts",
+    "test/unit/guard/session-guard.test.ts",
+  ],
   "src/crew/render.ts": ["test/unit/crew/render.test.ts", "test/unit/crew/across.test.ts"],
 };

@@ -28,9 +28,10 @@ export function resolvedPath(file: string): string {
   }
 }
 
+/** `inner` is `outer` or inside it; a folder inside named `..x` is inside (only `..` itself leads out). */
 const within = (inner: string, outer: string): boolean => {
   const rel = path.relative(outer, inner);
-  return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
+  return rel === "" || (rel !== ".." && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel));
 };
 
 /** OpenCode's and otto's configuration and data: a file tool reaching them could load code or read keys. */

@@ -68,6 +68,14 @@ describe("gitBinary", () => {
     expect(gitBinary({ PATH: path.join(a, "one") }, a)).toBe("git");
   });
 
+  it("a folder inside the tree whose name starts with two dots is inside it", () => {
+    const tree = folder();
+    const outside = folder();
+    const real = plant(path.join(outside, "bin"));
+    plant(path.join(tree, "..venv", "bin"));
+    expect(gitBinary({ PATH: [path.join(tree, "..venv", "bin"), path.join(outside, "bin")].join(path.delimiter) }, tree)).toBe(real);
+  });
+
   it("a sibling folder whose name starts like the tree's is outside it", () => {
     const base = folder();
     const tree = path.join(base, "repo");
