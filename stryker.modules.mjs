@@ -19,7 +19,7 @@ export const SAFETY_MODULES = {
   "src/workspace/push-scan.ts": ["test/unit/workspace/push-scan.test.ts", "test/unit/workspace/push.test.ts"],
   "src/workspace/secret-scan.ts": ["test/unit/workspace/secret-scan.test.ts"],
   "src/workspace/pushed-metadata.ts": ["test/unit/workspace/push-scan.test.ts"],
-  "src/workspace/quarantine.ts": ["test/unit/workspace/quarantine.test.ts"],
+  "src/workspace/quarantine.ts": ["test/unit/workspace/quarantine-paths.test.ts", "test/unit/workspace/quarantine.test.ts"],
   "src/core/redact.ts": ["test/unit/core/redact.test.ts", "test/unit/safety/secrets-corpus.test.ts"],
   "src/workspace/detect-weakened-checks.ts": [
     "test/unit/workspace/detect-weakened-checks.test.ts",
