@@ -162,6 +162,11 @@ describe("permission guard: what it reads and answers", () => {
     expect(f.legacy).toEqual([]);
     expect(f.levels).toEqual(["warn"]);
     expect(f.logs).toEqual(["otto denied webfetch in its session ses_once: nobody can answer a permission prompt there"]);
+    guard({
+      type: "permission.asked",
+      properties: { id: "per_two", sessionID: "ses_once", permission: "bash", patterns: ["a", "b"] },
+    } as unknown as Event);
+    expect(f.logs[1]).toBe("otto denied bash (a, b) in its session ses_once: nobody can answer a permission prompt there");
   });
 
   it("when neither endpoint takes the answer (another client answered first), logs that and goes on", async () => {
