@@ -8,7 +8,7 @@ export const SAFETY_MODULES = {
   "src/sandbox/bwrap.ts": ["test/unit/sandbox/sandbox.test.ts", "test/unit/sandbox/access.test.ts"],
   "src/sandbox/home.ts": ["test/unit/sandbox/access.test.ts", "test/unit/sandbox/home.test.ts"],
   "src/sandbox/secret-files.ts": ["test/unit/sandbox/secret-files.test.ts", "test/unit/sandbox/access.test.ts"],
-  "src/sandbox/sandbox-env.ts": ["test/unit/sandbox/access.test.ts", "test/unit/workspace/env-secrets.test.ts"],
+  "src/sandbox/sandbox-env.ts": ["test/unit/sandbox/sandbox-env.test.ts", "test/unit/sandbox/access.test.ts"],
   "src/sandbox/git-config-view.ts": ["test/unit/sandbox/git-config-view.test.ts", "test/unit/workspace/developer-home.test.ts"],
   "src/sandbox/git-settings.ts": ["test/unit/workspace/developer-home.test.ts"],
   "src/sandbox/in-tree-controls.ts": ["test/unit/sandbox/in-tree-controls.test.ts"],
