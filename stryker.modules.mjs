@@ -6,7 +6,7 @@
 /** @type {Record<string, string[]>} */
 export const SAFETY_MODULES = {
   "src/sandbox/bwrap.ts": ["test/unit/sandbox/bwrap-args.test.ts", "test/unit/sandbox/sandbox.test.ts", "test/unit/sandbox/access.test.ts"],
-  "src/sandbox/home.ts": ["test/unit/sandbox/access.test.ts", "test/unit/sandbox/home.test.ts"],
+  "src/sandbox/home.ts": ["test/unit/sandbox/home-paths.test.ts", "test/unit/sandbox/access.test.ts", "test/unit/sandbox/home.test.ts"],
   "src/sandbox/secret-files.ts": ["test/unit/sandbox/secret-files.test.ts", "test/unit/sandbox/access.test.ts"],
   "src/sandbox/sandbox-env.ts": ["test/unit/sandbox/sandbox-env.test.ts", "test/unit/sandbox/access.test.ts"],
   "src/sandbox/git-config-view.ts": ["test/unit/sandbox/git-config-view.test.ts", "test/unit/workspace/developer-home.test.ts"],
