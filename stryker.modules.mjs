@@ -18,7 +18,7 @@ export const SAFETY_MODULES = {
   "src/workspace/git-guard.ts": ["test/unit/workspace/git-guard.test.ts", "test/unit/workspace/own-git.test.ts"],
   "src/workspace/push-scan.ts": ["test/unit/workspace/push-scan.test.ts", "test/unit/workspace/push.test.ts"],
   "src/workspace/secret-scan.ts": ["test/unit/workspace/secret-scan.test.ts"],
-  "src/workspace/pushed-metadata.ts": ["test/unit/workspace/push-scan.test.ts"],
+  "src/workspace/pushed-metadata.ts": ["test/unit/workspace/pushed-metadata.test.ts"],
   "src/workspace/quarantine.ts": ["test/unit/workspace/quarantine-paths.test.ts", "test/unit/workspace/quarantine.test.ts"],
   "src/core/redact.ts": ["test/unit/core/redact.test.ts", "test/unit/safety/secrets-corpus.test.ts"],
   "src/workspace/detect-weakened-checks.ts": [
