@@ -16,7 +16,7 @@ export const SAFETY_MODULES = {
   "src/workspace/airlock.ts": ["test/unit/workspace/airlock.test.ts", "test/unit/workspace/airlock-bundle.test.ts"],
   "src/workspace/git-binary.ts": ["test/unit/workspace/git-binary.test.ts", "test/unit/sandbox/in-tree-controls.test.ts"],
   "src/workspace/git-guard.ts": ["test/unit/workspace/git-guard.test.ts", "test/unit/workspace/own-git.test.ts"],
-  "src/workspace/push-scan.ts": ["test/unit/workspace/push-scan.test.ts", "test/unit/workspace/push.test.ts"],
+  "src/workspace/push-scan.ts": ["test/unit/workspace/push-scan-direct.test.ts"],
   "src/workspace/secret-scan.ts": ["test/unit/workspace/secret-scan.test.ts"],
   "src/workspace/pushed-metadata.ts": ["test/unit/workspace/pushed-metadata.test.ts"],
   "src/workspace/quarantine.ts": ["test/unit/workspace/quarantine-paths.test.ts", "test/unit/workspace/quarantine.test.ts"],
