@@ -5,16 +5,16 @@
 // every unit test reaches some safety module, and running all of them per module would take hours.
 /** @type {Record<string, string[]>} */
 export const SAFETY_MODULES = {
-  "src/sandbox/bwrap.ts": ["test/unit/sandbox/bwrap-args.test.ts", "test/unit/sandbox/sandbox.test.ts", "test/unit/sandbox/access.test.ts"],
-  "src/sandbox/home.ts": ["test/unit/sandbox/home-paths.test.ts", "test/unit/sandbox/access.test.ts", "test/unit/sandbox/home.test.ts"],
+  "src/sandbox/bwrap.ts": ["test/unit/sandbox/bwrap-args.test.ts", "test/unit/sandbox/access.test.ts"],
+  "src/sandbox/home.ts": ["test/unit/sandbox/home-paths.test.ts", "test/unit/sandbox/access.test.ts"],
   "src/sandbox/secret-files.ts": ["test/unit/sandbox/secret-files.test.ts", "test/unit/sandbox/access.test.ts"],
   "src/sandbox/sandbox-env.ts": ["test/unit/sandbox/sandbox-env.test.ts", "test/unit/sandbox/access.test.ts"],
-  "src/sandbox/git-config-view.ts": ["test/unit/sandbox/git-config-view.test.ts", "test/unit/workspace/developer-home.test.ts"],
+  "src/sandbox/git-config-view.ts": ["test/unit/sandbox/git-config-view.test.ts"],
   "src/sandbox/git-settings.ts": ["test/unit/workspace/developer-home.test.ts"],
   "src/sandbox/in-tree-controls.ts": ["test/unit/sandbox/in-tree-controls.test.ts"],
   "src/sandbox/net.ts": ["test/unit/sandbox/network.test.ts"],
   "src/workspace/airlock.ts": ["test/unit/workspace/airlock.test.ts", "test/unit/workspace/airlock-bundle.test.ts"],
-  "src/workspace/git-binary.ts": ["test/unit/workspace/git-binary.test.ts", "test/unit/sandbox/in-tree-controls.test.ts"],
+  "src/workspace/git-binary.ts": ["test/unit/workspace/git-binary.test.ts"],
   "src/workspace/git-guard.ts": ["test/unit/workspace/git-guard.test.ts", "test/unit/workspace/own-git.test.ts"],
   "src/workspace/push-scan.ts": ["test/unit/workspace/push-scan-direct.test.ts"],
   "src/workspace/secret-scan.ts": ["test/unit/workspace/secret-scan.test.ts"],
@@ -34,10 +34,6 @@ export const SAFETY_MODULES = {
     "test/unit/guard/repeated-calls.test.ts",
     "test/unit/guard/tool-paths.test.ts",
   ],
-  "src/guard/tool-paths.ts": [
-    "test/unit/guard/path-refusal.test.ts",
-    "test/unit/guard/tool-paths.test.ts",
-    "test/unit/guard/session-guard.test.ts",
-  ],
+  "src/guard/tool-paths.ts": ["test/unit/guard/path-refusal.test.ts"],
   "src/crew/render.ts": ["test/unit/crew/render.test.ts", "test/unit/crew/across.test.ts"],
 };
