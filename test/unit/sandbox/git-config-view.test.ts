@@ -52,6 +52,29 @@ describe("withoutCredentials", () => {
     expect(withoutCredentials(text)).toBe(text);
   });
 
+  it("a section is a line that starts with '[' (after blanks), an extraheader a key of that name: not words inside a value", () => {
+    const text = [
+      "[core]",
+      "\tcomment = see [credential] in the docs",
+      "\tbare = false",
+      "\turl = https://h/o/r?extraheader=x",
+      "  [credential]",
+      "\thelper = store",
+      "[user]",
+      "\tname = n",
+    ].join("\n");
+    expect(withoutCredentials(text)).toBe(
+      [
+        "[core]",
+        "\tcomment = see [credential] in the docs",
+        "\tbare = false",
+        "\turl = https://h/o/r?extraheader=x",
+        "[user]",
+        "\tname = n",
+      ].join("\n"),
+    );
+  });
+
   it("every URL on a line loses its userinfo, whatever its case", () => {
     expect(withoutCredentials("\turl = HTTPS://a:b@h/x HTTP://c@d/y")).toBe("\turl = HTTPS://h/x HTTP://d/y");
   });
