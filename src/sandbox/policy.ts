@@ -187,7 +187,7 @@ export function sandboxPolicy(input: {
 /** True when `inner` is `outer` or lies inside it (a folder inside named `..x` included: only `..` itself leads out). */
 export function within(inner: string, outer: string): boolean {
   const rel = path.relative(outer, inner);
-  return rel === "" || (rel !== ".." && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel));
+  return rel !== ".." && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel);
 }
 
 function unique(values: string[]): string[] {

@@ -103,10 +103,12 @@ describe("pathRefusal", () => {
 
   it("outside the tree: credential stores and OpenCode's or otto's configuration are refused, by where they resolve", () => {
     const { root, tree, keys, config, context } = layout();
-    expect(pathRefusal(path.join(keys, "id_ed25519"), context())).toBe(`${path.join(keys, "id_ed25519")}, where credentials live`);
-    expect(pathRefusal(path.join(config, "opencode.json"), context({ write: true }), "cfg")).toBe(
-      `cfg, in OpenCode's or otto's configuration (${path.join(config, "opencode.json")})`,
+    expect(pathRefusal(path.join(keys, "id_ed25519"), context({ hidden: [path.join(root, "nothing"), keys] }))).toBe(
+      `${path.join(keys, "id_ed25519")}, where credentials live`,
     );
+    expect(
+      pathRefusal(path.join(config, "opencode.json"), context({ write: true, config: [path.join(root, "no-config"), config] }), "cfg"),
+    ).toBe(`cfg, in OpenCode's or otto's configuration (${path.join(config, "opencode.json")})`);
     // A store named through a link (a home that is a link) is still the store.
     fs.symlinkSync(path.join(root, "home"), path.join(root, "home-link"));
     expect(pathRefusal(path.join(keys, "id_ed25519"), context({ hidden: [path.join(root, "home-link", ".ssh")] }))).toContain(
@@ -130,6 +132,9 @@ describe("pathRefusal", () => {
     fs.symlinkSync(tree, path.join(root, "tree-link"));
     expect(pathRefusal("src/a.ts", context({ tree: path.join(root, "tree-link") }))).toBeUndefined();
     expect(pathRefusal("out/notes.txt", context({ tree: path.join(root, "tree-link") }))).toContain("a link in the tree leads outside it");
+    // A link to the tree's parent leads outside it too.
+    fs.symlinkSync(root, path.join(tree, "up"));
+    expect(pathRefusal("up", context())).toBe(`up: a link in the tree leads outside it (to ${root})`);
     // A sibling whose name starts like the tree's is outside it.
     fs.mkdirSync(path.join(root, "tree2"));
     expect(pathRefusal(path.join(root, "tree2", "f"), context())).toBeUndefined();

@@ -76,6 +76,18 @@ describe("gitBinary", () => {
     expect(gitBinary({ PATH: [path.join(tree, "..venv", "bin"), path.join(outside, "bin")].join(path.delimiter) }, tree)).toBe(real);
   });
 
+  it("a relative PATH entry is skipped even where it leads to a git; a name with a slash is taken as given, not looked up", () => {
+    const outside = folder();
+    const real = plant(path.join(outside, "rel"));
+    const second = plant(path.join(outside, "abs"));
+    const relative = path.relative(process.cwd(), path.join(outside, "rel"));
+    expect(fs.existsSync(path.join(relative, "git"))).toBe(true);
+    expect(gitBinary({ PATH: [relative, path.join(outside, "abs")].join(path.delimiter) }, undefined)).toBe(second);
+    expect(real).not.toBe(second);
+    plant(path.join(outside, "abs", "sub"));
+    expect(gitBinary({ PATH: path.join(outside, "abs") }, undefined, "sub/git")).toBe("sub/git");
+  });
+
   it("a sibling folder whose name starts like the tree's is outside it", () => {
     const base = folder();
     const tree = path.join(base, "repo");
