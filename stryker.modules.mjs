@@ -10,7 +10,7 @@ export const SAFETY_MODULES = {
   "src/sandbox/secret-files.ts": ["test/unit/sandbox/secret-files.test.ts", "test/unit/sandbox/access.test.ts"],
   "src/sandbox/sandbox-env.ts": ["test/unit/sandbox/sandbox-env.test.ts", "test/unit/sandbox/access.test.ts"],
   "src/sandbox/git-config-view.ts": ["test/unit/sandbox/git-config-view.test.ts"],
-  "src/sandbox/git-settings.ts": ["test/unit/workspace/developer-home.test.ts"],
+  "src/sandbox/git-settings.ts": ["test/unit/sandbox/git-settings.test.ts"],
   "src/sandbox/in-tree-controls.ts": ["test/unit/sandbox/in-tree-controls-paths.test.ts", "test/unit/sandbox/in-tree-controls.test.ts"],
   "src/sandbox/net.ts": ["test/unit/sandbox/network.test.ts"],
   "src/workspace/airlock.ts": ["test/unit/workspace/airlock.test.ts", "test/unit/workspace/airlock-bundle.test.ts"],
