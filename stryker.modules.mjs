@@ -15,7 +15,7 @@ export const SAFETY_MODULES = {
   "src/sandbox/net.ts": ["test/unit/sandbox/network.test.ts"],
   "src/workspace/airlock.ts": ["test/unit/workspace/airlock-plan.test.ts"],
   "src/workspace/git-binary.ts": ["test/unit/workspace/git-binary.test.ts"],
-  "src/workspace/git-guard.ts": ["test/unit/workspace/git-guard.test.ts", "test/unit/workspace/own-git.test.ts"],
+  "src/workspace/git-guard.ts": ["test/unit/workspace/git-guard-items.test.ts"],
   "src/workspace/push-scan.ts": ["test/unit/workspace/push-scan-direct.test.ts"],
   "src/workspace/secret-scan.ts": ["test/unit/workspace/secret-scan.test.ts"],
   "src/workspace/pushed-metadata.ts": ["test/unit/workspace/pushed-metadata.test.ts"],
