@@ -49,7 +49,7 @@ const POLICY: SandboxPolicy = {
   toolchains: ["/opt/node", "/x/secret-dir/tool", "/tmp/tool", "/opt/file-tool"],
   caches: ["/h/u/.cargo", "/h/u/.npm"],
   allowRead: ["/x/store/allowed.txt", "/h/u/gone"],
-  allowWrite: ["/tmp/held/out"],
+  allowWrite: ["/tmp/held/out", "/gone-w"],
   readOnly: ["/w/repo/.git/config", "/w/repo/.git/hooks", "/w/repo/.git/info"],
   hidden: ["/x/store", "/tmp/held", "/x/key.pem", "/h/u/.ssh", "/h/u/.cargo/credentials.toml", "/tmp/sock", "/x/missing", "/x/secret-dir"],
   privateTemp: ["/tmp", "/var/tmp"],
@@ -95,6 +95,8 @@ describe("bwrapArgs", () => {
     const args = bwrapArgs(open, kind);
     expect(args).not.toContain("--unshare-net");
     expect(args).not.toContain("/h/u/.gitconfig");
+    expect(args).not.toContain("/data/otto/gitconfig");
+    expect(args).not.toContain(undefined);
     expect(args.slice(0, 12)).toEqual([
       "--die-with-parent",
       "--unshare-pid",
