@@ -62,7 +62,7 @@ const POLICY: SandboxPolicy = {
     { copy: "/data/otto/view", file: "/w/repo/.git/config" },
     { copy: "/data/otto/other", file: "/elsewhere/config" },
   ],
-} as SandboxPolicy;
+};
 
 describe("bwrapArgs", () => {
   it("mounts in order: system, temp, home, hidden holders, toolchains, git settings, caches, allowed paths, tree, read-only git files, hidden paths", () => {

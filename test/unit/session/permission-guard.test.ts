@@ -184,7 +184,9 @@ describe("permission guard: what it reads and answers", () => {
 
   it("without the reply endpoint (an older client), the older endpoint answers", async () => {
     const f = fakeClient();
-    const client = { postSessionIdPermissionsPermissionId: f.client.postSessionIdPermissionsPermissionId } as unknown as OpencodeClient;
+    const legacy = (f.client as unknown as { postSessionIdPermissionsPermissionId: (r: unknown) => Promise<unknown> })
+      .postSessionIdPermissionsPermissionId;
+    const client = { postSessionIdPermissionsPermissionId: (r: unknown) => legacy(r) } as unknown as OpencodeClient;
     const guard = permissionGuard({ client, log: f.log, headless: true });
     ownSession("ses_plain", "/repo", true);
     guard(asked("ses_plain", "per_plain"));
