@@ -111,6 +111,9 @@ describe("runtimePaths", () => {
     for (const address of ["tcp://127.0.0.1:2375", "unix:abstract=/tmp/dbus-x", "unix://", "xunix:path=/a", "unix:path=", "ssh://host"])
       expect(runtimePaths({ DOCKER_HOST: address, DBUS_SESSION_BUS_ADDRESS: address }, undefined)).toEqual(always);
     expect(runtimePaths({ DBUS_SESSION_BUS_ADDRESS: "x:a=b;unix:path=/p/bus" }, undefined).at(-1)).toBe("/p/bus");
+    for (const address of ["xunix:///run/x.sock", "unix:///run/x.sock\nmore"])
+      expect(runtimePaths({ DOCKER_HOST: address }, undefined)).toEqual(always);
+    expect(runtimePaths({ XDG_RUNTIME_DIR: "/tmp/runtime-u" }, 1000)).toEqual([...always.slice(0, 4), "/tmp/runtime-u", "/run/user/1000"]);
     expect(runtimePaths({}, 0).at(-1)).toBe("/run/user/0");
   });
 });
