@@ -7,6 +7,7 @@
 //   npm run mutate                          every safety module
 //   npm run mutate -- src/core/redact.ts    the modules named
 //   npm run mutate -- --force <module>      every mutant again, not only the changed ones
+//   npm run mutate:changed -- --list        which modules a run would mutate, nothing run
 //   npm run mutate:changed [-- <base>]      the modules whose code or tests differ from <base> (origin/main, else main)
 // Exits 1 when a module scores below the goal (85 %), 2 when Stryker itself failed.
 import { spawnSync } from "node:child_process";
@@ -20,7 +21,9 @@ const GOAL = 85;
 // constant: redact.ts's patterns) names no covering tests, so a new test that kills it goes unseen
 // until a forced run.
 const force = process.argv.includes("--force");
-const args = process.argv.slice(2).filter((a) => a !== "--force");
+// --list: the modules a run would mutate, one a line, and nothing run.
+const list = process.argv.includes("--list");
+const args = process.argv.slice(2).filter((a) => a !== "--force" && a !== "--list");
 
 function git(...a) {
   const r = spawnSync("git", a, { encoding: "utf8" });
@@ -52,6 +55,11 @@ else if (args.length > 0) {
 
 if (modules.length === 0) {
   console.log("mutate: no safety module or its tests changed; nothing to mutate.");
+  process.exit(0);
+}
+
+if (list) {
+  console.log(modules.join("\n"));
   process.exit(0);
 }
 
