@@ -57,7 +57,7 @@ describe("scanPushedMetadata", () => {
     r.git(["notes", "--ref", "refs/notes/review", "add", "-m", `review ${SECRET}`, clean]);
     r.git(["notes", "add", "-m", `note ${SECRET}`, base]);
     const found = await scanPushedMetadata(run, r.dir, { commits: [clean, leaky], needles: [SECRET], ignoredBlobs: undefined }, refuse);
-    expect(found).toEqual([
+    expect(found).toStrictEqual([
       { what: `commit ${leaky.slice(0, 7)}`, secret: true },
       { what: `tag v1 (on ${clean.slice(0, 7)})`, secret: true },
       { what: `note on ${clean.slice(0, 7)} (refs/notes/commits)`, secret: true },
@@ -99,6 +99,35 @@ describe("scanPushedMetadata", () => {
     expect(found).toEqual([{ what: `commit ${commit.slice(0, 7)}`, secret: false, copies: ".env" }]);
   });
 
+  it("a message in another encoding than UTF-8 is read as bytes", async () => {
+    const r = repo();
+    const file = path.join(r.dir, "msg");
+    fs.writeFileSync(file, Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]));
+    r.git(["-c", "i18n.commitEncoding=ISO-8859-1", "commit", "-q", "--allow-empty", "-F", file]);
+    const commit = r.git(["rev-parse", "HEAD"]);
+    const found = await scanPushedMetadata(
+      run,
+      r.dir,
+      { commits: [commit], needles: [], ignoredBlobs: { [blobId(Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]))]: ".env" } },
+      refuse,
+    );
+    expect(found).toStrictEqual([{ what: `commit ${commit.slice(0, 7)}`, secret: false, copies: ".env" }]);
+  });
+
+  it("a cat-file that exits non-zero, or answers for fewer objects than asked, refuses even when what it printed parses", async () => {
+    const r = repo();
+    const a = r.commit("a");
+    const b = r.commit("b");
+    const exits: GitRun = async (args, o) => ({ ...(await run(args, o)), ...(args[0] === "cat-file" ? { exitCode: 1 } : {}) });
+    await expect(scanPushedMetadata(exits, r.dir, { commits: [a, b], needles: [], ignoredBlobs: undefined }, refuse)).rejects.toThrow(
+      /^git could not read the commits, tags and notes to push whole/,
+    );
+    const fewer: GitRun = async (args, o) => (args[0] === "cat-file" ? run(args, { ...o, input: `${a}\n` }) : run(args, o));
+    await expect(scanPushedMetadata(fewer, r.dir, { commits: [a, b], needles: [], ignoredBlobs: undefined }, refuse)).rejects.toThrow(
+      /^git could not read the commits, tags and notes to push whole/,
+    );
+  });
+
   it("an object git cannot read refuses, saying so", async () => {
     const r = repo();
     const real = r.commit("x");
@@ -128,6 +157,14 @@ describe("parseBatch", () => {
       { id: "b".repeat(40), type: "commit", body: Buffer.from("ab") },
       { id: "b".repeat(40), type: "blob", body: Buffer.alloc(0) },
     ]);
+  });
+
+  it("a size that is not a plain number is not whole, even where the bytes after it would parse", () => {
+    const id = "b".repeat(40);
+    expect(parseBatch(Buffer.from(`${id} commit\n\n`))).toBeUndefined();
+    expect(parseBatch(Buffer.from(`${id} commit -1\n`))).toBeUndefined();
+    expect(parseBatch(Buffer.from(`${id} blob 1e1\n0123456789\n`))).toBeUndefined();
+    expect(parseBatch(Buffer.from(`${id} missing\n`))).toBeUndefined();
   });
 
   it("a header without a size, a body without its newline, or a line without its end is not whole", () => {
