@@ -39,6 +39,8 @@ describe("inTreeControls", () => {
     ].join(path.delimiter);
     expect(inTreeControls(tree, [], { PATH })).toEqual([path.join(tree, ".venv", "bin"), path.join(tree, "missing")]);
     expect(inTreeControls(tree, [], {})).toEqual([]);
+    // A relative entry is skipped even where, from the working folder, it leads into the tree.
+    expect(inTreeControls(tree, [], { PATH: path.relative(process.cwd(), path.join(tree, ".venv", "bin")) })).toEqual([]);
   });
 
   it("core.hooksPath: the worktree's own config first, then the repository's, then the user's settings", () => {
@@ -76,6 +78,8 @@ describe("inTreeControls", () => {
     fs.utimesSync(path.join(common, "config"), new Date(), new Date(Date.now() + 20_000));
     expect(inTreeControls(tree, [common], { HOME: tree })).toEqual([path.join(tree, "hooks")]);
     expect(inTreeControls(tree, [common], { HOME: root })).toEqual([]);
+    // Without HOME, ~/ is the root folder's, never the tree's.
+    expect(inTreeControls(tree, [common], {})).toEqual([]);
   });
 
   it("a changed config is read again; an unchanged one is not", () => {
