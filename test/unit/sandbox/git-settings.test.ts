@@ -94,6 +94,28 @@ describe("userGitSettings", () => {
     expect(userGitSettings(home("").env)).toEqual({ text: "", files: [], signs: false });
   });
 
+  it("keeps a key only when its whole name is one of the kept ones; signing only for a true value", () => {
+    const near = [
+      '[foo "user"]\n\tname = x',
+      "[user]\n\tnames = x",
+      '[x "init"]\n\tdefaultBranch = x',
+      "[init]\n\tdefaultBranchx = x",
+      '[x "i18n"]\n\tcommitEncoding = x',
+      "[i18n]\n\tcommitEncodingx = x",
+      '[x "filter.lfs"]\n\tclean = x',
+      '[filter "lfs"]\n\tcleanx = x',
+      '[x "safe"]\n\tdirectory = x',
+      "[safe]\n\tdirectoryx = x",
+      '[x "core"]\n\tautocrlf = x',
+      "[core]\n\tautocrlfx = x",
+      "[commit]\n\tgpgSign = untrue",
+      "",
+    ].join("\n");
+    expect(userGitSettings(home(near).env)).toEqual({ text: "", files: [], signs: false });
+    expect(userGitSettings(home("[commit]\n\tgpgSign = yesno\n").env).signs).toBe(false);
+    expect(userGitSettings(home("[user]\n\tname = a\\nb\n").env).text).toBe('[user]\n\tname = "a\\nb"\n');
+  });
+
   it("quotes values as a config file must: backslashes, quotes, tabs", () => {
     const h = home('[user]\n\tname = "a\\\\b \\"q\\" \\tt"\n[filter "we\\"ird"]\n\tsmudge = x\n');
     expect(userGitSettings(h.env).text).toBe('[user]\n\tname = "a\\\\b \\"q\\" \\tt"\n[filter "we\\"ird"]\n\tsmudge = "x"\n');
