@@ -1,28 +1,14 @@
-// Mutation testing of the safety floor (docs/testing.md, "Mutation testing"): the modules whose
-// failure would leak a secret, run code outside the sandbox, push what must not leave or let a
-// weakened check through, against the unit project only. `npm run mutate`; one module:
-// `npm run mutate -- --mutate src/workspace/airlock.ts`.
+// Mutation testing of the safety floor (docs/testing.md, "Mutation testing of the safety floor"):
+// the modules of stryker.modules.mjs, against their unit tests only. `npm run mutate` runs them one
+// at a time (scripts/mutate.mjs); one module: `npm run mutate -- src/workspace/airlock.ts`.
+import { SAFETY_MODULES } from "./stryker.modules.mjs";
+
 /** @type {import("@stryker-mutator/api/core").PartialStrykerOptions} */
 export default {
   testRunner: "vitest",
   vitest: { configFile: "vitest.mutate.config.ts", related: true },
   plugins: ["@stryker-mutator/vitest-runner"],
-  mutate: [
-    "src/sandbox/bwrap.ts",
-    "src/sandbox/home.ts",
-    "src/sandbox/secret-files.ts",
-    "src/sandbox/sandbox-env.ts",
-    "src/workspace/airlock.ts",
-    "src/workspace/push-scan.ts",
-    "src/workspace/secret-scan.ts",
-    "src/core/redact.ts",
-    "src/workspace/detect-weakened-checks.ts",
-    "src/workspace/restored-checks.ts",
-    "src/config/trust.ts",
-    "src/session/permission-guard.ts",
-    "src/guard/session-guard.ts",
-    "src/crew/render.ts",
-  ],
+  mutate: Object.keys(SAFETY_MODULES),
   coverageAnalysis: "perTest",
   // Two cores shared with other work: one test process at a time.
   concurrency: 1,

@@ -1,22 +1,15 @@
 import { defineConfig } from "vitest/config";
+import { SAFETY_MODULES } from "./stryker.modules.mjs";
 
 // Stryker's test runs (stryker.config.mjs): the unit tests of the safety modules, as the unit project
-// of vitest.config.ts runs them. Not the e2e project (an OpenCode start per test, far too slow once
-// per mutant on 2 cores), and not the whole unit project: through the folders' index files nearly
-// every unit test imports a safety module, and the first run (all of them, one process) outlasted
-// Stryker's time limit on a loaded 2-core machine.
+// of vitest.config.ts runs them, never the e2e project (an OpenCode start per test, far too slow once
+// per mutant on 2 cores). scripts/mutate.mjs names one module's tests in OTTO_MUTATE_TESTS; without
+// it, the tests of every safety module.
+const only = process.env.OTTO_MUTATE_TESTS?.split(",").filter(Boolean);
+
 export default defineConfig({
   test: {
-    include: [
-      "test/unit/core/redact.test.ts",
-      "test/unit/safety/secrets-corpus.test.ts",
-      "test/unit/workspace/{airlock,airlock-bundle,push-scan,push,env-secrets,restored-checks,detect-weakened-checks,git-guard,own-git}.test.ts",
-      "test/unit/sandbox/*.test.ts",
-      "test/unit/guard/session-guard.test.ts",
-      "test/unit/config/trust.test.ts",
-      "test/unit/session/permission-guard.test.ts",
-      "test/unit/crew/{render,across}.test.ts",
-    ],
+    include: only?.length ? only : [...new Set(Object.values(SAFETY_MODULES).flat())],
     isolate: false,
     testTimeout: 30_000,
     hookTimeout: 30_000,

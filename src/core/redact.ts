@@ -81,10 +81,10 @@ export const REDACTED = "[REDACTED]";
 export const MIN_SECRET_LENGTH = 3;
 
 function replaceRule(text: string, rule: RegExp): string {
+  // The last argument is the named groups, or, for a rule without any, the matched text (which has neither).
   return text.replace(rule, (...args: unknown[]) => {
-    const groups = args[args.length - 1] as Record<string, string | undefined> | undefined;
-    if (!groups || typeof groups !== "object") return REDACTED;
-    return `${groups.keep ?? ""}${REDACTED}${groups.tail ?? ""}`;
+    const { keep = "", tail = "" } = args[args.length - 1] as { keep?: string; tail?: string };
+    return `${keep}${REDACTED}${tail}`;
   });
 }
 
@@ -94,7 +94,7 @@ export function redact(text: string, extraSecrets: readonly string[] = []): stri
   // Longest first, so a secret that contains another is not left half redacted.
   const known = extraSecrets.filter((s) => typeof s === "string" && s.length >= MIN_SECRET_LENGTH).sort((a, b) => b.length - a.length);
   for (const secret of known) {
-    if (out.includes(secret)) out = out.split(secret).join(REDACTED);
+    out = out.split(secret).join(REDACTED);
     for (const form of encodedForms(secret)) {
       if (!out.includes(form.literal)) continue;
       out = form.pattern === undefined ? out.split(form.literal).join(REDACTED) : out.replace(new RegExp(form.pattern, "g"), REDACTED);

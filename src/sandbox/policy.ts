@@ -184,10 +184,10 @@ export function sandboxPolicy(input: {
   };
 }
 
-/** True when `inner` is `outer` or lies inside it. */
+/** True when `inner` is `outer` or lies inside it (a folder inside named `..x` included: only `..` itself leads out). */
 export function within(inner: string, outer: string): boolean {
   const rel = path.relative(outer, inner);
-  return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
+  return rel !== ".." && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel);
 }
 
 function unique(values: string[]): string[] {

@@ -16,6 +16,6 @@ export function gitBinary(env: Env, tree: string | undefined, name = "git"): str
   const root = tree ? realPath(tree) : undefined;
   const outside = (env.PATH ?? "")
     .split(path.delimiter)
-    .filter((dir) => dir !== "" && path.isAbsolute(dir) && !(root && (within(path.resolve(dir), root) || within(realPath(dir), root))));
+    .filter((dir) => path.isAbsolute(dir) && !(root && (within(path.resolve(dir), root) || within(realPath(dir), root))));
   return onPath(name, outside.join(path.delimiter)) ?? name;
 }

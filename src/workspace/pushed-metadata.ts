@@ -39,9 +39,11 @@ export function parseBatch(bytes: Buffer): RawObject[] | undefined {
     const eol = bytes.indexOf(0x0a, at);
     if (eol < 0) return undefined;
     const [id = "", type = "", size = ""] = bytes.subarray(at, eol).toString("latin1").split(" ");
-    if (type === "missing" || !/^\d+$/.test(size)) return undefined;
+    // A missing object ("<id> missing") has no size.
+    if (!/^\d+$/.test(size)) return undefined;
     const end = eol + 1 + Number(size);
-    if (end >= bytes.length || bytes[end] !== 0x0a) return undefined;
+    // Past the end, bytes[end] is undefined.
+    if (bytes[end] !== 0x0a) return undefined;
     out.push({ id, type, body: bytes.subarray(eol + 1, end) });
     at = end + 1;
   }
@@ -55,9 +57,8 @@ function messageOf(body: Buffer): Buffer {
 }
 
 async function readObjects(git: GitRun, dir: string, ids: readonly string[], refuse: (why: string) => OttoError): Promise<RawObject[]> {
-  if (ids.length === 0) return [];
   const read = await git(["cat-file", "--batch"], { cwd: dir, input: `${ids.join("\n")}\n`, raw: true });
-  const objects = read.exitCode === 0 ? parseBatch(read.bytes ?? Buffer.from(read.stdout, "utf8")) : undefined;
+  const objects = read.exitCode === 0 ? parseBatch(read.bytes ?? Buffer.from(read.stdout)) : undefined;
   if (!objects || objects.length !== ids.length)
     throw refuse(`git could not read the commits, tags and notes to push whole (${read.stderr.trim() || `exit ${read.exitCode}`})`);
   return objects;
@@ -107,7 +108,7 @@ export async function scanPushedMetadata(
   const notes = await notesOn(git, dir, commits);
   const named = new Map<string, string>([...input.commits.map((c) => [c, `commit ${c.slice(0, 7)}`] as const), ...tags, ...notes]);
   const objects = await readObjects(git, dir, [...named.keys()], refuse);
-  const needles = input.needles.map((n) => Buffer.from(n, "utf8"));
+  const needles = input.needles.map((n) => Buffer.from(n));
   const known = input.ignoredBlobs ?? {};
   const format: ObjectFormat = (input.commits[0]?.length ?? 40) === 64 ? "sha256" : "sha1";
   const out: MetadataFinding[] = [];

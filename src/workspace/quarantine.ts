@@ -44,15 +44,12 @@ export async function quarantineOpencodeCode(
     cwd: root,
   });
   const before = (p: string): boolean => ignoredBefore.some((i) => p === i || (i.endsWith("/") && p.startsWith(i)));
-  const hidden =
-    listed.exitCode === 0
-      ? listed.stdout
-          .split("\0")
-          .filter((p) => p !== "" && isOpencodeCode(p) && !before(p))
-          .map((p) => p.replace(/\/$/, ""))
-      : [];
+  // A failed listing has no names in it; what it has is taken (moving too much fails safe).
+  const hidden = listed.stdout
+    .split("\0")
+    .filter((p) => isOpencodeCode(p) && !before(p))
+    .map((p) => p.replace(/\/$/, ""));
   const chosen = [...new Set([...paths.filter(isOpencodeCode), ...hidden])];
-  if (chosen.length === 0) return undefined;
   const stamp = new Date().toISOString().replace(/[:.]/g, "-");
   const dir = path.join(xdgPaths(env).ottoDataDir, "quarantine", `${path.basename(root)}-${stamp}`);
   const moved: string[] = [];

@@ -21,7 +21,7 @@ export const MIN_SCANNED_SECRET = 8;
 
 /** The paths (relative to `root`) whose content holds one of `secrets`, in the order given. */
 export async function findKnownSecrets(root: string, paths: readonly string[], secrets: readonly string[]): Promise<string[]> {
-  const needles = [...new Set(secrets)].filter((s) => s.length >= MIN_SCANNED_SECRET).map((s) => Buffer.from(s, "utf8"));
+  const needles = [...new Set(secrets)].filter((s) => s.length >= MIN_SCANNED_SECRET).map((s) => Buffer.from(s));
   if (needles.length === 0) return [];
   const found: string[] = [];
   for (const p of paths) {

@@ -1,3 +1,5 @@
+import fs from "node:fs/promises";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadConfig, validateConfig } from "../../../src/config/index.ts";
 import {
@@ -77,6 +79,57 @@ describe("trust of a repo's config", () => {
     expect(await untrustRepo(box.env, box.repo)).toBe(false);
     expect(await listTrustedRepos(box.env)).toEqual([]);
     expect(await box.read(`${box.home}/.config/otto/trusted-repos.json`)).toContain('"repos": []');
+  });
+
+  it("trust is per root: another repo with the same values, or one reached through a link, is judged by its own real path", async () => {
+    const box = await sandbox();
+    const other = path.join(box.root, "other");
+    await fs.mkdir(other);
+    await fs.symlink(box.repo, path.join(box.root, "link"));
+    await trustRepo(box.env, box.repo, "d");
+    expect(await isRepoTrusted(box.env, other, "d")).toBe(false);
+    expect(await isRepoTrusted(box.env, path.join(box.root, "link"), "d")).toBe(true);
+    await trustRepo(box.env, other, "e");
+    await trustRepo(box.env, box.repo, "d2");
+    expect((await listTrustedRepos(box.env)).map((r) => [r.root, r.digest])).toEqual([
+      [other, "e"],
+      [box.repo, "d2"],
+    ]);
+    expect(await untrustRepo(box.env, path.join(box.root, "missing"))).toBe(false);
+    expect(await untrustRepo(box.env, box.repo)).toBe(true);
+    expect((await listTrustedRepos(box.env)).map((r) => r.root)).toEqual([other]);
+  });
+
+  it("a root that does not exist is kept as its absolute path", async () => {
+    const box = await sandbox();
+    const gone = path.join(box.root, "gone", "..", "gone2");
+    await trustRepo(box.env, gone, "d");
+    expect((await listTrustedRepos(box.env)).map((r) => r.root)).toEqual([path.join(box.root, "gone2")]);
+    expect(await isRepoTrusted(box.env, path.join(box.root, "gone2"), "d")).toBe(true);
+  });
+
+  it("the digest covers every gated value, whatever the order of the keys", () => {
+    const a = gatedDigest({ "notify.command": "x", sandbox: { mode: "off" } });
+    expect(gatedDigest({ sandbox: { mode: "off" }, "notify.command": "x" })).toBe(a);
+    expect(gatedDigest({ "notify.command": "x", sandbox: { mode: "open" } })).not.toBe(a);
+    expect(gatedDigest({ "notify.command": "x", limits: { mode: "off" } })).not.toBe(a);
+    expect(gatedDigest({ "notify.command": "x" })).not.toBe(a);
+    expect(gatedDigest({})).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it("a trust list without repos is empty; an unreadable one is an error that names the file and the fix", async () => {
+    const box = await sandbox();
+    const file = path.join(box.home, ".config", "otto", "trusted-repos.json");
+    await box.write(file, "{}");
+    expect(await listTrustedRepos(box.env)).toEqual([]);
+    await box.write(file, "{ not json");
+    await expect(listTrustedRepos(box.env)).rejects.toMatchObject({
+      code: "trust_file_invalid",
+      message: `${file} is not a valid trust list.`,
+      fix: `Delete ${file} and trust your repos again with /otto-config trust.`,
+    });
+    await box.write(file, JSON.stringify({ repos: [{ root: "/r" }] }));
+    await expect(isRepoTrusted(box.env, "/r", "d")).rejects.toMatchObject({ code: "trust_file_invalid" });
   });
 
   it("a user file's gated keys need no trust", async () => {

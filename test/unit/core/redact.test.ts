@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { REDACTED, redact, redactDeep } from "../../../src/core/redact.ts";
+import { maskSecret, REDACTED, redact, redactDeep } from "../../../src/core/redact.ts";
 
 const JWT =
   "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIn0.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c";
@@ -258,5 +258,86 @@ describe("redactDeep", () => {
   it("redacts strings inside objects and arrays and keeps other values", () => {
     const out = redactDeep({ error: `failed with ${JWT}`, nested: { list: ["short1", 3, true, null] } }, ["short1"]);
     expect(out).toEqual({ error: `failed with ${REDACTED}`, nested: { list: [REDACTED, 3, true, null] } });
+  });
+});
+
+describe("redact: the edges of each rule", () => {
+  it("an Authorization header however it is spaced or quoted: the scheme stays, the credentials go", () => {
+    expect(redact('{"Authorization": "token abcdef12"}')).toBe(`{"Authorization": "token ${REDACTED}"}`);
+    expect(redact("Authorization : token abcdef12")).toBe(`Authorization : token ${REDACTED}`);
+    expect(redact("Authorization:token abcdef12")).toBe(`Authorization:token ${REDACTED}`);
+    expect(redact("Authorization:    token abcdef12")).toBe(`Authorization:    token ${REDACTED}`);
+    expect(redact("Authorization: token   abcdef12")).toBe(`Authorization: token   ${REDACTED}`);
+  });
+
+  it("a bare Bearer or Basic credential, with up to four spaces; prose that names the schemes stays", () => {
+    expect(redact("use Bearer abcdefghijkl12 here")).toBe(`use ${REDACTED} here`);
+    expect(redact("use Basic  dXNlcjpwYXNzd29yZA== here")).toBe(`use ${REDACTED} here`);
+    const prose = "Basic information about Bearer auth and Basic short=";
+    expect(redact(prose)).toBe(prose);
+  });
+
+  it("a private key cut off before its END line is redacted to the end of the text", () => {
+    expect(redact("key:\n-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA7\nabcdef")).toBe(`key:\n${REDACTED}`);
+  });
+
+  it("a known secret inside a longer base64 text: the characters of the partial groups around it go too", () => {
+    const secret = "known-secret-value-42";
+    const blob = Buffer.from(`ab${secret}xyz!`).toString("base64");
+    const out = redact(blob, [secret]);
+    expect(out.startsWith(`${blob.slice(0, 2)}${REDACTED}`)).toBe(true);
+    expect(out.length).toBeLessThan(blob.length);
+  });
+
+  it("a value that is not a string among the known secrets is passed over, the others still redacted", () => {
+    expect(redact("a long-secret b", [undefined as unknown as string, 42 as unknown as string, "long-secret"])).toBe(`a ${REDACTED} b`);
+  });
+});
+
+describe("redactDeep: what it visits", () => {
+  const TOKEN = "ghp_abcdefghijklmnopqrstuvwxyz0123456789";
+
+  it("an Error becomes its redacted stack, or its message when it has none", () => {
+    const error = new Error(`failed with ${TOKEN}`);
+    const out = redactDeep({ error }).error as unknown as string;
+    expect(out.startsWith(`Error: failed with ${REDACTED}\n`)).toBe(true);
+    expect(out).toContain(" at ");
+    const bare = new Error(`bare ${TOKEN}`);
+    bare.stack = undefined;
+    expect(redactDeep([bare])).toEqual([`bare ${REDACTED}`]);
+  });
+
+  it("objects without a prototype are rebuilt and redacted; a Date, a Map, a class instance stay as they are", () => {
+    const bare = Object.assign(Object.create(null) as Record<string, string>, { t: TOKEN });
+    expect(redactDeep({ bare })).toEqual({ bare: { t: REDACTED } });
+    const date = new Date(0);
+    const map = new Map([["t", TOKEN]]);
+    const out = redactDeep({ date, map, u: undefined, n: 1, f: false });
+    expect(out.date).toBe(date);
+    expect(out.map).toBe(map);
+    expect(out).toEqual({ date, map, u: undefined, n: 1, f: false });
+  });
+
+  it("goes eight levels deep and no further, so a cycle ends", () => {
+    const nest = (depth: number): Record<string, unknown> => (depth === 0 ? { t: TOKEN } : { a: nest(depth - 1) });
+    const dig = (v: unknown, depth: number): unknown => (depth === 0 ? v : dig((v as Record<string, unknown>).a, depth - 1));
+    // The object at depth 8 is visited (its string redacted); the one at depth 9 is left as it is.
+    expect(dig(redactDeep(nest(8)), 8)).toEqual({ t: REDACTED });
+    const deeper = nest(9);
+    expect(dig(redactDeep(deeper), 9)).toBe(dig(deeper, 9));
+    const list = (depth: number): unknown[] => (depth === 0 ? [TOKEN] : [list(depth - 1)]);
+    expect(JSON.stringify(redactDeep(list(8)))).toContain(REDACTED);
+    expect(JSON.stringify(redactDeep(list(9)))).toContain(TOKEN);
+    const cycle: Record<string, unknown> = { t: TOKEN };
+    cycle.self = cycle;
+    expect((redactDeep(cycle) as { t: string }).t).toBe(REDACTED);
+  });
+});
+
+describe("maskSecret", () => {
+  it("says a secret is set and how long it is, never what it is", () => {
+    expect(maskSecret(undefined)).toBe("(unset)");
+    expect(maskSecret("")).toBe("(unset)");
+    expect(maskSecret("abcdef")).toBe(`${REDACTED} (6 chars)`);
   });
 });

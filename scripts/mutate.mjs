@@ -1,0 +1,135 @@
+/* global process, console */
+// `npm run mutate`: Stryker over the safety floor (stryker.modules.mjs), one module at a time, each
+// against its own unit tests, each with its own incremental file under reports/stryker/ (a later
+// run tests again only the mutants whose code or tests changed). Prints, and writes to
+// reports/mutation/summary.md, one row per module: mutants, killed, survived, timeout, no coverage,
+// score, time. Each module's surviving mutants are in reports/mutation/<module>.log.
+//   npm run mutate                          every safety module
+//   npm run mutate -- src/core/redact.ts    the modules named
+//   npm run mutate -- --force <module>      every mutant again, not only the changed ones
+//   npm run mutate:changed -- --list        which modules a run would mutate, nothing run
+//   npm run mutate:changed [-- <base>]      the modules whose code or tests differ from <base> (origin/main, else main)
+// Exits 1 when a module scores below the goal (85 %), 2 when Stryker itself failed.
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { SAFETY_MODULES } from "../stryker.modules.mjs";
+
+const GOAL = 85;
+// --force: every mutant tested again. Stryker's incremental mode keeps the result of a mutant that
+// survived until its code or the tests that covered it change; a static mutant (in a module-level
+// constant: redact.ts's patterns) names no covering tests, so a new test that kills it goes unseen
+// until a forced run.
+const force = process.argv.includes("--force");
+// --list: the modules a run would mutate, one a line, and nothing run.
+const list = process.argv.includes("--list");
+const args = process.argv.slice(2).filter((a) => a !== "--force" && a !== "--list");
+
+function git(...a) {
+  const r = spawnSync("git", a, { encoding: "utf8" });
+  return r.status === 0 ? r.stdout : undefined;
+}
+
+function changedModules(base) {
+  const ref = base ?? (git("rev-parse", "--verify", "-q", "origin/main") ? "origin/main" : "main");
+  const diff = git("diff", "--name-only", `${ref}...HEAD`);
+  if (diff === undefined) {
+    console.error(`mutate: no git ref '${ref}' to compare with. Name one: npm run mutate:changed -- <base>`);
+    process.exit(2);
+  }
+  // Committed changes since the base, and what is changed but not yet committed.
+  const changed = new Set([...diff.split("\n"), ...(git("diff", "--name-only", "HEAD") ?? "").split("\n")].filter(Boolean));
+  return Object.keys(SAFETY_MODULES).filter((m) => changed.has(m) || SAFETY_MODULES[m].some((t) => changed.has(t)));
+}
+
+let modules;
+if (args[0] === "--changed") modules = changedModules(args[1]);
+else if (args.length > 0) {
+  const unknown = args.filter((a) => !(a in SAFETY_MODULES));
+  if (unknown.length > 0) {
+    console.error(`mutate: not a safety module: ${unknown.join(", ")}. The list is in stryker.modules.mjs.`);
+    process.exit(2);
+  }
+  modules = args;
+} else modules = Object.keys(SAFETY_MODULES);
+
+if (modules.length === 0) {
+  console.log("mutate: no safety module or its tests changed; nothing to mutate.");
+  process.exit(0);
+}
+
+if (list) {
+  console.log(modules.join("\n"));
+  process.exit(0);
+}
+
+const slug = (m) =>
+  m
+    .replace(/^src\//, "")
+    .replace(/\.ts$/, "")
+    .replace(/\//g, "-");
+fs.mkdirSync("reports/mutation", { recursive: true });
+
+/** Counts by Stryker's statuses from a mutation-testing report; score as Stryker defines it (timeouts count as killed). */
+function tally(reportFile, module) {
+  const report = JSON.parse(fs.readFileSync(reportFile, "utf8"));
+  const mutants = report.files?.[module]?.mutants ?? [];
+  const n = (s) => mutants.filter((m) => m.status === s).length;
+  const row = { mutants: mutants.length, killed: n("Killed"), survived: n("Survived"), timeout: n("Timeout"), noCoverage: n("NoCoverage") };
+  const valid = row.killed + row.timeout + row.survived + row.noCoverage;
+  row.score = valid === 0 ? 100 : (100 * (row.killed + row.timeout)) / valid;
+  return row;
+}
+
+const rows = [];
+let failed = false;
+for (const module of modules) {
+  const started = Date.now();
+  const incremental = `reports/stryker/${slug(module)}.json`;
+  console.log(`mutate: ${module} (tests: ${SAFETY_MODULES[module].join(", ")})`);
+  const run = spawnSync(
+    process.execPath,
+    [
+      path.join("node_modules", "@stryker-mutator", "core", "bin", "stryker.js"),
+      "run",
+      "--mutate",
+      module,
+      "--incrementalFile",
+      incremental,
+      "--reporters",
+      "clear-text",
+      ...(force ? ["--force"] : []),
+      // A folder of its own: two runs at once (two modules by hand) do not clean up each other's.
+      "--tempDirName",
+      `reports/.stryker-tmp/${slug(module)}`,
+    ],
+    { encoding: "utf8", env: { ...process.env, OTTO_MUTATE_TESTS: SAFETY_MODULES[module].join(",") }, maxBuffer: 64 * 1024 * 1024 },
+  );
+  fs.writeFileSync(`reports/mutation/${slug(module)}.log`, `${run.stdout}\n${run.stderr}`);
+  const minutes = (Date.now() - started) / 60_000;
+  if (run.status !== 0 || !fs.existsSync(incremental)) {
+    console.error(`mutate: Stryker failed on ${module} (exit ${run.status}); see reports/mutation/${slug(module)}.log`);
+    failed = true;
+    rows.push({ module, error: true, minutes });
+    continue;
+  }
+  const row = { module, ...tally(incremental, module), minutes };
+  console.log(
+    `mutate: ${module}: ${row.score.toFixed(1)} % (${row.survived} survived, ${row.noCoverage} no coverage) in ${minutes.toFixed(1)} min`,
+  );
+  rows.push(row);
+}
+
+const lines = [
+  "| module | mutants | killed | survived | timeout | no coverage | score | time |",
+  "|---|---:|---:|---:|---:|---:|---:|---:|",
+  ...rows.map((r) =>
+    r.error
+      ? `| \`${r.module}\` | — | — | — | — | — | Stryker failed | ${r.minutes.toFixed(1)} min |`
+      : `| \`${r.module}\` | ${r.mutants} | ${r.killed} | ${r.survived} | ${r.timeout} | ${r.noCoverage} | ${r.score.toFixed(1)} % | ${r.minutes.toFixed(1)} min |`,
+  ),
+];
+fs.writeFileSync("reports/mutation/summary.md", `${lines.join("\n")}\n`);
+console.log(lines.join("\n"));
+if (failed) process.exit(2);
+if (rows.some((r) => r.score < GOAL)) process.exit(1);

@@ -1,0 +1,2 @@
+// Types of stryker.modules.mjs, for vitest.mutate.config.ts.
+export declare const SAFETY_MODULES: Record<string, string[]>;

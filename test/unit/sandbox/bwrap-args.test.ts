@@ -1,0 +1,137 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { bwrapArgs, pathKind, type PathKind } from "../../../src/sandbox/bwrap.ts";
+import type { SandboxPolicy } from "../../../src/sandbox/policy.ts";
+import { removeAfterTest } from "../../support/git.ts";
+
+/*
+ * bubblewrap's arguments for a policy written out whole: every step of the mount order, each path
+ * kind, and what is skipped (missing, inside a private temp folder, in a hidden folder, in the
+ * empty home unless a bound folder shows it again).
+ */
+
+const DIRS = [
+  "/tmp",
+  "/h/u",
+  "/x/store",
+  "/tmp/held",
+  "/tmp/held/out",
+  "/h/u/.ssh",
+  "/x/secret-dir",
+  "/x/secret-dir/tool",
+  "/opt/node",
+  "/tmp/tool",
+  "/h/u/.cargo",
+  "/h/u/.npm",
+  "/w/repo",
+  "/w/repo/.git/hooks",
+];
+const FILES = [
+  "/x/key.pem",
+  "/h/u/.cargo/credentials.toml",
+  "/opt/file-tool",
+  "/data/otto/gitconfig",
+  "/data/otto/view",
+  "/h/u/.gitignore_global",
+  "/x/secret-dir/attrs",
+  "/x/store/allowed.txt",
+  "/w/repo/.git/config",
+  "/tmp/sock",
+];
+const kind = (p: string): PathKind => (DIRS.includes(p) ? "dir" : FILES.includes(p) ? "file" : "missing");
+
+const POLICY: SandboxPolicy = {
+  cwd: "/w/repo/src",
+  tree: ["/w/repo", "/w/missing-tree"],
+  home: "/h/u",
+  toolchains: ["/opt/node", "/x/secret-dir/tool", "/tmp/tool", "/opt/file-tool"],
+  caches: ["/h/u/.cargo", "/h/u/.npm"],
+  allowRead: ["/x/store/allowed.txt", "/h/u/gone"],
+  allowWrite: ["/tmp/held/out", "/gone-w"],
+  readOnly: ["/w/repo/.git/config", "/w/repo/.git/hooks", "/w/repo/.git/info"],
+  hidden: ["/x/store", "/tmp/held", "/x/key.pem", "/h/u/.ssh", "/h/u/.cargo/credentials.toml", "/tmp/sock", "/x/missing", "/x/secret-dir"],
+  privateTemp: ["/tmp", "/var/tmp"],
+  network: "none",
+  ports: [],
+  gitConfig: "/data/otto/gitconfig",
+  gitConfigAt: "/h/u/.gitconfig",
+  gitFiles: ["/h/u/.gitignore_global", "/x/secret-dir/attrs", "/h/u/missing-attrs"],
+  configViews: [
+    { copy: "/data/otto/view", file: "/w/repo/.git/config" },
+    { copy: "/data/otto/other", file: "/elsewhere/config" },
+  ],
+};
+
+describe("bwrapArgs", () => {
+  it("mounts in order: system, temp, home, hidden holders, toolchains, git settings, caches, allowed paths, tree, read-only git files, hidden paths", () => {
+    expect(bwrapArgs(POLICY, kind)).toEqual([
+      ...["--die-with-parent", "--unshare-pid", "--unshare-net"],
+      ...["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"],
+      ...["--tmpfs", "/tmp"],
+      ...["--tmpfs", "/h/u"],
+      // A hidden folder that holds an allowed path is hidden before the path is bound into it.
+      ...["--tmpfs", "/x/store"],
+      ...["--ro-bind", "/opt/node", "/opt/node"],
+      ...["--ro-bind", "/data/otto/gitconfig", "/h/u/.gitconfig"],
+      ...["--ro-bind", "/h/u/.gitignore_global", "/h/u/.gitignore_global"],
+      ...["--bind", "/h/u/.cargo", "/h/u/.cargo", "--bind", "/h/u/.npm", "/h/u/.npm"],
+      ...["--ro-bind", "/x/store/allowed.txt", "/x/store/allowed.txt"],
+      ...["--bind", "/tmp/held/out", "/tmp/held/out"],
+      ...["--bind", "/w/repo", "/w/repo"],
+      ...["--ro-bind", "/data/otto/view", "/w/repo/.git/config"],
+      ...["--ro-bind", "/w/repo/.git/hooks", "/w/repo/.git/hooks"],
+      // Outside temp and home; in the home but shown again by a bound cache; a folder.
+      ...["--ro-bind", "/dev/null", "/x/key.pem"],
+      ...["--ro-bind", "/dev/null", "/h/u/.cargo/credentials.toml"],
+      ...["--tmpfs", "/x/secret-dir"],
+      ...["--chdir", "/w/repo/src"],
+    ]);
+  });
+
+  it("open network: no network namespace; no home, or a home or git settings file that is not there: nothing for them", () => {
+    const open = { ...POLICY, network: "open", home: undefined, gitConfigAt: undefined } as SandboxPolicy;
+    const args = bwrapArgs(open, kind);
+    expect(args).not.toContain("--unshare-net");
+    expect(args).not.toContain("/h/u/.gitconfig");
+    expect(args).not.toContain("/data/otto/gitconfig");
+    expect(args).not.toContain(undefined);
+    expect(args.slice(0, 12)).toEqual([
+      "--die-with-parent",
+      "--unshare-pid",
+      "--ro-bind",
+      "/",
+      "/",
+      "--dev",
+      "/dev",
+      "--proc",
+      "/proc",
+      "--tmpfs",
+      "/tmp",
+      "--tmpfs",
+    ]);
+    expect(args[12]).toBe("/x/store");
+    // Without the empty home, what lies in it is hidden one by one.
+    expect(args.join(" ")).toContain("--tmpfs /h/u/.ssh");
+    const gone = (p: string): PathKind => (p === "/h/u" || p === "/data/otto/gitconfig" ? (p === "/h/u" ? "missing" : "dir") : kind(p));
+    const without = bwrapArgs(POLICY, gone);
+    expect(without).not.toContain("/h/u/.gitconfig");
+    expect(without.join(" ")).not.toContain("--tmpfs /h/u ");
+  });
+});
+
+describe("pathKind", () => {
+  it("a folder, a file (a link to one too), or missing", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "otto-pathkind-"));
+    removeAfterTest(dir);
+    fs.writeFileSync(path.join(dir, "f"), "x");
+    fs.symlinkSync(path.join(dir, "f"), path.join(dir, "l"));
+    expect([pathKind(dir), pathKind(path.join(dir, "f")), pathKind(path.join(dir, "l")), pathKind(path.join(dir, "none"))]).toEqual([
+      "dir",
+      "file",
+      "file",
+      "missing",
+    ]);
+  });
+});

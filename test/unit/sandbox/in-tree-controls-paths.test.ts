@@ -1,0 +1,99 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { inTreeControls } from "../../../src/sandbox/in-tree-controls.ts";
+import { removeAfterTest } from "../../support/git.ts";
+
+/*
+ * Which folders of the tree are made read-only inside the sandbox (in-tree-controls.test.ts shows
+ * them read-only under real bubblewrap): PATH entries inside the tree and an in-tree hooks folder,
+ * as git would find core.hooksPath.
+ */
+
+function layout() {
+  const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "otto-in-tree-")));
+  removeAfterTest(root);
+  const tree = path.join(root, "tree");
+  const common = path.join(tree, ".git");
+  const worktree = path.join(common, "worktrees", "w");
+  fs.mkdirSync(worktree, { recursive: true });
+  fs.mkdirSync(path.join(tree, ".venv", "bin"), { recursive: true });
+  const config = (file: string, hooks: string | undefined) =>
+    fs.writeFileSync(file, hooks === undefined ? "[core]\n\tbare = false\n" : `[core]\n\thooksPath = ${hooks}\n`);
+  return { root, tree, common, worktree, config };
+}
+
+describe("inTreeControls", () => {
+  it("PATH entries inside the tree (through a link too), each once; not the tree itself, relative or outside entries", () => {
+    const { root, tree } = layout();
+    fs.symlinkSync(path.join(tree, ".venv", "bin"), path.join(root, "venv-link"));
+    const PATH = [
+      path.join(tree, ".venv", "bin"),
+      path.join(root, "venv-link"),
+      tree,
+      "",
+      ".venv/bin",
+      "/usr/bin",
+      path.join(tree, "missing"),
+    ].join(path.delimiter);
+    expect(inTreeControls(tree, [], { PATH })).toEqual([path.join(tree, ".venv", "bin"), path.join(tree, "missing")]);
+    expect(inTreeControls(tree, [], {})).toEqual([]);
+    // A relative entry is skipped even where, from the working folder, it leads into the tree.
+    expect(inTreeControls(tree, [], { PATH: path.relative(process.cwd(), path.join(tree, ".venv", "bin")) })).toEqual([]);
+  });
+
+  it("core.hooksPath: the worktree's own config first, then the repository's, then the user's settings", () => {
+    const { tree, common, worktree, config } = layout();
+    const settings = path.join(tree, "..", "gitconfig");
+    config(path.join(common, "config"), ".husky/_");
+    config(path.join(worktree, "config.worktree"), "hooks/worktree");
+    config(settings, "hooks/user");
+    expect(inTreeControls(tree, [common, worktree], {}, settings)).toEqual([path.join(tree, "hooks", "worktree")]);
+    fs.rmSync(path.join(worktree, "config.worktree"));
+    expect(inTreeControls(tree, [common, worktree], {}, settings)).toEqual([path.join(tree, ".husky", "_")]);
+    fs.rmSync(path.join(common, "config"));
+    expect(inTreeControls(tree, [common, worktree], {}, settings)).toEqual([path.join(tree, "hooks", "user")]);
+    expect(inTreeControls(tree, [common, worktree], {})).toEqual([]);
+  });
+
+  it("within one git directory, config.worktree before config; an empty value counts as none", () => {
+    const { tree, common, config } = layout();
+    config(path.join(common, "config"), "from-config");
+    config(path.join(common, "config.worktree"), "from-worktree");
+    expect(inTreeControls(tree, [common], {})).toEqual([path.join(tree, "from-worktree")]);
+    fs.writeFileSync(path.join(common, "config.worktree"), '[core]\n\thooksPath = ""\n');
+    fs.utimesSync(path.join(common, "config.worktree"), new Date(), new Date(Date.now() + 5_000));
+    expect(inTreeControls(tree, [common], {})).toEqual([path.join(tree, "from-config")]);
+  });
+
+  it("a hooks folder outside the tree, or the tree itself, is not made read-only; ~/ is the home's", () => {
+    const { root, tree, common, config } = layout();
+    config(path.join(common, "config"), path.join(root, "elsewhere"));
+    expect(inTreeControls(tree, [common], {})).toEqual([]);
+    config(path.join(common, "config"), ".");
+    fs.utimesSync(path.join(common, "config"), new Date(), new Date(Date.now() + 10_000));
+    expect(inTreeControls(tree, [common], {})).toEqual([]);
+    config(path.join(common, "config"), "~/hooks");
+    fs.utimesSync(path.join(common, "config"), new Date(), new Date(Date.now() + 20_000));
+    expect(inTreeControls(tree, [common], { HOME: tree })).toEqual([path.join(tree, "hooks")]);
+    expect(inTreeControls(tree, [common], { HOME: root })).toEqual([]);
+    // Without HOME, ~/ is the root folder's, never the tree's.
+    expect(inTreeControls(tree, [common], {})).toEqual([]);
+  });
+
+  it("a changed config is read again; an unchanged one is not", () => {
+    const { tree, common, config } = layout();
+    const file = path.join(common, "config");
+    config(file, "first");
+    const at = new Date(Date.now() - 60_000);
+    fs.utimesSync(file, at, at);
+    expect(inTreeControls(tree, [common], {})).toEqual([path.join(tree, "first")]);
+    // Rewritten with the same times: still the first answer (read once per file state).
+    config(file, "second");
+    fs.utimesSync(file, at, at);
+    expect(inTreeControls(tree, [common], {})).toEqual([path.join(tree, "first")]);
+    fs.utimesSync(file, new Date(), new Date());
+    expect(inTreeControls(tree, [common], {})).toEqual([path.join(tree, "second")]);
+  });
+});
