@@ -9,6 +9,7 @@ import type { ClassifyContext } from "./classify-command.ts";
 import { isGitControlPath } from "./git-paths.ts";
 import { configPaths, pathRefusal } from "./tool-paths.ts";
 
+import { withoutSecretResults } from "./search-results.ts";
 import { RepeatedCalls, repeatedCallReason } from "./repeated-calls.ts";
 
 /*
@@ -161,7 +162,9 @@ export class SessionGuard {
         write: FILE_TOOLS.has(input.tool),
       };
       for (const file of filesOf(args)) {
-        const refusal = pathRefusal(expandHome(file, this.deps.env), context, file);
+        // Judged as OpenCode opens it: relative to the session's directory, `~` never expanded
+        // (OpenCode's tools open `~/x` as `<tree>/~/x`, which a sandboxed `ln -s "$HOME" '~'` makes the home).
+        const refusal = pathRefusal(file, context, file);
         if (refusal) throw blocked(`${input.tool} on ${refusal}`);
       }
     }
@@ -174,15 +177,21 @@ export class SessionGuard {
 
   /**
    * `tool.execute.after`: what a guarded session's tool shows the model passes through the same
-   * redaction as everything otto writes. A file tool or a shell may still reach a secret otto does
+   * redaction as everything otto writes, and a search's results leave out the secret-named files the
+   * read tool may not open. A file tool or a shell may still reach a secret otto does
    * not hide (a key pasted in a project file); the known ones (the environment's, otto.jsonc's
    * tokens, OpenCode's auth store) never reach the model as they are.
    */
   async afterTool(input: { tool: string; sessionID: string }, output: { output?: unknown }): Promise<void> {
     if (!this.isGuarded(input.sessionID) || typeof output.output !== "string" || output.output === "") return;
+    if (input.tool === "grep" || input.tool === "glob") {
+      // A search shows no file the read tool may not open (search-results.ts).
+      const { isSecretName } = await sandbox();
+      output.output = withoutSecretResults(input.tool, String(output.output), isSecretName);
+    }
     const forge = await this.#forge(this.deps.directory).catch(() => undefined);
     const secrets = [...(this.deps.secrets?.() ?? []), ...(forge?.secrets ?? []), ...opencodeAuthSecrets(this.deps.env)];
-    output.output = redact(output.output, secrets);
+    output.output = redact(String(output.output), secrets);
   }
 
   /**
@@ -363,11 +372,6 @@ async function credentialWords(command: string, env: Env): Promise<string | unde
     if (named) return `reading ${named}, where credentials live`;
   }
   return undefined;
-}
-
-/** `~/x` as the read tools take it. */
-function expandHome(file: string, env: Env): string {
-  return file === "~" || file.startsWith("~/") ? path.join(xdgPaths(env).home, file.slice(1)) : file;
 }
 
 async function aliasesOf(cwd: string, env: Env): Promise<Record<string, string>> {
