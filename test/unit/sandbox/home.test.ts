@@ -168,6 +168,23 @@ describe.skipIf(!available)("the sandbox's home, sockets, environment and tree (
     expect(fs.readFileSync(init, "utf8")).toBe("planted\n");
   });
 
+  it("credentials inside toolchain folders shown read-only (RubyGems, uv, nvm's global npmrc) are not readable; the toolchains are", async () => {
+    write(path.join(home, ".gem", "credentials"), ":rubygems_api_key: gem-secret\n");
+    write(path.join(home, ".gem", "bin", "rake"), "rake-runs\n");
+    write(path.join(home, ".local", "share", "uv", "credentials", "credentials.toml"), 'password = "uv-secret"\n');
+    write(path.join(home, ".local", "share", "uv", "python", "marker"), "uv-python\n");
+    write(path.join(home, ".nvm", "versions", "node", "v22.1.0", "etc", "npmrc"), "//registry.npmjs.org/:_authToken=nvm-secret\n");
+    write(path.join(home, ".nvm", "versions", "node", "v22.1.0", "bin", "node-marker"), "nvm-node\n");
+    const read =
+      "cat ~/.gem/credentials ~/.local/share/uv/credentials/credentials.toml ~/.nvm/versions/node/v22.1.0/etc/npmrc " +
+      "~/.gem/bin/rake ~/.local/share/uv/python/marker ~/.nvm/versions/node/v22.1.0/bin/node-marker";
+    expect((await outside(read)).out).toMatch(/gem-secret[\s\S]*uv-secret[\s\S]*nvm-secret/);
+    const probe = await inside(read);
+    expect(probe.out).not.toMatch(/gem-secret|uv-secret|nvm-secret/);
+    // The folders around them are still shown: the toolchains run.
+    expect(probe.out).toMatch(/rake-runs[\s\S]*uv-python[\s\S]*nvm-node/);
+  });
+
   it("a unix socket of the user's session (an ssh-agent under XDG_RUNTIME_DIR) answers outside, not inside", async () => {
     const socket = path.join(env.XDG_RUNTIME_DIR ?? "", "agent.sock");
     const server = net.createServer((c) => c.end("agent says hi\n"));
