@@ -71,6 +71,14 @@ export interface SandboxPolicy {
   hidden: string[];
   /** Folders replaced by an empty private one (the system's temp folders). */
   privateTemp: string[];
+  /**
+   * The system's runtime folders (`/run`, and `/var/run` where it is not a link to it), replaced
+   * by an empty one: they hold the sockets of every local service (PostgreSQL, MySQL, containerd,
+   * libvirt, the system bus), which a unix socket reaches whatever the network namespace.
+   */
+  emptyRun: string[];
+  /** Kept in the empty runtime folders: their top-level links, name resolution's folder, PATH entries. */
+  runKeep: Array<{ path: string; link?: string }>;
   /** `none`: a network namespace of its own (bubblewrap), network denied (Seatbelt). `open`: the internet, not the host (net.ts). */
   network: SandboxAccess["network"];
   /** With `open`: the host's loopback ports the command may reach. */
@@ -207,6 +215,7 @@ export function sandboxPolicy(input: {
     readOnly: unique([...readOnly, ...inTreeControls(root, gitDirs, env, input.git?.file)]),
     hidden,
     privateTemp: temp,
+    ...runtimeFolders(env),
     network: access.network,
     ports: [...(access.allow_ports ?? [])],
     gitConfig: input.git && homeDir !== "/" ? input.git.file : undefined,
@@ -214,6 +223,50 @@ export function sandboxPolicy(input: {
     gitFiles: real([...(input.git?.files ?? [])]),
     configViews: configViews(gitDirs, env),
   };
+}
+
+/**
+ * `/run` and `/var/run` as the sandbox shows them: empty, but for their top-level links (NixOS's
+ * `/run/current-system`, `/run/shm`), the folder `/etc/resolv.conf` leads to
+ * (`/run/systemd/resolve`) and the folders of PATH entries under them (`/run/wrappers/bin`).
+ */
+function runtimeFolders(env: Env): Pick<SandboxPolicy, "emptyRun" | "runKeep"> {
+  const emptyRun = unique(["/run", "/var/run"].map(realPath)).filter((dir) => isDir(dir));
+  const runKeep: SandboxPolicy["runKeep"] = [];
+  const under = (p: string): string | undefined => emptyRun.find((dir) => p !== dir && within(p, dir));
+  for (const dir of emptyRun) {
+    for (const name of safeList(dir)) {
+      const at = path.join(dir, name);
+      try {
+        if (fs.lstatSync(at).isSymbolicLink()) runKeep.push({ path: at, link: fs.readlinkSync(at) });
+      } catch {
+        // Gone meanwhile: nothing to keep.
+      }
+    }
+  }
+  const resolv = realPath("/etc/resolv.conf");
+  const folders = [...(under(resolv) ? [path.dirname(resolv)] : []), ...(env.PATH ?? "").split(":").filter((p) => path.isAbsolute(p))];
+  for (const folder of folders) {
+    const real = realPath(folder);
+    if (under(real) && isDir(real) && !runKeep.some((k) => k.path === real)) runKeep.push({ path: real });
+  }
+  return { emptyRun, runKeep };
+}
+
+function isDir(p: string): boolean {
+  try {
+    return fs.statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function safeList(dir: string): string[] {
+  try {
+    return fs.readdirSync(dir);
+  } catch {
+    return [];
+  }
 }
 
 /** True when `inner` is `outer` or lies inside it. */
