@@ -82,6 +82,11 @@ export function bwrapArgs(policy: SandboxPolicy, kind: (file: string) => PathKin
     const view = policy.configViews.find((v) => v.file === file);
     args.push("--ro-bind", view?.copy ?? file, file);
   }
+  // Files a git config includes (actions/checkout's credentials file) that hold a credential: their copies without it.
+  for (const view of policy.configViews) {
+    if (!policy.readOnly.includes(view.file) && !inTemp(view.file) && kind(view.file) === "file")
+      args.push("--ro-bind", view.copy, view.file);
+  }
   const bound = [...tree, ...policy.toolchains, ...policy.caches, ...policy.allowRead, ...policy.allowWrite];
   const inHome = (p: string): boolean => policy.home !== undefined && within(p, policy.home);
   for (const hidden of policy.hidden.filter((h) => !containsBound(h))) {
