@@ -41,6 +41,8 @@ const READ_ONLY_AGENTS = new Set(["otto-reviewer"]);
 
 /** Tools that read files or folders named by their arguments. */
 const READ_TOOLS = new Set(["read", "glob", "grep", "list"]);
+/** Tools after which OpenCode starts a language server (read, write, edit, patch, its `lsp` tool) or a formatter (write, edit, patch) on the file. */
+const HOST_RUNNER_TOOLS = new Set(["read", "lsp", ...FILE_TOOLS]);
 
 /** How long the forge hosts and token values read from otto.jsonc are reused. */
 const CONFIG_TTL_MS = 60_000;
@@ -93,6 +95,8 @@ export class SessionGuard {
   readonly #stopped = new Map<string, string>();
   #emptyDir: string | undefined;
   #saidNoSandbox = false;
+  /** The settings of this OpenCode instance that run programs on the files a tool touched (`lsp`, `formatter`), when on. */
+  #hostRunners: string[] = [];
 
   constructor(readonly deps: GuardDeps) {}
 
@@ -130,6 +134,18 @@ export class SessionGuard {
     this.#stopped.delete(sessionID);
   }
 
+  /**
+   * The `config` hook: whether this OpenCode instance runs language servers or formatters. They
+   * start outside any sandbox, on a file a tool read or wrote, programs the tree provides
+   * (`node_modules/.bin/oxlint`, `node_modules/typescript/lib/tsserver.js`, a formatter's binary),
+   * which a session's sandboxed shell can plant. The setting is the instance's, shared with the
+   * user's own sessions in the same folder, so otto does not change it: a guarded session's file
+   * tools are refused while it is on, with the way out.
+   */
+  noteHostConfig(config: { lsp?: unknown; formatter?: unknown }): void {
+    this.#hostRunners = (["lsp", "formatter"] as const).filter((key) => isOn(config[key]));
+  }
+
   /** `shell.env`: a guarded session's shell gets an environment in which no push can succeed. */
   async shellEnv(input: { cwd: string; sessionID?: string }, output: { env: Record<string, string> }): Promise<void> {
     if (!this.isGuarded(input.sessionID)) return;
@@ -151,6 +167,7 @@ export class SessionGuard {
     // Counted first, on the arguments as the model wrote them (the bash guard rewrites them), and
     // whether or not another guard refuses the call: a model retrying a refused push loops too.
     await this.#countCall(input.tool, input.sessionID, args);
+    if (this.#hostRunners.length > 0 && HOST_RUNNER_TOOLS.has(input.tool)) throw hostRunnersOn(input.tool, this.#hostRunners);
     if (FILE_TOOLS.has(input.tool) || READ_TOOLS.has(input.tool)) {
       // File tools run in OpenCode's process, outside any sandbox, and follow links: judged by where each path resolves (tool-paths.ts).
       const { credentialPaths, isSecretName } = await sandbox();
@@ -317,6 +334,20 @@ function blocked(reason: string): GuardBlocked {
   return new GuardBlocked(
     `Otto blocked this: ${reason}. Sessions otto runs cannot push, merge, call the forge, or change the checkout's git configuration, hooks or the environment otto set. ` +
       "Otto pushes for you after its checks pass: commit your work (if your task says to) and stop.",
+  );
+}
+
+/** `lsp: true`, or an object of servers (OpenCode 1.18: off when absent or false). */
+function isOn(value: unknown): boolean {
+  return value !== undefined && value !== null && value !== false;
+}
+
+function hostRunnersOn(tool: string, keys: readonly string[]): GuardBlocked {
+  const named = keys.map((k) => `"${k}"`).join(" and ");
+  return new GuardBlocked(
+    `Otto blocked this: ${tool} while OpenCode's ${named} ${keys.length > 1 ? "are" : "is"} on. OpenCode runs language servers and formatters ` +
+      "outside otto's sandbox, on the file a tool touched, with programs from the project's tree (node_modules/.bin), which a session's shell can replace. " +
+      `To run otto's sessions, set ${keys.map((k) => `"${k}": false`).join(" and ")} in the OpenCode configuration of this folder (opencode.json) or your global one, and restart OpenCode.`,
   );
 }
 

@@ -33,18 +33,15 @@ describe("file tools: the path OpenCode opens, the results OpenCode's searches s
 
   it("judges `~/x` as `<tree>/~/x`, which a sandboxed `ln -s \"$HOME\" '~'` makes the home: write and read are refused", async () => {
     const { guard, repo, home } = await guardIn();
-    fs.mkdirSync(path.join(home, ".m2"));
-    fs.writeFileSync(path.join(home, ".m2", "settings.xml"), "<password>maven-secret</password>\n");
+    fs.writeFileSync(path.join(home, ".profile"), "export DEPLOY_TOKEN=profile-secret\n");
     // What the sandboxed command left in the tree (the hostile step), and that it leads home.
     fs.symlinkSync(home, path.join(repo.dir, "~"));
-    expect(fs.readFileSync(path.join(repo.dir, "~", ".m2", "settings.xml"), "utf8")).toContain("maven-secret");
+    expect(fs.readFileSync(path.join(repo.dir, "~", ".profile"), "utf8")).toContain("profile-secret");
     const call = (tool: string, args: Record<string, unknown>) => guard.beforeTool({ tool, sessionID: "ses_1" }, { args });
     await expect(call("write", { filePath: "~/.bash_aliases", content: "alias ls=pwned\n" })).rejects.toThrow(
       /write on ~\/.bash_aliases: a link in the tree leads outside it/,
     );
-    await expect(call("read", { filePath: "~/.m2/settings.xml" })).rejects.toThrow(
-      /read on ~\/.m2\/settings.xml: a link in the tree leads outside it/,
-    );
+    await expect(call("read", { filePath: "~/.profile" })).rejects.toThrow(/read on ~\/.profile: a link in the tree leads outside it/);
     await expect(call("edit", { filePath: "~/.gitconfig", oldString: "", newString: "x" })).rejects.toThrow(
       /a link in the tree leads outside it/,
     );
@@ -85,5 +82,23 @@ describe("file tools: the path OpenCode opens, the results OpenCode's searches s
     const user = { output: `Found 1 matches\n${env}:\n  Line 1: API_TOKEN=tok-in-dotenv-123` };
     await guard.afterTool({ tool: "grep", sessionID: "ses_user" }, user);
     expect(user.output).toContain("tok-in-dotenv-123");
+  });
+  it("refuses a guarded session's file tools while the instance's lsp or formatter is on (they run the tree's programs outside the sandbox), and says how to turn them off", async () => {
+    const { guard } = await guardIn();
+    const read = () => guard.beforeTool({ tool: "read", sessionID: "ses_1" }, { args: { filePath: "README.md" } });
+    const write = () => guard.beforeTool({ tool: "write", sessionID: "ses_1" }, { args: { filePath: "src/a.js", content: "x\n" } });
+    // Control: OpenCode 1.18's defaults (both absent, so off) and explicit false let the tools through.
+    guard.noteHostConfig({});
+    await expect(read()).resolves.toBeUndefined();
+    guard.noteHostConfig({ lsp: false, formatter: false });
+    await expect(write()).resolves.toBeUndefined();
+    guard.noteHostConfig({ lsp: true });
+    await expect(read()).rejects.toThrow(/read while OpenCode's "lsp" is on[\s\S]*"lsp": false/);
+    guard.noteHostConfig({ formatter: { prettier: { command: ["prettier", "$FILE"] } } });
+    await expect(write()).rejects.toThrow(/write while OpenCode's "formatter" is on/);
+    // The user's own sessions are not otto's to refuse.
+    await expect(
+      guard.beforeTool({ tool: "write", sessionID: "ses_user" }, { args: { filePath: "src/a.js", content: "x\n" } }),
+    ).resolves.toBeUndefined();
   });
 });
