@@ -101,4 +101,22 @@ describe("file tools: the path OpenCode opens, the results OpenCode's searches s
       guard.beforeTool({ tool: "write", sessionID: "ses_user" }, { args: { filePath: "src/a.js", content: "x\n" } }),
     ).resolves.toBeUndefined();
   });
+  it("a file tool waits while a guarded shell command of the tree runs (no sandboxed process alive to flip a link), and OpenCode gets the path otto judged", async () => {
+    const { guard, repo } = await guardIn();
+    fs.mkdirSync(path.join(repo.dir, "src"), { recursive: true });
+    fs.writeFileSync(path.join(repo.dir, "src", "a.js"), "export {};\n");
+    fs.symlinkSync("src", path.join(repo.dir, "lnk"));
+    await guard.beforeTool({ tool: "bash", sessionID: "ses_1", callID: "call_sh" }, { args: { command: "sleep 1" } });
+    const args: Record<string, unknown> = { filePath: "lnk/a.js" };
+    let done = false;
+    const read = guard.beforeTool({ tool: "read", sessionID: "ses_1", callID: "call_read" }, { args }).then(() => (done = true));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The shell command has not ended: the read has not been let through.
+    expect(done).toBe(false);
+    await guard.afterTool({ tool: "bash", sessionID: "ses_1", callID: "call_sh" }, { output: "" });
+    await read;
+    expect(done).toBe(true);
+    // The link is resolved before OpenCode opens the file: a later flip of `lnk` changes nothing.
+    expect(args.filePath).toBe(path.join(repo.dir, "src", "a.js"));
+  });
 });
