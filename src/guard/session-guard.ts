@@ -7,8 +7,9 @@ import type { Logger } from "../core/log.ts";
 import type { SandboxAccess, SandboxMode } from "../sandbox/index.ts";
 import type { ClassifyContext } from "./classify-command.ts";
 import { isGitControlPath } from "./git-paths.ts";
-import { configPaths, pathRefusal } from "./tool-paths.ts";
+import { configPaths, pathRefusal, resolvedPath } from "./tool-paths.ts";
 
+import { withoutSecretResults } from "./search-results.ts";
 import { RepeatedCalls, repeatedCallReason } from "./repeated-calls.ts";
 
 /*
@@ -40,7 +41,14 @@ const READ_ONLY_AGENTS = new Set(["otto-reviewer"]);
 
 /** Tools that read files or folders named by their arguments. */
 const READ_TOOLS = new Set(["read", "glob", "grep", "list"]);
+/** Tools after which OpenCode starts a language server (read, write, edit, patch, its `lsp` tool) or a formatter (write, edit, patch) on the file. */
+const HOST_RUNNER_TOOLS = new Set(["read", "lsp", ...FILE_TOOLS]);
 
+/** How long a file tool waits for the tree's running shell commands (#quiet). */
+const QUIET_WAIT_MS = 120_000;
+const QUIET_POLL_MS = 50;
+/** Past OpenCode's longest bash timeout: a command this old whose end was never reported is not waited for. */
+const STALE_COMMAND_MS = 15 * 60_000;
 /** How long the forge hosts and token values read from otto.jsonc are reused. */
 const CONFIG_TTL_MS = 60_000;
 /** Scripts larger than this are not read (the env layer still holds them). */
@@ -92,6 +100,10 @@ export class SessionGuard {
   readonly #stopped = new Map<string, string>();
   #emptyDir: string | undefined;
   #saidNoSandbox = false;
+  /** The guarded shell commands running now (by tool call id), with when each started: a file tool waits for them. */
+  readonly #running = new Map<string, number>();
+  /** The settings of this OpenCode instance that run programs on the files a tool touched (`lsp`, `formatter`), when on. */
+  #hostRunners: string[] = [];
 
   constructor(readonly deps: GuardDeps) {}
 
@@ -129,6 +141,18 @@ export class SessionGuard {
     this.#stopped.delete(sessionID);
   }
 
+  /**
+   * The `config` hook: whether this OpenCode instance runs language servers or formatters. They
+   * start outside any sandbox, on a file a tool read or wrote, programs the tree provides
+   * (`node_modules/.bin/oxlint`, `node_modules/typescript/lib/tsserver.js`, a formatter's binary),
+   * which a session's sandboxed shell can plant. The setting is the instance's, shared with the
+   * user's own sessions in the same folder, so otto does not change it: a guarded session's file
+   * tools are refused while it is on, with the way out.
+   */
+  noteHostConfig(config: { lsp?: unknown; formatter?: unknown }): void {
+    this.#hostRunners = (["lsp", "formatter"] as const).filter((key) => isOn(config[key]));
+  }
+
   /** `shell.env`: a guarded session's shell gets an environment in which no push can succeed. */
   async shellEnv(input: { cwd: string; sessionID?: string }, output: { env: Record<string, string> }): Promise<void> {
     if (!this.isGuarded(input.sessionID)) return;
@@ -144,12 +168,14 @@ export class SessionGuard {
   }
 
   /** `tool.execute.before`: throws (the model reads the message) when a guarded session's call would push, call a forge (OpenCode's own server too) or touch git's control files. */
-  async beforeTool(input: { tool: string; sessionID: string }, output: { args: unknown }): Promise<void> {
+  async beforeTool(input: { tool: string; sessionID: string; callID?: string }, output: { args: unknown }): Promise<void> {
     if (!this.isGuarded(input.sessionID)) return;
     const args = (output.args ?? {}) as Record<string, unknown>;
     // Counted first, on the arguments as the model wrote them (the bash guard rewrites them), and
     // whether or not another guard refuses the call: a model retrying a refused push loops too.
     await this.#countCall(input.tool, input.sessionID, args);
+    if (this.#hostRunners.length > 0 && HOST_RUNNER_TOOLS.has(input.tool)) throw hostRunnersOn(input.tool, this.#hostRunners);
+    if (FILE_TOOLS.has(input.tool) || READ_TOOLS.has(input.tool)) await this.#quiet(input.tool);
     if (FILE_TOOLS.has(input.tool) || READ_TOOLS.has(input.tool)) {
       // File tools run in OpenCode's process, outside any sandbox, and follow links: judged by where each path resolves (tool-paths.ts).
       const { credentialPaths, isSecretName } = await sandbox();
@@ -161,11 +187,22 @@ export class SessionGuard {
         write: FILE_TOOLS.has(input.tool),
       };
       for (const file of filesOf(args)) {
-        const refusal = pathRefusal(expandHome(file, this.deps.env), context, file);
+        // Judged as OpenCode opens it: relative to the session's directory, `~` never expanded
+        // (OpenCode's tools open `~/x` as `<tree>/~/x`, which a sandboxed `ln -s "$HOME" '~'` makes the home).
+        const refusal = pathRefusal(file, context, file);
         if (refusal) throw blocked(`${input.tool} on ${refusal}`);
       }
+      // OpenCode opens the path otto judged, not a spelling a link could turn elsewhere meanwhile.
+      for (const key of ["filePath", "file_path", "path"]) {
+        const value = args[key];
+        if (typeof value === "string" && value !== "") args[key] = judgedPath(value, this.deps.directory);
+      }
     }
-    if (input.tool === "bash") return this.#bash(args, this.#agents.get(input.sessionID));
+    if (input.tool === "bash") {
+      await this.#bash(args, this.#agents.get(input.sessionID));
+      if (input.callID) this.#running.set(input.callID, this.#now());
+      return;
+    }
     if (FILE_TOOLS.has(input.tool)) {
       const file = filesOf(args).find(isGitControlPath);
       if (file) throw blocked(`${input.tool} on ${file}`);
@@ -174,15 +211,48 @@ export class SessionGuard {
 
   /**
    * `tool.execute.after`: what a guarded session's tool shows the model passes through the same
-   * redaction as everything otto writes. A file tool or a shell may still reach a secret otto does
+   * redaction as everything otto writes, and a search's results leave out the secret-named files the
+   * read tool may not open. A file tool or a shell may still reach a secret otto does
    * not hide (a key pasted in a project file); the known ones (the environment's, otto.jsonc's
    * tokens, OpenCode's auth store) never reach the model as they are.
    */
-  async afterTool(input: { tool: string; sessionID: string }, output: { output?: unknown }): Promise<void> {
+  async afterTool(input: { tool: string; sessionID: string; callID?: string }, output: { output?: unknown }): Promise<void> {
+    if (input.callID) this.#running.delete(input.callID);
     if (!this.isGuarded(input.sessionID) || typeof output.output !== "string" || output.output === "") return;
+    if (input.tool === "grep" || input.tool === "glob") {
+      // A search shows no file the read tool may not open (search-results.ts).
+      const { isSecretName } = await sandbox();
+      output.output = withoutSecretResults(input.tool, String(output.output), isSecretName);
+    }
     const forge = await this.#forge(this.deps.directory).catch(() => undefined);
     const secrets = [...(this.deps.secrets?.() ?? []), ...(forge?.secrets ?? []), ...opencodeAuthSecrets(this.deps.env)];
-    output.output = redact(output.output, secrets);
+    output.output = redact(String(output.output), secrets);
+  }
+
+  /**
+   * Waits until no guarded shell command of this instance runs. A file tool is judged by where its
+   * path resolves, then OpenCode opens it: a sandboxed process alive in between could turn a folder
+   * on the way into a link. Sandboxed processes live only while their command runs (bubblewrap's
+   * PID namespace ends with it), so with none running nothing can flip the path. Bounded: a
+   * command running past the wait refuses the tool; one older than the bash tool's longest
+   * timeout is taken as gone (its end was not reported).
+   */
+  async #quiet(tool: string): Promise<void> {
+    const started = this.#now();
+    for (;;) {
+      const now = this.#now();
+      for (const [id, at] of this.#running) if (now - at > STALE_COMMAND_MS) this.#running.delete(id);
+      if (this.#running.size === 0) return;
+      if (now - started > QUIET_WAIT_MS)
+        throw blocked(
+          `${tool} while a shell command of this session's tree is still running (wait for it to end, then call ${tool} again)`,
+        );
+      await new Promise((resolve) => setTimeout(resolve, QUIET_POLL_MS));
+    }
+  }
+
+  #now(): number {
+    return (this.deps.now ?? Date.now)();
   }
 
   /**
@@ -311,6 +381,27 @@ function blocked(reason: string): GuardBlocked {
   );
 }
 
+/** The real path of `file`, spelled from the tree's own path when it lies in the tree (the session's records keep that spelling). */
+function judgedPath(file: string, tree: string): string {
+  const real = resolvedPath(path.resolve(tree, file));
+  const rel = path.relative(resolvedPath(tree), real);
+  return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel)) ? path.join(tree, rel) : real;
+}
+
+/** `lsp: true`, or an object of servers (OpenCode 1.18: off when absent or false). */
+function isOn(value: unknown): boolean {
+  return value !== undefined && value !== null && value !== false;
+}
+
+function hostRunnersOn(tool: string, keys: readonly string[]): GuardBlocked {
+  const named = keys.map((k) => `"${k}"`).join(" and ");
+  return new GuardBlocked(
+    `Otto blocked this: ${tool} while OpenCode's ${named} ${keys.length > 1 ? "are" : "is"} on. OpenCode runs language servers and formatters ` +
+      "outside otto's sandbox, on the file a tool touched, with programs from the project's tree (node_modules/.bin), which a session's shell can replace. " +
+      `To run otto's sessions, set ${keys.map((k) => `"${k}": false`).join(" and ")} in the OpenCode configuration of this folder (opencode.json) or your global one, and restart OpenCode.`,
+  );
+}
+
 function forgeHosts(providers: { github: { api_url: string; hosts: string[] }; ado: { base_url: string } }): string[] {
   const hosts = [...providers.github.hosts];
   for (const url of [providers.github.api_url, providers.ado.base_url]) {
@@ -363,11 +454,6 @@ async function credentialWords(command: string, env: Env): Promise<string | unde
     if (named) return `reading ${named}, where credentials live`;
   }
   return undefined;
-}
-
-/** `~/x` as the read tools take it. */
-function expandHome(file: string, env: Env): string {
-  return file === "~" || file.startsWith("~/") ? path.join(xdgPaths(env).home, file.slice(1)) : file;
 }
 
 async function aliasesOf(cwd: string, env: Env): Promise<Record<string, string>> {

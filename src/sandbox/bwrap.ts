@@ -20,7 +20,9 @@ export function pathKind(file: string): PathKind {
  * 1. the whole system read-only, a fresh /dev, and a /proc of a new PID namespace, so the
  *    command sees none of the user's other processes (nor their environments in /proc/<pid>/environ);
  *    with `network: none`, a network namespace of its own (loopback only);
- * 2. empty private temp folders (a bare remote or another job's files in /tmp are out of reach);
+ * 2. empty private temp folders (a bare remote or another job's files in /tmp are out of reach),
+ *    and an empty `/run` (every local service's socket) with its links, name resolution's folder
+ *    and PATH entries kept;
  * 3. an empty home;
  * 4. hidden folders that contain the tree or an allowed path (a worktree under otto's data
  *    folder) before what is bound into them;
@@ -48,6 +50,11 @@ export function bwrapArgs(policy: SandboxPolicy, kind: (file: string) => PathKin
   const inTemp = (p: string): boolean => policy.privateTemp.some((t) => within(p, t));
   const inHidden = (p: string): boolean => policy.hidden.some((h) => within(p, h));
   for (const temp of policy.privateTemp) if (kind(temp) === "dir") args.push("--tmpfs", temp);
+  for (const dir of policy.emptyRun) args.push("--tmpfs", dir);
+  for (const keep of policy.runKeep) {
+    if (keep.link !== undefined) args.push("--symlink", keep.link, keep.path);
+    else if (kind(keep.path) !== "missing") args.push("--ro-bind", keep.path, keep.path);
+  }
   if (policy.home && kind(policy.home) === "dir") args.push("--tmpfs", policy.home);
   const tree = policy.tree;
   const containsBound = (h: string): boolean => [...tree, ...policy.allowRead, ...policy.allowWrite].some((t) => within(t, h));
@@ -74,6 +81,11 @@ export function bwrapArgs(policy: SandboxPolicy, kind: (file: string) => PathKin
     // A config file that holds a credential is shown as its copy without it.
     const view = policy.configViews.find((v) => v.file === file);
     args.push("--ro-bind", view?.copy ?? file, file);
+  }
+  // Files a git config includes (actions/checkout's credentials file) that hold a credential: their copies without it.
+  for (const view of policy.configViews) {
+    if (!policy.readOnly.includes(view.file) && !inTemp(view.file) && kind(view.file) === "file")
+      args.push("--ro-bind", view.copy, view.file);
   }
   const bound = [...tree, ...policy.toolchains, ...policy.caches, ...policy.allowRead, ...policy.allowWrite];
   const inHome = (p: string): boolean => policy.home !== undefined && within(p, policy.home);

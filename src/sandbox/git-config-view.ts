@@ -9,7 +9,8 @@ import { xdgPaths, type Env } from "../core/paths.ts";
  * actions/checkout or Azure's persistCredentials wrote, a `credential` section. The code the
  * sandbox holds reads the tree's git directory, so it would read those too. Where the file holds
  * one, the sandbox shows a copy without it, read-only, in its place (bubblewrap): URLs keep their
- * host and path, and git inside still knows its remotes. Otto's own fetch and push run outside,
+ * host and path, and git inside still knows its remotes. The files it includes are read the same
+ * way, wherever they are. Otto's own fetch and push run outside,
  * with the real file (airlock.ts), and the git-control guard digests the real file both times.
  */
 
@@ -30,33 +31,73 @@ export function withoutCredentials(text: string): string {
   return out.join("\n");
 }
 
+const INCLUDE_SECTION = /^\s*\[\s*include(?:if)?\b/i;
+const INCLUDE_PATH = /^\s*path\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^;#]*?))\s*(?:[;#].*)?$/i;
+/** Includes within includes: git itself stops at 10. */
+const MAX_INCLUDE_DEPTH = 10;
+
 /**
- * For each of the git directories' config files that holds a credential: a copy without it (under
- * otto's data folder, out of sight inside, named by its content) and the file it stands for.
+ * The files a config file includes (`include.path`, every `includeIf.<condition>.path`, whatever
+ * the condition: otto cannot tell what git inside will match), as absolute paths: relative to the
+ * including file's folder, `~/` in the home.
+ */
+export function includedFiles(text: string, from: string, home: string): string[] {
+  const files: string[] = [];
+  let inInclude = false;
+  for (const line of text.split("\n")) {
+    if (SECTION.test(line)) inInclude = INCLUDE_SECTION.test(line);
+    const match = inInclude ? INCLUDE_PATH.exec(line) : null;
+    const value = (match?.[1] ?? match?.[2] ?? "").trim();
+    if (!value) continue;
+    const expanded = value === "~" || value.startsWith("~/") ? path.join(home, value.slice(1)) : value;
+    files.push(path.resolve(path.dirname(from), expanded));
+  }
+  return files;
+}
+
+/**
+ * For each of the git directories' config files, and every file they include (actions/checkout
+ * keeps the job's token in `$RUNNER_TEMP/git-credentials-*.config`, included by
+ * `includeIf.gitdir:….path`), that holds a credential: a copy without it (under otto's data
+ * folder, out of sight inside, named by its content) and the file it stands for.
  */
 export function configViews(gitDirs: readonly string[], env: Env): Array<{ copy: string; file: string }> {
   const views: Array<{ copy: string; file: string }> = [];
+  const { home, ottoDataDir } = xdgPaths(env);
+  const seen = new Set<string>();
+  const visit = (file: string, depth: number): void => {
+    if (seen.has(file) || depth > MAX_INCLUDE_DEPTH) return;
+    seen.add(file);
+    let text: string;
+    try {
+      if (!fs.statSync(file).isFile()) return;
+      text = fs.readFileSync(file, "utf8");
+    } catch {
+      return;
+    }
+    for (const included of includedFiles(text, file, home)) visit(included, depth + 1);
+    const clean = withoutCredentials(text);
+    if (clean === text) return;
+    const folder = path.join(ottoDataDir, "sandbox");
+    const copy = path.join(folder, `git-${path.basename(file)}-${createHash("sha256").update(clean).digest("hex").slice(0, 16)}`);
+    if (!fs.existsSync(copy)) {
+      fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
+      const temp = `${copy}.${process.pid}.${Date.now()}.tmp`;
+      fs.writeFileSync(temp, clean, { mode: 0o600 });
+      fs.renameSync(temp, copy);
+    }
+    views.push({ copy, file });
+  };
   for (const dir of gitDirs) {
     for (const name of ["config", "config.worktree"]) {
       const file = path.join(dir, name);
-      let text: string;
+      // The git directory's own config must be a file there, not a link elsewhere.
       try {
         if (!fs.lstatSync(file).isFile()) continue;
-        text = fs.readFileSync(file, "utf8");
       } catch {
         continue;
       }
-      const clean = withoutCredentials(text);
-      if (clean === text) continue;
-      const folder = path.join(xdgPaths(env).ottoDataDir, "sandbox");
-      const copy = path.join(folder, `git-${name}-${createHash("sha256").update(clean).digest("hex").slice(0, 16)}`);
-      if (!fs.existsSync(copy)) {
-        fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
-        const temp = `${copy}.${process.pid}.${Date.now()}.tmp`;
-        fs.writeFileSync(temp, clean, { mode: 0o600 });
-        fs.renameSync(temp, copy);
-      }
-      views.push({ copy, file });
+      visit(file, 0);
     }
   }
   return views;

@@ -1,3 +1,4 @@
+import fs from "node:fs";
 import path from "node:path";
 import { xdgPaths, type Env } from "../core/paths.ts";
 import { realPath, runtimePaths, storePaths, toolchainPaths } from "./home.ts";
@@ -70,6 +71,14 @@ export interface SandboxPolicy {
   hidden: string[];
   /** Folders replaced by an empty private one (the system's temp folders). */
   privateTemp: string[];
+  /**
+   * The system's runtime folders (`/run`, and `/var/run` where it is not a link to it), replaced
+   * by an empty one: they hold the sockets of every local service (PostgreSQL, MySQL, containerd,
+   * libvirt, the system bus), which a unix socket reaches whatever the network namespace.
+   */
+  emptyRun: string[];
+  /** Kept in the empty runtime folders: their top-level links, name resolution's folder, PATH entries. */
+  runKeep: Array<{ path: string; link?: string }>;
   /** `none`: a network namespace of its own (bubblewrap), network denied (Seatbelt). `open`: the internet, not the host (net.ts). */
   network: SandboxAccess["network"];
   /** With `open`: the host's loopback ports the command may reach. */
@@ -90,6 +99,7 @@ export interface SandboxPolicy {
  */
 export function credentialPaths(env: Env): string[] {
   const { home, config, data, ottoConfigDir, ottoDataDir } = xdgPaths(env);
+  const cargo = env.CARGO_HOME || path.join(home, ".cargo");
   const paths = [
     path.join(home, ".ssh"),
     path.join(home, ".gnupg"),
@@ -110,12 +120,42 @@ export function credentialPaths(env: Env): string[] {
     ottoDataDir,
     path.join(data, "opencode", "auth.json"),
     path.join(data, "opencode", "mcp-auth.json"),
+    // Toolchains' and package managers' credential files. Some sit inside a folder shown read-only
+    // (home.ts toolchainPaths: `~/.gem`, uv's data folder), the rest beside a store or in the home.
+    path.join(home, ".gem", "credentials"),
+    path.join(data, "gem", "credentials"),
+    path.join(data, "uv", "credentials"),
+    path.join(config, "pypoetry", "auth.toml"),
+    path.join(home, ".yarnrc"),
+    path.join(cargo, "credentials"),
+    path.join(cargo, "credentials.toml"),
+    path.join(home, ".m2", "settings.xml"),
+    path.join(home, ".m2", "settings-security.xml"),
+    path.join(env.GRADLE_USER_HOME || path.join(home, ".gradle"), "gradle.properties"),
+    path.join(home, ".nuget", "NuGet", "NuGet.Config"),
+    path.join(config, "NuGet", "NuGet.Config"),
+    path.join(home, ".terraform.d", "credentials.tfrc.json"),
+    path.join(config, "containers", "auth.json"),
+    ...globalNpmrcs(env.NVM_DIR || path.join(home, ".nvm")),
   ];
   if (env.GH_CONFIG_DIR) paths.push(env.GH_CONFIG_DIR);
   if (env.AZURE_CONFIG_DIR) paths.push(env.AZURE_CONFIG_DIR);
   if (env.NPM_CONFIG_USERCONFIG) paths.push(env.NPM_CONFIG_USERCONFIG);
   if (env.SSH_AUTH_SOCK) paths.push(env.SSH_AUTH_SOCK);
   return unique(paths.map((p) => path.resolve(p)));
+}
+
+/**
+ * `npm config set --global` writes the registry token into the running node's own `etc/npmrc`,
+ * which for nvm lies inside a toolchain folder shown read-only: one per installed version.
+ */
+function globalNpmrcs(nvm: string): string[] {
+  const versions = path.join(nvm, "versions", "node");
+  try {
+    return fs.readdirSync(versions).map((v) => path.join(versions, v, "etc", "npmrc"));
+  } catch {
+    return [];
+  }
 }
 
 /**
@@ -175,6 +215,7 @@ export function sandboxPolicy(input: {
     readOnly: unique([...readOnly, ...inTreeControls(root, gitDirs, env, input.git?.file)]),
     hidden,
     privateTemp: temp,
+    ...runtimeFolders(env),
     network: access.network,
     ports: [...(access.allow_ports ?? [])],
     gitConfig: input.git && homeDir !== "/" ? input.git.file : undefined,
@@ -182,6 +223,50 @@ export function sandboxPolicy(input: {
     gitFiles: real([...(input.git?.files ?? [])]),
     configViews: configViews(gitDirs, env),
   };
+}
+
+/**
+ * `/run` and `/var/run` as the sandbox shows them: empty, but for their top-level links (NixOS's
+ * `/run/current-system`, `/run/shm`), the folder `/etc/resolv.conf` leads to
+ * (`/run/systemd/resolve`) and the folders of PATH entries under them (`/run/wrappers/bin`).
+ */
+function runtimeFolders(env: Env): Pick<SandboxPolicy, "emptyRun" | "runKeep"> {
+  const emptyRun = unique(["/run", "/var/run"].map(realPath)).filter((dir) => isDir(dir));
+  const runKeep: SandboxPolicy["runKeep"] = [];
+  const under = (p: string): string | undefined => emptyRun.find((dir) => p !== dir && within(p, dir));
+  for (const dir of emptyRun) {
+    for (const name of safeList(dir)) {
+      const at = path.join(dir, name);
+      try {
+        if (fs.lstatSync(at).isSymbolicLink()) runKeep.push({ path: at, link: fs.readlinkSync(at) });
+      } catch {
+        // Gone meanwhile: nothing to keep.
+      }
+    }
+  }
+  const resolv = realPath("/etc/resolv.conf");
+  const folders = [...(under(resolv) ? [path.dirname(resolv)] : []), ...(env.PATH ?? "").split(":").filter((p) => path.isAbsolute(p))];
+  for (const folder of folders) {
+    const real = realPath(folder);
+    if (under(real) && isDir(real) && !runKeep.some((k) => k.path === real)) runKeep.push({ path: real });
+  }
+  return { emptyRun, runKeep };
+}
+
+function isDir(p: string): boolean {
+  try {
+    return fs.statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function safeList(dir: string): string[] {
+  try {
+    return fs.readdirSync(dir);
+  } catch {
+    return [];
+  }
 }
 
 /** True when `inner` is `outer` or lies inside it (a folder inside named `..x` included: only `..` itself leads out). */

@@ -8,7 +8,8 @@ import path from "node:path";
  * `node_modules/.bin/node` a session planted answers `node test.js` with exit 0. node_modules is
  * ignored, so no diff shows it. The snapshot before the sessions records what each `.bin` entry
  * is (a link's text and the bytes it leads to, a file's bytes); the restored run refuses a fix when
- * they differ afterwards (restored-checks.ts).
+ * they differ afterwards (restored-checks.ts). The rest of each node_modules folder (the libraries
+ * the tests load) is recorded as one digest of its entries' metadata, cheaply, and refused the same way.
  */
 
 /** Entries of one `.bin` looked at at most: a real one has hundreds. */
@@ -34,12 +35,60 @@ async function describe(file: string): Promise<string> {
   return `${link}${target.mode & 0o777}:${bytes ? createHash("sha256").update(bytes).digest("hex") : "unreadable"}`;
 }
 
-/** `<folder>/<name>` → what it is, for every entry of the `.bin` folders of `root`. */
+/**
+ * Folders directly under a node_modules that tools write while the checks run (babel-loader's and
+ * eslint's caches, Vite's pre-bundled dependencies): left out, or every fix would be refused.
+ */
+const RUNTIME_CACHES = new Set([".cache", ".vite", ".vite-temp", ".tmp"]);
+
+/**
+ * One digest of everything under a `node_modules/` folder: each entry's path, type, size, mode,
+ * link text, modification and change times. The change time (ctime) cannot be set back by the
+ * code that wrote a file, so a library rewritten and `touch`ed to its old mtime still counts. A
+ * dependency the checks load (an assertion library, the runner's own `lib/`) is ignored by git
+ * like `.bin`: no diff shows it changed.
+ */
+async function digestTree(dir: string): Promise<string | undefined> {
+  const hash = createHash("sha256");
+  let pending = [""];
+  let any = false;
+  while (pending.length > 0) {
+    const next: string[] = [];
+    for (const rel of pending) {
+      const entries = await fs.readdir(path.join(dir, rel), { withFileTypes: true }).catch(() => undefined);
+      if (!entries) continue;
+      any = true;
+      entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      const stats = await Promise.all(
+        entries.map(async (e) => {
+          const child = rel === "" ? e.name : `${rel}/${e.name}`;
+          if (rel === "" && RUNTIME_CACHES.has(e.name)) return undefined;
+          const stat = await fs.lstat(path.join(dir, child)).catch(() => undefined);
+          const link = stat?.isSymbolicLink() ? await fs.readlink(path.join(dir, child)).catch(() => "") : "";
+          return { child, stat, link, isDir: e.isDirectory() };
+        }),
+      );
+      for (const entry of stats) {
+        if (!entry) continue;
+        const { child, stat, link } = entry;
+        hash.update(`${child}\0${stat ? `${stat.mode}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}:${stat.ino}` : "gone"}\0${link}\n`);
+        if (entry.isDir) next.push(child);
+      }
+    }
+    pending = next;
+  }
+  return any ? hash.digest("hex") : undefined;
+}
+
+/** `<folder>/<name>` → what it is, for every entry of the `.bin` folders of `root`; `<folder>/` → the digest of each node_modules folder. */
 export async function fingerprintBins(root: string, ignored: readonly string[]): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
   for (const folder of binFolders(ignored)) {
     const names = await fs.readdir(path.join(root, folder)).catch(() => []);
     for (const name of names.sort().slice(0, MAX_ENTRIES)) out[`${folder}/${name}`] = await describe(path.join(root, folder, name));
+    const modules = path.dirname(folder);
+    const digest = await digestTree(path.join(root, modules));
+    if (digest) out[`${modules}/`] = digest;
   }
   return out;
 }

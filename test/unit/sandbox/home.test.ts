@@ -17,6 +17,14 @@ import { detectSandbox, planCommand, type SandboxAccess } from "../../../src/san
 
 const run = promisify(execFile);
 const available = detectSandbox().kind !== "none";
+const writable = (dir: string): boolean => {
+  try {
+    fs.accessSync(dir, fs.constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+};
 
 interface Probe {
   ok: boolean;
@@ -168,6 +176,23 @@ describe.skipIf(!available)("the sandbox's home, sockets, environment and tree (
     expect(fs.readFileSync(init, "utf8")).toBe("planted\n");
   });
 
+  it("credentials inside toolchain folders shown read-only (RubyGems, uv, nvm's global npmrc) are not readable; the toolchains are", async () => {
+    write(path.join(home, ".gem", "credentials"), ":rubygems_api_key: gem-secret\n");
+    write(path.join(home, ".gem", "bin", "rake"), "rake-runs\n");
+    write(path.join(home, ".local", "share", "uv", "credentials", "credentials.toml"), 'password = "uv-secret"\n');
+    write(path.join(home, ".local", "share", "uv", "python", "marker"), "uv-python\n");
+    write(path.join(home, ".nvm", "versions", "node", "v22.1.0", "etc", "npmrc"), "//registry.npmjs.org/:_authToken=nvm-secret\n");
+    write(path.join(home, ".nvm", "versions", "node", "v22.1.0", "bin", "node-marker"), "nvm-node\n");
+    const read =
+      "cat ~/.gem/credentials ~/.local/share/uv/credentials/credentials.toml ~/.nvm/versions/node/v22.1.0/etc/npmrc " +
+      "~/.gem/bin/rake ~/.local/share/uv/python/marker ~/.nvm/versions/node/v22.1.0/bin/node-marker";
+    expect((await outside(read)).out).toMatch(/gem-secret[\s\S]*uv-secret[\s\S]*nvm-secret/);
+    const probe = await inside(read);
+    expect(probe.out).not.toMatch(/gem-secret|uv-secret|nvm-secret/);
+    // The folders around them are still shown: the toolchains run.
+    expect(probe.out).toMatch(/rake-runs[\s\S]*uv-python[\s\S]*nvm-node/);
+  });
+
   it("a unix socket of the user's session (an ssh-agent under XDG_RUNTIME_DIR) answers outside, not inside", async () => {
     const socket = path.join(env.XDG_RUNTIME_DIR ?? "", "agent.sock");
     const server = net.createServer((c) => c.end("agent says hi\n"));
@@ -179,6 +204,32 @@ describe.skipIf(!available)("the sandbox's home, sockets, environment and tree (
     expect(probe.ok).toBe(false);
     expect(probe.out).not.toContain("agent says hi");
   });
+
+  it.skipIf(!writable("/run"))(
+    "a local service's unix socket under /run (PostgreSQL's) answers outside, not inside, with the network open or none; /run's links stay",
+    async () => {
+      const dir = fs.mkdtempSync("/run/otto-test-db-");
+      const link = `${dir}-link`;
+      closers.push(
+        () => fs.rmSync(dir, { recursive: true, force: true }),
+        () => fs.rmSync(link, { force: true }),
+      );
+      const socket = path.join(dir, ".s.PGSQL.5432");
+      const server = net.createServer((c) => c.end("database says hi\n"));
+      await new Promise<void>((resolve) => server.listen(socket, resolve));
+      closers.unshift(() => server.close());
+      fs.symlinkSync("/usr", link);
+      const connect = `node -e "require('net').connect(process.argv[1]).on('data', (d) => { process.stdout.write(String(d)); process.exit(0); }).on('error', (e) => { console.log(e.code); process.exit(3); })" ${socket}`;
+      expect(await outside(connect)).toMatchObject({ ok: true, out: "database says hi\n" });
+      for (const network of ["open", "none"] as const) {
+        const probe = await inside(connect, { network, allow_read: [], allow_write: [], allow_ports: [] });
+        expect(probe.ok).toBe(false);
+        expect(probe.out).not.toContain("database says hi");
+      }
+      // A top-level link of /run (NixOS's /run/current-system) still leads where it did.
+      expect((await inside(`readlink ${link} && test -x ${link}/bin/env && echo reached`)).out).toBe("/usr\nreached\n");
+    },
+  );
 
   it("the environment is allow-listed: tokens and provider keys unset, PATH and otto's push block kept", async () => {
     Object.assign(env, {

@@ -194,4 +194,26 @@ describe.skipIf(!sandboxed)("credentials in the checkout's git configuration and
     // The file itself is untouched: otto's own fetch and push use it outside.
     expect(fs.readFileSync(path.join(dir, ".git", "config"), "utf8")).toBe(outside);
   });
+  it("a credential in a file .git/config includes (actions/checkout's $RUNNER_TEMP/git-credentials-*.config, outside the home) is not shown inside; its other keys are", async () => {
+    const { dev, env, dir } = await setup();
+    const runnerTemp = path.join(dev.root, "actions-runner", "_work", "_temp");
+    fs.mkdirSync(runnerTemp, { recursive: true });
+    const header = "AUTHORIZATION: basic eC1hY2Nlc3MtdG9rZW46Z2hzX0luY2x1ZGVkVG9rZW4";
+    const creds = path.join(runnerTemp, "git-credentials-1b2c.config");
+    fs.writeFileSync(creds, `[http "https://github.com/"]\n\textraheader = ${header}\n[core]\n\tabbrev = 12\n`);
+    // One include chained behind another, by a relative path: followed the way git follows it.
+    fs.writeFileSync(path.join(runnerTemp, "outer.config"), "[include]\n\tpath = git-credentials-1b2c.config\n");
+    await repo!.git(["config", `includeIf.gitdir:${fs.realpathSync(dir)}/.git.path`, path.join(runnerTemp, "outer.config")]);
+    const probe = `git config --get-regexp extraheader; cat ${creds}; git config core.abbrev`;
+    // Positive control: outside, git reads the header through both includes.
+    const outside = spawnSync("/bin/sh", ["-c", probe], { cwd: dir, env, encoding: "utf8" });
+    expect(outside.stdout).toContain(header);
+    await sessionShell(dir, env, `(${probe}) > seen.txt 2>&1; git status --short >> seen.txt`);
+    const seen = fs.readFileSync(path.join(dir, "seen.txt"), "utf8");
+    expect(seen).not.toContain("eC1hY2Nlc3MtdG9rZW46Z2hzX0luY2x1ZGVkVG9rZW4");
+    expect(seen).toMatch(/^12$/m);
+    expect(seen).toContain("?? seen.txt");
+    // The included file itself is untouched outside.
+    expect(fs.readFileSync(creds, "utf8")).toContain(header);
+  });
 });

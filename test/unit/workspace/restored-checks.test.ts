@@ -298,4 +298,48 @@ describe("the restored run uses the environment from before the fix", () => {
     const honest = await judge(PROJECTS.exit, NPM, async (dir) => write(dir, "math.js", FIXED), [], deps);
     expect(honest.judged).toEqual({ kind: "untouched", named: [] });
   });
+
+  it("a library in node_modules/ the fix rewrote (not a .bin entry), even with its old mtime: refused; a cache the checks write is no reason", async () => {
+    const project = {
+      "package.json": PROJECTS.exit["package.json"],
+      "math.js": BROKEN,
+      "test.js": 'const { equal } = require("checker");\nconst { add } = require("./math.js");\nequal(add(1, 2), 3);\nconsole.log("ok");\n',
+    };
+    const checker = "node_modules/checker/index.js";
+    const deps = (dir: string): void => {
+      write(dir, ".git/info/exclude", "node_modules/\n");
+      write(dir, checker, 'exports.equal = (a, b) => { if (a !== b) { console.error(a + " !== " + b); process.exit(1); } };\n');
+    };
+    const { judged, fixed, repo } = await judge(
+      project,
+      NPM,
+      async (dir) => {
+        const file = path.join(dir, checker);
+        const { mtime, atime } = fs.statSync(file);
+        // Same length as before, and the old times put back: only the change time tells.
+        const original = fs.readFileSync(file, "utf8");
+        fs.writeFileSync(file, "exports.equal = () => {};".padEnd(original.length - 1, " ") + "\n");
+        fs.utimesSync(file, atime, mtime);
+      },
+      [],
+      deps,
+    );
+    // The hostile step ran: the library no longer checks, and the unfixed code passed where the fix was made.
+    expect(fs.readFileSync(path.join(repo.dir, "math.js"), "utf8")).toBe(BROKEN);
+    expect(fixed[0]?.passed).toBe(true);
+    expect(judged.kind).toBe("failed");
+    expect(judged.kind === "failed" && judged.detail).toContain("node_modules/");
+
+    const honest = await judge(
+      project,
+      NPM,
+      async (dir) => {
+        write(dir, "math.js", FIXED);
+        write(dir, "node_modules/.cache/babel-loader/x.json", "{}\n");
+      },
+      [],
+      deps,
+    );
+    expect(honest.judged).toEqual({ kind: "untouched", named: [] });
+  });
 });
