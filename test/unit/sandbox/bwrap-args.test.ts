@@ -53,6 +53,8 @@ const POLICY: SandboxPolicy = {
   readOnly: ["/w/repo/.git/config", "/w/repo/.git/hooks", "/w/repo/.git/info"],
   hidden: ["/x/store", "/tmp/held", "/x/key.pem", "/h/u/.ssh", "/h/u/.cargo/credentials.toml", "/tmp/sock", "/x/missing", "/x/secret-dir"],
   privateTemp: ["/tmp", "/var/tmp"],
+  emptyRun: ["/run"],
+  runKeep: [{ path: "/run/shm", link: "/dev/shm" }, { path: "/run/systemd/resolve" }],
   network: "none",
   ports: [],
   gitConfig: "/data/otto/gitconfig",
@@ -70,6 +72,8 @@ describe("bwrapArgs", () => {
       ...["--die-with-parent", "--unshare-pid", "--unshare-net"],
       ...["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"],
       ...["--tmpfs", "/tmp"],
+      // /run empty but for its top-level links and what name resolution needs (here not present).
+      ...["--tmpfs", "/run", "--symlink", "/dev/shm", "/run/shm"],
       ...["--tmpfs", "/h/u"],
       // A hidden folder that holds an allowed path is hidden before the path is bound into it.
       ...["--tmpfs", "/x/store"],
@@ -91,7 +95,7 @@ describe("bwrapArgs", () => {
   });
 
   it("open network: no network namespace; no home, or a home or git settings file that is not there: nothing for them", () => {
-    const open = { ...POLICY, network: "open", home: undefined, gitConfigAt: undefined } as SandboxPolicy;
+    const open = { ...POLICY, network: "open", home: undefined, gitConfigAt: undefined, emptyRun: [], runKeep: [] } as SandboxPolicy;
     const args = bwrapArgs(open, kind);
     expect(args).not.toContain("--unshare-net");
     expect(args).not.toContain("/h/u/.gitconfig");
