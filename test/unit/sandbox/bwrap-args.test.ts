@@ -80,7 +80,8 @@ describe("bwrapArgs", () => {
       ...["--ro-bind", "/opt/node", "/opt/node"],
       ...["--ro-bind", "/data/otto/gitconfig", "/h/u/.gitconfig"],
       ...["--ro-bind", "/h/u/.gitignore_global", "/h/u/.gitignore_global"],
-      ...["--bind", "/h/u/.cargo", "/h/u/.cargo", "--bind", "/h/u/.npm", "/h/u/.npm"],
+      // Package stores: a layer of the run's own (here bubblewrap without overlays: empty).
+      ...["--tmpfs", "/h/u/.cargo", "--tmpfs", "/h/u/.npm"],
       ...["--ro-bind", "/x/store/allowed.txt", "/x/store/allowed.txt"],
       ...["--bind", "/tmp/held/out", "/tmp/held/out"],
       ...["--bind", "/w/repo", "/w/repo"],
