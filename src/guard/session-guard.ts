@@ -5,6 +5,7 @@ import { redact } from "../core/redact.ts";
 import { opencodeAuthSecrets } from "../core/secrets.ts";
 import type { Logger } from "../core/log.ts";
 import type { SandboxAccess, SandboxMode } from "../sandbox/index.ts";
+import type { ControlWatch } from "../workspace/control-watch.ts";
 import type { ClassifyContext } from "./classify-command.ts";
 import { isGitControlPath } from "./git-paths.ts";
 import { configPaths, pathRefusal } from "./tool-paths.ts";
@@ -90,6 +91,10 @@ export class SessionGuard {
   readonly #repeated = new RepeatedCalls();
   /** Why otto stopped a session (the repeated-tool-call stop), until the session is deleted. */
   readonly #stopped = new Map<string, string>();
+  /** A sandboxed shell call's look at the tree's control paths before it ran, by call (control-watch.ts). */
+  readonly #watches = new Map<string, ControlWatch>();
+  /** The same, taken at a session's first sandboxed call: looked at again when the session ends or goes idle. */
+  readonly #sessionWatches = new Map<string, ControlWatch[]>();
   #emptyDir: string | undefined;
   #saidNoSandbox = false;
 
@@ -125,8 +130,42 @@ export class SessionGuard {
 
   /** `session.deleted`: what the guard counted for the session goes. */
   forget(sessionID: string): void {
+    void this.sessionEnded(sessionID);
     this.#repeated.forget(sessionID);
     this.#stopped.delete(sessionID);
+  }
+
+  /**
+   * `session.idle`, `session.error`, `session.deleted`: what the session's sandboxed commands left
+   * since its first one (a call whose after-hook never came, a process that outlived its command
+   * under Seatbelt) is settled as after each command. Never throws.
+   */
+  async sessionEnded(sessionID: string): Promise<void> {
+    const watches = this.#sessionWatches.get(sessionID);
+    if (!watches) return;
+    this.#sessionWatches.delete(sessionID);
+    for (const watch of watches) await this.#settle(watch, true);
+  }
+
+  /** Quarantines what a sandboxed command left, puts moved refs back (control-watch.ts); the line saying so, if any. */
+  async #settle(watch: ControlWatch, pathsOnly = false): Promise<string | undefined> {
+    try {
+      const [{ settleControls, settledLine }, { runGit }] = await Promise.all([
+        import("../workspace/control-watch.ts"),
+        import("../workspace/git.ts"),
+      ]);
+      const env = this.deps.env;
+      const line = settledLine(
+        await settleControls(watch, env, (args, options) => runGit(args, { ...options, env }), { pathsOnly }),
+      );
+      if (line) this.deps.log.log("warn", `otto guard: in ${watch.root}, ${line}`);
+      return line;
+    } catch (error) {
+      this.deps.log.log("warn", "otto guard: could not look at a sandboxed command's tree again", {
+        error: error instanceof Error ? error.message : String(error),
+      });
+      return undefined;
+    }
   }
 
   /** `shell.env`: a guarded session's shell gets an environment in which no push can succeed. */
@@ -144,7 +183,7 @@ export class SessionGuard {
   }
 
   /** `tool.execute.before`: throws (the model reads the message) when a guarded session's call would push, call a forge (OpenCode's own server too) or touch git's control files. */
-  async beforeTool(input: { tool: string; sessionID: string }, output: { args: unknown }): Promise<void> {
+  async beforeTool(input: { tool: string; sessionID: string; callID?: string }, output: { args: unknown }): Promise<void> {
     if (!this.isGuarded(input.sessionID)) return;
     const args = (output.args ?? {}) as Record<string, unknown>;
     // Counted first, on the arguments as the model wrote them (the bash guard rewrites them), and
@@ -165,7 +204,7 @@ export class SessionGuard {
         if (refusal) throw blocked(`${input.tool} on ${refusal}`);
       }
     }
-    if (input.tool === "bash") return this.#bash(args, this.#agents.get(input.sessionID));
+    if (input.tool === "bash") return this.#bash(args, this.#agents.get(input.sessionID), input);
     if (FILE_TOOLS.has(input.tool)) {
       const file = filesOf(args).find(isGitControlPath);
       if (file) throw blocked(`${input.tool} on ${file}`);
@@ -178,7 +217,14 @@ export class SessionGuard {
    * not hide (a key pasted in a project file); the known ones (the environment's, otto.jsonc's
    * tokens, OpenCode's auth store) never reach the model as they are.
    */
-  async afterTool(input: { tool: string; sessionID: string }, output: { output?: unknown }): Promise<void> {
+  async afterTool(input: { tool: string; sessionID: string; callID?: string }, output: { output?: unknown }): Promise<void> {
+    const watch = input.callID !== undefined ? this.#watches.get(input.callID) : undefined;
+    if (watch && input.callID !== undefined) {
+      this.#watches.delete(input.callID);
+      const line = await this.#settle(watch);
+      // The session reads what otto undid, so it does not try again in vain.
+      if (line && typeof output.output === "string") output.output = `${output.output}\n${line}`;
+    }
     if (!this.isGuarded(input.sessionID) || typeof output.output !== "string" || output.output === "") return;
     const forge = await this.#forge(this.deps.directory).catch(() => undefined);
     const secrets = [...(this.deps.secrets?.() ?? []), ...(forge?.secrets ?? []), ...opencodeAuthSecrets(this.deps.env)];
@@ -208,7 +254,7 @@ export class SessionGuard {
     throw new GuardBlocked(`Otto ${reason}, and ends this session: the same call gives the same result. Stop here.`);
   }
 
-  async #bash(args: Record<string, unknown>, agent: string | undefined): Promise<void> {
+  async #bash(args: Record<string, unknown>, agent: string | undefined, call: { sessionID: string; callID?: string }): Promise<void> {
     const command = typeof args.command === "string" ? args.command : "";
     const workdir =
       typeof args.workdir === "string" && args.workdir !== "" ? path.resolve(this.deps.directory, args.workdir) : this.deps.directory;
@@ -227,7 +273,7 @@ export class SessionGuard {
       const verdict = classifyCommand(command, ctx);
       reason = verdict.allowed ? undefined : verdict.reason;
       if (!reason && agent !== undefined && READ_ONLY_AGENTS.has(agent)) reason = await credentialWords(command, this.deps.env);
-      else if (!reason) args.command = await this.#sandboxed(command, workdir, forge.sandbox, forge.sandboxAccess);
+      else if (!reason) args.command = await this.#sandboxed(command, workdir, forge.sandbox, call, forge.sandboxAccess);
     } catch (error) {
       // Failing closed: a guarded command otto could not check does not run.
       reason = `a command otto could not check (${error instanceof Error ? error.message : String(error)})`;
@@ -243,11 +289,27 @@ export class SessionGuard {
    * holds the sandbox's arguments), as typed otherwise. Throws sandbox_required, which refuses the
    * command, when the config demands a sandbox this machine lacks.
    */
-  async #sandboxed(command: string, workdir: string, mode: SandboxMode, access?: SandboxAccess): Promise<string> {
-    const [{ planCommand, sandboxedLine }, { treePaths }] = await Promise.all([sandbox(), import("../workspace/git.ts")]);
+  async #sandboxed(
+    command: string,
+    workdir: string,
+    mode: SandboxMode,
+    call: { sessionID: string; callID?: string },
+    access?: SandboxAccess,
+  ): Promise<string> {
+    const [{ planCommand, sandboxedLine }, { treePaths }, { watchControls }] = await Promise.all([
+      sandbox(),
+      import("../workspace/git.ts"),
+      import("../workspace/control-watch.ts"),
+    ]);
     const tree = await treePaths(workdir, mode);
     const plan = planCommand({ mode, cwd: workdir, tree, env: this.deps.env, ...(access ? { access } : {}) }, command);
-    if (plan.sandbox !== "none") return sandboxedLine(plan, this.deps.env);
+    if (plan.sandbox !== "none") {
+      const watch = watchControls(tree);
+      if (call.callID !== undefined) this.#watches.set(call.callID, watch);
+      const session = this.#sessionWatches.get(call.sessionID) ?? [];
+      if (!session.some((w) => w.root === watch.root)) this.#sessionWatches.set(call.sessionID, [...session, watch]);
+      return sandboxedLine(plan, this.deps.env);
+    }
     if (mode !== "off" && !this.#saidNoSandbox) {
       this.#saidNoSandbox = true;
       this.deps.log.log(
