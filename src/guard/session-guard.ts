@@ -155,9 +155,7 @@ export class SessionGuard {
         import("../workspace/git.ts"),
       ]);
       const env = this.deps.env;
-      const line = settledLine(
-        await settleControls(watch, env, (args, options) => runGit(args, { ...options, env }), { pathsOnly }),
-      );
+      const line = settledLine(await settleControls(watch, env, (args, options) => runGit(args, { ...options, env }), { pathsOnly }));
       if (line) this.deps.log.log("warn", `otto guard: in ${watch.root}, ${line}`);
       return line;
     } catch (error) {

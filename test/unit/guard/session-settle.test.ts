@@ -27,7 +27,10 @@ function setup(): { guard: SessionGuard; repo: string; quarantine: string; env: 
   const env: Record<string, string> = { PATH: process.env.PATH ?? "/usr/bin:/bin", GIT_CONFIG_NOSYSTEM: "1", ...dev.env };
   const repo = path.join(dev.home, "project");
   fs.mkdirSync(repo);
-  for (const args of [["init", "-q", "-b", "main"], ["commit", "-q", "--allow-empty", "-m", "init"]]) {
+  for (const args of [
+    ["init", "-q", "-b", "main"],
+    ["commit", "-q", "--allow-empty", "-m", "init"],
+  ]) {
     const r = spawnSync("git", args, { cwd: repo, env, encoding: "utf8" });
     if (r.status !== 0) throw new Error(r.stderr);
   }
@@ -56,7 +59,12 @@ describe.skipIf(!sandboxed)("a guarded session's sandboxed commands, looked at a
     await guard.afterTool({ tool: "bash", sessionID: "ses_1", callID: "call_1" }, out);
     expect(fs.existsSync(path.join(repo, ".opencode"))).toBe(false);
     expect(out.output).toMatch(/otto moved \.opencode out of the tree into .*quarantine/);
-    expect(fs.readdirSync(quarantine, { recursive: true }).map(String).some((p) => p.endsWith("x.js"))).toBe(true);
+    expect(
+      fs
+        .readdirSync(quarantine, { recursive: true })
+        .map(String)
+        .some((p) => p.endsWith("x.js")),
+    ).toBe(true);
   });
 
   it("at the session's end: a call whose after-hook never came is settled too", async () => {
@@ -67,6 +75,11 @@ describe.skipIf(!sandboxed)("a guarded session's sandboxed commands, looked at a
     expect(fs.existsSync(path.join(repo, ".opencode"))).toBe(true);
     await guard.sessionEnded("ses_1");
     expect(fs.existsSync(path.join(repo, ".opencode"))).toBe(false);
-    expect(fs.readdirSync(quarantine, { recursive: true }).map(String).some((p) => p.endsWith("x.js"))).toBe(true);
+    expect(
+      fs
+        .readdirSync(quarantine, { recursive: true })
+        .map(String)
+        .some((p) => p.endsWith("x.js")),
+    ).toBe(true);
   });
 });

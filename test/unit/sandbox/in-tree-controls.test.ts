@@ -56,16 +56,20 @@ describe.skipIf(!sandboxed)("in-tree folders whose programs run later outside (r
     const marker = path.join(dev.root, "hook-body-ran");
     fs.mkdirSync(path.join(repo.dir, ".husky", "_"), { recursive: true });
     // What husky 9 writes: `.husky/_/<hook>` only runs `.husky/<hook>`, when there is one.
-    fs.writeFileSync(path.join(repo.dir, ".husky", "_", "post-commit"), '#!/bin/sh\n[ -f .husky/post-commit ] && sh .husky/post-commit\nexit 0\n', {
-      mode: 0o755,
-    });
+    fs.writeFileSync(
+      path.join(repo.dir, ".husky", "_", "post-commit"),
+      "#!/bin/sh\n[ -f .husky/post-commit ] && sh .husky/post-commit\nexit 0\n",
+      {
+        mode: 0o755,
+      },
+    );
     fs.writeFileSync(path.join(repo.dir, "lefthook.yml"), "pre-commit: {}\n");
     await repo.git(["config", "core.hooksPath", ".husky/_"]);
     const env: Record<string, string> = { ...gitEnv(), ...dev.env };
     const plant = [
       `printf 'touch ${marker}\\n' > .husky/post-commit; echo "body=$?"`,
       `echo 'pre-commit: {commands: {x: {run: touch ${marker}}}}' > lefthook.yml; echo "lefthook=$?"`,
-      "echo work > work.txt; echo \"tree=$?\"",
+      'echo work > work.txt; echo "tree=$?"',
     ].join("; ");
     const result = await runCheck(plant, { cwd: repo.dir, sandbox: "auto", env, timeoutMs: 60_000 });
     // Positive control: every write was tried, and the tree itself took a file.

@@ -84,7 +84,10 @@ describe.skipIf(!sandboxed)("what a sandboxed command leaves for git and OpenCod
   it("a .git/hooks folder created where the checkout had none is quarantined before the user's commit", async () => {
     const l = lab();
     fs.rmSync(path.join(l.repo, ".git", "hooks"), { recursive: true });
-    const result = await check(l, `mkdir .git/hooks && ${planted(l.mark)} > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit && echo planted`);
+    const result = await check(
+      l,
+      `mkdir .git/hooks && ${planted(l.mark)} > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit && echo planted`,
+    );
     expect(result.output).toContain("planted");
     expect(quarantine(l).some((p) => p.endsWith(path.join("hooks", "pre-commit")))).toBe(true);
     fs.writeFileSync(path.join(l.repo, "a.txt"), "user edit\n");
@@ -98,7 +101,10 @@ describe.skipIf(!sandboxed)("what a sandboxed command leaves for git and OpenCod
     const other = path.join(l.home, "other-wt");
     git(l.env, l.repo, "worktree", "add", "-q", other, "-b", "feature");
     const admin = path.join(l.repo, ".git", "worktrees", "other-wt");
-    const result = await check(l, `echo /elsewhere > ${admin}/commondir; echo "commondir=$?"; echo x > ${admin}/config.worktree; echo "new=$?"`);
+    const result = await check(
+      l,
+      `echo /elsewhere > ${admin}/commondir; echo "commondir=$?"; echo x > ${admin}/config.worktree; echo "new=$?"`,
+    );
     expect(result.output).toMatch(/commondir=[1-9]/);
     expect(result.output).toMatch(/new=[1-9]/);
     expect(fs.readFileSync(path.join(admin, "commondir"), "utf8").trim()).toBe("../..");
@@ -112,7 +118,10 @@ describe.skipIf(!sandboxed)("what a sandboxed command leaves for git and OpenCod
     git(l.env, l.repo, "worktree", "add", "-q", "--detach", temp);
     const common = path.join(l.repo, ".git");
     const tree = { root: temp, gitDirs: [path.join(common, "worktrees", "wt1"), common], sharedCommon: common };
-    const plan = planCommand({ mode: "required", cwd: temp, tree, env: l.env }, `${fakeCommon(l.mark, common)}\necho x > ${common}/commondir\necho planted`);
+    const plan = planCommand(
+      { mode: "required", cwd: temp, tree, env: l.env },
+      `${fakeCommon(l.mark, common)}\necho x > ${common}/commondir\necho planted`,
+    );
     // As the session guard does: look before, settle after.
     const watch = watchControls(tree);
     const ran = spawnSync(plan.argv[0] ?? "", plan.argv.slice(1), { cwd: temp, env: l.env, encoding: "utf8" });
