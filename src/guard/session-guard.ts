@@ -5,7 +5,7 @@ import { redact } from "../core/redact.ts";
 import { opencodeAuthSecrets } from "../core/secrets.ts";
 import type { Logger } from "../core/log.ts";
 import type { SandboxAccess, SandboxMode } from "../sandbox/index.ts";
-import type { ControlWatch } from "../workspace/control-watch.ts";
+import type { ControlWatch } from "../workspace/git.ts";
 import type { ClassifyContext } from "./classify-command.ts";
 import { isGitControlPath } from "./git-paths.ts";
 import { configPaths, pathRefusal } from "./tool-paths.ts";
@@ -150,10 +150,7 @@ export class SessionGuard {
   /** Quarantines what a sandboxed command left, puts moved refs back (control-watch.ts); the line saying so, if any. */
   async #settle(watch: ControlWatch, pathsOnly = false): Promise<string | undefined> {
     try {
-      const [{ settleControls, settledLine }, { runGit }] = await Promise.all([
-        import("../workspace/control-watch.ts"),
-        import("../workspace/git.ts"),
-      ]);
+      const { settleControls, settledLine, runGit } = await import("../workspace/git.ts");
       const env = this.deps.env;
       const line = settledLine(await settleControls(watch, env, (args, options) => runGit(args, { ...options, env }), { pathsOnly }));
       if (line) this.deps.log.log("warn", `otto guard: in ${watch.root}, ${line}`);
@@ -294,11 +291,7 @@ export class SessionGuard {
     call: { sessionID: string; callID?: string },
     access?: SandboxAccess,
   ): Promise<string> {
-    const [{ planCommand, sandboxedLine }, { treePaths }, { watchControls }] = await Promise.all([
-      sandbox(),
-      import("../workspace/git.ts"),
-      import("../workspace/control-watch.ts"),
-    ]);
+    const [{ planCommand, sandboxedLine }, { treePaths, watchControls }] = await Promise.all([sandbox(), import("../workspace/git.ts")]);
     const tree = await treePaths(workdir, mode);
     const plan = planCommand({ mode, cwd: workdir, tree, env: this.deps.env, ...(access ? { access } : {}) }, command);
     if (plan.sandbox !== "none") {

@@ -206,7 +206,7 @@ export const HOOK_MANAGER_CONFIG = [
 function otherWorktrees(gitDirs: readonly string[], sharedCommon: string | undefined): string[] {
   const common = sharedCommon ? realPath(sharedCommon) : gitDirs.at(-1);
   if (!common) return [];
-  let names: string[] = [];
+  let names: string[];
   try {
     names = fs.readdirSync(path.join(common, "worktrees"));
   } catch {

@@ -8,6 +8,9 @@ import { gitBinary } from "./git-binary.ts";
 import { removeOwnIndexLock } from "./index-lock.ts";
 import { accessOf } from "./sandbox-access.ts";
 import { settleControls, settledLine, watchControls } from "./control-watch.ts";
+
+/** The look before and after a sandboxed command, for the session guard (which loads this file lazily, past the barrel). */
+export { settleControls, settledLine, watchControls, type ControlWatch } from "./control-watch.ts";
 import { checkTreeLayout, heldSandbox, isOwnWorktree } from "./tree-layout.ts";
 
 /*
