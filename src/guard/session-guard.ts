@@ -92,7 +92,7 @@ export class SessionGuard {
   /** Why otto stopped a session (the repeated-tool-call stop), until the session is deleted. */
   readonly #stopped = new Map<string, string>();
   /** A sandboxed shell call's look at the tree's control paths before it ran, by call (control-watch.ts). */
-  readonly #watches = new Map<string, ControlWatch>();
+  readonly #watches = new Map<string, { sessionID: string; watch: ControlWatch }>();
   /** The same, taken at a session's first sandboxed call: looked at again when the session ends or goes idle. */
   readonly #sessionWatches = new Map<string, ControlWatch[]>();
   #emptyDir: string | undefined;
@@ -141,6 +141,8 @@ export class SessionGuard {
    * under Seatbelt) is settled as after each command. Never throws.
    */
   async sessionEnded(sessionID: string): Promise<void> {
+    // A call whose after-hook never came is covered by the session's first look, taken before it.
+    for (const [id, pending] of this.#watches) if (pending.sessionID === sessionID) this.#watches.delete(id);
     const watches = this.#sessionWatches.get(sessionID);
     if (!watches) return;
     this.#sessionWatches.delete(sessionID);
@@ -213,7 +215,7 @@ export class SessionGuard {
    * tokens, OpenCode's auth store) never reach the model as they are.
    */
   async afterTool(input: { tool: string; sessionID: string; callID?: string }, output: { output?: unknown }): Promise<void> {
-    const watch = input.callID !== undefined ? this.#watches.get(input.callID) : undefined;
+    const watch = input.callID !== undefined ? this.#watches.get(input.callID)?.watch : undefined;
     if (watch && input.callID !== undefined) {
       this.#watches.delete(input.callID);
       const line = await this.#settle(watch);
@@ -296,7 +298,7 @@ export class SessionGuard {
     const plan = planCommand({ mode, cwd: workdir, tree, env: this.deps.env, ...(access ? { access } : {}) }, command);
     if (plan.sandbox !== "none") {
       const watch = watchControls(tree);
-      if (call.callID !== undefined) this.#watches.set(call.callID, watch);
+      if (call.callID !== undefined) this.#watches.set(call.callID, { sessionID: call.sessionID, watch });
       const session = this.#sessionWatches.get(call.sessionID) ?? [];
       if (!session.some((w) => w.root === watch.root)) this.#sessionWatches.set(call.sessionID, [...session, watch]);
       return sandboxedLine(plan, this.deps.env);
