@@ -5,6 +5,7 @@ import { redact } from "../core/redact.ts";
 import { opencodeAuthSecrets } from "../core/secrets.ts";
 import type { Logger } from "../core/log.ts";
 import type { SandboxAccess, SandboxMode } from "../sandbox/index.ts";
+import type { ControlWatch } from "../workspace/git.ts";
 import type { ClassifyContext } from "./classify-command.ts";
 import { isGitControlPath } from "./git-paths.ts";
 import { configPaths, pathRefusal, resolvedPath } from "./tool-paths.ts";
@@ -98,6 +99,10 @@ export class SessionGuard {
   readonly #repeated = new RepeatedCalls();
   /** Why otto stopped a session (the repeated-tool-call stop), until the session is deleted. */
   readonly #stopped = new Map<string, string>();
+  /** A sandboxed shell call's look at the tree's control paths before it ran, by call (control-watch.ts). */
+  readonly #watches = new Map<string, { sessionID: string; watch: ControlWatch }>();
+  /** The same, taken at a session's first sandboxed call: looked at again when the session ends or goes idle. */
+  readonly #sessionWatches = new Map<string, ControlWatch[]>();
   #emptyDir: string | undefined;
   #saidNoSandbox = false;
   /** The guarded shell commands running now (by tool call id), with when each started: a file tool waits for them. */
@@ -137,6 +142,7 @@ export class SessionGuard {
 
   /** `session.deleted`: what the guard counted for the session goes. */
   forget(sessionID: string): void {
+    void this.sessionEnded(sessionID);
     this.#repeated.forget(sessionID);
     this.#stopped.delete(sessionID);
   }
@@ -151,6 +157,36 @@ export class SessionGuard {
    */
   noteHostConfig(config: { lsp?: unknown; formatter?: unknown }): void {
     this.#hostRunners = (["lsp", "formatter"] as const).filter((key) => isOn(config[key]));
+  }
+
+  /**
+   * `session.idle`, `session.error`, `session.deleted`: what the session's sandboxed commands left
+   * since its first one (a call whose after-hook never came, a process that outlived its command
+   * under Seatbelt) is settled as after each command. Never throws.
+   */
+  async sessionEnded(sessionID: string): Promise<void> {
+    // A call whose after-hook never came is covered by the session's first look, taken before it.
+    for (const [id, pending] of this.#watches) if (pending.sessionID === sessionID) this.#watches.delete(id);
+    const watches = this.#sessionWatches.get(sessionID);
+    if (!watches) return;
+    this.#sessionWatches.delete(sessionID);
+    for (const watch of watches) await this.#settle(watch, true);
+  }
+
+  /** Quarantines what a sandboxed command left, puts moved refs back (control-watch.ts); the line saying so, if any. */
+  async #settle(watch: ControlWatch, pathsOnly = false): Promise<string | undefined> {
+    try {
+      const { settleControls, settledLine, runGit } = await import("../workspace/git.ts");
+      const env = this.deps.env;
+      const line = settledLine(await settleControls(watch, env, (args, options) => runGit(args, { ...options, env }), { pathsOnly }));
+      if (line) this.deps.log.log("warn", `otto guard: in ${watch.root}, ${line}`);
+      return line;
+    } catch (error) {
+      this.deps.log.log("warn", "otto guard: could not look at a sandboxed command's tree again", {
+        error: error instanceof Error ? error.message : String(error),
+      });
+      return undefined;
+    }
   }
 
   /** `shell.env`: a guarded session's shell gets an environment in which no push can succeed. */
@@ -199,7 +235,7 @@ export class SessionGuard {
       }
     }
     if (input.tool === "bash") {
-      await this.#bash(args, this.#agents.get(input.sessionID));
+      await this.#bash(args, this.#agents.get(input.sessionID), input);
       if (input.callID) this.#running.set(input.callID, this.#now());
       return;
     }
@@ -218,6 +254,13 @@ export class SessionGuard {
    */
   async afterTool(input: { tool: string; sessionID: string; callID?: string }, output: { output?: unknown }): Promise<void> {
     if (input.callID) this.#running.delete(input.callID);
+    const watch = input.callID !== undefined ? this.#watches.get(input.callID)?.watch : undefined;
+    if (watch && input.callID !== undefined) {
+      this.#watches.delete(input.callID);
+      const line = await this.#settle(watch);
+      // The session reads what otto undid, so it does not try again in vain.
+      if (line && typeof output.output === "string") output.output = `${output.output}\n${line}`;
+    }
     if (!this.isGuarded(input.sessionID) || typeof output.output !== "string" || output.output === "") return;
     if (input.tool === "grep" || input.tool === "glob") {
       // A search shows no file the read tool may not open (search-results.ts).
@@ -278,7 +321,7 @@ export class SessionGuard {
     throw new GuardBlocked(`Otto ${reason}, and ends this session: the same call gives the same result. Stop here.`);
   }
 
-  async #bash(args: Record<string, unknown>, agent: string | undefined): Promise<void> {
+  async #bash(args: Record<string, unknown>, agent: string | undefined, call: { sessionID: string; callID?: string }): Promise<void> {
     const command = typeof args.command === "string" ? args.command : "";
     const workdir =
       typeof args.workdir === "string" && args.workdir !== "" ? path.resolve(this.deps.directory, args.workdir) : this.deps.directory;
@@ -297,7 +340,7 @@ export class SessionGuard {
       const verdict = classifyCommand(command, ctx);
       reason = verdict.allowed ? undefined : verdict.reason;
       if (!reason && agent !== undefined && READ_ONLY_AGENTS.has(agent)) reason = await credentialWords(command, this.deps.env);
-      else if (!reason) args.command = await this.#sandboxed(command, workdir, forge.sandbox, forge.sandboxAccess);
+      else if (!reason) args.command = await this.#sandboxed(command, workdir, forge.sandbox, call, forge.sandboxAccess);
     } catch (error) {
       // Failing closed: a guarded command otto could not check does not run.
       reason = `a command otto could not check (${error instanceof Error ? error.message : String(error)})`;
@@ -313,11 +356,23 @@ export class SessionGuard {
    * holds the sandbox's arguments), as typed otherwise. Throws sandbox_required, which refuses the
    * command, when the config demands a sandbox this machine lacks.
    */
-  async #sandboxed(command: string, workdir: string, mode: SandboxMode, access?: SandboxAccess): Promise<string> {
-    const [{ planCommand, sandboxedLine }, { treePaths }] = await Promise.all([sandbox(), import("../workspace/git.ts")]);
+  async #sandboxed(
+    command: string,
+    workdir: string,
+    mode: SandboxMode,
+    call: { sessionID: string; callID?: string },
+    access?: SandboxAccess,
+  ): Promise<string> {
+    const [{ planCommand, sandboxedLine }, { treePaths, watchControls }] = await Promise.all([sandbox(), import("../workspace/git.ts")]);
     const tree = await treePaths(workdir, mode);
     const plan = planCommand({ mode, cwd: workdir, tree, env: this.deps.env, ...(access ? { access } : {}) }, command);
-    if (plan.sandbox !== "none") return sandboxedLine(plan, this.deps.env);
+    if (plan.sandbox !== "none") {
+      const watch = watchControls(tree);
+      if (call.callID !== undefined) this.#watches.set(call.callID, { sessionID: call.sessionID, watch });
+      const session = this.#sessionWatches.get(call.sessionID) ?? [];
+      if (!session.some((w) => w.root === watch.root)) this.#sessionWatches.set(call.sessionID, [...session, watch]);
+      return sandboxedLine(plan, this.deps.env);
+    }
     if (mode !== "off" && !this.#saidNoSandbox) {
       this.#saidNoSandbox = true;
       this.deps.log.log(

@@ -54,6 +54,8 @@ export function inTreeControls(root: string, gitDirs: readonly string[], env: En
     const expanded = hooks.startsWith("~/") ? path.join(env.HOME ?? "/", hooks.slice(2)) : hooks;
     const dir = realPath(path.resolve(root, expanded));
     if (inside(dir)) out.push(dir);
+    // husky 9: `.husky/_/<hook>` only calls `.husky/<hook>`, the body the user wrote: the folder above is read-only too.
+    if (inside(dir) && path.basename(dir) === "_" && inside(path.dirname(dir))) out.push(path.dirname(dir));
   }
   return [...new Set(out)];
 }

@@ -14,12 +14,13 @@ export {
   credentialPaths,
   within,
   DEFAULT_ACCESS,
+  HOOK_MANAGER_CONFIG,
   type SandboxAccess,
   type SandboxPolicy,
   type TreePaths,
 } from "./policy.ts";
 export { toolchainPaths, storePaths, runtimePaths, realPath } from "./home.ts";
-export { findSecretFiles, forgetSecretFiles, isSecretName, readIndexPaths } from "./secret-files.ts";
+export { findSecretFiles, forgetSecretFiles, isSecretName, readIndexPaths, readIndexGitlinks } from "./secret-files.ts";
 export { sandboxEnvNames, envFilterScript } from "./sandbox-env.ts";
 export { userGitSettings, gitSettingsFile, type UserGitSettings } from "./git-settings.ts";
 export { bwrapArgs, pathKind, type PathKind } from "./bwrap.ts";

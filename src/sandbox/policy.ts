@@ -186,8 +186,12 @@ export function sandboxPolicy(input: {
       ["config", "config.worktree", "hooks", "info", "commondir", "gitdir", "modules"].map((name) => path.join(dir, name)),
     ),
     ...(gitDirs.length > 0 && !own.includes(dotGit) ? [dotGit] : []),
+    // The user's other linked worktrees' git directories: their commondir, config and HEAD are what git there reads.
+    ...otherWorktrees(gitDirs, tree.sharedCommon),
     // OpenCode configuration the tree already has: what the next OpenCode start loads stays as it was.
     ...[".opencode", "opencode.json", "opencode.jsonc"].map((name) => path.join(root, name)),
+    // Hook managers' configuration: the body of the hook they installed, run by the user's next commit.
+    ...HOOK_MANAGER_CONFIG.map((name) => path.join(root, name)),
     ...(tree.sharedCommon
       ? ["refs", "packed-refs", "HEAD", "index", "logs"].map((name) => path.join(realPath(tree.sharedCommon ?? ""), name))
       : []),
@@ -267,6 +271,32 @@ function safeList(dir: string): string[] {
   } catch {
     return [];
   }
+}
+
+/** Hook managers' configuration files at a tree's top (pre-commit, lefthook): what their installed hooks run. */
+export const HOOK_MANAGER_CONFIG = [
+  ".pre-commit-config.yaml",
+  "lefthook.yml",
+  "lefthook.yaml",
+  ".lefthook.yml",
+  ".lefthook.yaml",
+  "lefthook-local.yml",
+  "lefthook-local.yaml",
+  ".lefthook-local.yml",
+  ".lefthook-local.yaml",
+];
+
+/** `<common>/worktrees/*` other than the command's own git directory: read-only as a whole. */
+function otherWorktrees(gitDirs: readonly string[], sharedCommon: string | undefined): string[] {
+  const common = sharedCommon ? realPath(sharedCommon) : gitDirs.at(-1);
+  if (!common) return [];
+  let names: string[];
+  try {
+    names = fs.readdirSync(path.join(common, "worktrees"));
+  } catch {
+    return [];
+  }
+  return names.map((name) => path.join(common, "worktrees", name)).filter((dir) => !gitDirs.includes(dir));
 }
 
 /** True when `inner` is `outer` or lies inside it (a folder inside named `..x` included: only `..` itself leads out). */

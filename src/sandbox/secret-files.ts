@@ -211,8 +211,13 @@ export function readIndexPaths(indexFile: string): Set<string> | undefined {
   return index ? new Set(index.entries.keys()) : undefined;
 }
 
+/** The paths of an index's gitlinks (mode 160000: a nested repository's commit); undefined as for readIndexPaths. */
+export function readIndexGitlinks(indexFile: string): Set<string> | undefined {
+  return readIndex(indexFile)?.gitlinks;
+}
+
 /** An index's entries (path → blob id, hex) and the size of its object names. */
-function readIndex(indexFile: string): { entries: Map<string, string>; hashBytes: number } | undefined {
+function readIndex(indexFile: string): { entries: Map<string, string>; gitlinks: Set<string>; hashBytes: number } | undefined {
   let bytes: Buffer;
   try {
     bytes = fs.readFileSync(indexFile);
@@ -225,13 +230,14 @@ function readIndex(indexFile: string): { entries: Map<string, string>; hashBytes
   const count = bytes.readUInt32BE(8);
   // SHA-1 repositories have 20-byte object names, SHA-256 ones 32: the first entry's flags tell which fits.
   for (const hash of [20, 32]) {
-    const entries = readEntries(bytes, version, count, hash);
-    if (entries) return { entries, hashBytes: hash };
+    const gitlinks = new Set<string>();
+    const entries = readEntries(bytes, version, count, hash, gitlinks);
+    if (entries) return { entries, gitlinks, hashBytes: hash };
   }
   return undefined;
 }
 
-function readEntries(bytes: Buffer, version: number, count: number, hash: number): Map<string, string> | undefined {
+function readEntries(bytes: Buffer, version: number, count: number, hash: number, gitlinks: Set<string>): Map<string, string> | undefined {
   const paths = new Map<string, string>();
   let at = 12;
   let previous: Buffer<ArrayBufferLike> = Buffer.alloc(0);
@@ -241,6 +247,7 @@ function readEntries(bytes: Buffer, version: number, count: number, hash: number
     at += 40 + hash;
     if (at + 2 > bytes.length) return undefined;
     const oid = bytes.toString("hex", start + 40, start + 40 + hash);
+    const gitlink = (bytes.readUInt32BE(start + 24) & 0o170000) === 0o160000;
     const flags = bytes.readUInt16BE(at);
     at += 2;
     if (flags & 0x4000) at += version >= 3 ? 2 : 0;
@@ -268,6 +275,7 @@ function readEntries(bytes: Buffer, version: number, count: number, hash: number
     at = version === 4 ? end + 1 : start + Math.ceil((end - start + 1) / 8) * 8;
     previous = name;
     paths.set(name.toString("utf8"), oid);
+    if (gitlink) gitlinks.add(name.toString("utf8"));
   }
   return paths;
 }

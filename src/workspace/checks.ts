@@ -4,7 +4,8 @@ import { execa } from "execa";
 import { redact, type Env } from "../core/index.ts";
 import { guardedEnvironment } from "../sandbox/index.ts";
 import { planCommand, type SandboxAccess, type SandboxMode } from "../sandbox/index.ts";
-import { treePaths } from "./git.ts";
+import { runGit, treePaths } from "./git.ts";
+import { settleControls, settledLine, watchControls } from "./control-watch.ts";
 import { accessOf } from "./sandbox-access.ts";
 
 /** One check command (spec.verify, pr.verify), run by otto (never by the model). */
@@ -71,6 +72,8 @@ export async function runCheck(command: string, options: VerifyOptions): Promise
   const tree = await treePaths(options.cwd, options.sandbox);
   const plan = planCommand({ mode: options.sandbox, cwd: options.cwd, tree, env: base, ...(access ? { access } : {}) }, command);
   const [file, ...args] = plan.argv;
+  // What the command could leave for git and OpenCode outside the sandbox is looked at again after it (control-watch.ts).
+  const watch = plan.sandbox === "none" ? undefined : watchControls(tree);
   const child = execa(file ?? "/bin/sh", args, {
     cwd: options.cwd,
     env: checkEnvironment(base, options.secrets),
@@ -99,7 +102,9 @@ export async function runCheck(command: string, options: VerifyOptions): Promise
     const result = await child;
     const all = typeof result.all === "string" ? result.all : "";
     const exitCode = timedOut || result.exitCode === undefined ? -1 : result.exitCode;
-    const note = timedOut ? `\n(killed after ${Math.round(options.timeoutMs / 1000)}s: spec.verify_timeout)` : "";
+    const settled = watch ? settledLine(await settleControls(watch, base, (a, o) => runGit(a, { ...o, env: base }))) : undefined;
+    const note =
+      (timedOut ? `\n(killed after ${Math.round(options.timeoutMs / 1000)}s: spec.verify_timeout)` : "") + (settled ? `\n${settled}` : "");
     return {
       command,
       exitCode,

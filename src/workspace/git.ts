@@ -7,6 +7,10 @@ import { AIRLOCKED, airlockGit, type AirlockRun } from "./airlock.ts";
 import { gitBinary } from "./git-binary.ts";
 import { removeOwnIndexLock } from "./index-lock.ts";
 import { accessOf } from "./sandbox-access.ts";
+import { settleControls, settledLine, watchControls } from "./control-watch.ts";
+
+/** The look before and after a sandboxed command, for the session guard (which loads this file lazily, past the barrel). */
+export { settleControls, settledLine, watchControls, type ControlWatch } from "./control-watch.ts";
 import { checkTreeLayout, heldSandbox, isOwnWorktree } from "./tree-layout.ts";
 
 /*
@@ -189,7 +193,11 @@ export async function runGit(args: readonly string[], options: GitOptions): Prom
     const tree = await treePaths(options.cwd, hooks.sandbox);
     // The hooks get what the project's checks get (otto.jsonc sandbox_access), no more.
     const access = hooks.sandbox === "off" ? undefined : await accessOf(options.cwd, env);
-    return boxed(argv, options, env, tree, hooks.sandbox, true, access);
+    // A hook runs the tree's code (lint-staged from node_modules): what it leaves is settled as after a session's command.
+    const watch = hooks.sandbox === "off" ? undefined : watchControls(tree);
+    const result = await boxed(argv, options, env, tree, hooks.sandbox, true, access);
+    const settled = watch ? settledLine(await settleControls(watch, env, (a, o) => runGit(a, { ...o, env }))) : undefined;
+    return settled ? { ...result, stderr: `${result.stderr}\n${settled}` } : result;
   }
   // In a tree sandboxed code held, every local command runs boxed too: what git reads there
   // (attributes, a nested repository, the index) was written by code otto did not write.

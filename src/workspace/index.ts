@@ -120,3 +120,4 @@ export {
   type RemovedConfig,
 } from "./opencode-config.ts";
 export { quarantineLine, isOpencodeCode, type Quarantined } from "./quarantine.ts";
+export { watchControls, settleControls, settledLine, type ControlWatch, type Settled } from "./control-watch.ts";

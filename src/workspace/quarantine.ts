@@ -82,6 +82,12 @@ function throughNoLink(root: string, rel: string): boolean {
   return true;
 }
 
+/** Moves `from` (a file, a link as a link, or a folder) to `to`, making `to`'s folder. */
+export function moveOut(from: string, to: string): void {
+  fs.mkdirSync(path.dirname(to), { recursive: true, mode: 0o700 });
+  move(from, to);
+}
+
 function move(from: string, to: string): void {
   try {
     fs.renameSync(from, to);
@@ -89,8 +95,9 @@ function move(from: string, to: string): void {
     if ((error as NodeJS.ErrnoException).code !== "EXDEV") throw error;
     const stat = fs.lstatSync(from);
     if (stat.isSymbolicLink()) fs.symlinkSync(fs.readlinkSync(from), to);
+    else if (stat.isDirectory()) fs.cpSync(from, to, { recursive: true, verbatimSymlinks: true });
     else fs.copyFileSync(from, to);
-    fs.rmSync(from);
+    fs.rmSync(from, { recursive: true });
   }
 }
 

@@ -85,6 +85,8 @@ export const CHECK_CONFIG = [
   /(?:^|\/)\.lintstagedrc[^/]*$/,
   /(?:^|\/)Directory\.Build\.(?:props|targets)$/,
   /\.runsettings$/,
+  // otto's own repo config: its pr.verify and spec.verify are the checks the next run runs.
+  /(?:^|\/)\.otto\/otto\.jsonc?$/,
 ];
 
 /**

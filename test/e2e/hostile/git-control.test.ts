@@ -26,7 +26,9 @@ import {
  * whole home, a hook in an in-tree hooks folder. Otto's own git (status, rev-parse, fetch) runs
  * outside the sandbox with the forge token: none of it may run what the tree planted, and no
  * sandboxed command may write outside the tree. Every marker "outside" lives under a folder
- * outside /tmp (which the sandbox replaces), so a write from inside the sandbox would land.
+ * outside /tmp (which the sandbox replaces), so a write from inside the sandbox would land. A
+ * gitlink and a `commondir` the check makes are undone right after it (control-watch.ts): the
+ * user's own git runs them no more either.
  */
 
 /** A shell line for a planted program: appends the token it sees to $OTTO_E2E_MARKER, else to `marker`. */
@@ -65,10 +67,12 @@ describe.skipIf(detectSandbox().kind === "none")("hostile trees: otto's own git 
 
     // Positive control: the check ran and planted the nested repository.
     expect(readIf(path.join(ws.project, ".build-cache/nested.planted"))).toBe("planted\n");
-    // The planted program is live: the user's own `git status` would run it.
+    expect(readIf(path.join(ws.project, "vendor-lib/.git/config"))).toContain("fsmonitor");
+    // The gitlink the check added was taken out of the index right after it (control-watch.ts):
+    // the user's own `git status` no longer descends into the nested repository.
     const control = path.join(outside, "control");
     userGit(ws, ["status", "--porcelain", "--ignore-submodules=none"], { OTTO_E2E_MARKER: control });
-    expect(readIf(control), "the planted fsmonitor is live").toMatch(/token:/);
+    expect(readIf(control), "the user's git ran the planted fsmonitor").toBeUndefined();
     // Otto's git never ran it (it would have written the forge token outside the sandbox).
     expect(lines).toEqual([]);
   }
@@ -106,9 +110,18 @@ describe.skipIf(detectSandbox().kind === "none")("hostile trees: otto's own git 
     recordFigure({ name: FIGURE, tried: 1, through: readIf(marker) === undefined ? 0 : 1 });
 
     expect(readIf(path.join(ws.project, ".build-cache/commondir.planted"))).toBe("planted\n");
+    // The commondir the check wrote was moved into otto's data folder right after it (control-watch.ts).
+    expect(fs.existsSync(path.join(ws.project, ".git", "commondir"))).toBe(false);
+    const quarantine = path.join(ws.dirs.dataHome, "otto", "quarantine");
+    expect(
+      fs
+        .readdirSync(quarantine, { recursive: true })
+        .map(String)
+        .some((p) => p.endsWith(path.join(".git", "commondir"))),
+    ).toBe(true);
     const control = path.join(outside, "control");
     userGit(ws, ["status", "--porcelain"], { OTTO_E2E_MARKER: control });
-    expect(readIf(control), "the planted fsmonitor is live").toMatch(/token:/);
+    expect(readIf(control), "the user's git ran the planted fsmonitor").toBeUndefined();
     expect(readIf(marker)).toBeUndefined();
   });
 

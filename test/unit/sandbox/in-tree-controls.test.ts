@@ -49,6 +49,40 @@ describe.skipIf(!sandboxed)("in-tree folders whose programs run later outside (r
     expect(fs.existsSync(path.join(repo.dir, ".husky", "_", "pre-commit"))).toBe(false);
   });
 
+  it("husky 9's hook bodies beside `.husky/_` and a hook manager's configuration are read-only inside; the user's next commit runs none of the session's", async () => {
+    const dev = developerHome();
+    cleanups.push(() => dev.cleanup());
+    repo = await createRepo({ dir: path.join(dev.root, "project"), remote: false });
+    const marker = path.join(dev.root, "hook-body-ran");
+    fs.mkdirSync(path.join(repo.dir, ".husky", "_"), { recursive: true });
+    // What husky 9 writes: `.husky/_/<hook>` only runs `.husky/<hook>`, when there is one.
+    fs.writeFileSync(
+      path.join(repo.dir, ".husky", "_", "post-commit"),
+      "#!/bin/sh\n[ -f .husky/post-commit ] && sh .husky/post-commit\nexit 0\n",
+      {
+        mode: 0o755,
+      },
+    );
+    fs.writeFileSync(path.join(repo.dir, "lefthook.yml"), "pre-commit: {}\n");
+    await repo.git(["config", "core.hooksPath", ".husky/_"]);
+    const env: Record<string, string> = { ...gitEnv(), ...dev.env };
+    const plant = [
+      `printf 'touch ${marker}\\n' > .husky/post-commit; echo "body=$?"`,
+      `echo 'pre-commit: {commands: {x: {run: touch ${marker}}}}' > lefthook.yml; echo "lefthook=$?"`,
+      'echo work > work.txt; echo "tree=$?"',
+    ].join("; ");
+    const result = await runCheck(plant, { cwd: repo.dir, sandbox: "auto", env, timeoutMs: 60_000 });
+    // Positive control: every write was tried, and the tree itself took a file.
+    expect(result.output).toMatch(/body=[1-9]/);
+    expect(result.output).toMatch(/lefthook=[1-9]/);
+    expect(result.output).toMatch(/tree=0/);
+    expect(fs.existsSync(path.join(repo.dir, ".husky", "post-commit"))).toBe(false);
+    expect(fs.readFileSync(path.join(repo.dir, "lefthook.yml"), "utf8")).toBe("pre-commit: {}\n");
+    await repo.git(["add", "work.txt"]);
+    await repo.git(["commit", "-qm", "the user's own commit"]);
+    expect(fs.existsSync(marker)).toBe(false);
+  });
+
   it("otto's git outside is looked up on PATH without the tree's entries and run by absolute path", async () => {
     const dev = developerHome();
     cleanups.push(() => dev.cleanup());

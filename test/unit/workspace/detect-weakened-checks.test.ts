@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import {
   describeChangeSet,
   detectWeakenedChecks,
+  isCheckFile,
   isTestFile,
   mentionedPaths,
   readChangeSet,
@@ -228,6 +229,13 @@ describe("detectWeakenedChecks on real change sets", () => {
   it("an untracked new file is read too (new CI workflow, new skip in a new test file)", async () => {
     const found = await flags({}, { ".github/workflows/green.yml": "on: push\n", "test/new.test.js": 'it.skip("x", () => {});\n' });
     expect(kinds(found).sort()).toEqual([".github/workflows/green.yml ci_config", "test/new.test.js skip_added"]);
+  });
+
+  it("otto's own .otto/otto.jsonc with pr.verify and spec.verify rewritten is check configuration", async () => {
+    const config = (verify: string): string => `{\n  "pr": { "verify": ["${verify}"] },\n  "spec": { "verify": ["${verify}"] }\n}\n`;
+    const found = await flags({ ".otto/otto.jsonc": config("npm test") }, { ".otto/otto.jsonc": config("true") });
+    expect(kinds(found)).toEqual([".otto/otto.jsonc check_config"]);
+    expect(isCheckFile(".otto/otto.jsonc")).toBe(true);
   });
 });
 

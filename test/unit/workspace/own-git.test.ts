@@ -268,7 +268,7 @@ describe("otto's own git: hooks on fetch", () => {
 const sandboxed = detectSandbox().kind === "bwrap";
 
 describe.skipIf(!sandboxed)("otto's own git and the sandbox (real bubblewrap)", () => {
-  it("a check that writes .git/commondir to a git directory it planted: plain git runs its program; otto's next check is refused", async () => {
+  it("a check that writes .git/commondir to a git directory it planted: the file is quarantined; one left while no sandbox held the tree refuses otto's next check", async () => {
     const { marker, script, env } = setup();
     repo = await createRepo({ remote: false });
     const first = await runCheck(
@@ -276,11 +276,18 @@ describe.skipIf(!sandboxed)("otto's own git and the sandbox (real bubblewrap)", 
         "git init -q --bare .build-cache/g",
         `printf '[core]\\n\\tbare = false\\n\\tfsmonitor = ${script}\\n' >> .build-cache/g/config`,
         'echo "$PWD/.build-cache/g" > .git/commondir',
+        "cat .git/commondir",
       ].join(" && "),
       { cwd: repo.dir, sandbox: "required", env, timeoutMs: 30_000 },
     );
-    expect(first.output).toBe("");
+    // Positive control: the check wrote it; otto moved it out after the check (control-watch.ts).
+    expect(first.output).toContain(".build-cache/g");
+    expect(first.output).toContain("otto moved .git/commondir out of the tree");
     expect(first.passed).toBe(true);
+    plainGit(["status"], repo.dir, env);
+    expect(fs.existsSync(marker)).toBe(false);
+    // The same file written while no sandbox held the tree (sandbox "off", or by hand): plain git runs the program.
+    fs.writeFileSync(path.join(repo.dir, ".git", "commondir"), `${path.join(repo.dir, ".build-cache", "g")}\n`);
     plainGit(["status"], repo.dir, env);
     expect(fs.existsSync(marker)).toBe(true);
     fs.rmSync(marker);
