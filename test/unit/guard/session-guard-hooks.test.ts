@@ -188,16 +188,14 @@ describe("where a command runs and which files a tool names", () => {
     expect(filesOf({ filePath: 3, patchText: 4 })).toEqual([]);
   });
 
-  it("a write to OpenCode's configuration in the tree or to ~/ paths is refused with the tool's name; a read tool on ~ alone is judged as the home folder", async () => {
+  it("a write to OpenCode's configuration in the tree is refused with the tool's name; ~ is a folder of the tree, as OpenCode opens it (never the home)", async () => {
     const s = await setup();
     await expect(
       s.guard.beforeTool({ tool: "write", sessionID: "ses_1" }, { args: { filePath: ".opencode/plugin/p.ts" } }),
     ).rejects.toThrow(
       "Otto blocked this: write on .opencode/plugin/p.ts: OpenCode configuration, which the next OpenCode start would load outside the sandbox. Sessions otto runs cannot push, merge, call the forge, or change the checkout's git configuration, hooks or the environment otto set. Otto pushes for you after its checks pass: commit your work (if your task says to) and stop.",
     );
-    await expect(s.guard.beforeTool({ tool: "glob", sessionID: "ses_1" }, { args: { path: "~/config/otto" } })).rejects.toThrow(
-      /glob on ~\/config\/otto, (where credentials live|in OpenCode.s or otto.s configuration)/,
-    );
+    await expect(s.guard.beforeTool({ tool: "glob", sessionID: "ses_1" }, { args: { path: "~/config/otto" } })).resolves.toBeUndefined();
     await expect(s.guard.beforeTool({ tool: "list", sessionID: "ses_1" }, { args: { path: "~" } })).resolves.toBeUndefined();
     await expect(
       s.guard.beforeTool({ tool: "todowrite", sessionID: "ses_1" }, { args: { path: "~/config/otto" } }),

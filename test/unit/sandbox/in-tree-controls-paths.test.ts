@@ -51,7 +51,7 @@ describe("inTreeControls", () => {
     config(settings, "hooks/user");
     expect(inTreeControls(tree, [common, worktree], {}, settings)).toEqual([path.join(tree, "hooks", "worktree")]);
     fs.rmSync(path.join(worktree, "config.worktree"));
-    expect(inTreeControls(tree, [common, worktree], {}, settings)).toEqual([path.join(tree, ".husky", "_")]);
+    expect(inTreeControls(tree, [common, worktree], {}, settings)).toEqual([path.join(tree, ".husky", "_"), path.join(tree, ".husky")]);
     fs.rmSync(path.join(common, "config"));
     expect(inTreeControls(tree, [common, worktree], {}, settings)).toEqual([path.join(tree, "hooks", "user")]);
     expect(inTreeControls(tree, [common, worktree], {})).toEqual([]);

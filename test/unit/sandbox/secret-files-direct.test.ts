@@ -84,7 +84,7 @@ describe("isSecretName", () => {
 });
 
 describe("findSecretFiles", () => {
-  it("regular files with secret names, at any depth up to eight folders down, not in the folders builds fill, not links", () => {
+  it("regular files with secret names, at any depth, not in the folders builds fill, not links", () => {
     const deep = ["a", "b", "c", "d", "e", "f", "g", "h"];
     const root = tree({
       ".env": "1",
@@ -98,7 +98,13 @@ describe("findSecretFiles", () => {
     });
     fs.symlinkSync(path.join(root, ".env"), path.join(root, "linked.pem"));
     fs.mkdirSync(path.join(root, "folder.pem"));
-    expect(rel(root, findSecretFiles(root))).toEqual([".env", `${deep.join("/")}/.env`, "app/config/.env.production", "certs/tls.key"]);
+    expect(rel(root, findSecretFiles(root))).toEqual([
+      ".env",
+      `${deep.join("/")}/.env`,
+      `${deep.join("/")}/i/.env`,
+      "app/config/.env.production",
+      "certs/tls.key",
+    ]);
   });
 
   it("a file the index tracks with its content on disk stays visible; tracked with other content, or with no index, it is hidden", () => {
