@@ -72,7 +72,12 @@ function answeredSignals({ pr, comments, reviews, me, trusted }: PrActivity): Si
         (r) => r.state === "approved" && names.has(r.author.toLowerCase()) && (!r.submittedAt || r.submittedAt >= reply.createdAt),
       );
       if (!comment.resolved && !approved) continue;
-      out.push({ ...base(pr, comment, "agreed-fixed", comment.author), comment: words(comment), answer, ...(followUp ? { followUp } : {}) });
+      out.push({
+        ...base(pr, comment, "agreed-fixed", comment.author),
+        comment: words(comment),
+        answer,
+        ...(followUp ? { followUp } : {}),
+      });
       continue;
     }
     const reopened = hasThreadState(pr, comment) && !comment.resolved;
