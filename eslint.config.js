@@ -14,7 +14,7 @@ import tseslint from "typescript-eslint";
 export const FLOORS = [
   ["core"],
   ["config", "prompts", "sandbox"],
-  ["workspace", "cost"],
+  ["workspace", "cost", "rules"],
   ["guard", "session"],
   ["runtime"],
   ["analysis", "repo", "notify", "review", "host"],

@@ -29,6 +29,12 @@ export interface ChildOptions {
    * progress (`withAccount`), else the runner's own. Its budget stops the session's turns.
    */
   account?: Account;
+  /**
+   * Text sent as `system` with every prompt of the session, after otto's stable head: the team's
+   * rules in scope (src/rules/apply.ts), the same for each turn, so they stay in the system message
+   * whatever the prompt.
+   */
+  system?: string;
 }
 
 export interface PromptReply extends TurnReply {
@@ -86,7 +92,8 @@ export class ChildSession {
     const { options, context } = this;
     options.account?.check();
     const ctx = { sessionID: this.id, model: options.model };
-    const sent = this.#split(text, opts.system);
+    const system = [options.system, opts.system].filter((part): part is string => Boolean(part)).join("\n\n") || undefined;
+    const sent = this.#split(text, system);
     const body = { agent: options.agent, model: options.model, system: sent.system, parts: [{ type: "text" as const, text: sent.text }] };
     const reply = await context
       .schedule(
