@@ -182,7 +182,7 @@ export function mapComments(
       ...(c.in_reply_to_id ? { inReplyTo: `review-${c.in_reply_to_id}` } : {}),
       // GitHub's outdated comment: a later commit changed its lines, so it has no line on the head.
       // https://docs.github.com/en/rest/pulls/comments#get-a-review-comment-for-a-pull-request (line, original_line)
-      ...(c.line === null && c.original_line ? { outdated: true } : {}),
+      ...(c.line == null && c.original_line ? { outdated: true } : {}),
       url: c.html_url,
       ...(c.author_association ? { association: c.author_association } : {}),
     };
