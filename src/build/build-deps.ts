@@ -12,6 +12,7 @@ import { BuildStore } from "./state.ts";
 import type { Builder } from "./turn.ts";
 import { assertSandbox } from "../sandbox/index.ts";
 import { runBudget, type BudgetFlags } from "../cost/index.ts";
+import { buildRules } from "./rules.ts";
 
 export interface BuildInput {
   runtime: Runtime;
@@ -89,6 +90,7 @@ export async function createBuildDeps(input: BuildInput): Promise<BuildDeps> {
     pid: process.pid,
     signal: input.signal,
     openBuilder: async (target, resume, account) => {
+      const rules = await buildRules(repoRoot, target, runtime.env, (problem) => runtime.log.log("warn", `team rules: ${problem}`));
       const options = {
         parentID: input.sessionID,
         directory: repoRoot,
@@ -100,6 +102,7 @@ export async function createBuildDeps(input: BuildInput): Promise<BuildDeps> {
         keep: true,
         signal: input.signal,
         ...(account ? { account } : {}),
+        ...(rules ? { system: rules } : {}),
       };
       // A resumed loop goes on in its session, where the user may have talked to the builder.
       const reopen = resume !== undefined && (await sessionExists(runtime, resume, repoRoot));

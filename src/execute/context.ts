@@ -2,6 +2,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import type { PromptVars } from "../prompts/index.ts";
 import { ARTIFACTS, type Artifact, type SpecPaths, type Task } from "../spec/index.ts";
+import type { RuleSet } from "../rules/index.ts";
 
 /** What the prompts of one phase are given about the spec (read again before each phase). */
 export interface SpecContext {
@@ -15,6 +16,8 @@ export interface SpecContext {
   checkCommands?: string;
   /** Commit summaries of the phases committed so far, oldest first. */
   phaseSummaries?: string;
+  /** The team rules (docs/rules.md), read once per run: each task gets those in scope of its files. */
+  rules?: RuleSet;
 }
 
 export async function readDocs(paths: SpecPaths): Promise<Partial<Record<Artifact, string>>> {

@@ -20,6 +20,7 @@ import { closeBaseline, openBaseline } from "./baseline.ts";
 import { RunSessions, runSessionsFile } from "./run-sessions.ts";
 import { TaskStore } from "./task-store.ts";
 import type { ExecuteDeps, Models } from "./types.ts";
+import { loadRuleSet, type RuleSet } from "../rules/index.ts";
 
 export interface ExecuteResult {
   title: string;
@@ -88,7 +89,15 @@ export async function baseContext(deps: ExecuteDeps, slug: string, paths: SpecPa
     docs: await readDocs(paths),
     codebaseSummary: await deps.codebaseSummary(deps.repoRoot),
     checkCommands: deps.settings.verify.length ? deps.settings.verify.join("\n") : undefined,
+    rules: await loadTeamRules(deps),
   };
+}
+
+/** The working tree's rules and the user's; a file otto cannot read is logged, never a stop. */
+async function loadTeamRules(deps: ExecuteDeps): Promise<RuleSet> {
+  const set = await loadRuleSet(deps.repoRoot, deps.env);
+  for (const problem of set.problems) deps.log.log("warn", `team rules: ${problem}`);
+  return set;
 }
 
 /**

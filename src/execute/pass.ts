@@ -17,6 +17,8 @@ export interface PassOptions {
   dialog?: boolean;
   /** Where its model calls are charged (an attempt's own account); default: the work's (withAccount). */
   account?: Account;
+  /** The team rules in scope of the task's files, sent as the session's system text (docs/rules.md). */
+  system?: string;
 }
 
 export interface PassResult<T = string> {
@@ -47,6 +49,7 @@ export async function openPass(deps: ExecuteDeps, options: PassOptions): Promise
     timeoutMs: deps.settings.taskTimeoutMs,
     signal: deps.signal,
     ...(options.account ? { account: options.account } : {}),
+    ...(options.system ? { system: options.system } : {}),
   });
   await deps.sessions?.add(child.id);
   return child;

@@ -5,7 +5,7 @@ import { renderPrompt } from "../prompts/index.ts";
 import type { Task } from "../spec/index.ts";
 import type { ChildSession } from "../session/index.ts";
 import { snapshotTree, type TreeSnapshot } from "../workspace/index.ts";
-import { briefTask } from "./briefing.ts";
+import { briefTask, taskRules } from "./briefing.ts";
 import { executeTaskVars, type SpecContext } from "./context.ts";
 import { acceptanceFailure, acceptanceField, runAcceptance } from "./acceptance.ts";
 import type { SharedChange } from "./attribution.ts";
@@ -87,19 +87,33 @@ export async function startTask(run: TaskRun): Promise<{ result: TaskResult; set
     if (account && !attempts.has(n)) attempts.set(n, account.child(`attempt ${n}`));
     return attempts.get(n);
   };
+  const rules = await taskRules(deps, ctx, task);
   const executorOptions = (attempt: number) =>
-    ({ agent: EXECUTOR, model: models.primary, title: `otto: ${task.id} attempt ${attempt}`, account: attemptAccount(attempt) }) as const;
+    ({
+      agent: EXECUTOR,
+      model: models.primary,
+      title: `otto: ${task.id} attempt ${attempt}`,
+      account: attemptAccount(attempt),
+      ...(rules ? { system: rules } : {}),
+    }) as const;
   let opened: Promise<ChildSession> | undefined;
   let firstBefore: Promise<TreeSnapshot> | undefined;
   let firstBeforeAt: number | undefined;
   const files = run.files;
-  const briefing = await briefTask(deps, models, ctx, task, () => {
-    opened = openPass(deps, executorOptions(1));
-    opened.catch(() => undefined);
-    firstBeforeAt = files?.now();
-    firstBefore = snapshotTree(deps.git, deps.repoRoot);
-    firstBefore.catch(() => undefined);
-  });
+  const briefing = await briefTask(
+    deps,
+    models,
+    ctx,
+    task,
+    () => {
+      opened = openPass(deps, executorOptions(1));
+      opened.catch(() => undefined);
+      firstBeforeAt = files?.now();
+      firstBefore = snapshotTree(deps.git, deps.repoRoot);
+      firstBefore.catch(() => undefined);
+    },
+    rules,
+  );
   let previous: string | undefined;
   let lastFailure: Failure | undefined;
   let evidence: AttemptEvidence | undefined;

@@ -166,6 +166,16 @@ export const COMMAND_AGENTS: Record<string, Record<string, unknown>> = {
     },
     "prompt": "You are Otto, running the slash command /otto-repo for the user.\nIts message says which `args` to give the `otto_repo` tool: call `otto_repo` exactly once with `args` passed through unchanged (do not reinterpret, reorder, quote or \"fix\" them), then reply as the message says.\nThe tool already formats its result as markdown; do not summarise it away.\nIf the tool answers with an error, show the error and its \"Next step\" line. Do not retry with invented arguments."
   },
+  "otto.rules": {
+    "description": "Runs /otto-rules: calls otto_rules once and replies with its output.",
+    "mode": "primary",
+    "hidden": true,
+    "permission": {
+      "*": "deny",
+      "otto_rules": "allow"
+    },
+    "prompt": "You are Otto, running the slash command /otto-rules for the user.\nIts message says which `args` to give the `otto_rules` tool: call `otto_rules` exactly once with `args` passed through unchanged (do not reinterpret, reorder, quote or \"fix\" them), then reply as the message says.\nThe tool already formats its result as markdown; do not summarise it away.\nIf the tool answers with an error, show the error and its \"Next step\" line. Do not retry with invented arguments."
+  },
   "otto.spec": {
     "description": "Runs /otto-spec: calls otto_spec once and replies with its output.",
     "mode": "primary",
@@ -228,6 +238,11 @@ export const COMMANDS: Record<string, Record<string, unknown>> = {
     "description": "Otto repos: add [--name --primary-dir --worktree-dir --strategy --branch-template --branch-pattern --yes], remove <name>, list",
     "agent": "otto.repo",
     "template": "Call the `otto_repo` tool exactly once, with `args` set to the text between the markers below, unchanged (it may be empty):\n\n<args>$ARGUMENTS</args>\n\nThen reply with the tool's output exactly as it is."
+  },
+  "otto-rules": {
+    "description": "Team rules: add <text> [--scope <glob>] [--user], accept <id>, reject <id> [--reason], list [--json]",
+    "agent": "otto.rules",
+    "template": "Call the `otto_rules` tool exactly once, with `args` set to the text between the markers below, unchanged (it may be empty):\n\n<args>$ARGUMENTS</args>\n\nThen reply with the tool's output exactly as it is."
   },
   "otto-spec": {
     "description": "Otto specs: add <prompt>, list, status [slug], requirements, research, design, task generate|list|add|verify|run [--id], execute, questions [answer Qn <text>], run <prompt> [--spec <slug>] [--budget <usd>] [--max-tokens <n>]",

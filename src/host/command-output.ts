@@ -27,6 +27,7 @@ export const OTTO_COMMANDS: ReadonlySet<string> = new Set([
   "otto-cost",
   "otto-pr",
   "otto-repo",
+  "otto-rules",
   "otto-spec",
   "otto-worktree",
   "pr-review",

@@ -14,6 +14,8 @@ export const ReviewComment = z.object({
   severity: Severity,
   title: z.string().default(""),
   body: z.string().min(1),
+  /** The team rule (docs/rules.md) the comment enforces, by id; kept only when the review was given that rule. */
+  rule: z.string().nullish(),
 });
 export type ReviewComment = z.infer<typeof ReviewComment>;
 

@@ -8,7 +8,8 @@ import { cell } from "../core/index.ts";
 const CELL_CHARS = 70;
 
 function gist(c: DraftComment): string {
-  return c.title ? `${c.title}: ${c.body}` : c.body;
+  const text = c.title ? `${c.title}: ${c.body}` : c.body;
+  return c.rule ? `[${c.rule}] ${text}` : text;
 }
 
 /** The numbered approval table; comments outside the diff are marked, they go into the summary. */
@@ -28,7 +29,9 @@ const label = (severity: string): string => severity.charAt(0).toUpperCase() + s
 /** An inline comment as posted; the marker keeps otto's watcher from taking it for a reviewer's. */
 export function inlineBody(c: DraftComment): string {
   const heading = c.title ? `**${label(c.severity)}: ${c.title}**` : `**${label(c.severity)}**`;
-  return `${OTTO_MARKER}\n${heading}\n\n${c.body.trim()}`;
+  // The rule's id, in code: whoever reads the comment can find the rule in .otto/rules.md.
+  const rule = c.rule ? `\n\n_Team rule \`${c.rule}\` (.otto/rules.md)_` : "";
+  return `${OTTO_MARKER}\n${heading}\n\n${c.body.trim()}${rule}`;
 }
 
 export interface ReviewBodyInput {
@@ -50,7 +53,8 @@ export function reviewBody(input: ReviewBodyInput): string {
       [
         "**Comments on lines outside the diff**",
         ...input.outside.map(
-          (c) => `- \`${c.file}:${c.line}\` (${c.severity})${c.title ? ` **${c.title}**` : ""}: ${c.body.trim().replace(/\n+/g, " ")}`,
+          (c) =>
+            `- \`${c.file}:${c.line}\` (${c.severity})${c.title ? ` **${c.title}**` : ""}: ${c.body.trim().replace(/\n+/g, " ")}${c.rule ? ` (team rule \`${c.rule}\`)` : ""}`,
         ),
       ].join("\n"),
     );

@@ -103,8 +103,9 @@ export async function reviewPr(input: ReviewInput): Promise<string> {
   });
   // The review's spend, per reviewer model: the ledger's labels let /otto-cost --by pr find it.
   const key = documentKey(pr);
+  const repoRoot = (await findRepoRoot(input.directory)) ?? input.directory;
   const account = new Account(`pr-review ${key}`, {
-    labels: { repo: (await findRepoRoot(input.directory)) ?? input.directory, pr: `${pr.repo}#${pr.number}`, review: key },
+    labels: { repo: repoRoot, pr: `${pr.repo}#${pr.number}`, review: key },
   });
   const lines = [`Fetching PR #${pr.number}... done: ${pr.title} (${pr.sourceBranch} → ${pr.targetBranch}, ${pr.repo})`];
 
@@ -136,6 +137,7 @@ export async function reviewPr(input: ReviewInput): Promise<string> {
         progress: (message) => input.progress(message),
         report: (line) => lines.push(line),
         existingComments: () => readExistingComments(backend, pr, runtime),
+        rulesKey: repoRoot,
       }),
     );
   } finally {

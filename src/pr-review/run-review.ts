@@ -1,7 +1,7 @@
 import { codebaseSummaryFor } from "../analysis/index.ts";
 import { OttoError, redact } from "../core/index.ts";
 import type { Runtime } from "../runtime.ts";
-import type { PrInfo } from "../pr/index.ts";
+import { prRules, type PrInfo } from "../pr/index.ts";
 import { renderPrompt } from "../prompts/index.ts";
 import { gitOutput, headSha } from "../workspace/index.ts";
 import { formatModel, type ModelRef } from "../session/index.ts";
@@ -10,6 +10,7 @@ import { classifyComments } from "./classify.ts";
 import { commentableLines } from "./diff-lines.ts";
 import type { Draft } from "./draft.ts";
 import { ReviewEnvelope } from "./envelope.ts";
+import { citedRule, diffFiles, prRulesPrompt } from "./rules.ts";
 
 /**
  * One model turn that reads a whole PR (diff, files, callers): the same bound as a spec stage's
@@ -34,6 +35,8 @@ export interface ReviewCheckoutInput {
   report(line: string): void;
   /** The PR's open comments for the prompt (renderExistingComments); undefined when none or unreadable. */
   existingComments(): Promise<string | undefined>;
+  /** Where the rules' applied counts go: the repository's root (docs/rules.md). */
+  rulesKey: string;
 }
 
 /**
@@ -79,7 +82,15 @@ export async function reviewCheckout(input: ReviewCheckoutInput): Promise<Draft>
   const model = formatModel(input.model);
   input.report(`Reviewing changes (${files} file${files === 1 ? "" : "s"}, git diff ${base}...HEAD) with ${model}...`);
   input.progress(`pr-review: ${model} reviewing PR #${pr.number}`);
-  const [summary, existing] = await Promise.all([codebaseSummaryFor(checkout.dir, runtime.log), input.existingComments()]);
+  const [summary, existing, ruleSet] = await Promise.all([
+    codebaseSummaryFor(checkout.dir, runtime.log),
+    input.existingComments(),
+    prRules(checkout.dir, base, runtime.env),
+  ]);
+  for (const problem of ruleSet.problems) input.report(`Note: team rules: ${problem}`);
+  const rules = await prRulesPrompt(ruleSet, input.rulesKey, diffFiles(diff), "review", runtime.env);
+  if (rules.repoIds.length + rules.userIds.length > 0)
+    input.report(`Team rules in scope: ${[...rules.repoIds, ...rules.userIds].join(", ")}`);
   const prompt = renderPrompt(
     "pr-review",
     {
@@ -103,6 +114,7 @@ export async function reviewCheckout(input: ReviewCheckoutInput): Promise<Draft>
       title: `otto: review PR #${pr.number}`,
       timeoutMs: REVIEW_TIMEOUT_MS,
       ...(input.signal ? { signal: input.signal } : {}),
+      ...(rules.text ? { system: rules.text } : {}),
     },
     prompt,
     ReviewEnvelope,
@@ -125,7 +137,10 @@ export async function reviewCheckout(input: ReviewCheckoutInput): Promise<Draft>
     createdAt: new Date().toISOString(),
     summary: clean(reply.value.summary),
     comments: classifyComments(
-      reply.value.comments.map((c) => ({ ...c, title: clean(c.title), body: clean(c.body) })),
+      reply.value.comments.map(({ rule, ...c }) => {
+        const cited = citedRule(rule, rules);
+        return { ...c, title: clean(c.title), body: clean(c.body), ...(cited ? { rule: cited } : {}) };
+      }),
       commentable,
     ),
     posted: [],

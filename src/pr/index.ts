@@ -63,3 +63,4 @@ export {
   type CiEvent,
   type CiResult,
 } from "./ci/index.ts";
+export { prRules, prChangedFiles, prWorkRules, type PrWorkRulesInput } from "./rules.ts";

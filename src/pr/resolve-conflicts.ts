@@ -17,6 +17,8 @@ export interface ConflictSessionContext {
   parentID?: string | undefined;
   signal?: AbortSignal | undefined;
   timeoutMs: number;
+  /** The team rules in scope, sent as the sessions' system text (src/pr/rules.ts). */
+  system?: string;
 }
 
 /** True when the session says it resolved them; commitAndPush still checks the files for markers. */
@@ -44,6 +46,7 @@ export async function resolveConflicts(
       timeoutMs: ctx.timeoutMs,
       ...(ctx.parentID ? { parentID: ctx.parentID } : {}),
       ...(ctx.signal ? { signal: ctx.signal } : {}),
+      ...(ctx.system ? { system: ctx.system } : {}),
     },
     prompt,
   );

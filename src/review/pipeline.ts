@@ -28,6 +28,8 @@ export interface ReviewOptions {
   /** What is reviewed, for progress and titles, e.g. "requirements.md". */
   artifact: string;
   generate: { prompt: string; system?: string };
+  /** System text for every pass (writer, critic, refiner): the team rules in scope (docs/rules.md). */
+  system?: string;
   reviewPrompt(artifact: string): string;
   refinePrompt(artifact: string, critique: Critique): string;
   /** The artifact inside a generator/refiner reply, e.g. `extractDocument`. */
@@ -88,6 +90,7 @@ export async function reviewArtifact(opts: ReviewOptions): Promise<ReviewResult>
     title: `otto: ${title} ${opts.artifact}`,
     timeoutMs: opts.timeoutMs,
     signal: opts.signal,
+    ...(opts.system ? { system: opts.system } : {}),
   });
   const passes: ReviewPass[] = [];
   const critiques: Critique[] = [];

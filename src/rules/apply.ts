@@ -2,7 +2,7 @@ import { createHmac, randomBytes } from "node:crypto";
 import type { Env } from "../core/paths.ts";
 import { untrusted } from "../prompts/index.ts";
 import { parseRules } from "./file.ts";
-import { rulesInScope } from "./scope.ts";
+import { rulesInScope, type ALL_FILES } from "./scope.ts";
 import type { Rule } from "./schema.ts";
 import { readRules, readUserRules, RULES_FILE } from "./store.ts";
 import { recordApplied, USER_KEY } from "./applied.ts";
@@ -44,7 +44,7 @@ export async function ruleSetFromText(text: string | undefined, env: Env = proce
 }
 
 /** What the rules are used for: reviewing changes, or writing code (a task, a fix, an answer, a design). */
-export type RulesPurpose = "review" | "write";
+export type RulesPurpose = "review" | "write" | "plan";
 
 export interface RulesPrompt {
   /** The system text; "" when no rule applies. */
@@ -72,6 +72,7 @@ const INTRO: Record<RulesPurpose, string> = {
   review:
     "Check the changes against the rules whose scope covers the changed files. A comment that enforces a rule cites it: set the comment's `rule` field to the rule's id and name the id in its body.",
   write: "Follow them in what you write for the files in their scope.",
+  plan: "Follow them in the design and tasks you write: each applies to the files in its scope.",
 };
 
 const GUARD =
@@ -81,7 +82,7 @@ const GUARD =
  * The system text for work on `files` (paths relative to the repository root): the accepted rules in
  * scope, the repository's and the person's apart, each list fenced as untrusted text. Pure.
  */
-export function rulesPrompt(set: RuleSet, files: readonly string[], purpose: RulesPurpose): RulesPrompt {
+export function rulesPrompt(set: RuleSet, files: readonly string[] | typeof ALL_FILES, purpose: RulesPurpose): RulesPrompt {
   const repo = rulesInScope(set.repo, files);
   const user = rulesInScope(set.user, files);
   if (repo.length === 0 && user.length === 0) return { text: "", repoIds: [], userIds: [] };
@@ -107,7 +108,7 @@ export function rulesPrompt(set: RuleSet, files: readonly string[], purpose: Rul
 export async function applyRules(
   set: RuleSet,
   key: string,
-  files: readonly string[],
+  files: readonly string[] | typeof ALL_FILES,
   purpose: RulesPurpose,
   env: Env = process.env,
 ): Promise<RulesPrompt> {

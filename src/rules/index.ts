@@ -27,7 +27,7 @@ export {
   sameTextKey,
   newRuleId,
 } from "./store.ts";
-export { rulesInScope, ruleMatches, globRegex, isWholeRepo } from "./scope.ts";
+export { ALL_FILES, rulesInScope, ruleMatches, globRegex, isWholeRepo } from "./scope.ts";
 export {
   NO_RULES,
   applyRules,

@@ -63,10 +63,13 @@ export function ruleMatches(rule: Pick<Rule, "scope">, files: readonly string[])
   return files.some((file) => rule.scope.some((glob) => globRegex(glob).test(normalize(file))));
 }
 
+/** Work whose files are not known yet (a spec's design and tasks): every accepted rule, each with its scope. */
+export const ALL_FILES = "all";
+
 /**
  * The accepted rules that apply to work touching `files` (paths relative to the repository root):
  * a rule scoped to the whole repository always, the others when one of the files is in scope.
  */
-export function rulesInScope(rules: readonly Rule[], files: readonly string[]): Rule[] {
-  return rules.filter((rule) => rule.status === "accepted" && ruleMatches(rule, files));
+export function rulesInScope(rules: readonly Rule[], files: readonly string[] | typeof ALL_FILES): Rule[] {
+  return rules.filter((rule) => rule.status === "accepted" && (files === ALL_FILES || ruleMatches(rule, files)));
 }

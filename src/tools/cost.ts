@@ -15,7 +15,7 @@ const text = (values: Values, key: string): string | undefined => (typeof values
  * repository root they ran in, which may be the clone, one of its worktrees (spec runs, PR fixes),
  * or either through a symlink. The first is the one the report names.
  */
-async function repoPaths(ctx: CommandContext): Promise<string[]> {
+export async function repoPaths(ctx: CommandContext): Promise<string[]> {
   const dir = path.resolve(ctx.tool.directory || ctx.runtime.directory);
   const root = (await findRepoRoot(dir)) ?? dir;
   const paths = [root];

@@ -85,6 +85,12 @@ export const TOOL_MANIFEST = {
       args: z.string().describe("The raw arguments of /otto-cost, exactly as the user typed them (may be empty)."),
     },
   },
+  otto_rules: {
+    description: "Runs the /otto-rules command (the team's rules otto applies when it writes or reviews code). Pass the user's command arguments unchanged in `args` (verbs: add, accept, reject, list).",
+    args: {
+      args: z.string().describe("The raw arguments of /otto-rules, exactly as the user typed them (may be empty)."),
+    },
+  },
   otto_agent_say: {
     description: "Posts a message to otto's crew stream. Mention who it is for: @name (another agent, who is woken with it), @otto (the orchestrator), @human (a person); @branch:name or @project:branch:name reaches the crew of another branch or project. Without a mention nobody is woken.",
     args: {

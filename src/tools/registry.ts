@@ -10,6 +10,7 @@ import { prCreateTool } from "./pr-create.ts";
 import { prReviewCommand } from "./pr-review.ts";
 import { prWatchTool } from "./pr-watch.ts";
 import { repoCommand } from "./repo.ts";
+import { rulesCommand } from "./rules.ts";
 import { specCommand } from "./spec.ts";
 import { specExecuteTool } from "./spec-execute.ts";
 import { worktreeCommand } from "./worktree.ts";
@@ -29,6 +30,7 @@ export function buildTools(runtime: Runtime): Record<string, ToolDefinition> {
     otto_agent: agentCommand(runtime),
     otto_build: buildCommand(runtime),
     otto_cost: costCommand(runtime),
+    otto_rules: rulesCommand(runtime),
     // Offered only in crew agents' sessions (see src/tools/crew.ts).
     ...crewTools(runtime),
   };

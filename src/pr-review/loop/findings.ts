@@ -35,8 +35,9 @@ export function findingId(category: string, file: string, line: number | null | 
 }
 
 /** A reviewer's finding with its id computed; the model's own id, if any, is dropped. */
-export function toFinding(raw: ModelFinding, reviewer: string): Finding {
+export function toFinding(raw: ModelFinding, reviewer: string, rules: readonly string[] = []): Finding {
   const line = raw.line ?? null;
+  const rule = raw.rule?.trim();
   return {
     id: findingId(raw.category, raw.file, line, raw.title),
     priority: raw.priority,
@@ -47,6 +48,8 @@ export function toFinding(raw: ModelFinding, reviewer: string): Finding {
     description: raw.description,
     suggestion: raw.suggestion,
     source: { type: "agent", name: reviewer, reviewId: null },
+    // Only a rule the reviewer was given: a made-up id would send the reader looking for nothing.
+    ...(rule && rules.includes(rule) ? { rule } : {}),
   };
 }
 

@@ -55,14 +55,16 @@ export async function runReviewLoop(input: ReviewLoopInput): Promise<string> {
   const key = documentKey(setup.pr);
   const fix = `Run /pr-review ${setup.pr.url} --loop again, with a higher --budget or --max-tokens: what was pushed stays, and the next run reviews the branch as it is then.`;
   const budget = runBudget(input.budget ?? {}, { usd: config.limits.run_usd, tokens: config.limits.run_tokens }, fix);
+  const repoRoot = (await findRepoRoot(input.directory)) ?? input.directory;
   const account = new Account(`pr-review loop ${key}`, {
-    labels: { repo: (await findRepoRoot(input.directory)) ?? input.directory, pr: `${setup.pr.repo}#${setup.pr.number}`, review: key },
+    labels: { repo: repoRoot, pr: `${setup.pr.repo}#${setup.pr.number}`, review: key },
     ...(budget ? { budget } : {}),
   });
   const ctx: RunContext = {
     runtime: input.runtime,
     setup,
     account,
+    rulesKey: repoRoot,
     ...(input.sessionID ? { sessionID: input.sessionID } : {}),
     ...(input.signal ? { signal: input.signal } : {}),
     reviewTimeoutMs: parseDuration(config.spec.stage_timeout),

@@ -1,7 +1,7 @@
 import { OttoError, type Env } from "../../core/index.ts";
 import type { Runtime } from "../../runtime.ts";
 import type { Config } from "../../config/index.ts";
-import { createPrContext, locatePr, openPrTree, originUrl, snapshotPrTree, type PrBackend, type PrInfo } from "../../pr/index.ts";
+import { createPrContext, locatePr, openPrTree, originUrl, prRules, snapshotPrTree, type PrBackend, type PrInfo } from "../../pr/index.ts";
 import { currentBranch, type TreeSnapshot } from "../../workspace/index.ts";
 import { mapPrToWorkdir, repoUrlOfPr } from "../../repo/index.ts";
 import { parseModel, resolveRoleModel, type ModelRef } from "../../session/index.ts";
@@ -9,6 +9,7 @@ import { assertSandbox } from "../../sandbox/index.ts";
 import { workLockHolder, workTreeBusy } from "../../workspace/index.ts";
 import { fetchTarget, pushState, targetOf, untrustedTree } from "./preflight-git.ts";
 import { stripOpenCodeConfig, strippedLines, untrustedTreeReason, type StrippedConfig } from "../untrusted-config.ts";
+import type { RuleSet } from "../../rules/index.ts";
 
 export interface LoopSetup {
   config: Config;
@@ -39,6 +40,8 @@ export interface LoopSetup {
   notes: string[];
   /** The OpenCode configuration removed from otto's worktree of an untrusted PR before any session. */
   stripped?: StrippedConfig;
+  /** The team rules the PR is held to: the target branch's and the user's (src/pr-review/rules.ts). */
+  rules: RuleSet;
 }
 
 export interface PreflightInput {
@@ -199,7 +202,10 @@ async function finishPreflight(input: {
       : await pushState(work.dir, work.remote, pr.sourceBranch, env);
   if (!push.canPush) notes.push(`review only: ${push.blocker ?? "cannot push"}`);
   const target = await targetOf(work.dir, work.remote, pr.targetBranch, env);
+  const rules = await prRules(work.dir, target.ref, env);
+  notes.push(...rules.problems.map((problem) => `team rules: ${problem}`));
   return {
+    rules,
     targetRef: target.ref,
     changedFiles: target.files,
     config,

@@ -78,7 +78,8 @@ const postLine = (text: string): string => oneLine(sanitizeForPost(text));
 /** One line per finding: id, place, title, who found it, what and how to fix. */
 export function findingLine(f: Finding): string {
   const details = [postLine(f.description), f.suggestion ? `Suggestion: ${postLine(f.suggestion)}` : ""].filter(Boolean).join(" ");
-  return `- **${f.id}**${where(f)}: ${postLine(f.title)} (${f.source.name})${details ? ` — ${details}` : ""}`;
+  const rule = f.rule ? ` [team rule \`${f.rule}\`]` : "";
+  return `- **${f.id}**${where(f)}: ${postLine(f.title)}${rule} (${f.source.name})${details ? ` — ${details}` : ""}`;
 }
 
 function findingSections(findings: readonly Finding[]): string[] {

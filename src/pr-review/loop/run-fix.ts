@@ -8,6 +8,7 @@ import { headSha } from "../../workspace/index.ts";
 import { accountFor, closeAccount, type FixAccount } from "./fix-plan.ts";
 import type { RunContext } from "./run-review.ts";
 import { FixReply, type FixPayload } from "./schemas.ts";
+import { prRulesPrompt } from "../rules.ts";
 
 export interface FixOutcome {
   account: FixAccount;
@@ -34,6 +35,8 @@ function retryText(missing: readonly string[]): string {
 async function fixSession(ctx: RunContext, payload: FixPayload, options: FixOptions, verify: readonly string[]): Promise<FixAccount> {
   const { setup } = ctx;
   const { pr } = setup;
+  const touched = [...setup.changedFiles, ...payload.issuesToFix.map((f) => f.file).filter(Boolean)];
+  const rules = await prRulesPrompt(setup.rules, ctx.rulesKey, touched, "write", ctx.runtime.env);
   const child = await ctx.runtime.sessions.openChild({
     ...(ctx.sessionID ? { parentID: ctx.sessionID } : {}),
     directory: setup.dir,
@@ -42,6 +45,7 @@ async function fixSession(ctx: RunContext, payload: FixPayload, options: FixOpti
     title: `otto: PR #${pr.number} review loop, fixes of round ${payload.round}`,
     timeoutMs: options.fixTimeoutMs,
     ...(ctx.signal ? { signal: ctx.signal } : {}),
+    ...(rules.text ? { system: rules.text } : {}),
   });
   try {
     const prompt = renderPrompt(

@@ -11,6 +11,7 @@ import type { LoopSetup } from "./preflight.ts";
 import type { ReviewerOutcome } from "./report.ts";
 import { CommentsReply, ReviewerReply, type Finding, type ReviewState } from "./schemas.ts";
 import { openThreads, threadFindings } from "./threads.ts";
+import { prRulesPrompt } from "../rules.ts";
 
 export interface RunContext {
   runtime: Runtime;
@@ -23,6 +24,8 @@ export interface RunContext {
   gitControl?: GitControlSnapshot;
   /** The loop's account (labels, budget): each round, reviewer, analyzer and fix is charged to a child of it. */
   account?: Account;
+  /** Where the team rules' applied counts go: the repository's root (docs/rules.md). */
+  rulesKey: string;
 }
 
 export interface ReviewRound {
@@ -86,13 +89,14 @@ async function runReviewer(
     },
     { env: ctx.runtime.env },
   );
+  const rules = await prRulesPrompt(ctx.setup.rules, ctx.rulesKey, changedFiles, "review", ctx.runtime.env);
   const reply = await ctx.runtime.sessions.runChildJson(
-    child(ctx, model, `otto: PR #${pr.number} review loop, round ${round}, ${name}`),
+    { ...child(ctx, model, `otto: PR #${pr.number} review loop, round ${round}, ${name}`), ...(rules.text ? { system: rules.text } : {}) },
     prompt,
     ReviewerReply,
     { retries: 1 },
   );
-  const findings = reply.value.findings.map((f) => toFinding(f, name));
+  const findings = reply.value.findings.map((f) => toFinding(f, name, [...rules.repoIds, ...rules.userIds]));
   return {
     outcome: {
       name,

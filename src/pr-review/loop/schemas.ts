@@ -19,6 +19,8 @@ export const ModelFinding = z.object({
   title: z.string().min(1),
   description: z.string().default(""),
   suggestion: z.string().default(""),
+  /** The team rule (docs/rules.md) the finding enforces, by id. */
+  rule: z.string().nullish(),
 });
 export type ModelFinding = z.infer<typeof ModelFinding>;
 
@@ -65,6 +67,8 @@ export interface Finding {
   description: string;
   suggestion: string;
   source: { type: "agent" | "human"; name: string; reviewId: string | null };
+  /** The team rule it enforces, when the reviewer cited one it was given. */
+  rule?: string;
 }
 
 export type Counts = Record<Priority, number>;

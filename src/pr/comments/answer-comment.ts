@@ -8,6 +8,7 @@ import type { PrBackend } from "../backend.ts";
 import { CLEAN_TREE, commitAndPush, ignoredLine, mentionedPaths, screenChanges } from "../../workspace/index.ts";
 import { judgeRestoredChecks, namedLine } from "../../workspace/index.ts";
 import { resolveConflicts } from "../resolve-conflicts.ts";
+import { prWorkRules } from "../rules.ts";
 import { sanitizeForPost } from "../sanitize.ts";
 import type { PrComment, PrInfo } from "../types.ts";
 import type { HistoryEntry } from "./comment-history.ts";
@@ -79,6 +80,16 @@ export async function answerComment(deps: AnswerDeps, input: AnswerInput): Promi
     { env: deps.env },
   );
   const model = `${formatModel(deps.model)} (${EXECUTOR})`;
+  // The team rules in scope of the PR's changes and the commented file (docs/rules.md).
+  const rules = await prWorkRules({
+    dir: work.dir,
+    remote: work.remote,
+    targetBranch: pr.targetBranch,
+    env: deps.env,
+    key: pr.repo,
+    purpose: "write",
+    files: comment.path ? [comment.path] : [],
+  });
   const startHead = await headSha(work.dir, { env: deps.env });
   const verdict = await deps.sessions.runChildJson(
     {
@@ -89,6 +100,7 @@ export async function answerComment(deps: AnswerDeps, input: AnswerInput): Promi
       title: `otto: PR #${pr.number} comment ${comment.id}`,
       timeoutMs: deps.timeoutMs,
       ...(deps.signal ? { signal: deps.signal } : {}),
+      ...(rules.text ? { system: rules.text } : {}),
     },
     prompt,
     CommentVerdict,
@@ -127,6 +139,7 @@ export async function answerComment(deps: AnswerDeps, input: AnswerInput): Promi
           parentID: deps.parentID,
           signal: deps.signal,
           timeoutMs: deps.timeoutMs,
+          system: rules.text,
         };
         return resolveConflicts(ctx, deps.model, {
           pr,

@@ -11,6 +11,7 @@ import { analyseFailure, type SessionContext } from "./sessions.ts";
 import { isInfrastructure, parseVerdict } from "./verdict.ts";
 import { fixAttempts, type FixTree } from "./attempts.ts";
 import { screenInTree, type Screened } from "./screen-failure.ts";
+import { prWorkRules } from "../rules.ts";
 
 /*
  * Step 3 of the fix flow (order: run-fix.ts), phase 1: before any session, the tree's git
@@ -47,6 +48,17 @@ export async function fixInTree(flow: Flow, claimed: PrDocument, workdir: FixTre
     parentID: deps.parentID,
     signal: deps.signal,
     timeoutMs: parseDuration(deps.config.spec.task_timeout),
+    // The team rules in scope of the PR's changes, for every session of the flow (docs/rules.md).
+    system: (
+      await prWorkRules({
+        dir: workdir.dir,
+        remote: workdir.remote,
+        targetBranch: pr.targetBranch,
+        env: deps.env,
+        key: pr.repo,
+        purpose: "write",
+      })
+    ).text,
   };
   let screened: Screened = {};
   try {

@@ -22,6 +22,7 @@ const base = (ctx: SessionContext, agent: string, model: ModelRef, title: string
   timeoutMs: ctx.timeoutMs,
   ...(ctx.parentID ? { parentID: ctx.parentID } : {}),
   ...(ctx.signal ? { signal: ctx.signal } : {}),
+  ...(ctx.system ? { system: ctx.system } : {}),
 });
 
 export function describeChecks(checks: readonly Check[]): string {

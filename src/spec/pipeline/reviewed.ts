@@ -16,6 +16,7 @@ import {
   type StageInput,
 } from "./stage-vars.ts";
 import { outcomeOf, type StageRun } from "./stage-run.ts";
+import { ALL_FILES, applyRules, loadRuleSet } from "../../rules/index.ts";
 import type { SpecTarget } from "./target.ts";
 
 /** The generator prompt of a stage, rendered with the user's overrides (pure apart from reading prompt files). */
@@ -65,8 +66,14 @@ export async function runReviewed(run: ReviewedRun): Promise<ReviewedResult> {
   const artifact = `${stage}.md`;
   const questions_md = doc(input.docs.questions);
   const dialogs: PassDialog[] = [];
+  // The design and the tasks decide which files change: they get every accepted rule, with its scope.
+  const rules =
+    stage === "design" || stage === "tasks"
+      ? (await applyRules(await loadRuleSet(deps.repoRoot, deps.env), deps.repoRoot, ALL_FILES, "plan", deps.env)).text
+      : "";
   try {
     const result = await reviewArtifact({
+      ...(rules ? { system: rules } : {}),
       runner: deps.runner,
       directory: deps.repoRoot,
       parentID: deps.parentID,

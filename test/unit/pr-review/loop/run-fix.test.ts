@@ -37,12 +37,15 @@ function context(repo: Repo, act: () => void, reply: FixReply, verify: string[] 
       detached: false,
       remote: "origin",
       targetRef: "origin/main",
+      changedFiles: [],
+      rules: { repo: [], user: [], problems: [] },
       pr: { number: 1, title: "A PR", sourceBranch: "feature" },
       config: { pr: { verify }, sandbox: "auto", git: { hooks: "skip" } },
       secrets: [CONFIGURED],
       fixModel: { providerID: "mock", modelID: "m3" },
     },
     reviewTimeoutMs: 1000,
+    rulesKey: repo.dir,
   } as unknown as RunContext;
 }
 
