@@ -27,7 +27,11 @@ interface Target {
 async function targetOf(ctx: PrContext, directory: string): Promise<Target> {
   const root = await findRepoRoot(directory);
   if (!root)
-    throw new OttoError("rules_no_repo", `${directory} is not inside a git repository.`, "Run /otto-rules learn inside the repository's checkout.");
+    throw new OttoError(
+      "rules_no_repo",
+      `${directory} is not inside a git repository.`,
+      "Run /otto-rules learn inside the repository's checkout.",
+    );
   const origin = await originUrl(root);
   for (const backend of origin ? ctx.registry.all() : []) {
     const repo = backend.repoOfRemote(origin ?? "");
@@ -90,7 +94,10 @@ export async function learnCommand(input: LearnCommandInput): Promise<{ title: s
     },
   );
   await runtime.sessions.meter?.flush();
-  return { title: titleOf(report), output: [...(primary.note ? [`Note: ${primary.note}.`] : []), renderLearnReport(report, target.repo, sinceText)].join("\n") };
+  return {
+    title: titleOf(report),
+    output: [...(primary.note ? [`Note: ${primary.note}.`] : []), renderLearnReport(report, target.repo, sinceText)].join("\n"),
+  };
 }
 
 const titleOf = (report: LearnReport): string =>

@@ -53,7 +53,12 @@ export interface Candidate {
  * The grouping's valid entries, each with its signals of this run (unknown ids dropped), at most
  * `max` rules; retirements only of rules the repository has and that are not retired yet.
  */
-export function candidatesOf(raw: z.infer<typeof Grouping>, signals: readonly Signal[], existing: readonly Rule[], max: number): Candidate[] {
+export function candidatesOf(
+  raw: z.infer<typeof Grouping>,
+  signals: readonly Signal[],
+  existing: readonly Rule[],
+  max: number,
+): Candidate[] {
   const byId = new Map(signals.map((s) => [s.id, s]));
   const cited = (ids: readonly string[]) => [...new Set(ids)].map((id) => byId.get(id)).filter((s): s is Signal => s !== undefined);
   const out: Candidate[] = [];
@@ -71,7 +76,14 @@ export function candidatesOf(raw: z.infer<typeof Grouping>, signals: readonly Si
     const rule = existing.find((r) => r.id === parsed.data.id && r.status !== "retired" && r.status !== "rejected");
     const backing = cited(parsed.data.signals);
     if (!rule || backing.length === 0) continue;
-    out.push({ kind: "retire", id: rule.id, text: rule.text, scope: rule.scope, reason: RuleText.catch("").parse(parsed.data.reason), signals: backing });
+    out.push({
+      kind: "retire",
+      id: rule.id,
+      text: rule.text,
+      scope: rule.scope,
+      reason: RuleText.catch("").parse(parsed.data.reason),
+      signals: backing,
+    });
   }
   return out;
 }

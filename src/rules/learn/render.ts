@@ -8,9 +8,17 @@ export function renderLearnReport(report: LearnReport, repo: string, since: stri
   ];
   if (report.fresh.length === 0) lines.push("Nothing new to learn from; no model was asked.");
   if (report.proposed.length > 0) {
-    lines.push("", "Proposed (pending until a person accepts them in .otto/rules.md):", "", "| id | scope | rule | from |", "|---|---|---|---|");
+    lines.push(
+      "",
+      "Proposed (pending until a person accepts them in .otto/rules.md):",
+      "",
+      "| id | scope | rule | from |",
+      "|---|---|---|---|",
+    );
     for (const rule of report.proposed)
-      lines.push(`| ${rule.id} | ${cell(rule.scope.join(", "))} | ${cell(rule.text)} | ${cell(rule.sources.map((s) => s.url).join(" "))} |`);
+      lines.push(
+        `| ${rule.id} | ${cell(rule.scope.join(", "))} | ${cell(rule.text)} | ${cell(rule.sources.map((s) => s.url).join(" "))} |`,
+      );
     lines.push("", "Accept one with /otto-rules accept <id>, reject it with /otto-rules reject <id>.");
   } else if (report.fresh.length > 0) lines.push("No rule proposed.");
   for (const r of report.retired) lines.push(`Retired ${r.id}: ${r.reason}`);

@@ -78,9 +78,7 @@ export function githubRoutes(state: GithubState, urls: Urls, prefix: string): Ro
       const sort = req.query.get("sort");
       const key = sort === "updated" ? "updated_at" : "created_at";
       const asc = (req.query.get("direction") ?? (sort === "updated" ? "asc" : "desc")) === "asc";
-      const prs = sort
-        ? [...filtered].sort((a, b) => (asc ? 1 : -1) * (a[key].localeCompare(b[key]) || a.number - b.number))
-        : filtered;
+      const prs = sort ? [...filtered].sort((a, b) => (asc ? 1 : -1) * (a[key].localeCompare(b[key]) || a.number - b.number)) : filtered;
       return {
         status: 200,
         body: page(prs, req.query).map((pr) => pullRequestSimple(state, pr, urls)),
