@@ -160,7 +160,8 @@ export function createAdoBackend(deps: BackendDeps): PrBackend {
       const rest =
         host === "dev.azure.com"
           ? segments
-          : host === server.host.toLowerCase() && prefix.every((p, i) => segments[i] === p)
+          : // normalizeRemoteUrl drops the port, so the server is compared by its host name.
+            host === server.hostname.toLowerCase() && prefix.every((p, i) => segments[i] === p)
             ? segments.slice(prefix.length)
             : [];
       return rest.length === 3 ? rest.join("/") : undefined;
