@@ -48,3 +48,13 @@ describe("bodies", () => {
     expect(reviewBody({ inlineCount: 1, outside: [] })).toBe(`${OTTO_MARKER}\n**otto review**: 1 inline comment.`);
   });
 });
+
+describe("a comment that enforces a team rule", () => {
+  it("names the rule's id under the comment, in the table and in the summary's list", () => {
+    const ruled = c(1, true, { rule: "r-1a2b3c" });
+    expect(inlineBody(ruled)).toMatch(/Return it\.\n\n_Team rule `r-1a2b3c` \(\.otto\/rules\.md\)_$/);
+    expect(renderTable([ruled])).toContain("| warning | [r-1a2b3c] Missing error check");
+    expect(reviewBody({ inlineCount: 0, outside: [c(2, false, { rule: "r-1a2b3c" })] })).toContain("(team rule `r-1a2b3c`)");
+    expect(inlineBody(c(3, true))).not.toContain("Team rule");
+  });
+});
