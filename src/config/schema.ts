@@ -204,7 +204,7 @@ export const ConfigFile = z
       "What the sandbox may reach beyond an empty home with the toolchains and package stores: the network, and paths you allow.",
     ),
     git: Git.prefault({}).describe("How otto runs git on its own commits and pushes."),
-    rules: Rules.prefault({}).describe("Team rules otto learns from the repository's PRs (docs/rules-learning.md)."),
+    rules: Rules.prefault({}).describe("Team rules otto learns from the repository's PRs."),
     limits: Limits.prefault({}).describe(
       "What otto may spend: budgets of runs, of the PR watcher and of crew agents, and the repeated-tool-call stop.",
     ),

@@ -131,10 +131,10 @@ export async function runLearn(deps: LearnDeps, input: LearnInput): Promise<Lear
   return report;
 }
 
-/** The repository's rules as the grouping sees them (not the retired or rejected ones). */
+/** The repository's rules as the grouping sees them: the rejected ones too, so it does not propose them again in other words. */
 function existingText(rules: readonly Rule[]): string {
   return rules
-    .filter((r) => r.status === "pending" || r.status === "accepted")
+    .filter((r) => r.status !== "retired")
     .map((r) => `- ${r.id} (${r.status}, scope ${r.scope.join(", ")}): ${r.text}`)
     .join("\n");
 }

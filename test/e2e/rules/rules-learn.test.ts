@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { assertPluginLoaded, slashCommand, text, useE2E, type E2E, type RecordedRequest, type Workspace } from "../../support/index.ts";
-import { ottoCommand, useForges } from "../pr/forges.ts";
+import { ottoCommand, ottoPr, useForges } from "../pr/forges.ts";
 import { replyBody } from "../../../src/pr/comments/index.ts";
 
 /*
@@ -169,6 +169,58 @@ describe("/otto-rules learn (real OpenCode, scripted models, fake forges)", () =
     expect(await ottoCommand(client, "otto-cost", "--since 3650d")).toMatch(
       /Rules learning \(\/otto-rules learn and the watcher's daily run\): 2 call\(s\)/,
     );
+    expect(e2e.model.unmatched()).toEqual([]);
+  });
+
+  it("the watcher learns once a day: its first cycle proposes the rule, the next cycle the same day asks no model", async () => {
+    const f = await forges();
+    const gh = f.gh.state;
+    const pr = gh.addPr({ number: 4, title: "Logging", branch: "feature/4" });
+    const ask = gh.addReviewComment(pr, { path: "src/app.ts", line: 2, body: ASK, author: "lead" });
+    gh.addReviewComment(pr, {
+      path: "src/app.ts",
+      line: 2,
+      inReplyTo: ask.id,
+      author: "otto-bot",
+      body: replyBody(`review-${ask.id}`, "AGREE", `Fixed in ${gh.pushCommit(pr).slice(0, 7)}: switched to logger.info.`),
+    });
+    gh.resolveThread(ask);
+    // The fake's clock is in February 2026: the watcher's window reaches back to it.
+    const ws = await e2e.workspace({ remote: true, userOttoConfig: f.ottoConfig({ models, rules: { learn_since: "3650d" } }), env: f.env });
+    await pointOrigin(ws, "https://github.com/octo/app");
+    const { client } = await e2e.serve(ws);
+    await assertPluginLoaded(client);
+    const [call, echo] = slashCommand("otto_pr");
+    e2e.model.script({ ...call!, times: Infinity }, { ...echo!, times: Infinity });
+    const agreed = `github:octo/app#4:review-${ask.id}:agreed-fixed`;
+    e2e.model.script(
+      {
+        label: "group",
+        match: { lastUser: GROUP },
+        reply: text(envelope({ rules: [{ text: LOGGER_RULE, scope: ["src/**"], signals: [agreed] }] })),
+      },
+      {
+        label: "check",
+        match: { lastUser: CHECK },
+        reply: text(envelope({ verdicts: [{ proposal: 1, verdict: "keep", reason: "Asked and fixed." }] })),
+      },
+    );
+    const watched = (requests: readonly RecordedRequest[]) =>
+      requests.filter((r) => !r.isTitle && !(r.answeredBy ?? "").startsWith("otto_pr"));
+
+    await ottoPr(client, "watch once");
+    expect(rulesFile(ws)).toContain(LOGGER_RULE);
+    expect(watched(e2e.model.requests).map((r) => [r.answeredBy, r.model])).toEqual([
+      ["group", "m1"],
+      ["check", "m2"],
+    ]);
+
+    // A new signal the same day waits for tomorrow: the cycle asks no model.
+    gh.addComment(pr, "/otto remember Keep handlers small.", "lead");
+    const before = e2e.model.requests.length;
+    await ottoPr(client, "watch once");
+    expect(watched(e2e.model.requests.slice(before))).toEqual([]);
+    expect(rulesFile(ws)).not.toContain("Keep handlers small.");
     expect(e2e.model.unmatched()).toEqual([]);
   });
 
