@@ -1,3 +1,4 @@
+import { docsUrl } from "../core/links.ts";
 import { formatZodIssues } from "../core/zod-issues.ts";
 import { Rule, RuleSource, type RuleSourceKind } from "./schema.ts";
 
@@ -32,7 +33,7 @@ const SOURCE = /^\s+-\s+([a-z-]+)\s+by\s+(.*?)\s+on\s+(\S+?)(?::\s+(.*))?$/;
 export const RULES_HEADER = [
   "# Team rules",
   "",
-  "Rules otto applies when it writes or reviews code here (docs/rules.md in opencode-otto).",
+  `Rules otto applies when it writes or reviews code here (${docsUrl("rules.md")}).`,
   "Review changes to this file like code. `/otto-rules accept|reject <id>` changes a status;",
   "editing a rule's text or scope by hand is fine, its id stays.",
   "",

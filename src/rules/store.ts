@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { OttoError } from "../core/errors.ts";
+import { docsUrl } from "../core/links.ts";
 import { readTextIfExists, withFileLock, writeFileAtomic } from "../core/files.ts";
 import { xdgPaths, type Env } from "../core/paths.ts";
 import { parseRules, preambleOf, renderRules, type ParsedRules } from "./file.ts";
@@ -53,7 +54,7 @@ async function editFile<T>(file: string, change: (rules: Rule[]) => { rules: Rul
       throw new OttoError(
         "rules_file_invalid",
         `${file} has sections otto cannot read, so it is not rewritten:\n${current.problems.map((p) => `- ${p}`).join("\n")}`,
-        `Fix those lines in ${file} (docs/rules.md shows the format), then run the command again.`,
+        `Fix those lines in ${file} (the format: ${docsUrl("rules.md")}), then run the command again.`,
       );
     }
     const { rules, result } = change(current.rules);

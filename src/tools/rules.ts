@@ -53,7 +53,7 @@ const add: Verb = {
   summary:
     "Add a rule you wrote, accepted at once (--scope: path globs from the repository root, default the whole repository; --user: your own rules)",
   options: { scope: { type: "string", multiple: true }, user: { type: "boolean" } },
-  positionals: { min: 1 },
+  positionals: { min: 1, max: Infinity },
   async run({ values, positionals }, ctx) {
     const text = positionals.join(" ");
     const scopes = values.scope;

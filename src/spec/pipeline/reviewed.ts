@@ -56,6 +56,13 @@ export function modelsOf(models: StageModels): Record<string, string> {
   return { primary: formatModel(models.primary), secondary: formatModel(models.secondary) };
 }
 
+/** Every accepted team rule, each with its scope, as the system text of the design and tasks stages. */
+async function planRules(deps: SpecDeps): Promise<string> {
+  const set = await loadRuleSet(deps.repoRoot, deps.env);
+  for (const problem of set.problems) deps.log.log("warn", `team rules: ${problem}`);
+  return (await applyRules(set, deps.repoRoot, ALL_FILES, "plan", deps.env)).text;
+}
+
 /**
  * A stage's multi-model review: primary writes (refining the existing file when there is one),
  * secondary critiques in a clean session, primary refines. Progress goes to the tool's title. A
@@ -67,10 +74,7 @@ export async function runReviewed(run: ReviewedRun): Promise<ReviewedResult> {
   const questions_md = doc(input.docs.questions);
   const dialogs: PassDialog[] = [];
   // The design and the tasks decide which files change: they get every accepted rule, with its scope.
-  const rules =
-    stage === "design" || stage === "tasks"
-      ? (await applyRules(await loadRuleSet(deps.repoRoot, deps.env), deps.repoRoot, ALL_FILES, "plan", deps.env)).text
-      : "";
+  const rules = stage === "design" || stage === "tasks" ? await planRules(deps) : "";
   try {
     const result = await reviewArtifact({
       ...(rules ? { system: rules } : {}),
