@@ -5,7 +5,7 @@ import { originUrl } from "../../pr/remote.ts";
 import { parseModel, resolveRoleModel, type ModelRef } from "../../session/index.ts";
 import type { Runtime } from "../../runtime.ts";
 import type { PrBackend } from "../../pr/backend.ts";
-import { readLearnState, learnStateFile } from "./consumed.ts";
+import { readLearnState, learnStateFile, recordLearnRun } from "./consumed.ts";
 import { runLearn, type LearnReport } from "./run-learn.ts";
 import { renderLearnReport } from "./render.ts";
 
@@ -116,8 +116,15 @@ export async function learnDaily(runtime: PrRuntime, ctx: PrContext, now: Date):
   const target = await targetOf(ctx, runtime.directory).catch(() => undefined);
   if (!target) return undefined;
   try {
-    const state = await readLearnState(learnStateFile(runtime.env, target.backend.name, target.repo));
-    if (state.last_run && now.getTime() - Date.parse(state.last_run) < DAILY_MS) return undefined;
+    const file = learnStateFile(runtime.env, target.backend.name, target.repo);
+    const state = await readLearnState(file);
+    // The first cycle in a repository starts the day: a watcher's start spends nothing on learning
+    // (and learns nothing of what its own first pass answered); /otto-rules learn learns now.
+    if (!state.last_run) {
+      await recordLearnRun(file, [], now);
+      return undefined;
+    }
+    if (now.getTime() - Date.parse(state.last_run) < DAILY_MS) return undefined;
     const primary = watcherPrimary(config.models.primary, "learning team rules");
     const report = await runLearn(
       {

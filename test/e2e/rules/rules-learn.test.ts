@@ -172,7 +172,7 @@ describe("/otto-rules learn (real OpenCode, scripted models, fake forges)", () =
     expect(e2e.model.unmatched()).toEqual([]);
   });
 
-  it("the watcher learns once a day: its first cycle proposes the rule, the next cycle the same day asks no model", async () => {
+  it("the watcher learns once a day: a cycle a day after the last proposes the rule, the next cycle the same day asks no model", async () => {
     const f = await forges();
     const gh = f.gh.state;
     const pr = gh.addPr({ number: 4, title: "Logging", branch: "feature/4" });
@@ -188,6 +188,10 @@ describe("/otto-rules learn (real OpenCode, scripted models, fake forges)", () =
     // The fake's clock is in February 2026: the watcher's window reaches back to it.
     const ws = await e2e.workspace({ remote: true, userOttoConfig: f.ottoConfig({ models, rules: { learn_since: "3650d" } }), env: f.env });
     await pointOrigin(ws, "https://github.com/octo/app");
+    // The watcher's first cycle in a repository only starts the day: this one started two days ago.
+    const state = path.join(ws.dirs.dataHome, "otto", "rules", "github-octo-app.json");
+    fs.mkdirSync(path.dirname(state), { recursive: true });
+    fs.writeFileSync(state, JSON.stringify({ consumed: [], last_run: new Date(Date.now() - 2 * 86_400_000).toISOString() }));
     const { client } = await e2e.serve(ws);
     await assertPluginLoaded(client);
     const [call, echo] = slashCommand("otto_pr");
