@@ -29,6 +29,9 @@ export const FLOORS = [
       ["pr/context"], // what commands and flows run in: PR context, backend registry, spend and caps, holds, hook types
       ["pr/commands"],
       ["pr/create", "pr/fix", "pr/comments"],
+      // Rules learning reads PRs through the comment flow's markers and trust gate, and the watcher runs it daily.
+      ["rules/signals"],
+      ["rules/learn"],
       ["pr/watch"],
       ["pr/ci"], // one CI job per event: the watcher's flows and its markers, on a runner
       ["pr/index"], // src/pr/index.ts, pr/'s one public entry
@@ -131,10 +134,14 @@ function layerPolicies() {
 
 const LAYERS = layerPolicies();
 
+/** Sub-folders that are elements of their own, apart from their parent folder's (a folder on a stack's floor). */
+const NESTED = ["rules/signals", "rules/learn"];
+
 const elementOf = (/** @type {string} */ file) => {
   if (file === "index.ts" || file === "runtime.ts" || file === "pr/index.ts") return file.replace(/\.ts$/, "");
   const [top, sub] = file.split("/");
   if (top === "pr") return sub && sub.endsWith(".ts") ? "pr" : `pr/${sub}`;
+  if (NESTED.includes(`${top}/${sub}`)) return `${top}/${sub}`;
   return top;
 };
 const insidePath = (/** @type {string} */ file) => {
@@ -152,7 +159,13 @@ export const layers = [
     settings: {
       "boundaries/elements": [
         ...Object.entries(FILES).map(([type, pattern]) => ({ type, pattern, mode: "file" })),
-        ...LAYERS.filter(({ type }) => !(type in FILES)).map(({ type }) => ({ type, pattern: `src/${type}`, partialMatch: false })),
+        // Before their parent folder's element, which would take their files too.
+        ...NESTED.map((type) => ({ type, pattern: `src/${type}`, partialMatch: false })),
+        ...LAYERS.filter(({ type }) => !NESTED.includes(type) && !(type in FILES)).map(({ type }) => ({
+          type,
+          pattern: `src/${type}`,
+          partialMatch: false,
+        })),
       ],
       "boundaries/legacy-warnings": false,
     },

@@ -167,6 +167,18 @@ const Limits = z.strictObject({
     ),
 });
 
+/** Rules learning (docs/rules-learning.md): how much one run reads and proposes. */
+const Rules = z.strictObject({
+  learn_max: Count(1)
+    .default(5)
+    .describe("Rules one learning run (/otto-rules learn, or the PR watcher's daily one) proposes at most, each as pending."),
+  learn_since: Duration.default("30d").describe("How far back learning reads the repository's PRs when --since is not given."),
+  learn_daily: z
+    .boolean()
+    .default(true)
+    .describe("The PR watcher learns once a day from the repository it runs in, when its PRs have new signals."),
+});
+
 /**
  * One otto.jsonc file as written: every key optional, unknown keys rejected. Parsing the merged
  * files with it fills the defaults: `z.input` is the file, `z.output` the resolved config.
@@ -192,6 +204,7 @@ export const ConfigFile = z
       "What the sandbox may reach beyond an empty home with the toolchains and package stores: the network, and paths you allow.",
     ),
     git: Git.prefault({}).describe("How otto runs git on its own commits and pushes."),
+    rules: Rules.prefault({}).describe("Team rules otto learns from the repository's PRs."),
     limits: Limits.prefault({}).describe(
       "What otto may spend: budgets of runs, of the PR watcher and of crew agents, and the repeated-tool-call stop.",
     ),

@@ -20,6 +20,8 @@ export interface AccountLabels {
   crew?: string;
   build?: string;
   review?: string;
+  /** Rules learning (`learn`): /otto-cost shows its spend on a line of its own. */
+  rules?: string;
 }
 
 /** Why work stopped: the budget that was reached (code `budget_exceeded`). */

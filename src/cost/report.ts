@@ -33,6 +33,8 @@ export interface CostReport {
   otherRepos: Usage;
   /** What flake and inherited verdicts saved in the window: an estimate, never part of the spend. */
   saved?: VerdictSaving | undefined;
+  /** Of the total: what rules learning spent (calls labelled `rules`), its own scope. */
+  learning: Usage;
 }
 
 /**
@@ -112,6 +114,7 @@ export function buildReport(
   const groups = new Map<string, Usage>();
   let total = ZERO_USAGE;
   let otherRepos = ZERO_USAGE;
+  let learning = ZERO_USAGE;
   for (const entry of entries) {
     if (entry.at < from) continue;
     if (repos && !(entry.labels?.repo && repos.has(entry.labels.repo))) {
@@ -121,6 +124,7 @@ export function buildReport(
     const key = keyOf(entry, options.by);
     groups.set(key, addUsage(groups.get(key) ?? ZERO_USAGE, entry.usage));
     total = addUsage(total, entry.usage);
+    if (entry.labels?.rules) learning = addUsage(learning, entry.usage);
   }
   const rows = [...groups].map(([key, usage]) => ({ key, usage }));
   if (options.by === "day") rows.sort((a, b) => a.key.localeCompare(b.key));
@@ -132,7 +136,7 @@ export function buildReport(
         totalTokens(b.usage) - totalTokens(a.usage) ||
         a.key.localeCompare(b.key),
     );
-  return { by: options.by, since: from, repos: options.repos, rows, total, otherRepos };
+  return { by: options.by, since: from, repos: options.repos, rows, total, otherRepos, learning };
 }
 
 function line(name: string, usage: Usage): string {
@@ -154,6 +158,10 @@ export function renderReport(report: CostReport): string {
     lines.push(line("**total**", report.total));
   }
   const notes: string[] = [];
+  if (report.learning.requests > 0)
+    notes.push(
+      `Rules learning (/otto-rules learn and the watcher's daily run): ${report.learning.requests} call(s), ${formatTokens(totalTokens(report.learning))} tokens, ${formatCost(report.learning)}; part of the total above.`,
+    );
   if (report.total.unpriced > 0)
     notes.push(
       `${report.total.unpriced} call(s) used a model without a price in OpenCode's config: their cost is unknown, not $0 ("≥" marks a lower bound). Give the model a cost in opencode.json to have them priced.`,
@@ -193,6 +201,7 @@ export function reportJson(report: CostReport): string {
       rows: report.rows.map((row) => ({ key: row.key, ...jsonUsage(row.usage) })),
       total: jsonUsage(report.total),
       otherRepos: jsonUsage(report.otherRepos),
+      learning: jsonUsage(report.learning),
       ...(report.saved ? { saved: { estimate: true, ...report.saved } } : {}),
     },
     null,

@@ -240,7 +240,7 @@ export const COMMANDS: Record<string, Record<string, unknown>> = {
     "template": "Call the `otto_repo` tool exactly once, with `args` set to the text between the markers below, unchanged (it may be empty):\n\n<args>$ARGUMENTS</args>\n\nThen reply with the tool's output exactly as it is."
   },
   "otto-rules": {
-    "description": "Team rules: add <text> [--scope <glob>] [--user], accept <id>, reject <id> [--reason], list [--json]",
+    "description": "Team rules: add <text> [--scope <glob>] [--user], accept <id>, reject <id> [--reason], list [--json], learn [--since 30d]",
     "agent": "otto.rules",
     "template": "Call the `otto_rules` tool exactly once, with `args` set to the text between the markers below, unchanged (it may be empty):\n\n<args>$ARGUMENTS</args>\n\nThen reply with the tool's output exactly as it is."
   },

@@ -97,6 +97,12 @@ export interface PrBackend {
    * the pages read; the caller reads those one by one.
    */
   skimRepo?(repo: string, tracked: readonly number[], options?: CallOptions): Promise<RepoSkim>;
+  /**
+   * The PRs of `repo` (open, merged and closed) that changed at or after `since`, newest first, at
+   * most `max`: what rules learning reads (src/rules/signals). GitHub sorts by updated_at; Azure
+   * DevOps lists no update time, so its active PRs all count and closed ones by their closing date.
+   */
+  listRecentPrs?(repo: string, since: Date, max: number): Promise<PrInfo[]>;
   getPipelineStatus(pr: PrInfo, options?: CallOptions): Promise<PipelineStatus>;
   /**
    * The newest completed run of the check `name` on the PR's target branch (the default branch's

@@ -40,6 +40,8 @@ export { WATCH_ENV } from "./watch/detach.ts";
 export { hostKind } from "./watch/host.ts";
 export { originUrl } from "./remote.ts";
 export { commentsCommand, resolveTrust, type TrustDecision } from "./comments/index.ts";
+// Rules learning sits on the stack's floors (it reads PRs through the comment flow; the watcher runs it).
+export { learnCommand, type LearnCommandInput } from "../rules/learn/index.ts";
 export { fixCommand, fixOnFailure } from "./fix/index.ts";
 export { sanitizeForPost, DIFF_PLACEHOLDER } from "./sanitize.ts";
 export { openPrTree, snapshotPrTree, deferredText, type PrTree, type PrTreeInput } from "./pr-tree.ts";

@@ -58,6 +58,11 @@ export interface PrInfo extends PrLocator {
   fork?: boolean;
   /** The repository of the head branch when it is a fork (`owner/repo`, or the Azure DevOps repository name). */
   headRepo?: string;
+  /** The author's stable id and sign-in name (Azure DevOps identity id and uniqueName), for the trust check. */
+  authorId?: string;
+  authorLogin?: string;
+  /** When the PR last changed, as its forge's list says (GitHub updated_at; Azure DevOps: closed date, else creation). */
+  updatedAt?: string;
 }
 
 export const CheckState = z.enum(["pending", "success", "failure", "skipped"]);
@@ -100,6 +105,16 @@ export interface PrComment {
   authorId?: string;
   /** The author's sign-in name when it differs from `author` (Azure DevOps uniqueName, e.g. an email). */
   authorLogin?: string;
+  /**
+   * How its thread was closed, when the forge says (Azure DevOps: fixed, won't fix, by design,
+   * closed); GitHub resolves threads without a reason. What rules learning reads (src/rules/signals).
+   */
+  resolution?: CommentResolution;
+  /**
+   * The commented lines changed in a later commit (GitHub shows the comment as outdated: its
+   * `line` is null). Undefined when the forge does not say.
+   */
+  outdated?: boolean;
 }
 
 /** A comment's author, as the trust check asks the forge about them. */

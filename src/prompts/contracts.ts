@@ -257,6 +257,19 @@ export const PROMPT_CONTRACTS = {
     optional: ["pr_description", "check_commands"],
     untrusted: { pr_title: AUTHOR, pr_description: AUTHOR, fix_payload: "the reviewer models' findings" },
   },
+  "rules-learn-group": {
+    variables: ["signals", "max_rules"],
+    optional: ["existing_rules"],
+    untrusted: {
+      signals: "the repository's pull requests (reviewers' comments, otto's answers and review comments)",
+      existing_rules: "the repository's .otto/rules.md",
+    },
+  },
+  "rules-learn-check": {
+    variables: ["proposals"],
+    optional: [],
+    untrusted: { proposals: "another model's proposals and the pull request comments they cite" },
+  },
 } as const satisfies Record<PromptName, Contract>;
 
 type ContractOf<N extends PromptName> = (typeof PROMPT_CONTRACTS)[N];

@@ -53,6 +53,9 @@ export const PROMPT_NAMES = [
   "pr-loop-reviewer",
   "pr-loop-comments",
   "pr-loop-fix",
+  // /otto-rules learn: the primary model groups review events into rules, the secondary checks them.
+  "rules-learn-group",
+  "rules-learn-check",
 ] as const;
 
 export type PromptName = (typeof PROMPT_NAMES)[number];

@@ -5,6 +5,7 @@ export {
   RuleSourceKind,
   RuleStatus,
   RuleText,
+  RuleGlob,
   MAX_RULES,
   MAX_RULE_TEXT,
   MAX_SOURCES,

@@ -86,7 +86,7 @@ export const TOOL_MANIFEST = {
     },
   },
   otto_rules: {
-    description: "Runs the /otto-rules command (the team's rules otto applies when it writes or reviews code). Pass the user's command arguments unchanged in `args` (verbs: add, accept, reject, list).",
+    description: "Runs the /otto-rules command (the team's rules otto applies when it writes or reviews code). Pass the user's command arguments unchanged in `args` (verbs: add, accept, reject, list, learn).",
     args: {
       args: z.string().describe("The raw arguments of /otto-rules, exactly as the user typed them (may be empty)."),
     },

@@ -20,6 +20,7 @@ import {
 } from "../rules/index.ts";
 import { runGit } from "../workspace/index.ts";
 import { repoPaths } from "./cost.ts";
+import { learnVerb } from "./rules-learn.ts";
 import { cwdOf, defineCommand, type CommandContext, type Values, type Verb } from "./command.ts";
 
 /*
@@ -222,7 +223,7 @@ export function rulesCommand(runtime: Runtime): ToolDefinition {
     {
       name: "otto-rules",
       summary: "the team's rules otto applies when it writes or reviews code",
-      verbs: [add, statusVerb("accept", "accepted"), statusVerb("reject", "rejected"), list],
+      verbs: [add, statusVerb("accept", "accepted"), statusVerb("reject", "rejected"), list, learnVerb],
     },
     runtime,
   );

@@ -160,7 +160,8 @@ export function createAdoBackend(deps: BackendDeps): PrBackend {
       const rest =
         host === "dev.azure.com"
           ? segments
-          : host === server.host.toLowerCase() && prefix.every((p, i) => segments[i] === p)
+          : // normalizeRemoteUrl drops the port, so the server is compared by its host name.
+            host === server.hostname.toLowerCase() && prefix.every((p, i) => segments[i] === p)
             ? segments.slice(prefix.length)
             : [];
       return rest.length === 3 ? rest.join("/") : undefined;
@@ -231,6 +232,21 @@ export function createAdoBackend(deps: BackendDeps): PrBackend {
           version: adoPullVersion(pull),
         });
       return { prs, commentsInVersion: false };
+    },
+
+    async listRecentPrs(repo, since, max) {
+      const { org, project, repo: name } = adoParts({ repo });
+      if (!name) return [];
+      // https://learn.microsoft.com/en-us/rest/api/azure/devops/git/pull-requests/get-pull-requests (status all, newest first).
+      // The list has no update time: an active PR may have changed at any time, a closed one counts by its closing date.
+      const list = await http(org).json<List<AdoPullPayload>>(`${seg(project)}/_apis/git/repositories/${seg(name)}/pullrequests`, {
+        query: { "searchCriteria.status": "all", $top: PAGE },
+      });
+      const from = since.toISOString();
+      return list.value
+        .filter((pull) => pull.status === "active" || (pull.closedDate ?? pull.creationDate) >= from)
+        .slice(0, max)
+        .map((pull) => mapAdoPull({ provider: "ado", repo, number: pull.pullRequestId }, pull, base));
     },
 
     getPipelineStatus: (pr, options = {}) => adoPipelineStatus(http(adoParts(pr).org), pr, options),

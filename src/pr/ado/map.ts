@@ -1,4 +1,4 @@
-import type { Check, CheckState, PrComment, PrInfo, PrLocator, PrReview } from "../types.ts";
+import type { Check, CheckState, CommentResolution, PrComment, PrInfo, PrLocator, PrReview } from "../types.ts";
 
 /*
  * Pure mapping from Azure DevOps REST 7.1 payloads to otto's model. Input types name only the
@@ -12,9 +12,10 @@ export interface AdoPullPayload {
   description?: string;
   isDraft?: boolean;
   creationDate: string;
+  closedDate?: string;
   sourceRefName: string;
   targetRefName: string;
-  createdBy?: { displayName?: string; uniqueName?: string };
+  createdBy?: { id?: string; displayName?: string; uniqueName?: string };
   autoCompleteSetBy?: { id: string } | null;
   lastMergeSourceCommit?: { commitId: string };
   repository: { id: string; name: string; webUrl?: string; project: { id: string; name: string } };
@@ -51,6 +52,9 @@ export function mapAdoPull(locator: PrLocator, pull: AdoPullPayload, webBase: st
     },
     fork: pull.forkSource !== undefined,
     ...(pull.forkSource?.repository?.name ? { headRepo: pull.forkSource.repository.name } : {}),
+    ...(pull.createdBy?.id ? { authorId: pull.createdBy.id } : {}),
+    ...(pull.createdBy?.uniqueName ? { authorLogin: pull.createdBy.uniqueName } : {}),
+    updatedAt: pull.closedDate ?? pull.creationDate,
   };
 }
 
@@ -158,6 +162,9 @@ export interface ThreadPayload {
   }>;
 }
 
+/** How a closed thread was closed, in otto's words. https://learn.microsoft.com/en-us/rest/api/azure/devops/git/pull-request-threads/list#commentthreadstatus */
+const RESOLUTIONS: Record<string, CommentResolution> = { fixed: "resolved", wontFix: "wont_fix", byDesign: "by_design", closed: "closed" };
+
 /** Thread states that count as handled. https://learn.microsoft.com/en-us/rest/api/azure/devops/git/pull-request-threads/list#commentthreadstatus */
 const OPEN_STATES = new Set(["active", "pending", "unknown"]);
 
@@ -179,6 +186,7 @@ export function mapThreads(threads: readonly ThreadPayload[]): PrComment[] {
         ...(path ? { path } : {}),
         ...(path && line ? { line } : {}),
         resolved: !OPEN_STATES.has(thread.status ?? "unknown"),
+        ...(RESOLUTIONS[thread.status ?? ""] ? { resolution: RESOLUTIONS[thread.status ?? ""] } : {}),
         ...(c.parentCommentId ? { inReplyTo: `${thread.id}/${c.parentCommentId}` } : {}),
         ...(c.author.id ? { authorId: c.author.id } : {}),
         ...(c.author.uniqueName ? { authorLogin: c.author.uniqueName } : {}),

@@ -16,7 +16,7 @@ import { commentPromptVars, readCodeContext } from "./comment-prompt.ts";
 import { CommentVerdict, RESOLUTION, type Decision } from "./decision.ts";
 import { findOnBranch, NOT_ADDRESSED, parseAddressedBy } from "./addressed-by.ts";
 import { discardChanges, type PrWork } from "./prepare-workdir.ts";
-import { ownReplies, replyBody } from "./reply-marker.ts";
+import { ADDRESSED_IN, FIXED_IN, ownReplies, replyBody } from "./reply-marker.ts";
 import { threadOf } from "./select-comments.ts";
 
 /*
@@ -150,12 +150,12 @@ export async function answerComment(deps: AnswerDeps, input: AnswerInput): Promi
     });
     if (pushed.outcome === "pushed") {
       sha = pushed.sha;
-      text = `Fixed in ${short(pushed.sha)}: ${reply}${named ? `\n\n${named}` : ""}`;
+      text = `${FIXED_IN} ${short(pushed.sha)}: ${reply}${named ? `\n\n${named}` : ""}`;
       action = `Fixed in ${short(pushed.sha)}${pushed.rebased ? " (rebased onto the moved branch)" : ""}; thread resolved${pushed.ignored.length > 0 ? `. ${ignoredLine(pushed.ignored)}` : ""}`;
     } else if (pushed.outcome === "nothing") {
       const found = await findOnBranch({ dir: work.dir, remote: work.remote, branch: work.branch, sha: addressed_by, env: deps.env });
       if (found) {
-        text = `Already addressed in ${short(found)}: ${reply}`;
+        text = `${ADDRESSED_IN} ${short(found)}: ${reply}`;
         action = `Agreed; no change made, already addressed in ${short(found)} on ${work.branch}; thread resolved`;
       } else {
         resolve = false;

@@ -3,7 +3,7 @@ export { commentsCommand, watcherHooks, type CommentsCommandInput } from "./entr
 export { runCommentPass, botPolicy, type CommentFlowDeps, type CommentPassReport } from "./run-comments.ts";
 export { MAX_COMMENT_FAILURES } from "./hand-off.ts";
 export { selectComments, threadOf, threadKey, botKind, type BotPolicy, type CommentPlan } from "./select-comments.ts";
-export { ownReplies, replyBody, replyMarker, stripMarkers } from "./reply-marker.ts";
+export { fixedIn, ownReplies, replyBody, replyMarker, stripMarkers } from "./reply-marker.ts";
 export { recordComments, renderHistoryEntry, HISTORY_TITLE, type HistoryEntry } from "./comment-history.ts";
 export { CommentVerdict, Decision, RESOLUTION } from "./decision.ts";
 export { runWorkflowSteps } from "./workflow-steps.ts";

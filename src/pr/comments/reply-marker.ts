@@ -42,6 +42,15 @@ export function ownReplies(comments: readonly PrComment[], me?: string): Map<str
   return out;
 }
 
+/** How otto's AGREE reply starts when a commit made the change (answer-comment.ts writes it). */
+export const FIXED_IN = "Fixed in";
+export const ADDRESSED_IN = "Already addressed in";
+
+/** The commit an AGREE reply names as the change (`Fixed in abc1234: …`), or undefined when it made none. */
+export function fixedIn(body: string): string | undefined {
+  return new RegExp(`^(?:${FIXED_IN}|${ADDRESSED_IN}) ([0-9a-f]{7,40})\\b`, "m").exec(stripMarkers(body))?.[1];
+}
+
 /** A body without otto's hidden markers, for showing a thread to the model. */
 export function stripMarkers(body: string): string {
   return stripPostMarkers(body.replaceAll(OTTO_MARKER, "").replace(MARKER, "")).trim();

@@ -29,6 +29,7 @@ import type { GithubClient } from "./octokit.ts";
 import { postOnce, uncertainWrite, withPostMarker } from "../post-once.ts";
 import { fetchThreadMap, resolveThreadOf } from "./threads.ts";
 import { skimOpenPulls } from "./skim.ts";
+import { recentPulls } from "./recent.ts";
 import { githubBaseCheck } from "./base-check.ts";
 import { hasMarker, issueCommentsHave, reviewCommentsHave, runGithubWorkflow } from "./workflow.ts";
 import { cutNote, readCapped } from "../read-capped.ts";
@@ -256,6 +257,9 @@ export function createGithubBackend(deps: BackendDeps): PrBackend {
 
     skimRepo: (repo, tracked, options: CallOptions = {}) =>
       call(`the open pull requests of ${repo}`, (octokit) => skimOpenPulls(octokit, repo, tracked, options)),
+
+    listRecentPrs: (repo, since, max) =>
+      call(`the pull requests of ${repo} updated since ${since.toISOString()}`, (octokit) => recentPulls(octokit, repo, since, max)),
 
     getPipelineStatus: (pr, options: CallOptions = {}) =>
       call(`checks of ${pr.repo}#${pr.number}`, async (octokit) => {

@@ -49,6 +49,7 @@ export function mapPull(locator: PrLocator, pull: PullPayload): PrInfo {
     createdAt: pull.created_at,
     meta: { nodeId: pull.node_id },
     ...forkOf(pull),
+    ...(pull.updated_at ? { updatedAt: pull.updated_at } : {}),
   };
 }
 
@@ -179,6 +180,9 @@ export function mapComments(
       ...(line ? { line } : {}),
       resolved: threads[String(c.id)]?.resolved ?? false,
       ...(c.in_reply_to_id ? { inReplyTo: `review-${c.in_reply_to_id}` } : {}),
+      // GitHub's outdated comment: a later commit changed its lines, so it has no line on the head.
+      // https://docs.github.com/en/rest/pulls/comments#get-a-review-comment-for-a-pull-request (line, original_line)
+      ...(c.line == null && c.original_line ? { outdated: true } : {}),
       url: c.html_url,
       ...(c.author_association ? { association: c.author_association } : {}),
     };

@@ -20,6 +20,7 @@ import { createWatcher, summarize, type Watcher } from "./watcher.ts";
 import { createBackgroundFixes, handOverFix } from "./fixes.ts";
 import { withCycleSpend } from "./cycle-spend.ts";
 import { watcherSpend } from "./watcher-spend.ts";
+import { learnDaily } from "../../rules/learn/index.ts";
 
 /** PRs polled at once in a cycle: enough to hide latency, few enough for secondary rate limits. */
 const CONCURRENCY = 4;
@@ -92,6 +93,8 @@ export function createWatchController(runtime: PrRuntime, deps: ControllerDeps):
             (level, message) => runtime.log.log(level, message),
           ),
         });
+        // Once a day, when the repository it runs in has new signals (rules.learn_daily); never throws.
+        await learnDaily(runtime, fresh, deps.clock.now());
         await runtime.sessions.meter?.flush();
         return withCycleSpend(report, runtime.env);
       },

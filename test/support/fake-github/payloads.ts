@@ -435,7 +435,8 @@ export function reviewComment(c: FakeReviewComment, urls: Urls) {
     pull_request_url: prUrl,
     author_association: c.author_association,
     _links: { self: { href: url }, html: { href: html }, pull_request: { href: prUrl } },
-    line: c.line,
+    // Outdated: GitHub answers line (and position) null; the description has neither as nullable, so the fake leaves it out.
+    ...(c.outdated ? {} : { line: c.line }),
     original_line: c.line,
     side: c.side,
     start_line: null,

@@ -71,13 +71,19 @@ export function githubRoutes(state: GithubState, urls: Urls, prefix: string): Ro
     route("GET", "/repos/{owner}/{repo}/pulls", (p, req) => {
       const head = req.query.get("head");
       const wanted = req.query.get("state") ?? "open";
-      const prs = state.prs.filter(
+      const filtered = state.prs.filter(
         (pr) =>
           pr.owner.toLowerCase() === p.owner?.toLowerCase() &&
           pr.repo.toLowerCase() === p.repo?.toLowerCase() &&
           (wanted === "all" || pr.state === wanted) &&
           (!head || `${pr.headRepo?.owner ?? pr.owner}:${pr.head.ref}`.toLowerCase() === head.toLowerCase()),
       );
+      // sort created or updated; direction defaults to desc for created, asc otherwise (as documented). Without
+      // sort the fake keeps the order PRs were added in (GitHub: newest first), which no caller relies on.
+      const sort = req.query.get("sort");
+      const key = sort === "updated" ? "updated_at" : "created_at";
+      const asc = (req.query.get("direction") ?? (sort === "updated" ? "asc" : "desc")) === "asc";
+      const prs = sort ? [...filtered].sort((a, b) => (asc ? 1 : -1) * (a[key].localeCompare(b[key]) || a.number - b.number)) : filtered;
       return {
         status: 200,
         body: page(prs, req.query).map((pr) => pullRequestSimple(state, pr, urls)),

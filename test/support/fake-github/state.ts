@@ -81,6 +81,8 @@ export interface FakeReviewComment extends FakeComment {
   thread: string;
   /** The review it was submitted with (POST …/reviews). */
   review_id?: number;
+  /** A later commit changed its lines: GitHub then shows it as outdated, without a `line` on the head. */
+  outdated?: boolean;
 }
 
 /** https://docs.github.com/en/rest/pulls/reviews (state values) */
@@ -162,6 +164,11 @@ export class GithubState {
 
   nextId(): number {
     return ++this.#ids;
+  }
+
+  /** Resolves (or reopens) the review thread of a comment, as a person does on the PR page. */
+  resolveThread(comment: FakeReviewComment, resolved = true): void {
+    this.threads.set(comment.thread, { resolved });
   }
 
   /** Monotonic fake time, one second per change. */

@@ -125,3 +125,17 @@ describe("the /otto-cost report", () => {
     expect(() => parseReportKey("repo")).toThrow(/--by repo is not a way to group the report/);
   });
 });
+
+describe("rules learning's spend", () => {
+  it("is shown on a line of its own and in --json, part of the total; no line without learning calls", () => {
+    const since = new Date("2026-11-20T00:00:00.000Z");
+    const withLearning = [...ENTRIES, entry("2026-11-25T12:00:00.000Z", "mock/m1", 1000, 100, 0.004, { repo: REPO, rules: "learn" })];
+    const report = buildReport(withLearning, { by: "day", since, repos: [REPO] });
+    expect(report.learning.requests).toBe(1);
+    expect(renderReport(report)).toContain(
+      "Rules learning (/otto-rules learn and the watcher's daily run): 1 call(s), 1.10k tokens, $0.0040; part of the total above.",
+    );
+    expect((JSON.parse(reportJson(report)) as { learning: { requests: number } }).learning.requests).toBe(1);
+    expect(renderReport(buildReport(ENTRIES, { by: "day", since, repos: [REPO] }))).not.toContain("Rules learning");
+  });
+});
