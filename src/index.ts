@@ -77,7 +77,7 @@ const OttoPlugin: Plugin = async (input) => {
 
   return {
     config: async (config) => {
-      runtime.guard.noteHostConfig(config as { lsp?: unknown; formatter?: unknown });
+      runtime.guard.noteHostConfig(config);
       try {
         registerOtto(config, undefined, { tui });
         // The prompts OpenCode will send for otto's agents: the system transform below splits at them.
