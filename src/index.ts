@@ -53,6 +53,11 @@ const OttoPlugin: Plugin = async (input) => {
   events.on((event) => {
     if (event.type === "session.created") runtime.guard.noteSession(event.properties.info.id, event.properties.info.parentID);
     else if (event.type === "session.deleted") runtime.guard.forget(event.properties.info.id);
+    else if (event.type === "message.part.updated") {
+      const part = event.properties.part;
+      if (part.type === "tool" && (part.state.status === "completed" || part.state.status === "error"))
+        runtime.guard.toolEnded(part.callID);
+    }
     // A session's turn ended: what its sandboxed commands left in the tree is looked at once more.
     else if (event.type === "session.idle" || event.type === "session.error") {
       const id = event.properties.sessionID;

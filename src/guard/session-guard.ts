@@ -106,7 +106,7 @@ export class SessionGuard {
   #emptyDir: string | undefined;
   #saidNoSandbox = false;
   /** The guarded shell commands running now (by tool call id), with when each started: a file tool waits for them. */
-  readonly #running = new Map<string, number>();
+  readonly #running = new Map<string, { at: number; sessionID: string }>();
   /** The settings of this OpenCode instance that run programs on the files a tool touched (`lsp`, `formatter`), when on. */
   #hostRunners: string[] = [];
 
@@ -165,6 +165,8 @@ export class SessionGuard {
    * under Seatbelt) is settled as after each command. Never throws.
    */
   async sessionEnded(sessionID: string): Promise<void> {
+    // Its turn is over: none of its shell commands still runs.
+    for (const [id, running] of this.#running) if (running.sessionID === sessionID) this.#running.delete(id);
     // A call whose after-hook never came is covered by the session's first look, taken before it.
     for (const [id, pending] of this.#watches) if (pending.sessionID === sessionID) this.#watches.delete(id);
     const watches = this.#sessionWatches.get(sessionID);
@@ -236,7 +238,7 @@ export class SessionGuard {
     }
     if (input.tool === "bash") {
       await this.#bash(args, this.#agents.get(input.sessionID), input);
-      if (input.callID) this.#running.set(input.callID, this.#now());
+      if (input.callID) this.#running.set(input.callID, { at: this.#now(), sessionID: input.sessionID });
       return;
     }
     if (FILE_TOOLS.has(input.tool)) {
@@ -273,6 +275,15 @@ export class SessionGuard {
   }
 
   /**
+   * A tool call ended as OpenCode reports it (`message.part.updated`, completed or error). A call
+   * denied at its permission ask or failed before it ran gets no after-hook, and must not hold up
+   * the file tools' wait until it counts as stale.
+   */
+  toolEnded(callID: string): void {
+    this.#running.delete(callID);
+  }
+
+  /**
    * Waits until no guarded shell command of this instance runs. A file tool is judged by where its
    * path resolves, then OpenCode opens it: a sandboxed process alive in between could turn a folder
    * on the way into a link. Sandboxed processes live only while their command runs (bubblewrap's
@@ -284,7 +295,7 @@ export class SessionGuard {
     const started = this.#now();
     for (;;) {
       const now = this.#now();
-      for (const [id, at] of this.#running) if (now - at > STALE_COMMAND_MS) this.#running.delete(id);
+      for (const [id, { at }] of this.#running) if (now - at > STALE_COMMAND_MS) this.#running.delete(id);
       if (this.#running.size === 0) return;
       if (now - started > QUIET_WAIT_MS)
         throw blocked(

@@ -119,4 +119,22 @@ describe("file tools: the path OpenCode opens, the results OpenCode's searches s
     // The link is resolved before OpenCode opens the file: a later flip of `lnk` changes nothing.
     expect(args.filePath).toBe(path.join(repo.dir, "src", "a.js"));
   });
+
+  it("a shell call that never ran (denied at its permission ask: no after-hook) stops holding the file tools once OpenCode reports its end, or its session's turn ends", async () => {
+    const { guard, repo } = await guardIn();
+    fs.writeFileSync(path.join(repo.dir, "a.js"), "export {};\n");
+    const waits = async (end: () => Promise<void> | void) => {
+      let done = false;
+      const read = guard.beforeTool({ tool: "read", sessionID: "ses_1" }, { args: { filePath: "a.js" } }).then(() => (done = true));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const held = !done;
+      await end();
+      await read;
+      return held;
+    };
+    await guard.beforeTool({ tool: "bash", sessionID: "ses_1", callID: "call_denied" }, { args: { command: "npm test" } });
+    expect(await waits(() => guard.toolEnded("call_denied"))).toBe(true);
+    await guard.beforeTool({ tool: "bash", sessionID: "ses_1", callID: "call_denied2" }, { args: { command: "npm test" } });
+    expect(await waits(() => guard.sessionEnded("ses_1"))).toBe(true);
+  });
 });
