@@ -191,8 +191,11 @@ const TITLE_MARKER = "You are a title generator";
  */
 export function promptText(messages: readonly ChatMessage[], message: ChatMessage | undefined): string {
   const conversation = messages.filter((m) => m.role !== "system");
-  const end = conversation.findIndex((m) => m.role !== "user");
-  const opening = end < 0 ? conversation : conversation.slice(0, end);
+  // Otto's split is a lone paragraph, then another user message. Two user messages in a row are
+  // otherwise a new prompt after an aborted turn (whose empty answer OpenCode leaves out).
+  const [a, b] = conversation;
+  const split = a?.role === "user" && b?.role === "user" && !messageText(a).includes("\n\n");
+  const opening = split ? [a, b] : a?.role === "user" ? [a] : [];
   if (message === undefined || !opening.includes(message)) return messageText(message);
   const text = opening.map(messageText).join("\n\n");
   const systems = messages.filter((m) => m.role === "system");
