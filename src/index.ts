@@ -82,8 +82,8 @@ const OttoPlugin: Plugin = async (input) => {
 
   return {
     config: async (config) => {
-      runtime.guard.noteHostConfig(config);
       try {
+        runtime.guard.noteHostConfig(config);
         registerOtto(config, undefined, { tui });
         // The prompts OpenCode will send for otto's agents: the system transform below splits at them.
         runtime.sessions.stable?.noteAgents(config.agent, Object.keys(AGENTS));
