@@ -93,6 +93,11 @@ function baseConfig(options: WorkspaceOptions): Json {
     small_model: `${PROVIDER}/${models[0] ?? "m1"}`,
     autoupdate: false,
     share: "disabled",
+    // OpenCode's undo snapshots (a `git add` of the tree in a git of its own at every step) are
+    // about 0.15 CPU-s a model request on these machines, a tenth of what OpenCode spends in the
+    // suite; otto never reads them. The hostile tests turn them back on (`HOSTILE_OPENCODE`), as a
+    // user's OpenCode has them: that git is a reader of what sandboxed code wrote.
+    snapshot: false,
     plugin: options.plugin === false ? [] : [`file://${REPO_ROOT.replace(/\/$/, "")}`],
     provider: {
       [PROVIDER]: {

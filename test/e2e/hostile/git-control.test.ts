@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { useE2E } from "../../support/index.ts";
+import { useE2E, type Workspace } from "../../support/index.ts";
 import { recordFigure } from "../../support/figures.ts";
 import { detectSandbox } from "../../../src/sandbox/index.ts";
 import { ottoPr, useForges } from "../pr/forges.ts";
@@ -45,7 +45,7 @@ describe.skipIf(detectSandbox().kind === "none")("hostile trees: otto's own git 
   const base = useOutsideTmp();
 
   /** Case 1; `ran` picks the marker lines that count (each names the git that ran the program and the process above it). */
-  async function nestedRepository(ran: (line: string) => boolean): Promise<void> {
+  async function nestedRepository(ran: (line: string) => boolean): Promise<Workspace> {
     const outside = outsideDir(base(), "outside");
     const marker = path.join(outside, "fsmonitor.ran");
     const check = checkScript(
@@ -75,7 +75,18 @@ describe.skipIf(detectSandbox().kind === "none")("hostile trees: otto's own git 
     expect(readIf(control), "the user's git ran the planted fsmonitor").toBeUndefined();
     // Otto's git never ran it (it would have written the forge token outside the sandbox).
     expect(lines).toEqual([]);
+    return ws;
   }
+
+  /** Index files of OpenCode's snapshot gits written since `since`: its own git did read the tree. */
+  const snapshotIndexesSince = (ws: Workspace, since: number): string[] => {
+    const dir = path.join(ws.dirs.dataHome, "opencode", "snapshot");
+    if (!fs.existsSync(dir)) return [];
+    return fs
+      .readdirSync(dir, { recursive: true })
+      .map(String)
+      .filter((p) => path.basename(p) === "index" && fs.statSync(path.join(dir, p)).mtimeMs >= since);
+  };
 
   /** OpenCode's own snapshot git (`--git-dir $XDG_DATA_HOME/opencode/snapshot/…`) is not otto's. */
   const byOpencodeSnapshot = (line: string): boolean => /under:.*--git-dir \S*\/opencode\/snapshot\//.test(line);
@@ -87,7 +98,10 @@ describe.skipIf(detectSandbox().kind === "none")("hostile trees: otto's own git 
   // OpenCode's own snapshot git runs outside the sandbox with the forge token in its environment;
   // otto hands every git OpenCode starts core.fsmonitor=false through the process's environment.
   it("a nested repository's core.fsmonitor runs in no git outside the sandbox, OpenCode's snapshot included", async () => {
-    await nestedRepository(() => true);
+    const since = Date.now() - 1000;
+    const ws = await nestedRepository(() => true);
+    // Positive control: OpenCode's snapshot git ran over the tree during the fix (snapshots are on).
+    expect(snapshotIndexesSince(ws, since)).not.toEqual([]);
   });
 
   it("a .git/commondir the check script pointed at a planted git directory with core.fsmonitor: otto's git does not run it", async () => {

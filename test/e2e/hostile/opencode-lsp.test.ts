@@ -15,6 +15,7 @@ import {
 import { detectSandbox } from "../../../src/sandbox/index.ts";
 import { ottoPr, useForges } from "../pr/forges.ts";
 import { BRANCH, PR_URL, BROKEN, FIXED, analysis, cloneOfPr, fixReview, isFix, summary } from "../pr/fix-script.ts";
+import { HOSTILE_OPENCODE } from "./pr-fix.ts";
 
 /*
  * OpenCode's language servers run programs of the project outside any sandbox: a fix session's
@@ -57,7 +58,7 @@ describe.skipIf(detectSandbox().kind === "none")(
       const config = f.ottoConfig({ models: { primary: "mock/m1" } });
       // The user turned OpenCode's language servers on (`"lsp": true`, off by default in 1.18.33).
       const ws = await e2e.workspace({
-        config: { lsp: true },
+        config: { ...HOSTILE_OPENCODE, lsp: true },
         userOttoConfig: { ...config, pr: { ...(config.pr as object), max_fix_attempts: 1 } },
         env: f.env,
         remote: true,

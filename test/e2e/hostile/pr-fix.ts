@@ -47,6 +47,12 @@ export const PR_FILES: Readonly<Record<string, string>> = {
 export const checkScript = (hostile: string): string =>
   `#!/bin/sh\nmkdir -p .build-cache\n${hostile}\necho ran >> .build-cache/check.ran\nnode test.js\n`;
 
+/**
+ * OpenCode as a user runs it where it matters to an attack: its undo snapshots on (the harness
+ * turns them off elsewhere), so its own git reads the trees sandboxed code wrote.
+ */
+export const HOSTILE_OPENCODE = { snapshot: true };
+
 /** A folder under ~/.cache for the file's workspaces (outside /tmp), removed after the file. */
 export function useOutsideTmp(): () => string {
   let base = "";
@@ -148,6 +154,7 @@ export async function trackedPr(e2e: ReturnType<typeof useE2E>, forges: () => Pr
   f.gh.state.setChecks(pr, [{ name: "unit", conclusion: "failure", log: "FAIL test.js\nadd(1, 2): expected 3, received -1" }]);
   const config = f.ottoConfig({ models: { primary: "mock/m1" } });
   const ws = await e2e.workspace({
+    config: HOSTILE_OPENCODE,
     base: setup.base,
     userOttoConfig: {
       ...config,
