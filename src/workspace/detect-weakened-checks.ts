@@ -147,8 +147,10 @@ export function normalisePath(text: string): string {
 
 /** Pure: the file paths a person's text names (`test/a.test.ts`, src/x.py:12, .github/workflows/ci.yml), normalised. */
 export function mentionedPaths(text: string): string[] {
+  // A match holds no `:` and keeps its word characters through normalisePath: never empty, never a
+  // URL's scheme. A URL gives its host and path (`https://x.io/y` is `x.io/y`), no changed file.
   const found = text.match(/[\w.@-]*[\w@-](?:\/[\w.@-]+)+|[\w@-][\w.@-]*\.[A-Za-z]\w*/g) ?? [];
-  return [...new Set(found.map(normalisePath).filter((p) => p.length > 0 && !/^https?:/.test(p)))];
+  return [...new Set(found.map(normalisePath))];
 }
 
 /**
