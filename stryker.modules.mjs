@@ -7,7 +7,11 @@
 export const SAFETY_MODULES = {
   "src/sandbox/bwrap.ts": ["test/unit/sandbox/bwrap-args.test.ts", "test/unit/sandbox/access.test.ts"],
   "src/sandbox/home.ts": ["test/unit/sandbox/home-paths.test.ts", "test/unit/sandbox/access.test.ts"],
-  "src/sandbox/secret-files.ts": ["test/unit/sandbox/secret-files-direct.test.ts", "test/unit/sandbox/access.test.ts"],
+  "src/sandbox/secret-files.ts": [
+    "test/unit/sandbox/secret-files-direct.test.ts",
+    "test/unit/sandbox/secret-files-edges.test.ts",
+    "test/unit/sandbox/access.test.ts",
+  ],
   "src/sandbox/sandbox-env.ts": ["test/unit/sandbox/sandbox-env.test.ts", "test/unit/sandbox/access.test.ts"],
   "src/sandbox/git-config-view.ts": ["test/unit/sandbox/git-config-view.test.ts"],
   "src/sandbox/git-settings.ts": ["test/unit/sandbox/git-settings.test.ts"],

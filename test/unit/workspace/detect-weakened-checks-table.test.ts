@@ -142,6 +142,29 @@ describe("detectWeakenedChecks, rule by rule", () => {
     ]);
   });
 
+  it("a manifest taken out of the index but left on disk is a deletion and an addition, each judged alone", () => {
+    // `git rm --cached package.json`: git reports it deleted, the file on disk is untracked (added); one entry in `contents` holds both texts.
+    const contents = { "package.json": { before: PKG("vitest run"), after: PKG("vitest run") } };
+    const files: ChangedFile[] = [
+      { path: "package.json", status: "deleted" },
+      { path: "package.json", status: "added" },
+    ];
+    expect(detect(files, {}, contents)).toEqual([
+      flag("package.json", "test_script", "package.json scripts changed: lint, test"),
+      flag("package.json", "test_script", "package.json scripts changed: lint, test"),
+    ]);
+    // `git mv package.json app/package.json` and a new package.json: the new one is not compared with the moved one.
+    const moved: ChangedFile[] = [
+      { path: "app/package.json", status: "renamed", from: "package.json" },
+      { path: "package.json", status: "added" },
+    ];
+    const texts = {
+      "package.json": { before: PKG("vitest run"), after: PKG("vitest run") },
+      "app/package.json": { after: PKG("vitest run") },
+    };
+    expect(detect(moved, {}, texts)).toEqual([flag("package.json", "test_script", "package.json scripts changed: lint, test")]);
+  });
+
   it("a test-retry plugin added to a dependency manifest, even one that reads as a document", () => {
     expect(detect([modified("requirements.txt")], { "requirements.txt": { added: ["pytest-rerunfailures==14.0"] } })).toEqual([
       flag("requirements.txt", "flake_hidden", "a test-retry plugin added: it hides a flaky test instead of fixing it"),
@@ -307,6 +330,7 @@ describe("normalisePath, mentionedPaths, splitByCause, describeWeakenings", () =
       ["src/a", ["src/a"]],
       ["x.y2 and x.2y", ["x.y2"]],
       ["__init__.py", ["__init__.py"]],
+      ["see package.json and tsconfig.build.json", ["package.json", "tsconfig.build.json"]],
     ];
     for (const [text, want] of cases) expect(mentionedPaths(text), text).toEqual(want);
   });
