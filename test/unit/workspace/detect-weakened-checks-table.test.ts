@@ -14,7 +14,8 @@ import {
  * detectWeakenedChecks on change sets built in memory, rule by rule: the paths and statuses git
  * would report, a unified diff as `git diff --text` writes it and the manifests' texts.
  * detect-weakened-checks.test.ts reads the same change sets from real repositories; this file is
- * the fast one Stryker runs once per mutant (stryker.modules.mjs).
+ * the fast one Stryker runs once per mutant (stryker.modules.mjs). One file on purpose: it is the
+ * module's whole mutation test, one table per rule.
  */
 
 /** The lines one file's diff removes and adds; `deleted` writes `+++ /dev/null` (keyed by the old path). */
