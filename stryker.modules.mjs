@@ -7,7 +7,11 @@
 export const SAFETY_MODULES = {
   "src/sandbox/bwrap.ts": ["test/unit/sandbox/bwrap-args.test.ts", "test/unit/sandbox/access.test.ts"],
   "src/sandbox/home.ts": ["test/unit/sandbox/home-paths.test.ts", "test/unit/sandbox/access.test.ts"],
-  "src/sandbox/secret-files.ts": ["test/unit/sandbox/secret-files-direct.test.ts", "test/unit/sandbox/access.test.ts"],
+  "src/sandbox/secret-files.ts": [
+    "test/unit/sandbox/secret-files-direct.test.ts",
+    "test/unit/sandbox/secret-files-edges.test.ts",
+    "test/unit/sandbox/access.test.ts",
+  ],
   "src/sandbox/sandbox-env.ts": ["test/unit/sandbox/sandbox-env.test.ts", "test/unit/sandbox/access.test.ts"],
   "src/sandbox/git-config-view.ts": ["test/unit/sandbox/git-config-view.test.ts"],
   "src/sandbox/git-settings.ts": ["test/unit/sandbox/git-settings.test.ts"],
@@ -21,7 +25,7 @@ export const SAFETY_MODULES = {
   "src/workspace/pushed-metadata.ts": ["test/unit/workspace/pushed-metadata.test.ts"],
   "src/workspace/quarantine.ts": ["test/unit/workspace/quarantine-paths.test.ts", "test/unit/workspace/quarantine.test.ts"],
   "src/core/redact.ts": ["test/unit/core/redact.test.ts", "test/unit/safety/secrets-corpus.test.ts"],
-  "src/workspace/detect-weakened-checks.ts": ["test/unit/workspace/detect-weakened-checks.test.ts"],
+  "src/workspace/detect-weakened-checks.ts": ["test/unit/workspace/detect-weakened-checks-table.test.ts"],
   "src/workspace/restored-checks.ts": ["test/unit/workspace/restored-checks.test.ts"],
   "src/config/trust.ts": ["test/unit/config/trust.test.ts"],
   "src/session/permission-guard.ts": ["test/unit/session/permission-guard.test.ts"],

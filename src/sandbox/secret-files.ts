@@ -250,7 +250,8 @@ function readEntries(bytes: Buffer, version: number, count: number, hash: number
     const gitlink = (bytes.readUInt32BE(start + 24) & 0o170000) === 0o160000;
     const flags = bytes.readUInt16BE(at);
     at += 2;
-    if (flags & 0x4000) at += version >= 3 ? 2 : 0;
+    // The extended flags (2 bytes), read whatever the version says, as git reads them.
+    if (flags & 0x4000) at += 2;
     let strip = 0;
     if (version === 4) {
       // The name is the previous one less N bytes (N a varint), then the bytes up to a NUL.

@@ -91,7 +91,8 @@ export function detectWeakenedChecks(change: ChangeSet): Weakening[] {
       );
     }
     if (file.status === "deleted" && isTestFile(p)) add("test_deleted", "test file deleted");
-    if (file.status === "renamed" && file.from && isTestFile(file.from) && !isTestFile(p))
+    // Only a rename has a `from`.
+    if (file.from && isTestFile(file.from) && !isTestFile(p))
       add("test_deleted", `test file renamed to ${p}, so the runner no longer finds it`, file.from);
     for (const at of [p, ...(file.from ? [file.from] : [])]) {
       if (CI_PATH.some((re) => re.test(at))) {
@@ -103,7 +104,7 @@ export function detectWeakenedChecks(change: ChangeSet): Weakening[] {
       add("check_config", `lint, type-check or test configuration ${file.status}`);
     if (MANIFESTS.test(p)) {
       const text = change.contents[p];
-      const before = file.status === "renamed" && file.from ? change.contents[file.from]?.before : text?.before;
+      const before = file.from ? change.contents[file.from]?.before : text?.before;
       const manifest = manifestChange(p, file.status === "added" ? undefined : before, file.status === "deleted" ? undefined : text?.after);
       if (manifest) found.push(manifest);
     }
@@ -147,8 +148,10 @@ export function normalisePath(text: string): string {
 
 /** Pure: the file paths a person's text names (`test/a.test.ts`, src/x.py:12, .github/workflows/ci.yml), normalised. */
 export function mentionedPaths(text: string): string[] {
+  // A match holds no `:` and keeps its word characters through normalisePath: never empty, never a
+  // URL's scheme. A URL gives its host and path (`https://x.io/y` is `x.io/y`), no changed file.
   const found = text.match(/[\w.@-]*[\w@-](?:\/[\w.@-]+)+|[\w@-][\w.@-]*\.[A-Za-z]\w*/g) ?? [];
-  return [...new Set(found.map(normalisePath).filter((p) => p.length > 0 && !/^https?:/.test(p)))];
+  return [...new Set(found.map(normalisePath))];
 }
 
 /**

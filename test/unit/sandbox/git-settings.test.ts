@@ -153,6 +153,29 @@ describe("userGitSettings", () => {
     fs.utimesSync(path.join(h.dir, ".gitconfig"), new Date(), new Date());
     expect(userGitSettings(h.env).text).toContain('"second"');
   });
+
+  it("an edited $XDG_CONFIG_HOME/git/config is read again too", () => {
+    const h = home("", { ".config/git/config": "[user]\n\tname = first\n" });
+    // No ~/.gitconfig: git 2.39 reads the XDG file for --global only then.
+    fs.rmSync(path.join(h.dir, ".gitconfig"));
+    const file = path.join(h.dir, ".config", "git", "config");
+    const at = new Date(Date.now() - 60_000);
+    fs.utimesSync(file, at, at);
+    expect(userGitSettings(h.env).text).toBe('[user]\n\tname = "first"\n');
+    fs.writeFileSync(file, "[user]\n\tname = second\n");
+    fs.utimesSync(file, new Date(), new Date());
+    expect(userGitSettings(h.env).text).toBe('[user]\n\tname = "second"\n');
+  });
+
+  it("an ignore file named by an absolute path outside the home is shown at that path", () => {
+    const elsewhere = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "otto-git-settings-ignore-")));
+    removeAfterTest(elsewhere);
+    const ignore = path.join(elsewhere, "global-ignore");
+    fs.writeFileSync(ignore, "*.log\n");
+    const settings = userGitSettings(home(`[core]\n\texcludesfile = ${ignore}\n`).env);
+    expect(settings.files).toEqual([ignore]);
+    expect(settings.text).toBe(`[core]\n\texcludesfile = "${ignore}"\n`);
+  });
 });
 
 describe("gitSettingsFile", () => {
