@@ -37,8 +37,9 @@ afterAll(async () => {
   dev.cleanup();
 });
 
+// Exits at the answer: a response left unread holds the process until the server's keep-alive ends (5 s).
 const probe = (port: number) =>
-  `node -e "require('http').get('http://127.0.0.1:${port}/', (r) => console.log('${port} reached ' + r.statusCode)).on('error', (e) => console.log('${port} refused ' + e.code))"`;
+  `node -e "require('http').get('http://127.0.0.1:${port}/', (r) => { console.log('${port} reached ' + r.statusCode); process.exit(0); }).on('error', (e) => console.log('${port} refused ' + e.code))"`;
 
 async function run(access: SandboxAccess, withPasta: string | undefined) {
   const tree = path.join(dev.root, "tree");
