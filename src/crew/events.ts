@@ -13,6 +13,21 @@ function errorOf(event: Extract<Event, { type: "session.error" }>): { name: stri
   return { name: error?.name ?? "UnknownError", message: redact(typeof data.message === "string" ? data.message : "unknown error") };
 }
 
+type Newest = { role: string; time: { created: number; completed?: number }; finish?: string; error?: unknown } | undefined;
+
+/**
+ * Whether the session's newest message (read when its idle arrived) says the turn that made the
+ * agent busy goes on: none of its messages yet (the idle ended an earlier turn, such as a killed
+ * one's late end), a prompt not yet answered, or an answer not finished or ending in tool calls
+ * (another step follows). Unknown counts as ended.
+ */
+function turnGoesOn(agent: Agent, newest: Newest): boolean {
+  if (!newest || agent.state !== "busy") return false;
+  if (agent.busySince !== undefined && newest.time.created < Date.parse(agent.busySince)) return true;
+  if (newest.role === "user") return true;
+  return newest.time.completed === undefined || (newest.finish === "tool-calls" && newest.error === undefined);
+}
+
 /** The session an event is about, when it can change an agent's state. */
 function sessionOf(event: Event): string | undefined {
   if (event.type === "session.idle") return event.properties.sessionID;
@@ -30,8 +45,10 @@ export async function handleCrewEvent(crew: Crew, event: Event): Promise<void> {
   if (!sessionID) return;
   const known = (await readCrew(crew.paths)).agents.find((a) => a.sessionID === sessionID);
   if (!known) return;
+  const newest: Newest =
+    event.type === "session.idle" ? (await crew.host.messages(known.sessionID, known.directory, 1).catch(() => []))[0]?.info : undefined;
   const decide = (agent: Agent, now: Date): Transition | undefined =>
-    event.type === "session.error" ? onError(agent, errorOf(event), now) : onIdle(agent, now);
+    event.type === "session.error" ? onError(agent, errorOf(event), now) : turnGoesOn(agent, newest) ? undefined : onIdle(agent, now);
   const committed = await transact(
     crew.paths,
     crew.now,

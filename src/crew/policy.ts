@@ -51,11 +51,21 @@ export type AgentPatch = Partial<Agent>;
  */
 export function onDeliver(agent: Agent, messages: readonly Message[], now: Date): AgentPatch {
   const at = now.toISOString();
+  const busySince = agent.state === "busy" ? (agent.busySince ?? at) : at;
   if (messages.some((m) => m.from === ORCHESTRATOR && m.kind === "prompt")) {
-    return { state: "busy", resume: undefined, question: undefined, human: undefined, error: undefined, note: undefined, activeAt: at };
+    return {
+      state: "busy",
+      resume: undefined,
+      question: undefined,
+      human: undefined,
+      error: undefined,
+      note: undefined,
+      activeAt: at,
+      busySince,
+    };
   }
   if (agent.state === "busy") return { activeAt: at };
-  return { state: "busy", resume: agent.state, activeAt: at };
+  return { state: "busy", resume: agent.state, activeAt: at, busySince };
 }
 
 export interface Transition {

@@ -41,6 +41,8 @@ export const Agent = z.object({
   createdAt: z.string(),
   /** Last thing that happened to it: a message, a prompt, a state change. */
   activeAt: z.string(),
+  /** When it last became busy: a session.idle older than that turn's first message is not its end (events.ts). */
+  busySince: z.string().optional(),
   summary: z.string().optional(),
   /** The open question (blocked), by the seq of its message. */
   question: z.object({ seq: z.number().int(), text: z.string(), human: z.boolean() }).optional(),

@@ -25,6 +25,8 @@ export interface FakeHost extends CrewHost {
   aborted: string[];
   busySessions: Set<string>;
   deleted: Set<string>;
+  /** The newest message of a session, as `messages(…, 1)` answers it (none when unset). */
+  newest: Map<string, { role: "user" | "assistant"; time: { created: number; completed?: number }; finish?: string; error?: unknown }>;
   /** What lastRole answers for every session: the agent and model of its last user message. */
   role: { agent?: string; model?: { providerID: string; modelID: string } };
 }
@@ -37,6 +39,7 @@ export function fakeHost(): FakeHost {
     aborted: [],
     busySessions: new Set(),
     deleted: new Set(),
+    newest: new Map(),
     role: { agent: "otto", model: { providerID: "mock", modelID: "m1" } },
     async createSession() {
       return `ses_${++next}`;
@@ -53,8 +56,9 @@ export function fakeHost(): FakeHost {
     async exists(sessionID) {
       return !host.deleted.has(sessionID);
     },
-    async messages() {
-      return [];
+    async messages(sessionID) {
+      const info = host.newest.get(sessionID);
+      return info ? [{ info: info as never, parts: [] }] : [];
     },
     async lastRole() {
       return host.role;

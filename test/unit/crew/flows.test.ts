@@ -115,6 +115,32 @@ describe("crew flows on real files with a fake OpenCode", () => {
     expect(await state("bob")).toMatchObject({ state: "failed", error: "APIError: quota" });
   });
 
+  it("a session.idle from before the turn that made the agent busy (a killed turn's late end) fails nothing; that turn's own end does", async () => {
+    f = fakeCrew();
+    const alice = await spawn("alice");
+    const at = (iso: string) => Date.parse(iso);
+    await killAgent(f.crew, ORCH, "alice");
+    f.clock.now = new Date("2026-01-01T10:00:05Z");
+    await promptAgent(f.crew, ORCH, "alice", "Only the lexer");
+    f.idle(alice.sessionID);
+    await vi.waitFor(async () => expect(await state("alice")).toMatchObject({ state: "busy", busySince: "2026-01-01T10:00:05.000Z" }));
+    // The killed turn's aborted answer is still the session's newest message: its idle is late news.
+    const aborted = { role: "assistant" as const, time: { created: at("2026-01-01T10:00:01Z"), completed: at("2026-01-01T10:00:02Z") } };
+    f.host.newest.set(alice.sessionID, { ...aborted, error: { name: "MessageAbortedError" } });
+    await handleCrewEvent(f.crew, event("session.idle", alice.sessionID));
+    // The prompt is in the session, not answered yet; then the answer's first step ends in a tool call.
+    f.host.newest.set(alice.sessionID, { role: "user", time: { created: at("2026-01-01T10:00:06Z") } });
+    await handleCrewEvent(f.crew, event("session.idle", alice.sessionID));
+    const step = { role: "assistant" as const, time: { created: at("2026-01-01T10:00:07Z"), completed: at("2026-01-01T10:00:08Z") } };
+    f.host.newest.set(alice.sessionID, { ...step, finish: "tool-calls" });
+    await handleCrewEvent(f.crew, event("session.idle", alice.sessionID));
+    expect(await state("alice")).toMatchObject({ state: "busy" });
+    // Its own answer, finished without otto_agent_complete: that idle is the turn's end.
+    f.host.newest.set(alice.sessionID, { ...step, finish: "stop" });
+    await handleCrewEvent(f.crew, event("session.idle", alice.sessionID));
+    expect(await state("alice")).toMatchObject({ state: "failed", error: "its turn ended without otto_agent_complete or otto_agent_ask" });
+  });
+
   it("@human and questions for the human toast where otto runs, notify, and stay flagged until otto answers", async () => {
     f = fakeCrew();
     const alice = await spawn("alice");
