@@ -15,6 +15,7 @@ export interface MeteredMessage {
   cost?: number;
   tokens?: { input?: number; output?: number; reasoning?: number; cache?: { read?: number; write?: number } };
   time: { created: number; completed?: number };
+  error?: { name?: string };
 }
 
 export interface MeterDeps {
@@ -109,6 +110,9 @@ export class Meter {
   async #apply(info: MeteredMessage, final = false): Promise<void> {
     const metered = this.#sessions.get(info.sessionID);
     if (!metered || metered.earlier.has(info.id)) return;
+    // A step aborted before its call reported anything (a budget's or a kill's abort, often before
+    // the request left): no usage to charge, and no evidence of a call to count.
+    if (info.error?.name === "MessageAbortedError" && (info.cost ?? 0) === 0 && isZero(messageUsage(info, true), "requests")) return;
     const model = `${info.providerID ?? "unknown"}/${info.modelID ?? "unknown"}`;
     // A message with a cost has a price, whatever the config said when it was read.
     const priced = (info.cost ?? 0) > 0 || (await this.#price(info.providerID ?? "", info.modelID ?? ""));
@@ -138,6 +142,6 @@ export class Meter {
   }
 }
 
-function isZero(usage: Usage): boolean {
-  return Object.values(usage).every((value) => value === 0);
+function isZero(usage: Usage, except?: keyof Usage): boolean {
+  return Object.entries(usage).every(([key, value]) => key === except || value === 0);
 }

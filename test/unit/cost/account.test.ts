@@ -204,4 +204,21 @@ describe("Meter at a session's end", () => {
     expect(entries.map((e) => [e.message, e.usage.input, e.at])).toEqual([["m1", 200, new Date(1_000).toISOString()]]);
     expect(run.usage.input).toBe(200);
   });
+
+  it("a step aborted before its call reported anything is neither counted nor recorded; one aborted after reporting usage is", async () => {
+    const entries: LedgerEntry[] = [];
+    const meter = new Meter({ priced: async () => true, record: async (e) => void entries.push(...e), log: silentLogger });
+    const run = new Account("run");
+    meter.track("s1", run);
+    const base = { sessionID: "s1", role: "assistant", providerID: "mock", modelID: "m1", time: { created: 1_000, completed: 1_500 } };
+    const aborted = { name: "MessageAbortedError" };
+    const empty = { ...base, id: "m1", cost: 0, tokens: { input: 0, output: 0 }, error: aborted };
+    const used = { ...base, id: "m2", cost: 0.01, tokens: { input: 300, output: 0 }, error: aborted };
+    const failed = { ...base, id: "m3", cost: 0, tokens: { input: 0, output: 0 }, error: { name: "APIError" } };
+    for (const info of [empty, used, failed])
+      meter.onEvent({ type: "message.updated", properties: { info } } as unknown as Parameters<Meter["onEvent"]>[0]);
+    await meter.settle("s1", [{ info: empty }, { info: used }, { info: failed }]);
+    expect(entries.map((e) => e.message)).toEqual(["m2", "m3"]);
+    expect(run.usage).toMatchObject({ requests: 2, input: 300 });
+  });
 });
