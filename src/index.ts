@@ -103,7 +103,14 @@ const OttoPlugin: Plugin = async (input) => {
     // The push guard (src/guard): otto's sessions, known by id or by agent, cannot push, merge or
     // call a forge; their shells get an environment where no push succeeds.
     "chat.message": async (hookInput) => runtime.guard.noteAgent(hookInput.sessionID, hookInput.agent),
-    "chat.params": async (hookInput) => runtime.guard.noteAgent(hookInput.sessionID, hookInput.agent),
+    "chat.params": async (hookInput) => {
+      runtime.guard.noteAgent(hookInput.sessionID, hookInput.agent);
+      // A session otto stopped (a repeated call, a spent budget) makes no further call: its abort
+      // races OpenCode's next step, which starts as soon as a tool returns.
+      const stop = runtime.guard.stopReason(hookInput.sessionID);
+      if (stop !== undefined) throw new Error(stop);
+      await runtime.meter.beforeCall(hookInput.sessionID);
+    },
     "shell.env": (hookInput, output) => runtime.guard.shellEnv(hookInput, output),
     // A call the guard let through is timed (shell) and its written paths recorded (file tools), for the parallel tasks' evidence.
     "tool.execute.before": async (hookInput, output) => {

@@ -22,6 +22,8 @@ export interface Runtime extends RuntimeBase {
   sessions: SessionRunner;
   /** Otto's sessions (by id and by agent) and the hooks that keep them from pushing (src/guard). */
   guard: SessionGuard;
+  /** Charges otto's sessions' calls to their accounts; holds a call whose budget is spent. */
+  meter: Meter;
 }
 
 /**
@@ -63,6 +65,7 @@ export function createRuntime(
   return {
     ...base,
     guard,
+    meter,
     sessions: createSessionRunner(base, {
       onSession: (id) => guard.track(id),
       stopReason: (id) => guard.stopReason(id),

@@ -85,6 +85,17 @@ export class Meter {
     return sumUsage(metered?.charged.values() ?? []);
   }
 
+  /**
+   * Before each model call of a metered session (OpenCode's `chat.params`): once every update so
+   * far is charged, a session whose account is stopped makes no call. A budget's abort races
+   * OpenCode's next step, which starts as soon as a tool call returns; this holds that step.
+   */
+  async beforeCall(sessionID: string): Promise<void> {
+    if (!this.#sessions.has(sessionID)) return;
+    await this.#queue;
+    this.#sessions.get(sessionID)?.account.check();
+  }
+
   /** Waits until every update received so far is charged (tests, summaries). */
   async flush(): Promise<void> {
     await this.#queue;
@@ -111,8 +122,12 @@ export class Meter {
     const metered = this.#sessions.get(info.sessionID);
     if (!metered || metered.earlier.has(info.id)) return;
     // A step aborted before its call reported anything (a budget's or a kill's abort, often before
-    // the request left): no usage to charge, and no evidence of a call to count.
-    if (info.error?.name === "MessageAbortedError" && (info.cost ?? 0) === 0 && isZero(messageUsage(info, true), "requests")) return;
+    // the request left), or refused by beforeCall: no usage to charge, and no evidence of a call.
+    const cut = info.error?.name === "MessageAbortedError" || (info.error !== undefined && metered.account.stopped !== undefined);
+    const nothing = (info.cost ?? 0) === 0 && isZero(messageUsage(info, true), "requests");
+    if (nothing && cut) return;
+    // A step that has reported nothing yet is charged once it reports usage or finishes.
+    if (nothing && info.time.completed === undefined && !final) return;
     const model = `${info.providerID ?? "unknown"}/${info.modelID ?? "unknown"}`;
     // A message with a cost has a price, whatever the config said when it was read.
     const priced = (info.cost ?? 0) > 0 || (await this.#price(info.providerID ?? "", info.modelID ?? ""));

@@ -1,6 +1,6 @@
 import type { Part, TextPart } from "@opencode-ai/sdk";
 import type { z } from "zod";
-import { isOttoError, OttoError, redact, type Env } from "../core/index.ts";
+import { OttoError, redact, type Env } from "../core/index.ts";
 import type { Account, Meter } from "../cost/index.ts";
 import { renderDialog, type DialogOptions } from "./dialog.ts";
 import { describeError, errorFromHttp, errorFromProvider } from "./errors.ts";
@@ -112,7 +112,8 @@ export class ChildSession {
         // A turn aborted because its budget was reached fails with the budget's reason.
         throw options.account?.stopped ?? stoppedError(error, this.id, context);
       });
-    if (reply.info.error) throw stoppedError(errorFromProvider(reply.info.error, ctx), this.id, context);
+    // A step refused because the budget was reached (the meter's check before each call) ends the turn with an error.
+    if (reply.info.error) throw options.account?.stopped ?? stoppedError(errorFromProvider(reply.info.error, ctx), this.id, context);
     verifyModel(reply, options, this.id);
     return { ...reply, text: replyText(reply.parts) };
   }
@@ -204,9 +205,12 @@ export class ChildSession {
   }
 }
 
-/** An aborted turn of a session otto stopped fails with otto's reason (`tool_loop`); other errors pass. */
+/**
+ * A turn of a session otto stopped (aborted, or its next call held by the chat.params hook) fails
+ * with otto's reason (`tool_loop`); other errors pass.
+ */
 function stoppedError(error: unknown, sessionID: string, context: ChildContext): unknown {
-  const reason = isOttoError(error) && error.code === "session_aborted" ? context.stopReason?.(sessionID) : undefined;
+  const reason = context.stopReason?.(sessionID);
   if (reason === undefined) return error;
   return new OttoError(
     "tool_loop",

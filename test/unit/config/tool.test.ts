@@ -24,6 +24,7 @@ function toolFor(directory: string, env: Env) {
     secrets: new KnownSecrets(),
     sessions: {} as Runtime["sessions"],
     guard: {} as Runtime["guard"],
+    meter: {} as Runtime["meter"],
   };
   const toolCtx = {
     sessionID: "s",

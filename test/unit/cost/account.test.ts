@@ -205,6 +205,21 @@ describe("Meter at a session's end", () => {
     expect(run.usage.input).toBe(200);
   });
 
+  it("holds the next call of a session whose budget the last update spent (chat.params); other sessions call on", async () => {
+    const meter = new Meter({ priced: async () => true, record: async () => undefined, log: silentLogger });
+    const run = new Account("build demo", { budget: { usd: 0.015 } });
+    meter.track("s1", run);
+    const step = { sessionID: "s1", role: "assistant", providerID: "mock", modelID: "m1", time: { created: 1_000 } };
+    await meter.beforeCall("s1");
+    meter.onEvent({
+      type: "message.updated",
+      properties: { info: { ...step, id: "m1", cost: 0.016, tokens: { input: 1000, output: 200 } } },
+    } as unknown as Parameters<Meter["onEvent"]>[0]);
+    // Not flushed by the caller: the check waits for the update itself.
+    await expect(meter.beforeCall("s1")).rejects.toThrow(/Budget reached: spent \$0\.02 of \$0\.01/);
+    await expect(meter.beforeCall("s2")).resolves.toBeUndefined();
+  });
+
   it("a step aborted before its call reported anything is neither counted nor recorded; one aborted after reporting usage is", async () => {
     const entries: LedgerEntry[] = [];
     const meter = new Meter({ priced: async () => true, record: async (e) => void entries.push(...e), log: silentLogger });

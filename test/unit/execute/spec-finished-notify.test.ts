@@ -66,6 +66,7 @@ describe("executeVerb notifies when a spec run finishes", () => {
         env,
       }),
       guard: {} as Runtime["guard"],
+      meter: {} as Runtime["meter"],
     } satisfies Runtime;
 
     const { title, output } = await executeVerb({ runtime, sessionID: "ses_parent", directory: f.repoRoot, progress: () => undefined });

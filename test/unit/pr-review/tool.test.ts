@@ -28,6 +28,7 @@ async function run(args: string): Promise<string> {
     secrets: new KnownSecrets(),
     sessions: {} as Runtime["sessions"],
     guard: {} as Runtime["guard"],
+    meter: {} as Runtime["meter"],
   };
   const toolCtx = {
     sessionID: "s",

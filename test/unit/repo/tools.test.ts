@@ -61,6 +61,7 @@ function box(): Box {
         secrets: new KnownSecrets(),
         sessions: {} as Runtime["sessions"],
         guard: {} as Runtime["guard"],
+        meter: {} as Runtime["meter"],
       };
       const toolCtx = {
         sessionID: "s",

@@ -50,6 +50,7 @@ const runtime = {
   secrets: new KnownSecrets(),
   sessions: {} as Runtime["sessions"],
   guard: {} as Runtime["guard"],
+  meter: {} as Runtime["meter"],
 } satisfies Runtime;
 
 const titles: string[] = [];

@@ -31,6 +31,7 @@ function box() {
         secrets: new KnownSecrets(),
         sessions: {} as Runtime["sessions"],
         guard: {} as Runtime["guard"],
+        meter: {} as Runtime["meter"],
       };
       const ctx = {
         sessionID: "s",
