@@ -32,5 +32,11 @@ export const SAFETY_MODULES = {
     "test/unit/guard/tool-paths.test.ts",
   ],
   "src/guard/tool-paths.ts": ["test/unit/guard/path-refusal.test.ts"],
+  "src/guard/running-commands.ts": ["test/unit/guard/running-commands.test.ts"],
+  "src/guard/control-settle.ts": ["test/unit/guard/control-settle.test.ts"],
+  "src/guard/host-runners.ts": ["test/unit/guard/host-runners.test.ts"],
+  "src/guard/blocked.ts": ["test/unit/guard/host-runners.test.ts"],
+  "src/guard/guard-config.ts": ["test/unit/guard/guard-config.test.ts"],
+  "src/guard/tool-args.ts": ["test/unit/guard/tool-args.test.ts"],
   "src/crew/render.ts": ["test/unit/crew/render.test.ts", "test/unit/crew/across.test.ts"],
 };
