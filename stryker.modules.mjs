@@ -22,7 +22,7 @@ export const SAFETY_MODULES = {
   "src/workspace/quarantine.ts": ["test/unit/workspace/quarantine-paths.test.ts", "test/unit/workspace/quarantine.test.ts"],
   "src/core/redact.ts": ["test/unit/core/redact.test.ts", "test/unit/safety/secrets-corpus.test.ts"],
   "src/workspace/detect-weakened-checks.ts": ["test/unit/workspace/detect-weakened-checks.test.ts"],
-  "src/workspace/restored-checks.ts": ["test/unit/workspace/restored-checks.test.ts"],
+  "src/workspace/restored-checks.ts": ["test/unit/workspace/restored-checks-direct.test.ts"],
   "src/config/trust.ts": ["test/unit/config/trust.test.ts"],
   "src/session/permission-guard.ts": ["test/unit/session/permission-guard.test.ts"],
   "src/guard/session-guard.ts": [
