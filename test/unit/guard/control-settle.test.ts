@@ -73,6 +73,7 @@ describe("settleWith", () => {
     const log: Logger = { log: (level, message, extra) => logged.push([level, message, extra]) };
     const calls: unknown[] = [];
     const load = (async () => {
+      // eslint-disable-next-line @typescript-eslint/only-throw-error -- a thrown non-Error is what is tested
       if (fail !== undefined) throw fail;
       return {
         settleControls: async (watch: ControlWatch, env: unknown, git: (args: string[], options: object) => unknown, options: unknown) => {

@@ -94,6 +94,7 @@ describe("GuardConfig", () => {
 
   it("a loader that throws outright, or throws no Error, still gives the defaults", async () => {
     const { config, logs } = setup(() => {
+      // eslint-disable-next-line @typescript-eslint/only-throw-error -- a thrown non-Error is what is tested
       throw "not an error";
     });
     expect((await config.of("/tree")).serverPort).toBe(4097);
