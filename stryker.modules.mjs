@@ -25,12 +25,7 @@ export const SAFETY_MODULES = {
   "src/workspace/restored-checks.ts": ["test/unit/workspace/restored-checks-direct.test.ts"],
   "src/config/trust.ts": ["test/unit/config/trust.test.ts"],
   "src/session/permission-guard.ts": ["test/unit/session/permission-guard.test.ts"],
-  "src/guard/session-guard.ts": [
-    "test/unit/guard/session-guard.test.ts",
-    "test/unit/guard/session-guard-hooks.test.ts",
-    "test/unit/guard/repeated-calls.test.ts",
-    "test/unit/guard/tool-paths.test.ts",
-  ],
+  "src/guard/session-guard.ts": ["test/unit/guard/session-guard-wiring.test.ts", "test/unit/guard/repeated-calls.test.ts"],
   "src/guard/tool-paths.ts": ["test/unit/guard/path-refusal.test.ts"],
   "src/guard/running-commands.ts": ["test/unit/guard/running-commands.test.ts"],
   "src/guard/control-settle.ts": ["test/unit/guard/control-settle.test.ts"],
