@@ -38,11 +38,14 @@ export function filesOf(args: Record<string, unknown>): string[] {
   return files;
 }
 
-/** The real path of `file`, spelled from the tree's own path when it lies in the tree (the session's records keep that spelling). */
+/**
+ * The real path of `file`, spelled from the tree's own path when it lies in the tree (the session's
+ * records keep that spelling). A folder of the tree named `..x` is in it: only `..` leads out.
+ */
 export function judgedPath(file: string, tree: string): string {
   const real = resolvedPath(path.resolve(tree, file));
   const rel = path.relative(resolvedPath(tree), real);
-  return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel)) ? path.join(tree, rel) : real;
+  return rel !== ".." && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel) ? path.join(tree, rel) : real;
 }
 
 /** Why a reading command may not run: it names a credential store of `stores` (as a path, `~/…` or `$HOME/…`); undefined when it does not. */

@@ -29,6 +29,8 @@ describe("filesOf", () => {
     ).toEqual(["a", "b", "c", "b/e", "e", "f"]);
     expect(filesOf({ filePath: 3, patchText: 4, patch: undefined })).toEqual([]);
     expect(filesOf({ path: "" })).toEqual([""]);
+    // Trailing blanks are not part of a name; a header of blanks names nothing; only a leading a/ or b/ is git's prefix.
+    expect(filesOf({ patch: "+++ b/e  \n+++    \n--- src/a/x.ts\n*** Add File: y.ts \t\n" })).toEqual(["y.ts", "b/e", "e", "src/a/x.ts"]);
   });
 
   it("apply_patch headers with or without a space, tab-separated, each kind; diff paths as written and without a/ or b/", () => {
@@ -66,8 +68,12 @@ describe("judgedPath", () => {
     expect(judgedPath("../outside/d.ts", tree)).toBe(path.join(outside, "d.ts"));
     expect(judgedPath(".", tree)).toBe(tree);
     expect(judgedPath("..x/e.ts", tree)).toBe(path.join(tree, "..x", "e.ts"));
-    // The tree given through a link: spelled from the tree as given.
+    // The tree given through a link: spelled from the tree as given, a `..x` folder included; out of it, the real path.
     expect(judgedPath("f.ts", viaLink)).toBe(path.join(viaLink, "f.ts"));
+    expect(judgedPath(".", viaLink)).toBe(viaLink);
+    expect(judgedPath("..x/g.ts", viaLink)).toBe(path.join(viaLink, "..x", "g.ts"));
+    expect(judgedPath("../outside/h.ts", viaLink)).toBe(path.join(outside, "h.ts"));
+    expect(judgedPath("..", viaLink)).toBe(root);
   });
 });
 
