@@ -56,6 +56,9 @@ async function judgeFix(
     before?: (dir: string) => void;
     at?: string;
     timeoutMs?: number;
+    quiet?: boolean;
+    secrets?: string[];
+    signal?: AbortSignal;
   } = {},
 ) {
   repo = await createRepo({ remote: false, files: FILES });
@@ -77,8 +80,10 @@ async function judgeFix(
     fixed: options.fixed ?? commands.map((c) => result(c, true)),
     timeoutMs: options.timeoutMs ?? 30_000,
     sandbox: "off",
-    progress: (m) => told.push(m),
+    ...(options.quiet ? {} : { progress: (m: string) => told.push(m) }),
     tempRoot: temp,
+    ...(options.secrets ? { secrets: options.secrets } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
   });
   return { judged, told, dir: repo.dir };
 }
@@ -103,6 +108,36 @@ describe("judgeRestoredChecks (fast, no sandbox)", () => {
     expect(told).toEqual(["the fix changed a.test.js: running the checks again with the PR's versions restored"]);
     expect(fs.readdirSync(temp!)).toEqual([]);
     expect(await repo!.git(["worktree", "list", "--porcelain"])).not.toContain("otto-checks");
+  });
+
+  it("the scratch copy is otto's worktree under the temp folder given; a variable holding a secret is blanked for the check; no progress callback is needed", async () => {
+    const { judged } = await judgeFix((dir) => write(dir, "a.test.js", "lenient\n"), {
+      commands: ['echo "in $PWD home [$HOME]"; sh check.sh'],
+      secrets: [ENV.HOME ?? "/root"],
+      quiet: true,
+    });
+    expect(judged.kind).toBe("failed");
+    const output = judged.kind === "failed" ? (judged.results[0]?.output ?? "") : "";
+    expect(output).toContain(`in ${temp}/otto-checks-`);
+    expect(output).toContain("home []");
+  });
+
+  it("an aborted flow runs no check: nothing failed", async () => {
+    const { judged } = await judgeFix((dir) => write(dir, "a.test.js", "lenient\n"), { signal: AbortSignal.abort() });
+    expect(judged).toEqual({ kind: "passed", restored: ["a.test.js"], named: [], results: [] });
+  });
+
+  it("the fix's other changes are in the copy: a deleted file is gone, a new one is there", async () => {
+    const { judged } = await judgeFix(
+      (dir) => {
+        write(dir, "a.test.js", "strict\nlenient\n");
+        fs.rmSync(path.join(dir, "docs", "readme.md"));
+        write(dir, "code.txt", "fixed\n");
+        write(dir, "src/new.txt", "new\n");
+      },
+      { commands: ["[ ! -e docs/readme.md ] && [ -f src/new.txt ] || exit 9; sh check.sh"] },
+    );
+    expect(judged).toMatchObject({ kind: "passed", restored: ["a.test.js"] });
   });
 
   it("an honest fix that also changes the test passes with it restored; the fix's other changes are in the copy", async () => {
@@ -161,7 +196,7 @@ describe("judgeRestoredChecks (fast, no sandbox)", () => {
 
   it("judged from a folder inside the tree: the tree's top is used", async () => {
     const { judged } = await judgeFix((dir) => write(dir, "a.test.js", "lenient\n"), { at: "docs" });
-    expect(judged.kind).toBe("failed");
+    expect(judged).toMatchObject({ kind: "failed", restored: ["a.test.js"], named: [] });
   });
 
   it("a new test the fix added is left out of the copy; new check configuration is restored as absent", async () => {
@@ -176,11 +211,42 @@ describe("judgeRestoredChecks (fast, no sandbox)", () => {
       write(dir, "code.txt", "fixed\n");
     });
     expect(npmrc.judged).toMatchObject({ kind: "passed", restored: [".npmrc"] });
+    // The check itself looks for the added test: absent in the copy, so the restored test decides.
+    const added = await judgeFix(
+      (dir) => {
+        write(dir, "b.test.js", "x\n");
+        write(dir, "a.test.js", "lenient\n");
+      },
+      { commands: ["[ -f b.test.js ] && exit 0; sh check.sh"] },
+    );
+    expect(added.judged).toMatchObject({ kind: "failed", restored: ["a.test.js"] });
+    // New configuration the analysis named as the cause stays in the copy, with the fix's content.
+    const named = await judgeFix(
+      (dir) => {
+        write(dir, ".npmrc", "lenient\n");
+        write(dir, "a.test.js", "strict, reworded\n");
+      },
+      { causeFiles: [".npmrc"], commands: ["grep -q lenient .npmrc && exit 0; sh check.sh"] },
+    );
+    expect(named.judged).toMatchObject({ kind: "passed", restored: ["a.test.js"], named: [".npmrc"] });
   });
 
   it("a file a package.json's check script names, there before or only after the fix, in a nested package too", async () => {
-    const before = await judgeFix((dir) => write(dir, "check.sh", "exit 0\n"));
-    expect(before.judged).toMatchObject({ kind: "failed", restored: ["check.sh"] });
+    // package.json no longer names check.sh after the fix: its version before the fix still counts.
+    const before = await judgeFix((dir) => {
+      write(dir, "check.sh", "exit 0\n");
+      write(dir, "package.json", JSON.stringify({ name: "app", scripts: { test: "true" } }));
+    });
+    expect(before.judged).toMatchObject({ kind: "failed", restored: ["check.sh", "package.json"] });
+    // A file that is not a package.json names no script file, whatever it holds.
+    const other = await judgeFix(
+      (dir) => {
+        write(dir, "package.json.bak", JSON.stringify({ scripts: { test: "sh tool.sh" } }));
+        write(dir, "tool.sh", "exit 0\n");
+      },
+      { commands: [] },
+    );
+    expect(other.judged).toEqual({ kind: "untouched", named: [] });
     const nested = await judgeFix(
       (dir) => {
         write(dir, "sub/package.json", JSON.stringify({ scripts: { lint: "sh verify.sh" } }));
@@ -194,8 +260,11 @@ describe("judgeRestoredChecks (fast, no sandbox)", () => {
   it("ignored dependencies and settings are linked into the copy, not copied; a changed .bin program refuses the fix outright", async () => {
     // Exit 7 when .env is not a link to the tree's own: the restored test's exit 3 shows it was.
     const linked = await judgeFix((dir) => write(dir, "a.test.js", "lenient\n"), {
-      before: (dir) => write(dir, ".env", "ok\n"),
-      commands: ['[ -L .env ] && [ "$(cat .env)" = ok ] || exit 7; sh check.sh'],
+      before: (dir) => {
+        write(dir, ".env", "ok\n");
+        write(dir, "node_modules/dep/index.js", "x\n");
+      },
+      commands: ['[ -L .env ] && [ "$(cat .env)" = ok ] && [ -L node_modules ] && [ -f node_modules/dep/index.js ] || exit 7; sh check.sh'],
     });
     expect(linked.judged.kind === "failed" && linked.judged.detail).toMatch(/sh check\.sh` exit 3$/);
     const bins = await judgeFix((dir) => write(dir, "node_modules/.bin/node", "#!/bin/sh\nexit 0\n"), {
