@@ -112,14 +112,15 @@ describe("judgeRestoredChecks (fast, no sandbox)", () => {
 
   it("the scratch copy is otto's worktree under the temp folder given; a variable holding a secret is blanked for the check; no progress callback is needed", async () => {
     const { judged } = await judgeFix((dir) => write(dir, "a.test.js", "lenient\n"), {
-      commands: ['echo "in $PWD home [$HOME]"; sh check.sh'],
-      secrets: [ENV.HOME ?? "/root"],
+      commands: ['echo "in $PWD global [$GIT_CONFIG_GLOBAL]"; sh check.sh'],
+      secrets: [os.devNull],
       quiet: true,
     });
     expect(judged.kind).toBe("failed");
     const output = judged.kind === "failed" ? (judged.results[0]?.output ?? "") : "";
     expect(output).toContain(`in ${temp}/otto-checks-`);
-    expect(output).toContain("home []");
+    expect(ENV.GIT_CONFIG_GLOBAL).toBe(os.devNull);
+    expect(output).toContain("global []");
   });
 
   it("an aborted flow runs no check: nothing failed", async () => {
