@@ -108,6 +108,7 @@ describe("the file tools", () => {
     const key = path.join(home, ".ssh", "id_ed25519");
     await expect(tool("read", { filePath: key })).rejects.toThrow(`Otto blocked this: read on ${key}, where credentials live`);
     await expect(tool("grep", { path: path.join(home, ".ssh") })).rejects.toThrow(/^Otto blocked this: grep on /);
+    await expect(tool("glob", { path: path.join(home, ".ssh") })).rejects.toThrow(/^Otto blocked this: glob on /);
     await expect(tool("write", { filePath: ".opencode/plugin/p.ts" })).rejects.toThrow(
       /^Otto blocked this: write on \.opencode\/plugin\/p\.ts: OpenCode configuration/,
     );
@@ -153,7 +154,9 @@ describe("the bash tool", () => {
     await expect(tool("bash", { command: "git push origin HEAD" })).rejects.toThrow(
       /^Otto blocked this: .*git push.*Otto pushes for you after its checks pass/s,
     );
-    expect(logs.filter(([, m]) => m === "otto guard: refused a session's command").map(([l]) => l)).toEqual(["info"]);
+    expect(logs.filter(([, m]) => m === "otto guard: refused a session's command")).toEqual([
+      ["info", "otto guard: refused a session's command", { reason: expect.stringContaining("git push") as unknown }],
+    ]);
     await expect(tool("bash", { command: "curl http://localhost:4096/session" })).rejects.toThrow(/OpenCode's own server/);
     await expect(tool("bash", { command: "curl http://127.0.0.1:4555/session" })).rejects.toThrow(/OpenCode's own server/);
     await expect(tool("bash", { command: "curl http://127.0.0.1:4097/session" })).resolves.toBeUndefined();
@@ -161,7 +164,10 @@ describe("the bash tool", () => {
     await expect(tool("bash", { command: "ls", workdir: "a/.git/b" })).rejects.toThrow(/inside a git directory/);
     fs.mkdirSync(path.join(dir, "a", ".github"), { recursive: true });
     await expect(tool("bash", { command: "ls", workdir: "a/.github" })).resolves.toBeUndefined();
-    await expect(tool("bash", {})).resolves.toBeUndefined();
+    // No command: an empty line, as typed.
+    const empty: Record<string, unknown> = {};
+    await tool("bash", empty);
+    expect(empty).toEqual({ command: "" });
   });
 
   it("refuses calls to the configured forge hosts, and runs the scripts' pushes past no one", async () => {
@@ -181,6 +187,9 @@ describe("the bash tool", () => {
     expect(args.command).toBe("npm test");
     expect(logs).toEqual([]);
     guard.noteAgent("ses_rev", "otto-reviewer");
+    // A message without an agent leaves the session's agent as it was.
+    guard.noteAgent("ses_rev", undefined);
+    await expect(tool("bash", { command: "git push origin HEAD" }, { sessionID: "ses_rev" })).rejects.toThrow(/git push/);
     const rev = { command: "git diff HEAD~1" };
     await tool("bash", rev, { sessionID: "ses_rev" });
     expect(rev.command).toBe("git diff HEAD~1");
@@ -215,9 +224,14 @@ describe("the bash tool", () => {
     "in the sandbox: the line is the launcher's, and what it leaves is settled after the call and at the session's end",
     async () => {
       const { guard, tool, dir } = setup();
+      guard.noteAgent("ses_1", "otto-executor");
       const args = { command: "npm test" };
       await tool("bash", args, { callID: "call_1" });
       expect(args.command).toMatch(/^'.*\/otto\/sandbox\/run-[0-9a-f]{16}\.sh' 'npm test'$/);
+      // A refused line is left as the model wrote it.
+      const push = { command: "git push origin HEAD" };
+      await expect(tool("bash", push)).rejects.toThrow(/git push/);
+      expect(push.command).toBe("git push origin HEAD");
       // What the call left (as if it ran): moved out, and the session told.
       fs.mkdirSync(path.join(dir, ".opencode", "plugins"), { recursive: true });
       fs.writeFileSync(path.join(dir, ".opencode", "plugins", "x.js"), "export default {}\n");
@@ -238,6 +252,32 @@ describe("the bash tool", () => {
       expect(fs.existsSync(path.join(dir, ".opencode"))).toBe(false);
     },
   );
+});
+
+describe("the repeated-call stop, wired", () => {
+  it("at the limit: the warning, the abort, the reason kept; an abort that fails is logged; without an abort the call is still refused", async () => {
+    const { guard, tool, logs } = setup({ config: { sandbox: "off", limits: { repeated_tool_calls: 2 } } });
+    const failing = new SessionGuard({ ...guard.deps, abort: () => Promise.reject(new Error("no such session")) });
+    failing.track("ses_1");
+    const read = (g: SessionGuard) => g.beforeTool({ tool: "read", sessionID: "ses_1" }, { args: { filePath: "a.txt" } });
+    await read(failing);
+    await expect(read(failing)).rejects.toThrow(
+      /^Otto stopped: called read `.*a\.txt` with the same arguments 2 times, and ends this session/,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(logs.map(([l, m, e]) => [l, m.replace(/`.*`/, "`…`"), e])).toEqual([
+      [
+        "warn",
+        "otto: stopped: called read `…` with the same arguments 2 times (limits.repeated_tool_calls); aborting session ses_1",
+        undefined,
+      ],
+      ["warn", "otto: could not abort session ses_1", { error: "no such session" }],
+    ]);
+    // The guard built without an abort: refused all the same.
+    await tool("read", { filePath: "b.txt" });
+    await expect(tool("read", { filePath: "b.txt" })).rejects.toThrow(/^Otto stopped: /);
+    expect(guard.stopReason("ses_1")).toMatch(/^stopped: called read/);
+  });
 });
 
 describe("what a guarded tool shows the model, and its shell's environment", () => {
@@ -262,8 +302,12 @@ describe("what a guarded tool shows the model, and its shell's environment", () 
     await guard.afterTool({ tool: "read", sessionID: "ses_1" }, read);
     expect(read.output).toBe(".env\n[REDACTED]");
     const object = { output: { text: "runtime-secret-value" } as unknown };
-    await guard.afterTool({ tool: "bash", sessionID: "ses_1" }, object);
+    await guard.afterTool({ tool: "bash", sessionID: "ses_1", callID: "call_x" }, object);
     expect(object.output).toEqual({ text: "runtime-secret-value" });
+    // A call with nothing to settle: its output only redacted.
+    const plain = { output: "plain" };
+    await guard.afterTool({ tool: "bash", sessionID: "ses_1", callID: "call_y" }, plain);
+    expect(plain.output).toBe("plain");
   });
 
   it("blanks the config's tokens in the shell and gives the forge CLIs an empty folder, made once; none where it cannot be made", async () => {
