@@ -109,6 +109,10 @@ describe("the file tools", () => {
     await expect(tool("read", { filePath: key })).rejects.toThrow(`Otto blocked this: read on ${key}, where credentials live`);
     await expect(tool("grep", { path: path.join(home, ".ssh") })).rejects.toThrow(/^Otto blocked this: grep on /);
     await expect(tool("glob", { path: path.join(home, ".ssh") })).rejects.toThrow(/^Otto blocked this: glob on /);
+    // Another checkout's git directory, outside the tree: the file tools may not write there either (a read is the tree's rule's).
+    const other = path.join(home, "other", ".git", "hooks", "pre-commit");
+    await expect(tool("write", { filePath: other })).rejects.toThrow(`Otto blocked this: write on ${other}. Sessions otto runs`);
+    await expect(tool("read", { filePath: other })).resolves.toBeUndefined();
     await expect(tool("write", { filePath: ".opencode/plugin/p.ts" })).rejects.toThrow(
       /^Otto blocked this: write on \.opencode\/plugin\/p\.ts: OpenCode configuration/,
     );
