@@ -74,6 +74,8 @@ describe("judgedPath", () => {
     expect(judgedPath("..x/g.ts", viaLink)).toBe(path.join(viaLink, "..x", "g.ts"));
     expect(judgedPath("../outside/h.ts", viaLink)).toBe(path.join(outside, "h.ts"));
     expect(judgedPath("..", viaLink)).toBe(root);
+    // The real folder just above the tree the link names: outside, by its real path.
+    expect(judgedPath(tree, viaLink)).toBe(tree);
   });
 });
 
