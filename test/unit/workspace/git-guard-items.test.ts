@@ -98,7 +98,16 @@ describe("the git-control guard's items", () => {
     const home = await s.snap();
     fs.writeFileSync(path.join(s.home, "hooks", "pre-push"), "x\n");
     fs.writeFileSync(path.join(s.dir, "hooks", "pre-push"), "x\n");
+    // Nor a folder of the tree named `~`.
+    fs.mkdirSync(path.join(s.dir, "~", "hooks"), { recursive: true });
+    fs.writeFileSync(path.join(s.dir, "~", "hooks", "pre-push"), "x\n");
     expect(await s.changes(home)).toEqual([]);
+    // An in-tree hooks folder that does not exist yet: judged by its spelling, and compared once it does.
+    await s.git(["config", "core.hooksPath", ".githooks"]);
+    const missing = await s.snap();
+    fs.mkdirSync(path.join(s.dir, ".githooks"));
+    fs.writeFileSync(path.join(s.dir, ".githooks", "pre-commit"), "x\n");
+    expect(await s.changes(missing)).toEqual(["hook core.hooksPath .githooks/pre-commit added"]);
   });
 
   it("each item's value: a config entry's digest over every value in order, a hook's digest with its mode, a folder by its type", async () => {
