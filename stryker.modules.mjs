@@ -15,7 +15,6 @@ export const SAFETY_MODULES = {
   "src/sandbox/net.ts": ["test/unit/sandbox/net-direct.test.ts"],
   "src/sandbox/push-env.ts": ["test/unit/sandbox/push-env-direct.test.ts"],
   "src/sandbox/wrap.ts": ["test/unit/sandbox/wrap-direct.test.ts"],
-  "src/sandbox/policy.ts": ["test/unit/sandbox/access.test.ts"],
   "src/workspace/airlock.ts": ["test/unit/workspace/airlock-plan.test.ts"],
   "src/workspace/git-binary.ts": ["test/unit/workspace/git-binary.test.ts"],
   "src/workspace/git-guard.ts": ["test/unit/workspace/git-guard-items.test.ts"],
