@@ -45,12 +45,12 @@ function request(over: Partial<SandboxRequest> = {}): SandboxRequest {
 }
 
 const shell = sandboxShell();
-/** The fix line of the error `run` throws; "did not throw" when it does not. */
-function fixOf(run: () => void): string {
+/** The fix line of the error `run` throws ("did not throw" when it does not), or its code. */
+function fixOf(run: () => void, field: "fix" | "code" = "fix"): string {
   try {
     run();
   } catch (error) {
-    return (error as { fix: string }).fix;
+    return (error as { fix: string; code: string })[field];
   }
   return "did not throw";
 }
@@ -177,6 +177,8 @@ describe("describeSandbox and assertSandbox", () => {
       'The PR watcher runs code a PR or a model wrote with nobody watching, and no sandbox can run here: bubblewrap (bwrap) is not installed. Under sandbox: "auto" it does not start without one.',
     );
     expect(() => assertSandbox("off", {}, none, "The PR watcher")).not.toThrow();
+    expect(fixOf(() => assertSandbox("required", {}, none), "code")).toBe("sandbox_required");
+    expect(fixOf(() => assertSandbox("auto", {}, none, "The PR watcher"), "code")).toBe("sandbox_unattended");
     expect(() => assertSandbox("required", {}, { kind: "bwrap", binary: "/b" }, "x")).not.toThrow();
     expect(fixOf(() => assertSandbox("auto", {}, { kind: "none", reason: "r" }, "CI mode"))).toBe(
       "To get a sandbox: install bubblewrap (Linux) or run on macOS. To run it with otto's other guards alone, turn the sandbox off in your user otto.jsonc: /otto-config set sandbox off --user.",
