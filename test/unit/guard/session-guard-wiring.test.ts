@@ -286,13 +286,18 @@ describe("the repeated-call stop, wired", () => {
 
 describe("what a guarded tool shows the model, and its shell's environment", () => {
   it("redacts the plugin's secrets, the config's tokens and OpenCode's provider keys; a search leaves out secret-named files", async () => {
-    const { guard, home, dir } = setup({ secrets: ["runtime-secret-value"], config: { pr: { providers: { github: { token: TOKEN } } } } });
+    // A config token of no known shape: only the config's value redacts it.
+    const plainToken = "wiring-plain-config-secret-42";
+    const { guard, home, dir } = setup({
+      secrets: ["runtime-secret-value"],
+      config: { pr: { providers: { github: { token: plainToken } } } },
+    });
     fs.mkdirSync(path.join(home, "data", "opencode"), { recursive: true });
     fs.writeFileSync(
       path.join(home, "data", "opencode", "auth.json"),
       JSON.stringify({ p: { type: "api", key: "provider-key-0123456789" } }),
     );
-    const out = { output: `a runtime-secret-value b ${TOKEN} c provider-key-0123456789` };
+    const out = { output: `a runtime-secret-value b ${plainToken} c provider-key-0123456789` };
     await guard.afterTool({ tool: "bash", sessionID: "ses_1" }, out);
     expect(out.output).toBe("a [REDACTED] b [REDACTED] c [REDACTED]");
     const found = { output: `${dir}/a.ts\n${dir}/.env\n${dir}/b.ts` };
