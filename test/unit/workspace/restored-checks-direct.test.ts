@@ -198,6 +198,15 @@ describe("judgeRestoredChecks (fast, no sandbox)", () => {
   it("judged from a folder inside the tree: the tree's top is used", async () => {
     const { judged } = await judgeFix((dir) => write(dir, "a.test.js", "lenient\n"), { at: "docs" });
     expect(judged).toMatchObject({ kind: "failed", restored: ["a.test.js"], named: [] });
+    // An honest fix judged from there: the whole tree's changes are in the copy.
+    const honest = await judgeFix(
+      (dir) => {
+        write(dir, "code.txt", "fixed\n");
+        write(dir, "a.test.js", "strict, and more\n");
+      },
+      { at: "docs" },
+    );
+    expect(honest.judged).toMatchObject({ kind: "passed", restored: ["a.test.js"] });
   });
 
   it("a new test the fix added is left out of the copy; new check configuration is restored as absent", async () => {
@@ -221,6 +230,11 @@ describe("judgeRestoredChecks (fast, no sandbox)", () => {
       { commands: ["[ -f b.test.js ] && exit 0; sh check.sh"] },
     );
     expect(added.judged).toMatchObject({ kind: "failed", restored: ["a.test.js"] });
+    // A test renamed to another test's name: the old one restored, the new name absent in the copy.
+    const renamed = await judgeFix(async () => void (await repo!.git(["mv", "a.test.js", "b.test.js"])), {
+      commands: ["[ -f b.test.js ] && exit 0; sh check.sh"],
+    });
+    expect(renamed.judged).toMatchObject({ kind: "failed", restored: ["a.test.js"] });
     // New configuration the analysis named as the cause stays in the copy, with the fix's content.
     const named = await judgeFix(
       (dir) => {
