@@ -110,6 +110,18 @@ describe("withOwnNetwork's arguments", () => {
       "otto-net-wait",
     ]);
     expect(withOwnNetwork("p", [1], [])[6]).toBe("bwrap");
+    // A `--` right after the binary: no argument of bubblewrap's, the whole command behind the wait.
+    expect(withOwnNetwork("p", [], ["/b/bwrap", "--", "cmd"]).slice(10)).toEqual([
+      "--ro-bind",
+      "@otto-net-ready@",
+      "/dev/.otto-net",
+      "--",
+      "/bin/sh",
+      "-c",
+      'read -r _ < /dev/.otto-net; exec "$@"',
+      "otto-net-wait",
+      "cmd",
+    ]);
   });
 });
 
