@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -92,9 +93,89 @@ describe("the git-control guard's items", () => {
     expect(await s.changes(later)).toEqual([]);
     await s.git(["config", "core.hooksPath", "~/hooks"]);
     fs.mkdirSync(path.join(s.home, "hooks"));
+    // A `hooks` folder in the tree is not what `~/hooks` names.
+    fs.mkdirSync(path.join(s.dir, "hooks"));
     const home = await s.snap();
     fs.writeFileSync(path.join(s.home, "hooks", "pre-push"), "x\n");
+    fs.writeFileSync(path.join(s.dir, "hooks", "pre-push"), "x\n");
+    // Nor a folder of the tree named `~`.
+    fs.mkdirSync(path.join(s.dir, "~", "hooks"), { recursive: true });
+    fs.writeFileSync(path.join(s.dir, "~", "hooks", "pre-push"), "x\n");
     expect(await s.changes(home)).toEqual([]);
+    // An in-tree hooks folder that does not exist yet: judged by its spelling, and compared once it does.
+    await s.git(["config", "core.hooksPath", ".githooks"]);
+    const missing = await s.snap();
+    fs.mkdirSync(path.join(s.dir, ".githooks"));
+    fs.writeFileSync(path.join(s.dir, ".githooks", "pre-commit"), "x\n");
+    expect(await s.changes(missing)).toEqual(["hook core.hooksPath .githooks/pre-commit added"]);
+  });
+
+  it("each item's value: a config entry's digest over every value in order, a hook's digest with its mode, a folder by its type", async () => {
+    const s = await setup();
+    const sha = (text: string) => createHash("sha256").update(text).digest("hex");
+    const file = `config file:${path.join(s.gitDir, "config")}`;
+    await s.git(["config", "core.fsmonitor", "./evil"]);
+    await s.git(["config", "remote.origin.fetch", "+a"]);
+    await s.git(["config", "--add", "remote.origin.fetch", "+b"]);
+    fs.writeFileSync(path.join(s.gitDir, "hooks", "run"), "#!/bin/sh\n", { mode: 0o755 });
+    fs.writeFileSync(path.join(s.gitDir, "hooks", "plain"), "#!/bin/sh\n", { mode: 0o644 });
+    fs.mkdirSync(path.join(s.gitDir, "hooks", "dir.d"), { mode: 0o755 });
+    const { items } = await s.snap();
+    expect(items[`${file} core.fsmonitor`]).toBe(sha("\0core.fsmonitor\n./evil"));
+    expect(items[`${file} remote.origin.fetch`]).toBe(sha(`${sha("\0remote.origin.fetch\n+a")}\0remote.origin.fetch\n+b`));
+    expect(items["hook hooks/run"]).toBe(`${sha("#!/bin/sh\n")} mode x`);
+    expect(items["hook hooks/plain"]).toBe(`${sha("#!/bin/sh\n")} mode -`);
+    expect(items["hook hooks/dir.d"]).toBe(`${sha(`type:${0o040000}`)} mode x`);
+    // Every item names its origin and key: no empty entry of git's -z output is one.
+    expect(
+      Object.keys(items)
+        .filter((k) => k.startsWith("config "))
+        .every((k) => /^config \S+ \S+$/.test(k)),
+    ).toBe(true);
+  });
+
+  it("only keys that start with branch. are the session's; a key holding branch. elsewhere is compared", async () => {
+    const s = await setup();
+    const before = await s.snap();
+    await s.git(["config", "x.branch.y", "1"]);
+    expect(await s.changes(before)).toEqual([`config file:${path.join(s.gitDir, "config")} x.branch.y added`]);
+  });
+
+  it("a folder outside any repository has no items; a git directory without a hooks folder has none of hooks", async () => {
+    const plain = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "otto-git-guard-plain-")));
+    removeAfterTest(plain);
+    const s = await setup();
+    expect(await snapshotGitControl(plain, { env: { ...s.env, GIT_CEILING_DIRECTORIES: path.dirname(plain) } })).toEqual({
+      dir: plain,
+      items: {},
+    });
+    fs.rmSync(path.join(s.gitDir, "hooks"), { recursive: true, force: true });
+    const { items } = await s.snap();
+    expect(Object.keys(items).filter((k) => k.startsWith("hook "))).toEqual([]);
+  });
+
+  it("a linked worktree: its own git directory's hooks, config.worktree and info/attributes are compared, labelled as the worktree's", async () => {
+    const s = await setup();
+    const wt = path.join(fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "otto-git-guard-wt-"))), "wt");
+    removeAfterTest(path.dirname(wt));
+    await s.git(["worktree", "add", "-q", "-b", "side", wt]);
+    const wtGitDir = fs.realpathSync(path.join(s.gitDir, "worktrees", "wt"));
+    const snap = () => snapshotGitControl(wt, { env: s.env });
+    fs.writeFileSync(path.join(wtGitDir, "config.worktree"), "[core]\n\tpager = less\n");
+    const before = await snap();
+    expect(Object.keys(before.items)).toContain(`config file:${path.join(wtGitDir, "config.worktree")} core.pager`);
+    fs.mkdirSync(path.join(wtGitDir, "hooks"), { recursive: true });
+    fs.writeFileSync(path.join(wtGitDir, "hooks", "pre-commit"), "x\n");
+    fs.mkdirSync(path.join(wtGitDir, "info"), { recursive: true });
+    fs.writeFileSync(path.join(wtGitDir, "info", "attributes"), "* -diff\n");
+    fs.writeFileSync(path.join(wtGitDir, "config.worktree"), "[core]\n\tpager = evil\n");
+    fs.writeFileSync(path.join(s.gitDir, "hooks", "post-checkout"), "x\n");
+    expect(await gitControlChanges(before, { env: s.env })).toEqual([
+      `config file:${path.join(wtGitDir, "config.worktree")} core.pager changed`,
+      "file worktree info/attributes added",
+      "hook hooks/post-checkout added",
+      "hook worktree hooks/pre-commit added",
+    ]);
   });
 
   it("describes up to five changes and counts the rest, naming the checkout", () => {

@@ -187,7 +187,51 @@ describe("refuseLeakingCommits", () => {
   });
 });
 
+describe("refuseLeakingCommits: the edges", () => {
+  it("a secret only in a commit's message is refused, naming the commit; an ignored file holding it is named as ignored, not read for it", async () => {
+    const r = repo();
+    const sha = r.commit({ "a.txt": "harmless\n" }, `fix: use ${SECRET}`);
+    const err = (await refuseLeakingCommits(run, r.dir, input(r.base)).catch((e: unknown) => e)) as Error & { code: string };
+    expect(err.code).toBe("secret_in_commit");
+    expect(err.message).toContain(`(commit ${sha.slice(0, 7)}: holds a secret otto knows)`);
+    expect(err.message).not.toContain(SECRET);
+    const i = repo();
+    i.commit({ ".env": `TOKEN=${SECRET}\n` });
+    const ignored = (await refuseLeakingCommits(run, i.dir, input(i.base, { entries: {}, ignored: [".env"] })).catch(
+      (e: unknown) => e,
+    )) as Error & {
+      code: string;
+    };
+    expect([ignored.code, ignored.message]).toEqual([
+      "ignored_file_in_commit",
+      "Nothing pushed: the commits to push to feature hold files that must not leave this machine (.env: git ignored it when otto started, and a session committed it).",
+    ]);
+  });
+
+  it("a secret of eight characters is searched for, one of seven is not; exactly ten names are all named, with no count", async () => {
+    const r = repo();
+    r.commit({ "a.txt": "x 12345678 y\n", "b.txt": "1234567\n" });
+    await expect(refuseLeakingCommits(run, r.dir, input(r.base, { entries: {} }, ["12345678"]))).rejects.toThrow(/a\.txt: holds a secret/);
+    await expect(refuseLeakingCommits(run, r.dir, input(r.base, { entries: {} }, ["1234567"]))).resolves.toBeUndefined();
+    const t = repo();
+    const ten = Object.fromEntries(Array.from({ length: 10 }, (_, n) => [`f${n}.txt`, SECRET]));
+    t.commit(ten);
+    const err = (await refuseLeakingCommits(run, t.dir, input(t.base)).catch((e: unknown) => e)) as Error;
+    expect(err.message).toContain(`(${Object.keys(ten).join(", ")}: hold a secret otto knows)`);
+  });
+});
+
 describe("parseRawDiff", () => {
+  it("a blob id that only ends or starts with zeros is a blob", () => {
+    const z = "0".repeat(40);
+    const tail = `${"a".repeat(30)}${"0".repeat(10)}`;
+    const head = `${"0".repeat(10)}${"a".repeat(30)}`;
+    expect(parseRawDiff([`:000000 100644 ${z} ${tail} A`, "t.txt", `:000000 100644 ${z} ${head} A`, "h.txt"].join("\0"))).toEqual([
+      { path: "t.txt", blob: tail, mode: "100644" },
+      { path: "h.txt", blob: head, mode: "100644" },
+    ]);
+  });
+
   it("added and changed files with their blobs; deletions, empty blobs and stray fields skipped", () => {
     const z = "0".repeat(40);
     const a = "a".repeat(40);

@@ -1,0 +1,207 @@
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { onPath } from "../../../src/sandbox/detect.ts";
+import { findPasta, withOwnNetwork } from "../../../src/sandbox/net.ts";
+
+/*
+ * net.ts read directly and fast: the launcher's arguments written out whole, and the launcher run
+ * with real bubblewrap and a pasta that logs how it was started and then runs the real one (a
+ * command a fraction of a second each; network.test.ts probes real host services, tens of seconds).
+ */
+
+const PATH = process.env.PATH ?? "";
+const realPasta = onPath("pasta", PATH);
+const bwrap = onPath("bwrap", PATH);
+// Whether pasta can join a sandbox here is findPasta's own probe; under `npm run mutate`
+// (OTTO_MUTATE_TESTS set, on a machine where it can) a mutant that breaks the probe must fail these
+// tests, not turn them off.
+const runs =
+  realPasta !== undefined && bwrap !== undefined && (process.env.OTTO_MUTATE_TESTS !== undefined || findPasta(PATH) !== undefined);
+
+let temp: string | undefined;
+afterEach(() => {
+  if (temp) fs.rmSync(temp, { recursive: true, force: true });
+  temp = undefined;
+});
+const tmp = () => (temp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "otto-net-direct-"))));
+
+/** A pasta that logs its pid and arguments, then does `then` (by default: runs the real pasta). */
+function loggingPasta(dir: string, then = `exec ${realPasta ?? "pasta"} "$@"`): { file: string; log: string } {
+  const file = path.join(dir, "bin", "pasta");
+  const log = path.join(dir, "pasta.log");
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, `#!/bin/sh\necho "$$ $*" >> '${log}'\n${then}\n`, { mode: 0o755 });
+  return { file, log };
+}
+
+const BWRAP_ARGS = ["--die-with-parent", "--unshare-pid", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
+
+function launch(pasta: string, ports: number[], script: string, tmpdir: string, ...args: string[]) {
+  const argv = withOwnNetwork(pasta, ports, [bwrap ?? "bwrap", ...BWRAP_ARGS, "--", "/bin/sh", "-c", script, "inner", ...args]);
+  return spawnSync(argv[0] ?? "/bin/sh", argv.slice(1), {
+    encoding: "utf8",
+    timeout: 60_000,
+    env: { ...process.env, TMPDIR: tmpdir },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+}
+
+/** Whether `pid` ended (absent, or a zombie not yet reaped by whoever inherited it), once it has had ten seconds to act on its signal. */
+async function ended(pid: number): Promise<boolean> {
+  const state = (): string => {
+    try {
+      return /^State:\s+(\S)/m.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? "?";
+    } catch {
+      return "gone";
+    }
+  };
+  for (let i = 0; i < 200 && !["gone", "Z"].includes(state()); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+  return ["gone", "Z"].includes(state());
+}
+
+describe("withOwnNetwork's arguments", () => {
+  it("bubblewrap's own arguments, then its own network, the pid on fd 3, the FIFO bound in /dev, and the command behind a wait", () => {
+    const argv = withOwnNetwork("/p/pasta", [8080, 9090], ["/b/bwrap", "--a", "x", "--", "cmd", "arg one"]);
+    expect(argv.slice(0, 2)).toEqual(["/bin/sh", "-c"]);
+    expect(argv.slice(3)).toEqual([
+      "otto-net",
+      "/p/pasta",
+      "8080,9090",
+      "/b/bwrap",
+      "--unshare-net",
+      "--info-fd",
+      "3",
+      "--a",
+      "x",
+      "--ro-bind",
+      "@otto-net-ready@",
+      "/dev/.otto-net",
+      "--",
+      "/bin/sh",
+      "-c",
+      'read -r _ < /dev/.otto-net; exec "$@"',
+      "otto-net-wait",
+      "cmd",
+      "arg one",
+    ]);
+  });
+
+  it("without a `--`, every argument is bubblewrap's and the wait runs nothing more; no bwrap given, `bwrap`; no port, an empty list", () => {
+    const argv = withOwnNetwork("p", [], ["/b/bwrap", "--a"]);
+    expect(argv.slice(3)).toEqual([
+      "otto-net",
+      "p",
+      "",
+      "/b/bwrap",
+      "--unshare-net",
+      "--info-fd",
+      "3",
+      "--a",
+      "--ro-bind",
+      "@otto-net-ready@",
+      "/dev/.otto-net",
+      "--",
+      "/bin/sh",
+      "-c",
+      'read -r _ < /dev/.otto-net; exec "$@"',
+      "otto-net-wait",
+    ]);
+    expect(withOwnNetwork("p", [1], [])[6]).toBe("bwrap");
+    // A `--` right after the binary: no argument of bubblewrap's, the whole command behind the wait.
+    expect(withOwnNetwork("p", [], ["/b/bwrap", "--", "cmd"]).slice(10)).toEqual([
+      "--ro-bind",
+      "@otto-net-ready@",
+      "/dev/.otto-net",
+      "--",
+      "/bin/sh",
+      "-c",
+      'read -r _ < /dev/.otto-net; exec "$@"',
+      "otto-net-wait",
+      "cmd",
+    ]);
+  });
+});
+
+describe("findPasta", () => {
+  it("none without pasta or without bubblewrap on PATH", () => {
+    const dir = tmp();
+    expect(findPasta("")).toBeUndefined();
+    expect(findPasta(dir)).toBeUndefined();
+    if (realPasta) {
+      fs.symlinkSync(realPasta, path.join(dir, "pasta"));
+      expect(findPasta(dir)).toBeUndefined();
+    }
+  });
+
+  it.skipIf(!runs)("the pasta on PATH when it can join a sandbox here; one that cannot is not used", () => {
+    expect(findPasta(PATH)).toBe(realPasta);
+    const dir = tmp();
+    const broken = loggingPasta(dir, "exit 1");
+    fs.symlinkSync(bwrap ?? "bwrap", path.join(dir, "bin", "bwrap"));
+    expect(findPasta(path.join(dir, "bin"))).toBeUndefined();
+    // Probed once per binary: asked again, it does not run again.
+    const tries = fs.readFileSync(broken.log, "utf8").split("\n").filter(Boolean).length;
+    expect(findPasta(path.join(dir, "bin"))).toBeUndefined();
+    expect(fs.readFileSync(broken.log, "utf8").split("\n").filter(Boolean)).toHaveLength(tries);
+  });
+});
+
+describe.skipIf(!runs)("the launcher (real bubblewrap, pasta logged)", () => {
+  it("the command starts once pasta gave its namespace a default route, gets its arguments and its exit status; pasta ends with it and the scratch folder goes", async () => {
+    const dir = tmp();
+    const scratch = path.join(dir, "tmp");
+    fs.mkdirSync(scratch);
+    const pasta = loggingPasta(dir);
+    const result = launch(pasta.file, [4321, 4322], 'cat /proc/net/route; printf "[%s]" "$@"; exit 7', scratch, "a b", "c");
+    expect(result.status).toBe(7);
+    expect(result.stdout).toMatch(/\t00000000\t/);
+    expect(result.stdout).toContain("[a b][c]");
+    expect(result.stderr).not.toContain("could not be set up");
+    const lines = fs.readFileSync(pasta.log, "utf8").trim().split("\n");
+    // A start before the namespace opened to pasta is tried again: the last one joined.
+    const [, ...args] = (lines.at(-1) ?? "").split(" ");
+    const own: unknown[] =
+      process.getuid?.() === 0 ? ["--runas", "0"] : ["--userns", expect.stringMatching(/^\/proc\/\d+\/ns\/user$/) as unknown];
+    expect(args).toEqual([
+      "--config-net",
+      "--quiet",
+      "--foreground",
+      "--no-map-gw",
+      "-U",
+      "none",
+      "-u",
+      "none",
+      "-t",
+      "none",
+      "-T",
+      "4321,4322",
+      ...own,
+      "--netns",
+      expect.stringMatching(/^\/proc\/\d+\/ns\/net$/) as unknown,
+    ]);
+    for (const line of lines) expect(await ended(Number(line.split(" ")[0]))).toBe(true);
+    expect(fs.readdirSync(scratch)).toEqual([]);
+  });
+
+  it("no allowed port: -T none", () => {
+    const dir = tmp();
+    const pasta = loggingPasta(dir);
+    const result = launch(pasta.file, [], "exit 0", dir);
+    expect(result.status).toBe(0);
+    expect(fs.readFileSync(pasta.log, "utf8")).toContain(" -T none ");
+  });
+
+  it("a pasta that cannot start is tried again, fifty times, then the command runs without a network and says so", () => {
+    const dir = tmp();
+    const pasta = loggingPasta(dir, "exit 1");
+    const result = launch(pasta.file, [], "cat /proc/net/route; echo ran", dir);
+    expect(result.status).toBe(0);
+    expect(result.stdout).toContain("ran");
+    expect(result.stdout).not.toMatch(/\t00000000\t/);
+    expect(result.stderr).toContain("otto: the sandbox's network could not be set up (pasta failed); this command runs without a network.");
+    expect(fs.readFileSync(pasta.log, "utf8").trim().split("\n")).toHaveLength(50);
+  });
+});
