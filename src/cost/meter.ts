@@ -124,7 +124,7 @@ export class Meter {
     // A step aborted before its call reported anything (a budget's or a kill's abort, often before
     // the request left), or refused by beforeCall: no usage to charge, and no evidence of a call.
     const cut = info.error?.name === "MessageAbortedError" || (info.error !== undefined && metered.account.stopped !== undefined);
-    const nothing = (info.cost ?? 0) === 0 && isZero(messageUsage(info, true), "requests");
+    const nothing = isZero(messageUsage(info, true), "requests");
     if (nothing && cut) return;
     // A step that has reported nothing yet is charged once it reports usage or finishes.
     if (nothing && info.time.completed === undefined && !final) return;

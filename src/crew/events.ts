@@ -1,4 +1,4 @@
-import type { Event } from "@opencode-ai/sdk";
+import type { Event, Message } from "@opencode-ai/sdk";
 import { redact } from "../core/index.ts";
 import type { Crew } from "./context.ts";
 import { onError, onIdle, type Transition } from "./policy.ts";
@@ -13,15 +13,13 @@ function errorOf(event: Extract<Event, { type: "session.error" }>): { name: stri
   return { name: error?.name ?? "UnknownError", message: redact(typeof data.message === "string" ? data.message : "unknown error") };
 }
 
-type Newest = { role: string; time: { created: number; completed?: number }; finish?: string; error?: unknown } | undefined;
-
 /**
  * Whether the session's newest message (read when its idle arrived) says the turn that made the
  * agent busy goes on: none of its messages yet (the idle ended an earlier turn, such as a killed
  * one's late end), a prompt not yet answered, or an answer not finished or ending in tool calls
  * (another step follows). Unknown counts as ended.
  */
-function turnGoesOn(agent: Agent, newest: Newest): boolean {
+function turnGoesOn(agent: Agent, newest: Message | undefined): boolean {
   if (!newest || agent.state !== "busy") return false;
   if (agent.busySince !== undefined && newest.time.created < Date.parse(agent.busySince)) return true;
   if (newest.role === "user") return true;
@@ -45,7 +43,7 @@ export async function handleCrewEvent(crew: Crew, event: Event): Promise<void> {
   if (!sessionID) return;
   const known = (await readCrew(crew.paths)).agents.find((a) => a.sessionID === sessionID);
   if (!known) return;
-  const newest: Newest =
+  const newest =
     event.type === "session.idle" ? (await crew.host.messages(known.sessionID, known.directory, 1).catch(() => []))[0]?.info : undefined;
   const decide = (agent: Agent, now: Date): Transition | undefined =>
     event.type === "session.error" ? onError(agent, errorOf(event), now) : turnGoesOn(agent, newest) ? undefined : onIdle(agent, now);

@@ -78,17 +78,26 @@ export function detectSandbox(
   };
 }
 
+/** The smallest sandbox bubblewrap can make: what each probe of the machine (here, net.ts, store-layer.ts) starts from. */
+export const PROBE_ARGS: readonly string[] = [
+  "--die-with-parent",
+  "--unshare-pid",
+  "--ro-bind",
+  "/",
+  "/",
+  "--dev",
+  "/dev",
+  "--proc",
+  "/proc",
+];
+
 function probe(binary: string, env: Env): string | undefined {
-  const result = spawnSync(
-    binary,
-    ["--die-with-parent", "--unshare-pid", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "true"],
-    {
-      env,
-      timeout: 10_000,
-      encoding: "utf8",
-      stdio: ["ignore", "ignore", "pipe"],
-    },
-  );
+  const result = spawnSync(binary, [...PROBE_ARGS, "true"], {
+    env,
+    timeout: 10_000,
+    encoding: "utf8",
+    stdio: ["ignore", "ignore", "pipe"],
+  });
   if (result.status === 0) return undefined;
   return (result.stderr || result.error?.message || `exit ${String(result.status)}`).trim().split("\n")[0];
 }

@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { onPath } from "./detect.ts";
+import { onPath, PROBE_ARGS } from "./detect.ts";
 
 /*
  * The sandbox's network. `open` means the internet, not the host: a sandboxed command shares no
@@ -28,26 +28,7 @@ export function findPasta(PATH: string): string | undefined {
   const bwrap = onPath("bwrap", PATH);
   if (!pasta || !bwrap) return undefined;
   if (!usable.has(pasta)) {
-    const probe = withOwnNetwork(
-      pasta,
-      [],
-      [
-        bwrap,
-        "--die-with-parent",
-        "--unshare-pid",
-        "--ro-bind",
-        "/",
-        "/",
-        "--dev",
-        "/dev",
-        "--proc",
-        "/proc",
-        "--",
-        "/bin/sh",
-        "-c",
-        "cat /proc/net/route",
-      ],
-    );
+    const probe = withOwnNetwork(pasta, [], [bwrap, ...PROBE_ARGS, "--", "/bin/sh", "-c", "cat /proc/net/route"]);
     const result = spawnSync(probe[0] ?? "/bin/sh", probe.slice(1), {
       encoding: "utf8",
       timeout: 15_000,

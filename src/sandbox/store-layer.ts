@@ -2,6 +2,7 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { PROBE_ARGS } from "./detect.ts";
 
 /*
  * How the user's package stores appear inside the sandbox. A store is a cache a later build
@@ -39,25 +40,7 @@ function probeOverlay(bwrap: string): boolean {
     const file = path.join(dir, "probe");
     const result = spawnSync(
       bwrap,
-      [
-        "--die-with-parent",
-        "--unshare-pid",
-        "--ro-bind",
-        "/",
-        "/",
-        "--dev",
-        "/dev",
-        "--overlay-src",
-        dir,
-        "--tmp-overlay",
-        dir,
-        "--",
-        "/bin/sh",
-        "-c",
-        'echo layer > "$1" && cat "$1"',
-        "sh",
-        file,
-      ],
+      [...PROBE_ARGS, "--overlay-src", dir, "--tmp-overlay", dir, "--", "/bin/sh", "-c", 'echo layer > "$1" && cat "$1"', "sh", file],
       { encoding: "utf8", timeout: 15_000, stdio: ["ignore", "pipe", "pipe"] },
     );
     return result.status === 0 && result.stdout.trim() === "layer" && !fs.existsSync(file);
