@@ -69,8 +69,8 @@ const splitBy = (secret: string, chars: string[]): string =>
     .join("");
 
 /** Lines of a key body (64 base64 characters each, as PEM writes them) that start with `head`: not a real key. */
-const keyLines = (head: string, seed: number, count = 6): string[] => {
-  const body = head + Buffer.from(Array.from({ length: 48 * count }, (_, i) => (i * 37 + seed) % 256)).toString("base64");
+const keyLines = (head: string, offset: number, count = 6): string[] => {
+  const body = head + Buffer.from(Array.from({ length: 48 * count }, (_, i) => (i * 37 + offset) % 256)).toString("base64");
   return Array.from({ length: count }, (_, i) => body.slice(i * 64, (i + 1) * 64));
 };
 const RSA_BODY = keyLines("MIIEpAIBAAKCAQEA", 11);
