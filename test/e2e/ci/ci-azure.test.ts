@@ -35,6 +35,43 @@ import { agentCommands } from "../../support/azure-log.ts";
  * asks for, nothing more: the fake refuses every other call as Azure would.
  */
 
+/**
+ * A service hook's "Pull request commented on" payload for PR 30 (resource.comment,
+ * resource.pullRequest), as the incoming webhook hands it over; `repository` replaces the PR's own.
+ */
+function commentHook(
+  f: Forges,
+  c: {
+    thread: number;
+    id?: number;
+    content: string;
+    publishedDate: string;
+    author: { displayName: string; id: string; uniqueName: string };
+    repository?: unknown;
+  },
+) {
+  const repo = f.ado.state.repo("app");
+  return {
+    eventType: "ms.vss-code.git-pullrequest-comment-event",
+    resource: {
+      comment: {
+        id: c.id ?? 1,
+        parentCommentId: 0,
+        content: c.content,
+        publishedDate: c.publishedDate,
+        commentType: "text",
+        author: { displayName: c.author.displayName, id: c.author.id, uniqueName: c.author.uniqueName },
+        _links: { threads: { href: `${f.ado.baseUrl}/contoso/_apis/git/repositories/${repo.id}/pullRequests/30/threads/${c.thread}` } },
+      },
+      pullRequest: {
+        pullRequestId: 30,
+        status: "active",
+        repository: c.repository ?? { id: repo.id, name: "app", project: { id: f.ado.state.project.id, name: "payments" } },
+      },
+    },
+  };
+}
+
 const BRANCH = "feature/30";
 const LOG = [
   "Starting: npm test",
@@ -187,30 +224,7 @@ describe("/otto-pr ci on Azure Pipelines (real OpenCode, fake Azure DevOps, real
         `Done.\n\nBEGIN_JSON\n${JSON.stringify({ decision: "BY_DESIGN", reply: "math.js holds every arithmetic helper.", fix_description: "" })}\nEND_JSON`,
       ),
     });
-    // The service hook's payload (resource.comment, resource.pullRequest), as the incoming webhook hands it over.
-    const payload = {
-      eventType: "ms.vss-code.git-pullrequest-comment-event",
-      resource: {
-        comment: {
-          id: 1,
-          parentCommentId: 0,
-          content: thread.comments[0]!.content,
-          publishedDate: thread.comments[0]!.publishedDate,
-          commentType: "text",
-          author: { displayName: alice.displayName, id: alice.id, uniqueName: alice.uniqueName },
-          _links: {
-            threads: {
-              href: `${f.ado.baseUrl}/contoso/_apis/git/repositories/${f.ado.state.repo("app").id}/pullRequests/30/threads/${thread.id}`,
-            },
-          },
-        },
-        pullRequest: {
-          pullRequestId: 30,
-          status: "active",
-          repository: { id: f.ado.state.repo("app").id, name: "app", project: { id: f.ado.state.project.id, name: "payments" } },
-        },
-      },
-    };
+    const payload = commentHook(f, { thread: thread.id, ...thread.comments[0]!, author: alice });
     const run = await job(ws, f, pr.sourceCommit, {
       OTTO_CI_EVENT: "comment",
       OTTO_EVENT_PAYLOAD: JSON.stringify(payload),
@@ -271,28 +285,7 @@ describe("/otto-pr ci on Azure Pipelines (real OpenCode, fake Azure DevOps, real
         ),
       },
     );
-    const payload = {
-      eventType: "ms.vss-code.git-pullrequest-comment-event",
-      resource: {
-        comment: {
-          id: 1,
-          content: thread.comments[0]!.content,
-          publishedDate: thread.comments[0]!.publishedDate,
-          commentType: "text",
-          author: { displayName: alice.displayName, id: alice.id, uniqueName: alice.uniqueName },
-          _links: {
-            threads: {
-              href: `${f.ado.baseUrl}/contoso/_apis/git/repositories/${f.ado.state.repo("app").id}/pullRequests/30/threads/${thread.id}`,
-            },
-          },
-        },
-        pullRequest: {
-          pullRequestId: 30,
-          status: "active",
-          repository: { id: f.ado.state.repo("app").id, name: "app", project: { id: f.ado.state.project.id, name: "payments" } },
-        },
-      },
-    };
+    const payload = commentHook(f, { thread: thread.id, ...thread.comments[0]!, author: alice });
 
     // 1. The PR build's fix job claims the red head and works on it, held in its fix session.
     const fixJob = job(ws, f, pr.sourceCommit);
@@ -417,28 +410,15 @@ describe("/otto-pr ci on Azure Pipelines (real OpenCode, fake Azure DevOps, real
     f.ado.state.outsiders.add("Mallory");
     const alice = f.ado.state.identity("Alice");
     const repo = f.ado.state.repo("app");
-    const forged = (over: { threadId?: number; commentId?: number; repository?: unknown }) => ({
-      eventType: "ms.vss-code.git-pullrequest-comment-event",
-      resource: {
-        comment: {
-          id: over.commentId ?? 1,
-          content: "/otto fix",
-          publishedDate: new Date().toISOString(),
-          commentType: "text",
-          author: { displayName: alice.displayName, id: alice.id, uniqueName: alice.uniqueName },
-          _links: {
-            threads: {
-              href: `${f.ado.baseUrl}/contoso/_apis/git/repositories/${repo.id}/pullRequests/30/threads/${over.threadId ?? thread.id}`,
-            },
-          },
-        },
-        pullRequest: {
-          pullRequestId: 30,
-          status: "active",
-          repository: over.repository ?? { id: repo.id, name: "app", project: { id: f.ado.state.project.id, name: "payments" } },
-        },
-      },
-    });
+    const forged = (over: { threadId?: number; commentId?: number; repository?: unknown }) =>
+      commentHook(f, {
+        thread: over.threadId ?? thread.id,
+        id: over.commentId ?? 1,
+        content: "/otto fix",
+        publishedDate: new Date().toISOString(),
+        author: alice,
+        ...(over.repository !== undefined ? { repository: over.repository } : {}),
+      });
     const comment = (payload: unknown) =>
       job(ws, f, pr.sourceCommit, {
         OTTO_CI_EVENT: "comment",
