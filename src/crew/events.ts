@@ -3,7 +3,7 @@ import { redact } from "../core/index.ts";
 import type { Crew } from "./context.ts";
 import { onError, onIdle, type Transition } from "./policy.ts";
 import type { Agent } from "./schema.ts";
-import { recordSpend } from "./spend.ts";
+import { recordSpend, stoppedAtBudget } from "./spend.ts";
 import { readCrew, transact } from "./store.ts";
 import { dispatch } from "./wake.ts";
 
@@ -45,8 +45,12 @@ export async function handleCrewEvent(crew: Crew, event: Event): Promise<void> {
   if (!known) return;
   const newest =
     event.type === "session.idle" ? (await crew.host.messages(known.sessionID, known.directory, 1).catch(() => []))[0]?.info : undefined;
-  const decide = (agent: Agent, now: Date): Transition | undefined =>
-    event.type === "session.error" ? onError(agent, errorOf(event), now) : turnGoesOn(agent, newest) ? undefined : onIdle(agent, now);
+  const decide = (agent: Agent, now: Date): Transition | undefined => {
+    // A turn its budget stopped (its next call held or aborted) is settled as a budget stop (spend.ts), not as a failure.
+    if (stoppedAtBudget(sessionID)) return undefined;
+    if (event.type === "session.error") return onError(agent, errorOf(event), now);
+    return turnGoesOn(agent, newest) ? undefined : onIdle(agent, now);
+  };
   const committed = await transact(
     crew.paths,
     crew.now,

@@ -63,6 +63,11 @@ export function meterAgent(crew: Crew, agent: Pick<Agent, "name" | "sessionID" |
   crew.meter.track(agent.sessionID, account);
 }
 
+/** Whether the agent of this session was stopped at its budget by its account here (its turn then ends with an error). */
+export function stoppedAtBudget(sessionID: string): boolean {
+  return accounts().get(sessionID)?.account.stopped !== undefined;
+}
+
 /** An event about a session whose agent has an account here: this instance's meter charges it too. */
 export function meterKnownSession(crew: Crew, sessionID: string | undefined): void {
   if (!sessionID || !crew.meter) return;

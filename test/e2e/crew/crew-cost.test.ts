@@ -16,6 +16,7 @@ import {
   taskOf,
   until,
   wakeWith,
+  wakes,
 } from "../crew/drive.ts";
 
 /** Dollars per million tokens: OpenCode prices every message of mock/m1 with it. */
@@ -104,6 +105,8 @@ describe("crew: what agents cost", () => {
     expect(await ottoAgent(client, otto.id, "spawn bob --budget 0.01 Keep working")).toContain("with a budget of $0.01");
     await until("bob stopped", () => agentState(ws, "bob") === "stopped");
     await e2e.model.waitForRequest(wakeWith("@bob stopped: budget reached"), 60_000);
+    // The stop is not also reported as a failure (its next call was held, which ends the turn with an error).
+    expect(wakes(e2e.model.requests).filter((r) => r.lastUser.includes("@bob failed"))).toEqual([]);
     const calls = e2e.model.requests.filter(ofAgent("bob")).length;
     expect(calls).toBeGreaterThanOrEqual(2);
     expect(calls).toBeLessThanOrEqual(3);

@@ -77,6 +77,33 @@ describe("crew spend", () => {
     await expect(promptAgent(crew, ORCH, "bob", "go on")).rejects.toThrow(/stopped at its budget/);
   });
 
+  it("the error that ends a turn its budget stopped (its next call held) is no failure, even before the stop is settled", async () => {
+    const { crew, tracked } = metered();
+    // The stop's own read of the spend (the first) waits; the turn's end reads it at once.
+    let release = (): void => undefined;
+    const held = new Promise<Usage>((resolve) => (release = () => resolve(usage(0.06))));
+    let reads = 0;
+    const slow: Crew = { ...crew, spendOf: async () => (reads++ === 0 ? held : usage(0.06)) };
+    const bob = await spawnAgent(
+      slow,
+      { name: "bob", task: "work", orchestrator: ORCH, directory: "/project", budget: 0.05 },
+      (await snapshot(slow)).state,
+    );
+    expect((await agentOf(slow, "bob"))?.state).toBe("busy");
+    tracked.get(bob.sessionID)?.charge("mock/m1", usage(0.06));
+    const error: Event = {
+      type: "session.error",
+      properties: { sessionID: bob.sessionID, error: { name: "UnknownError", data: { message: "Budget reached: spent $0.06 of $0.05" } } },
+    };
+    await vi.waitFor(() => expect(reads).toBe(1));
+    await handleCrewEvent(slow, error);
+    await handleCrewEvent(slow, idle(bob.sessionID));
+    expect((await agentOf(slow, "bob"))?.state).not.toBe("failed");
+    release();
+    await vi.waitFor(async () => expect((await agentOf(slow, "bob"))?.state).toBe("stopped"));
+    expect((await snapshot(slow)).stream.filter((m) => m.text.includes("@bob failed"))).toEqual([]);
+  });
+
   it("an agent found over its budget when a turn ends is stopped too (its calls were served by another process)", async () => {
     const { crew, spend } = metered();
     const kim = await spawnAgent(
