@@ -10,6 +10,12 @@ const GithubProvider = z.strictObject({
     .array(NonEmpty)
     .default([])
     .describe('Extra web hosts whose PR URLs belong to this provider (GitHub Enterprise), e.g. ["github.example.com"].'),
+  pause_writes: z
+    .boolean()
+    .default(true)
+    .describe(
+      "Pause between writes as GitHub.com asks (a second between writes, three between those that notify people). Off only for a GitHub Enterprise Server whose rate limits are off (its default): there the pauses only slow otto down.",
+    ),
   bot_login: NonEmpty.optional().describe(
     "Who the token writes as when it cannot read its own user (GET /user answers 403 to GitHub App installation tokens and to GitHub Actions' token): e.g. github-actions[bot], or my-app[bot]. The OTTO_GITHUB_BOT_LOGIN environment variable wins over this key.",
   ),

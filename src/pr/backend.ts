@@ -198,3 +198,11 @@ export type BackendFactory = (deps: BackendDeps) => PrBackend;
 export interface WriteLimiter {
   key(id: string): { schedule(options: unknown, task: (...args: never[]) => unknown, ...args: unknown[]): Promise<unknown> };
 }
+
+/** Runs every write at once: a GitHub without secondary rate limits (pr.providers.github.pause_writes: false). */
+export const IMMEDIATE_WRITES: WriteLimiter = {
+  key: () => ({
+    schedule: async (_options: unknown, task: (...args: never[]) => unknown, ...args: unknown[]) =>
+      (task as (...a: unknown[]) => unknown)(...args),
+  }),
+};

@@ -51,6 +51,8 @@ export interface Reply {
 
 export interface RecordedCall {
   seq: number;
+  /** When the request arrived (Date.now()). */
+  at: number;
   method: string;
   path: string;
   query: Record<string, string>;
@@ -141,6 +143,7 @@ export async function startFakeHttp(options: FakeHttpOptions): Promise<FakeHttp>
       const method = req.method ?? "GET";
       const call: RecordedCall = {
         seq: calls.length + 1,
+        at: Date.now(),
         method,
         path: url.pathname,
         query: Object.fromEntries(url.searchParams),

@@ -62,7 +62,7 @@ export async function postTrial(options: PostTrialOptions): Promise<PostTrialRes
             pr: {
               request_timeout: `${timeoutMs}ms`,
               providers: {
-                github: { api_url: gh.apiUrl, token: FAKE_GITHUB_TOKEN },
+                github: { api_url: gh.apiUrl, token: FAKE_GITHUB_TOKEN, pause_writes: false },
                 ado: { base_url: ado.baseUrl, pat: FAKE_ADO_PAT, organization: "contoso", project: "payments" },
               },
             },
@@ -79,12 +79,6 @@ export async function postTrial(options: PostTrialOptions): Promise<PostTrialRes
       sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
       retryBaseMs: 5,
       log: () => undefined,
-      githubWriteLimiter: {
-        key: () => ({
-          schedule: async (_o: unknown, task: (...a: never[]) => unknown, ...args: unknown[]) =>
-            (task as (...a: unknown[]) => unknown)(...args),
-        }),
-      },
     };
     let backend: PrBackend;
     let texts: () => string[];

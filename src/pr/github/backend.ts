@@ -1,7 +1,7 @@
 import { OttoError, redact, errorLine } from "../../core/index.ts";
 import { normalizeRemoteUrl } from "../../workspace/index.ts";
 import { parseDuration } from "../../config/index.ts";
-import type { BackendDeps, CallOptions, PrBackend } from "../backend.ts";
+import { IMMEDIATE_WRITES, type BackendDeps, type CallOptions, type PrBackend, type WriteLimiter } from "../backend.ts";
 import { cliToken, lazy } from "../token.ts";
 import { authorKey, type AuthorAccess, type PrInfo } from "../types.ts";
 import { conditionalGet, getAllPages } from "./conditional.ts";
@@ -57,6 +57,15 @@ const numericId = (commentId: string, kind: "issue" | "review"): number | undefi
   return match ? Number(match[1]) : undefined;
 };
 
+/**
+ * How writes are spaced: the limiter a caller gave, none when the pauses are off, else the
+ * throttling plugin's own (GitHub.com's recommended pauses, process-wide).
+ */
+export function writeLimiterOption(pause: boolean, given: WriteLimiter | undefined): { writeLimiter?: WriteLimiter } {
+  if (given) return { writeLimiter: given };
+  return pause ? {} : { writeLimiter: IMMEDIATE_WRITES };
+}
+
 /** The GitHub backend: REST through Octokit (throttled, retried, conditional), threads through GraphQL. */
 export function createGithubBackend(deps: BackendDeps): PrBackend {
   const settings = deps.config.pr.providers.github;
@@ -79,7 +88,7 @@ export function createGithubBackend(deps: BackendDeps): PrBackend {
       timeoutMs: parseDuration(deps.config.pr.request_timeout),
       retryBaseMs: deps.retryBaseMs,
       log: (message) => deps.log(redact(message)),
-      ...(deps.githubWriteLimiter ? { writeLimiter: deps.githubWriteLimiter } : {}),
+      ...writeLimiterOption(settings.pause_writes, deps.githubWriteLimiter),
     });
   });
 

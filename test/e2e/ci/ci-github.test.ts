@@ -55,7 +55,12 @@ describe("/otto-pr ci on GitHub Actions (real OpenCode, fake GitHub, real git)",
       remote: true,
       userOttoConfig: {
         models: { primary: "mock/m1" },
-        pr: { request_timeout: "2s", ...(options.maxFixAttempts !== undefined ? { max_fix_attempts: options.maxFixAttempts } : {}) },
+        pr: {
+          request_timeout: "2s",
+          ...(options.maxFixAttempts !== undefined ? { max_fix_attempts: options.maxFixAttempts } : {}),
+          // The fake GitHub has no secondary rate limits: no pauses between writes (pr-comments checks them).
+          providers: { github: { pause_writes: false } },
+        },
       },
       env: { GITHUB_TOKEN: f.env.GITHUB_TOKEN! },
     });
@@ -586,7 +591,10 @@ describe("/otto-pr ci with the job's own token, as GitHub gives it (no GET /user
     f.gh.state.setChecks(pr, [{ name: "build" }, { name: "unit", conclusion: "failure", log: JOB_LOG }]);
     const ws = await e2e.workspace({
       remote: true,
-      userOttoConfig: { models: { primary: "mock/m1" }, pr: { request_timeout: "2s", max_fix_attempts: 1 } },
+      userOttoConfig: {
+        models: { primary: "mock/m1" },
+        pr: { request_timeout: "2s", max_fix_attempts: 1, providers: { github: { pause_writes: false } } },
+      },
       env: { GITHUB_TOKEN: f.env.GITHUB_TOKEN! },
     });
     await cloneOfPr(ws);

@@ -44,7 +44,12 @@ export function useForges(options: { github?: FakeGithubOptions; ado?: FakeAdoOp
       ottoConfig: (extra = {}) => ({
         pr: {
           request_timeout: "1s",
-          providers: { github: { api_url: gh.apiUrl }, ado: { base_url: ado.baseUrl, organization: "contoso", project: "payments" } },
+          // The fake GitHub has no secondary rate limits, as a GitHub Enterprise Server by default:
+          // without the pauses GitHub.com asks for. pr-comments' GitHub test keeps them and checks them.
+          providers: {
+            github: { api_url: gh.apiUrl, pause_writes: false },
+            ado: { base_url: ado.baseUrl, organization: "contoso", project: "payments" },
+          },
         },
         notify: { webhooks: [{ type: "json", url: `${hooks.url}/hook?sig=webhook-signature-42` }], toast: true },
         ...extra,

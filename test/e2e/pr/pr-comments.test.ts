@@ -183,7 +183,10 @@ describe("answering reviewer comments on tracked PRs (real OpenCode, fake forges
     const f = await forges();
     const pr = f.gh.state.addPr({ number: 3, branch: "feature/3" });
     f.gh.state.setChecks(pr, [{ name: "build", status: "in_progress" }]);
-    const ws = await e2e.workspace({ remote: true, userOttoConfig: f.ottoConfig({ models: { primary: "mock/m1" } }), env: f.env });
+    // With the pauses GitHub.com asks for between writes (the default; the other tests turn them off).
+    const config = f.ottoConfig({ models: { primary: "mock/m1" } }) as { pr: { providers: { github: Record<string, unknown> } } };
+    delete config.pr.providers.github.pause_writes;
+    const ws = await e2e.workspace({ remote: true, userOttoConfig: config, env: f.env });
     await checkoutPrBranch(ws, "https://github.com/octo/app", "feature/3");
     const added = (await ws.repo.remoteLog("feature/3"))[0]?.sha ?? "";
     const shown = f.gh.state.addReviewComment(pr, { path: "src/calc.ts", line: 2, body: "Return the total." });
@@ -212,6 +215,10 @@ describe("answering reviewer comments on tracked PRs (real OpenCode, fake forges
     ]);
     expect(f.gh.state.threads.get(shown.thread)?.resolved).toBe(true);
     expect(f.gh.state.threads.get(claimed.thread)?.resolved).toBe(false);
+    // Replies notify people: three seconds apart (as sent; arrivals may differ by the connections' jitter).
+    const posts = f.gh.calls.filter((c) => c.method === "POST" && /\/comments\/\d+\/replies$/.test(c.path));
+    expect(posts).toHaveLength(2);
+    expect(posts[1]!.at - posts[0]!.at).toBeGreaterThanOrEqual(2_500);
     const doc = readDoc(ws, "github-octo-app-3");
     expect(doc).toContain(`- **Action**: Agreed; no change made, already addressed in ${added.slice(0, 7)} on feature/3; thread resolved`);
     expect(doc).toContain(

@@ -27,7 +27,7 @@ describe("resolveConfig defaults", () => {
     expect(config.pr.max_fix_attempts).toBe(5);
     expect(config.pr.verify).toBeUndefined();
     expect(config.pr.default_provider).toBeUndefined();
-    expect(config.pr.providers.github).toEqual({ api_url: "https://api.github.com", hosts: [] });
+    expect(config.pr.providers.github).toEqual({ api_url: "https://api.github.com", hosts: [], pause_writes: true });
     expect(config.pr.providers.ado).toEqual({
       base_url: "https://dev.azure.com",
       auto_complete: true,

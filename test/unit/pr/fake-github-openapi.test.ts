@@ -186,6 +186,7 @@ describe("fake GitHub vs GitHub's OpenAPI description", () => {
 describe("the fake's own contract check catches drift", () => {
   const call = (over: Partial<RecordedCall>): RecordedCall => ({
     seq: 1,
+    at: 0,
     method: "GET",
     path: "/",
     query: {},

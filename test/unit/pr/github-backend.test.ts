@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createGithubBackend } from "../../../src/pr/github/backend.ts";
+import { createGithubBackend, writeLimiterOption } from "../../../src/pr/github/backend.ts";
+import { IMMEDIATE_WRITES } from "../../../src/pr/backend.ts";
 import type { CachedResponse, PrBackend, ResponseCache } from "../../../src/pr/index.ts";
 import { FAKE_GITHUB_TOKEN, startFakeGithub, type FakeGithub } from "../../support/fake-github/index.ts";
 import { postedBody, testConfig, testDeps } from "./support.ts";
@@ -209,5 +210,22 @@ describe("GitHub backend with an installation token (a GitHub App's, GitHub Acti
     const info = await backend.getPr({ provider: "github", repo: "octo/app", number: 1 });
     await expect(backend.getPipelineStatus(info)).rejects.toMatchObject({ code: "pr_forbidden" });
     expect(gh.calls.filter((c) => c.status === 403).map((c) => c.path)).toEqual([`/repos/octo/app/commits/${info.headSha}/status`]);
+  });
+});
+
+describe("pauses between writes (pr.providers.github.pause_writes)", () => {
+  it("on: the throttling plugin's own pauses (no limiter given); off: writes at once; a limiter the caller gives wins", async () => {
+    expect(writeLimiterOption(true, undefined)).toEqual({});
+    expect(writeLimiterOption(false, undefined)).toEqual({ writeLimiter: IMMEDIATE_WRITES });
+    const given = { key: () => ({ schedule: async () => "given" }) };
+    expect(writeLimiterOption(true, given)).toEqual({ writeLimiter: given });
+    expect(writeLimiterOption(false, given)).toEqual({ writeLimiter: given });
+    // At once: the task runs with its arguments, nothing in between.
+    await expect(IMMEDIATE_WRITES.key("x").schedule({}, (a: number, b: number) => a + b, 2, 3)).resolves.toBe(5);
+  });
+
+  it("the setting is on unless the config turns it off", () => {
+    expect(testConfig().pr.providers.github.pause_writes).toBe(true);
+    expect(testConfig({ pr: { providers: { github: { pause_writes: false } } } }).pr.providers.github.pause_writes).toBe(false);
   });
 });

@@ -3,15 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, expect } from "vitest";
 import { resolveConfig, type Config } from "../../../src/config/index.ts";
-import type { BackendDeps, ExecResult } from "../../../src/pr/backend.ts";
-
-/** Runs GitHub writes at once (production spaces them by a second). */
-export const immediateLimiter = {
-  key: () => ({
-    schedule: async (_options: unknown, task: (...args: never[]) => unknown, ...args: unknown[]) =>
-      (task as (...a: unknown[]) => unknown)(...args),
-  }),
-};
+import { IMMEDIATE_WRITES, type BackendDeps, type ExecResult } from "../../../src/pr/backend.ts";
 
 /** A resolved config from a partial one (defaults filled), as otto would load it. */
 export function testConfig(value: Record<string, unknown> = {}): Config {
@@ -43,7 +35,8 @@ export function testDeps(config: Config, overrides: Partial<BackendDeps> & { cli
       await new Promise((r) => setTimeout(r, Math.min(ms, 5)));
     },
     retryBaseMs: 2,
-    githubWriteLimiter: immediateLimiter,
+    // GitHub writes at once (production spaces them by a second).
+    githubWriteLimiter: IMMEDIATE_WRITES,
     log: (message) => logs.push(message),
     logs,
     execCalls,
