@@ -206,3 +206,12 @@ export const IMMEDIATE_WRITES: WriteLimiter = {
       (task as (...a: unknown[]) => unknown)(...args),
   }),
 };
+
+/**
+ * How writes are spaced: by the limiter a caller gave; else at once when the pauses are off; else
+ * by no limiter of otto's, so the throttling plugin keeps GitHub.com's pauses (process-wide).
+ */
+export function writeLimiterOption(pause: boolean, given: WriteLimiter | undefined): { writeLimiter?: WriteLimiter } {
+  if (given) return { writeLimiter: given };
+  return pause ? {} : { writeLimiter: IMMEDIATE_WRITES };
+}

@@ -1,7 +1,7 @@
 import { OttoError, redact, errorLine } from "../../core/index.ts";
 import { normalizeRemoteUrl } from "../../workspace/index.ts";
 import { parseDuration } from "../../config/index.ts";
-import { IMMEDIATE_WRITES, type BackendDeps, type CallOptions, type PrBackend, type WriteLimiter } from "../backend.ts";
+import { writeLimiterOption, type BackendDeps, type CallOptions, type PrBackend } from "../backend.ts";
 import { cliToken, lazy } from "../token.ts";
 import { authorKey, type AuthorAccess, type PrInfo } from "../types.ts";
 import { conditionalGet, getAllPages } from "./conditional.ts";
@@ -56,15 +56,6 @@ const numericId = (commentId: string, kind: "issue" | "review"): number | undefi
   const match = new RegExp(`^${kind}-(\\d+)$`).exec(commentId);
   return match ? Number(match[1]) : undefined;
 };
-
-/**
- * How writes are spaced: the limiter a caller gave, none when the pauses are off, else the
- * throttling plugin's own (GitHub.com's recommended pauses, process-wide).
- */
-export function writeLimiterOption(pause: boolean, given: WriteLimiter | undefined): { writeLimiter?: WriteLimiter } {
-  if (given) return { writeLimiter: given };
-  return pause ? {} : { writeLimiter: IMMEDIATE_WRITES };
-}
 
 /** The GitHub backend: REST through Octokit (throttled, retried, conditional), threads through GraphQL. */
 export function createGithubBackend(deps: BackendDeps): PrBackend {

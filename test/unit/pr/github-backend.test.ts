@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createGithubBackend, writeLimiterOption } from "../../../src/pr/github/backend.ts";
-import { IMMEDIATE_WRITES } from "../../../src/pr/backend.ts";
+import { createGithubBackend } from "../../../src/pr/github/backend.ts";
+import { IMMEDIATE_WRITES, writeLimiterOption } from "../../../src/pr/backend.ts";
 import type { CachedResponse, PrBackend, ResponseCache } from "../../../src/pr/index.ts";
 import { FAKE_GITHUB_TOKEN, startFakeGithub, type FakeGithub } from "../../support/fake-github/index.ts";
 import { postedBody, testConfig, testDeps } from "./support.ts";
