@@ -56,11 +56,16 @@ function probeDir(wrapper?: string): string {
 const BWRAP_ARGS = ["--die-with-parent", "--unshare-pid", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
 
 function launch(pasta: string, ports: number[], script: string, tmpdir: string, ...args: string[]) {
-  const argv = withOwnNetwork(pasta, ports, [bwrap ?? "bwrap", ...BWRAP_ARGS, "--", "/bin/sh", "-c", script, "inner", ...args]);
+  return launchWith(bwrap ?? "bwrap", 60_000, pasta, ports, script, tmpdir, ...args);
+}
+
+function launchWith(bwrapBin: string, timeout: number, pasta: string, ports: number[], script: string, tmpdir: string, ...args: string[]) {
+  const argv = withOwnNetwork(pasta, ports, [bwrapBin, ...BWRAP_ARGS, "--", "/bin/sh", "-c", script, "inner", ...args]);
   return spawnSync(argv[0] ?? "/bin/sh", argv.slice(1), {
     encoding: "utf8",
-    timeout: 60_000,
-    env: { ...process.env, TMPDIR: tmpdir },
+    timeout,
+    // The caller's variables named like the script's own (`ok`, `pid`) do not leak into it.
+    env: { ...process.env, TMPDIR: tmpdir, ok: "1", pid: "1" },
     stdio: ["ignore", "pipe", "pipe"],
   });
 }
@@ -224,6 +229,18 @@ describe.skipIf(!runs)("the launcher (real bubblewrap, pasta logged)", () => {
     const result = launch(pasta.file, [], "exit 0", dir);
     expect(result.status).toBe(0);
     expect(fs.readFileSync(pasta.log, "utf8")).toContain(" -T none ");
+  });
+
+  it("a bubblewrap that ends at once, never reading the go-ahead: the launcher ends with its status, not waiting for a reader", () => {
+    const dir = tmp();
+    const pasta = loggingPasta(dir, "exit 1");
+    // Its child's pid is this process's (a namespace with the host's routes, or none: either way the helper writes its line).
+    const early = path.join(dir, "bwrap");
+    fs.writeFileSync(early, `#!/bin/sh\necho '{"child-pid": ${process.pid}}' >&3\nexit 9\n`, { mode: 0o755 });
+    const result = launchWith(early, 20_000, pasta.file, [], "echo ran", dir);
+    expect(result.error).toBeUndefined();
+    expect(result.status).toBe(9);
+    expect(result.stdout).not.toContain("ran");
   });
 
   it("a pasta that cannot start is tried again, fifty times, then the command runs without a network and says so", () => {
