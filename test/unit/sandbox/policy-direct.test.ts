@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -120,15 +121,16 @@ describe("credentialPaths", () => {
       GH_CONFIG_DIR: "/gh",
       AZURE_CONFIG_DIR: "/az",
       NPM_CONFIG_USERCONFIG: "/c/../npmrc",
-      SSH_AUTH_SOCK: "/c/gh",
+      SSH_AUTH_SOCK: "/agent.sock",
     });
     expect(moved).toEqual(
       expect.arrayContaining(["/c/git/credentials", "/d/opencode/auth.json", "/cargo/credentials", "/cargo/credentials.toml"]),
     );
     expect(moved).toContain("/gradle/gradle.properties");
-    expect(moved.slice(-3)).toEqual(["/gh", "/az", "/npmrc"]);
-    expect(moved.filter((p) => p === "/c/gh")).toHaveLength(1);
-    expect(moved.some((p) => p.endsWith(`${path.sep}etc${path.sep}npmrc`))).toBe(false);
+    expect(moved.slice(-4)).toEqual(["/gh", "/az", "/npmrc", "/agent.sock"]);
+    // No nvm folder: no npmrc of it, and nothing else in its place.
+    expect(moved).toHaveLength(37);
+    expect(credentialPaths({ HOME: h, XDG_CONFIG_HOME: "/c", GH_CONFIG_DIR: "/c/gh" }).filter((p) => p === "/c/gh")).toHaveLength(1);
     expect(credentialPaths({ HOME: h, NVM_DIR: "", CARGO_HOME: "", GRADLE_USER_HOME: "" })).toEqual(credentialPaths(base));
   });
 });
@@ -141,6 +143,8 @@ describe("sandboxPolicy's whole output", () => {
       "aws-real/credentials": "",
       "repo/.git/config": "[core]\n\thooksPath = .githooks\n",
       "repo/.git/HEAD": "ref: refs/heads/main\n",
+      // A linked worktree of the user's: its git directory read-only.
+      "repo/.git/worktrees/other/HEAD": "",
       "repo/.env": "TOKEN=1\n",
       "repo/src/.env.local": "TOKEN=2\n",
       "repo/bin/tool": "",
@@ -201,6 +205,7 @@ describe("sandboxPolicy's whole output", () => {
       allowWrite: [path.join(h, ".config"), path.join(h, ".cache", "tool"), path.join(repo, "out")],
       readOnly: [
         ...GIT_CONTROLS.map((name) => path.join(repo, ".git", name)),
+        path.join(repo, ".git", "worktrees", "other"),
         ...TREE_CONTROLS.map((name) => path.join(repo, name)),
         path.join(repo, "bin"),
         path.join(repo, ".githooks"),
@@ -315,6 +320,7 @@ describe("sandboxPolicy's whole output", () => {
     expect(policy.hidden).not.toContain(path.join(top, "cfg", "gh"));
     expect(policy.hidden).not.toContain(path.join(top, "data", "opencode", "auth.json"));
     expect(policy.network).toBe("open");
+    expect(policy.ports).toEqual([]);
 
     // Without the shared common folder: the other worktrees from the last git directory, no shared refs.
     const plain = sandboxPolicy({ cwd: wt, tree: { root: wt, gitDirs: [own, common] }, env });
@@ -341,6 +347,22 @@ describe("sandboxPolicy's whole output", () => {
     expect(policy.readOnly).toEqual(TREE_CONTROLS.map((name) => path.join(plain, name)));
     expect(policy.hidden).toContain(path.join(plain, ".env"));
     expect(policy.configViews).toEqual([]);
+  });
+});
+
+describe("the tree's secret files", () => {
+  it("read with the repository's index: one it tracks as it is stays visible, one it does not is hidden", () => {
+    const top = folder({ "repo/.env": "PUBLIC=1\n", "repo/.env.local": "TOKEN=2\n" });
+    const repo = path.join(top, "repo");
+    execFileSync("git", ["init", "-q", repo]);
+    execFileSync("git", ["-C", repo, "add", ".env"]);
+    const policy = sandboxPolicy({
+      cwd: repo,
+      tree: { root: repo, gitDirs: [path.join(repo, ".git")] },
+      env: { HOME: path.join(top, "h") },
+    });
+    expect(policy.hidden).toContain(path.join(repo, ".env.local"));
+    expect(policy.hidden).not.toContain(path.join(repo, ".env"));
   });
 });
 
