@@ -334,9 +334,12 @@ describe("sandboxPolicy's whole output", () => {
     ]);
     // A common folder without worktrees: none.
     fs.rmSync(path.join(common, "worktrees"), { recursive: true });
-    expect(sandboxPolicy({ cwd: wt, tree: { root: wt, gitDirs: [own, common] }, env }).readOnly).not.toContainEqual(
-      expect.stringContaining(`${path.sep}worktrees${path.sep}user`),
-    );
+    expect(sandboxPolicy({ cwd: wt, tree: { root: wt, gitDirs: [own, common] }, env }).readOnly).toEqual([
+      ...GIT_CONTROLS.map((name) => path.join(own, name)),
+      ...GIT_CONTROLS.map((name) => path.join(common, name)),
+      path.join(wt, ".git"),
+      ...TREE_CONTROLS.map((name) => path.join(wt, name)),
+    ]);
   });
 
   it("a folder outside git: the folder alone, no git controls, no `.git`, no worktrees", () => {
