@@ -36,6 +36,9 @@ const CONFIG = [
   "core.sshCommand\nssh -i key",
   "user.name\nn",
   "credential.usehttppath",
+  // Not settings that reach the remote: a key that only contains `http.`, a longer name than `core.sshcommand`.
+  "branch.main.http.x\nv",
+  "core.sshcommandx\nv",
   "",
 ].join("\0");
 
@@ -104,6 +107,27 @@ describe("airlockGit: what it accepts", () => {
     await refused(["push", "--force", "origin", "a:b"], "option --force");
     await refused(["ls-remote", "--tags", "--sort=x", "origin"], "option --sort=x");
     expect(s.calls).toEqual([]);
+  });
+});
+
+describe("airlockGit: every option listed", () => {
+  it("each option listed for fetch, push and ls-remote is taken", async () => {
+    const listed: Record<string, string[]> = {
+      fetch: ["-q", "--quiet", "--no-tags", "--tags"],
+      push: ["-q", "--quiet", "--no-verify", "--porcelain", "--no-follow-tags", "--dry-run", "--set-upstream", "-u"],
+      "ls-remote": ["-q", "--quiet", "--symref", "--heads", "--tags", "--refs", "--exit-code"],
+    };
+    const s = setup();
+    for (const [sub, options] of Object.entries(listed))
+      for (const option of options) {
+        const error: unknown = await s
+          .git(sub, option, "origin", ...(sub === "ls-remote" ? [] : sub === "push" ? ["main:main"] : ["main"]))
+          .then(
+            () => undefined,
+            (e: unknown) => e,
+          );
+        expect((error as { code?: string } | undefined)?.code, `${sub} ${option}`).not.toBe("git_airlock_unsupported");
+      }
   });
 });
 
