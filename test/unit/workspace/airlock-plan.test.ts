@@ -293,6 +293,27 @@ describe("airlockGit: push", () => {
     expect(fs.readdirSync(dir).filter((f) => f.endsWith(".bundle"))).toEqual([]);
   });
 
+  it("without -u no upstream is set; the gits in otto's directory that do not reach the remote get none of its settings", async () => {
+    const s = setup();
+    await s.git("push", "origin", "work:main");
+    expect(s.calls.filter((c) => c.git === "bare" && !c.args.includes("--list"))).toEqual([]);
+    const local = s.calls.filter((c) => c.git === "own" && !["init", "push"].includes(c.args[0]!));
+    expect(local.map((c) => c.args[0])).toEqual(["cat-file", "for-each-ref", "fetch", "rev-parse", "update-ref", "update-ref"]);
+    for (const call of local) expect(call.config, call.args.join(" ")).toEqual([]);
+    expect(s.calls.find((c) => c.args[0] === "push")?.config).toEqual([...REACH, ["remote.origin.url", "https://push.example/o/r.git"]]);
+  });
+
+  it("what rev-parse prints is a commit id only when it is one whole", async () => {
+    for (const printed of [`x${SHA}\n`, `${SHA}x\n`]) {
+      const s = setup({ tree: (args) => (args[0] === "rev-parse" ? ok(printed) : undefined) });
+      expect(await s.git("push", "origin", "work:main")).toEqual({
+        exitCode: 1,
+        stdout: "",
+        stderr: "error: src refspec work does not match any\n",
+      });
+    }
+  });
+
   it("a commit otto's directory has is not carried; a short destination is a branch; to an address, no remote-tracking ref", async () => {
     const s = setup({ own: (args) => (args[0] === "cat-file" ? ok() : undefined) });
     await s.git("push", "-u", "https://push.example/o/r.git", "refs/heads/work:main");
