@@ -102,11 +102,34 @@ describe("airlockGit: what it accepts", () => {
         fix: "This is a bug in otto: report the command.",
       });
     await refused(["gc", "origin"], "not gc");
+    await refused(["gc", "--all", "origin"], "not gc");
+    await refused([], "not ");
     await refused(["fetch"], "no remote named");
     await refused(["fetch", "--depth=1", "-q", "--prune", "origin"], "option --depth=1, --prune");
     await refused(["push", "--force", "origin", "a:b"], "option --force");
     await refused(["ls-remote", "--tags", "--sort=x", "origin"], "option --sort=x");
     expect(s.calls).toEqual([]);
+  });
+});
+
+describe("airlockGit: its files and names", () => {
+  it("the bundle is written private to the user; otto's directory without HEAD is made again; a remote that starts with a dot is a path", async () => {
+    const modes: number[] = [];
+    const s = setup({
+      own: (args) => {
+        if (args[0] === "fetch" && args[2]?.endsWith(".bundle")) modes.push(fs.statSync(args[2]).mode & 0o777);
+        return undefined;
+      },
+    });
+    const dir = s.own("https://push.example/o/r.git");
+    fs.mkdirSync(dir, { recursive: true });
+    await s.git("push", "origin", "work:main");
+    expect(modes).toEqual([0o600]);
+    expect(s.calls.filter((c) => c.args[0] === "init")).toHaveLength(1);
+    const dot = setup({ own: (args) => (args[0] === "cat-file" ? ok() : undefined) });
+    await dot.git("push", ".up", "work:main");
+    expect(dot.calls.filter((c) => c.git === "tree" && c.args[0] === "update-ref")).toEqual([]);
+    expect(dot.calls.find((c) => c.args[0] === "push")?.config?.at(-1)).toEqual(["remote.origin.url", ".up"]);
   });
 });
 
@@ -251,6 +274,7 @@ describe("airlockGit: push", () => {
       await expect(s.git("push", "origin", ...specs)).rejects.toMatchObject({
         code: "git_airlock_unsupported",
         message: `otto's airlock pushes one <from>:<to> refspec, never forced (got ${got}).`,
+        fix: "This is a bug in otto: report the command.",
       });
   });
 
@@ -363,6 +387,10 @@ describe("airlockGit: push", () => {
       message: "Could not bundle work in the tree for the push: cannot",
       fix: "Run the command again; if it fails again, look at the tree's git state.",
     });
+    const failedWithBytes = setup({
+      tree: (args) => (args[0] === "bundle" ? { ...fail("partial\n", 128), bytes: Buffer.from("x") } : undefined),
+    });
+    await expect(failedWithBytes.git("push", "origin", "work:main")).rejects.toMatchObject({ code: "git_airlock_bundle" });
     const noBytes = setup({ tree: (args) => (args[0] === "bundle" ? ok() : undefined) });
     await expect(noBytes.git("push", "origin", "work:main")).rejects.toMatchObject({ code: "git_airlock_bundle" });
 
