@@ -166,6 +166,8 @@ describe("includedFiles", () => {
       "/g/.git/last.config",
     ]);
     expect(includedFiles("[core]\n\tbare = false\n", "/g/config", "/h")).toEqual([]);
+    // A key before any section belongs to none.
+    expect(includedFiles("\tpath = /before\n[include]\n\tpath = /after\n", "/g/config", "/h")).toEqual(["/after"]);
   });
 });
 
