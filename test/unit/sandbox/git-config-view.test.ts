@@ -168,6 +168,11 @@ describe("includedFiles", () => {
     expect(includedFiles("[core]\n\tbare = false\n", "/g/config", "/h")).toEqual([]);
     // A key before any section belongs to none.
     expect(includedFiles("\tpath = /before\n[include]\n\tpath = /after\n", "/g/config", "/h")).toEqual(["/after"]);
+    // Quoted, the blanks at its ends are the path's (git keeps them); unquoted, they are not.
+    expect(includedFiles('[include]\n\tpath = " spaced.config "\n\tpath =   bare.config   \n', "/g/config", "/h")).toEqual([
+      "/g/ spaced.config ",
+      "/g/bare.config",
+    ]);
   });
 });
 
