@@ -10,7 +10,8 @@ export default {
   plugins: ["@stryker-mutator/vitest-runner"],
   mutate: Object.keys(SAFETY_MODULES),
   coverageAnalysis: "perTest",
-  // Two cores shared with other work: one test process at a time.
+  // Two cores shared with other work: one test process at a time (scripts/mutate.mjs passes
+  // `--concurrency`: two on an idle machine).
   concurrency: 1,
   // Many unit tests run real git and bubblewrap: a mutant that hangs is cut off, not waited for.
   timeoutMS: 20_000,

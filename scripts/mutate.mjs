@@ -3,15 +3,19 @@
 // against its own unit tests, each with its own incremental file under reports/stryker/ (a later
 // run tests again only the mutants whose code or tests changed). Prints, and writes to
 // reports/mutation/summary.md, one row per module: mutants, killed, survived, timeout, no coverage,
-// score, time. Each module's surviving mutants are in reports/mutation/<module>.log.
+// score, wall time and CPU time (Stryker and its test processes: on a shared machine the wall time
+// says more about the load than about the run). Each module's surviving mutants are in
+// reports/mutation/<module>.log.
 //   npm run mutate                          every safety module
 //   npm run mutate -- src/core/redact.ts    the modules named
 //   npm run mutate -- --force <module>      every mutant again, not only the changed ones
+//   npm run mutate -- --concurrency 2       test processes per module (default: 2 on an idle machine of 2 cores or more, else 1)
 //   npm run mutate:changed -- --list        which modules a run would mutate, nothing run
 //   npm run mutate:changed [-- <base>]      the modules whose code or tests differ from <base> (origin/main, else main)
 // Exits 1 when a module scores below the goal (85 %), 2 when Stryker itself failed.
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { SAFETY_MODULES } from "../stryker.modules.mjs";
 
@@ -23,7 +27,31 @@ const GOAL = 85;
 const force = process.argv.includes("--force");
 // --list: the modules a run would mutate, one a line, and nothing run.
 const list = process.argv.includes("--list");
-const args = process.argv.slice(2).filter((a) => a !== "--force" && a !== "--list");
+// --concurrency N: Stryker's test processes. Two cores shared with other work: one, unless the
+// machine is idle when the run starts.
+const at = process.argv.indexOf("--concurrency");
+const concurrency =
+  at < 0 ? (os.loadavg()[0] < 1 ? Math.min(2, os.availableParallelism()) : 1) : Number.parseInt(process.argv[at + 1] ?? "", 10);
+if (!(concurrency >= 1)) {
+  console.error("mutate: --concurrency needs a number of test processes, 1 or more: npm run mutate -- --concurrency 2");
+  process.exit(2);
+}
+const args = process.argv
+  .slice(2)
+  .filter((a, i, all) => a !== "--force" && a !== "--list" && a !== "--concurrency" && all[i - 1] !== "--concurrency");
+
+/** CPU seconds of this process's children that ended and were waited for (Linux: /proc/self/stat's cutime + cstime). */
+const TICKS = Number.parseInt(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout ?? "", 10) || 100;
+function childrenCpu() {
+  try {
+    // The fields after the command's name, which ends at the last ")": cutime and cstime are the 16th and 17th of the line.
+    const stat = fs.readFileSync("/proc/self/stat", "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[13]) + Number(fields[14])) / TICKS;
+  } catch {
+    return Number.NaN;
+  }
+}
 
 function git(...a) {
   const r = spawnSync("git", a, { encoding: "utf8" });
@@ -83,8 +111,10 @@ function tally(reportFile, module) {
 
 const rows = [];
 let failed = false;
+console.log(`mutate: ${modules.length} module(s), concurrency ${concurrency}, load ${os.loadavg()[0].toFixed(1)}`);
 for (const module of modules) {
   const started = Date.now();
+  const cpuBefore = childrenCpu();
   const incremental = `reports/stryker/${slug(module)}.json`;
   console.log(`mutate: ${module} (tests: ${SAFETY_MODULES[module].join(", ")})`);
   const run = spawnSync(
@@ -98,6 +128,8 @@ for (const module of modules) {
       incremental,
       "--reporters",
       "clear-text",
+      "--concurrency",
+      String(concurrency),
       ...(force ? ["--force"] : []),
       // A folder of its own: two runs at once (two modules by hand) do not clean up each other's.
       "--tempDirName",
@@ -107,27 +139,30 @@ for (const module of modules) {
   );
   fs.writeFileSync(`reports/mutation/${slug(module)}.log`, `${run.stdout}\n${run.stderr}`);
   const minutes = (Date.now() - started) / 60_000;
+  const cpu = childrenCpu() - cpuBefore;
   if (run.status !== 0 || !fs.existsSync(incremental)) {
     console.error(`mutate: Stryker failed on ${module} (exit ${run.status}); see reports/mutation/${slug(module)}.log`);
     failed = true;
-    rows.push({ module, error: true, minutes });
+    rows.push({ module, error: true, minutes, cpu });
     continue;
   }
-  const row = { module, ...tally(incremental, module), minutes };
+  const row = { module, ...tally(incremental, module), minutes, cpu };
   console.log(
-    `mutate: ${module}: ${row.score.toFixed(1)} % (${row.survived} survived, ${row.noCoverage} no coverage) in ${minutes.toFixed(1)} min`,
+    `mutate: ${module}: ${row.score.toFixed(1)} % (${row.survived} survived, ${row.noCoverage} no coverage) in ${minutes.toFixed(1)} min, ${cpu.toFixed(0)} CPU s`,
   );
   rows.push(row);
 }
 
+const total = (key) => rows.reduce((sum, r) => sum + r[key], 0);
 const lines = [
-  "| module | mutants | killed | survived | timeout | no coverage | score | time |",
-  "|---|---:|---:|---:|---:|---:|---:|---:|",
+  "| module | mutants | killed | survived | timeout | no coverage | score | time | CPU |",
+  "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
   ...rows.map((r) =>
     r.error
-      ? `| \`${r.module}\` | — | — | — | — | — | Stryker failed | ${r.minutes.toFixed(1)} min |`
-      : `| \`${r.module}\` | ${r.mutants} | ${r.killed} | ${r.survived} | ${r.timeout} | ${r.noCoverage} | ${r.score.toFixed(1)} % | ${r.minutes.toFixed(1)} min |`,
+      ? `| \`${r.module}\` | — | — | — | — | — | Stryker failed | ${r.minutes.toFixed(1)} min | ${r.cpu.toFixed(0)} s |`
+      : `| \`${r.module}\` | ${r.mutants} | ${r.killed} | ${r.survived} | ${r.timeout} | ${r.noCoverage} | ${r.score.toFixed(1)} % | ${r.minutes.toFixed(1)} min | ${r.cpu.toFixed(0)} s |`,
   ),
+  `| all (${rows.length}) | | | | | | | ${total("minutes").toFixed(1)} min | ${total("cpu").toFixed(0)} s |`,
 ];
 fs.writeFileSync("reports/mutation/summary.md", `${lines.join("\n")}\n`);
 console.log(lines.join("\n"));

@@ -47,7 +47,8 @@ export function includedFiles(text: string, from: string, home: string): string[
   for (const line of text.split("\n")) {
     if (SECTION.test(line)) inInclude = INCLUDE_SECTION.test(line);
     const match = inInclude ? INCLUDE_PATH.exec(line) : null;
-    const value = (match?.[1] ?? match?.[2] ?? "").trim();
+    // Unquoted, the pattern leaves the blanks around it out; quoted, they are the path's, as git reads it.
+    const value = match?.[1] ?? match?.[2] ?? "";
     if (!value) continue;
     const expanded = value === "~" || value.startsWith("~/") ? path.join(home, value.slice(1)) : value;
     files.push(path.resolve(path.dirname(from), expanded));

@@ -34,7 +34,11 @@ export function findPasta(PATH: string): string | undefined {
       timeout: 15_000,
       stdio: ["ignore", "pipe", "pipe"],
     });
-    usable.set(pasta, result.status === 0 && !/could not be set up/.test(result.stderr ?? "") && /\t00000000\t/.test(result.stdout ?? ""));
+    // A default route: destination 0.0.0.0 (a link route's gateway and mask are zeros too).
+    usable.set(
+      pasta,
+      result.status === 0 && !/could not be set up/.test(result.stderr ?? "") && /^[^\t]*\t00000000\t/m.test(result.stdout ?? ""),
+    );
   }
   return usable.get(pasta) ? pasta : undefined;
 }

@@ -126,6 +126,41 @@ describe("bwrapArgs", () => {
   });
 });
 
+describe("bwrapArgs: stores, kept runtime folders, included config files", () => {
+  it("a store is a layer of its own (an overlay where bubblewrap has them) only when a folder outside the temp and hidden folders; a kept runtime folder is bound; an included config file outside the temp folders is shown as its copy", () => {
+    const more = (p: string): PathKind =>
+      ["/run/systemd/resolve", "/tmp/cache", "/x/store/cache"].includes(p)
+        ? "dir"
+        : ["/elsewhere/config", "/tmp/inc-config", "/h/u/.file-store"].includes(p)
+          ? "file"
+          : kind(p);
+    const policy: SandboxPolicy = {
+      ...POLICY,
+      caches: ["/h/u/.npm", "/tmp/cache", "/x/store/cache", "/h/u/.file-store", "/h/u/gone-store"],
+      configViews: [...POLICY.configViews, { copy: "/data/otto/temp-view", file: "/tmp/inc-config" }],
+    };
+    const args = bwrapArgs(policy, more, "overlay");
+    const line = args.join(" ");
+    expect(line).toContain("--symlink /dev/shm /run/shm --ro-bind /run/systemd/resolve /run/systemd/resolve --tmpfs /h/u");
+    expect(line).toContain(
+      "--ro-bind /h/u/.gitignore_global /h/u/.gitignore_global --overlay-src /h/u/.npm --tmp-overlay /h/u/.npm --ro-bind /x/store/allowed.txt",
+    );
+    for (const skipped of [
+      "/tmp/cache",
+      "/x/store/cache",
+      "/h/u/.file-store",
+      "/h/u/gone-store",
+      "/tmp/inc-config",
+      "/data/otto/temp-view",
+    ])
+      expect(args).not.toContain(skipped);
+    expect(line).toContain(
+      "--ro-bind /data/otto/view /w/repo/.git/config --ro-bind /w/repo/.git/hooks /w/repo/.git/hooks --ro-bind /data/otto/other /elsewhere/config",
+    );
+    expect(args.filter((a) => a === "--tmpfs")).toHaveLength(bwrapArgs(policy, more).filter((a) => a === "--tmpfs").length - 1);
+  });
+});
+
 describe("pathKind", () => {
   it("a folder, a file (a link to one too), or missing", () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "otto-pathkind-"));

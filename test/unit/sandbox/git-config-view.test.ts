@@ -2,7 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { configViews, withoutCredentials } from "../../../src/sandbox/git-config-view.ts";
+import { configViews, includedFiles, withoutCredentials } from "../../../src/sandbox/git-config-view.ts";
 import { removeAfterTest } from "../../support/git.ts";
 
 /*
@@ -131,5 +131,104 @@ describe("configViews", () => {
     fs.mkdirSync(path.join(linked, "config.worktree"));
     expect(configViews([gitDir({}), linked], { XDG_DATA_HOME: data })).toEqual([]);
     expect(fs.existsSync(path.join(data, "otto"))).toBe(false);
+  });
+});
+
+describe("includedFiles", () => {
+  it("include.path and every includeIf's path, quoted or not, comments dropped; relative to the including file's folder, `~` the home; nothing from other sections or keys", () => {
+    const text = [
+      "[include]",
+      "\tpath = extra.config",
+      '  PATH = "quoted dir/x.config" ; a comment',
+      '[includeIf "gitdir:/w/"]',
+      "\tpath = ~/work.config # a comment",
+      "\tpath = ~",
+      "\tpath = ~user/other.config",
+      '[ IncludeIf "onbranch:main"]',
+      "\tpath=/abs/branch.config",
+      "\tpath =   ",
+      "[core]",
+      "\tpath = /not/an/include",
+      "[includes]",
+      "\tpath = /not/either",
+      "[include]",
+      "\tpathx = /no",
+      "\t# path = /commented",
+      "\tpath = last.config",
+    ].join("\n");
+    expect(includedFiles(text, "/g/.git/config", "/home/u")).toEqual([
+      "/g/.git/extra.config",
+      "/g/.git/quoted dir/x.config",
+      "/home/u/work.config",
+      "/home/u",
+      "/g/.git/~user/other.config",
+      "/abs/branch.config",
+      "/g/.git/last.config",
+    ]);
+    expect(includedFiles("[core]\n\tbare = false\n", "/g/config", "/h")).toEqual([]);
+    // A key before any section belongs to none.
+    expect(includedFiles("\tpath = /before\n[include]\n\tpath = /after\n", "/g/config", "/h")).toEqual(["/after"]);
+    // Quoted, the blanks at its ends are the path's (git keeps them); unquoted, they are not.
+    expect(includedFiles('[include]\n\tpath = " spaced.config "\n\tpath =   bare.config   \n', "/g/config", "/h")).toEqual([
+      "/g/ spaced.config ",
+      "/g/bare.config",
+    ]);
+  });
+});
+
+describe("configViews: included files", () => {
+  it("a file a config includes (relative, or in the home) that holds a credential gets its copy; one without, a folder, a missing file, a cycle: none", () => {
+    const data = gitDir({});
+    const home = gitDir({ "home.config": "[credential]\n\thelper = store\n" });
+    const elsewhere = gitDir({
+      "creds.config": WITH_CREDENTIALS,
+      "plain.config": "[user]\n\tname = x\n",
+      "loop.config": "[include]\n\tpath = loop.config\n",
+    });
+    fs.mkdirSync(path.join(elsewhere, "folder.config"));
+    const dir = gitDir({
+      config: [
+        "[core]",
+        "\tbare = false",
+        "[include]",
+        `\tpath = ../${path.basename(elsewhere)}/creds.config`,
+        `\tpath = ${elsewhere}/plain.config`,
+        `\tpath = ${elsewhere}/folder.config`,
+        `\tpath = ${elsewhere}/missing.config`,
+        `\tpath = ${elsewhere}/loop.config`,
+        '[includeIf "gitdir:/x/"]',
+        "\tpath = ~/home.config",
+        "",
+      ].join("\n"),
+    });
+    const views = configViews([dir], { HOME: home, XDG_DATA_HOME: data });
+    expect(views.map((v) => v.file)).toEqual([path.join(elsewhere, "creds.config"), path.join(home, "home.config")]);
+    expect(fs.readFileSync(views[0]!.copy, "utf8")).toBe(withoutCredentials(WITH_CREDENTIALS));
+    expect(path.basename(views[1]!.copy)).toMatch(/^git-home\.config-[0-9a-f]{16}$/);
+  });
+
+  it("includes within includes, ten deep as git reads them, each file once", () => {
+    const data = gitDir({});
+    const chain = gitDir({});
+    // config includes 1.config, which includes 2.config, … 11.config: 10 is the last git reads.
+    for (let i = 1; i <= 11; i++)
+      fs.writeFileSync(
+        path.join(chain, `${i}.config`),
+        `[credential]\n\thelper = h${i}\n[include]\n\tpath = ${i + 1}.config\n\tpath = 1.config\n`,
+      );
+    const dir = gitDir({ config: `[include]\n\tpath = ${chain}/1.config\n\tpath = ${chain}/1.config\n` });
+    const views = configViews([dir], { XDG_DATA_HOME: data });
+    expect(views.map((v) => path.basename(v.file))).toEqual([
+      "10.config",
+      "9.config",
+      "8.config",
+      "7.config",
+      "6.config",
+      "5.config",
+      "4.config",
+      "3.config",
+      "2.config",
+      "1.config",
+    ]);
   });
 });

@@ -21,12 +21,15 @@ const bwrap = onPath("bwrap", PATH);
 const runs =
   realPasta !== undefined && bwrap !== undefined && (process.env.OTTO_MUTATE_TESTS !== undefined || findPasta(PATH) !== undefined);
 
-let temp: string | undefined;
+const temps: string[] = [];
 afterEach(() => {
-  if (temp) fs.rmSync(temp, { recursive: true, force: true });
-  temp = undefined;
+  for (const temp of temps.splice(0)) fs.rmSync(temp, { recursive: true, force: true });
 });
-const tmp = () => (temp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "otto-net-direct-"))));
+function tmp(): string {
+  const temp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "otto-net-direct-")));
+  temps.push(temp);
+  return temp;
+}
 
 /** A pasta that logs its pid and arguments, then does `then` (by default: runs the real pasta). */
 function loggingPasta(dir: string, then = `exec ${realPasta ?? "pasta"} "$@"`): { file: string; log: string } {
@@ -37,14 +40,32 @@ function loggingPasta(dir: string, then = `exec ${realPasta ?? "pasta"} "$@"`): 
   return { file, log };
 }
 
+/**
+ * A fresh folder for PATH holding a link to the real pasta (a new binary for findPasta's cache) and
+ * bubblewrap: the real one, or a script that runs it (as `$real`) in the way `wrapper` says.
+ */
+function probeDir(wrapper?: string): string {
+  const dir = path.join(tmp(), "bin");
+  fs.mkdirSync(dir);
+  fs.symlinkSync(realPasta ?? "pasta", path.join(dir, "pasta"));
+  if (wrapper === undefined) fs.symlinkSync(bwrap ?? "bwrap", path.join(dir, "bwrap"));
+  else fs.writeFileSync(path.join(dir, "bwrap"), `#!/bin/sh\nreal='${bwrap ?? "bwrap"}'\n${wrapper}\n`, { mode: 0o755 });
+  return dir;
+}
+
 const BWRAP_ARGS = ["--die-with-parent", "--unshare-pid", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
 
 function launch(pasta: string, ports: number[], script: string, tmpdir: string, ...args: string[]) {
-  const argv = withOwnNetwork(pasta, ports, [bwrap ?? "bwrap", ...BWRAP_ARGS, "--", "/bin/sh", "-c", script, "inner", ...args]);
+  return launchWith(bwrap ?? "bwrap", 60_000, pasta, ports, script, tmpdir, ...args);
+}
+
+function launchWith(bwrapBin: string, timeout: number, pasta: string, ports: number[], script: string, tmpdir: string, ...args: string[]) {
+  const argv = withOwnNetwork(pasta, ports, [bwrapBin, ...BWRAP_ARGS, "--", "/bin/sh", "-c", script, "inner", ...args]);
   return spawnSync(argv[0] ?? "/bin/sh", argv.slice(1), {
     encoding: "utf8",
-    timeout: 60_000,
-    env: { ...process.env, TMPDIR: tmpdir },
+    timeout,
+    // The caller's variables named like the script's own (`ok`, `pid`) do not leak into it.
+    env: { ...process.env, TMPDIR: tmpdir, ok: "1", pid: "1" },
     stdio: ["ignore", "pipe", "pipe"],
   });
 }
@@ -136,16 +157,32 @@ describe("findPasta", () => {
     }
   });
 
-  it.skipIf(!runs)("the pasta on PATH when it can join a sandbox here; one that cannot is not used", () => {
+  it.skipIf(!runs)("the pasta on PATH when it can join a sandbox here, probed once per binary", () => {
     expect(findPasta(PATH)).toBe(realPasta);
-    const dir = tmp();
-    const broken = loggingPasta(dir, "exit 1");
-    fs.symlinkSync(bwrap ?? "bwrap", path.join(dir, "bin", "bwrap"));
-    expect(findPasta(path.join(dir, "bin"))).toBeUndefined();
-    // Probed once per binary: asked again, it does not run again.
-    const tries = fs.readFileSync(broken.log, "utf8").split("\n").filter(Boolean).length;
-    expect(findPasta(path.join(dir, "bin"))).toBeUndefined();
-    expect(fs.readFileSync(broken.log, "utf8").split("\n").filter(Boolean)).toHaveLength(tries);
+    // Probed afresh (the cache is per binary: a new link is a new one): joined, it is used.
+    const fresh = probeDir();
+    expect(findPasta(fresh)).toBe(path.join(fresh, "pasta"));
+    // Asked again, the probe (a bubblewrap that logs each start) does not run again.
+    const log = path.join(tmp(), "probes.log");
+    const logged = probeDir(`echo probe >> '${log}'; "$real" "$@"`);
+    expect(findPasta(logged)).toBe(path.join(logged, "pasta"));
+    expect(findPasta(logged)).toBe(path.join(logged, "pasta"));
+    expect(fs.readFileSync(log, "utf8")).toBe("probe\n");
+  });
+
+  // A bubblewrap that runs the real one (pasta joins, the probe's command runs) and then spoils its
+  // outcome one way: each is a namespace pasta did not serve, and the pasta is not used.
+  it.skipIf(!runs)("one whose probe fails, says the network could not be set up, or gets no default route is not used", () => {
+    const failing = probeDir('"$real" "$@"; exit 3');
+    expect(findPasta(failing)).toBeUndefined();
+    const warned = probeDir('"$real" "$@"; rc=$?; echo "otto: the sandbox\'s network could not be set up" >&2; exit $rc');
+    expect(findPasta(warned)).toBeUndefined();
+    const noRoute = probeDir('"$real" "$@" | sed "s/^\\([^\t]*\t\\)00000000\t/\\10000000A\t/"');
+    // Its link route is left (gateway and mask 00000000): no default route still.
+    expect(findPasta(noRoute)).toBeUndefined();
+    // The same wrapper passing the output on as it is: used (the three above fail for their own reason).
+    const passing = probeDir('"$real" "$@"');
+    expect(findPasta(passing)).toBe(path.join(passing, "pasta"));
   });
 });
 
@@ -192,6 +229,18 @@ describe.skipIf(!runs)("the launcher (real bubblewrap, pasta logged)", () => {
     const result = launch(pasta.file, [], "exit 0", dir);
     expect(result.status).toBe(0);
     expect(fs.readFileSync(pasta.log, "utf8")).toContain(" -T none ");
+  });
+
+  it("a bubblewrap that ends at once, never reading the go-ahead: the launcher ends with its status, not waiting for a reader", () => {
+    const dir = tmp();
+    const pasta = loggingPasta(dir, "exit 1");
+    // Its child's pid is this process's (a namespace with the host's routes, or none: either way the helper writes its line).
+    const early = path.join(dir, "bwrap");
+    fs.writeFileSync(early, `#!/bin/sh\necho '{"child-pid": ${process.pid}}' >&3\nexit 9\n`, { mode: 0o755 });
+    const result = launchWith(early, 20_000, pasta.file, [], "echo ran", dir);
+    expect(result.error).toBeUndefined();
+    expect(result.status).toBe(9);
+    expect(result.stdout).not.toContain("ran");
   });
 
   it("a pasta that cannot start is tried again, fifty times, then the command runs without a network and says so", () => {

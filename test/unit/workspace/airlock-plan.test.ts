@@ -36,6 +36,9 @@ const CONFIG = [
   "core.sshCommand\nssh -i key",
   "user.name\nn",
   "credential.usehttppath",
+  // Not settings that reach the remote: a key that only contains `http.`, a longer name than `core.sshcommand`.
+  "branch.main.http.x\nv",
+  "core.sshcommandx\nv",
   "",
 ].join("\0");
 
@@ -99,11 +102,55 @@ describe("airlockGit: what it accepts", () => {
         fix: "This is a bug in otto: report the command.",
       });
     await refused(["gc", "origin"], "not gc");
+    await refused(["gc", "--all", "origin"], "not gc");
+    await refused([], "not ");
     await refused(["fetch"], "no remote named");
     await refused(["fetch", "--depth=1", "-q", "--prune", "origin"], "option --depth=1, --prune");
     await refused(["push", "--force", "origin", "a:b"], "option --force");
     await refused(["ls-remote", "--tags", "--sort=x", "origin"], "option --sort=x");
     expect(s.calls).toEqual([]);
+  });
+});
+
+describe("airlockGit: its files and names", () => {
+  it("the bundle is written private to the user; otto's directory without HEAD is made again; a remote that starts with a dot is a path", async () => {
+    const modes: number[] = [];
+    const s = setup({
+      own: (args) => {
+        if (args[0] === "fetch" && args[2]?.endsWith(".bundle")) modes.push(fs.statSync(args[2]).mode & 0o777);
+        return undefined;
+      },
+    });
+    const dir = s.own("https://push.example/o/r.git");
+    fs.mkdirSync(dir, { recursive: true });
+    await s.git("push", "origin", "work:main");
+    expect(modes).toEqual([0o600]);
+    expect(s.calls.filter((c) => c.args[0] === "init")).toHaveLength(1);
+    const dot = setup({ own: (args) => (args[0] === "cat-file" ? ok() : undefined) });
+    await dot.git("push", ".up", "work:main");
+    expect(dot.calls.filter((c) => c.git === "tree" && c.args[0] === "update-ref")).toEqual([]);
+    expect(dot.calls.find((c) => c.args[0] === "push")?.config?.at(-1)).toEqual(["remote.origin.url", ".up"]);
+  });
+});
+
+describe("airlockGit: every option listed", () => {
+  it("each option listed for fetch, push and ls-remote is taken", async () => {
+    const listed: Record<string, string[]> = {
+      fetch: ["-q", "--quiet", "--no-tags", "--tags"],
+      push: ["-q", "--quiet", "--no-verify", "--porcelain", "--no-follow-tags", "--dry-run", "--set-upstream", "-u"],
+      "ls-remote": ["-q", "--quiet", "--symref", "--heads", "--tags", "--refs", "--exit-code"],
+    };
+    const s = setup();
+    for (const [sub, options] of Object.entries(listed))
+      for (const option of options) {
+        const error: unknown = await s
+          .git(sub, option, "origin", ...(sub === "ls-remote" ? [] : sub === "push" ? ["main:main"] : ["main"]))
+          .then(
+            () => undefined,
+            (e: unknown) => e,
+          );
+        expect((error as { code?: string } | undefined)?.code, `${sub} ${option}`).not.toBe("git_airlock_unsupported");
+      }
   });
 });
 
@@ -227,6 +274,7 @@ describe("airlockGit: push", () => {
       await expect(s.git("push", "origin", ...specs)).rejects.toMatchObject({
         code: "git_airlock_unsupported",
         message: `otto's airlock pushes one <from>:<to> refspec, never forced (got ${got}).`,
+        fix: "This is a bug in otto: report the command.",
       });
   });
 
@@ -267,6 +315,27 @@ describe("airlockGit: push", () => {
     expect(plan.find((c) => c.args[0] === "cat-file" && c.git === "tree")?.options).toEqual({ input: `${OLD}\n${"c".repeat(40)}\n` });
     expect(plan.find((c) => c.args[0] === "bundle")?.options).toEqual({ raw: true });
     expect(fs.readdirSync(dir).filter((f) => f.endsWith(".bundle"))).toEqual([]);
+  });
+
+  it("without -u no upstream is set; the gits in otto's directory that do not reach the remote get none of its settings", async () => {
+    const s = setup();
+    await s.git("push", "origin", "work:main");
+    expect(s.calls.filter((c) => c.git === "bare" && !c.args.includes("--list"))).toEqual([]);
+    const local = s.calls.filter((c) => c.git === "own" && !["init", "push"].includes(c.args[0]!));
+    expect(local.map((c) => c.args[0])).toEqual(["cat-file", "for-each-ref", "fetch", "rev-parse", "update-ref", "update-ref"]);
+    for (const call of local) expect(call.config, call.args.join(" ")).toEqual([]);
+    expect(s.calls.find((c) => c.args[0] === "push")?.config).toEqual([...REACH, ["remote.origin.url", "https://push.example/o/r.git"]]);
+  });
+
+  it("what rev-parse prints is a commit id only when it is one whole", async () => {
+    for (const printed of [`x${SHA}\n`, `${SHA}x\n`]) {
+      const s = setup({ tree: (args) => (args[0] === "rev-parse" ? ok(printed) : undefined) });
+      expect(await s.git("push", "origin", "work:main")).toEqual({
+        exitCode: 1,
+        stdout: "",
+        stderr: "error: src refspec work does not match any\n",
+      });
+    }
   });
 
   it("a commit otto's directory has is not carried; a short destination is a branch; to an address, no remote-tracking ref", async () => {
@@ -318,6 +387,10 @@ describe("airlockGit: push", () => {
       message: "Could not bundle work in the tree for the push: cannot",
       fix: "Run the command again; if it fails again, look at the tree's git state.",
     });
+    const failedWithBytes = setup({
+      tree: (args) => (args[0] === "bundle" ? { ...fail("partial\n", 128), bytes: Buffer.from("x") } : undefined),
+    });
+    await expect(failedWithBytes.git("push", "origin", "work:main")).rejects.toMatchObject({ code: "git_airlock_bundle" });
     const noBytes = setup({ tree: (args) => (args[0] === "bundle" ? ok() : undefined) });
     await expect(noBytes.git("push", "origin", "work:main")).rejects.toMatchObject({ code: "git_airlock_bundle" });
 
