@@ -109,6 +109,19 @@ function tally(reportFile, module) {
   return row;
 }
 
+// Stryker runs in a process group of its own (setsid keeps the pid: spawnSync's child leads no
+// group), so what a mutant left running (a launcher whose cleanup the mutant took out: pasta, a
+// shell waiting on a FIFO) ends with the group once the module is done, not with the machine.
+const SETSID = ["/usr/bin/setsid", "/bin/setsid"].find((file) => fs.existsSync(file));
+function endGroup(pid) {
+  if (!SETSID || !pid) return;
+  try {
+    process.kill(-pid, "SIGKILL");
+  } catch {
+    // Nothing was left.
+  }
+}
+
 const rows = [];
 let failed = false;
 console.log(`mutate: ${modules.length} module(s), concurrency ${concurrency}, load ${os.loadavg()[0].toFixed(1)}`);
@@ -118,8 +131,9 @@ for (const module of modules) {
   const incremental = `reports/stryker/${slug(module)}.json`;
   console.log(`mutate: ${module} (tests: ${SAFETY_MODULES[module].join(", ")})`);
   const run = spawnSync(
-    process.execPath,
+    SETSID ?? process.execPath,
     [
+      ...(SETSID ? [process.execPath] : []),
       path.join("node_modules", "@stryker-mutator", "core", "bin", "stryker.js"),
       "run",
       "--mutate",
@@ -137,6 +151,7 @@ for (const module of modules) {
     ],
     { encoding: "utf8", env: { ...process.env, OTTO_MUTATE_TESTS: SAFETY_MODULES[module].join(",") }, maxBuffer: 64 * 1024 * 1024 },
   );
+  endGroup(run.pid);
   fs.writeFileSync(`reports/mutation/${slug(module)}.log`, `${run.stdout}\n${run.stderr}`);
   const minutes = (Date.now() - started) / 60_000;
   const cpu = childrenCpu() - cpuBefore;

@@ -87,7 +87,12 @@ describe("redact", () => {
     expect(redact(`git remote add origin https://${pat}@dev.azure.com/org/p/_git/r`)).toBe(
       `git remote add origin https://${REDACTED}@dev.azure.com/org/p/_git/r`,
     );
-    const names = "https://git@github.com/o/r https://myorganization@dev.azure.com/myorganization/p https://dana.developer@example.com";
+    // A digit anywhere makes a long user name a token, the first one as well as the last.
+    const late = "zxcvbnmasdfghjklqwertyuiopmnbv4";
+    expect(redact(`https://${late}@dev.azure.com/org`)).toBe(`https://${REDACTED}@dev.azure.com/org`);
+    // Long without a digit: a name, kept.
+    const names =
+      "https://git@github.com/o/r https://myorganization@dev.azure.com/myorganization/p https://dana.developer@example.com https://firstname.middlename.lastname@example.com";
     expect(redact(names)).toBe(names);
   });
 

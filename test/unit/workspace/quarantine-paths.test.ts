@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runGit } from "../../../src/workspace/index.ts";
-import { isOpencodeCode, quarantineLine, quarantineOpencodeCode } from "../../../src/workspace/quarantine.ts";
+import { isOpencodeCode, moveOut, quarantineLine, quarantineOpencodeCode } from "../../../src/workspace/quarantine.ts";
 import type { GitRun } from "../../../src/workspace/snapshot.ts";
 import { createRepo, gitEnv, removeAfterTest, type Repo } from "../../support/git.ts";
 
@@ -140,5 +140,19 @@ describe("quarantineOpencodeCode", () => {
     expect(fs.readlinkSync(path.join(result!.dir, "opencode.json"))).toBe("/etc/hostname");
     expect(fs.existsSync(path.join(repo.dir, ".opencode/p.js"))).toBe(false);
     expect(fs.lstatSync(path.join(repo.dir, "opencode.json"), { throwIfNoEntry: false })).toBeUndefined();
+  });
+
+  it("moveOut, to another filesystem: a folder is copied whole, its links as they were written, then removed; the new folders are the user's alone", () => {
+    if (!fs.existsSync("/dev/shm") || fs.statSync("/dev/shm").dev === fs.statSync(os.tmpdir()).dev) return;
+    const from = dataHome();
+    write(from, "hooks/pre-commit", "#!/bin/sh\n");
+    fs.symlinkSync("pre-commit", path.join(from, "hooks", "post-commit"));
+    const to = path.join(dataHome("/dev/shm"), "a", "b", "hooks");
+    moveOut(path.join(from, "hooks"), to);
+    expect(fs.readFileSync(path.join(to, "pre-commit"), "utf8")).toBe("#!/bin/sh\n");
+    expect(fs.readlinkSync(path.join(to, "post-commit"))).toBe("pre-commit");
+    expect(fs.existsSync(path.join(from, "hooks"))).toBe(false);
+    expect(fs.statSync(path.dirname(to)).mode & 0o777).toBe(0o700);
+    expect(fs.statSync(path.dirname(path.dirname(to))).mode & 0o777).toBe(0o700);
   });
 });
