@@ -65,8 +65,9 @@ export async function readCapped(body: ReadableStream<Uint8Array> | null | undef
       }
     }
   } finally {
+    // No releaseLock: the stream is never read again, and Bun's (1.3) throws "undefined is not
+    // a function" on a fetch body it had buffered whole, which lost the log it had just read.
     if (stopped) await reader.cancel().catch(() => undefined);
-    reader.releaseLock();
   }
   const all = concat(chunks, held);
   const cut = all.length > options.maxBytes;

@@ -172,8 +172,9 @@ describe("only the PR's own failures get fixed", () => {
     // The PR's code is right: `npm test` passes in otto's sandbox; the forge's failure was a flake.
     const { ws, client, head } = await setup(e2e, forges, { files: { ...NPM_PROJECT, "src/math.js": FIXED }, log: LONG_LOG });
     await ottoPr(client, "watch once");
-    expect(sessionRequests(e2e)).toEqual([]);
+    // The document first: when the sandboxed run did not pass, its failure names why.
     expect(readDoc(ws)).toContain("`npm test` passes in otto's sandbox");
+    expect(sessionRequests(e2e)).toEqual([]);
     expect(field(ws, "fix_attempts")).toBe("0");
     expect((await ws.repo.remoteLog(BRANCH))[0]?.sha).toBe(head);
     expect(e2e.model.unmatched()).toEqual([]);

@@ -63,6 +63,18 @@ describe("readCapped", () => {
     const read = await readCapped(new Response("small body").body, { maxBytes: 100, keep: "tail" });
     expect(read).toMatchObject({ text: "small body", truncated: false });
   });
+
+  it("keeps a body read to its end when releasing the reader would throw (Bun's fetch bodies buffered whole)", async () => {
+    // Bun 1.3's releaseLock on such a body throws "undefined is not a function": the log was lost.
+    const stream = new Response("FAIL test/math.test.js\n").body!;
+    const reader = stream.getReader();
+    reader.releaseLock = () => {
+      throw new TypeError("undefined is not a function");
+    };
+    const body = { getReader: () => reader } as unknown as ReadableStream<Uint8Array>;
+    const read = await readCapped(body, { maxBytes: 100, keep: "tail" });
+    expect(read).toMatchObject({ text: "FAIL test/math.test.js\n", truncated: false });
+  });
 });
 
 describe("capped reads from the fake forges", () => {
