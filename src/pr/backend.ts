@@ -183,8 +183,6 @@ export interface BackendDeps {
    * reference): a token a CLI hands out at run time (gh, az) is added to it (see token.ts).
    */
   secrets?: string[];
-  /** Spacing of GitHub writes; unset keeps GitHub's recommended pauses (see github/octokit.ts). */
-  githubWriteLimiter?: WriteLimiter;
 }
 
 export type BackendFactory = (deps: BackendDeps) => PrBackend;
@@ -192,7 +190,7 @@ export type BackendFactory = (deps: BackendDeps) => PrBackend;
 /**
  * The shape of a Bottleneck group as plugin-throttling uses it for writes. GitHub asks for a
  * second between content-creating requests (three for notifying ones), which the plugin enforces
- * process-wide; tests pass a limiter that runs at once.
+ * process-wide.
  * https://docs.github.com/en/rest/using-the-rest-api/best-practices-for-using-the-rest-api#pause-between-mutative-requests
  */
 export interface WriteLimiter {
@@ -207,11 +205,7 @@ export const IMMEDIATE_WRITES: WriteLimiter = {
   }),
 };
 
-/**
- * How writes are spaced: by the limiter a caller gave; else at once when the pauses are off; else
- * by no limiter of otto's, so the throttling plugin keeps GitHub.com's pauses (process-wide).
- */
-export function writeLimiterOption(pause: boolean, given: WriteLimiter | undefined): { writeLimiter?: WriteLimiter } {
-  if (given) return { writeLimiter: given };
+/** How writes are spaced: at once when the pauses are off; else by no limiter of otto's, so the throttling plugin keeps GitHub.com's pauses (process-wide). */
+export function writeLimiterOption(pause: boolean): { writeLimiter?: WriteLimiter } {
   return pause ? {} : { writeLimiter: IMMEDIATE_WRITES };
 }

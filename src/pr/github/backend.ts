@@ -79,7 +79,7 @@ export function createGithubBackend(deps: BackendDeps): PrBackend {
       timeoutMs: parseDuration(deps.config.pr.request_timeout),
       retryBaseMs: deps.retryBaseMs,
       log: (message) => deps.log(redact(message)),
-      ...writeLimiterOption(settings.pause_writes, deps.githubWriteLimiter),
+      ...writeLimiterOption(settings.pause_writes),
     });
   });
 

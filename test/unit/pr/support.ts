@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, expect } from "vitest";
 import { resolveConfig, type Config } from "../../../src/config/index.ts";
-import { IMMEDIATE_WRITES, type BackendDeps, type ExecResult } from "../../../src/pr/backend.ts";
+import { type BackendDeps, type ExecResult } from "../../../src/pr/backend.ts";
 
 /** A resolved config from a partial one (defaults filled), as otto would load it. */
 export function testConfig(value: Record<string, unknown> = {}): Config {
@@ -23,7 +23,11 @@ export function testDeps(config: Config, overrides: Partial<BackendDeps> & { cli
   const sleeps: number[] = [];
   const { cli = {}, ...rest } = overrides;
   return {
-    config,
+    // GitHub writes at once (production spaces them by a second).
+    config: {
+      ...config,
+      pr: { ...config.pr, providers: { ...config.pr.providers, github: { ...config.pr.providers.github, pause_writes: false } } },
+    },
     env: {},
     fetch: globalThis.fetch,
     exec: async (file, args) => {
@@ -35,8 +39,6 @@ export function testDeps(config: Config, overrides: Partial<BackendDeps> & { cli
       await new Promise((r) => setTimeout(r, Math.min(ms, 5)));
     },
     retryBaseMs: 2,
-    // GitHub writes at once (production spaces them by a second).
-    githubWriteLimiter: IMMEDIATE_WRITES,
     log: (message) => logs.push(message),
     logs,
     execCalls,
