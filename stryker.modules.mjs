@@ -18,6 +18,7 @@ export const SAFETY_MODULES = {
   "src/sandbox/in-tree-controls.ts": ["test/unit/sandbox/in-tree-controls-paths.test.ts", "test/unit/sandbox/in-tree-controls.test.ts"],
   "src/sandbox/net.ts": ["test/unit/sandbox/net-direct.test.ts"],
   "src/sandbox/policy.ts": ["test/unit/sandbox/policy-direct.test.ts"],
+  "src/sandbox/credential-paths.ts": ["test/unit/sandbox/policy-direct.test.ts"],
   "src/sandbox/push-env.ts": ["test/unit/sandbox/push-env-direct.test.ts"],
   "src/sandbox/wrap.ts": ["test/unit/sandbox/wrap-direct.test.ts"],
   "src/workspace/airlock.ts": ["test/unit/workspace/airlock-plan.test.ts"],

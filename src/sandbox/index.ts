@@ -11,7 +11,6 @@ export { detectSandbox, onPath, type Detected, type DetectHost, type SandboxKind
 export { usernsRefusals, type Refusal } from "./userns.ts";
 export {
   sandboxPolicy,
-  credentialPaths,
   within,
   DEFAULT_ACCESS,
   HOOK_MANAGER_CONFIG,
@@ -19,6 +18,7 @@ export {
   type SandboxPolicy,
   type TreePaths,
 } from "./policy.ts";
+export { credentialPaths } from "./credential-paths.ts";
 export { toolchainPaths, storePaths, runtimePaths, realPath } from "./home.ts";
 export { findSecretFiles, forgetSecretFiles, isSecretName, readIndexPaths, readIndexGitlinks } from "./secret-files.ts";
 export { sandboxEnvNames, envFilterScript } from "./sandbox-env.ts";

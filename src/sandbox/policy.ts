@@ -3,6 +3,7 @@ import path from "node:path";
 import { xdgPaths, type Env } from "../core/paths.ts";
 import { realPath, runtimePaths, storePaths, toolchainPaths } from "./home.ts";
 import { configViews } from "./git-config-view.ts";
+import { credentialPaths } from "./credential-paths.ts";
 import { inTreeControls } from "./in-tree-controls.ts";
 import { findSecretFiles } from "./secret-files.ts";
 
@@ -91,71 +92,6 @@ export interface SandboxPolicy {
   gitFiles: string[];
   /** Git directories' config files that hold a credential, each shown as a copy without it (git-config-view.ts). */
   configViews: Array<{ copy: string; file: string }>;
-}
-
-/**
- * The credential stores a session has no business reading, from the user's environment. Missing
- * ones are skipped when the sandbox is built. OpenCode's auth.json holds the model providers' keys.
- */
-export function credentialPaths(env: Env): string[] {
-  const { home, config, data, ottoConfigDir, ottoDataDir } = xdgPaths(env);
-  const cargo = env.CARGO_HOME || path.join(home, ".cargo");
-  const paths = [
-    path.join(home, ".ssh"),
-    path.join(home, ".gnupg"),
-    path.join(home, ".git-credentials"),
-    path.join(config, "git", "credentials"),
-    path.join(home, ".netrc"),
-    path.join(home, ".npmrc"),
-    path.join(home, ".yarnrc.yml"),
-    path.join(home, ".pypirc"),
-    path.join(home, ".docker", "config.json"),
-    path.join(home, ".aws"),
-    path.join(home, ".azure"),
-    path.join(home, ".kube"),
-    path.join(config, "gh"),
-    path.join(config, "hub"),
-    path.join(config, "gcloud"),
-    ottoConfigDir,
-    ottoDataDir,
-    path.join(data, "opencode", "auth.json"),
-    path.join(data, "opencode", "mcp-auth.json"),
-    // Toolchains' and package managers' credential files. Some sit inside a folder shown read-only
-    // (home.ts toolchainPaths: `~/.gem`, uv's data folder), the rest beside a store or in the home.
-    path.join(home, ".gem", "credentials"),
-    path.join(data, "gem", "credentials"),
-    path.join(data, "uv", "credentials"),
-    path.join(config, "pypoetry", "auth.toml"),
-    path.join(home, ".yarnrc"),
-    path.join(cargo, "credentials"),
-    path.join(cargo, "credentials.toml"),
-    path.join(home, ".m2", "settings.xml"),
-    path.join(home, ".m2", "settings-security.xml"),
-    path.join(env.GRADLE_USER_HOME || path.join(home, ".gradle"), "gradle.properties"),
-    path.join(home, ".nuget", "NuGet", "NuGet.Config"),
-    path.join(config, "NuGet", "NuGet.Config"),
-    path.join(home, ".terraform.d", "credentials.tfrc.json"),
-    path.join(config, "containers", "auth.json"),
-    ...globalNpmrcs(env.NVM_DIR || path.join(home, ".nvm")),
-  ];
-  if (env.GH_CONFIG_DIR) paths.push(env.GH_CONFIG_DIR);
-  if (env.AZURE_CONFIG_DIR) paths.push(env.AZURE_CONFIG_DIR);
-  if (env.NPM_CONFIG_USERCONFIG) paths.push(env.NPM_CONFIG_USERCONFIG);
-  if (env.SSH_AUTH_SOCK) paths.push(env.SSH_AUTH_SOCK);
-  return unique(paths.map((p) => path.resolve(p)));
-}
-
-/**
- * `npm config set --global` writes the registry token into the running node's own `etc/npmrc`,
- * which for nvm lies inside a toolchain folder shown read-only: one per installed version.
- */
-function globalNpmrcs(nvm: string): string[] {
-  const versions = path.join(nvm, "versions", "node");
-  try {
-    return fs.readdirSync(versions).map((v) => path.join(versions, v, "etc", "npmrc"));
-  } catch {
-    return [];
-  }
 }
 
 /**

@@ -4,7 +4,8 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { realPath, runtimePaths, storePaths, toolchainPaths } from "../../../src/sandbox/home.ts";
-import { credentialPaths, sandboxPolicy, within } from "../../../src/sandbox/policy.ts";
+import { credentialPaths } from "../../../src/sandbox/credential-paths.ts";
+import { sandboxPolicy, within } from "../../../src/sandbox/policy.ts";
 
 /*
  * policy.ts read directly: `sandboxPolicy`'s whole output for a home and trees built in a temp
