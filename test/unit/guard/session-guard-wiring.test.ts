@@ -174,6 +174,37 @@ describe("the bash tool", () => {
     expect(empty).toEqual({ command: "" });
   });
 
+  it("judges a workdir by where it resolves: a link out of the tree (to the home, another repository) or into git's directory is refused; one inside runs where it leads", async () => {
+    const { tool, dir, home } = setup({ config: { sandbox: "off" } });
+    const other = path.join(home, "billing");
+    fs.mkdirSync(path.join(dir, "src", "lib"), { recursive: true });
+    fs.mkdirSync(path.join(dir, ".git"));
+    fs.mkdirSync(other);
+    fs.symlinkSync(home, path.join(dir, "h"));
+    fs.symlinkSync(other, path.join(dir, "link"));
+    fs.symlinkSync(".git", path.join(dir, "g"));
+    fs.symlinkSync(path.join("src", "lib"), path.join(dir, "lib"));
+    await expect(tool("bash", { command: "echo x >> .bashrc", workdir: "h" })).rejects.toThrow(
+      `running a command in ${path.join(dir, "h")}: a link in the tree leads outside it (to ${home})`,
+    );
+    await expect(tool("bash", { command: "ls", workdir: "link/sub" })).rejects.toThrow(
+      `a link in the tree leads outside it (to ${path.join(other, "sub")})`,
+    );
+    await expect(tool("bash", { command: "ls", workdir: other })).rejects.toThrow(
+      `running a command in ${other}, outside the session's folder (${dir})`,
+    );
+    await expect(tool("bash", { command: "ls", workdir: "g" })).rejects.toThrow(`inside a git directory (${path.join(dir, ".git")})`);
+    const inside: Record<string, unknown> = { command: "ls", workdir: "lib" };
+    await tool("bash", inside);
+    expect(inside.workdir).toBe(path.join(dir, "src", "lib"));
+    const plain: Record<string, unknown> = { command: "ls", workdir: "src" };
+    await tool("bash", plain);
+    expect(plain.workdir).toBe(path.join(dir, "src"));
+    const none: Record<string, unknown> = { command: "ls" };
+    await tool("bash", none);
+    expect(none.workdir).toBeUndefined();
+  });
+
   it("refuses calls to the configured forge hosts, and runs the scripts' pushes past no one", async () => {
     const { tool, dir } = setup({ config: { sandbox: "off", pr: { providers: { github: { hosts: ["Git.Corp.Example"] } } } } });
     await expect(tool("bash", { command: "curl https://git.corp.example/x" })).rejects.toThrow(/Otto blocked this/);
