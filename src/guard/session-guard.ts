@@ -314,7 +314,7 @@ export class SessionGuard {
     const tree = await treePaths(workdir, mode);
     const plan = planCommand({ mode, cwd: workdir, tree, env: this.deps.env, ...(access ? { access } : {}) }, command);
     if (plan.sandbox !== "none") {
-      this.#watches.noted(call, watchControls(tree));
+      this.#watches.noted(call, watchControls(tree, { nested: !this.#watches.seen(call.sessionID, tree.root) }));
       return sandboxedLine(plan, this.deps.env);
     }
     if (mode !== "off" && !this.#saidNoSandbox) {
