@@ -134,6 +134,11 @@ const HARDENED: ReadonlyArray<readonly [string, string]> = [
   // Never signed: a signing program (gpg.program, possibly the tree's own config) and its prompt stay out of otto's runs (commit.ts, unsignedLine).
   ["commit.gpgSign", "false"],
   ["tag.gpgSign", "false"],
+  // The user's rebase.autoStash / merge.autoStash would stash their uncommitted work around otto's
+  // rebase or merge and, on a conflict, leave it in the stash; rebase.updateRefs would move their other branches.
+  ["rebase.autoStash", "false"],
+  ["merge.autoStash", "false"],
+  ["rebase.updateRefs", "false"],
 ];
 const NO_HOOKS = ["core.hooksPath", "/dev/null"] as const;
 
