@@ -112,6 +112,27 @@ describe.skipIf(!sandboxed)("a developer's home, once sandboxed code held the tr
     expect(await repo.git(["log", "-1", "--format=%ae"])).toBe("dana@work.invalid");
   });
 
+  it("an email from $EMAIL (git's fallback for user.email): otto's commit in the held tree takes it, as git outside does", async () => {
+    const { dev, env, dir } = await setup();
+    const config = path.join(dev.home, ".gitconfig");
+    fs.writeFileSync(config, fs.readFileSync(config, "utf8").replace(/\temail = .*\n/, ""));
+    const withEmail = { ...env, EMAIL: "dana@from-env.invalid" };
+    // Positive control: git outside takes the address from the environment.
+    expect(spawnSync("git", ["var", "GIT_AUTHOR_IDENT"], { cwd: dir, env: withEmail, encoding: "utf8" }).stdout).toContain("<dana@from-env.invalid>");
+    const run = (args: string[], o: { cwd: string; input?: string }) => runGit(args, { ...o, env: withEmail });
+    const baseline = await snapshotTree(run, dir);
+    await sessionShell(dir, withEmail, "echo w > work.txt");
+    await commitAll(run, dir, "feat: work", { baseline });
+    expect(await repo!.git(["log", "-1", "--format=%an <%ae>"])).toBe(`${DEVELOPER.name} <dana@from-env.invalid>`);
+  });
+
+  it("user.useConfigOnly is shown inside: git there guesses no identity from the host name where the user forbade it", async () => {
+    const { dev, env, dir } = await setup();
+    fs.appendFileSync(path.join(dev.home, ".gitconfig"), "[user]\n\tuseConfigOnly = true\n");
+    await sessionShell(dir, env, "git config user.useConfigOnly > seen-only.txt; true");
+    expect(fs.readFileSync(path.join(dir, "seen-only.txt"), "utf8").trim()).toBe("true");
+  });
+
   it("the sandbox sees the user's kept git settings, never the credential helper or the stored credentials", async () => {
     const { env, dir } = await setup();
     await sessionShell(
