@@ -2,7 +2,15 @@ import type { SandboxMode } from "../sandbox/index.ts";
 import type { Repo } from "../config/index.ts";
 import path from "node:path";
 import type { Env } from "../core/index.ts";
-import { assertCommitIdentity, commitAll, describeBaseline, snapshotGitControl, snapshotTree, type CheckResult, type GitRun } from "../workspace/index.ts";
+import {
+  assertCommitIdentity,
+  commitAll,
+  describeBaseline,
+  snapshotGitControl,
+  snapshotTree,
+  type CheckResult,
+  type GitRun,
+} from "../workspace/index.ts";
 import type { NotifyEvent } from "../notify/index.ts";
 import { Account, addUsage, formatUsage, ZERO_USAGE, type Budget, type Usage } from "../cost/index.ts";
 import type { ArchiveResult } from "./archive.ts";

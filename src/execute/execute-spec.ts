@@ -10,6 +10,7 @@ import { readDocs, relativeSpecDir, type SpecContext } from "./context.ts";
 import { alignDocs, docsDue } from "./docs-align.ts";
 import { committedPhases, ottoCommits } from "./git.ts";
 import { assertCommitIdentity, gitDir, snapshotGitControl } from "../workspace/index.ts";
+import { unsandboxedNote } from "../sandbox/index.ts";
 import { budgetStopped, cancelled, counted } from "./pass.ts";
 import { childAccount, estimateLine } from "./cost.ts";
 import { phasesToRun, startChanges } from "./plan.ts";
@@ -130,7 +131,11 @@ export async function executeSpec(deps: ExecuteDeps, flag?: string): Promise<Exe
         phases: [],
         recovered,
         cancelled: false,
-        notes: [...models.notes, ...cleanedNote(cleaned)],
+        notes: [
+          ...models.notes,
+          ...cleanedNote(cleaned),
+          ...[unsandboxedNote(deps.settings.sandbox ?? "auto", deps.env)].filter((n) => n !== undefined),
+        ],
         durationMs: 0,
         budget: deps.budget,
       };

@@ -106,7 +106,7 @@ function deps(
 describe("runBuild", () => {
   it("a tree where git knows no identity (user.useConfigOnly, none set): refused before a builder opens, naming the fix", async () => {
     const root = repoWith({ demo: tasksMd(2) });
-    const plain = { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_SYSTEM: "/dev/null" };
+    const plain: Record<string, string | undefined> = { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_SYSTEM: "/dev/null" };
     for (const key of Object.keys(plain)) if (/^(GIT_(AUTHOR|COMMITTER)_|EMAIL$)/.test(key)) delete plain[key];
     execFileSync("git", ["config", "--unset", "user.email"], { cwd: root, env: plain });
     execFileSync("git", ["config", "user.useConfigOnly", "true"], { cwd: root, env: plain });

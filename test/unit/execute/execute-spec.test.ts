@@ -6,6 +6,7 @@ import { until } from "../../support/wait.ts";
 import { git, gitEnv } from "../../support/git.ts";
 import { isOttoError } from "../../../src/core/index.ts";
 import { runGit } from "../../../src/workspace/index.ts";
+import { detectSandbox } from "../../../src/sandbox/index.ts";
 import { SLUG, useFakeExecute, statuses, of } from "./fake-execute.ts";
 
 const setup = useFakeExecute();
@@ -59,12 +60,31 @@ describe("executeSpec", () => {
     const plain = gitEnv();
     await git(["config", "--unset", "user.email"], f.repoRoot);
     await git(["config", "user.useConfigOnly", "true"], f.repoRoot);
-    const error = await executeSpec({ ...f.deps, git: (args, options) => runGit(args, { ...options, env: plain }) }).catch((e: unknown) => e);
+    const error = await executeSpec({ ...f.deps, git: (args, options) => runGit(args, { ...options, env: plain }) }).catch(
+      (e: unknown) => e,
+    );
     expect(isOttoError(error) && error.code).toBe("git_identity");
     expect(String((error as Error).message)).toMatch(/does not know who you are .*Nothing was run/);
     expect((error as { fix?: string }).fix).toMatch(/user\.email .*run \/otto-spec execute again/);
     expect(f.calls).toEqual([]);
     expect(statuses(f)).toEqual({ t1: "pending", t2: "pending", t3: "pending" });
+  });
+
+  it('on a machine without a sandbox under "auto", the summary says the commands ran without one and how to get one; with one, it says nothing', async () => {
+    const f = await setup(tasksMd([["t1", "pending", 1, [], "First"]]), () => undefined);
+    // The fake's environment has no PATH: no bwrap on it.
+    const { output } = await executeSpec(f.deps);
+    expect(output).toMatch(
+      /Note: no sandbox \(bubblewrap \(bwrap\) is not installed\): the sessions' shell commands and the checks ran .*apt-get install bubblewrap/,
+    );
+    const off = await setup(tasksMd([["t1", "pending", 1, [], "First"]]), () => undefined);
+    const chosen = await executeSpec({ ...off.deps, settings: { ...off.deps.settings, sandbox: "off" } });
+    expect(chosen.output).not.toContain("no sandbox");
+    if (detectSandbox(process.env).kind !== "none") {
+      const boxed = await setup(tasksMd([["t1", "pending", 1, [], "First"]]), () => undefined);
+      const sandboxed = await executeSpec({ ...boxed.deps, env: { ...boxed.deps.env, PATH: process.env.PATH ?? "" } });
+      expect(sandboxed.output).not.toContain("no sandbox");
+    }
   });
 
   it("runs a two-phase spec to completed tasks, one commit per phase plus one for docs, with history", async () => {

@@ -11,7 +11,10 @@ for (const variant of ["useConfigOnly", "EMAIL"]) {
     const dev = developerHome();
     const text = fs.readFileSync(path.join(dev.home, ".gitconfig"), "utf8");
     const stripped = text.replace(/\tname = .*\n/, variant === "EMAIL" ? "\tname = Dana Developer\n" : "").replace(/\temail = .*\n/, "");
-    fs.writeFileSync(path.join(dev.home, ".gitconfig"), variant === "useConfigOnly" ? stripped.replace("[user]\n", "[user]\n\tuseConfigOnly = true\n") : stripped);
+    fs.writeFileSync(
+      path.join(dev.home, ".gitconfig"),
+      variant === "useConfigOnly" ? stripped.replace("[user]\n", "[user]\n\tuseConfigOnly = true\n") : stripped,
+    );
     const env: Record<string, string> = { ...gitEnv(), ...dev.env, ...(variant === "EMAIL" ? { EMAIL: "dana@from-env.invalid" } : {}) };
     delete env.GIT_CONFIG_GLOBAL;
     const repo = await createRepo({ dir: path.join(dev.root, "work", "project"), remote: false });
@@ -21,7 +24,12 @@ for (const variant of ["useConfigOnly", "EMAIL"]) {
     const git = (args: string[], o: { cwd: string; input?: string }) => runGit(args, { ...o, env });
     console.log("outside var:", spawnSync("git", ["var", "GIT_AUTHOR_IDENT"], { cwd: repo.dir, env, encoding: "utf8" }));
     const baseline = await snapshotTree(git, repo.dir);
-    const r = await runCheck("echo w > work.txt; git var GIT_AUTHOR_IDENT > ident.txt 2>&1; true", { cwd: repo.dir, sandbox: "auto", env, timeoutMs: 60_000 });
+    const r = await runCheck("echo w > work.txt; git var GIT_AUTHOR_IDENT > ident.txt 2>&1; true", {
+      cwd: repo.dir,
+      sandbox: "auto",
+      env,
+      timeoutMs: 60_000,
+    });
     console.log(r.passed, fs.readFileSync(path.join(repo.dir, "ident.txt"), "utf8"));
     fs.rmSync(path.join(repo.dir, "ident.txt"));
     const res = await commitAll(git, repo.dir, "feat: x", { baseline }).catch((e: unknown) => e);

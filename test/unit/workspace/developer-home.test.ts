@@ -118,7 +118,9 @@ describe.skipIf(!sandboxed)("a developer's home, once sandboxed code held the tr
     fs.writeFileSync(config, fs.readFileSync(config, "utf8").replace(/\temail = .*\n/, ""));
     const withEmail = { ...env, EMAIL: "dana@from-env.invalid" };
     // Positive control: git outside takes the address from the environment.
-    expect(spawnSync("git", ["var", "GIT_AUTHOR_IDENT"], { cwd: dir, env: withEmail, encoding: "utf8" }).stdout).toContain("<dana@from-env.invalid>");
+    expect(spawnSync("git", ["var", "GIT_AUTHOR_IDENT"], { cwd: dir, env: withEmail, encoding: "utf8" }).stdout).toContain(
+      "<dana@from-env.invalid>",
+    );
     const run = (args: string[], o: { cwd: string; input?: string }) => runGit(args, { ...o, env: withEmail });
     const baseline = await snapshotTree(run, dir);
     await sessionShell(dir, withEmail, "echo w > work.txt");

@@ -127,7 +127,9 @@ describe("commitAndPush", () => {
     fs.writeFileSync(path.join(repo.dir, "b.txt"), "BEE\n");
     const result = await commitAndPush(input(repo, { baseline, env }));
     expect(result).toMatchObject({ outcome: "conflict", committed: true });
-    expect(result.detail).toMatch(/had moved on origin and git would not rebase onto it .*unstaged changes.*Commit or stash your own changes/);
+    expect(result.detail).toMatch(
+      /had moved on origin and git would not rebase onto it .*unstaged changes.*Commit or stash your own changes/,
+    );
     expect(await repo.remoteFile("b.txt", "feature")).toBe("bee\n");
     // The user's edit is where they left it, nothing in the stash, their branch where it was.
     expect(fs.readFileSync(path.join(repo.dir, "a.txt"), "utf8")).toBe("the user's edit\n");
