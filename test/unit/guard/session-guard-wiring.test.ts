@@ -224,6 +224,18 @@ describe("the bash tool", () => {
     }
   });
 
+  it.skipIf(!sandboxed || process.platform !== "linux")(
+    "a data folder otto may not write (the sandbox's launcher goes there): the command is refused, naming the folder and what to do",
+    async () => {
+      const s = setup();
+      // /sys takes no new folders, for root or anyone: the launcher cannot be written.
+      s.env.XDG_DATA_HOME = "/sys/otto-guard-data";
+      await expect(s.tool("bash", { command: "npm test" })).rejects.toThrow(
+        /a command otto could not check \(E(PERM|ACCES): [^\n]*\/sys\/otto-guard-data[^\n]*\nNext step: Otto could not write \/sys\/otto-guard-data[^:]*: make it writable for the user running OpenCode .*\$XDG_DATA_HOME/s,
+      );
+    },
+  );
+
   it.skipIf(!sandboxed)(
     "in the sandbox: the line is the launcher's, and what it leaves is settled after the call and at the session's end",
     async () => {
