@@ -49,6 +49,8 @@ export interface BuildDeps {
   pollMs?: number;
   /** The environment git runs with (the plugin's). */
   env?: Env;
+  /** otto.jsonc `sandbox`: where the loop's commands run (default auto); the summary says when none could. */
+  sandbox?: SandboxMode;
   /** `git.hooks: "run"`: the final commit runs the repository's hooks, in the sandbox this mode says. */
   commitHooks?: { sandbox: SandboxMode };
   /** The known secrets: a file holding one is not committed. */

@@ -217,7 +217,9 @@ describe("the bash tool", () => {
       expect(s.logs.filter(([, m]) => m.startsWith("otto: no sandbox for its sessions' commands (")).map(([l]) => l)).toEqual(["warn"]);
       fs.rmSync(home!, { recursive: true, force: true });
       const r = setup({ path: bin, config: { sandbox: "required" } });
-      await expect(r.tool("bash", { command: "npm test" })).rejects.toThrow(/^Otto blocked this: a command otto could not check \(.+\)\./);
+      await expect(r.tool("bash", { command: "npm test" })).rejects.toThrow(
+        /^Otto blocked this: a command otto could not check \(otto.jsonc sets sandbox: "required".+\nNext step: To get one: .+\)\./s,
+      );
       expect(r.logs.some(([, m]) => m.startsWith("otto: no sandbox"))).toBe(false);
     } finally {
       fs.rmSync(bin, { recursive: true, force: true });
