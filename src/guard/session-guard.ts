@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { xdgPaths, type Env } from "../core/paths.ts";
+import { errorText } from "../core/errors.ts";
 import { redact } from "../core/redact.ts";
 import { opencodeAuthSecrets } from "../core/secrets.ts";
 import type { Logger } from "../core/log.ts";
@@ -290,7 +291,7 @@ export class SessionGuard {
       else if (!reason) args.command = await this.#sandboxed(command, workdir, forge.sandbox, call, forge.sandboxAccess);
     } catch (error) {
       // Failing closed: a guarded command otto could not check does not run.
-      reason = `a command otto could not check (${error instanceof Error ? error.message : String(error)})`;
+      reason = `a command otto could not check (${errorText(error)})`;
     }
     if (reason) {
       this.deps.log.log("info", "otto guard: refused a session's command", { reason });

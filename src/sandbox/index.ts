@@ -32,6 +32,7 @@ export {
   sandboxUnattended,
   describeSandbox,
   assertSandbox,
+  unsandboxedNote,
   shellQuote,
   sandboxShell,
   type CommandPlan,

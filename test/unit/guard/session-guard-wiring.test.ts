@@ -248,12 +248,26 @@ describe("the bash tool", () => {
       expect(s.logs.filter(([, m]) => m.startsWith("otto: no sandbox for its sessions' commands (")).map(([l]) => l)).toEqual(["warn"]);
       fs.rmSync(home!, { recursive: true, force: true });
       const r = setup({ path: bin, config: { sandbox: "required" } });
-      await expect(r.tool("bash", { command: "npm test" })).rejects.toThrow(/^Otto blocked this: a command otto could not check \(.+\)\./);
+      await expect(r.tool("bash", { command: "npm test" })).rejects.toThrow(
+        /^Otto blocked this: a command otto could not check \(otto.jsonc sets sandbox: "required".+\nNext step: To get one: .+\)\./s,
+      );
       expect(r.logs.some(([, m]) => m.startsWith("otto: no sandbox"))).toBe(false);
     } finally {
       fs.rmSync(bin, { recursive: true, force: true });
     }
   });
+
+  it.skipIf(!sandboxed || process.platform !== "linux")(
+    "a data folder otto may not write (the sandbox's launcher goes there): the command is refused, naming the folder and what to do",
+    async () => {
+      const s = setup();
+      // /sys takes no new folders, for root or anyone: the launcher cannot be written.
+      s.env.XDG_DATA_HOME = "/sys/otto-guard-data";
+      await expect(s.tool("bash", { command: "npm test" })).rejects.toThrow(
+        /a command otto could not check \(E(PERM|ACCES): [^\n]*\/sys\/otto-guard-data[^\n]*\nNext step: Otto could not write \/sys\/otto-guard-data[^:]*: make it writable for the user running OpenCode .*\$XDG_DATA_HOME/s,
+      );
+    },
+  );
 
   it.skipIf(!sandboxed)(
     "in the sandbox: the line is the launcher's, and what it leaves is settled after the call and at the session's end",
