@@ -206,7 +206,8 @@ describe("sandboxPolicy's whole output", () => {
       allowWrite: [path.join(h, ".config"), path.join(h, ".cache", "tool"), path.join(repo, "out")],
       readOnly: [
         ...GIT_CONTROLS.map((name) => path.join(repo, ".git", name)),
-        path.join(repo, ".git", "worktrees", "other"),
+        // The folder of the user's linked worktrees' git directories, as a whole.
+        path.join(repo, ".git", "worktrees"),
         ...TREE_CONTROLS.map((name) => path.join(repo, name)),
         path.join(repo, "bin"),
         path.join(repo, ".githooks"),
@@ -279,7 +280,7 @@ describe("sandboxPolicy's whole output", () => {
     });
   });
 
-  it("otto's linked worktree: both git directories' controls, its `.git` file, the user's other worktrees, the shared refs; otto's folders never allowed", () => {
+  it("otto's linked worktree: both git directories' controls, its `.git` file, the worktrees folder, the main checkout's HEAD and index, the shared refs; otto's folders never allowed", () => {
     const top = folder({
       "common/config": "",
       "common/HEAD": "",
@@ -310,10 +311,11 @@ describe("sandboxPolicy's whole output", () => {
       ...GIT_CONTROLS.map((name) => path.join(own, name)),
       ...GIT_CONTROLS.map((name) => path.join(common, name)),
       path.join(wt, ".git"),
-      path.join(common, "worktrees", "user-a"),
-      path.join(common, "worktrees", "user-b"),
+      path.join(common, "worktrees"),
+      path.join(common, "HEAD"),
+      path.join(common, "index"),
       ...TREE_CONTROLS.map((name) => path.join(wt, name)),
-      ...["refs", "packed-refs", "HEAD", "index", "logs"].map((name) => path.join(common, name)),
+      ...["refs", "packed-refs", "logs"].map((name) => path.join(common, name)),
     ]);
     expect(policy.allowRead).toEqual([path.join(top, "cfg")]);
     expect(policy.allowWrite).toEqual([path.join(top, "data")]);
@@ -323,22 +325,26 @@ describe("sandboxPolicy's whole output", () => {
     expect(policy.network).toBe("open");
     expect(policy.ports).toEqual([]);
 
-    // Without the shared common folder: the other worktrees from the last git directory, no shared refs.
+    // A linked worktree of the user's (no shared common folder): the worktrees folder from the last
+    // git directory, the main checkout's HEAD and index; the refs stay writable for its commits.
     const plain = sandboxPolicy({ cwd: wt, tree: { root: wt, gitDirs: [own, common] }, env });
     expect(plain.readOnly).toEqual([
       ...GIT_CONTROLS.map((name) => path.join(own, name)),
       ...GIT_CONTROLS.map((name) => path.join(common, name)),
       path.join(wt, ".git"),
-      path.join(common, "worktrees", "user-a"),
-      path.join(common, "worktrees", "user-b"),
+      path.join(common, "worktrees"),
+      path.join(common, "HEAD"),
+      path.join(common, "index"),
       ...TREE_CONTROLS.map((name) => path.join(wt, name)),
     ]);
-    // A common folder without worktrees: none.
+    // A common folder without worktrees: no worktrees folder.
     fs.rmSync(path.join(common, "worktrees"), { recursive: true });
     expect(sandboxPolicy({ cwd: wt, tree: { root: wt, gitDirs: [own, common] }, env }).readOnly).toEqual([
       ...GIT_CONTROLS.map((name) => path.join(own, name)),
       ...GIT_CONTROLS.map((name) => path.join(common, name)),
       path.join(wt, ".git"),
+      path.join(common, "HEAD"),
+      path.join(common, "index"),
       ...TREE_CONTROLS.map((name) => path.join(wt, name)),
     ]);
   });
