@@ -67,14 +67,23 @@ const TREE_CONTROLS = [
 ];
 
 describe("credentialPaths", () => {
-  it("every store otto knows, from the home and XDG folders, the env's own folders, nvm's global npmrc per version; unique and resolved", () => {
-    const top = folder({ "h/.nvm/versions/node/v20.1.0/bin/node": "", "h/.nvm/versions/node/v22.0.0/bin/node": "" });
+  it("every store otto knows, from the home and XDG folders, the env's own folders, nvm's global npmrc per version that has one; unique and resolved", () => {
+    const top = folder({
+      "h/.nvm/versions/node/v20.1.0/bin/node": "",
+      "h/.nvm/versions/node/v20.1.0/etc/npmrc": "",
+      "h/.nvm/versions/node/v22.0.0/etc/npmrc": "",
+    });
     const h = path.join(top, "h");
     const H = (...p: string[]) => path.join(h, ...p);
     const base = { HOME: h };
     const C = (...p: string[]) => H(".config", ...p);
     const D = (...p: string[]) => H(".local", "share", ...p);
-    expect(credentialPaths(base)).toEqual([
+    const all = credentialPaths(base);
+    expect(all.slice(-2).sort()).toEqual([
+      H(".nvm", "versions", "node", "v20.1.0", "etc", "npmrc"),
+      H(".nvm", "versions", "node", "v22.0.0", "etc", "npmrc"),
+    ]);
+    expect(all.slice(0, -2)).toEqual([
       H(".ssh"),
       H(".gnupg"),
       H(".git-credentials"),
@@ -108,8 +117,6 @@ describe("credentialPaths", () => {
       C("NuGet", "NuGet.Config"),
       H(".terraform.d", "credentials.tfrc.json"),
       C("containers", "auth.json"),
-      H(".nvm", "versions", "node", "v20.1.0", "etc", "npmrc"),
-      H(".nvm", "versions", "node", "v22.0.0", "etc", "npmrc"),
     ]);
     // The environment's own folders; relative ones resolved; a name given twice once.
     const moved = credentialPaths({
@@ -133,6 +140,56 @@ describe("credentialPaths", () => {
     expect(moved).toHaveLength(37);
     expect(credentialPaths({ HOME: h, XDG_CONFIG_HOME: "/c", GH_CONFIG_DIR: "/c/gh" }).filter((p) => p === "/c/gh")).toHaveLength(1);
     expect(credentialPaths({ HOME: h, NVM_DIR: "", CARGO_HOME: "", GRADLE_USER_HOME: "" })).toEqual(credentialPaths(base));
+  });
+
+  it("a token's settings file in any toolchain folder shown read-only: every version manager's global npmrc, pip.conf, condarc; not inside an install's content folders, links or deeper than Volta's", () => {
+    const token = "//registry.npmjs.org/:_authToken=t\n";
+    const found = {
+      ".local/share/fnm/node-versions/v20.11.0/installation/etc/npmrc": token,
+      ".local/share/mise/installs/node/20.11.0/etc/npmrc": token,
+      ".local/share/mise/installs/python/3.12/pip.ini": "",
+      ".asdf/installs/nodejs/20.11.0/etc/npmrc": token,
+      ".nodenv/versions/20.11.0/etc/npmrc": token,
+      ".nodenv/versions/18.0.0/.npmrc": token,
+      ".volta/tools/image/node/20.11.0/etc/npmrc": token,
+      ".pyenv/versions/3.11.7/pip.conf": "",
+      ".pyenv/versions/miniconda3-latest/.condarc": "",
+      ".pyenv/versions/miniconda3-latest/envs/x/condarc": "",
+    };
+    const INSTALL_CONTENT = [
+      "bin",
+      "lib",
+      "lib64",
+      "libexec",
+      "include",
+      "share",
+      "man",
+      "src",
+      "pkg",
+      "pkgs",
+      "node_modules",
+      "site-packages",
+      ".git",
+    ];
+    const top = folder({
+      ...Object.fromEntries(Object.entries(found).map(([rel, text]) => [`h/${rel}`, text])),
+      // An install's content folders are not read: npm's own builtin npmrc, a package's files.
+      ...Object.fromEntries(INSTALL_CONTENT.map((name) => [`h/.nodenv/versions/20.11.0/${name}/npmrc`, ""])),
+      // One folder deeper than Volta's installs, a link to a folder (not followed), other names.
+      "h/.volta/tools/image/node/20.11.0/etc/deeper/npmrc": "",
+      "elsewhere/npmrc": "",
+      "h/.nodenv/versions/linked": { link: "elsewhere" },
+      "h/.nodenv/versions/20.11.0/etc/npmrc.bak": "",
+      "h/.nodenv/versions/20.11.0/pip.conf/x": "",
+    });
+    const h = path.join(top, "h");
+    // After the stores every home has, in the order the folder reads give.
+    const configs = credentialPaths({ HOME: h }).slice(credentialPaths({ HOME: path.join(top, "none") }).length);
+    expect(configs.sort()).toEqual(
+      Object.keys(found)
+        .map((rel) => path.join(h, rel))
+        .sort(),
+    );
   });
 });
 
