@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { bwrapArgs, detectSandbox, planCommand, seatbeltProfile, type PathKind, type TreePaths } from "../../../src/sandbox/index.ts";
+import { detectSandbox, planCommand, seatbeltProfile, type TreePaths } from "../../../src/sandbox/index.ts";
 import type { SandboxPolicy } from "../../../src/sandbox/policy.ts";
 import { developerHome } from "../../support/dev-home.ts";
 
@@ -126,38 +126,6 @@ describe("a git directory of the tree inside a read-only folder", () => {
     ports: [],
     gitFiles: [],
     configViews: [{ copy: "/v/commondir", file: "/w/repo/.git/worktrees/wt/commondir" }],
-  });
-
-  it("bubblewrap: bound writable again after the read-only folder, then its own read-only files on top", () => {
-    const kinds: Record<string, PathKind> = {
-      "/w/repo/.git/index": "file",
-      "/w/wt/.git": "file",
-      "/w/repo/.git/worktrees/wt/commondir": "file",
-    };
-    const args = bwrapArgs(policy(), (p) => kinds[p] ?? "dir");
-    const start = args.indexOf("--bind");
-    expect(args.slice(start, -2)).toEqual([
-      ...[
-        "--bind",
-        "/w/wt",
-        "/w/wt",
-        "--bind",
-        "/w/repo/.git/worktrees/wt",
-        "/w/repo/.git/worktrees/wt",
-        "--bind",
-        "/w/repo/.git",
-        "/w/repo/.git",
-      ],
-      ...["--ro-bind", "/v/commondir", "/w/repo/.git/worktrees/wt/commondir"],
-      ...["--ro-bind", "/w/repo/.git/worktrees", "/w/repo/.git/worktrees"],
-      ...["--ro-bind", "/w/repo/.git/index", "/w/repo/.git/index", "--ro-bind", "/w/wt/.git", "/w/wt/.git"],
-      ...["--bind", "/w/repo/.git/worktrees/wt", "/w/repo/.git/worktrees/wt"],
-      ...["--ro-bind", "/v/commondir", "/w/repo/.git/worktrees/wt/commondir"],
-    ]);
-    // A missing own git directory is not bound again.
-    expect(bwrapArgs(policy(), (p) => (p === "/w/repo/.git/worktrees/wt" ? "missing" : (kinds[p] ?? "dir")))).not.toContain(
-      "/w/repo/.git/worktrees/wt",
-    );
   });
 
   it("Seatbelt: writes allowed again in it after the read-only folder's denial, its own read-only files denied after that", () => {
