@@ -221,6 +221,13 @@ describe("a git directory of the tree inside a read-only folder (a linked worktr
       ...["--bind", "/w/repo/.git/worktrees/wt", "/w/repo/.git/worktrees/wt"],
       ...["--ro-bind", "/v/commondir", "/w/repo/.git/worktrees/wt/commondir"],
     ]);
+    // A git directory read-only itself stays so: not bound writable again after.
+    const held = bwrapArgs({ ...policy(), readOnly: ["/w/repo/.git"], configViews: [] }, (p) => kinds[p] ?? "dir");
+    expect(held.slice(held.indexOf("--bind"), -2)).toEqual([
+      ...["--bind", "/w/wt", "/w/wt", "--bind", "/w/repo/.git/worktrees/wt", "/w/repo/.git/worktrees/wt"],
+      ...["--bind", "/w/repo/.git", "/w/repo/.git", "--ro-bind", "/w/repo/.git", "/w/repo/.git"],
+      ...["--bind", "/w/repo/.git/worktrees/wt", "/w/repo/.git/worktrees/wt"],
+    ]);
     // A missing own git directory is not bound again.
     expect(bwrapArgs(policy(), (p) => (p === "/w/repo/.git/worktrees/wt" ? "missing" : (kinds[p] ?? "dir")))).not.toContain(
       "/w/repo/.git/worktrees/wt",
