@@ -135,9 +135,7 @@ export function sandboxPolicy(input: {
     ...[".opencode", "opencode.json", "opencode.jsonc"].map((name) => path.join(root, name)),
     // Hook managers' configuration: the body of the hook they installed, run by the user's next commit.
     ...HOOK_MANAGER_CONFIG.map((name) => path.join(root, name)),
-    ...(tree.sharedCommon
-      ? ["refs", "packed-refs", "logs"].map((name) => path.join(realPath(tree.sharedCommon ?? ""), name))
-      : []),
+    ...(tree.sharedCommon ? ["refs", "packed-refs", "logs"].map((name) => path.join(realPath(tree.sharedCommon ?? ""), name)) : []),
   ];
   // otto's own folders (the launcher, the watcher's password) stay hidden whatever the lists allow.
   const otto = real([ottoConfigDir, ottoDataDir]);
