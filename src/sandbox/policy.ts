@@ -130,7 +130,7 @@ export function sandboxPolicy(input: {
     // they are. The refs stay writable (the session's commits move its branch, kept in the common
     // directory; control-watch puts back the other branches and tags it moved), but for otto's
     // temporary worktree, which commits nothing there.
-    ...(gitDirs.length > 1 ? ["HEAD", "index"].map((name) => path.join(gitDirs.at(-1) ?? "", name)) : []),
+    ...gitDirs.slice(1).flatMap((common) => ["HEAD", "index"].map((name) => path.join(common, name))),
     // OpenCode configuration the tree already has: what the next OpenCode start loads stays as it was.
     ...[".opencode", "opencode.json", "opencode.jsonc"].map((name) => path.join(root, name)),
     // Hook managers' configuration: the body of the hook they installed, run by the user's next commit.
