@@ -33,7 +33,8 @@ export function pathKind(file: string): PathKind {
  *    `allow_write`;
  * 6. the tree and its git directories writable;
  * 7. git's config, hooks and info read-only on top of them (a config file holding a credential
- *    shown as a copy without it);
+ *    shown as a copy without it), `<common>/worktrees` as a whole, then the tree's own git
+ *    directory inside it writable again with its controls read-only on top;
  * 8. the other hidden paths last (credential stores, the session's sockets, secret files in the
  *    tree), so a tree or store that contains one (a dotfiles repository in $HOME) does not show it
  *    again. A folder becomes an empty tmpfs, a file (or socket) /dev/null.
@@ -76,12 +77,19 @@ export function bwrapArgs(policy: SandboxPolicy, kind: (file: string) => PathKin
   for (const p of policy.allowRead) if (kind(p) !== "missing") args.push("--ro-bind", p, p);
   for (const p of policy.allowWrite) if (kind(p) !== "missing") args.push("--bind", p, p);
   for (const dir of tree) if (kind(dir) !== "missing") args.push("--bind", dir, dir);
-  for (const file of policy.readOnly) {
-    if (kind(file) === "missing") continue;
-    // A config file that holds a credential is shown as its copy without it.
-    const view = policy.configViews.find((v) => v.file === file);
-    args.push("--ro-bind", view?.copy ?? file, file);
-  }
+  const readOnly = (files: readonly string[]): void => {
+    for (const file of files) {
+      if (kind(file) === "missing") continue;
+      // A config file that holds a credential is shown as its copy without it.
+      const view = policy.configViews.find((v) => v.file === file);
+      args.push("--ro-bind", view?.copy ?? file, file);
+    }
+  };
+  readOnly(policy.readOnly);
+  // A git directory of the tree inside a read-only folder (a linked worktree's own in `<common>/worktrees`): writable again, its controls on top.
+  const reopened = tree.filter((dir) => policy.readOnly.some((r) => r !== dir && within(dir, r)));
+  for (const dir of reopened) if (kind(dir) !== "missing") args.push("--bind", dir, dir);
+  readOnly(policy.readOnly.filter((file) => reopened.some((dir) => within(file, dir))));
   // Files a git config includes (actions/checkout's credentials file) that hold a credential: their copies without it.
   for (const view of policy.configViews) {
     if (!policy.readOnly.includes(view.file) && !inTemp(view.file) && kind(view.file) === "file")

@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { xdgPaths, type Env } from "../core/paths.ts";
+import { toolchainPaths } from "./home.ts";
 
 /*
  * Where the user's credentials live, from the environment: files and folders hidden from every
@@ -50,7 +51,7 @@ export function credentialPaths(env: Env): string[] {
     path.join(config, "NuGet", "NuGet.Config"),
     path.join(home, ".terraform.d", "credentials.tfrc.json"),
     path.join(config, "containers", "auth.json"),
-    ...globalNpmrcs(env.NVM_DIR || path.join(home, ".nvm")),
+    ...toolchainConfigs(toolchainPaths(env)),
   ];
   if (env.GH_CONFIG_DIR) paths.push(env.GH_CONFIG_DIR);
   if (env.AZURE_CONFIG_DIR) paths.push(env.AZURE_CONFIG_DIR);
@@ -60,14 +61,54 @@ export function credentialPaths(env: Env): string[] {
 }
 
 /**
- * `npm config set --global` writes the registry token into the running node's own `etc/npmrc`,
- * which for nvm lies inside a toolchain folder shown read-only: one per installed version.
+ * Settings files that hold a registry's or package index's token: `npm config set --global` writes
+ * the running node's `<prefix>/etc/npmrc`, `pip config set --site` a Python's `<prefix>/pip.conf`,
+ * conda its install's `.condarc`.
  */
-function globalNpmrcs(nvm: string): string[] {
-  const versions = path.join(nvm, "versions", "node");
-  try {
-    return fs.readdirSync(versions).map((v) => path.join(versions, v, "etc", "npmrc"));
-  } catch {
-    return [];
-  }
+const TOOLCHAIN_CONFIGS = new Set(["npmrc", ".npmrc", "pip.conf", "pip.ini", ".condarc", "condarc"]);
+
+/** An install's folders of programs, libraries and sources: none holds those settings, and they are most of its folders. */
+const INSTALL_CONTENT = new Set([
+  "bin",
+  "lib",
+  "lib64",
+  "libexec",
+  "include",
+  "share",
+  "man",
+  "src",
+  "pkg",
+  "pkgs",
+  "node_modules",
+  "site-packages",
+  ".git",
+]);
+
+/** Deep enough for every version manager's installs: Volta's `tools/image/node/<version>/etc/npmrc`. */
+const CONFIG_DEPTH = 5;
+
+/**
+ * Those settings files anywhere in the toolchain folders shown read-only (home.ts), whatever the
+ * version manager (nvm, fnm, mise, asdf, nodenv, Volta, pyenv): each folder is walked to
+ * CONFIG_DEPTH, without following links and without entering an install's content folders, which
+ * keeps it to a few hundred folder reads for a home with many installs.
+ */
+function toolchainConfigs(roots: readonly string[]): string[] {
+  const found: string[] = [];
+  const walk = (dir: string, depth: number): void => {
+    let entries: fs.Dirent[];
+    try {
+      entries = fs.readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const entry of entries) {
+      const at = path.join(dir, entry.name);
+      if (!entry.isDirectory()) {
+        if (TOOLCHAIN_CONFIGS.has(entry.name)) found.push(at);
+      } else if (depth < CONFIG_DEPTH && !INSTALL_CONTENT.has(entry.name)) walk(at, depth + 1);
+    }
+  };
+  for (const root of roots) walk(root, 0);
+  return found;
 }

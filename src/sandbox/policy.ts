@@ -25,7 +25,7 @@ export interface TreePaths {
   gitDirs: readonly string[];
   /**
    * The common git directory of otto's own temporary worktree, which it shares with the user's
-   * checkout: its refs, packed-refs, HEAD, index and logs are shown read-only.
+   * checkout: its refs, packed-refs, HEAD, index and logs are shown read-only (HEAD and index from any linked worktree).
    */
   sharedCommon?: string;
 }
@@ -122,15 +122,20 @@ export function sandboxPolicy(input: {
       ["config", "config.worktree", "hooks", "info", "commondir", "gitdir", "modules"].map((name) => path.join(dir, name)),
     ),
     ...(gitDirs.length > 0 && !own.includes(dotGit) ? [dotGit] : []),
-    // The user's other linked worktrees' git directories: their commondir, config and HEAD are what git there reads.
-    ...otherWorktrees(gitDirs, tree.sharedCommon),
+    // The user's other linked worktrees' git directories, and the folder that holds them (renamed, it
+    // could be rebuilt with a commondir of the sandbox's): the command's own one is writable again
+    // inside it (bwrap.ts, seatbelt.ts).
+    ...worktreesFolder(gitDirs, tree.sharedCommon),
+    // From a linked worktree: the main checkout's index and HEAD, which its next commit takes as
+    // they are. The refs stay writable (the session's commits move its branch, kept in the common
+    // directory; control-watch puts back the other branches and tags it moved), but for otto's
+    // temporary worktree, which commits nothing there.
+    ...gitDirs.slice(1).flatMap((common) => ["HEAD", "index"].map((name) => path.join(common, name))),
     // OpenCode configuration the tree already has: what the next OpenCode start loads stays as it was.
     ...[".opencode", "opencode.json", "opencode.jsonc"].map((name) => path.join(root, name)),
     // Hook managers' configuration: the body of the hook they installed, run by the user's next commit.
     ...HOOK_MANAGER_CONFIG.map((name) => path.join(root, name)),
-    ...(tree.sharedCommon
-      ? ["refs", "packed-refs", "HEAD", "index", "logs"].map((name) => path.join(realPath(tree.sharedCommon ?? ""), name))
-      : []),
+    ...(tree.sharedCommon ? ["refs", "packed-refs", "logs"].map((name) => path.join(realPath(tree.sharedCommon ?? ""), name)) : []),
   ];
   // otto's own folders (the launcher, the watcher's password) stay hidden whatever the lists allow.
   const otto = real([ottoConfigDir, ottoDataDir]);
@@ -222,17 +227,10 @@ export const HOOK_MANAGER_CONFIG = [
   ".lefthook-local.yaml",
 ];
 
-/** `<common>/worktrees/*` other than the command's own git directory: read-only as a whole. */
-function otherWorktrees(gitDirs: readonly string[], sharedCommon: string | undefined): string[] {
+/** `<common>/worktrees` as a whole, where it exists (a new linked worktree is otto's own `git worktree add`, outside). */
+function worktreesFolder(gitDirs: readonly string[], sharedCommon: string | undefined): string[] {
   const common = sharedCommon ? realPath(sharedCommon) : gitDirs.at(-1);
-  if (!common) return [];
-  let names: string[];
-  try {
-    names = fs.readdirSync(path.join(common, "worktrees"));
-  } catch {
-    return [];
-  }
-  return names.map((name) => path.join(common, "worktrees", name)).filter((dir) => !gitDirs.includes(dir));
+  return common && isDir(path.join(common, "worktrees")) ? [path.join(common, "worktrees")] : [];
 }
 
 /** True when `inner` is `outer` or lies inside it (a folder inside named `..x` included: only `..` itself leads out). */

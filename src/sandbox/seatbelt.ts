@@ -1,4 +1,4 @@
-import type { SandboxPolicy } from "./policy.ts";
+import { within, type SandboxPolicy } from "./policy.ts";
 
 /*
  * The same policy as a macOS Seatbelt profile for sandbox-exec(1). Seatbelt cannot mount an empty
@@ -43,6 +43,13 @@ export function seatbeltProfile(policy: SandboxPolicy): string {
   const gitFiles = [...(policy.gitConfig ? [policy.gitConfig] : []), ...policy.gitFiles];
   if (gitFiles.length > 0) lines.push(`(allow file-read* ${gitFiles.map((f) => `(literal ${lit(f)})`).join(" ")})`);
   if (policy.readOnly.length > 0) lines.push(`(deny file-write* ${subpaths(policy.readOnly)})`);
+  // The tree's own git directory inside a read-only folder (`<common>/worktrees`): writable again, its controls not.
+  const reopened = policy.tree.filter((dir) => policy.readOnly.some((r) => r !== dir && within(dir, r)));
+  if (reopened.length > 0) {
+    lines.push(`(allow file-write* ${subpaths(reopened)})`);
+    const controls = policy.readOnly.filter((file) => reopened.some((dir) => within(file, dir)));
+    if (controls.length > 0) lines.push(`(deny file-write* ${subpaths(controls)})`);
+  }
   if (policy.hidden.length > 0) {
     lines.push(`(deny file-read* file-write* ${subpaths(policy.hidden)})`);
     const sockets = policy.hidden.map((p) => `(remote unix-socket (path-literal ${lit(p)}))`).join(" ");

@@ -175,3 +175,62 @@ describe("pathKind", () => {
     ]);
   });
 });
+
+describe("a git directory of the tree inside a read-only folder (a linked worktree's own in `<common>/worktrees`)", () => {
+  const policy = (): SandboxPolicy => ({
+    cwd: "/w/wt",
+    tree: ["/w/wt", "/w/repo/.git/worktrees/wt", "/w/repo/.git"],
+    toolchains: [],
+    caches: [],
+    allowRead: [],
+    allowWrite: [],
+    readOnly: ["/w/repo/.git/worktrees/wt/commondir", "/w/repo/.git/worktrees", "/w/repo/.git/index", "/w/wt/.git"],
+    hidden: [],
+    privateTemp: [],
+    emptyRun: [],
+    runKeep: [],
+    network: "open",
+    ports: [],
+    gitFiles: [],
+    configViews: [{ copy: "/v/commondir", file: "/w/repo/.git/worktrees/wt/commondir" }],
+  });
+
+  it("bubblewrap: bound writable again after the read-only folder, then its own read-only files on top", () => {
+    const kinds: Record<string, PathKind> = {
+      "/w/repo/.git/index": "file",
+      "/w/wt/.git": "file",
+      "/w/repo/.git/worktrees/wt/commondir": "file",
+    };
+    const args = bwrapArgs(policy(), (p) => kinds[p] ?? "dir");
+    const start = args.indexOf("--bind");
+    expect(args.slice(start, -2)).toEqual([
+      ...[
+        "--bind",
+        "/w/wt",
+        "/w/wt",
+        "--bind",
+        "/w/repo/.git/worktrees/wt",
+        "/w/repo/.git/worktrees/wt",
+        "--bind",
+        "/w/repo/.git",
+        "/w/repo/.git",
+      ],
+      ...["--ro-bind", "/v/commondir", "/w/repo/.git/worktrees/wt/commondir"],
+      ...["--ro-bind", "/w/repo/.git/worktrees", "/w/repo/.git/worktrees"],
+      ...["--ro-bind", "/w/repo/.git/index", "/w/repo/.git/index", "--ro-bind", "/w/wt/.git", "/w/wt/.git"],
+      ...["--bind", "/w/repo/.git/worktrees/wt", "/w/repo/.git/worktrees/wt"],
+      ...["--ro-bind", "/v/commondir", "/w/repo/.git/worktrees/wt/commondir"],
+    ]);
+    // A git directory read-only itself stays so: not bound writable again after.
+    const held = bwrapArgs({ ...policy(), readOnly: ["/w/repo/.git"], configViews: [] }, (p) => kinds[p] ?? "dir");
+    expect(held.slice(held.indexOf("--bind"), -2)).toEqual([
+      ...["--bind", "/w/wt", "/w/wt", "--bind", "/w/repo/.git/worktrees/wt", "/w/repo/.git/worktrees/wt"],
+      ...["--bind", "/w/repo/.git", "/w/repo/.git", "--ro-bind", "/w/repo/.git", "/w/repo/.git"],
+      ...["--bind", "/w/repo/.git/worktrees/wt", "/w/repo/.git/worktrees/wt"],
+    ]);
+    // A missing own git directory is not bound again.
+    expect(bwrapArgs(policy(), (p) => (p === "/w/repo/.git/worktrees/wt" ? "missing" : (kinds[p] ?? "dir")))).not.toContain(
+      "/w/repo/.git/worktrees/wt",
+    );
+  });
+});

@@ -67,14 +67,23 @@ const TREE_CONTROLS = [
 ];
 
 describe("credentialPaths", () => {
-  it("every store otto knows, from the home and XDG folders, the env's own folders, nvm's global npmrc per version; unique and resolved", () => {
-    const top = folder({ "h/.nvm/versions/node/v20.1.0/bin/node": "", "h/.nvm/versions/node/v22.0.0/bin/node": "" });
+  it("every store otto knows, from the home and XDG folders, the env's own folders, nvm's global npmrc per version that has one; unique and resolved", () => {
+    const top = folder({
+      "h/.nvm/versions/node/v20.1.0/bin/node": "",
+      "h/.nvm/versions/node/v20.1.0/etc/npmrc": "",
+      "h/.nvm/versions/node/v22.0.0/etc/npmrc": "",
+    });
     const h = path.join(top, "h");
     const H = (...p: string[]) => path.join(h, ...p);
     const base = { HOME: h };
     const C = (...p: string[]) => H(".config", ...p);
     const D = (...p: string[]) => H(".local", "share", ...p);
-    expect(credentialPaths(base)).toEqual([
+    const all = credentialPaths(base);
+    expect(all.slice(-2).sort()).toEqual([
+      H(".nvm", "versions", "node", "v20.1.0", "etc", "npmrc"),
+      H(".nvm", "versions", "node", "v22.0.0", "etc", "npmrc"),
+    ]);
+    expect(all.slice(0, -2)).toEqual([
       H(".ssh"),
       H(".gnupg"),
       H(".git-credentials"),
@@ -108,8 +117,6 @@ describe("credentialPaths", () => {
       C("NuGet", "NuGet.Config"),
       H(".terraform.d", "credentials.tfrc.json"),
       C("containers", "auth.json"),
-      H(".nvm", "versions", "node", "v20.1.0", "etc", "npmrc"),
-      H(".nvm", "versions", "node", "v22.0.0", "etc", "npmrc"),
     ]);
     // The environment's own folders; relative ones resolved; a name given twice once.
     const moved = credentialPaths({
@@ -133,6 +140,56 @@ describe("credentialPaths", () => {
     expect(moved).toHaveLength(37);
     expect(credentialPaths({ HOME: h, XDG_CONFIG_HOME: "/c", GH_CONFIG_DIR: "/c/gh" }).filter((p) => p === "/c/gh")).toHaveLength(1);
     expect(credentialPaths({ HOME: h, NVM_DIR: "", CARGO_HOME: "", GRADLE_USER_HOME: "" })).toEqual(credentialPaths(base));
+  });
+
+  it("a token's settings file in any toolchain folder shown read-only: every version manager's global npmrc, pip.conf, condarc; not inside an install's content folders, links or deeper than Volta's", () => {
+    const token = "//registry.npmjs.org/:_authToken=t\n";
+    const found = {
+      ".local/share/fnm/node-versions/v20.11.0/installation/etc/npmrc": token,
+      ".local/share/mise/installs/node/20.11.0/etc/npmrc": token,
+      ".local/share/mise/installs/python/3.12/pip.ini": "",
+      ".asdf/installs/nodejs/20.11.0/etc/npmrc": token,
+      ".nodenv/versions/20.11.0/etc/npmrc": token,
+      ".nodenv/versions/18.0.0/.npmrc": token,
+      ".volta/tools/image/node/20.11.0/etc/npmrc": token,
+      ".pyenv/versions/3.11.7/pip.conf": "",
+      ".pyenv/versions/miniconda3-latest/.condarc": "",
+      ".pyenv/versions/miniconda3-latest/envs/x/condarc": "",
+    };
+    const INSTALL_CONTENT = [
+      "bin",
+      "lib",
+      "lib64",
+      "libexec",
+      "include",
+      "share",
+      "man",
+      "src",
+      "pkg",
+      "pkgs",
+      "node_modules",
+      "site-packages",
+      ".git",
+    ];
+    const top = folder({
+      ...Object.fromEntries(Object.entries(found).map(([rel, text]) => [`h/${rel}`, text])),
+      // An install's content folders are not read: npm's own builtin npmrc, a package's files.
+      ...Object.fromEntries(INSTALL_CONTENT.map((name) => [`h/.nodenv/versions/20.11.0/${name}/npmrc`, ""])),
+      // One folder deeper than Volta's installs, a link to a folder (not followed), other names.
+      "h/.volta/tools/image/node/20.11.0/etc/deeper/npmrc": "",
+      "elsewhere/npmrc": "",
+      "h/.nodenv/versions/linked": { link: "elsewhere" },
+      "h/.nodenv/versions/20.11.0/etc/npmrc.bak": "",
+      "h/.nodenv/versions/20.11.0/pip.conf/x": "",
+    });
+    const h = path.join(top, "h");
+    // After the stores every home has, in the order the folder reads give.
+    const configs = credentialPaths({ HOME: h }).slice(credentialPaths({ HOME: path.join(top, "none") }).length);
+    expect(configs.sort()).toEqual(
+      Object.keys(found)
+        .map((rel) => path.join(h, rel))
+        .sort(),
+    );
   });
 });
 
@@ -206,7 +263,8 @@ describe("sandboxPolicy's whole output", () => {
       allowWrite: [path.join(h, ".config"), path.join(h, ".cache", "tool"), path.join(repo, "out")],
       readOnly: [
         ...GIT_CONTROLS.map((name) => path.join(repo, ".git", name)),
-        path.join(repo, ".git", "worktrees", "other"),
+        // The folder of the user's linked worktrees' git directories, as a whole.
+        path.join(repo, ".git", "worktrees"),
         ...TREE_CONTROLS.map((name) => path.join(repo, name)),
         path.join(repo, "bin"),
         path.join(repo, ".githooks"),
@@ -279,7 +337,7 @@ describe("sandboxPolicy's whole output", () => {
     });
   });
 
-  it("otto's linked worktree: both git directories' controls, its `.git` file, the user's other worktrees, the shared refs; otto's folders never allowed", () => {
+  it("otto's linked worktree: both git directories' controls, its `.git` file, the worktrees folder, the main checkout's HEAD and index, the shared refs; otto's folders never allowed", () => {
     const top = folder({
       "common/config": "",
       "common/HEAD": "",
@@ -310,10 +368,11 @@ describe("sandboxPolicy's whole output", () => {
       ...GIT_CONTROLS.map((name) => path.join(own, name)),
       ...GIT_CONTROLS.map((name) => path.join(common, name)),
       path.join(wt, ".git"),
-      path.join(common, "worktrees", "user-a"),
-      path.join(common, "worktrees", "user-b"),
+      path.join(common, "worktrees"),
+      path.join(common, "HEAD"),
+      path.join(common, "index"),
       ...TREE_CONTROLS.map((name) => path.join(wt, name)),
-      ...["refs", "packed-refs", "HEAD", "index", "logs"].map((name) => path.join(common, name)),
+      ...["refs", "packed-refs", "logs"].map((name) => path.join(common, name)),
     ]);
     expect(policy.allowRead).toEqual([path.join(top, "cfg")]);
     expect(policy.allowWrite).toEqual([path.join(top, "data")]);
@@ -323,22 +382,26 @@ describe("sandboxPolicy's whole output", () => {
     expect(policy.network).toBe("open");
     expect(policy.ports).toEqual([]);
 
-    // Without the shared common folder: the other worktrees from the last git directory, no shared refs.
+    // A linked worktree of the user's (no shared common folder): the worktrees folder from the last
+    // git directory, the main checkout's HEAD and index; the refs stay writable for its commits.
     const plain = sandboxPolicy({ cwd: wt, tree: { root: wt, gitDirs: [own, common] }, env });
     expect(plain.readOnly).toEqual([
       ...GIT_CONTROLS.map((name) => path.join(own, name)),
       ...GIT_CONTROLS.map((name) => path.join(common, name)),
       path.join(wt, ".git"),
-      path.join(common, "worktrees", "user-a"),
-      path.join(common, "worktrees", "user-b"),
+      path.join(common, "worktrees"),
+      path.join(common, "HEAD"),
+      path.join(common, "index"),
       ...TREE_CONTROLS.map((name) => path.join(wt, name)),
     ]);
-    // A common folder without worktrees: none.
+    // A common folder without worktrees: no worktrees folder.
     fs.rmSync(path.join(common, "worktrees"), { recursive: true });
     expect(sandboxPolicy({ cwd: wt, tree: { root: wt, gitDirs: [own, common] }, env }).readOnly).toEqual([
       ...GIT_CONTROLS.map((name) => path.join(own, name)),
       ...GIT_CONTROLS.map((name) => path.join(common, name)),
       path.join(wt, ".git"),
+      path.join(common, "HEAD"),
+      path.join(common, "index"),
       ...TREE_CONTROLS.map((name) => path.join(wt, name)),
     ]);
   });
