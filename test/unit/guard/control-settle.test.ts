@@ -57,6 +57,17 @@ describe("ControlWatches", () => {
     expect(settled).toHaveLength(4);
   });
 
+  it("says whether a session has a look at a root yet (its first look walks the whole tree), per session and root", () => {
+    const { watches } = recording();
+    expect(watches.seen("ses_1", "/tree")).toBe(false);
+    watches.noted({ sessionID: "ses_1", callID: "c1" }, look("/tree"));
+    watches.noted({ sessionID: "ses_1", callID: "c2" }, look("/other"));
+    expect(watches.seen("ses_1", "/tree")).toBe(true);
+    expect(watches.seen("ses_1", "/other")).toBe(true);
+    expect(watches.seen("ses_1", "/third")).toBe(false);
+    expect(watches.seen("ses_2", "/tree")).toBe(false);
+  });
+
   it("a call without an id is looked at only at the session's end", async () => {
     const { watches, settled } = recording();
     watches.noted({ sessionID: "ses_1" }, look("/tree"));
