@@ -232,3 +232,38 @@ describe("configViews: included files", () => {
     ]);
   });
 });
+
+describe("configViews: writable files and links", () => {
+  it("the includes of a file the sandbox can write are not followed (the file itself still gets its copy); the git directory's own config's are", () => {
+    const data = gitDir({});
+    const home = gitDir({ ".gitconfig": "[credential]\n\thelper = store\n[sendemail]\n\tsmtppass = s3cret\n" });
+    const tree = gitDir({ ".gitconfig": `[remote "x"]\n\turl = https://u:p@h/r\n[include]\n\tpath = ~/.gitconfig\n` });
+    const dir = path.join(tree, ".git");
+    fs.mkdirSync(dir);
+    fs.writeFileSync(path.join(dir, "config"), "[include]\n\tpath = ../.gitconfig\n\tpath = ~/.gitconfig\n");
+    const env = { HOME: home, XDG_DATA_HOME: data };
+    // From .git/config (read-only inside) ~/.gitconfig is followed; from the tree's .gitconfig it would be too, were the tree not writable.
+    expect(configViews([dir], env, [tree]).map((v) => v.file)).toEqual([path.join(tree, ".gitconfig"), path.join(home, ".gitconfig")]);
+    fs.writeFileSync(path.join(dir, "config"), "[include]\n\tpath = ../.gitconfig\n");
+    expect(configViews([dir], env, [tree]).map((v) => v.file)).toEqual([path.join(tree, ".gitconfig")]);
+    // A writable folder given besides the tree (otto.jsonc's allow_write).
+    const dots = gitDir({ inc: "[include]\n\tpath = ~/.gitconfig\n[credential]\n\thelper = x\n" });
+    fs.writeFileSync(path.join(dir, "config"), `[include]\n\tpath = ${dots}/inc\n`);
+    expect(configViews([dir], env, [tree]).map((v) => v.file)).toEqual([path.join(home, ".gitconfig"), path.join(dots, "inc")]);
+    expect(configViews([dir], env, [tree, dots]).map((v) => v.file)).toEqual([path.join(dots, "inc")]);
+    // Without a list, the git directories are what the sandbox writes.
+    expect(configViews([dir], env).map((v) => v.file)).toEqual([path.join(home, ".gitconfig"), path.join(dots, "inc")]);
+  });
+
+  it("an included file is named by its real path, and a link into a writable folder counts as that folder's", () => {
+    const data = gitDir({});
+    const home = gitDir({ ".gitconfig": "[credential]\n\thelper = store\n" });
+    const tree = gitDir({ "real.config": "[include]\n\tpath = ~/.gitconfig\n[credential]\n\thelper = x\n" });
+    const links = gitDir({});
+    fs.symlinkSync(path.join(tree, "real.config"), path.join(links, "link.config"));
+    const dir = gitDir({ config: `[include]\n\tpath = ${links}/link.config\n` });
+    expect(configViews([dir], { HOME: home, XDG_DATA_HOME: data }, [tree]).map((v) => v.file)).toEqual([
+      fs.realpathSync(path.join(tree, "real.config")),
+    ]);
+  });
+});
