@@ -205,10 +205,19 @@ describe("bwrapArgs: a config view goes only where the file is shown anyway", ()
       return files.filter((_, i) => args.includes(`/data/otto/v${i}`));
     };
     // An allowed file in a hidden folder, a toolchain's file, a kept runtime folder's, the tree's, an allowed folder's, the system's.
-    const shown = ["/x/store/allowed.txt", "/opt/node/etc/gitconfig", "/run/systemd/resolve/inc", "/w/repo/.gitconfig", "/tmp/held/out/inc", "/etc/inc"];
+    const shown = [
+      "/x/store/allowed.txt",
+      "/opt/node/etc/gitconfig",
+      "/run/systemd/resolve/inc",
+      "/w/repo/.gitconfig",
+      "/tmp/held/out/inc",
+      "/etc/inc",
+    ];
     expect(viewed("empty")).toEqual(shown);
     // A package store is shown (as a layer) only where bubblewrap has overlays; otherwise it is an empty folder.
-    expect(viewed("overlay")).toEqual([...shown.slice(0, 2), "/h/u/.npm/config", ...shown.slice(2)].sort((a, b) => files.indexOf(a) - files.indexOf(b)));
+    expect(viewed("overlay")).toEqual(
+      [...shown.slice(0, 2), "/h/u/.npm/config", ...shown.slice(2)].sort((a, b) => files.indexOf(a) - files.indexOf(b)),
+    );
     // The copy goes at the file's own place, after the tree and before the hidden paths.
     const line = bwrapArgs(policy, more).join(" ");
     expect(line).toContain("--ro-bind /data/otto/v10 /w/repo/.gitconfig");

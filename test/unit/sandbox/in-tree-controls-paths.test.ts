@@ -113,10 +113,21 @@ describe("git config files where the sandbox writes", () => {
     fs.writeFileSync(path.join(home, "outside.config"), `[include]\n\tpath = ${root}/link.config\n`);
     fs.symlinkSync(path.join(tree, "linked.config"), path.join(root, "link.config"));
     fs.writeFileSync(path.join(tree, "linked.config"), "[core]\n\tabbrev = 10\n");
-    const inTree = [path.join(tree, ".gitconfig"), path.join(tree, ".gitconfig.d", "merge"), path.join(common, "extra.config"), path.join(tree, "linked.config")];
+    const inTree = [
+      path.join(tree, ".gitconfig"),
+      path.join(tree, ".gitconfig.d", "merge"),
+      path.join(common, "extra.config"),
+      path.join(tree, "linked.config"),
+    ];
     expect(treeConfigFiles(tree, [common], env)).toEqual(inTree);
     expect(inTreeControls(tree, [common], env)).toEqual(inTree);
-    expect(gitConfigFiles([common], env)).toEqual([path.join(common, "config"), ...inTree.slice(0, 3), path.join(home, "outside.config"), inTree[3], path.join(common, "config.worktree")]);
+    expect(gitConfigFiles([common], env)).toEqual([
+      path.join(common, "config"),
+      ...inTree.slice(0, 3),
+      path.join(home, "outside.config"),
+      inTree[3],
+      path.join(common, "config.worktree"),
+    ]);
   });
 
   it("the user's global files and what they include: a dotfiles checkout as the tree, a global file that is a link into it; another writable folder", () => {
@@ -148,7 +159,8 @@ describe("git config files where the sandbox writes", () => {
 
   it("includes ten deep as git reads them, each file once", () => {
     const { tree, common } = layout();
-    for (let i = 1; i <= 12; i++) fs.writeFileSync(path.join(tree, `${i}.config`), `[include]\n\tpath = ${i + 1}.config\n\tpath = 1.config\n`);
+    for (let i = 1; i <= 12; i++)
+      fs.writeFileSync(path.join(tree, `${i}.config`), `[include]\n\tpath = ${i + 1}.config\n\tpath = 1.config\n`);
     fs.writeFileSync(path.join(common, "config"), "[include]\n\tpath = ../1.config\n");
     expect(treeConfigFiles(tree, [common], { HOME: path.join(tree, "none") })).toEqual(
       Array.from({ length: 10 }, (_, i) => path.join(tree, `${i + 1}.config`)),
