@@ -88,15 +88,18 @@ export function inTreeControls(
     ...[...gitDirs].reverse().flatMap((d) => [path.join(d, "config.worktree"), path.join(d, "config")]),
     ...(settingsFile ? [settingsFile] : []),
   ];
-  const hooks = hooksPath(files);
-  if (hooks) {
+  // The files besides the git directories' own: which hooks path wins depends on where each include
+  // stands, so every one they name (`hooksPath` reads no includes) is read-only.
+  const others = otherConfigFiles(gitDirs, env);
+  for (const hooks of [hooksPath(files), ...others.map((file) => hooksPath([file]))]) {
+    if (!hooks) continue;
     const expanded = hooks.startsWith("~/") ? path.join(env.HOME ?? "/", hooks.slice(2)) : hooks;
     const dir = realPath(path.resolve(root, expanded));
     if (inside(dir)) out.push(dir);
     // husky 9: `.husky/_/<hook>` only calls `.husky/<hook>`, the body the user wrote: the folder above is read-only too.
     if (inside(dir) && path.basename(dir) === "_" && inside(path.dirname(dir))) out.push(path.dirname(dir));
   }
-  out.push(...treeConfigFiles(root, gitDirs, env, writable));
+  out.push(...others.filter((file) => [root, ...gitDirs, ...writable].some((w) => within(file, w))));
   return [...new Set(out)];
 }
 
@@ -105,6 +108,11 @@ export function inTreeControls(
  * (sandboxed code can write them), the git directories' own `config` and `config.worktree` (read-only inside) left out.
  */
 export function treeConfigFiles(root: string, gitDirs: readonly string[], env: Env, writable: readonly string[] = []): string[] {
+  return otherConfigFiles(gitDirs, env).filter((file) => [root, ...gitDirs, ...writable].some((w) => within(file, w)));
+}
+
+/** gitConfigFiles without the git directories' own `config` and `config.worktree`. */
+function otherConfigFiles(gitDirs: readonly string[], env: Env): string[] {
   const own = gitDirs.flatMap((d) => [path.join(d, "config"), path.join(d, "config.worktree")]);
-  return gitConfigFiles(gitDirs, env).filter((file) => !own.includes(file) && [root, ...gitDirs, ...writable].some((w) => within(file, w)));
+  return gitConfigFiles(gitDirs, env).filter((file) => !own.includes(file));
 }

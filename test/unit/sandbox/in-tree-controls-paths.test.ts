@@ -157,6 +157,23 @@ describe("git config files where the sandbox writes", () => {
     expect(inTreeControls(tree, [], global, undefined, [elsewhere])).toEqual([path.join(elsewhere, "global")]);
   });
 
+  it("a hooks path an included file names is read-only too, wherever that file lies, beside the one that wins", () => {
+    const { root, tree, common, config } = layout();
+    const home = path.join(root, "home");
+    fs.mkdirSync(home);
+    config(path.join(common, "config"), ".husky/_");
+    fs.appendFileSync(path.join(common, "config"), `[include]\n\tpath = ../.gitconfig\n\tpath = ${root}/outside.config\n`);
+    config(path.join(tree, ".gitconfig"), ".githooks");
+    config(path.join(root, "outside.config"), "~/hooks");
+    expect(inTreeControls(tree, [common], { HOME: tree })).toEqual([
+      path.join(tree, ".husky", "_"),
+      path.join(tree, ".husky"),
+      path.join(tree, ".githooks"),
+      path.join(tree, "hooks"),
+      path.join(tree, ".gitconfig"),
+    ]);
+  });
+
   it("includes ten deep as git reads them, each file once", () => {
     const { tree, common } = layout();
     for (let i = 1; i <= 12; i++)
