@@ -51,18 +51,17 @@ export function bwrapArgs(policy: SandboxPolicy, kind: (file: string) => PathKin
   const inHidden = (p: string): boolean => policy.hidden.some((h) => within(p, h));
   for (const temp of policy.privateTemp) if (kind(temp) === "dir") args.push("--tmpfs", temp);
   for (const dir of policy.emptyRun) args.push("--tmpfs", dir);
-  const runKept: string[] = [];
+  // Host paths shown at their own place by a mount: a config view may go over a file in one.
+  const shown: string[] = [];
   for (const keep of policy.runKeep) {
     if (keep.link !== undefined) args.push("--symlink", keep.link, keep.path);
     else if (kind(keep.path) !== "missing") {
       args.push("--ro-bind", keep.path, keep.path);
-      runKept.push(keep.path);
+      shown.push(keep.path);
     }
   }
   if (policy.home && kind(policy.home) === "dir") args.push("--tmpfs", policy.home);
   const tree = policy.tree;
-  // Host paths shown at their own place by a mount: a config view may go over a file in one.
-  const shown: string[] = [...runKept];
   const containsBound = (h: string): boolean => [...tree, ...policy.allowRead, ...policy.allowWrite].some((t) => within(t, h));
   for (const hidden of policy.hidden.filter(containsBound)) if (!inTemp(hidden)) hide(hidden);
   const mount = (flag: string, dirs: readonly string[]) => {
