@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -186,6 +187,8 @@ describe("configViews: included files", () => {
       "loop.config": "[include]\n\tpath = loop.config\n",
     });
     fs.mkdirSync(path.join(elsewhere, "folder.config"));
+    // A FIFO would never end a read.
+    execFileSync("mkfifo", [path.join(elsewhere, "fifo.config")]);
     const dir = gitDir({
       config: [
         "[core]",
@@ -194,6 +197,7 @@ describe("configViews: included files", () => {
         `\tpath = ../${path.basename(elsewhere)}/creds.config`,
         `\tpath = ${elsewhere}/plain.config`,
         `\tpath = ${elsewhere}/folder.config`,
+        `\tpath = ${elsewhere}/fifo.config`,
         `\tpath = ${elsewhere}/missing.config`,
         `\tpath = ${elsewhere}/loop.config`,
         '[includeIf "gitdir:/x/"]',

@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -172,6 +173,14 @@ describe("git config files where the sandbox writes", () => {
       path.join(tree, "hooks"),
       path.join(tree, ".gitconfig"),
     ]);
+  });
+
+  it("an include that is a folder or a FIFO (sandboxed code can make one) is not read", () => {
+    const { tree, common } = layout();
+    fs.mkdirSync(path.join(tree, "folder.config"));
+    execFileSync("mkfifo", [path.join(tree, "fifo.config")]);
+    fs.writeFileSync(path.join(common, "config"), "[include]\n\tpath = ../folder.config\n\tpath = ../fifo.config\n");
+    expect(treeConfigFiles(tree, [common], { HOME: path.join(tree, "none") })).toEqual([]);
   });
 
   it("includes ten deep as git reads them, each file once", () => {
