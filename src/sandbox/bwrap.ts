@@ -52,16 +52,25 @@ export function bwrapArgs(policy: SandboxPolicy, kind: (file: string) => PathKin
   const inHidden = (p: string): boolean => policy.hidden.some((h) => within(p, h));
   for (const temp of policy.privateTemp) if (kind(temp) === "dir") args.push("--tmpfs", temp);
   for (const dir of policy.emptyRun) args.push("--tmpfs", dir);
+  // Host paths shown at their own place by a mount: a config view may go over a file in one.
+  const shown: string[] = [];
   for (const keep of policy.runKeep) {
     if (keep.link !== undefined) args.push("--symlink", keep.link, keep.path);
-    else if (kind(keep.path) !== "missing") args.push("--ro-bind", keep.path, keep.path);
+    else if (kind(keep.path) !== "missing") {
+      args.push("--ro-bind", keep.path, keep.path);
+      shown.push(keep.path);
+    }
   }
   if (policy.home && kind(policy.home) === "dir") args.push("--tmpfs", policy.home);
   const tree = policy.tree;
   const containsBound = (h: string): boolean => [...tree, ...policy.allowRead, ...policy.allowWrite].some((t) => within(t, h));
   for (const hidden of policy.hidden.filter(containsBound)) if (!inTemp(hidden)) hide(hidden);
   const mount = (flag: string, dirs: readonly string[]) => {
-    for (const dir of dirs) if (kind(dir) === "dir" && !inTemp(dir) && !inHidden(dir)) args.push(flag, dir, dir);
+    for (const dir of dirs)
+      if (kind(dir) === "dir" && !inTemp(dir) && !inHidden(dir)) {
+        args.push(flag, dir, dir);
+        shown.push(dir);
+      }
   };
   mount("--ro-bind", policy.toolchains);
   // The user's git settings as the home's ~/.gitconfig, and the ignore and attributes files they name.
@@ -70,13 +79,20 @@ export function bwrapArgs(policy: SandboxPolicy, kind: (file: string) => PathKin
   for (const file of policy.gitFiles) if (kind(file) === "file" && !inHidden(file)) args.push("--ro-bind", file, file);
   for (const dir of policy.caches) {
     if (kind(dir) !== "dir" || inTemp(dir) || inHidden(dir)) continue;
-    if (store === "overlay") args.push("--overlay-src", dir, "--tmp-overlay", dir);
-    else args.push("--tmpfs", dir);
+    if (store === "overlay") {
+      args.push("--overlay-src", dir, "--tmp-overlay", dir);
+      shown.push(dir);
+    } else args.push("--tmpfs", dir);
   }
+  const show = (flag: string, p: string): void => {
+    if (kind(p) === "missing") return;
+    args.push(flag, p, p);
+    shown.push(p);
+  };
   // The user named these: shown even inside a hidden folder (hidden before, step 4).
-  for (const p of policy.allowRead) if (kind(p) !== "missing") args.push("--ro-bind", p, p);
-  for (const p of policy.allowWrite) if (kind(p) !== "missing") args.push("--bind", p, p);
-  for (const dir of tree) if (kind(dir) !== "missing") args.push("--bind", dir, dir);
+  for (const p of policy.allowRead) show("--ro-bind", p);
+  for (const p of policy.allowWrite) show("--bind", p);
+  for (const dir of tree) show("--bind", dir);
   const readOnly = (files: readonly string[]): void => {
     for (const file of files) {
       if (kind(file) === "missing") continue;
@@ -90,13 +106,21 @@ export function bwrapArgs(policy: SandboxPolicy, kind: (file: string) => PathKin
   const reopened = tree.filter((dir) => policy.readOnly.some((r) => r !== dir && within(dir, r)));
   for (const dir of reopened) if (kind(dir) !== "missing") args.push("--bind", dir, dir);
   readOnly(policy.readOnly.filter((file) => reopened.some((dir) => within(file, dir))));
-  // Files a git config includes (actions/checkout's credentials file) that hold a credential: their copies without it.
-  for (const view of policy.configViews) {
-    if (!policy.readOnly.includes(view.file) && !inTemp(view.file) && kind(view.file) === "file")
-      args.push("--ro-bind", view.copy, view.file);
-  }
   const bound = [...tree, ...policy.toolchains, ...policy.caches, ...policy.allowRead, ...policy.allowWrite];
   const inHome = (p: string): boolean => policy.home !== undefined && within(p, policy.home);
+  // Where the host's file is shown as it is: hidden last (step 8) nowhere; in a folder mounted at its own place; else
+  // where no empty folder (the temp folders, /run, the home, a hidden folder) went over it.
+  const shows = (p: string): boolean =>
+    !policy.hidden.some((h) => !containsBound(h) && within(p, h)) &&
+    (shown.some((s) => within(p, s)) ||
+      (![...policy.privateTemp, ...policy.emptyRun, ...policy.hidden].some((d) => within(p, d)) && !inHome(p)));
+  // Files a git config includes (actions/checkout's credentials file) that hold a credential: their copies without it,
+  // only where the file itself is shown. A copy is the file's other keys too: bound in the empty home or over a hidden
+  // path it would show what the sandbox hides (a tree's config that includes ~/.gitconfig or ~/.npmrc).
+  for (const view of policy.configViews) {
+    if (!policy.readOnly.includes(view.file) && kind(view.file) === "file" && shows(view.file))
+      args.push("--ro-bind", view.copy, view.file);
+  }
   for (const hidden of policy.hidden.filter((h) => !containsBound(h))) {
     // Under a private temp folder or the empty home it is already out of sight, unless a bound folder shows it again.
     if ((!inTemp(hidden) && !inHome(hidden)) || bound.some((b) => within(hidden, b))) hide(hidden);

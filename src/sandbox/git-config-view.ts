@@ -2,6 +2,8 @@ import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { xdgPaths, type Env } from "../core/paths.ts";
+import { realPath } from "./home.ts";
+import { within } from "./policy.ts";
 
 /*
  * A checkout's own git configuration, as the sandbox shows it. `.git/config` can hold a credential:
@@ -10,7 +12,10 @@ import { xdgPaths, type Env } from "../core/paths.ts";
  * sandbox holds reads the tree's git directory, so it would read those too. Where the file holds
  * one, the sandbox shows a copy without it, read-only, in its place (bubblewrap): URLs keep their
  * host and path, and git inside still knows its remotes. The files it includes are read the same
- * way, wherever they are. Otto's own fetch and push run outside,
+ * way, judged by where they resolve, but never the includes of a file the sandbox can write (a
+ * tree's `.gitconfig`): those name what sandboxed code chose, and a copy made of the user's
+ * `~/.gitconfig` would show it whole. bwrap.ts binds a copy only where the file is shown anyway.
+ * Otto's own fetch and push run outside,
  * with the real file (airlock.ts), and the git-control guard digests the real file both times.
  */
 
@@ -34,7 +39,7 @@ export function withoutCredentials(text: string): string {
 const INCLUDE_SECTION = /^\s*\[\s*include(?:if)?\b/i;
 const INCLUDE_PATH = /^\s*path\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^;#]*?))\s*(?:[;#].*)?$/i;
 /** Includes within includes: git itself stops at 10. */
-const MAX_INCLUDE_DEPTH = 10;
+export const MAX_INCLUDE_DEPTH = 10;
 
 /**
  * The files a config file includes (`include.path`, every `includeIf.<condition>.path`, whatever
@@ -60,13 +65,20 @@ export function includedFiles(text: string, from: string, home: string): string[
  * For each of the git directories' config files, and every file they include (actions/checkout
  * keeps the job's token in `$RUNNER_TEMP/git-credentials-*.config`, included by
  * `includeIf.gitdir:….path`), that holds a credential: a copy without it (under otto's data
- * folder, out of sight inside, named by its content) and the file it stands for.
+ * folder, out of sight inside, named by its content) and the file it stands for (its real path).
+ * `writable`: the folders sandboxed code may write (the tree, its git directories): the includes
+ * of a file there are not followed, the git directories' own config files (read-only inside) excepted.
  */
-export function configViews(gitDirs: readonly string[], env: Env): Array<{ copy: string; file: string }> {
+export function configViews(
+  gitDirs: readonly string[],
+  env: Env,
+  writable: readonly string[] = gitDirs,
+): Array<{ copy: string; file: string }> {
   const views: Array<{ copy: string; file: string }> = [];
   const { home, ottoDataDir } = xdgPaths(env);
   const seen = new Set<string>();
-  const visit = (file: string, depth: number): void => {
+  const visit = (spelled: string, depth: number): void => {
+    const file = realPath(spelled);
     if (seen.has(file) || depth > MAX_INCLUDE_DEPTH) return;
     seen.add(file);
     let text: string;
@@ -76,7 +88,9 @@ export function configViews(gitDirs: readonly string[], env: Env): Array<{ copy:
     } catch {
       return;
     }
-    for (const included of includedFiles(text, file, home)) visit(included, depth + 1);
+    // Relative includes are git's: from the folder of the file as spelled.
+    if (depth === 0 || !writable.some((w) => within(file, w)))
+      for (const included of includedFiles(text, spelled, home)) visit(included, depth + 1);
     const clean = withoutCredentials(text);
     if (clean === text) return;
     const folder = path.join(ottoDataDir, "sandbox");

@@ -157,7 +157,7 @@ export function sandboxPolicy(input: {
     caches: real(storePaths(env)).filter((c) => !own.includes(c)),
     allowRead,
     allowWrite,
-    readOnly: unique([...readOnly, ...inTreeControls(root, gitDirs, env, input.git?.file)]),
+    readOnly: unique([...readOnly, ...inTreeControls(root, gitDirs, env, input.git?.file, allowWrite)]),
     hidden,
     privateTemp: temp,
     ...runtimeFolders(env),
@@ -166,7 +166,7 @@ export function sandboxPolicy(input: {
     gitConfig: input.git && homeDir !== "/" ? input.git.file : undefined,
     gitConfigAt: input.git && homeDir !== "/" ? path.join(homeDir, ".gitconfig") : undefined,
     gitFiles: real([...(input.git?.files ?? [])]),
-    configViews: configViews(gitDirs, env),
+    configViews: configViews(gitDirs, env, [...own, ...allowWrite]),
   };
 }
 

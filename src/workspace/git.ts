@@ -12,6 +12,7 @@ import { settleControls, settledLine, watchControls } from "./control-watch.ts";
 /** The look before and after a sandboxed command, for the session guard (which loads this file lazily, past the barrel). */
 export { settleControls, settledLine, watchControls, type ControlWatch } from "./control-watch.ts";
 import { checkTreeLayout, heldSandbox, isOwnWorktree } from "./tree-layout.ts";
+import { treeFilterOverrides } from "./tree-filters.ts";
 
 /*
  * One file for one job: every git process otto starts goes through runGit. The hardening, the
@@ -224,7 +225,15 @@ export async function runGit(args: readonly string[], options: GitOptions): Prom
     // The tree as otto's own git needs it: a temporary worktree's shared refs stay writable here (the airlock records fetched refs).
     return boxed(argv, options, env, { root: layout.root, gitDirs: [...new Set([layout.gitDir, layout.commonDir])] }, "auto", false, local);
   }
-  return spawnGit(argv, options, [gitBinary(env, layout?.root ?? options.cwd, options.binary), ...argv], options.env, false);
+  // Outside the sandbox: no filter a config file in the tree defines runs (tree-filters.ts).
+  const filtersOff = layout ? treeFilterOverrides(layout.root, [...new Set([layout.gitDir, layout.commonDir])], env) : [];
+  return spawnGit(
+    argv,
+    options,
+    [gitBinary(env, layout?.root ?? options.cwd, options.binary), ...argv],
+    withConfig(env, filtersOff),
+    false,
+  );
 }
 
 /**
@@ -245,7 +254,13 @@ function boxed(
   const line = [options.binary ?? "git", ...argv].map(shellQuote).join(" ");
   const plan = planCommand({ mode, cwd: options.cwd, tree, env, ...(access ? { access } : {}) }, line);
   if (plan.sandbox === "none" && !hooks)
-    return spawnGit(argv, options, [gitBinary(env, tree.root, options.binary), ...argv], options.env, false);
+    return spawnGit(
+      argv,
+      options,
+      [gitBinary(env, tree.root, options.binary), ...argv],
+      withConfig(env, treeFilterOverrides(tree.root, tree.gitDirs, env)),
+      false,
+    );
   return spawnGit(argv, options, plan.argv, guardedEnvironment(env), hooks);
 }
 

@@ -234,3 +234,53 @@ describe("a git directory of the tree inside a read-only folder (a linked worktr
     );
   });
 });
+
+describe("bwrapArgs: a config view goes only where the file is shown anyway", () => {
+  it("never in the empty home, a temp folder, /run or over a hidden path; in a folder mounted at its own place, or outside them all", () => {
+    const files = [
+      "/h/u/.gitconfig-real",
+      "/h/u/.npmrc",
+      "/x/key.pem",
+      "/x/secret-dir/inc",
+      "/x/store/other",
+      "/x/store/allowed.txt",
+      "/h/u/.npm/config",
+      "/opt/node/etc/gitconfig",
+      "/run/inc",
+      "/run/systemd/resolve/inc",
+      "/w/repo/.gitconfig",
+      "/w/repo/.env",
+      "/tmp/held/out/inc",
+      "/etc/inc",
+    ];
+    const more = (p: string): PathKind => (p === "/run/systemd/resolve" ? "dir" : files.includes(p) ? "file" : kind(p));
+    const policy: SandboxPolicy = {
+      ...POLICY,
+      hidden: [...POLICY.hidden, "/w/repo/.env"],
+      configViews: files.map((file, i) => ({ copy: `/data/otto/v${i}`, file })),
+    };
+    const viewed = (store: "empty" | "overlay") => {
+      const args = bwrapArgs(policy, more, store);
+      return files.filter((_, i) => args.includes(`/data/otto/v${i}`));
+    };
+    // An allowed file in a hidden folder, a toolchain's file, a kept runtime folder's, the tree's, an allowed folder's, the system's.
+    const shown = [
+      "/x/store/allowed.txt",
+      "/opt/node/etc/gitconfig",
+      "/run/systemd/resolve/inc",
+      "/w/repo/.gitconfig",
+      "/tmp/held/out/inc",
+      "/etc/inc",
+    ];
+    expect(viewed("empty")).toEqual(shown);
+    // A package store is shown (as a layer) only where bubblewrap has overlays; otherwise it is an empty folder.
+    expect(viewed("overlay")).toEqual(
+      [...shown.slice(0, 2), "/h/u/.npm/config", ...shown.slice(2)].sort((a, b) => files.indexOf(a) - files.indexOf(b)),
+    );
+    // The copy goes at the file's own place, after the tree and before the hidden paths.
+    const line = bwrapArgs(policy, more).join(" ");
+    expect(line).toContain("--ro-bind /data/otto/v10 /w/repo/.gitconfig");
+    expect(line.indexOf("/data/otto/v10")).toBeGreaterThan(line.indexOf("--bind /w/repo /w/repo"));
+    expect(line.indexOf("/data/otto/v10")).toBeLessThan(line.indexOf("--ro-bind /dev/null /x/key.pem"));
+  });
+});

@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -186,6 +187,8 @@ describe("configViews: included files", () => {
       "loop.config": "[include]\n\tpath = loop.config\n",
     });
     fs.mkdirSync(path.join(elsewhere, "folder.config"));
+    // A FIFO would never end a read.
+    execFileSync("mkfifo", [path.join(elsewhere, "fifo.config")]);
     const dir = gitDir({
       config: [
         "[core]",
@@ -194,6 +197,7 @@ describe("configViews: included files", () => {
         `\tpath = ../${path.basename(elsewhere)}/creds.config`,
         `\tpath = ${elsewhere}/plain.config`,
         `\tpath = ${elsewhere}/folder.config`,
+        `\tpath = ${elsewhere}/fifo.config`,
         `\tpath = ${elsewhere}/missing.config`,
         `\tpath = ${elsewhere}/loop.config`,
         '[includeIf "gitdir:/x/"]',
@@ -229,6 +233,41 @@ describe("configViews: included files", () => {
       "3.config",
       "2.config",
       "1.config",
+    ]);
+  });
+});
+
+describe("configViews: writable files and links", () => {
+  it("the includes of a file the sandbox can write are not followed (the file itself still gets its copy); the git directory's own config's are", () => {
+    const data = gitDir({});
+    const home = gitDir({ ".gitconfig": "[credential]\n\thelper = store\n[sendemail]\n\tsmtppass = s3cret\n" });
+    const tree = gitDir({ ".gitconfig": `[remote "x"]\n\turl = https://u:p@h/r\n[include]\n\tpath = ~/.gitconfig\n` });
+    const dir = path.join(tree, ".git");
+    fs.mkdirSync(dir);
+    fs.writeFileSync(path.join(dir, "config"), "[include]\n\tpath = ../.gitconfig\n\tpath = ~/.gitconfig\n");
+    const env = { HOME: home, XDG_DATA_HOME: data };
+    // From .git/config (read-only inside) ~/.gitconfig is followed; from the tree's .gitconfig it would be too, were the tree not writable.
+    expect(configViews([dir], env, [tree]).map((v) => v.file)).toEqual([path.join(tree, ".gitconfig"), path.join(home, ".gitconfig")]);
+    fs.writeFileSync(path.join(dir, "config"), "[include]\n\tpath = ../.gitconfig\n");
+    expect(configViews([dir], env, [tree]).map((v) => v.file)).toEqual([path.join(tree, ".gitconfig")]);
+    // A writable folder given besides the tree (otto.jsonc's allow_write).
+    const dots = gitDir({ inc: "[include]\n\tpath = ~/.gitconfig\n[credential]\n\thelper = x\n" });
+    fs.writeFileSync(path.join(dir, "config"), `[include]\n\tpath = ${dots}/inc\n`);
+    expect(configViews([dir], env, [tree]).map((v) => v.file)).toEqual([path.join(home, ".gitconfig"), path.join(dots, "inc")]);
+    expect(configViews([dir], env, [tree, dots]).map((v) => v.file)).toEqual([path.join(dots, "inc")]);
+    // Without a list, the git directories are what the sandbox writes.
+    expect(configViews([dir], env).map((v) => v.file)).toEqual([path.join(home, ".gitconfig"), path.join(dots, "inc")]);
+  });
+
+  it("an included file is named by its real path, and a link into a writable folder counts as that folder's", () => {
+    const data = gitDir({});
+    const home = gitDir({ ".gitconfig": "[credential]\n\thelper = store\n" });
+    const tree = gitDir({ "real.config": "[include]\n\tpath = ~/.gitconfig\n[credential]\n\thelper = x\n" });
+    const links = gitDir({});
+    fs.symlinkSync(path.join(tree, "real.config"), path.join(links, "link.config"));
+    const dir = gitDir({ config: `[include]\n\tpath = ${links}/link.config\n` });
+    expect(configViews([dir], { HOME: home, XDG_DATA_HOME: data }, [tree]).map((v) => v.file)).toEqual([
+      fs.realpathSync(path.join(tree, "real.config")),
     ]);
   });
 });

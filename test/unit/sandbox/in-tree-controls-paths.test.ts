@@ -1,8 +1,9 @@
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { inTreeControls } from "../../../src/sandbox/in-tree-controls.ts";
+import { gitConfigFiles, inTreeControls, treeConfigFiles } from "../../../src/sandbox/in-tree-controls.ts";
 import { removeAfterTest } from "../../support/git.ts";
 
 /*
@@ -95,5 +96,100 @@ describe("inTreeControls", () => {
     expect(inTreeControls(tree, [common], {})).toEqual([path.join(tree, "first")]);
     fs.utimesSync(file, new Date(), new Date());
     expect(inTreeControls(tree, [common], {})).toEqual([path.join(tree, "second")]);
+  });
+});
+
+describe("git config files where the sandbox writes", () => {
+  it("what the tree's config includes (a chain, a link into the tree, a git directory's own file), not the git directories' own config files, nothing outside", () => {
+    const { root, tree, common } = layout();
+    const home = path.join(root, "home");
+    fs.mkdirSync(home);
+    const env = { HOME: home, XDG_CONFIG_HOME: path.join(home, ".config") };
+    fs.writeFileSync(path.join(common, "config"), "[include]\n\tpath = ../.gitconfig\n\tpath = extra.config\n\tpath = ~/outside.config\n");
+    fs.writeFileSync(path.join(common, "config.worktree"), "[core]\n\tbare = false\n");
+    fs.writeFileSync(path.join(tree, ".gitconfig"), '[includeIf "onbranch:x"]\n\tpath = .gitconfig.d/merge\n\tpath = missing.config\n');
+    fs.mkdirSync(path.join(tree, ".gitconfig.d"));
+    fs.writeFileSync(path.join(tree, ".gitconfig.d", "merge"), "[merge]\n\ttool = x\n");
+    fs.writeFileSync(path.join(common, "extra.config"), "[core]\n\tabbrev = 9\n");
+    fs.writeFileSync(path.join(home, "outside.config"), `[include]\n\tpath = ${root}/link.config\n`);
+    fs.symlinkSync(path.join(tree, "linked.config"), path.join(root, "link.config"));
+    fs.writeFileSync(path.join(tree, "linked.config"), "[core]\n\tabbrev = 10\n");
+    const inTree = [
+      path.join(tree, ".gitconfig"),
+      path.join(tree, ".gitconfig.d", "merge"),
+      path.join(common, "extra.config"),
+      path.join(tree, "linked.config"),
+    ];
+    expect(treeConfigFiles(tree, [common], env)).toEqual(inTree);
+    expect(inTreeControls(tree, [common], env)).toEqual(inTree);
+    expect(gitConfigFiles([common], env)).toEqual([
+      path.join(common, "config"),
+      ...inTree.slice(0, 3),
+      path.join(home, "outside.config"),
+      inTree[3],
+      path.join(common, "config.worktree"),
+    ]);
+  });
+
+  it("the user's global files and what they include: a dotfiles checkout as the tree, a global file that is a link into it; another writable folder", () => {
+    const { root, tree } = layout();
+    const home = path.join(root, "home");
+    fs.mkdirSync(path.join(home, ".config", "git"), { recursive: true });
+    const env = { HOME: home, XDG_CONFIG_HOME: path.join(home, ".config") };
+    fs.writeFileSync(path.join(tree, "gitconfig"), "[alias]\n\tlg = log\n");
+    fs.writeFileSync(path.join(home, ".gitconfig"), `[include]\n\tpath = ${tree}/gitconfig\n`);
+    expect(treeConfigFiles(tree, [], env)).toEqual([path.join(tree, "gitconfig")]);
+    fs.rmSync(path.join(home, ".gitconfig"));
+    fs.symlinkSync(path.join(tree, "gitconfig"), path.join(home, ".gitconfig"));
+    expect(treeConfigFiles(tree, [], env)).toEqual([path.join(tree, "gitconfig")]);
+    // GIT_CONFIG_GLOBAL in place of ~/.gitconfig; the XDG file as well.
+    const elsewhere = path.join(root, "allowed");
+    fs.mkdirSync(elsewhere);
+    fs.writeFileSync(path.join(elsewhere, "global"), "[user]\n\tname = n\n");
+    fs.writeFileSync(path.join(home, ".config", "git", "config"), "[include]\n\tpath = ../../xdg.config\n");
+    fs.writeFileSync(path.join(home, "xdg.config"), "[user]\n\temail = e\n");
+    const global = { ...env, GIT_CONFIG_GLOBAL: path.join(elsewhere, "global") };
+    expect(treeConfigFiles(tree, [], global)).toEqual([]);
+    expect(treeConfigFiles(tree, [], global, [elsewhere, home])).toEqual([
+      path.join(elsewhere, "global"),
+      path.join(home, ".config", "git", "config"),
+      path.join(home, "xdg.config"),
+    ]);
+    expect(inTreeControls(tree, [], global, undefined, [elsewhere])).toEqual([path.join(elsewhere, "global")]);
+  });
+
+  it("a hooks path an included file names is read-only too, wherever that file lies, beside the one that wins", () => {
+    const { root, tree, common, config } = layout();
+    const home = path.join(root, "home");
+    fs.mkdirSync(home);
+    config(path.join(common, "config"), ".husky/_");
+    fs.appendFileSync(path.join(common, "config"), `[include]\n\tpath = ../.gitconfig\n\tpath = ${root}/outside.config\n`);
+    config(path.join(tree, ".gitconfig"), ".githooks");
+    config(path.join(root, "outside.config"), "~/hooks");
+    expect(inTreeControls(tree, [common], { HOME: tree })).toEqual([
+      path.join(tree, ".husky", "_"),
+      path.join(tree, ".husky"),
+      path.join(tree, ".githooks"),
+      path.join(tree, "hooks"),
+      path.join(tree, ".gitconfig"),
+    ]);
+  });
+
+  it("an include that is a folder or a FIFO (sandboxed code can make one) is not read", () => {
+    const { tree, common } = layout();
+    fs.mkdirSync(path.join(tree, "folder.config"));
+    execFileSync("mkfifo", [path.join(tree, "fifo.config")]);
+    fs.writeFileSync(path.join(common, "config"), "[include]\n\tpath = ../folder.config\n\tpath = ../fifo.config\n");
+    expect(treeConfigFiles(tree, [common], { HOME: path.join(tree, "none") })).toEqual([]);
+  });
+
+  it("includes ten deep as git reads them, each file once", () => {
+    const { tree, common } = layout();
+    for (let i = 1; i <= 12; i++)
+      fs.writeFileSync(path.join(tree, `${i}.config`), `[include]\n\tpath = ${i + 1}.config\n\tpath = 1.config\n`);
+    fs.writeFileSync(path.join(common, "config"), "[include]\n\tpath = ../1.config\n");
+    expect(treeConfigFiles(tree, [common], { HOME: path.join(tree, "none") })).toEqual(
+      Array.from({ length: 10 }, (_, i) => path.join(tree, `${i + 1}.config`)),
+    );
   });
 });

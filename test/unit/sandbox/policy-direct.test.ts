@@ -406,6 +406,27 @@ describe("sandboxPolicy's whole output", () => {
     ]);
   });
 
+  it("a config file .git/config includes from an allow_write folder is read-only, and its own includes are not followed for views", () => {
+    const top = folder({
+      "repo/.git/config": "[include]\n\tpath = ../../dots/inc\n",
+      "repo/.git/HEAD": "ref: refs/heads/main\n",
+      "dots/inc": "[credential]\n\thelper = x\n[include]\n\tpath = ../h/creds.config\n",
+      "h/creds.config": "[credential]\n\thelper = y\n",
+    });
+    const repo = path.join(top, "repo");
+    const dots = path.join(top, "dots");
+    const env = { HOME: path.join(top, "h"), XDG_DATA_HOME: path.join(top, "data") };
+    const tree = { root: repo, gitDirs: [path.join(repo, ".git")] };
+    const access = { network: "open" as const, allow_read: [], allow_write: [dots] };
+    const policy = sandboxPolicy({ cwd: repo, tree, env, access });
+    expect(policy.readOnly).toContain(path.join(dots, "inc"));
+    expect(policy.configViews.map((v) => v.file)).toEqual([path.join(dots, "inc")]);
+    // Not writable inside: neither read-only nor left unfollowed.
+    const closed = sandboxPolicy({ cwd: repo, tree, env });
+    expect(closed.readOnly).not.toContain(path.join(dots, "inc"));
+    expect(closed.configViews.map((v) => v.file)).toEqual([path.join(top, "h", "creds.config"), path.join(dots, "inc")]);
+  });
+
   it("a folder outside git: the folder alone, no git controls, no `.git`, no worktrees", () => {
     const top = folder({ "plain/.env": "X=1\n", "plain/.git/worktrees/other/HEAD": "" });
     const plain = path.join(top, "plain");

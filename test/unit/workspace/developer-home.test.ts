@@ -14,7 +14,7 @@ import {
   snapshotTree,
   unsignedLine,
 } from "../../../src/workspace/index.ts";
-import { DEVELOPER, developerHome } from "../../support/dev-home.ts";
+import { DEV_SECRETS, DEVELOPER, developerHome } from "../../support/dev-home.ts";
 import { createRepo, git as plainGit, gitEnv, type Repo } from "../../support/git.ts";
 
 /*
@@ -76,18 +76,48 @@ describe.skipIf(!sandboxed)("a developer's home, once sandboxed code held the tr
     expect(await repo!.git(["ls-files", ".idea", ".DS_Store"])).toBe("");
   });
 
-  it("a change to the checkout's own configuration (a file its config includes from the tree) is still refused", async () => {
+  it("a file of the tree the checkout's config includes is read-only inside; one that was missing and a session made is refused at the commit", async () => {
     const { env, git, dir } = await setup();
-    fs.writeFileSync(path.join(dir, ".gitconfig-project"), "[core]\n\tautocrlf = false\n");
+    const shipped = "[core]\n\tautocrlf = false\n";
+    fs.writeFileSync(path.join(dir, ".gitconfig-project"), shipped);
     await repo!.git(["config", "include.path", "../.gitconfig-project"]);
+    await repo!.git(["config", "--add", "include.path", "../.gitconfig-local"]);
     const snapshot = await snapshotGitControl(dir, { env });
     const baseline = await snapshotTree(git, dir);
-    // The session rewrites the included file (in the tree, so writable inside) to make git run a program.
-    await sessionShell(dir, env, "printf '[core]\\n\\tfsmonitor = ./evil.sh\\n' > .gitconfig-project && echo w > work.txt");
+    // The session tries to make the user's next git run a program through the included file: the write is refused.
+    const planted = await runCheck("printf '[core]\\n\\tfsmonitor = ./evil.sh\\n' >> .gitconfig-project", {
+      cwd: dir,
+      sandbox: "auto",
+      env,
+      timeoutMs: 60_000,
+    });
+    expect(planted.passed).toBe(false);
+    expect(planted.output).toMatch(/Read-only file system/);
+    expect(fs.readFileSync(path.join(dir, ".gitconfig-project"), "utf8")).toBe(shipped);
+    // An include whose file is missing has nothing to mount on: the session can make it, and otto's commit refuses it.
+    await sessionShell(dir, env, "printf '[core]\\n\\tfsmonitor = ./evil.sh\\n' > .gitconfig-local && echo w > work.txt");
     const error = await commitAll(git, dir, "feat: work", { baseline, guard: { snapshot, env } }).catch((e: unknown) => e);
     expect(isOttoError(error) && error.code).toBe("git_control_changed");
-    expect(String((error as Error).message)).toMatch(/gitconfig-project core\.fsmonitor added/);
+    expect(String((error as Error).message)).toMatch(/gitconfig-local core\.fsmonitor added/);
     expect(String((error as Error).message)).not.toMatch(/\.gitconfig user\./);
+  });
+
+  it("a tree's config that includes ~/.gitconfig and ~/.npmrc shows neither inside: a cleaned copy goes only where the file is shown anyway", async () => {
+    const { dev, env, dir } = await setup();
+    const smtp = "SmtpPassword-DevHome-0123456789";
+    fs.appendFileSync(path.join(dev.home, ".gitconfig"), `[sendemail]\n\tsmtppass = ${smtp}\n`);
+    // One registry line with user info: ~/.npmrc "holds a credential" as git-config-view.ts reads it.
+    fs.appendFileSync(path.join(dev.home, ".npmrc"), "@corp:registry=https://dana:corp-pass@npm.corp.example/\n");
+    // A project's shipped git settings (a PR's branch wrote them) that .git/config includes.
+    fs.writeFileSync(path.join(dir, ".gitconfig"), "[include]\n\tpath = ~/.gitconfig\n\tpath = ~/.npmrc\n");
+    await repo!.git(["config", "include.path", "../.gitconfig"]);
+    await sessionShell(dir, env, "(cat ~/.gitconfig; cat ~/.npmrc; git config --list) > seen.txt 2>&1; true");
+    const seen = fs.readFileSync(path.join(dir, "seen.txt"), "utf8");
+    expect(seen).not.toContain(smtp);
+    expect(seen).not.toContain(DEV_SECRETS.npmToken);
+    // git inside read the tree's config and its includes; ~/.npmrc is not there.
+    expect(seen).toContain("include.path=~/.npmrc");
+    expect(seen).toMatch(/\.npmrc: No such file or directory/);
   });
 
   it("the local configuration changed from outside (a pushurl) is refused while the global file is not compared", async () => {
