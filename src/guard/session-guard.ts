@@ -315,7 +315,7 @@ export class SessionGuard {
     const tree = await treePaths(workdir, mode);
     const plan = planCommand({ mode, cwd: workdir, tree, env: this.deps.env, ...(access ? { access } : {}) }, command);
     if (plan.sandbox !== "none") {
-      this.#watches.noted(call, watchControls(tree, { nested: !this.#watches.seen(call.sessionID, tree.root) }));
+      this.#watches.noted(call, watchControls(tree, { nested: !this.#watches.seen(call.sessionID, tree.root), env: this.deps.env }));
       return sandboxedLine(plan, this.deps.env);
     }
     if (mode !== "off" && !this.#saidNoSandbox) {

@@ -46,7 +46,7 @@ function hooksPath(files: readonly string[]): string | undefined {
  * user's global files, and every file they include (whatever the condition, ten deep as git), as
  * real paths of files that exist.
  */
-export function gitConfigFiles(gitDirs: readonly string[], env: Env): string[] {
+export function gitConfigFiles(gitDirs: readonly string[], env: Env, missing?: Set<string>): string[] {
   const { home, config } = xdgPaths(env);
   const found = new Set<string>();
   const visit = (file: string, depth: number): void => {
@@ -56,7 +56,9 @@ export function gitConfigFiles(gitDirs: readonly string[], env: Env): string[] {
     try {
       if (!fs.statSync(real).isFile()) return;
       text = fs.readFileSync(real, "utf8");
-    } catch {
+    } catch (error) {
+      // An include that is not there yet: whoever makes it decides what git reads.
+      if (depth > 0 && (error as NodeJS.ErrnoException).code === "ENOENT") missing?.add(real);
       return;
     }
     found.add(real);
@@ -115,4 +117,11 @@ export function treeConfigFiles(root: string, gitDirs: readonly string[], env: E
 function otherConfigFiles(gitDirs: readonly string[], env: Env): string[] {
   const own = gitDirs.flatMap((d) => [path.join(d, "config"), path.join(d, "config.worktree")]);
   return gitConfigFiles(gitDirs, env).filter((file) => !own.includes(file));
+}
+
+/** The files the tree's git config includes that are missing, where sandboxed code could make them (the tree, a git directory). */
+export function missingConfigIncludes(root: string, gitDirs: readonly string[], env: Env): string[] {
+  const missing = new Set<string>();
+  gitConfigFiles(gitDirs, env, missing);
+  return [...missing].filter((file) => [root, ...gitDirs].some((w) => within(file, w)));
 }

@@ -19,7 +19,7 @@ export {
   type TreePaths,
 } from "./policy.ts";
 export { credentialPaths } from "./credential-paths.ts";
-export { treeConfigFiles } from "./in-tree-controls.ts";
+export { treeConfigFiles, missingConfigIncludes } from "./in-tree-controls.ts";
 export { toolchainPaths, storePaths, runtimePaths, realPath } from "./home.ts";
 export { findSecretFiles, forgetSecretFiles, isSecretName, readIndexPaths, readIndexGitlinks } from "./secret-files.ts";
 export { sandboxEnvNames, envFilterScript } from "./sandbox-env.ts";

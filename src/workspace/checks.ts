@@ -73,7 +73,7 @@ export async function runCheck(command: string, options: VerifyOptions): Promise
   const plan = planCommand({ mode: options.sandbox, cwd: options.cwd, tree, env: base, ...(access ? { access } : {}) }, command);
   const [file, ...args] = plan.argv;
   // What the command could leave for git and OpenCode outside the sandbox is looked at again after it (control-watch.ts).
-  const watch = plan.sandbox === "none" ? undefined : watchControls(tree, { nested: true });
+  const watch = plan.sandbox === "none" ? undefined : watchControls(tree, { nested: true, env: base });
   const child = execa(file ?? "/bin/sh", args, {
     cwd: options.cwd,
     env: checkEnvironment(base, options.secrets),

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { xdgPaths, type Env } from "../core/index.ts";
-import { HOOK_MANAGER_CONFIG, readIndexGitlinks, type TreePaths } from "../sandbox/index.ts";
+import { HOOK_MANAGER_CONFIG, missingConfigIncludes, readIndexGitlinks, type TreePaths } from "../sandbox/index.ts";
 import { moveOut, type Quarantined } from "./quarantine.ts";
 import type { GitRun } from "./snapshot.ts";
 
@@ -85,7 +85,7 @@ function hooksInstalled(common: string | undefined): boolean {
  * walks the whole tree too (a session's first command, a check): `.opencode` and `opencode.json[c]`
  * at any depth, which OpenCode loads when started in a folder below them.
  */
-export function watchControls(tree: TreePaths, options: { nested?: boolean } = {}): ControlWatch {
+export function watchControls(tree: TreePaths, options: { nested?: boolean; env?: Env } = {}): ControlWatch {
   const root = tree.root;
   const common = tree.sharedCommon ?? tree.gitDirs.at(-1);
   // A git directory under the common one (a linked worktree's) is reached from it: `worktrees` or
@@ -95,6 +95,13 @@ export function watchControls(tree: TreePaths, options: { nested?: boolean } = {
     ...checkoutGitDirs(tree).flatMap((dir) => GIT_CONTROL.map((name) => ({ path: path.join(dir, name), base: baseOf(dir) }))),
     ...OPENCODE_CONTROL.map((name) => ({ path: path.join(root, name), base: root })),
     ...(hooksInstalled(common) ? HOOK_MANAGER_CONFIG.map((name) => ({ path: path.join(root, name), base: root })) : []),
+    // A file the tree's git config includes that is not there yet (`include.path = ../.gitconfig.local`).
+    ...(options.env
+      ? missingConfigIncludes(root, tree.gitDirs, options.env).map((file) => ({
+          path: file,
+          base: within(file, root) ? root : baseOf(file),
+        }))
+      : []),
   ];
   const absent = candidates.filter((c) => !fs.lstatSync(c.path, { throwIfNoEntry: false }));
   const own = tree.gitDirs[0];

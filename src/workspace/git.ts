@@ -201,7 +201,7 @@ export async function runGit(args: readonly string[], options: GitOptions): Prom
     // The hooks get what the project's checks get (otto.jsonc sandbox_access), no more.
     const access = hooks.sandbox === "off" ? undefined : await accessOf(options.cwd, env);
     // A hook runs the tree's code (lint-staged from node_modules): what it leaves is settled as after a session's command.
-    const watch = hooks.sandbox === "off" ? undefined : watchControls(tree);
+    const watch = hooks.sandbox === "off" ? undefined : watchControls(tree, { env });
     const result = await boxed(argv, options, env, tree, hooks.sandbox, true, access);
     const settled = watch ? settledLine(await settleControls(watch, env, (a, o) => runGit(a, { ...o, env }))) : undefined;
     return settled ? { ...result, stderr: `${result.stderr}\n${settled}` } : result;

@@ -309,6 +309,26 @@ describe("the look after reaches nothing through a link, and says what it could 
     expect(fs.readFileSync(path.join(own, "agent", "review.md"), "utf8")).toBe("the user's\n");
   });
 
+  it("a file the checkout's config includes that was missing, made by the command, is moved out: the user's git status runs no fsmonitor from it", async () => {
+    const l = lab();
+    git(l.env, l.repo, "config", "include.path", "../.gitconfig.local");
+    const watch = watchControls(await treePaths(l.repo), { env: l.env });
+    const fsm = path.join(l.home, "fsm.sh");
+    fs.writeFileSync(fsm, `#!/bin/sh\ntouch ${l.mark}\n`, { mode: 0o755 });
+    fs.writeFileSync(path.join(l.repo, ".gitconfig.local"), `[core]\n\tfsmonitor = ${fsm}\n`);
+    // Without the env the look cannot know the includes: nothing to move.
+    expect((await settle(l, watchControls(await treePaths(l.repo)))).quarantined).toBeUndefined();
+    // Positive control: left there, the user's git status runs it.
+    git(l.env, l.repo, "status", "--short");
+    expect(fs.existsSync(l.mark)).toBe(true);
+    fs.rmSync(l.mark);
+
+    const settled = await settle(l, watch);
+    expect(settled.quarantined?.paths).toEqual([".gitconfig.local"]);
+    git(l.env, l.repo, "status", "--short");
+    expect(fs.existsSync(l.mark)).toBe(false);
+  });
+
   it("what cannot be moved out is said, in capitals, with the next step", async () => {
     const l = lab();
     const watch = watchControls(await treePaths(l.repo));
