@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { xdgPaths, type Env } from "../core/index.ts";
-import { HOOK_MANAGER_CONFIG, readIndexGitlinks, type TreePaths } from "../sandbox/index.ts";
+import { HOOK_MANAGER_CONFIG, indexStamp, readIndexGitlinks, type TreePaths } from "../sandbox/index.ts";
 import { moveOut, type Quarantined } from "./quarantine.ts";
 import type { GitRun } from "./snapshot.ts";
 
@@ -148,10 +148,8 @@ function moveAll(root: string, paths: readonly string[], env: Env): Quarantined 
   return { paths: moved, dir };
 }
 
-function stampOf(file: string): string {
-  const stat = fs.statSync(file, { throwIfNoEntry: false });
-  return stat ? `${stat.ino}:${stat.size}:${stat.mtimeMs}` : "missing";
-}
+// The index's and its shared indexes' inode, size, mtime and ctime (ctime: a rewrite `touch`ed back still counts).
+const stampOf = indexStamp;
 
 function headBranch(gitDir: string): string | undefined {
   try {
@@ -224,7 +222,8 @@ const gitlinkCache = new Map<string, { stamp: string; links: Set<string> }>();
 function gitlinksOf(file: string, stamp: string): Set<string> {
   const cached = gitlinkCache.get(file);
   if (cached?.stamp === stamp) return cached.links;
-  const links = readIndexGitlinks(file) ?? new Set<string>();
+  // Throws on an index otto cannot read (fail closed): before a command it does not run.
+  const links = readIndexGitlinks(file);
   gitlinkCache.set(file, { stamp, links });
   return links;
 }
