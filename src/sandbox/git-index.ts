@@ -33,7 +33,12 @@ export interface GitIndex {
   hashBytes: number;
 }
 
-/** The index at `file` with its shared index merged in; "missing" when there is no file, undefined when otto cannot read it as git would. */
+/**
+ * The index at `file` with its shared index merged in; "missing" when there is no file, undefined
+ * when otto cannot read it as git would. Read with 20- and with 32-byte object names (SHA-1 and
+ * SHA-256 repositories; only git's configuration says which): bytes that read both ways and say
+ * different things are refused, or a gitlink read one way would hide from the other.
+ */
 export function readGitIndex(file: string): GitIndex | "missing" | undefined {
   let bytes: Buffer;
   try {
@@ -41,10 +46,23 @@ export function readGitIndex(file: string): GitIndex | "missing" | undefined {
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === "ENOENT" ? "missing" : undefined;
   }
-  const own = parseIndex(bytes);
-  if (!own) return undefined;
+  const [first, ...others] = [20, 32].flatMap((hash) => {
+    const own = parseIndex(bytes, hash);
+    const read = own && withShared(file, own);
+    return read ? [read] : [];
+  });
+  return first && others.every((other) => sameIndex(first, other)) ? first : undefined;
+}
+
+/** Pure: the same paths with the same object names and the same gitlinks. */
+function sameIndex(a: GitIndex, b: GitIndex): boolean {
+  const key = (i: GitIndex) => JSON.stringify([[...i.entries].sort(), [...i.gitlinks].sort()]);
+  return key(a) === key(b);
+}
+
+/** `own` with the shared index its `link` extension names merged in (git looks beside the index file: otto's callers read `<git dir>/index`). */
+function withShared(file: string, own: Parsed): GitIndex | undefined {
   if (!own.link || /^0+$/.test(own.link.base)) return merged(own.entries, own.hashBytes);
-  // git looks for the shared index in the git directory, then beside the index file: otto's callers read `<git dir>/index`.
   let shared: Parsed | undefined;
   try {
     shared = parseIndex(fs.readFileSync(path.join(path.dirname(file), `sharedindex.${own.link.base}`)), own.hashBytes);
@@ -91,19 +109,14 @@ function merged(list: readonly Entry[], hashBytes: number): GitIndex {
   return { entries, gitlinks, hashBytes };
 }
 
-/** Pure: an index file's entries and extensions; `hash` when the size of object names is known (a shared index: its split index's). */
-function parseIndex(bytes: Buffer, hash?: number): Parsed | undefined {
+/** Pure: an index file's entries and extensions, read with object names of `hash` bytes. */
+function parseIndex(bytes: Buffer, hash: number): Parsed | undefined {
   if (bytes.length < 12 || bytes.toString("latin1", 0, 4) !== "DIRC") return undefined;
   const version = bytes.readUInt32BE(4);
   if (version < 2 || version > 4) return undefined;
-  const count = bytes.readUInt32BE(8);
-  // SHA-1 repositories have 20-byte object names, SHA-256 ones 32: the entries' name lengths and the extensions tell which fits.
-  for (const size of hash ? [hash] : [20, 32]) {
-    const read = readEntries(bytes, version, count, size);
-    const rest = read && readExtensions(bytes, read.end, size);
-    if (read && rest) return { entries: read.entries, hashBytes: size, ...rest };
-  }
-  return undefined;
+  const read = readEntries(bytes, version, bytes.readUInt32BE(8), hash);
+  const rest = read && readExtensions(bytes, read.end, hash);
+  return read && rest ? { entries: read.entries, hashBytes: hash, ...rest } : undefined;
 }
 
 function readEntries(bytes: Buffer, version: number, count: number, hash: number): { entries: Entry[]; end: number } | undefined {
@@ -149,7 +162,11 @@ function readEntries(bytes: Buffer, version: number, count: number, hash: number
   return { entries, end: at };
 }
 
-/** The extensions up to the trailing object name, as git walks them; the `link` one read. */
+/**
+ * The extensions up to the trailing object name, as git walks them: while 8 bytes are left, a
+ * signature and a size; the `link` one read. One that runs past the end ends the walk (git skips
+ * an optional one so, and stops at a required one it cannot read, which leaves nothing to descend into).
+ */
 function readExtensions(bytes: Buffer, from: number, hash: number): Pick<Parsed, "link" | "trailer"> | undefined {
   const stop = bytes.length - hash;
   if (from > stop) return undefined;
@@ -158,7 +175,7 @@ function readExtensions(bytes: Buffer, from: number, hash: number): Pick<Parsed,
     const signature = bytes.toString("latin1", at, at + 4);
     const size = bytes.readUInt32BE(at + 4);
     const end = at + 8 + size;
-    if (end > stop) return undefined;
+    if (end > stop) return signature === "link" ? undefined : out;
     if (signature === "link") {
       const link = readLink(bytes.subarray(at + 8, end), hash);
       if (!link) return undefined;

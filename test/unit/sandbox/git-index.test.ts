@@ -159,6 +159,33 @@ describe("a split index reads as git reads it", () => {
   });
 });
 
+describe("the size of object names", () => {
+  it("bytes that read as an index with 20- and with 32-byte names, saying different things, are refused", () => {
+    // One v2 entry, a gitlink: with 20-byte names its name starts at 62 and is 269 bytes long; with
+    // 32-byte names its flags (0x0101) lie in that name and its name starts at 74, 257 bytes long.
+    const entry = Buffer.alloc(336);
+    entry.writeUInt32BE(0o160000, 24);
+    entry.writeUInt16BE(269, 60);
+    entry.fill(0x61, 62, 331);
+    entry.writeUInt16BE(0x0101, 72);
+    const header = Buffer.from("DIRC0000\0\0\0\x01", "latin1");
+    header.writeUInt32BE(2, 4);
+    // 32 bytes after the entry: the trailing name with 32-byte names; with 20-byte names an
+    // optional extension ("ZZZZ") running past the end first, which git skips.
+    const tail = Buffer.alloc(32, 0xff);
+    tail.write("ZZZZ", 0, "latin1");
+    const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "otto-git-index-")));
+    roots.push(root);
+    const file = path.join(root, "index");
+    fs.writeFileSync(file, Buffer.concat([header, entry, tail]));
+    expect(() => readIndexGitlinks(file)).toThrow(/cannot read the git index/);
+    // Read one way only (the 32-byte reading broken by a name length of 258), it is an index with one gitlink.
+    entry.writeUInt16BE(0x0102, 72);
+    fs.writeFileSync(file, Buffer.concat([header, entry, tail]));
+    expect([...readIndexGitlinks(file)]).toEqual(["a".repeat(10) + "\x01\x02" + "a".repeat(257)]);
+  });
+});
+
 describe("indexStamp", () => {
   it("changes when the index or a shared index is rewritten in place and touched back to its old times", () => {
     const root = repo("sha1", 3);
