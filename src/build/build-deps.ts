@@ -68,6 +68,7 @@ export async function createBuildDeps(input: BuildInput): Promise<BuildDeps> {
     store: new BuildStore(repoRoot),
     git: runGit,
     env: runtime.env,
+    sandbox: loaded.config.sandbox,
     ...(loaded.config.git.hooks === "run" ? { commitHooks: { sandbox: loaded.config.sandbox } } : {}),
     secrets: loaded.secrets,
     verify: settings.verify,

@@ -2,7 +2,15 @@ import type { SandboxMode } from "../sandbox/index.ts";
 import type { Repo } from "../config/index.ts";
 import path from "node:path";
 import type { Env } from "../core/index.ts";
-import { commitAll, describeBaseline, snapshotGitControl, snapshotTree, type CheckResult, type GitRun } from "../workspace/index.ts";
+import {
+  assertCommitIdentity,
+  commitAll,
+  describeBaseline,
+  snapshotGitControl,
+  snapshotTree,
+  type CheckResult,
+  type GitRun,
+} from "../workspace/index.ts";
 import type { NotifyEvent } from "../notify/index.ts";
 import { Account, addUsage, formatUsage, ZERO_USAGE, type Budget, type Usage } from "../cost/index.ts";
 import type { ArchiveResult } from "./archive.ts";
@@ -41,6 +49,8 @@ export interface BuildDeps {
   pollMs?: number;
   /** The environment git runs with (the plugin's). */
   env?: Env;
+  /** otto.jsonc `sandbox`: where the loop's commands run (default auto); the summary says when none could. */
+  sandbox?: SandboxMode;
   /** `git.hooks: "run"`: the final commit runs the repository's hooks, in the sandbox this mode says. */
   commitHooks?: { sandbox: SandboxMode };
   /** The known secrets: a file holding one is not committed. */
@@ -125,8 +135,10 @@ async function buildLocked(deps: BuildDeps, target: BuildTarget, options: BuildO
   const previous = await deps.store.read(target);
   await deps.store.clearStop(target);
   const source = taskSource(deps.repoRoot, target);
-  // A target without a tasks file fails here, before a session is opened for nothing.
+  // A target without a tasks file fails here, before a session is opened for nothing; so does a
+  // tree where git knows no identity, since a finished loop is committed.
   await source.read();
+  await assertCommitIdentity(deps.git, deps.repoRoot, "run /otto-build again");
   const resume = resumable(previous) ? previous : undefined;
   // Taken before the first turn and kept with the loop's state, so a resumed loop commits its own
   // earlier work too, and never the user's uncommitted edits.

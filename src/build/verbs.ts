@@ -1,6 +1,7 @@
 import { OttoError, formatError } from "../core/index.ts";
 import { addSpec, createSpecDeps, generateTasks, listSpecs, runDocumentStage } from "../spec/index.ts";
 import { placeRun } from "../repo/index.ts";
+import { unsandboxedNote } from "../sandbox/index.ts";
 import {
   describeVerdict,
   failingHeadline,
@@ -81,7 +82,10 @@ export async function buildVerb(input: BuildInput, flags: RunFlags): Promise<Bui
     account,
   });
   const rendered = renderResults(results, targets.length, account);
-  const before = [placed.note, estimate].filter((line): line is string => line !== undefined);
+  const unboxed = unsandboxedNote(deps.sandbox ?? "auto", deps.env ?? process.env);
+  const before = [placed.note, estimate, unboxed && `Note: ${unboxed}`].filter(
+    (line): line is string => typeof line === "string" && line !== "",
+  );
   return {
     title: rendered.title,
     output: [rendered.head, ...before, rendered.body].join("\n\n"),

@@ -9,7 +9,8 @@ import { summaryOf } from "./commit-message.ts";
 import { readDocs, relativeSpecDir, type SpecContext } from "./context.ts";
 import { alignDocs, docsDue } from "./docs-align.ts";
 import { committedPhases, ottoCommits } from "./git.ts";
-import { gitDir, snapshotGitControl } from "../workspace/index.ts";
+import { assertCommitIdentity, gitDir, snapshotGitControl } from "../workspace/index.ts";
+import { unsandboxedNote } from "../sandbox/index.ts";
 import { budgetStopped, cancelled, counted } from "./pass.ts";
 import { childAccount, estimateLine } from "./cost.ts";
 import { phasesToRun, startChanges } from "./plan.ts";
@@ -60,6 +61,8 @@ export async function withRunLock<T>(deps: ExecuteDeps, slug: string, fn: (run: 
       `${deps.repoRoot} is not a git repository; otto commits each phase.`,
       "Run `git init`, then run the command again.",
     );
+  // Before any session: a phase's work is committed, and git must know who commits it.
+  await assertCommitIdentity(deps.git, deps.repoRoot, "run /otto-spec execute again");
   const release: Release = await lockRun(dir, slug);
   try {
     const { sessions, cleaned } = await RunSessions.resume(runSessionsFile(dir, slug), {
@@ -128,7 +131,11 @@ export async function executeSpec(deps: ExecuteDeps, flag?: string): Promise<Exe
         phases: [],
         recovered,
         cancelled: false,
-        notes: [...models.notes, ...cleanedNote(cleaned)],
+        notes: [
+          ...models.notes,
+          ...cleanedNote(cleaned),
+          ...[unsandboxedNote(deps.settings.sandbox ?? "auto", deps.env)].filter((n) => n !== undefined),
+        ],
         durationMs: 0,
         budget: deps.budget,
       };

@@ -20,6 +20,11 @@ export class ControlWatches {
 
   constructor(private readonly settle: Settle) {}
 
+  /** True once the session has a look at `root` (its first look walks the whole tree: control-watch.ts `nested`). */
+  seen(sessionID: string, root: string): boolean {
+    return this.#sessions.get(sessionID)?.some((w) => w.root === root) ?? false;
+  }
+
   /** A sandboxed call about to run, with the look taken before it. */
   noted(call: { sessionID: string; callID?: string }, watch: ControlWatch): void {
     if (call.callID !== undefined) this.#calls.set(call.callID, { sessionID: call.sessionID, watch });

@@ -1,13 +1,14 @@
 import fs from "node:fs";
 import path from "node:path";
 import { xdgPaths, type Env } from "../core/paths.ts";
+import { errorText } from "../core/errors.ts";
 import { redact } from "../core/redact.ts";
 import { opencodeAuthSecrets } from "../core/secrets.ts";
 import type { Logger } from "../core/log.ts";
 import type { SandboxAccess, SandboxMode } from "../sandbox/index.ts";
 import type { ClassifyContext } from "./classify-command.ts";
 import { isGitControlPath } from "./git-paths.ts";
-import { configPaths, pathRefusal } from "./tool-paths.ts";
+import { configPaths, pathRefusal, resolvedPath, workdirRefusal } from "./tool-paths.ts";
 import { withoutSecretResults } from "./search-results.ts";
 import { RepeatedCalls, repeatedCallReason } from "./repeated-calls.ts";
 import { GuardBlocked, blocked } from "./blocked.ts";
@@ -262,10 +263,16 @@ export class SessionGuard {
 
   async #bash(args: Record<string, unknown>, agent: string | undefined, call: { sessionID: string; callID?: string }): Promise<void> {
     const command = typeof args.command === "string" ? args.command : "";
-    const workdir =
+    const spelled =
       typeof args.workdir === "string" && args.workdir !== "" ? path.resolve(this.deps.directory, args.workdir) : this.deps.directory;
-    if (isGitControlPath(workdir) || workdir.split(path.sep).includes(".git"))
-      throw blocked(`running commands inside a git directory (${workdir})`);
+    // Judged by where it resolves, as the file tools' paths are: a link the sandboxed shell made
+    // (`ln -s ~ h`, workdir `h`) would make the home the sandbox's writable tree.
+    const workdir = resolvedPath(spelled);
+    for (const at of [spelled, workdir])
+      if (isGitControlPath(at) || at.split(path.sep).includes(".git")) throw blocked(`running commands inside a git directory (${at})`);
+    const outside = workdirRefusal(spelled, workdir, this.deps.directory);
+    if (outside) throw blocked(outside);
+    if (typeof args.workdir === "string" && args.workdir !== "") args.workdir = workdir;
     let reason: string | undefined;
     try {
       const { classifyCommand } = await import("./classify-command.ts");
@@ -284,7 +291,7 @@ export class SessionGuard {
       else if (!reason) args.command = await this.#sandboxed(command, workdir, forge.sandbox, call, forge.sandboxAccess);
     } catch (error) {
       // Failing closed: a guarded command otto could not check does not run.
-      reason = `a command otto could not check (${error instanceof Error ? error.message : String(error)})`;
+      reason = `a command otto could not check (${errorText(error)})`;
     }
     if (reason) {
       this.deps.log.log("info", "otto guard: refused a session's command", { reason });
@@ -308,7 +315,7 @@ export class SessionGuard {
     const tree = await treePaths(workdir, mode);
     const plan = planCommand({ mode, cwd: workdir, tree, env: this.deps.env, ...(access ? { access } : {}) }, command);
     if (plan.sandbox !== "none") {
-      this.#watches.noted(call, watchControls(tree));
+      this.#watches.noted(call, watchControls(tree, { nested: !this.#watches.seen(call.sessionID, tree.root) }));
       return sandboxedLine(plan, this.deps.env);
     }
     if (mode !== "off" && !this.#saidNoSandbox) {

@@ -81,3 +81,15 @@ export function pathRefusal(file: string, context: PathContext, shown = file): s
   if (inTree) return `${shown}: a link in the tree leads outside it (to ${real})`;
   return undefined;
 }
+
+/**
+ * Why a shell command may not run in `real` (the workdir `spelled` resolves to): outside the
+ * session's tree. OpenCode asks before a workdir spelled outside its project, never for a link
+ * inside it, and the sandbox makes a command's tree writable: the tree must be the session's.
+ */
+export function workdirRefusal(spelled: string, real: string, tree: string): string | undefined {
+  if (within(real, resolvedPath(tree))) return undefined;
+  return within(spelled, tree)
+    ? `running a command in ${spelled}: a link in the tree leads outside it (to ${real})`
+    : `running a command in ${spelled}, outside the session's folder (${tree})`;
+}

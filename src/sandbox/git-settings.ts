@@ -28,6 +28,8 @@ export interface UserGitSettings {
 /** The keys kept, as `git config --list` prints them (section and name lower-case). */
 const KEPT = [
   /^(user|author|committer)\.(name|email)$/,
+  // No identity guessed from the host name inside when the user forbids it outside.
+  /^user\.useconfigonly$/,
   /^core\.(excludesfile|attributesfile|autocrlf|eol|safecrlf|ignorecase|precomposeunicode|quotepath|symlinks|hookspath|checkroundtripencoding)$/,
   /^init\.defaultbranch$/,
   /^i18n\.(commitencoding|logoutputencoding)$/,

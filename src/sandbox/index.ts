@@ -33,6 +33,7 @@ export {
   sandboxUnattended,
   describeSandbox,
   assertSandbox,
+  unsandboxedNote,
   shellQuote,
   sandboxShell,
   type CommandPlan,

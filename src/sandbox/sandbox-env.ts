@@ -107,6 +107,8 @@ const ALLOWED = [
   "GIT_COMMITTER_EMAIL",
   "GIT_AUTHOR_DATE",
   "GIT_COMMITTER_DATE",
+  // Git's fallback for user.email: without it a commit inside fails, or takes an address made from the host name.
+  "EMAIL",
   "GIT_EDITOR",
   "GIT_SEQUENCE_EDITOR",
   "GIT_CONFIG_NOSYSTEM",

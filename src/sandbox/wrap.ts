@@ -163,6 +163,16 @@ export function describeSandbox(
 }
 
 /**
+ * For the summary of a flow a person started under `auto` on a machine with no sandbox: its
+ * commands ran beside the user's credentials, which a line in OpenCode's log alone would not tell them.
+ */
+export function unsandboxedNote(mode: SandboxMode, env: Env, detected: Detected = detectSandbox(env)): string | undefined {
+  if (mode !== "auto" || detected.kind !== "none") return undefined;
+  const fix = detected.fix ? ` To get one: ${detected.fix}.` : "";
+  return `no sandbox (${detected.reason}): the sessions' shell commands and the checks ran with otto's environment and command guards alone, as your user.${fix} \`sandbox: "required"\` in otto.jsonc refuses to run without one.`;
+}
+
+/**
  * Before a flow's first model call or git write: `required` and no sandbox refuses every flow
  * that runs code; `auto` and none refuses the flows nobody watches (`unattended` names the flow),
  * and lets the others run with otto's other guards.

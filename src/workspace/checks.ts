@@ -75,7 +75,7 @@ export async function runCheck(command: string, options: VerifyOptions): Promise
   const plan = planCommand({ mode: options.sandbox, cwd: options.cwd, tree, env: base, ...(access ? { access } : {}) }, command);
   const [file, ...args] = plan.argv;
   // What the command could leave for git and OpenCode outside the sandbox is looked at again after it (control-watch.ts).
-  const watch = plan.sandbox === "none" ? undefined : watchControls(tree);
+  const watch = plan.sandbox === "none" ? undefined : watchControls(tree, { nested: true });
   // Python's bytecode in a folder of this run's own (Python 3.8+ neither reads nor writes the tree's
   // `__pycache__/` then): an ignored `.pyc` a session planted, unchecked-hash or with its source's
   // mtime and size, would otherwise run in place of the source the diff shows. Inside the sandbox it

@@ -134,6 +134,11 @@ const HARDENED: ReadonlyArray<readonly [string, string]> = [
   // Never signed: a signing program (gpg.program, possibly the tree's own config) and its prompt stay out of otto's runs (commit.ts, unsignedLine).
   ["commit.gpgSign", "false"],
   ["tag.gpgSign", "false"],
+  // The user's rebase.autoStash / merge.autoStash would stash their uncommitted work around otto's
+  // rebase or merge and, on a conflict, leave it in the stash; rebase.updateRefs would move their other branches.
+  ["rebase.autoStash", "false"],
+  ["merge.autoStash", "false"],
+  ["rebase.updateRefs", "false"],
 ];
 const NO_HOOKS = ["core.hooksPath", "/dev/null"] as const;
 
@@ -180,7 +185,8 @@ export function describeCommand(args: readonly string[], cwd: string): string {
  * the exit code; throws OttoError `git_timeout` (after killing git and everything it started),
  * `git_missing` when git cannot be started, `git_output` when the output exceeds maxBuffer, and
  * `git_layout_changed` / `git_layout_invalid` (before git starts) when the tree's `.git` no longer
- * leads where otto first found it (tree-layout.ts).
+ * leads where otto first found it (tree-layout.ts), and `git_unsafe_repository` when git refuses a
+ * repository another user owns.
  */
 export async function runGit(args: readonly string[], options: GitOptions): Promise<GitResult> {
   const layout = checkTreeLayout(options.cwd);
@@ -352,6 +358,11 @@ function spawnGit(
     child.stderr?.on("data", (chunk: Buffer) => stderr.push(chunk));
     child.on("error", (error: NodeJS.ErrnoException) => finish(() => reject(spawnError(error, options))));
     child.on("close", (code, signal) => {
+      const refused = code === 128 ? unsafeRepository(Buffer.concat(stderr).toString("utf8")) : undefined;
+      if (refused) {
+        finish(() => reject(refused));
+        return;
+      }
       finish(() =>
         resolve({
           exitCode: code ?? (signal ? 128 : -1),
@@ -362,6 +373,20 @@ function spawnGit(
       );
     });
   });
+}
+
+/**
+ * Git refuses a repository owned by another user (its safe.directory check): no command works
+ * there, and a caller that read the failure as "not a repository" would give the wrong advice.
+ */
+function unsafeRepository(stderr: string): OttoError | undefined {
+  const at = /detected dubious ownership in repository at '([^']+)'/.exec(stderr)?.[1];
+  if (at === undefined) return undefined;
+  return new OttoError(
+    "git_unsafe_repository",
+    `git refuses to work in ${at}: it is owned by another user than the one running OpenCode (git's safe.directory check), so otto can neither read nor commit there.`,
+    `If you trust it, run git config --global --add safe.directory '${at.replace(/'/g, `'\\''`)}' and then the command again; or run OpenCode as the user who owns it.`,
+  );
 }
 
 function spawnError(error: NodeJS.ErrnoException, options: GitOptions): OttoError {

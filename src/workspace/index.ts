@@ -34,6 +34,7 @@ export {
   refExists,
   type Remote,
 } from "./identity.ts";
+export { assertCommitIdentity } from "./commit-identity.ts";
 export { runChecks, runCheck, describeChecks, type CheckResult, type VerifyOptions } from "./checks.ts";
 export {
   commitAll,

@@ -209,6 +209,16 @@ async function pushCommitted(
   // No --autostash: the PR flows run in a tree that was clean (or otto's temporary worktree); any
   // edit of the user's that is still there makes git refuse the rebase, and nothing is touched.
   const rebase = await abortOnTimeout(git, () => git(["rebase", `refs/remotes/${remote}/${branch}`]));
+  if (rebase.exitCode !== 0 && !(await rebaseInProgress(git, dir))) {
+    // Git refused to start (uncommitted changes of the user's in the tree): nothing was touched.
+    const said = rebase.stderr.trim().split("\n")[0] ?? "";
+    return {
+      ...base,
+      outcome: "conflict",
+      sha: await head(),
+      detail: `${branch} had moved on ${remote} and git would not rebase onto it in ${dir} (${said}): nothing pushed, the tree left as it was. Commit or stash your own changes there, then run the command again.`,
+    };
+  }
   if (rebase.exitCode !== 0) {
     const resolved = await abortOnTimeout(git, () => resolveRebase(input, git, must));
     if (!resolved.ok) {
@@ -257,6 +267,15 @@ async function tamperedDetail(input: PushInput): Promise<string | undefined> {
   const changes = await gitControlChanges(input.guard, { env: input.env ?? process.env });
   if (changes.length === 0) return undefined;
   return `Nothing committed or pushed: ${describeControlChanges(input.dir, changes)}`;
+}
+
+/** True while a rebase is stopped (git's rebase-merge or rebase-apply directory exists). */
+async function rebaseInProgress(git: (args: string[]) => Promise<GitResult>, dir: string): Promise<boolean> {
+  for (const name of ["rebase-merge", "rebase-apply"]) {
+    const at = await git(["rev-parse", "--git-path", name]);
+    if (at.exitCode === 0 && fs.existsSync(path.resolve(dir, at.stdout.trim()))) return true;
+  }
+  return false;
 }
 
 async function conflicted(git: (args: string[]) => Promise<GitResult>): Promise<string[]> {

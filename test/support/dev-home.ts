@@ -37,6 +37,11 @@ export interface DeveloperHomeOptions {
   signing?: boolean;
   /** Extra ~/.gitconfig text (an includeIf section, say). */
   gitconfig?: string;
+  /**
+   * Every global setting of a developer's that would run a program or change otto's git if it
+   * reached it (tangledSettings): each program it names appends a line to this file and fails.
+   */
+  tangled?: string;
 }
 
 /** Writes a developer's setup into `home` (which exists); returns the file the signing program logs to. */
@@ -70,6 +75,7 @@ export function writeDeveloperHome(home: string, options: DeveloperHomeOptions =
       mode: 0o600,
     },
   );
+  if (options.tangled) tangledSettings(home, options.tangled);
   if (options.signing) {
     fs.mkdirSync(path.dirname(signer), { recursive: true });
     // A signer that records the call and fails: a commit that tried to sign would fail, and say so.
@@ -92,4 +98,70 @@ export function developerHome(options: DeveloperHomeOptions = {}): {
   const { signLog } = writeDeveloperHome(home, options);
   const env = { HOME: home, XDG_CONFIG_HOME: path.join(home, ".config"), XDG_DATA_HOME: path.join(home, ".local", "share") };
   return { root, home, env, signLog, cleanup: () => fs.rmSync(root, { recursive: true, force: true }) };
+}
+
+/**
+ * A developer's global settings that otto's own git must not follow: a hooks folder whose hooks
+ * fail, a pager and an external diff, SSH commit signing, a commit template, autostash,
+ * updateRefs, push.default nothing, autocrlf, fetch.prune, an alias, init.defaultBranch trunk, and
+ * a global ignore of `*.log` and `dist/`. Each program appends "<what> <cwd> <args>" to `log` and
+ * exits 1. The receiving side of a push to a local bare repository is that repository's (its
+ * hooks are a server's), so no reference-transaction hook is planted.
+ */
+export function tangledSettings(home: string, log: string): void {
+  const bin = path.join(home, ".local", "bin");
+  const hooks = path.join(home, ".githooks");
+  fs.mkdirSync(bin, { recursive: true });
+  fs.mkdirSync(hooks, { recursive: true });
+  const program = (what: string, file: string) =>
+    fs.writeFileSync(file, `#!/bin/sh\necho "${what} $PWD $*" >> '${log}'\nexit 1\n`, { mode: 0o755 });
+  for (const hook of [
+    "pre-commit",
+    "prepare-commit-msg",
+    "commit-msg",
+    "post-commit",
+    "pre-rebase",
+    "post-rewrite",
+    "pre-push",
+    "post-checkout",
+  ])
+    program(`hook:${hook}`, path.join(hooks, hook));
+  program("pager", path.join(bin, "tangled-pager"));
+  program("external-diff", path.join(bin, "tangled-diff"));
+  program("ssh-signer", path.join(bin, "tangled-ssh-keygen"));
+  fs.writeFileSync(path.join(home, ".gitmessage"), "TEMPLATE SUBJECT\n");
+  fs.appendFileSync(path.join(home, ".gitignore_global"), "*.log\ndist/\n");
+  const lines = [
+    "[user]",
+    "\tuseConfigOnly = true",
+    "\tsigningKey = ~/.ssh/id_ed25519.pub",
+    "[core]",
+    `\thooksPath = ${hooks}`,
+    `\tpager = ${bin}/tangled-pager`,
+    "\tautocrlf = true",
+    "[commit]",
+    "\tgpgSign = true",
+    "\ttemplate = ~/.gitmessage",
+    "[gpg]",
+    "\tformat = ssh",
+    '[gpg "ssh"]',
+    `\tprogram = ${bin}/tangled-ssh-keygen`,
+    "[diff]",
+    `\texternal = ${bin}/tangled-diff`,
+    "[push]",
+    "\tdefault = nothing",
+    "\tautoSetupRemote = true",
+    "[fetch]",
+    "\tprune = true",
+    "[rebase]",
+    "\tautoStash = true",
+    "\tupdateRefs = true",
+    "[merge]",
+    "\tautoStash = true",
+    "[alias]",
+    "\tst = status -sb",
+    "[init]",
+    "\tdefaultBranch = trunk",
+  ];
+  fs.appendFileSync(path.join(home, ".gitconfig"), `${lines.join("\n")}\n`);
 }

@@ -2,7 +2,7 @@ import { OttoError, type Env } from "../../core/index.ts";
 import { mapPrToWorkdir, repoUrlOfPr, type PrWorkdir } from "../../repo/index.ts";
 import { deferredText, openPrTree, snapshotPrTree } from "../pr-tree.ts";
 import { configChanges, holdText, notifyHold, type ConfigCheck } from "../context/config-hold.ts";
-import { runGit } from "../../workspace/index.ts";
+import { assertCommitIdentity, runGit } from "../../workspace/index.ts";
 import { refuseUnpushed } from "../../workspace/index.ts";
 import { describeHolder, withWorkLock } from "../../workspace/index.ts";
 import type { PrDocument } from "../store/document.ts";
@@ -90,6 +90,8 @@ async function fixInCheckout(flow: Flow, claimed: PrDocument, workdir: PrWorkdir
       });
       flow.progress(`otto pr fix: the head changes OpenCode configuration (${config.files.join(", ")}); run by hand, so otto proceeds`);
     }
+    // A fix is committed as the user: a tree where git knows no identity stops here, before any model call.
+    await assertCommitIdentity((args, o) => runGit(args, { ...o, env: deps.env }), tree.dir, "run /otto-pr fix again");
     // After the fast-forward: what the PR's head ignores is what the user's ignored files are judged by.
     const baseline = await snapshotPrTree(tree.dir, deps.env);
     return await fixInTree(flow, claimed, { dir: tree.dir, remote: workdir.remote, baseline, detached: tree.temporary }, models);

@@ -1,7 +1,8 @@
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { slashCommand, useE2E } from "../../support/index.ts";
+import { pathWithout, slashCommand, useE2E } from "../../support/index.ts";
 import { buildPrompts, builderModel, oneTaskPerTurn, tasksMd } from "../build/builder-model.ts";
 
 const SPEC = ".otto/specs/demo";
@@ -98,5 +99,30 @@ describe("/otto-build headless (an opencode run process of its own)", () => {
     expect(fs.existsSync(path.join(ws.project, SPEC))).toBe(false);
     expect(state(ws.project, "demo")).toMatchObject({ status: "done", iteration: 4 });
     expect(e2e.model.unmatched()).toEqual([]);
+  });
+});
+
+describe("/otto-build on a machine without bubblewrap (an opencode run process of its own)", () => {
+  const e2e = useE2E();
+
+  it('under the default "auto" the loop runs, and its summary says its commands had no sandbox, why, and how to get one', async () => {
+    const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "otto-nobwrap-"));
+    try {
+      const ws = await e2e.workspace({
+        files: { "README.md": "# demo\n", [`${SPEC}/tasks.md`]: tasksMd(["Only"]) },
+        ottoConfig: OTTO,
+        env: { PATH: pathWithout(scratch, ["bwrap"]) },
+      });
+      e2e.model.script(...slashCommand("otto_build"), builderModel(ws.project, oneTaskPerTurn(ws.project)));
+      const run = await e2e.run(ws, ["run", "--command", "otto-build", "--", "--spec", "demo"], { timeoutMs: 120_000 });
+      expect(run.stdout, run.stderr).toContain("done");
+      expect(run.stdout).toContain(
+        "Note: no sandbox (bubblewrap (bwrap) is not installed): the sessions' shell commands and the checks ran with otto's environment and command guards alone, as your user.",
+      );
+      expect(run.stdout).toContain("apt-get install bubblewrap");
+      expect((await ws.repo.log()).map((c) => c.subject)[0]).toBe("feat(demo): implementation complete");
+    } finally {
+      fs.rmSync(scratch, { recursive: true, force: true });
+    }
   });
 });

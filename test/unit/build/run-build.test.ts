@@ -104,6 +104,22 @@ function deps(
 }
 
 describe("runBuild", () => {
+  it("a tree where git knows no identity (user.useConfigOnly, none set): refused before a builder opens, naming the fix", async () => {
+    const root = repoWith({ demo: tasksMd(2) });
+    const plain: Record<string, string | undefined> = { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_SYSTEM: "/dev/null" };
+    for (const key of Object.keys(plain)) if (/^(GIT_(AUTHOR|COMMITTER)_|EMAIL$)/.test(key)) delete plain[key];
+    execFileSync("git", ["config", "--unset", "user.email"], { cwd: root, env: plain });
+    execFileSync("git", ["config", "user.useConfigOnly", "true"], { cwd: root, env: plain });
+    const { deps: d, builders } = deps(root, worker(root));
+    d.git = (args, options) => runGit(args, { ...options, env: plain });
+    const error = await runBuild(d, [DEMO], { maxIterations: 10, stagnationLimit: 3 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OttoError);
+    expect((error as OttoError).code).toBe("git_identity");
+    expect((error as OttoError).message).toMatch(/does not know who you are \(no email was given and auto-detection is disabled\)/);
+    expect((error as OttoError).fix).toMatch(/git config --global user\.email .*run \/otto-build again/);
+    expect(builders).toEqual([]);
+  });
+
   it("commits once and archives the spec when done; the state says done", async () => {
     const root = repoWith({ demo: tasksMd(2) });
     const { deps: d } = deps(root, worker(root));

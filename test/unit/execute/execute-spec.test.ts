@@ -3,6 +3,10 @@ import path from "node:path";
 import { executeSpec, parseTrailers, runOneTask } from "../../../src/execute/index.ts";
 import { tasksMd } from "../../e2e/execute/kinds.ts";
 import { until } from "../../support/wait.ts";
+import { git, gitEnv } from "../../support/git.ts";
+import { isOttoError } from "../../../src/core/index.ts";
+import { runGit } from "../../../src/workspace/index.ts";
+import { detectSandbox } from "../../../src/sandbox/index.ts";
 import { SLUG, useFakeExecute, statuses, of } from "./fake-execute.ts";
 
 const setup = useFakeExecute();
@@ -51,6 +55,38 @@ function holdUntilOverlap(cap: number) {
 }
 
 describe("executeSpec", () => {
+  it("a tree where git knows no identity (user.useConfigOnly, none set): refused before any model call, naming the fix", async () => {
+    const f = await setup(TWO_PHASES, () => undefined);
+    const plain = gitEnv();
+    await git(["config", "--unset", "user.email"], f.repoRoot);
+    await git(["config", "user.useConfigOnly", "true"], f.repoRoot);
+    const error = await executeSpec({ ...f.deps, git: (args, options) => runGit(args, { ...options, env: plain }) }).catch(
+      (e: unknown) => e,
+    );
+    expect(isOttoError(error) && error.code).toBe("git_identity");
+    expect(String((error as Error).message)).toMatch(/does not know who you are .*Nothing was run/);
+    expect((error as { fix?: string }).fix).toMatch(/user\.email .*run \/otto-spec execute again/);
+    expect(f.calls).toEqual([]);
+    expect(statuses(f)).toEqual({ t1: "pending", t2: "pending", t3: "pending" });
+  });
+
+  it('on a machine without a sandbox under "auto", the summary says the commands ran without one and how to get one; with one, it says nothing', async () => {
+    const f = await setup(tasksMd([["t1", "pending", 1, [], "First"]]), () => undefined);
+    // The fake's environment has no PATH: no bwrap on it.
+    const { output } = await executeSpec(f.deps);
+    expect(output).toMatch(
+      /Note: no sandbox \(bubblewrap \(bwrap\) is not installed\): the sessions' shell commands and the checks ran .*apt-get install bubblewrap/,
+    );
+    const off = await setup(tasksMd([["t1", "pending", 1, [], "First"]]), () => undefined);
+    const chosen = await executeSpec({ ...off.deps, settings: { ...off.deps.settings, sandbox: "off" } });
+    expect(chosen.output).not.toContain("no sandbox");
+    if (detectSandbox(process.env).kind !== "none") {
+      const boxed = await setup(tasksMd([["t1", "pending", 1, [], "First"]]), () => undefined);
+      const sandboxed = await executeSpec({ ...boxed.deps, env: { ...boxed.deps.env, PATH: process.env.PATH ?? "" } });
+      expect(sandboxed.output).not.toContain("no sandbox");
+    }
+  });
+
   it("runs a two-phase spec to completed tasks, one commit per phase plus one for docs, with history", async () => {
     const overlap = holdUntilOverlap(4);
     const f = await setup(TWO_PHASES, async (call) => {

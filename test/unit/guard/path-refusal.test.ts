@@ -2,7 +2,14 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { configPaths, isOpencodeConfigPath, pathRefusal, resolvedPath, type PathContext } from "../../../src/guard/tool-paths.ts";
+import {
+  configPaths,
+  isOpencodeConfigPath,
+  pathRefusal,
+  resolvedPath,
+  workdirRefusal,
+  type PathContext,
+} from "../../../src/guard/tool-paths.ts";
 import { removeAfterTest } from "../../support/git.ts";
 
 /*
@@ -138,5 +145,26 @@ describe("pathRefusal", () => {
     // A sibling whose name starts like the tree's is outside it.
     fs.mkdirSync(path.join(root, "tree2"));
     expect(pathRefusal(path.join(root, "tree2", "f"), context())).toBeUndefined();
+  });
+});
+
+describe("workdirRefusal", () => {
+  it("a workdir inside the tree (the tree itself, a folder, a link to a folder inside, a folder named ..x) runs; one that resolves outside is refused, saying how", () => {
+    const { root, tree, other } = layout();
+    fs.symlinkSync(path.join(tree, "src"), path.join(tree, "s"));
+    fs.symlinkSync(other, path.join(tree, "out"));
+    fs.symlinkSync(tree, path.join(root, "tree-link"));
+    const judge = (spelled: string, at = tree) => workdirRefusal(spelled, resolvedPath(spelled), at);
+    expect(judge(tree)).toBeUndefined();
+    expect(judge(path.join(tree, "src"))).toBeUndefined();
+    expect(judge(path.join(tree, "s"))).toBeUndefined();
+    expect(judge(path.join(tree, "..x"))).toBeUndefined();
+    // The tree spelled through a link: judged where it resolves too.
+    expect(judge(path.join(root, "tree-link", "src"), path.join(root, "tree-link"))).toBeUndefined();
+    expect(judge(path.join(tree, "out"))).toBe(
+      `running a command in ${path.join(tree, "out")}: a link in the tree leads outside it (to ${other})`,
+    );
+    expect(judge(other)).toBe(`running a command in ${other}, outside the session's folder (${tree})`);
+    expect(judge(path.join(tree, ".."))).toBe(`running a command in ${root}, outside the session's folder (${tree})`);
   });
 });

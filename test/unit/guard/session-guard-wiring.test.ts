@@ -174,6 +174,37 @@ describe("the bash tool", () => {
     expect(empty).toEqual({ command: "" });
   });
 
+  it("judges a workdir by where it resolves: a link out of the tree (to the home, another repository) or into git's directory is refused; one inside runs where it leads", async () => {
+    const { tool, dir, home } = setup({ config: { sandbox: "off" } });
+    const other = path.join(home, "billing");
+    fs.mkdirSync(path.join(dir, "src", "lib"), { recursive: true });
+    fs.mkdirSync(path.join(dir, ".git"));
+    fs.mkdirSync(other);
+    fs.symlinkSync(home, path.join(dir, "h"));
+    fs.symlinkSync(other, path.join(dir, "link"));
+    fs.symlinkSync(".git", path.join(dir, "g"));
+    fs.symlinkSync(path.join("src", "lib"), path.join(dir, "lib"));
+    await expect(tool("bash", { command: "echo x >> .bashrc", workdir: "h" })).rejects.toThrow(
+      `running a command in ${path.join(dir, "h")}: a link in the tree leads outside it (to ${home})`,
+    );
+    await expect(tool("bash", { command: "ls", workdir: "link/sub" })).rejects.toThrow(
+      `a link in the tree leads outside it (to ${path.join(other, "sub")})`,
+    );
+    await expect(tool("bash", { command: "ls", workdir: other })).rejects.toThrow(
+      `running a command in ${other}, outside the session's folder (${dir})`,
+    );
+    await expect(tool("bash", { command: "ls", workdir: "g" })).rejects.toThrow(`inside a git directory (${path.join(dir, ".git")})`);
+    const inside: Record<string, unknown> = { command: "ls", workdir: "lib" };
+    await tool("bash", inside);
+    expect(inside.workdir).toBe(path.join(dir, "src", "lib"));
+    const plain: Record<string, unknown> = { command: "ls", workdir: "src" };
+    await tool("bash", plain);
+    expect(plain.workdir).toBe(path.join(dir, "src"));
+    const none: Record<string, unknown> = { command: "ls" };
+    await tool("bash", none);
+    expect(none.workdir).toBeUndefined();
+  });
+
   it("refuses calls to the configured forge hosts, and runs the scripts' pushes past no one", async () => {
     const { tool, dir } = setup({ config: { sandbox: "off", pr: { providers: { github: { hosts: ["Git.Corp.Example"] } } } } });
     await expect(tool("bash", { command: "curl https://git.corp.example/x" })).rejects.toThrow(/Otto blocked this/);
@@ -217,12 +248,26 @@ describe("the bash tool", () => {
       expect(s.logs.filter(([, m]) => m.startsWith("otto: no sandbox for its sessions' commands (")).map(([l]) => l)).toEqual(["warn"]);
       fs.rmSync(home!, { recursive: true, force: true });
       const r = setup({ path: bin, config: { sandbox: "required" } });
-      await expect(r.tool("bash", { command: "npm test" })).rejects.toThrow(/^Otto blocked this: a command otto could not check \(.+\)\./);
+      await expect(r.tool("bash", { command: "npm test" })).rejects.toThrow(
+        /^Otto blocked this: a command otto could not check \(otto.jsonc sets sandbox: "required".+\nNext step: To get one: .+\)\./s,
+      );
       expect(r.logs.some(([, m]) => m.startsWith("otto: no sandbox"))).toBe(false);
     } finally {
       fs.rmSync(bin, { recursive: true, force: true });
     }
   });
+
+  it.skipIf(!sandboxed || process.platform !== "linux")(
+    "a data folder otto may not write (the sandbox's launcher goes there): the command is refused, naming the folder and what to do",
+    async () => {
+      const s = setup();
+      // /sys takes no new folders, for root or anyone: the launcher cannot be written.
+      s.env.XDG_DATA_HOME = "/sys/otto-guard-data";
+      await expect(s.tool("bash", { command: "npm test" })).rejects.toThrow(
+        /a command otto could not check \(E(PERM|ACCES): [^\n]*\/sys\/otto-guard-data[^\n]*\nNext step: Otto could not write \/sys\/otto-guard-data[^:]*: make it writable for the user running OpenCode .*\$XDG_DATA_HOME/s,
+      );
+    },
+  );
 
   it.skipIf(!sandboxed)(
     "in the sandbox: the line is the launcher's, and what it leaves is settled after the call and at the session's end",

@@ -3,7 +3,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { detectSandbox, planCommand } from "../../../src/sandbox/index.ts";
-import { runCheck, runGit, settleControls, watchControls } from "../../../src/workspace/index.ts";
+import { runCheck, runGit, settleControls, settledLine, watchControls } from "../../../src/workspace/index.ts";
+import { treePaths } from "../../../src/workspace/git.ts";
 import { developerHome } from "../../support/dev-home.ts";
 
 /*
@@ -196,5 +197,129 @@ describe.skipIf(!sandboxed)("what a sandboxed command leaves for git and OpenCod
     expect(result.output).not.toContain("otto ");
     expect(git(l.env, l.repo, "log", "-1", "--format=%s").trim()).toBe("work");
     expect(quarantine(l)).toEqual([]);
+  });
+});
+
+/*
+ * The look after a command reaches nothing through a link the command made on the way (a swapped
+ * `.git/worktrees/<name>` or `refs/heads`), and says what it could not undo. The command's effects
+ * are made here directly, as a sandboxed command would leave them.
+ */
+describe("the look after reaches nothing through a link, and says what it could not undo", () => {
+  const settle = (l: Lab, watch: ReturnType<typeof watchControls>) =>
+    settleControls(watch, l.env, (a, o) => runGit(a, { ...o, env: l.env }));
+
+  it("a linked worktree's git directory swapped for a link to another repository's: the link is moved out, that repository's hooks stay", async () => {
+    const l = lab();
+    git(l.env, l.repo, "worktree", "add", "-q", path.join(l.home, "wt"), "-b", "feature");
+    const billing = path.join(l.home, "code", "billing");
+    fs.mkdirSync(billing, { recursive: true });
+    git(l.env, billing, "init", "-q");
+    fs.writeFileSync(path.join(billing, ".git", "hooks", "pre-commit"), "#!/bin/sh\ngitleaks protect\n", { mode: 0o755 });
+    const watch = watchControls(await treePaths(l.repo));
+    const common = path.join(l.repo, ".git");
+    fs.renameSync(path.join(common, "worktrees"), path.join(common, "worktrees-old"));
+    fs.mkdirSync(path.join(common, "worktrees"));
+    fs.symlinkSync(path.join(billing, ".git"), path.join(common, "worktrees", "wt"));
+
+    const settled = await settle(l, watch);
+    expect(fs.existsSync(path.join(billing, ".git", "hooks", "pre-commit"))).toBe(true);
+    expect(fs.existsSync(path.join(billing, ".git", "info"))).toBe(true);
+    expect(settled.quarantined?.paths).toEqual([path.join(".git", "worktrees", "wt")]);
+    expect(fs.lstatSync(path.join(settled.quarantined!.dir, ".git", "worktrees", "wt")).isSymbolicLink()).toBe(true);
+    expect(fs.existsSync(path.join(common, "worktrees", "wt"))).toBe(false);
+    expect(settled.failed).toEqual([]);
+  });
+
+  it("refs/heads swapped for a link to a folder of the user's: nothing there is deleted; the link is moved out and every branch put back, the checked-out one too", async () => {
+    const l = lab();
+    const main = git(l.env, l.repo, "rev-parse", "HEAD").trim();
+    git(l.env, l.repo, "branch", "release");
+    const code = path.join(l.home, "code");
+    fs.mkdirSync(path.join(code, "release"), { recursive: true });
+    fs.writeFileSync(path.join(code, "release", "work.txt"), "uncommitted work\n");
+    const watch = watchControls(await treePaths(l.repo));
+    const refs = path.join(l.repo, ".git", "refs");
+    fs.renameSync(path.join(refs, "heads"), path.join(refs, "heads-old"));
+    fs.symlinkSync(code, path.join(refs, "heads"));
+
+    const settled = await settle(l, watch);
+    expect(fs.readFileSync(path.join(code, "release", "work.txt"), "utf8")).toBe("uncommitted work\n");
+    expect(fs.lstatSync(path.join(refs, "heads")).isDirectory()).toBe(true);
+    expect(settled.quarantined?.paths).toEqual([path.join(".git", "refs", "heads")]);
+    expect(settled.refs.sort()).toEqual(["branch main", "branch release"]);
+    expect(git(l.env, l.repo, "rev-parse", "release", "main").trim().split("\n")).toEqual([main, main]);
+    expect(settled.failed).toEqual([]);
+  });
+
+  it("a folder planted where a branch's file was is moved out, not deleted, and the branch put back", async () => {
+    const l = lab();
+    const main = git(l.env, l.repo, "rev-parse", "HEAD").trim();
+    git(l.env, l.repo, "branch", "release");
+    const watch = watchControls(await treePaths(l.repo));
+    const ref = path.join(l.repo, ".git", "refs", "heads", "release");
+    fs.rmSync(ref);
+    fs.mkdirSync(ref);
+    fs.writeFileSync(path.join(ref, "x"), "kept\n");
+
+    const settled = await settle(l, watch);
+    expect(settled.refs).toEqual(["branch release"]);
+    expect(git(l.env, l.repo, "rev-parse", "release").trim()).toBe(main);
+    expect(fs.readFileSync(path.join(settled.quarantined!.dir, ".git", "refs", "heads", "release", "x"), "utf8")).toBe("kept\n");
+  });
+
+  it("a .opencode folder the command made read-only is made writable and moved out", async () => {
+    const l = lab();
+    const watch = watchControls(await treePaths(l.repo));
+    fs.mkdirSync(path.join(l.repo, ".opencode", "plugins"), { recursive: true });
+    fs.writeFileSync(path.join(l.repo, ".opencode", "plugins", "x.js"), "export default {}\n");
+    fs.chmodSync(path.join(l.repo, ".opencode"), 0o555);
+
+    const settled = await settle(l, watch);
+    expect(fs.existsSync(path.join(l.repo, ".opencode"))).toBe(false);
+    expect(settled.quarantined?.paths).toEqual([".opencode"]);
+    // Renaming a folder needs write permission on it for anyone but root: given first.
+    expect(fs.statSync(path.join(settled.quarantined!.dir, ".opencode")).mode & 0o200).toBe(0o200);
+  });
+
+  it("OpenCode configuration planted below the top (loaded by an OpenCode started there) is moved out with a walk of the tree; what was there at the first look stays", async () => {
+    const l = lab();
+    const own = path.join(l.repo, "packages", "app", ".opencode");
+    fs.mkdirSync(path.join(own, "agent"), { recursive: true });
+    fs.writeFileSync(path.join(own, "agent", "review.md"), "the user's\n");
+    const watch = watchControls(await treePaths(l.repo), { nested: true });
+    const web = path.join(l.repo, "packages", "web");
+    fs.mkdirSync(path.join(web, ".opencode", "plugins"), { recursive: true });
+    fs.writeFileSync(path.join(web, ".opencode", "plugins", "x.js"), "export default {}\n");
+    fs.writeFileSync(path.join(web, "opencode.json"), "{}\n");
+    fs.mkdirSync(path.join(l.repo, "docs"));
+    fs.symlinkSync(path.join(l.home, "elsewhere"), path.join(l.repo, "docs", "opencode.jsonc"));
+    // A look without the walk (a later command's) leaves them: the session's first look has it.
+    const later = watchControls(await treePaths(l.repo));
+    expect((await settle(l, later)).quarantined).toBeUndefined();
+
+    const settled = await settle(l, watch);
+    expect(settled.quarantined?.paths.sort()).toEqual([
+      path.join("docs", "opencode.jsonc"),
+      path.join("packages", "web", ".opencode"),
+      path.join("packages", "web", "opencode.json"),
+    ]);
+    expect(fs.existsSync(path.join(web, ".opencode"))).toBe(false);
+    expect(fs.existsSync(path.join(web, "opencode.json"))).toBe(false);
+    expect(fs.readFileSync(path.join(own, "agent", "review.md"), "utf8")).toBe("the user's\n");
+  });
+
+  it("what cannot be moved out is said, in capitals, with the next step", async () => {
+    const l = lab();
+    const watch = watchControls(await treePaths(l.repo));
+    // otto's data folder cannot be made: the quarantine has nowhere to go.
+    fs.writeFileSync(path.join(l.home, "data-file"), "");
+    const env = { ...l.env, XDG_DATA_HOME: path.join(l.home, "data-file") };
+    fs.mkdirSync(path.join(l.repo, ".opencode"));
+    const settled = await settleControls(watch, env, (a, o) => runGit(a, { ...o, env }));
+    expect(settled.failed).toEqual([`${path.join(l.repo, ".opencode")} (ENOTDIR)`]);
+    expect(settledLine(settled)).toBe(
+      `otto could NOT undo ${path.join(l.repo, ".opencode")} (ENOTDIR): git or OpenCode would run it outside the sandbox; remove it before you run git or OpenCode in this checkout.`,
+    );
   });
 });

@@ -5,9 +5,17 @@ import { afterEach, describe, expect, it } from "vitest";
 import { isOttoError } from "../../../src/core/index.ts";
 import { detectSandbox, userGitSettings } from "../../../src/sandbox/index.ts";
 import { heldSandbox } from "../../../src/workspace/tree-layout.ts";
-import { commitAll, runCheck, runGit, snapshotGitControl, snapshotTree, unsignedLine } from "../../../src/workspace/index.ts";
+import {
+  commitAll,
+  commitAndPush,
+  runCheck,
+  runGit,
+  snapshotGitControl,
+  snapshotTree,
+  unsignedLine,
+} from "../../../src/workspace/index.ts";
 import { DEVELOPER, developerHome } from "../../support/dev-home.ts";
-import { createRepo, gitEnv, type Repo } from "../../support/git.ts";
+import { createRepo, git as plainGit, gitEnv, type Repo } from "../../support/git.ts";
 
 /*
  * Otto on a developer's machine: a ~/.gitconfig with an identity, a credential helper and a global
@@ -110,6 +118,29 @@ describe.skipIf(!sandboxed)("a developer's home, once sandboxed code held the tr
     expect(fs.readFileSync(path.join(dir, "seen-email.txt"), "utf8").trim()).toBe("dana@work.invalid");
     await commitAll(git, dir, "feat: work", { baseline });
     expect(await repo.git(["log", "-1", "--format=%ae"])).toBe("dana@work.invalid");
+  });
+
+  it("an email from $EMAIL (git's fallback for user.email): otto's commit in the held tree takes it, as git outside does", async () => {
+    const { dev, env, dir } = await setup();
+    const config = path.join(dev.home, ".gitconfig");
+    fs.writeFileSync(config, fs.readFileSync(config, "utf8").replace(/\temail = .*\n/, ""));
+    const withEmail = { ...env, EMAIL: "dana@from-env.invalid" };
+    // Positive control: git outside takes the address from the environment.
+    expect(spawnSync("git", ["var", "GIT_AUTHOR_IDENT"], { cwd: dir, env: withEmail, encoding: "utf8" }).stdout).toContain(
+      "<dana@from-env.invalid>",
+    );
+    const run = (args: string[], o: { cwd: string; input?: string }) => runGit(args, { ...o, env: withEmail });
+    const baseline = await snapshotTree(run, dir);
+    await sessionShell(dir, withEmail, "echo w > work.txt");
+    await commitAll(run, dir, "feat: work", { baseline });
+    expect(await repo!.git(["log", "-1", "--format=%an <%ae>"])).toBe(`${DEVELOPER.name} <dana@from-env.invalid>`);
+  });
+
+  it("user.useConfigOnly is shown inside: git there guesses no identity from the host name where the user forbade it", async () => {
+    const { dev, env, dir } = await setup();
+    fs.appendFileSync(path.join(dev.home, ".gitconfig"), "[user]\n\tuseConfigOnly = true\n");
+    await sessionShell(dir, env, "git config user.useConfigOnly > seen-only.txt; true");
+    expect(fs.readFileSync(path.join(dir, "seen-only.txt"), "utf8").trim()).toBe("true");
   });
 
   it("the sandbox sees the user's kept git settings, never the credential helper or the stored credentials", async () => {
@@ -215,5 +246,64 @@ describe.skipIf(!sandboxed)("credentials in the checkout's git configuration and
     expect(seen).toContain("?? seen.txt");
     // The included file itself is untouched outside.
     expect(fs.readFileSync(creds, "utf8")).toContain(header);
+  });
+});
+
+describe.skipIf(!sandboxed)("a home whose settings would run programs or change otto's git (real bubblewrap)", () => {
+  it("commit, rebase and push outside and in the held tree: no hook, pager, external diff or signer runs; no template, stash or moved branch; the user's identity", async () => {
+    const dev = developerHome();
+    cleanups.push(() => dev.cleanup());
+    const ran = path.join(dev.root, "ran.log");
+    const { tangledSettings } = await import("../../support/dev-home.ts");
+    tangledSettings(dev.home, ran);
+    const env: Record<string, string> = { ...gitEnv(), ...dev.env };
+    delete env.GIT_CONFIG_GLOBAL;
+    repo = await createRepo({ dir: path.join(dev.root, "work", "project"), files: { "a.txt": "one\n" } });
+    for (const key of ["user.name", "user.email", "commit.gpgsign"]) await repo.git(["config", "--unset", key]);
+    // Positive control: the user's own git runs their failing pre-commit hook, and would sign.
+    fs.writeFileSync(path.join(repo.dir, "control.txt"), "x\n");
+    const own = spawnSync("sh", ["-c", "git add control.txt && git commit -m own && git log -p -1 | cat"], {
+      cwd: repo.dir,
+      env,
+      encoding: "utf8",
+    });
+    expect(own.status).not.toBe(0);
+    expect(fs.readFileSync(ran, "utf8")).toMatch(/^hook:pre-commit /m);
+    fs.rmSync(ran);
+    await repo.git(["reset", "-q", "HEAD", "control.txt"]);
+    fs.rmSync(path.join(repo.dir, "control.txt"));
+    // Someone else moves main on the remote: otto's push is rejected, then it rebases and pushes again.
+    const other = path.join(dev.root, "other");
+    await plainGit(["clone", "-q", repo.remote, other], dev.root);
+    fs.writeFileSync(path.join(other, "b.txt"), "theirs\n");
+    await plainGit(["add", "b.txt"], other);
+    await plainGit(["commit", "-qm", "theirs"], other);
+    await plainGit(["push", "-q", "origin", "main"], other);
+
+    const baseline = await snapshotTree((args, o) => runGit(args, { ...o, env }), repo.dir);
+    // Before any sandboxed code, otto's git runs outside; the session then holds the tree.
+    const first = await commitAll((args, o) => runGit(args, { ...o, env }), repo.dir, "feat: outside", { baseline });
+    expect(first.sha).toMatch(/^[0-9a-f]{7,}$/);
+    // A branch of the user's on the commit the rebase replays: rebase.updateRefs would move it.
+    await repo.git(["branch", "wip"]);
+    const wip = await repo.git(["rev-parse", "wip"]);
+    const later = await snapshotTree((args, o) => runGit(args, { ...o, env }), repo.dir);
+    await sessionShell(repo.dir, env, "echo w > work.txt && echo noise > build.log && mkdir -p dist && echo out > dist/out.js");
+    const pushed = await commitAndPush({ dir: repo.dir, branch: "main", remote: "origin", message: "otto: work", baseline: later, env });
+    expect(pushed).toMatchObject({ outcome: "pushed", rebased: true, committed: true });
+    expect(pushed.detail).toMatch(/unsigned/);
+
+    expect(fs.existsSync(ran) ? fs.readFileSync(ran, "utf8") : "").toBe("");
+    const log = await repo.gitRemote(["log", "-3", "--format=%s|%an <%ae>|%G?"]);
+    expect(log.split("\n")).toEqual([
+      `otto: work|${DEVELOPER.name} <${DEVELOPER.email}>|N`,
+      `feat: outside|${DEVELOPER.name} <${DEVELOPER.email}>|N`,
+      "theirs|Otto Test <otto-test@example.invalid>|N",
+    ]);
+    expect(await repo.gitRemote(["show", "--name-only", "--format=", "main"])).toBe("work.txt");
+    // What the user ignores everywhere stays theirs; their other branch and their stash are untouched.
+    expect(fs.existsSync(path.join(repo.dir, "dist", "out.js"))).toBe(true);
+    expect(await repo.git(["stash", "list"])).toBe("");
+    expect(await repo.git(["rev-parse", "wip"])).toBe(wip);
   });
 });

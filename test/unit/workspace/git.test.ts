@@ -4,7 +4,7 @@ import type net from "node:net";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { isOttoError, type OttoError } from "../../../src/core/index.ts";
-import { defaultTimeout, gitFailure, gitOutput, runGit } from "../../../src/workspace/index.ts";
+import { defaultTimeout, gitFailure, gitOutput, repoRoot, runGit } from "../../../src/workspace/index.ts";
 import { git, gitEnv } from "../../support/git.ts";
 import { GIT, clone, fakeGit, tempDir } from "../repo/fixtures.ts";
 
@@ -82,6 +82,31 @@ describe("runGit", () => {
     expect(defaultTimeout(["commit"], { work: 50 })).toBe(50);
     expect(defaultTimeout(["-C", "/x", "-c", "a=b", "fetch"])).toBe(30_000);
     expect(defaultTimeout(["log", "--grep", "fetch"])).toBe(10_000);
+  });
+});
+
+// Root's git refuses a repository another user owns; a user without root cannot make one to test with.
+describe.skipIf(process.getuid?.() !== 0)("a repository owned by another user (git's safe.directory check)", () => {
+  it("every git command otto runs there fails with git_unsafe_repository and the exact safe.directory command, not 'not a repository'", async () => {
+    const repo = await clone();
+    const dir = repo.dir;
+    fs.chownSync(path.join(dir, ".git"), 65534, 65534);
+    fs.chownSync(dir, 65534, 65534);
+    for (const args of [
+      ["rev-parse", "--absolute-git-dir"],
+      ["status", "--porcelain"],
+      ["rev-parse", "--show-toplevel"],
+    ]) {
+      const error = await rejection(runGit(args, { ...GIT, cwd: dir }));
+      expect(error.code).toBe("git_unsafe_repository");
+      expect(error.message).toContain(`git refuses to work in ${dir}: it is owned by another user`);
+      expect(error.fix).toContain(`git config --global --add safe.directory '${dir}'`);
+    }
+    // The question "which repository is this?" no longer answers "none".
+    expect((await rejection(repoRoot(dir, GIT))).code).toBe("git_unsafe_repository");
+    // With the user's safe.directory entry, git works there again.
+    const trusted = { env: gitEnv({ GIT_CONFIG_COUNT: "1", GIT_CONFIG_KEY_0: "safe.directory", GIT_CONFIG_VALUE_0: dir }) };
+    expect((await runGit(["rev-parse", "--show-toplevel"], { ...trusted, cwd: dir })).stdout.trim()).toBe(dir);
   });
 });
 

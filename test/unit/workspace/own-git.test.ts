@@ -67,7 +67,7 @@ async function rejection(promise: Promise<unknown>): Promise<{ code: string; mes
 }
 
 describe("otto's own git: the hardened configuration", () => {
-  it("every command gets no fsmonitor, no hooks, no pager, no ext:: helper, no replace refs, no submodule recursion and no signing, after what the environment passes", () => {
+  it("every command gets no fsmonitor, no hooks, no pager, no ext:: helper, no replace refs, no submodule recursion, no signing and no autostash or moved branches, after what the environment passes", () => {
     const env = gitEnvironment({ PATH: "/bin", GIT_CONFIG_COUNT: "1", GIT_CONFIG_KEY_0: "user.name", GIT_CONFIG_VALUE_0: "u" });
     const entries: Record<string, string | undefined> = {};
     for (let i = 0; i < Number(env.GIT_CONFIG_COUNT); i++) entries[env[`GIT_CONFIG_KEY_${i}`] ?? ""] = env[`GIT_CONFIG_VALUE_${i}`];
@@ -81,6 +81,9 @@ describe("otto's own git: the hardened configuration", () => {
       "core.useReplaceRefs": "false",
       "commit.gpgSign": "false",
       "tag.gpgSign": "false",
+      "rebase.autoStash": "false",
+      "merge.autoStash": "false",
+      "rebase.updateRefs": "false",
     });
     expect(env.GIT_PAGER).toBe("cat");
     // The commit's hooks with git.hooks "run" (inside the sandbox) keep the repository's hooks path.

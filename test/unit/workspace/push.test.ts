@@ -108,4 +108,51 @@ describe("commitAndPush", () => {
     expect(result).toMatchObject({ outcome: "pushed", rebased: true });
     expect(await repo.remoteFile("a.txt", "feature")).toBe("theirs and ours\n");
   });
+
+  it("a developer's rebase.autoStash and rebase.updateRefs, with the user's edit in the tree: otto's rebase never stashes the user's edit nor moves their other branch", async () => {
+    const { repo, moveRemote } = await setup({ "a.txt": "one\n", "b.txt": "bee\n" });
+    // The user's global configuration, as a developer's ~/.gitconfig would have it.
+    const global = path.join(path.dirname(repo.dir), "gitconfig");
+    fs.writeFileSync(global, "[rebase]\n\tautoStash = true\n\tupdateRefs = true\n[merge]\n\tautoStash = true\n");
+    const env = gitEnv({ GIT_CONFIG_GLOBAL: global });
+    // An unpushed commit of the user's with a second branch on it, and an uncommitted edit of a file the remote changed too.
+    fs.writeFileSync(path.join(repo.dir, "c.txt"), "see\n");
+    await repo.git(["add", "c.txt"]);
+    await repo.git(["commit", "-qm", "the user's unpushed work"]);
+    await repo.git(["branch", "wip"]);
+    const wip = await repo.git(["rev-parse", "wip"]);
+    await moveRemote("a.txt", "theirs\n");
+    fs.writeFileSync(path.join(repo.dir, "a.txt"), "the user's edit\n");
+    const baseline = await snapshotTree((args, options) => runGit(args, { ...options, env }), repo.dir);
+    fs.writeFileSync(path.join(repo.dir, "b.txt"), "BEE\n");
+    const result = await commitAndPush(input(repo, { baseline, env }));
+    expect(result).toMatchObject({ outcome: "conflict", committed: true });
+    expect(result.detail).toMatch(
+      /had moved on origin and git would not rebase onto it .*unstaged changes.*Commit or stash your own changes/,
+    );
+    expect(await repo.remoteFile("b.txt", "feature")).toBe("bee\n");
+    // The user's edit is where they left it, nothing in the stash, their branch where it was.
+    expect(fs.readFileSync(path.join(repo.dir, "a.txt"), "utf8")).toBe("the user's edit\n");
+    expect(await repo.git(["stash", "list"])).toBe("");
+    expect(await repo.git(["status", "--porcelain"])).toBe("M a.txt");
+    expect(await repo.git(["rev-parse", "wip"])).toBe(wip);
+  });
+
+  it("a developer's rebase.updateRefs: a clean tree rebases and pushes, and the user's other branch stays where it was", async () => {
+    const { repo, moveRemote } = await setup({ "a.txt": "one\n", "b.txt": "bee\n" });
+    const global = path.join(path.dirname(repo.dir), "gitconfig");
+    fs.writeFileSync(global, "[rebase]\n\tautoStash = true\n\tupdateRefs = true\n");
+    const env = gitEnv({ GIT_CONFIG_GLOBAL: global });
+    fs.writeFileSync(path.join(repo.dir, "c.txt"), "see\n");
+    await repo.git(["add", "c.txt"]);
+    await repo.git(["commit", "-qm", "the user's unpushed work"]);
+    await repo.git(["branch", "wip"]);
+    const wip = await repo.git(["rev-parse", "wip"]);
+    await moveRemote("a.txt", "theirs\n");
+    fs.writeFileSync(path.join(repo.dir, "b.txt"), "BEE\n");
+    const result = await commitAndPush(input(repo, { env }));
+    expect(result).toMatchObject({ outcome: "pushed", rebased: true });
+    expect(await repo.remoteFile("b.txt", "feature")).toBe("BEE\n");
+    expect(await repo.git(["rev-parse", "wip"])).toBe(wip);
+  });
 });

@@ -147,6 +147,24 @@ describe("runFix", () => {
     expect(after.sections[0]?.body).toContain("commit(s) that are not on origin/feature/x");
   });
 
+  it("a tree where git knows no identity (user.useConfigOnly, none set): refused before any model call, recorded with the fix", async () => {
+    const t = await setup();
+    await t.repo.git(["config", `url.${t.repo.remote}.insteadOf`, "https://github.com/o/r"]);
+    await t.repo.git(["push", "-q", "origin", "feature/x"]);
+    await t.repo.git(["config", "--unset", "user.email"]);
+    await t.repo.git(["config", "user.useConfigOnly", "true"]);
+    const run = runFix(t.deps, { doc: await t.doc(), pr: pr(), pipeline, backend: t.backend, trigger: "manual" });
+    await expect(run).rejects.toMatchObject({
+      code: "git_identity",
+      fix: expect.stringContaining("run /otto-pr fix again") as unknown,
+    });
+    expect(t.prompts).toEqual([]);
+    expect(t.pushes).toEqual([]);
+    const after = await t.doc();
+    expect(after.data).toMatchObject({ status: "failed", fix_attempts: 0 });
+    expect(after.sections[0]?.body).toContain("does not know who you are");
+  });
+
   it("a watcher fix cancelled in its fix session pushes nothing, notifies nobody and goes back to watching", async () => {
     const t = await setup();
     const controller = new AbortController();
