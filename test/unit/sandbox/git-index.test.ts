@@ -3,7 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { indexStamp, readGitIndex, readIndexGitlinks } from "../../../src/sandbox/git-index.ts";
+import { indexStamp, readGitIndex, readIndexGitlinks, readIndexPaths } from "../../../src/sandbox/git-index.ts";
 import { gitEnv } from "../../support/git.ts";
 
 /*
@@ -159,6 +159,54 @@ describe("a split index reads as git reads it", () => {
   });
 });
 
+describe("EWAH bitmaps written by hand", () => {
+  /** The split index of `root` with its delete bitmap replaced by `words` (pairs of 32-bit halves: high, low). */
+  function withDeleteBitmap(root: string, words: Array<[number, number]>): void {
+    const own = fs.readFileSync(index(root));
+    const link = own.indexOf("link");
+    const size = own.readUInt32BE(link + 4);
+    const data = own.subarray(link + 8, link + 8 + size);
+    const deletedEnd = 20 + 12 + data.readUInt32BE(20 + 4) * 8;
+    const bitmap = Buffer.alloc(12 + words.length * 8);
+    bitmap.writeUInt32BE(words.length * 64, 0);
+    bitmap.writeUInt32BE(words.length, 4);
+    for (const [i, [high, low]] of words.entries()) {
+      bitmap.writeUInt32BE(high, 8 + i * 8);
+      bitmap.writeUInt32BE(low, 12 + i * 8);
+    }
+    const linked = Buffer.concat([data.subarray(0, 20), bitmap, data.subarray(deletedEnd)]);
+    const header = Buffer.alloc(8);
+    header.write("link", 0, "latin1");
+    header.writeUInt32BE(linked.length, 4);
+    const rest = own.subarray(link + 8 + size, own.length - 20);
+    fs.writeFileSync(index(root), Buffer.concat([own.subarray(0, link), header, linked, rest, Buffer.alloc(20)]));
+  }
+
+  it("a run of set bits deletes 64 entries a word, then a literal word's bits; a position past the entries is refused", () => {
+    const root = repo("sha1", 130);
+    git(root, "update-index", "--split-index");
+    // One run word (bit set, one word long, one literal after it), then the literal with bit 1: positions 0-63 and 65.
+    withDeleteBitmap(root, [
+      [2, 3],
+      [0, 2],
+    ]);
+    const names = read(root)
+      .map((line) => line.split(" ")[2])
+      .sort();
+    expect(names).toEqual(["a064", ...Array.from({ length: 64 }, (_, i) => `a${String(66 + i).padStart(3, "0")}`)]);
+    expect(read(root)).toEqual(listed(root));
+    // A run of unset bits 2^31 words long (its length's high bit in the word's upper half), then bit 0: far past 130 entries.
+    withDeleteBitmap(root, [
+      [3, 0],
+      [0, 1],
+    ]);
+    expect(() => readIndexGitlinks(index(root))).toThrow(/cannot read/);
+    // Literal words the run word promises and the bitmap does not hold.
+    withDeleteBitmap(root, [[4, 0]]);
+    expect(() => readIndexGitlinks(index(root))).toThrow(/cannot read/);
+  });
+});
+
 describe("the size of object names", () => {
   it("bytes that read as an index with 20- and with 32-byte names, saying different things, are refused", () => {
     // One v2 entry, a gitlink: with 20-byte names its name starts at 62 and is 269 bytes long; with
@@ -183,6 +231,14 @@ describe("the size of object names", () => {
     entry.writeUInt16BE(0x0102, 72);
     fs.writeFileSync(file, Buffer.concat([header, entry, tail]));
     expect([...readIndexGitlinks(file)]).toEqual(["a".repeat(10) + "\x01\x02" + "a".repeat(257)]);
+    // Read both ways, no gitlink either way, but different paths: refused all the same.
+    entry.writeUInt16BE(0x0101, 72);
+    entry.writeUInt32BE(0o100644, 24);
+    fs.writeFileSync(file, Buffer.concat([header, entry, tail]));
+    expect(readIndexPaths(file)).toBeUndefined();
+    // An empty index read both ways says the same: nothing.
+    fs.writeFileSync(file, Buffer.concat([header.subarray(0, 8), Buffer.alloc(4), Buffer.alloc(32)]));
+    expect(readIndexPaths(file)).toEqual(new Set());
   });
 });
 
