@@ -12,6 +12,11 @@ export const SAFETY_MODULES = {
     "test/unit/sandbox/secret-files-edges.test.ts",
     "test/unit/sandbox/access.test.ts",
   ],
+  "src/sandbox/git-index.ts": [
+    "test/unit/sandbox/git-index.test.ts",
+    "test/unit/sandbox/secret-files-edges.test.ts",
+    "test/unit/sandbox/secret-files-direct.test.ts",
+  ],
   "src/sandbox/sandbox-env.ts": ["test/unit/sandbox/sandbox-env.test.ts", "test/unit/sandbox/access.test.ts"],
   "src/sandbox/git-config-view.ts": ["test/unit/sandbox/git-config-view.test.ts"],
   "src/sandbox/git-settings.ts": ["test/unit/sandbox/git-settings.test.ts"],

@@ -21,7 +21,8 @@ export {
 export { credentialPaths } from "./credential-paths.ts";
 export { treeConfigFiles, missingConfigIncludes } from "./in-tree-controls.ts";
 export { toolchainPaths, storePaths, runtimePaths, realPath } from "./home.ts";
-export { findSecretFiles, forgetSecretFiles, isSecretName, readIndexPaths, readIndexGitlinks } from "./secret-files.ts";
+export { findSecretFiles, forgetSecretFiles, isSecretName } from "./secret-files.ts";
+export { indexStamp, readIndexPaths, readIndexGitlinks } from "./git-index.ts";
 export { sandboxEnvNames, envFilterScript } from "./sandbox-env.ts";
 export { userGitSettings, gitSettingsFile, type UserGitSettings } from "./git-settings.ts";
 export { bwrapArgs, pathKind, type PathKind } from "./bwrap.ts";

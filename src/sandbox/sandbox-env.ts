@@ -73,6 +73,8 @@ const ALLOWED = [
   "PYENV_ROOT",
   "PYENV_VERSION",
   "VIRTUAL_ENV",
+  // Set by otto for a check: the fresh bytecode folder (checks.ts).
+  "PYTHONPYCACHEPREFIX",
   "CONDA_PREFIX",
   "PIP_CACHE_DIR",
   "UV_CACHE_DIR",

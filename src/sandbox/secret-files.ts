@@ -3,6 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { OttoError } from "../core/errors.ts";
 import { SKIPPED_DIRS } from "../core/skipped-dirs.ts";
+import { readGitIndex } from "./git-index.ts";
 
 /*
  * The user's own secrets in a work tree: a `.env` beside the code, a TLS key, a service account's
@@ -107,9 +108,10 @@ function blobIdOf(bytes: Buffer, hashBytes: number): string {
 
 /** The files among `files` that the index tracks with the content they have on disk. */
 function trackedAsOnDisk(root: string, files: readonly string[], indexFile: string | undefined): Set<string> {
-  const index = indexFile ? readIndex(indexFile) : undefined;
+  // An index otto cannot read tracks nothing here: every secret-named file is hidden.
+  const index = indexFile ? readGitIndex(indexFile) : undefined;
   const out = new Set<string>();
-  if (!index) return out;
+  if (typeof index !== "object") return out;
   for (const rel of files) {
     const blob = index.entries.get(rel);
     if (!blob) continue;
@@ -200,83 +202,4 @@ export function findSecretFiles(root: string, indexFile?: string): string[] {
     for (const [rel, id] of found) known.hidden.set(rel, id);
   }
   return [...known.hidden.keys()].map((rel) => path.join(root, ...rel.split("/")));
-}
-
-/**
- * The paths a git index tracks (versions 2, 3 and 4; gitformat-index(5)), read as bytes: no git
- * runs. Undefined when the file is missing or not an index otto understands.
- */
-export function readIndexPaths(indexFile: string): Set<string> | undefined {
-  const index = readIndex(indexFile);
-  return index ? new Set(index.entries.keys()) : undefined;
-}
-
-/** The paths of an index's gitlinks (mode 160000: a nested repository's commit); undefined as for readIndexPaths. */
-export function readIndexGitlinks(indexFile: string): Set<string> | undefined {
-  return readIndex(indexFile)?.gitlinks;
-}
-
-/** An index's entries (path → blob id, hex) and the size of its object names. */
-function readIndex(indexFile: string): { entries: Map<string, string>; gitlinks: Set<string>; hashBytes: number } | undefined {
-  let bytes: Buffer;
-  try {
-    bytes = fs.readFileSync(indexFile);
-  } catch {
-    return undefined;
-  }
-  if (bytes.length < 12 || bytes.toString("latin1", 0, 4) !== "DIRC") return undefined;
-  const version = bytes.readUInt32BE(4);
-  if (version < 2 || version > 4) return undefined;
-  const count = bytes.readUInt32BE(8);
-  // SHA-1 repositories have 20-byte object names, SHA-256 ones 32: the first entry's flags tell which fits.
-  for (const hash of [20, 32]) {
-    const gitlinks = new Set<string>();
-    const entries = readEntries(bytes, version, count, hash, gitlinks);
-    if (entries) return { entries, gitlinks, hashBytes: hash };
-  }
-  return undefined;
-}
-
-function readEntries(bytes: Buffer, version: number, count: number, hash: number, gitlinks: Set<string>): Map<string, string> | undefined {
-  const paths = new Map<string, string>();
-  let at = 12;
-  let previous: Buffer<ArrayBufferLike> = Buffer.alloc(0);
-  for (let i = 0; i < count; i++) {
-    const start = at;
-    // ctime, mtime (8 each), dev, ino, mode, uid, gid, size (4 each): 40 bytes, then the object name and the flags.
-    at += 40 + hash;
-    if (at + 2 > bytes.length) return undefined;
-    const oid = bytes.toString("hex", start + 40, start + 40 + hash);
-    const gitlink = (bytes.readUInt32BE(start + 24) & 0o170000) === 0o160000;
-    const flags = bytes.readUInt16BE(at);
-    at += 2;
-    // The extended flags (2 bytes), read whatever the version says, as git reads them.
-    if (flags & 0x4000) at += 2;
-    let strip = 0;
-    if (version === 4) {
-      // The name is the previous one less N bytes (N a varint), then the bytes up to a NUL.
-      let byte: number;
-      let first = true;
-      do {
-        if (at >= bytes.length) return undefined;
-        byte = bytes[at++] ?? 0;
-        strip = first ? byte & 0x7f : ((strip + 1) << 7) | (byte & 0x7f);
-        first = false;
-      } while (byte & 0x80);
-      if (strip > previous.length) return undefined;
-    }
-    const end = bytes.indexOf(0, at);
-    if (end < 0) return undefined;
-    const name =
-      version === 4 ? Buffer.concat([previous.subarray(0, previous.length - strip), bytes.subarray(at, end)]) : bytes.subarray(at, end);
-    // The flags hold the name's length (0xfff when longer): a wrong guess of the hash size shows here.
-    const length = flags & 0xfff;
-    if (length < 0xfff && name.length !== length) return undefined;
-    // Up to version 3 entries are padded with NULs to a multiple of 8 bytes.
-    at = version === 4 ? end + 1 : start + Math.ceil((end - start + 1) / 8) * 8;
-    previous = name;
-    paths.set(name.toString("utf8"), oid);
-    if (gitlink) gitlinks.add(name.toString("utf8"));
-  }
-  return paths;
 }

@@ -1,3 +1,5 @@
+import { randomBytes } from "node:crypto";
+import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { execa } from "execa";
@@ -74,9 +76,14 @@ export async function runCheck(command: string, options: VerifyOptions): Promise
   const [file, ...args] = plan.argv;
   // What the command could leave for git and OpenCode outside the sandbox is looked at again after it (control-watch.ts).
   const watch = plan.sandbox === "none" ? undefined : watchControls(tree, { nested: true, env: base });
+  // Python's bytecode in a folder of this run's own (Python 3.8+ neither reads nor writes the tree's
+  // `__pycache__/` then): an ignored `.pyc` a session planted, unchecked-hash or with its source's
+  // mtime and size, would otherwise run in place of the source the diff shows. Inside the sandbox it
+  // lies in the private temp folder, fresh for each run.
+  const pycache = path.join(os.tmpdir(), `otto-pycache-${randomBytes(6).toString("hex")}`);
   const child = execa(file ?? "/bin/sh", args, {
     cwd: options.cwd,
-    env: checkEnvironment(base, options.secrets),
+    env: { ...checkEnvironment(base, options.secrets), PYTHONPYCACHEPREFIX: pycache },
     extendEnv: false,
     all: true,
     reject: false,
@@ -118,6 +125,7 @@ export async function runCheck(command: string, options: VerifyOptions): Promise
     options.signal?.removeEventListener("abort", killGroup);
     // Whatever the command left running in its group (a background server) goes too.
     killGroup();
+    fs.rmSync(pycache, { recursive: true, force: true });
   }
 }
 

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { xdgPaths, type Env } from "../core/index.ts";
-import { HOOK_MANAGER_CONFIG, missingConfigIncludes, readIndexGitlinks, type TreePaths } from "../sandbox/index.ts";
+import { HOOK_MANAGER_CONFIG, indexStamp, missingConfigIncludes, readIndexGitlinks, type TreePaths } from "../sandbox/index.ts";
 import { moveOut, type Quarantined } from "./quarantine.ts";
 import type { GitRun } from "./snapshot.ts";
 
@@ -211,10 +211,8 @@ const within = (inner: string, outer: string): boolean => {
   return rel !== ".." && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel);
 };
 
-function stampOf(file: string): string {
-  const stat = fs.statSync(file, { throwIfNoEntry: false });
-  return stat ? `${stat.ino}:${stat.size}:${stat.mtimeMs}` : "missing";
-}
+// The index's and its shared indexes' inode, size, mtime and ctime (ctime: a rewrite `touch`ed back still counts).
+const stampOf = indexStamp;
 
 function headBranch(gitDir: string): string | undefined {
   try {
@@ -304,7 +302,8 @@ const gitlinkCache = new Map<string, { stamp: string; links: Set<string> }>();
 function gitlinksOf(file: string, stamp: string): Set<string> {
   const cached = gitlinkCache.get(file);
   if (cached?.stamp === stamp) return cached.links;
-  const links = readIndexGitlinks(file) ?? new Set<string>();
+  // Throws on an index otto cannot read (fail closed): before a command it does not run.
+  const links = readIndexGitlinks(file);
   gitlinkCache.set(file, { stamp, links });
   return links;
 }

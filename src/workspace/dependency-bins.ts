@@ -10,6 +10,9 @@ import path from "node:path";
  * is (a link's text and the bytes it leads to, a file's bytes); the restored run refuses a fix when
  * they differ afterwards (restored-checks.ts). The rest of each node_modules folder (the libraries
  * the tests load) is recorded as one digest of its entries' metadata, cheaply, and refused the same way.
+ * So is every other ignored place a check loads code from: a Python virtual environment (a `.pth`
+ * file in its site-packages runs at every start; its `__pycache__` folders are left out, as checks
+ * run with bytecode of their own, checks.ts), Yarn's `.yarn/` and Plug'n'Play loaders (`.pnp.cjs`).
  */
 
 /** Entries of one `.bin` looked at at most: a real one has hundreds. */
@@ -35,6 +38,18 @@ async function describe(file: string): Promise<string> {
   return `${link}${target.mode & 0o777}:${bytes ? createHash("sha256").update(bytes).digest("hex") : "unreadable"}`;
 }
 
+/** Ignored folders (other than node_modules) and files the checks load code from. */
+const CODE_FOLDER = /(?:^|\/)(?:\.venv|venv|\.yarn)\/$/;
+const CODE_FILE = /(?:^|\/)\.pnp\.[^/]+$/;
+
+/** Pure: the ignored entries, other than node_modules, whose change would change what the checks run. */
+export function codePlaces(ignored: readonly string[]): string[] {
+  return ignored.filter((entry) => CODE_FOLDER.test(entry) || CODE_FILE.test(entry)).sort();
+}
+
+/** Left out of a virtual environment's digest at any depth: bytecode the checks neither read nor write (checks.ts). */
+const BYTECODE = new Set(["__pycache__"]);
+
 /**
  * Folders directly under a node_modules that tools write while the checks run (babel-loader's and
  * eslint's caches, Vite's pre-bundled dependencies): left out, or every fix would be refused.
@@ -48,7 +63,7 @@ const RUNTIME_CACHES = new Set([".cache", ".vite", ".vite-temp", ".tmp"]);
  * dependency the checks load (an assertion library, the runner's own `lib/`) is ignored by git
  * like `.bin`: no diff shows it changed.
  */
-async function digestTree(dir: string): Promise<string | undefined> {
+async function digestTree(dir: string, skip: ReadonlySet<string> = new Set()): Promise<string | undefined> {
   const hash = createHash("sha256");
   let pending = [""];
   let any = false;
@@ -62,7 +77,7 @@ async function digestTree(dir: string): Promise<string | undefined> {
       const stats = await Promise.all(
         entries.map(async (e) => {
           const child = rel === "" ? e.name : `${rel}/${e.name}`;
-          if (rel === "" && RUNTIME_CACHES.has(e.name)) return undefined;
+          if ((rel === "" && RUNTIME_CACHES.has(e.name)) || skip.has(e.name)) return undefined;
           const stat = await fs.lstat(path.join(dir, child)).catch(() => undefined);
           const link = stat?.isSymbolicLink() ? await fs.readlink(path.join(dir, child)).catch(() => "") : "";
           return { child, stat, link, isDir: e.isDirectory() };
@@ -89,6 +104,11 @@ export async function fingerprintBins(root: string, ignored: readonly string[]):
     const modules = path.dirname(folder);
     const digest = await digestTree(path.join(root, modules));
     if (digest) out[`${modules}/`] = digest;
+  }
+  for (const entry of codePlaces(ignored)) {
+    const at = path.join(root, entry);
+    const digest = entry.endsWith("/") ? await digestTree(at, BYTECODE) : await describe(at);
+    if (digest) out[entry] = digest;
   }
   return out;
 }

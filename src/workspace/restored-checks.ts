@@ -1,6 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import type { SandboxMode } from "../sandbox/index.ts";
+import { DEFAULT_ACCESS, type SandboxMode } from "../sandbox/index.ts";
+import { SKIPPED_DIRS } from "../core/skipped-dirs.ts";
 import type { Env } from "../core/index.ts";
 import { compareToBaseline, isBlocking } from "./check-baseline.ts";
 import { changedBins, fingerprintBins } from "./dependency-bins.ts";
@@ -10,6 +11,7 @@ import { runChecks, type CheckResult } from "./checks.ts";
 import { readChangeSet } from "./change-set.ts";
 import { normalisePath, type ChangeSet } from "./detect-weakened-checks.ts";
 import { runGit } from "./git.ts";
+import { accessOf } from "./sandbox-access.ts";
 import type { TreeSnapshot } from "./snapshot.ts";
 import { addTemporaryWorktree } from "./temp-worktree.ts";
 
@@ -129,12 +131,16 @@ async function overlay(
   for (const p of paths) if (!restored.has(p) && !added.has(p)) await mirror(root, scratch, p);
   for (const p of added) await removeInside(scratch, p);
   // Dependencies and local settings the checks need (node_modules/, .venv/, .env): linked, never copied.
+  const shown: string[] = [];
   for (const entry of ignored) {
     const rel = entry.replace(/\/$/, "");
-    if (!(await lstatInside(root, rel)) || (await lstatInside(scratch, rel))) continue;
+    const stat = await lstatInside(root, rel);
+    if (!stat || (await lstatInside(scratch, rel))) continue;
     const parent = await makeParentsInside(scratch, rel);
     await fs.symlink(path.join(root, rel), path.join(parent, path.basename(rel))).catch(() => undefined);
+    if (stat.isDirectory() && SKIPPED_DIRS.has(path.basename(rel))) shown.push(path.join(root, rel));
   }
+  return shown;
 }
 
 /** Runs the flow's checks with the PR's own tests and check configuration restored, when the fix changed them. */
@@ -172,9 +178,16 @@ export async function judgeRestoredChecks(input: RestoredChecksInput): Promise<R
       .filter((f) => (f.status === "added" || f.status === "renamed") && (isCheckFile(f.path) || scriptNamed.has(f.path)))
       .map((f) => f.path)
       .filter((p) => !named_.has(p) && !restored.includes(p));
-    await overlay(root, scratch.dir, change, new Set(restored), new Set(added), input.baseline.ignored ?? []);
+    const shown = await overlay(root, scratch.dir, change, new Set(restored), new Set(added), input.baseline.ignored ?? []);
+    // The links lead into the fixed tree, which the scratch copy's sandbox does not show (under the
+    // private temp folder or the hidden home): its dependency folders are shown as the fixed run had
+    // them. Only real folders the secret walk skips (a link on the way is not followed, so a planted
+    // `node_modules -> ~` shows nothing), and no secret file the fixed run hid (`.env` stays a dead link).
+    const own = input.sandbox === "off" ? undefined : ((await accessOf(root, input.env)) ?? DEFAULT_ACCESS);
+    const access = own && { ...own, allow_write: [...own.allow_write, ...shown] };
     const results = await runChecks(input.commands, {
       cwd: scratch.dir,
+      ...(access ? { access } : {}),
       timeoutMs: input.timeoutMs,
       env: input.env,
       sandbox: input.sandbox,

@@ -7,6 +7,7 @@ import type { ChangeSet } from "../../../src/workspace/detect-weakened-checks.ts
 import { runGit } from "../../../src/workspace/git.ts";
 import { judgeRestoredChecks, namedLine, restoredNote, touchedCheckFiles } from "../../../src/workspace/restored-checks.ts";
 import { snapshotTree } from "../../../src/workspace/snapshot.ts";
+import { codePlaces } from "../../../src/workspace/dependency-bins.ts";
 import { createRepo, gitEnv, type Repo } from "../../support/git.ts";
 
 /*
@@ -293,6 +294,30 @@ describe("judgeRestoredChecks (fast, no sandbox)", () => {
       detail:
         "node_modules/, node_modules/.bin/node changed while the session ran: the checks would run programs of the fix's own making, so otto does not trust their result",
     });
+  });
+});
+
+describe("ignored places the checks load code from (dependency-bins.ts)", () => {
+  const before = (dir: string) => {
+    write(dir, ".git/info/exclude", ".venv/\n.pnp.cjs\n");
+    write(dir, ".venv/lib/site-packages/dep.py", "x = 1\n");
+    write(dir, ".venv/lib/site-packages/__pycache__/dep.pyc", "old\n");
+    write(dir, ".pnp.cjs", "module.exports = {};\n");
+  };
+
+  it("a .pth in the virtual environment or a changed .pnp.cjs refuses the fix; the environment's bytecode is no reason", async () => {
+    const pth = await judgeFix((dir) => write(dir, ".venv/lib/site-packages/evil.pth", "import os\n"), { before });
+    expect(pth.judged.kind === "failed" && pth.judged.detail).toMatch(/^\.venv\/ changed while the session ran/);
+    const pnp = await judgeFix((dir) => write(dir, ".pnp.cjs", "module.exports = { evil: 1 };\n"), { before });
+    expect(pnp.judged.kind === "failed" && pnp.judged.detail).toMatch(/^\.pnp\.cjs changed while the session ran/);
+    const bytecode = await judgeFix((dir) => write(dir, ".venv/lib/site-packages/__pycache__/dep.pyc", "new, longer\n"), { before });
+    expect(bytecode.judged).toEqual({ kind: "untouched", named: [] });
+  });
+
+  it("codePlaces: virtual environments, .yarn and Plug'n'Play files at any depth, sorted; nothing else", () => {
+    expect(
+      codePlaces(["z/.pnp.loader.mjs", ".venv/", "node_modules/", "py/venv/", ".yarn/", ".env", "venv.txt", "a/.pnp.cjs", "my.venv/"]),
+    ).toEqual([".venv/", ".yarn/", "a/.pnp.cjs", "py/venv/", "z/.pnp.loader.mjs"]);
   });
 });
 
