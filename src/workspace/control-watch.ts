@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import { xdgPaths, type Env } from "../core/index.ts";
+import { errorLine, xdgPaths, type Env } from "../core/index.ts";
 import { HOOK_MANAGER_CONFIG, indexStamp, missingConfigIncludes, readIndexGitlinks, type TreePaths } from "../sandbox/index.ts";
 import { moveOut, type Quarantined } from "./quarantine.ts";
 import type { GitRun } from "./snapshot.ts";
@@ -135,10 +135,19 @@ export async function settleControls(watch: ControlWatch, env: Env, git: GitRun,
   const move = mover(watch.root, env, settled);
   move([...appeared]);
   if (options.pathsOnly) return settled;
+  // Refs first: an index otto cannot read must not leave them moved.
+  if (watch.refs) settled.refs = putBackRefs(watch.refs, move, settled.failed);
   if (watch.index && watch.refs) {
     const stamp = stampOf(watch.index.file);
     if (stamp !== watch.index.stamp) {
-      const now = gitlinksOf(watch.index.file, stamp);
+      let now: Set<string>;
+      try {
+        now = gitlinksOf(watch.index.file, stamp);
+      } catch (error) {
+        // Said here; the next sandboxed command's look refuses it (git_index_unreadable).
+        settled.failed.push(`the index ${watch.index.file}, which otto cannot read (${errorLine(error)})`);
+        return settled;
+      }
       for (const link of now) {
         if (watch.index.gitlinks.has(link)) continue;
         const result = await git(["update-index", "--force-remove", "--", link], { cwd: watch.root });
@@ -146,7 +155,6 @@ export async function settleControls(watch: ControlWatch, env: Env, git: GitRun,
       }
     }
   }
-  if (watch.refs) settled.refs = putBackRefs(watch.refs, move, settled.failed);
   return settled;
 }
 

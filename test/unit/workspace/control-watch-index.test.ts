@@ -89,4 +89,21 @@ describe("control-watch and the index", () => {
     fs.writeFileSync(index, bytes);
     expect(() => watchControls(tree)).toThrow(/cannot read the git index/);
   });
+
+  it("an index made unreadable by the command: the other branches are put back first, and the look after says what it could not read", async () => {
+    const { root, tree, index } = repo();
+    const head = git(root, "rev-parse", "HEAD").trim();
+    git(root, "branch", "release");
+    const watch = watchControls(tree);
+    fs.writeFileSync(path.join(root, ".git", "refs", "heads", "release"), `${"0".repeat(39)}1\n`);
+    const bytes = fs.readFileSync(index);
+    bytes.writeUInt32BE(7, 4);
+    fs.writeFileSync(index, bytes);
+    const settled = await settle(watch);
+    expect(settled.refs).toEqual(["branch release"]);
+    expect(git(root, "rev-parse", "release").trim()).toBe(head);
+    expect(settled.failed).toEqual([
+      expect.stringMatching(new RegExp(`^the index ${index}, which otto cannot read \\(.*cannot read the git index`)),
+    ]);
+  });
 });
