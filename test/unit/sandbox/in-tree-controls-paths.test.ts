@@ -3,7 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { gitConfigFiles, inTreeControls, treeConfigFiles } from "../../../src/sandbox/in-tree-controls.ts";
+import { gitConfigFiles, inTreeControls, missingConfigIncludes, treeConfigFiles } from "../../../src/sandbox/in-tree-controls.ts";
 import { removeAfterTest } from "../../support/git.ts";
 
 /*
@@ -129,6 +129,24 @@ describe("git config files where the sandbox writes", () => {
       inTree[3],
       path.join(common, "config.worktree"),
     ]);
+  });
+
+  it("missing includes where sandboxed code could make them (the tree, a git directory); not one outside, not a git directory's own missing config.worktree, not one behind a file", () => {
+    const { root, tree, common } = layout();
+    const home = path.join(root, "home");
+    fs.mkdirSync(home);
+    const env = { HOME: home, XDG_CONFIG_HOME: path.join(home, ".config") };
+    fs.writeFileSync(path.join(tree, "README.md"), "hello\n");
+    fs.writeFileSync(
+      path.join(common, "config"),
+      "[include]\n\tpath = ../.gitconfig.local\n\tpath = absent.config\n\tpath = ~/nowhere.config\n\tpath = ../README.md/x\n\tpath = ../.gitconfig\n",
+    );
+    fs.writeFileSync(path.join(tree, ".gitconfig"), "[include]\n\tpath = deeper/missing.config\n");
+    expect(missingConfigIncludes(tree, [common], env).sort()).toEqual(
+      [path.join(tree, ".gitconfig.local"), path.join(common, "absent.config"), path.join(tree, "deeper", "missing.config")].sort(),
+    );
+    // Only where the sandbox writes: with a subfolder as the tree, the top's file is the user's matter.
+    expect(missingConfigIncludes(path.join(tree, "sub"), [common], env)).toEqual([path.join(common, "absent.config")]);
   });
 
   it("the user's global files and what they include: a dotfiles checkout as the tree, a global file that is a link into it; another writable folder", () => {
