@@ -76,7 +76,7 @@ describe.skipIf(!sandboxed)("a developer's home, once sandboxed code held the tr
     expect(await repo!.git(["ls-files", ".idea", ".DS_Store"])).toBe("");
   });
 
-  it("a file of the tree the checkout's config includes is read-only inside; one that was missing and a session made is refused at the commit", async () => {
+  it("a file of the tree the checkout's config includes is read-only inside; one that was missing and a command made is moved out after it, and refused at the commit if it comes back", async () => {
     const { env, git, dir } = await setup();
     const shipped = "[core]\n\tautocrlf = false\n";
     fs.writeFileSync(path.join(dir, ".gitconfig-project"), shipped);
@@ -94,8 +94,18 @@ describe.skipIf(!sandboxed)("a developer's home, once sandboxed code held the tr
     expect(planted.passed).toBe(false);
     expect(planted.output).toMatch(/Read-only file system/);
     expect(fs.readFileSync(path.join(dir, ".gitconfig-project"), "utf8")).toBe(shipped);
-    // An include whose file is missing has nothing to mount on: the session can make it, and otto's commit refuses it.
-    await sessionShell(dir, env, "printf '[core]\\n\\tfsmonitor = ./evil.sh\\n' > .gitconfig-local && echo w > work.txt");
+    // An include whose file is missing has nothing to mount on: the command can make it, and the look after it moves it out.
+    const made = await runCheck("printf '[core]\\n\\tfsmonitor = ./evil.sh\\n' > .gitconfig-local && echo w > work.txt", {
+      cwd: dir,
+      sandbox: "auto",
+      env,
+      timeoutMs: 60_000,
+    });
+    expect(made.output).toContain("moved .gitconfig-local out of the tree");
+    expect(fs.existsSync(path.join(dir, ".gitconfig-local"))).toBe(false);
+    expect(fs.readFileSync(path.join(dir, "work.txt"), "utf8")).toBe("w\n");
+    // Made past that look (a process the command left running): otto's commit refuses it.
+    fs.writeFileSync(path.join(dir, ".gitconfig-local"), "[core]\n\tfsmonitor = ./evil.sh\n");
     const error = await commitAll(git, dir, "feat: work", { baseline, guard: { snapshot, env } }).catch((e: unknown) => e);
     expect(isOttoError(error) && error.code).toBe("git_control_changed");
     expect(String((error as Error).message)).toMatch(/gitconfig-local core\.fsmonitor added/);
