@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { errorLine, xdgPaths, type Env } from "../core/index.ts";
-import { HOOK_MANAGER_CONFIG, indexStamp, missingConfigIncludes, readIndexGitlinks, type TreePaths } from "../sandbox/index.ts";
+import { HOOK_MANAGER_CONFIG, indexStamp, missingConfigIncludes, readIndexGitlinks, within, type TreePaths } from "../sandbox/index.ts";
 import { moveOut, type Quarantined } from "./quarantine.ts";
 import type { GitRun } from "./snapshot.ts";
 
@@ -212,12 +212,6 @@ function linkOnTheWay(base: string, file: string): string | undefined {
   }
   return undefined;
 }
-
-/** `inner` is `outer` or inside it (a folder named `..x` is inside). */
-const within = (inner: string, outer: string): boolean => {
-  const rel = path.relative(outer, inner);
-  return rel !== ".." && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel);
-};
 
 // The index's and its shared indexes' inode, size, mtime and ctime (ctime: a rewrite `touch`ed back still counts).
 const stampOf = indexStamp;
